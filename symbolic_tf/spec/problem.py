@@ -1,0 +1,316 @@
+"""Problem documents (TOML or JSON) parsed into exact :class:`Problem` objects.
+
+A problem describes one mean-field Transformer and an initial Gaussian::
+
+    variant = "softmax"          # a registered variant name
+    d = 2
+    A = [[1, "1/2"], [0, -1]]    # or Q and K (k×d each); A := KᵀQ (MATH.md §1)
+    V = [[1, 0], [0, 1]]
+    F = [[0, 0], [0, 0]]         # optional affine feed-forward drift F x + b
+    b = [0, 0]
+    scale = 1                    # temperature: A ↦ scale·A (ℓ2: exponent ↦ scale·exponent)
+    sigmoid_bias = 0             # sigmoid only
+    T = 1                        # optional horizon
+    [[heads]]                    # multi-head: each head has A (or Q, K), V, optional W, variant
+    [initial]
+    mean = [0, 0]
+    cov = [[1, 0], [0, 1]]       # symmetric PSD, decided exactly
+
+Every number is parsed exactly (see :mod:`symbolic_tf.spec.rational`).  Variant-specific
+requirements (which matrices a variant needs) are checked by ``symbolic_tf.variants.bind``;
+this module checks the grammar: fields, shapes, finiteness, symmetry and PSD of ``cov``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import InvalidParameters, ProblemFileError
+from .linalg import is_symmetric, matmul, psd_decision, transpose
+from .rational import fraction_str, to_fraction, to_matrix, to_vector
+
+__all__ = ["Head", "Problem", "parse_problem", "load_problem", "problem_to_dict", "TOP_LEVEL_FIELDS"]
+
+TOP_LEVEL_FIELDS = (
+    "variant", "d", "A", "Q", "K", "V", "F", "b", "heads", "sigmoid_bias", "scale", "T",
+    "initial", "name", "description",
+)
+HEAD_FIELDS = ("variant", "A", "Q", "K", "V", "W")
+INITIAL_FIELDS = ("mean", "cov")
+
+
+@dataclass(frozen=True)
+class Head:
+    """One attention head: its attention matrix A (or Q, K), value V and output weight W."""
+
+    variant: str = "softmax"
+    A: tuple | None = None
+    Q: tuple | None = None
+    K: tuple | None = None
+    V: tuple | None = None
+    W: tuple | None = None
+
+    @property
+    def attention(self) -> tuple | None:
+        """A, or KᵀQ when only Q and K were given."""
+        if self.A is not None:
+            return self.A
+        if self.Q is not None and self.K is not None:
+            return matmul(transpose(self.K), self.Q)
+        return None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An exact problem: parameters and initial Gaussian, all entries ``Fraction``.
+
+    Matrices are tuples of row tuples; vectors are tuples.  ``A`` is always filled when
+    ``Q`` and ``K`` are given (A = KᵀQ).
+    """
+
+    variant: str
+    d: int
+    A: tuple | None = None
+    Q: tuple | None = None
+    K: tuple | None = None
+    V: tuple | None = None
+    F: tuple | None = None
+    b: tuple | None = None
+    heads: tuple = ()
+    sigmoid_bias: Fraction = Fraction(0)
+    scale: Fraction = Fraction(1)
+    T: Fraction | None = None
+    mean: tuple | None = None
+    cov: tuple | None = None
+    name: str | None = None
+    description: str | None = None
+    given_A: bool = field(default=False, compare=False)
+
+    @property
+    def has_drift(self) -> bool:
+        return self.F is not None or self.b is not None
+
+    def content_hash(self) -> str:
+        """SHA-256 of the canonical JSON of the exact problem (certificates refer to it)."""
+        blob = json.dumps(problem_to_dict(self), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _mat_out(M):
+    return None if M is None else [[fraction_str(x) for x in row] for row in M]
+
+
+def _vec_out(v):
+    return None if v is None else [fraction_str(x) for x in v]
+
+
+def problem_to_dict(p: Problem) -> dict:
+    """Serialise exactly (entries as "p/q" strings); ``parse_problem`` inverts it."""
+    out: dict[str, Any] = {"variant": p.variant, "d": p.d}
+    if p.Q is not None and not p.given_A:
+        out["Q"], out["K"] = _mat_out(p.Q), _mat_out(p.K)
+    elif p.A is not None:
+        out["A"] = _mat_out(p.A)
+        if p.Q is not None:
+            out["Q"], out["K"] = _mat_out(p.Q), _mat_out(p.K)
+    for key in ("V", "F"):
+        if getattr(p, key) is not None:
+            out[key] = _mat_out(getattr(p, key))
+    if p.b is not None:
+        out["b"] = _vec_out(p.b)
+    if p.heads:
+        hs = []
+        for h in p.heads:
+            hd: dict[str, Any] = {"variant": h.variant}
+            for key in ("A", "Q", "K", "V", "W"):
+                if getattr(h, key) is not None:
+                    hd[key] = _mat_out(getattr(h, key))
+            hs.append(hd)
+        out["heads"] = hs
+    if p.sigmoid_bias != 0:
+        out["sigmoid_bias"] = fraction_str(p.sigmoid_bias)
+    if p.scale != 1:
+        out["scale"] = fraction_str(p.scale)
+    if p.T is not None:
+        out["T"] = fraction_str(p.T)
+    if p.mean is not None or p.cov is not None:
+        init = {}
+        if p.mean is not None:
+            init["mean"] = _vec_out(p.mean)
+        if p.cov is not None:
+            init["cov"] = _mat_out(p.cov)
+        out["initial"] = init
+    if p.name is not None:
+        out["name"] = p.name
+    if p.description is not None:
+        out["description"] = p.description
+    return out
+
+
+def _check_fields(doc: Mapping, allowed, where: str) -> None:
+    if not isinstance(doc, Mapping):
+        raise InvalidParameters(where or "problem", f"expected a table/object, got {type(doc).__name__}")
+    for key in doc:
+        if key not in allowed:
+            name = f"{where}.{key}" if where else str(key)
+            raise InvalidParameters(name, f"unknown field; allowed fields: {', '.join(allowed)}")
+
+
+def _attention(doc: Mapping, where: str, d: int):
+    """Parse A or (Q, K); return (A, Q, K, given_A)."""
+    pre = f"{where}." if where else ""
+    A = Q = K = None
+    if "A" in doc:
+        A = to_matrix(doc["A"], f"{pre}A", (d, d))
+    if ("Q" in doc) != ("K" in doc):
+        missing = "K" if "Q" in doc else "Q"
+        raise InvalidParameters(f"{pre}{missing}", "Q and K must be given together")
+    if "Q" in doc:
+        Q = to_matrix(doc["Q"], f"{pre}Q", (None, d))
+        K = to_matrix(doc["K"], f"{pre}K", (len(Q), d))
+        QK = matmul(transpose(K), Q)
+        if A is not None and A != QK:
+            raise InvalidParameters(f"{pre}A", "both A and Q, K given but A != KᵀQ")
+        given = A is not None
+        A = QK
+        return A, Q, K, given
+    return A, Q, K, A is not None
+
+
+def parse_problem(doc: Mapping) -> Problem:
+    """Validate a problem document (already decoded from TOML/JSON) into a :class:`Problem`.
+
+    Raises
+    ------
+    InvalidParameters
+        With the offending field's name first in the message.
+    """
+    _check_fields(doc, TOP_LEVEL_FIELDS, "")
+    if "variant" not in doc:
+        raise InvalidParameters("variant", "missing (e.g. variant = \"softmax\")")
+    variant = doc["variant"]
+    if not isinstance(variant, str) or not variant.strip():
+        raise InvalidParameters("variant", f"expected a variant name, got {variant!r}")
+    variant = variant.strip().lower()
+    if "d" not in doc:
+        raise InvalidParameters("d", "missing (the token dimension)")
+    d = doc["d"]
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        raise InvalidParameters("d", f"expected a positive integer, got {d!r}")
+
+    A, Q, K, given_A = _attention(doc, "", d)
+    V = to_matrix(doc["V"], "V", (d, d)) if "V" in doc else None
+    F = to_matrix(doc["F"], "F", (d, d)) if "F" in doc else None
+    b = to_vector(doc["b"], "b", d) if "b" in doc else None
+
+    heads = []
+    if "heads" in doc:
+        raw = doc["heads"]
+        if not isinstance(raw, (list, tuple)) or not raw:
+            raise InvalidParameters("heads", "expected a non-empty array of tables")
+        for i, h in enumerate(raw):
+            where = f"heads[{i}]"
+            _check_fields(h, HEAD_FIELDS, where)
+            hv = h.get("variant", "softmax")
+            if not isinstance(hv, str) or not hv.strip():
+                raise InvalidParameters(f"{where}.variant", f"expected a name, got {hv!r}")
+            hA, hQ, hK, _ = _attention(h, where, d)
+            if hA is None:
+                raise InvalidParameters(f"{where}.A", "missing (give A, or Q and K)")
+            if "V" not in h:
+                raise InvalidParameters(f"{where}.V", "missing")
+            hV = to_matrix(h["V"], f"{where}.V", (d, d))
+            hW = to_matrix(h["W"], f"{where}.W", (d, d)) if "W" in h else None
+            heads.append(Head(hv.strip().lower(), hA, hQ, hK, hV, hW))
+
+    sigmoid_bias = to_fraction(doc.get("sigmoid_bias", 0), "sigmoid_bias")
+    scale = to_fraction(doc.get("scale", 1), "scale")
+    if scale <= 0:
+        raise InvalidParameters("scale", f"must be positive, got {fraction_str(scale)}")
+    T = None
+    if "T" in doc:
+        T = to_fraction(doc["T"], "T")
+        if T <= 0:
+            raise InvalidParameters("T", f"horizon must be positive, got {fraction_str(T)}")
+
+    mean = cov = None
+    if "initial" in doc:
+        init = doc["initial"]
+        _check_fields(init, INITIAL_FIELDS, "initial")
+        if "mean" in init:
+            mean = to_vector(init["mean"], "initial.mean", d)
+        if "cov" in init:
+            cov = to_matrix(init["cov"], "initial.cov", (d, d))
+            check_covariance(cov, "initial.cov")
+    for key in ("name", "description"):
+        if key in doc and not isinstance(doc[key], str):
+            raise InvalidParameters(key, "expected a string")
+    return Problem(
+        variant=variant, d=d, A=A, Q=Q, K=K, V=V, F=F, b=b, heads=tuple(heads),
+        sigmoid_bias=sigmoid_bias, scale=scale, T=T, mean=mean, cov=cov,
+        name=doc.get("name"), description=doc.get("description"), given_A=given_A,
+    )
+
+
+def check_covariance(cov, field_name: str) -> None:
+    """Raise unless ``cov`` is symmetric positive semidefinite (decided exactly)."""
+    n = len(cov)
+    if not is_symmetric(cov):
+        i, j = next((i, j) for i in range(n) for j in range(i) if cov[i][j] != cov[j][i])
+        raise InvalidParameters(
+            field_name,
+            f"not symmetric: entry [{i}][{j}] = {fraction_str(cov[i][j])} but "
+            f"[{j}][{i}] = {fraction_str(cov[j][i])}",
+        )
+    res = psd_decision(cov)
+    if not res.psd:
+        w = "[" + ", ".join(fraction_str(x) for x in res.witness) + "]"
+        raise InvalidParameters(
+            field_name, f"not positive semidefinite: vᵀ·cov·v < 0 for the rational v = {w}"
+        )
+
+
+def load_problem(path: str | Path) -> Problem:
+    """Read a ``.toml`` or ``.json`` problem file (by extension; TOML otherwise tried first)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ProblemFileError(f"cannot read problem file {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ProblemFileError(f"{path}: not valid UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return parse_problem(decode_document(text, path.suffix.lower(), str(path)))
+
+
+def decode_document(text: str, suffix: str, label: str) -> Mapping:
+    """Decode TOML or JSON text; floats in JSON keep their exact binary value."""
+    import tomllib
+
+    if suffix == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ProblemFileError(f"{label}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+        except RecursionError:
+            raise ProblemFileError(f"{label}: JSON nested too deeply") from None
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        if suffix == ".toml":
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise ProblemFileError(f"{label}: invalid TOML: {reason}") from None
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise ProblemFileError(f"{label}: neither valid TOML nor valid JSON") from None
+
+
+def with_updates(p: Problem, **kw) -> Problem:
+    """A copy of ``p`` with fields replaced (no re-validation of untouched fields)."""
+    return replace(p, **kw)
+
+

@@ -1,0 +1,107 @@
+"""Exact parsing of user numbers.
+
+Rule (ARCHITECTURE.md): exact in, exact decided.  ``"0.1"`` is 1/10, ``"2/3"`` is 2/3, an
+integer is itself, and a float is its *exact binary value* (``0.1`` as a float is
+3602879701896397/36028797018963968).  NaN and infinities are rejected.  Never ``nsimplify``.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Sequence
+
+from .errors import InvalidParameters
+
+__all__ = ["to_fraction", "to_vector", "to_matrix", "fraction_str", "Matrix", "Vector"]
+
+Vector = tuple  # tuple[Fraction, ...]
+Matrix = tuple  # tuple[tuple[Fraction, ...], ...]
+
+
+def to_fraction(value: Any, field: str) -> Fraction:
+    """Parse one number exactly.
+
+    Parameters
+    ----------
+    value : int, float, str or Fraction
+        ``"p/q"`` and decimal strings (``"1.5e-3"``) are exact; floats are exact dyadics.
+    field : str
+        Name used in the error message.
+    """
+    if isinstance(value, bool):
+        raise InvalidParameters(field, f"expected a number, got a boolean {value!r}")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidParameters(field, f"not a finite number: {value!r}")
+        return Fraction(value)  # exact binary value of the double
+    if isinstance(value, str):
+        text = value.strip()
+        low = text.lower().lstrip("+-")
+        if low in ("nan", "inf", "infinity") or not text:
+            raise InvalidParameters(field, f"not a finite number: {value!r}")
+        try:
+            return Fraction(text)
+        except ZeroDivisionError:
+            raise InvalidParameters(field, f"zero denominator in {value!r}") from None
+        except ValueError:
+            raise InvalidParameters(
+                field, f"cannot read {value!r} as a number (use an integer, 'p/q' or a decimal)"
+            ) from None
+    # numpy scalars and the like: accept real integer/float types via their Python value
+    item = getattr(value, "item", None)
+    if callable(item):
+        try:
+            inner = item()
+        except (TypeError, ValueError):
+            inner = None
+        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+            return to_fraction(inner, field)
+    raise InvalidParameters(field, f"expected a number, got {type(value).__name__} {value!r}")
+
+
+def to_vector(value: Any, field: str, length: int | None = None) -> tuple:
+    """Parse a list of numbers into a tuple of Fractions, checking its length."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise InvalidParameters(field, f"expected a list of numbers, got {type(value).__name__}")
+    out = tuple(to_fraction(v, f"{field}[{i}]") for i, v in enumerate(value))
+    if length is not None and len(out) != length:
+        raise InvalidParameters(field, f"expected length {length}, got {len(out)}")
+    return out
+
+
+def to_matrix(value: Any, field: str, shape: tuple[int | None, int | None] = (None, None)) -> tuple:
+    """Parse a list of rows into a tuple of tuples of Fractions, checking the shape.
+
+    A scalar is accepted for a 1x1 shape.  ``shape`` entries may be ``None`` (free).
+    """
+    rows_expected, cols_expected = shape
+    if not isinstance(value, (list, tuple)):
+        if rows_expected == 1 and cols_expected == 1:
+            return ((to_fraction(value, field),),)
+        raise InvalidParameters(field, f"expected a matrix (list of rows), got {type(value).__name__}")
+    if len(value) == 0:
+        raise InvalidParameters(field, "empty matrix")
+    rows = []
+    for i, row in enumerate(value):
+        if not isinstance(row, (list, tuple)):
+            raise InvalidParameters(field, f"row {i} is not a list (a matrix is a list of rows)")
+        rows.append(tuple(to_fraction(v, f"{field}[{i}][{j}]") for j, v in enumerate(row)))
+    ncols = len(rows[0])
+    if ncols == 0 or any(len(r) != ncols for r in rows):
+        raise InvalidParameters(field, "rows have different lengths or are empty")
+    if rows_expected is not None and len(rows) != rows_expected or (
+        cols_expected is not None and ncols != cols_expected
+    ):
+        want = f"{rows_expected if rows_expected is not None else 'k'}x{cols_expected if cols_expected is not None else 'k'}"
+        raise InvalidParameters(field, f"expected shape {want}, got {len(rows)}x{ncols}")
+    return tuple(rows)
+
+
+def fraction_str(q: Fraction) -> str:
+    """Serialise a rational as ``"p/q"`` (or ``"p"`` for integers)."""
+    q = Fraction(q)
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"

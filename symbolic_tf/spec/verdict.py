@@ -1,0 +1,52 @@
+"""The shared vocabulary of decisions: PROVED / REFUTED / UNDECIDED.
+
+A verdict's ``evidence`` holds exact data (rationals as "p/q" strings, balls as
+[mid, rad] strings) that an independent checker can re-verify; anything computed in floating
+point goes to ``numerical`` and is labelled numerical evidence, never a proof.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["PROVED", "REFUTED", "UNDECIDED", "Verdict"]
+
+PROVED = "PROVED"
+REFUTED = "REFUTED"
+UNDECIDED = "UNDECIDED"
+
+
+@dataclass
+class Verdict:
+    """A decision about a claim.
+
+    Attributes
+    ----------
+    status : {"PROVED", "REFUTED", "UNDECIDED"}
+    claim : str
+        The statement decided, in words.
+    argument : str
+        The kind of argument (``"structural-symbolic"``, ``"exact-witness"``, ...).
+    evidence : dict
+        Exact, JSON-serialisable data backing the status.
+    numerical : dict
+        Floating-point observations (numerical evidence only).
+    reason : str
+        Why UNDECIDED (or a one-line summary otherwise).
+    """
+
+    status: str
+    claim: str
+    argument: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+    numerical: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+    def __post_init__(self):
+        if self.status not in (PROVED, REFUTED, UNDECIDED):
+            raise ValueError(f"bad verdict status {self.status!r}")
+
+    def to_dict(self) -> dict:
+        return {"status": self.status, "claim": self.claim, "argument": self.argument,
+                "evidence": self.evidence, "numerical_evidence": self.numerical,
+                "reason": self.reason}

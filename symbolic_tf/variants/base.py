@@ -1,0 +1,163 @@
+"""The :class:`Variant` declaration interface and the registry.
+
+Variants *declare*; engines compute.  A concrete variant states
+
+* its kernel k(x, y) as a SymPy expression in the column vectors ``x`` (query) and ``y``
+  (key) and its parameter matrices (``MatrixSymbol`` in matrix form, explicit matrices at a
+  concrete d) — e.g. softmax: ``exp(τ·yᵀAx)``;
+* its normalisation: ``row`` (Γ = V∫k y dμ / ∫k dμ), ``none`` (Γ = V∫k y dμ) or
+  ``bistochastic`` (Γ = V∫y π(dy|x), π the entropic self-coupling with kernel k);
+* whether it is causal (masked);
+* the parameters it needs and its numeric token velocity for a point cloud.
+
+``symbolic_tf.symbolic`` derives the Gaussian closure from that declaration alone.  Adding a
+variant = adding one module to this package that subclasses :class:`Variant` and decorates
+it with :func:`register`.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Mapping
+
+from ..spec.errors import InvalidParameters, UnknownVariant
+
+__all__ = ["Variant", "register", "get", "names", "all_variants", "ROW", "NONE", "BISTOCHASTIC"]
+
+ROW = "row"
+NONE = "none"
+BISTOCHASTIC = "bistochastic"
+
+_REGISTRY: dict[str, type["Variant"]] = {}
+_ALIASES: dict[str, str] = {}
+
+
+class Variant(ABC):
+    """An attention variant: a declaration the symbolic and numeric engines consume.
+
+    Class attributes
+    ----------------
+    name : str
+        Registry key (``"softmax"``).
+    summary : str
+        One line with the velocity field.
+    reference : str
+        Where the formula comes from.
+    normalisation : {"row", "none", "bistochastic"}
+    matrices : tuple of str
+        Parameter matrices the kernel/value use (``("A", "V")``; ℓ2 uses ``("Q", "K", "V")``).
+    scalars : tuple of str
+        Scalar parameters (``"scale"`` always; ``"sigmoid_bias"`` for sigmoid).
+    causal : bool
+        Tokens carry a position and attend to the past cone only.
+    expected_closed : bool
+        What MATH.md §3 states; the engine *decides* it, tests compare the two.
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    reference: ClassVar[str] = "MATH.md §2"
+    normalisation: ClassVar[str] = ROW
+    matrices: ClassVar[tuple[str, ...]] = ("A", "V")
+    scalars: ClassVar[tuple[str, ...]] = ("scale",)
+    causal: ClassVar[bool] = False
+    composite: ClassVar[bool] = False
+    expected_closed: ClassVar[bool] = True
+    aliases: ClassVar[tuple[str, ...]] = ()
+    order: ClassVar[int] = 100  # listing order in `symtf variants`
+
+    # ----- symbolic declaration -------------------------------------------------------
+    @abstractmethod
+    def kernel(self, x, y, P: Mapping[str, Any]):
+        """k(x, y) as a scalar SymPy expression.
+
+        ``x`` and ``y`` are d×1 matrices (``MatrixSymbol`` or explicit); ``P`` maps the names
+        in :attr:`matrices` and :attr:`scalars` to SymPy objects.  A 1×1 matrix expression
+        must be reduced to a scalar with ``sympy.Trace`` (which SymPy can
+        differentiate with respect to matrix symbols; ``[0, 0]`` it cannot).
+        """
+
+    def value(self, P: Mapping[str, Any]):
+        """The value matrix applied to the attended mean (``V``)."""
+        return P["V"]
+
+    # ----- numeric declaration --------------------------------------------------------
+    @abstractmethod
+    def velocity(self, Xq, Y, params: Mapping[str, Any], w=None, **kw):
+        """Γ_{μ^N}(x) at the rows of ``Xq`` for μ^N = Σ_j w_j δ_{y_j} (float64 arrays).
+
+        ``params`` maps names to float arrays/scalars (``A`` already multiplied by ``scale``
+        where the variant says so; see :meth:`numeric_params`).
+        """
+
+    def numeric_params(self, P: Mapping[str, Any]) -> dict:
+        """Float parameters for :meth:`velocity` from exact ones (applies ``scale``)."""
+        import numpy as np
+
+        out = {}
+        for k, v in P.items():
+            if k in ("scale", "sigmoid_bias"):
+                out[k] = float(v)
+            elif v is not None:
+                out[k] = np.array([[float(e) for e in row] for row in v], dtype=float)
+        if "A" in out and "scale" in out:
+            out["A"] = out["scale"] * out["A"]
+        return out
+
+    # ----- problem binding ------------------------------------------------------------
+    def check_problem(self, problem) -> None:
+        """Raise :class:`InvalidParameters` if ``problem`` lacks what this variant needs."""
+        for m in self.matrices:
+            if m == "A":
+                if problem.A is None:
+                    raise InvalidParameters("A", f"variant {self.name!r} needs A (or Q and K)")
+            elif getattr(problem, m) is None:
+                extra = " (ℓ2 uses the query/key matrices themselves)" if m in "QK" else ""
+                raise InvalidParameters(m, f"variant {self.name!r} needs {m}{extra}")
+        if problem.heads and not self.composite:
+            raise InvalidParameters("heads", f"variant {self.name!r} is single-head; use variant = \"multihead\"")
+        if problem.sigmoid_bias != 0 and "sigmoid_bias" not in self.scalars:
+            raise InvalidParameters("sigmoid_bias", f"only meaningful for the sigmoid variant, not {self.name!r}")
+
+    def exact_params(self, problem) -> dict:
+        """Exact parameter values (Fractions) keyed like :attr:`matrices`/:attr:`scalars`."""
+        P: dict[str, Any] = {m: getattr(problem, m) for m in self.matrices}
+        for s in self.scalars:
+            P[s] = getattr(problem, s)
+        return P
+
+    def __repr__(self) -> str:
+        return f"<variant {self.name}>"
+
+
+def register(cls: type[Variant]) -> type[Variant]:
+    """Class decorator: add a variant to the registry under ``cls.name`` (and its aliases)."""
+    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
+        raise RuntimeError(f"variant {cls.name!r} registered twice")
+    _REGISTRY[cls.name] = cls
+    for a in cls.aliases:
+        _ALIASES[a] = cls.name
+    return cls
+
+
+def names() -> list[str]:
+    """Registered variant names, in registration order."""
+    from . import _load_all
+
+    _load_all()
+    return sorted(_REGISTRY, key=lambda n: (_REGISTRY[n].order, n))
+
+
+def get(name: str) -> Variant:
+    """The registered variant called ``name`` (case-insensitive; aliases like ``"l2"``)."""
+    from . import _load_all
+
+    _load_all()
+    key = str(name).strip().lower()
+    key = _ALIASES.get(key, key)
+    if key not in _REGISTRY:
+        raise UnknownVariant(str(name), list(_REGISTRY))
+    return _REGISTRY[key]()
+
+
+def all_variants() -> list[Variant]:
+    return [get(n) for n in names()]

@@ -1,0 +1,32 @@
+"""ℓ2 self-attention: weight e^{−|Qx − Ky|²} instead of e^{⟨Qx, Ky⟩}  (MATH.md §2)."""
+from __future__ import annotations
+
+import sympy as sp
+
+from .base import ROW, Variant, register
+
+
+@register
+class L2(Variant):
+    name = "l2"
+    aliases = ("ℓ2", "l2-attention")
+    summary = "Γ(x) = V ∫ e^{−|Qx−Ky|²} y dμ / ∫ e^{−|Qx−Ky|²} dμ"
+    reference = "Kim et al. (2021), Castin et al. §2; MATH.md §2–3"
+    normalisation = ROW
+    matrices = ("Q", "K", "V")
+    order = 1
+
+    def kernel(self, x, y, P):
+        r = P["Q"] * x - P["K"] * y
+        return sp.exp(-P["scale"] * sp.Trace(r.T * r))
+
+    def numeric_params(self, P):
+        out = super().numeric_params(P)
+        out.pop("A", None)
+        return out
+
+    def velocity(self, Xq, Y, params, w=None, **kw):
+        from .velocity import l2_velocity
+
+        return l2_velocity(Xq, Y, params["Q"], params["K"], params["V"], w=w,
+                           scale=params.get("scale", 1.0), **kw)

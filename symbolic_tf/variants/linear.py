@@ -1,0 +1,24 @@
+"""Linear (un-normalised, polynomial) attention: Γ(x) = ∫ (yᵀAx) V y dμ(y)  (MATH.md §2)."""
+from __future__ import annotations
+
+import sympy as sp
+
+from .base import NONE, Variant, register
+
+
+@register
+class Linear(Variant):
+    name = "linear"
+    summary = "Γ(x) = V ∫ (yᵀAx) y dμ"
+    reference = "Katharopoulos et al. (2020); Castin et al. §2; MATH.md §3"
+    normalisation = NONE
+    matrices = ("A", "V")
+    order = 3
+
+    def kernel(self, x, y, P):
+        return P["scale"] * sp.Trace(y.T * P["A"] * x)
+
+    def velocity(self, Xq, Y, params, w=None, **kw):
+        from .velocity import linear_velocity
+
+        return linear_velocity(Xq, Y, params["A"], params["V"], w=w)

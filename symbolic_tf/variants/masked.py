@@ -1,0 +1,36 @@
+"""Masked (causal) softmax attention.
+
+Tokens carry a position s ∈ [0, 1]; a query at s attends only to keys at s' ≤ s, normalised
+over that cone:  Γ(x, s) = V ∫_{s'≤s} e^{yᵀAx} y dμ(y, s') / ∫_{s'≤s} e^{yᵀAx} dμ(y, s').
+If the law of x does not depend on the position this is softmax; with position-dependent
+Gaussian laws the attended cone law is a Gaussian *mixture* and Gaussians are not preserved.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from .base import ROW, Variant, register
+
+
+@register
+class Masked(Variant):
+    name = "masked"
+    aliases = ("causal",)
+    summary = "Γ(x,s) = V ∫_{s'≤s} e^{yᵀAx} y dμ(y,s') / ∫_{s'≤s} e^{yᵀAx} dμ(y,s')"
+    reference = "Castin et al. §2 (causal masking); MATH.md §2–3"
+    normalisation = ROW
+    matrices = ("A", "V")
+    causal = True
+    expected_closed = False
+    order = 7
+
+    def kernel(self, x, y, P):
+        return sp.exp(P["scale"] * sp.Trace(y.T * P["A"] * x))
+
+    def velocity(self, Xq, Y, params, w=None, *, sq=None, sy=None, **kw):
+        """Needs positions: ``sq`` for the queries and ``sy`` for the support."""
+        from .velocity import masked_velocity
+
+        if sq is None or sy is None:
+            raise ValueError("the masked variant needs token positions sq and sy")
+        return masked_velocity(Xq, sq, Y, sy, params["A"], params["V"], w=w, **kw)

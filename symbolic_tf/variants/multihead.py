@@ -1,0 +1,71 @@
+"""Multi-head attention: Γ_μ(x) = Σ_h W_h Γ^{(h)}_μ(x), head h a single-head variant with its
+own (A_h, V_h) (softmax by default)  (MATH.md §2–3).  Head h contributes C_h = W_h V_h."""
+from __future__ import annotations
+
+from .base import ROW, Variant, get, register
+from ..spec.errors import InvalidParameters
+
+
+@register
+class MultiHead(Variant):
+    name = "multihead"
+    aliases = ("multi-head", "mha")
+    summary = "Γ(x) = Σ_h W_h Γ^{(h)}(x), each head with its own (A_h, V_h)"
+    reference = "Castin et al. §2; MATH.md §3 (multi-head closure)"
+    normalisation = ROW
+    matrices = ("A", "V", "W")
+    composite = True
+    order = 4
+    default_heads = 2
+
+    def kernel(self, x, y, P):
+        """The kernel of one head (its sub-variant's kernel with that head's parameters)."""
+        return get(P.get("variant", "softmax")).kernel(x, y, P)
+
+    def value(self, P):
+        return P["W"] * P["V"] if P.get("W") is not None else P["V"]
+
+    def head_variants(self, problem=None, n_heads: int | None = None) -> list[Variant]:
+        """The sub-variant of each head (from the problem, else ``n_heads`` softmax heads)."""
+        if problem is not None:
+            return [get(h.variant) for h in problem.heads]
+        return [get("softmax") for _ in range(n_heads or self.default_heads)]
+
+    def check_problem(self, problem) -> None:
+        if not problem.heads:
+            raise InvalidParameters("heads", "variant 'multihead' needs at least one [[heads]] table")
+        for i, h in enumerate(problem.heads):
+            sub = get(h.variant)
+            if sub.composite or sub.causal or sub.matrices != ("A", "V"):
+                raise InvalidParameters(
+                    f"heads[{i}].variant",
+                    f"a head must be a single-head (A, V) variant, not {h.variant!r}",
+                )
+        if problem.sigmoid_bias != 0:
+            raise InvalidParameters("sigmoid_bias", "only meaningful for the sigmoid variant")
+
+    def exact_params(self, problem) -> dict:
+        from ..spec.linalg import identity
+
+        heads = []
+        for h in problem.heads:
+            heads.append({"variant": h.variant, "A": h.A, "V": h.V,
+                          "W": h.W if h.W is not None else identity(problem.d),
+                          "scale": problem.scale})
+        return {"heads": heads, "scale": problem.scale}
+
+    def numeric_params(self, P):
+        heads = []
+        for h in P["heads"]:
+            sub = get(h["variant"])
+            q = sub.numeric_params({k: v for k, v in h.items() if k not in ("variant", "W")})
+            q["W"] = Variant.numeric_params(sub, {"W": h["W"]})["W"]
+            heads.append((sub, q))
+        return {"heads": heads}
+
+    def velocity(self, Xq, Y, params, w=None, **kw):
+        out = None
+        for sub, q in params["heads"]:
+            g = sub.velocity(Xq, Y, q, w=w, **kw) @ q["W"].T
+            out = g if out is None else out + g
+        return out

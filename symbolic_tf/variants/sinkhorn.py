@@ -1,0 +1,25 @@
+"""Sinkhorn (doubly stochastic) attention, ε = 1: Γ(x) = V ∫ y π(dy|x), π the entropic
+self-coupling of μ with kernel e^{yᵀAx} (both marginals μ)  (MATH.md §2–3)."""
+from __future__ import annotations
+
+import sympy as sp
+
+from .base import BISTOCHASTIC, Variant, register
+
+
+@register
+class Sinkhorn(Variant):
+    name = "sinkhorn"
+    summary = "Γ(x) = V ∫ y π(dy|x), π ∝ e^{yᵀAx} μ⊗μ with both marginals μ"
+    reference = "Sander et al. (2022) Sinkformers; Castin et al. §2; MATH.md §3"
+    normalisation = BISTOCHASTIC
+    matrices = ("A", "V")
+    order = 2
+
+    def kernel(self, x, y, P):
+        return sp.exp(P["scale"] * sp.Trace(y.T * P["A"] * x))
+
+    def velocity(self, Xq, Y, params, w=None, **kw):
+        from .velocity import sinkhorn_velocity
+
+        return sinkhorn_velocity(Xq, Y, params["A"], params["V"], w=w, **kw)

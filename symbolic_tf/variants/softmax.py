@@ -1,0 +1,24 @@
+"""Softmax self-attention: Γ_μ(x) = V ∫ e^{yᵀAx} y dμ(y) / ∫ e^{yᵀAx} dμ(y)  (MATH.md §2)."""
+from __future__ import annotations
+
+import sympy as sp
+
+from .base import ROW, Variant, register
+
+
+@register
+class Softmax(Variant):
+    name = "softmax"
+    summary = "Γ(x) = V ∫ e^{yᵀAx} y dμ / ∫ e^{yᵀAx} dμ"
+    reference = "Castin et al. (arXiv 2501.18322) §2; MATH.md §2–3"
+    normalisation = ROW
+    matrices = ("A", "V")
+    order = 0
+
+    def kernel(self, x, y, P):
+        return sp.exp(P["scale"] * sp.Trace(y.T * P["A"] * x))
+
+    def velocity(self, Xq, Y, params, w=None, **kw):
+        from .velocity import softmax_velocity
+
+        return softmax_velocity(Xq, Y, params["A"], params["V"], w=w, **kw)

@@ -1,0 +1,28 @@
+"""Unnormalised exponential attention: Γ(x) = V ∫ e^{yᵀAx} y dμ(y)  (MATH.md §2).
+
+Gaussians are *not* preserved: Γ is e^{quadratic(x)} times an affine map."""
+from __future__ import annotations
+
+import sympy as sp
+
+from .base import NONE, Variant, register
+
+
+@register
+class Unnormalised(Variant):
+    name = "unnormalised"
+    aliases = ("unnormalized", "exp")
+    summary = "Γ(x) = V ∫ e^{yᵀAx} y dμ"
+    reference = "Castin et al. §2; MATH.md §3 (not Gaussian-closed)"
+    normalisation = NONE
+    matrices = ("A", "V")
+    expected_closed = False
+    order = 5
+
+    def kernel(self, x, y, P):
+        return sp.exp(P["scale"] * sp.Trace(y.T * P["A"] * x))
+
+    def velocity(self, Xq, Y, params, w=None, **kw):
+        from .velocity import unnormalised_velocity
+
+        return unnormalised_velocity(Xq, Y, params["A"], params["V"], w=w, **kw)
