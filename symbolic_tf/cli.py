@@ -115,6 +115,16 @@ def cmd_rhs(args) -> int:
 
     problem = load_problem(args.problem)
     variant = bind(problem)
+    if variant.composite:  # a head that is not Gaussian-closed has no moment system to sum
+        from .spec.errors import InvalidParameters
+
+        for i, head in enumerate(problem.heads):
+            hv = decide_invariance(head.variant)
+            if hv.status != "PROVED":
+                raise InvalidParameters(
+                    f"heads[{i}].variant",
+                    f"head variant {head.variant!r} is not Gaussian-closed ({hv.status}), so the "
+                    f"multi-head flow has no moment ODEs: {hv.reason}")
     if variant.expected_closed is False:
         verdict = decide_invariance(variant)
         if verdict.status != "PROVED":
@@ -135,9 +145,20 @@ def cmd_run(args) -> int:
     """The main job on built-in defaults: derive every variant, decide invariance, report."""
     from .report import build_report
 
+    from .spec.errors import InvalidParameters
+
     out = Path(args.out)
+    try:  # fail before the work, not after it, when the folder cannot be created
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameters("--out", f"cannot create the folder {str(out)!r}: "
+                                f"{exc.strerror or exc}") from None
     t0 = time.perf_counter()
-    summary = build_report(out, progress=not args.quiet)
+    try:
+        summary = build_report(out, progress=not args.quiet)
+    except OSError as exc:
+        raise InvalidParameters("--out", f"cannot write the report in {str(out)!r}: "
+                                f"{exc.strerror or exc}") from None
     print(f"wrote {out / 'report.md'} and {out / 'report.json'} "
           f"({len(summary['variants'])} variants, {time.perf_counter() - t0:.1f} s)")
     return 0
@@ -184,8 +205,8 @@ def main(argv=None) -> int:
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
-            parser.print_help()
-            return EXIT_USER_ERROR
+            raise _UsageError("symtf: a command is required (variants, derive, invariance, rhs, run); "
+                              "see `symtf --help`")
         return args.func(args)
     except _UsageError as exc:
         print(f"symtf: error: {exc}", file=sys.stderr)

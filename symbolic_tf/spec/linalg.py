@@ -104,4 +104,4 @@ def psd_decision(M) -> PSDResult:
                 T[i][j] -= f * T[i][k]
             for i in range(n):
                 R[j][i] -= f * R[k][i]
-    return PSDResult(True, rank == n, n, None)
+    return PSDResult(True, rank == n, rank, None)

@@ -95,8 +95,13 @@ class Problem:
         return self.F is not None or self.b is not None
 
     def content_hash(self) -> str:
-        """SHA-256 of the canonical JSON of the exact problem (certificates refer to it)."""
-        blob = json.dumps(problem_to_dict(self), sort_keys=True, separators=(",", ":"))
+        """SHA-256 of the canonical JSON of the exact problem (certificates refer to it).
+
+        Equal problems hash equally: whether A was spelled out next to Q, K (``given_A``,
+        excluded from ``==``) does not change the hash.
+        """
+        canonical = replace(self, given_A=False)
+        blob = json.dumps(problem_to_dict(canonical), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()
 
 

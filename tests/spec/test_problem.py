@@ -316,6 +316,24 @@ def test_equal_values_spelled_differently_are_equal_problems(case, data):
     assert other.content_hash() == p.content_hash()
 
 
+@given(problem_docs())
+def test_redundant_a_next_to_q_k_changes_neither_equality_nor_hash(case):
+    """A spelled out next to Q, K (given_A) is presentation only: same Problem, same hash."""
+    doc, _ = case
+    p = parse_problem(doc)
+    out = problem_to_dict(p)
+    with_a = copy.deepcopy(out)
+    without_a = copy.deepcopy(out)
+    for w, wo, src in [(with_a, without_a, p)] + list(zip(with_a.get("heads", []), without_a.get("heads", []), p.heads)):
+        if "Q" in w:
+            w["A"] = [[str(x) for x in row] for row in src.A]
+            wo.pop("A", None)
+    assert parse_problem(with_a).given_A == (p.A is not None)
+    for v in (with_a, without_a):
+        q = parse_problem(v)
+        assert q == p and q.content_hash() == p.content_hash()
+
+
 def test_q_k_fill_a_and_k_may_differ_from_d():
     p = parse_problem({"variant": "softmax", "d": 2, "Q": [[1, 2]], "K": [["1/2", 3]], "V": [[1, 0], [0, 1]]})
     # KᵀQ = [[1/2],[3]] · [[1, 2]]
