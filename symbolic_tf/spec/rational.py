@@ -43,6 +43,10 @@ def to_fraction(value: Any, field: str) -> Fraction:
         low = text.lower().lstrip("+-")
         if low in ("nan", "inf", "infinity") or not text:
             raise InvalidParameters(field, f"not a finite number: {value!r}")
+        mant, sep, expo = low.partition("e")
+        if sep and expo.lstrip("+-").isdigit() and len(expo.lstrip("+-")) > 4:
+            # "1e1000000000" would build a 10^(10^9) integer: refuse instead of hanging
+            raise InvalidParameters(field, f"decimal exponent too large in {value!r} (|exponent| < 10000)")
         try:
             return Fraction(text)
         except ZeroDivisionError:
