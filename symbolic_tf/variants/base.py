@@ -21,11 +21,18 @@ from typing import Any, ClassVar, Mapping
 
 from ..spec.errors import InvalidParameters, UnknownVariant
 
-__all__ = ["Variant", "register", "get", "names", "all_variants", "ROW", "NONE", "BISTOCHASTIC"]
+__all__ = ["Variant", "register", "bilinear", "get", "names", "all_variants", "ROW", "NONE", "BISTOCHASTIC"]
 
 ROW = "row"
 NONE = "none"
 BISTOCHASTIC = "bistochastic"
+
+def bilinear(x, y, P):
+    """τ·⟨Qx, Ky⟩ = τ·yᵀAx as a SymPy scalar (a trace, so matrix calculus applies)."""
+    import sympy as sp
+
+    return P["scale"] * sp.Trace(y.T * P["A"] * x)
+
 
 _REGISTRY: dict[str, type["Variant"]] = {}
 _ALIASES: dict[str, str] = {}

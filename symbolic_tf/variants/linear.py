@@ -1,9 +1,7 @@
 """Linear (un-normalised, polynomial) attention: Γ(x) = ∫ (yᵀAx) V y dμ(y)  (MATH.md §2)."""
 from __future__ import annotations
 
-import sympy as sp
-
-from .base import NONE, Variant, register
+from .base import NONE, Variant, bilinear, register
 
 
 @register
@@ -16,7 +14,7 @@ class Linear(Variant):
     order = 3
 
     def kernel(self, x, y, P):
-        return P["scale"] * sp.Trace(y.T * P["A"] * x)
+        return bilinear(x, y, P)
 
     def velocity(self, Xq, Y, params, w=None, **kw):
         from .velocity import linear_velocity

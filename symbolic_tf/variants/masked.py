@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .base import ROW, Variant, register
+from .base import ROW, Variant, bilinear, register
 
 
 @register
@@ -25,7 +25,7 @@ class Masked(Variant):
     order = 7
 
     def kernel(self, x, y, P):
-        return sp.exp(P["scale"] * sp.Trace(y.T * P["A"] * x))
+        return sp.exp(bilinear(x, y, P))
 
     def velocity(self, Xq, Y, params, w=None, *, sq=None, sy=None, **kw):
         """Needs positions: ``sq`` for the queries and ``sy`` for the support."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .base import NONE, Variant, register
+from .base import NONE, Variant, bilinear, register
 
 
 @register
@@ -18,7 +18,7 @@ class Sigmoid(Variant):
     order = 6
 
     def kernel(self, x, y, P):
-        z = P["scale"] * sp.Trace(y.T * P["A"] * x) + P["sigmoid_bias"]
+        z = bilinear(x, y, P) + P["sigmoid_bias"]
         return 1 / (1 + sp.exp(-z))
 
     def velocity(self, Xq, Y, params, w=None, **kw):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .base import BISTOCHASTIC, Variant, register
+from .base import BISTOCHASTIC, Variant, bilinear, register
 
 
 @register
@@ -17,7 +17,7 @@ class Sinkhorn(Variant):
     order = 2
 
     def kernel(self, x, y, P):
-        return sp.exp(P["scale"] * sp.Trace(y.T * P["A"] * x))
+        return sp.exp(bilinear(x, y, P))
 
     def velocity(self, Xq, Y, params, w=None, **kw):
         from .velocity import sinkhorn_velocity

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .base import ROW, Variant, register
+from .base import ROW, Variant, bilinear, register
 
 
 @register
@@ -16,7 +16,7 @@ class Softmax(Variant):
     order = 0
 
     def kernel(self, x, y, P):
-        return sp.exp(P["scale"] * sp.Trace(y.T * P["A"] * x))
+        return sp.exp(bilinear(x, y, P))
 
     def velocity(self, Xq, Y, params, w=None, **kw):
         from .velocity import softmax_velocity

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .base import NONE, Variant, register
+from .base import NONE, Variant, bilinear, register
 
 
 @register
@@ -20,7 +20,7 @@ class Unnormalised(Variant):
     order = 5
 
     def kernel(self, x, y, P):
-        return sp.exp(P["scale"] * sp.Trace(y.T * P["A"] * x))
+        return sp.exp(bilinear(x, y, P))
 
     def velocity(self, Xq, Y, params, w=None, **kw):
         from .velocity import unnormalised_velocity
