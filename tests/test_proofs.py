@@ -90,7 +90,7 @@ def _check_closed(cert):
                ns["V"]: sp.ImmutableMatrix([[v]])}
         mpmath.mp.dps = 30
         got = cov.xreplace(env)
-        want = sp.sympify(cert["stated_formula"]["cov_d1"]).subs({"V_0": v, "A_0": a, "Sigma_00": s})
+        want = sp.sympify(cert["stated_formula"]["cov_d1"]).subs({"V_00": v, "A_00": a, "Sigma_00": s})
         # 1×1: square root of a 1×1 matrix is the scalar root
         val = sp.Matrix(got.xreplace({m: m for m in got.atoms(sp.MatPow)}).doit())[0, 0]
         assert abs(sp.N(val - want, 30)) < 1e-25

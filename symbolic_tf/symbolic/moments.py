@@ -92,13 +92,12 @@ class MomentSystem:
         k = k or d
         out = {}
         for sym in self._matrix_symbols():
-            rows, cols = sym.shape
-            rows = rows.subs({S.d: d, S.k: k})
-            cols = cols.subs({S.d: d, S.k: k})
+            is_vector = sym.shape[1] == 1  # α, b (decided before d is substituted)
+            rows, cols = (sp.sympify(n).subs({S.d: d, S.k: k}) for n in sym.shape)
             name = sym.name
             if name == "Sigma":  # symmetric by definition
                 M = sp.Matrix(int(rows), int(cols), lambda i, j: sp.Symbol(f"Sigma_{min(i, j)}{max(i, j)}"))
-            elif int(cols) == 1:
+            elif is_vector:
                 M = sp.Matrix(int(rows), 1, lambda i, j: sp.Symbol(f"{name}_{i}"))
             else:
                 M = sp.Matrix(int(rows), int(cols), lambda i, j: sp.Symbol(f"{name}_{i}{j}"))
@@ -203,6 +202,8 @@ def derive(variant: Variant | str, *, heads: int | list | None = None, drift: bo
     """
     v = get_variant(variant) if isinstance(variant, str) else variant
     params: dict = {}
+    if heads is not None and not v.composite:
+        raise InvalidParameters("heads", f"variant {v.name!r} is single-head; heads apply to 'multihead'")
     if v.composite:
         subs = heads if isinstance(heads, list) else ["softmax"] * (heads or v.default_heads)
         cl = None

@@ -35,7 +35,10 @@ class MultiHead(Variant):
         if not problem.heads:
             raise InvalidParameters("heads", "variant 'multihead' needs at least one [[heads]] table")
         for i, h in enumerate(problem.heads):
-            sub = get(h.variant)
+            try:
+                sub = get(h.variant)
+            except InvalidParameters as exc:
+                raise InvalidParameters(f"heads[{i}].variant", exc.reason) from None
             if sub.composite or sub.causal or sub.matrices != ("A", "V"):
                 raise InvalidParameters(
                     f"heads[{i}].variant",

@@ -152,7 +152,7 @@ def test_sinkhorn_d1_closed_form():
     assert sp.simplify(2 * v * c["gain"] * s - 4 * v * a * s**2 / (1 + sp.sqrt(1 + 4 * a**2 * s**2))) == 0
     system = derive("sinkhorn")
     _, cov = system.entries(1)
-    A0, S00, V0 = sp.symbols("A_0 Sigma_00 V_0")
+    A0, S00, V0 = sp.symbols("A_00 Sigma_00 V_00")
     expr = cov[0, 0].subs({A0: a, S00: s, V0: v})
     assert sp.simplify(expr - 2 * v * c["gain"] * s) == 0
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -94,7 +94,6 @@ class Case:
     velocity: Callable[[np.ndarray, np.ndarray], np.ndarray]
     k: int | None = None
     replicates: int = 0  # 0: one sample of N_MC with batch means; R > 0: R samples of N_SINKHORN
-    extra: dict = field(default_factory=dict)
 
 
 def _softmax(rng, d):
