@@ -73,7 +73,7 @@ def evaluate_mp(expr, env: dict, n: int, dps: int = 50):
                 if e.exp.is_Integer:
                     return base ** int(e.exp) if int(e.exp) >= 0 else mpmath.inverse(base) ** (-int(e.exp))
                 if e.exp == sp.S.Half:
-                    return mpmath.sqrtm(base)
+                    return _real_sqrtm(base, mpmath)
                 return mpmath.powm(base, mpmath.mpf(sp.Rational(e.exp).p) / sp.Rational(e.exp).q)
             if e.is_Number:
                 return mpmath.mpf(sp.Rational(e).p) / sp.Rational(e).q if e.is_Rational else mpmath.mpf(str(sp.N(e, dps)))
@@ -87,3 +87,22 @@ def evaluate_mp(expr, env: dict, n: int, dps: int = 50):
         return val
     finally:
         mpmath.mp.dps = old
+
+
+def _real_sqrtm(M, mpmath):
+    """Principal square root of a real matrix with spectrum in Re > 0, in real arithmetic.
+
+    Denman–Beavers iteration Y ← (Y + Z⁻¹)/2, Z ← (Z + Y⁻¹)/2 from (M, I); quadratically
+    convergent, and unlike ``mpmath.sqrtm`` it never leaves ℝ (no spurious 1e-54j parts).
+    """
+    n = M.rows
+    Y, Z = M.copy(), mpmath.eye(n)
+    tol = mpmath.mpf(10) ** (-(mpmath.mp.dps - 5))
+    for _ in range(200):
+        Yn = (Y + mpmath.inverse(Z)) / 2
+        Z = (Z + mpmath.inverse(Y)) / 2
+        delta = max(abs(x) for x in (Yn - Y))
+        Y = Yn
+        if delta <= tol * max(1, max(abs(x) for x in Y)):
+            return Y
+    raise ArithmeticError("matrix square root iteration did not converge (spectrum not in Re > 0?)")

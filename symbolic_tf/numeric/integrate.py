@@ -1,0 +1,237 @@
+"""Batched adaptive integration of moment systems (Dormand–Prince 5(4)) with events.
+
+State per batch member: the mean α and the congruence factor Φ with Σ(t) = Φ(t) Σ₀ Φ(t)ᵀ,
+
+    α̇ = J(α, Σ) α + c(α, Σ),      Φ̇ = J(α, Σ) Φ,   Φ(0) = I      (MATH.md §4).
+
+Integrating Φ instead of Σ keeps Σ exactly symmetric and positive semidefinite and its rank
+invariant (rank-deficient Σ₀ is legal), whatever the step error.  Each member has its own
+step size (standard embedded error control, PI-free with safety factor 0.9) and stops on
+
+* ``HORIZON``   t = T;
+* ``BLOWUP``    ‖Σ‖_F > ``blowup_norm`` or the step size collapses below ``h_min·max(1, t)``
+  (the last time reached is reported, the member is frozen);
+* ``CONVERGED`` ‖Σ̇‖_F < ``converge_tol``·(1 + ‖Σ‖_F) (only when ``stop_on_convergence``);
+* ``FAILED``    non-finite values.
+
+Sampled output at user times ``t_eval`` (the step is shortened to land on them).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..spec.errors import InvalidParameters
+
+__all__ = ["integrate", "Solution", "HORIZON", "BLOWUP", "CONVERGED", "FAILED", "STATUS_NAMES"]
+
+RUNNING, HORIZON, BLOWUP, CONVERGED, FAILED = 0, 1, 2, 3, 4
+STATUS_NAMES = {RUNNING: "running", HORIZON: "horizon", BLOWUP: "blowup", CONVERGED: "converged", FAILED: "failed"}
+
+# Dormand–Prince 5(4) tableau
+_C = np.array([0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1])
+_A = [
+    [],
+    [1 / 5],
+    [3 / 40, 9 / 40],
+    [44 / 45, -56 / 15, 32 / 9],
+    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+    [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
+]
+_B5 = np.array([35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0])
+_B4 = np.array([5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
+_E = _B5 - _B4
+
+
+@dataclass
+class Solution:
+    """Result of :func:`integrate` for a batch of B members.
+
+    Attributes
+    ----------
+    t_eval : (n,) sample times
+    alpha : (B, n, d) means at the samples (frozen at the last value after a member stops)
+    Sigma : (B, n, d, d) covariances at the samples (frozen likewise)
+    status : (B,) int codes (see ``STATUS_NAMES``)
+    t_end : (B,) last time reached
+    alpha_end, Sigma_end : state at ``t_end``
+    n_steps, n_rejected : (B,) accepted / rejected step counts
+    """
+
+    t_eval: np.ndarray
+    alpha: np.ndarray
+    Sigma: np.ndarray
+    status: np.ndarray
+    t_end: np.ndarray
+    alpha_end: np.ndarray
+    Sigma_end: np.ndarray
+    n_steps: np.ndarray
+    n_rejected: np.ndarray
+
+    def status_names(self) -> list[str]:
+        return [STATUS_NAMES[int(s)] for s in self.status]
+
+
+def _subset_params(params: dict, idx: np.ndarray, B: int) -> dict:
+    out = {}
+    for k, v in params.items():
+        a = np.asarray(v, dtype=float)
+        batched = (a.ndim == 3 and a.shape[0] == B and B > 1) or (a.ndim == 1 and a.shape[0] == B and B > 1)
+        out[k] = a[idx] if batched else a
+    return out
+
+
+def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, rtol: float = 1e-10,
+              atol: float = 1e-12, blowup_norm: float = 1e8, h_min: float = 1e-14,
+              stop_on_convergence: bool = False, converge_tol: float = 1e-10, h0: float | None = None,
+              max_steps: int = 1_000_000) -> Solution:
+    """Integrate α̇ = Jα + c, Σ = ΦΣ₀Φᵀ with Φ̇ = JΦ, batched, from t = 0 to T.
+
+    Parameters
+    ----------
+    compiled : CompiledSystem (``symbolic_tf.numeric.codegen.compile_system``)
+    alpha0 : (B, d) or (d,) initial means
+    Sigma0 : (B, d, d) or (d, d) initial covariances (symmetric PSD; singular allowed)
+    params : name → array, broadcast over the batch (see ``CompiledSystem``)
+    T : horizon > 0
+    t_eval : sample times in [0, T] (default: [0, T])
+    """
+    Sigma0 = np.asarray(Sigma0, dtype=float)
+    if Sigma0.ndim == 2:
+        Sigma0 = Sigma0[None]
+    if Sigma0.ndim != 3 or Sigma0.shape[1] != Sigma0.shape[2]:
+        raise InvalidParameters("Sigma0", f"expected shape (B, d, d), got {Sigma0.shape}")
+    B, d, _ = Sigma0.shape
+    alpha0 = np.asarray(alpha0, dtype=float)
+    if alpha0.ndim == 1 and alpha0.shape[0] == d:
+        alpha0 = np.broadcast_to(alpha0, (B, d))
+    if alpha0.shape != (B, d):
+        raise InvalidParameters("alpha0", f"expected shape ({B}, {d}), got {alpha0.shape}")
+    if not (np.all(np.isfinite(Sigma0)) and np.all(np.isfinite(alpha0))):
+        raise InvalidParameters("Sigma0", "initial state is not finite")
+    if not np.allclose(Sigma0, np.swapaxes(Sigma0, 1, 2), rtol=0, atol=1e-12 * (1 + np.abs(Sigma0).max())):
+        raise InvalidParameters("Sigma0", "not symmetric")
+    if not np.isfinite(T) or T <= 0:
+        raise InvalidParameters("T", f"horizon must be positive and finite, got {T}")
+    t_eval = np.array([0.0, T]) if t_eval is None else np.asarray(t_eval, dtype=float)
+    if t_eval.ndim != 1 or np.any(np.diff(t_eval) < 0) or t_eval[0] < 0 or t_eval[-1] > T * (1 + 1e-12):
+        raise InvalidParameters("t_eval", "sample times must be increasing within [0, T]")
+
+    n = len(t_eval)
+    out_a = np.empty((B, n, d))
+    out_S = np.empty((B, n, d, d))
+    alpha = alpha0.copy()
+    Phi = np.broadcast_to(np.eye(d), (B, d, d)).copy()
+    t = np.zeros(B)
+    status = np.zeros(B, dtype=int)
+    n_steps = np.zeros(B, dtype=int)
+    n_rej = np.zeros(B, dtype=int)
+    nxt = np.zeros(B, dtype=int)  # index of the next sample time per member
+    scale0 = np.linalg.norm(Sigma0, axis=(1, 2)) + 1.0
+    h = np.full(B, h0 if h0 is not None else min(T, 1e-2 * T + 1e-3) / 10)
+
+    def sig(P, S0):
+        X = P @ S0 @ np.swapaxes(P, -1, -2)
+        return 0.5 * (X + np.swapaxes(X, -1, -2))  # exactly symmetric in floating point
+
+    def f(a, P, S0, prm):
+        J, c = compiled.J_c(a, sig(P, S0), prm)
+        return np.einsum("bij,bj->bi", J, a) + c, J @ P
+
+    # samples at t = 0
+    for b in range(B):
+        while nxt[b] < n and t_eval[nxt[b]] <= 0.0:
+            out_a[b, nxt[b]] = alpha[b]
+            out_S[b, nxt[b]] = Sigma0[b]
+            nxt[b] += 1
+
+    # trial stages of an oversized step may overflow: such steps are rejected, not errors
+    with np.errstate(over="ignore", invalid="ignore"):
+        iters = 0
+        while True:
+            act = np.nonzero(status == RUNNING)[0]
+            if act.size == 0:
+                break
+            iters += 1
+            if iters > max_steps:
+                status[act] = FAILED
+                break
+            prm = _subset_params(params, act, B)
+            a0, P0, S0 = alpha[act], Phi[act], Sigma0[act]
+            ta = t[act]
+            target = np.where(nxt[act] < n, t_eval[np.minimum(nxt[act], n - 1)], T)
+            target = np.minimum(target, T)
+            hh = np.minimum(h[act], np.maximum(target - ta, 0.0))
+            hh = np.where(hh <= 0, h[act], hh)
+            ka, kP = [], []
+            for s in range(7):
+                if s == 0:
+                    fa, fP = f(a0, P0, S0, prm)
+                else:
+                    ya = a0 + hh[:, None] * sum(_A[s][j] * ka[j] for j in range(s))
+                    yP = P0 + hh[:, None, None] * sum(_A[s][j] * kP[j] for j in range(s))
+                    fa, fP = f(ya, yP, S0, prm)
+                ka.append(fa)
+                kP.append(fP)
+            a5 = a0 + hh[:, None] * sum(_B5[j] * ka[j] for j in range(7) if _B5[j])
+            P5 = P0 + hh[:, None, None] * sum(_B5[j] * kP[j] for j in range(7) if _B5[j])
+            ea = hh[:, None] * sum(_E[j] * ka[j] for j in range(7) if _E[j])
+            eP = hh[:, None, None] * sum(_E[j] * kP[j] for j in range(7) if _E[j])
+            sa = atol + rtol * np.maximum(np.abs(a0), np.abs(a5))
+            sP = atol + rtol * np.maximum(np.abs(P0), np.abs(P5))
+            with np.errstate(invalid="ignore", over="ignore"):
+                err = np.sqrt((np.sum((ea / sa) ** 2, axis=1) + np.sum((eP / sP) ** 2, axis=(1, 2))) / (d + d * d))
+            finite = np.isfinite(err) & np.all(np.isfinite(P5), axis=(1, 2)) & np.all(np.isfinite(a5), axis=1)
+            accept = finite & (err <= 1.0)
+            fac = np.where(finite, 0.9 * np.maximum(err, 1e-10) ** (-0.2), 0.2)
+            fac = np.clip(fac, 0.2, 5.0)
+            fac = np.where(accept, fac, np.minimum(fac, 1.0))
+            h_new = hh * fac
+
+            # accepted members advance
+            acc = act[accept]
+            t[acc] = ta[accept] + hh[accept]
+            hit = np.abs(t[acc] - target[accept]) <= 1e-14 * np.maximum(1.0, T)
+            t[acc] = np.where(hit, target[accept], t[acc])
+            alpha[acc] = a5[accept]
+            Phi[acc] = P5[accept]
+            n_steps[acc] += 1
+            rej = act[~accept]
+            n_rej[rej] += 1
+            # step size for the next attempt (do not let landing on a sample shrink it permanently)
+            h[act] = np.where(accept & (hh < h[act]) & (fac >= 1.0), np.maximum(h[act], h_new), h_new)
+
+            # events on accepted members
+            if acc.size:
+                Sg = sig(Phi[acc], Sigma0[acc])
+                nS = np.linalg.norm(Sg, axis=(1, 2))
+                for i, b in enumerate(acc):
+                    while nxt[b] < n and t_eval[nxt[b]] <= t[b] * (1 + 1e-14) + 1e-300:
+                        out_a[b, nxt[b]] = alpha[b]
+                        out_S[b, nxt[b]] = Sg[i]
+                        nxt[b] += 1
+                blown = nS > blowup_norm * scale0[acc]
+                status[acc[blown]] = BLOWUP
+                if stop_on_convergence:
+                    live = acc[~blown]
+                    if live.size:
+                        _, dS = compiled.rhs(alpha[live], Sg[~blown], _subset_params(params, live, B))
+                        conv = np.linalg.norm(dS, axis=(1, 2)) < converge_tol * (1 + nS[~blown])
+                        status[live[conv]] = CONVERGED
+                done = (status[acc] == RUNNING) & (t[acc] >= T * (1 - 1e-15))
+                status[acc[done]] = HORIZON
+            # step-size collapse / non-finite on the rejected or failing members
+            small = (h[act] < h_min * np.maximum(1.0, t[act])) & (status[act] == RUNNING)
+            status[act[small]] = BLOWUP
+            bad = ~finite & (status[act] == RUNNING) & (hh < h_min * 10 * np.maximum(1.0, ta))
+            status[act[bad]] = BLOWUP
+
+    # freeze stopped members in the remaining samples
+    Sig_end = sig(Phi, Sigma0)
+    for b in range(B):
+        for j in range(nxt[b], n):
+            out_a[b, j] = alpha[b]
+            out_S[b, j] = Sig_end[b]
+    return Solution(t_eval, out_a, out_S, status, t, alpha, Sig_end, n_steps, n_rej)
