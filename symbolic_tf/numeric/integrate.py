@@ -137,8 +137,14 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
         return 0.5 * (X + np.swapaxes(X, -1, -2))  # exactly symmetric in floating point
 
     def f(a, P, S0, prm):
-        J, c = compiled.J_c(a, sig(P, S0), prm)
-        return np.einsum("bij,bj->bi", J, a) + c, J @ P
+        # stages use ΦΣ₀Φᵀ unsymmetrised (asymmetry ~ 1 ulp; reported states are symmetrised)
+        J, c = compiled.J_c(a, P @ S0 @ np.swapaxes(P, -1, -2), prm)
+        return (J @ a[..., None])[..., 0] + c, J @ P
+
+    # FSAL (first same as last): the 7th stage of an accepted step is the 1st of the next
+    fa_last = np.zeros((B, d))
+    fP_last = np.zeros((B, d, d))
+    have_last = np.zeros(B, dtype=bool)
 
     # samples at t = 0
     for b in range(B):
@@ -168,7 +174,13 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
             ka, kP = [], []
             for s in range(7):
                 if s == 0:
-                    fa, fP = f(a0, P0, S0, prm)
+                    reuse = have_last[act]
+                    fa, fP = fa_last[act], fP_last[act]
+                    if not reuse.all():
+                        miss = ~reuse
+                        fa_m, fP_m = f(a0[miss], P0[miss], S0[miss], _subset_params(prm, np.nonzero(miss)[0], act.size))
+                        fa, fP = fa.copy(), fP.copy()
+                        fa[miss], fP[miss] = fa_m, fP_m
                 else:
                     ya = a0 + hh[:, None] * sum(_A[s][j] * ka[j] for j in range(s))
                     yP = P0 + hh[:, None, None] * sum(_A[s][j] * kP[j] for j in range(s))
@@ -197,6 +209,9 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
             t[acc] = np.where(hit, target[accept], t[acc])
             alpha[acc] = a5[accept]
             Phi[acc] = P5[accept]
+            fa_last[acc] = ka[6][accept]
+            fP_last[acc] = kP[6][accept]
+            have_last[act] = accept | have_last[act]
             n_steps[acc] += 1
             rej = act[~accept]
             n_rej[rej] += 1
@@ -207,11 +222,15 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
             if acc.size:
                 Sg = sig(Phi[acc], Sigma0[acc])
                 nS = np.linalg.norm(Sg, axis=(1, 2))
-                for i, b in enumerate(acc):
-                    while nxt[b] < n and t_eval[nxt[b]] <= t[b] * (1 + 1e-14) + 1e-300:
-                        out_a[b, nxt[b]] = alpha[b]
-                        out_S[b, nxt[b]] = Sg[i]
-                        nxt[b] += 1
+                pos = np.arange(acc.size)
+                while True:  # record every sample time reached (vectorised over members)
+                    k = nxt[acc]
+                    due = (k < n) & (t_eval[np.minimum(k, n - 1)] <= t[acc] * (1 + 1e-14) + 1e-300)
+                    if not due.any():
+                        break
+                    out_a[acc[due], k[due]] = alpha[acc[due]]
+                    out_S[acc[due], k[due]] = Sg[pos[due]]
+                    nxt[acc[due]] += 1
                 blown = nS > blowup_norm * scale0[acc]
                 status[acc[blown]] = BLOWUP
                 if stop_on_convergence:
