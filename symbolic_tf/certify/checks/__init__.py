@@ -1,0 +1,1 @@
+"""One checker module per certificate kind (each registers itself with ``@checker``)."""

@@ -1,0 +1,165 @@
+"""Checkers for the V = vI (Riccati-linearisable) certificate kinds.
+
+Re-derives from the embedded exact problem: R = v(A + Aᵀ) (A scaled by the temperature),
+F, the factorisation Σ₀ = B D Bᵀ, and then each inequality exactly (fmpq) or with arb balls.
+Independent of :mod:`symbolic_tf.certify.riccati` (which searched for the data): the
+matrix exponential enclosure is recomputed here from scratch.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import checker
+from ..exact import ball_pd, definiteness, qmat
+
+
+def _fail(msg):
+    raise CertificationFailed(msg)
+
+
+def _q(s) -> flint.fmpq:
+    f = Fraction(s)
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def _setup(cert, problem):
+    if problem is None or problem.variant != "softmax":
+        _fail("riccati certificate: needs an embedded softmax problem")
+    d = problem.d
+    v = _q(cert.data["v"])
+    V = qmat(problem.V)
+    if V != flint.fmpq_mat(d, d, [v if i == j else 0 for i in range(d) for j in range(d)]):
+        _fail("riccati certificate: V is not v·I for the stated v")
+    A = qmat(problem.A) * _q(str(problem.scale))
+    R = (A + A.transpose()) * v
+    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
+    B = qmat(cert.data["B"]) if cert.data.get("B") else None
+    D = [_q(x) for x in cert.data.get("D", [])]
+    return d, v, R, F, B, D
+
+
+def _check_factor(problem, B, D, allow_zero=False):
+    d = problem.d
+    S0 = qmat(problem.cov)
+    r = len(D)
+    if r == 0:
+        if allow_zero and all(S0[i, j] == 0 for i in range(d) for j in range(d)):
+            return flint.fmpq_mat(0, 0)
+        _fail("riccati certificate: empty factorisation but Σ₀ ≠ 0 (or Σ₀ = 0, which does not blow up)")
+    if B is None or B.nrows() != d or B.ncols() != r:
+        _fail("riccati certificate: B has the wrong shape")
+    if any(x <= 0 for x in D):
+        _fail("riccati certificate: D must be positive")
+    Dm = flint.fmpq_mat(r, r, [D[i] if i == j else 0 for i in range(r) for j in range(r)])
+    if B * Dm * B.transpose() != S0:
+        _fail("riccati certificate: B D Bᵀ ≠ Σ₀")
+    if B.rank() != r:
+        _fail("riccati certificate: B is not of full column rank")
+    return flint.fmpq_mat(r, r, [1 / D[i] if i == j else 0 for i in range(r) for j in range(r)])
+
+
+def _is_zero(M) -> bool:
+    return all(M[i, j] == 0 for i in range(M.nrows()) for j in range(M.ncols()))
+
+
+def _arb(x):
+    return flint.arb(x)
+
+
+def _W_enclosure(F, R, t):
+    """Enclosure of W(t) = ∫₀ᵗ e^{Fᵀs} R e^{Fs} ds for a ball t (Van Loan block exponential)."""
+    n = R.nrows()
+    old = flint.ctx.prec
+    flint.ctx.prec = 192
+    try:
+        H = flint.arb_mat(2 * n, 2 * n)
+        for i in range(n):
+            for j in range(n):
+                H[i, j] = -_arb(F[j, i])
+                H[i, n + j] = _arb(R[i, j])
+                H[n + i, n + j] = _arb(F[i, j])
+        E = (H * t).exp()
+        top = flint.arb_mat(n, n, [E[i, n + j] for i in range(n) for j in range(n)])
+        eFt = flint.arb_mat(n, n, [E[n + i, n + j] for i in range(n) for j in range(n)])
+        return eFt.transpose() * top
+    finally:
+        flint.ctx.prec = old
+
+
+def _ball(M):
+    return flint.arb_mat(M.nrows(), M.ncols(), [_arb(M[i, j]) for i in range(M.nrows()) for j in range(M.ncols())])
+
+
+@checker("blowup-riccati-vI")
+def check_blowup(cert, problem):
+    d, v, R, F, B, D = _setup(cert, problem)
+    Dinv = _check_factor(problem, B, D)
+    lo, hi = _q(cert.data["T_lo"]), _q(cert.data["T_hi"])
+    if not (0 < lo <= hi):
+        _fail("blow-up bracket: need 0 < T_lo ≤ T_hi")
+    w = [_q(x) for x in cert.data["witness"]]
+    if len(w) != len(D) or all(x == 0 for x in w):
+        _fail("blow-up bracket: witness has the wrong length or is zero")
+    wm = flint.fmpq_mat(len(w), 1, w)
+    if _is_zero(F):
+        N = B.transpose() * R * B
+        X_lo = Dinv - N * lo
+        if not definiteness(X_lo).pd:  # affine in t and X(0) = D⁻¹ ≻ 0: PD on [0, T_lo]
+            _fail("blow-up bracket: D⁻¹ − T_lo·BᵀRB is not positive definite")
+        val = (wm.transpose() * (Dinv - N * hi) * wm)[0, 0]
+        if val > 0:
+            _fail("blow-up bracket: witness does not show D⁻¹ − T_hi·BᵀRB is singular or indefinite")
+        return
+    part = [_q(x) for x in cert.data.get("partition", [])]
+    if len(part) < 2 or part[0] != 0 or part[-1] != lo or any(b <= a for a, b in zip(part, part[1:])):
+        _fail("blow-up bracket: the partition must increase from 0 to T_lo")
+    Bb, Db = _ball(B), _ball(Dinv)
+    for a, b in zip(part, part[1:]):
+        t = flint.arb((a + b) / 2, flint.arb((b - a) / 2).upper())
+        X = Db - Bb.transpose() * _W_enclosure(F, R, t) * Bb
+        if ball_pd(X) is not True:
+            _fail(f"blow-up bracket: X(t) not certified PD on [{a}, {b}]")
+    X = Db - Bb.transpose() * _W_enclosure(F, R, flint.arb(hi)) * Bb
+    wb = _ball(wm)
+    if not (wb.transpose() * X * wb)[0, 0] < 0:
+        _fail("blow-up bracket: witness does not certify X(T_hi) is indefinite")
+
+
+@checker("global-riccati-vI")
+def check_global(cert, problem):
+    d, v, R, F, B, D = _setup(cert, problem)
+    if not _is_zero(F):
+        _fail("global-riccati-vI: only without drift")
+    _check_factor(problem, B, D, allow_zero=True)
+    if not D:
+        if int(cert.data["limit_rank"]) != 0 or cert.data.get("regime") != "EQUILIBRIUM":
+            _fail("global-riccati-vI: Σ₀ = 0 is an equilibrium of rank 0")
+        return
+    N = B.transpose() * R * B
+    if not definiteness(N).nsd:
+        _fail("global-riccati-vI: BᵀRB is not negative semidefinite")
+    limit = len(D) - N.rank()
+    if int(cert.data["limit_rank"]) != limit:
+        _fail(f"global-riccati-vI: limit rank is {limit}, not {cert.data['limit_rank']}")
+    regime = "EQUILIBRIUM" if N.rank() == 0 else "CLUSTERING"
+    if cert.data.get("regime") != regime:
+        _fail(f"global-riccati-vI: regime is {regime}")
+
+
+@checker("equilibrium-drift-vI")
+def check_equilibrium(cert, problem):
+    d, v, R, F, _, _ = _setup(cert, problem)
+    P = qmat(cert.data["P_star"])
+    X = qmat(cert.data["X"])
+    if not definiteness(R).nd:
+        _fail("equilibrium: R = v(A + Aᵀ) is not negative definite")
+    if F.transpose() * P + P * F != -R:
+        _fail("equilibrium: FᵀP* + P*F ≠ −R")
+    if P != P.transpose() or not definiteness(P).pd:
+        _fail("equilibrium: P* is not symmetric positive definite")
+    L = F.transpose() * X + X * F
+    if X != X.transpose() or not definiteness(X).pd or not definiteness(L).pd:
+        _fail("equilibrium: X does not certify that F is anti-Hurwitz (need X ≻ 0, FᵀX + XF ≻ 0)")

@@ -1,0 +1,31 @@
+"""Checker of ``uniform-vI`` certificates: the exact class of R = v(A + Aᵀ)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import checker
+from ..exact import definiteness, qmat
+
+
+@checker("uniform-vI")
+def check_uniform(cert, problem):
+    if problem is None or problem.variant != "softmax":
+        raise CertificationFailed("uniform-vI: needs an embedded softmax problem")
+    if problem.F is not None and any(e != 0 for row in problem.F for e in row):
+        raise CertificationFailed("uniform-vI: only without drift")
+    d = problem.d
+    v = Fraction(cert.data["v"])
+    vq = flint.fmpq(v.numerator, v.denominator)
+    if qmat(problem.V) != flint.fmpq_mat(d, d, [vq if i == j else 0 for i in range(d) for j in range(d)]):
+        raise CertificationFailed("uniform-vI: V is not v·I")
+    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    dR = definiteness((A + A.transpose()) * vq)
+    cls = cert.data["R_class"]
+    if cls == "PD" and not dR.pd or cls == "NSD" and not dR.nsd or cls not in ("PD", "NSD"):
+        raise CertificationFailed(f"uniform-vI: R = v(A + Aᵀ) is not {cls}")
+    regime = "BLOWUP" if cls == "PD" else ("CLUSTERING" if dR.neg else "EQUILIBRIUM")
+    if cert.data.get("regime") != regime:
+        raise CertificationFailed(f"uniform-vI: the regime is {regime}")

@@ -1,0 +1,324 @@
+"""Certificates for the covariance flow when V = vI (softmax, optionally + drift F x + b).
+
+With V = vI and R := v(A + Aᵀ) the covariance equation Σ̇ = FΣ + ΣFᵀ + ΣRΣ is linearised
+(MATH.md §5–§6, Radon): P = Σ⁻¹ obeys Ṗ = −(FᵀP + PF) − R, so
+
+    Σ(t) = e^{Ft} B (D⁻¹ − Bᵀ W(t) B)⁻¹ Bᵀ e^{Fᵀt},    W(t) = ∫₀ᵗ e^{Fᵀs} R e^{Fs} ds,
+
+where Σ₀ = B D Bᵀ is an exact factorisation (B rational of full column rank r = rank Σ₀,
+D rational diagonal ≻ 0; singular Σ₀ allowed).  The solution exists exactly as long as
+X(t) := D⁻¹ − BᵀW(t)B stays positive definite, and blows up at the first t where X(t) is
+singular.  Hence:
+
+* blow-up bracket [lo, hi]: X ≻ 0 on [0, lo] and a rational w with wᵀX(hi)w ≤ 0.
+  F = 0: W(t) = tR, X(t) is affine in t, so X(lo) ≻ 0 (exact LDLᵀ) suffices; F ≠ 0: X is
+  enclosed over a partition of [0, lo] in ball arithmetic (arb matrix exponential of the
+  Van Loan block [[−Fᵀ, R], [0, F]] at ball times) and each piece is ball-PD.
+* F = 0 and N := BᵀRB ⪯ 0: global, Σ(t) → a limit of rank r − rank N (clustering).
+* R ≺ 0 and F anti-Hurwitz: P* with FᵀP* + P*F = −R is PD and Σ(t) → Σ* = P*⁻¹ for every
+  Σ₀ ≻ 0 (stable equilibrium).
+
+The floats here only *guess* where T* is; every claim is re-decided exactly or with balls
+and re-checked by :mod:`symbolic_tf.certify.checks.riccati`.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from ..spec.verdict import PROVED, UNDECIDED, Verdict
+from .certificate import Certificate, mat_str, vec_str
+from .exact import definiteness, exact_factor, frac_str, qmat
+
+__all__ = ["scalar_of_identity", "riccati_data", "blowup_bracket_vI", "classify_vI"]
+
+
+def scalar_of_identity(M) -> Fraction | None:
+    """v if the exact matrix M equals v·I, else None."""
+    n = len(M)
+    v = Fraction(M[0][0])
+    for i in range(n):
+        for j in range(n):
+            if Fraction(M[i][j]) != (v if i == j else 0):
+                return None
+    return v
+
+
+def riccati_data(problem):
+    """(v, R, F or None, B, D) as exact flint matrices, or None when V is not a multiple of I."""
+    if problem.variant != "softmax" or problem.V is None or problem.A is None:
+        return None
+    v = scalar_of_identity(problem.V)
+    if v is None:
+        return None
+    A = qmat(problem.A) * problem.scale.numerator / problem.scale.denominator
+    R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
+    F = None
+    if problem.F is not None and any(e != 0 for row in problem.F for e in row):
+        F = qmat(problem.F)
+    B, D = exact_factor(problem.cov)
+    return v, R, F, B, D
+
+
+def _dinv(D):
+    r = D.nrows()
+    return flint.fmpq_mat(r, r, [(1 / D[i, i]) if i == j else 0 for i in range(r) for j in range(r)])
+
+
+def _to_float(M) -> np.ndarray:
+    return np.array([[float(M[i, j].p) / float(M[i, j].q) for j in range(M.ncols())] for i in range(M.nrows())])
+
+
+def _rational(x: float) -> Fraction:
+    return Fraction(x).limit_denominator(10**15) if x != 0 else Fraction(0)
+
+
+def _pd_exact(M) -> bool:
+    return definiteness(M).pd
+
+
+def _witness_nonpd(M):
+    """A rational w with wᵀMw ≤ 0, exact, or None if M ≻ 0."""
+    dfn = definiteness(M)
+    if dfn.pd:
+        return None
+    if dfn.neg_witness is not None:
+        return dfn.neg_witness
+    # PSD but singular: a kernel vector
+    n = M.nrows()
+    rref, rank_ = M.rref()
+    # solve M w = 0 via the null space of the rational matrix
+    import sympy as sp
+
+    ns = sp.Matrix([[sp.Rational(int(M[i, j].p), int(M[i, j].q)) for j in range(n)] for i in range(n)]).nullspace()
+    w = ns[0]
+    return tuple(Fraction(int(sp.Rational(e).p), int(sp.Rational(e).q)) for e in w)
+
+
+# --------------------------------------------------------------------------------------------
+# W(t) in ball arithmetic (Van Loan): exp(t [[−Fᵀ, R], [0, F]]) = [[E11, E12], [0, e^{Ft}]],
+# W(t) = e^{Fᵀt} E12.
+# --------------------------------------------------------------------------------------------
+def _W_ball(F, R, t_ball, prec=192):
+    n = R.nrows()
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        H = flint.arb_mat(2 * n, 2 * n)
+        for i in range(n):
+            for j in range(n):
+                H[i, j] = -flint.arb(F[j, i])
+                H[i, n + j] = flint.arb(R[i, j])
+                H[n + i, n + j] = flint.arb(F[i, j])
+        E = (H * t_ball).exp()
+        E12 = flint.arb_mat(n, n, [E[i, n + j] for i in range(n) for j in range(n)])
+        E22 = flint.arb_mat(n, n, [E[n + i, n + j] for i in range(n) for j in range(n)])
+        return E22.transpose() * E12
+    finally:
+        flint.ctx.prec = old
+
+
+def _X_ball(F, R, B, Dinv, t_ball):
+    W = _W_ball(F, R, t_ball)
+    Bb = flint.arb_mat(B.nrows(), B.ncols(), [flint.arb(B[i, j]) for i in range(B.nrows()) for j in range(B.ncols())])
+    Db = flint.arb_mat(Dinv.nrows(), Dinv.ncols(), [flint.arb(Dinv[i, j]) for i in range(Dinv.nrows()) for j in range(Dinv.ncols())])
+    return Db - Bb.transpose() * W * Bb
+
+
+def _ball_pd(X) -> bool:
+    from .exact import ball_pd
+
+    return ball_pd(X) is True
+
+
+def _interval(a: Fraction, b: Fraction):
+    mid = (a + b) / 2
+    rad = (b - a) / 2
+    return flint.arb(flint.fmpq(mid.numerator, mid.denominator), flint.arb(flint.fmpq(rad.numerator, rad.denominator)).upper())
+
+
+def _cover_pd(F, R, B, Dinv, lo: Fraction, max_pieces: int = 4096):
+    """A partition of [0, lo] on each piece of which X is ball-PD, or None."""
+    stack = [(Fraction(0), lo)]
+    done = []
+    while stack:
+        a, b = stack.pop()
+        if _ball_pd(_X_ball(F, R, B, Dinv, _interval(a, b))):
+            done.append((a, b))
+        elif len(done) + len(stack) > max_pieces or b - a < lo * Fraction(1, 10**14):
+            return None
+        else:
+            m = (a + b) / 2
+            stack += [(m, b), (a, m)]
+    done.sort()
+    return [frac_str(a) for a, _ in done] + [frac_str(lo)]
+
+
+def _float_W(F, R, t):
+    from scipy.linalg import expm
+
+    Ff, Rf = _to_float(F), _to_float(R)
+    n = Rf.shape[0]
+    H = np.block([[-Ff.T, Rf], [np.zeros((n, n)), Ff]])
+    E = expm(H * t)
+    return E[n:, n:].T @ E[:n, n:]
+
+
+def _float_crossing(F, R, B, D, horizon: float):
+    """First t ≤ horizon with λ_min(D⁻¹ − BᵀW(t)B) ≤ 0 (float guess), or None."""
+    Bf, Dinvf = _to_float(B), np.diag(1 / np.diag(_to_float(D)))
+    if F is None:
+        Rf = _to_float(R)
+        N = Bf.T @ Rf @ Bf
+        d = np.sqrt(np.diag(_to_float(D)))
+        lam = np.linalg.eigvalsh(d[:, None] * N * d[None, :]).max()
+        return 1 / lam if lam > 0 else None
+
+    def lmin(t):
+        X = Dinvf - Bf.T @ _float_W(F, R, t) @ Bf
+        return np.linalg.eigvalsh(0.5 * (X + X.T)).min()
+
+    grid = np.concatenate([[0.0], np.geomspace(1e-6, horizon, 400)])
+    prev = 0.0
+    for t in grid[1:]:
+        if lmin(t) <= 0:
+            a, b = prev, t
+            for _ in range(100):
+                m = 0.5 * (a + b)
+                a, b = (m, b) if lmin(m) > 0 else (a, m)
+            return b
+        prev = t
+    return None
+
+
+def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 1e-12) -> Verdict:
+    """PROVED BLOWUP[lo, hi] with a ``blowup-riccati-vI`` certificate, or UNDECIDED."""
+    claim = "the covariance Σ(t) blows up in finite time T* ∈ [T_lo, T_hi]"
+    data = riccati_data(problem)
+    if data is None:
+        return Verdict(UNDECIDED, claim, reason="needs softmax with V = v·I")
+    v, R, F, B, D = data
+    if B.ncols() == 0:
+        return Verdict(UNDECIDED, claim, reason="Σ₀ = 0 is an equilibrium")
+    Dinv = _dinv(D)
+    if F is None:
+        N = B.transpose() * R * B
+        if definiteness(N).nsd:
+            return Verdict(UNDECIDED, claim, reason="BᵀRB ⪯ 0: no blow-up (global solution)")
+    horizon = float(horizon if horizon is not None else (problem.T if problem.T is not None else 100.0))
+    t_f = _float_crossing(F, R, B, D, horizon)
+    if t_f is None:
+        return Verdict(UNDECIDED, claim, reason=f"no blow-up found numerically up to t = {horizon:g}")
+    delta = rel_width / 4
+    while delta < 1e-2:
+        lo = _rational(t_f * (1 - delta))
+        hi = _rational(t_f * (1 + delta))
+        if F is None:
+            ok_lo = _pd_exact(Dinv - B.transpose() * R * B * flint.fmpq(lo.numerator, lo.denominator))
+            Xhi = Dinv - B.transpose() * R * B * flint.fmpq(hi.numerator, hi.denominator)
+            w = _witness_nonpd(Xhi) if ok_lo else None
+            partition = None
+        else:
+            partition = _cover_pd(F, R, B, Dinv, lo)
+            ok_lo = partition is not None
+            w = _ball_witness(F, R, B, Dinv, hi) if ok_lo else None
+        if ok_lo and w is not None:
+            cert_data = {"v": frac_str(v), "B": mat_str(B), "D": [frac_str(D[i, i]) for i in range(D.nrows())],
+                         "T_lo": frac_str(lo), "T_hi": frac_str(hi), "witness": vec_str(w)}
+            if partition is not None:
+                cert_data["partition"] = partition
+            cert = Certificate.for_problem(problem, "blowup-riccati-vI", claim, PROVED, cert_data)
+            return Verdict(PROVED, claim, "riccati-linearisation",
+                           evidence={"T_lo": frac_str(lo), "T_hi": frac_str(hi), "certificate": cert.to_dict()},
+                           numerical={"T_float": t_f},
+                           reason=f"X(t) = D⁻¹ − BᵀW(t)B is PD on [0, T_lo] and not PD at T_hi")
+        delta *= 10
+    return Verdict(UNDECIDED, claim, reason="could not verify a bracket around the numerical blow-up time",
+                   numerical={"T_float": t_f})
+
+
+def _ball_witness(F, R, B, Dinv, hi: Fraction):
+    """Rational w with wᵀX(hi)w < 0 certified by balls (float eigenvector, rounded)."""
+    t = flint.arb(flint.fmpq(hi.numerator, hi.denominator))
+    X = _X_ball(F, R, B, Dinv, t)
+    Xf = np.array([[float(X[i, j].mid()) for j in range(X.ncols())] for i in range(X.nrows())])
+    w_f, U = np.linalg.eigh(0.5 * (Xf + Xf.T))
+    u = U[:, 0] / np.abs(U[:, 0]).max()
+    w = [Fraction(x).limit_denominator(10**12) for x in u]
+    wb = flint.arb_mat(len(w), 1, [flint.arb(flint.fmpq(q.numerator, q.denominator)) for q in w])
+    val = (wb.transpose() * X * wb)[0, 0]
+    return tuple(w) if val < 0 else None
+
+
+def classify_vI(problem, horizon: float | None = None) -> Verdict | None:
+    """Regime of a V = vI softmax(+drift) problem at its Σ₀, with a certificate; None if n/a."""
+    data = riccati_data(problem)
+    if data is None:
+        return None
+    v, R, F, B, D = data
+    r = B.ncols()
+    if F is None:
+        N = B.transpose() * R * B
+        dn = definiteness(N) if r else None
+        if r and not dn.nsd:
+            ver = blowup_bracket_vI(problem, horizon)
+            ver.evidence.setdefault("regime", "BLOWUP")
+            return ver
+        limit_rank = r - (N.rank() if r else 0)
+        regime = "EQUILIBRIUM" if (r == 0 or N.rank() == 0) else "CLUSTERING"
+        claim = (f"the solution is global and Σ(t) converges to a limit of rank {limit_rank}"
+                 if regime == "CLUSTERING" else "Σ(t) = Σ₀ for all t (an equilibrium)")
+        cert = Certificate.for_problem(problem, "global-riccati-vI", claim, PROVED,
+                                       {"v": frac_str(v), "B": mat_str(B), "D": [frac_str(D[i, i]) for i in range(r)],
+                                        "limit_rank": limit_rank, "regime": regime})
+        return Verdict(PROVED, claim, "riccati-linearisation",
+                       evidence={"regime": regime, "rank": limit_rank, "certificate": cert.to_dict()},
+                       reason=f"BᵀRB ⪯ 0 with rank {N.rank() if r else 0}; rank Σ₀ = {r}")
+    # drift
+    dR = definiteness(R)
+    if dR.nd:
+        eq = _equilibrium(problem, F, R, v)
+        if eq is not None:
+            return eq
+    ver = blowup_bracket_vI(problem, horizon)
+    if ver.status == PROVED:
+        ver.evidence.setdefault("regime", "BLOWUP")
+    return ver
+
+
+def _equilibrium(problem, F, R, v) -> Verdict | None:
+    """R ≺ 0 and F anti-Hurwitz ⇒ stable equilibrium Σ* = P*⁻¹ (exact Lyapunov solutions)."""
+    n = F.nrows()
+    P = _lyapunov(F, -R)  # FᵀP + PF = −R
+    # FᵀX + XF = I ≻ 0 with X ≻ 0 certifies that −F is Hurwitz (Lyapunov), i.e. F anti-Hurwitz
+    X = _lyapunov(F, flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)]))
+    if P is None or X is None or not definiteness(P).pd or not definiteness(X).pd:
+        return None
+    Sstar = P.inv()
+    claim = "for every Σ₀ ≻ 0, Σ(t) exists for all t and converges to the equilibrium Σ* = P*⁻¹"
+    cert = Certificate.for_problem(problem, "equilibrium-drift-vI", claim, PROVED,
+                                   {"v": frac_str(v), "P_star": mat_str(P), "X": mat_str(X)})
+    return Verdict(PROVED, claim, "lyapunov-exact",
+                   evidence={"regime": "EQUILIBRIUM", "Sigma_star": mat_str(Sstar), "certificate": cert.to_dict()},
+                   reason="R ≺ 0, FᵀP* + P*F = −R with P* ≻ 0, and FᵀX + XF = I with X ≻ 0 (F anti-Hurwitz)")
+
+
+def _lyapunov(F, C):
+    """The exact solution P of FᵀP + PF = C (vectorised linear system over ℚ), or None."""
+    n = F.nrows()
+    m = n * n
+    K = flint.fmpq_mat(m, m)
+    for i in range(n):
+        for j in range(n):
+            row = i * n + j
+            for k in range(n):
+                K[row, k * n + j] += F[k, i]   # (FᵀP)_ij = Σ_k F_ki P_kj
+                K[row, i * n + k] += F[k, j]   # (PF)_ij = Σ_k P_ik F_kj
+    rhs = flint.fmpq_mat(m, 1, [C[i, j] for i in range(n) for j in range(n)])
+    if K.rank() < m:
+        return None
+    sol = K.solve(rhs)
+    P = flint.fmpq_mat(n, n, [sol[i * n + j, 0] for i in range(n) for j in range(n)])
+    return P

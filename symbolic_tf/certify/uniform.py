@@ -1,0 +1,44 @@
+"""Uniform (every Σ₀) statements for softmax with V = vI, from the sign of R = v(A + Aᵀ).
+
+* R ≻ 0: every Σ₀ ≠ 0 blows up (BᵀRB ≻ 0 for every factor B of full column rank), at
+  T*(Σ₀) = 1/λ_max(Σ₀^{1/2}RΣ₀^{1/2}) (no drift);
+* R ⪯ 0 (no drift): every Σ₀ gives a global solution converging to a limit (clustering);
+* with drift: R ≺ 0 and F anti-Hurwitz gives the stable equilibrium (riccati module).
+"""
+from __future__ import annotations
+
+from ..spec.verdict import PROVED, Verdict
+from .certificate import Certificate
+from .exact import definiteness, frac_str, qmat
+
+__all__ = ["uniform_vI"]
+
+
+def uniform_vI(problem) -> Verdict | None:
+    from .riccati import _equilibrium, scalar_of_identity
+
+    import flint
+
+    v = scalar_of_identity(problem.V)
+    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
+    dR = definiteness(R)
+    drift = problem.F is not None and any(e != 0 for row in problem.F for e in row)
+    if drift:
+        if dR.nd:
+            return _equilibrium(problem, qmat(problem.F), R, v)
+        return None
+    if dR.pd:
+        claim = "every Σ₀ ≠ 0 blows up in finite time, at T* = 1/λ_max(Σ₀^{1/2} v(A+Aᵀ) Σ₀^{1/2})"
+        regime = "BLOWUP"
+    elif dR.nsd:
+        claim = ("for every Σ₀ the solution is global and converges; the limit has rank "
+                 "dim(ker v(A+Aᵀ) ∩ …) = rank Σ₀ − rank BᵀRB (Σ₀ = BDBᵀ)")
+        regime = "CLUSTERING" if dR.neg else "EQUILIBRIUM"
+    else:
+        return None
+    cert = Certificate.for_problem(problem, "uniform-vI", claim, PROVED,
+                                   {"v": frac_str(v), "R_class": "PD" if dR.pd else "NSD", "regime": regime})
+    return Verdict(PROVED, claim, "riccati-linearisation",
+                   evidence={"regime": regime, "certificate": cert.to_dict()},
+                   reason=f"R = v(A + Aᵀ) is {'positive definite' if dR.pd else 'negative semidefinite'}")

@@ -1,0 +1,1 @@
+"""Regimes: classification of a parameter point (and, later, regime maps over slices)."""
