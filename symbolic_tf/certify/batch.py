@@ -1,0 +1,103 @@
+"""Fast certified blow-up brackets for many Σ₀ at once (softmax, V = vI, no drift).
+
+For Σ₀ ≻ 0, X(t) = Σ₀⁻¹ − tR with R = v(A + Aᵀ) (MATH.md §4: Σ(t) = (Σ₀⁻¹ − tR)⁻¹), and
+T* is the first t where X(t) is singular.  A float eigenvalue computation, batched over all
+Σ₀, *guesses* T*; each bracket [lo, hi] (dyadic rationals around the guess) is then decided
+exactly: X(lo) ≻ 0 by an exact LDLᵀ (X is affine in t and X(0) ≻ 0, so PD on [0, lo]) and a
+rational w with wᵀX(hi)w ≤ 0.  One ``blowup-riccati-vI-batch`` certificate holds them all;
+:mod:`symbolic_tf.certify.checks.batch` re-verifies every member.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..spec.linalg import psd_decision
+from .certificate import Certificate, mat_str
+from .exact import frac_str
+
+__all__ = ["blowup_brackets_batch"]
+
+
+def _inv(S):
+    import flint
+
+    from .exact import qmat, qmat_to_fractions
+
+    return qmat_to_fractions(qmat(S).inv())
+
+
+def _pd_and_witness(X):
+    """(is_pd, witness or None) for an exact symmetric X (tuple of tuples of Fractions)."""
+    n = len(X)
+    if n == 2:  # closed forms: a > 0 and det > 0; witness (−b, a) has wᵀXw = a·det
+        a, b, c = X[0][0], X[0][1], X[1][1]
+        det = a * c - b * b
+        if a > 0 and det > 0:
+            return True, None
+        if a <= 0:
+            return False, (Fraction(1), Fraction(0))
+        return False, (-b, a)
+    res = psd_decision(X)
+    if res.pd:
+        return True, None
+    if res.witness is not None:
+        return False, res.witness
+    # PSD but singular: a kernel vector via exact elimination
+    import sympy as sp
+
+    w = sp.Matrix([[sp.Rational(x.numerator, x.denominator) for x in r] for r in X]).nullspace()[0]
+    return False, tuple(Fraction(int(sp.Rational(e).p), int(sp.Rational(e).q)) for e in w)
+
+
+def blowup_brackets_batch(A, v, Sigma0s, rel_width: float = 1e-12, problem_label: str | None = None):
+    """Certified [T_lo, T_hi] for each positive-definite Σ₀ (exact rational inputs).
+
+    Returns (brackets, certificate): brackets[i] is (T_lo, T_hi) as Fractions, or None when
+    Σ₀ does not blow up (λ_max(Σ₀R) ≤ 0) or verification failed (then it is listed in the
+    certificate's ``undecided``).
+    """
+    d = len(A)
+    Af = [[Fraction(x) for x in r] for r in A]
+    vf = Fraction(v)
+    R = tuple(tuple(vf * (Af[i][j] + Af[j][i]) for j in range(d)) for i in range(d))
+    Rf = np.array(R, dtype=float)
+    S_f = np.array([[[float(x) for x in r] for r in S] for S in Sigma0s])
+    # λ_max of Σ₀R (real: similar to Σ₀^{1/2}RΣ₀^{1/2}); batched float guess
+    lam = np.linalg.eigvals(S_f @ Rf).real.max(axis=1)
+    members, brackets = [], []
+    delta = rel_width / 4
+    for i, S in enumerate(Sigma0s):
+        if not lam[i] > 0:
+            brackets.append(None)
+            members.append({"Sigma0": mat_str(S), "undecided": "no blow-up guessed (λ_max(Σ₀R) ≤ 0)"})
+            continue
+        Sinv = _inv(S)
+        t = 1.0 / lam[i]
+        found = None
+        for widen in (1, 100, 10**4, 10**6):
+            lo = Fraction(t * (1 - delta * widen))
+            hi = Fraction(t * (1 + delta * widen))
+            Xlo = tuple(tuple(Sinv[a][b] - lo * R[a][b] for b in range(d)) for a in range(d))
+            ok, _ = _pd_and_witness(Xlo)
+            if not ok:
+                continue
+            Xhi = tuple(tuple(Sinv[a][b] - hi * R[a][b] for b in range(d)) for a in range(d))
+            pd, w = _pd_and_witness(Xhi)
+            if not pd:
+                found = (lo, hi, w)
+                break
+        if found is None:
+            brackets.append(None)
+            members.append({"Sigma0": mat_str(S), "undecided": "bracket verification failed"})
+            continue
+        lo, hi, w = found
+        brackets.append((lo, hi))
+        members.append({"Sigma0": mat_str(S), "T_lo": frac_str(lo), "T_hi": frac_str(hi),
+                        "witness": [frac_str(x) for x in w]})
+    claim = "for each listed Σ₀ ≻ 0, softmax with V = vI blows up at T* ∈ [T_lo, T_hi]"
+    cert = Certificate(kind="blowup-riccati-vI-batch", claim=claim, status="PROVED",
+                       data={"A": mat_str(Af), "v": frac_str(vf), "members": members},
+                       notes=[problem_label] if problem_label else [])
+    return brackets, cert

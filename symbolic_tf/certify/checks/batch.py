@@ -1,0 +1,39 @@
+"""Checker of ``blowup-riccati-vI-batch`` certificates (every member re-verified exactly)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ...spec.errors import CertificationFailed
+from ..check import checker
+from ..exact import definiteness, qmat
+
+
+@checker("blowup-riccati-vI-batch")
+def check_batch(cert, problem):
+    A = qmat(cert.data["A"])
+    d = A.nrows()
+    v = Fraction(cert.data["v"])
+    import flint
+
+    R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
+    members = cert.data["members"]
+    if not members:
+        raise CertificationFailed("batch: no members")
+    for k, m in enumerate(members):
+        if "undecided" in m:
+            continue
+        S = qmat(m["Sigma0"])
+        if S.nrows() != d or S != S.transpose() or not definiteness(S).pd:
+            raise CertificationFailed(f"batch member {k}: Σ₀ is not symmetric positive definite")
+        lo, hi = Fraction(m["T_lo"]), Fraction(m["T_hi"])
+        if not 0 < lo <= hi:
+            raise CertificationFailed(f"batch member {k}: need 0 < T_lo ≤ T_hi")
+        Sinv = S.inv()
+        if not definiteness(Sinv - R * flint.fmpq(lo.numerator, lo.denominator)).pd:
+            raise CertificationFailed(f"batch member {k}: Σ₀⁻¹ − T_lo·R is not positive definite")
+        w = qmat([[x] for x in m["witness"]])
+        if all(w[i, 0] == 0 for i in range(d)):
+            raise CertificationFailed(f"batch member {k}: zero witness")
+        val = (w.transpose() * (Sinv - R * flint.fmpq(hi.numerator, hi.denominator)) * w)[0, 0]
+        if val > 0:
+            raise CertificationFailed(f"batch member {k}: the witness does not show blow-up before T_hi")
