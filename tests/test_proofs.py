@@ -108,3 +108,33 @@ def _check_witness(cert):
         mid, rad = (mpmath.mpf(t) for t in ev["ball"])
         assert abs(mid) > rad
         assert abs(mpmath.mpf(str(sp.N(value, 30))) - mid) <= rad + mpmath.mpf(10) ** -25
+
+
+REGIME_SCRIPTS = [ROOT / "proofs" / f"{n}.py" for n in
+                  ("blowup_softmax_identity", "clustering_softmax_identity", "drift_stable_equilibrium", "drift_blowup")]
+
+
+@pytest.mark.parametrize("script", REGIME_SCRIPTS, ids=lambda p: p.stem)
+def test_regime_proof_rechecked_by_symtf_check(script, tmp_path):
+    proc = subprocess.run([sys.executable, str(script), "--out", str(tmp_path)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    (cert_path,) = tmp_path.glob("*.json")
+    chk = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "check", str(cert_path), "--json"],
+                         capture_output=True, text=True, timeout=120)
+    assert chk.returncode == 0, chk.stderr
+    assert json.loads(chk.stdout)["ok"] is True
+    # one altered entry must be rejected
+    cert = json.loads(cert_path.read_text())
+    key = "T_lo" if "T_lo" in cert["data"] else ("P_star" if "P_star" in cert["data"] else "limit_rank")
+    if key == "T_lo":
+        cert["data"]["T_lo"] = cert["data"]["T_hi"] = str(2 * __import__("fractions").Fraction(cert["data"]["T_hi"]))
+    elif key == "P_star":
+        cert["data"]["P_star"][0][0] = "1000"
+    else:
+        cert["data"]["limit_rank"] = 3
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(cert))
+    chk = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "check", str(bad)], capture_output=True,
+                         text=True, timeout=120)
+    assert chk.returncode == 2 and chk.stderr.count("\n") == 1 and "Traceback" not in chk.stderr
