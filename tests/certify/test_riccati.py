@@ -217,3 +217,23 @@ def test_tampering_is_rejected(doc):
     for bad in _tamper_variants(cert):
         with pytest.raises(CertificationFailed):
             check(bad)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_general_drift_bracket_against_reference_integrator(seed):
+    """Non-scalar F: the ball-arithmetic bracket vs the 40-digit Taylor reference integrator:
+    the solution exists past 0.999·T_lo and blows up before 1.001·T_hi."""
+    from symbolic_tf.numeric.reference import reference_solve_problem
+
+    rng = np.random.default_rng(seed)
+    F = [[Fraction(int(x), 4) for x in row] for row in rng.integers(-2, 3, size=(2, 2))]
+    A = [[1, Fraction(1, 2)], [0, Fraction(1, 2)]]
+    p = parse_problem(_doc(A, 1, [[1, Fraction(1, 4)], [Fraction(1, 4), Fraction(1, 2)]], F))
+    v = classify_vI(p, horizon=20)
+    assert v.status == "PROVED" and v.evidence["regime"] == "BLOWUP"
+    assert check(v.evidence["certificate"]).ok
+    lo, hi = Fraction(v.evidence["T_lo"]), Fraction(v.evidence["T_hi"])
+    before = reference_solve_problem(p, T=float(lo) * 0.999, dps=30)
+    assert not before.blowup
+    after = reference_solve_problem(p, T=float(hi) * 1.001, dps=30)
+    assert after.blowup and float(after.t_end) <= float(hi) * 1.001

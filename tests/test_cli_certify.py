@@ -1,0 +1,99 @@
+"""CLI faces of certification and numerics: classify, check, meanfield."""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from symbolic_tf.cli import main
+
+BLOW = """variant = "softmax"
+d = 2
+A = [[1, "1/2"], [0, "1/3"]]
+V = [[1, 0], [0, 1]]
+[initial]
+cov = [[1, "1/4"], ["1/4", "1/2"]]
+"""
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_classify_json_keys_and_check_roundtrip(tmp_path, capsys):
+    p = tmp_path / "p.toml"
+    p.write_text(BLOW)
+    cert = tmp_path / "c.json"
+    code, out, err = _run(capsys, "classify", str(p), "--json", "--cert", str(cert))
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["regime"] == "BLOWUP" and data["status"] == "PROVED"
+    lo, hi = Fraction(data["T_lo"]), Fraction(data["T_hi"])
+    assert 0 < lo <= hi and (hi - lo) / hi < Fraction(1, 10**12)
+    assert data["certificate"]["kind"] == "blowup-riccati-vI"
+    code, out, err = _run(capsys, "check", str(cert), "--json")
+    assert code == 0 and json.loads(out)["ok"] is True
+    c = json.loads(cert.read_text())
+    c["data"]["witness"] = ["0", "0"]
+    cert.write_text(json.dumps(c))
+    code, out, err = _run(capsys, "check", str(cert))
+    assert code == 2 and err.startswith("symtf: error:") and err.count("\n") == 1
+
+
+def test_classify_uniform(tmp_path, capsys):
+    p = tmp_path / "p.toml"
+    p.write_text(BLOW)
+    code, out, _ = _run(capsys, "classify", str(p), "--uniform", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["uniform"] and data["regime"] == "BLOWUP"
+
+
+@pytest.mark.parametrize("content,field", [
+    ("{", "invalid"),
+    ('{"schema": "other", "kind": "x", "claim": "", "status": "PROVED", "data": {}}', "schema"),
+    ('{"schema": "symbolic_tf.certificate/1", "kind": "nope", "claim": "", "status": "PROVED", "data": {}}', "kind"),
+    ('{"schema": "symbolic_tf.certificate/1", "kind": "blowup-riccati-vI", "claim": "", "status": "MAYBE", "data": {}}', "status"),
+    ('{"schema": "symbolic_tf.certificate/1", "claim": "", "status": "PROVED", "data": {}}', "missing"),
+])
+def test_check_rejects_malformed_certificates(tmp_path, capsys, content, field):
+    f = tmp_path / "c.json"
+    f.write_text(content)
+    code, out, err = _run(capsys, "check", str(f))
+    assert code == 2 and field in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_check_missing_file(capsys):
+    code, _, err = _run(capsys, "check", "/nonexistent/cert.json")
+    assert code == 2 and "cannot read" in err
+
+
+def test_classify_non_closed_variant_is_undecided(tmp_path, capsys):
+    p = tmp_path / "p.toml"
+    p.write_text(BLOW.replace('"softmax"', '"sigmoid"'))
+    code, out, _ = _run(capsys, "classify", str(p), "--json")
+    assert code == 0 and json.loads(out)["regime"] == "UNDECIDED"
+
+
+def test_classify_cert_without_certificate_is_an_error(tmp_path, capsys):
+    p = tmp_path / "p.toml"
+    p.write_text(BLOW.replace('"softmax"', '"sigmoid"'))
+    code, _, err = _run(capsys, "classify", str(p), "--cert", str(tmp_path / "c.json"))
+    assert code == 2 and "--cert" in err
+
+
+def test_meanfield_cli(tmp_path, capsys):
+    p = tmp_path / "p.toml"
+    p.write_text(BLOW.replace("[initial]", 'T = "1/8"\n[initial]'))
+    out_dir = tmp_path / "mf"
+    code, out, err = _run(capsys, "meanfield", str(p), "--N", "50,100", "--seeds", "1", "--steps", "2",
+                          "--out", str(out_dir), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["gaussian_closed"] and len(data["mean_distance"]) == 2
+    assert (out_dir / "meanfield.json").exists()
+    assert any(str(f).endswith(".png") for f in data["figures"])
+    code, _, err = _run(capsys, "meanfield", str(p), "--N", "a,b")
+    assert code == 2 and "--N" in err
