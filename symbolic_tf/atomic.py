@@ -16,6 +16,9 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file normal permissions
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from fractions import Fraction
 import sys
 import time
 from pathlib import Path
@@ -164,6 +165,128 @@ def cmd_run(args) -> int:
     return 0
 
 
+def _int_list(text: str, option: str) -> list[int]:
+    from .spec.errors import InvalidParameters
+
+    try:
+        vals = [int(t) for t in str(text).split(",") if t.strip()]
+    except ValueError:
+        raise InvalidParameters(option, f"expected comma-separated integers, got {text!r}") from None
+    if not vals:
+        raise InvalidParameters(option, "empty list")
+    return vals
+
+
+def cmd_meanfield(args) -> int:
+    """Finite-N tokens vs the moment ODE: W₂ distance per N, log–log slope, plot."""
+    from .atomic import write_json_atomic
+    from .numeric.meanfield import meanfield_check
+    from .spec.errors import InvalidParameters
+    from .spec.problem import load_problem
+
+    problem = load_problem(args.problem)
+    Ns = _int_list(args.N, "--N")
+    if args.seeds < 1:
+        raise InvalidParameters("--seeds", f"must be ≥ 1, got {args.seeds}")
+    if args.T is not None and not args.T > 0:
+        raise InvalidParameters("--T", f"must be positive, got {args.T}")
+    if args.steps is not None and args.steps < 1:
+        raise InvalidParameters("--steps", f"must be ≥ 1, got {args.steps}")
+    say = None if args.json or args.quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+    rep = meanfield_check(problem, Ns=Ns, seeds=range(args.seeds), T=args.T, steps=args.steps, progress=say)
+    data = {"problem": str(args.problem), "problem_hash": problem.content_hash(), **rep.to_dict()}
+    out = Path(args.out)
+    try:
+        write_json_atomic(out / "meanfield.json", data)
+        from .plots import meanfield_figure
+
+        figs = meanfield_figure(rep, out / "meanfield")
+    except OSError as exc:
+        raise InvalidParameters("--out", f"cannot write to {str(out)!r}: {exc.strerror or exc}") from None
+    data["figures"] = [str(f) for f in figs]
+    if rep.gaussian_closed:
+        rows = [f"  N = {n:>6}: W2 = {e:.4e}" for n, e in zip(rep.Ns, rep.mean_distance) if e is not None]
+        slope = "n/a" if rep.slope is None else f"{rep.slope:.3f}"
+        text = (f"{rep.variant}: Bures–Wasserstein distance to the moment ODE at T = {rep.T:g} "
+                f"(mean over {len(rep.seeds)} seeds; numerical evidence)\n" + "\n".join(rows)
+                + f"\n  log–log slope {slope} (−1/2 expected)")
+    else:
+        rows = [f"  N = {n:>6}: Mardia b2 − d(d+2) = {m:.4f}, principal excess kurtosis = "
+                + ", ".join(f"{k:.3f}" for k in (ks or [])) for n, m, ks in zip(rep.Ns, rep.mardia_excess, rep.kurtosis)
+                if m is not None]
+        text = (f"{rep.variant} does not preserve Gaussians: departure of the cloud from its "
+                f"moment-matched Gaussian at T = {rep.T:g} (numerical evidence)\n" + "\n".join(rows))
+    text += "".join(f"\n  note: {n}" for n in rep.notes)
+    text += f"\nwrote {out / 'meanfield.json'} and " + ", ".join(str(f) for f in figs)
+    _emit(args, data, text)
+    return 0
+
+
+def cmd_classify(args) -> int:
+    """One regime with status and certificate (exact / ball arithmetic)."""
+    from .atomic import write_json_atomic
+    from .regimes.classify import classify
+    from .spec.errors import InvalidParameters
+    from .spec.problem import load_problem
+
+    problem = load_problem(args.problem)
+    if args.horizon is not None and not args.horizon > 0:
+        raise InvalidParameters("--horizon", f"must be positive, got {args.horizon}")
+    c = classify(problem, uniform=args.uniform, horizon=args.horizon)
+    data = c.to_dict()
+    if args.cert:
+        if c.certificate is None:
+            raise InvalidParameters("--cert", f"no certificate to write: the verdict is {c.status} ({c.reason})")
+        try:
+            write_json_atomic(args.cert, c.certificate)
+        except OSError as exc:
+            raise InvalidParameters("--cert", f"cannot write {args.cert!r}: {exc.strerror or exc}") from None
+    scope = "every Σ₀" if c.uniform else "the problem's Σ₀"
+    text = f"{c.regime} ({c.status}) for {scope}"
+    if c.rank is not None:
+        text += f": limit rank {c.rank}"
+    if c.T_lo is not None:
+        text += f": T* ∈ [{c.T_lo}, {c.T_hi}]  (≈ [{float(Fraction(c.T_lo)):.15g}, {float(Fraction(c.T_hi)):.15g}])"
+    text += f"\n  claim: {c.claim}\n  reason: {c.reason}" if c.claim else f"\n  reason: {c.reason}"
+    if c.certificate is not None:
+        text += f"\n  certificate kind: {c.certificate['kind']}" + (f" (written to {args.cert})" if args.cert else "")
+    _emit(args, data, text)
+    return 0
+
+
+def cmd_check(args) -> int:
+    """Re-verify a certificate file (or every cell of a map file) independently."""
+    from .certify.certificate import load_certificate
+    from .certify.check import check
+
+    cert = load_certificate(args.cert)
+    res = check(cert)
+    data = {"ok": True, "kind": res.kind, "status": res.status, "claim": res.claim}
+    _emit(args, data, f"OK: certificate verified ({res.kind}): {res.status}: {res.claim}")
+    return 0
+
+
+def cmd_reproduce(args) -> int:
+    """Reproduce a seed paper's experiments (figures + JSON summary)."""
+    from .spec.errors import InvalidParameters
+
+    if args.paper != "castin2025":
+        raise InvalidParameters("paper", f"unknown paper {args.paper!r}; available: castin2025")
+    from .reproduce.castin2025 import run
+
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameters("--out", f"cannot create {str(out)!r}: {exc.strerror or exc}") from None
+    t0 = time.perf_counter()
+    summary = run(out, quick=args.quick, seed=args.seed, progress=not (args.quiet or args.json))
+    text = (f"castin2025 ({'quick' if args.quick else 'full'}, seed {args.seed}): "
+            f"wrote {out / 'castin2025.json'} and figures in {out / 'figures'} ({time.perf_counter() - t0:.0f} s)")
+    _emit(args, summary if args.json else {}, text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="symtf", description="Derive, verify and certify mean-field Transformer dynamics.")
     p.add_argument("--version", action="version", version="symtf 0.1.0")
@@ -192,6 +315,39 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("problem")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_rhs)
+
+    s = sub.add_parser("meanfield", help="finite-N tokens vs the moment ODE (propagation of chaos)")
+    s.add_argument("problem")
+    s.add_argument("--N", default="250,500,1000,2000,4000", help="comma-separated token counts")
+    s.add_argument("--seeds", type=int, default=3, help="independent samples per N")
+    s.add_argument("--T", type=float, default=None, help="horizon (default: the problem's T, else 1)")
+    s.add_argument("--steps", type=int, default=None, help="RK4 steps (default max(20, 40·T))")
+    s.add_argument("--out", default="out/meanfield")
+    s.add_argument("--quiet", action="store_true")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_meanfield)
+
+    s = sub.add_parser("classify", help="certified regime of a problem (BLOWUP[T_lo, T_hi], CLUSTERING, ...)")
+    s.add_argument("problem")
+    s.add_argument("--uniform", action="store_true", help="a verdict for every initial covariance")
+    s.add_argument("--horizon", type=float, default=None, help="search horizon for blow-up (default T or 100)")
+    s.add_argument("--cert", default=None, help="write the certificate JSON here")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_classify)
+
+    s = sub.add_parser("check", help="re-verify a certificate with exact/ball arithmetic only")
+    s.add_argument("cert")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_check)
+
+    s = sub.add_parser("reproduce", help="reproduce a seed paper's experiments (castin2025)")
+    s.add_argument("paper")
+    s.add_argument("--quick", action="store_true", help="smaller grids (under two minutes)")
+    s.add_argument("--out", default="out/castin2025")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--quiet", action="store_true")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_reproduce)
 
     s = sub.add_parser("run", help="the main job: derive everything and write a report")
     s.add_argument("--out", default="out")

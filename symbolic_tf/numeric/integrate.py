@@ -12,7 +12,11 @@ step size (standard embedded error control, PI-free with safety factor 0.9) and 
 * ``BLOWUP``    ‖Σ‖_F > ``blowup_norm`` or the step size collapses below ``h_min·max(1, t)``
   (the last time reached is reported, the member is frozen);
 * ``CONVERGED`` ‖Σ̇‖_F < ``converge_tol``·(1 + ‖Σ‖_F) (only when ``stop_on_convergence``);
-* ``FAILED``    non-finite values.
+* ``FAILED``    non-finite values;
+* ``MAX_STEPS`` the step budget ``max_steps`` ran out.
+
+``BLOWUP`` is numerical evidence only: for flows that cannot blow up (ℓ2, Sinkhorn) it means
+the norm threshold was reached by exponential growth.
 
 Sampled output at user times ``t_eval`` (the step is shortened to land on them).
 """
@@ -24,10 +28,11 @@ import numpy as np
 
 from ..spec.errors import InvalidParameters
 
-__all__ = ["integrate", "Solution", "HORIZON", "BLOWUP", "CONVERGED", "FAILED", "STATUS_NAMES"]
+__all__ = ["integrate", "Solution", "HORIZON", "BLOWUP", "CONVERGED", "FAILED", "MAX_STEPS", "STATUS_NAMES"]
 
-RUNNING, HORIZON, BLOWUP, CONVERGED, FAILED = 0, 1, 2, 3, 4
-STATUS_NAMES = {RUNNING: "running", HORIZON: "horizon", BLOWUP: "blowup", CONVERGED: "converged", FAILED: "failed"}
+RUNNING, HORIZON, BLOWUP, CONVERGED, FAILED, MAX_STEPS = 0, 1, 2, 3, 4, 5
+STATUS_NAMES = {RUNNING: "running", HORIZON: "horizon", BLOWUP: "blowup", CONVERGED: "converged", FAILED: "failed",
+                MAX_STEPS: "max_steps"}
 
 # Dormand–Prince 5(4) tableau
 _C = np.array([0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1])
@@ -162,7 +167,7 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
                 break
             iters += 1
             if iters > max_steps:
-                status[act] = FAILED
+                status[act] = MAX_STEPS
                 break
             prm = _subset_params(params, act, B)
             a0, P0, S0 = alpha[act], Phi[act], Sigma0[act]

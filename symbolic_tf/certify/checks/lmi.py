@@ -1,0 +1,192 @@
+"""Checkers of the trace-functional LMI certificates ``bounded-lmi`` and ``blowup-lmi``
+(MATH.md §5).
+
+Independent of :mod:`symbolic_tf.certify.lmi` (the search): the quadratic form
+q_P(Σ) = 2 Σ_h tr(P C_h Σ A_h Σ) is re-assembled here entry by entry on the plain svec
+coordinates (s_k = Σ_ij for k = (i, j), i ≤ j; basis E_ii, E_ij + E_ji) from
+
+    tr(M E_k A E_l) = Σ_{(a,b) ∈ k} Σ_{(c,e) ∈ l} M_ea A_bc,   M = P C_h,
+
+with (a, b) running over the one or two index pairs of E_k, and every inequality is decided
+over ℚ (charpoly inertia of :mod:`symbolic_tf.certify.exact`).
+
+``bounded-lmi`` data: ``P``.  Verified: the problem is drift-free softmax / multi-head softmax,
+P symmetric, P ≻ 0, Q_P ⪯ 0.
+``blowup-lmi`` data: ``P``, ``c`` and, for the embedded initial covariance Σ₀, ``T_hi``,
+``T_lo``, ``u_V``, ``u_A`` (one per head; u_V bounds ‖C_h‖_F = ‖W_hV_h‖_F, u_A bounds
+‖scale·A_h‖_F) and ``u_Sigma``.  Verified: P ≻ 0, c > 0, Q_P − c ppᵀ ⪰ 0,
+tr(PΣ₀) > 0 and T_hi ≥ 1/(c tr(PΣ₀)); u ≥ 0 with u² ≥ ‖·‖_F², T_lo > 0 and
+T_lo ≤ 1/(u_Σ Σ_h 2u_{V,h}u_{A,h}); T_lo ≤ T_hi.  (A stored bracket may be wider than the
+recomputed one — a weaker claim is still proved — but never narrower.)
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import checker
+from ..exact import inertia, qmat
+
+_MULTI = ("multihead", "multi-head", "mha")
+
+
+def _fail(msg):
+    raise CertificationFailed(msg)
+
+
+def _q(s) -> flint.fmpq:
+    if not isinstance(s, (str, int)) or isinstance(s, bool):
+        raise ValueError(f"expected an exact number as a string, got {s!r}")
+    f = Fraction(s)
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def _heads(kind, problem):
+    """[(C_h, A_h)] exactly from the embedded problem (A scaled by the temperature)."""
+    if problem is None:
+        _fail(f"{kind} certificate: needs an embedded problem")
+    if problem.F is not None and any(x != 0 for row in problem.F for x in row):
+        _fail(f"{kind} certificate: the problem has a feed-forward drift F ≠ 0 (not covered)")
+    if problem.b is not None and any(x != 0 for x in problem.b):
+        _fail(f"{kind} certificate: the problem has a bias drift b ≠ 0 (not covered)")
+    s = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    if problem.variant == "softmax":
+        if problem.heads or problem.A is None or problem.V is None:
+            _fail(f"{kind} certificate: a softmax problem needs A and V (and no heads)")
+        return [(qmat(problem.V), qmat(problem.A) * s)]
+    if problem.variant in _MULTI:
+        if not problem.heads:
+            _fail(f"{kind} certificate: multi-head problem without heads")
+        out = []
+        for i, h in enumerate(problem.heads):
+            if h.variant != "softmax":
+                _fail(f"{kind} certificate: head {i} is {h.variant!r}, only softmax heads are covered")
+            A = h.attention
+            if A is None or h.V is None:
+                _fail(f"{kind} certificate: head {i} lacks A or V")
+            C = qmat(h.V)
+            if h.W is not None:
+                C = qmat(h.W) * C
+            out.append((C, qmat(A) * s))
+        return out
+    _fail(f"{kind} certificate: variant {problem.variant!r} is not softmax or multi-head softmax")
+
+
+def _pairs(d):
+    """svec index k ↦ (i, j) and the index pairs (a, b) with E_k = Σ e_a e_bᵀ."""
+    out = []
+    for i in range(d):
+        for j in range(i, d):
+            out.append([(i, i)] if i == j else [(i, j), (j, i)])
+    return out
+
+
+def _qform(P, heads, d):
+    """Q_P with sᵀQ_Ps = 2 Σ_h tr(P C_h Σ A_h Σ), assembled entry by entry."""
+    pairs = _pairs(d)
+    m = len(pairs)
+    B = [[flint.fmpq(0)] * m for _ in range(m)]
+    for C, A in heads:
+        M = P * C
+        Me = [[M[i, j] for j in range(d)] for i in range(d)]
+        Ae = [[A[i, j] for j in range(d)] for i in range(d)]
+        for k, pk in enumerate(pairs):
+            for l, pl in enumerate(pairs):
+                acc = flint.fmpq(0)
+                for a, b in pk:
+                    for c, e in pl:
+                        acc += Me[e][a] * Ae[b][c]
+                B[k][l] += 2 * acc
+    return flint.fmpq_mat(m, m, [(B[k][l] + B[l][k]) / 2 for k in range(m) for l in range(m)])
+
+
+def _pvec(P, d):
+    return [P[i, i] if i == j else 2 * P[i, j] for i in range(d) for j in range(i, d)]
+
+
+def _matrix_P(kind, data, d):
+    raw = data["P"]
+    if not isinstance(raw, list) or len(raw) != d or any(not isinstance(r, list) or len(r) != d for r in raw):
+        _fail(f"{kind} certificate: P must be a {d}×{d} matrix")
+    P = flint.fmpq_mat(d, d, [_q(x) for r in raw for x in r])
+    if P != P.transpose():
+        _fail(f"{kind} certificate: P is not symmetric")
+    if inertia(P)[0] != d:
+        _fail(f"{kind} certificate: P is not positive definite")
+    return P
+
+
+def _check_status(kind, cert):
+    if cert.status != "PROVED":
+        _fail(f"{kind} certificate: only PROVED is meaningful, not {cert.status!r}")
+
+
+@checker("bounded-lmi")
+def check_bounded(cert, problem):
+    kind = "bounded-lmi"
+    _check_status(kind, cert)
+    heads = _heads(kind, problem)
+    d = problem.d
+    P = _matrix_P(kind, cert.data, d)
+    Qm = _qform(P, heads, d)
+    pos, _, _ = inertia(Qm)
+    if pos:
+        _fail(f"{kind} certificate: Q_P is not negative semidefinite ({pos} positive eigenvalue(s))")
+
+
+def _frob_sq(M):
+    return sum((M[i, j] ** 2 for i in range(M.nrows()) for j in range(M.ncols())), flint.fmpq(0))
+
+
+@checker("blowup-lmi")
+def check_blowup(cert, problem):
+    kind = "blowup-lmi"
+    _check_status(kind, cert)
+    heads = _heads(kind, problem)
+    d = problem.d
+    data = cert.data
+    P = _matrix_P(kind, data, d)
+    c = _q(data["c"])
+    if not c > 0:
+        _fail(f"{kind} certificate: c must be positive")
+    Qm = _qform(P, heads, d)
+    p = _pvec(P, d)
+    m = len(p)
+    M = flint.fmpq_mat(m, m, [Qm[k, l] - c * p[k] * p[l] for k in range(m) for l in range(m)])
+    neg = inertia(M)[1]
+    if neg:
+        _fail(f"{kind} certificate: Q_P − c·ppᵀ is not positive semidefinite ({neg} negative eigenvalue(s))")
+    T_hi = T_lo = None
+    if "T_hi" in data:
+        if problem.cov is None:
+            _fail(f"{kind} certificate: T_hi given but the problem has no initial covariance")
+        S0 = qmat(problem.cov)
+        tr = sum((P[i, j] * S0[j, i] for i in range(d) for j in range(d)), flint.fmpq(0))
+        if not tr > 0:
+            _fail(f"{kind} certificate: tr(PΣ₀) = {tr} is not positive (Σ₀ = 0 does not blow up)")
+        T_hi = _q(data["T_hi"])
+        if T_hi < 1 / (c * tr):
+            _fail(f"{kind} certificate: T_hi = {T_hi} is below 1/(c·tr(PΣ₀)) = {1 / (c * tr)}")
+    if "T_lo" in data:
+        if problem.cov is None:
+            _fail(f"{kind} certificate: T_lo given but the problem has no initial covariance")
+        S0 = qmat(problem.cov)
+        uV = [_q(x) for x in data["u_V"]]
+        uA = [_q(x) for x in data["u_A"]]
+        uS = _q(data["u_Sigma"])
+        if len(uV) != len(heads) or len(uA) != len(heads):
+            _fail(f"{kind} certificate: u_V and u_A need one bound per head ({len(heads)})")
+        for name, u, Mx in ([("u_V", u, C) for u, (C, _) in zip(uV, heads)]
+                            + [("u_A", u, A) for u, (_, A) in zip(uA, heads)] + [("u_Sigma", uS, S0)]):
+            if u < 0 or u * u < _frob_sq(Mx):
+                _fail(f"{kind} certificate: {name} = {u} is not an upper bound of the Frobenius norm")
+        K = sum((2 * a * b for a, b in zip(uV, uA)), flint.fmpq(0)) * uS
+        T_lo = _q(data["T_lo"])
+        if not T_lo > 0:
+            _fail(f"{kind} certificate: T_lo must be positive")
+        if K * T_lo > 1:
+            _fail(f"{kind} certificate: T_lo = {T_lo} exceeds the norm bound 1/(u_Σ Σ 2u_V u_A) = {1 / K}")
+    if T_lo is not None and T_hi is not None and T_lo > T_hi:
+        _fail(f"{kind} certificate: T_lo > T_hi")

@@ -1,0 +1,1081 @@
+"""Covariance experiments of Castin, Ablin, Carrillo, Peyré (arXiv 2501.18322), reproduced.
+
+The paper studies the Transformer PDE on Gaussian data: for softmax, ℓ2, Sinkhorn and
+multi-head attention, N(α, Σ) stays Gaussian and the covariance solves Σ̇ = JΣ + ΣJᵀ
+(MATH.md §3).  Its Section on Gaussian dynamics illustrates, in d = 2, the typical behaviours
+of Σ(t) (convergence to 0, to a line, to a plane, to one of two lines, finite-time blow-up
+versus exponential growth, Σ₀-dependent behaviour) and shows histograms of the rank of the
+limit covariance for d = 3, 4, 5.  This module redoes those experiments with the library:
+the moment systems are *derived* (``symbolic.moments.derive``), compiled to numpy
+(``numeric.codegen``) and integrated for a whole grid of Σ₀ at once
+(``numeric.integrate``, which integrates Σ = ΦΣ₀Φᵀ, so rank is invariant and Σ ⪰ 0).
+
+Conventions (as in the paper's reference code, github.com/vcastin/2025-transformers-PDEs,
+``utils.py`` / ``2d_plots.py`` / ``histograms.py``):
+
+* softmax: A = KᵀQ/√d (passed as ``A``; temperature τ = 1);
+* ℓ2: weight exp(−|Qx − Ky|²/√d), i.e. the library's ℓ2 system with τ = 1/√d (identical to
+  passing Q/d^{1/4}, K/d^{1/4} with τ = 1).  The reference code instead uses
+  J = 2VΣ(I + 2KᵀKΣ)⁻¹·KᵀQ/√d, which is the ℓ2 closure of exp(−|Qx/√d − Ky|²) (only Q scaled);
+  ``l2_convention="reference"`` selects that one;
+* multi-head with H heads: W = I split in H row blocks of size k = d // H, head h uses the
+  rows of block h of Q, K, V: A_h = K_hᵀQ_h/√k, C_h = W_hV_h = P_hV with P_h the coordinate
+  projector of block h (library parameters A_h, V_h = V, W_h = P_h; τ = 1); a block with no
+  rows of Q gives an empty head (A_h = 0);
+* Sinkhorn (ε = 1): A = KᵀQ, no scaling;
+* initial covariances in d = 2: Σ₀ = [[a, c], [c, b]] of trace 1 with (u, w) = (a − b, 2c)
+  on an n×n grid of the square [−h, h]², kept when u² + w² < 1 (then Σ₀ ≻ 0);
+  a = (1 + u)/2, b = (1 − u)/2, c = w/2.  The 3-D "cone" view uses (a − b, 2c, a + b), in
+  which the PSD cone is a + b ≥ √((a − b)² + (2c)²).
+
+Randomness: experiment ``i`` draws its matrices from ``numpy.random.default_rng([seed, i])``
+(``source="generator"``, the default).  ``source="reference"`` instead redraws the reference
+code's own matrices with numpy's legacy ``RandomState`` and the reference seeds (35, 36, 32,
+33), to compare with the published figures.
+
+Entry point: :func:`run` (``symtf reproduce castin2025``).  Each ``exp_*`` function returns a
+dict with the parameters, the seed, the arrays (under ``"data"``: Σ₀, sample times, Σ(t),
+status, end times) and a JSON-ready ``"summary"``; :func:`to_json` drops the arrays.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "run", "to_json", "EXPERIMENTS",
+    "exp_zero", "exp_line", "exp_plane", "exp_two_lines", "exp_blowup", "exp_mixed", "exp_ranks",
+    "trace_one_grid", "to_cone", "to_disk", "attention_params", "exact_rank", "numerical_rank",
+    "softmax_blowup_time", "softmax_closed_form", "isotropic_directions",
+]
+
+PAPER = {
+    "title": "A Unified Perspective on the Dynamics of Deep Transformers",
+    "authors": "Valérie Castin, Pierre Ablin, José Antonio Carrillo, Gabriel Peyré",
+    "arxiv": "2501.18322",
+    "reference_code": "https://github.com/vcastin/2025-transformers-PDEs (utils.py, 2d_plots.py, histograms.py)",
+}
+
+EXPERIMENTS = ("zero", "line", "plane", "two_lines", "blowup", "mixed", "ranks")
+
+# status codes of numeric.integrate
+from ..numeric.integrate import BLOWUP, CONVERGED, HORIZON, STATUS_NAMES  # noqa: E402
+
+_STATUS = {code: name for code, name in STATUS_NAMES.items() if code}
+
+RTOL, ATOL = 1e-10, 1e-12
+BLOWUP_NORM = 1e8
+T_SCREEN = 100.0
+
+
+# ----------------------------------------------------------------------------------------
+# small helpers
+# ----------------------------------------------------------------------------------------
+def _log(progress: bool, msg: str) -> None:
+    if progress:
+        print(f"[castin2025] {msg}", file=sys.stderr, flush=True)
+
+
+def _rng(seed: int, index: int) -> np.random.Generator:
+    return np.random.default_rng([int(seed), int(index)])
+
+
+def _rng_text(seed: int, index: int) -> str:
+    return f"numpy.random.default_rng([{int(seed)}, {int(index)}])"
+
+
+def trace_one_grid(n: int, half_width: float = 0.5):
+    """Σ₀ = [[(1+u)/2, w/2], [w/2, (1−u)/2]] for (u, w) on an n×n grid of [−h, h]², u²+w² < 1.
+
+    Returns (Sigma0 (B,2,2), uw (B,2)) in the reference's order (u major).
+    """
+    g = np.linspace(-half_width, half_width, int(n))
+    U, W = np.meshgrid(g, g, indexing="ij")
+    U, W = U.ravel(), W.ravel()
+    keep = U ** 2 + W ** 2 < 1.0
+    U, W = U[keep], W[keep]
+    S = np.empty((U.size, 2, 2))
+    S[:, 0, 0] = (1 + U) / 2
+    S[:, 1, 1] = (1 - U) / 2
+    S[:, 0, 1] = S[:, 1, 0] = W / 2
+    return S, np.stack([U, W], axis=1)
+
+
+def to_cone(S):
+    """(a − b, 2c, a + b) of 2×2 covariances (..., 2, 2) → (..., 3)."""
+    S = np.asarray(S)
+    return np.stack([S[..., 0, 0] - S[..., 1, 1], 2 * S[..., 0, 1], S[..., 0, 0] + S[..., 1, 1]], axis=-1)
+
+
+def to_disk(S):
+    """(u, w) of the normalised covariance Σ/trΣ (unit disk = positive definite)."""
+    X = to_cone(S)
+    tr = np.where(X[..., 2] > 0, X[..., 2], np.nan)
+    return X[..., :2] / tr[..., None]
+
+
+def numerical_rank(S, thresholds=(1e-2, 1e-4, 1e-8)) -> dict:
+    """{threshold: ranks (B,)} with rank = #{i : λ_i/λ_max > threshold}."""
+    ev = np.linalg.eigvalsh(np.asarray(S))
+    lmax = np.maximum(ev[..., -1:], np.finfo(float).tiny)
+    ratio = ev / lmax
+    return {float(t): np.sum(ratio > t, axis=-1) for t in thresholds}
+
+
+def exact_rank(M) -> int:
+    """Rank of a float (or Fraction) matrix over ℚ, each float taken at its exact dyadic value.
+
+    Fraction–based Gaussian elimination; no tolerance anywhere.
+    """
+    rows = [[x if isinstance(x, Fraction) else Fraction(float(x)) for x in r] for r in np.asarray(M, dtype=object)]
+    if not rows:
+        return 0
+    m, n = len(rows), len(rows[0])
+    rank, col = 0, 0
+    while rank < m and col < n:
+        piv = next((i for i in range(rank, m) if rows[i][col] != 0), None)
+        if piv is None:
+            col += 1
+            continue
+        rows[rank], rows[piv] = rows[piv], rows[rank]
+        p = rows[rank][col]
+        for i in range(rank + 1, m):
+            f = rows[i][col]
+            if f != 0:
+                f = f / p
+                rows[i] = [a - f * b for a, b in zip(rows[i], rows[rank])]
+        rank += 1
+        col += 1
+    return rank
+
+
+def _frac_matmul(X, Y):
+    X = [[Fraction(float(v)) for v in r] for r in np.asarray(X)]
+    Y = [[Fraction(float(v)) for v in r] for r in np.asarray(Y)]
+    return [[sum((X[i][k] * Y[k][j] for k in range(len(Y))), Fraction(0)) for j in range(len(Y[0]))]
+            for i in range(len(X))]
+
+
+def softmax_blowup_time(A, S0):
+    """T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2}) for softmax with V = I (inf if λ_max ≤ 0); batched."""
+    S0 = np.atleast_3d(np.asarray(S0, dtype=float))
+    M = np.asarray(A, dtype=float)
+    M = M + M.T
+    w, U = np.linalg.eigh(S0)
+    R = U @ (np.sqrt(np.clip(w, 0, None))[..., None] * np.swapaxes(U, -1, -2))
+    lam = np.linalg.eigvalsh(R @ M @ R)[..., -1]
+    with np.errstate(divide="ignore"):
+        return np.where(lam > 0, 1.0 / lam, np.inf)
+
+
+def softmax_closed_form(A, S0, t):
+    """Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ (softmax, V = I; MATH.md §4), batched over Σ₀."""
+    S0 = np.asarray(S0, dtype=float)
+    M = np.asarray(A, dtype=float)
+    M = M + M.T
+    d = S0.shape[-1]
+    X = S0 @ np.linalg.inv(np.eye(d) - t * (M @ S0))
+    return 0.5 * (X + np.swapaxes(X, -1, -2))
+
+
+def isotropic_directions(A):
+    """Unit vectors v (2,) with vᵀAv = 0 for a 2×2 A with A + Aᵀ indefinite (two lines)."""
+    M = np.asarray(A, dtype=float)
+    M = 0.5 * (M + M.T)
+    w, U = np.linalg.eigh(M)
+    if not (w[0] < 0 < w[1]):
+        return np.zeros((0, 2))
+    # v = cos θ u0 + sin θ u1 with w0 cos² + w1 sin² = 0
+    th = math.atan(math.sqrt(-w[0] / w[1]))
+    out = []
+    for s in (1.0, -1.0):
+        v = math.cos(th) * U[:, 0] + s * math.sin(th) * U[:, 1]
+        out.append(v / np.linalg.norm(v))
+    return np.array(out)
+
+
+def _angle_to_lines(S, dirs):
+    """Angle (radians) between the top eigenvector of each Σ and the nearest line in dirs; index."""
+    _, U = np.linalg.eigh(S)
+    top = U[..., :, -1]
+    cos = np.abs(top @ np.asarray(dirs).T)
+    idx = np.argmax(cos, axis=-1)
+    return np.arccos(np.clip(np.max(cos, axis=-1), 0, 1)), idx
+
+
+# ----------------------------------------------------------------------------------------
+# moment systems and parameters
+# ----------------------------------------------------------------------------------------
+_COMPILED: dict = {}
+
+
+def _compiled(variant: str, heads: int | None = None):
+    key = (variant, heads)
+    if key not in _COMPILED:
+        from ..numeric.codegen import compile_system
+        from ..symbolic.moments import derive
+
+        _COMPILED[key] = compile_system(derive(variant, heads=heads, scale=None))
+    return _COMPILED[key]
+
+
+def attention_params(variant: str, Q, K, V, *, heads: int = 2, l2_convention: str = "sqrt_d") -> dict:
+    """Float parameters of the compiled system for the paper's scalings (module docstring).
+
+    variant: "softmax" | "l2" | "sinkhorn" | "multihead" (H = ``heads`` softmax heads).
+    """
+    Q, K, V = (np.atleast_2d(np.asarray(M, dtype=float)) for M in (Q, K, V))
+    d = Q.shape[1]
+    if variant == "softmax":
+        return {"A": K.T @ Q / math.sqrt(d), "V": V, "tau": 1.0}
+    if variant == "sinkhorn":
+        return {"A": K.T @ Q, "V": V, "tau": 1.0}
+    if variant == "l2":
+        if l2_convention == "sqrt_d":
+            return {"Q": Q, "K": K, "V": V, "tau": 1.0 / math.sqrt(d)}
+        if l2_convention == "reference":
+            return {"Q": Q / math.sqrt(d), "K": K, "V": V, "tau": 1.0}
+        raise ValueError(f"unknown l2_convention {l2_convention!r}")
+    if variant == "multihead":
+        k = d // heads
+        out = {"tau": 1.0}
+        for h in range(heads):
+            rows = slice(k * h, k * (h + 1))
+            Qh, Kh = Q[rows], K[rows]
+            A_h = Kh.T @ Qh / math.sqrt(k) if Qh.shape[0] else np.zeros((d, d))
+            P = np.zeros((d, d))
+            idx = np.arange(d)[rows]
+            P[idx, idx] = 1.0
+            out[f"A_{h + 1}"], out[f"V_{h + 1}"], out[f"W_{h + 1}"] = A_h, V, P
+        return out
+    raise ValueError(f"unknown variant {variant!r}")
+
+
+def _system_of(variant: str, heads: int = 2):
+    return _compiled("multihead", heads) if variant == "multihead" else _compiled(variant)
+
+
+def _times(T: float, t_show: float | None = None, n_lin: int = 50, n_geo: int = 30):
+    """Sample times: n_lin uniform points on [0, t_show], then n_geo geometric ones up to T."""
+    if t_show is None or t_show >= T:
+        return np.linspace(0.0, T, n_lin + n_geo)
+    t = np.concatenate([np.linspace(0.0, t_show, n_lin), np.geomspace(t_show, T, n_geo + 1)[1:]])
+    return np.unique(t)
+
+
+def _integrate(variant, params, S0, T, t_eval, *, heads=2, progress=False, label="", **kw):
+    from ..numeric.integrate import integrate
+
+    t0 = time.perf_counter()
+    S0 = np.asarray(S0, dtype=float)
+    sol = integrate(_system_of(variant, heads), np.zeros(S0.shape[:2]), S0, params, float(T),
+                    t_eval=t_eval, rtol=kw.pop("rtol", RTOL), atol=kw.pop("atol", ATOL),
+                    blowup_norm=kw.pop("blowup_norm", BLOWUP_NORM), **kw)
+    secs = time.perf_counter() - t0
+    run = {"variant": variant, "t": sol.t_eval, "Sigma": sol.Sigma, "status": sol.status, "t_end": sol.t_end,
+           "Sigma_end": sol.Sigma_end, "n_steps": sol.n_steps, "seconds": secs, "T": float(T)}
+    counts = _counts(sol.status)
+    _log(progress, f"  {label}{variant}: {S0.shape[0]} Σ₀, T = {T:g}, {counts}, {secs:.1f} s")
+    return run
+
+
+def _counts(status) -> dict:
+    status = np.asarray(status)
+    return {name: int(np.sum(status == code)) for code, name in _STATUS.items()}
+
+
+def _stats(x) -> dict | None:
+    x = np.asarray(x, dtype=float)
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return None
+    return {"min": float(x.min()), "median": float(np.median(x)), "max": float(x.max())}
+
+
+def _run_summary(run: dict, S0) -> dict:
+    """Counts, blow-up times, trace ratios and eigenvalue ratios at the end of a batch run."""
+    st, Se = run["status"], run["Sigma_end"]
+    tr0 = np.trace(S0, axis1=-2, axis2=-1)
+    tr_end = np.trace(Se, axis1=-2, axis2=-1)
+    ev = np.linalg.eigvalsh(Se)
+    alive = st != BLOWUP
+    out = {
+        "members": int(st.size),
+        "T": run["T"],
+        "counts": _counts(st),
+        "seconds": round(run["seconds"], 3),
+        "max_steps": int(run["n_steps"].max()),
+        "blowup_time": _stats(run["t_end"][st == BLOWUP]),
+        "trace_ratio_end": _stats((tr_end / tr0)[alive]),
+        "eig_ratio_end": _stats((ev[:, 0] / np.maximum(ev[:, -1], 1e-300))[alive]),
+    }
+    if run["variant"] in ("l2", "sinkhorn"):
+        out["status_meaning"] = ("blowup = the norm bound was reached by growth; this variant has no "
+                                 "finite-time blow-up (MATH.md §4)")
+        bl = st == BLOWUP
+        if np.any(bl):
+            n0 = np.linalg.norm(S0[bl], axis=(1, 2))
+            n1 = np.linalg.norm(Se[bl], axis=(1, 2))
+            out["mean_exponential_rate_to_norm_bound"] = _stats(np.log(n1 / n0) / run["t_end"][bl])
+    else:
+        out["status_meaning"] = "blowup = finite-time blow-up detected (‖Σ‖_F > bound or step collapse)"
+    return out
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist())
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating, float)):
+        v = float(x)
+        return v if math.isfinite(v) else ("inf" if v > 0 else "-inf" if v < 0 else "nan")
+    if isinstance(x, (np.bool_,)):
+        return bool(x)
+    if isinstance(x, (complex, np.complexfloating)):
+        z = complex(x)
+        return _jsonable(z.real) if z.imag == 0 else f"{z.real:.6g}{z.imag:+.6g}j"
+    return x
+
+
+def to_json(exp: dict) -> dict:
+    """The experiment dict without its arrays (``"data"``), numpy converted to plain Python."""
+    return _jsonable({k: v for k, v in exp.items() if k != "data"})
+
+
+def _grid_settings(n, half_width, S0):
+    return {"grid_n": int(n), "half_width": float(half_width), "members": int(S0.shape[0]),
+            "grid": "Σ₀ = [[(1+u)/2, w/2], [w/2, (1−u)/2]], (u, w) on an n×n grid of [−h, h]², u²+w² < 1"}
+
+
+def _integrator_settings(**extra):
+    return {"integrator": "symbolic_tf.numeric.integrate (Dormand–Prince 5(4), Σ = ΦΣ₀Φᵀ)",
+            "rtol": RTOL, "atol": ATOL, "blowup_norm": BLOWUP_NORM,
+            "blowup_rule": "status BLOWUP when ‖Σ‖_F > blowup_norm·(‖Σ₀‖_F + 1) or the step collapses",
+            **extra}
+
+
+# ----------------------------------------------------------------------------------------
+# parameter draws
+# ----------------------------------------------------------------------------------------
+def _draw_until(rng, test, max_tries=1000):
+    for _ in range(max_tries):
+        Q = rng.standard_normal((2, 2))
+        K = rng.standard_normal((2, 2))
+        ev = np.linalg.eigvalsh(K.T @ Q + Q.T @ K)
+        if test(ev):
+            return Q, K
+    raise RuntimeError("no draw satisfied the constraint")
+
+
+def _indefinite(ev):
+    return ev[0] * ev[1] < 0
+
+
+def _positive(ev):
+    return ev[0] > 0
+
+
+def _reference_draws(index: int):
+    """The reference code's matrices (legacy numpy RandomState with its seeds)."""
+    RS = np.random.RandomState
+    if index == 1:
+        r = RS(35)
+        Q = r.rand(2, 2)
+        G = r.randn(2, 2)
+        return {"Q": Q, "K": -Q, "V": G @ G.T}
+    if index in (2, 3):
+        r = RS(36)
+        q = r.randn(1, 2)
+        return {"q": q / np.linalg.norm(q)}
+    if index in (4, 5, 6):
+        r = RS({4: 36, 5: 33, 6: 36}[index])
+        test = _positive if index == 5 else _indefinite
+        Q, K = _draw_until(_LegacyAdapter(r), test)
+        if index == 5:
+            return {"Q": Q, "K": K, "V": np.eye(2)}
+        r2 = RS(32 if index == 4 else 35)
+        if index == 6:
+            r2.randn(8, 7)
+        return {"Q": Q, "K": K, "V": r2.randn(2, 2)}
+    raise ValueError(index)
+
+
+class _LegacyAdapter:
+    def __init__(self, r):
+        self.r = r
+
+    def standard_normal(self, shape):
+        return self.r.randn(*shape)
+
+
+# ----------------------------------------------------------------------------------------
+# experiment 1: convergence to 0
+# ----------------------------------------------------------------------------------------
+def exp_zero(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 1e5, t_show: float = 10.0,
+             variants=("softmax", "l2", "multihead", "sinkhorn"), source: str = "generator",
+             l2_convention: str = "sqrt_d", progress: bool = False) -> dict:
+    """Convergence of Σ to 0: K = −Q, Q uniform in [0,1)^{2×2}, V = GGᵀ (G Gaussian).
+
+    A + Aᵀ = −2QᵀQ/√d ≺ 0 and V ≻ 0, so d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ) < 0 (softmax; MATH.md §4).
+    The decay is algebraic (Σ ~ 1/t), hence the long horizon with geometric sample times.
+    """
+    index = 1
+    if source == "reference":
+        P = _reference_draws(index)
+        Q, K, V = P["Q"], P["K"], P["V"]
+    else:
+        rng = _rng(seed, index)
+        Q = rng.random((2, 2))
+        K = -Q
+        G = rng.standard_normal((2, 2))
+        V = G @ G.T
+    S0, uw = trace_one_grid(n, half_width)
+    t_eval = _times(T, t_show)
+    _log(progress, f"experiment 1 (convergence to 0): {S0.shape[0]} Σ₀")
+    runs, summary = {}, {}
+    for v in variants:
+        prm = attention_params(v, Q, K, V, l2_convention=l2_convention)
+        run = _integrate(v, prm, S0, T, t_eval, progress=progress)
+        runs[v] = run
+        s = _run_summary(run, S0)
+        tr = np.trace(run["Sigma"], axis1=-2, axis2=-1)
+        tr0 = tr[:, 0]
+        # t·trΣ(t) → const for algebraic 1/t decay: compare the last two geometric samples
+        tt = run["t"]
+        j = len(tt) - 1
+        ratio = (tt[j] * tr[:, j]) / (tt[j - 5] * tr[:, j - 5])
+        s["to_zero"] = int(np.sum((tr[:, -1] < 1e-3 * tr0) | (run["status"] == CONVERGED)))
+        s["t_trace_ratio_last_decade"] = _stats(ratio)
+        summary[v] = s
+    eigAAt = np.linalg.eigvalsh(-2 * Q.T @ Q / math.sqrt(2))
+    notes_shape = []
+    for v, s in summary.items():
+        r = s["eig_ratio_end"]
+        if r is not None and r["max"] < 1e-8:
+            notes_shape.append(f"{v}: Σ → 0 but Σ/trΣ becomes rank 1 (λ_min/λ_max below 1e-8 at T): "
+                               "the cloud shrinks onto a line before vanishing.")
+        elif r is not None:
+            notes_shape.append(f"{v}: Σ/trΣ keeps full rank (λ_min/λ_max ∈ [{r['min']:.3g}, {r['max']:.3g}] at T).")
+    return {
+        "experiment": "zero", "index": index,
+        "title": "Convergence to 0 (softmax, ℓ2, multi-head H = 2, Sinkhorn)",
+        "seed": seed, "rng": _rng_text(seed, index) if source == "generator" else "reference RandomState(35)",
+        "source": source, "d": 2,
+        "parameters": {"Q": Q, "K": K, "V": V, "eig(A+Aᵀ) softmax": eigAAt, "eig(V)": np.linalg.eigvalsh(V),
+                       "l2_convention": l2_convention, "heads": 2},
+        "settings": {**_grid_settings(n, half_width, S0), **_integrator_settings(T=T, t_show=t_show,
+                     samples=int(len(t_eval)))},
+        "summary": summary,
+        "notes": [
+            "Σ → 0 algebraically (Σ(t) ~ 1/t), not exponentially: 'to_zero' counts members with "
+            "trΣ(T) < 1e-3·trΣ₀; t·trΣ(t) ratios near 1 over the last samples confirm the 1/t law.",
+            *notes_shape,
+        ],
+        "data": {"Sigma0": S0, "uw0": uw, "runs": runs},
+    }
+
+
+# ----------------------------------------------------------------------------------------
+# experiment 2: convergence to a line
+# ----------------------------------------------------------------------------------------
+def exp_line(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 1e4, t_show: float = 10.0,
+             variants=("softmax", "l2"), source: str = "generator", l2_convention: str = "sqrt_d",
+             progress: bool = False) -> dict:
+    """Convergence to a line: Q = q, K = −q (q a unit row, k = 1), V = I.
+
+    Softmax, V = I, A + Aᵀ = −√2·qᵀq ⪯ 0: Σ(t) = (Σ₀⁻¹ + √2 t qᵀq)⁻¹ → the rank-1 matrix
+    Σ₀ − Σ₀qᵀqΣ₀/(qΣ₀qᵀ), whose range is q^⊥ = ker(A + Aᵀ) (MATH.md §4).
+    """
+    index = 2
+    if source == "reference":
+        q = _reference_draws(index)["q"]
+    else:
+        rng = _rng(seed, index)
+        q = rng.standard_normal((1, 2))
+        q = q / np.linalg.norm(q)
+    Q, K, V = q, -q, np.eye(2)
+    qperp = np.array([-q[0, 1], q[0, 0]])
+    S0, uw = trace_one_grid(n, half_width)
+    t_eval = _times(T, t_show)
+    _log(progress, f"experiment 2 (convergence to a line): {S0.shape[0]} Σ₀")
+    runs, summary = {}, {}
+    for v in variants:
+        prm = attention_params(v, Q, K, V, l2_convention=l2_convention)
+        run = _integrate(v, prm, S0, T, t_eval, progress=progress)
+        runs[v] = run
+        s = _run_summary(run, S0)
+        ang, _ = _angle_to_lines(run["Sigma_end"], qperp[None])
+        s["angle_top_eigvec_to_ker(A+At)_rad"] = _stats(ang)
+        s["rank_end"] = {str(k): np.bincount(r, minlength=3)[1:] for k, r in numerical_rank(run["Sigma_end"]).items()}
+        if v == "softmax":
+            exact_T = softmax_closed_form(prm["A"], S0, T)
+            err = np.linalg.norm(run["Sigma_end"] - exact_T, axis=(1, 2)) / np.linalg.norm(exact_T, axis=(1, 2))
+            s["closed_form_rel_error_at_T"] = _stats(err)
+            lim = S0 - (S0 @ q.T @ q @ S0) / (q @ S0 @ q.T)
+            ang_lim, _ = _angle_to_lines(lim, qperp[None])
+            s["exact_limit"] = "Σ₀ − Σ₀qᵀqΣ₀/(qΣ₀qᵀ), rank 1, range q^⊥ (angle ≤ %.1e)" % float(ang_lim.max())
+            s["distance_to_exact_limit_at_T"] = _stats(np.linalg.norm(run["Sigma_end"] - lim, axis=(1, 2)))
+        summary[v] = s
+    return {
+        "experiment": "line", "index": index,
+        "title": "Convergence to a line (softmax, ℓ2): Q = q, K = −q, V = I",
+        "seed": seed, "rng": _rng_text(seed, index) if source == "generator" else "reference RandomState(36)",
+        "source": source, "d": 2,
+        "parameters": {"q": q, "Q": Q, "K": K, "V": V, "ker(A+Aᵀ)": qperp, "l2_convention": l2_convention},
+        "settings": {**_grid_settings(n, half_width, S0), **_integrator_settings(T=T, t_show=t_show,
+                     samples=int(len(t_eval)))},
+        "summary": summary,
+        "notes": [
+            "The transverse eigenvalue decays like 1/t: at the horizon T the angle between the top "
+            "eigenvector and q^⊥ is O(1/T), not 0; the softmax run is checked against the closed form "
+            "Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹.",
+        ],
+        "data": {"Sigma0": S0, "uw0": uw, "runs": runs, "lines": qperp[None]},
+    }
+
+
+# ----------------------------------------------------------------------------------------
+# experiment 3: convergence to a plane
+# ----------------------------------------------------------------------------------------
+def _random_trace_one(rng, d, m):
+    G = rng.standard_normal((m, d, d))
+    S = G @ np.swapaxes(G, 1, 2)
+    return S / np.trace(S, axis1=1, axis2=2)[:, None, None]
+
+
+def exp_plane(seed: int = 0, *, n: int = 10, half_width: float = 0.5, m3: int = 100, T: float = 1e4,
+              t_show: float = 10.0, source: str = "generator", progress: bool = False) -> dict:
+    """Convergence to a plane, multi-head with one empty head (H = 2).
+
+    (a) d = 3 (what 'a plane' means for the *range* of Σ): head 1 has k = 1, Q₁ = q, K₁ = −q
+        (q a unit row in ℝ³), V₁ = W₁ = I; head 2 is empty (W₂ = 0; A₂ random).  Then
+        Σ̇ = ΣA₁Σ + ΣA₁ᵀΣ with A₁ + A₁ᵀ = −2qᵀq: the limit has rank 2 and range q^⊥, a plane in ℝ³.
+        Σ₀: m3 random trace-one Wishart matrices.
+    (b) d = 2, the reference configuration: Q = q ∈ ℝ^{1×2}, K = −q, V = I, H = 2, k = 1, so
+        head 1 gets the row q and head 2 gets no row (empty); C₁ = e₁e₁ᵀ.  The equilibria are
+        {Σ : e₁ᵀΣqᵀ = 0}, a plane through 0 in the 3-D space of 2×2 symmetric matrices; inside the
+        cone it is the wedge spanned by e₂e₂ᵀ and q^⊥q^⊥ᵀ, so the limits are *full rank*: in the
+        paper's 3-D cone picture, 'a plane' is a plane of covariance matrices, not of ℝ^d.
+    """
+    index = 3
+    rng = _rng(seed, index)
+    # (a) d = 3
+    q3 = rng.standard_normal((1, 3))
+    q3 /= np.linalg.norm(q3)
+    Q2h, K2h = rng.standard_normal((1, 3)), rng.standard_normal((1, 3))
+    q = rng.standard_normal((1, 2))
+    q /= np.linalg.norm(q)
+    if source == "reference":
+        q = _reference_draws(index)["q"]
+    S3 = _random_trace_one(rng, 3, m3)
+    prm3 = {"A_1": -q3.T @ q3, "V_1": np.eye(3), "W_1": np.eye(3),
+            "A_2": K2h.T @ Q2h, "V_2": np.eye(3), "W_2": np.zeros((3, 3)), "tau": 1.0}
+    t_eval = _times(T, t_show)
+    _log(progress, f"experiment 3 (convergence to a plane): d = 3 with {m3} Σ₀, d = 2 reference grid")
+    run3 = _integrate("multihead", prm3, S3, T, t_eval, progress=progress, label="d=3 ")
+    s3 = _run_summary(run3, S3)
+    ranks3 = numerical_rank(run3["Sigma_end"])
+    s3["rank_end"] = {str(k): np.bincount(r, minlength=4)[1:] for k, r in ranks3.items()}
+    # distance of the range of Σ(T) from the plane q^⊥: |Σq| / ‖Σ‖
+    Sq = np.linalg.norm(run3["Sigma_end"] @ q3[0], axis=1) / np.linalg.norm(run3["Sigma_end"], axis=(1, 2))
+    s3["|Σ(T)q|/‖Σ(T)‖"] = _stats(Sq)
+    # exact limit rank (softmax, V = I, A + Aᵀ ⪯ 0): dim ker(A₁+A₁ᵀ) on range Σ₀ = 3 − rank(q)
+    s3["exact_limit_rank"] = 3 - exact_rank(q3)
+    # (b) d = 2 reference configuration (q drawn above)
+    S0, uw = trace_one_grid(n, half_width)
+    prm2 = attention_params("multihead", q, -q, np.eye(2), heads=2)
+    run2 = _integrate("multihead", prm2, S0, T, t_eval, progress=progress, label="d=2 ")
+    s2 = _run_summary(run2, S0)
+    e1 = np.array([1.0, 0.0])
+    res = np.abs(run2["Sigma_end"] @ q[0] @ e1) / np.linalg.norm(run2["Sigma_end"], axis=(1, 2))
+    s2["|e1ᵀΣ(T)qᵀ|/‖Σ(T)‖"] = _stats(res)
+    s2["rank_end"] = {str(k): np.bincount(r, minlength=3)[1:] for k, r in numerical_rank(run2["Sigma_end"]).items()}
+    # C₁ = e₁e₁ᵀ only moves the first row/column: Σ₂₂ is conserved exactly
+    s2["max_|Σ22(T) − Σ22(0)|"] = float(np.max(np.abs(run2["Sigma_end"][:, 1, 1] - S0[:, 1, 1])))
+    # near the plane, ṡ ≈ −q₂(cq₁ + bq₂)s: exponential convergence to a full-rank point of the wedge,
+    # at a rate vanishing at its q^⊥ end (slow members)
+    fast = res < 1e-8
+    s2["on_plane_to_1e-8_at_T"] = int(np.sum(fast))
+    s2["not_yet_on_plane_to_1e-8_at_T"] = int(np.sum(~fast))
+    s2["eig_ratio_end_on_plane"] = _stats((lambda e: e[:, 0] / e[:, 1])(np.linalg.eigvalsh(run2["Sigma_end"][fast])))
+    qperp = np.array([-q[0, 1], q[0, 0]])
+    return {
+        "experiment": "plane", "index": index,
+        "title": "Convergence to a plane (multi-head, H = 2, one head empty)",
+        "seed": seed, "rng": _rng_text(seed, index), "source": source,
+        "d": [3, 2],
+        "parameters": {"d3": {"q": q3, "A_2": prm3["A_2"], "W_2": "0 (empty head)", "V_1": "I", "W_1": "I"},
+                       "d2_reference": {"q": q, "heads": 2, "k": 1,
+                                        "note": "head 1 = row q, head 2 = no row (A_2 = 0); W = I split in rows"}},
+        "settings": {"m3": int(m3), **_grid_settings(n, half_width, S0),
+                     **_integrator_settings(T=T, t_show=t_show, samples=int(len(t_eval)))},
+        "summary": {"d3": s3, "d2_reference": s2},
+        "notes": [
+            "In d = 2 a rank-2 'plane' is the whole space, so the range-of-Σ reading of 'convergence to a "
+            "plane' needs d ≥ 3: part (a) uses d = 3 and finds rank-2 limits with range q^⊥.",
+            "The reference code's own experiment is d = 2 with Q having one row and H = 2 (head 2 empty): "
+            "there the limits lie on the plane {Σ : e₁ᵀΣqᵀ = 0} of symmetric matrices (the wedge spanned by "
+            "e₂e₂ᵀ and q^⊥q^⊥ᵀ in the cone picture) and are generically full rank; part (b) reproduces it.",
+            "In (b), Σ₂₂ is conserved (C₁ = e₁e₁ᵀ moves only the first row and column) and, writing "
+            "s = e₁ᵀΣqᵀ, ṡ = −2q₁s² − q₂(cq₁ + bq₂)s: interior points of the wedge attract exponentially, "
+            "with a rate vanishing at the rank-1 end q^⊥q^⊥ᵀ, which is approached algebraically.",
+            "Decay towards the plane is algebraic (1/t), as in experiments 1–2.",
+        ],
+        "data": {"d3": {"Sigma0": S3, "run": run3, "q": q3},
+                 "d2": {"Sigma0": S0, "uw0": uw, "runs": {"multihead": run2}, "q": q,
+                        "wedge": np.array([[0.0, 1.0], qperp])}},
+    }
+
+
+# ----------------------------------------------------------------------------------------
+# screening (experiments 4 and 6 select a draw that shows the paper's phenomenon)
+# ----------------------------------------------------------------------------------------
+def _screen(Q, K, V, T, variants, accept=None, n=6, max_steps=3000):
+    """Coarse run (n×n grid on [−1, 1]², horizon T) of a candidate draw: counts per variant and
+    the number of bounded rank-1 limits on each isotropic line of A.  Variants run in order and
+    the screen stops early once ``accept`` (a necessary condition on the partial result) fails."""
+    S0, _ = trace_one_grid(n, 1.0)
+    dirs = isotropic_directions(K.T @ Q)
+    out = {}
+    for v in variants:
+        run = _integrate(v, attention_params(v, Q, K, V), S0, T, np.array([0.0, T]), max_steps=max_steps)
+        c = _counts(run["status"])
+        ok = run["status"] == HORIZON
+        tr = np.trace(run["Sigma_end"], axis1=1, axis2=2)
+        c["max_trace_end"] = float(np.max(tr[ok])) if np.any(ok) else None
+        ang, idx = _angle_to_lines(run["Sigma_end"], dirs)
+        near = ok & (ang < 0.05) & (numerical_rank(run["Sigma_end"])[1e-2] == 1)
+        c["on_line"] = [int(np.sum(near & (idx == 0))), int(np.sum(near & (idx == 1)))]
+        out[v] = c
+        if accept is not None and not accept(out):
+            break
+    return out
+
+
+def _select(rng, accept, variants, T_screen, max_candidates, progress):
+    """Draw (Q, K, V) (A + Aᵀ indefinite, V Gaussian) until ``accept(screen)``; record every candidate."""
+    cands = []
+    for i in range(max_candidates):
+        Q, K = _draw_until(rng, _indefinite)
+        V = rng.standard_normal((2, 2))
+        c = _screen(Q, K, V, T_screen, variants, accept)
+        ok = len(c) == len(variants) and bool(accept(c))
+        cands.append({"candidate": i, "eig(V)": np.linalg.eigvals(V), "screen": c, "accepted": ok})
+        _log(progress, f"  screen candidate {i}: {c} -> {'accept' if ok else 'reject'}")
+        if ok:
+            return Q, K, V, cands
+    return Q, K, V, cands
+
+
+def _selection_record(cands, T_screen, rule):
+    if cands is None:
+        return None
+    n_acc = sum(c["accepted"] for c in cands)
+    return {"rule": rule, "screen": f"6×6 grid on [−1,1]², T = {T_screen:g}", "candidates_tried": len(cands),
+            "accepted_index": next((c["candidate"] for c in cands if c["accepted"]), None),
+            "found": bool(n_acc), "candidates": cands}
+
+
+# ----------------------------------------------------------------------------------------
+# experiment 4: convergence to one of two lines
+# ----------------------------------------------------------------------------------------
+def exp_two_lines(seed: int = 0, *, n: int = 20, half_width: float = 1.0, T: float = 500.0, t_show: float = 20.0,
+                  variants=("softmax", "l2"), source: str = "generator", l2_convention: str = "sqrt_d",
+                  select: bool = True, max_candidates: int = 30, max_steps: int = 20000,
+                  progress: bool = False) -> dict:
+    """Convergence to one of two lines: A + Aᵀ indefinite (Q, K Gaussian), V Gaussian non-symmetric.
+
+    Rank-1 equilibria s·vvᵀ exist exactly on the two isotropic lines vᵀAv = 0 (for softmax and
+    ℓ2 alike, since J ∝ V v vᵀA there).  With ``select`` (generator draws only), candidates
+    (Q, K, V) are drawn until a coarse screen (6×6 grid, T = 100) has every softmax and ℓ2 member
+    bounded and softmax limits on *both* lines; all candidates and their screen outcomes are
+    recorded (they measure how typical the phenomenon is).
+    """
+    index = 4
+    cands = None
+    if source == "reference":
+        P = _reference_draws(index)
+        Q, K, V = P["Q"], P["K"], P["V"]
+    else:
+        rng = _rng(seed, index)
+        if select:
+            def accept(c):
+                bounded = all(c[v]["horizon"] == sum(c[v][k] for k in _STATUS.values()) for v in c)
+                return bounded and min(c["softmax"]["on_line"]) > 0
+            Q, K, V, cands = _select(rng, accept, ("softmax", "l2"), T_SCREEN, max_candidates, progress)
+        else:
+            Q, K = _draw_until(rng, _indefinite)
+            V = rng.standard_normal((2, 2))
+    S0, uw = trace_one_grid(n, half_width)
+    t_eval = _times(T, t_show)
+    A = K.T @ Q
+    dirs = isotropic_directions(A)
+    _log(progress, f"experiment 4 (convergence to one of two lines): {S0.shape[0]} Σ₀")
+    runs, summary = {}, {}
+    for v in variants:
+        prm = attention_params(v, Q, K, V, l2_convention=l2_convention)
+        run = _integrate(v, prm, S0, T, t_eval, progress=progress, max_steps=max_steps)
+        runs[v] = run
+        s = _run_summary(run, S0)
+        ok = run["status"] == HORIZON
+        ang, idx = _angle_to_lines(run["Sigma_end"], dirs)
+        r2 = numerical_rank(run["Sigma_end"])[1e-2]
+        near = ok & (ang < 1e-2) & (r2 == 1)
+        s["rank1_on_isotropic_line"] = {"line_0": int(np.sum(near & (idx == 0))),
+                                        "line_1": int(np.sum(near & (idx == 1))),
+                                        "other": int(np.sum(ok & ~near))}
+        s["angle_to_nearest_line_rad"] = _stats(ang[ok])
+        summary[v] = s
+    return {
+        "experiment": "two_lines", "index": index,
+        "title": "Convergence to one of two lines (softmax, ℓ2): A + Aᵀ indefinite, V non-symmetric",
+        "seed": seed,
+        "rng": _rng_text(seed, index) if source == "generator" else "reference RandomState(36), V: RandomState(32)",
+        "source": source, "d": 2,
+        "parameters": {"Q": Q, "K": K, "V": V, "eig(KᵀQ + QᵀK)": np.linalg.eigvalsh(A + A.T),
+                       "eig(V)": np.linalg.eigvals(V), "isotropic_lines": dirs, "l2_convention": l2_convention},
+        "selection": _selection_record(cands, T_SCREEN, "every screen member of softmax and ℓ2 bounded "
+                                       "at the horizon, and softmax limits on both isotropic lines"),
+        "settings": {**_grid_settings(n, half_width, S0), **_integrator_settings(T=T, t_show=t_show,
+                     samples=int(len(t_eval)), max_steps=max_steps)},
+        "summary": summary,
+        "notes": [
+            "A member counts as converged to a line when it reaches T bounded, has numerical rank 1 at the "
+            "1e-2 threshold and its top eigenvector is within 1e-2 rad of an isotropic line vᵀAv = 0.",
+            "Generator draws are screened for the phenomenon (the paper shows a chosen draw); the candidate "
+            "list records how often random (Q, K, V) show it.",
+            "The reference script overwrites its softmax result with the ℓ2 one before plotting, so its "
+            "'trad_mixed_3d' figure shows ℓ2 trajectories.",
+        ],
+        "data": {"Sigma0": S0, "uw0": uw, "runs": runs, "lines": dirs},
+    }
+
+
+# ----------------------------------------------------------------------------------------
+# experiment 5: blow-up vs growth
+# ----------------------------------------------------------------------------------------
+def exp_blowup(seed: int = 0, *, n: int = 40, half_width: float = 1.0, T_growth: float = 5.0,
+               variants=("softmax", "multihead", "l2", "sinkhorn"), source: str = "generator",
+               l2_convention: str = "sqrt_d", n_eval: int = 80, progress: bool = False) -> dict:
+    """Finite-time blow-up (softmax, multi-head) vs exponential growth (ℓ2, Sinkhorn).
+
+    A + Aᵀ ≻ 0 (Q, K Gaussian, redrawn until so), V = I.  Softmax: T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})
+    in closed form, compared with the integrator's blow-up time.  Softmax/multi-head run to
+    1.2·max T*_softmax (multi-head to 3× that); ℓ2 and Sinkhorn to ``T_growth``.
+    """
+    index = 5
+    if source == "reference":
+        P = _reference_draws(index)
+        Q, K = P["Q"], P["K"]
+    else:
+        rng = _rng(seed, index)
+        Q, K = _draw_until(rng, _positive)
+    V = np.eye(2)
+    S0, uw = trace_one_grid(n, half_width)
+    A_soft = attention_params("softmax", Q, K, V)["A"]
+    Tstar = softmax_blowup_time(A_soft, S0)
+    _log(progress, f"experiment 5 (blow-up vs growth): {S0.shape[0]} Σ₀, T* ∈ [{Tstar.min():.3g}, {Tstar.max():.3g}]")
+    horizons = {"softmax": 1.2 * float(Tstar.max()), "multihead": 3.0 * float(Tstar.max()),
+                "l2": float(T_growth), "sinkhorn": float(T_growth)}
+    runs, summary = {}, {}
+    for v in variants:
+        prm = attention_params(v, Q, K, V, l2_convention=l2_convention)
+        T = horizons[v]
+        t_eval = np.linspace(0.0, T, n_eval)
+        run = _integrate(v, prm, S0, T, t_eval, progress=progress)
+        runs[v] = run
+        s = _run_summary(run, S0)
+        if v == "softmax":
+            bl = run["status"] == BLOWUP
+            rel = np.abs(run["t_end"][bl] - Tstar[bl]) / Tstar[bl]
+            s["closed_form_T*"] = _stats(Tstar)
+            s["blowup_time_rel_error_vs_closed_form"] = _stats(rel)
+        if v in ("l2", "sinkhorn"):
+            tr = np.trace(run["Sigma"], axis1=-2, axis2=-1)
+            k = max(1, len(run["t"]) // 4)
+            slope = np.log(tr[:, -1] / tr[:, -1 - k]) / (run["t"][-1] - run["t"][-1 - k])
+            s["log_trace_growth_rate_last_quarter"] = _stats(slope)
+            s["trace_monotone_increasing"] = int(np.sum(np.all(np.diff(tr, axis=1) > 0, axis=1)))
+        # direction at the end (rank-1 asymptotics): normalised eigenvalue ratio
+        summary[v] = s
+    return {
+        "experiment": "blowup", "index": index,
+        "title": "Blow-up (softmax, multi-head) vs exponential growth (ℓ2, Sinkhorn): A + Aᵀ ≻ 0, V = I",
+        "seed": seed, "rng": _rng_text(seed, index) if source == "generator" else "reference RandomState(33)",
+        "source": source, "d": 2,
+        "parameters": {"Q": Q, "K": K, "V": V, "eig(KᵀQ + QᵀK)": np.linalg.eigvalsh(K.T @ Q + Q.T @ K),
+                       "l2_convention": l2_convention, "heads": 2},
+        "settings": {**_grid_settings(n, half_width, S0), **_integrator_settings(horizons=horizons,
+                     samples=int(n_eval))},
+        "summary": summary,
+        "notes": [
+            "For softmax with V = I the integrator's blow-up time (‖Σ‖ reaching 1e8·(‖Σ₀‖+1)) is compared with "
+            "the closed form T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2}) (MATH.md §4).",
+            "ℓ2 (K invertible) and Sinkhorn cannot blow up in finite time; their trace grows exponentially "
+            "(growth rate of log trΣ reported); a BLOWUP status there would only mean the norm bound was hit.",
+            "Near blow-up Σ/trΣ tends to a rank-1 matrix (boundary of the unit disk in the (u, w) view).",
+        ],
+        "data": {"Sigma0": S0, "uw0": uw, "runs": runs, "Tstar_softmax": Tstar},
+    }
+
+
+# ----------------------------------------------------------------------------------------
+# experiment 6: convergence or blow-up depending on Σ₀
+# ----------------------------------------------------------------------------------------
+def exp_mixed(seed: int = 0, *, n: int = 30, half_width: float = 1.0, T: float = 100.0, t_show: float = 20.0,
+              variants=("softmax", "l2", "multihead"), source: str = "generator", l2_convention: str = "sqrt_d",
+              select: bool = True, max_candidates: int = 30, max_steps: int = 20000,
+              progress: bool = False) -> dict:
+    """Convergence or blow-up depending on Σ₀: A + Aᵀ indefinite, V Gaussian (softmax, ℓ2, multi-head H = 2).
+
+    With ``select`` (generator draws only) candidates are drawn until a coarse softmax screen
+    (6×6 grid, T = 100) shows both blow-up and bounded members; all candidates are recorded.
+    """
+    index = 6
+    cands = None
+    if source == "reference":
+        P = _reference_draws(index)
+        Q, K, V = P["Q"], P["K"], P["V"]
+    else:
+        rng = _rng(seed, index)
+        if select:
+            def accept(c):
+                c = c["softmax"]
+                return c["blowup"] > 0 and c["horizon"] > 0 and c["failed"] == 0
+            Q, K, V, cands = _select(rng, accept, ("softmax",), T_SCREEN, max_candidates, progress)
+        else:
+            Q, K = _draw_until(rng, _indefinite)
+            V = rng.standard_normal((2, 2))
+    S0, uw = trace_one_grid(n, half_width)
+    t_eval = _times(T, t_show)
+    _log(progress, f"experiment 6 (convergence or blow-up depending on Σ₀): {S0.shape[0]} Σ₀")
+    runs, summary = {}, {}
+    for v in variants:
+        prm = attention_params(v, Q, K, V, heads=2, l2_convention=l2_convention)
+        run = _integrate(v, prm, S0, T, t_eval, progress=progress, max_steps=max_steps)
+        runs[v] = run
+        summary[v] = _run_summary(run, S0)
+    return {
+        "experiment": "mixed", "index": index,
+        "title": "Convergence or blow-up depending on Σ₀ (softmax, ℓ2, multi-head H = 2)",
+        "seed": seed,
+        "rng": _rng_text(seed, index) if source == "generator" else "reference RandomState(36), V: RandomState(35)",
+        "source": source, "d": 2,
+        "parameters": {"Q": Q, "K": K, "V": V, "eig(KᵀQ + QᵀK)": np.linalg.eigvalsh(K.T @ Q + Q.T @ K),
+                       "eig(V)": np.linalg.eigvals(V), "heads": 2, "l2_convention": l2_convention},
+        "selection": _selection_record(cands, T_SCREEN, "softmax screen has both blow-up and bounded "
+                                       "members, none failed"),
+        "settings": {**_grid_settings(n, half_width, S0), **_integrator_settings(T=T, t_show=t_show,
+                     samples=int(len(t_eval)), max_steps=max_steps)},
+        "summary": summary,
+        "notes": [
+            "Multi-head is run with H = 2 (k = 1 per head). The reference code calls rhs_multihead without "
+            "H, i.e. H = 1, which is exactly the softmax system: its 'MH_both' figure duplicates 'trad_both'.",
+            "For ℓ2 a BLOWUP status means the norm bound 1e8·(‖Σ₀‖+1) was reached by exponential growth "
+            "(ℓ2 with invertible K has no finite-time blow-up, MATH.md §4).",
+        ],
+        "data": {"Sigma0": S0, "uw0": uw, "runs": runs},
+    }
+
+
+# ----------------------------------------------------------------------------------------
+# experiment 7: histograms of limit ranks
+# ----------------------------------------------------------------------------------------
+def exp_ranks(seed: int = 0, *, dims=(3, 4, 5), n_draws: int = 100, T: float = 1e6, converge_tol: float = 1e-12,
+              thresholds=(1e-2, 1e-4, 1e-8), variants=("softmax", "l2"), Vs=("I", "GtG"),
+              l2_convention: str = "sqrt_d", max_steps: int = 20000, progress: bool = False) -> dict:
+    """Rank of the limit covariance, d ∈ dims, ``n_draws`` draws each: K = −Q, Q ∈ ℝ^{⌊d/2⌋×d} Gaussian,
+    Σ₀ = GGᵀ (G Gaussian), V = I and V = G'ᵀG' (G' Gaussian); softmax and ℓ2.
+
+    Each batch is integrated to T with ``stop_on_convergence`` (‖Σ̇‖ < converge_tol·(1 + ‖Σ‖));
+    the numerical rank #{λ_i/λ_max > θ} is reported for every θ in ``thresholds``, with the time
+    reached.  ``max_steps`` bounds the integrator's iterations per batch: V = G'ᵀG' makes the flow
+    stiff (eigenvalues of V spread over decades), and members still running when the budget is
+    spent are reported with status "failed" and the time they reached.
+
+    Exact limit rank where a theorem gives it — softmax, V = I, A + Aᵀ = −2QᵀQ/√d ⪯ 0:
+    Σ(t) = G(I + tGᵀ(2QᵀQ/√d)G)⁻¹Gᵀ → G·P_{ker QG}·Gᵀ, of rank rank(G) − rank(QG), computed over ℚ
+    (generically d − ⌊d/2⌋).  Other cases: "not available (no theorem)".
+    """
+    index = 7
+    rng = _rng(seed, index)
+    thresholds = tuple(float(t) for t in thresholds)
+    table, data = {}, {}
+    _log(progress, f"experiment 7 (limit ranks): d ∈ {list(dims)}, {n_draws} draws, T = {T:g}")
+    for d in dims:
+        k = d // 2
+        Qs = rng.standard_normal((n_draws, k, d))
+        Gs = rng.standard_normal((n_draws, d, d))
+        S0 = Gs @ np.swapaxes(Gs, 1, 2)
+        Gv = rng.standard_normal((n_draws, d, d))
+        Vd = {"I": np.broadcast_to(np.eye(d), (n_draws, d, d)).copy(), "GtG": np.swapaxes(Gv, 1, 2) @ Gv}
+        exact_soft = np.array([exact_rank(Gs[i]) - exact_rank(_frac_matmul(Qs[i], Gs[i])) for i in range(n_draws)])
+        rankQ = np.array([exact_rank(Qs[i]) for i in range(n_draws)])
+        # the exact limit G·P_{ker QG}·Gᵀ (softmax, V = I) in floating point, to read its own conditioning
+        lim = np.empty_like(S0)
+        for i in range(n_draws):
+            _, sv, Wt = np.linalg.svd(Qs[i] @ Gs[i])
+            N = Wt[int(np.sum(sv > sv[0] * 1e-12)):].T
+            lim[i] = Gs[i] @ N @ N.T @ Gs[i].T
+        lim_ranks = numerical_rank(lim, thresholds)
+        t_eval = np.concatenate([[0.0], np.geomspace(1e-2, T, 41)])
+        for v in variants:
+            for vname in Vs:
+                Vb = Vd[vname]
+                key = f"{v}/V={vname}/d={d}"
+                prm = _batched_params(v, Qs, -Qs, Vb, d, l2_convention)
+                run = _integrate(v, prm, S0, T, t_eval, progress=progress, label=f"d={d} V={vname} ",
+                                 stop_on_convergence=True, converge_tol=converge_tol, max_steps=max_steps)
+                ranks = numerical_rank(run["Sigma_end"], thresholds)
+                has_exact = v == "softmax" and vname == "I"
+                row = {
+                    "variant": v, "V": vname, "d": d, "draws": int(n_draws),
+                    "counts": _counts(run["status"]),
+                    "time_reached": _stats(run["t_end"]),
+                    "rank_counts": {str(th): np.bincount(r, minlength=d + 1).tolist() for th, r in ranks.items()},
+                    "exact_rank": (np.bincount(exact_soft, minlength=d + 1).tolist() if has_exact
+                                   else "not available (no theorem)"),
+                    "seconds": round(run["seconds"], 2),
+                }
+                if has_exact:
+                    row["agreement_with_exact"] = {str(th): float(np.mean(r == exact_soft)) for th, r in ranks.items()}
+                    row["numerical_above_exact"] = {str(th): int(np.sum(r > exact_soft)) for th, r in ranks.items()}
+                    row["numerical_below_exact"] = {str(th): int(np.sum(r < exact_soft)) for th, r in ranks.items()}
+                    row["closed_form_limit_numerical_rank"] = {
+                        str(th): np.bincount(r, minlength=d + 1).tolist() for th, r in lim_ranks.items()}
+                    row["rank(Q) exact"] = np.bincount(rankQ, minlength=k + 1).tolist()
+                table[key] = row
+                data[key] = {"ranks": ranks, "exact": exact_soft if has_exact else None, "t_end": run["t_end"],
+                             "eig_end": np.linalg.eigvalsh(run["Sigma_end"]), "t": run["t"],
+                             "eig_t": np.linalg.eigvalsh(run["Sigma"])}
+    return {
+        "experiment": "ranks", "index": index,
+        "title": "Histograms of the rank of the limit covariance (softmax, ℓ2; V = I and V = GᵀG)",
+        "seed": seed, "rng": _rng_text(seed, index), "source": "generator",
+        "d": list(dims),
+        "parameters": {"Q": "standard Gaussian ⌊d/2⌋×d, K = −Q", "Sigma0": "GGᵀ, G standard Gaussian d×d",
+                       "V": ["I", "G'ᵀG', G' standard Gaussian d×d"], "l2_convention": l2_convention,
+                       "scaling": "softmax A = KᵀQ/√d, ℓ2 τ = 1/√d"},
+        "settings": {"n_draws": int(n_draws), "thresholds": list(thresholds), **_integrator_settings(
+            T=T, stop_on_convergence=True, converge_tol=converge_tol, max_steps=max_steps)},
+        "summary": table,
+        "notes": [
+            "Numerical rank = #{λ_i/λ_max > θ}. The small eigenvalues of the limit decay algebraically "
+            "(≈ 1/t for softmax, V = I), so the rank read at a finite time depends on θ and on the time "
+            "reached: at T = %g, θ = 1e-8 still sees the full rank." % T,
+            "The reference histograms (histograms.py / utils.create_histograms) count eigenvalues > 0.1 "
+            "(absolute, not relative to λ_max) of the last iterate of a projected Euler scheme stopped as soon as "
+            "‖Σ̇‖ < 1e-4 (5e-5 for V random); runs that do not stop within max_iter are redrawn, and runs whose "
+            "rank exceeds (d+1)//2 — which equals d − ⌊d/2⌋, the theoretical rank — are left out of the histogram "
+            "('Rank too high'). With 1/t decay, early stopping and a 0.1 cut, the counted rank depends on the "
+            "scale of Σ₀ and on the stopping rule, and ranks above d − ⌊d/2⌋ cannot appear by construction: the "
+            "published histograms are an artefact of these choices, not a measurement of limit ranks.",
+            "Exact limit rank (softmax, V = I): rank(G) − rank(QG) over ℚ, with Σ₀ = GGᵀ and K = −Q; for other "
+            "cases no theorem gives it. 'numerical_above_exact' counts draws whose small eigenvalues have not "
+            "decayed below θ by the time reached; 'numerical_below_exact' counts draws whose exact limit is "
+            "itself ill-conditioned (see 'closed_form_limit_numerical_rank', the ranks of the exact limit "
+            "G·P_ker(QG)·Gᵀ read with the same thresholds).",
+            "Status 'max_steps' in V = G'ᵀG' rows means the iteration budget ran out: the flow is stiff "
+            "there (V's eigenvalues spread over decades); the rank is read at the time reached.",
+        ],
+        "data": data,
+    }
+
+
+def _batched_params(variant, Qs, Ks, Vb, d, l2_convention):
+    if variant == "softmax":
+        return {"A": np.swapaxes(Ks, 1, 2) @ Qs / math.sqrt(d), "V": Vb, "tau": 1.0}
+    if variant == "l2":
+        if l2_convention == "reference":
+            return {"Q": Qs / math.sqrt(d), "K": Ks, "V": Vb, "tau": 1.0}
+        return {"Q": Qs, "K": Ks, "V": Vb, "tau": 1.0 / math.sqrt(d)}
+    raise ValueError(variant)
+
+
+# ----------------------------------------------------------------------------------------
+# the whole suite
+# ----------------------------------------------------------------------------------------
+QUICK = {
+    "zero": {"n": 6},
+    "line": {"n": 6},
+    "plane": {"n": 6, "m3": 30},
+    "two_lines": {"n": 10},
+    "blowup": {"n": 14},
+    "mixed": {"n": 12},
+    "ranks": {"n_draws": 30, "max_steps": 2500},
+}
+FULL = {
+    "zero": {"n": 10},
+    "line": {"n": 10},
+    "plane": {"n": 10, "m3": 100},
+    "two_lines": {"n": 20},
+    "blowup": {"n": 40},
+    "mixed": {"n": 30},
+    "ranks": {"n_draws": 100},
+}
+
+_FUNCS = {"zero": exp_zero, "line": exp_line, "plane": exp_plane, "two_lines": exp_two_lines,
+          "blowup": exp_blowup, "mixed": exp_mixed, "ranks": exp_ranks}
+
+
+def run(out, quick: bool = True, seed: int = 0, progress: bool = True, *, source: str = "generator",
+        experiments=EXPERIMENTS) -> dict:
+    """Run the experiments, write ``out/figures/*.png|pdf`` and ``out/castin2025.json``; return the summary.
+
+    quick: smaller grids (and 30 rank draws instead of 100); the full sizes are the paper's.
+    source: "generator" (matrices from numpy.random.default_rng([seed, i])) or "reference"
+    (the reference code's own draws, experiments 1–6).
+    """
+    from .. import plots
+    from ..atomic import write_json_atomic
+
+    out = Path(out)
+    figdir = out / "figures"
+    figdir.mkdir(parents=True, exist_ok=True)
+    sizes = QUICK if quick else FULL
+    t_start = time.perf_counter()
+    _log(progress, f"{'quick' if quick else 'full'} run, seed {seed}, source {source}, output {out}")
+    results, figures, timings = {}, {}, {}
+    for name in experiments:
+        t0 = time.perf_counter()
+        kw = dict(sizes[name])
+        if name != "ranks":
+            kw["source"] = source
+        exp = _FUNCS[name](seed, progress=progress, **kw)
+        t_exp = time.perf_counter() - t0
+        figs = plots.castin_figures(exp, figdir)
+        timings[name] = {"compute_s": round(t_exp, 2), "figures_s": round(time.perf_counter() - t0 - t_exp, 2)}
+        figures[name] = [str(Path(p).relative_to(out)) for p in figs]
+        results[name] = to_json(exp)
+        _log(progress, f"experiment {name}: {t_exp:.1f} s compute, {len(figs)} figure files")
+    summary = {
+        "paper": PAPER,
+        "mode": "quick" if quick else "full",
+        "seed": int(seed),
+        "source": source,
+        "sizes": sizes,
+        "conventions": {
+            "softmax": "A = KᵀQ/√d, τ = 1",
+            "l2": "weight exp(−|Qx − Ky|²/√d): τ = 1/√d (≡ Q/d^{1/4}, K/d^{1/4}); reference code: exp(−|Qx/√d − Ky|²)",
+            "multihead": "W = I split in H row blocks of size k = d//H; A_h = K_hᵀQ_h/√k, C_h = P_hV",
+            "sinkhorn": "A = KᵀQ (no scaling), ε = 1",
+            "grid": "trace-one Σ₀ with (a − b, 2c) on an n×n grid, kept inside the unit disk",
+        },
+        "experiments": results,
+        "figures": figures,
+        "timings": timings,
+        "total_seconds": round(time.perf_counter() - t_start, 2),
+    }
+    write_json_atomic(out / "castin2025.json", _jsonable(summary))
+    _log(progress, f"done in {summary['total_seconds']:.1f} s -> {out / 'castin2025.json'}")
+    return _jsonable(summary)
