@@ -30,9 +30,10 @@ Search (floats search, rationals decide):
    V = Vᵀ ≻ 0 and A + Aᵀ ⪯ 0, including singular A + Aᵀ where a rounded float P fails;
 2. a parametrised cvxpy SDP (built once per (kind, d) and reused: the data enter as the
    numeric m²×m matrix G with vec Q_P = G·svec(P), a DPP parameter).  Bounded: maximise t
-   with Q_P + tΠ ⪯ 0, Q_P N = 0, P ⪰ tI, tr P = d, where N spans the *forced* kernel (svec of
-   Sym(ker(A+Aᵀ)) exactly, extended by facial reduction from the numerical kernel of the
-   solution, rationalised) and Π projects on N^⊥.  Blow-up: minimise γ with
+   with Q_P + tΠ ⪯ 0, P ⪰ tI, tr P = d over svec P = Bz, B spanning {P : Q_P N = 0}, where N
+   spans the *forced* kernel (svec Sym(K) for K = ker(A+Aᵀ) and K = ker C, exactly; extended
+   by facial reduction from the rationalised numerical kernel of the solution) and Π
+   projects on N^⊥.  Blow-up: minimise γ with
    [[Q_P, p], [pᵀ, γ]] ⪰ 0, P ⪰ δI, tr(PΣ̂) = 1 (Σ̂ ≈ Σ₀ normalised), i.e. c = 1/γ;
 3. rounding: P ← Fraction.limit_denominator(10^k) entrywise for increasing k (svec, so
    symmetric by construction), then an exact orthogonal projection onto {P : Q_P N = 0};
@@ -82,6 +83,9 @@ class NotApplicable(ValueError):
 
 class _SolverFailure(RuntimeError):
     pass
+
+
+_NUMERIC_ERRORS = (ValueError, ArithmeticError, np.linalg.LinAlgError)
 
 
 # --------------------------------------------------------------------------- exact data
@@ -621,15 +625,22 @@ def _round_sig(q: Fraction, up: bool, digits: int = 10) -> Fraction:
     """q rounded (up or down) to about ``digits`` significant decimal digits, exactly."""
     if q <= 0:
         return q
-    D = 10 ** max(digits - math.floor(math.log10(q)), 0)
+    e = len(str(q.numerator)) - len(str(q.denominator))  # ≈ log10 q (±1), no float range
+    D = 10 ** max(digits - e, 0)
     n = math.ceil(q * D) if up else math.floor(q * D)
     r = Fraction(n, D)
     return r if (r >= q if up else 0 < r <= q) else q
 
 
+def _approx(q: Fraction) -> str:
+    try:
+        return f"{float(q):.6g}"
+    except OverflowError:
+        return f"~1e{len(str(q.numerator)) - len(str(q.denominator))}"
+
+
 def _search_blowup(heads, d, Sigma0, solver, reuse, numerical):
     """Return [(P exact, c, description)] verified exactly, possibly empty, and a reason."""
-    m = d * (d + 1) // 2
     Sx = _svec_mat_exact(d)
     hf = [(_to_float(C), _to_float(A)) for C, A in heads]
     G = g_matrix(hf, d)
@@ -708,7 +719,10 @@ def find_bounded_certificate(problem, solver=None, *, reuse: bool = True) -> Ver
             found = (P, f"structured candidate {name}")
             break
     if found is None:
-        P, desc = _search_bounded(heads, d, solver, reuse, numerical)
+        try:
+            P, desc = _search_bounded(heads, d, solver, reuse, numerical)
+        except _NUMERIC_ERRORS as exc:  # e.g. entries beyond the float range
+            P, desc = None, f"numerical search failed: {type(exc).__name__}: {exc}"
         if P is None:
             numerical["seconds"] = time.perf_counter() - t0
             return _undecided(claim, desc, numerical)
@@ -745,8 +759,11 @@ def find_blowup_certificate(problem, solver=None, *, reuse: bool = True) -> Verd
         c = _blowup_c(P, heads, Sx)
         if c is not None:
             cands.append((P, c, f"structured candidate {name}"))
-    found, reason = _search_blowup(heads, d, _to_float(S0) if S0 is not None else None,
-                                   solver, reuse, numerical)
+    try:
+        found, reason = _search_blowup(heads, d, _to_float(S0) if S0 is not None else None,
+                                       solver, reuse, numerical)
+    except _NUMERIC_ERRORS as exc:  # e.g. entries beyond the float range
+        found, reason = [], f"numerical search failed: {type(exc).__name__}: {exc}"
     cands += found
     if not cands:
         numerical["seconds"] = time.perf_counter() - t0
@@ -774,8 +791,8 @@ def find_blowup_certificate(problem, solver=None, *, reuse: bool = True) -> Verd
         data.update({"T_lo": frac_str(T_lo), "T_hi": frac_str(T_hi), "u_V": vec_str(uV),
                      "u_A": vec_str(uA), "u_Sigma": frac_str(uS)})
         claim = (claim0 + f"; for the given Σ₀: T* ∈ [{frac_str(T_lo)}, {frac_str(T_hi)}] "
-                 f"≈ [{float(T_lo):.6g}, {float(T_hi):.6g}]")
-        numerical["T_lo"], numerical["T_hi"] = float(T_lo), float(T_hi)
-        summary += f"; T* ∈ [{float(T_lo):.6g}, {float(T_hi):.6g}]"
+                 f"≈ [{_approx(T_lo)}, {_approx(T_hi)}]")
+        numerical["T_lo"], numerical["T_hi"] = _approx(T_lo), _approx(T_hi)
+        summary += f"; T* ∈ [{_approx(T_lo)}, {_approx(T_hi)}]"
     numerical["seconds"] = time.perf_counter() - t0
     return _finish(problem, KIND_BLOWUP, claim, data, numerical, summary)
