@@ -298,11 +298,26 @@ def _equilibrium(problem, F, R, v) -> Verdict | None:
         return None
     Sstar = P.inv()
     claim = "for every Σ₀ ≻ 0, Σ(t) exists for all t and converges to the equilibrium Σ* = P*⁻¹"
-    cert = Certificate.for_problem(problem, "equilibrium-drift-vI", claim, PROVED,
-                                   {"v": frac_str(v), "P_star": mat_str(P), "X": mat_str(X)})
-    return Verdict(PROVED, claim, "lyapunov-exact",
-                   evidence={"regime": "EQUILIBRIUM", "Sigma_star": mat_str(Sstar), "certificate": cert.to_dict()},
-                   reason="R ≺ 0, FᵀP* + P*F = −R with P* ≻ 0, and FᵀX + XF = I with X ≻ 0 (F anti-Hurwitz)")
+    data = {"v": frac_str(v), "P_star": mat_str(P), "X": mat_str(X)}
+    evidence = {"regime": "EQUILIBRIUM", "Sigma_star": mat_str(Sstar)}
+    # mean: in the limit α̇ = M*α + b with M* = F + vI + vΣ*B (MATH.md §6); Hurwitz ⇔ v < 0,
+    # certified by an exact Lyapunov solution M*ᵀY + YM* = −I with Y ≻ 0.
+    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    vq = flint.fmpq(v.numerator, v.denominator)
+    I = flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+    M = F + I * vq + Sstar * A * vq
+    Y = _lyapunov(M, -I)
+    if Y is not None and definiteness(Y).pd:
+        b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(n, 1)
+        alpha_star = -(M.inv() * b)
+        data["mean"] = {"Y": mat_str(Y), "alpha_star": [frac_str(alpha_star[i, 0]) for i in range(n)]}
+        claim += "; the mean converges to α* = −M*⁻¹b (M* = F + vI + vΣ*B Hurwitz)"
+        evidence["alpha_star"] = data["mean"]["alpha_star"]
+    cert = Certificate.for_problem(problem, "equilibrium-drift-vI", claim, PROVED, data)
+    evidence["certificate"] = cert.to_dict()
+    return Verdict(PROVED, claim, "lyapunov-exact", evidence=evidence,
+                   reason="R ≺ 0, FᵀP* + P*F = −R with P* ≻ 0, and FᵀX + XF = I with X ≻ 0 (F anti-Hurwitz)"
+                   + ("; M*ᵀY + YM* = −I with Y ≻ 0 (mean converges)" if "mean" in data else ""))
 
 
 def _lyapunov(F, C):

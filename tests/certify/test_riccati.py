@@ -237,3 +237,24 @@ def test_general_drift_bracket_against_reference_integrator(seed):
     assert not before.blowup
     after = reference_solve_problem(p, T=float(hi) * 1.001, dps=30)
     assert after.blowup and float(after.t_end) <= float(hi) * 1.001
+
+
+def test_equilibrium_mean_converges_numerically():
+    """v < 0: the certified α* = −M*⁻¹b is where the integrated mean goes (numerical evidence)."""
+    from symbolic_tf.numeric.codegen import compile_system, numeric_env
+    from symbolic_tf.numeric.integrate import integrate
+    from symbolic_tf.symbolic.moments import derive_for_problem
+
+    doc = _doc([[1, Fraction(1, 2)], [0, 1]], -1, [[1, 0], [0, 1]], [[1, Fraction(1, 4)], [Fraction(-1, 4), Fraction(3, 2)]])
+    doc["b"] = ["0", "1"]
+    doc["initial"]["mean"] = ["2", "-1"]
+    p = parse_problem(doc)
+    v = classify_vI(p)
+    assert v.evidence["regime"] == "EQUILIBRIUM" and "alpha_star" in v.evidence
+    assert check(v.evidence["certificate"]).ok
+    system = derive_for_problem(p)
+    sol = integrate(compile_system(system), np.array([2.0, -1.0]), np.eye(2), numeric_env(p, system), 60.0)
+    a_star = np.array([float(Fraction(x)) for x in v.evidence["alpha_star"]])
+    S_star = np.array([[float(Fraction(x)) for x in r] for r in v.evidence["Sigma_star"]])
+    assert np.allclose(sol.alpha_end[0], a_star, atol=1e-8)
+    assert np.allclose(sol.Sigma_end[0], S_star, atol=1e-8)

@@ -163,3 +163,15 @@ def check_equilibrium(cert, problem):
     L = F.transpose() * X + X * F
     if X != X.transpose() or not definiteness(X).pd or not definiteness(L).pd:
         _fail("equilibrium: X does not certify that F is anti-Hurwitz (need X ≻ 0, FᵀX + XF ≻ 0)")
+    if "mean" in cert.data:  # M* = F + vI + vΣ*A Hurwitz: Y ≻ 0 with M*ᵀY + YM* ≺ 0; α* = −M*⁻¹b
+        n = d
+        I = flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+        A = qmat(problem.A) * _q(str(problem.scale))
+        M = F + I * v + P.inv() * A * v
+        Y = qmat(cert.data["mean"]["Y"])
+        if Y != Y.transpose() or not definiteness(Y).pd or not definiteness(-(M.transpose() * Y + Y * M)).pd:
+            _fail("equilibrium: Y does not certify that the mean's matrix M* is Hurwitz")
+        b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(n, 1)
+        a_star = qmat([[x] for x in cert.data["mean"]["alpha_star"]])
+        if M * a_star + b != flint.fmpq_mat(n, 1):
+            _fail("equilibrium: α* is not the mean's equilibrium −M*⁻¹b")
