@@ -1,11 +1,13 @@
 """Batched adaptive integration of moment systems (Dormand–Prince 5(4)) with events.
 
-State per batch member: the mean α and the congruence factor Φ with Σ(t) = Φ(t) Σ₀ Φ(t)ᵀ,
+State per batch member: the mean α and a factor Ψ with Σ(t) = Ψ(t) Ψ(t)ᵀ, Ψ = ΦL₀ where Φ is
+the congruence factor of MATH.md §4 and Σ₀ = L₀L₀ᵀ:
 
-    α̇ = J(α, Σ) α + c(α, Σ),      Φ̇ = J(α, Σ) Φ,   Φ(0) = I      (MATH.md §4).
+    α̇ = J(α, Σ) α + c(α, Σ),      Ψ̇ = J(α, Σ) Ψ,   Ψ(0) = L₀.
 
-Integrating Φ instead of Σ keeps Σ exactly symmetric and positive semidefinite and its rank
-invariant (rank-deficient Σ₀ is legal), whatever the step error.  Each member has its own
+Integrating Ψ instead of Σ keeps Σ positive semidefinite and its rank invariant (rank-deficient
+Σ₀ is legal: L₀ has rank Σ₀ columns of substance), whatever the step error; reported Σ are
+symmetrised exactly.  Each member has its own
 step size (standard embedded error control, PI-free with safety factor 0.9) and stops on
 
 * ``HORIZON``   t = T;
@@ -128,7 +130,11 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     out_a = np.empty((B, n, d))
     out_S = np.empty((B, n, d, d))
     alpha = alpha0.copy()
-    Phi = np.broadcast_to(np.eye(d), (B, d, d)).copy()
+    lam, U = np.linalg.eigh(0.5 * (Sigma0 + np.swapaxes(Sigma0, 1, 2)))
+    tol = 1e-12 * np.maximum(1.0, np.abs(lam).max(axis=1, keepdims=True))
+    if np.any(lam < -tol):
+        raise InvalidParameters("Sigma0", "not positive semidefinite")
+    Phi = U * np.sqrt(np.clip(lam, 0.0, None))[:, None, :]  # the factor Ψ(0) = L₀, Σ₀ = L₀L₀ᵀ
     t = np.zeros(B)
     status = np.zeros(B, dtype=int)
     n_steps = np.zeros(B, dtype=int)
@@ -137,13 +143,13 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     scale0 = np.linalg.norm(Sigma0, axis=(1, 2)) + 1.0
     h = np.full(B, h0 if h0 is not None else min(T, 1e-2 * T + 1e-3) / 10)
 
-    def sig(P, S0):
-        X = P @ S0 @ np.swapaxes(P, -1, -2)
+    def sig(P, S0=None):
+        X = P @ np.swapaxes(P, -1, -2)
         return 0.5 * (X + np.swapaxes(X, -1, -2))  # exactly symmetric in floating point
 
     def f(a, P, S0, prm):
-        # stages use ΦΣ₀Φᵀ unsymmetrised (asymmetry ~ 1 ulp; reported states are symmetrised)
-        J, c = compiled.J_c(a, P @ S0 @ np.swapaxes(P, -1, -2), prm)
+        # stages use ΨΨᵀ unsymmetrised (asymmetry ~ 1 ulp; reported states are symmetrised)
+        J, c = compiled.J_c(a, P @ np.swapaxes(P, -1, -2), prm)
         return (J @ a[..., None])[..., 0] + c, J @ P
 
     # FSAL (first same as last): the 7th stage of an accepted step is the 1st of the next
@@ -169,8 +175,11 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
             if iters > max_steps:
                 status[act] = MAX_STEPS
                 break
-            prm = _subset_params(params, act, B)
-            a0, P0, S0 = alpha[act], Phi[act], Sigma0[act]
+            if act.size == B:  # everyone running: plain views, no fancy-index copies
+                prm, a0, P0, S0 = params, alpha, Phi, Sigma0
+            else:
+                prm = _subset_params(params, act, B)
+                a0, P0, S0 = alpha[act], Phi[act], Sigma0[act]
             ta = t[act]
             target = np.where(nxt[act] < n, t_eval[np.minimum(nxt[act], n - 1)], T)
             target = np.minimum(target, T)
