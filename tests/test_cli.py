@@ -11,6 +11,7 @@ MATH.md §3/§6 (Fractions / SymPy Rationals / mpmath), never hard-coded.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import os
 import random
 import subprocess
@@ -655,7 +656,9 @@ def test_run_writes_report(capsys, tmp_path):
     status, out, err = run_cli(capsys, "run", "--out", out_dir, "--quiet")
     assert status == 0, err
     assert "report.md" in out and "report.json" in out
-    assert sorted(os.listdir(out_dir)) == ["report.json", "report.md"]  # no temporary files left
+    assert sorted(os.listdir(out_dir)) == ["certificates", "report.json", "report.md"]  # no temporary files
+    certs = sorted(os.listdir(out_dir / "certificates"))
+    assert certs and all(c.endswith(".json") and not c.startswith(".") for c in certs)
     report = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
     labels = [row["variant"] for row in report["variants"]]
     assert sorted(labels) == sorted(variants.names() + ["softmax + drift"])
@@ -666,3 +669,9 @@ def test_run_writes_report(capsys, tmp_path):
     assert by["sigmoid"]["invariance"]["status"] == "REFUTED" and "system" not in by["sigmoid"]
     assert by["softmax + drift"]["invariance"]["status"] == "PROVED"
     assert "F" in by["softmax + drift"]["system"]["cov_rhs"]
+    # every built-in regime example is certified and its certificate re-checks
+    from symbolic_tf.certify.check import check
+
+    assert report["regimes"] and all(r["status"] == "PROVED" and r["checked"] for r in report["regimes"])
+    for r in report["regimes"]:
+        assert check(json.loads(Path(r["certificate_file"]).read_text())).ok
