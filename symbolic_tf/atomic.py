@@ -7,23 +7,28 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["write_text_atomic", "write_json_atomic"]
+__all__ = ["atomic_target", "write_text_atomic", "write_json_atomic"]
 
 
-def write_text_atomic(path: str | Path, text: str) -> Path:
+@contextmanager
+def atomic_target(path: str | Path):
+    """Yield a temporary path next to ``path``; on success rename it onto ``path``.
+
+    The temporary file gets normal permissions (mkstemp would leave 0600); on any error it is
+    removed and ``path`` is untouched.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
     umask = os.umask(0)
     os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file normal permissions
+    os.chmod(tmp, 0o666 & ~umask)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+        yield Path(tmp)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -31,7 +36,15 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
         except OSError:
             pass
         raise
-    return path
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    with atomic_target(path) as tmp:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+    return Path(path)
 
 
 def write_json_atomic(path: str | Path, data) -> Path:

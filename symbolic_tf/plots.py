@@ -14,8 +14,6 @@ Covariance views (2×2 covariances Σ = [[a, c], [c, b]]):
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -38,23 +36,14 @@ def _figure(figsize):
 
 def save_figure(fig, stem, formats=("png", "pdf"), dpi: int = 150) -> list[Path]:
     """Write ``stem.png`` / ``stem.pdf`` atomically (temp file in the same folder, then rename)."""
+    from .atomic import atomic_target
+
     stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
     paths = []
     for ext in formats:
         target = stem.parent / f"{stem.name}.{ext}"
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".{ext}", dir=target.parent)
-        os.close(fd)
-        try:
+        with atomic_target(target) as tmp:
             fig.savefig(tmp, format=ext, dpi=dpi)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
         paths.append(target)
     return paths
 
