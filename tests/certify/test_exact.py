@@ -24,7 +24,7 @@ def symmetric(draw, max_d=4):
     return M, D
 
 
-@settings(max_examples=80)
+@settings()
 @given(symmetric())
 def test_inertia_matches_construction_and_sympy(MD):
     M, D = MD
@@ -42,7 +42,7 @@ def test_inertia_matches_construction_and_sympy(MD):
     assert dfn.psd == (neg == 0) and dfn.nsd == (pos == 0)
 
 
-@settings(max_examples=40)
+@settings(max_examples=max(20, settings.default.max_examples * 2 // 3))
 @given(symmetric(), st.lists(q, min_size=16, max_size=16))
 def test_congruence_invariance_of_inertia(MD, entries):
     M, _ = MD
@@ -53,7 +53,7 @@ def test_congruence_invariance_of_inertia(MD, entries):
     assert inertia(T.transpose() * qmat(M) * T) == inertia(M)
 
 
-@settings(max_examples=40)
+@settings(max_examples=max(20, settings.default.max_examples * 2 // 3))
 @given(symmetric())
 def test_ball_pd_is_sound(MD):
     M, _ = MD
@@ -71,7 +71,7 @@ def test_interval_matrix_pd():
     assert ball_pd(arb_matrix([[2, 0], [0, 2]], [[0, 2], [2, 0]])) is not True
 
 
-@settings(max_examples=60)
+@settings()
 @given(symmetric())
 def test_exact_factor(MD):
     M, D = MD

@@ -65,7 +65,7 @@ def _exact_Tstar(problem):
     return 1 / lam if lam > mpmath.mpf(10) ** -40 else mpmath.inf
 
 
-@settings(max_examples=60)
+@settings()
 @given(vI_problems())
 def test_softmax_vI_sound_against_closed_form(problem):
     v = classify_vI(problem)
@@ -86,7 +86,7 @@ def test_softmax_vI_sound_against_closed_form(problem):
         assert v.evidence["rank"] <= rank_S0
 
 
-@settings(max_examples=20)
+@settings(max_examples=max(10, settings.default.max_examples // 3))
 @given(vI_problems(drift=True))
 def test_drift_fI_bracket_contains_closed_form(problem):
     """F = fI: T* = ln(1 + f/ρ)/(2f), ρ = λ_max(Σ₀^{1/2}RΣ₀^{1/2})/2 (MATH.md §6)."""
