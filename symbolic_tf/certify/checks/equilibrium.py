@@ -1,0 +1,200 @@
+"""Checker of ``equilibrium-krawczyk``: a certified equilibrium of the drift model, general V.
+
+For Σ̇ = G(Σ) = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ (A = scale·A_problem) on symmetric matrices in the
+rational basis E_ii, E_ij + E_ji (i < j; coordinates Σ_ij, i ≤ j, row-major), re-derived here
+from the embedded exact problem and the stored rationals alone:
+
+* ``exists-unique``: the Krawczyk operator on X = x̃ + [−r, r]^m,
+  K(X) − x̃ = −Y·G(x̃) + (I − Y·DG(X))[−r, r]^m, with G(x̃) exact over ℚ and DG(X) the arb
+  enclosure of Δ ↦ FΔ + ΔFᵀ + VΔAΣ + VΣAΔ + ΔAᵀΣVᵀ + ΣAᵀΔVᵀ for Σ ∈ X, lies in the open box
+  (−r, r)^m ⇒ exactly one zero of G in X;
+* ``pd``: the ball matrix Sigma_mid ± r is PD (ball Cholesky);
+* ``stable``: W rational symmetric, W ≻ 0 exactly, −(LᵀW + WL) ball-PD over L ∈ DG(X);
+* ``unstable``: W rational symmetric with a positive direction (exact inertia) and LᵀW + WL
+  ball-PD over L ∈ DG(X) (Ostrowski–Schneider: DG(Σ*) has an eigenvalue with Re > 0);
+* ``mean`` (needs ``stable``): Wm ≻ 0 exactly, −(MᵀWm + WmM) ball-PD for M ∈ F + V + VXA, and
+  the interval solution of M(X)α = −b (recomputed) lies in the stated α box.
+
+The claim text must be exactly the one these tokens stand for.  Independent of the search
+module :mod:`symbolic_tf.certify.equilibrium` (nothing is imported from it).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import checker
+from ..exact import ball_pd, definiteness, qmat
+
+_TEXT = {
+    "exists-unique": ("Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ has exactly one equilibrium Σ* among the symmetric Σ "
+                      "with |Σ_ij − Sigma_mid_ij| ≤ r for all i, j"),
+    "pd": "Σ* is positive definite",
+    "stable": "Σ* is locally exponentially stable (the linearisation on symmetric matrices is Hurwitz)",
+    "unstable": "Σ* is unstable (the linearisation has an eigenvalue with positive real part)",
+    "mean": ("along every solution with Σ(t) → Σ* the mean converges to α* = −M*⁻¹b, "
+             "M* = F + V + VΣ*A Hurwitz, with α* in the stated box"),
+}
+_ORDER = ("exists-unique", "pd", "stable", "unstable", "mean")
+
+
+def _fail(msg):
+    raise CertificationFailed(f"equilibrium-krawczyk: {msg}")
+
+
+def _q(s) -> flint.fmpq:
+    f = Fraction(s)
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def _sq(M, n, what) -> flint.fmpq_mat:
+    if not isinstance(M, list) or len(M) != n or any(not isinstance(r, list) or len(r) != n for r in M):
+        _fail(f"{what} must be a {n}×{n} matrix")
+    return qmat(M)
+
+
+def _ball(M: flint.fmpq_mat) -> flint.arb_mat:
+    return flint.arb_mat(M.nrows(), M.ncols(), [flint.arb(M[i, j]) for i in range(M.nrows()) for j in range(M.ncols())])
+
+
+def _eye(n):
+    return flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+
+
+def _idx(d):
+    return [(i, j) for i in range(d) for j in range(i, d)]
+
+
+def _linearisation(Sb, F, V, A, d):
+    """Columns: coordinates of DG(Σ)[E_k] for the basis E_k, Σ in the ball matrix Sb."""
+    idx = _idx(d)
+    m = len(idx)
+    Fb, Vb, Ab = _ball(F), _ball(V), _ball(A)
+    L = flint.arb_mat(m, m)
+    for col, (i, j) in enumerate(idx):
+        E = flint.arb_mat(d, d)
+        E[i, j] = 1
+        E[j, i] = 1
+        T = Fb * E + E * Fb.transpose() + Vb * E * Ab * Sb + Vb * Sb * Ab * E \
+            + E * Ab.transpose() * Sb * Vb.transpose() + Sb * Ab.transpose() * E * Vb.transpose()
+        for row, (p, q) in enumerate(idx):
+            L[row, col] = T[p, q]
+    return L
+
+
+def _box(Smid, r):
+    d = Smid.nrows()
+    e = flint.arb(0, flint.arb(r).upper())
+    return flint.arb_mat(d, d, [flint.arb(Smid[i, j]) + e for i in range(d) for j in range(d)])
+
+
+def _sym_W(raw, n, what):
+    W = _sq(raw, n, what)
+    if W != W.transpose():
+        _fail(f"{what} is not symmetric")
+    return W
+
+
+@checker("equilibrium-krawczyk")
+def check_equilibrium_krawczyk(cert, problem):
+    if problem is None or problem.variant != "softmax" or problem.heads or problem.A is None or problem.V is None:
+        _fail("needs an embedded single-head softmax problem with A and V")
+    data = cert.data
+    if data.get("basis") != "svec-upper":
+        _fail("unknown coordinate basis (expected 'svec-upper')")
+    claims = data["claims"]
+    if not isinstance(claims, list) or any(c not in _TEXT for c in claims) or len(set(claims)) != len(claims):
+        _fail("claims must be distinct tokens among " + ", ".join(_ORDER))
+    if "exists-unique" not in claims:
+        _fail("the claims must include 'exists-unique'")
+    if "stable" in claims and "unstable" in claims:
+        _fail("'stable' and 'unstable' exclude each other")
+    if "mean" in claims and "stable" not in claims:
+        _fail("'mean' needs 'stable'")
+    if cert.claim != "; ".join(_TEXT[c] for c in _ORDER if c in claims):
+        _fail("the claim text does not match the certified claims")
+    if cert.status != "PROVED":
+        _fail("status must be PROVED")
+    prec = int(data.get("prec", 128))
+    if not 64 <= prec <= 4096:
+        _fail("prec must lie in [64, 4096]")
+
+    d = problem.d
+    m = d * (d + 1) // 2
+    A = qmat(problem.A) * _q(str(problem.scale))
+    V = qmat(problem.V)
+    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
+    b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(d, 1)
+    S = _sq(data["Sigma_mid"], d, "Sigma_mid")
+    if S != S.transpose():
+        _fail("Sigma_mid is not symmetric")
+    r = _q(data["r"])
+    if not r > 0:
+        _fail("the box radius r must be positive")
+    Y = _sq(data["Y"], m, "Y")
+
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        # --- Krawczyk: K(X) − x̃ ⊂ (−r, r)^m
+        Gx = F * S + S * F.transpose() + V * S * A * S + S * A.transpose() * S * V.transpose()  # exact
+        g = flint.fmpq_mat(m, 1, [Gx[i, j] for i, j in _idx(d)])
+        YG = Y * g
+        Sb = _box(S, r)
+        L = _linearisation(Sb, F, V, A, d)
+        C = _ball(_eye(m)) - _ball(Y) * L
+        rb = flint.arb(r)
+        w = flint.arb(0, rb.upper())
+        for i in range(m):
+            k = -flint.arb(YG[i, 0])
+            for j in range(m):
+                k += C[i, j] * w
+            if not (k < rb and k > -rb):
+                _fail(f"Krawczyk test fails in coordinate {i}: K(X) is not inside the open box")
+        # --- positive definiteness of every Σ in X
+        if "pd" in claims and ball_pd(Sb) is not True:
+            _fail("the box Sigma_mid ± r is not certified positive definite")
+        # --- (in)stability of the linearisation
+        if "stable" in claims or "unstable" in claims:
+            W = _sym_W(data["W"], m, "W")
+            Wb = _ball(W)
+            Q = L.transpose() * Wb + Wb * L
+            if "stable" in claims:
+                if not definiteness(W).pd:
+                    _fail("W is not positive definite")
+                if ball_pd(Q * (-1)) is not True:
+                    _fail("−(LᵀW + WL) is not certified PD over DG(X)")
+            else:
+                if definiteness(W).pos == 0:
+                    _fail("W has no positive direction")
+                if ball_pd(Q) is not True:
+                    _fail("LᵀW + WL is not certified PD over DG(X)")
+        # --- the mean
+        if "mean" in claims:
+            mean = data["mean"]
+            Wm = _sym_W(mean["W"], d, "mean.W")
+            if not definiteness(Wm).pd:
+                _fail("mean.W is not positive definite")
+            Vb = _ball(V)
+            M = _ball(F) + Vb + Vb * Sb * _ball(A)
+            Wmb = _ball(Wm)
+            if ball_pd((M.transpose() * Wmb + Wmb * M) * (-1)) is not True:
+                _fail("−(MᵀWm + WmM) is not certified PD for M = F + V + VΣA, Σ ∈ X")
+            mids, rads = mean["alpha_mid"], mean["alpha_rad"]
+            if len(mids) != d or len(rads) != d:
+                _fail("alpha box has the wrong length")
+            try:
+                enc = M.solve(_ball(b) * (-1))
+            except ZeroDivisionError:
+                _fail("M(X)α = −b could not be solved in ball arithmetic")
+            for i in range(d):
+                rad = _q(rads[i])
+                if rad < 0:
+                    _fail("alpha radius must be ≥ 0")
+                dev = (enc[i, 0] - flint.arb(_q(mids[i]))).abs_upper()
+                if not dev <= flint.arb(rad):
+                    _fail(f"α* enclosure is not inside the stated box in coordinate {i}")
+    finally:
+        flint.ctx.prec = old
