@@ -7,7 +7,8 @@ Regimes: CLUSTERING (with the rank of the limit), EQUILIBRIUM, BOUNDED, EXPONENT
 
 Routes, in order (each returns a certified verdict or passes):
 1. softmax with V = v·I (± drift F x + b): exact Riccati linearisation
-   (:mod:`symbolic_tf.certify.riccati`);
+   (:mod:`symbolic_tf.certify.riccati`); with drift and general V, a Krawczyk-certified,
+   locally stable equilibrium (:mod:`symbolic_tf.certify.equilibrium`);
 2. Sinkhorn, ℓ2 with KᵀK ≻ 0: growth bounds (:mod:`symbolic_tf.certify.growth`);
 3. softmax / multi-head with general V, no drift: LMI certificates
    (:mod:`symbolic_tf.certify.lmi`): bounded for every Σ₀, or blow-up with a bracket.
@@ -94,6 +95,18 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None) ->
                 return _from_verdict(v, "BLOWUP", False)
             if v is not None:
                 reasons.append(v.reason)
+
+    # 1b. drift model with general V: a certified, locally stable equilibrium (Krawczyk)
+    if problem.variant == "softmax" and problem.has_drift and not uniform:
+        from ..certify.equilibrium import find_equilibrium
+
+        e = find_equilibrium(problem)
+        if e.status == PROVED:
+            c = _from_verdict(e, "EQUILIBRIUM", False)
+            c.reason = (e.reason or "") + " (local exponential stability: the problem's Σ₀ is only shown to "\
+                "converge numerically, see numerical_evidence)"
+            return c
+        reasons.append(e.reason)
 
     # 2. no finite-time blow-up for Sinkhorn / ℓ2
     if problem.variant in ("sinkhorn", "l2"):
