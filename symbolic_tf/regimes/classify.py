@@ -11,7 +11,8 @@ Routes, in order (each returns a certified verdict or passes):
    locally stable equilibrium (:mod:`symbolic_tf.certify.equilibrium`);
 2. Sinkhorn, ℓ2 with KᵀK ≻ 0: growth bounds (:mod:`symbolic_tf.certify.growth`);
 3. softmax / multi-head with general V, no drift: LMI certificates
-   (:mod:`symbolic_tf.certify.lmi`): bounded for every Σ₀, or blow-up with a bracket.
+   (:mod:`symbolic_tf.certify.lmi`): bounded for every Σ₀, or blow-up with a bracket,
+   tightened by validated interval Taylor integration (:mod:`symbolic_tf.certify.taylor`).
 """
 from __future__ import annotations
 
@@ -132,6 +133,13 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None) ->
             reasons.append(b.reason)
             if uniform or problem.cov is not None:
                 u = lmi.find_blowup_certificate(problem)
+                if u.status == PROVED and not uniform:
+                    # tighten the LMI bracket by a validated Taylor integration (never wider)
+                    from ..certify.taylor import tighten_blowup_bracket
+
+                    tight = tighten_blowup_bracket(problem, lmi_verdict=u)
+                    if tight.status == PROVED:
+                        u = tight
                 if u.status == PROVED:
                     c = _from_verdict(u, "BLOWUP", uniform)
                     c.regime = "BLOWUP"

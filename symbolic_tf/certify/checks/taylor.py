@@ -1,0 +1,445 @@
+"""Checker of ``blowup-taylor-lmi``: a blow-up bracket from a validated Taylor integration
+restarting the trace-functional LMI bounds (MATH.md §5).
+
+Independent of the search (:mod:`symbolic_tf.certify.taylor`) and of the LMI code: everything
+is recomputed here from the embedded exact problem and the stored data
+
+    P, c            the blow-up LMI (P ≻ 0, c > 0, Q_P − c ppᵀ ⪰ 0 on plain svec coordinates)
+    u_V, u_A        one rational per head, u_V ≥ ‖C_h‖_F (C_h = W_hV_h), u_A ≥ ‖scale·A_h‖_F
+    steps           rational times 0 = t_0 < t_1 < … < t_N
+    order, prec     Taylor order k and the working precision (bits) of the ball arithmetic
+    method          "qr" (Lohner's QR parallelepipeds intersected with boxes) or "direct" (boxes)
+    T_lo, T_hi      the claimed bracket
+
+Verified:
+
+1. the problem is drift-free softmax / multi-head softmax with an initial covariance Σ₀ ≠ 0;
+2. exactly over ℚ: P symmetric ≻ 0, c > 0, Q_P − c ppᵀ ⪰ 0, where Q_P is rebuilt entry by
+   entry from q_P(Σ) = 2 Σ_h tr(P C_h Σ A_h Σ), i.e. (Q_P)_{kl} = Σ_h [tr(P C_h E_k A_h E_l) +
+   tr(P C_h E_l A_h E_k)] for the svec basis E_ii, E_ij + E_ji; u² ≥ ‖·‖_F²;
+3. in arb balls at ``prec`` bits, step by step from S_0 = Σ₀: the a priori enclosure
+   (deterministic inflate-and-iterate Picard test S_i + [0, h]·f(X) ⊆ X — a failure rejects
+   the certificate), the order-k Taylor polynomial T_k at S_i by the coefficient recurrence and
+   the Lagrange remainder box Z = h^{k+1}·σ_{k+1}(Y), Y = S_i + [0, h]·f(X).  "direct":
+   S_{i+1} = T_k(S_i) + Z.  "qr": with the parallelepiped c + B·r ∋ svec Σ(t_i) and the box
+   H = S_i ∪ {c}, svec Σ(t_{i+1}) ∈ W + ([DT_k](H)·B)·r, W = svec(T_k(c) + Z) (mean-value form;
+   the Jacobian by differentiating the recurrence along each svec direction); then c' = mid W,
+   B' = the Q of a float Householder QR of mid([DT_k]B) (columns ordered by length·width(r)),
+   r' = (B'⁻¹[DT_k]B)·r + B'⁻¹(W − c') with a ball inverse of the exact point matrix B', and
+   S_{i+1} = box(c' + B'r') ∩ (T_k(H) + Z).  (The float QR only chooses coordinates: any
+   invertible B' is sound; it is recomputed by the same deterministic procedure.)
+4. at every t_i the restarted bounds lower_i = t_i + 1/(u_Σ Σ_h 2u_{V,h}u_{A,h}) (u_Σ ≥ sup ‖Σ‖_F
+   over S_i) and upper_i = t_i + 1/(c·inf tr(PS_i)) (when tr(PS_i) > 0);
+5. 0 < T_lo ≤ max_i lower_i and T_hi ≥ min_i upper_i (exact rational comparisons with the ball
+   endpoints), T_lo ≤ T_hi.  A wider claimed bracket is still proved; a narrower one is not.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import checker
+from ..exact import inertia, qmat
+
+KIND = "blowup-taylor-lmi"
+_MULTI = ("multihead", "multi-head", "mha")
+_MAX_ORDER = 60
+_MAX_STEPS = 100_000
+_PREC_RANGE = (53, 4096)
+_PICARD_ROUNDS = 12  # must match the search (part of the certificate kind's definition)
+
+
+def _bad(msg):
+    raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+def _rat(s) -> flint.fmpq:
+    if isinstance(s, bool) or not isinstance(s, (str, int)):
+        raise ValueError(f"expected an exact number as a string, got {s!r}")
+    f = Fraction(s)
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def _pos_int(x, name, lo, hi):
+    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+        _bad(f"{name} must be an integer in [{lo}, {hi}], got {x!r}")
+    return x
+
+
+# --------------------------------------------------------------------------- exact part
+def _value_attention_pairs(problem):
+    if problem is None:
+        _bad("needs an embedded problem")
+    if problem.F is not None and any(e != 0 for row in problem.F for e in row):
+        _bad("feed-forward drift F ≠ 0 is not covered")
+    if problem.b is not None and any(e != 0 for e in problem.b):
+        _bad("bias drift b ≠ 0 is not covered")
+    sc = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    if problem.variant == "softmax":
+        if problem.heads or problem.A is None or problem.V is None:
+            _bad("a softmax problem needs A and V and no heads")
+        return [(qmat(problem.V), qmat(problem.A) * sc)]
+    if problem.variant in _MULTI:
+        if not problem.heads:
+            _bad("multi-head problem without heads")
+        pairs = []
+        for k, hd in enumerate(problem.heads):
+            if hd.variant != "softmax" or hd.attention is None or hd.V is None:
+                _bad(f"head {k} is not a softmax head with A and V")
+            C = qmat(hd.V) if hd.W is None else qmat(hd.W) * qmat(hd.V)
+            pairs.append((C, qmat(hd.attention) * sc))
+        return pairs
+    _bad(f"variant {problem.variant!r} is not softmax or multi-head softmax")
+
+
+def _basis(d):
+    """svec basis matrices E_k (exact), E_ii = e_ie_iᵀ, E_ij = e_ie_jᵀ + e_je_iᵀ (i < j)."""
+    out = []
+    for i in range(d):
+        for j in range(i, d):
+            E = flint.fmpq_mat(d, d)
+            E[i, j] = 1
+            E[j, i] = 1
+            out.append(E)
+    return out
+
+
+def _trace(M):
+    return sum((M[i, i] for i in range(M.nrows())), flint.fmpq(0))
+
+
+def _lmi_ok(P, c, pairs, d):
+    """Q_P − c·ppᵀ ⪰ 0 with Q_P rebuilt from tr(P C E_k A E_l)."""
+    Es = _basis(d)
+    m = len(Es)
+    PC = [P * C for C, _ in pairs]
+    EA = [[E * A for _, A in pairs] for E in Es]   # E_k A_h
+    T = [[flint.fmpq(0)] * m for _ in range(m)]    # T[k][l] = Σ_h tr(P C_h E_k A_h E_l)
+    for k in range(m):
+        for h, M in enumerate(PC):
+            MEA = M * EA[k][h]
+            for l in range(m):
+                T[k][l] += _trace(MEA * Es[l])
+    p = [_trace(P * E) for E in Es]
+    M = flint.fmpq_mat(m, m, [T[k][l] + T[l][k] - c * p[k] * p[l] for k in range(m) for l in range(m)])
+    return inertia(M)[1] == 0
+
+
+# --------------------------------------------------------------------------- ball part
+class _Flow:
+    """The covariance vector field and its Taylor recurrence in arb balls."""
+
+    def __init__(self, pairs):
+        self.pairs = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in pairs]
+
+    def field(self, X):
+        acc = None
+        for C, A in self.pairs:
+            term = C * X * A * X
+            acc = term if acc is None else acc + term
+        return acc + acc.transpose()
+
+    def coefficients(self, X, upto):
+        """Taylor coefficients 0..upto of the solution through X, and the products C_h σ_j A_h."""
+        out = [X]
+        left = []   # left[j][h] = C_h σ_j A_h
+        for n in range(upto):
+            left.append([C * out[n] * A for C, A in self.pairs])
+            acc = None
+            for j in range(n + 1):
+                for L in left[j]:
+                    term = L * out[n - j]
+                    acc = term if acc is None else acc + term
+            out.append((acc + acc.transpose()) / (n + 1))
+        return out, left
+
+    def jacobian(self, sig, left, h, directions):
+        """Columns svec(D T_k · E): the variational recurrence of the order-k Taylor map over
+        the box sig[0] along each svec direction E (forward differentiation of the recurrence)."""
+        k = len(sig) - 1
+        cols = []
+        for E in directions:
+            ds = [E]
+            dleft = []
+            for n in range(k):
+                dleft.append([C * ds[n] * A for C, A in self.pairs])
+                acc = None
+                for j in range(n + 1):
+                    for L, dL in zip(left[j], dleft[j]):
+                        term = dL * sig[n - j] + L * ds[n - j]
+                        acc = term if acc is None else acc + term
+                ds.append((acc + acc.transpose()) / (n + 1))
+            cols.append(_to_svec(_poly(ds, h)))
+        m = len(cols)
+        return flint.arb_mat(m, m, [cols[c][r, 0] for r in range(m) for c in range(m)])
+
+
+def _poly(coeffs, h):
+    """Σ_n coeffs[n]·h^n by Horner's rule (highest coefficient first)."""
+    value = coeffs[len(coeffs) - 1]
+    for n in reversed(range(len(coeffs) - 1)):
+        value = value * h + coeffs[n]
+    return value
+
+
+def _to_svec(X):
+    d = X.nrows()
+    upper = [(i, j) for i in range(d) for j in range(i, d)]
+    return flint.arb_mat(len(upper), 1, [X[i, j] for i, j in upper])
+
+
+def _from_svec(v, d):
+    X = flint.arb_mat(d, d)
+    for k, (i, j) in enumerate((i, j) for i in range(d) for j in range(i, d)):
+        X[i, j] = v[k, 0]
+        X[j, i] = v[k, 0]
+    return X
+
+
+def _directions(d):
+    dirs = []
+    for i in range(d):
+        for j in range(i, d):
+            E = flint.arb_mat(d, d)
+            E[i, j] = 1
+            E[j, i] = 1
+            dirs.append(E)
+    return dirs
+
+
+def _reflect_q(M):
+    """Q of the Householder QR of a square float matrix (the search's deterministic procedure:
+    reflections on rows k.., accumulated into Q from the right)."""
+    m = len(M)
+    R = [list(row) for row in M]
+    Q = [[float(i == j) for j in range(m)] for i in range(m)]
+    for k in range(m - 1):
+        col = [R[i][k] for i in range(k, m)]
+        norm = math.sqrt(sum(x * x for x in col))
+        if norm == 0.0:
+            continue
+        u = col[:]
+        u[0] -= -norm if col[0] >= 0 else norm
+        uu = sum(x * x for x in u)
+        if uu == 0.0:
+            continue
+        size = m - k
+        for j in range(m):
+            f = 2.0 * sum(u[i] * R[k + i][j] for i in range(size)) / uu
+            for i in range(size):
+                R[k + i][j] -= f * u[i]
+        for i in range(m):
+            f = 2.0 * sum(Q[i][k + l] * u[l] for l in range(size)) / uu
+            for l in range(size):
+                Q[i][k + l] -= f * u[l]
+    return Q
+
+
+def _identity(m):
+    return flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])
+
+
+def _new_basis(A, r):
+    """Lohner's QR basis: columns of mid(A) ordered by decreasing length·width(r_j), Q of their
+    QR as an exact point matrix, and a ball enclosure of its inverse (identity if singular)."""
+    m = A.nrows()
+    Af = [[float(A[i, j].mid()) for j in range(m)] for i in range(m)]
+    width = [float(r[j, 0].rad()) + abs(float(r[j, 0].mid())) for j in range(m)]
+    weight = [math.sqrt(sum(Af[i][j] ** 2 for i in range(m))) * width[j] for j in range(m)]
+    order = sorted(range(m), key=lambda j: (-weight[j], j))
+    Q = _reflect_q([[Af[i][j] for j in order] for i in range(m)])
+    if any(not math.isfinite(x) for row in Q for x in row):
+        Q = [[float(i == j) for j in range(m)] for i in range(m)]
+    B = flint.arb_mat(Q)
+    try:
+        return B, B.inv()
+    except ZeroDivisionError:
+        return _identity(m), _identity(m)
+
+
+def _entries(X):
+    n = X.nrows()
+    return [(i, j) for i in range(n) for j in range(n)]
+
+
+def _enclose_step(flow, S, h):
+    """Deterministic Picard test; returns Y = S + [0,h]·f(X) with S + [0,h]·f(X) ⊆ X, or None."""
+    J = h.upper() * flint.arb(flint.fmpq(1, 2), flint.fmpq(1, 2))
+    idx = _entries(S)
+    top = max(abs(S[i, j]).upper() for i, j in idx)
+    tiny_abs = top * flint.arb(2) ** -60
+    eighth = flint.fmpq(1, 8)
+    Y = S + flow.field(S) * J
+    for _ in range(_PICARD_ROUNDS):
+        X = flint.arb_mat(S.nrows(), S.ncols())
+        for i, j in idx:
+            e = Y[i, j]
+            widen = e.rad() * eighth + abs(e.mid()) * flint.arb(2) ** -40 + tiny_abs
+            X[i, j] = e + flint.arb(0, widen.upper())
+        Y = S + flow.field(X) * J
+        if any(not Y[i, j].is_finite() for i, j in idx):
+            return None
+        if all(X[i, j].contains(Y[i, j]) for i, j in idx):
+            return Y
+    return None
+
+
+def _restart_bounds(t, S, K, P, c):
+    idx = _entries(S)
+    sq = flint.arb(0)
+    for i, j in idx:
+        a = abs(S[i, j]).upper()
+        sq += a * a
+    lower = t + 1 / (K * sq.sqrt())
+    tr = flint.arb(0)
+    for i, j in idx:
+        tr += P[i, j] * S[j, i]
+    upper = t + 1 / (c * tr) if tr > 0 else None
+    lower = lower if lower.is_finite() else None
+    upper = upper if upper is not None and upper.is_finite() else None
+    return lower, upper
+
+
+def _exact(x: flint.arb) -> flint.fmpq:
+    return x.fmpq()
+
+
+def _approx(q) -> str:
+    if q is None:
+        return "unavailable"
+    try:
+        return f"{int(q.p) / int(q.q):.17g}"
+    except OverflowError:
+        return str(q)
+
+
+# --------------------------------------------------------------------------- the checker
+@checker(KIND)
+def check_taylor_blowup(cert, problem):
+    if cert.status != "PROVED":
+        _bad(f"only PROVED is meaningful, not {cert.status!r}")
+    pairs = _value_attention_pairs(problem)
+    d = problem.d
+    if problem.cov is None:
+        _bad("the problem has no initial covariance")
+    S0 = qmat(problem.cov)
+    if all(e == 0 for e in S0.entries()):
+        _bad("Σ₀ = 0 does not blow up")
+    data = cert.data
+
+    # exact LMI part
+    raw = data["P"]
+    if not isinstance(raw, list) or len(raw) != d or any(not isinstance(r, list) or len(r) != d for r in raw):
+        _bad(f"P must be a {d}×{d} matrix")
+    P = flint.fmpq_mat(d, d, [_rat(x) for r in raw for x in r])
+    if P != P.transpose():
+        _bad("P is not symmetric")
+    if inertia(P)[0] != d:
+        _bad("P is not positive definite")
+    c = _rat(data["c"])
+    if not c > 0:
+        _bad("c must be positive")
+    if not _lmi_ok(P, c, pairs, d):
+        _bad("Q_P − c·ppᵀ is not positive semidefinite")
+    uV = [_rat(x) for x in data["u_V"]]
+    uA = [_rat(x) for x in data["u_A"]]
+    if len(uV) != len(pairs) or len(uA) != len(pairs):
+        _bad(f"u_V and u_A need one bound per head ({len(pairs)})")
+    for name, us, k in (("u_V", uV, 0), ("u_A", uA, 1)):
+        for u, pr in zip(us, pairs):
+            M = pr[k]
+            fro2 = sum((e * e for e in M.entries()), flint.fmpq(0))
+            if u < 0 or u * u < fro2:
+                _bad(f"{name} = {u} is not an upper bound of the Frobenius norm")
+    K = sum((2 * a * b for a, b in zip(uV, uA)), flint.fmpq(0))
+    if not K > 0:
+        _bad("the norm-growth constant Σ 2u_V u_A must be positive")
+
+    order = _pos_int(data["order"], "order", 1, _MAX_ORDER)
+    method = data["method"]
+    if method not in ("qr", "direct"):
+        _bad(f"method must be 'qr' or 'direct', not {method!r}")
+    prec = _pos_int(data["prec"], "prec", *_PREC_RANGE)
+    steps = data["steps"]
+    if not isinstance(steps, list) or not steps or len(steps) > _MAX_STEPS + 1:
+        _bad("steps must be a non-empty list of times")
+    ts = [_rat(x) for x in steps]
+    if ts[0] != 0:
+        _bad("the first step time must be 0")
+    if any(b <= a for a, b in zip(ts, ts[1:])):
+        _bad("step times must be strictly increasing")
+    T_lo, T_hi = _rat(data["T_lo"]), _rat(data["T_hi"])
+    if not T_lo > 0:
+        _bad("T_lo must be positive")
+    if T_lo > T_hi:
+        _bad("T_lo > T_hi")
+
+    # ball part: the validated integration, recomputed
+    saved = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        flow = _Flow(pairs)
+        Pb, cb, Kb = flint.arb_mat(P), flint.arb(c), flint.arb(K)
+        box = flint.arb_mat(S0)
+        dirs = _directions(d)
+        m = len(dirs)
+        center = _to_svec(box).mid()            # parallelepiped center + basis·coords ∋ svec Σ
+        basis = _identity(m)
+        coords = _to_svec(box) - center
+        best_lo = best_hi = None
+
+        def record(t, S):
+            nonlocal best_lo, best_hi
+            lo, hi = _restart_bounds(flint.arb(t), S, Kb, Pb, cb)
+            if lo is not None:
+                q = _exact(lo.lower())
+                best_lo = q if best_lo is None or q > best_lo else best_lo
+            if hi is not None:
+                q = _exact(hi.upper())
+                best_hi = q if best_hi is None or q < best_hi else best_hi
+
+        record(ts[0], box)
+        for i in range(1, len(ts)):
+            h = flint.arb(ts[i] - ts[i - 1])
+            Y = _enclose_step(flow, box, h)
+            if Y is None:
+                _bad(f"the a priori (Picard) enclosure fails on step {i} "
+                     f"[{_approx(ts[i - 1])}, {_approx(ts[i])}]")
+            remainder = flow.coefficients(Y, order + 1)[0][order + 1] * h ** (order + 1)
+            if method == "direct":
+                box = _poly(flow.coefficients(box, order)[0], h) + remainder
+            else:
+                Cm = _from_svec(center, d)
+                hull = flint.arb_mat(d, d)
+                for a, b in _entries(box):
+                    hull[a, b] = box[a, b].union(Cm[a, b])
+                sig, left = flow.coefficients(hull, order)
+                direct = _poly(sig, h) + remainder
+                Jac = flow.jacobian(sig, left, h, dirs)
+                image = _to_svec(_poly(flow.coefficients(Cm, order)[0], h) + remainder)
+                center = image.mid()
+                A = Jac * basis
+                basis, inverse = _new_basis(A, coords)
+                coords = (inverse * A) * coords + inverse * (image - center)
+                par = _from_svec(center + basis * coords, d)
+                box = flint.arb_mat(d, d)
+                for a, b in _entries(par):
+                    try:
+                        box[a, b] = par[a, b].intersection(direct[a, b])
+                    except ValueError:
+                        _bad(f"step {i}: the parallelepiped and the direct enclosure are disjoint")
+            if any(not box[a, b].is_finite() for a, b in _entries(box)):
+                _bad(f"the enclosure is not finite after step {i}")
+            record(ts[i], box)
+    finally:
+        flint.ctx.prec = saved
+
+    if best_lo is None or T_lo > best_lo:
+        _bad(f"T_lo = {T_lo} ≈ {_approx(T_lo)} is not implied: the recomputed lower bound is "
+             f"{_approx(best_lo)}")
+    if best_hi is None or T_hi < best_hi:
+        _bad(f"T_hi = {T_hi} ≈ {_approx(T_hi)} is not implied: the recomputed upper bound is "
+             f"{_approx(best_hi)}")
