@@ -442,7 +442,7 @@ class _Compiled:
             s = flint.arb(1)
             for a in scal:
                 if any(isinstance(x, sp.MatrixExpr) for x in sp.preorder_traversal(a)):
-                    raise NotImplementedError(f"state-dependent scalar factor {a} (e.g. a trace)")
+                    raise TypeError(f"state-dependent scalar factor {a} (e.g. a trace)")
                 s = s * self._scalar(a)
             nodes = [self._c(m) for m in mats]
             node = nodes[0]
@@ -470,8 +470,8 @@ class _Compiled:
                 return _Sqrt(base, self.tol_bits)
             if p == -sp.S.Half:
                 return _Inv(self._fold(_Sqrt(base, self.tol_bits)))
-            raise NotImplementedError(f"matrix power with exponent {p}")
-        raise NotImplementedError(f"cannot compile {type(e).__name__}: {e}")
+            raise TypeError(f"matrix power with exponent {p}")
+        raise TypeError(f"cannot compile {type(e).__name__}: {e}")
 
     def _transpose_expr(self, e):
         """Canonical form of eᵀ (Σ is symmetric)."""

@@ -333,7 +333,7 @@ def decide_invariance(variant: Variant | str, d: int = 1, max_order: int = 4,
     inst = instance or default_instance(v, d)
     try:
         derivs = witness_derivative(v, inst["P"], inst["mixture"], inst["u"], max_order)
-    except (NotStructurallyClosed, NotImplementedError, TypeError) as exc:
+    except (NotStructurallyClosed, TypeError) as exc:
         return Verdict(UNDECIDED, claim, reason=f"no closure rule applies ({why}) and no witness: {exc}")
     for n in range(2, max_order + 1):
         vec = derivs[n]
