@@ -282,10 +282,37 @@ def classify_vI(problem, horizon: float | None = None) -> Verdict | None:
         eq = _equilibrium(problem, F, R, v)
         if eq is not None:
             return eq
+    if dR.psd and r:
+        glob = _global_hurwitz(problem, F, R, B, D, v)
+        if glob is not None:
+            return glob
     ver = blowup_bracket_vI(problem, horizon)
     if ver.status == PROVED:
         ver.evidence.setdefault("regime", "BLOWUP")
     return ver
+
+
+def _global_hurwitz(problem, F, R, B, D, v) -> Verdict | None:
+    """R ⪰ 0, F Hurwitz, D⁻¹ − BᵀW∞B ≻ 0 with FᵀW∞ + W∞F = −R: global, Σ(t) → 0.
+
+    W(t) = ∫₀ᵗ e^{Fᵀs}Re^{Fs}ds increases (R ⪰ 0) to W∞, so X(t) ⪰ D⁻¹ − BᵀW∞B ≻ 0 for all t
+    (no blow-up), and Σ(t) = e^{Ft}B X(t)⁻¹ Bᵀe^{Fᵀt} → 0 since F is Hurwitz (MATH.md §6:
+    the below-threshold side of λ_max(Σ₀^{1/2}P*Σ₀^{1/2}) = 1)."""
+    n = F.nrows()
+    I = flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+    Winf = _lyapunov(F, -R)
+    X = _lyapunov(F, -I)  # FᵀX + XF = −I with X ≻ 0 certifies F Hurwitz
+    if Winf is None or X is None or not definiteness(X).pd:
+        return None
+    if not definiteness(_dinv(D) - B.transpose() * Winf * B).pd:
+        return None
+    claim = "the solution is global and Σ(t) → 0 (collapse to a point)"
+    cert = Certificate.for_problem(problem, "global-drift-vI", claim, PROVED,
+                                   {"v": frac_str(v), "B": mat_str(B), "D": [frac_str(D[i, i]) for i in range(D.nrows())],
+                                    "W_inf": mat_str(Winf), "X": mat_str(X)})
+    return Verdict(PROVED, claim, "riccati-linearisation",
+                   evidence={"regime": "CLUSTERING", "rank": 0, "certificate": cert.to_dict()},
+                   reason="R ⪰ 0, F Hurwitz (FᵀX + XF = −I, X ≻ 0) and D⁻¹ − BᵀW∞B ≻ 0 with FᵀW∞ + W∞F = −R")
 
 
 def _equilibrium(problem, F, R, v) -> Verdict | None:

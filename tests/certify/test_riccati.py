@@ -258,3 +258,33 @@ def test_equilibrium_mean_converges_numerically():
     S_star = np.array([[float(Fraction(x)) for x in r] for r in v.evidence["Sigma_star"]])
     assert np.allclose(sol.alpha_end[0], a_star, atol=1e-8)
     assert np.allclose(sol.Sigma_end[0], S_star, atol=1e-8)
+
+
+def test_drift_threshold_below_is_global_and_above_blows_up():
+    """R ≻ 0, F Hurwitz (MATH.md §6): blow-up iff λ_max(Σ₀^{1/2}P*Σ₀^{1/2}) > 1 — small Σ₀
+    certified global (Σ → 0), large Σ₀ certified blow-up; the integrator agrees."""
+    from symbolic_tf.numeric.codegen import compile_system, numeric_env
+    from symbolic_tf.numeric.integrate import BLOWUP, integrate
+    from symbolic_tf.symbolic.moments import derive_for_problem
+
+    A = [[1, 0], [0, 1]]
+    F = [[-1, Fraction(1, 2)], [0, -1]]
+    small = parse_problem(_doc(A, 1, [[Fraction(1, 10), 0], [0, Fraction(1, 10)]], F))
+    big = parse_problem(_doc(A, 1, [[4, 0], [0, 4]], F))
+    vs, vb = classify_vI(small), classify_vI(big)
+    assert vs.status == "PROVED" and vs.evidence["regime"] == "CLUSTERING" and vs.evidence["rank"] == 0
+    assert vb.status == "PROVED" and vb.evidence["regime"] == "BLOWUP"
+    for v in (vs, vb):
+        cert = v.evidence["certificate"]
+        assert check(cert).ok
+        bad = copy.deepcopy(cert)
+        key = "W_inf" if "W_inf" in bad["data"] else "T_lo"
+        if key == "W_inf":
+            bad["data"]["W_inf"][0][0] = str(Fraction(bad["data"]["W_inf"][0][0]) / 2)
+        else:
+            bad["data"]["T_lo"] = bad["data"]["T_hi"] = str(2 * Fraction(bad["data"]["T_hi"]))
+        with pytest.raises(CertificationFailed):
+            check(bad)
+    system = derive_for_problem(small)
+    sol = integrate(compile_system(system), np.zeros(2), np.eye(2) / 10, numeric_env(small, system), 30.0)
+    assert sol.status[0] != BLOWUP and np.linalg.norm(sol.Sigma_end[0]) < 1e-6

@@ -175,3 +175,20 @@ def check_equilibrium(cert, problem):
         a_star = qmat([[x] for x in cert.data["mean"]["alpha_star"]])
         if M * a_star + b != flint.fmpq_mat(n, 1):
             _fail("equilibrium: α* is not the mean's equilibrium −M*⁻¹b")
+
+
+@checker("global-drift-vI")
+def check_global_drift(cert, problem):
+    d, v, R, F, B, D = _setup(cert, problem)
+    Dinv = _check_factor(problem, B, D)
+    W = qmat(cert.data["W_inf"])
+    X = qmat(cert.data["X"])
+    I = flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
+    if not definiteness(R).psd:
+        _fail("global-drift-vI: R = v(A + Aᵀ) is not positive semidefinite")
+    if F.transpose() * W + W * F != -R:
+        _fail("global-drift-vI: FᵀW∞ + W∞F ≠ −R")
+    if X != X.transpose() or not definiteness(X).pd or F.transpose() * X + X * F != -I:
+        _fail("global-drift-vI: X does not certify that F is Hurwitz")
+    if not definiteness(Dinv - B.transpose() * W * B).pd:
+        _fail("global-drift-vI: D⁻¹ − BᵀW∞B is not positive definite")
