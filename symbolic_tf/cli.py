@@ -287,6 +287,47 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
+def cmd_verify(args) -> int:
+    """Verify the catalogue of the papers' claims, or a user's conjecture file."""
+    from .atomic import write_json_atomic
+    from .spec.errors import InvalidParameters
+
+    if args.examples < 1:
+        raise InvalidParameters("--examples", f"must be ≥ 1, got {args.examples}")
+    say = None if (args.json or args.quiet) else (lambda m: print(m, file=sys.stderr, flush=True))
+    if args.target == "catalogue":
+        from .conjectures.catalogue import format_table, run_catalogue
+
+        reports = run_catalogue(examples=args.examples, seed=args.seed, progress=say)
+        data = {"catalogue": [r.to_dict() for r in reports], "examples": args.examples, "seed": args.seed}
+        text = format_table(reports)
+    else:
+        from .conjectures.catalogue import conjecture_from_toml
+        from .conjectures.core import verify
+        from .spec.problem import decode_document
+
+        path = Path(args.target)
+        try:
+            doc = decode_document(path.read_text(encoding="utf-8"), path.suffix.lower(), str(path))
+        except OSError as exc:
+            raise InvalidParameters("conjecture", f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+        if args.max_dim is not None:
+            doc.setdefault("hypothesis", {})["max_d"] = args.max_dim
+        conj = conjecture_from_toml(doc)
+        rep = verify(conj, examples=args.examples, seed=args.seed, progress=say)
+        data = rep.to_dict()
+        text = f"{rep.verdict}: {rep.statement or rep.name}\n  {rep.reason}\n  tried: {rep.tried}"
+        if rep.counterexample:
+            text += f"\n  counterexample: {json.dumps(rep.counterexample['problem'])}"
+        if args.cert:
+            if rep.certificate is None:
+                raise InvalidParameters("--cert", f"no counterexample certificate ({rep.verdict})")
+            write_json_atomic(args.cert, rep.certificate)
+            text += f"\n  certificate written to {args.cert} (re-check with `symtf check`)"
+    _emit(args, data, text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="symtf", description="Derive, verify and certify mean-field Transformer dynamics.")
     p.add_argument("--version", action="version", version="symtf 0.1.0")
@@ -348,6 +389,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_reproduce)
+
+    s = sub.add_parser("verify", help="hunt for certified counterexamples: `catalogue` or a conjecture file")
+    s.add_argument("target", help="'catalogue' or a conjecture .toml/.json file")
+    s.add_argument("--examples", type=int, default=40)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--max-dim", type=int, default=None)
+    s.add_argument("--cert", default=None, help="write the counterexample's certificate here")
+    s.add_argument("--quiet", action="store_true")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("run", help="the main job: derive everything and write a report")
     s.add_argument("--out", default="out")

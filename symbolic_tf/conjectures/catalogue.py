@@ -1,0 +1,162 @@
+"""The catalogue: every claim of MATH.md §3–§6 and the seed summaries, with its source,
+decided or tested by the toolkit (answers are not assumed: some claims are false as stated).
+"""
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+
+__all__ = ["catalogue", "run_catalogue", "format_table", "conjecture_from_toml"]
+
+CASTIN = "Castin, Ablin, Carrillo, Peyré, arXiv 2501.18322"
+ALCALDE = "Alcalde, Ji, Zuazua, arXiv 2606.07600"
+
+
+def _identity(d):
+    from hypothesis import strategies as st
+
+    from .strategies import scalar_matrix
+
+    return st.just(scalar_matrix(Fraction(1), d))
+
+
+def _invariance(name):
+    from ..symbolic.closure import decide_invariance
+
+    def decide():
+        return decide_invariance(name)
+
+    return decide
+
+
+def catalogue(max_d: int = 3) -> list:
+    """The catalogue's conjectures (identity ones are decided, regime ones searched)."""
+    from hypothesis import strategies as st
+
+    from .. import variants
+    from . import identities as I
+    from . import strategies as S
+    from .core import IdentityConjecture, RegimeConjecture
+
+    dims = S.dims(1, max_d)
+    out = []
+    for name in variants.names():
+        out.append(IdentityConjecture(
+            f"invariance-{name}", f"the {name} flow keeps Gaussian laws Gaussian", f"{CASTIN}; MATH.md §3",
+            _invariance(name)))
+    out += [
+        IdentityConjecture("softmax-riccati", "softmax: Σ̇ = VΣAΣ + ΣAᵀΣVᵀ", f"{CASTIN}; MATH.md §3",
+                           I.softmax_riccati_form),
+        IdentityConjecture("identity-closed-form", "V = I: Σ(t) = (Σ₀⁻¹ − t(A+Aᵀ))⁻¹", f"{CASTIN}; MATH.md §4",
+                           I.identity_closed_form),
+        RegimeConjecture("identity-blowup", "V = I and λ_max(A+Aᵀ) > 0, Σ₀ ≻ 0 ⇒ finite-time blow-up at "
+                         "T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})", f"{CASTIN}; MATH.md §4",
+                         S.problems(d=dims, value_attention=functools.partial(S.v_a_with_positive_eig, value=_identity)),
+                         "blowup"),
+        RegimeConjecture("identity-nsd-clustering", "V = I and A + Aᵀ ⪯ 0 ⇒ global solution (clustering)",
+                         f"{CASTIN}; MATH.md §4", S.problems(d=dims, value=_identity, attention=S.a_with_nsd_sym,
+                                                              cov=S.psd), "no_blowup"),
+        IdentityConjecture("rank-invariance", "rank Σ(t) = rank Σ₀", f"{CASTIN}; MATH.md §4", I.rank_invariance),
+        RegimeConjecture("l2-no-blowup", "ℓ2 attention: no finite-time blow-up", f"{CASTIN}; MATH.md §4",
+                         S.problems("l2", d=dims), "no_blowup"),
+        RegimeConjecture("sinkhorn-no-blowup", "Sinkhorn attention: no finite-time blow-up", f"{CASTIN}; MATH.md §4",
+                         S.problems("sinkhorn", d=dims), "no_blowup"),
+        IdentityConjecture("sinkhorn-mean", "Sinkhorn: the mean decouples, α̇ = Vα", f"{CASTIN}; MATH.md §3",
+                           I.sinkhorn_mean_decouples),
+        IdentityConjecture("trace-symmetric-V", "V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)",
+                           f"{CASTIN}; MATH.md §4", I.trace_identity_symmetric),
+        IdentityConjecture("trace-nonsymmetric-V", "any invertible V: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)",
+                           "MATH.md §4 (stated false for non-symmetric V)", I.trace_identity_nonsymmetric),
+        RegimeConjecture("seed-nsd-rank-deficient", "VA + AᵀVᵀ ⪯ 0 ⇒ global existence and a rank-deficient limit",
+                         "seed summary (conjecture); MATH.md §4",
+                         S.problems(d=dims, value_attention=S.v_a_with_nsd), "global_rank_deficient"),
+        RegimeConjecture("seed-positive-eig-blowup", "VA + AᵀVᵀ has a positive eigenvalue ⇒ blow-up for some Σ₀",
+                         "seed summary (conjecture); MATH.md §4",
+                         S.problems(d=dims, value_attention=S.v_a_with_positive_eig), "blowup_possible", uniform=True),
+        RegimeConjecture("drift-opposite-sign", "drift model, V = vI, v(B+Bᵀ) ≺ 0, F = fI with f > 0 ⇒ stable "
+                         "equilibrium (bounded)", f"{ALCALDE}; MATH.md §6",
+                         S.drift_scalar_problems(d=dims, v=S.positive_rationals(), beta=S.positive_rationals().map(lambda x: -x),
+                                                 f=S.positive_rationals(), bias=True), "bounded"),
+        RegimeConjecture("drift-same-sign", "drift model, V = vI, v(B+Bᵀ) ≻ 0 ⇒ finite-time blow-up (any F = fI)",
+                         f"{ALCALDE}; MATH.md §6 (the F term 'controlled')",
+                         S.drift_scalar_problems(d=dims, v=S.positive_rationals(), beta=S.positive_rationals(),
+                                                 f=S.rationals()), "blowup"),
+    ]
+    return out
+
+
+def run_catalogue(examples: int = 40, seed: int = 0, progress=None, only=None) -> list:
+    from .core import verify
+
+    reports = []
+    for conj in catalogue():
+        if only and conj.name not in only:
+            continue
+        if progress:
+            progress(f"{conj.name} ...")
+        reports.append(verify(conj, examples=examples, seed=seed))
+    return reports
+
+
+def format_table(reports) -> str:
+    w = max(len(r.name) for r in reports)
+    lines = [f"{'claim':<{w}}  {'verdict':<18} {'examples':>8} {'time':>7}  statement / evidence"]
+    for r in reports:
+        lines.append(f"{r.name:<{w}}  {r.verdict:<18} {r.examples:>8} {r.seconds:>6.1f}s  {r.statement}")
+        lines.append(f"{'':<{w}}  {'':<18} {'':>8} {'':>7}  ↳ {r.reason[:160]}")
+    return "\n".join(lines)
+
+
+def conjecture_from_toml(doc: dict):
+    """A user conjecture from a TOML/JSON document (see README)."""
+    from hypothesis import strategies as st
+
+    from ..spec.errors import InvalidParameters
+    from . import strategies as S
+    from .core import CONCLUSIONS, RegimeConjecture
+
+    allowed = {"name", "statement", "source", "hypothesis", "conclusion"}
+    for k in doc:
+        if k not in allowed:
+            raise InvalidParameters(k, f"unknown field; allowed: {', '.join(sorted(allowed))}")
+    hyp = doc.get("hypothesis", {})
+    concl = doc.get("conclusion", {})
+    keys = {"variant", "value", "attention", "value_attention", "drift", "cov", "min_d", "max_d"}
+    for k in hyp:
+        if k not in keys:
+            raise InvalidParameters(f"hypothesis.{k}", f"unknown field; allowed: {', '.join(sorted(keys))}")
+    values = {"any": S.matrices, "identity": _identity, "spd": S.spd_value}
+    attentions = {"any": S.matrices, "nsd_sym": S.a_with_nsd_sym}
+    joint = {"nsd": S.v_a_with_nsd, "positive_eig": S.v_a_with_positive_eig}
+    covs = {"spd": S.spd, "psd": S.psd}
+
+    def pick(table, key, default):
+        val = hyp.get(key, default)
+        if val not in table:
+            raise InvalidParameters(f"hypothesis.{key}", f"expected one of {', '.join(table)}, got {val!r}")
+        return table[val]
+
+    try:
+        lo, hi = int(hyp.get("min_d", 1)), int(hyp.get("max_d", 3))
+    except (TypeError, ValueError):
+        raise InvalidParameters("hypothesis.max_d", "dimensions must be integers") from None
+    if not 1 <= lo <= hi <= 8:
+        raise InvalidParameters("hypothesis.max_d", f"need 1 ≤ min_d ≤ max_d ≤ 8, got {lo}, {hi}")
+    kw = {"d": S.dims(lo, hi), "cov": pick(covs, "cov", "spd"), "drift": bool(hyp.get("drift", False))}
+    if "value_attention" in hyp:
+        kw["value_attention"] = pick(joint, "value_attention", "nsd")
+    else:
+        kw["value"] = pick(values, "value", "any")
+        kw["attention"] = pick(attentions, "attention", "any")
+    variant = hyp.get("variant", "softmax")
+    from .. import variants
+
+    variants.get(variant)  # unknown variant → a clear error
+    regime = concl.get("regime", "no_blowup")
+    if regime not in CONCLUSIONS:
+        raise InvalidParameters("conclusion.regime", f"expected one of {', '.join(CONCLUSIONS)}, got {regime!r}")
+    return RegimeConjecture(str(doc.get("name", "conjecture")), str(doc.get("statement", "")),
+                            str(doc.get("source", "user")), S.problems(variant, **kw), regime,
+                            uniform=bool(concl.get("uniform", False)))
+
+

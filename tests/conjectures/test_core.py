@@ -1,0 +1,89 @@
+"""The conjecture runner: planted false claims are refuted with certificates that check,
+planted true ones are never refuted, counterexamples shrink, symbolic identities decide."""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from symbolic_tf.certify.check import check
+from symbolic_tf.cli import main
+from symbolic_tf.conjectures import strategies as S
+from symbolic_tf.conjectures.catalogue import _identity, conjecture_from_toml, run_catalogue
+from symbolic_tf.conjectures.core import RegimeConjecture, verify
+from symbolic_tf.conjectures.identities import trace_identity_nonsymmetric, trace_identity_symmetric
+from symbolic_tf.spec.errors import InvalidParameters
+
+
+def test_planted_false_is_refuted_with_a_small_certified_counterexample():
+    conj = RegimeConjecture("planted-false", "every softmax flow with V = I stays bounded", "test",
+                            S.problems(d=S.dims(1, 3), value=_identity), "no_blowup")
+    rep = verify(conj, examples=40, seed=0)
+    assert rep.verdict == "REFUTED"
+    assert check(rep.certificate).ok
+    p = rep.counterexample["problem"]
+    assert p["d"] == 1  # shrunk to the smallest dimension
+    assert all(Fraction(x).denominator <= 2 for row in p["A"] for x in row)
+
+
+def test_planted_true_is_never_refuted():
+    conj = RegimeConjecture("planted-true", "V = I and A + Aᵀ ⪯ 0 ⇒ no blow-up", "test",
+                            S.problems(d=S.dims(1, 3), value=_identity, attention=S.a_with_nsd_sym, cov=S.psd),
+                            "no_blowup")
+    rep = verify(conj, examples=40, seed=0)
+    assert rep.verdict == "NO_COUNTEREXAMPLE" and rep.examples >= 30
+    assert sum(rep.tried["dimensions"].values()) == rep.examples
+
+
+def test_seed_statement_is_false_at_the_boundary():
+    """VA + AᵀVᵀ ⪯ 0 ⇒ rank-deficient limit fails when VA + AᵀVᵀ = 0 (Σ stays Σ₀)."""
+    conj = RegimeConjecture("seed", "VA + AᵀVᵀ ⪯ 0 ⇒ global and rank-deficient limit", "seed",
+                            S.problems(d=S.dims(1, 2), value_attention=S.v_a_with_nsd), "global_rank_deficient")
+    rep = verify(conj, examples=30, seed=0)
+    assert rep.verdict == "REFUTED" and rep.counterexample["regime"] == "EQUILIBRIUM"
+    assert check(rep.certificate).ok
+
+
+def test_identities():
+    assert trace_identity_symmetric(dims=(2,)).status == "PROVED"
+    v = trace_identity_nonsymmetric()
+    assert v.status == "REFUTED"
+    import sympy as sp
+
+    V, A, Sg = (sp.Matrix(sp.sympify(v.evidence[k])) for k in ("V", "A", "Sigma"))
+    cov = V * Sg * A * Sg + Sg * A.T * Sg * V.T
+    assert (V.inv() * cov).trace() - (Sg * (A + A.T) * Sg).trace() == sp.sympify(v.evidence["gap"]) != 0
+
+
+def test_catalogue_smoke():
+    reps = run_catalogue(examples=5, only={"sinkhorn-mean", "invariance-sigmoid", "drift-opposite-sign"})
+    by = {r.name: r.verdict for r in reps}
+    assert by == {"invariance-sigmoid": "REFUTED", "sinkhorn-mean": "PROVED", "drift-opposite-sign": "NO_COUNTEREXAMPLE"}
+
+
+@pytest.mark.parametrize("doc,field", [
+    ({"name": "x", "bogus": 1}, "bogus"),
+    ({"hypothesis": {"value": "weird"}}, "hypothesis.value"),
+    ({"hypothesis": {"max_d": 0}}, "hypothesis.max_d"),
+    ({"conclusion": {"regime": "fly"}}, "conclusion.regime"),
+    ({"hypothesis": {"variant": "nope"}}, "variant"),
+])
+def test_bad_conjecture_files(doc, field):
+    with pytest.raises(InvalidParameters) as exc:
+        conjecture_from_toml(doc)
+    assert field in str(exc.value)
+
+
+def test_cli_verify_file(tmp_path, capsys):
+    f = tmp_path / "c.toml"
+    f.write_text('name = "b"\n[hypothesis]\nvalue = "identity"\nmax_d = 2\n[conclusion]\nregime = "no_blowup"\n')
+    cert = tmp_path / "cx.json"
+    code = main(["verify", str(f), "--examples", "20", "--json", "--quiet", "--cert", str(cert)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(out)["verdict"] == "REFUTED"
+    assert main(["check", str(cert)]) == 0
+    f.write_text('[conclusion]\nregime = "fly"\n')
+    assert main(["verify", str(f)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
