@@ -138,3 +138,18 @@ def test_regime_proof_rechecked_by_symtf_check(script, tmp_path):
     chk = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "check", str(bad)], capture_output=True,
                          text=True, timeout=120)
     assert chk.returncode == 2 and chk.stderr.count("\n") == 1 and "Traceback" not in chk.stderr
+
+
+def test_catalogue_certificates_recheck(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "proofs" / "catalogue.py"), "--out", str(tmp_path),
+                           "--examples", "25", "--only", "seed-nsd-rank-deficient,trace-nonsymmetric-V,sinkhorn-mean"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    verdicts = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert verdicts["seed-nsd-rank-deficient"] == "REFUTED" and verdicts["sinkhorn-mean"] == "PROVED"
+    certs = [p for p in tmp_path.glob("*.json") if p.name != "catalogue.json"]
+    assert certs
+    for c in certs:
+        chk = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "check", str(c)], capture_output=True,
+                             text=True, timeout=120)
+        assert chk.returncode == 0, chk.stderr
