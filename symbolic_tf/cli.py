@@ -392,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("verify", help="hunt for certified counterexamples: `catalogue` or a conjecture file")
     s.add_argument("target", help="'catalogue' or a conjecture .toml/.json file")
-    s.add_argument("--examples", type=int, default=40)
+    s.add_argument("--examples", type=int, default=60)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--max-dim", type=int, default=None)
     s.add_argument("--cert", default=None, help="write the counterexample's certificate here")

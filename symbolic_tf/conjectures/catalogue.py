@@ -72,7 +72,9 @@ def catalogue(max_d: int = 3) -> list:
                          S.problems(d=dims, value_attention=S.v_a_with_nsd), "global_rank_deficient"),
         RegimeConjecture("seed-positive-eig-blowup", "VA + AᵀVᵀ has a positive eigenvalue ⇒ blow-up for some Σ₀",
                          "seed summary (conjecture); MATH.md §4",
-                         S.problems(d=dims, value_attention=S.v_a_with_positive_eig), "blowup_possible", uniform=True),
+                         S.problems(d=dims, value_attention=S.v_a_with_positive_eig), "blowup_possible", uniform=True,
+                         explicit=[{"variant": "softmax", "d": 2, "A": [[-1, 0], [0, -1]], "V": [[1, 10], [0, 1]],
+                                    "initial": {"cov": [[1, 0], [0, 1]]}}]),
         RegimeConjecture("drift-opposite-sign", "drift model, V = vI, v(B+Bᵀ) ≺ 0, F = fI with f > 0 ⇒ stable "
                          "equilibrium (bounded)", f"{ALCALDE}; MATH.md §6",
                          S.drift_scalar_problems(d=dims, v=S.positive_rationals(), beta=S.positive_rationals().map(lambda x: -x),

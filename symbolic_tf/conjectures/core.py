@@ -90,6 +90,7 @@ class RegimeConjecture:
     conclusion: str = "no_blowup"
     uniform: bool = False
     kind: str = "regime"
+    explicit: list = field(default_factory=list)  # candidate problem documents tried first
 
 
 @dataclass
@@ -165,7 +166,7 @@ def verify(conj, examples: int = 100, seed: int = 0, progress: Callable | None =
     from hypothesis import seed as hseed
 
     from ..regimes.classify import classify
-    from ..spec.problem import problem_to_dict
+    from ..spec.problem import parse_problem, problem_to_dict
 
     pred = CONCLUSIONS[conj.conclusion]
     seen: dict[str, tuple] = {}
@@ -177,6 +178,16 @@ def verify(conj, examples: int = 100, seed: int = 0, progress: Callable | None =
               suppress_health_check=list(HealthCheck), print_blob=False)
     @given(conj.strategy)
     def search(problem):
+        _search_body(problem)
+
+    for doc in conj.explicit:  # researcher-supplied candidates (explicit phase; not shrunk)
+        from hypothesis import example
+
+        from ..spec.problem import parse_problem
+
+        search = example(parse_problem(doc))(search)
+
+    def _search_body(problem):
         key = problem.content_hash()
         if key in seen:
             c = seen[key][1]
@@ -210,6 +221,8 @@ def verify(conj, examples: int = 100, seed: int = 0, progress: Callable | None =
                               "rank": c.rank, "T_lo": c.T_lo, "T_hi": c.T_hi}
         rep.certificate = c.certificate
         rep.reason = f"certified counterexample: {c.regime} ({c.claim})"
+        if any(parse_problem(doc).content_hash() == found.problem.content_hash() for doc in conj.explicit):
+            rep.reason += " — from an explicit candidate"
     else:
         undecided = sum(1 for _, c in seen.values() if c.status != "PROVED")
         rep.verdict = "NO_COUNTEREXAMPLE"
