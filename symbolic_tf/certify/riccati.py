@@ -86,10 +86,8 @@ def _witness_nonpd(M):
         return None
     if dfn.neg_witness is not None:
         return dfn.neg_witness
-    # PSD but singular: a kernel vector
+    # PSD but singular: a kernel vector of the rational matrix (exact null space)
     n = M.nrows()
-    rref, rank_ = M.rref()
-    # solve M w = 0 via the null space of the rational matrix
     import sympy as sp
 
     ns = sp.Matrix([[sp.Rational(int(M[i, j].p), int(M[i, j].q)) for j in range(n)] for i in range(n)]).nullspace()
