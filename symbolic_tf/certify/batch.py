@@ -13,7 +13,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..spec.linalg import psd_decision
 from .certificate import Certificate, mat_str
 from .exact import frac_str
 
@@ -21,8 +20,6 @@ __all__ = ["blowup_brackets_batch"]
 
 
 def _inv(S):
-    import flint
-
     from .exact import qmat, qmat_to_fractions
 
     return qmat_to_fractions(qmat(S).inv())
@@ -39,16 +36,9 @@ def _pd_and_witness(X):
         if a <= 0:
             return False, (Fraction(1), Fraction(0))
         return False, (-b, a)
-    res = psd_decision(X)
-    if res.pd:
-        return True, None
-    if res.witness is not None:
-        return False, res.witness
-    # PSD but singular: a kernel vector via exact elimination
-    import sympy as sp
+    from .exact import pd_or_witness
 
-    w = sp.Matrix([[sp.Rational(x.numerator, x.denominator) for x in r] for r in X]).nullspace()[0]
-    return False, tuple(Fraction(int(sp.Rational(e).p), int(sp.Rational(e).q)) for e in w)
+    return pd_or_witness(X)
 
 
 def blowup_brackets_batch(A, v, Sigma0s, rel_width: float = 1e-12, problem_label: str | None = None):

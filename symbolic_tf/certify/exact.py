@@ -21,7 +21,7 @@ import flint
 
 from ..spec.linalg import psd_decision, quad_form
 
-__all__ = ["Q", "qmat", "qmat_to_fractions", "inertia", "definiteness", "Definiteness", "ball_pd",
+__all__ = ["pd_or_witness", "Q", "qmat", "qmat_to_fractions", "inertia", "definiteness", "Definiteness", "ball_pd",
            "arb_matrix", "frac_str", "parse_frac", "sym_part", "rank", "exact_factor"]
 
 
@@ -230,3 +230,18 @@ def exact_factor(S) -> tuple[flint.fmpq_mat, flint.fmpq_mat]:
     B = flint.fmpq_mat(n, r, [cols[j][i] for i in range(n) for j in range(r)])
     D = flint.fmpq_mat(r, r, [piv[i] if i == j else 0 for i in range(r) for j in range(r)])
     return B, D
+
+
+def pd_or_witness(M) -> tuple[bool, tuple | None]:
+    """(True, None) if the rational symmetric M is PD, else (False, w) with a rational w ≠ 0,
+    wᵀMw ≤ 0 (a negative direction from the congruence elimination, or a kernel vector)."""
+    F = qmat_to_fractions(qmat(M))
+    res = psd_decision(F)
+    if res.pd:
+        return True, None
+    if res.witness is not None:
+        return False, res.witness
+    import sympy as sp  # PSD but singular: an exact kernel vector
+
+    w = sp.Matrix([[sp.Rational(x.numerator, x.denominator) for x in r] for r in F]).nullspace()[0]
+    return False, tuple(Fraction(int(sp.Rational(e).p), int(sp.Rational(e).q)) for e in w)

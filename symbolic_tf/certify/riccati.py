@@ -81,18 +81,9 @@ def _pd_exact(M) -> bool:
 
 def _witness_nonpd(M):
     """A rational w with wᵀMw ≤ 0, exact, or None if M ≻ 0."""
-    dfn = definiteness(M)
-    if dfn.pd:
-        return None
-    if dfn.neg_witness is not None:
-        return dfn.neg_witness
-    # PSD but singular: a kernel vector of the rational matrix (exact null space)
-    n = M.nrows()
-    import sympy as sp
+    from .exact import pd_or_witness
 
-    ns = sp.Matrix([[sp.Rational(int(M[i, j].p), int(M[i, j].q)) for j in range(n)] for i in range(n)]).nullspace()
-    w = ns[0]
-    return tuple(Fraction(int(sp.Rational(e).p), int(sp.Rational(e).q)) for e in w)
+    return pd_or_witness(M)[1]
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,92 @@
+"""Checker of ``nonconvexity-witness`` certificates (softmax interaction energy, MATH.md §7).
+
+Recomputes d²E/ds²(0) = (1/(2n²)) Σ_{i,j} (ξ_i, ξ_j)ᵀ∇²W(x_i, x_j)(ξ_i, ξ_j) for
+W(x, y) = e^{yᵀAx} from the stored rationals, with the Hessian assembled block by block
+(∇²_xx = AᵀyyᵀA e^u, ∇²_yy = AxxᵀAᵀ e^u, ∇²_xy = (Aᵀ + AᵀyxᵀAᵀ)e^u, u = yᵀAx): the rational
+quadratic forms exactly (fmpq), e^u as an arb ball (≥ 128 bits).  Accepts only if the ball is
+< the stored rational ``value_upper`` < 0, the stored value ball overlaps the recomputed one,
+∫|ξ|²dμ = (1/n)Σ|ξ_i|² is > 0 and matches, and ``lambda_bound`` = value_upper / ∫|ξ|²dμ.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import checker
+from ..exact import parse_frac
+
+
+def _fmpq(x) -> flint.fmpq:
+    f = parse_frac(x)
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def _mat(rows, d=None, name="matrix"):
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
+        raise CertificationFailed(f"nonconvexity-witness: {name} must be a non-empty list of lists")
+    m = len(rows[0])
+    if any(len(r) != m for r in rows) or (d is not None and m != d):
+        raise CertificationFailed(f"nonconvexity-witness: {name} has inconsistent dimensions")
+    return flint.fmpq_mat(len(rows), m, [_fmpq(e) for r in rows for e in r])
+
+
+def _col(M, i):
+    return flint.fmpq_mat(M.ncols(), 1, [M[i, k] for k in range(M.ncols())])
+
+
+def _scalar(M) -> flint.fmpq:
+    return M[0, 0]
+
+
+@checker("nonconvexity-witness")
+def check_nonconvexity_witness(cert, problem):
+    data = cert.data
+    A = _mat(data["A"], name="A")
+    d = A.nrows()
+    if A.ncols() != d:
+        raise CertificationFailed("nonconvexity-witness: A must be square")
+    X = _mat(data["positions"], d, "positions")
+    Xi = _mat(data["displacements"], d, "displacements")
+    n = X.nrows()
+    if Xi.nrows() != n:
+        raise CertificationFailed("nonconvexity-witness: need one displacement per position")
+    prec = max(128, int(data.get("prec", 128)))
+    At = A.transpose()
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        total = flint.arb(0)
+        for i in range(n):
+            x, xi = _col(X, i), _col(Xi, i)
+            for j in range(n):
+                y, eta = _col(X, j), _col(Xi, j)
+                u = _scalar(y.transpose() * A * x)
+                Hxx = At * y * y.transpose() * A
+                Hyy = A * x * x.transpose() * At
+                Hxy = At + At * y * x.transpose() * At
+                q = (_scalar(xi.transpose() * Hxx * xi) + _scalar(eta.transpose() * Hyy * eta)
+                     + 2 * _scalar(xi.transpose() * Hxy * eta))
+                if q != 0:
+                    total += flint.arb(q) * flint.arb(u).exp()
+        value = total / (2 * n * n)
+        up = _fmpq(data["value_upper"])
+        if not up < 0:
+            raise CertificationFailed("nonconvexity-witness: the claimed upper bound is not negative")
+        if not value <= flint.arb(up):
+            raise CertificationFailed("nonconvexity-witness: recomputed d²E/ds² is not below the claimed upper bound")
+        mid, rad = data["value"]
+        # the stored midpoint is a rounded decimal: allow a relative slack of 1e-20
+        slack = flint.arb(rad).abs_upper() + (abs(flint.arb(mid)) + 1) * flint.arb("1e-20")
+        claimed = flint.arb(mid) + flint.arb(0, slack.abs_upper())
+        if not claimed.overlaps(value):
+            raise CertificationFailed("nonconvexity-witness: the claimed value ball does not contain the recomputed value")
+    finally:
+        flint.ctx.prec = old
+    norm2 = sum((Fraction(int(Xi[i, k].p), int(Xi[i, k].q)) ** 2 for i in range(n) for k in range(d)),
+                Fraction(0)) / n
+    if norm2 <= 0 or parse_frac(data["xi_norm2"]) != norm2:
+        raise CertificationFailed("nonconvexity-witness: ∫|ξ|²dμ is wrong or zero")
+    if parse_frac(data["lambda_bound"]) != parse_frac(data["value_upper"]) / norm2:
+        raise CertificationFailed("nonconvexity-witness: lambda_bound ≠ value_upper / ∫|ξ|²dμ")
