@@ -328,6 +328,74 @@ def cmd_verify(args) -> int:
     return 0
 
 
+def _matrix_option(text: str, option: str):
+    """An exact matrix from a JSON/TOML-style literal like '[[1, "1/2"], [0, -1]]'."""
+    from .spec.errors import InvalidParameters
+    from .spec.rational import to_matrix
+
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        raise InvalidParameters(option, f"expected a matrix literal like [[1, \"1/2\"], [0, -1]], got {text!r}") from None
+    if isinstance(value, (int, float, str)):
+        value = [[value]]
+    M = to_matrix(value, option)
+    if len(M) != len(M[0]):
+        raise InvalidParameters(option, "must be square")
+    return M
+
+
+def cmd_convexity(args) -> int:
+    """Geodesic convexity of the interaction energy E = ½∬e^{yᵀAx}dμdμ: certified witness or not."""
+    from .atomic import write_json_atomic
+    from .spec.errors import InvalidParameters
+
+    if args.variant not in ("softmax",):
+        raise InvalidParameters("variant", "convexity is implemented for the softmax kernel W = e^{yᵀAx}")
+    A = _matrix_option(args.A, "--A")
+    d = len(A)
+    if args.along == "dirac":
+        from .certify.convexity import find_nonconvexity_witness
+
+        if args.points < 1:
+            raise InvalidParameters("--points", "must be ≥ 1")
+        v = find_nonconvexity_witness([[str(x) for x in r] for r in A], n_points=args.points, d=d, seed=args.seed)
+        cert = v.evidence.get("certificate")
+        if args.cert:
+            if cert is None:
+                raise InvalidParameters("--cert", f"no witness certificate ({v.status}: {v.reason})")
+            write_json_atomic(args.cert, cert)
+        data = {"variant": args.variant, "along": "dirac", **v.to_dict()}
+        text = f"{v.status}: {v.claim}\n  {v.reason}"
+        if cert is not None:
+            text += f"\n  λ-convexity fails for every λ > {cert['data'].get('lambda_bound')}"
+            text += f"\n  witness positions {cert['data'].get('positions')}, displacements {cert['data'].get('displacements')}"
+    else:
+        import sympy as sp
+
+        from .symbolic.ball import arb_to_pair, sign_of, to_arb
+        from .symbolic.convexity import second_variation_gaussian_bw
+
+        if args.sigma is None or args.target is None:
+            raise InvalidParameters("--sigma", "--along gaussian needs --sigma (Σ ≻ 0) and --target (T ≻ 0, the geodesic map)")
+        Sg, T = _matrix_option(args.sigma, "--sigma"), _matrix_option(args.target, "--target")
+        if len(Sg) != d or len(T) != d:
+            raise InvalidParameters("--sigma", f"Σ and T must be {d}×{d} like A")
+        from .certify.exact import definiteness
+
+        if not definiteness(Sg).pd or T != tuple(zip(*T)) or not definiteness(T).pd:
+            raise InvalidParameters("--sigma", "Σ must be positive definite and T symmetric positive definite")
+        M = lambda X: sp.Matrix([[sp.Rational(e.numerator, e.denominator) for e in r] for r in X])  # noqa: E731
+        val = sp.simplify(second_variation_gaussian_bw(M(A), M(Sg), M(T)))
+        sg = sign_of(val)
+        status = {1: "nonnegative here", -1: "NEGATIVE here (not convex along this geodesic)", 0: "zero"}.get(sg, "undecided")
+        data = {"variant": args.variant, "along": "gaussian", "second_variation": str(val), "sign": sg,
+                "ball": arb_to_pair(to_arb(val)) if not val.is_Rational else None, "decided": sg is not None}
+        text = f"d²E/ds² along the Bures–Wasserstein geodesic from Σ towards TΣT: {val}\n  sign: {status} (exact / ball)"
+    _emit(args, data, text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="symtf", description="Derive, verify and certify mean-field Transformer dynamics.")
     p.add_argument("--version", action="version", version="symtf 0.1.0")
@@ -399,6 +467,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser("convexity", help="geodesic convexity of the interaction energy: certified witness")
+    s.add_argument("variant")
+    s.add_argument("--A", required=True, help='attention matrix, e.g. "[[-1, 0], [0, -1]]"')
+    s.add_argument("--along", choices=("dirac", "gaussian"), default="dirac")
+    s.add_argument("--points", type=int, default=2, help="number of Dirac masses (dirac)")
+    s.add_argument("--sigma", default=None, help="Σ for --along gaussian")
+    s.add_argument("--target", default=None, help="T (the geodesic's linear map) for --along gaussian")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--cert", default=None)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_convexity)
 
     s = sub.add_parser("run", help="the main job: derive everything and write a report")
     s.add_argument("--out", default="out")
