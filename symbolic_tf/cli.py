@@ -396,6 +396,55 @@ def cmd_convexity(args) -> int:
     return 0
 
 
+def cmd_energy(args) -> int:
+    """Interaction energy of a variant's kernel; with --gaussian its closed form on N(α, Σ)."""
+    import sympy as sp
+
+    from .spec.errors import InvalidParameters
+    from .symbolic.energy import gaussian_energy
+
+    kernels = {"softmax": "softmax", "l2": "l2"}
+    if args.variant not in kernels:
+        raise InvalidParameters("variant", f"energies are implemented for {', '.join(kernels)}")
+    if args.dim is not None and not 1 <= args.dim <= 4:
+        raise InvalidParameters("--dim", "must be between 1 and 4")
+    kernel_txt = {"softmax": "W(x, y) = e^{yᵀAx}", "l2": "W(x, y) = e^{−|Qx−Ky|²}"}[args.variant]
+    data = {"variant": args.variant, "energy": "E(μ) = ½∬ W(x, y) dμ(x) dμ(y)", "kernel": kernel_txt}
+    text = f"E(μ) = ½∬ W(x, y) dμ(x) dμ(y),  {kernel_txt}"
+    if args.gaussian:
+        d = args.dim if args.dim is not None else (None if args.variant == "softmax" else 1)
+        g = gaussian_energy(kernels[args.variant], d)
+        data.update(gaussian=sp.sstr(g.expr), condition=sp.sstr(g.condition), dim=g.d,
+                    latex=sp.latex(g.expr))
+        if args.format == "latex":
+            text = f"E(N(\\alpha, \\Sigma)) = {sp.latex(g.expr)}"
+        else:
+            text += (f"\nE(N(α, Σ)) = {sp.sstr(g.expr)}\n  finite iff this matrix is positive definite: "
+                     f"{sp.sstr(g.condition)}")
+    if args.format == "json":
+        args.json = True
+    _emit(args, data, text)
+    return 0
+
+
+def cmd_gradient_flow(args) -> int:
+    """Is the variant's flow a gradient flow for the given metric? Decided exactly or with evidence."""
+    from .spec.errors import InvalidParameters
+    from .symbolic.energy import sinkhorn_bures_wasserstein_gradient_flow, softmax_is_twisted_gradient_flow
+
+    if args.variant == "softmax" and args.metric in ("twisted", "wasserstein"):
+        v = softmax_is_twisted_gradient_flow(d=args.dim, assume_symmetric=args.symmetric)
+        if args.metric == "wasserstein":
+            v.reason = ("plain Wasserstein is the twisted metric with M = I, i.e. V = A: " + v.reason)
+    elif args.variant == "sinkhorn" and args.metric == "bures-wasserstein":
+        v = sinkhorn_bures_wasserstein_gradient_flow(d=min(args.dim, 2))
+    else:
+        raise InvalidParameters("--metric", "available: softmax with twisted|wasserstein, sinkhorn with bures-wasserstein")
+    data = {"variant": args.variant, "metric": args.metric, **v.to_dict()}
+    _emit(args, data, f"{v.status}: {v.claim}\n  {v.reason}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="symtf", description="Derive, verify and certify mean-field Transformer dynamics.")
     p.add_argument("--version", action="version", version="symtf 0.1.0")
@@ -467,6 +516,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser("energy", help="interaction energy of a variant's kernel (closed form on Gaussians)")
+    s.add_argument("variant")
+    s.add_argument("--gaussian", action="store_true")
+    s.add_argument("--dim", type=int, default=None)
+    s.add_argument("--format", choices=("text", "latex", "json"), default="text")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_energy)
+
+    s = sub.add_parser("gradient-flow", help="decide a gradient-flow structure (twisted, Wasserstein, Bures–Wasserstein)")
+    s.add_argument("variant")
+    s.add_argument("--metric", choices=("wasserstein", "twisted", "bures-wasserstein"), default="twisted")
+    s.add_argument("--dim", type=int, default=2)
+    s.add_argument("--symmetric", action="store_true", help="restrict to symmetric A (softmax)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_gradient_flow)
 
     s = sub.add_parser("convexity", help="geodesic convexity of the interaction energy: certified witness")
     s.add_argument("variant")

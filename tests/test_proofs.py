@@ -153,3 +153,25 @@ def test_catalogue_certificates_recheck(tmp_path):
         chk = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "check", str(c)], capture_output=True,
                              text=True, timeout=120)
         assert chk.returncode == 0, chk.stderr
+
+
+def test_gradient_flow_and_convexity_proofs(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "proofs" / "nonconvexity_softmax.py"), "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    cert = tmp_path / "nonconvexity_softmax.json"
+    chk = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "check", str(cert)], capture_output=True,
+                         text=True, timeout=120)
+    assert chk.returncode == 0, chk.stderr
+    data = json.loads(cert.read_text())
+    data["data"]["positions"][0][0] = "0"
+    cert.write_text(json.dumps(data))
+    chk = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "check", str(cert)], capture_output=True,
+                         text=True, timeout=120)
+    assert chk.returncode == 2
+    proc = subprocess.run([sys.executable, str(ROOT / "proofs" / "gradient_flows.py"), "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    status = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert status == {"twisted_symmetric_A": "PROVED", "twisted_general_A": "REFUTED",
+                      "sinkhorn_bw_d1": "PROVED", "sinkhorn_bw_d2": "UNDECIDED"}

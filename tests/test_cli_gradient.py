@@ -1,0 +1,30 @@
+"""CLI faces of issue 7: energy, gradient-flow, convexity."""
+from __future__ import annotations
+
+import json
+
+from symbolic_tf.certify.check import check
+from symbolic_tf.cli import main
+
+
+def test_energy_gradient_flow_convexity(tmp_path, capsys):
+    assert main(["energy", "softmax", "--gaussian", "--dim", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "exp" in data["gaussian"] and data["dim"] == 1
+    assert main(["gradient-flow", "softmax", "--symmetric", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "PROVED"
+    assert main(["gradient-flow", "softmax", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "REFUTED"
+    cert = tmp_path / "w.json"
+    assert main(["convexity", "softmax", "--A", "[[-1]]", "--cert", str(cert), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "PROVED"
+    assert check(json.loads(cert.read_text())).ok
+
+
+def test_bad_inputs(capsys):
+    for argv in (["energy", "sigmoid"], ["convexity", "softmax", "--A", "[[1, 2]]"],
+                 ["convexity", "softmax", "--A", "nonsense"], ["gradient-flow", "l2"],
+                 ["convexity", "softmax", "--A", "[[1]]", "--along", "gaussian"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("symtf: error:") and err.count("\n") == 1
