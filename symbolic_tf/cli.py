@@ -370,6 +370,26 @@ def cmd_convexity(args) -> int:
         if cert is not None:
             text += f"\n  λ-convexity fails for every λ > {cert['data'].get('lambda_bound')}"
             text += f"\n  witness positions {cert['data'].get('positions')}, displacements {cert['data'].get('displacements')}"
+    elif args.along == "twisted":
+        from .symbolic.convexity_bounds import twisted_convexity_witness
+
+        if args.V is None:
+            raise InvalidParameters("--V", "--along twisted needs the value matrix V (M = VA⁻¹)")
+        Vm = _matrix_option(args.V, "--V")
+        if len(Vm) != d:
+            raise InvalidParameters("--V", f"must be {d}×{d} like A")
+        import sympy as sp
+
+        M = lambda X: sp.Matrix([[sp.Rational(e.numerator, e.denominator) for e in r] for r in X])  # noqa: E731
+        v = twisted_convexity_witness(M(A), M(Vm))
+        data = {"variant": args.variant, "along": "twisted", **v.to_dict()}
+        text = f"{v.status}: {v.claim}\n  {v.reason}"
+    elif args.sigma is None and args.target is None and d == 1:
+        from .symbolic.convexity_bounds import gaussian_bw_convexity_1d
+
+        v = gaussian_bw_convexity_1d()
+        data = {"variant": args.variant, "along": "gaussian", **v.to_dict()}
+        text = f"{v.status}: {v.claim}\n  {v.reason}"
     else:
         import sympy as sp
 
@@ -377,7 +397,7 @@ def cmd_convexity(args) -> int:
         from .symbolic.convexity import second_variation_gaussian_bw
 
         if args.sigma is None or args.target is None:
-            raise InvalidParameters("--sigma", "--along gaussian needs --sigma (Σ ≻ 0) and --target (T ≻ 0, the geodesic map)")
+            raise InvalidParameters("--sigma", "--along gaussian in d > 1 needs --sigma (Σ ≻ 0) and --target (T ≻ 0)")
         Sg, T = _matrix_option(args.sigma, "--sigma"), _matrix_option(args.target, "--target")
         if len(Sg) != d or len(T) != d:
             raise InvalidParameters("--sigma", f"Σ and T must be {d}×{d} like A")
@@ -536,7 +556,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("convexity", help="geodesic convexity of the interaction energy: certified witness")
     s.add_argument("variant")
     s.add_argument("--A", required=True, help='attention matrix, e.g. "[[-1, 0], [0, -1]]"')
-    s.add_argument("--along", choices=("dirac", "gaussian"), default="dirac")
+    s.add_argument("--along", choices=("dirac", "gaussian", "twisted"), default="dirac")
+    s.add_argument("--V", default=None, help="value matrix for --along twisted (M = VA⁻¹)")
     s.add_argument("--points", type=int, default=2, help="number of Dirac masses (dirac)")
     s.add_argument("--sigma", default=None, help="Σ for --along gaussian")
     s.add_argument("--target", default=None, help="T (the geodesic's linear map) for --along gaussian")

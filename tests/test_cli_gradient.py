@@ -19,12 +19,17 @@ def test_energy_gradient_flow_convexity(tmp_path, capsys):
     assert main(["convexity", "softmax", "--A", "[[-1]]", "--cert", str(cert), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["status"] == "PROVED"
     assert check(json.loads(cert.read_text())).ok
+    assert main(["convexity", "softmax", "--A", "[[1]]", "--along", "gaussian", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "PROVED"  # λ = 0 along 1-d BW geodesics
+    assert main(["convexity", "softmax", "--A", "[[-1]]", "--V", "[[1]]", "--along", "twisted", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "REFUTED"
 
 
 def test_bad_inputs(capsys):
     for argv in (["energy", "sigmoid"], ["convexity", "softmax", "--A", "[[1, 2]]"],
                  ["convexity", "softmax", "--A", "nonsense"], ["gradient-flow", "l2"],
-                 ["convexity", "softmax", "--A", "[[1]]", "--along", "gaussian"]):
+                 ["convexity", "softmax", "--A", "[[1, 0], [0, 1]]", "--along", "gaussian"],
+                 ["convexity", "softmax", "--A", "[[1]]", "--along", "twisted"]):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("symtf: error:") and err.count("\n") == 1
