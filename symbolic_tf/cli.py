@@ -270,19 +270,22 @@ def cmd_reproduce(args) -> int:
     """Reproduce a seed paper's experiments (figures + JSON summary)."""
     from .spec.errors import InvalidParameters
 
-    if args.paper != "castin2025":
-        raise InvalidParameters("paper", f"unknown paper {args.paper!r}; available: castin2025")
-    from .reproduce.castin2025 import run
+    papers = ("castin2025", "alcalde2026")
+    if args.paper not in papers:
+        raise InvalidParameters("paper", f"unknown paper {args.paper!r}; available: {', '.join(papers)}")
+    import importlib
 
-    out = Path(args.out)
+    run = importlib.import_module(f".reproduce.{args.paper}", __package__).run
+
+    out = Path(args.out or f"out/{args.paper}")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InvalidParameters("--out", f"cannot create {str(out)!r}: {exc.strerror or exc}") from None
     t0 = time.perf_counter()
     summary = run(out, quick=args.quick, seed=args.seed, progress=not (args.quiet or args.json))
-    text = (f"castin2025 ({'quick' if args.quick else 'full'}, seed {args.seed}): "
-            f"wrote {out / 'castin2025.json'} and figures in {out / 'figures'} ({time.perf_counter() - t0:.0f} s)")
+    text = (f"{args.paper} ({'quick' if args.quick else 'full'}, seed {args.seed}): "
+            f"wrote {out / (args.paper + '.json')} and figures in {out / 'figures'} ({time.perf_counter() - t0:.0f} s)")
     _emit(args, summary if args.json else {}, text)
     return 0
 
@@ -465,6 +468,75 @@ def cmd_gradient_flow(args) -> int:
     return 0
 
 
+def _schedule_path(result, mean0, cov0, samples: int = 8):
+    """Float samples (t, mean, cov) along a schedule (batched integrator on each phase)."""
+    import numpy as np
+
+    from .numeric.codegen import compile_system
+    from .numeric.integrate import integrate
+    from .symbolic.moments import derive
+
+    comp = compile_system(derive("softmax", drift=True, scale=None))
+    a = np.array([float(x) for x in mean0])
+    S = np.array([[float(x) for x in r] for r in cov0])
+    t0, path = 0.0, [(0.0, a.copy(), S.copy())]
+    for ph in result.schedule:
+        f = lambda M: np.array([[float(x) for x in r] for r in M])  # noqa: E731
+        prm = {"A": f(ph.A), "V": f(ph.V), "F": f(ph.F), "b": np.array([[float(x)] for x in ph.b]), "tau": 1.0}
+        dur = float(ph.duration)
+        ts = np.linspace(0, dur, samples)
+        sol = integrate(comp, a, S, prm, dur, t_eval=ts, rtol=1e-10, atol=1e-12)
+        for j in range(1, samples):
+            path.append((t0 + ts[j], sol.alpha[0, j], sol.Sigma[0, j]))
+        a, S, t0 = sol.alpha_end[0], sol.Sigma_end[0], t0 + dur
+    return path
+
+
+def cmd_steer(args) -> int:
+    """Steer the problem's initial Gaussian to a target Gaussian with piecewise-constant controls."""
+    from .control.steer import steer
+    from .spec.errors import InvalidParameters
+    from .spec.problem import decode_document, load_problem
+    from .spec.rational import to_fraction
+
+    problem = load_problem(args.problem)
+    if problem.cov is None:
+        raise InvalidParameters("initial.cov", "steering starts from the problem's initial Gaussian")
+    tpath = Path(args.target)
+    try:
+        tdoc = decode_document(tpath.read_text(encoding="utf-8"), tpath.suffix.lower(), str(tpath))
+    except OSError as exc:
+        raise InvalidParameters("--target", f"cannot read {str(tpath)!r}: {exc.strerror or exc}") from None
+    tdoc = tdoc.get("target", tdoc.get("initial", tdoc))
+    if not isinstance(tdoc, dict) or "cov" not in tdoc:
+        raise InvalidParameters("--target", "expected a table with `cov` (and optional `mean`)")
+    d = problem.d
+    mean0 = problem.mean if problem.mean is not None else tuple([0] * d)
+    target = (tdoc.get("mean", ["0"] * d), tdoc["cov"])
+    T = to_fraction(args.T, "--T")
+    controls = {"any": "any", "attention": "attention", "feedforward": "feedforward"}[args.only]
+    res = steer((mean0, problem.cov), target, T, controls=controls)
+    data = {"problem_hash": problem.content_hash(), **res.to_dict()}
+    text = f"{res.verdict.status}: {res.verdict.claim}\n  {res.verdict.reason}"
+    if res.schedule:
+        text += f"\n  strategy {res.strategy}, {len(res.schedule)} phase(s), exact schedule: {res.exact}"
+        text += f"\n  numerical end-point error {res.numerical_error}; certified bound {res.certified_bound}"
+        if args.plot:
+            from .plots import steering_figure
+
+            stem = Path(args.plot).with_suffix("")
+            figs = steering_figure(_schedule_path(res, mean0, problem.cov), target_float(target), stem)
+            data["figures"] = [str(f) for f in figs]
+            text += "\n  figure: " + ", ".join(str(f) for f in figs)
+    _emit(args, data, text)
+    return 0
+
+
+def target_float(target):
+    mean, cov = target
+    return ([float(Fraction(str(x))) for x in mean], [[float(Fraction(str(x))) for x in r] for r in cov])
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="symtf", description="Derive, verify and certify mean-field Transformer dynamics.")
     p.add_argument("--version", action="version", version="symtf 0.1.0")
@@ -518,10 +590,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_check)
 
-    s = sub.add_parser("reproduce", help="reproduce a seed paper's experiments (castin2025)")
+    s = sub.add_parser("reproduce", help="reproduce a seed paper's experiments (castin2025, alcalde2026)")
     s.add_argument("paper")
     s.add_argument("--quick", action="store_true", help="smaller grids (under two minutes)")
-    s.add_argument("--out", default="out/castin2025")
+    s.add_argument("--out", default=None, help="default: out/PAPER")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
@@ -565,6 +637,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--cert", default=None)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_convexity)
+
+    s = sub.add_parser("steer", help="steer the initial Gaussian to a target (piecewise-constant controls)")
+    s.add_argument("problem")
+    s.add_argument("--target", required=True, help="TOML/JSON with `cov` and optional `mean`")
+    s.add_argument("--T", default="1")
+    s.add_argument("--only", choices=("any", "attention", "feedforward"), default="any")
+    s.add_argument("--plot", default=None, help="write the ellipse plot here (PNG and PDF)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_steer)
 
     s = sub.add_parser("run", help="the main job: derive everything and write a report")
     s.add_argument("--out", default="out")

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["save_figure", "cone_figure", "disk_figure", "plane3d_figure", "rank_histograms",
-           "rank_decay_figure", "castin_figures", "meanfield_figure"]
+           "rank_decay_figure", "castin_figures", "meanfield_figure", "steering_figure"]
 
 
 # ----------------------------------------------------------------------------------------
@@ -360,5 +360,39 @@ def meanfield_figure(report, stem) -> list[Path]:
         ax.set_title(f"{report.variant} (not Gaussian-closed): departure at T = {report.T:g}")
     ax.set_xlabel("number of tokens N")
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    return save_figure(fig, stem)
+
+
+# ----------------------------------------------------------------------------------------
+# control: covariance ellipses along a steering schedule
+# ----------------------------------------------------------------------------------------
+def steering_figure(path, target, stem) -> list[Path]:
+    """Covariance ellipses (first two coordinates, 1-σ) and the mean along a schedule.
+
+    ``path`` is a list of (t, mean, cov) float samples; ``target`` is (mean, cov)."""
+    fig = _figure((5.5, 5))
+    ax = fig.add_subplot(1, 1, 1)
+    th = np.linspace(0, 2 * np.pi, 120)
+    circle = np.stack([np.cos(th), np.sin(th)])
+    T = max(p[0] for p in path) or 1.0
+    import matplotlib.cm as cm
+
+    def ellipse(m, S):
+        S2 = np.asarray(S, float)[:2, :2]
+        w, U = np.linalg.eigh(0.5 * (S2 + S2.T))
+        L = U @ np.diag(np.sqrt(np.clip(w, 0, None)))
+        return (L @ circle) + np.asarray(m, float)[:2, None]
+
+    for t, m, S in path:
+        e = ellipse(m, S)
+        ax.plot(e[0], e[1], color=cm.viridis(t / T), lw=1)
+    ms = np.array([np.asarray(m, float)[:2] for _, m, _ in path])
+    ax.plot(ms[:, 0], ms[:, 1], "k.-", ms=3, lw=0.8, label="mean")
+    e = ellipse(*target)
+    ax.plot(e[0], e[1], "r--", lw=2, label="target")
+    ax.set_aspect("equal")
+    ax.legend(fontsize=8)
+    ax.set_title("steering: covariance ellipses (colour = time)")
     fig.tight_layout()
     return save_figure(fig, stem)

@@ -1,0 +1,35 @@
+"""`symtf steer`: exact schedule with plot, feed-forward certified bound, rank obstruction, bad input."""
+from __future__ import annotations
+
+import json
+
+from symbolic_tf.cli import main
+
+PROBLEM = """variant = "softmax"
+d = 2
+A = [[0, 0], [0, 0]]
+V = [[1, 0], [0, 1]]
+[initial]
+mean = [1, 0]
+cov = [[1, 0], [0, 1]]
+"""
+
+
+def test_steer_cli(tmp_path, capsys):
+    p = tmp_path / "p.toml"
+    p.write_text(PROBLEM)
+    t = tmp_path / "t.toml"
+    t.write_text('mean = [0, 2]\ncov = [[2, "1/2"], ["1/2", "1/2"]]\n')
+    plot = tmp_path / "steer.png"
+    assert main(["steer", str(p), "--target", str(t), "--T", "2", "--plot", str(plot), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"]["status"] == "PROVED" and plot.exists() and plot.stat().st_size > 1000
+    assert main(["steer", str(p), "--target", str(t), "--only", "feedforward", "--json"]) == 0
+    ff = json.loads(capsys.readouterr().out)
+    assert ff["verdict"]["status"] == "PROVED" and ff["certified_bound"]["cov"] < 1e-8
+    t.write_text("cov = [[1, 0], [0, 0]]\n")
+    assert main(["steer", str(p), "--target", str(t), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"]["status"] == "REFUTED"
+    t.write_text("mean = [0, 0]\n")
+    assert main(["steer", str(p), "--target", str(t)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
