@@ -521,6 +521,14 @@ def cmd_steer(args) -> int:
     if res.schedule:
         text += f"\n  strategy {res.strategy}, {len(res.schedule)} phase(s), exact schedule: {res.exact}"
         text += f"\n  numerical end-point error {res.numerical_error}; certified bound {res.certified_bound}"
+        if args.tokens:
+            from .control.steer import verify_with_tokens
+
+            if args.tokens < 2:
+                raise InvalidParameters("--tokens", "need at least 2 tokens")
+            tok = verify_with_tokens(res, (mean0, problem.cov), target, N=args.tokens, seed=args.seed)
+            data["tokens"] = tok
+            text += f"\n  tokens (N = {args.tokens}): W2 to target {tok.get('W2_to_target', float('nan')):.3e} (numerical evidence)"
         if args.plot:
             from .plots import steering_figure
 
@@ -644,6 +652,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--T", default="1")
     s.add_argument("--only", choices=("any", "attention", "feedforward"), default="any")
     s.add_argument("--plot", default=None, help="write the ellipse plot here (PNG and PDF)")
+    s.add_argument("--tokens", type=int, default=0, help="also run the schedule on N tokens")
+    s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_steer)
 

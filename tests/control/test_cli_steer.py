@@ -33,3 +33,15 @@ def test_steer_cli(tmp_path, capsys):
     t.write_text("mean = [0, 0]\n")
     assert main(["steer", str(p), "--target", str(t)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_tokens_follow_the_schedule():
+    """The exact attention-led schedule run on tokens ends near the target (mean-field error)."""
+    from symbolic_tf.control.steer import steer, verify_with_tokens
+
+    init = (["1", "0"], [["1", "0"], ["0", "1"]])
+    target = (["0", "2"], [["2", "1/2"], ["1/2", "1/2"]])
+    res = steer(init, target, "2")
+    errs = [verify_with_tokens(res, init, target, N=n, seed=s)["W2_to_target"] for n in (200, 3200) for s in (0, 1)]
+    small, large = sum(errs[:2]) / 2, sum(errs[2:]) / 2
+    assert large < small and large < 0.15  # O(N^{-1/2}): 16× more tokens, ~4× smaller error
