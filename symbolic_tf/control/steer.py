@@ -24,7 +24,17 @@ Obstructions (REFUTED, exact): rank Σ₀ ≠ rank Σ₁ (Σ(t) = Φ(t)Σ₀Φ(t
 with controls="attention" the mean solves a linear homogeneous ODE α̇ = V(I + ΣA)α, so α₀ = 0
 ⇒ α ≡ 0, α₀ ≠ 0 ⇒ α(t) ≠ 0, and for d = 1 the sign of α is preserved.
 
-Rank-deficient targets of equal rank r < d are not supported (``InvalidParameters``).
+Rank-deficient targets of equal rank 1 ≤ r < d (controls="any", strategy "rank-deficient"):
+bias phase α₀ → 0; a rotation phase (V = A = 0, b = 0, F skew) by the direct rotation R
+(principal angles θᵢ ≤ π/2 between range Σ₀ and range Σ₁, F = Σθᵢ(fᵢeᵢᵀ − eᵢfᵢᵀ)/τ₁ computed in
+mpmath and rounded, so R ≈ e^{Fτ₁}; skipped when the ranges agree exactly); a stretch phase on
+the range (V = I, F = b = 0, A = M/2, M = B(BᵀB)⁻¹X(BᵀB)⁻¹Bᵀ, X = (D⁻¹ − D₁⁻¹)/τ₂ with
+Σ_mid ≈ BDBᵀ, Σ₁ = BD₁Bᵀ, B a rational basis of range Σ₁), Σ(t) = B(D⁻¹ − tX)⁻¹Bᵀ; a bias phase
+0 → α₁.  Exact when the ranges agree; otherwise ``exact=False`` and the end covariance is
+enclosed with arb (e^{Fτ₁} by arb_mat.exp, then Σ(τ₂) = S(I − τ₂MS)⁻¹, existence on [0, τ₂]
+certified by positive definiteness of G⁻¹ and G⁻¹ − τ₂Y, G = BᵀSB, Y = (BᵀB)⁻¹X(BᵀB)⁻¹).
+Rank-deficient targets with controls="attention" or "feedforward" are not supported
+(``InvalidParameters``).
 """
 from __future__ import annotations
 
@@ -335,6 +345,149 @@ def _rotation_generator(u, w):
     return V + theta * K
 
 
+def _principal_rotation(c0, c1):
+    """Skew K (mp matrix) with e^{K} mapping range c0 onto range c1 (direct rotation by the
+    principal angles θᵢ ∈ [0, π/2]; identity on the complement of the two ranges)."""
+    d = len(c0)
+
+    def onb(c):
+        E, Q = mpmath.eigsy(_mpmat(c))
+        top = max(abs(E[i]) for i in range(d))
+        idx = [i for i in range(d) if E[i] > top * mpmath.mpf(10) ** (-DPS // 2)]
+        U = mpmath.zeros(d, len(idx))
+        for k, i in enumerate(idx):
+            for j in range(d):
+                U[j, k] = Q[j, i]
+        return U
+
+    U0, U1 = onb(c0), onb(c1)
+    r = U0.cols
+    W, s, Zt = mpmath.svd_r(U0.T * U1)
+    K = mpmath.zeros(d, d)
+    for i in range(r):
+        u = U0 * W[:, i]
+        v = U1 * Zt.T[:, i]
+        c = min(mpmath.mpf(1), s[i])
+        sn = mpmath.sqrt(max(mpmath.mpf(0), 1 - c * c))
+        if sn < mpmath.mpf(10) ** (-DPS + 10):
+            continue
+        theta = mpmath.acos(c)
+        f = (v - c * u) / sn
+        K += theta * (f * u.T - u * f.T)
+    return K
+
+
+def _arb_pd(G) -> bool:
+    """Rigorous: the symmetric arb matrix G is positive definite (Sylvester's criterion)."""
+    n = G.nrows()
+    for k in range(1, n + 1):
+        sub = flint.arb_mat(k, k)
+        for i in range(k):
+            for j in range(k):
+                sub[i, j] = G[i, j]
+        if not sub.det() > 0:
+            return False
+    return True
+
+
+def _build_rank_deficient(m0, c0, m1, c1, T):
+    """Equal-rank rank-deficient steering: bias → rotation (skew F) → stretch (attention) → bias."""
+    from ..certify.exact import exact_factor
+
+    d = len(c0)
+    zero = tuple(Fraction(0) for _ in range(d))
+    B, D1 = exact_factor(c1)
+    r = B.ncols()
+    B0, _ = exact_factor(c0)
+    same_range = flint.fmpq_mat(d, 2 * r, [x for i in range(d) for x in
+                                          [B[i, j] for j in range(r)] + [B0[i, j] for j in range(r)]]).rank() == r
+    need0, need1 = any(m0), any(m1)
+    parts = 2 + int(need0) + int(need1) + int(not same_range)
+    unit = T / parts
+    tau2 = T - unit * (int(need0) + int(need1) + int(not same_range))
+    sched = []
+    if need0:
+        sched.append(_bias_phase(m0, zero, unit, d, "bias: mean α₀ → 0"))
+    Bt = B.transpose()
+    BtBi = (Bt * B).inv()
+    P = BtBi * Bt  # r×d, P B = I
+    if same_range:
+        Dq = P * qmat(c0) * P.transpose()  # Σ₀ = B D Bᵀ exactly
+    else:
+        tau1 = unit
+        with mpmath.workdps(DPS + 10):
+            K = _principal_rotation(c0, c1)
+            t1 = mpmath.mpf(tau1.numerator) / tau1.denominator
+            F = [[_mpf_to_frac(mpmath.mpf(mpmath.nstr(K[i, j] / t1, DPS))) for j in range(d)]
+                 for i in range(d)]
+        F = tuple(tuple((F[i][j] - F[j][i]) / 2 for j in range(d)) for i in range(d))  # exactly skew
+        sched.append(Phase(tau1, F, zero, _zeros(d), _zeros(d),
+                           "rotation: V = A = 0, F skew (direct rotation of range Σ₀ onto range Σ₁)"))
+        with mpmath.workdps(DPS + 10):
+            E = mpmath.expm(_mpmat(F) * t1)
+            Smid = E * _mpmat(c0) * E.T
+            Pm = _mpmat(_fr(P))
+            Dm = Pm * Smid * Pm.T
+            Dq = qmat([[_mpf_to_frac(mpmath.mpf(mpmath.nstr((Dm[i, j] + Dm[j, i]) / 2, DPS)))
+                        for j in range(r)] for i in range(r)])
+    t2 = flint.fmpq(tau2.numerator, tau2.denominator)
+    X = (Dq.inv() - D1.inv()) / t2
+    Y = BtBi * X * BtBi
+    M = B * Y * Bt
+    A = _fr(M / 2)
+    sched.append(Phase(tau2, _zeros(d), zero, A, _eye(d),
+                       "stretch: V = I, A = M/2, Σ(t) = B(D⁻¹ − tX)⁻¹Bᵀ on the range of Σ₁"))
+    if need1:
+        sched.append(_bias_phase(zero, m1, unit, d, "bias: mean 0 → α₁"))
+    if same_range:
+        cov_end = B * (Dq.inv() - t2 * X).inv() * Bt
+        return sched, (tuple(m1), _fr(cov_end)), True, {"cov": 0.0, "mean": 0.0,
+                                                       "method": "exact closed form (rational)"}, ""
+    cert, reason = _certify_rank_deficient(sched, need0, c0, c1, B, Y, M, tau2)
+    return sched, (tuple(m1), tuple(tuple(x) for x in c1)), False, cert, reason
+
+
+def _certify_rank_deficient(sched, need0, c0, c1, B, Y, M, tau2, prec: int = 200):
+    """Rigorous enclosure of the end covariance of the rounded rotation + exact stretch phases.
+    The mean is exactly 0 during both (α̇ linear homogeneous, b = 0) and the bias phases are
+    exact, so the mean error is 0."""
+    d = len(c0)
+    rot = sched[1 if need0 else 0]
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        t1 = flint.fmpq(rot.duration.numerator, rot.duration.denominator)
+        E = flint.arb_mat(qmat(rot.F) * t1).exp()
+        S = E * flint.arb_mat(qmat(c0)) * E.transpose()
+        Ba = flint.arb_mat(B)
+        G = Ba.transpose() * S * Ba
+        t2 = flint.fmpq(tau2.numerator, tau2.denominator)
+        Ya = flint.arb_mat(Y)
+        if not _arb_pd(G):
+            return None, "could not certify BᵀΣ_mid B ≻ 0 in ball arithmetic; numerical evidence only"
+        Gi = G.inv()
+        if not (_arb_pd(Gi) and _arb_pd(Gi - Ya * flint.arb(t2))):
+            return None, ("could not certify existence on the stretch phase (G⁻¹ − tY ≻ 0 on "
+                          "[0, τ₂]) in ball arithmetic; numerical evidence only")
+        I = flint.arb_mat(flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)]))
+        Send = S * (I - flint.arb_mat(M * t2) * S).inv()
+        err = flint.arb(0)
+        for i in range(d):
+            for j in range(d):
+                err += (Send[i, j] - flint.arb(flint.fmpq(c1[i][j].numerator, c1[i][j].denominator))) ** 2
+        cb = _sqrt_upper(err)
+        return ({"cov": math.nextafter(cb, math.inf), "mean": 0.0,
+                 "norm": "Frobenius (cov), Euclidean (mean)",
+                 "method": "arb_mat.exp of Fτ₁ (rotation), then Σ(τ₂) = S(I − τ₂MS)⁻¹ with "
+                           "existence on [0, τ₂] from G⁻¹ ≻ 0 and G⁻¹ − τ₂Y ≻ 0 (G = BᵀSB; "
+                           "det(I − tMS) = det(I − tYG), G⁻¹ − tY affine in t); α ≡ 0 there, "
+                           "bias phases exact"}, "")
+    except (ZeroDivisionError, ValueError) as exc:
+        return None, f"ball-arithmetic certification failed ({exc}); numerical evidence only"
+    finally:
+        flint.ctx.prec = old
+
+
 # --------------------------------------------------------------------------- entry point
 def _parse_pair(pair, name, d=None):
     mean, cov = pair
@@ -379,7 +532,12 @@ def steer(initial, target, T, controls: str = "any", max_norm=None) -> SteeringR
                            f"Σ(t) = Φ(t)Σ₀Φ(t)ᵀ with Φ invertible, so rank Σ(t) = rank Σ₀"),
             strategy="rank-obstruction")
     if r0 < d:
-        raise InvalidParameters("target.cov", f"rank-deficient steering (rank {r0} < d = {d}) is unsupported")
+        if controls != "any" or r0 == 0:
+            raise InvalidParameters("target.cov", f"rank-deficient steering (rank {r0} < d = {d}) is "
+                                                  f"unsupported with controls={controls!r}")
+        sched, pred, exact, cert, creason = _build_rank_deficient(m0, c0, m1, c1, T)
+        return _finish(sched, pred, "rank-deficient", exact, claim, ev, m0, c0, m1, c1, max_norm,
+                       rank_cert=(cert, creason))
 
     if controls == "attention":
         a0, a1 = any(m0), any(m1)
@@ -429,7 +587,7 @@ def _attention_only(m0, c0, m1, c1, T):
     return [ph, ph2], (tuple(m1), tuple(c1)), "attention-only", False
 
 
-def _finish(sched, pred, strategy, exact, claim, ev, m0, c0, m1, c1, max_norm):
+def _finish(sched, pred, strategy, exact, claim, ev, m0, c0, m1, c1, max_norm, rank_cert=None):
     needed_sq = max(p.free_norm_sq() for p in sched)
     needed = math.sqrt(float(needed_sq))
     evs = {**ev, "schedule": [p.to_dict() for p in sched]}
@@ -459,6 +617,21 @@ def _finish(sched, pred, strategy, exact, claim, ev, m0, c0, m1, c1, max_norm):
         cert = {"cov": 0.0, "mean": 0.0, "method": "exact closed form (rational)"}
         reason = ""
         status_claim = claim + " exactly (schedule is exact)"
+    elif strategy == "rank-deficient":
+        cert, reason = rank_cert
+        if exact:
+            assert pred[1] == tuple(tuple(r) for r in c1)
+            status_claim = claim + " exactly (ranges agree; schedule is exact)"
+        else:
+            notes.append("the rotation generator F is a 50-digit approximation rounded to dyadic "
+                         "rationals, and the stretch phase is built from the predicted mid-point; "
+                         "the bound (if any) certifies the rounded schedule as given")
+            if cert is not None and cert.get("cov") is not None:
+                status_claim = claim + (f" within certified ‖ΔΣ‖_F ≤ {cert['cov']:.3g}, "
+                                        f"‖Δα‖ ≤ {cert['mean']:.3g}")
+            else:
+                status_claim = claim + " to numerical accuracy (not certified)"
+                notes.append(reason)
     elif strategy == "feedforward":
         cert = _certify_feedforward(sched[0], m0, c0, m1, c1)
         reason = ""

@@ -81,8 +81,10 @@ def test_rank_mismatch_refuted():
 
 
 def test_rank_deficient_equal_rank_unsupported():
+    # controls="any" now has a route (tests/control/test_steer_rank.py); the others do not
+    assert steer(([0, 0], [[1, 1], [1, 1]]), ([0, 1], [[1, 0], [0, 0]]), 1).verdict.status == "PROVED"
     with pytest.raises(InvalidParameters, match="rank-deficient"):
-        steer(([0, 0], [[1, 1], [1, 1]]), ([0, 1], [[1, 0], [0, 0]]), 1)
+        steer(([0, 0], [[1, 1], [1, 1]]), ([0, 1], [[1, 0], [0, 0]]), 1, controls="feedforward")
 
 
 def test_attention_only_mean_obstruction():
