@@ -37,3 +37,26 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def run_notebook(tmp_path):
+    """Execute ``notebooks/NAME`` in ``tmp_path`` and return (notebook, code-cell outputs);
+    fails the test if any cell raised."""
+    from pathlib import Path
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    def run(name: str, timeout: int = 600):
+        nb = nbformat.read(Path(__file__).resolve().parents[1] / "notebooks" / name, as_version=4)
+        NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+        outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+        assert not any(o.get("output_type") == "error" for o in outputs)
+        return nb, outputs
+
+    return run
