@@ -13,6 +13,7 @@ __all__ = [
     "UnknownVariant",
     "NotGaussianClosed",
     "CertificationFailed",
+    "ModelError",
 ]
 
 
@@ -59,3 +60,9 @@ class NotGaussianClosed(SymtfError):
 
 class CertificationFailed(SymtfError):
     """A certificate does not verify (tampered, inconsistent or for another problem)."""
+
+
+class ModelError(SymtfError):
+    """A pretrained-model checkpoint cannot be used: missing folder or files, unreadable
+    weights, or an architecture the numpy encoder does not implement (see
+    :mod:`symbolic_tf.models.loader`)."""

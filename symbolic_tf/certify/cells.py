@@ -1,0 +1,351 @@
+"""Whole-cell certificates for regime maps: softmax with V = vI and feed-forward F = f·I.
+
+For such a slice the coordinates (x, y) enter affinely A, f and Σ₀ (:mod:`symbolic_tf.spec.mapspec`).
+With R = v·scale·(A + Aᵀ), g(f, t) = ∫₀ᵗ e^{2fs} ds = (e^{2ft} − 1)/(2f) (g = t for f = 0),
+the covariance ODE Σ̇ = fΣ + Σf + ΣRΣ has P = Σ⁻¹ with P(t) = e^{−2ft}(Σ₀⁻¹ − g(f, t)R)
+(MATH.md §6), so, congruence by Σ₀ ≻ 0,
+
+    Σ(t) exists  ⟺  K(g(f, t)) ≻ 0,   K(γ) := S − γ·SRS,   S := Σ₀,
+
+and K is affine in γ with K(0) = S ≻ 0.  Writing Q := SRS and M := −2f·S − Q, every regime is
+a convex condition on matrix polynomials in (x, y), decided on a whole cell by
+:mod:`symbolic_tf.certify.polymat` (vertex argument when affine, centred form otherwise):
+
+* **BLOWUP** — a rational z with zᵀQz > 0 and zᵀMz < 0 on the cell (for f ≥ 0 the second
+  follows from the first; for f < 0 it says γ_z = zᵀSz/zᵀQz < sup_t g = 1/(2|f|)).  Bracket:
+  T* ≤ t_hi if g(f_lo, t_hi)·min zᵀQz ≥ max zᵀSz (g increases in f and t); T* ≥ t_lo if
+  g(f_hi, t_lo) ≤ Γ and K(Γ) ⪰ 0 on the cell (then K(γ) ≻ 0 for γ < Γ).
+* **CLUSTERING** (rank 0, Σ → 0) — f ≡ 0 and Q ≺ 0, or f < 0 and M ≻ 0 on the open cell
+  (then K(γ) = (1 − 2|f|γ)S + γM ≻ 0 for γ < 1/(2|f|) and P(t) → ∞).
+* **EQUILIBRIUM** — f > 0 and Q ≺ 0 on the open cell: Σ(t) → Σ* = −2f·R⁻¹, a stable
+  equilibrium (R ≺ 0, F anti-Hurwitz; MATH.md §6).
+* **BOUNDED** — f ≡ 0 and Q ⪯ 0: global, Σ(t) = (Σ₀⁻¹ − tR)⁻¹ converges (MATH.md §4).
+* **EXPONENTIAL_GROWTH** — Q ⪯ 0: K(γ) ≻ 0 for every γ ≥ 0, global with ‖Σ(t)‖ ≤ C e^{2 f_hi t}.
+
+The verdicts are claimed on the *open* cell (its interior); edges are measure zero and belong to
+the neighbours too.  Floats only guess z, Γ and the times; :mod:`symbolic_tf.certify.checks.cells`
+re-decides everything exactly (and with arb balls for g).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from . import polymat as pm
+from .exact import frac_str
+
+__all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "g_ball", "no_route_reason"]
+
+KIND = "cell-riccati-vI"
+
+
+@dataclass
+class Pencil:
+    """The matrix polynomials of the slice: S = Σ₀, R, f and the derived Q = SRS, M = −2fS − Q."""
+
+    S: dict
+    R: dict
+    f: dict
+    Q: dict
+    M: dict
+    v: Fraction
+
+    def floats_at(self, x: float, y: float):
+        S = _fl(pm.evaluate(self.S, x, y))
+        R = _fl(pm.evaluate(self.R, x, y))
+        f = float(_fq(pm.evaluate(self.f, x, y)[0, 0]))
+        return S, R, f
+
+
+def _fq(v: flint.fmpq) -> Fraction:
+    return Fraction(int(v.p), int(v.q))
+
+
+def _fl(M) -> np.ndarray:
+    return np.array([[float(_fq(M[i, j])) for j in range(M.ncols())] for i in range(M.nrows())])
+
+
+def _is_multiple_of_identity(M) -> Fraction | None:
+    n = len(M)
+    c = Fraction(M[0][0])
+    if all(Fraction(M[i][j]) == (c if i == j else 0) for i in range(n) for j in range(n)):
+        return c
+    return None
+
+
+def no_route_reason(spec) -> str | None:
+    """None if :func:`pencil_for` applies to the spec, else why not (one line)."""
+    doc = spec.problem_doc
+    if doc.get("variant", "").strip().lower() != "softmax" or "heads" in doc:
+        return "whole-cell certificates need single-head softmax attention"
+    if "A" not in doc:
+        return "whole-cell certificates need the attention matrix A (give A rather than Q, K)"
+    if "V" not in doc or spec.depends_on_coordinates("V"):
+        return "whole-cell certificates need a fixed value matrix V = vI"
+    if spec.depends_on_coordinates("scale"):
+        return "whole-cell certificates need a fixed temperature"
+    c = spec.field_affine("V")
+    if _is_multiple_of_identity(c[0]) is None:
+        return "whole-cell certificates need V = vI (general V: point verdicts only)"
+    if "F" in doc:
+        for C in spec.field_affine("F"):
+            if _is_multiple_of_identity(C) is None:
+                return "whole-cell certificates need a scalar feed-forward F = f·I"
+    return None
+
+
+def pencil_for(spec) -> Pencil | None:
+    """The pencil of a map spec, or None when the slice is not of the V = vI, F = fI kind."""
+    if no_route_reason(spec) is not None:
+        return None
+    from ..spec.rational import to_fraction
+
+    d = spec.problem_doc["d"]
+    v = _is_multiple_of_identity(spec.field_affine("V")[0])
+    sc = to_fraction(spec.problem_doc.get("scale", 1), "scale")
+    A = pm.affine(*spec.field_affine("A"))
+    R = pm.scale(pm.add(A, pm.transpose(A)), v * sc)
+    if "F" in spec.problem_doc:
+        f = pm.affine(*(_is_multiple_of_identity(C) for C in spec.field_affine("F")))
+    else:
+        f = pm.const([[0]])
+    S = pm.affine(*spec.cov_affine())
+    Q = pm.mul(pm.mul(S, R), S)
+    M = pm.add(pm.scale(pm.scale(S, f), -2), pm.scale(Q, -1))
+    assert all(Mi.nrows() == d for Mi in S.values())
+    return Pencil(S, R, f, Q, M, v)
+
+
+# ---------------------------------------------------------------------------------------
+# g(f, t) = ∫₀ᵗ e^{2fs} ds in arb
+# ---------------------------------------------------------------------------------------
+def g_ball(f, t, prec: int = 128) -> flint.arb:
+    """An arb ball containing g(f, t) = (e^{2ft} − 1)/(2f) (t when f = 0), f and t rational."""
+    f, t = pm.q(f), pm.q(t)
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        if f == 0:
+            return flint.arb(t)
+        return (flint.arb(2 * f * t)).expm1() / flint.arb(2 * f)
+    finally:
+        flint.ctx.prec = old
+
+
+def _g_float(f: float, t: float) -> float:
+    return t if f == 0 else math.expm1(2 * f * t) / (2 * f)
+
+
+def _g_inv(f: float, gamma: float) -> float:
+    """t with g(f, t) = γ; inf if g never reaches γ."""
+    if f == 0:
+        return gamma
+    u = 2 * f * gamma
+    if u <= -1:
+        return math.inf
+    return math.log1p(u) / (2 * f)
+
+
+def _rat(x: float, digits: int = 12) -> Fraction:
+    if x == 0:
+        return Fraction(0)
+    e = math.floor(math.log10(abs(x)))
+    scale = 10 ** (digits - e)
+    return Fraction(round(x * scale), scale) if scale >= 1 else Fraction(round(x * scale)) / scale
+
+
+def _box_q(box):
+    return tuple(pm.q(v) for v in box)
+
+
+def _fs(x) -> str:
+    return frac_str(_fq(x) if isinstance(x, flint.fmpq) else Fraction(x))
+
+
+# ---------------------------------------------------------------------------------------
+# the search
+# ---------------------------------------------------------------------------------------
+def _rational_vector(u: np.ndarray, bits: int) -> tuple:
+    u = u / np.max(np.abs(u))
+    return tuple(Fraction(float(e)).limit_denominator(2 ** bits) for e in u)
+
+
+def _top_direction(S, R):
+    """λ_max(S^{1/2} R S^{1/2}) and z = S^{-1/2}u (u its eigenvector): the direction of R
+    relative to Σ₀⁻¹ that loses definiteness first."""
+    w, U = np.linalg.eigh(S)
+    w = np.maximum(w, 1e-300)
+    Sh = (U * np.sqrt(w)) @ U.T
+    lam, E = np.linalg.eigh(Sh @ R @ Sh)
+    z = (U / np.sqrt(w)) @ U.T @ E[:, -1]
+    return float(lam[-1]), z
+
+
+def _gamma_star(pen: Pencil, box) -> float:
+    """min over the corners of 1/λ_max(S^{1/2}RS^{1/2}) (the largest γ with K(γ) ⪰ 0 there)."""
+    best = math.inf
+    for x, y in pm.corners(box):
+        S, R, _f = pen.floats_at(x, y)
+        lam, _ = _top_direction(S, R)
+        if lam > 0:
+            best = min(best, 1.0 / lam)
+    return best
+
+
+def _blowup(pen: Pencil, box, z_float: np.ndarray):
+    for bits in (8, 20, 40):
+        z = _rational_vector(z_float, bits)
+        n_lo, _n_hi, arg_n = pm.scalar_bounds(pm.quad(pen.Q, z), box)
+        if n_lo <= 0:
+            continue
+        _m_lo, m_hi, arg_m = pm.scalar_bounds(pm.quad(pen.M, z), box)
+        if m_hi >= 0:
+            continue
+        break
+    else:
+        return None
+    _q_lo, q_hi, _ = pm.scalar_bounds(pm.quad(pen.S, z), box)
+    f_lo, f_hi, _ = pm.scalar_bounds(pen.f, box)
+    data = {"z": [frac_str(e) for e in z]}
+    # upper end: g(f_lo, t_hi)·n_lo ≥ q_hi
+    t = _g_inv(float(_fq(f_lo)), float(_fq(q_hi)) / float(_fq(n_lo)))
+    t_hi = None
+    if math.isfinite(t):
+        for bump in (1e-12, 1e-9, 1e-6):
+            cand = _rat(t * (1 + bump) + 1e-300)
+            if cand > 0 and (g_ball(f_lo, cand) * flint.arb(n_lo)).lower() >= flint.arb(q_hi):
+                t_hi = cand
+                break
+    # lower end: K(Γ) ⪰ 0 on the cell and g(f_hi, t_lo) ≤ Γ
+    t_lo, Gamma = Fraction(0), None
+    gs = _gamma_star(pen, box)
+    if math.isfinite(gs):
+        for shrink in (1e-9, 1e-6, 1e-3, 2e-2, 1e-1):
+            G = _rat(gs * (1 - shrink), 10)
+            if G <= 0:
+                break
+            K = pm.add(pen.S, pm.scale(pen.Q, -pm.q(G)))
+            if pm.psd_on_box(K, box)[0]:
+                Gamma = G
+                break
+    if Gamma is not None:
+        t = _g_inv(float(_fq(f_hi)), float(Gamma))
+        if math.isfinite(t):
+            for shrink in (1e-12, 1e-9, 1e-6):
+                cand = _rat(t * (1 - shrink))
+                if cand > 0 and g_ball(f_hi, cand).upper() <= flint.arb(pm.q(Gamma)):
+                    t_lo = cand
+                    break
+    if t_lo == 0:
+        Gamma = None
+    data.update({"t_lo": frac_str(t_lo), "Gamma": frac_str(Gamma) if Gamma is not None else None,
+                 "t_hi": frac_str(t_hi) if t_hi is not None else None})
+    arg = "vertex" if max(pm.degree(pen.Q), pm.degree(pen.M), pm.degree(pen.S)) <= 1 else "centred-form"
+    claim = "Σ(t) blows up in finite time for every point of the cell"
+    if t_hi is not None:
+        claim += f", T* ∈ [{frac_str(t_lo)}, {frac_str(t_hi)}]"
+    else:
+        claim += f", T* ≥ {frac_str(t_lo)}"
+    return {"regime": "BLOWUP", "T_lo": frac_str(t_lo), "T_hi": frac_str(t_hi) if t_hi is not None else None,
+            "claim": claim, "argument": arg, "data": data}
+
+
+def _global(pen: Pencil, box):
+    f_zero = pm.degree(pen.f) == 0 and pen.f[(0, 0)][0, 0] == 0
+    negQ = pm.scale(pen.Q, -1)
+    nsd, argq = _nsd_Q(pen, box)
+    if nsd:
+        if f_zero:
+            strict, _ = pm.pd_on_open_box(negQ, box)
+            if strict:
+                return _res("CLUSTERING", "Σ(t) = (Σ₀⁻¹ − tR)⁻¹ → 0 (R ≺ 0, no drift): collapse to a point",
+                            argq, {"via": "no-drift-contracting"}, rank=0)
+            return _res("BOUNDED", "global, Σ(t) = (Σ₀⁻¹ − tR)⁻¹ converges (R ⪯ 0, no drift)", argq,
+                        {"via": "no-drift-nsd"})
+        fpos, _ = pm.pd_on_open_box(pen.f, box)
+        if fpos and pm.pd_on_open_box(negQ, box)[0]:
+            return _res("EQUILIBRIUM", "Σ(t) → Σ* = −2f·R⁻¹, a stable equilibrium (R ≺ 0, f > 0)", argq,
+                        {"via": "drift-equilibrium"})
+        fneg, _ = pm.pd_on_open_box(pm.scale(pen.f, -1), box)
+        if fneg:
+            return _res("CLUSTERING", "Σ(t) → 0 (R ⪯ 0, f < 0): collapse to a point", argq,
+                        {"via": "drift-contracting"}, rank=0)
+        return _res("EXPONENTIAL_GROWTH", "global, at most exponential growth (R ⪯ 0)", argq, {"via": "nsd"})
+    fneg, _ = pm.pd_on_open_box(pm.scale(pen.f, -1), box)
+    if fneg:
+        ok, argm = pm.pd_on_open_box(pen.M, box)
+        if ok:
+            return _res("CLUSTERING", "Σ(t) → 0: below the blow-up threshold (−2fΣ₀ − Σ₀RΣ₀ ≻ 0, f < 0)",
+                        argm, {"via": "below-threshold"}, rank=0)
+    return None
+
+
+def _nsd_Q(pen: Pencil, box):
+    """Q = SRS ⪯ 0 on the box: when R is constant, R ⪯ 0 (exact, S ≻ 0); else by polymat."""
+    if pm.degree(pen.R) == 0:
+        from .exact import inertia
+
+        return inertia(pen.R[(0, 0)])[0] == 0, "exact"
+    return pm.psd_on_box(pm.scale(pen.Q, -1), box)
+
+
+def _res(regime, claim, arg, data, rank=None):
+    out = {"regime": regime, "claim": claim, "argument": arg, "data": data}
+    if rank is not None:
+        out["rank"] = rank
+    return out
+
+
+def certify_cell(pen: Pencil, box) -> dict:
+    """A whole-cell verdict for the open box (x₀, x₁) × (y₀, y₁) (a point if degenerate).
+
+    Returns a dict with ``status`` PROVED (``regime``, ``claim``, ``argument``, ``data``,
+    and T_lo/T_hi for blow-up), OUTSIDE (Σ₀ is not positive definite anywhere on the cell:
+    a rational z with zᵀΣ₀z ≤ 0 on the whole cell), or UNDECIDED with ``reason``.
+    """
+    box = _box_q(box)
+    x0, x1, y0, y1 = box
+    if pm.degree(pen.S) > 0 and not pm.pd_on_open_box(pen.S, box)[0]:
+        out = _outside(pen, box)
+        if out is not None:
+            return out
+        return {"status": "UNDECIDED", "reason": "Σ₀ is not positive definite on the whole cell"}
+    xc, yc = float((x0 + x1) / 2), float((y0 + y1) / 2)
+    S, R, f = pen.floats_at(xc, yc)
+    lam, z = _top_direction(S, R)
+    phi = lam + 2 * min(f, 0.0)
+    attempts = (_try_blowup, _global) if phi > 0 else (_global, _try_blowup)
+    for attempt in attempts:
+        r = attempt(pen, box) if attempt is _global else attempt(pen, box, z)
+        if r is not None:
+            r["status"] = "PROVED"
+            return r
+    return {"status": "UNDECIDED", "reason": "no whole-cell certificate: the cell straddles a regime boundary "
+            f"(at its centre λ_max(Σ₀^½RΣ₀^½) + 2·min(f, 0) = {phi:.3g})"}
+
+
+def _try_blowup(pen, box, z):
+    if not np.all(np.isfinite(z)) or np.max(np.abs(z)) == 0:
+        return None
+    return _blowup(pen, box, z)
+
+
+def _outside(pen: Pencil, box):
+    """Σ₀ not PD anywhere in the cell: a rational z with zᵀΣ₀z ≤ 0 on the whole cell."""
+    x0, x1, y0, y1 = box
+    S = _fl(pm.evaluate(pen.S, (x0 + x1) / 2, (y0 + y1) / 2))
+    w, U = np.linalg.eigh(S)
+    if w[0] > 0:
+        return None
+    for bits in (8, 20):
+        z = _rational_vector(U[:, 0], bits)
+        _lo, hi, arg = pm.scalar_bounds(pm.quad(pen.S, z), box)
+        if hi <= 0:
+            return {"status": "OUTSIDE", "regime": "OUTSIDE", "argument": arg,
+                    "claim": "Σ₀ is not positive definite at any point of the cell (outside the map's domain)",
+                    "data": {"z": [frac_str(e) for e in z]}}
+    return None

@@ -1,0 +1,172 @@
+"""Independent checker of whole-cell certificates (kind ``cell-riccati-vI``) of regime maps.
+
+Rebuilds the slice's matrix polynomials from the map spec with its own code (Σ₀ = S, R =
+v·scale·(A + Aᵀ), f, Q = SRS, M = −2fS − Q) and re-decides each stored claim on the cell with
+exact rationals (vertex or centred-form enclosures of :mod:`symbolic_tf.certify.polymat`) and
+arb balls for g(f, t) = ∫₀ᵗ e^{2fs} ds.  See :mod:`symbolic_tf.certify.cells` for the
+mathematics; nothing here calls the search.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ...spec.mapspec import parse_map_spec
+from ...spec.rational import to_fraction
+from .. import polymat as pm
+from ..check import checker
+from ..exact import inertia
+
+KIND = "cell-riccati-vI"
+
+__all__ = ["KIND", "CellChecker", "check_cell"]
+
+
+def _fail(msg):
+    raise CertificationFailed(f"cell certificate: {msg}")
+
+
+def _scalar_identity(M):
+    n = len(M)
+    c = Fraction(M[0][0])
+    for i in range(n):
+        for j in range(n):
+            if Fraction(M[i][j]) != (c if i == j else 0):
+                return None
+    return c
+
+
+class CellChecker:
+    """Checks cells of one map spec (the polynomials are built once)."""
+
+    def __init__(self, spec):
+        doc = spec.problem_doc
+        if str(doc.get("variant", "")).lower() != "softmax" or "heads" in doc or "A" not in doc or "V" not in doc:
+            _fail("the slice is not single-head softmax with A and V")
+        for name in ("V", "scale"):
+            if any(p == name or p.startswith(name + "[") for p in spec.leaves):
+                _fail(f"{name} depends on the coordinates")
+        Vc = spec.field_affine("V")[0]
+        v = _scalar_identity(Vc)
+        if v is None:
+            _fail("V is not a multiple of the identity")
+        scale = to_fraction(doc.get("scale", 1), "scale")
+        A0, Ax, Ay = spec.field_affine("A")
+        sym = lambda M: [[(Fraction(M[i][j]) + Fraction(M[j][i])) * v * scale for j in range(len(M))]
+                         for i in range(len(M))]
+        self.R = pm.affine(sym(A0), sym(Ax), sym(Ay))
+        if "F" in doc:
+            fs = [_scalar_identity(C) for C in spec.field_affine("F")]
+            if any(c is None for c in fs):
+                _fail("F is not a multiple of the identity")
+            self.f = pm.affine([[fs[0]]], [[fs[1]]], [[fs[2]]])
+        else:
+            self.f = pm.const([[0]])
+        c = spec.cov_affine()
+        if c is None:
+            _fail("the spec has no initial covariance")
+        self.S = pm.affine(*c)
+        self.Q = pm.mul(pm.mul(self.S, self.R), self.S)
+        self.M = pm.add(pm.scale(pm.scale(self.S, self.f), -2), pm.scale(self.Q, -1))
+        self.f_zero = pm.degree(self.f) == 0 and self.f[(0, 0)][0, 0] == 0
+
+    # --- primitives -----------------------------------------------------------------
+    @staticmethod
+    def _g_bounds(f, t):
+        old = flint.ctx.prec
+        flint.ctx.prec = 160
+        try:
+            if f == 0:
+                return flint.arb(t)
+            return flint.arb(2 * f * t).expm1() / flint.arb(2 * f)
+        finally:
+            flint.ctx.prec = old
+
+    def _need(self, ok, what):
+        if not ok:
+            _fail(what)
+
+    def _nsd_Q(self, box):
+        if pm.degree(self.R) == 0:
+            return inertia(self.R[(0, 0)])[0] == 0
+        return pm.psd_on_box(pm.scale(self.Q, -1), box)[0]
+
+    # --- one cell ---------------------------------------------------------------------
+    def check(self, cell: dict) -> None:
+        box = tuple(pm.q(Fraction(s)) for s in cell["box"])
+        if not (box[0] <= box[1] and box[2] <= box[3]):
+            _fail("malformed box")
+        status, regime, data = cell["status"], cell.get("regime"), cell.get("certificate", {}).get("data", {})
+        if status == "OUTSIDE":
+            z = [Fraction(s) for s in data["z"]]
+            _lo, hi, _ = pm.scalar_bounds(pm.quad(self.S, z), box)
+            self._need(hi <= 0, "OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
+            return
+        if status != "PROVED":
+            _fail(f"status {status!r} carries no certificate")
+        if pm.degree(self.S) > 0:
+            self._need(pm.pd_on_open_box(self.S, box)[0], "Σ₀ is not positive definite on the open cell")
+        else:
+            self._need(inertia(self.S[(0, 0)])[0] == self.S[(0, 0)].nrows(), "Σ₀ is not positive definite")
+        negQ = pm.scale(self.Q, -1)
+        if regime == "BLOWUP":
+            z = [Fraction(s) for s in data["z"]]
+            n_lo, _, _ = pm.scalar_bounds(pm.quad(self.Q, z), box)
+            self._need(n_lo > 0, "BLOWUP: zᵀΣ₀RΣ₀z > 0 fails on the cell")
+            _, m_hi, _ = pm.scalar_bounds(pm.quad(self.M, z), box)
+            self._need(m_hi < 0, "BLOWUP: zᵀ(−2fΣ₀ − Σ₀RΣ₀)z < 0 fails on the cell")
+            f_lo, f_hi, _ = pm.scalar_bounds(self.f, box)
+            if data.get("t_hi") is not None:
+                t_hi = pm.q(Fraction(data["t_hi"]))
+                if cell.get("T_hi") is None or Fraction(cell["T_hi"]) != Fraction(data["t_hi"]):
+                    _fail("T_hi differs from the certificate's t_hi")
+                _, q_hi, _ = pm.scalar_bounds(pm.quad(self.S, z), box)
+                lhs = self._g_bounds(f_lo, t_hi) * flint.arb(n_lo)
+                self._need(t_hi > 0 and lhs.lower() >= flint.arb(q_hi), "BLOWUP: g(f_lo, t_hi)·min zᵀQz ≥ max zᵀΣ₀z fails")
+            elif cell.get("T_hi") is not None:
+                _fail("T_hi claimed without t_hi data")
+            t_lo = pm.q(Fraction(data.get("t_lo", "0")))
+            if Fraction(cell.get("T_lo", "0")) != Fraction(data.get("t_lo", "0")):
+                _fail("T_lo differs from the certificate's t_lo")
+            if t_lo < 0:
+                _fail("negative t_lo")
+            if t_lo > 0:
+                G = pm.q(Fraction(data["Gamma"]))
+                self._need(self._g_bounds(f_hi, t_lo).upper() <= flint.arb(G), "BLOWUP: g(f_hi, t_lo) ≤ Γ fails")
+                K = pm.add(self.S, pm.scale(self.Q, -G))
+                self._need(G >= 0 and pm.psd_on_box(K, box)[0], "BLOWUP: Σ₀ − Γ·Σ₀RΣ₀ ⪰ 0 fails on the cell")
+            return
+        via = data.get("via")
+        if regime == "CLUSTERING" and via == "below-threshold":
+            self._need(pm.pd_on_open_box(pm.scale(self.f, -1), box)[0], "f < 0 fails on the cell")
+            self._need(pm.pd_on_open_box(self.M, box)[0], "−2fΣ₀ − Σ₀RΣ₀ ≻ 0 fails on the cell")
+            self._need(cell.get("rank") == 0, "collapse has rank 0")
+            return
+        self._need(self._nsd_Q(box), f"{regime}: R ⪯ 0 (Σ₀RΣ₀ ⪯ 0) fails on the cell")
+        if regime == "CLUSTERING" and via == "no-drift-contracting":
+            self._need(self.f_zero and pm.pd_on_open_box(negQ, box)[0], "R ≺ 0 with f ≡ 0 fails")
+            self._need(cell.get("rank") == 0, "collapse has rank 0")
+        elif regime == "CLUSTERING" and via == "drift-contracting":
+            self._need(pm.pd_on_open_box(pm.scale(self.f, -1), box)[0], "f < 0 fails on the cell")
+            self._need(cell.get("rank") == 0, "collapse has rank 0")
+        elif regime == "BOUNDED":
+            self._need(self.f_zero, "BOUNDED needs f ≡ 0")
+        elif regime == "EQUILIBRIUM":
+            self._need(pm.pd_on_open_box(self.f, box)[0], "f > 0 fails on the cell")
+            self._need(pm.pd_on_open_box(negQ, box)[0], "R ≺ 0 fails on the cell")
+        elif regime != "EXPONENTIAL_GROWTH":
+            _fail(f"unknown regime/argument {regime!r}/{via!r}")
+
+
+def check_cell(spec, cell: dict) -> None:
+    """Re-verify one cell of a map of ``spec`` (raises CertificationFailed)."""
+    CellChecker(spec).check(cell)
+
+
+@checker(KIND)
+def _check_standalone(cert, problem):
+    """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}."""
+    spec = parse_map_spec(cert.data["spec"])
+    check_cell(spec, cert.data["cell"])

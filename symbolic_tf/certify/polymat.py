@@ -1,0 +1,201 @@
+"""Exact matrix polynomials in two coordinates (x, y), and their enclosures over boxes.
+
+A matrix polynomial is a dict ``{(i, j): fmpq_mat}`` meaning Σ C_ij xⁱ yʲ (a scalar
+polynomial is the same with 1×1 matrices).  Over a box [x₀, x₁] × [y₀, y₁] two rigorous
+arguments bound it (both exact, no floating point):
+
+* **vertex** (degree ≤ 1): an affine matrix function takes every value on the box as a convex
+  combination of its four corner values, so a convex condition (⪰ 0, ≻ 0, a linear
+  inequality) at the corners holds on the whole box;
+* **centred form** (any degree): expand about the box centre, P(x_c + s, y_c + t) =
+  C + Σ_{i+j≥1} C'_ij sⁱ tʲ with |s| ≤ h_x, |t| ≤ h_y; every entry of the remainder E lies in
+  [−e, e] with e = Σ |C'_ij| h_xⁱ h_yʲ, and for symmetric E, ‖E‖₂ ≤ max row sum of e
+  (Gershgorin).  Hence P ⪰ C − ρI on the box with ρ that row-sum bound.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+
+import flint
+
+from .exact import inertia
+
+__all__ = ["const", "affine", "add", "scale", "mul", "transpose", "degree", "evaluate", "quad",
+           "centred", "scalar_bounds", "psd_on_box", "pd_on_open_box", "corners", "q"]
+
+
+def q(x) -> flint.fmpq:
+    if isinstance(x, flint.fmpq):
+        return x
+    x = Fraction(x)
+    return flint.fmpq(x.numerator, x.denominator)
+
+
+def _mat(M) -> flint.fmpq_mat:
+    if isinstance(M, flint.fmpq_mat):
+        return M
+    rows = [list(r) if isinstance(r, (list, tuple)) else [r] for r in M] if isinstance(M, (list, tuple)) else [[M]]
+    return flint.fmpq_mat(len(rows), len(rows[0]), [q(e) for r in rows for e in r])
+
+
+def const(M) -> dict:
+    return {(0, 0): _mat(M)}
+
+
+def affine(C0, Cx, Cy) -> dict:
+    """C0 + x·Cx + y·Cy (zero terms dropped)."""
+    out = {(0, 0): _mat(C0)}
+    for key, C in (((1, 0), Cx), ((0, 1), Cy)):
+        C = _mat(C)
+        if not _is_zero(C):
+            out[key] = C
+    return out
+
+
+def _is_zero(M) -> bool:
+    return all(M[i, j] == 0 for i in range(M.nrows()) for j in range(M.ncols()))
+
+
+def _shape(P):
+    M = next(iter(P.values()))
+    return M.nrows(), M.ncols()
+
+
+def _clean(P: dict) -> dict:
+    out = {k: v for k, v in P.items() if not _is_zero(v)}
+    if not out:
+        n, m = _shape(P)
+        out = {(0, 0): flint.fmpq_mat(n, m)}
+    return out
+
+
+def add(P: dict, Q: dict) -> dict:
+    out = dict(P)
+    for k, v in Q.items():
+        out[k] = out[k] + v if k in out else v
+    return _clean(out)
+
+
+def scale(P: dict, c) -> dict:
+    """c·P with c a rational or a scalar polynomial (1×1 matrix polynomial)."""
+    if isinstance(c, dict):
+        out: dict = {}
+        for (i, j), s in c.items():
+            sv = s[0, 0]
+            for (k, l), M in P.items():
+                key = (i + k, j + l)
+                out[key] = out[key] + M * sv if key in out else M * sv
+        return _clean(out)
+    c = q(c)
+    return _clean({k: v * c for k, v in P.items()})
+
+
+def mul(P: dict, Q: dict) -> dict:
+    """The matrix product P·Q."""
+    out: dict = {}
+    for (i, j), A in P.items():
+        for (k, l), B in Q.items():
+            key = (i + k, j + l)
+            out[key] = out[key] + A * B if key in out else A * B
+    return _clean(out)
+
+
+def transpose(P: dict) -> dict:
+    return {k: v.transpose() for k, v in P.items()}
+
+
+def degree(P: dict) -> int:
+    return max((i + j for (i, j), M in P.items() if not _is_zero(M)), default=0)
+
+
+def evaluate(P: dict, x, y) -> flint.fmpq_mat:
+    x, y = q(x), q(y)
+    n, m = _shape(P)
+    out = flint.fmpq_mat(n, m)
+    for (i, j), M in P.items():
+        out += M * (x ** i * y ** j)
+    return out
+
+
+def quad(P: dict, z) -> dict:
+    """The scalar polynomial zᵀ P z (z an exact vector)."""
+    n = _shape(P)[0]
+    Z = flint.fmpq_mat(n, 1, [q(e) for e in z])
+    return _clean({k: Z.transpose() * M * Z for k, M in P.items()})
+
+
+def corners(box):
+    x0, x1, y0, y1 = box
+    return [(x0, y0), (x1, y0), (x0, y1), (x1, y1)]
+
+
+def centred(P: dict, box):
+    """(C, E) with C = P(centre) and E the entrywise bound matrix of the remainder on the box
+    (both exact), by exact Taylor expansion about the centre."""
+    x0, x1, y0, y1 = (q(v) for v in box)
+    xc, yc = (x0 + x1) / 2, (y0 + y1) / 2
+    hx, hy = (x1 - x0) / 2, (y1 - y0) / 2
+    n, m = _shape(P)
+    shifted: dict = {}
+    for (i, j), M in P.items():  # (xc + s)^i (yc + t)^j = Σ C(i,a) C(j,b) xc^{i−a} yc^{j−b} s^a t^b
+        for a in range(i + 1):
+            for b in range(j + 1):
+                c = comb(i, a) * comb(j, b) * xc ** (i - a) * yc ** (j - b)
+                if c != 0:
+                    shifted[(a, b)] = shifted[(a, b)] + M * c if (a, b) in shifted else M * c
+    C = shifted.pop((0, 0), flint.fmpq_mat(n, m))
+    E = flint.fmpq_mat(n, m)
+    for (a, b), M in shifted.items():
+        w = hx ** a * hy ** b
+        for r in range(n):
+            for s in range(m):
+                E[r, s] += abs(M[r, s]) * w
+    return C, E
+
+
+def scalar_bounds(p: dict, box) -> tuple[flint.fmpq, flint.fmpq, str]:
+    """(lo, hi, argument) with lo ≤ p ≤ hi on the box, exact."""
+    if degree(p) <= 1:
+        vals = [evaluate(p, x, y)[0, 0] for x, y in corners(box)]
+        return min(vals), max(vals), "vertex"
+    C, E = centred(p, box)
+    return C[0, 0] - E[0, 0], C[0, 0] + E[0, 0], "centred-form"
+
+
+def _row_sum_bound(E) -> flint.fmpq:
+    return max(sum((E[i, j] for j in range(E.ncols())), flint.fmpq(0)) for i in range(E.nrows()))
+
+
+def _shift_identity(C, rho):
+    n = C.nrows()
+    out = flint.fmpq_mat(C)
+    for i in range(n):
+        out[i, i] -= rho
+    return out
+
+
+def psd_on_box(P: dict, box) -> tuple[bool, str]:
+    """Is the symmetric matrix polynomial P ⪰ 0 on the closed box?  (True only if proved.)"""
+    if degree(P) <= 1:
+        return all(inertia(evaluate(P, x, y))[1] == 0 for x, y in corners(box)), "vertex"
+    C, E = centred(P, box)
+    return inertia(_shift_identity(C, _row_sum_bound(E)))[1] == 0, "centred-form"
+
+
+def pd_on_open_box(P: dict, box) -> tuple[bool, str]:
+    """Is P ≻ 0 at every interior point of the box (the point itself for a degenerate box)?
+
+    Affine P: ⪰ 0 at the corners and ≻ 0 at the centre (then P(p) = (1−s)P(c) + sP(r) ≻ 0 for
+    every interior p, with r on the boundary and s < 1).  Otherwise the centred form gives
+    P ≻ 0 on the closed box.
+    """
+    x0, x1, y0, y1 = box
+    if degree(P) <= 1:
+        n = _shape(P)[0]
+        centre = evaluate(P, (q(x0) + q(x1)) / 2, (q(y0) + q(y1)) / 2)
+        if inertia(centre)[0] != n:
+            return False, "vertex"
+        return all(inertia(evaluate(P, x, y))[1] == 0 for x, y in corners(box)), "vertex"
+    C, E = centred(P, box)
+    return inertia(_shift_identity(C, _row_sum_bound(E)))[0] == C.nrows(), "centred-form"

@@ -1,0 +1,403 @@
+"""Certified regime maps over a 2-D slice: whole cells, quadtree refinement, resumable chunks.
+
+A map covers the coordinate box of a :class:`~symbolic_tf.spec.mapspec.MapSpec` with cells.
+Level 0 is the spec's ``resolution`` grid; at level L the grid is (n_x·2ᴸ) × (n_y·2ᴸ).  Each
+cell is certified *whole* (:mod:`symbolic_tf.certify.cells`: its verdict holds at every interior
+point, by vertex or centred-form arguments); an undecided cell splits into four until
+``max_depth``, so the boundary between regimes ends up thin.  Undecided cells at the minimum
+size get an exact **point verdict** at their dyadic centre.  Slices without a whole-cell
+argument (e.g. general V) get point verdicts (:func:`symbolic_tf.regimes.classify.classify`)
+at the centres of the level-0 cells, and no refinement.
+
+Execution: the cells of a level are cut into chunks; each chunk's results are written
+atomically to ``OUT/chunks/`` as soon as it finishes, so an interrupted run resumes where it
+stopped (finished chunks are read back, not recomputed) and a dead worker loses only its chunk.
+The chunks run on an :mod:`~symbolic_tf.regimes.executors` executor (serial, local processes
+or Dask).  The result (``map.json``, schema ``symbolic_tf.regime_map/1``) lists every leaf
+cell with its box, regime, status and certificate, plus the decided area per regime; it is
+deterministic: the same spec gives the same JSON (apart from ``run``) however it was executed.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+from ..atomic import write_json_atomic
+from ..spec.errors import CertificationFailed, InvalidParameters
+from ..spec.mapspec import MapSpec, parse_map_spec
+from ..spec.rational import fraction_str
+
+__all__ = ["SCHEMA", "run_map", "certify_chunk", "cell_box", "check_map", "MapInterrupted", "theory_fields",
+           "REGIME_ORDER"]
+
+SCHEMA = "symbolic_tf.regime_map/1"
+REGIME_ORDER = ("BLOWUP", "EQUILIBRIUM", "CLUSTERING", "BOUNDED", "EXPONENTIAL_GROWTH", "UNDECIDED", "OUTSIDE")
+
+
+class MapInterrupted(RuntimeError):
+    """Raised when a run stops on purpose after a number of chunks (tests of resumption)."""
+
+
+def cell_box(spec: MapSpec, level: int, i: int, j: int) -> tuple[Fraction, ...]:
+    """The exact box (x₀, x₁, y₀, y₁) of cell (level, i, j)."""
+    nx, ny = spec.resolution[0] << level, spec.resolution[1] << level
+    (xa, xb), (ya, yb) = spec.x_range, spec.y_range
+    dx, dy = (xb - xa) / nx, (yb - ya) / ny
+    return xa + i * dx, xa + (i + 1) * dx, ya + j * dy, ya + (j + 1) * dy
+
+
+# ---------------------------------------------------------------------------------------
+# the worker side
+# ---------------------------------------------------------------------------------------
+_CACHE: dict = {}
+
+
+def _prepared(spec_doc: dict):
+    key = json.dumps(spec_doc, sort_keys=True)
+    if key not in _CACHE:
+        from ..certify.cells import no_route_reason, pencil_for
+
+        doc = dict(spec_doc)
+        doc.pop("schema", None)
+        spec = parse_map_spec(doc)
+        _CACHE.clear()
+        _CACHE[key] = (spec, pencil_for(spec), no_route_reason(spec))
+    return _CACHE[key]
+
+
+def _cell_record(level, i, j, box, r) -> dict:
+    from ..certify.cells import KIND
+
+    out = {"id": [level, i, j], "box": [fraction_str(b) for b in box], "status": r["status"],
+           "regime": r.get("regime", "UNDECIDED")}
+    for key in ("rank", "T_lo", "T_hi"):
+        if r.get(key) is not None:
+            out[key] = r[key]
+    if r["status"] in ("PROVED", "OUTSIDE"):
+        out["claim"] = r["claim"]
+        out["certificate"] = {"kind": KIND, "argument": r["argument"], "data": r["data"]}
+    else:
+        out["reason"] = r.get("reason", "")
+    return out
+
+
+def _point_verdict(spec, pen, box) -> dict:
+    """An exact verdict at the cell's dyadic centre."""
+    xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
+    where = {"x": fraction_str(xc), "y": fraction_str(yc)}
+    if pen is not None:
+        from ..certify.cells import KIND, certify_cell
+
+        r = certify_cell(pen, (xc, xc, yc, yc))
+        out = {**where, "status": r["status"], "regime": r.get("regime", "UNDECIDED"), "route": KIND}
+        for key in ("rank", "T_lo", "T_hi"):
+            if r.get(key) is not None:
+                out[key] = r[key]
+        if r["status"] in ("PROVED", "OUTSIDE"):
+            out["certificate"] = {"kind": KIND, "argument": r["argument"], "data": r["data"]}
+        else:
+            out["reason"] = r.get("reason", "")
+        return out
+    from .classify import classify
+
+    try:
+        c = classify(spec.problem_at(xc, yc))
+    except InvalidParameters as exc:
+        return {**where, "status": "OUTSIDE", "regime": "OUTSIDE", "reason": str(exc)}
+    d = c.to_dict()
+    out = {**where, "status": d["status"], "regime": d["regime"], "route": "classify", "reason": d.get("reason", "")}
+    for key in ("rank", "T_lo", "T_hi"):
+        if d.get(key) is not None:
+            out[key] = d[key]
+    if d.get("certificate"):
+        out["certificate"] = d["certificate"]
+    return out
+
+
+def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
+    """Certify a list of cells (level, i, j) of the map ``spec_doc`` (a top-level function so
+    that process pools and Dask can ship it)."""
+    spec, pen, reason = _prepared(spec_doc)
+    out = []
+    for level, i, j in cells:
+        box = cell_box(spec, level, i, j)
+        if pen is None:
+            rec = _cell_record(level, i, j, box, {"status": "UNDECIDED", "reason": reason})
+            rec["point"] = _point_verdict(spec, None, box)
+        else:
+            from ..certify.cells import certify_cell
+
+            r = certify_cell(pen, box)
+            rec = _cell_record(level, i, j, box, r)
+            if r["status"] == "UNDECIDED" and level >= spec.max_depth:
+                rec["point"] = _point_verdict(spec, pen, box)
+        out.append(rec)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# the driver
+# ---------------------------------------------------------------------------------------
+class _Progress:
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty() or enabled == "always"
+        self.t0 = time.perf_counter()
+
+    def update(self, level, done, total, cells, decided, resumed):
+        if not self.enabled:
+            return
+        el = time.perf_counter() - self.t0
+        eta = el / max(done - resumed, 1) * (total - done) if done > resumed else float("nan")
+        bar = "#" * int(30 * done / max(total, 1))
+        sys.stderr.write(f"\r  level {level}: [{bar:<30}] chunks {done}/{total}  cells {cells}  decided {decided}"
+                         f"  {el:6.1f}s  ETA {("%5.1fs" % eta) if eta == eta else "  -- "} ")
+        sys.stderr.flush()
+
+    def newline(self):
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def _chunk_path(out: Path, level: int, k: int) -> Path:
+    return out / "chunks" / f"L{level:02d}_{k:05d}.json"
+
+
+def _load_chunk(path: Path, spec_hash: str, ids: list) -> list | None:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    if doc.get("spec_hash") != spec_hash or doc.get("cells") != [list(c) for c in ids]:
+        return None
+    return doc.get("results")
+
+
+def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=None, chunk_size: int = 64,
+            progress: bool = False, max_new_chunks: int | None = None) -> dict:
+    """Compute a certified regime map.
+
+    Parameters
+    ----------
+    spec : MapSpec or dict
+        The map spec (a dict is parsed with :func:`parse_map_spec`).
+    out : path, optional
+        Folder for the resumable chunks (``OUT/chunks/``); None keeps everything in memory.
+    executor : Executor, optional
+        From :func:`symbolic_tf.regimes.executors.make_executor`; default serial.
+    chunk_size : int
+        Cells per chunk (the unit of work, of atomic writing and of loss on a worker death).
+    max_new_chunks : int, optional
+        Stop with :class:`MapInterrupted` after this many newly computed chunks.
+
+    Returns
+    -------
+    dict
+        The map document (schema ``symbolic_tf.regime_map/1``).
+    """
+    from ..certify.cells import no_route_reason
+    from .executors import SerialExecutor
+
+    if isinstance(spec, dict):
+        spec = parse_map_spec(spec)
+    if chunk_size < 1:
+        raise InvalidParameters("chunk_size", "must be ≥ 1")
+    spec_doc, spec_hash = spec.to_dict(), spec.content_hash()
+    route_reason = no_route_reason(spec)
+    ex = executor or SerialExecutor()
+    outp = Path(out) if out is not None else None
+    prog = _Progress(progress)
+    t0 = time.perf_counter()
+    leaves: list[dict] = []
+    nx, ny = spec.resolution
+    todo = [(0, i, j) for i in range(nx) for j in range(ny)]
+    level, new_chunks, computed_cells, resumed_cells = 0, 0, 0, 0
+    while todo:
+        chunks = [todo[k:k + chunk_size] for k in range(0, len(todo), chunk_size)]
+        results: list = [None] * len(chunks)
+        pending = []
+        for k, ids in enumerate(chunks):
+            got = _load_chunk(_chunk_path(outp, level, k), spec_hash, ids) if outp is not None else None
+            if got is not None:
+                results[k] = got
+                resumed_cells += len(ids)
+            else:
+                pending.append(k)
+        done = len(chunks) - len(pending)
+        decided = sum(r["status"] == "PROVED" for res in results if res for r in res)
+        prog.update(level, done, len(chunks), sum(len(r) for r in results if r), decided, done)
+        if pending:
+            if max_new_chunks is not None and new_chunks >= max_new_chunks:
+                raise MapInterrupted(f"stopped after {new_chunks} new chunk(s)")
+            for idx, res in ex.map_unordered(certify_chunk, [(spec_doc, chunks[k]) for k in pending]):
+                k = pending[idx]
+                results[k] = res
+                computed_cells += len(res)
+                if outp is not None:
+                    write_json_atomic(_chunk_path(outp, level, k), {"spec_hash": spec_hash, "level": level,
+                                                                    "cells": [list(c) for c in chunks[k]],
+                                                                    "results": res})
+                new_chunks += 1
+                done += 1
+                decided += sum(r["status"] == "PROVED" for r in res)
+                prog.update(level, done, len(chunks), sum(len(r) for r in results if r), decided, len(chunks) - len(pending))
+                if max_new_chunks is not None and new_chunks >= max_new_chunks:
+                    raise MapInterrupted(f"stopped after {new_chunks} new chunk(s)")
+        prog.newline()
+        nxt = []
+        for res in results:
+            for r in res:
+                lv, i, j = r["id"]
+                if r["status"] == "UNDECIDED" and route_reason is None and lv < spec.max_depth:
+                    nxt += [(lv + 1, 2 * i + a, 2 * j + b) for a in (0, 1) for b in (0, 1)]
+                else:
+                    leaves.append(r)
+        todo = sorted(nxt)
+        level += 1
+    leaves.sort(key=lambda r: tuple(r["id"]))
+    wall = time.perf_counter() - t0
+    doc = {"schema": SCHEMA, "spec": spec_doc, "spec_hash": spec_hash,
+           "route": "cell-riccati-vI" if route_reason is None else None, "route_reason": route_reason,
+           "cells": leaves, "totals": totals(spec, leaves),
+           "run": {"executor": ex.name, "workers": ex.workers, "wall_seconds": round(wall, 3),
+                   "cells_computed": computed_cells, "cells_resumed": resumed_cells,
+                   "cells_per_second": round(computed_cells / wall, 1) if wall > 0 else None,
+                   "levels": level}}
+    return doc
+
+
+def _area(box) -> Fraction:
+    x0, x1, y0, y1 = (Fraction(b) for b in box)
+    return (x1 - x0) * (y1 - y0)
+
+
+def totals(spec: MapSpec, cells: list[dict]) -> dict:
+    """Exact areas per regime (decided = PROVED), the domain (all minus OUTSIDE) and fractions."""
+    total = (spec.x_range[1] - spec.x_range[0]) * (spec.y_range[1] - spec.y_range[0])
+    area: dict[str, Fraction] = {}
+    count: dict[str, int] = {}
+    points: dict[str, int] = {}
+    for c in cells:
+        key = c["regime"] if c["status"] in ("PROVED", "OUTSIDE") else "UNDECIDED"
+        area[key] = area.get(key, Fraction(0)) + _area(c["box"])
+        count[key] = count.get(key, 0) + 1
+        if "point" in c:
+            pk = c["point"]["regime"] if c["point"]["status"] in ("PROVED", "OUTSIDE") else "UNDECIDED"
+            points[pk] = points.get(pk, 0) + 1
+    covered = sum(area.values(), Fraction(0))
+    domain = total - area.get("OUTSIDE", Fraction(0))
+    decided = sum((a for k, a in area.items() if k not in ("UNDECIDED", "OUTSIDE")), Fraction(0))
+    return {"area_total": fraction_str(total), "area_covered": fraction_str(covered),
+            "area_domain": fraction_str(domain), "area_decided": fraction_str(decided),
+            "decided_fraction": float(decided / domain) if domain else 0.0,
+            "area_by_regime": {k: fraction_str(area[k]) for k in REGIME_ORDER if k in area},
+            "fraction_by_regime": {k: float(area[k] / domain) if domain else 0.0 for k in REGIME_ORDER
+                                   if k in area and k != "OUTSIDE"},
+            "cells_by_regime": {k: count[k] for k in REGIME_ORDER if k in count},
+            "point_verdicts": {k: points[k] for k in REGIME_ORDER if k in points}}
+
+
+# ---------------------------------------------------------------------------------------
+# re-verification
+# ---------------------------------------------------------------------------------------
+def check_map(doc: dict) -> dict:
+    """Re-verify every certificate of a map document and that its cells tile the box.
+
+    Raises :class:`CertificationFailed` on the first failure; returns counts on success.
+    """
+    from ..certify.check import check
+    from ..certify.checks.cells import CellChecker
+
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise CertificationFailed(f"map: unknown schema {doc.get('schema') if isinstance(doc, dict) else None!r} "
+                                  f"(expected {SCHEMA})")
+    sd = dict(doc["spec"])
+    sd.pop("schema", None)
+    try:
+        spec = parse_map_spec(sd)
+    except InvalidParameters as exc:
+        raise CertificationFailed(f"map: the embedded spec is invalid: {exc}") from None
+    cells = doc["cells"]
+    # tiling: cells are disjoint quadtree leaves whose areas add up to the box
+    ids = set()
+    for c in cells:
+        lv, i, j = c["id"]
+        if tuple(Fraction(b) for b in c["box"]) != cell_box(spec, lv, i, j):
+            raise CertificationFailed(f"map: cell {c['id']} has a box that does not match its id")
+        ids.add((lv, i, j))
+    for lv, i, j in ids:
+        a, b, L = i, j, lv
+        while L > 0:
+            a, b, L = a // 2, b // 2, L - 1
+            if (L, a, b) in ids:
+                raise CertificationFailed(f"map: cell {[lv, i, j]} overlaps its ancestor {[L, a, b]}")
+    total = (spec.x_range[1] - spec.x_range[0]) * (spec.y_range[1] - spec.y_range[0])
+    if sum((_area(c["box"]) for c in cells), Fraction(0)) != total:
+        raise CertificationFailed("map: the cells do not cover the coordinate box")
+    if totals(spec, cells) != doc.get("totals"):
+        raise CertificationFailed("map: the totals do not match the cells")
+    ck = None
+    n_cells = n_points = 0
+    for c in cells:
+        if c["status"] in ("PROVED", "OUTSIDE"):
+            if ck is None:
+                ck = CellChecker(spec)
+            try:
+                ck.check(c)
+            except CertificationFailed as exc:
+                raise CertificationFailed(f"map: cell {c['id']}: {exc}") from None
+            n_cells += 1
+        p = c.get("point")
+        if p and p["status"] in ("PROVED", "OUTSIDE") and p.get("certificate"):
+            if p.get("route") == "classify":
+                check(p["certificate"])
+            else:
+                if ck is None:
+                    ck = CellChecker(spec)
+                x, y = p["x"], p["y"]
+                ck.check({"box": [x, x, y, y], **{k: p[k] for k in p if k not in ("x", "y")}})
+            n_points += 1
+    return {"cells_checked": n_cells, "points_checked": n_points, "cells": len(cells)}
+
+
+# ---------------------------------------------------------------------------------------
+# theory overlay (numerical, for the picture only)
+# ---------------------------------------------------------------------------------------
+def theory_fields(spec: MapSpec, n: int = 301):
+    """Grids (X, Y, φ, f) with φ = λ_max(Σ₀^½RΣ₀^½) + 2·min(f, 0): for V = vI, F = fI the
+    solution blows up iff φ > 0 (MATH.md §4, §6); among global solutions f = 0 separates the
+    stable equilibrium (f > 0) from collapse (f < 0).  NaN where Σ₀ is not PD.  None when the
+    slice has no such closed form."""
+    import numpy as np
+
+    from ..certify.cells import pencil_for
+
+    pen = pencil_for(spec)
+    if pen is None:
+        return None
+    xs = np.linspace(float(spec.x_range[0]), float(spec.x_range[1]), n)
+    ys = np.linspace(float(spec.y_range[0]), float(spec.y_range[1]), n)
+    X, Y = np.meshgrid(xs, ys, indexing="xy")
+    # the polynomials are affine/quadratic in (x, y): evaluate them by their coefficients
+    def fl(P):
+        return {k: np.array([[float(v[i, j].p) / float(v[i, j].q) for j in range(v.ncols())]
+                             for i in range(v.nrows())]) for k, v in P.items()}
+
+    def ev(P):
+        out = 0
+        for (a, b), C in P.items():
+            out = out + C[None, None] * (X ** a * Y ** b)[..., None, None]
+        return out
+
+    S, R, f = ev(fl(pen.S)), ev(fl(pen.R)), ev(fl(pen.f))[..., 0, 0]
+    S = np.broadcast_to(S, X.shape + S.shape[-2:])
+    R = np.broadcast_to(R, X.shape + R.shape[-2:])
+    f = np.broadcast_to(f, X.shape)
+    w, U = np.linalg.eigh(S)
+    ok = w[..., 0] > 0
+    Sh = np.einsum("...ik,...k,...jk->...ij", U, np.sqrt(np.clip(w, 0, None)), U)
+    lam = np.linalg.eigvalsh(Sh @ R @ Sh)[..., -1]
+    phi = np.where(ok, lam + 2 * np.minimum(f, 0), np.nan)
+    return X, Y, phi, np.where(ok, f, np.nan)
