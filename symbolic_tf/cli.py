@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from .spec.errors import SymtfError
+from .spec.errors import InvalidParameters, SymtfError
 
 EXIT_USER_ERROR = 2
 
@@ -259,6 +259,18 @@ def cmd_check(args) -> int:
     from .certify.certificate import load_certificate
     from .certify.check import check
 
+    try:
+        head = json.loads(Path(args.cert).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        head = None  # load_certificate reports the problem in one line
+    if isinstance(head, dict) and head.get("schema") == "symbolic_tf.regime_map/1":
+        from .regimes.maps import check_map
+
+        r = check_map(head)
+        _emit(args, {"ok": True, "kind": "regime-map", **r},
+              f"OK: regime map verified: {r['cells_checked']} cell certificate(s) and {r['points_checked']} point "
+              f"verdict(s) re-checked, {r['cells']} cells tile the box")
+        return 0
     cert = load_certificate(args.cert)
     res = check(cert)
     data = {"ok": True, "kind": res.kind, "status": res.status, "claim": res.claim}
@@ -266,11 +278,40 @@ def cmd_check(args) -> int:
     return 0
 
 
+def cmd_regime_map(args) -> int:
+    """A certified regime map of a slice: map.json (every cell and its certificate) + figure."""
+    from .atomic import write_json_atomic
+    from .plots import regime_map_figure
+    from .regimes.executors import make_executor
+    from .regimes.maps import run_map, theory_fields
+    from .spec.mapspec import load_map_spec
+
+    spec = load_map_spec(args.spec)
+    if args.chunk_size < 1:
+        raise InvalidParameters("--chunk-size", "must be ≥ 1")
+    out = Path(args.out)
+    with make_executor(args.workers, args.scheduler, args.dask_local) as ex:
+        doc = run_map(spec, out, executor=ex, chunk_size=args.chunk_size, progress=not (args.quiet or args.json))
+    write_json_atomic(out / "map.json", doc)
+    figs = regime_map_figure(doc, out / "map", theory=theory_fields(spec))
+    t, r = doc["totals"], doc["run"]
+    lines = [f"{spec.name or args.spec}: {len(doc['cells'])} cells, {100 * t['decided_fraction']:.2f}% of the "
+             f"area certified ({r['executor']}, {r['workers']} worker(s), {r['wall_seconds']} s, "
+             f"{r['cells_per_second']} cells/s)"]
+    lines += [f"  {k}: {100 * v:.2f}% of the area" for k, v in t["fraction_by_regime"].items()]
+    if doc["route_reason"]:
+        lines.append(f"  no whole-cell certificates: {doc['route_reason']}")
+    lines.append(f"  wrote {out / 'map.json'}, " + ", ".join(str(f) for f in figs))
+    _emit(args, {"map": str(out / "map.json"), "figures": [str(f) for f in figs], "totals": t, "run": r},
+          "\n".join(lines))
+    return 0
+
+
 def cmd_reproduce(args) -> int:
     """Reproduce a seed paper's experiments (figures + JSON summary)."""
     from .spec.errors import InvalidParameters
 
-    papers = ("castin2025", "alcalde2026")
+    papers = ("castin2025", "alcalde2026", "regimes")
     if args.paper not in papers:
         raise InvalidParameters("paper", f"unknown paper {args.paper!r}; available: {', '.join(papers)}")
     import importlib
@@ -286,6 +327,12 @@ def cmd_reproduce(args) -> int:
     summary = run(out, quick=args.quick, seed=args.seed, progress=not (args.quiet or args.json))
     text = (f"{args.paper} ({'quick' if args.quick else 'full'}, seed {args.seed}): "
             f"wrote {out / (args.paper + '.json')} and figures in {out / 'figures'} ({time.perf_counter() - t0:.0f} s)")
+    if args.paper == "regimes":
+        text = "\n".join([text.split(" and figures")[0] + f" ({time.perf_counter() - t0:.0f} s)"] + [
+            f"  {m['name']}: {100 * m['totals']['decided_fraction']:.2f}% of the area certified, "
+            f"{m['run']['wall_seconds']} s" + (f"; cross-check {m['crosscheck']['agree']}/{m['crosscheck']['points']} "
+                                                "points agree" if "crosscheck" in m else "")
+            + (f"; {m['route_reason']}" if m.get("route_reason") else "") for m in summary["maps"].values()])
     _emit(args, summary if args.json else {}, text)
     return 0
 
@@ -597,6 +644,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("cert")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_check)
+
+    s = sub.add_parser("regime-map", help="certified regime map of a 2-D slice (cells, refinement, figure)")
+    s.add_argument("spec", help="map spec (.toml or .json)")
+    s.add_argument("--out", default="out/regime_map")
+    s.add_argument("--workers", type=int, default=None, help="local processes (default: all cores; 1 = serial)")
+    s.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://host:port")
+    s.add_argument("--dask-local", type=int, default=None, metavar="N", help="start a local Dask cluster of N workers")
+    s.add_argument("--chunk-size", type=int, default=64)
+    s.add_argument("--quiet", action="store_true")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_regime_map)
 
     s = sub.add_parser("reproduce", help="reproduce a seed paper's experiments (castin2025, alcalde2026)")
     s.add_argument("paper")

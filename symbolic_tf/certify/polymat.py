@@ -7,10 +7,11 @@ arguments bound it (both exact, no floating point):
 * **vertex** (degree ≤ 1): an affine matrix function takes every value on the box as a convex
   combination of its four corner values, so a convex condition (⪰ 0, ≻ 0, a linear
   inequality) at the corners holds on the whole box;
-* **centred form** (any degree): expand about the box centre, P(x_c + s, y_c + t) =
-  C + Σ_{i+j≥1} C'_ij sⁱ tʲ with |s| ≤ h_x, |t| ≤ h_y; every entry of the remainder E lies in
-  [−e, e] with e = Σ |C'_ij| h_xⁱ h_yʲ, and for symmetric E, ‖E‖₂ ≤ max row sum of e
-  (Gershgorin).  Hence P ⪰ C − ρI on the box with ρ that row-sum bound.
+* **centred form** (any degree): expand exactly about the box centre, P(x_c + s, y_c + t) =
+  C + s·L_x + t·L_y + Σ_{i+j≥2} C'_ij sⁱ tʲ with |s| ≤ h_x, |t| ≤ h_y; every entry of the
+  higher-order remainder lies in [−e, e] with e = Σ |C'_ij| h_xⁱ h_yʲ, and for a symmetric
+  remainder ‖·‖₂ ≤ ρ := max row sum of e (Gershgorin).  Hence P ⪰ (C + s·L_x + t·L_y) − ρI,
+  an affine function of (s, t) whose convex conditions are checked at the four corners.
 """
 from __future__ import annotations
 
@@ -131,8 +132,8 @@ def corners(box):
 
 
 def centred(P: dict, box):
-    """(C, E) with C = P(centre) and E the entrywise bound matrix of the remainder on the box
-    (both exact), by exact Taylor expansion about the centre."""
+    """(C, Lx, Ly, E) with P(x_c + s, y_c + t) = C + s·Lx + t·Ly + (terms of degree ≥ 2 in s, t),
+    all exact, and E the entrywise bound matrix of those higher terms on the box."""
     x0, x1, y0, y1 = (q(v) for v in box)
     xc, yc = (x0 + x1) / 2, (y0 + y1) / 2
     hx, hy = (x1 - x0) / 2, (y1 - y0) / 2
@@ -144,14 +145,25 @@ def centred(P: dict, box):
                 c = comb(i, a) * comb(j, b) * xc ** (i - a) * yc ** (j - b)
                 if c != 0:
                     shifted[(a, b)] = shifted[(a, b)] + M * c if (a, b) in shifted else M * c
-    C = shifted.pop((0, 0), flint.fmpq_mat(n, m))
+    zero = flint.fmpq_mat(n, m)
+    C = shifted.pop((0, 0), zero)
+    Lx = shifted.pop((1, 0), zero)
+    Ly = shifted.pop((0, 1), zero)
     E = flint.fmpq_mat(n, m)
     for (a, b), M in shifted.items():
         w = hx ** a * hy ** b
         for r in range(n):
             for s in range(m):
                 E[r, s] += abs(M[r, s]) * w
-    return C, E
+    return C, Lx, Ly, E
+
+
+def _centred_corners(P: dict, box):
+    """The affine part C + s·Lx + t·Ly at the four corners (s, t) = (±h_x, ±h_y), and E."""
+    x0, x1, y0, y1 = (q(v) for v in box)
+    hx, hy = (x1 - x0) / 2, (y1 - y0) / 2
+    C, Lx, Ly, E = centred(P, box)
+    return [C + Lx * sx + Ly * sy for sx in (-hx, hx) for sy in (-hy, hy)], E
 
 
 def scalar_bounds(p: dict, box) -> tuple[flint.fmpq, flint.fmpq, str]:
@@ -159,8 +171,9 @@ def scalar_bounds(p: dict, box) -> tuple[flint.fmpq, flint.fmpq, str]:
     if degree(p) <= 1:
         vals = [evaluate(p, x, y)[0, 0] for x, y in corners(box)]
         return min(vals), max(vals), "vertex"
-    C, E = centred(p, box)
-    return C[0, 0] - E[0, 0], C[0, 0] + E[0, 0], "centred-form"
+    vals, E = _centred_corners(p, box)
+    vals = [v[0, 0] for v in vals]
+    return min(vals) - E[0, 0], max(vals) + E[0, 0], "centred-form"
 
 
 def _row_sum_bound(E) -> flint.fmpq:
@@ -179,8 +192,9 @@ def psd_on_box(P: dict, box) -> tuple[bool, str]:
     """Is the symmetric matrix polynomial P ⪰ 0 on the closed box?  (True only if proved.)"""
     if degree(P) <= 1:
         return all(inertia(evaluate(P, x, y))[1] == 0 for x, y in corners(box)), "vertex"
-    C, E = centred(P, box)
-    return inertia(_shift_identity(C, _row_sum_bound(E)))[1] == 0, "centred-form"
+    vals, E = _centred_corners(P, box)
+    rho = _row_sum_bound(E)
+    return all(inertia(_shift_identity(V, rho))[1] == 0 for V in vals), "centred-form"
 
 
 def pd_on_open_box(P: dict, box) -> tuple[bool, str]:
@@ -197,5 +211,6 @@ def pd_on_open_box(P: dict, box) -> tuple[bool, str]:
         if inertia(centre)[0] != n:
             return False, "vertex"
         return all(inertia(evaluate(P, x, y))[1] == 0 for x, y in corners(box)), "vertex"
-    C, E = centred(P, box)
-    return inertia(_shift_identity(C, _row_sum_bound(E)))[0] == C.nrows(), "centred-form"
+    vals, E = _centred_corners(P, box)
+    rho = _row_sum_bound(E)
+    return all(inertia(_shift_identity(V, rho))[0] == V.nrows() for V in vals), "centred-form"

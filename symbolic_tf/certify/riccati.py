@@ -271,7 +271,7 @@ def classify_vI(problem, horizon: float | None = None) -> Verdict | None:
         eq = _equilibrium(problem, F, R, v)
         if eq is not None:
             return eq
-    if dR.psd and r:
+    if (dR.psd or _negative_scalar(F)) and r:
         glob = _global_hurwitz(problem, F, R, B, D, v)
         if glob is not None:
             return glob
@@ -281,8 +281,19 @@ def classify_vI(problem, horizon: float | None = None) -> Verdict | None:
     return ver
 
 
+def _negative_scalar(F) -> bool:
+    """F = f·I with f < 0 (exactly)."""
+    n = F.nrows()
+    f = F[0, 0]
+    return f < 0 and all(F[i, j] == (f if i == j else 0) for i in range(n) for j in range(n))
+
+
 def _global_hurwitz(problem, F, R, B, D, v) -> Verdict | None:
-    """R ⪰ 0, F Hurwitz, D⁻¹ − BᵀW∞B ≻ 0 with FᵀW∞ + W∞F = −R: global, Σ(t) → 0.
+    """R ⪰ 0 (or F = fI with f < 0, any R), F Hurwitz, D⁻¹ − BᵀW∞B ≻ 0 with
+    FᵀW∞ + W∞F = −R: global, Σ(t) → 0.
+
+    For F = fI, f < 0: W(t) = g(t)R with g(t) = (1 − e^{2ft})/(2|f|) increasing in [0, 1/(2|f|)),
+    so X(t) = D⁻¹ − g(t)BᵀRB is a convex combination of D⁻¹ ≻ 0 and X∞ ≻ 0 whatever the sign of R.
 
     W(t) = ∫₀ᵗ e^{Fᵀs}Re^{Fs}ds increases (R ⪰ 0) to W∞, so X(t) ⪰ D⁻¹ − BᵀW∞B ≻ 0 for all t
     (no blow-up), and Σ(t) = e^{Ft}B X(t)⁻¹ Bᵀe^{Fᵀt} → 0 since F is Hurwitz (MATH.md §6:
@@ -301,7 +312,7 @@ def _global_hurwitz(problem, F, R, B, D, v) -> Verdict | None:
                                     "W_inf": mat_str(Winf), "X": mat_str(X)})
     return Verdict(PROVED, claim, "riccati-linearisation",
                    evidence={"regime": "CLUSTERING", "rank": 0, "certificate": cert.to_dict()},
-                   reason="R ⪰ 0, F Hurwitz (FᵀX + XF = −I, X ≻ 0) and D⁻¹ − BᵀW∞B ≻ 0 with FᵀW∞ + W∞F = −R")
+                   reason=("F = fI with f < 0" if _negative_scalar(F) else "R ⪰ 0") + ", F Hurwitz (FᵀX + XF = −I, X ≻ 0) and D⁻¹ − BᵀW∞B ≻ 0 with FᵀW∞ + W∞F = −R")
 
 
 def _equilibrium(problem, F, R, v) -> Verdict | None:

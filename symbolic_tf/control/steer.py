@@ -3,38 +3,44 @@ of the Alcalde–Ji–Zuazua model (MATH.md §6, B = our attention matrix ``A``)
 
     α̇ = (F + V)α + VΣAα + b,    Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ.
 
-Strategies (full-rank Σ₀, Σ₁):
+What is decided (``steer``), for controls ∈ {"any", "attention" (F = b = 0), "feedforward"
+(V = A = 0)} and every rank:
 
-* ``"attention"`` (exact, rational): bias phase α₀ → 0 (F = V = A = 0, b = −α₀/τ₁: Σ̇ = 0,
-  α linear), attention phase with V = I, F = 0, b = 0, A = (Σ₀⁻¹ − Σ₁⁻¹)/(2τ) so that
-  Σ⁻¹(t) = (1 − t/τ)Σ₀⁻¹ + (t/τ)Σ₁⁻¹ (convex combination: PD on [0, τ], no blow-up) and
-  Σ(τ) = Σ₁ exactly, while α ≡ 0 stays 0 (α̇ is linear homogeneous in α); then a bias phase
-  0 → α₁.  Every phase is closed-form and rational: the certified end-point error is 0.
+* REFUTED, exactly: rank Σ₀ ≠ rank Σ₁ (Σ(t) = Φ(t)Σ₀Φ(t)ᵀ with Φ invertible); attention-only
+  mean obstructions (α̇ = V(I + ΣA)α is linear homogeneous: α₀ = 0 ⟺ α ≡ 0, sign in d = 1);
+  with ``max_norm`` the necessary conditions of :mod:`.obstructions` (eigenvalue growth
+  bounds by Grönwall/Ostrowski, log-det and mean bounds for feed-forward only).
+* PROVED, constructively, otherwise (without ``max_norm``) — the schedule is a witness and its
+  end point is certified (exact, or a ball-arithmetic bound), except where noted:
+
+Full rank (this module):
+* ``"attention"`` strategy (controls="any"; exact, rational): bias phase α₀ → 0 (F = V = A = 0,
+  b = −α₀/τ₁: Σ̇ = 0, α linear), attention phase with V = I, F = 0, b = 0,
+  A = (Σ₀⁻¹ − Σ₁⁻¹)/(2τ) so that Σ⁻¹(t) = (1 − t/τ)Σ₀⁻¹ + (t/τ)Σ₁⁻¹ (convex combination: PD
+  on [0, τ], no blow-up) and Σ(τ) = Σ₁ exactly, while α ≡ 0 stays 0; then a bias phase 0 → α₁.
 * ``"feedforward"`` (V = 0, A = 0): F = log(M)/T with M the optimal-transport (Bures) map
   from Σ₀ to Σ₁ (SPD, MΣ₀M = Σ₁) and b solving α(T) = e^{FT}α₀ + (∫₀ᵀe^{Fs}ds)b.  Computed
   with mpmath (50 digits) and rounded to dyadic rationals (``exact=False``); the end point
-  of the *rounded* schedule is then enclosed rigorously with ``flint.arb_mat.exp`` of the
+  of the *rounded* schedule is enclosed rigorously with ``flint.arb_mat.exp`` of the
   augmented matrix [[F, b], [0, 0]]·T.
-* ``"attention-only"`` (controls="attention": F = 0, b = 0 always): the attention phase as
-  above, then a phase with A = 0 (Σ̇ = 0 exactly) and V = (ln s)I + θK (a scaled rotation
-  in span(α(τ), α₁)) mapping the mean to α₁.  The mean after the attention phase is not
-  closed-form (numerical, reference integrator), so the mean is numerical only; Σ is exact.
+* ``"attention-only"`` (controls="attention"): the attention phase as above, then a phase
+  with A = 0 (Σ̇ = 0 exactly) and V = (ln s)I + θK (a scaled rotation in span(α(τ), α₁))
+  mapping the mean to α₁.  Σ is exact; the mean after the attention phase has no closed form
+  (reference integrator), so the mean is numerical evidence only.
 
-Obstructions (REFUTED, exact): rank Σ₀ ≠ rank Σ₁ (Σ(t) = Φ(t)Σ₀Φ(t)ᵀ with Φ invertible);
-with controls="attention" the mean solves a linear homogeneous ODE α̇ = V(I + ΣA)α, so α₀ = 0
-⇒ α ≡ 0, α₀ ≠ 0 ⇒ α(t) ≠ 0, and for d = 1 the sign of α is preserved.
+Rank-deficient, equal rank 1 ≤ r < d, controls="any" (``"rank-deficient"``): bias phase
+α₀ → 0; a rotation phase (V = A = 0, b = 0, F skew) by the direct rotation R (principal angles
+θᵢ ≤ π/2 between range Σ₀ and range Σ₁, F = Σθᵢ(fᵢeᵢᵀ − eᵢfᵢᵀ)/τ₁ computed in mpmath and
+rounded, so R ≈ e^{Fτ₁}; skipped when the ranges agree exactly); a stretch phase on the range
+(V = I, F = b = 0, A = M/2, M = B(BᵀB)⁻¹X(BᵀB)⁻¹Bᵀ, X = (D⁻¹ − D₁⁻¹)/τ₂ with Σ_mid ≈ BDBᵀ,
+Σ₁ = BD₁Bᵀ, B a rational basis of range Σ₁), Σ(t) = B(D⁻¹ − tX)⁻¹Bᵀ; a bias phase 0 → α₁.
+Exact when the ranges agree; otherwise ``exact=False`` and the end covariance is enclosed with
+arb (:mod:`.certified`).  Feed-forward-only and attention-only rank-deficient routes and rank 0
+(Dirac masses): :mod:`.restricted`.
 
-Rank-deficient targets of equal rank 1 ≤ r < d (controls="any", strategy "rank-deficient"):
-bias phase α₀ → 0; a rotation phase (V = A = 0, b = 0, F skew) by the direct rotation R
-(principal angles θᵢ ≤ π/2 between range Σ₀ and range Σ₁, F = Σθᵢ(fᵢeᵢᵀ − eᵢfᵢᵀ)/τ₁ computed in
-mpmath and rounded, so R ≈ e^{Fτ₁}; skipped when the ranges agree exactly); a stretch phase on
-the range (V = I, F = b = 0, A = M/2, M = B(BᵀB)⁻¹X(BᵀB)⁻¹Bᵀ, X = (D⁻¹ − D₁⁻¹)/τ₂ with
-Σ_mid ≈ BDBᵀ, Σ₁ = BD₁Bᵀ, B a rational basis of range Σ₁), Σ(t) = B(D⁻¹ − tX)⁻¹Bᵀ; a bias phase
-0 → α₁.  Exact when the ranges agree; otherwise ``exact=False`` and the end covariance is
-enclosed with arb (e^{Fτ₁} by arb_mat.exp, then Σ(τ₂) = S(I − τ₂MS)⁻¹, existence on [0, τ₂]
-certified by positive definiteness of G⁻¹ and G⁻¹ − τ₂Y, G = BᵀSB, Y = (BᵀB)⁻¹X(BᵀB)⁻¹).
-Rank-deficient targets with controls="attention" or "feedforward" are not supported
-(``InvalidParameters``).
+Under ``max_norm`` a construction whose controls are too large gives UNDECIDED; with
+``optimise=True`` a numerical search (:mod:`.optimise`) returns its best schedule and residual,
+still UNDECIDED.  ``rescale_schedule`` maps a schedule to another horizon exactly.
 """
 from __future__ import annotations
 
@@ -51,8 +57,10 @@ from ..spec.errors import InvalidParameters
 from ..spec.problem import Problem, check_covariance
 from ..spec.rational import to_fraction, to_matrix, to_vector
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
+from .certified import (PREC, _Prec, arb_matq, certify_linear_schedule, enclose_stretch, exp_q,
+                        frob_err_upper)
 
-__all__ = ["Phase", "SteeringResult", "steer", "simulate_schedule"]
+__all__ = ["Phase", "SteeringResult", "steer", "simulate_schedule", "rescale_schedule", "verify_with_tokens"]
 
 DPS = 50
 
@@ -146,6 +154,7 @@ class SteeringResult:
     exact: bool = True
     strategy: str = ""
     notes: list = field(default_factory=list)
+    optimisation: dict | None = None
 
     def to_dict(self) -> dict:
         pe = None
@@ -157,7 +166,8 @@ class SteeringResult:
                 "predicted_end": pe, "numerical_error": self.numerical_error,
                 "certified_bound": self.certified_bound,
                 "certified_reason": self.certified_reason, "exact": self.exact,
-                "strategy": self.strategy, "notes": list(self.notes)}
+                "strategy": self.strategy, "notes": list(self.notes),
+                "optimisation": self.optimisation}
 
 
 # --------------------------------------------------------------------------- simulation
@@ -277,50 +287,6 @@ def _build_feedforward(m0, c0, m1, c1, T):
     return [ph], (tuple(m1), tuple(tuple(c1)))
 
 
-def _certify_feedforward(ph: Phase, m0, c0, m1, c1, prec: int = 200) -> dict:
-    """Rigorous bound on the end point of one V = A = 0 phase: exp([[F, b], [0, 0]]T)."""
-    d = len(c0)
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
-        Tq = flint.fmpq(ph.duration.numerator, ph.duration.denominator)
-        aug = flint.fmpq_mat(d + 1, d + 1)
-        for i in range(d):
-            for j in range(d):
-                aug[i, j] = flint.fmpq(ph.F[i][j].numerator, ph.F[i][j].denominator) * Tq
-            aug[i, d] = flint.fmpq(ph.b[i].numerator, ph.b[i].denominator) * Tq
-        X = flint.arb_mat(aug).exp()
-        E = flint.arb_mat(d, d)
-        g = flint.arb_mat(d, 1)
-        for i in range(d):
-            g[i, 0] = X[i, d]
-            for j in range(d):
-                E[i, j] = X[i, j]
-        S = E * flint.arb_mat(qmat(c0)) * E.transpose()
-        a = E * flint.arb_mat(qmat([[x] for x in m0])) + g
-        cov_err = flint.arb(0)
-        for i in range(d):
-            for j in range(d):
-                cov_err += (S[i, j] - flint.arb(flint.fmpq(c1[i][j].numerator, c1[i][j].denominator))) ** 2
-        mean_err = flint.arb(0)
-        for i in range(d):
-            mean_err += (a[i, 0] - flint.arb(flint.fmpq(m1[i].numerator, m1[i].denominator))) ** 2
-        cb, mb = _sqrt_upper(cov_err), _sqrt_upper(mean_err)
-        # round up conservatively in the float conversion
-        return {"cov": math.nextafter(cb, math.inf), "mean": math.nextafter(mb, math.inf),
-                "norm": "Frobenius (cov), Euclidean (mean)", "method": "arb_mat.exp of [[F,b],[0,0]]T"}
-    finally:
-        flint.ctx.prec = old
-
-
-def _sqrt_upper(x: flint.arb) -> float:
-    """A float ≥ sqrt of every point of the (nonnegative-quantity) ball x."""
-    u = flint.arb(x.upper())
-    if not u > 0:
-        return 0.0
-    return float(mpmath.mpf(u.sqrt().upper().str(30, radius=False)))
-
-
 def _rotation_generator(u, w):
     """V with e^{V} mapping u to w (u, w ≠ 0 mp vectors, d ≥ 2 unless w ∥ u positively)."""
     d = u.rows
@@ -375,19 +341,6 @@ def _principal_rotation(c0, c1):
         f = (v - c * u) / sn
         K += theta * (f * u.T - u * f.T)
     return K
-
-
-def _arb_pd(G) -> bool:
-    """Rigorous: the symmetric arb matrix G is positive definite (Sylvester's criterion)."""
-    n = G.nrows()
-    for k in range(1, n + 1):
-        sub = flint.arb_mat(k, k)
-        for i in range(k):
-            for j in range(k):
-                sub[i, j] = G[i, j]
-        if not sub.det() > 0:
-            return False
-    return True
 
 
 def _build_rank_deficient(m0, c0, m1, c1, T):
@@ -447,36 +400,20 @@ def _build_rank_deficient(m0, c0, m1, c1, T):
     return sched, (tuple(m1), tuple(tuple(x) for x in c1)), False, cert, reason
 
 
-def _certify_rank_deficient(sched, need0, c0, c1, B, Y, M, tau2, prec: int = 200):
+def _certify_rank_deficient(sched, need0, c0, c1, B, Y, M, tau2, prec: int = PREC):
     """Rigorous enclosure of the end covariance of the rounded rotation + exact stretch phases.
     The mean is exactly 0 during both (α̇ linear homogeneous, b = 0) and the bias phases are
     exact, so the mean error is 0."""
-    d = len(c0)
     rot = sched[1 if need0 else 0]
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
     try:
-        t1 = flint.fmpq(rot.duration.numerator, rot.duration.denominator)
-        E = flint.arb_mat(qmat(rot.F) * t1).exp()
-        S = E * flint.arb_mat(qmat(c0)) * E.transpose()
-        Ba = flint.arb_mat(B)
-        G = Ba.transpose() * S * Ba
-        t2 = flint.fmpq(tau2.numerator, tau2.denominator)
-        Ya = flint.arb_mat(Y)
-        if not _arb_pd(G):
-            return None, "could not certify BᵀΣ_mid B ≻ 0 in ball arithmetic; numerical evidence only"
-        Gi = G.inv()
-        if not (_arb_pd(Gi) and _arb_pd(Gi - Ya * flint.arb(t2))):
-            return None, ("could not certify existence on the stretch phase (G⁻¹ − tY ≻ 0 on "
-                          "[0, τ₂]) in ball arithmetic; numerical evidence only")
-        I = flint.arb_mat(flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)]))
-        Send = S * (I - flint.arb_mat(M * t2) * S).inv()
-        err = flint.arb(0)
-        for i in range(d):
-            for j in range(d):
-                err += (Send[i, j] - flint.arb(flint.fmpq(c1[i][j].numerator, c1[i][j].denominator))) ** 2
-        cb = _sqrt_upper(err)
-        return ({"cov": math.nextafter(cb, math.inf), "mean": 0.0,
+        with _Prec(prec):
+            E = exp_q(rot.F, rot.duration)
+            S = E * arb_matq(c0) * E.transpose()
+            Send, why = enclose_stretch(S, B, Y, M, tau2)
+            if Send is None:
+                return None, why + "; numerical evidence only"
+            cb = frob_err_upper(Send, c1)
+        return ({"cov": cb, "mean": 0.0,
                  "norm": "Frobenius (cov), Euclidean (mean)",
                  "method": "arb_mat.exp of Fτ₁ (rotation), then Σ(τ₂) = S(I − τ₂MS)⁻¹ with "
                            "existence on [0, τ₂] from G⁻¹ ≻ 0 and G⁻¹ − τ₂Y ≻ 0 (G = BᵀSB; "
@@ -484,11 +421,22 @@ def _certify_rank_deficient(sched, need0, c0, c1, B, Y, M, tau2, prec: int = 200
                            "bias phases exact"}, "")
     except (ZeroDivisionError, ValueError) as exc:
         return None, f"ball-arithmetic certification failed ({exc}); numerical evidence only"
-    finally:
-        flint.ctx.prec = old
 
 
 # --------------------------------------------------------------------------- entry point
+@dataclass
+class _Built:
+    """A constructed schedule before verification: predicted end, exactness and certificate."""
+
+    schedule: list
+    pred: tuple
+    strategy: str
+    exact: bool
+    cert: dict | None
+    cert_reason: str = ""
+    notes: list = field(default_factory=list)
+
+
 def _parse_pair(pair, name, d=None):
     mean, cov = pair
     cov = to_matrix(list(map(list, cov)), f"{name}.cov", (d, d) if d else (None, None))
@@ -500,29 +448,65 @@ def _parse_pair(pair, name, d=None):
     return mean, cov
 
 
-def steer(initial, target, T, controls: str = "any", max_norm=None) -> SteeringResult:
+def rescale_schedule(schedule, T_new) -> list:
+    """The same steering in total time ``T_new``: durations × λ (λ = T_new/T), F, b, V ÷ λ and A
+    unchanged.  Exact time-reparametrisation s = λt of α̇ = (F + V)α + VΣAα + b,
+    Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ (every term is linear in exactly one of F, V, b), so the
+    rescaled schedule has the same flow map, hence the same end point."""
+    T_new = to_fraction(T_new, "T_new")
+    T = sum((p.duration for p in schedule), Fraction(0))
+    if T_new <= 0 or T <= 0:
+        raise InvalidParameters("T_new", "durations must be positive")
+    lam = T_new / T
+
+    def sc(M):
+        return tuple(tuple(x / lam for x in r) for r in M)
+
+    return [Phase(p.duration * lam, sc(p.F), tuple(x / lam for x in p.b), p.A, sc(p.V),
+                  p.role + f" (rescaled ×{frac_str(lam)})") for p in schedule]
+
+
+def steer(initial, target, T, controls: str = "any", max_norm=None, optimise: bool = False,
+          phases: int = 4, seed: int = 0, starts: int = 3) -> SteeringResult:
     """Construct piecewise-constant controls steering N(initial) to N(target) at time T.
 
     Parameters
     ----------
     initial, target : (mean, cov) with exact entries (Fraction, int, "p/q").
     T : positive exact number.
-    controls : "any" (exact attention route), "attention" (F = 0, b = 0 always) or
-        "feedforward" (V = 0, A = 0: F and b only).
-    max_norm : optional bound on the free controls' norm (Frobenius for F, A, V; Euclidean
-        for b); exceeded ⇒ UNDECIDED with the norm needed.
+    controls : "any", "attention" (F = 0, b = 0 always) or "feedforward" (V = 0, A = 0).
+    max_norm : optional bound m on every phase's free controls (‖F‖_F, ‖A‖_F, ‖b‖ ≤ m, and
+        ‖V‖_F ≤ m unless V is the fixed I or 0).  Targets violating an exact necessary
+        condition of the bounded class give REFUTED (:mod:`.obstructions`); when every
+        constructive schedule exceeds the bound the verdict is UNDECIDED.
+    optimise : when no constructive schedule is admissible (the ``max_norm`` case), search one
+        numerically (:mod:`.optimise`: ``phases`` equal phases, ``starts`` seeded starts,
+        scipy least squares) and return it with its end-point residual — always UNDECIDED
+        (numerical evidence), never PROVED.  Off by default (it costs seconds).
+
+    Verdicts: REFUTED for rank Σ₀ ≠ rank Σ₁ (every restriction), the attention-only mean
+    obstructions, and violated norm bounds; otherwise PROVED with a constructive schedule for
+    every rank and restriction (see :mod:`.restricted`), or UNDECIDED under ``max_norm``.
     """
     if controls not in ("any", "attention", "feedforward"):
         raise InvalidParameters("controls", f"expected 'any', 'attention' or 'feedforward', got {controls!r}")
     T = to_fraction(T, "T")
     if T <= 0:
         raise InvalidParameters("T", f"must be positive, got {frac_str(T)}")
+    if int(phases) < 1:
+        raise InvalidParameters("phases", f"need at least one phase, got {phases}")
     m0, c0 = _parse_pair(initial, "initial")
     d = len(c0)
     m1, c1 = _parse_pair(target, "target", d)
+    mn = None
+    if max_norm is not None:
+        mn = to_fraction(max_norm, "max_norm")
+        if mn <= 0:
+            raise InvalidParameters("max_norm", f"must be positive, got {frac_str(mn)}")
     claim = (f"N(α₀, Σ₀) can be steered to N(α₁, Σ₁) at T = {frac_str(T)} "
-             f"with controls={controls!r}")
-    ev = {"T": frac_str(T), "initial": {"mean": [frac_str(x) for x in m0], "cov": _matstr(c0)},
+             f"with controls={controls!r}" + (f" and max_norm = {frac_str(mn)}" if mn is not None else ""))
+    ev = {"T": frac_str(T), "controls": controls, "max_norm": None if mn is None else frac_str(mn),
+          "initial": {"mean": [frac_str(x) for x in m0], "cov": _matstr(c0)},
           "target": {"mean": [frac_str(x) for x in m1], "cov": _matstr(c1)}}
     r0, r1 = qmat(c0).rank(), qmat(c1).rank()
     if r0 != r1:
@@ -531,50 +515,90 @@ def steer(initial, target, T, controls: str = "any", max_norm=None) -> SteeringR
                     reason=f"rank Σ₀ = {r0} ≠ rank Σ₁ = {r1} (exact, over ℚ); for every control "
                            f"Σ(t) = Φ(t)Σ₀Φ(t)ᵀ with Φ invertible, so rank Σ(t) = rank Σ₀"),
             strategy="rank-obstruction")
-    if r0 < d:
-        if controls != "any" or r0 == 0:
-            raise InvalidParameters("target.cov", f"rank-deficient steering (rank {r0} < d = {d}) is "
-                                                  f"unsupported with controls={controls!r}")
-        sched, pred, exact, cert, creason = _build_rank_deficient(m0, c0, m1, c1, T)
-        return _finish(sched, pred, "rank-deficient", exact, claim, ev, m0, c0, m1, c1, max_norm,
-                       rank_cert=(cert, creason))
+    from .obstructions import attention_mean_obstruction, norm_obstruction
 
     if controls == "attention":
-        a0, a1 = any(m0), any(m1)
-        reason = None
-        if not a0 and a1:
-            reason = ("α₀ = 0 and α₁ ≠ 0: with F = 0, b = 0 the mean solves the linear homogeneous "
-                      "ODE α̇ = V(I + ΣA)α, so α ≡ 0")
-        elif a0 and not a1:
-            reason = ("α₀ ≠ 0 and α₁ = 0: with F = 0, b = 0 the mean solves α̇ = V(I + ΣA)α, "
-                      "α(t) = Ψ(t)α₀ with Ψ(t) invertible, so α(t) ≠ 0")
-        elif d == 1 and a0 and (m0[0] > 0) != (m1[0] > 0):
-            reason = ("d = 1: α(t) = exp(∫v(1 + σa))·α₀ keeps the sign of α₀, and α₁ has the "
-                      "opposite sign")
+        reason = attention_mean_obstruction(m0, m1)
         if reason:
             return SteeringResult(Verdict(REFUTED, claim, "structural-linear-homogeneous-mean", ev,
                                           reason=reason), strategy="attention-obstruction")
-        return _finish(*_attention_only(m0, c0, m1, c1, T), claim, ev, m0, c0, m1, c1, max_norm)
+    if mn is not None:
+        reason = norm_obstruction(m0, c0, m1, c1, T, controls, mn)
+        if reason:
+            return SteeringResult(Verdict(REFUTED, claim, "exact-norm-bound", ev, reason=reason),
+                                  strategy="norm-obstruction")
 
-    if controls == "feedforward":
-        sched, pred = _build_feedforward(m0, c0, m1, c1, T)
-        return _finish(sched, pred, "feedforward", False, claim, ev, m0, c0, m1, c1, max_norm)
+    first = None
+    for build in _candidates(m0, c0, m1, c1, T, controls, r0):
+        res = _finish(build(), claim, ev, m0, c0, m1, c1, mn)
+        if res.verdict.status != UNDECIDED:
+            return res
+        first = first or res
+    if optimise:
+        from .optimise import optimised_result
 
+        return optimised_result(first, claim, ev, m0, c0, m1, c1, T, controls, mn,
+                                phases=int(phases), seed=seed, starts=starts)
+    if mn is not None:
+        first.notes.append("steer(..., optimise=True) / `symtf steer --optimise` searches a schedule "
+                           "within max_norm numerically")
+    return first
+
+
+def _candidates(m0, c0, m1, c1, T, controls, r):
+    """Constructive routes for the restriction, best first (lazy: built only when needed)."""
+    from . import restricted as R
+
+    d = len(c0)
+    if r == 0:
+        return [lambda: R.build_zero_covariance(m0, m1, T, controls)]
+    if r == d:
+        att = lambda: _wrap_attention(m0, c0, m1, c1, T)  # noqa: E731
+        ff = lambda: _wrap_feedforward(m0, c0, m1, c1, T)  # noqa: E731
+        only = lambda: _attention_only(m0, c0, m1, c1, T)  # noqa: E731
+        return {"any": [att, ff], "attention": [only], "feedforward": [ff]}[controls]
+    rd = lambda: _wrap_rank_deficient(m0, c0, m1, c1, T)  # noqa: E731
+    ffr = lambda: R.build_feedforward_rank(m0, c0, m1, c1, T)  # noqa: E731
+    atr = lambda: R.build_attention_rank(m0, c0, m1, c1, T)  # noqa: E731
+    return {"any": [rd, ffr], "attention": [atr], "feedforward": [ffr]}[controls]
+
+
+def _wrap_attention(m0, c0, m1, c1, T) -> _Built:
     sched, pred = _build_attention(m0, c0, m1, c1, T)
-    res = _finish(sched, pred, "attention", True, claim, ev, m0, c0, m1, c1, max_norm)
-    if res.verdict.status == UNDECIDED and max_norm is not None:
-        sched2, pred2 = _build_feedforward(m0, c0, m1, c1, T)
-        res2 = _finish(sched2, pred2, "feedforward", False, claim, ev, m0, c0, m1, c1, max_norm)
-        if res2.verdict.status != UNDECIDED:
-            return res2
-    return res
+    # the end covariance is exact: check it equals Σ₁; bias phases are exact; α ≡ 0 in the
+    # attention phase (linear homogeneous mean ODE from α = 0)
+    assert pred[1] == tuple(tuple(r) for r in c1)
+    return _Built(sched, pred, "attention", True,
+                  {"cov": 0.0, "mean": 0.0, "method": "exact closed form (rational)"})
 
 
-def _attention_only(m0, c0, m1, c1, T):
+def _wrap_feedforward(m0, c0, m1, c1, T) -> _Built:
+    sched, pred = _build_feedforward(m0, c0, m1, c1, T)
+    return _Built(sched, pred, "feedforward", False, certify_linear_schedule(sched, m0, c0, m1, c1), "",
+                  ["F and b are 50-digit approximations (matrix log / square roots) rounded to "
+                   "dyadic rationals; the bound certifies the rounded schedule as given"])
+
+
+def _wrap_rank_deficient(m0, c0, m1, c1, T) -> _Built:
+    sched, pred, exact, cert, reason = _build_rank_deficient(m0, c0, m1, c1, T)
+    notes = []
+    if exact:
+        assert pred[1] == tuple(tuple(r) for r in c1)
+    else:
+        notes.append("the rotation generator F is a 50-digit approximation rounded to dyadic "
+                     "rationals, and the stretch phase is built from the predicted mid-point; "
+                     "the bound (if any) certifies the rounded schedule as given")
+        if cert is None:
+            notes.append(reason)
+    return _Built(sched, pred, "rank-deficient", exact, cert, reason, notes)
+
+
+def _attention_only(m0, c0, m1, c1, T) -> _Built:
     d = len(c0)
     P0, P1 = qmat(c0).inv(), qmat(c1).inv()
     if not any(m0):  # mean stays 0 exactly: one attention phase
-        return [_attention_phase(P0, P1, T, d)], (tuple(m1), tuple(c1)), "attention-only", True
+        return _Built([_attention_phase(P0, P1, T, d)], (tuple(m1), tuple(c1)), "attention-only", True,
+                      {"cov": 0.0, "mean": 0.0, "method": "exact closed form (α ≡ 0)"})
     tau = T / 2
     ph = _attention_phase(P0, P1, tau, d)
     with mpmath.workdps(DPS):
@@ -584,23 +608,40 @@ def _attention_only(m0, c0, m1, c1, T):
                   for i in range(d))
     ph2 = Phase(T - tau, _zeros(d), tuple(Fraction(0) for _ in range(d)), _zeros(d), V,
                 "mean: A = 0 (Σ̇ = 0), V = ln(s)I + θK maps α(τ) to α₁")
-    return [ph, ph2], (tuple(m1), tuple(c1)), "attention-only", False
+    reason = ("mean after the attention phase has no closed form; V of the mean phase is a "
+              "50-digit approximation; the mean error is numerical evidence only")
+    return _Built([ph, ph2], (tuple(m1), tuple(c1)), "attention-only", False,
+                  {"cov": 0.0, "mean": None, "method": "Σ exact (rational); mean numerical only"},
+                  reason, [reason])
 
 
-def _finish(sched, pred, strategy, exact, claim, ev, m0, c0, m1, c1, max_norm, rank_cert=None):
+def _claim_suffix(b: _Built) -> str:
+    cert = b.cert
+    if b.exact:
+        return " exactly (schedule is exact)"
+    if cert is None or cert.get("cov") is None:
+        return " to numerical accuracy (not certified)"
+    cov = "exactly" if cert["cov"] == 0 else f"within certified ‖ΔΣ‖_F ≤ {cert['cov']:.3g}"
+    if cert.get("mean") is None:
+        return f" (Σ {cov}; mean to numerical accuracy)"
+    if cert["cov"] == 0 and cert["mean"] == 0:
+        return " exactly"
+    return f" within certified ‖ΔΣ‖_F ≤ {cert['cov']:.3g}, ‖Δα‖ ≤ {cert['mean']:.3g}"
+
+
+def _finish(b: _Built, claim, ev, m0, c0, m1, c1, max_norm) -> SteeringResult:
+    sched, strategy = b.schedule, b.strategy
     needed_sq = max(p.free_norm_sq() for p in sched)
     needed = math.sqrt(float(needed_sq))
     evs = {**ev, "schedule": [p.to_dict() for p in sched]}
-    if max_norm is not None:
-        mn = to_fraction(max_norm, "max_norm")
-        if needed_sq > mn * mn:
-            return SteeringResult(
-                Verdict(UNDECIDED, claim, "constructive", evs,
-                        reason=f"the {strategy} construction needs control norm {needed:.6g} > "
-                               f"max_norm = {frac_str(mn)}; the restriction may make the target "
-                               f"unreachable, or another schedule (e.g. a longer T) might work"),
-                schedule=sched, exact=exact, strategy=strategy,
-                notes=[f"norm needed: {needed:.17g}"])
+    if max_norm is not None and needed_sq > max_norm * max_norm:
+        return SteeringResult(
+            Verdict(UNDECIDED, claim, "constructive", evs,
+                    reason=f"the {strategy} construction needs control norm {needed:.6g} > "
+                           f"max_norm = {frac_str(max_norm)}; the restriction may make the target "
+                           f"unreachable, or another schedule (e.g. a longer T) might work"),
+            schedule=sched, exact=b.exact, strategy=strategy,
+            notes=[f"norm needed: {needed:.17g}"])
     a, S = simulate_schedule(sched, m0, c0)
     num_err = _distance(a, S, m1, c1)
     if not num_err < 1e-8:
@@ -608,51 +649,13 @@ def _finish(sched, pred, strategy, exact, claim, ev, m0, c0, m1, c1, max_norm, r
             Verdict(UNDECIDED, claim, "constructive", evs, numerical={"end_error": num_err},
                     reason=f"the {strategy} construction misses the target numerically "
                            f"(error {num_err:.3g}); not trusted"),
-            schedule=sched, numerical_error=num_err, exact=exact, strategy=strategy)
-    notes = [f"free-control norm {needed:.6g}"]
-    if strategy == "attention":
-        # the end covariance is exact: check it equals Σ₁; bias phases are exact; α ≡ 0 in the
-        # attention phase (linear homogeneous mean ODE from α = 0)
-        assert pred[1] == tuple(tuple(r) for r in c1)
-        cert = {"cov": 0.0, "mean": 0.0, "method": "exact closed form (rational)"}
-        reason = ""
-        status_claim = claim + " exactly (schedule is exact)"
-    elif strategy == "rank-deficient":
-        cert, reason = rank_cert
-        if exact:
-            assert pred[1] == tuple(tuple(r) for r in c1)
-            status_claim = claim + " exactly (ranges agree; schedule is exact)"
-        else:
-            notes.append("the rotation generator F is a 50-digit approximation rounded to dyadic "
-                         "rationals, and the stretch phase is built from the predicted mid-point; "
-                         "the bound (if any) certifies the rounded schedule as given")
-            if cert is not None and cert.get("cov") is not None:
-                status_claim = claim + (f" within certified ‖ΔΣ‖_F ≤ {cert['cov']:.3g}, "
-                                        f"‖Δα‖ ≤ {cert['mean']:.3g}")
-            else:
-                status_claim = claim + " to numerical accuracy (not certified)"
-                notes.append(reason)
-    elif strategy == "feedforward":
-        cert = _certify_feedforward(sched[0], m0, c0, m1, c1)
-        reason = ""
-        status_claim = claim + f" within certified ‖ΔΣ‖_F ≤ {cert['cov']:.3g}, ‖Δα‖ ≤ {cert['mean']:.3g}"
-        notes.append("F and b are 50-digit approximations (matrix log / square roots) rounded to "
-                     "dyadic rationals; the bound certifies the rounded schedule as given")
-    else:  # attention-only
-        if exact:
-            cert = {"cov": 0.0, "mean": 0.0, "method": "exact closed form (α ≡ 0)"}
-            reason = ""
-        else:
-            cert = {"cov": 0.0, "mean": None, "method": "Σ exact (rational); mean numerical only"}
-            reason = ("mean after the attention phase has no closed form; V of the mean phase is a "
-                      "50-digit approximation; the mean error is numerical evidence only")
-            notes.append(reason)
-        status_claim = claim + (" exactly" if exact else " (Σ exactly; mean to numerical accuracy)")
+            schedule=sched, numerical_error=num_err, exact=b.exact, strategy=strategy)
+    notes = [f"free-control norm {needed:.6g}", *b.notes]
     return SteeringResult(
-        Verdict(PROVED, status_claim, "constructive-" + strategy, evs,
-                numerical={"end_error": num_err}, reason=reason or f"{strategy} schedule constructed"),
-        schedule=sched, predicted_end=pred, numerical_error=num_err, certified_bound=cert,
-        certified_reason=reason, exact=exact, strategy=strategy, notes=notes)
+        Verdict(PROVED, claim + _claim_suffix(b), "constructive-" + strategy, evs,
+                numerical={"end_error": num_err}, reason=b.cert_reason or f"{strategy} schedule constructed"),
+        schedule=sched, predicted_end=b.pred, numerical_error=num_err, certified_bound=b.cert,
+        certified_reason=b.cert_reason, exact=b.exact, strategy=strategy, notes=notes)
 
 
 def verify_with_tokens(result: "SteeringResult", initial, target, N: int = 2000, seed: int = 0,

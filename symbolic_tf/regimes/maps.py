@@ -4,7 +4,8 @@ A map covers the coordinate box of a :class:`~symbolic_tf.spec.mapspec.MapSpec` 
 Level 0 is the spec's ``resolution`` grid; at level L the grid is (n_x·2ᴸ) × (n_y·2ᴸ).  Each
 cell is certified *whole* (:mod:`symbolic_tf.certify.cells`: its verdict holds at every interior
 point, by vertex or centred-form arguments); an undecided cell splits into four until
-``max_depth``, so the boundary between regimes ends up thin.  Undecided cells at the minimum
+``max_depth``, so the boundary between regimes ends up thin (so does a blow-up cell whose T*
+bracket is wider than a factor ``bracket_ratio``).  Undecided cells at the minimum
 size get an exact **point verdict** at their dyadic centre.  Slices without a whole-cell
 argument (e.g. general V) get point verdicts (:func:`symbolic_tf.regimes.classify.classify`)
 at the centres of the level-0 cells, and no refinement.
@@ -152,8 +153,9 @@ class _Progress:
         el = time.perf_counter() - self.t0
         eta = el / max(done - resumed, 1) * (total - done) if done > resumed else float("nan")
         bar = "#" * int(30 * done / max(total, 1))
+        eta_s = f"{eta:5.1f}s" if eta == eta else "  --"
         sys.stderr.write(f"\r  level {level}: [{bar:<30}] chunks {done}/{total}  cells {cells}  decided {decided}"
-                         f"  {el:6.1f}s  ETA {("%5.1fs" % eta) if eta == eta else "  -- "} ")
+                         f"  {el:6.1f}s  ETA {eta_s} ")
         sys.stderr.flush()
 
     def newline(self):
@@ -176,7 +178,8 @@ def _load_chunk(path: Path, spec_hash: str, ids: list) -> list | None:
 
 
 def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=None, chunk_size: int = 64,
-            progress: bool = False, max_new_chunks: int | None = None) -> dict:
+            progress: bool = False, max_new_chunks: int | None = None,
+            bracket_ratio: Fraction | None = Fraction(2)) -> dict:
     """Compute a certified regime map.
 
     Parameters
@@ -191,6 +194,9 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         Cells per chunk (the unit of work, of atomic writing and of loss on a worker death).
     max_new_chunks : int, optional
         Stop with :class:`MapInterrupted` after this many newly computed chunks.
+    bracket_ratio : Fraction or None
+        Blow-up cells with T_hi/T_lo above it (or no finite bracket) are split too, down to
+        ``max_depth``; None splits undecided cells only.
 
     Returns
     -------
@@ -250,7 +256,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         for res in results:
             for r in res:
                 lv, i, j = r["id"]
-                if r["status"] == "UNDECIDED" and route_reason is None and lv < spec.max_depth:
+                if route_reason is None and lv < spec.max_depth and _wants_refinement(r, bracket_ratio):
                     nxt += [(lv + 1, 2 * i + a, 2 * j + b) for a in (0, 1) for b in (0, 1)]
                 else:
                     leaves.append(r)
@@ -266,6 +272,17 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
                    "cells_per_second": round(computed_cells / wall, 1) if wall > 0 else None,
                    "levels": level}}
     return doc
+
+
+def _wants_refinement(rec: dict, bracket_ratio: Fraction | None) -> bool:
+    """Split undecided cells, and blow-up cells whose T* bracket is missing or wider than
+    T_hi/T_lo > ``bracket_ratio`` (so the T* colouring is sharp too)."""
+    if rec["status"] == "UNDECIDED":
+        return True
+    if bracket_ratio is None or rec["status"] != "PROVED" or rec["regime"] != "BLOWUP":
+        return False
+    lo = Fraction(rec["T_lo"])
+    return rec.get("T_hi") is None or lo == 0 or Fraction(rec["T_hi"]) > bracket_ratio * lo
 
 
 def _area(box) -> Fraction:

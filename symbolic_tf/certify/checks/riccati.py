@@ -184,8 +184,11 @@ def check_global_drift(cert, problem):
     W = qmat(cert.data["W_inf"])
     X = qmat(cert.data["X"])
     I = flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
-    if not definiteness(R).psd:
-        _fail("global-drift-vI: R = v(A + Aᵀ) is not positive semidefinite")
+    f = F[0, 0]
+    scalar_neg = f < 0 and all(F[i, j] == (f if i == j else 0) for i in range(d) for j in range(d))
+    if not definiteness(R).psd and not scalar_neg:
+        # R ⪰ 0 makes W(t) increase to W∞; for F = fI, f < 0, W(t) = g(t)R is on the segment [0, W∞]
+        _fail("global-drift-vI: R = v(A + Aᵀ) is not positive semidefinite and F is not fI with f < 0")
     if F.transpose() * W + W * F != -R:
         _fail("global-drift-vI: FᵀW∞ + W∞F ≠ −R")
     if X != X.transpose() or not definiteness(X).pd or F.transpose() * X + X * F != -I:

@@ -1,0 +1,1 @@
+"""Reading real pretrained Transformers (safetensors) for probes."""
