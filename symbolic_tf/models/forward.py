@@ -63,15 +63,13 @@ def gelu(z: np.ndarray) -> np.ndarray:
 
 
 def _heads(x: np.ndarray, nh: int) -> np.ndarray:
-    """(B, n, d) → (B, nh, n, d_h)."""
+    """(B, n, d) → (B, nh, n, d_h), contiguous (batched matmul of strided views is slow)."""
     B, n, d = x.shape
-    return x.reshape(B, n, nh, d // nh).transpose(0, 2, 1, 3)
+    return np.ascontiguousarray(x.reshape(B, n, nh, d // nh).transpose(0, 2, 1, 3))
 
 
 def _mask_bias(mask, B: int, n: int, dtype) -> np.ndarray:
     """Additive key mask (B, 1, 1, n): 0 for kept keys, the most negative float for masked ones."""
-    if mask is None:
-        return np.zeros((B, 1, 1, n), dtype=dtype)
     m = np.asarray(mask)
     if m.shape != (B, n):
         raise InvalidParameters("mask", f"expected shape ({B}, {n}), got {m.shape}")
@@ -101,17 +99,19 @@ def attention_heads(layer, H: np.ndarray, mask=None, *, num_heads: int, keep_pro
         The concatenated head outputs Σ_j P^{(h)}_{ij} v^{(h)}_j (before W_O).
     """
     B, n, d = H.shape
-    q = _heads(H @ layer.Wq.T + layer.bq, num_heads)
+    scale = H.dtype.type(1.0 / np.sqrt(d // num_heads))
+    q = _heads((H @ layer.Wq.T + layer.bq) * scale, num_heads)   # the 1/√d_h folded into q
     k = _heads(H @ layer.Wk.T + layer.bk, num_heads)
     v = _heads(H @ layer.Wv.T + layer.bv, num_heads)
-    scale = H.dtype.type(1.0 / np.sqrt(d // num_heads))
     kT = k.transpose(0, 1, 3, 2)
-    bias = _mask_bias(mask, B, n, H.dtype)
+    bias = None if mask is None else _mask_bias(mask, B, n, H.dtype)
     step = n if keep_probs else max(1, _SCORE_BLOCK // max(1, B * num_heads * n))
     ctx = np.empty_like(q)
     P = None
     for s in range(0, n, step):  # query blocks: long sequences never hold all n×n scores at once
-        scores = (q[:, :, s:s + step] @ kT) * scale + bias
+        scores = q[:, :, s:s + step] @ kT
+        if bias is not None:
+            scores += bias
         scores -= scores.max(axis=-1, keepdims=True)
         P = np.exp(scores)
         P /= P.sum(axis=-1, keepdims=True)

@@ -1,0 +1,154 @@
+"""Whole-cell certificates (V = vI, F = fI): soundness against the closed forms of MATH.md §4/§6
+at interior points, the independent checker, and tampering."""
+import copy
+import math
+from fractions import Fraction as Fr
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+from symbolic_tf.certify.cells import certify_cell, g_ball, pencil_for
+from symbolic_tf.certify.checks.cells import CellChecker
+from symbolic_tf.spec.errors import CertificationFailed
+from symbolic_tf.spec.mapspec import parse_map_spec
+
+q = st.fractions(min_value=-2, max_value=2, max_denominator=4)
+
+
+def closed_form(p):
+    """(blows up?, T*, f, λ_max(R)) from MATH.md §6: ρ = λ_max(Σ₀^½RΣ₀^½)/2, F = fI:
+    blow-up iff ρ > 0 and f > −ρ, at T* = ln(1 + f/ρ)/(2f) (1/(2ρ) when f = 0)."""
+    A = np.array(p.A, dtype=float) * float(p.scale)
+    R = float(p.V[0][0]) * (A + A.T)
+    f = float(p.F[0][0]) if p.F is not None else 0.0
+    S = np.array(p.cov, dtype=float)
+    w, U = np.linalg.eigh(S)
+    Sh = (U * np.sqrt(w)) @ U.T
+    rho = np.linalg.eigvalsh(Sh @ R @ Sh)[-1] / 2
+    blow = rho > 0 and f > -rho
+    T = (math.log1p(f / rho) / (2 * f) if f != 0 else 1 / (2 * rho)) if blow else math.inf
+    return blow, T, f, np.linalg.eigvalsh(R)
+
+
+def spec_doc(Adiag, Aoff, f, v, cov, with_f_coord):
+    a11, a22 = Adiag
+    return {"family": "parameter", "resolution": [2, 2], "max_depth": 0,
+            "x": {"range": [-1, 1]}, "y": {"range": [-1, 1]},
+            "problem": {"variant": "softmax", "d": 2,
+                        "A": [[f"{a11} + x", str(Aoff[0])], [str(Aoff[1]), f"{a22}" + ("" if with_f_coord else " + y")]],
+                        "V": [[str(v), 0], [0, str(v)]],
+                        **({"F": [[f"{f} + y", 0], [0, f"{f} + y"]]} if with_f_coord else
+                           ({"F": [[str(f), 0], [0, str(f)]]} if f != 0 else {})),
+                        "initial": {"cov": cov}}}
+
+
+@st.composite
+def cases(draw):
+    cov = [[draw(st.sampled_from([1, 2, "1/2"])), "1/4"], ["1/4", draw(st.sampled_from([1, "3/2"]))]]
+    doc = spec_doc((draw(q), draw(q)), (draw(q), draw(q)), draw(q), draw(st.sampled_from(["1", "-1", "1/2"])),
+                   cov, draw(st.booleans()))
+    x0 = draw(st.fractions(min_value=-1, max_value=1, max_denominator=16))
+    y0 = draw(st.fractions(min_value=-1, max_value=1, max_denominator=16))
+    h = draw(st.sampled_from([Fr(1, 4), Fr(1, 16), Fr(1, 64), Fr(0)]))
+    return doc, (x0, x0 + h, y0, y0 + h)
+
+
+def _interior(box, n=4):
+    x0, x1, y0, y1 = box
+    pts = [(x0 + (x1 - x0) * Fr(2 * i + 1, 2 * n), y0 + (y1 - y0) * Fr(2 * j + 1, 2 * n))
+           for i in range(n) for j in range(n)]
+    return pts
+
+
+def _record(box, r):
+    return {"box": [str(b) for b in box], "status": r["status"], "regime": r.get("regime"),
+            "rank": r.get("rank"), "T_lo": r.get("T_lo"), "T_hi": r.get("T_hi"),
+            "certificate": {"data": r.get("data", {})}}
+
+
+@settings(max_examples=80)
+@given(cases())
+def test_cell_verdicts_hold_at_interior_points(case):
+    doc, box = case
+    spec = parse_map_spec(doc)
+    pen = pencil_for(spec)
+    r = certify_cell(pen, box)
+    assume(r["status"] == "PROVED")
+    CellChecker(spec).check(_record(box, r))  # the independent checker agrees
+    for x, y in _interior(box):
+        blow, T, f, eigR = closed_form(spec.problem_at(x, y))
+        if r["regime"] == "BLOWUP":
+            assert blow
+            assert float(Fr(r["T_lo"])) <= T * (1 + 1e-9)
+            if r.get("T_hi") is not None:
+                assert T <= float(Fr(r["T_hi"])) * (1 + 1e-9)
+        else:
+            assert not blow
+            if r["regime"] == "EQUILIBRIUM":
+                assert f > 0 and eigR[-1] < 0
+            if r["regime"] == "CLUSTERING":
+                assert f < 0 or (f == 0 and eigR[-1] < 0)
+
+
+def test_known_cells_and_tampering():
+    doc = spec_doc(("0", "0"), ("1/2", "-1/4"), 0, "1", [[1, "1/4"], ["1/4", "1/2"]], False)
+    spec = parse_map_spec(doc)
+    pen = pencil_for(spec)
+    ck = CellChecker(spec)
+    blow = certify_cell(pen, (Fr(1, 2), Fr(5, 8), Fr(1, 2), Fr(5, 8)))
+    assert blow["regime"] == "BLOWUP" and blow["argument"] == "vertex"
+    lo, hi = Fr(blow["T_lo"]), Fr(blow["T_hi"])
+    assert 0 < lo < hi
+    # the corners' exact T* lie in the bracket (T* = 1/λ_max(Σ₀^½(A+Aᵀ)Σ₀^½), F = 0)
+    for x, y in [(Fr(1, 2), Fr(1, 2)), (Fr(5, 8), Fr(5, 8))]:
+        _, T, _, _ = closed_form(spec.problem_at(x, y))
+        assert float(lo) <= T <= float(hi)
+    rec = _record((Fr(1, 2), Fr(5, 8), Fr(1, 2), Fr(5, 8)), blow)
+    ck.check(rec)
+    bad = copy.deepcopy(rec)
+    bad["T_hi"] = bad["certificate"]["data"]["t_hi"] = str(lo / 2)
+    with pytest.raises(CertificationFailed, match="t_hi"):
+        ck.check(bad)
+    bad = copy.deepcopy(rec)
+    bad["certificate"]["data"]["Gamma"] = str(Fr(bad["certificate"]["data"]["Gamma"]) * 3)
+    with pytest.raises(CertificationFailed):
+        ck.check(bad)
+    bad = copy.deepcopy(rec)
+    bad["regime"], bad["rank"] = "CLUSTERING", 0
+    bad["certificate"]["data"] = {"via": "no-drift-contracting"}
+    with pytest.raises(CertificationFailed, match="R ⪯ 0"):
+        ck.check(bad)
+    clu = certify_cell(pen, (Fr(-1), Fr(-3, 4), Fr(-1), Fr(-3, 4)))
+    assert clu["regime"] == "CLUSTERING" and clu["rank"] == 0
+    ck.check(_record((Fr(-1), Fr(-3, 4), Fr(-1), Fr(-3, 4)), clu))
+    # a cell across the boundary λ_max(A + Aᵀ) = 0 is undecided, never labelled
+    assert certify_cell(pen, (Fr(-1, 8), Fr(1, 8), Fr(-1, 8), Fr(1, 8)))["status"] == "UNDECIDED"
+
+
+def test_cov_disk_cells_outside_and_threshold():
+    spec = parse_map_spec({"family": "cov-disk", "problem": {"variant": "softmax", "d": 2, "A": [[3, 0], [0, -1]],
+                                                             "V": [[1, 0], [0, 1]], "F": [[-1, 0], [0, -1]]}})
+    pen = pencil_for(spec)
+    ck = CellChecker(spec)
+    out = certify_cell(pen, (Fr(7, 8), Fr(1), Fr(7, 8), Fr(1)))
+    assert out["status"] == "OUTSIDE"
+    ck.check(_record((Fr(7, 8), Fr(1), Fr(7, 8), Fr(1)), out))
+    # threshold (MATH.md §6): blow-up iff λ_max(Σ₀^½RΣ₀^½) > 2|f| = 2, R = diag(6, −2)
+    for box, expect in [((Fr(1, 2), Fr(9, 16), Fr(0), Fr(1, 16)), "BLOWUP"),
+                        ((Fr(-3, 4), Fr(-11, 16), Fr(0), Fr(1, 16)), "CLUSTERING")]:
+        r = certify_cell(pen, box)
+        assert r["regime"] == expect and r["argument"] == "centred-form"
+        ck.check(_record(box, r))
+        for x, y in _interior(box, 3):
+            blow, T, _, _ = closed_form(spec.problem_at(x, y))
+            assert blow == (expect == "BLOWUP")
+            if blow:
+                assert float(Fr(r["T_lo"])) <= T <= float(Fr(r["T_hi"]))
+
+
+def test_g_ball_encloses_g():
+    for f, t in [(Fr(0), Fr(3)), (Fr(-1, 2), Fr(2)), (Fr(3), Fr(1, 7))]:
+        g = g_ball(f, t)
+        exact = float(t) if f == 0 else math.expm1(2 * float(f) * float(t)) / (2 * float(f))
+        assert g.lower() <= exact * (1 + 1e-15) and exact * (1 - 1e-15) <= g.upper()

@@ -1,0 +1,72 @@
+"""`symtf regime-map` and `symtf check MAP.json` end to end; bad specs give one line and exit 2."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from symbolic_tf.cli import main
+
+SPEC = """
+family = "parameter"
+name = "cli test"
+resolution = [4, 4]
+max_depth = 2
+[x]
+range = [-1, 1]
+[y]
+range = [-1, 1]
+[problem]
+variant = "softmax"
+d = 2
+A = [["x", "1/2"], ["-1/4", "y"]]
+V = [[1, 0], [0, 1]]
+[problem.initial]
+cov = [[1, 0], [0, 1]]
+"""
+
+
+def test_regime_map_and_check(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC)
+    out = tmp_path / "out"
+    assert main(["regime-map", str(spec), "--out", str(out), "--workers", "1", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["totals"]["decided_fraction"] > 0.85
+    assert (out / "map.png").stat().st_size > 10_000 and (out / "map.json").exists()
+    assert main(["check", str(out / "map.json")]) == 0
+    assert "regime map verified" in capsys.readouterr().out
+    doc = json.loads((out / "map.json").read_text())
+    c = next(c for c in doc["cells"] if c["regime"] == "BLOWUP")
+    c["certificate"]["data"]["z"] = ["0", "0"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    assert main(["check", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cell" in err[0]
+
+
+@pytest.mark.parametrize("edit, msg", [
+    (("family = \"parameter\"", "family = \"spiral\""), "unknown slice family"),
+    (("range = [-1, 1]\n[y]", "range = [1, 1]\n[y]"), "empty range"),
+    (("cov = [[1, 0], [0, 1]]", "cov = [[1, 0], [0, -1]]"), "not positive"),
+    (("A = [[\"x\", \"1/2\"]", "A = [[\"x*y\", \"1/2\"]"), "not affine"),
+])
+def test_bad_specs_one_line(tmp_path, edit, msg):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.replace(*edit))
+    r = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "regime-map", str(spec), "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and msg in lines[0], r.stderr
+    assert not (tmp_path / "o" / "map.json").exists()
+
+
+def test_bad_options(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC)
+    assert main(["regime-map", str(spec), "--workers", "0", "--out", str(tmp_path)]) == 2
+    assert main(["regime-map", str(tmp_path / "missing.toml")]) == 2
+    assert "cannot read" in capsys.readouterr().err

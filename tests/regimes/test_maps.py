@@ -1,0 +1,128 @@
+"""Regime maps: every cell certificate re-checks, decided cells agree with the point
+classifier and high-precision integration, resumption, process pool and Dask give the same map."""
+import copy
+import json
+from fractions import Fraction as Fr
+
+import pytest
+
+from symbolic_tf.regimes.crosscheck import crosscheck
+from symbolic_tf.regimes.executors import ProcessExecutor, make_executor
+from symbolic_tf.regimes.maps import MapInterrupted, check_map, run_map
+from symbolic_tf.spec.errors import CertificationFailed
+
+SPEC_A = {"family": "parameter", "name": "test (a)", "resolution": [4, 4], "max_depth": 3,
+          "x": {"label": "A11", "range": [-1, 1]}, "y": {"label": "A22", "range": [-1, 1]},
+          "problem": {"variant": "softmax", "d": 2, "A": [["x", "1/2"], ["-1/4", "y"]], "V": [[1, 0], [0, 1]],
+                      "initial": {"cov": [[1, "1/4"], ["1/4", "1/2"]]}}}
+SPEC_B = {"family": "parameter", "name": "test (b)", "resolution": [4, 4], "max_depth": 2,
+          "x": {"range": [-1, 1]}, "y": {"range": [-1, 1]},
+          "problem": {"variant": "softmax", "d": 2, "A": [["x", 0], [0, "x"]], "V": [[1, 0], [0, 1]],
+                      "F": [["y", 0], [0, "y"]], "initial": {"cov": [[1, 0], [0, "1/2"]]}}}
+
+
+def _strip(doc):
+    d = copy.deepcopy(doc)
+    d.pop("run")
+    return json.dumps(d, sort_keys=True)
+
+
+@pytest.fixture(scope="module")
+def map_a():
+    return run_map(SPEC_A)
+
+
+def test_map_a_certificates_recheck(map_a):
+    t = map_a["totals"]
+    assert Fr(t["area_covered"]) == 4 and t["decided_fraction"] > 0.95  # 32×32-equivalent: the boundary cells are ~3%
+    assert set(t["area_by_regime"]) <= {"BLOWUP", "CLUSTERING", "UNDECIDED"}
+    r = check_map(map_a)
+    assert r["cells_checked"] == sum(c["status"] == "PROVED" for c in map_a["cells"])
+    # refinement leaves the undecided cells at the minimum size, along the boundary
+    side = Fr(2, 4 * 2 ** 3)
+    assert all(Fr(c["box"][1]) - Fr(c["box"][0]) == side for c in map_a["cells"] if c["status"] == "UNDECIDED")
+    # the theory boundary λ_max(A + Aᵀ) = 0 (Σ₀ ≻ 0): CLUSTERING cells have x, y < 0 strictly inside
+    for c in map_a["cells"]:
+        if c["regime"] == "CLUSTERING" and c["status"] == "PROVED":
+            assert Fr(c["box"][1]) <= 0 and Fr(c["box"][3]) <= 0
+
+
+def test_map_tampering_is_caught(map_a):
+    bad = copy.deepcopy(map_a)
+    i = next(i for i, c in enumerate(bad["cells"]) if c["regime"] == "CLUSTERING" and c["status"] == "PROVED")
+    j = next(j for j, c in enumerate(bad["cells"]) if c["regime"] == "BLOWUP")
+    bad["cells"][i]["box"], bad["cells"][j]["box"] = bad["cells"][j]["box"], bad["cells"][i]["box"]
+    with pytest.raises(CertificationFailed, match="does not match its id"):
+        check_map(bad)
+    bad = copy.deepcopy(map_a)
+    bad["cells"][j]["regime"] = "CLUSTERING"
+    with pytest.raises(CertificationFailed, match="totals"):
+        check_map(bad)
+    bad["totals"] = map_a["totals"] | {}
+    from symbolic_tf.regimes.maps import totals
+    from symbolic_tf.spec.mapspec import parse_map_spec
+
+    spec = {k: v for k, v in bad["spec"].items() if k != "schema"}
+    bad["totals"] = totals(parse_map_spec(spec), bad["cells"])
+    with pytest.raises(CertificationFailed, match="cell"):
+        check_map(bad)
+    bad = copy.deepcopy(map_a)
+    bad["cells"].pop()
+    with pytest.raises(CertificationFailed, match="cover"):
+        check_map(bad)
+
+
+@pytest.mark.slow
+def test_decided_cells_agree_with_point_classifier_and_integration(map_a):
+    recs = crosscheck(map_a, n=6, seed=3)
+    assert len(recs) == 6 and all(r["agree"] for r in recs), recs
+    mb = run_map(SPEC_B)
+    assert {"EQUILIBRIUM", "CLUSTERING", "BLOWUP"} <= set(mb["totals"]["area_by_regime"])
+    check_map(mb)
+    recs = crosscheck(mb, n=6, seed=4)
+    assert all(r["agree"] for r in recs), recs
+
+
+def test_resume_after_interruption_gives_the_same_map(tmp_path, map_a):
+    with pytest.raises(MapInterrupted):
+        run_map(SPEC_A, tmp_path, chunk_size=8, max_new_chunks=3)
+    assert len(list((tmp_path / "chunks").glob("*.json"))) == 3
+    with pytest.raises(MapInterrupted):
+        run_map(SPEC_A, tmp_path, chunk_size=8, max_new_chunks=2)
+    resumed = run_map(SPEC_A, tmp_path, chunk_size=8)
+    assert resumed["run"]["cells_resumed"] == 5 * 8
+    assert _strip(resumed) == _strip(map_a)
+
+
+def test_stale_chunks_are_recomputed(tmp_path, map_a):
+    run_map(SPEC_A, tmp_path, chunk_size=16, max_new_chunks=None)
+    f = sorted((tmp_path / "chunks").glob("L00_*.json"))[0]
+    doc = json.loads(f.read_text())
+    doc["spec_hash"] = "0" * 64  # a chunk of another spec is never trusted
+    f.write_text(json.dumps(doc))
+    again = run_map(SPEC_A, tmp_path, chunk_size=16)
+    assert again["run"]["cells_computed"] == 16
+    assert _strip(again) == _strip(map_a)
+
+
+def test_process_pool_gives_the_same_map(map_a):
+    with ProcessExecutor(2) as ex:
+        m = run_map(SPEC_A, executor=ex, chunk_size=16)
+    assert m["run"]["workers"] == 2 and _strip(m) == _strip(map_a)
+
+
+def test_dask_local_cluster_gives_the_same_map(map_a):
+    pytest.importorskip("dask.distributed")
+    with make_executor(dask_local=2) as ex:
+        assert ex.name == "dask"
+        m = run_map(SPEC_A, executor=ex, chunk_size=32)
+    assert _strip(m) == _strip(map_a)
+
+
+def test_general_V_gives_point_verdicts_only():
+    spec = {"family": "cov-disk", "resolution": [2, 2], "max_depth": 3,
+            "problem": {"variant": "softmax", "d": 2, "A": [[1, 0], [0, -1]], "V": [[2, 1], [0, 1]]}}
+    m = run_map(spec)
+    assert m["route"] is None and "V = vI" in m["route_reason"]
+    assert len(m["cells"]) == 4 and all("point" in c and c["status"] == "UNDECIDED" for c in m["cells"])
+    check_map(m)
