@@ -287,7 +287,7 @@ def cmd_regime_map(args) -> int:
     from .spec.mapspec import load_map_spec
 
     spec = load_map_spec(args.spec)
-    if args.chunk_size < 1:
+    if args.chunk_size is not None and args.chunk_size < 1:
         raise InvalidParameters("--chunk-size", "must be ≥ 1")
     out = Path(args.out)
     with make_executor(args.workers, args.scheduler, args.dask_local) as ex:
@@ -651,7 +651,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=int, default=None, help="local processes (default: all cores; 1 = serial)")
     s.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://host:port")
     s.add_argument("--dask-local", type=int, default=None, metavar="N", help="start a local Dask cluster of N workers")
-    s.add_argument("--chunk-size", type=int, default=64)
+    s.add_argument("--chunk-size", type=int, default=None, help="cells per chunk (default: 4 chunks per worker per level)")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_regime_map)

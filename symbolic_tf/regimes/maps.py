@@ -177,7 +177,7 @@ def _load_chunk(path: Path, spec_hash: str, ids: list) -> list | None:
     return doc.get("results")
 
 
-def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=None, chunk_size: int = 64,
+def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=None, chunk_size: int | None = None,
             progress: bool = False, max_new_chunks: int | None = None,
             bracket_ratio: Fraction | None = Fraction(2)) -> dict:
     """Compute a certified regime map.
@@ -190,8 +190,9 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         Folder for the resumable chunks (``OUT/chunks/``); None keeps everything in memory.
     executor : Executor, optional
         From :func:`symbolic_tf.regimes.executors.make_executor`; default serial.
-    chunk_size : int
-        Cells per chunk (the unit of work, of atomic writing and of loss on a worker death).
+    chunk_size : int, optional
+        Cells per chunk (the unit of work, of atomic writing and of loss on a worker death);
+        default: a level's cells over 4 chunks per worker, between 8 and 256 cells each.
     max_new_chunks : int, optional
         Stop with :class:`MapInterrupted` after this many newly computed chunks.
     bracket_ratio : Fraction or None
@@ -208,7 +209,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
 
     if isinstance(spec, dict):
         spec = parse_map_spec(spec)
-    if chunk_size < 1:
+    if chunk_size is not None and chunk_size < 1:
         raise InvalidParameters("chunk_size", "must be ≥ 1")
     spec_doc, spec_hash = spec.to_dict(), spec.content_hash()
     route_reason = no_route_reason(spec)
@@ -221,7 +222,8 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     todo = [(0, i, j) for i in range(nx) for j in range(ny)]
     level, new_chunks, computed_cells, resumed_cells = 0, 0, 0, 0
     while todo:
-        chunks = [todo[k:k + chunk_size] for k in range(0, len(todo), chunk_size)]
+        size = chunk_size or min(256, max(8, -(-len(todo) // (4 * ex.workers))))
+        chunks = [todo[k:k + size] for k in range(0, len(todo), size)]
         results: list = [None] * len(chunks)
         pending = []
         for k, ids in enumerate(chunks):
