@@ -656,7 +656,11 @@ def test_run_writes_report(capsys, tmp_path):
     status, out, err = run_cli(capsys, "run", "--out", out_dir, "--quiet")
     assert status == 0, err
     assert "report.md" in out and "report.json" in out
-    assert sorted(os.listdir(out_dir)) == ["certificates", "report.json", "report.md"]  # no temporary files
+    assert sorted(os.listdir(out_dir)) == ["certificates", "regime_map", "report.json", "report.md"]  # no temp files
+    assert sorted(os.listdir(out_dir / "regime_map")) == ["map.json", "map.png"]
+    from symbolic_tf.regimes.maps import check_map
+
+    assert check_map(json.loads((out_dir / "regime_map" / "map.json").read_text()))["cells_checked"] > 0
     certs = sorted(os.listdir(out_dir / "certificates"))
     assert certs and all(c.endswith(".json") and not c.startswith(".") for c in certs)
     report = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
