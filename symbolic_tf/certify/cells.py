@@ -70,11 +70,9 @@ def _fl(M) -> np.ndarray:
 
 
 def _is_multiple_of_identity(M) -> Fraction | None:
-    n = len(M)
-    c = Fraction(M[0][0])
-    if all(Fraction(M[i][j]) == (c if i == j else 0) for i in range(n) for j in range(n)):
-        return c
-    return None
+    from .riccati import scalar_of_identity
+
+    return scalar_of_identity(M)
 
 
 def no_route_reason(spec) -> str | None:

@@ -47,8 +47,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import InvalidParameters, ProblemFileError
-from .problem import decode_document, parse_problem
+from .errors import InvalidParameters
+from .problem import parse_problem, read_document
 from .rational import fraction_str, to_fraction
 
 __all__ = ["FAMILIES", "MapSpec", "parse_map_spec", "load_map_spec", "parse_affine", "SCHEMA_SPEC"]
@@ -294,11 +294,7 @@ def parse_map_spec(doc: Mapping, base_dir: Path | None = None) -> MapSpec:
         raise InvalidParameters("family", f"unknown slice family {family!r}; known: {', '.join(FAMILIES)}")
     problem = doc.get("problem")
     if isinstance(problem, str):  # a path to a problem file, relative to the spec
-        path = (base_dir or Path(".")) / problem
-        try:
-            problem = decode_document(path.read_text(encoding="utf-8"), path.suffix.lower(), str(path))
-        except OSError as exc:
-            raise ProblemFileError(f"cannot read problem file {str(path)!r}: {exc.strerror or exc}") from None
+        problem = read_document((base_dir or Path(".")) / problem)
     if not isinstance(problem, Mapping):
         raise InvalidParameters("problem", "missing: a base problem table (or a path to a problem file)")
     problem = _copy(problem)
@@ -371,14 +367,6 @@ def parse_map_spec(doc: Mapping, base_dir: Path | None = None) -> MapSpec:
 
 def load_map_spec(path: str | Path) -> MapSpec:
     """Read a ``.toml`` or ``.json`` map spec."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ProblemFileError(f"cannot read map spec {str(path)!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ProblemFileError(f"{path}: not valid UTF-8 text ({exc.reason})") from None
-    doc = decode_document(text, path.suffix.lower(), str(path))
-    doc = dict(doc)
+    doc = dict(read_document(path, "map spec"))
     doc.pop("schema", None)
-    return parse_map_spec(doc, path.parent)
+    return parse_map_spec(doc, Path(path).parent)

@@ -279,16 +279,22 @@ def check_covariance(cov, field_name: str) -> None:
         )
 
 
-def load_problem(path: str | Path) -> Problem:
-    """Read a ``.toml`` or ``.json`` problem file (by extension; TOML otherwise tried first)."""
+def read_document(path: str | Path, what: str = "problem file") -> Mapping:
+    """Read and decode a ``.toml`` or ``.json`` document (by extension; TOML otherwise tried
+    first), with one-line errors."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ProblemFileError(f"cannot read problem file {str(path)!r}: {exc.strerror or exc}") from None
+        raise ProblemFileError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise ProblemFileError(f"{path}: not valid UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return parse_problem(decode_document(text, path.suffix.lower(), str(path)))
+    return decode_document(text, path.suffix.lower(), str(path))
+
+
+def load_problem(path: str | Path) -> Problem:
+    """Read a ``.toml`` or ``.json`` problem file (by extension; TOML otherwise tried first)."""
+    return parse_problem(read_document(path))
 
 
 def decode_document(text: str, suffix: str, label: str) -> Mapping:
