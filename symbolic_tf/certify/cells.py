@@ -54,11 +54,13 @@ class Pencil:
     M: dict
     v: Fraction
 
-    def floats_at(self, x: float, y: float):
-        S = _fl(pm.evaluate(self.S, x, y))
-        R = _fl(pm.evaluate(self.R, x, y))
-        f = float(_fq(pm.evaluate(self.f, x, y)[0, 0]))
-        return S, R, f
+    def floats_at(self, x, y):
+        """(Σ₀, R, f) in floating point at (x, y) — for guessing only."""
+        if not hasattr(self, "_float_polys"):
+            self._float_polys = tuple({k: _fl(M) for k, M in P.items()} for P in (self.S, self.R, self.f))
+        x, y = float(x), float(y)
+        S, R, f = (sum(C * (x ** i * y ** j) for (i, j), C in P.items()) for P in self._float_polys)
+        return S, R, float(f[0, 0])
 
 
 def _fq(v: flint.fmpq) -> Fraction:
