@@ -1,2 +1,11 @@
 """Steering Gaussians with piecewise-constant controls of the Alcalde–Ji–Zuazua model
-(MATH.md §6): see :mod:`symbolic_tf.control.steer`."""
+(MATH.md §6).
+
+steer.py         the entry point ``steer`` (verdicts, full-rank and general-rank routes,
+                 ``simulate_schedule``, ``rescale_schedule``, ``verify_with_tokens``)
+restricted.py    constructive routes under restrictions: feed-forward only and attention only
+                 for rank-deficient pairs, rank 0 (Dirac masses)
+obstructions.py  exact REFUTED reasons: attention-only mean, necessary conditions under max_norm
+certified.py     ball-arithmetic end-point enclosures, exact eigenvalue brackets
+optimise.py      the numerical fallback (scipy), always UNDECIDED
+"""

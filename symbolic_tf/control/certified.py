@@ -27,24 +27,13 @@ import flint
 import mpmath
 
 from ..certify.exact import inertia, qmat
+from ..numeric.reference import _FlintPrec as _Prec
 
 __all__ = ["PREC", "arb_q", "arb_matq", "exp_q", "frob_err_upper", "vec_err_upper", "sqrt_upper",
            "arb_pd", "enclose_linear_phase", "is_linear_phase", "certify_linear_schedule",
            "enclose_stretch", "eig_brackets", "upper_float"]
 
 PREC = 200
-
-
-class _Prec:
-    def __init__(self, prec: int):
-        self.prec = prec
-
-    def __enter__(self):
-        self.old = flint.ctx.prec
-        flint.ctx.prec = self.prec
-
-    def __exit__(self, *exc):
-        flint.ctx.prec = self.old
 
 
 def arb_q(x) -> flint.arb:

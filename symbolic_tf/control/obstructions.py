@@ -68,8 +68,10 @@ def norm_obstruction(m0, c0, m1, c1, T: Fraction, controls: str, m: Fraction) ->
         if r >= 1:
             br0, br1 = eig_brackets(c0), eig_brackets(c1)
             (l0, u0), (l1, u1) = br0[-1], br1[-1]
-            # u = 1/λ_max ∈ [1/u, 1/l]
-            if mF == 0:
+            # u = 1/λ_max ∈ [1/u, 1/l]  (λ_max > 0 for r ≥ 1; a bracket touching 0 decides nothing)
+            if l0 <= 0 or l1 <= 0:
+                pass
+            elif mF == 0:
                 if c == 0:
                     pass
                 elif 1 / u1 - 1 / l0 > 2 * c * T or 1 / u0 - 1 / l1 > 2 * c * T:

@@ -184,11 +184,14 @@ def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> _Built:
         tau = T - unit * int(need_mean)
         P = (B1.transpose() * B1).inv() * B1.transpose()
         Dq = P * qmat(c0) * P.transpose()  # Σ₀ = B₁DqB₁ᵀ exactly (same range)
-        ph, Y, M = _stretch(B1, Dq, D1, tau, "stretch: V = I, A = M/2, Σ(t) = B(D⁻¹ − tX)⁻¹Bᵀ (range invariant)")
+        ph, _, _ = _stretch(B1, Dq, D1, tau, "stretch: V = I, A = M/2, Σ(t) = B(D⁻¹ − tX)⁻¹Bᵀ (range invariant)")
         sched = [ph]
+        # exact check of the closed form Σ(τ) = B(Dq⁻¹ − τX)⁻¹Bᵀ with X = BᵀMB read off the phase
         tq = flint.fmpq(tau.numerator, tau.denominator)
-        cov_end = _fr(B1 * (Dq.inv() - tq * (Dq.inv() - D1.inv()) / tq).inv() * B1.transpose())
-        assert cov_end == tuple(tuple(x) for x in c1)
+        Bt = B1.transpose()
+        X = Bt * (qmat(ph.A) + qmat(ph.A).transpose()) * B1
+        assert _fr(B1 * Dq * Bt) == tuple(tuple(Fraction(x) for x in r) for r in c0)
+        assert _fr(B1 * (Dq.inv() - tq * X).inv() * Bt) == tuple(tuple(Fraction(x) for x in r) for r in c1)
         cert = {"cov": 0.0, "method": "exact closed form (rational stretch)"}
         exact_cov = True
     else:
@@ -215,7 +218,7 @@ def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> _Built:
                            "rotation: V = K skew, A = aI; Σ = cΠ stays a projector multiple, "
                            "Σ(t) = e^{acKt}Σe^{−acKt} (direct rotation of the range)"))
         G1 = cq * (B1.transpose() * B1).inv()
-        tau3 = T - unit * (parts - 1)
+        tau3 = T - sum((p.duration for p in sched), Fraction(0)) - unit * int(need_mean)
         ph3, Y, M = _stretch(B1, G1, D1, tau3, "stretch: V = I, A = M/2, cΠ₁ → Σ₁ (exact from cΠ₁)")
         sched.append(ph3)
         exact_cov = False
@@ -244,9 +247,13 @@ def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> _Built:
     if cert is not None:
         cert["norm"] = "Frobenius (cov), Euclidean (mean)"
     exact = exact_cov and not need_mean
-    return _Built(sched, (tuple(m1), tuple(tuple(x) for x in c1)), "attention-rank", exact, cert,
-                  "" if cert is not None and cert.get("mean") is not None else
-                  "mean numerical only" if cert is not None else "not certified", notes)
+    if cert is None:
+        why = "covariance not certified (numerical evidence only)"
+    elif cert["mean"] is None:
+        why = "Σ certified; the mean is numerical evidence only (no closed form after the attention phases)"
+    else:
+        why = ""
+    return _Built(sched, (tuple(m1), tuple(tuple(x) for x in c1)), "attention-rank", exact, cert, why, notes)
 
 
 # --------------------------------------------------------------------------- rank 0

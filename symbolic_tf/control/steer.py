@@ -47,7 +47,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
 
 import flint
 import mpmath
@@ -142,7 +141,11 @@ class SteeringResult:
     certified_bound : dict | None — rigorous bounds {"cov": ..., "mean": ...} (None entries
         with ``certified_reason`` when not certified).
     exact : bool — every schedule entry is the exact construction (no rounding).
-    strategy : str
+    strategy : str — "attention", "feedforward", "attention-only", "rank-deficient",
+        "feedforward-rank", "attention-rank", "zero-covariance", "optimised", or the
+        obstruction ("rank-obstruction", "attention-obstruction", "norm-obstruction").
+    optimisation : dict | None — for strategy "optimised": phases, parameters, evaluations,
+        seed, timing and the residual (reference integration); numerical evidence only.
     """
 
     verdict: Verdict
@@ -174,15 +177,27 @@ class SteeringResult:
 def simulate_schedule(schedule, mean0, cov0, dps: int = 30):
     """Integrate the schedule phase by phase with the reference integrator; returns the end
     (α, Σ) as mpmath matrices."""
-    from ..numeric.reference import reference_solve_problem
-
     with mpmath.workdps(DPS):
         return _simulate(schedule, mean0, cov0, dps)
 
 
-def _simulate(schedule, mean0, cov0, dps):
-    from ..numeric.reference import reference_solve_problem
+_SYSTEM = []
 
+
+def _drift_system():
+    """The softmax + drift moment system (derived once per process)."""
+    if not _SYSTEM:
+        from ..symbolic.moments import derive
+
+        _SYSTEM.append(derive("softmax", drift=True, scale=None))
+    return _SYSTEM[0]
+
+
+def _simulate(schedule, mean0, cov0, dps):
+    from ..numeric.reference import reference_solve
+    from ..symbolic.moments import problem_env
+
+    system = _drift_system()
     d = len(cov0)
     mean = tuple(mean0)
     cov = tuple(tuple(r) for r in cov0)
@@ -191,7 +206,8 @@ def _simulate(schedule, mean0, cov0, dps):
     for ph in schedule:
         p = Problem(variant="softmax", d=d, A=ph.A, V=ph.V, F=ph.F, b=ph.b,
                     T=ph.duration, mean=mean, cov=cov)
-        sol = reference_solve_problem(p, dps=dps, times=[ph.duration])
+        sol = reference_solve(system, problem_env(p, system), d, ph.duration, dps=dps,
+                              times=[ph.duration], k=d)
         if sol.blowup:
             raise RuntimeError(f"reference integration blew up in phase {ph.role}: {sol.reason}")
         a_end, s_end = sol.alpha_end, sol.Sigma_end
@@ -501,8 +517,8 @@ def steer(initial, target, T, controls: str = "any", max_norm=None, optimise: bo
     mn = None
     if max_norm is not None:
         mn = to_fraction(max_norm, "max_norm")
-        if mn <= 0:
-            raise InvalidParameters("max_norm", f"must be positive, got {frac_str(mn)}")
+        if mn < 0:
+            raise InvalidParameters("max_norm", f"must be nonnegative, got {frac_str(mn)}")
     claim = (f"N(α₀, Σ₀) can be steered to N(α₁, Σ₁) at T = {frac_str(T)} "
              f"with controls={controls!r}" + (f" and max_norm = {frac_str(mn)}" if mn is not None else ""))
     ev = {"T": frac_str(T), "controls": controls, "max_norm": None if mn is None else frac_str(mn),

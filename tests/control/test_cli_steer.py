@@ -42,6 +42,9 @@ def test_tokens_follow_the_schedule():
     init = (["1", "0"], [["1", "0"], ["0", "1"]])
     target = (["0", "2"], [["2", "1/2"], ["1/2", "1/2"]])
     res = steer(init, target, "2")
-    errs = [verify_with_tokens(res, init, target, N=n, seed=s)["W2_to_target"] for n in (200, 3200) for s in (0, 1)]
+    # RK4 with 10 steps per unit time: the time-stepping error (~1e-6 here) is far below the
+    # O(N^{-1/2}) mean-field error being measured, at a quarter of the default cost
+    errs = [verify_with_tokens(res, init, target, N=n, seed=s, steps_per_unit=10)["W2_to_target"]
+            for n in (200, 3200) for s in (0, 1)]
     small, large = sum(errs[:2]) / 2, sum(errs[2:]) / 2
     assert large < small and large < 0.15  # O(N^{-1/2}): 16× more tokens, ~4× smaller error

@@ -80,11 +80,15 @@ def test_rank_mismatch_refuted():
     assert r.verdict.status == "REFUTED"
 
 
-def test_rank_deficient_equal_rank_unsupported():
-    # controls="any" now has a route (tests/control/test_steer_rank.py); the others do not
-    assert steer(([0, 0], [[1, 1], [1, 1]]), ([0, 1], [[1, 0], [0, 0]]), 1).verdict.status == "PROVED"
-    with pytest.raises(InvalidParameters, match="rank-deficient"):
-        steer(([0, 0], [[1, 1], [1, 1]]), ([0, 1], [[1, 0], [0, 0]]), 1, controls="feedforward")
+def test_rank_deficient_equal_rank_every_restriction():
+    # equal rank is reachable under each restriction (routes in symbolic_tf.control.restricted)
+    for controls, strategy in (("any", "rank-deficient"), ("feedforward", "feedforward-rank"),
+                               ("attention", "attention-rank")):
+        r = steer(([0, 0], [[1, 1], [1, 1]]), ([0, 0], [[1, 0], [0, 0]]), 1, controls=controls)
+        assert r.verdict.status == "PROVED" and r.strategy == strategy
+    # … except that attention-only controls cannot create a mean from α₀ = 0
+    r = steer(([0, 0], [[1, 1], [1, 1]]), ([0, 1], [[1, 0], [0, 0]]), 1, controls="attention")
+    assert r.verdict.status == "REFUTED" and "α ≡ 0" in r.verdict.reason
 
 
 def test_attention_only_mean_obstruction():
@@ -112,14 +116,31 @@ def test_feedforward_only_reachable_nonzero_mean():
     assert r.certified_bound["mean"] < 1e-8
 
 
-def test_max_norm_undecided_and_fallback():
+def test_max_norm_refuted_undecided_and_fallback():
+    # λ_max(Σ) cannot move from 2.618… to 3 with ‖F‖, ‖A‖ ≤ 1/100 (and ‖V‖₂ ≤ 1) in time 1
     r = steer(([0, 0], [[2, 1], [1, 1]]), ([0, 3], [[1, 0], [0, 3]]), 1, max_norm="1/100")
+    assert r.verdict.status == "REFUTED" and "λ_max" in r.verdict.reason and not r.schedule
+    # only the mean moves: no obstruction applies, every construction needs a larger norm
+    r = steer(([0, 0], [[1, 0], [0, 1]]), ([0, 3], [[1, 0], [0, 1]]), 1, max_norm="1/100")
     assert r.verdict.status == "UNDECIDED" and "norm" in r.verdict.reason
     r = steer(([0, 0], [[2, 1], [1, 1]]), ([0, 3], [[1, 0], [0, 3]]), 1, max_norm=1000)
     assert r.verdict.status == "PROVED"
+    # attention route too large (b = 3/(T/4)), feed-forward fallback within the bound
+    r = steer(([0, 0], [[1, 0], [0, 1]]), ([0, 3], [[1, 0], [0, 1]]), 1, max_norm=4)
+    assert r.verdict.status == "PROVED" and r.strategy == "feedforward"
+    assert max(p.free_norm_sq() for p in r.schedule) <= 16
 
 
 def test_simulate_schedule_exact_bias_phase():
     r = steer(([1, 2], [[1, 0], [0, 1]]), ([3, 4], [[1, 0], [0, 1]]), 1)
     a, S = simulate_schedule(r.schedule, [Fr(1), Fr(2)], [[Fr(1), 0], [0, Fr(1)]])
     assert abs(float(a[0]) - 3) < 1e-12 and abs(float(S[1, 1]) - 1) < 1e-12
+
+
+def test_invalid_inputs():
+    with pytest.raises(InvalidParameters, match="controls"):
+        steer(([0], [[1]]), ([0], [[1]]), 1, controls="values")
+    with pytest.raises(InvalidParameters, match="max_norm"):
+        steer(([0], [[1]]), ([0], [[1]]), 1, max_norm=-1)
+    with pytest.raises(InvalidParameters, match="phases"):
+        steer(([0], [[1]]), ([0], [[1]]), 1, phases=0)

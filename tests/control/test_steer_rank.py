@@ -9,7 +9,6 @@ import pytest
 
 from symbolic_tf.certify.exact import qmat
 from symbolic_tf.control.steer import simulate_schedule, steer
-from symbolic_tf.spec.errors import InvalidParameters
 
 CASES = [
     # d = 2, rank 1, ranges differ by a rotation
@@ -62,12 +61,21 @@ def test_rank_deficient_route(ini, tgt, exact, T):
     json.dumps(r.to_dict())
 
 
-def test_rank_deficient_other_controls_unsupported():
+def test_rank_deficient_other_controls_supported():
     for controls in ("attention", "feedforward"):
-        with pytest.raises(InvalidParameters, match="rank-deficient"):
-            steer(([0, 0], [[1, 1], [1, 1]]), ([0, 1], [[1, 0], [0, 0]]), 1, controls=controls)
+        r = steer(([1, 0], [[1, 1], [1, 1]]), ([0, 1], [[1, 0], [0, 0]]), 1, controls=controls)
+        assert r.verdict.status == "PROVED" and r.numerical_error < 1e-10
 
 
-def test_zero_covariance_unsupported():
-    with pytest.raises(InvalidParameters):
-        steer(([0, 0], [[0, 0], [0, 0]]), ([0, 1], [[0, 0], [0, 0]]), 1)
+def test_zero_covariance():
+    """Dirac masses (rank 0): Σ ≡ 0 under every control; the mean moves by a bias (exact) or,
+    attention only, by α̇ = Vα (certified by arb exp)."""
+    r = steer(([0, 0], [[0, 0], [0, 0]]), ([0, 1], [[0, 0], [0, 0]]), 1)
+    assert r.verdict.status == "PROVED" and r.exact and r.numerical_error == 0
+    r = steer(([1, 0], [[0, 0], [0, 0]]), ([0, -2], [[0, 0], [0, 0]]), 1, controls="attention")
+    assert r.verdict.status == "PROVED" and r.certified_bound["mean"] < 1e-40
+    assert all(not any(x for row in p.A for x in row) for p in r.schedule)
+    r = steer(([0, 0], [[0, 0], [0, 0]]), ([0, 1], [[0, 0], [0, 0]]), 1, controls="attention")
+    assert r.verdict.status == "REFUTED"
+    r = steer(([1], [[0]]), (["-1/2"], [[0]]), 1, controls="attention")
+    assert r.verdict.status == "REFUTED" and "sign" in r.verdict.reason
