@@ -562,12 +562,21 @@ def cmd_steer(args) -> int:
     target = (tdoc.get("mean", ["0"] * d), tdoc["cov"])
     T = to_fraction(args.T, "--T")
     controls = {"any": "any", "attention": "attention", "feedforward": "feedforward"}[args.only]
-    res = steer((mean0, problem.cov), target, T, controls=controls)
+    max_norm = None if args.max_norm is None else to_fraction(args.max_norm, "--max-norm")
+    if args.phases < 1:
+        raise InvalidParameters("--phases", "need at least one phase")
+    res = steer((mean0, problem.cov), target, T, controls=controls, max_norm=max_norm,
+                optimise=args.optimise, phases=args.phases, seed=args.seed)
     data = {"problem_hash": problem.content_hash(), **res.to_dict()}
     text = f"{res.verdict.status}: {res.verdict.claim}\n  {res.verdict.reason}"
     if res.schedule:
         text += f"\n  strategy {res.strategy}, {len(res.schedule)} phase(s), exact schedule: {res.exact}"
         text += f"\n  numerical end-point error {res.numerical_error}; certified bound {res.certified_bound}"
+        if res.optimisation is not None:
+            opt = res.optimisation
+            text += (f"\n  optimiser residual {opt['residual']:.3e} (reference integration; numerical "
+                     f"evidence only): {opt['phases']} phases, {opt['parameters']} parameters, "
+                     f"{opt['evaluations']} evaluations, {opt['seconds']} s")
         if args.tokens:
             from .control.steer import verify_with_tokens
 
@@ -709,11 +718,47 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--target", required=True, help="TOML/JSON with `cov` and optional `mean`")
     s.add_argument("--T", default="1")
     s.add_argument("--only", choices=("any", "attention", "feedforward"), default="any")
+    s.add_argument("--max-norm", default=None,
+                   help="bound on every phase's free controls (Frobenius F, A, V; Euclidean b)")
+    s.add_argument("--optimise", action="store_true",
+                   help="if no constructive schedule fits the restriction, search one numerically "
+                        "(scipy; reported with its residual, UNDECIDED)")
+    s.add_argument("--phases", type=int, default=4, help="phases of the optimised schedule")
     s.add_argument("--plot", default=None, help="write the ellipse plot here (PNG and PDF)")
     s.add_argument("--tokens", type=int, default=0, help="also run the schedule on N tokens")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=int, default=0, help="seed of the token sample and the optimiser")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_steer)
+
+    def _models(name):  # handlers live in symbolic_tf/models/cli.py, imported only when run
+        def run(args):
+            from .models import cli as models_cli
+
+            return getattr(models_cli, name)(args)
+        return run
+
+    s = sub.add_parser("probe", help="Gaussianity of Gaussian tokens through a pretrained encoder's layers")
+    s.add_argument("model_dir", nargs="?", default=None, help="BERT checkpoint folder (default: shipped MiniLM)")
+    s.add_argument("--layers", default=None, help="0-based layers to report, e.g. 0,2 or 0-3 (default all)")
+    s.add_argument("--samples", type=int, default=2048, help="Gaussian tokens in total (N)")
+    s.add_argument("--seq-len", type=int, default=64, help="tokens per sequence")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--no-layernorm", action="store_true", help="skip both LayerNorms")
+    s.add_argument("--mlp", choices=("full", "affine", "off"), default="full")
+    s.add_argument("--float64", action="store_true", help="run the layers in float64")
+    s.add_argument("--floor-repeats", type=int, default=8, help="Gaussian pairs per noise floor")
+    s.add_argument("--out", default="out/probe", help="folder for probe.json and the figure")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_models("cmd_probe"))
+
+    s = sub.add_parser("heads", help="mean-field (A_h, C_h) of every attention head with exact verdicts")
+    s.add_argument("model_dir", nargs="?", default=None, help="BERT checkpoint folder (default: shipped MiniLM)")
+    s.add_argument("--layers", default=None, help="0-based layers, e.g. 0,2 or 0-3 (default all)")
+    s.add_argument("--heads", default=None, help="0-based heads (default all)")
+    s.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    s.add_argument("--out", default="out/heads", help="folder for heads.json and the heatmap")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_models("cmd_heads"))
 
     s = sub.add_parser("run", help="the main job: derive everything and write a report")
     s.add_argument("--out", default="out")

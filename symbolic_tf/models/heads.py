@@ -46,6 +46,18 @@ moment ODE α̇ = Jα + c, Σ̇ = JΣ + ΣJᵀ gives two one-step predictions of
 
 A real layer is the pushforward only in the mean-field limit (infinitely many keys per
 sequence); it differs from the ODE's Euler step by the discretisation term ε²JΣJᵀ.
+
+Finite sequences.  A token attends to the n keys of *its own* sequence, whose empirical law
+μ_s has moments (α_s, Σ_s).  :func:`sequence_closure` evaluates the same affine map with
+(α_s, Σ_s) for every sequence s.  For an empirical measure this is exactly the first-order
+expansion of the softmax around uniform weights: with ℓ_{ij} − ℓ̄_i = (x_j − α_s)ᵀ(A_hx_i + u_h),
+
+.. math::
+
+    \sum_j \tfrac1n\big(1 + ℓ_{ij} - \bar ℓ_i\big)x_j = α_s + Σ_s(A_hx_i + u_h),
+
+so it is computed as (1/n) Σ_j (q_i·k̃_j/√d_h) ṽ_j with centred keys/values
+k̃_j = W_K(x_j − α_s), ṽ_j = W_V(x_j − α_s) (cost O(n²d) per sequence, no d×d matrices).
 """
 from __future__ import annotations
 
@@ -57,7 +69,7 @@ import numpy as np
 from ..spec.errors import InvalidParameters
 
 __all__ = ["HeadParams", "head_params", "layer_heads", "head_logits", "head_output", "closure_system",
-           "attention_affine", "moment_step"]
+           "attention_affine", "moment_step", "sequence_closure"]
 
 
 @dataclass(frozen=True)
@@ -199,3 +211,43 @@ def moment_step(model, layer: int, mean, cov, *, eps: float = 1.0) -> dict:
     S_euler = S + eps * (JS + JS.T)
     S_push = S_euler + eps * eps * (JS @ J.T)
     return {"euler": (a1, 0.5 * (S_euler + S_euler.T)), "pushforward": (a1, 0.5 * (S_push + S_push.T))}
+
+
+def sequence_closure(model, layer: int, H, *, eps: float = 1.0) -> np.ndarray:
+    r"""Mean-field prediction of Y = x + ε·attn(x) with each sequence's own key law.
+
+    For every sequence s (a row block of H) and token i:
+
+    .. math::
+
+        \hat Y_i = x_i + ε\Big(\sum_h W_{O,h}\big[W_{V,h}(α_s + Σ_s(A_hx_i + u_h)) + b_{V,h}\big]
+                  + b_O\Big),
+
+    α_s, Σ_s the empirical mean and population covariance of the sequence (module docstring).
+
+    Parameters
+    ----------
+    H : array_like, shape (B, n, d)
+        Layer inputs (no padding).
+
+    Returns
+    -------
+    ndarray, shape (B, n, d), float64
+    """
+    X = np.asarray(H, dtype=np.float64)
+    cfg = model.config
+    if X.ndim != 3 or X.shape[-1] != cfg.hidden_size:
+        raise InvalidParameters("H", f"expected shape (B, n, {cfg.hidden_size}), got {X.shape}")
+    lw = model.layers[layer].cast(np.float64)
+    B, n, d = X.shape
+    nh, dh = cfg.num_heads, cfg.head_dim
+    split = lambda Z: np.ascontiguousarray(Z.reshape(B, n, nh, dh).transpose(0, 2, 1, 3))  # noqa: E731
+    a = X.mean(axis=1, keepdims=True)
+    Xc = X - a
+    q = split((X @ lw.Wq.T + lw.bq) / np.sqrt(dh))
+    k = split(Xc @ lw.Wk.T)
+    v = split(Xc @ lw.Wv.T)
+    vbar = split(np.broadcast_to(a @ lw.Wv.T + lw.bv, (B, n, d)))
+    ctx = vbar + (q @ k.transpose(0, 1, 3, 2)) @ v / n
+    attn = ctx.transpose(0, 2, 1, 3).reshape(B, n, d) @ lw.Wo.T + lw.bo
+    return X + eps * attn

@@ -238,8 +238,11 @@ def load_bert(model_dir: str | Path | None = None) -> BertEncoder:
 
 @lru_cache(maxsize=4)
 def _load_cached(folder: Path, stamp) -> BertEncoder:
-    if not folder.is_dir():
+    if not folder.exists():
         raise ModelError(f"model folder {str(folder)!r} does not exist")
+    if not folder.is_dir():
+        raise ModelError(f"{str(folder)!r} is not a folder (expected a checkpoint folder with config.json "
+                         "and model.safetensors)")
     cfg = _read_config(folder)
     st = folder / "model.safetensors"
     if not st.is_file():

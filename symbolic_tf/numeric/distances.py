@@ -1,4 +1,4 @@
-r"""Two-sample distances between token clouds, and whitening, for the Gaussianity probe.
+r"""Two-sample distances between token clouds, and whitening (the Gaussianity probe of real models).
 
 :mod:`symbolic_tf.numeric.gaussianity` has the one-sample statistics (Mardia, moments,
 Bures–Wasserstein); the probe also needs two *two-sample* distances, which live here:

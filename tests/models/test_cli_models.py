@@ -1,0 +1,44 @@
+"""``symtf probe`` / ``symtf heads``: outputs, files, and the one-line error contract."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from test_cli import assert_user_error, run_cli   # tests/test_cli.py (tests/ is on sys.path via its conftest)
+
+
+def test_probe_json_and_files(capsys, tmp_path):
+    status, out, err = run_cli(capsys, "probe", "--layers", "0", "--samples", "512", "--no-layernorm",
+                               "--mlp", "off", "--floor-repeats", "2", "--out", tmp_path, "--json")
+    assert status == 0, err
+    data = json.loads(out)
+    assert data["settings"]["layernorm"] is False and data["settings"]["mlp"] == "off"
+    assert [r["name"] for r in data["layers"]] == ["input", "layer 0"]
+    assert (tmp_path / "probe.json").exists() and (tmp_path / "probe_gaussianity.png").exists()
+
+
+def test_heads_text(capsys, tmp_path):
+    status, out, err = run_cli(capsys, "heads", "--layers", "5", "--heads", "3", "--workers", "1", "--out", tmp_path)
+    assert status == 0, err
+    assert "(32, 32, 320)" in out and "head_blowup: PROVED 1" in out
+    assert json.loads((tmp_path / "heads.json").read_text())["counts"]["symA_nsd"] == {"REFUTED": 1}
+
+
+def test_errors_are_one_line(capsys, tmp_path):
+    assert_user_error(*run_cli(capsys, "probe", tmp_path / "missing"), "does not exist")
+    (tmp_path / "gpt").mkdir()
+    (tmp_path / "gpt" / "config.json").write_text(json.dumps({"model_type": "gpt2"}))
+    assert_user_error(*run_cli(capsys, "heads", tmp_path / "gpt"), "not a BERT encoder")
+    assert_user_error(*run_cli(capsys, "probe", "--layers", "zero"), "--layers")
+    assert_user_error(*run_cli(capsys, "probe", "--layers", "9", "--out", tmp_path), "layers")
+    assert_user_error(*run_cli(capsys, "heads", "--heads", "12", "--out", tmp_path), "heads")
+    assert_user_error(*run_cli(capsys, "probe", "--samples", "100", "--out", tmp_path), "samples")
+    assert_user_error(*run_cli(capsys, "probe", "--mlp", "relu"), "--mlp")
+
+
+def test_real_process_exit_status(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "probe", str(tmp_path / "nope")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("symtf: error:") and proc.stderr.count("\n") == 1
