@@ -447,6 +447,8 @@ def regime_map_figure(doc: dict, stem, *, theory=None, formats=("png", "pdf")) -
     handles = [Patch(facecolor=REGIME_COLOURS[k], label=k.lower().replace("_", " "))
                for k in ("EQUILIBRIUM", "CLUSTERING", "BOUNDED", "EXPONENTIAL_GROWTH")
                if k in tot["area_by_regime"]]
+    if "BLOWUP" in tot["area_by_regime"]:
+        handles.insert(0, Patch(facecolor=cmap(0.5), label="blow-up (colour: T*)"))
     handles.append(Patch(facecolor="white", hatch="////", edgecolor="#888888", label="undecided"))
     if theory is not None:
         X, Y, phi, f = theory

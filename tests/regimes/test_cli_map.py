@@ -70,3 +70,18 @@ def test_bad_options(tmp_path, capsys):
     assert main(["regime-map", str(spec), "--workers", "0", "--out", str(tmp_path)]) == 2
     assert main(["regime-map", str(tmp_path / "missing.toml")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_example_specs_run(tmp_path, capsys):
+    from symbolic_tf.regimes.maps import check_map, run_map
+    from symbolic_tf.spec.mapspec import load_map_spec, parse_map_spec
+
+    examples = sorted((Path(__file__).resolve().parents[2] / "examples").glob("map_*.toml"))
+    assert len(examples) >= 2
+    for path in examples:
+        spec = load_map_spec(path)
+        small = parse_map_spec({**{k: v for k, v in spec.to_dict().items() if k != "schema"},
+                                "resolution": [4, 4], "max_depth": 1})
+        m = run_map(small)
+        assert m["route"] == "cell-riccati-vI" and m["totals"]["decided_fraction"] > 0.5
+        check_map(m)
