@@ -271,6 +271,19 @@ def cmd_check(args) -> int:
               f"OK: regime map verified: {r['cells_checked']} cell certificate(s) and {r['points_checked']} point "
               f"verdict(s) re-checked, {r['cells']} cells tile the box")
         return 0
+    if isinstance(head, dict) and head.get("schema") != "symbolic_tf.certificate/1":
+        from .certify.check import embedded_certificates
+
+        certs = embedded_certificates(head)
+        if certs:  # a report with embedded certificates (e.g. heads.json): check every one
+            kinds: dict = {}
+            for c in certs:
+                r = check(c)
+                kinds[r.kind] = kinds.get(r.kind, 0) + 1
+            _emit(args, {"ok": True, "kind": "embedded", "certificates": len(certs), "kinds": kinds},
+                  f"OK: {len(certs)} embedded certificate(s) verified ("
+                  + ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())) + ")")
+            return 0
     cert = load_certificate(args.cert)
     res = check(cert)
     data = {"ok": True, "kind": res.kind, "status": res.status, "claim": res.claim}

@@ -17,7 +17,7 @@ from typing import Callable
 from ..spec.errors import CertificationFailed
 from .certificate import Certificate
 
-__all__ = ["check", "checker", "CheckResult", "kinds"]
+__all__ = ["check", "checker", "CheckResult", "kinds", "embedded_certificates"]
 
 _CHECKERS: dict[str, Callable] = {}
 _loaded = False
@@ -72,3 +72,21 @@ def check(cert: Certificate | dict) -> CheckResult:
     except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
         raise CertificationFailed(f"certificate ({c.kind}): malformed data: {type(exc).__name__}: {exc}") from None
     return CheckResult(True, c.kind, c.claim, c.status, "verified")
+
+
+def embedded_certificates(doc) -> list[dict]:
+    """Every certificate (schema ``symbolic_tf.certificate/1``) nested anywhere in a JSON
+    document, e.g. the per-head certificates of ``heads.json``."""
+    from .certificate import SCHEMA
+
+    found, stack = [], [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("schema") == SCHEMA and "kind" in node:
+                found.append(node)
+                continue
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found

@@ -74,6 +74,7 @@ from ..certify.exact import inertia
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 
 __all__ = ["dyadic", "exact_sym_inertia", "eigenlines", "head_verdicts", "HeadsReport", "heads_report",
+           "checkpoint_source",
            "CATEGORIES"]
 
 #: Categories of the head's own flow (``head_blowup``), in heatmap order.
@@ -238,8 +239,38 @@ def _fmt_inertia(t) -> str:
     return f"(n+, n-, n0) = ({t[0]}, {t[1]}, {t[2]})"
 
 
-def head_verdicts(hp, *, witnesses: bool = True) -> dict:
-    """All exact verdicts of one head (module docstring) plus float spectra as numerical evidence."""
+def checkpoint_source(model) -> dict:
+    """Where a loaded model's weights live (file + SHA-256), for head certificates."""
+    import hashlib
+
+    path = (model.path / "model.safetensors").resolve()
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return {"model_file": str(path), "sha256": h.hexdigest()}
+
+
+def _witness_certificates(hp, source: dict, x: list, which: str = "A") -> dict:
+    """``head-symA-witness`` certificates (re-checked by :mod:`symbolic_tf.certify.checks.heads`
+    from the checkpoint file itself) for the verdicts a positive witness x decides: for
+    xᵀ(A_h + A_hᵀ)x > 0 (``which="A"``) the first two, for xᵀ(C_hA_h + A_hᵀC_hᵀ)x > 0 the third."""
+    from ..certify.certificate import Certificate
+
+    base = {**source, "layer": hp.layer, "head": hp.head, "head_dim": hp.head_dim, "x": list(x)}
+    claims = ({"symA_nsd": ("REFUTED", "A_h + A_hᵀ ⪯ 0"),
+               "identity_value_blowup": ("PROVED", "with V = I the Gaussian flow of A_h blows up in finite time "
+                                                    "from every Σ₀ ≻ 0")} if which == "A" else
+              {"conjecture_hypothesis": ("REFUTED", "C_hA_h + A_hᵀC_hᵀ ⪯ 0")})
+    return {k: Certificate(kind="head-symA-witness", claim=f"layer {hp.layer}, head {hp.head}: {c}", status=st,
+                           data={**base, "verdict": k}).to_dict() for k, (st, c) in claims.items()}
+
+
+def head_verdicts(hp, *, witnesses: bool = True, source: dict | None = None) -> dict:
+    """All exact verdicts of one head (module docstring) plus float spectra as numerical evidence.
+
+    With ``source`` (:func:`checkpoint_source`) and a positive witness, the verdicts decided by
+    it carry certificates that ``symtf check`` re-verifies from the checkpoint file."""
     d = hp.Wq.shape[1]
     K, sK = dyadic(hp.Wk)
     Q, sQ = dyadic(hp.Wq)
@@ -268,12 +299,18 @@ def head_verdicts(hp, *, witnesses: bool = True) -> dict:
         PROVED if iA[0] == 0 else REFUTED, "A_h + A_hᵀ ⪯ 0 (MATH.md §4 clustering condition for V = I)",
         "exact-inertia", evA, {"lambda_max_symA": spectrum["lambda_max"]},
         f"A_h + A_hᵀ: {_fmt_inertia(iA)} (exact)")
+    certs = (_witness_certificates(hp, source, wit["positive"])
+             if source is not None and wit.get("positive") else {})
+    if certs:
+        out["symA_nsd"].evidence["certificate"] = certs["symA_nsd"]
     if iA[0] > 0:
         out["identity_value_blowup"] = Verdict(
             PROVED, "with V = I the Gaussian flow of A_h blows up in finite time from every Σ₀ ≻ 0",
             "closed-form (MATH.md §4) + exact inertia", {"inertia": list(iA)}, {},
             f"Σ(t)⁻¹ = Σ₀⁻¹ − t(A+Aᵀ) loses definiteness at T* = 1/λ_max(Σ₀^½(A+Aᵀ)Σ₀^½) < ∞ "
             f"since n₊(A+Aᵀ) = {iA[0]} > 0")
+        if certs:
+            out["identity_value_blowup"].evidence["certificate"] = certs["identity_value_blowup"]
     else:
         out["identity_value_blowup"] = Verdict(
             REFUTED, "with V = I the Gaussian flow of A_h blows up in finite time from every Σ₀ ≻ 0",
@@ -298,6 +335,13 @@ def head_verdicts(hp, *, witnesses: bool = True) -> dict:
         "exact-inertia", {"inertia": list(iCA), "method": how.replace("W_K", "W_K W_Vᵀ W_Oᵀ")},
         {"lambda_max": float(lamCA[-1]), "lambda_min": float(lamCA[0])},
         f"C_hA_h + A_hᵀC_hᵀ: {_fmt_inertia(iCA)} (exact)")
+    if source is not None and witnesses and iCA[0] > 0:
+        lamv, vecs = np.linalg.eigh(CA + CA.T)
+        xCA = _witness(_zmat(U2), _zmat(Q2), vecs[:, -1], +1)
+        if xCA is not None:
+            ev = out["conjecture_hypothesis"].evidence
+            ev["witnesses"] = {"positive": xCA}
+            ev["certificate"] = _witness_certificates(hp, source, xCA, which="CA")["conjecture_hypothesis"]
     lines, info = eigenlines(hp)
     blow = [ln for ln in lines if ln.sign_va == 1]
     coll = [ln for ln in lines if ln.sign_va == -1]
@@ -394,8 +438,8 @@ class HeadsReport:
         return "\n".join(lines)
 
 
-def _verdicts_task(hp, witnesses: bool) -> dict:
-    return head_verdicts(hp, witnesses=witnesses)
+def _verdicts_task(hp, witnesses: bool, source: dict | None = None) -> dict:
+    return head_verdicts(hp, witnesses=witnesses, source=source)
 
 
 def heads_report(model=None, *, layers=None, heads=None, witnesses: bool = True, workers: int = 1,
@@ -430,7 +474,8 @@ def heads_report(model=None, *, layers=None, heads=None, witnesses: bool = True,
         raise InvalidParameters("heads", f"head indices must lie in 0..{cfg.num_heads - 1}")
     from ..regimes.executors import make_executor
 
-    tasks = [(head_params(model, L, h), witnesses) for L in Ls for h in Hs]
+    source = checkpoint_source(model) if witnesses else None
+    tasks = [(head_params(model, L, h), witnesses, source) for L in Ls for h in Hs]
     rows: list = [None] * len(tasks)
     with make_executor(workers=min(workers, len(tasks))) as ex:
         for i, res in ex.map_unordered(_verdicts_task, tasks):
