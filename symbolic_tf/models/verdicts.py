@@ -66,6 +66,7 @@ Verdicts per head (:class:`~symbolic_tf.spec.verdict.Verdict`):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import flint
 import numpy as np
@@ -155,6 +156,7 @@ class Eigenline:
     T_star: str | None      # ball of T* for Σ₀ = ûûᵀ (blow-up lines)
     v_float: float = 0.0
     T_float: float | None = None
+    cert: dict | None = None  # v ∈ (v_lo, v_hi) by a sign change of the exact charpoly, k, r
 
     def to_dict(self) -> dict:
         return {"v": self.v, "v_float": self.v_float, "sign_v_a": self.sign_va, "T_star_unit": self.T_star,
@@ -222,17 +224,45 @@ def eigenlines(hp) -> tuple[list[Eigenline], dict]:
             a = ((Ka * u).transpose() * (Qa * u))[0, 0]   # 2^{sK+sQ+2sO}(ûᵀ√d_h A û)|u|²-ish
             prod = lam * a
             sign = 1 if prod > 0 else (-1 if prod < 0 else None)
-            T = Tf = None
+            T = Tf = cert = None
+            if sign == 1:
+                cert = _sign_change_interval(p, lam, sV + sO)
+                if cert is None:  # no exact sign change found: leave the line undecided
+                    sign = None
+                else:
+                    cert.update({"k": k, "r": r})
             if sign == 1:
                 un2 = (u.transpose() * u)[0, 0]
                 v_true = lam / scale
                 a_true = a / (flint.arb(2) ** (sK + sQ) * un2 * flint.arb(hp.head_dim).sqrt())
                 Tb = 1 / (2 * v_true * a_true)
                 T, Tf = Tb.str(15), float(Tb.mid())
-            lines.append(Eigenline((lam / scale).str(15), sign, T, mid / 2.0 ** (sV + sO), Tf))
+            lines.append(Eigenline((lam / scale).str(15), sign, T, mid / 2.0 ** (sV + sO), Tf, cert))
     finally:
         flint.ctx.prec = old
     return lines, info
+
+
+def _arb_fraction(x: flint.arb) -> Fraction:
+    m, e = x.mid().man_exp()
+    return Fraction(int(m)) * Fraction(2) ** int(e)
+
+
+def _sign_change_interval(p, lam: flint.arb, shift: int) -> dict | None:
+    """Rationals v_lo < v_hi of one sign, bracketing the root λ/2^shift, with an exact sign change
+    of the integer charpoly p at λ = v·2^shift (so a real eigenvalue of W_V W_O lies between)."""
+    lo, hi = _arb_fraction(lam.lower()), _arb_fraction(lam.upper())
+    P = flint.fmpq_poly(p)
+    for widen in (Fraction(0), Fraction(1, 10**12), Fraction(1, 10**8)):
+        w = (hi - lo) + abs(hi) * widen
+        a, b = lo - w, hi + w
+        if a * b <= 0:
+            return None
+        fa, fb = P(flint.fmpq(a.numerator, a.denominator)), P(flint.fmpq(b.numerator, b.denominator))
+        if fa * fb < 0:
+            sc = Fraction(2) ** shift
+            return {"v_lo": str(a / sc), "v_hi": str(b / sc)}
+    return None
 
 
 def _fmt_inertia(t) -> str:
@@ -353,6 +383,12 @@ def head_verdicts(hp, *, witnesses: bool = True, source: dict | None = None) -> 
             PROVED, claim, "rank-one eigenline (closed form) + exact charpoly roots + ball eigenvector", ev, {},
             f"Σ₀ = ûûᵀ on a real eigenline of C_h (v = {best.v_float:.4g}, certified v·ûᵀA_hû > 0): "
             f"Σ(t) = ûûᵀ/(1 − 2v·a·t), T* ∈ {best.T_star}; {len(blow)} of {len(lines)} real eigenlines blow up")
+        if source is not None:
+            from ..certify.certificate import Certificate
+
+            out["head_blowup"].evidence["certificate"] = Certificate(
+                kind="head-eigenline-blowup", claim=f"layer {hp.layer}, head {hp.head}: {claim}", status=PROVED,
+                data={**source, "layer": hp.layer, "head": hp.head, "head_dim": hp.head_dim, **best.cert}).to_dict()
         category = CATEGORIES[0]
     elif lines:
         undecided = len(lines) - len(coll)

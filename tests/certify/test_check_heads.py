@@ -2,6 +2,7 @@
 file itself, tampering rejected, and `symtf check heads.json` verifies every embedded one."""
 import copy
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -21,11 +22,28 @@ def report():
 
 def test_witness_certificates_recheck(report):
     certs = embedded_certificates(report)
-    kinds = sorted(c["data"]["verdict"] for c in certs)
-    assert kinds == sorted(["symA_nsd", "identity_value_blowup", "conjecture_hypothesis"] * 2)
+    wit = [c for c in certs if c["kind"] == "head-symA-witness"]
+    assert sorted(c["data"]["verdict"] for c in wit) == sorted(["symA_nsd", "identity_value_blowup",
+                                                                "conjecture_hypothesis"] * 2)
+    # every PROVED head_blowup carries an eigenline certificate, and nothing else does
+    proved = [h for h in report["heads"] if h["verdicts"]["head_blowup"]["status"] == "PROVED"]
+    eig = [c for c in certs if c["kind"] == "head-eigenline-blowup"]
+    assert len(eig) == len(proved) >= 1
     for c in certs:
-        r = check(c)
-        assert r.ok and r.kind == "head-symA-witness"
+        assert check(c).ok
+
+
+def test_eigenline_tampering_is_rejected(report):
+    c = next(c for c in embedded_certificates(report) if c["kind"] == "head-eigenline-blowup")
+    lo, hi = Fraction(c["data"]["v_lo"]), Fraction(c["data"]["v_hi"])
+    moved = copy.deepcopy(c)  # an interval beside the eigenvalue: no sign change there
+    moved["data"]["v_lo"], moved["data"]["v_hi"] = str(hi + (hi - lo)), str(hi + 2 * (hi - lo))
+    with pytest.raises(CertificationFailed, match="change sign"):
+        check(moved)
+    other = copy.deepcopy(c)  # the same interval claimed for another head
+    other["data"]["head"] = (c["data"]["head"] + 1) % 12
+    with pytest.raises(CertificationFailed):
+        check(other)
 
 
 def test_tampering_is_rejected(report):
@@ -50,4 +68,5 @@ def test_cli_checks_embedded_certificates(report, tmp_path, capsys):
     path = tmp_path / "heads.json"
     path.write_text(json.dumps(report))
     assert main(["check", str(path)]) == 0
-    assert "6 embedded certificate(s) verified" in capsys.readouterr().out
+    n = len(embedded_certificates(report))
+    assert f"{n} embedded certificate(s) verified" in capsys.readouterr().out

@@ -32,7 +32,7 @@ CLAIMS = {("REFUTED", "symA_nsd"), ("PROVED", "identity_value_blowup"), ("REFUTE
 
 
 def _fail(msg):
-    raise CertificationFailed(f"{KIND}: {msg}")
+    raise CertificationFailed(f"head certificate: {msg}")
 
 
 def _sha256(path: Path) -> str:
@@ -103,3 +103,88 @@ def check_head_witness(cert, problem):
     val = sum((a * b for a, b in zip(left, _exact_dot_rows(Q, x))), Fraction(0))
     if not val > 0:
         _fail(f"xᵀ(A_h + A_hᵀ)x ∝ (W_K x)·(W_Q x) = {val} is not positive")
+
+
+# ---------------------------------------------------------------------------------------
+# head-eigenline-blowup: the head's own Gaussian flow blows up from a rank-one Σ₀
+# ---------------------------------------------------------------------------------------
+def _int_matrix(W):
+    """(N, s) with W = N·2^{-s} exactly, N a flint integer matrix (W float32/float64 values)."""
+    import flint
+
+    ratios = [[float(w).as_integer_ratio() for w in row] for row in W.tolist()]
+    s = max((q.bit_length() - 1 for row in ratios for _, q in row), default=0)
+    return flint.fmpz_mat([[p << (s - (q.bit_length() - 1)) for p, q in row] for row in ratios]), s
+
+
+@checker("head-eigenline-blowup")
+def check_head_eigenline(cert, problem):
+    """For Σ₀ = ûûᵀ with C_hû = vû (C_h = W_O,hW_V,h), Σ(t) = ûûᵀ/(1 − 2v·a·t), a = ûᵀA_hû
+    (MATH.md §3 closure restricted to the invariant rank-one line), so v·a > 0 proves blow-up.
+
+    Data: the checkpoint, layer, head, rationals v_lo < v_hi of one sign and indices k, r.
+    Checked: (1) the exact characteristic polynomial of W_V,hW_O,h (same nonzero spectrum as
+    C_h) changes sign on [v_lo, v_hi], so a real eigenvalue v* lies inside; (2) the linear
+    system (W_VW_O − vI)z = 0 with z_k = 1 and row r dropped is solved in ball arithmetic for
+    every v in the interval (arb ``solve`` fails if any matrix is singular), so at v* its unique
+    solution is an eigenvector (an eigenvector with z_k = 0, or a 2-dimensional eigenspace, would
+    make the reduced matrix singular); (3) with u = W_O z (then C_hu = v*u), the ball of
+    v·(W_K u)·(W_Q u) is positive — the sign of v*·ûᵀA_hû (positive factors dropped)."""
+    import flint
+
+    data = cert.data
+    if cert.status != "PROVED":
+        _fail("head-eigenline-blowup certificates prove blow-up (status PROVED)")
+    path = Path(data["model_file"])
+    if not path.is_file():
+        _fail(f"checkpoint {str(path)!r} not found")
+    if _sha256(path) != data["sha256"]:
+        _fail("the checkpoint's SHA-256 does not match the certificate")
+    layer, head, dh = int(data["layer"]), int(data["head"]), int(data["head_dim"])
+    lo, hi = Fraction(data["v_lo"]), Fraction(data["v_hi"])
+    k, r = int(data["k"]), int(data["r"])
+    if not (lo < hi and lo * hi > 0) or not (0 <= k < dh and 0 <= r < dh):
+        _fail("malformed interval or indices")
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="numpy") as f:
+        keys = set(f.keys())
+        K = _rows(f, keys, "key", layer, head * dh, (head + 1) * dh)
+        Q = _rows(f, keys, "query", layer, head * dh, (head + 1) * dh)
+        V = _rows(f, keys, "value", layer, head * dh, (head + 1) * dh)
+        key = next((kk for kk in (f"{p}encoder.layer.{layer}.attention.output.dense.weight" for p in ("", "bert."))
+                    if kk in keys), None)
+        if key is None:
+            _fail(f"no output projection for layer {layer}")
+        O = f.get_tensor(key)[:, head * dh:(head + 1) * dh]
+    (Vi, sV), (Oi, sO), (Ki, _), (Qi, _) = (_int_matrix(M) for M in (V, O, K, Q))
+    N = Vi * Oi                                # = 2^{sV+sO} W_V W_O
+    sc = Fraction(2) ** (sV + sO)
+    P = flint.fmpq_poly(N.charpoly())
+    a_, b_ = lo * sc, hi * sc
+    pa = P(flint.fmpq(a_.numerator, a_.denominator))
+    pb = P(flint.fmpq(b_.numerator, b_.denominator))
+    if not pa * pb < 0:
+        _fail("the characteristic polynomial does not change sign on [v_lo, v_hi]")
+    old = flint.ctx.prec
+    flint.ctx.prec = 256
+    try:
+        lam = flint.arb(flint.fmpq(a_.numerator, a_.denominator)).union(flint.arb(flint.fmpq(b_.numerator, b_.denominator)))
+        rows = [i for i in range(dh) if i != r]
+        cols = [j for j in range(dh) if j != k]
+        Mred = flint.arb_mat(dh - 1, dh - 1, [flint.arb(N[i, j]) - (lam if i == j else 0) for i in rows for j in cols])
+        rhs = flint.arb_mat(dh - 1, 1, [-(flint.arb(N[i, k]) - (lam if i == k else 0)) for i in rows])
+        try:
+            zc = Mred.solve(rhs)
+        except ZeroDivisionError:
+            _fail("the reduced eigenvector system is not certified invertible on the interval")
+        z = flint.arb_mat(dh, 1)
+        it = iter(range(dh - 1))
+        for j in range(dh):
+            z[j, 0] = flint.arb(1) if j == k else zc[next(it), 0]
+        u = flint.arb_mat(Oi) * z
+        a = ((flint.arb_mat(Ki) * u).transpose() * (flint.arb_mat(Qi) * u))[0, 0]
+        if not (lam * a) > 0:
+            _fail("v·ûᵀA_hû is not certified positive")
+    finally:
+        flint.ctx.prec = old
