@@ -268,6 +268,8 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     wall = time.perf_counter() - t0
     doc = {"schema": SCHEMA, "spec": spec_doc, "spec_hash": spec_hash,
            "route": "cell-riccati-vI" if route_reason is None else None, "route_reason": route_reason,
+           "semantics": "a cell's verdict holds at every interior point of its box (edges are shared with the "
+                        "neighbours and not claimed); point verdicts hold at the stated dyadic point; areas are exact",
            "cells": leaves, "totals": totals(spec, leaves),
            "run": {"executor": ex.name, "workers": ex.workers, "wall_seconds": round(wall, 3),
                    "cells_computed": computed_cells, "cells_resumed": resumed_cells,
