@@ -54,6 +54,29 @@ def _rows(handle, keys, name, layer, lo, hi):
     _fail(f"no {name} weight for layer {layer} in the checkpoint")
 
 
+def _head_tensors(data: dict, with_value_output: bool):
+    """The head's W_K, W_Q (and W_V rows, W_O columns) read from the pinned checkpoint."""
+    path = Path(data["model_file"])
+    if not path.is_file():
+        _fail(f"checkpoint {str(path)!r} not found")
+    if _sha256(path) != data["sha256"]:
+        _fail("the checkpoint's SHA-256 does not match the certificate")
+    layer, head, dh = int(data["layer"]), int(data["head"]), int(data["head_dim"])
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="numpy") as f:
+        keys = set(f.keys())
+        out = [_rows(f, keys, name, layer, head * dh, (head + 1) * dh) for name in ("key", "query")]
+        if with_value_output:
+            out.append(_rows(f, keys, "value", layer, head * dh, (head + 1) * dh))
+            key = next((k for k in (f"{p}encoder.layer.{layer}.attention.output.dense.weight" for p in ("", "bert."))
+                        if k in keys), None)
+            if key is None:
+                _fail(f"no output projection for layer {layer}")
+            out.append(f.get_tensor(key)[:, head * dh:(head + 1) * dh])  # W_O,h: d × d_h
+    return out
+
+
 def _exact_dot_rows(W, x) -> list:
     """W x exactly (x integers or Fractions), W's float32 entries at their dyadic values."""
     out = []
@@ -72,31 +95,17 @@ def check_head_witness(cert, problem):
     data = cert.data
     if (cert.status, data.get("verdict")) not in CLAIMS:
         _fail(f"unsupported claim {data.get('verdict')!r} with status {cert.status}")
-    path = Path(data["model_file"])
-    if not path.is_file():
-        _fail(f"checkpoint {str(path)!r} not found")
-    if _sha256(path) != data["sha256"]:
-        _fail("the checkpoint's SHA-256 does not match the certificate")
-    layer, head, dh = int(data["layer"]), int(data["head"]), int(data["head_dim"])
     x = [int(v) for v in data["x"]]
     if not any(x):
         _fail("x = 0")
-    from safetensors import safe_open
-
-    with safe_open(str(path), framework="numpy") as f:
-        keys = set(f.keys())
-        K = _rows(f, keys, "key", layer, head * dh, (head + 1) * dh)
-        Q = _rows(f, keys, "query", layer, head * dh, (head + 1) * dh)
-        if data["verdict"] == "conjecture_hypothesis":
-            V = _rows(f, keys, "value", layer, head * dh, (head + 1) * dh)
-            key = next((k for k in (f"{p}encoder.layer.{layer}.attention.output.dense.weight" for p in ("", "bert."))
-                        if k in keys), None)
-            if key is None:
-                _fail(f"no output projection for layer {layer}")
-            O = f.get_tensor(key)[:, head * dh:(head + 1) * dh]  # W_O,h: d × d_h
+    ca = data["verdict"] == "conjecture_hypothesis"
+    tensors = _head_tensors(data, ca)
+    K, Q = tensors[:2]
+    if ca:
+        V, O = tensors[2:]
     if K.shape[1] != len(x):
         _fail(f"x has {len(x)} entries, the model dimension is {K.shape[1]}")
-    if data["verdict"] == "conjecture_hypothesis":
+    if ca:
         left = _exact_dot_rows(K, _exact_dot_rows(V.T, _exact_dot_rows(O.T, x)))  # W_K W_Vᵀ W_Oᵀ x
     else:
         left = _exact_dot_rows(K, x)
@@ -135,28 +144,12 @@ def check_head_eigenline(cert, problem):
     data = cert.data
     if cert.status != "PROVED":
         _fail("head-eigenline-blowup certificates prove blow-up (status PROVED)")
-    path = Path(data["model_file"])
-    if not path.is_file():
-        _fail(f"checkpoint {str(path)!r} not found")
-    if _sha256(path) != data["sha256"]:
-        _fail("the checkpoint's SHA-256 does not match the certificate")
-    layer, head, dh = int(data["layer"]), int(data["head"]), int(data["head_dim"])
+    dh = int(data["head_dim"])
     lo, hi = Fraction(data["v_lo"]), Fraction(data["v_hi"])
     k, r = int(data["k"]), int(data["r"])
     if not (lo < hi and lo * hi > 0) or not (0 <= k < dh and 0 <= r < dh):
         _fail("malformed interval or indices")
-    from safetensors import safe_open
-
-    with safe_open(str(path), framework="numpy") as f:
-        keys = set(f.keys())
-        K = _rows(f, keys, "key", layer, head * dh, (head + 1) * dh)
-        Q = _rows(f, keys, "query", layer, head * dh, (head + 1) * dh)
-        V = _rows(f, keys, "value", layer, head * dh, (head + 1) * dh)
-        key = next((kk for kk in (f"{p}encoder.layer.{layer}.attention.output.dense.weight" for p in ("", "bert."))
-                    if kk in keys), None)
-        if key is None:
-            _fail(f"no output projection for layer {layer}")
-        O = f.get_tensor(key)[:, head * dh:(head + 1) * dh]
+    K, Q, V, O = _head_tensors(data, True)
     (Vi, sV), (Oi, sO), (Ki, _), (Qi, _) = (_int_matrix(M) for M in (V, O, K, Q))
     N = Vi * Oi                                # = 2^{sV+sO} W_V W_O
     sc = Fraction(2) ** (sV + sO)
