@@ -107,6 +107,9 @@ def _point_verdict(spec, pen, box) -> dict:
     try:
         c = classify(spec.problem_at(xc, yc))
     except InvalidParameters as exc:
+        if not exc.field.startswith("initial.cov"):
+            raise
+        # Σ₀ is not PSD at this point (a cov-disk corner cell): outside the map's domain
         return {**where, "status": "OUTSIDE", "regime": "OUTSIDE", "reason": str(exc)}
     d = c.to_dict()
     out = {**where, "status": d["status"], "regime": d["regime"], "route": "classify", "reason": d.get("reason", "")}
@@ -212,6 +215,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     if chunk_size is not None and chunk_size < 1:
         raise InvalidParameters("chunk_size", "must be ≥ 1")
     spec_doc, spec_hash = spec.to_dict(), spec.content_hash()
+    _check_variant(spec)
     route_reason = no_route_reason(spec)
     ex = executor or SerialExecutor()
     outp = Path(out) if out is not None else None
@@ -287,6 +291,19 @@ def _wants_refinement(rec: dict, bracket_ratio: Fraction | None) -> bool:
         return False
     lo = Fraction(rec["T_lo"])
     return rec.get("T_hi") is None or lo == 0 or Fraction(rec["T_hi"]) > bracket_ratio * lo
+
+
+def _check_variant(spec: MapSpec) -> None:
+    """Refuse a slice whose problem the variant registry rejects (unknown variant, missing
+    matrices), at the centre of the box — before any work is done."""
+    from ..variants import bind
+
+    xc = (spec.x_range[0] + spec.x_range[1]) / 2
+    yc = (spec.y_range[0] + spec.y_range[1]) / 2
+    try:
+        bind(spec.problem_at(xc, yc))
+    except InvalidParameters as exc:
+        raise InvalidParameters(f"problem.{exc.field}", exc.reason) from None
 
 
 def _area(box) -> Fraction:

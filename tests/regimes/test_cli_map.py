@@ -85,3 +85,14 @@ def test_example_specs_run(tmp_path, capsys):
         m = run_map(small)
         assert m["route"] == "cell-riccati-vI" and m["totals"]["decided_fraction"] > 0.5
         check_map(m)
+
+
+@pytest.mark.parametrize("edit, msg", [(("variant = \"softmax\"", "variant = \"softmaxx\""), "unknown variant"),
+                                       (("variant = \"softmax\"", "variant = \"l2\""), "needs Q")])
+def test_variant_errors_before_any_work(tmp_path, capsys, edit, msg):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.replace(*edit))
+    assert main(["regime-map", str(spec), "--out", str(tmp_path / "o"), "--workers", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and msg in err[0] and err[0].startswith("symtf: error: problem.")
+    assert not (tmp_path / "o" / "chunks").exists()
