@@ -303,10 +303,14 @@ def cmd_regime_map(args) -> int:
     if args.chunk_size is not None and args.chunk_size < 1:
         raise InvalidParameters("--chunk-size", "must be ≥ 1")
     out = Path(args.out)
-    with make_executor(args.workers, args.scheduler, args.dask_local) as ex:
-        doc = run_map(spec, out, executor=ex, chunk_size=args.chunk_size, progress=not (args.quiet or args.json))
-    write_json_atomic(out / "map.json", doc)
-    figs = regime_map_figure(doc, out / "map", theory=theory_fields(spec))
+    try:
+        (out / "chunks").mkdir(parents=True, exist_ok=True)
+        with make_executor(args.workers, args.scheduler, args.dask_local) as ex:
+            doc = run_map(spec, out, executor=ex, chunk_size=args.chunk_size, progress=not (args.quiet or args.json))
+        write_json_atomic(out / "map.json", doc)
+        figs = regime_map_figure(doc, out / "map", theory=theory_fields(spec))
+    except OSError as exc:
+        raise InvalidParameters("--out", f"cannot write to {str(out)!r}: {exc.strerror or exc}") from None
     t, r = doc["totals"], doc["run"]
     lines = [f"{spec.name or args.spec}: {len(doc['cells'])} cells, {100 * t['decided_fraction']:.2f}% of the "
              f"area certified ({r['executor']}, {r['workers']} worker(s), {r['wall_seconds']} s, "

@@ -68,6 +68,10 @@ def test_bad_options(tmp_path, capsys):
     spec = tmp_path / "spec.toml"
     spec.write_text(SPEC)
     assert main(["regime-map", str(spec), "--workers", "0", "--out", str(tmp_path)]) == 2
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    assert main(["regime-map", str(spec), "--workers", "1", "--out", str(blocker)]) == 2
+    assert "cannot write" in capsys.readouterr().err
     assert main(["regime-map", str(tmp_path / "missing.toml")]) == 2
     assert "cannot read" in capsys.readouterr().err
 
