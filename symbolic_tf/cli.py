@@ -296,10 +296,11 @@ def cmd_regime_map(args) -> int:
     from .atomic import write_json_atomic
     from .plots import regime_map_figure
     from .regimes.executors import make_executor
-    from .regimes.maps import run_map, theory_fields
+    from .regimes.maps import run_map, theory_fields, validate_spec
     from .spec.mapspec import load_map_spec
 
     spec = load_map_spec(args.spec)
+    validate_spec(spec)  # unknown variant, missing matrices: refused before anything is written
     if args.chunk_size is not None and args.chunk_size < 1:
         raise InvalidParameters("--chunk-size", "must be ≥ 1")
     out = Path(args.out)

@@ -31,7 +31,7 @@ from ..spec.errors import CertificationFailed, InvalidParameters
 from ..spec.mapspec import MapSpec, parse_map_spec
 from ..spec.rational import fraction_str
 
-__all__ = ["SCHEMA", "run_map", "certify_chunk", "cell_box", "check_map", "MapInterrupted", "theory_fields",
+__all__ = ["SCHEMA", "run_map", "certify_chunk", "cell_box", "check_map", "MapInterrupted", "theory_fields", "validate_spec",
            "REGIME_ORDER"]
 
 SCHEMA = "symbolic_tf.regime_map/1"
@@ -215,7 +215,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     if chunk_size is not None and chunk_size < 1:
         raise InvalidParameters("chunk_size", "must be ≥ 1")
     spec_doc, spec_hash = spec.to_dict(), spec.content_hash()
-    _check_variant(spec)
+    validate_spec(spec)
     route_reason = no_route_reason(spec)
     ex = executor or SerialExecutor()
     outp = Path(out) if out is not None else None
@@ -293,7 +293,7 @@ def _wants_refinement(rec: dict, bracket_ratio: Fraction | None) -> bool:
     return rec.get("T_hi") is None or lo == 0 or Fraction(rec["T_hi"]) > bracket_ratio * lo
 
 
-def _check_variant(spec: MapSpec) -> None:
+def validate_spec(spec: MapSpec) -> None:
     """Refuse a slice whose problem the variant registry rejects (unknown variant, missing
     matrices), at the centre of the box — before any work is done."""
     from ..variants import bind
