@@ -607,7 +607,10 @@ def cmd_steer(args) -> int:
             from .plots import steering_figure
 
             stem = Path(args.plot).with_suffix("")
-            figs = steering_figure(_schedule_path(res, mean0, problem.cov), target_float(target), stem)
+            try:
+                figs = steering_figure(_schedule_path(res, mean0, problem.cov), target_float(target), stem)
+            except OSError as exc:
+                raise InvalidParameters("--plot", f"cannot write {str(args.plot)!r}: {exc.strerror or exc}") from None
             data["figures"] = [str(f) for f in figs]
             text += "\n  figure: " + ", ".join(str(f) for f in figs)
     _emit(args, data, text)
