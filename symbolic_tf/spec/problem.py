@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import InvalidParameters, ProblemFileError
+from .limits import MAX_DIM, load_json_text, load_toml_text, read_text_file
 from .linalg import is_symmetric, matmul, psd_decision, transpose
 from .rational import fraction_str, to_fraction, to_matrix, to_vector
 
@@ -205,7 +206,9 @@ def parse_problem(doc: Mapping) -> Problem:
         raise InvalidParameters("d", "missing (the token dimension)")
     d = doc["d"]
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-        raise InvalidParameters("d", f"expected a positive integer, got {d!r}")
+        raise InvalidParameters("d", f"expected a positive integer, got {str(d)[:40]!r}")
+    if d > MAX_DIM:
+        raise InvalidParameters("d", f"at most {MAX_DIM} (got {d if d < 10**12 else 'a huge number'})")
 
     A, Q, K, given_A = _attention(doc, "", d)
     V = to_matrix(doc["V"], "V", (d, d)) if "V" in doc else None
@@ -281,15 +284,10 @@ def check_covariance(cov, field_name: str) -> None:
 
 def read_document(path: str | Path, what: str = "problem file") -> Mapping:
     """Read and decode a ``.toml`` or ``.json`` document (by extension; TOML otherwise tried
-    first), with one-line errors."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ProblemFileError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ProblemFileError(f"{path}: not valid UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return decode_document(text, path.suffix.lower(), str(path))
+    first), with one-line errors and the input limits of :mod:`symbolic_tf.spec.limits`
+    (file size, UTF-8, nesting, digits, JSON constants)."""
+    text = read_text_file(path, what)
+    return decode_document(text, Path(path).suffix.lower(), str(path))
 
 
 def load_problem(path: str | Path) -> Problem:
@@ -298,26 +296,21 @@ def load_problem(path: str | Path) -> Problem:
 
 
 def decode_document(text: str, suffix: str, label: str) -> Mapping:
-    """Decode TOML or JSON text; floats in JSON keep their exact binary value."""
-    import tomllib
-
+    """Decode TOML or JSON text within the input limits; floats in JSON keep their exact
+    binary value.  The result may be any JSON value (callers check it is a table)."""
     if suffix == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ProblemFileError(f"{label}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
-        except RecursionError:
-            raise ProblemFileError(f"{label}: JSON nested too deeply") from None
+        return load_json_text(text, label)
     try:
-        return tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        return load_toml_text(text, label)
+    except ProblemFileError:
         if suffix == ".toml":
-            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-            raise ProblemFileError(f"{label}: invalid TOML: {reason}") from None
+            raise
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        raise ProblemFileError(f"{label}: neither valid TOML nor valid JSON") from None
+        return load_json_text(text, label)
+    except ProblemFileError as exc:
+        if "invalid JSON" in str(exc):
+            raise ProblemFileError(f"{label}: neither valid TOML nor valid JSON") from None
+        raise
 
 
 def with_updates(p: Problem, **kw) -> Problem:

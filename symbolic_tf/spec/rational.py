@@ -3,6 +3,10 @@
 Rule (ARCHITECTURE.md): exact in, exact decided.  ``"0.1"`` is 1/10, ``"2/3"`` is 2/3, an
 integer is itself, and a float is its *exact binary value* (``0.1`` as a float is
 3602879701896397/36028797018963968).  NaN and infinities are rejected.  Never ``nsimplify``.
+
+Limits (:mod:`symbolic_tf.spec.limits`): a numerator or denominator has at most
+``MAX_DIGITS`` digits, as written and as a value; a decimal exponent is at most
+``MAX_DECIMAL_EXPONENT`` in absolute value.  Both are checked before any big number is built.
 """
 from __future__ import annotations
 
@@ -11,8 +15,9 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from .errors import InvalidParameters
+from .limits import MAX_DECIMAL_EXPONENT, MAX_DIGITS, int_digits_exceed
 
-__all__ = ["to_fraction", "to_vector", "to_matrix", "fraction_str", "Matrix", "Vector"]
+__all__ = ["to_fraction", "to_vector", "to_matrix", "fraction_str", "parse_rational_str", "Matrix", "Vector"]
 
 Vector = tuple  # tuple[Fraction, ...]
 Matrix = tuple  # tuple[tuple[Fraction, ...], ...]
@@ -31,30 +36,18 @@ def to_fraction(value: Any, field: str) -> Fraction:
     if isinstance(value, bool):
         raise InvalidParameters(field, f"expected a number, got a boolean {value!r}")
     if isinstance(value, Fraction):
+        _check_size(value, field)
         return value
     if isinstance(value, int):
+        if int_digits_exceed(value):
+            raise InvalidParameters(field, f"an integer with more than {MAX_DIGITS} digits")
         return Fraction(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidParameters(field, f"not a finite number: {value!r}")
         return Fraction(value)  # exact binary value of the double
     if isinstance(value, str):
-        text = value.strip()
-        low = text.lower().lstrip("+-")
-        if low in ("nan", "inf", "infinity") or not text:
-            raise InvalidParameters(field, f"not a finite number: {value!r}")
-        mant, sep, expo = low.partition("e")
-        if sep and expo.lstrip("+-").isdigit() and len(expo.lstrip("+-")) > 4:
-            # "1e1000000000" would build a 10^(10^9) integer: refuse instead of hanging
-            raise InvalidParameters(field, f"decimal exponent too large in {value!r} (|exponent| < 10000)")
-        try:
-            return Fraction(text)
-        except ZeroDivisionError:
-            raise InvalidParameters(field, f"zero denominator in {value!r}") from None
-        except ValueError:
-            raise InvalidParameters(
-                field, f"cannot read {value!r} as a number (use an integer, 'p/q' or a decimal)"
-            ) from None
+        return parse_rational_str(value, field)
     # numpy scalars and the like: accept real integer/float types via their Python value
     item = getattr(value, "item", None)
     if callable(item):
@@ -64,7 +57,7 @@ def to_fraction(value: Any, field: str) -> Fraction:
             inner = None
         if isinstance(inner, (int, float)) and not isinstance(inner, bool):
             return to_fraction(inner, field)
-    raise InvalidParameters(field, f"expected a number, got {type(value).__name__} {value!r}")
+    raise InvalidParameters(field, f"expected a number, got {type(value).__name__} {_short(repr(value))}")
 
 
 def to_vector(value: Any, field: str, length: int | None = None) -> tuple:
@@ -109,3 +102,52 @@ def fraction_str(q: Fraction) -> str:
     """Serialise a rational as ``"p/q"`` (or ``"p"`` for integers)."""
     q = Fraction(q)
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+def _short(text: str) -> str:
+    return repr(text) if len(text) <= 60 else repr(text[:40] + "…") + f" ({len(text)} characters)"
+
+
+def _check_size(q: Fraction, field: str) -> None:
+    if int_digits_exceed(q.numerator) or int_digits_exceed(q.denominator):
+        raise InvalidParameters(field, f"numerator or denominator has more than {MAX_DIGITS} digits")
+
+
+def parse_rational_str(value: str, field: str) -> Fraction:
+    """Parse ``"p/q"``, an integer or a decimal string (``"1.5e-3"``) exactly, within limits.
+
+    The digits of the numerator, denominator or mantissa (at most ``MAX_DIGITS``) and the
+    exponent (at most ``MAX_DECIMAL_EXPONENT`` in absolute value) are checked on the text
+    before ``Fraction`` builds anything; the value's numerator and denominator are checked
+    after.  Raises :class:`InvalidParameters` (one line, starting with ``field``).
+    """
+    if not isinstance(value, str):
+        raise InvalidParameters(field, f"expected a number as a string, got {type(value).__name__}")
+    text = value.strip()
+    if len(text) > 2 * MAX_DIGITS + 32:
+        raise InvalidParameters(field, f"number too long: {len(text)} characters "
+                                f"(at most {MAX_DIGITS} digits per numerator/denominator)")
+    low = text.lower().lstrip("+-")
+    if low in ("nan", "inf", "infinity") or not text:
+        raise InvalidParameters(field, f"not a finite number: {_short(value)}")
+    num, slash, den = low.partition("/")
+    mant, sep, expo = num.partition("e")
+    for part in (mant, den):
+        if sum(c.isdigit() for c in part) > MAX_DIGITS:
+            raise InvalidParameters(field, f"more than {MAX_DIGITS} digits in {_short(value)}")
+    if sep and not slash:
+        e = expo.strip().lstrip("+-").replace("_", "")
+        if e.isdigit() and (len(e.lstrip("0")) > len(str(MAX_DECIMAL_EXPONENT)) or int(e) > MAX_DECIMAL_EXPONENT):
+            # "1e1000000000" would build a 10^(10^9) integer: refuse instead of hanging
+            raise InvalidParameters(field, f"decimal exponent too large in {_short(value)} "
+                                    f"(|exponent| ≤ {MAX_DECIMAL_EXPONENT})")
+    try:
+        q = Fraction(text)
+    except ZeroDivisionError:
+        raise InvalidParameters(field, f"zero denominator in {_short(value)}") from None
+    except ValueError:
+        raise InvalidParameters(
+            field, f"cannot read {_short(value)} as a number (use an integer, 'p/q' or a decimal)"
+        ) from None
+    _check_size(q, field)
+    return q

@@ -691,6 +691,10 @@ def test_json_floats_keep_their_binary_value(tmp_path):
         ("deep.json", "[" * 100_000 + "]" * 100_000),
         ("deep.toml", "a = " + "[" * 100_000 + "]" * 100_000),
         ("latin1.toml", b'variant = "softmax"\nd = 1\nname = "caf\xe9"\n'),
+        # JSON has no NaN/Infinity and no float above 1.8e308: refused while decoding (limits.py)
+        ("nan.json", '{"variant": "softmax", "d": 1, "A": [[NaN]]}'),
+        ("inf.json", '{"variant": "softmax", "d": 1, "b": [Infinity]}'),
+        ("big.json", '{"variant": "softmax", "d": 1, "b": [1e400]}'),
     ],
 )
 def test_malformed_files_raise_problem_file_error(tmp_path, name, content):
@@ -717,9 +721,6 @@ def test_unreadable_paths_raise_problem_file_error(tmp_path):
         ("nan.toml", 'variant = "softmax"\nd = 1\nA = [[nan]]\n', "A[0][0]"),
         ("inf.toml", 'variant = "softmax"\nd = 1\nT = -inf\n', "T"),
         ("bool.toml", 'variant = "softmax"\nd = 1\nscale = true\n', "scale"),
-        ("nan.json", '{"variant": "softmax", "d": 1, "A": [[NaN]]}', "A[0][0]"),
-        ("inf.json", '{"variant": "softmax", "d": 1, "b": [Infinity]}', "b[0]"),
-        ("big.json", '{"variant": "softmax", "d": 1, "b": [1e400]}', "b[0]"),
         ("list.json", "[1, 2]", "problem"),
     ],
 )
