@@ -1,7 +1,9 @@
 """The ``symtf`` command: parse, call the library, print (text or ``--json``), write atomically.
 
-Every user error (bad file, bad matrix, unknown variant, bad option) prints one line
-``symtf: error: ...`` on stderr and exits with status 2.
+Exit codes: 0 ran (and, for ``symtf check``, verified); 1 a certificate or map was REJECTED
+(``symtf check`` prints one line ``REJECTED: reason`` on stderr); 2 bad input or usage — every
+user error (unreadable, malformed or oversized file, bad matrix, unknown variant, bad option)
+prints one line ``symtf: error: ...`` on stderr.
 """
 from __future__ import annotations
 
@@ -12,8 +14,12 @@ import sys
 import time
 from pathlib import Path
 
-from .spec.errors import InvalidParameters, SymtfError
+from .spec.errors import CertificationFailed, InvalidParameters, SymtfError
 
+from .spec.limits import MAX_DIM, MAX_TOKENS
+
+EXIT_OK = 0
+EXIT_REJECTED = 1
 EXIT_USER_ERROR = 2
 
 
@@ -24,6 +30,55 @@ class _Parser(argparse.ArgumentParser):
 
 class _UsageError(Exception):
     pass
+
+
+# ----- option types (refused by argparse, before any work: one line, exit 2) ---------------
+def _int_type(lo: int | None = None, hi: int | None = None):
+    """An argparse type: an integer in [lo, hi] (written in decimal; "1e9" is not an integer)."""
+    def parse(text: str) -> int:
+        t = str(text).strip()
+        if not t.lstrip("+-").isdigit() or len(t) > 30:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text[:40]!r}")
+        v = int(t)
+        if lo is not None and v < lo:
+            raise argparse.ArgumentTypeError(f"must be ≥ {lo}, got {v}")
+        if hi is not None and v > hi:
+            raise argparse.ArgumentTypeError(f"must be ≤ {hi}, got {v}")
+        return v
+    return parse
+
+
+def _positive_float(text: str) -> float:
+    """An argparse type: a finite positive number ("inf", "nan", "1e9999", 0 and negatives refused)."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    if not math.isfinite(v) or not v > 0:
+        raise argparse.ArgumentTypeError(f"must be a finite positive number, got {text[:40]!r}")
+    return v
+
+
+def _exact_option(text: str, option: str, *, positive: bool = False, nonnegative: bool = False):
+    """An exact rational option (``"2"``, ``"1/3"``, ``"0.5"``) whose float is finite."""
+    import math
+
+    from .spec.rational import fraction_str, to_fraction
+
+    q = to_fraction(text, option)
+    if positive and q <= 0:
+        raise InvalidParameters(option, f"must be positive, got {fraction_str(q)[:40]}")
+    if nonnegative and q < 0:
+        raise InvalidParameters(option, f"must be nonnegative, got {fraction_str(q)[:40]}")
+    try:
+        finite = math.isfinite(float(q))
+    except OverflowError:
+        finite = False
+    if not finite:
+        raise InvalidParameters(option, f"too large: {str(text)[:40]!r} (must fit a double)")
+    return q
 
 
 def _emit(args, data: dict, text: str) -> None:
@@ -165,13 +220,13 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _int_list(text: str, option: str) -> list[int]:
-    from .spec.errors import InvalidParameters
-
+def _int_list(text: str, option: str, lo: int = 1, hi: int = MAX_TOKENS) -> list[int]:
+    """Comma-separated integers, each in [lo, hi] (one-line InvalidParameters otherwise)."""
+    parse = _int_type(lo, hi)
     try:
-        vals = [int(t) for t in str(text).split(",") if t.strip()]
-    except ValueError:
-        raise InvalidParameters(option, f"expected comma-separated integers, got {text!r}") from None
+        vals = [parse(t) for t in str(text).split(",") if t.strip()]
+    except argparse.ArgumentTypeError as exc:
+        raise InvalidParameters(option, f"expected comma-separated integers: {exc}") from None
     if not vals:
         raise InvalidParameters(option, "empty list")
     return vals
@@ -184,14 +239,8 @@ def cmd_meanfield(args) -> int:
     from .spec.errors import InvalidParameters
     from .spec.problem import load_problem
 
+    Ns = _int_list(args.N, "--N", lo=2)
     problem = load_problem(args.problem)
-    Ns = _int_list(args.N, "--N")
-    if args.seeds < 1:
-        raise InvalidParameters("--seeds", f"must be ≥ 1, got {args.seeds}")
-    if args.T is not None and not args.T > 0:
-        raise InvalidParameters("--T", f"must be positive, got {args.T}")
-    if args.steps is not None and args.steps < 1:
-        raise InvalidParameters("--steps", f"must be ≥ 1, got {args.steps}")
     say = None if args.json or args.quiet else (lambda m: print(m, file=sys.stderr, flush=True))
     rep = meanfield_check(problem, Ns=Ns, seeds=range(args.seeds), T=args.T, steps=args.steps, progress=say)
     data = {"problem": str(args.problem), "problem_hash": problem.content_hash(), **rep.to_dict()}
@@ -229,9 +278,7 @@ def cmd_classify(args) -> int:
     from .spec.errors import InvalidParameters
     from .spec.problem import load_problem
 
-    problem = load_problem(args.problem)
-    if args.horizon is not None and not args.horizon > 0:
-        raise InvalidParameters("--horizon", f"must be positive, got {args.horizon}")
+    problem = load_problem(args.problem)  # --horizon is finite and positive (argparse type)
     c = classify(problem, uniform=args.uniform, horizon=args.horizon)
     data = c.to_dict()
     if args.cert:
@@ -255,40 +302,58 @@ def cmd_classify(args) -> int:
 
 
 def cmd_check(args) -> int:
-    """Re-verify a certificate file (or every cell of a map file) independently."""
-    from .certify.certificate import load_certificate
+    """Re-verify a certificate file (or every cell of a map file) independently.
+
+    Exit 0 when everything verifies, 1 (one line ``REJECTED: reason``) when a certificate or
+    map does not, 2 when the file cannot be read or parsed at all (bad input).
+    """
+    from .certify.certificate import SCHEMA as CERT_SCHEMA, Certificate
     from .certify.check import check
+    from .spec.errors import ProblemFileError
+    from .spec.limits import MAX_FILE_BYTES, MAX_MAP_FILE_BYTES, load_json_text, read_text_file
 
+    label = str(args.cert)
+    text = read_text_file(args.cert, "certificate", max_bytes=MAX_MAP_FILE_BYTES)
+    head = load_json_text(text, label)  # unparsable, too deep, too many digits: bad input, exit 2
+    if not isinstance(head, dict):
+        raise ProblemFileError(f"{label}: expected a JSON object (a certificate or a regime map), "
+                               f"got a JSON {type(head).__name__}")
     try:
-        head = json.loads(Path(args.cert).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        head = None  # load_certificate reports the problem in one line
-    if isinstance(head, dict) and head.get("schema") == "symbolic_tf.regime_map/1":
-        from .regimes.maps import check_map
+        if head.get("schema") == "symbolic_tf.regime_map/1":
+            from .regimes.maps import check_map
 
-        r = check_map(head)
-        _emit(args, {"ok": True, "kind": "regime-map", **r},
-              f"OK: regime map verified: {r['cells_checked']} cell certificate(s) and {r['points_checked']} point "
-              f"verdict(s) re-checked, {r['cells']} cells tile the box")
-        return 0
-    if isinstance(head, dict) and head.get("schema") != "symbolic_tf.certificate/1":
-        from .certify.check import embedded_certificates
+            r = check_map(head)
+            _emit(args, {"ok": True, "kind": "regime-map", **r},
+                  f"OK: regime map verified: {r['cells_checked']} cell certificate(s) and {r['points_checked']} "
+                  f"point verdict(s) re-checked, {r['cells']} cells tile the box")
+            return EXIT_OK
+        if head.get("schema") != CERT_SCHEMA:
+            from .certify.check import embedded_certificates
 
-        certs = embedded_certificates(head)
-        if certs:  # a report with embedded certificates (e.g. heads.json): check every one
-            kinds: dict = {}
-            for c in certs:
-                r = check(c)
-                kinds[r.kind] = kinds.get(r.kind, 0) + 1
-            _emit(args, {"ok": True, "kind": "embedded", "certificates": len(certs), "kinds": kinds},
-                  f"OK: {len(certs)} embedded certificate(s) verified ("
-                  + ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())) + ")")
-            return 0
-    cert = load_certificate(args.cert)
-    res = check(cert)
-    data = {"ok": True, "kind": res.kind, "status": res.status, "claim": res.claim}
-    _emit(args, data, f"OK: certificate verified ({res.kind}): {res.status}: {res.claim}")
-    return 0
+            certs = embedded_certificates(head)
+            if certs:  # a report with embedded certificates (e.g. heads.json): check every one
+                kinds: dict = {}
+                for c in certs:
+                    r = check(c)
+                    kinds[r.kind] = kinds.get(r.kind, 0) + 1
+                _emit(args, {"ok": True, "kind": "embedded", "certificates": len(certs), "kinds": kinds},
+                      f"OK: {len(certs)} embedded certificate(s) verified ("
+                      + ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())) + ")")
+                return EXIT_OK
+        if len(text) > MAX_FILE_BYTES:
+            raise ProblemFileError(f"cannot read certificate {label!r}: too large (at most {MAX_FILE_BYTES} bytes)")
+        res = check(Certificate.from_dict(head))
+    except CertificationFailed as exc:
+        reason = " ".join(str(exc).split())
+        if getattr(args, "json", False):
+            print(json.dumps({"ok": False, "rejected": reason}, ensure_ascii=False))
+        print(f"REJECTED: {reason}", file=sys.stderr)
+        return EXIT_REJECTED
+    claim = getattr(res.claim, "text", None)
+    claim = claim() if callable(claim) else (claim if claim is not None else res.claim)
+    data = {"ok": True, "kind": res.kind, "status": res.status, "claim": claim}
+    _emit(args, data, f"OK: certificate verified ({res.kind}): {res.status}: {claim}")
+    return EXIT_OK
 
 
 def cmd_regime_map(args) -> int:
@@ -299,10 +364,9 @@ def cmd_regime_map(args) -> int:
     from .regimes.maps import run_map, theory_fields, validate_spec
     from .spec.mapspec import load_map_spec
 
+    # --workers, --dask-local, --chunk-size are ≥ 1 (argparse types): refused before anything
     spec = load_map_spec(args.spec)
     validate_spec(spec)  # unknown variant, missing matrices: refused before anything is written
-    if args.chunk_size is not None and args.chunk_size < 1:
-        raise InvalidParameters("--chunk-size", "must be ≥ 1")
     out = Path(args.out)
     try:
         (out / "chunks").mkdir(parents=True, exist_ok=True)
@@ -360,8 +424,6 @@ def cmd_verify(args) -> int:
     from .atomic import write_json_atomic
     from .spec.errors import InvalidParameters
 
-    if args.examples < 1:
-        raise InvalidParameters("--examples", f"must be ≥ 1, got {args.examples}")
     say = None if (args.json or args.quiet) else (lambda m: print(m, file=sys.stderr, flush=True))
     if args.target == "catalogue":
         from .conjectures.catalogue import format_table, run_catalogue
@@ -372,15 +434,16 @@ def cmd_verify(args) -> int:
     else:
         from .conjectures.catalogue import conjecture_from_toml
         from .conjectures.core import verify
-        from .spec.problem import decode_document
+        from .spec.problem import read_document
 
-        path = Path(args.target)
-        try:
-            doc = decode_document(path.read_text(encoding="utf-8"), path.suffix.lower(), str(path))
-        except OSError as exc:
-            raise InvalidParameters("conjecture", f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+        doc = read_document(args.target, "conjecture file")
+        if not isinstance(doc, dict):
+            raise InvalidParameters("conjecture", f"expected a table/object, got a {type(doc).__name__}")
         if args.max_dim is not None:
-            doc.setdefault("hypothesis", {})["max_d"] = args.max_dim
+            hyp = doc.setdefault("hypothesis", {})
+            if not isinstance(hyp, dict):
+                raise InvalidParameters("hypothesis", f"expected a table, got {type(hyp).__name__}")
+            hyp["max_d"] = args.max_dim
         conj = conjecture_from_toml(doc)
         rep = verify(conj, examples=args.examples, seed=args.seed, progress=say)
         data = rep.to_dict()
@@ -561,28 +624,27 @@ def cmd_steer(args) -> int:
     """Steer the problem's initial Gaussian to a target Gaussian with piecewise-constant controls."""
     from .control.steer import steer
     from .spec.errors import InvalidParameters
-    from .spec.problem import decode_document, load_problem
-    from .spec.rational import to_fraction
+    from .spec.problem import read_document, load_problem
+    from .spec.rational import to_matrix, to_vector
 
+    T = _exact_option(args.T, "--T", positive=True)
+    max_norm = None if args.max_norm is None else _exact_option(args.max_norm, "--max-norm", nonnegative=True)
+    if args.tokens == 1:
+        raise InvalidParameters("--tokens", "need at least 2 tokens")
     problem = load_problem(args.problem)
     if problem.cov is None:
         raise InvalidParameters("initial.cov", "steering starts from the problem's initial Gaussian")
-    tpath = Path(args.target)
-    try:
-        tdoc = decode_document(tpath.read_text(encoding="utf-8"), tpath.suffix.lower(), str(tpath))
-    except OSError as exc:
-        raise InvalidParameters("--target", f"cannot read {str(tpath)!r}: {exc.strerror or exc}") from None
-    tdoc = tdoc.get("target", tdoc.get("initial", tdoc))
+    tdoc = read_document(args.target, "target file")
+    if isinstance(tdoc, dict):
+        inner = tdoc.get("target", tdoc.get("initial", tdoc))
+        tdoc = inner if isinstance(inner, dict) else tdoc
     if not isinstance(tdoc, dict) or "cov" not in tdoc:
         raise InvalidParameters("--target", "expected a table with `cov` (and optional `mean`)")
     d = problem.d
     mean0 = problem.mean if problem.mean is not None else tuple([0] * d)
-    target = (tdoc.get("mean", ["0"] * d), tdoc["cov"])
-    T = to_fraction(args.T, "--T")
+    target = (to_vector(tdoc.get("mean", ["0"] * d), "--target mean", d),
+              to_matrix(tdoc["cov"], "--target cov", (d, d)))
     controls = {"any": "any", "attention": "attention", "feedforward": "feedforward"}[args.only]
-    max_norm = None if args.max_norm is None else to_fraction(args.max_norm, "--max-norm")
-    if args.phases < 1:
-        raise InvalidParameters("--phases", "need at least one phase")
     res = steer((mean0, problem.cov), target, T, controls=controls, max_norm=max_norm,
                 optimise=args.optimise, phases=args.phases, seed=args.seed)
     data = {"problem_hash": problem.content_hash(), **res.to_dict()}
@@ -598,8 +660,6 @@ def cmd_steer(args) -> int:
         if args.tokens:
             from .control.steer import verify_with_tokens
 
-            if args.tokens < 2:
-                raise InvalidParameters("--tokens", "need at least 2 tokens")
             tok = verify_with_tokens(res, (mean0, problem.cov), target, N=args.tokens, seed=args.seed)
             data["tokens"] = tok
             text += f"\n  tokens (N = {args.tokens}): W2 to target {tok.get('W2_to_target', float('nan')):.3e} (numerical evidence)"
@@ -633,16 +693,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("derive", help="derive the moment ODEs of a variant")
     s.add_argument("variant")
-    s.add_argument("--dim", type=int, default=None, help="explicit entries at this dimension")
+    s.add_argument("--dim", type=_int_type(1, MAX_DIM), default=None, help="explicit entries at this dimension")
     s.add_argument("--format", choices=("text", "latex", "json"), default="text")
     s.add_argument("--drift", action="store_true", help="add the affine drift F x + b")
-    s.add_argument("--heads", type=int, default=None, help="number of heads (multihead)")
+    s.add_argument("--heads", type=_int_type(1, MAX_DIM), default=None, help="number of heads (multihead)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_derive)
 
     s = sub.add_parser("invariance", help="decide Gaussian invariance: proof or exact witness")
     s.add_argument("variant")
-    s.add_argument("--dim", type=int, default=1, help="dimension of the witness instance")
+    s.add_argument("--dim", type=_int_type(1, MAX_DIM), default=1, help="dimension of the witness instance")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_invariance)
 
@@ -654,9 +714,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("meanfield", help="finite-N tokens vs the moment ODE (propagation of chaos)")
     s.add_argument("problem")
     s.add_argument("--N", default="250,500,1000,2000,4000", help="comma-separated token counts")
-    s.add_argument("--seeds", type=int, default=3, help="independent samples per N")
-    s.add_argument("--T", type=float, default=None, help="horizon (default: the problem's T, else 1)")
-    s.add_argument("--steps", type=int, default=None, help="RK4 steps (default max(20, 40·T))")
+    s.add_argument("--seeds", type=_int_type(1, 10**6), default=3, help="independent samples per N")
+    s.add_argument("--T", type=_positive_float, default=None, help="horizon (default: the problem's T, else 1)")
+    s.add_argument("--steps", type=_int_type(1, 10**8), default=None, help="RK4 steps (default max(20, 40·T))")
     s.add_argument("--out", default="out/meanfield")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
@@ -665,7 +725,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("classify", help="certified regime of a problem (BLOWUP[T_lo, T_hi], CLUSTERING, ...)")
     s.add_argument("problem")
     s.add_argument("--uniform", action="store_true", help="a verdict for every initial covariance")
-    s.add_argument("--horizon", type=float, default=None, help="search horizon for blow-up (default T or 100)")
+    s.add_argument("--horizon", type=_positive_float, default=None, help="search horizon for blow-up (default T or 100)")
     s.add_argument("--cert", default=None, help="write the certificate JSON here")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_classify)
@@ -678,10 +738,10 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("regime-map", help="certified regime map of a 2-D slice (cells, refinement, figure)")
     s.add_argument("spec", help="map spec (.toml or .json)")
     s.add_argument("--out", default="out/regime_map")
-    s.add_argument("--workers", type=int, default=None, help="local processes (default: all cores; 1 = serial)")
+    s.add_argument("--workers", type=_int_type(1, 4096), default=None, help="local processes (default: all cores; 1 = serial)")
     s.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://host:port")
-    s.add_argument("--dask-local", type=int, default=None, metavar="N", help="start a local Dask cluster of N workers")
-    s.add_argument("--chunk-size", type=int, default=None, help="cells per chunk (default: 4 chunks per worker per level)")
+    s.add_argument("--dask-local", type=_int_type(1, 4096), default=None, metavar="N", help="start a local Dask cluster of N workers")
+    s.add_argument("--chunk-size", type=_int_type(1), default=None, help="cells per chunk (default: 4 chunks per worker per level)")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_regime_map)
@@ -690,16 +750,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("paper")
     s.add_argument("--quick", action="store_true", help="smaller grids (under two minutes)")
     s.add_argument("--out", default=None, help="default: out/PAPER")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=_int_type(0, 2**63 - 1), default=0)
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_reproduce)
 
     s = sub.add_parser("verify", help="hunt for certified counterexamples: `catalogue` or a conjecture file")
     s.add_argument("target", help="'catalogue' or a conjecture .toml/.json file")
-    s.add_argument("--examples", type=int, default=60)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--max-dim", type=int, default=None)
+    s.add_argument("--examples", type=_int_type(1, 10**7), default=60)
+    s.add_argument("--seed", type=_int_type(0, 2**63 - 1), default=0)
+    s.add_argument("--max-dim", type=_int_type(1, MAX_DIM), default=None)
     s.add_argument("--cert", default=None, help="write the counterexample's certificate here")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
@@ -708,7 +768,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("energy", help="interaction energy of a variant's kernel (closed form on Gaussians)")
     s.add_argument("variant")
     s.add_argument("--gaussian", action="store_true")
-    s.add_argument("--dim", type=int, default=None)
+    s.add_argument("--dim", type=_int_type(1, 4), default=None)
     s.add_argument("--format", choices=("text", "latex", "json"), default="text")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_energy)
@@ -716,7 +776,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("gradient-flow", help="decide a gradient-flow structure (twisted, Wasserstein, Bures–Wasserstein)")
     s.add_argument("variant")
     s.add_argument("--metric", choices=("wasserstein", "twisted", "bures-wasserstein"), default="twisted")
-    s.add_argument("--dim", type=int, default=2)
+    s.add_argument("--dim", type=_int_type(1, MAX_DIM), default=2)
     s.add_argument("--symmetric", action="store_true", help="restrict to symmetric A (softmax)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_gradient_flow)
@@ -726,10 +786,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--A", required=True, help='attention matrix, e.g. "[[-1, 0], [0, -1]]"')
     s.add_argument("--along", choices=("dirac", "gaussian", "twisted"), default="dirac")
     s.add_argument("--V", default=None, help="value matrix for --along twisted (M = VA⁻¹)")
-    s.add_argument("--points", type=int, default=2, help="number of Dirac masses (dirac)")
+    s.add_argument("--points", type=_int_type(1, 10**4), default=2, help="number of Dirac masses (dirac)")
     s.add_argument("--sigma", default=None, help="Σ for --along gaussian")
     s.add_argument("--target", default=None, help="T (the geodesic's linear map) for --along gaussian")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=_int_type(0, 2**63 - 1), default=0)
     s.add_argument("--cert", default=None)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_convexity)
@@ -744,10 +804,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--optimise", action="store_true",
                    help="if no constructive schedule fits the restriction, search one numerically "
                         "(scipy; reported with its residual, UNDECIDED)")
-    s.add_argument("--phases", type=int, default=4, help="phases of the optimised schedule")
+    s.add_argument("--phases", type=_int_type(1, 10**4), default=4, help="phases of the optimised schedule")
     s.add_argument("--plot", default=None, help="write the ellipse plot here (PNG and PDF)")
-    s.add_argument("--tokens", type=int, default=0, help="also run the schedule on N tokens")
-    s.add_argument("--seed", type=int, default=0, help="seed of the token sample and the optimiser")
+    s.add_argument("--tokens", type=_int_type(0, MAX_TOKENS), default=0, help="also run the schedule on N tokens (N ≥ 2)")
+    s.add_argument("--seed", type=_int_type(0, 2**63 - 1), default=0, help="seed of the token sample and the optimiser")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_steer)
 
@@ -761,13 +821,13 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("probe", help="Gaussianity of Gaussian tokens through a pretrained encoder's layers")
     s.add_argument("model_dir", nargs="?", default=None, help="BERT checkpoint folder (default: shipped MiniLM)")
     s.add_argument("--layers", default=None, help="0-based layers to report, e.g. 0,2 or 0-3 (default all)")
-    s.add_argument("--samples", type=int, default=2048, help="Gaussian tokens in total (N)")
-    s.add_argument("--seq-len", type=int, default=64, help="tokens per sequence")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--samples", type=_int_type(2, MAX_TOKENS), default=2048, help="Gaussian tokens in total (N)")
+    s.add_argument("--seq-len", type=_int_type(2, MAX_TOKENS), default=64, help="tokens per sequence")
+    s.add_argument("--seed", type=_int_type(0, 2**63 - 1), default=0)
     s.add_argument("--no-layernorm", action="store_true", help="skip both LayerNorms")
     s.add_argument("--mlp", choices=("full", "affine", "off"), default="full")
     s.add_argument("--float64", action="store_true", help="run the layers in float64")
-    s.add_argument("--floor-repeats", type=int, default=8, help="Gaussian pairs per noise floor")
+    s.add_argument("--floor-repeats", type=_int_type(2, 10**4), default=8, help="Gaussian pairs per noise floor")
     s.add_argument("--out", default="out/probe", help="folder for probe.json and the figure")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_models("cmd_probe"))
@@ -776,7 +836,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("model_dir", nargs="?", default=None, help="BERT checkpoint folder (default: shipped MiniLM)")
     s.add_argument("--layers", default=None, help="0-based layers, e.g. 0,2 or 0-3 (default all)")
     s.add_argument("--heads", default=None, help="0-based heads (default all)")
-    s.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    s.add_argument("--workers", type=_int_type(1, 4096), default=None, help="processes (default: all cores)")
     s.add_argument("--out", default="out/heads", help="folder for heads.json and the heatmap")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_models("cmd_heads"))

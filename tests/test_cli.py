@@ -149,11 +149,11 @@ BAD_FILES = [
     ("nan-toml-literal", f'variant = "softmax"\nd = 2\nA = [[1, nan], [0, 1]]\nV = {ID2}\n{GOOD_INIT}',
      ".toml", ["A[0][1]", "finite"]),
     ("nan-json-literal", '{"variant": "softmax", "d": 2, "A": [[1, NaN], [0, 1]], "V": [[1, 0], [0, 1]],'
-     ' "initial": {"cov": [[1, 0], [0, 1]]}}', ".json", ["A[0][1]", "finite"]),
+      ' "initial": {"cov": [[1, 0], [0, 1]]}}', ".json", ["NaN", "line 1, column 42", "finite"]),
     ("inf-toml", f'variant = "softmax"\nd = 2\nA = {ID2}\nV = [[1, inf], [0, 1]]\n{GOOD_INIT}',
      ".toml", ["V[0][1]", "finite"]),
     ("inf-json-literal", '{"variant": "softmax", "d": 2, "A": [[1, 0], [0, 1]], "V": [[1, -Infinity],'
-     ' [0, 1]], "initial": {"cov": [[1, 0], [0, 1]]}}', ".json", ["V[0][1]", "finite"]),
+      ' [0, 1]], "initial": {"cov": [[1, 0], [0, 1]]}}', ".json", ["Infinity", "line 1", "finite"]),
     ("inf-string-in-cov", f'variant = "softmax"\nd = 2\nA = {ID2}\nV = {ID2}\n'
      '[initial]\ncov = [["inf", 0], [0, 1]]\n', ".toml", ["initial.cov[0][0]", "finite"]),
     ("unknown-field", f'variant = "softmax"\nd = 2\ntemperature = 3\nA = {ID2}\nV = {ID2}\n{GOOD_INIT}',

@@ -39,8 +39,8 @@ def test_classify_json_keys_and_check_roundtrip(tmp_path, capsys):
     c = json.loads(cert.read_text())
     c["data"]["witness"] = ["0", "0"]
     cert.write_text(json.dumps(c))
-    code, out, err = _run(capsys, "check", str(cert))
-    assert code == 2 and err.startswith("symtf: error:") and err.count("\n") == 1
+    code, out, err = _run(capsys, "check", str(cert))  # a tampered certificate is REJECTED: exit 1
+    assert code == 1 and out == "" and err.startswith("REJECTED:") and err.count("\n") == 1
 
 
 def test_classify_uniform(tmp_path, capsys):
@@ -51,18 +51,23 @@ def test_classify_uniform(tmp_path, capsys):
     assert code == 0 and data["uniform"] and data["regime"] == "BLOWUP"
 
 
-@pytest.mark.parametrize("content,field", [
-    ("{", "invalid"),
-    ('{"schema": "other", "kind": "x", "claim": "", "status": "PROVED", "data": {}}', "schema"),
-    ('{"schema": "symbolic_tf.certificate/1", "kind": "nope", "claim": "", "status": "PROVED", "data": {}}', "kind"),
-    ('{"schema": "symbolic_tf.certificate/1", "kind": "blowup-riccati-vI", "claim": "", "status": "MAYBE", "data": {}}', "status"),
-    ('{"schema": "symbolic_tf.certificate/1", "claim": "", "status": "PROVED", "data": {}}', "missing"),
+@pytest.mark.parametrize("content,field,code", [
+    ("{", "invalid", 2),  # not even JSON: bad input
+    ("[1, 2]", "JSON object", 2),
+    ('{"schema": "other", "kind": "x", "claim": "", "status": "PROVED", "data": {}}', "schema", 1),
+    ('{"schema": "SCHEMA", "kind": "nope", "claim": "", "status": "PROVED", "data": {}}', "REJECTED", 1),
+    ('{"schema": "SCHEMA", "kind": "blowup-riccati-vI", "claim": "", "status": "MAYBE", "data": {}}', "REJECTED", 1),
+    ('{"schema": "SCHEMA", "claim": "", "status": "PROVED", "data": {}}', "missing", 1),
 ])
-def test_check_rejects_malformed_certificates(tmp_path, capsys, content, field):
+def test_check_rejects_malformed_certificates(tmp_path, capsys, content, field, code):
+    """Unparsable files are bad input (exit 2); parsable but wrong certificates are REJECTED (exit 1)."""
+    from symbolic_tf.certify.certificate import SCHEMA
+
     f = tmp_path / "c.json"
-    f.write_text(content)
-    code, out, err = _run(capsys, "check", str(f))
-    assert code == 2 and field in err and err.count("\n") == 1 and "Traceback" not in err
+    f.write_text(content.replace('"SCHEMA"', json.dumps(SCHEMA)))
+    status, out, err = _run(capsys, "check", str(f))
+    assert status == code and field in err and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("REJECTED:" if code == 1 else "symtf: error:")
 
 
 def test_check_missing_file(capsys):

@@ -117,16 +117,27 @@ def conjecture_from_toml(doc: dict):
     from . import strategies as S
     from .core import CONCLUSIONS, RegimeConjecture
 
+    if not isinstance(doc, dict):
+        raise InvalidParameters("conjecture", f"expected a table/object, got {type(doc).__name__}")
     allowed = {"name", "statement", "source", "hypothesis", "conclusion"}
     for k in doc:
         if k not in allowed:
-            raise InvalidParameters(k, f"unknown field; allowed: {', '.join(sorted(allowed))}")
+            raise InvalidParameters(str(k)[:60], f"unknown field; allowed: {', '.join(sorted(allowed))}")
     hyp = doc.get("hypothesis", {})
     concl = doc.get("conclusion", {})
+    for key, table in (("hypothesis", hyp), ("conclusion", concl)):
+        if not isinstance(table, dict):
+            raise InvalidParameters(key, f"expected a table, got {type(table).__name__}")
+    for key in ("name", "statement", "source"):
+        if key in doc and not isinstance(doc[key], str):
+            raise InvalidParameters(key, f"expected a string, got {type(doc[key]).__name__}")
     keys = {"variant", "value", "attention", "value_attention", "drift", "cov", "min_d", "max_d"}
     for k in hyp:
         if k not in keys:
-            raise InvalidParameters(f"hypothesis.{k}", f"unknown field; allowed: {', '.join(sorted(keys))}")
+            raise InvalidParameters(f"hypothesis.{str(k)[:60]}", f"unknown field; allowed: {', '.join(sorted(keys))}")
+    for k in concl:
+        if k not in ("regime", "uniform"):
+            raise InvalidParameters(f"conclusion.{str(k)[:60]}", "unknown field; allowed: regime, uniform")
     values = {"any": S.matrices, "identity": _identity, "spd": S.spd_value}
     attentions = {"any": S.matrices, "nsd_sym": S.a_with_nsd_sym}
     joint = {"nsd": S.v_a_with_nsd, "positive_eig": S.v_a_with_positive_eig}
@@ -134,31 +145,40 @@ def conjecture_from_toml(doc: dict):
 
     def pick(table, key, default):
         val = hyp.get(key, default)
-        if val not in table:
-            raise InvalidParameters(f"hypothesis.{key}", f"expected one of {', '.join(table)}, got {val!r}")
+        if not isinstance(val, str) or val not in table:
+            raise InvalidParameters(f"hypothesis.{key}", f"expected one of {', '.join(table)}, got {str(val)[:60]!r}")
         return table[val]
 
-    try:
-        lo, hi = int(hyp.get("min_d", 1)), int(hyp.get("max_d", 3))
-    except (TypeError, ValueError):
-        raise InvalidParameters("hypothesis.max_d", "dimensions must be integers") from None
+    lo, hi = hyp.get("min_d", 1), hyp.get("max_d", 3)
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in (lo, hi)):
+        raise InvalidParameters("hypothesis.max_d", "dimensions must be integers")
     if not 1 <= lo <= hi <= 8:
-        raise InvalidParameters("hypothesis.max_d", f"need 1 ≤ min_d ≤ max_d ≤ 8, got {lo}, {hi}")
-    kw = {"d": S.dims(lo, hi), "cov": pick(covs, "cov", "spd"), "drift": bool(hyp.get("drift", False))}
+        raise InvalidParameters("hypothesis.max_d", f"need 1 ≤ min_d ≤ max_d ≤ 8, got {str(lo)[:20]}, {str(hi)[:20]}")
+    for key in ("drift",):
+        if not isinstance(hyp.get(key, False), bool):
+            raise InvalidParameters(f"hypothesis.{key}", "expected true or false")
+    kw = {"d": S.dims(lo, hi), "cov": pick(covs, "cov", "spd"), "drift": hyp.get("drift", False)}
     if "value_attention" in hyp:
         kw["value_attention"] = pick(joint, "value_attention", "nsd")
     else:
         kw["value"] = pick(values, "value", "any")
         kw["attention"] = pick(attentions, "attention", "any")
     variant = hyp.get("variant", "softmax")
+    if not isinstance(variant, str):
+        raise InvalidParameters("hypothesis.variant", f"expected a variant name, got {type(variant).__name__}")
     from .. import variants
 
     variants.get(variant)  # unknown variant → a clear error
-    regime = concl.get("regime", "no_blowup")
-    if regime not in CONCLUSIONS:
-        raise InvalidParameters("conclusion.regime", f"expected one of {', '.join(CONCLUSIONS)}, got {regime!r}")
+    if "regime" not in concl:
+        raise InvalidParameters("conclusion.regime", "missing: a conjecture needs a conclusion, e.g. "
+                                f"[conclusion] regime = \"no_blowup\" (one of {', '.join(CONCLUSIONS)})")
+    regime = concl["regime"]
+    if not isinstance(regime, str) or regime not in CONCLUSIONS:
+        raise InvalidParameters("conclusion.regime", f"expected one of {', '.join(CONCLUSIONS)}, got {str(regime)[:60]!r}")
+    if not isinstance(concl.get("uniform", False), bool):
+        raise InvalidParameters("conclusion.uniform", "expected true or false")
     return RegimeConjecture(str(doc.get("name", "conjecture")), str(doc.get("statement", "")),
                             str(doc.get("source", "user")), S.problems(variant, **kw), regime,
-                            uniform=bool(concl.get("uniform", False)))
+                            uniform=concl.get("uniform", False))
 
 

@@ -340,6 +340,79 @@ def totals(spec: MapSpec, cells: list[dict]) -> dict:
 # ---------------------------------------------------------------------------------------
 # re-verification
 # ---------------------------------------------------------------------------------------
+_STATUSES = ("PROVED", "OUTSIDE", "UNDECIDED", "REFUTED")
+
+
+def _reject(msg: str):
+    raise CertificationFailed(f"map rejected: {msg}")
+
+
+def _validated_structure(doc: dict):
+    """The embedded spec and the cells of a map document, with every field the checker reads
+    present and of the right JSON type (missing or mistyped structure: CertificationFailed,
+    one line).  Each cell gets its exact box under ``"_box"`` (numbers with too many digits
+    are bad input: InvalidParameters)."""
+    from ..spec.rational import parse_rational_str
+
+    sd = doc.get("spec")
+    if not isinstance(sd, dict):
+        _reject("`spec` is missing or not an object")
+    sd = dict(sd)
+    sd.pop("schema", None)
+    try:
+        spec = parse_map_spec(sd)
+    except InvalidParameters as exc:
+        raise CertificationFailed(f"map: the embedded spec is invalid: {exc}") from None
+    cells = doc.get("cells")
+    if not isinstance(cells, list) or not cells:
+        _reject("`cells` is missing or not a non-empty list")
+    if not isinstance(doc.get("totals"), dict):
+        _reject("`totals` is missing or not an object")
+    out = []
+    for k, c in enumerate(cells):
+        where = f"cells[{k}]"
+        if not isinstance(c, dict):
+            _reject(f"{where} is not an object")
+        cid = c.get("id")
+        if (not isinstance(cid, list) or len(cid) != 3
+                or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in cid) or cid[0] > 64):
+            _reject(f"{where}.id must be [level, i, j] (nonnegative integers, level ≤ 64)")
+        box = c.get("box")
+        if not isinstance(box, list) or len(box) != 4 or not all(isinstance(b, str) for b in box):
+            _reject(f"{where}.box must be a list of 4 \"p/q\" strings")
+        for key in ("status", "regime"):
+            if not isinstance(c.get(key), str):
+                _reject(f"{where}.{key} is missing or not a string")
+        if c["status"] not in _STATUSES:
+            _reject(f"{where}.status {c['status'][:40]!r} is not one of {', '.join(_STATUSES)}")
+        if c["status"] in ("PROVED", "OUTSIDE") and not isinstance(c.get("certificate"), dict):
+            _reject(f"{where}: a {c['status']} cell needs a certificate object")
+        if c["status"] == "PROVED" and c["regime"] == "BLOWUP" and not isinstance(c.get("T_lo"), str):
+            _reject(f"{where}: a BLOWUP cell needs T_lo as a \"p/q\" string")
+        p = c.get("point")
+        if p is not None:
+            if not isinstance(p, dict) or not all(isinstance(p.get(key), str) for key in ("x", "y", "status", "regime")):
+                _reject(f"{where}.point must be an object with string x, y, status and regime")
+            parse_rational_str(p["x"], f"{where}.point.x")
+            parse_rational_str(p["y"], f"{where}.point.y")
+            if p.get("certificate") is not None and not isinstance(p["certificate"], dict):
+                _reject(f"{where}.point.certificate is not an object")
+        out.append({**c, "_box": tuple(parse_rational_str(b, f"{where}.box[{n}]") for n, b in enumerate(box))})
+    return spec, out
+
+
+def _checked(where: str, fn, arg) -> None:
+    """Run one certificate check of a map; malformed certificate data (a missing key, a wrong
+    JSON type) is a rejection, one line, not a traceback."""
+    try:
+        fn(arg)
+    except (CertificationFailed, InvalidParameters) as exc:
+        raise CertificationFailed(f"map: {where}: {exc}") from None
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError, AttributeError, OverflowError) as exc:
+        raise CertificationFailed(f"map rejected: {where}: malformed certificate data "
+                                  f"({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
 def check_map(doc: dict) -> dict:
     """Re-verify every certificate of a map document and that its cells tile the box.
 
@@ -349,20 +422,14 @@ def check_map(doc: dict) -> dict:
     from ..certify.checks.cells import CellChecker
 
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise CertificationFailed(f"map: unknown schema {doc.get('schema') if isinstance(doc, dict) else None!r} "
-                                  f"(expected {SCHEMA})")
-    sd = dict(doc["spec"])
-    sd.pop("schema", None)
-    try:
-        spec = parse_map_spec(sd)
-    except InvalidParameters as exc:
-        raise CertificationFailed(f"map: the embedded spec is invalid: {exc}") from None
-    cells = doc["cells"]
+        schema = doc.get("schema") if isinstance(doc, dict) else None
+        raise CertificationFailed(f"map: unknown schema {str(schema)[:60]!r} (expected {SCHEMA})")
+    spec, cells = _validated_structure(doc)
     # tiling: cells are disjoint quadtree leaves whose areas add up to the box
     ids = set()
     for c in cells:
         lv, i, j = c["id"]
-        if tuple(Fraction(b) for b in c["box"]) != cell_box(spec, lv, i, j):
+        if c["_box"] != cell_box(spec, lv, i, j):
             raise CertificationFailed(f"map: cell {c['id']} has a box that does not match its id")
         ids.add((lv, i, j))
     for lv, i, j in ids:
@@ -372,8 +439,9 @@ def check_map(doc: dict) -> dict:
             if (L, a, b) in ids:
                 raise CertificationFailed(f"map: cell {[lv, i, j]} overlaps its ancestor {[L, a, b]}")
     total = (spec.x_range[1] - spec.x_range[0]) * (spec.y_range[1] - spec.y_range[0])
-    if sum((_area(c["box"]) for c in cells), Fraction(0)) != total:
+    if sum((_area(c["_box"]) for c in cells), Fraction(0)) != total:
         raise CertificationFailed("map: the cells do not cover the coordinate box")
+    cells = [{k: v for k, v in c.items() if k != "_box"} for c in cells]
     if totals(spec, cells) != doc.get("totals"):
         raise CertificationFailed("map: the totals do not match the cells")
     ck = None
@@ -382,20 +450,18 @@ def check_map(doc: dict) -> dict:
         if c["status"] in ("PROVED", "OUTSIDE"):
             if ck is None:
                 ck = CellChecker(spec)
-            try:
-                ck.check(c)
-            except CertificationFailed as exc:
-                raise CertificationFailed(f"map: cell {c['id']}: {exc}") from None
+            _checked(f"cell {c['id']}", ck.check, c)
             n_cells += 1
         p = c.get("point")
         if p and p["status"] in ("PROVED", "OUTSIDE") and p.get("certificate"):
             if p.get("route") == "classify":
-                check(p["certificate"])
+                _checked(f"point of cell {c['id']}", check, p["certificate"])
             else:
                 if ck is None:
                     ck = CellChecker(spec)
                 x, y = p["x"], p["y"]
-                ck.check({"box": [x, x, y, y], **{k: p[k] for k in p if k not in ("x", "y")}})
+                _checked(f"point of cell {c['id']}", ck.check,
+                         {"box": [x, x, y, y], **{k: p[k] for k in p if k not in ("x", "y")}})
             n_points += 1
     return {"cells_checked": n_cells, "points_checked": n_points, "cells": len(cells)}
 

@@ -59,6 +59,23 @@ MAX_TOKENS = 10**7
 ``--samples``): beyond this the arrays alone would not fit in memory."""
 
 _DIGIT_RUN = re.compile(r"[0-9]+")
+_JSON_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+class _Constant(Exception):
+    """Raised by the JSON decoder hook on NaN/Infinity (turned into a located error)."""
+
+
+def _constant_error(text: str, name: str, what: str) -> ProblemFileError:
+    """A one-line error for a NaN/Infinity literal, located by a linear scan that skips strings."""
+    where = ""
+    for m in _JSON_CONSTANT.finditer(text):
+        if m.group(1):
+            line = text.count("\n", 0, m.start(1)) + 1
+            col = m.start(1) - (text.rfind("\n", 0, m.start(1)) + 1) + 1
+            where = f" at line {line}, column {col}"
+            break
+    return ProblemFileError(f"{what}: invalid JSON{where}: {name} is not a number (JSON numbers must be finite)")
 
 
 def int_digits_exceed(n: int, max_digits: int = MAX_DIGITS) -> bool:
@@ -124,7 +141,7 @@ def _hooks(what: str):
         return x
 
     def parse_constant(s: str):
-        raise ProblemFileError(f"{what}: {s} is not allowed (numbers must be finite)")
+        raise _Constant(s)
 
     return parse_int, parse_float, parse_constant
 
@@ -144,6 +161,8 @@ def load_json_text(text: str, what: str, *, limits: bool = True) -> object:
         raise ProblemFileError(f"{what}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise ProblemFileError(f"{what}: JSON nested too deeply (at most {MAX_DEPTH} levels)") from None
+    except _Constant as exc:
+        raise _constant_error(text, str(exc), what) from None
     except ValueError as exc:  # int() digit limit of Python itself, or any other literal error
         raise ProblemFileError(f"{what}: invalid JSON: {str(exc).split(';')[0]}") from None
     if limits:

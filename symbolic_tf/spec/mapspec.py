@@ -291,7 +291,7 @@ def parse_map_spec(doc: Mapping, base_dir: Path | None = None) -> MapSpec:
         raise InvalidParameters(sorted(unknown)[0], f"unknown field; allowed: {', '.join(SPEC_FIELDS)}")
     family = doc.get("family", "parameter")
     if family not in FAMILIES:
-        raise InvalidParameters("family", f"unknown slice family {family!r}; known: {', '.join(FAMILIES)}")
+        raise InvalidParameters("family", f"unknown slice family {str(family)[:60]!r}; known: {', '.join(FAMILIES)}")
     problem = doc.get("problem")
     if isinstance(problem, str):  # a path to a problem file, relative to the spec
         problem = read_document((base_dir or Path(".")) / problem)
@@ -367,6 +367,9 @@ def parse_map_spec(doc: Mapping, base_dir: Path | None = None) -> MapSpec:
 
 def load_map_spec(path: str | Path) -> MapSpec:
     """Read a ``.toml`` or ``.json`` map spec."""
-    doc = dict(read_document(path, "map spec"))
+    doc = read_document(path, "map spec")
+    if not isinstance(doc, Mapping):
+        raise InvalidParameters("spec", f"expected a table/object, got a {type(doc).__name__}")
+    doc = dict(doc)
     doc.pop("schema", None)
     return parse_map_spec(doc, Path(path).parent)

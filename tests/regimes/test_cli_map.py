@@ -42,9 +42,9 @@ def test_regime_map_and_check(tmp_path, capsys):
     c["certificate"]["data"]["z"] = ["0", "0"]
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
-    assert main(["check", str(bad)]) == 2
+    assert main(["check", str(bad)]) == 1  # a tampered map is REJECTED (exit 1), not bad input
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "cell" in err[0]
+    assert len(err) == 1 and err[0].startswith("REJECTED:") and "cell" in err[0]
 
 
 @pytest.mark.parametrize("edit, msg", [
@@ -67,7 +67,8 @@ def test_bad_specs_one_line(tmp_path, edit, msg):
 def test_bad_options(tmp_path, capsys):
     spec = tmp_path / "spec.toml"
     spec.write_text(SPEC)
-    assert main(["regime-map", str(spec), "--workers", "0", "--out", str(tmp_path)]) == 2
+    assert main(["regime-map", str(spec), "--workers", "0", "--out", str(tmp_path / "w0")]) == 2
+    assert not (tmp_path / "w0").exists()  # refused before anything is created
     blocker = tmp_path / "a_file"
     blocker.write_text("")
     assert main(["regime-map", str(spec), "--workers", "1", "--out", str(blocker)]) == 2
