@@ -137,7 +137,7 @@ def test_regime_proof_rechecked_by_symtf_check(script, tmp_path):
     bad.write_text(json.dumps(cert))
     chk = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "check", str(bad)], capture_output=True,
                          text=True, timeout=120)
-    assert chk.returncode == 2 and chk.stderr.count("\n") == 1 and "Traceback" not in chk.stderr
+    assert chk.returncode == 1 and chk.stderr.count("\n") == 1 and "Traceback" not in chk.stderr
 
 
 def test_catalogue_certificates_recheck(tmp_path):
@@ -168,7 +168,7 @@ def test_gradient_flow_and_convexity_proofs(tmp_path):
     cert.write_text(json.dumps(data))
     chk = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "check", str(cert)], capture_output=True,
                          text=True, timeout=120)
-    assert chk.returncode == 2
+    assert chk.returncode == 1  # rejected
     proc = subprocess.run([sys.executable, str(ROOT / "proofs" / "gradient_flows.py"), "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr

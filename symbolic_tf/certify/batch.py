@@ -5,7 +5,7 @@ T* is the first t where X(t) is singular.  A float eigenvalue computation, batch
 Σ₀, *guesses* T*; each bracket [lo, hi] (dyadic rationals around the guess) is then decided
 exactly: X(lo) ≻ 0 by an exact LDLᵀ (X is affine in t and X(0) ≻ 0, so PD on [0, lo]) and a
 rational w with wᵀX(hi)w ≤ 0.  One ``blowup-riccati-vI-batch`` certificate holds them all;
-:mod:`symbolic_tf.certify.checks.batch` re-verifies every member.
+:mod:`symbolic_tf.certify.kinds.batch` re-verifies every member.
 """
 from __future__ import annotations
 
@@ -87,6 +87,9 @@ def blowup_brackets_batch(A, v, Sigma0s, rel_width: float = 1e-12, problem_label
         members.append({"Sigma0": mat_str(S), "T_lo": frac_str(lo), "T_hi": frac_str(hi),
                         "witness": [frac_str(x) for x in w]})
     claim = "for each listed Σ₀ ≻ 0, softmax with V = vI blows up at T* ∈ [T_lo, T_hi]"
+    from .claims import Claim, Quantifier
+
+    claim = Claim("batch-blowup", Quantifier.NONE, {"v": frac_str(vf), "members": sum("undecided" not in m for m in members)})
     cert = Certificate(kind="blowup-riccati-vI-batch", claim=claim, status="PROVED",
                        data={"A": mat_str(Af), "v": frac_str(vf), "members": members},
                        notes=[problem_label] if problem_label else [])

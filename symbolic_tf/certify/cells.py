@@ -23,7 +23,7 @@ a convex condition on matrix polynomials in (x, y), decided on a whole cell by
 * **EXPONENTIAL_GROWTH** — Q ⪯ 0: K(γ) ≻ 0 for every γ ≥ 0, global with ‖Σ(t)‖ ≤ C e^{2 f_hi t}.
 
 The verdicts are claimed on the *open* cell (its interior); edges are measure zero and belong to
-the neighbours too.  Floats only guess z, Γ and the times; :mod:`symbolic_tf.certify.checks.cells`
+the neighbours too.  Floats only guess z, Γ and the times; :mod:`symbolic_tf.certify.kinds.cells`
 re-decides everything exactly (and with arb balls for g).
 """
 from __future__ import annotations

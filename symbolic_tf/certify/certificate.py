@@ -1,18 +1,23 @@
 """Certificates: plain, JSON-serialisable exact data backing a PROVED/REFUTED verdict.
 
-Schema ``symbolic_tf.certificate/1``::
+Schema ``symbolic_tf.certificate/2``::
 
     {
-      "schema": "symbolic_tf.certificate/1",
+      "schema": "symbolic_tf.certificate/2",
       "kind": "blowup-riccati-vI",          # which argument; selects the checker
-      "claim": "Σ(t) blows up at T* ∈ [lo, hi]",
+      "claim": {"subject": "BLOWUP",         # a Claim (symbolic_tf.certify.claims) as data:
+                "quantifier": "this Σ₀",     # which Σ₀ it covers
+                "params": {"T_lo": "p/q", "T_hi": "p/q"},
+                "text": "for this Σ₀: Σ(t) blows up …"},   # rendered from the data
       "status": "PROVED",                    # or "REFUTED" (the claim is false)
       "problem": {...},                      # the exact problem (problem_to_dict), if any
       "problem_hash": "sha256 of it",
       "data": {...}                          # rationals as "p/q" strings, balls [mid, rad]
     }
 
-:func:`symbolic_tf.certify.check.check` re-verifies a certificate from these fields alone.
+:func:`symbolic_tf.certify.check.check` re-verifies a certificate from these fields alone: it
+re-derives the claim and the status from ``data`` (and the embedded problem) and rejects the
+file unless both, the rendered text and the problem hash, are exactly as stated.
 """
 from __future__ import annotations
 
@@ -21,12 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..spec.errors import CertificationFailed
+from ..spec.errors import CertificationFailed, ProblemFileError, SymtfError
 from ..spec.problem import parse_problem, problem_to_dict
+from .claims import Claim
 
 __all__ = ["SCHEMA", "Certificate", "load_certificate", "mat_str", "vec_str"]
 
-SCHEMA = "symbolic_tf.certificate/1"
+SCHEMA = "symbolic_tf.certificate/2"
 
 
 def _fs(q) -> str:
@@ -53,7 +59,7 @@ class Certificate:
     """A certificate (see the module docstring for the schema)."""
 
     kind: str
-    claim: str
+    claim: Claim
     status: str
     data: dict
     problem: dict | None = None
@@ -62,12 +68,12 @@ class Certificate:
     notes: list = field(default_factory=list)
 
     @classmethod
-    def for_problem(cls, problem, kind: str, claim: str, status: str, data: dict, notes=None):
+    def for_problem(cls, problem, kind: str, claim: Claim, status: str, data: dict, notes=None):
         return cls(kind=kind, claim=claim, status=status, data=data, problem=problem_to_dict(problem),
                    problem_hash=problem.content_hash(), notes=list(notes or []))
 
     def to_dict(self) -> dict:
-        out = {"schema": self.schema, "kind": self.kind, "claim": self.claim, "status": self.status,
+        out = {"schema": self.schema, "kind": self.kind, "claim": self.claim.to_dict(), "status": self.status,
                "problem": self.problem, "problem_hash": self.problem_hash, "data": self.data}
         if self.notes:
             out["notes"] = self.notes
@@ -84,9 +90,24 @@ class Certificate:
         if missing:
             raise CertificationFailed(f"certificate: missing field(s) {', '.join(missing)}")
         if d["schema"] != SCHEMA:
-            raise CertificationFailed(f"certificate: unknown schema {d['schema']!r} (expected {SCHEMA})")
-        return cls(kind=d["kind"], claim=d["claim"], status=d["status"], data=d["data"],
-                   problem=d.get("problem"), problem_hash=d.get("problem_hash"), notes=d.get("notes", []))
+            raise CertificationFailed(f"certificate: unknown schema {str(d['schema'])[:60]!r} (expected {SCHEMA})")
+        extra = set(d) - {"schema", "kind", "claim", "status", "data", "problem", "problem_hash", "notes"}
+        if extra:
+            raise CertificationFailed(f"certificate: unknown field(s) {', '.join(sorted(map(str, extra)))[:200]}")
+        if not isinstance(d["kind"], str) or not isinstance(d["status"], str) or not isinstance(d["data"], dict):
+            raise CertificationFailed("certificate: kind and status must be strings and data an object")
+        if d.get("problem") is not None and not isinstance(d["problem"], dict):
+            raise CertificationFailed("certificate: problem must be an object")
+        if d.get("problem_hash") is not None and not isinstance(d["problem_hash"], str):
+            raise CertificationFailed("certificate: problem_hash must be a string")
+        claim = Claim.from_dict(d["claim"])
+        if d["claim"].get("text") != claim.text():
+            raise CertificationFailed("certificate: the claim's text is not the one its data renders")
+        notes = d.get("notes", [])
+        if not isinstance(notes, list) or any(not isinstance(n, str) for n in notes):
+            raise CertificationFailed("certificate: notes must be a list of strings")
+        return cls(kind=d["kind"], claim=claim, status=d["status"], data=d["data"],
+                   problem=d.get("problem"), problem_hash=d.get("problem_hash"), notes=notes)
 
     def parsed_problem(self):
         """The problem re-parsed exactly (and its hash re-checked)."""
@@ -94,19 +115,21 @@ class Certificate:
             return None
         try:
             p = parse_problem(self.problem)
-        except Exception as exc:  # any parse failure means a malformed certificate
+        except SymtfError as exc:  # a parse failure means a malformed certificate
             raise CertificationFailed(f"certificate: embedded problem is invalid: {exc}") from None
         if self.problem_hash != p.content_hash():
             raise CertificationFailed("certificate: problem hash does not match the embedded problem")
         return p
 
 
+def read_json_document(path, what: str = "certificate"):
+    """A JSON file read within the input limits (size, UTF-8, nesting, number size);
+    anything unreadable is :class:`ProblemFileError` (bad input, exit 2)."""
+    from ..spec.limits import load_json_text, read_text_file
+
+    return load_json_text(read_text_file(path, what), what)
+
+
 def load_certificate(path) -> Certificate:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CertificationFailed(f"cannot read certificate {str(path)!r}: {exc.strerror or exc}") from None
-    try:
-        return Certificate.from_dict(json.loads(text))
-    except json.JSONDecodeError as exc:
-        raise CertificationFailed(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    """Read a certificate file: unparsable → ProblemFileError; wrong structure → CertificationFailed."""
+    return Certificate.from_dict(read_json_document(path))

@@ -1,11 +1,18 @@
-"""The independent checker: ``check(cert)`` re-verifies a certificate from its data alone.
+"""The independent checker: ``check(cert)`` re-derives a certificate's claim from its data.
 
-Each certificate kind has one checker module in :mod:`symbolic_tf.certify.checks`
-(registered with :func:`checker`).  A checker re-derives every inequality with exact
-rationals (python-flint ``fmpq``) or arb balls from the stored data and the embedded exact
-problem; it imports nothing from the code that *searched* for the certificate (LMI solvers,
-integrators, root finders), only the arithmetic primitives of :mod:`symbolic_tf.certify.exact`.
-A failed check raises :class:`~symbolic_tf.spec.errors.CertificationFailed` with the reason.
+Each certificate kind is one module of :mod:`symbolic_tf.certify.kinds` that declares, with
+:func:`kind`, its data schema (fields, types, size limits — :mod:`~symbolic_tf.certify.schema`)
+and its *derivation*: a function ``(cert, problem) -> (status, Claim)`` that re-verifies every
+inequality with exact rationals (python-flint ``fmpq``) or arb balls from the stored data and
+the embedded exact problem, and returns the claim those data prove.  It imports nothing from
+the code that *searched* for the certificate (LMI solvers, integrators, root finders), only
+the arithmetic primitives of :mod:`symbolic_tf.certify.exact`.
+
+:func:`check` then *binds meaning*: the file's ``status`` must equal the derived status, its
+``claim`` (subject, quantifier, parameters and rendered text) must equal the derived claim,
+and the embedded problem must hash to ``problem_hash``.  Anything else is rejected with
+:class:`~symbolic_tf.spec.errors.CertificationFailed`: a flipped status, a claim replaced by
+another sentence, a bracket stated tighter than the data prove.
 """
 from __future__ import annotations
 
@@ -16,17 +23,30 @@ from typing import Callable
 
 from ..spec.errors import CertificationFailed
 from .certificate import Certificate
+from .claims import Claim
+from .schema import validate
 
-__all__ = ["check", "checker", "CheckResult", "kinds", "embedded_certificates"]
+__all__ = ["check", "kind", "KindDecl", "CheckResult", "kinds", "declaration", "embedded_certificates"]
 
-_CHECKERS: dict[str, Callable] = {}
+
+@dataclass(frozen=True)
+class KindDecl:
+    """A registered certificate kind: its name, data schema and claim derivation."""
+
+    name: str
+    schema: dict
+    derive: Callable
+    needs_problem: bool = True
+
+
+_KINDS: dict[str, KindDecl] = {}
 _loaded = False
 
 
-def checker(kind: str):
-    """Decorator registering the checker of a certificate kind."""
+def kind(name: str, schema: dict, *, needs_problem: bool = True):
+    """Decorator declaring a certificate kind; the function derives ``(status, Claim)``."""
     def deco(fn):
-        _CHECKERS[kind] = fn
+        _KINDS[name] = KindDecl(name, schema, fn, needs_problem)
         return fn
     return deco
 
@@ -34,48 +54,71 @@ def checker(kind: str):
 def _load():
     global _loaded
     if not _loaded:
-        from . import checks
+        from . import kinds as pkg
 
-        for mod in pkgutil.iter_modules(checks.__path__):
-            importlib.import_module(f"{checks.__name__}.{mod.name}")
+        for mod in pkgutil.iter_modules(pkg.__path__):
+            importlib.import_module(f"{pkg.__name__}.{mod.name}")
         _loaded = True
 
 
 def kinds() -> list[str]:
     _load()
-    return sorted(_CHECKERS)
+    return sorted(_KINDS)
+
+
+def declaration(name: str) -> KindDecl:
+    _load()
+    if name not in _KINDS:
+        raise CertificationFailed(f"certificate: unknown kind {str(name)[:60]!r}; known: {', '.join(sorted(_KINDS))}")
+    return _KINDS[name]
 
 
 @dataclass
 class CheckResult:
     ok: bool
     kind: str
-    claim: str
+    claim: Claim
     status: str
     reason: str = ""
 
+    @property
+    def claim_text(self) -> str:
+        return self.claim.text()
 
-def check(cert: Certificate | dict) -> CheckResult:
-    """Verify a certificate; raises :class:`CertificationFailed` if anything is inconsistent."""
-    _load()
-    c = cert if isinstance(cert, Certificate) else Certificate.from_dict(cert)
-    if c.status not in ("PROVED", "REFUTED"):
-        raise CertificationFailed(f"certificate: status must be PROVED or REFUTED, not {c.status!r}")
-    fn = _CHECKERS.get(c.kind)
-    if fn is None:
-        raise CertificationFailed(f"certificate: unknown kind {c.kind!r}; known: {', '.join(sorted(_CHECKERS))}")
+
+def derive(c: Certificate):
+    """(status, Claim, embedded problem) re-derived from a certificate's data alone."""
+    decl = declaration(c.kind)
+    validate(c.data, decl.schema)
     problem = c.parsed_problem()
+    if decl.needs_problem and problem is None:
+        raise CertificationFailed(f"certificate ({c.kind}): needs the embedded problem")
     try:
-        fn(c, problem)
+        status, claim = decl.derive(c, problem)
     except CertificationFailed:
         raise
-    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
-        raise CertificationFailed(f"certificate ({c.kind}): malformed data: {type(exc).__name__}: {exc}") from None
-    return CheckResult(True, c.kind, c.claim, c.status, "verified")
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError, AttributeError, OverflowError) as exc:
+        raise CertificationFailed(f"certificate ({c.kind}): malformed data: {type(exc).__name__}: {str(exc)[:200]}") from None
+    return status, claim, problem
+
+
+def check(cert: Certificate | dict) -> CheckResult:
+    """Verify a certificate; raises :class:`CertificationFailed` unless its data prove exactly
+    the stated claim with the stated status."""
+    c = cert if isinstance(cert, Certificate) else Certificate.from_dict(cert)
+    if c.status not in ("PROVED", "REFUTED"):
+        raise CertificationFailed(f"certificate: status must be PROVED or REFUTED, not {str(c.status)[:40]!r}")
+    status, claim, _ = derive(c)
+    if status != c.status:
+        raise CertificationFailed(f"certificate ({c.kind}): the data give status {status}, the file states {c.status}")
+    if not claim.same_as(c.claim):
+        raise CertificationFailed(f"certificate ({c.kind}): the stated claim is not the one the data prove; "
+                                  f"stated «{c.claim.text()[:300]}», proved «{claim.text()[:300]}»")
+    return CheckResult(True, c.kind, claim, status, "verified")
 
 
 def embedded_certificates(doc) -> list[dict]:
-    """Every certificate (schema ``symbolic_tf.certificate/1``) nested anywhere in a JSON
+    """Every certificate (schema ``symbolic_tf.certificate/2``) nested anywhere in a JSON
     document, e.g. the per-head certificates of ``heads.json``."""
     from .certificate import SCHEMA
 

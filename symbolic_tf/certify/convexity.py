@@ -13,7 +13,7 @@ by a tanh reparametrisation), then rounding to rationals with small denominators
 the value is Σ c_ij e^{u_ij}/(2n²) with rational c_ij, u_ij, enclosed in an arb ball (256
 bits); PROVED only if the whole ball is < 0.  The certificate (kind ``nonconvexity-witness``)
 stores A, positions, displacements as "p/q" strings, the value ball and a rational upper
-bound, so :mod:`symbolic_tf.certify.checks.convexity` re-verifies it independently.
+bound, so :mod:`symbolic_tf.certify.kinds.convexity` re-verifies it independently.
 
 A negative second variation with ratio ≤ λ* < 0 disproves λ-convexity for every λ > λ*
 (in particular geodesic convexity, λ = 0).  "No witness found" is numerical only (UNDECIDED).
@@ -221,7 +221,10 @@ def find_nonconvexity_witness(A, n_points: int = 2, d: int | None = None, *, see
             "displacements": [[frac_str(e) for e in x] for x in xis],
             "value": arb_to_pair(ball), "value_upper": frac_str(up),
             "xi_norm2": frac_str(norm2), "lambda_bound": frac_str(lam), "prec": prec}
-    cert = Certificate(kind=KIND, claim=claim + f"; not λ-convex for any λ > {frac_str(lam)}",
+    from .claims import Claim, Quantifier
+
+    cert = Certificate(kind=KIND, claim=Claim("nonconvexity", Quantifier.NONE,
+                                              {"A": data["A"], "lambda_bound": frac_str(lam)}),
                        status=PROVED, data=data)
     numerical["witness_ratio_float"] = float(lam)
     return Verdict(PROVED, claim, "nonconvexity-witness",

@@ -29,7 +29,7 @@ stable, and certifies it (MATH.md §5, "Equilibria"):
 
 Every float computed here (Newton, inverses, Lyapunov solutions) is only a *guess*; the
 certificate (kind ``equilibrium-krawczyk``) is re-verified from exact data by
-:mod:`symbolic_tf.certify.checks.equilibrium`.
+:mod:`symbolic_tf.certify.kinds.equilibrium`.
 """
 from __future__ import annotations
 
@@ -461,7 +461,11 @@ def _certificate(problem, res, prec):
         Wm, mids, rads = res["mean"]
         data["mean"] = {"W": mat_str(Wm), "alpha_mid": [frac_str(q) for q in mids],
                         "alpha_rad": [frac_str(q) for q in rads]}
-    return Certificate.for_problem(problem, KIND, equilibrium_claim(claims), PROVED, data)
+    from .claims import EQ_PART_ORDER, Claim, Quantifier
+
+    claim = Claim("equilibrium-enclosure", Quantifier.NONE,
+                  {"parts": [c for c in EQ_PART_ORDER if c in claims], "Sigma_mid": data["Sigma_mid"], "r": data["r"]})
+    return Certificate.for_problem(problem, KIND, claim, PROVED, data)
 
 
 def find_equilibrium(problem, guess=None, *, prec: int = _PREC, max_inflate: int = 5) -> Verdict:

@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate
+from .claims import Claim, Quantifier
 from .exact import definiteness, frac_str, qmat
 
 __all__ = ["frobenius_upper", "no_blowup"]
@@ -25,9 +26,10 @@ def frobenius_upper(M) -> Fraction:
     s = sum((Fraction(e) ** 2 for row in M for e in row), Fraction(0))
     if s == 0:
         return Fraction(0)
-    u = Fraction(math.sqrt(float(s)) * (1 + 1e-9)).limit_denominator(10**12)
+    # a short decimal upper bound (readable in claims): ⌈√s·10⁶⌉/10⁶, raised until u² ≥ s exactly
+    u = Fraction(math.ceil(math.sqrt(float(s)) * 10**6) + 1, 10**6)
     while u * u < s:
-        u *= Fraction(1000000001, 1000000000)
+        u *= Fraction(1000001, 1000000)
     return u
 
 
@@ -62,7 +64,9 @@ def no_blowup(problem) -> Verdict:
                 "gamma": frac_str(gamma)}
     else:
         return Verdict(UNDECIDED, claim, reason="growth bound implemented for Sinkhorn and ℓ2")
-    cert = Certificate.for_problem(problem, "no-blowup", claim, PROVED, data)
+    claim_d = Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": data["gamma"]})
+    claim = claim_d.text()
+    cert = Certificate.for_problem(problem, "no-blowup", claim_d, PROVED, data)
     return Verdict(PROVED, claim, "growth-bound",
                    evidence={"regime": "EXPONENTIAL_GROWTH", "gamma": data["gamma"], "certificate": cert.to_dict()},
                    reason=f"‖Σ̇‖ ≤ γ‖Σ‖ with γ = {data['gamma']}: global existence, no finite-time blow-up")

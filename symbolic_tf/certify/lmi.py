@@ -14,7 +14,7 @@ s ∈ ℝ^m, m = d(d+1)/2, Σ = Σ_k s_k E_k with E_ii = e_ie_iᵀ and E_ij = e_
 
 with S the d²×m matrix whose column k is vec E_k (row-major vec).
 
-Two certificate kinds (checked independently by :mod:`symbolic_tf.certify.checks.lmi`):
+Two certificate kinds (checked independently by :mod:`symbolic_tf.certify.kinds.lmi`):
 
 ``bounded-lmi``  P ≻ 0 with Q_P ⪯ 0: tr(PΣ(t)) is non-increasing, so for every Σ₀ ⪰ 0 the
                  solution is global and bounded (‖Σ‖ ≤ tr Σ ≤ tr(PΣ₀)/λ_min(P)).
@@ -679,10 +679,11 @@ def _undecided(claim, reason, numerical=None) -> Verdict:
     return Verdict(UNDECIDED, claim, ARGUMENT, {}, dict(numerical or {}), reason)
 
 
-def _finish(problem, kind, claim, data, numerical, summary) -> Verdict:
+def _finish(problem, kind, claim_d, data, numerical, summary) -> Verdict:
     from .check import check
 
-    cert = Certificate.for_problem(problem, kind, claim, PROVED, data)
+    claim = claim_d.text()
+    cert = Certificate.for_problem(problem, kind, claim_d, PROVED, data)
     try:
         check(cert)  # the independent checker: a PROVED verdict must re-verify
     except CertificationFailed as exc:
@@ -731,7 +732,9 @@ def find_bounded_certificate(problem, solver=None, *, reuse: bool = True) -> Ver
     numerical["method"] = desc
     numerical["seconds"] = time.perf_counter() - t0
     data = {"P": mat_str(P)}
-    return _finish(problem, KIND_BOUNDED, claim, data, numerical,
+    from .claims import Claim, Quantifier
+
+    return _finish(problem, KIND_BOUNDED, Claim("BOUNDED", Quantifier.EVERY_PSD, {}), data, numerical,
                    f"tr(PΣ) is non-increasing ({desc}); Q_P ⪯ 0 and P ≻ 0 verified exactly")
 
 
@@ -795,4 +798,8 @@ def find_blowup_certificate(problem, solver=None, *, reuse: bool = True) -> Verd
         numerical["T_lo"], numerical["T_hi"] = _approx(T_lo), _approx(T_hi)
         summary += f"; T* ∈ [{_approx(T_lo)}, {_approx(T_hi)}]"
     numerical["seconds"] = time.perf_counter() - t0
-    return _finish(problem, KIND_BLOWUP, claim, data, numerical, summary)
+    from .claims import Claim, Quantifier
+
+    claim_d = (Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]}) if "T_lo" in data
+               else Claim("BLOWUP", Quantifier.EVERY_NONZERO, {}))
+    return _finish(problem, KIND_BLOWUP, claim_d, data, numerical, summary)

@@ -19,7 +19,7 @@ singular.  Hence:
   Σ₀ ≻ 0 (stable equilibrium).
 
 The floats here only *guess* where T* is; every claim is re-decided exactly or with balls
-and re-checked by :mod:`symbolic_tf.certify.checks.riccati`.
+and re-checked by :mod:`symbolic_tf.certify.kinds.riccati`.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ import numpy as np
 
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str, vec_str
+from .claims import Claim, Quantifier
 from .exact import definiteness, exact_factor, frac_str, qmat
 
 __all__ = ["scalar_of_identity", "riccati_data", "blowup_bracket_vI", "classify_vI"]
@@ -218,7 +219,9 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
                          "T_lo": frac_str(lo), "T_hi": frac_str(hi), "witness": vec_str(w)}
             if partition is not None:
                 cert_data["partition"] = partition
-            cert = Certificate.for_problem(problem, "blowup-riccati-vI", claim, PROVED, cert_data)
+            claim_d = Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(lo), "T_hi": frac_str(hi)})
+            cert = Certificate.for_problem(problem, "blowup-riccati-vI", claim_d, PROVED, cert_data)
+            claim = claim_d.text()
             return Verdict(PROVED, claim, "riccati-linearisation",
                            evidence={"T_lo": frac_str(lo), "T_hi": frac_str(hi), "certificate": cert.to_dict()},
                            numerical={"T_float": t_f},
@@ -259,7 +262,10 @@ def classify_vI(problem, horizon: float | None = None) -> Verdict | None:
         regime = "EQUILIBRIUM" if (r == 0 or N.rank() == 0) else "CLUSTERING"
         claim = (f"the solution is global and Σ(t) converges to a limit of rank {limit_rank}"
                  if regime == "CLUSTERING" else "Σ(t) = Σ₀ for all t (an equilibrium)")
-        cert = Certificate.for_problem(problem, "global-riccati-vI", claim, PROVED,
+        claim_d = (Claim("CLUSTERING", Quantifier.THIS, {"rank": limit_rank}) if regime == "CLUSTERING"
+                   else Claim("EQUILIBRIUM", Quantifier.THIS, {"stationary": True, "rank": limit_rank}))
+        claim = claim_d.text()
+        cert = Certificate.for_problem(problem, "global-riccati-vI", claim_d, PROVED,
                                        {"v": frac_str(v), "B": mat_str(B), "D": [frac_str(D[i, i]) for i in range(r)],
                                         "limit_rank": limit_rank, "regime": regime})
         return Verdict(PROVED, claim, "riccati-linearisation",
@@ -307,7 +313,9 @@ def _global_hurwitz(problem, F, R, B, D, v) -> Verdict | None:
     if not definiteness(_dinv(D) - B.transpose() * Winf * B).pd:
         return None
     claim = "the solution is global and Σ(t) → 0 (collapse to a point)"
-    cert = Certificate.for_problem(problem, "global-drift-vI", claim, PROVED,
+    claim_d = Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
+    claim = claim_d.text()
+    cert = Certificate.for_problem(problem, "global-drift-vI", claim_d, PROVED,
                                    {"v": frac_str(v), "B": mat_str(B), "D": [frac_str(D[i, i]) for i in range(D.nrows())],
                                     "W_inf": mat_str(Winf), "X": mat_str(X)})
     return Verdict(PROVED, claim, "riccati-linearisation",
@@ -340,7 +348,12 @@ def _equilibrium(problem, F, R, v) -> Verdict | None:
         data["mean"] = {"Y": mat_str(Y), "alpha_star": [frac_str(alpha_star[i, 0]) for i in range(n)]}
         claim += "; the mean converges to α* = −M*⁻¹b (M* = F + vI + vΣ*B Hurwitz)"
         evidence["alpha_star"] = data["mean"]["alpha_star"]
-    cert = Certificate.for_problem(problem, "equilibrium-drift-vI", claim, PROVED, data)
+    params = {"Sigma_star": mat_str(Sstar)}
+    if "mean" in data:
+        params["alpha_star"] = data["mean"]["alpha_star"]
+    claim_d = Claim("EQUILIBRIUM", Quantifier.EVERY_PD, params)
+    claim = claim_d.text()
+    cert = Certificate.for_problem(problem, "equilibrium-drift-vI", claim_d, PROVED, data)
     evidence["certificate"] = cert.to_dict()
     return Verdict(PROVED, claim, "lyapunov-exact", evidence=evidence,
                    reason="R ≺ 0, FᵀP* + P*F = −R with P* ≻ 0, and FᵀX + XF = I with X ≻ 0 (F anti-Hurwitz)"
@@ -364,3 +377,31 @@ def _lyapunov(F, C):
     sol = K.solve(rhs)
     P = flint.fmpq_mat(n, n, [sol[i * n + j, 0] for i in range(n) for j in range(n)])
     return P
+
+
+def growth_nsd(problem) -> Verdict:
+    """V = vI and R = v(A + Aᵀ) ⪯ 0: every Σ₀ ⪰ 0 has a global solution with
+    ‖Σ(t)‖₂ ≤ ‖Σ₀‖₂e^{γt}, γ = 2u_F ≥ 2‖F‖_F (kind ``growth-drift-vI-nsd``).
+
+    W(t) = ∫₀ᵗe^{Fᵀs}Re^{Fs}ds ⪯ 0 keeps X(t) = D⁻¹ − BᵀW(t)B ⪰ D⁻¹ ≻ 0, so Σ(t) =
+    e^{Ft}BX(t)⁻¹Bᵀe^{Fᵀt} ⪯ e^{Ft}Σ₀e^{Fᵀt} exists for all t (docs: "Softmax with V = vI")."""
+    from .growth import frobenius_upper
+
+    data = riccati_data(problem) if problem.cov is not None else None
+    if problem.cov is None:
+        from .exact import qmat as _qm
+
+        v = scalar_of_identity(problem.V)
+        A = _qm(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+        R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
+    else:
+        v, R = data[0], data[1]
+    if not definiteness(R).nsd:
+        return Verdict(UNDECIDED, "", reason="R = v(A + Aᵀ) is not negative semidefinite")
+    uF = frobenius_upper(problem.F) if problem.F is not None else Fraction(0)
+    claim_d = Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(2 * uF)})
+    cert = Certificate.for_problem(problem, "growth-drift-vI-nsd", claim_d, PROVED,
+                                   {"v": frac_str(v), "u_F": frac_str(uF), "gamma": frac_str(2 * uF)})
+    return Verdict(PROVED, claim_d.text(), "riccati-linearisation",
+                   evidence={"regime": "EXPONENTIAL_GROWTH", "certificate": cert.to_dict()},
+                   reason="R = v(A + Aᵀ) ⪯ 0: X(t) = D⁻¹ − BᵀW(t)B ⪰ D⁻¹ never degenerates; ‖Σ(t)‖ ≤ ‖Σ₀‖e^{2‖F‖t}")

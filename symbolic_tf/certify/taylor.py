@@ -32,7 +32,7 @@ ball arithmetic (python-flint ``arb``) on a list of rational (dyadic) times
 
 The bracket [max_i lower_i, min_i upper_i] is rounded outward to rationals.  The certificate
 ``blowup-taylor-lmi`` stores P, c, u_V, u_A, the step times, the order and the working precision;
-:mod:`symbolic_tf.certify.checks.taylor` recomputes the whole integration from them with its own
+:mod:`symbolic_tf.certify.kinds.taylor` recomputes the whole integration from them with its own
 code and re-verifies the LMI exactly.
 
 The step sizes are chosen from the decay of the Taylor coefficients at S_i (their root test
@@ -533,7 +533,11 @@ def tighten_blowup_bracket(problem, order: int = 12, max_steps: int = 400, *, pr
                 "T_hi": frac_str(T_hi)}
         claim = (f"Σ(t) blows up in finite time at T* ∈ [{frac_str(T_lo)}, {frac_str(T_hi)}] "
                  f"≈ [{float(T_lo):.15g}, {float(T_hi):.15g}]")
-        cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
+        from .claims import Claim, Quantifier
+
+        claim_d = Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(T_lo), "T_hi": frac_str(T_hi)})
+        claim = claim_d.text()
+        cert = Certificate.for_problem(problem, KIND, claim_d, PROVED, data,
                                        notes=[f"LMI bracket [{ld['T_lo']}, {ld['T_hi']}] tightened by a "
                                               f"validated order-{order} Taylor integration ({method}) "
                                               f"over {len(times) - 1} steps"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..spec.verdict import PROVED, Verdict
 from .certificate import Certificate
+from .claims import Claim, Quantifier
 from .exact import definiteness, frac_str, qmat
 
 __all__ = ["uniform_vI"]
@@ -37,7 +38,14 @@ def uniform_vI(problem) -> Verdict | None:
         regime = "CLUSTERING" if dR.neg else "EQUILIBRIUM"
     else:
         return None
-    cert = Certificate.for_problem(problem, "uniform-vI", claim, PROVED,
+    if regime == "BLOWUP":
+        claim_d = Claim("BLOWUP", Quantifier.EVERY_NONZERO, {})
+    elif regime == "EQUILIBRIUM":
+        claim_d = Claim("EQUILIBRIUM", Quantifier.EVERY_PSD, {"stationary": True})
+    else:
+        claim_d = Claim("CLUSTERING", Quantifier.EVERY_PD, {"rank": problem.d - R.rank()})
+    claim = claim_d.text()
+    cert = Certificate.for_problem(problem, "uniform-vI", claim_d, PROVED,
                                    {"v": frac_str(v), "R_class": "PD" if dR.pd else "NSD", "regime": regime})
     return Verdict(PROVED, claim, "riccati-linearisation",
                    evidence={"regime": regime, "certificate": cert.to_dict()},

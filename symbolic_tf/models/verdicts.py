@@ -282,7 +282,7 @@ def checkpoint_source(model) -> dict:
 
 
 def _witness_certificates(hp, source: dict, x: list, which: str = "A") -> dict:
-    """``head-symA-witness`` certificates (re-checked by :mod:`symbolic_tf.certify.checks.heads`
+    """``head-symA-witness`` certificates (re-checked by :mod:`symbolic_tf.certify.kinds.heads`
     from the checkpoint file itself) for the verdicts a positive witness x decides: for
     xᵀ(A_h + A_hᵀ)x > 0 (``which="A"``) the first two, for xᵀ(C_hA_h + A_hᵀC_hᵀ)x > 0 the third."""
     from ..certify.certificate import Certificate
@@ -292,7 +292,13 @@ def _witness_certificates(hp, source: dict, x: list, which: str = "A") -> dict:
                "identity_value_blowup": ("PROVED", "with V = I the Gaussian flow of A_h blows up in finite time "
                                                     "from every Σ₀ ≻ 0")} if which == "A" else
               {"conjecture_hypothesis": ("REFUTED", "C_hA_h + A_hᵀC_hᵀ ⪯ 0")})
-    return {k: Certificate(kind="head-symA-witness", claim=f"layer {hp.layer}, head {hp.head}: {c}", status=st,
+    from ..certify.claims import Claim, Quantifier
+
+    def claim(k):
+        return Claim("head-property", Quantifier.NONE,
+                     {"sha256": source["sha256"], "layer": hp.layer, "head": hp.head, "verdict": k})
+
+    return {k: Certificate(kind="head-symA-witness", claim=claim(k), status=st,
                            data={**base, "verdict": k}).to_dict() for k, (st, c) in claims.items()}
 
 
@@ -385,9 +391,14 @@ def head_verdicts(hp, *, witnesses: bool = True, source: dict | None = None) -> 
             f"Σ(t) = ûûᵀ/(1 − 2v·a·t), T* ∈ {best.T_star}; {len(blow)} of {len(lines)} real eigenlines blow up")
         if source is not None:
             from ..certify.certificate import Certificate
+            from ..certify.claims import Claim, Quantifier
+            from ..certify.exact import frac_str
 
+            cl = Claim("head-eigenline-blowup", Quantifier.NONE,
+                       {"sha256": source["sha256"], "layer": hp.layer, "head": hp.head,
+                        "v_lo": frac_str(Fraction(best.cert["v_lo"])), "v_hi": frac_str(Fraction(best.cert["v_hi"]))})
             out["head_blowup"].evidence["certificate"] = Certificate(
-                kind="head-eigenline-blowup", claim=f"layer {hp.layer}, head {hp.head}: {claim}", status=PROVED,
+                kind="head-eigenline-blowup", claim=cl, status=PROVED,
                 data={**source, "layer": hp.layer, "head": hp.head, "head_dim": hp.head_dim, **best.cert}).to_dict()
         category = CATEGORIES[0]
     elif lines:

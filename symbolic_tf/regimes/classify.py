@@ -1,153 +1,192 @@
-"""Classify a parameter point: one regime with its status and certificate.
+"""Classify a parameter point: one regime with its status, claim and certificate.
 
-Regimes: CLUSTERING (with the rank of the limit), EQUILIBRIUM, BOUNDED, EXPONENTIAL_GROWTH
-(global existence with at most exponential growth), BLOWUP (with a rational bracket
-[T_lo, T_hi]) or UNDECIDED (with the reason).  For the problem's own Σ₀, or with
-``uniform=True`` for every Σ₀.
+Regimes (:class:`symbolic_tf.certify.claims.Regime`): CLUSTERING (with the rank of the limit),
+EQUILIBRIUM, BOUNDED, EXPONENTIAL_GROWTH, BLOWUP (with a rational bracket [T_lo, T_hi]) or
+UNDECIDED (with the reason and the numerical evidence).  For the problem's own Σ₀, or with
+``uniform=True`` for a class of Σ₀ (the claim's quantifier says which).
 
-Routes, in order (each returns a certified verdict or passes):
-1. softmax with V = v·I (± drift F x + b): exact Riccati linearisation
-   (:mod:`symbolic_tf.certify.riccati`); with drift and general V, a Krawczyk-certified,
-   locally stable equilibrium (:mod:`symbolic_tf.certify.equilibrium`);
-2. Sinkhorn, ℓ2 with KᵀK ≻ 0: growth bounds (:mod:`symbolic_tf.certify.growth`);
-3. softmax / multi-head with general V, no drift: LMI certificates
-   (:mod:`symbolic_tf.certify.lmi`): bounded for every Σ₀, or blow-up with a bracket,
-   tightened by validated interval Taylor integration (:mod:`symbolic_tf.certify.taylor`).
+:func:`classify` is a loop over the route registry (:mod:`symbolic_tf.certify.routes`) in
+declared order; it names no route and no variant.  A route's PROVED verdict becomes the
+problem's regime only if
+
+1. its certificate passes the independent checker (:func:`symbolic_tf.certify.check.check`),
+   which re-derives the claim and status from the data, and
+2. the checked claim's quantifier covers the problem's Σ₀, decided exactly
+   (:meth:`symbolic_tf.certify.claims.Claim.covers`): e.g. "every Σ₀ ≻ 0" does not decide a
+   singular Σ₀.
+
+Proved claims that are not regimes of this Σ₀ (a locally stable equilibrium, a statement for
+another class of Σ₀) are kept in ``side_claims``.  Float trouble inside a route (overflow,
+LinAlgError, solver failure) makes that route pass with a reason — never a traceback.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
-from ..spec.errors import InvalidParameters
-from ..spec.verdict import PROVED, UNDECIDED, Verdict
+import numpy as np
+
+from ..certify.claims import Claim, Quantifier, Regime
+from ..spec.errors import CertificationFailed, InvalidParameters, SymtfError
+from ..spec.verdict import PROVED, UNDECIDED
 
 __all__ = ["Classification", "classify", "REGIMES"]
 
-REGIMES = ("CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH", "BLOWUP", "UNDECIDED")
+REGIMES = tuple(r.value for r in Regime)
 
 
 @dataclass
 class Classification:
-    """The JSON face of a classification (keys of issue 4: regime, status, rank, T_lo, T_hi,
-    reason, certificate)."""
+    """The outcome of :func:`classify` (JSON face: :meth:`to_dict`)."""
 
-    regime: str
+    regime: Regime
     status: str
-    claim: str = ""
-    rank: int | None = None
-    T_lo: str | None = None
-    T_hi: str | None = None
+    claim_data: Claim | None = None
+    route: str | None = None
     reason: str = ""
     certificate: dict | None = None
     uniform: bool = False
     numerical: dict = field(default_factory=dict)
+    side_claims: list = field(default_factory=list)
+
+    @property
+    def claim(self) -> str:
+        """The claim in words (rendered from the claim's data)."""
+        return self.claim_data.text() if self.claim_data is not None else ""
+
+    @property
+    def quantifier(self) -> str | None:
+        return self.claim_data.quantifier.value if self.claim_data is not None else None
+
+    @property
+    def rank(self) -> int | None:
+        return self.claim_data.rank if self.claim_data is not None else None
+
+    @property
+    def T_lo(self) -> str | None:
+        return self.claim_data.params.get("T_lo") if self.claim_data is not None else None
+
+    @property
+    def T_hi(self) -> str | None:
+        return self.claim_data.params.get("T_hi") if self.claim_data is not None else None
 
     def to_dict(self) -> dict:
-        out = {"regime": self.regime, "status": self.status, "claim": self.claim, "uniform": self.uniform}
+        out = {"regime": str(self.regime), "status": self.status, "claim": self.claim,
+               "claim_data": self.claim_data.to_dict() if self.claim_data is not None else None,
+               "quantifier": self.quantifier, "route": self.route, "uniform": self.uniform}
         if self.rank is not None:
             out["rank"] = self.rank
-        if self.T_lo is not None:
+        if self.T_lo is not None or self.T_hi is not None:
             out["T_lo"], out["T_hi"] = self.T_lo, self.T_hi
         out["reason"] = self.reason
         out["certificate"] = self.certificate
+        out["side_claims"] = [{"route": r, "claim": c.to_dict(), "certificate": cert} for r, c, cert in self.side_claims]
         if self.numerical:
-            out["numerical_evidence"] = {k: (float(v) if hasattr(v, "__float__") else v) for k, v in self.numerical.items()}
+            out["numerical_evidence"] = {k: (float(v) if isinstance(v, (int, float)) or hasattr(v, "__float__") else v)
+                                         for k, v in self.numerical.items()}
         return out
 
 
-def _from_verdict(v: Verdict, default_regime: str, uniform: bool) -> Classification:
-    if v.status != PROVED:
-        return Classification("UNDECIDED", UNDECIDED, v.claim, reason=v.reason, uniform=uniform, numerical=v.numerical)
-    ev = v.evidence
-    return Classification(ev.get("regime", default_regime), PROVED, v.claim, rank=ev.get("rank"),
-                          T_lo=ev.get("T_lo"), T_hi=ev.get("T_hi"), reason=v.reason,
-                          certificate=ev.get("certificate"), uniform=uniform, numerical=v.numerical)
+# float trouble that makes a route pass (never a traceback)
+def _route_errors():
+    import numpy as np
+
+    errs = [ArithmeticError, FloatingPointError, np.linalg.LinAlgError, ValueError, RuntimeError, MemoryError,
+            SymtfError]
+    try:
+        import cvxpy
+
+        errs.append(cvxpy.error.SolverError)
+    except ImportError:  # pragma: no cover
+        pass
+    return tuple(errs)
 
 
-def classify(problem, *, uniform: bool = False, horizon: float | None = None) -> Classification:
-    """The regime of ``problem`` (its Σ₀), or over every Σ₀ when ``uniform``."""
+def _gaussian_closed(problem, variant) -> bool:
     from ..symbolic.closure import decide_invariance
+
+    if variant.composite:
+        return all(decide_invariance(h.variant).status == PROVED for h in problem.heads)
+    return decide_invariance(variant).status == PROVED
+
+
+def classify(problem, *, uniform: bool = False, horizon: float | None = None,
+             evidence: bool = True) -> Classification:
+    """The regime of ``problem`` (its Σ₀), or over a class of Σ₀ when ``uniform``.
+
+    Parameters
+    ----------
+    problem : Problem
+    uniform : bool
+        Look for statements about every Σ₀ of a class (the claim's quantifier names it).
+    horizon : float, optional
+        Float horizon for the searches' numerical guesses (never part of a proof).
+    evidence : bool
+        For an UNDECIDED point verdict, integrate numerically and report what was seen
+        (labelled numerical evidence).
+    """
+    from ..certify.certificate import Certificate
+    from ..certify.check import derive
+    from ..certify.routes import Context, registry
     from ..variants import bind
 
     variant = bind(problem)
-    heads_closed = (all(decide_invariance(h.variant).status == PROVED for h in problem.heads)
-                    if variant.composite else decide_invariance(variant).status == PROVED)
-    if not heads_closed:
-        return Classification("UNDECIDED", UNDECIDED, reason=f"{variant.name} does not preserve Gaussians: "
+    if not _gaussian_closed(problem, variant):
+        return Classification(Regime.UNDECIDED, UNDECIDED, reason=f"{variant.name} does not preserve Gaussians: "
                               "there is no moment ODE to classify (see `symtf invariance`)", uniform=uniform)
     if problem.cov is None and not uniform:
         raise InvalidParameters("initial.cov", "needed to classify the problem's Σ₀ (or use --uniform)")
-    reasons = []
-
-    # 1. V = vI softmax (+ drift): exact
-    from ..certify import riccati
-
-    if riccati.scalar_of_identity(problem.V or ((1,),)) is not None and problem.variant == "softmax":
-        if uniform:
-            from ..certify.uniform import uniform_vI
-
-            res = uniform_vI(problem)
-            if res is not None:
-                return _from_verdict(res, "BLOWUP", True)
-            reasons.append("V = vI: no uniform statement (the regime depends on Σ₀)")
-        else:
-            v = riccati.classify_vI(problem, horizon)
-            if v is not None and v.status == PROVED:
-                return _from_verdict(v, "BLOWUP", False)
-            if v is not None:
-                reasons.append(v.reason)
-
-    # 1b. drift model with general V: a certified, locally stable equilibrium (Krawczyk)
-    if problem.variant == "softmax" and problem.has_drift and not uniform:
-        from ..certify.equilibrium import find_equilibrium
-
-        e = find_equilibrium(problem)
-        if e.status == PROVED:
-            c = _from_verdict(e, "EQUILIBRIUM", False)
-            c.reason = (e.reason or "") + " (local exponential stability: the problem's Σ₀ is only shown to "\
-                "converge numerically, see numerical_evidence)"
-            return c
-        reasons.append(e.reason)
-
-    # 2. no finite-time blow-up for Sinkhorn / ℓ2
-    if problem.variant in ("sinkhorn", "l2"):
-        from ..certify.growth import no_blowup
-
-        v = no_blowup(problem)
-        if v.status == PROVED:
-            return _from_verdict(v, "EXPONENTIAL_GROWTH", True)
-        reasons.append(v.reason)
-
-    # 3. LMIs for softmax / multi-head with general V
-    if problem.variant in ("softmax", "multihead") and not problem.has_drift:
+    ctx = Context(uniform=uniform, horizon=horizon)
+    mode = "uniform" if uniform else "point"
+    errors = _route_errors()
+    reasons, side = [], []
+    for r in registry():
+        if mode not in r.modes or r.applies(problem, ctx) is not None:
+            continue
         try:
-            from ..certify import lmi
-        except ImportError:  # pragma: no cover - the module ships with the package
-            lmi = None
-        if lmi is not None:
-            b = lmi.find_bounded_certificate(problem)
-            if b.status == PROVED:
-                c = _from_verdict(b, "BOUNDED", True)
-                c.regime = "BOUNDED"
-                return c
-            reasons.append(b.reason)
-            if uniform or problem.cov is not None:
-                u = lmi.find_blowup_certificate(problem)
-                if u.status == PROVED and not uniform:
-                    # tighten the LMI bracket by a validated Taylor integration (never wider)
-                    from ..certify.taylor import tighten_blowup_bracket
-
-                    tight = tighten_blowup_bracket(problem, lmi_verdict=u)
-                    if tight.status == PROVED:
-                        u = tight
-                if u.status == PROVED:
-                    c = _from_verdict(u, "BLOWUP", uniform)
-                    c.regime = "BLOWUP"
-                    if uniform:
-                        c.T_lo = c.T_hi = None
-                    return c
-                reasons.append(u.reason)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                v = r.search(problem, ctx)
+        except errors as exc:
+            reasons.append(f"{r.name}: gave up ({type(exc).__name__}: {str(exc)[:120]})")
+            continue
+        if v is None or v.status != PROVED:
+            if v is not None and v.reason:
+                reasons.append(f"{r.name}: {v.reason}")
+            continue
+        cert_dict = v.evidence.get("certificate")
+        try:
+            cert = Certificate.from_dict(cert_dict)
+            status, claim, cert_problem = derive(cert)
+            if status != cert.status or not claim.same_as(cert.claim):
+                raise CertificationFailed("the certificate's stated claim is not the checked one")
+        except CertificationFailed as exc:  # a route bug: never report it as PROVED
+            reasons.append(f"{r.name}: its certificate failed the independent check ({exc})")
+            continue
+        if status != PROVED:
+            continue
+        if claim.regime is None:
+            side.append((r.name, claim, cert_dict))
+            reasons.append(f"{r.name}: proved «{claim.text()}», which does not decide the regime of Σ₀")
+            continue
+        if uniform:
+            if claim.quantifier is Quantifier.THIS:
+                continue
+            return Classification(claim.regime, PROVED, claim, r.name, v.reason, cert_dict, True,
+                                  dict(v.numerical), side)
+        ok, why = claim.covers(problem, cert_problem)
+        if not ok:
+            side.append((r.name, claim, cert_dict))
+            reasons.append(f"{r.name}: proved «{claim.text()}», which does not cover this Σ₀ ({why})")
+            continue
+        return Classification(claim.regime, PROVED, claim, r.name, v.reason, cert_dict, False,
+                              dict(v.numerical), side)
     if not reasons:
         reasons.append(f"no certification route for variant {problem.variant!r}"
                        + (" with drift" if problem.has_drift else ""))
-    return Classification("UNDECIDED", UNDECIDED, reason="; ".join(r for r in reasons if r), uniform=uniform)
+    out = Classification(Regime.UNDECIDED, UNDECIDED, reason="; ".join(reasons), uniform=uniform, side_claims=side)
+    if evidence and not uniform:
+        from .evidence import numerical_evidence
+
+        out.numerical = numerical_evidence(problem, horizon)
+    return out

@@ -196,7 +196,9 @@ TAMPERS = {
     "mean data missing": _claim_mean_without_data,
     "problem, stale hash": _bump_problem,
     "problem, rehashed": _bump_problem_rehash,
-    "claim text": lambda c: c.__setitem__("claim", c["claim"].replace("exactly one", "at least one")),
+    "claim text": lambda c: c["claim"].__setitem__("text", c["claim"]["text"].replace("exactly one", "at least one")),
+    "claim part added": lambda c: c["claim"]["params"]["parts"].append("mean"),
+    "claim radius": lambda c: c["claim"]["params"].__setitem__("r", "1/1000000000000"),
     "claims token dropped": lambda c: c["data"]["claims"].remove("pd"),
     "unknown basis": lambda c: c["data"].__setitem__("basis", "svec-orthonormal"),
 }
@@ -236,7 +238,7 @@ def test_unstable_equilibrium_is_never_called_stable(S0):
     bad["data"]["claims"] = ["exists-unique", "pd", "stable"]
     with pytest.raises(CertificationFailed):
         check(bad)
-    bad["claim"] = bad["claim"].replace(
+    bad["claim"]["text"] = bad["claim"]["text"].replace(
         "Σ* is unstable (the linearisation has an eigenvalue with positive real part)",
         "Σ* is locally exponentially stable (the linearisation on symmetric matrices is Hurwitz)")
     with pytest.raises(CertificationFailed):

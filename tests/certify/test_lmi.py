@@ -276,7 +276,10 @@ def test_boundary_case_exact_candidate_and_forced_kernel():
     # while the forced-kernel search with exact projection succeeds
     P, desc = lmi._search_bounded(heads, 2, None, True, {})
     assert P is not None and "projection" in desc, desc
-    c2 = Certificate.for_problem(prob, "bounded-lmi", "bounded", "PROVED", {"P": [[str(P[i, j]) for j in range(2)] for i in range(2)]})
+    from symbolic_tf.certify.claims import Claim, Quantifier
+
+    c2 = Certificate.for_problem(prob, "bounded-lmi", Claim("BOUNDED", Quantifier.EVERY_PSD, {}), "PROVED",
+                                 {"P": [[str(P[i, j]) for j in range(2)] for i in range(2)]})
     assert check(c2).ok
 
 
@@ -346,7 +349,9 @@ def test_checker_rejects_drift_and_other_variants():
     for change in ({"F": [["1", "0"], ["0", "0"]]}, {"variant": "linear"}):
         doc = dict(cert["problem"], **change)
         p2 = parse_problem(doc)
-        bad = Certificate.for_problem(p2, cert["kind"], cert["claim"], "PROVED", cert["data"]).to_dict()
+        from symbolic_tf.certify.claims import Claim
+
+        bad = Certificate.for_problem(p2, cert["kind"], Claim.from_dict(cert["claim"]), "PROVED", cert["data"]).to_dict()
         with pytest.raises(CertificationFailed):
             check(bad)
 

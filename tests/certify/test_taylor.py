@@ -242,8 +242,13 @@ def test_tampered_problem_is_detected(cert):
 
 
 def test_weaker_claim_still_checks(cert):
+    from symbolic_tf.certify.claims import Claim, Quantifier
+
     c = _tampered(cert, lambda d: d.update(T_lo=fs(F(d["T_lo"]) / 2), T_hi=fs(F(d["T_hi"]) * 2)))
-    assert check(c).ok
+    with pytest.raises(CertificationFailed):  # the stated claim no longer matches the data
+        check(c)
+    c["claim"] = Claim("BLOWUP", Quantifier.THIS, {"T_lo": c["data"]["T_lo"], "T_hi": c["data"]["T_hi"]}).to_dict()
+    assert check(c).ok and check(c).claim.params["T_lo"] == c["data"]["T_lo"]
 
 
 # ----------------------------------------------------------------------------- undecided

@@ -6,12 +6,29 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import CertificationFailed
-from ..check import checker
+from ..check import kind
+from ..claims import Claim, Quantifier
 from ..exact import definiteness, qmat
 
 
-@checker("uniform-vI")
+@kind("uniform-vI", {"v": "rat", "R_class": ("enum", "PD", "NSD"),
+                     "regime": ("enum", "BLOWUP", "CLUSTERING", "EQUILIBRIUM")})
 def check_uniform(cert, problem):
+    """R = v(A + Aᵀ) ≻ 0: every Σ₀ ≠ 0 blows up.  R ⪯ 0: every Σ₀ ≻ 0 has a global solution
+    converging to a limit of rank d − rank R (R = 0: every Σ₀ ⪰ 0 is an equilibrium)."""
+    _check_uniform(cert, problem)
+    regime = cert.data["regime"]
+    if regime == "BLOWUP":
+        return "PROVED", Claim("BLOWUP", Quantifier.EVERY_NONZERO, {})
+    if regime == "EQUILIBRIUM":
+        return "PROVED", Claim("EQUILIBRIUM", Quantifier.EVERY_PSD, {"stationary": True})
+    v = Fraction(cert.data["v"])
+    A = qmat(problem.A)
+    R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
+    return "PROVED", Claim("CLUSTERING", Quantifier.EVERY_PD, {"rank": problem.d - R.rank()})
+
+
+def _check_uniform(cert, problem):
     if problem is None or problem.variant != "softmax":
         raise CertificationFailed("uniform-vI: needs an embedded softmax problem")
     if problem.F is not None and any(e != 0 for row in problem.F for e in row):

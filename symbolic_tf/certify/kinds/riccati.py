@@ -12,8 +12,11 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import CertificationFailed
-from ..check import checker
-from ..exact import ball_pd, definiteness, qmat
+from ..check import kind
+from ..claims import Claim, Quantifier
+from ..exact import ball_pd, definiteness, frac_str, qmat
+
+_FACTOR = {"v": "rat", "B": "rat[][]", "D": "rat[]"}
 
 
 def _fail(msg):
@@ -93,8 +96,15 @@ def _ball(M):
     return flint.arb_mat(M.nrows(), M.ncols(), [_arb(M[i, j]) for i in range(M.nrows()) for j in range(M.ncols())])
 
 
-@checker("blowup-riccati-vI")
+@kind("blowup-riccati-vI", {**_FACTOR, "T_lo": "rat", "T_hi": "rat", "witness": "rat[]", "partition?": "rat[]"})
 def check_blowup(cert, problem):
+    """PROVED: this Σ₀ blows up at T* ∈ [T_lo, T_hi]."""
+    _check_blowup(cert, problem)
+    lo, hi = _q(cert.data["T_lo"]), _q(cert.data["T_hi"])
+    return "PROVED", Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(lo), "T_hi": frac_str(hi)})
+
+
+def _check_blowup(cert, problem):
     d, v, R, F, B, D = _setup(cert, problem)
     Dinv = _check_factor(problem, B, D)
     lo, hi = _q(cert.data["T_lo"]), _q(cert.data["T_hi"])
@@ -128,8 +138,17 @@ def check_blowup(cert, problem):
         _fail("blow-up bracket: witness does not certify X(T_hi) is indefinite")
 
 
-@checker("global-riccati-vI")
+@kind("global-riccati-vI", {**_FACTOR, "limit_rank": "int", "regime": ("enum", "CLUSTERING", "EQUILIBRIUM")})
 def check_global(cert, problem):
+    """PROVED: this Σ₀ is stationary (BᵀRB = 0), or its solution is global with a limit of
+    rank r − rank BᵀRB (BᵀRB ⪯ 0)."""
+    _check_global(cert, problem)
+    if cert.data["regime"] == "EQUILIBRIUM":
+        return "PROVED", Claim("EQUILIBRIUM", Quantifier.THIS, {"stationary": True, "rank": int(cert.data["limit_rank"])})
+    return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": int(cert.data["limit_rank"])})
+
+
+def _check_global(cert, problem):
     d, v, R, F, B, D = _setup(cert, problem)
     if not _is_zero(F):
         _fail("global-riccati-vI: only without drift")
@@ -149,8 +168,22 @@ def check_global(cert, problem):
         _fail(f"global-riccati-vI: regime is {regime}")
 
 
-@checker("equilibrium-drift-vI")
+@kind("equilibrium-drift-vI", {"v": "rat", "P_star": "rat[][]", "X": "rat[][]",
+                                "mean?": {"Y": "rat[][]", "alpha_star": "rat[]"}})
 def check_equilibrium(cert, problem):
+    """PROVED: for every Σ₀ ≻ 0 the solution is global and Σ(t) → Σ* = P*⁻¹ (P(t) = Σ(t)⁻¹
+    solves the linear Ṗ = −(FᵀP + PF) − R, which converges to P* since −F is Hurwitz).
+    Singular Σ₀ are not covered: rank is invariant."""
+    _check_equilibrium(cert, problem)
+    P = qmat(cert.data["P_star"])
+    S = P.inv()
+    params = {"Sigma_star": [[frac_str(S[i, j]) for j in range(S.ncols())] for i in range(S.nrows())]}
+    if "mean" in cert.data:
+        params["alpha_star"] = [frac_str(_q(x)) for x in cert.data["mean"]["alpha_star"]]
+    return "PROVED", Claim("EQUILIBRIUM", Quantifier.EVERY_PD, params)
+
+
+def _check_equilibrium(cert, problem):
     d, v, R, F, _, _ = _setup(cert, problem)
     P = qmat(cert.data["P_star"])
     X = qmat(cert.data["X"])
@@ -177,8 +210,14 @@ def check_equilibrium(cert, problem):
             _fail("equilibrium: α* is not the mean's equilibrium −M*⁻¹b")
 
 
-@checker("global-drift-vI")
+@kind("global-drift-vI", {**_FACTOR, "W_inf": "rat[][]", "X": "rat[][]"})
 def check_global_drift(cert, problem):
+    """PROVED: this Σ₀'s solution is global and Σ(t) → 0."""
+    _check_global_drift(cert, problem)
+    return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
+
+
+def _check_global_drift(cert, problem):
     d, v, R, F, B, D = _setup(cert, problem)
     Dinv = _check_factor(problem, B, D)
     W = qmat(cert.data["W_inf"])
@@ -195,3 +234,22 @@ def check_global_drift(cert, problem):
         _fail("global-drift-vI: X does not certify that F is Hurwitz")
     if not definiteness(Dinv - B.transpose() * W * B).pd:
         _fail("global-drift-vI: D⁻¹ − BᵀW∞B is not positive definite")
+
+
+@kind("growth-drift-vI-nsd", {"v": "rat", "u_F": "rat", "gamma": "rat"})
+def check_growth_nsd(cert, problem):
+    """PROVED: with V = vI and R = v(A + Aᵀ) ⪯ 0, every Σ₀ ⪰ 0 has a global solution with
+    ‖Σ(t)‖₂ ≤ ‖Σ₀‖₂ e^{γt}, γ = 2u_F ≥ 2‖F‖_F.
+
+    W(t) = ∫₀ᵗ e^{Fᵀs}Re^{Fs}ds ⪯ 0, so X(t) = D⁻¹ − BᵀW(t)B ⪰ D⁻¹ ≻ 0 never degenerates and
+    Σ(t) = e^{Ft}BX(t)⁻¹Bᵀe^{Fᵀt} ⪯ e^{Ft}Σ₀e^{Fᵀt}."""
+    d, v, R, F, _, _ = _setup(cert, problem)
+    if not definiteness(R).nsd:
+        _fail("growth-drift-vI-nsd: R = v(A + Aᵀ) is not negative semidefinite")
+    uF = _q(cert.data["u_F"])
+    if uF < 0 or uF * uF < sum((F[i, j] ** 2 for i in range(d) for j in range(d)), flint.fmpq(0)):
+        _fail("growth-drift-vI-nsd: u_F is not an upper bound of ‖F‖_F")
+    gamma = _q(cert.data["gamma"])
+    if gamma != 2 * uF:
+        _fail("growth-drift-vI-nsd: γ must be 2·u_F")
+    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(gamma)})

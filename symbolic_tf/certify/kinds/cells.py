@@ -16,7 +16,8 @@ from ...spec.errors import CertificationFailed
 from ...spec.mapspec import parse_map_spec
 from ...spec.rational import to_fraction
 from .. import polymat as pm
-from ..check import checker
+from ..check import kind
+from ..claims import REGIME_SUBJECTS, Claim, Quantifier
 from ..exact import inertia
 
 KIND = "cell-riccati-vI"
@@ -165,8 +166,22 @@ def check_cell(spec, cell: dict) -> None:
     CellChecker(spec).check(cell)
 
 
-@checker(KIND)
+@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
 def _check_standalone(cert, problem):
-    """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}."""
-    spec = parse_map_spec(cert.data["spec"])
-    check_cell(spec, cert.data["cell"])
+    """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
+    PROVED: the cell's regime at every interior point of its box."""
+    from ...spec.errors import SymtfError
+
+    try:
+        spec = parse_map_spec(cert.data["spec"])
+    except SymtfError as exc:
+        _fail(f"invalid map spec: {exc}")
+    cell = cert.data["cell"]
+    check_cell(spec, cell)
+    if cell.get("regime") not in REGIME_SUBJECTS or cell.get("status") != "PROVED":
+        _fail("only a PROVED regime cell is a standalone claim")
+    params = {"box": [str(x) for x in cell["box"]]}
+    for k in ("T_lo", "T_hi", "rank"):
+        if cell.get(k) is not None:
+            params[k] = cell[k]
+    return "PROVED", Claim(cell["regime"], Quantifier.EVERY_IN_CELL, params)

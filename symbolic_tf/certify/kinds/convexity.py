@@ -14,7 +14,8 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import CertificationFailed
-from ..check import checker
+from ..check import kind
+from ..claims import Claim, Quantifier
 from ..exact import parse_frac
 
 
@@ -40,8 +41,20 @@ def _scalar(M) -> flint.fmpq:
     return M[0, 0]
 
 
-@checker("nonconvexity-witness")
+@kind("nonconvexity-witness", {"A": "rat[][]", "positions": "rat[][]", "displacements": "rat[][]",
+                               "value": "str[]", "value_upper": "rat", "xi_norm2": "rat", "lambda_bound": "rat",
+                               "prec?": "int"}, needs_problem=False)
 def check_nonconvexity_witness(cert, problem):
+    """PROVED: the softmax interaction energy with this A is not λ-convex for λ > lambda_bound."""
+    from ..exact import frac_str
+
+    _check_nonconvexity_witness(cert, problem)
+    A = [[frac_str(parse_frac(x)) for x in row] for row in cert.data["A"]]
+    return "PROVED", Claim("nonconvexity", Quantifier.NONE,
+                           {"A": A, "lambda_bound": frac_str(parse_frac(cert.data["lambda_bound"]))})
+
+
+def _check_nonconvexity_witness(cert, problem):
     data = cert.data
     A = _mat(data["A"], name="A")
     d = A.nrows()

@@ -26,7 +26,8 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import CertificationFailed
-from ..check import checker
+from ..check import kind
+from ..claims import Claim, Quantifier
 from ..exact import inertia, qmat
 
 _MULTI = ("multihead", "multi-head", "mha")
@@ -123,8 +124,15 @@ def _check_status(kind, cert):
         _fail(f"{kind} certificate: only PROVED is meaningful, not {cert.status!r}")
 
 
-@checker("bounded-lmi")
+@kind("bounded-lmi", {"P": "rat[][]"})
 def check_bounded(cert, problem):
+    """PROVED: for every Σ₀ ⪰ 0, Σ(t) exists for all t and stays bounded (tr(PΣ) is
+    non-increasing since q_P ⪯ 0)."""
+    _check_bounded(cert, problem)
+    return "PROVED", Claim("BOUNDED", Quantifier.EVERY_PSD, {})
+
+
+def _check_bounded(cert, problem):
     kind = "bounded-lmi"
     _check_status(kind, cert)
     heads = _heads(kind, problem)
@@ -140,8 +148,21 @@ def _frob_sq(M):
     return sum((M[i, j] ** 2 for i in range(M.nrows()) for j in range(M.ncols())), flint.fmpq(0))
 
 
-@checker("blowup-lmi")
+@kind("blowup-lmi", {"P": "rat[][]", "c": "rat", "T_hi?": "rat", "T_lo?": "rat", "u_V?": "rat[]",
+                     "u_A?": "rat[]", "u_Sigma?": "rat"})
 def check_blowup(cert, problem):
+    """PROVED: every Σ₀ ⪰ 0, Σ₀ ≠ 0 blows up (q_P ≥ c·tr(PΣ)², P ≻ 0); with a bracket, this
+    Σ₀ blows up at T* ∈ [T_lo, T_hi]."""
+    from ..exact import frac_str
+
+    _check_blowup(cert, problem)
+    params = {k: frac_str(_q(cert.data[k])) for k in ("T_lo", "T_hi") if k in cert.data}
+    if params:
+        return "PROVED", Claim("BLOWUP", Quantifier.THIS, params)
+    return "PROVED", Claim("BLOWUP", Quantifier.EVERY_NONZERO, {})
+
+
+def _check_blowup(cert, problem):
     kind = "blowup-lmi"
     _check_status(kind, cert)
     heads = _heads(kind, problem)

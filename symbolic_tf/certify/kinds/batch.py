@@ -4,12 +4,21 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ...spec.errors import CertificationFailed
-from ..check import checker
+from ..check import kind
+from ..claims import Claim, Quantifier
 from ..exact import definiteness, qmat
 
 
-@checker("blowup-riccati-vI-batch")
+@kind("blowup-riccati-vI-batch", {"A": "rat[][]", "v": "rat", "members": "obj[]"}, needs_problem=False)
 def check_batch(cert, problem):
+    """PROVED: each listed Σ₀ ≻ 0 (members with a bracket) blows up inside its bracket."""
+    from ..exact import frac_str
+
+    n = _check_batch(cert, problem)
+    return "PROVED", Claim("batch-blowup", Quantifier.NONE, {"v": frac_str(Fraction(cert.data["v"])), "members": n})
+
+
+def _check_batch(cert, problem):
     A = qmat(cert.data["A"])
     d = A.nrows()
     v = Fraction(cert.data["v"])
@@ -19,7 +28,11 @@ def check_batch(cert, problem):
     members = cert.data["members"]
     if not members:
         raise CertificationFailed("batch: no members")
+    from ..schema import validate
+
     for k, m in enumerate(members):
+        validate(m, {"Sigma0": "rat[][]", "T_lo?": "rat", "T_hi?": "rat", "witness?": "rat[]", "undecided?": "str"},
+                 f"members[{k}]")
         if "undecided" in m:
             continue
         S = qmat(m["Sigma0"])
@@ -37,3 +50,4 @@ def check_batch(cert, problem):
         val = (w.transpose() * (Sinv - R * flint.fmpq(hi.numerator, hi.denominator)) * w)[0, 0]
         if val > 0:
             raise CertificationFailed(f"batch member {k}: the witness does not show blow-up before T_hi")
+    return sum("undecided" not in m for m in members)

@@ -41,7 +41,8 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import CertificationFailed
-from ..check import checker
+from ..check import kind
+from ..claims import Claim, Quantifier
 from ..exact import inertia, qmat
 
 KIND = "blowup-taylor-lmi"
@@ -317,10 +318,18 @@ def _approx(q) -> str:
 
 
 # --------------------------------------------------------------------------- the checker
-@checker(KIND)
+@kind(KIND, {"P": "rat[][]", "c": "rat", "u_V": "rat[]", "u_A": "rat[]", "order": "int", "prec": "int",
+            "method": ("enum", "qr", "direct"), "steps": "rat[]", "T_lo": "rat", "T_hi": "rat"})
 def check_taylor_blowup(cert, problem):
-    if cert.status != "PROVED":
-        _bad(f"only PROVED is meaningful, not {cert.status!r}")
+    """PROVED: this Σ₀ blows up at T* ∈ [T_lo, T_hi] (validated Taylor tube + LMI restarts)."""
+    from ..exact import frac_str
+
+    _check_taylor_blowup(cert, problem)
+    T_lo, T_hi = _rat(cert.data["T_lo"]), _rat(cert.data["T_hi"])
+    return "PROVED", Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(T_lo), "T_hi": frac_str(T_hi)})
+
+
+def _check_taylor_blowup(cert, problem):
     pairs = _value_attention_pairs(problem)
     d = problem.d
     if problem.cov is None:

@@ -6,7 +6,8 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import CertificationFailed
-from ..check import checker
+from ..check import kind
+from ..claims import Claim, Quantifier
 from ..exact import definiteness, qmat
 
 
@@ -21,8 +22,16 @@ def _upper(u, M, name):
     return u
 
 
-@checker("no-blowup")
+@kind("no-blowup", {"u_V": "rat", "u_F": "rat", "gamma": "rat", "u_A?": "rat", "g?": "rat"})
 def check_no_blowup(cert, problem):
+    """PROVED: every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}."""
+    from ..exact import frac_str
+
+    _check_no_blowup(cert, problem)
+    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(Fraction(cert.data["gamma"]))})
+
+
+def _check_no_blowup(cert, problem):
     if problem is None:
         raise CertificationFailed("no-blowup: needs the embedded problem")
     d = cert.data

@@ -25,7 +25,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from ...spec.errors import CertificationFailed
-from ..check import checker
+from ..check import kind
+from ..claims import Claim, Quantifier
 
 KIND = "head-symA-witness"
 CLAIMS = {("REFUTED", "symA_nsd"), ("PROVED", "identity_value_blowup"), ("REFUTED", "conjecture_hypothesis")}
@@ -90,11 +91,25 @@ def _exact_dot_rows(W, x) -> list:
     return out
 
 
-@checker(KIND)
+_HEAD = {"model_file": "str", "sha256": "str", "layer": "int", "head": "int", "head_dim": "int"}
+_STATUS = {v: s for s, v in CLAIMS}
+
+
+def _head_params(data, **more):
+    return {"sha256": data["sha256"], "layer": int(data["layer"]), "head": int(data["head"]), **more}
+
+
+@kind(KIND, {**_HEAD, "verdict": ("enum", *sorted(_STATUS)), "x": "int[]"}, needs_problem=False)
 def check_head_witness(cert, problem):
+    """REFUTED "A_h + A_hᵀ ⪯ 0" / PROVED "V = I blows up from every Σ₀ ≻ 0" / REFUTED
+    "C_hA_h + A_hᵀC_hᵀ ⪯ 0", from an integer witness x (status derived from the verdict)."""
+    _check_head_witness(cert, problem)
+    verdict = cert.data["verdict"]
+    return _STATUS[verdict], Claim("head-property", Quantifier.NONE, _head_params(cert.data, verdict=verdict))
+
+
+def _check_head_witness(cert, problem):
     data = cert.data
-    if (cert.status, data.get("verdict")) not in CLAIMS:
-        _fail(f"unsupported claim {data.get('verdict')!r} with status {cert.status}")
     x = [int(v) for v in data["x"]]
     if not any(x):
         _fail("x = 0")
@@ -126,8 +141,18 @@ def _int_matrix(W):
     return flint.fmpz_mat([[p << (s - (q.bit_length() - 1)) for p, q in row] for row in ratios]), s
 
 
-@checker("head-eigenline-blowup")
+@kind("head-eigenline-blowup", {**_HEAD, "v_lo": "rat", "v_hi": "rat", "k": "int", "r": "int"}, needs_problem=False)
 def check_head_eigenline(cert, problem):
+    """PROVED: the head's own Gaussian flow blows up from a rank-one Σ₀ on a real eigenline."""
+    from ..exact import frac_str
+
+    _check_head_eigenline(cert, problem)
+    d = cert.data
+    return "PROVED", Claim("head-eigenline-blowup", Quantifier.NONE,
+                           _head_params(d, v_lo=frac_str(Fraction(d["v_lo"])), v_hi=frac_str(Fraction(d["v_hi"]))))
+
+
+def _check_head_eigenline(cert, problem):
     """For Σ₀ = ûûᵀ with C_hû = vû (C_h = W_O,hW_V,h), Σ(t) = ûûᵀ/(1 − 2v·a·t), a = ûᵀA_hû
     (MATH.md §3 closure restricted to the invariant rank-one line), so v·a > 0 proves blow-up.
 
@@ -142,8 +167,6 @@ def check_head_eigenline(cert, problem):
     import flint
 
     data = cert.data
-    if cert.status != "PROVED":
-        _fail("head-eigenline-blowup certificates prove blow-up (status PROVED)")
     dh = int(data["head_dim"])
     lo, hi = Fraction(data["v_lo"]), Fraction(data["v_hi"])
     k, r = int(data["k"]), int(data["r"])

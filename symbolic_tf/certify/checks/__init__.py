@@ -1,1 +1,0 @@
-"""One checker module per certificate kind (each registers itself with ``@checker``)."""

@@ -1,0 +1,27 @@
+"""Route: the drift model with a general V — a Krawczyk-certified equilibrium Σ* ≻ 0 with a
+Lyapunov certificate of local exponential stability (:mod:`symbolic_tf.certify.equilibrium`).
+
+Local stability is a property of the parameters, not the regime of a given Σ₀: it is reported
+as its own proved claim and decides nothing about a Σ₀ that is not shown to lie in a certified
+basin (a far-away Σ₀ may flow to 0; a singular Σ₀ can never reach a PD Σ*)."""
+from __future__ import annotations
+
+from . import Context, Route, route
+
+
+@route
+class Krawczyk(Route):
+    name = "krawczyk-equilibrium"
+    order = 90
+    regimes = ()
+    modes = ("point",)
+
+    def applies(self, problem, ctx: Context):
+        if problem.variant != "softmax" or problem.heads:
+            return "needs single-head softmax"
+        return None if problem.has_drift else "needs a drift F"
+
+    def search(self, problem, ctx: Context):
+        from ..equilibrium import find_equilibrium
+
+        return find_equilibrium(problem)
