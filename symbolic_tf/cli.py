@@ -288,13 +288,18 @@ def cmd_classify(args) -> int:
             write_json_atomic(args.cert, c.certificate)
         except OSError as exc:
             raise InvalidParameters("--cert", f"cannot write {args.cert!r}: {exc.strerror or exc}") from None
-    scope = "every Σ₀" if c.uniform else "the problem's Σ₀"
-    text = f"{c.regime} ({c.status}) for {scope}"
+    scope = c.quantifier or ("a class of Σ₀" if c.uniform else "the problem's Σ₀")
+    scope = "the problem's Σ₀" if scope == "this Σ₀" else scope
+    text = f"{c.regime} ({c.status}) for {scope}" if c.status == "PROVED" else "UNDECIDED"
     if c.rank is not None:
         text += f": limit rank {c.rank}"
     if c.T_lo is not None:
         text += f": T* ∈ [{c.T_lo}, {c.T_hi}]  (≈ [{float(Fraction(c.T_lo)):.15g}, {float(Fraction(c.T_hi)):.15g}])"
     text += f"\n  claim: {c.claim}\n  reason: {c.reason}" if c.claim else f"\n  reason: {c.reason}"
+    for route, claim, _ in c.side_claims:
+        text += f"\n  also proved ({route}): {claim.text()}"
+    if c.numerical.get("summary"):
+        text += f"\n  {c.numerical['summary']}"
     if c.certificate is not None:
         text += f"\n  certificate kind: {c.certificate['kind']}" + (f" (written to {args.cert})" if args.cert else "")
     _emit(args, data, text)
@@ -432,11 +437,9 @@ def cmd_verify(args) -> int:
         data = {"catalogue": [r.to_dict() for r in reports], "examples": args.examples, "seed": args.seed}
         text = format_table(reports)
     else:
-        from .conjectures.catalogue import conjecture_from_toml
-        from .conjectures.core import verify
         from .spec.problem import read_document
 
-        doc = read_document(args.target, "conjecture file")
+        doc = read_document(args.target, "conjecture file")  # before the heavy imports
         if not isinstance(doc, dict):
             raise InvalidParameters("conjecture", f"expected a table/object, got a {type(doc).__name__}")
         if args.max_dim is not None:
@@ -444,6 +447,9 @@ def cmd_verify(args) -> int:
             if not isinstance(hyp, dict):
                 raise InvalidParameters("hypothesis", f"expected a table, got {type(hyp).__name__}")
             hyp["max_d"] = args.max_dim
+        from .conjectures.catalogue import conjecture_from_toml
+        from .conjectures.core import verify
+
         conj = conjecture_from_toml(doc)
         rep = verify(conj, examples=args.examples, seed=args.seed, progress=say)
         data = rep.to_dict()
@@ -461,18 +467,22 @@ def cmd_verify(args) -> int:
 
 def _matrix_option(text: str, option: str):
     """An exact matrix from a JSON/TOML-style literal like '[[1, "1/2"], [0, -1]]'."""
-    from .spec.errors import InvalidParameters
+    from .spec.errors import InvalidParameters, ProblemFileError
+    from .spec.limits import load_json_text
     from .spec.rational import to_matrix
 
     try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
-        raise InvalidParameters(option, f"expected a matrix literal like [[1, \"1/2\"], [0, -1]], got {text!r}") from None
+        value = load_json_text(str(text), option)  # nesting, digits, NaN: the file limits
+    except ProblemFileError as exc:
+        raise InvalidParameters(option, f"expected a matrix literal like [[1, \"1/2\"], [0, -1]]: "
+                                f"{str(exc).removeprefix(option + ': ')}") from None
     if isinstance(value, (int, float, str)):
         value = [[value]]
     M = to_matrix(value, option)
     if len(M) != len(M[0]):
         raise InvalidParameters(option, "must be square")
+    if len(M) > MAX_DIM:
+        raise InvalidParameters(option, f"at most {MAX_DIM}×{MAX_DIM}")
     return M
 
 
@@ -622,7 +632,6 @@ def _schedule_path(result, mean0, cov0, samples: int = 8):
 
 def cmd_steer(args) -> int:
     """Steer the problem's initial Gaussian to a target Gaussian with piecewise-constant controls."""
-    from .control.steer import steer
     from .spec.errors import InvalidParameters
     from .spec.problem import read_document, load_problem
     from .spec.rational import to_matrix, to_vector
@@ -645,6 +654,8 @@ def cmd_steer(args) -> int:
     target = (to_vector(tdoc.get("mean", ["0"] * d), "--target mean", d),
               to_matrix(tdoc["cov"], "--target cov", (d, d)))
     controls = {"any": "any", "attention": "attention", "feedforward": "feedforward"}[args.only]
+    from .control.steer import steer  # after every input is read and checked
+
     res = steer((mean0, problem.cov), target, T, controls=controls, max_norm=max_norm,
                 optimise=args.optimise, phases=args.phases, seed=args.seed)
     data = {"problem_hash": problem.content_hash(), **res.to_dict()}

@@ -12,7 +12,7 @@ equal (see :mod:`symbolic_tf.certify.check`).
 A verdict about a *problem* is PROVED only when a proved claim's quantifier covers that
 problem's Σ₀ — decided exactly by :meth:`Claim.covers` (rank, definiteness, box membership):
 a result "for every Σ₀ ≻ 0" says nothing about a singular Σ₀, and a local result says nothing
-about a far-away one (docs/mathematics: "Claims and quantifiers").
+about a far-away one (docs/certification.md, "Claims and quantifiers").
 """
 from __future__ import annotations
 

@@ -384,7 +384,7 @@ def growth_nsd(problem) -> Verdict:
     ‖Σ(t)‖₂ ≤ ‖Σ₀‖₂e^{γt}, γ = 2u_F ≥ 2‖F‖_F (kind ``growth-drift-vI-nsd``).
 
     W(t) = ∫₀ᵗe^{Fᵀs}Re^{Fs}ds ⪯ 0 keeps X(t) = D⁻¹ − BᵀW(t)B ⪰ D⁻¹ ≻ 0, so Σ(t) =
-    e^{Ft}BX(t)⁻¹Bᵀe^{Fᵀt} ⪯ e^{Ft}Σ₀e^{Fᵀt} exists for all t (docs: "Softmax with V = vI")."""
+    e^{Ft}BX(t)⁻¹Bᵀe^{Fᵀt} ⪯ e^{Ft}Σ₀e^{Fᵀt} exists for all t (docs/certification.md, "Why the V = vI drift results hold")."""
     from .growth import frobenius_upper
 
     data = riccati_data(problem) if problem.cov is not None else None
