@@ -1,0 +1,630 @@
+"""An independent numerical oracle for ``classify`` verdicts (issue 14, "How it must be checked").
+
+Nothing here uses symbolic_tf's integrators, closures or code generation: the covariance
+right-hand sides are written out by hand from MATH.md §3, §4, §6 and integrated with SciPy's
+DOP853.  Only ``Problem`` (the parsed document) is read from the toolkit.
+
+Representation.  To follow blow-up, exponential growth and decay to 0 with one integrator the
+state is Σ = e^s U with ‖U‖_F = 1 (U symmetric):
+
+    U̇ = G − U⟨U, G⟩,   ṡ = ⟨U, G⟩,   G = f(e^s U)/e^s,
+
+so neither overflow (exponential growth: s grows linearly) nor underflow (decay: s → −∞)
+happens, and a finite-time blow-up is s → ∞ in finite time.  A blow-up is *recognised* when s
+has risen by 25 (a factor e^25 ≈ 7·10^10) in one stretch and the growth rate ṡ is ≥ 10^6
+times what the linear (drift) part alone can produce: then ṡ ≈ 1/(T* − t) and
+T̂ = t + 1/ṡ estimates T* to within ~10^-10 relative.  For V = vI (no drift, or F = f·I) the
+oracle also uses the closed forms of MATH.md §4/§6 for T*.
+
+Verdict of the oracle: :class:`Judgement` with ``ok`` True (agrees), False (a clear
+contradiction) or None (inconclusive: integrator failure, ambiguous trend, budget).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+__all__ = ["Judgement", "judge", "judge_classification", "rhs_for", "simulate", "SimResult",
+           "closed_form_Tstar", "frac_matrix", "quantifier_of", "sigma_star_of", "regime_of",
+           "claim_text"]
+
+RTOL, ATOL = 1e-12, 1e-14
+
+
+@dataclass
+class Judgement:
+    ok: bool | None
+    detail: str
+
+    def __bool__(self):  # pragma: no cover - guard against `if judgement:` mistakes
+        raise TypeError("use .ok")
+
+
+# ------------------------------------------------------------------ the right-hand sides
+def _f(M, d=None):
+    if M is None:
+        return None
+    return np.array([[float(x) for x in row] for row in M], dtype=float)
+
+
+def frac_matrix(M) -> np.ndarray:
+    """A matrix of "p/q" strings / Fractions / numbers as floats."""
+    return np.array([[float(Fraction(x)) for x in row] for row in M], dtype=float)
+
+
+def _sinkhorn_gain(Sig, A, cache):
+    """M = (Σ⁻¹ + R)⁻¹ = Σ(I + RΣ)⁻¹ for the Gaussian Sinkhorn self-coupling (MATH.md §3):
+    P = Aᵀ(Σ⁻¹+R)⁻¹A, R = A(Σ⁻¹+P)⁻¹Aᵀ, solved by the Sinkhorn fixed-point iteration
+    (warm-started from the previous call)."""
+    d = len(Sig)
+    I = np.eye(d)
+    P = cache.get("P", np.zeros((d, d)))
+    for _ in range(2000):
+        N = Sig @ np.linalg.inv(I + P @ Sig)
+        R = A @ N @ A.T
+        M = Sig @ np.linalg.inv(I + R @ Sig)
+        Pn = A.T @ M @ A
+        Pn = (Pn + Pn.T) / 2
+        if np.max(np.abs(Pn - P)) <= 1e-15 * (1 + np.max(np.abs(Pn))):
+            P = Pn
+            break
+        P = Pn
+    cache["P"] = P
+    N = Sig @ np.linalg.inv(I + P @ Sig)
+    R = A @ N @ A.T
+    return Sig @ np.linalg.inv(I + R @ Sig)
+
+
+@dataclass
+class RHS:
+    """Σ̇ = f(Σ).  ``quad`` is True when f = Q + L with Q homogeneous quadratic and L linear
+    (softmax, multi-head softmax, + drift); then G(U, s) = e^s Q(U) + L(U) exactly."""
+
+    d: int
+    f: callable
+    Q: callable | None
+    F: np.ndarray
+    quad: bool
+    kind: str
+    normF: float = 0.0
+
+
+def rhs_for(problem) -> RHS | None:
+    """The covariance vector field of ``problem`` written from MATH.md (None if the oracle
+    has no closure for the variant)."""
+    d = problem.d
+    s = float(problem.scale)
+    F = _f(problem.F) if problem.F is not None else np.zeros((d, d))
+    heads = []  # (kind, A_scaled, C = W V, KtK, s)
+    if problem.variant in ("softmax", "sinkhorn"):
+        A = s * _f(problem.A)
+        V = _f(problem.V)
+        heads.append((problem.variant, A, V, None, s))
+    elif problem.variant == "l2":
+        Q, K = _f(problem.Q), _f(problem.K)
+        A = K.T @ Q
+        heads.append(("l2", s * A, _f(problem.V), K.T @ K, s))
+    elif problem.variant == "multihead":
+        for h in problem.heads:
+            kind = h.variant
+            W = _f(h.W) if h.W is not None else np.eye(d)
+            if kind == "l2":
+                if h.Q is None:
+                    return None
+                Q, K = _f(h.Q), _f(h.K)
+                heads.append(("l2", s * (K.T @ Q), W @ _f(h.V), K.T @ K, s))
+            elif kind in ("softmax", "sinkhorn"):
+                heads.append((kind, s * _f(h.attention), W @ _f(h.V), None, s))
+            else:
+                return None
+    else:
+        return None
+    quad = all(k == "softmax" for k, *_ in heads)
+    caches = [dict() for _ in heads]
+
+    def Qf(S):
+        out = np.zeros((d, d))
+        for (kind, A, C, KtK, sc) in heads:
+            J = C @ S @ A
+            out += J @ S + S @ J.T
+        return out
+
+    def f(S):
+        J = F.copy()
+        out = None
+        for (kind, A, C, KtK, sc), cache in zip(heads, caches):
+            if kind == "softmax":
+                Jh = C @ S @ A
+            elif kind == "l2":
+                Jh = 2 * C @ S @ np.linalg.inv(np.eye(d) + 2 * sc * KtK @ S) @ A
+            else:
+                Jh = C @ _sinkhorn_gain(S, A, cache) @ A
+            J = J + Jh
+        out = J @ S + S @ J.T
+        return out
+
+    return RHS(d, f, Qf if quad else None, F, quad, problem.variant,
+               normF=float(np.linalg.norm(F, 2)) if d else 0.0)
+
+
+# ------------------------------------------------------------------ simulation
+@dataclass
+class SimResult:
+    status: str            # "reached" | "blowup" | "failed" | "budget"
+    t: float               # time reached (or blow-up estimate T̂ for "blowup")
+    Sigma: np.ndarray | None = None     # Σ at t (may be huge/tiny: use U, s)
+    U: np.ndarray | None = None
+    s: float = 0.0
+    samples: list = field(default_factory=list)  # (t, s, U) at requested times
+    message: str = ""
+
+
+class _Budget(Exception):
+    pass
+
+
+def _sym(M):
+    return (M + M.T) / 2
+
+
+def simulate(problem, t_end: float, *, times=(), Sigma0=None, rhs: RHS | None = None,
+             rtol=RTOL, atol=ATOL, max_evals=400_000) -> SimResult:
+    """Integrate Σ from Σ₀ (the problem's, or ``Sigma0``) to ``t_end`` in the (U, s) form."""
+    rhs = rhs or rhs_for(problem)
+    if rhs is None:
+        return SimResult("failed", 0.0, message=f"oracle has no closure for {problem.variant!r}")
+    d = rhs.d
+    S0 = frac_matrix(problem.cov) if Sigma0 is None else np.asarray(Sigma0, float)
+    n0 = np.linalg.norm(S0)
+    if n0 == 0:
+        return SimResult("reached", t_end, np.zeros((d, d)), np.zeros((d, d)), -math.inf,
+                         samples=[(t, -math.inf, np.zeros((d, d))) for t in sorted(times)])
+    U0 = S0 / n0
+    s0 = math.log(n0)
+    iu = np.triu_indices(d)
+    evals = [0]
+
+    def unpack(y):
+        U = np.zeros((d, d))
+        U[iu] = y[:-1]
+        U = U + np.triu(U, 1).T
+        return U, y[-1]
+
+    def pack(U, s):
+        return np.concatenate([U[iu], [s]])
+
+    lin_bound = 2 * rhs.normF
+
+    def G_of(U, s):
+        if rhs.quad:
+            G = rhs.F @ U + U @ rhs.F.T
+            if s > -700:
+                G = G + math.exp(s) * rhs.Q(U)
+            return G
+        n = math.exp(min(s, 700.0))
+        return rhs.f(n * U) / n
+
+    def ode(t, y):
+        evals[0] += 1
+        if evals[0] > max_evals:
+            raise _Budget()
+        U, s = unpack(y)
+        G = _sym(G_of(U, s))
+        ip = float(np.sum(U * G))
+        # the −U(‖U‖²−1) term keeps ‖U‖ = 1 without changing the exact solution
+        dU = G - U * ip - U * (np.sum(U * U) - 1.0)
+        return np.concatenate([dU[iu], [ip]])
+
+    samples = []
+    pending = sorted(x for x in times if 0 <= x <= t_end)
+    t0, y0 = 0.0, pack(U0, s0)
+    while True:
+        s_top = y0[-1] + 25.0
+
+        def ev(t, y, s_top=s_top):
+            return y[-1] - s_top
+        ev.terminal = True
+        ev.direction = 1
+        t_eval = [x for x in pending if x >= t0]
+        try:
+            sol = solve_ivp(ode, (t0, t_end), y0, method="DOP853", rtol=rtol, atol=atol,
+                            events=ev, t_eval=t_eval or None, dense_output=False)
+        except _Budget:
+            return SimResult("budget", t0, message=f"more than {max_evals} right-hand side evaluations",
+                             samples=samples)
+        except (np.linalg.LinAlgError, FloatingPointError, ValueError) as exc:
+            return SimResult("failed", t0, message=f"{type(exc).__name__}: {exc}", samples=samples)
+        if t_eval:
+            for k, tt in enumerate(sol.t if sol.t.size else []):
+                if k < sol.y.shape[1]:
+                    U, s = unpack(sol.y[:, k])
+                    samples.append((float(tt), float(s), U))
+            pending = [x for x in pending if x > (sol.t[-1] if sol.t.size else t0)]
+        if sol.status == 1 and sol.t_events[0].size:
+            te = float(sol.t_events[0][0])
+            ye = sol.y_events[0][0]
+            U, s = unpack(ye)
+            rate = float(np.sum(U * _sym(G_of(U, s))))
+            if rate > 1e6 * (1.0 + lin_bound) and rate * te > 1e6:
+                That = te + 1.0 / rate
+                return SimResult("blowup", That, None, U, s, samples,
+                                 message=f"s = log‖Σ‖ = {s:.1f} at t = {te!r}, ṡ = {rate:.3g}")
+            if s > 650:
+                return SimResult("budget", te, None, U, s, samples, message="‖Σ‖ > e^650 (growth)")
+            t0, y0 = te, ye
+            continue
+        if sol.status != 0:
+            return SimResult("failed", float(sol.t[-1]) if sol.t.size else t0,
+                             message=sol.message, samples=samples)
+        # reached t_end: state is the last integrated point; re-integrate tail if t_eval cut it
+        if t_eval:
+            # solve_ivp returned only t_eval points; the final state is at t_end iff t_end in t_eval
+            last_t = float(sol.t[-1]) if sol.t.size else t0
+            if last_t < t_end:
+                try:
+                    sol2 = solve_ivp(ode, (last_t, t_end), sol.y[:, -1] if sol.t.size else y0,
+                                     method="DOP853", rtol=rtol, atol=atol)
+                except _Budget:
+                    return SimResult("budget", last_t, samples=samples, message="budget")
+                yfin = sol2.y[:, -1]
+            else:
+                yfin = sol.y[:, -1]
+        else:
+            yfin = sol.y[:, -1]
+        U, s = unpack(yfin)
+        Sig = math.exp(s) * U if s < 700 else None
+        return SimResult("reached", t_end, Sig, U, float(s), samples)
+
+
+# ------------------------------------------------------------------ closed forms (V = vI)
+def _scalar_v(problem):
+    if problem.variant != "softmax" or problem.V is None:
+        return None
+    V = problem.V
+    d = problem.d
+    v = V[0][0]
+    if all(V[i][j] == (v if i == j else 0) for i in range(d) for j in range(d)):
+        return float(v)
+    return None
+
+
+def _psd_sqrt(S):
+    w, Q = np.linalg.eigh(_sym(S))
+    return (Q * np.sqrt(np.clip(w, 0, None))) @ Q.T
+
+
+def closed_form_Tstar(problem, Sigma0=None) -> float | None:
+    """T* for softmax with V = vI and either no drift or F = f·I (MATH.md §4, §6):
+    ρ = λ_max(Σ₀^{1/2} R Σ₀^{1/2})/2 with R = v(A + Aᵀ)·scale; T* = 1/(2ρ) (f = 0),
+    ln(1 + f/ρ)/(2f) when f > −ρ; ∞ otherwise.  None when not applicable."""
+    v = _scalar_v(problem)
+    if v is None:
+        return None
+    d = problem.d
+    if problem.F is not None:
+        Fm = _f(problem.F)
+        f = Fm[0, 0]
+        if not np.array_equal(Fm, f * np.eye(d)):
+            return None
+    else:
+        f = 0.0
+    S0 = frac_matrix(problem.cov) if Sigma0 is None else np.asarray(Sigma0, float)
+    A = float(problem.scale) * _f(problem.A)
+    R = v * (A + A.T)
+    h = _psd_sqrt(S0)
+    rho = float(np.max(np.linalg.eigvalsh(_sym(h @ R @ h)))) / 2 if d else 0.0
+    if rho <= 1e-300:
+        return math.inf
+    if f == 0:
+        return 1.0 / (2 * rho)
+    if f <= -rho:
+        return math.inf
+    return math.log1p(f / rho) / (2 * f)
+
+
+# ------------------------------------------------------------------ reading a classification
+def _text(x):
+    if isinstance(x, dict):
+        return str(x.get("claim_text") or x.get("text") or x)
+    return str(x or "")
+
+
+def _find_key(obj, keys, depth=0):
+    if depth > 6:
+        return None
+    if isinstance(obj, dict):
+        for k in keys:
+            if k in obj and obj[k] is not None:
+                return obj[k]
+        for v in obj.values():
+            r = _find_key(v, keys, depth + 1)
+            if r is not None:
+                return r
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            r = _find_key(v, keys, depth + 1)
+            if r is not None:
+                return r
+    return None
+
+
+def _claim_dict(d: dict) -> dict | None:
+    """The structured claim: ``claim_data`` (current shape) or a dict-valued ``claim``."""
+    for key in ("claim_data", "claim"):
+        c = d.get(key)
+        if isinstance(c, dict):
+            return c
+    return None
+
+
+def sigma_star_of(d: dict, problem=None):
+    """Σ* claimed by a classification dict (claim params, evidence or certificate), or None.
+    A "stationary" claim (Σ(t) = Σ₀) has Σ* = the problem's Σ₀."""
+    claim = _claim_dict(d)
+    if problem is not None and problem.cov is not None and ((claim or {}).get("params") or {}).get("stationary"):
+        return frac_matrix(problem.cov)
+    for src in ((claim or {}).get("params"), d, d.get("certificate")):
+        if src is None:
+            continue
+        m = _find_key(src, ("Sigma_star", "Sigma_mid"))
+        if isinstance(m, dict):
+            m = m.get("mid")
+        if m is not None:
+            try:
+                return frac_matrix(m)
+            except Exception:  # noqa: BLE001 - an unexpected shape: treat as not given
+                return None
+    return None
+
+
+def _param(d: dict, key):
+    claim = _claim_dict(d)
+    if claim is not None:
+        p = claim.get("params") or {}
+        if p.get(key) is not None:
+            return p[key]
+        if claim.get(key) is not None:
+            return claim[key]
+    return d.get(key)
+
+
+def regime_of(d: dict):
+    claim = _claim_dict(d)
+    if claim is not None:
+        for key in ("regime", "subject"):
+            if claim.get(key) in ("CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH", "BLOWUP"):
+                return claim[key]
+    return d.get("regime")
+
+
+def claim_text(d: dict) -> str:
+    claim = _claim_dict(d)
+    if claim is not None:
+        return str(claim.get("claim_text") or claim.get("text") or "")
+    return str(d.get("claim") or "")
+
+
+def quantifier_of(d: dict) -> tuple[str, int | None]:
+    """(kind, rank): kind 'this' (the problem's Σ₀), 'pd' (every Σ₀ ≻ 0), 'psd_nonzero'
+    (every Σ₀ ⪰ 0, ≠ 0), 'psd' (every Σ₀ ⪰ 0, 0 included), 'rank' (every Σ₀ ⪰ 0 of rank r),
+    'none' (a statement about the parameters only) or 'all' (the text says "every Σ₀" with no
+    restriction)."""
+    claim = _claim_dict(d) or {}
+    q = d.get("quantifier") or claim.get("quantifier")
+    text = str(q) if q is not None else claim_text(d)
+    if "this" in text and q is not None:
+        return "this", None
+    if q is not None and "no Σ₀" in text:
+        return "none", None
+    if "every Σ₀" in text or "for all Σ₀" in text:
+        if "of rank" in text:
+            r = _param(d, "sigma0_rank")
+            return "rank", (int(r) if r is not None else None)
+        if "≻ 0" in text:
+            return "pd", None
+        if "≠ 0" in text:
+            return "psd_nonzero", None
+        if "⪰ 0" in text:
+            return "psd", None
+        return "all", None
+    return "this", None
+
+
+# ------------------------------------------------------------------ judgements
+def _eig_desc(U, s):
+    w = np.linalg.eigvalsh(_sym(U))[::-1]
+    return w, s
+
+
+def judge_blowup(problem, T_lo: float, T_hi: float, Sigma0=None, rhs=None) -> Judgement:
+    t_end = T_hi * (1 + 1e-6)
+    cf = closed_form_Tstar(problem, Sigma0)
+    if cf is not None:
+        if not (T_lo * (1 - 1e-9) <= cf <= T_hi * (1 + 1e-6)):
+            return Judgement(False, f"closed form T* = {cf!r} outside [{T_lo!r}, {T_hi!r}]")
+    r = simulate(problem, t_end, Sigma0=Sigma0, rhs=rhs)
+    if r.status == "blowup":
+        if r.t < T_lo * (1 - 1e-9):
+            if cf is not None and cf >= T_lo * (1 - 1e-9):
+                return Judgement(None, f"integrator blow-up estimate {r.t!r} < T_lo but closed form agrees")
+            return Judgement(False, f"blows up at T̂ ≈ {r.t!r} < T_lo = {T_lo!r} ({r.message})")
+        return Judgement(True, f"blow-up at T̂ ≈ {r.t!r} ∈ [{T_lo!r}, {T_hi!r}]")
+    if r.status == "reached":
+        if cf is not None and cf <= t_end:
+            return Judgement(None, f"integrator reached {t_end!r} finite but closed form T* = {cf!r}")
+        return Judgement(False, f"Σ finite at T_hi·(1+1e-6) = {t_end!r}: ‖Σ‖ = e^{r.s:.3g}")
+    return Judgement(None, f"integration {r.status} at t = {r.t!r}: {r.message}")
+
+
+def _horizons(problem, S0):
+    return 2.0e3, 2.0e4
+
+
+def _global_run(problem, Sigma0=None, rhs=None, H=None):
+    S0 = frac_matrix(problem.cov) if Sigma0 is None else Sigma0
+    H1, H2 = H or _horizons(problem, S0)
+    r = simulate(problem, H2, times=(H1 / 100, H1 / 10, H1, H2 / 2), Sigma0=Sigma0, rhs=rhs,
+                 rtol=1e-10, atol=1e-14)
+    return r, H1, H2
+
+
+def _spec(U, s):
+    w = np.linalg.eigvalsh(_sym(U))
+    return np.sort(w)[::-1] * (math.exp(s) if s > -700 else 0.0)
+
+
+def judge_clustering(problem, rank: int, Sigma0=None, rhs=None) -> Judgement:
+    r, H1, H2 = _global_run(problem, Sigma0, rhs)
+    if r.status == "blowup":
+        return Judgement(False, f"blows up at T̂ ≈ {r.t!r} (claimed global, clustering): {r.message}")
+    if r.status != "reached":
+        return Judgement(None, f"integration {r.status} at t = {r.t!r}: {r.message}")
+    d = problem.d
+    S0 = frac_matrix(problem.cov) if Sigma0 is None else Sigma0
+    scale = max(1.0, float(np.max(np.abs(np.linalg.eigvalsh(S0)))))
+    e1 = next((_spec(U, s) for t, s, U in r.samples if t == H1), None)
+    e2 = _spec(r.U, r.s)
+    if e1 is None:
+        return Judgement(None, "missing sample")
+    if e2[0] > 1e3 * max(scale, e1[0]) and e2[0] > 10 * e1[0]:
+        return Judgement(False, f"unbounded: λ_max(Σ) = {e1[0]:.3g} at t={H1}, {e2[0]:.3g} at t={H2}")
+    zero = 1e-9 * scale
+    persist = decay = 0
+    amb = []
+    for a, b in zip(e1, e2):
+        if b <= zero or b <= 0.2 * a:
+            decay += 1
+        elif b >= 0.9 * a and b > 1e-6 * scale:
+            persist += 1
+        else:
+            amb.append((a, b))
+    desc = f"eigenvalues at t={H1:g}: {np.array2string(e1, precision=3)}, t={H2:g}: {np.array2string(e2, precision=3)}"
+    if persist > rank or decay > d - rank:
+        return Judgement(False, f"claimed limit rank {rank}; {persist} persistent, {decay} decaying; {desc}")
+    if persist == rank and decay == d - rank:
+        return Judgement(True, desc)
+    return Judgement(None, f"ambiguous trend; {desc}")
+
+
+def judge_equilibrium(problem, Sstar, Sigma0=None, rhs=None) -> Judgement:
+    S0 = frac_matrix(problem.cov) if Sigma0 is None else np.asarray(Sigma0, float)
+    tol_rank = 1e-12 * max(1.0, np.max(np.abs(S0)))
+    r0 = int(np.sum(np.linalg.eigvalsh(_sym(S0)) > tol_rank))
+    if Sstar is not None:
+        ws = np.linalg.eigvalsh(_sym(Sstar))
+        rs = int(np.sum(ws > 1e-9 * max(1.0, np.max(np.abs(ws)))))
+        if rs > r0:
+            return Judgement(False, f"rank Σ* = {rs} > rank Σ₀ = {r0}: rank is invariant (MATH.md §4), "
+                                    "so Σ(t) cannot converge to Σ*")
+    r, H1, H2 = _global_run(problem, Sigma0, rhs, H=(2e2, 2e3))
+    if r.status == "blowup":
+        return Judgement(False, f"blows up at T̂ ≈ {r.t!r} (claimed convergence to an equilibrium)")
+    if r.status != "reached" or r.Sigma is None:
+        return Judgement(None, f"integration {r.status} at t = {r.t!r}: {r.message}")
+    S1 = next((math.exp(s) * U for t, s, U in r.samples if t == H1 and s < 700), None)
+    S2 = r.Sigma
+    if S1 is None:
+        return Judgement(None, "missing sample")
+    sc = max(1.0, np.max(np.abs(S2)))
+    step = np.max(np.abs(S2 - S1))
+    if Sstar is None:
+        if step <= 1e-6 * sc:
+            return Judgement(True, f"converges (‖Σ(H2) − Σ(H1)‖ = {step:.2e})")
+        if np.max(np.abs(S2)) > 1e6 * max(1.0, np.max(np.abs(S1))):
+            return Judgement(False, "‖Σ‖ grows without bound")
+        return Judgement(None, f"no convergence visible (‖Σ(H2) − Σ(H1)‖ = {step:.2e})")
+    dist2 = np.max(np.abs(S2 - Sstar))
+    dist1 = np.max(np.abs(S1 - Sstar))
+    scs = max(1.0, np.max(np.abs(Sstar)))
+    if dist2 <= 1e-5 * scs:
+        return Judgement(True, f"‖Σ(T) − Σ*‖ = {dist2:.2e}")
+    if step <= 1e-8 * sc and dist2 > 1e-3 * scs:
+        return Judgement(False, f"Σ(t) converges to {np.array2string(S2, precision=6)} ≠ Σ* = "
+                                f"{np.array2string(Sstar, precision=6)} (distance {dist2:.3g})")
+    if np.max(np.abs(S2)) > 1e6 * scs:
+        return Judgement(False, "‖Σ‖ grows far beyond Σ*")
+    return Judgement(None, f"distance to Σ*: {dist1:.2e} at H1, {dist2:.2e} at H2")
+
+
+def judge_bounded(problem, Sigma0=None, rhs=None) -> Judgement:
+    r, H1, H2 = _global_run(problem, Sigma0, rhs)
+    if r.status == "blowup":
+        return Judgement(False, f"blows up at T̂ ≈ {r.t!r} (claimed bounded)")
+    if r.status == "budget" and r.s > 650:
+        return Judgement(False, f"‖Σ‖ > e^650 at t = {r.t!r} (claimed bounded)")
+    if r.status != "reached":
+        return Judgement(None, f"integration {r.status} at t = {r.t!r}: {r.message}")
+    ss = [s for t, s, U in r.samples] + [r.s]
+    S0 = frac_matrix(problem.cov) if Sigma0 is None else Sigma0
+    s0 = math.log(max(np.linalg.norm(S0), 1e-300))
+    early = max([s0] + [s for t, s, U in r.samples if t <= H1])
+    if r.s > early + math.log(1e4) and r.s > max(s for t, s, U in r.samples if t <= H2 / 2) + 0.5:
+        return Judgement(False, f"‖Σ‖ grows: log‖Σ‖ = {early:.3g} up to t={H1:g}, {r.s:.3g} at t={H2:g}")
+    if r.s <= early + math.log(10):
+        return Judgement(True, f"log‖Σ‖ ≤ {max(ss):.3g} on [0, {H2:g}]")
+    return Judgement(None, f"growth trend unclear: log‖Σ‖ {early:.3g} → {r.s:.3g}")
+
+
+def judge_no_blowup(problem, Sigma0=None, rhs=None, H=50.0) -> Judgement:
+    r = simulate(problem, H, Sigma0=Sigma0, rhs=rhs, rtol=1e-10)
+    if r.status == "blowup":
+        return Judgement(False, f"blows up at T̂ ≈ {r.t!r} (claimed global existence)")
+    if r.status == "reached":
+        return Judgement(True, f"finite on [0, {H:g}] (log‖Σ‖ = {r.s:.3g})")
+    return Judgement(None, f"integration {r.status} at t = {r.t!r}: {r.message}")
+
+
+def _f_or_none(x):
+    if x is None:
+        return None
+    try:
+        return float(Fraction(str(x)))
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def judge(problem, d: dict, Sigma0=None, rhs=None) -> Judgement:
+    """Judge one PROVED classification dict for Σ₀ = the problem's (or ``Sigma0``)."""
+    if d.get("status") != "PROVED":
+        return Judgement(None, "not PROVED")
+    regime = regime_of(d)
+    rhs = rhs or rhs_for(problem)
+    if rhs is None:
+        return Judgement(None, f"no oracle closure for {problem.variant!r}")
+    try:
+        if regime == "BLOWUP":
+            lo, hi = _f_or_none(_param(d, "T_lo")), _f_or_none(_param(d, "T_hi"))
+            if lo is None or hi is None or Sigma0 is not None:
+                r = simulate(problem, 1e3, Sigma0=Sigma0, rhs=rhs, rtol=1e-10)
+                if r.status == "blowup":
+                    return Judgement(True, f"blows up at T̂ ≈ {r.t!r}")
+                if r.status == "reached" and r.s < math.log(1e-6) + math.log(
+                        max(1e-300, np.linalg.norm(frac_matrix(problem.cov) if Sigma0 is None else Sigma0))):
+                    return Judgement(False, f"no blow-up by t = 1e3 and Σ decays (log‖Σ‖ = {r.s:.3g})")
+                return Judgement(None, f"no blow-up seen by t = 1e3 ({r.status})")
+            return judge_blowup(problem, lo, hi, Sigma0, rhs)
+        if regime == "CLUSTERING":
+            rank = _param(d, "rank")
+            if rank is None:
+                return Judgement(None, "no rank given")
+            return judge_clustering(problem, int(rank), Sigma0, rhs)
+        if regime == "EQUILIBRIUM":
+            return judge_equilibrium(problem, sigma_star_of(d, problem) if Sigma0 is None else
+                                     (sigma_star_of(d) if quantifier_of(d)[0] != "this" else None),
+                                     Sigma0, rhs)
+        if regime == "BOUNDED":
+            return judge_bounded(problem, Sigma0, rhs)
+        if regime == "EXPONENTIAL_GROWTH":
+            return judge_no_blowup(problem, Sigma0, rhs)
+    except (np.linalg.LinAlgError, FloatingPointError, OverflowError) as exc:
+        return Judgement(None, f"oracle error {type(exc).__name__}: {exc}")
+    return Judgement(None, f"unknown regime {regime!r}")
+
+
+def judge_classification(problem, d: dict) -> Judgement:
+    """Alias of :func:`judge` for the problem's own Σ₀."""
+    return judge(problem, d)

@@ -1,0 +1,111 @@
+"""Known false PROVEDs and a crash of ``classify`` (issue 14), each checked against the
+independent oracle (tests/soundness/oracle.py).  Written as the correct assertions: they fail
+until the toolkit is fixed; nothing here is xfail."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from symbolic_tf.regimes.classify import classify
+from symbolic_tf.spec.problem import parse_problem
+
+from .oracle import claim_text, judge, quantifier_of, sigma_star_of, simulate
+
+
+def _classify(doc, uniform=False):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return classify(parse_problem(doc), uniform=uniform).to_dict()
+
+
+def _show(d):
+    d = {k: v for k, v in d.items() if k not in ("certificate", "numerical_evidence")}
+    return json.dumps(d, default=str, ensure_ascii=False)[:2000]
+
+
+# 1. rank-deficient Σ₀, V = vI, R = v(A + Aᵀ) ≺ 0, F anti-Hurwitz: the limit has rank 1, it is
+#    not the PD equilibrium P*⁻¹ (which attracts every Σ₀ ≻ 0 only).
+RANK_DEFICIENT = {"variant": "softmax", "d": 2, "A": [[-1, 0], [0, -1]], "V": [[1, 0], [0, 1]],
+                  "F": [[1, 0], [0, 1]], "b": [0, 0],
+                  "initial": {"mean": [0, 0], "cov": [[1, 0], [0, 0]]}}
+
+
+@pytest.mark.parametrize("s0", ["1", "1/2", "3"])
+def test_rank_deficient_sigma0_does_not_converge_to_the_pd_equilibrium(s0):
+    doc = dict(RANK_DEFICIENT, initial={"mean": [0, 0], "cov": [[s0, 0], [0, 0]]})
+    problem = parse_problem(doc)
+    # the oracle's own view: Σ(t) = diag(σ(t), 0) with σ̇ = 2σ − 2σ², σ → 1: limit diag(1, 0)
+    # (σ₀ = 1: Σ₀ itself is a rank-1 equilibrium)
+    r = simulate(problem, 200.0)
+    assert r.status == "reached" and np.allclose(r.Sigma, [[1, 0], [0, 0]], atol=1e-9)
+    d = _classify(doc)
+    if d.get("status") == "PROVED" and d.get("regime") == "EQUILIBRIUM":
+        S = sigma_star_of(d, problem)
+        assert S is not None, "EQUILIBRIUM PROVED without Σ*: " + _show(d)
+        assert np.linalg.matrix_rank(S, tol=1e-9) == 1, "a PD Σ* for a rank-1 Σ₀: " + _show(d)
+    if d.get("status") == "PROVED":
+        j = judge(problem, d)
+        assert j.ok is not False, f"{j.detail}\n{_show(d)}"
+
+
+# 2. Σ₀ outside the basin of a certified, locally stable PD equilibrium (general V + drift).
+#    Found by a numeric search with the oracle (seed 7 of the search in the soundness notes):
+#    Σ* ≈ [[0.18803, 0.03669], [0.03669, 0.06233]] is a locally exponentially stable PD
+#    equilibrium, but from Σ₀ = I the covariance blows up at T* ≈ 0.4855.
+OUTSIDE_BASIN = {"variant": "softmax", "d": 2, "A": [["5/4", "3/4"], ["-5/4", "2"]],
+                 "V": [["-2", "-2"], ["-3/2", "-3/4"]], "F": [["3/4", "-3/2"], ["1", "0"]],
+                 "b": ["0", "0"], "initial": {"mean": ["0", "0"], "cov": [[1, 0], [0, 1]]}}
+
+
+def test_sigma0_outside_the_basin_is_not_an_equilibrium():
+    problem = parse_problem(OUTSIDE_BASIN)
+    r = simulate(problem, 10.0)
+    assert r.status == "blowup" and 0.48 < r.t < 0.49, (r.status, r.t)
+    d = _classify(OUTSIDE_BASIN)
+    assert not (d.get("status") == "PROVED" and d.get("regime") == "EQUILIBRIUM"), _show(d)
+    if d.get("status") == "PROVED":
+        j = judge(problem, d)
+        assert j.ok is not False, f"{j.detail}\n{_show(d)}"
+
+
+# 3. --uniform on V = vI with drift, R ≺ 0, F anti-Hurwitz: convergence to P*⁻¹ holds for
+#    every Σ₀ ≻ 0 only (a singular Σ₀ keeps its rank).
+UNIFORM_DOC = {"variant": "softmax", "d": 2, "A": [[-1, "1/2"], [0, -1]], "V": [[1, 0], [0, 1]],
+               "F": [[1, 0], [0, "1/2"]], "b": [0, 0],
+               "initial": {"mean": [0, 0], "cov": [[1, 0], [0, 1]]}}
+
+
+def test_uniform_equilibrium_claim_is_for_positive_definite_sigma0_only():
+    d = _classify(UNIFORM_DOC, uniform=True)
+    if d.get("status") != "PROVED":
+        return
+    kind, _ = quantifier_of(d)
+    text = claim_text(d)
+    if d.get("regime") == "EQUILIBRIUM":
+        assert kind == "pd", f"quantifier {kind!r}: {_show(d)}"
+        if "every Σ₀" in text:
+            assert "≻ 0" in text, text
+    q = d.get("quantifier")
+    if q is not None and d.get("regime") == "EQUILIBRIUM":
+        assert "≻ 0" in str(q), q
+
+
+# 4. crash: d = 3, V = 0, F = 1000·I (LinAlgError "Eigenvalues did not converge" from an
+#    overflowing matrix exponential).
+CRASH_DOC = {"variant": "softmax", "d": 3, "A": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+             "V": [[0, 0, 0], [0, 0, 0], [0, 0, 0]],
+             "F": [[1000, 0, 0], [0, 1000, 0], [0, 0, 1000]], "b": [0, 0, 0],
+             "initial": {"mean": [0, 0, 0], "cov": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}}
+
+
+def test_huge_drift_with_zero_value_does_not_crash():
+    d = _classify(CRASH_DOC)  # must not raise
+    assert d.get("status") in ("PROVED", "UNDECIDED")
+    if d.get("status") == "PROVED":
+        # Σ(t) = e^{2000 t} I: exponential growth, no blow-up, no equilibrium, unbounded
+        assert d.get("regime") == "EXPONENTIAL_GROWTH", _show(d)
+    d = _classify(CRASH_DOC, uniform=True)
+    assert d.get("status") in ("PROVED", "UNDECIDED")
