@@ -21,11 +21,19 @@ from .exact import definiteness, frac_str, qmat
 __all__ = ["frobenius_upper", "no_blowup"]
 
 
+def _exact_sqrt(q: Fraction) -> Fraction | None:
+    a, b = math.isqrt(q.numerator), math.isqrt(q.denominator)
+    return Fraction(a, b) if a * a == q.numerator and b * b == q.denominator else None
+
+
 def frobenius_upper(M) -> Fraction:
     """A rational u ≥ ‖M‖_F (exactly: u² ≥ Σ m_ij²), within a factor 1 + 1e-9."""
     s = sum((Fraction(e) ** 2 for row in M for e in row), Fraction(0))
     if s == 0:
         return Fraction(0)
+    r = _exact_sqrt(s)
+    if r is not None:
+        return r
     # a short decimal upper bound (readable in claims): ⌈√s·10⁶⌉/10⁶, raised until u² ≥ s exactly
     u = Fraction(math.ceil(math.sqrt(float(s)) * 10**6) + 1, 10**6)
     while u * u < s:

@@ -159,6 +159,16 @@ def _float_W(F, R, t):
 def _float_crossing(F, R, B, D, horizon: float):
     """First t ≤ horizon with λ_min(D⁻¹ − BᵀW(t)B) ≤ 0 (float guess), or None."""
     Bf, Dinvf = _to_float(B), np.diag(1 / np.diag(_to_float(D)))
+    f = _scalar_f(F)
+    if f is not None:
+        # F = fI: W(t) = g(t)R, g(t) = (e^{2ft} − 1)/(2f); X(t) = D⁻¹ − g(t)N is singular first when
+        # g(t) = 1/λ, λ = λ_max(D^½ N D^½) — closed form, no horizon needed
+        N = Bf.T @ _to_float(R) @ Bf
+        dd = np.sqrt(np.diag(_to_float(D)))
+        lam = np.linalg.eigvalsh(dd[:, None] * N * dd[None, :]).max()
+        if lam <= 0 or (f < 0 and lam <= -2 * f):
+            return None
+        return float(np.log1p(2 * f / lam) / (2 * f)) if f != 0 else float(1 / lam)
     if F is None:
         Rf = _to_float(R)
         N = Bf.T @ Rf @ Bf
@@ -210,6 +220,19 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
             Xhi = Dinv - B.transpose() * R * B * flint.fmpq(hi.numerator, hi.denominator)
             w = _witness_nonpd(Xhi) if ok_lo else None
             partition = None
+        elif _scalar_f(F) is not None:
+            # F = fI: X(t) = D⁻¹ − g(t)N with g increasing; PD on the segment [D⁻¹, D⁻¹ − G_lo N]
+            # (convexity) for a rational G_lo ≥ g(T_lo), and wᵀ(D⁻¹ − G_hi N)w ≤ 0, wᵀNw > 0 for a
+            # rational G_hi ≤ g(T_hi)
+            partition = None
+            G_lo, G_hi = _g_bounds(F[0, 0], lo, hi)
+            N = B.transpose() * R * B
+            ok_lo = _pd_exact(Dinv - N * G_lo)
+            w = _witness_nonpd(Dinv - N * G_hi) if ok_lo else None
+            if w is not None:
+                wm = flint.fmpq_mat(len(w), 1, [flint.fmpq(q.numerator, q.denominator) for q in w])
+                if not (wm.transpose() * N * wm)[0, 0] > 0:
+                    w = None
         else:
             partition = _cover_pd(F, R, B, Dinv, lo)
             ok_lo = partition is not None
@@ -219,6 +242,8 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
                          "T_lo": frac_str(lo), "T_hi": frac_str(hi), "witness": vec_str(w)}
             if partition is not None:
                 cert_data["partition"] = partition
+            elif F is not None:
+                cert_data["G_lo"], cert_data["G_hi"] = frac_str(G_lo), frac_str(G_hi)
             claim_d = Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(lo), "T_hi": frac_str(hi)})
             cert = Certificate.for_problem(problem, "blowup-riccati-vI", claim_d, PROVED, cert_data)
             claim = claim_d.text()
@@ -229,6 +254,26 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
         delta *= 10
     return Verdict(UNDECIDED, claim, reason="could not verify a bracket around the numerical blow-up time",
                    numerical={"T_float": t_f})
+
+
+def _g_bounds(f, lo: Fraction, hi: Fraction):
+    """Rationals G_lo ≥ g(lo) and G_hi ≤ g(hi), g(t) = ∫₀ᵗe^{2fs}ds = expm1(2ft)/(2f) (arb)."""
+    old = flint.ctx.prec
+    flint.ctx.prec = 256
+    try:
+        def g(t):
+            tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
+            return tb if f == 0 else (flint.arb(2 * f) * tb).expm1() / flint.arb(2 * f)
+        up, dn = g(lo).upper().fmpq(), g(hi).lower().fmpq()
+    finally:
+        flint.ctx.prec = old
+    # round outward to short rationals (the checker accepts any G_lo ≥ g(T_lo), G_hi ≤ g(T_hi))
+    G_lo = Fraction(int(up.p), int(up.q))
+    G_hi = Fraction(int(dn.p), int(dn.q))
+    s = 10**24
+    G_lo = Fraction(-((-G_lo.numerator * s) // G_lo.denominator), s)
+    G_hi = Fraction((G_hi.numerator * s) // G_hi.denominator, s)
+    return flint.fmpq(G_lo.numerator, G_lo.denominator), flint.fmpq(G_hi.numerator, G_hi.denominator)
 
 
 def _ball_witness(F, R, B, Dinv, hi: Fraction):
@@ -285,6 +330,17 @@ def classify_vI(problem, horizon: float | None = None) -> Verdict | None:
     if ver.status == PROVED:
         ver.evidence.setdefault("regime", "BLOWUP")
     return ver
+
+
+def _scalar_f(F) -> float | None:
+    """f when F = f·I exactly (F None counts as f = 0), else None."""
+    if F is None:
+        return 0.0
+    n = F.nrows()
+    f = F[0, 0]
+    if all(F[i, j] == (f if i == j else 0) for i in range(n) for j in range(n)):
+        return float(f.p) / float(f.q)
+    return None
 
 
 def _negative_scalar(F) -> bool:

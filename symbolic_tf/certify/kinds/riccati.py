@@ -96,7 +96,8 @@ def _ball(M):
     return flint.arb_mat(M.nrows(), M.ncols(), [_arb(M[i, j]) for i in range(M.nrows()) for j in range(M.ncols())])
 
 
-@kind("blowup-riccati-vI", {**_FACTOR, "T_lo": "rat", "T_hi": "rat", "witness": "rat[]", "partition?": "rat[]"})
+@kind("blowup-riccati-vI", {**_FACTOR, "T_lo": "rat", "T_hi": "rat", "witness": "rat[]", "partition?": "rat[]",
+                             "G_lo?": "rat", "G_hi?": "rat"})
 def check_blowup(cert, problem):
     """PROVED: this Σ₀ blows up at T* ∈ [T_lo, T_hi]."""
     _check_blowup(cert, problem)
@@ -122,6 +123,30 @@ def _check_blowup(cert, problem):
         val = (wm.transpose() * (Dinv - N * hi) * wm)[0, 0]
         if val > 0:
             _fail("blow-up bracket: witness does not show D⁻¹ − T_hi·BᵀRB is singular or indefinite")
+        return
+    f = F[0, 0]
+    if "G_lo" in cert.data:
+        # F = fI: X(t) = D⁻¹ − g(t)N, g(t) = ∫₀ᵗe^{2fs}ds increasing from 0; PD at D⁻¹ and at
+        # D⁻¹ − G_lo·N with G_lo ≥ g(T_lo) ⇒ PD on [0, T_lo] (convex segment); wᵀNw > 0 and
+        # wᵀ(D⁻¹ − G_hi·N)w ≤ 0 with G_hi ≤ g(T_hi) ⇒ X(T_hi) is not PD.
+        if any(F[i, j] != (f if i == j else 0) for i in range(d) for j in range(d)):
+            _fail("blow-up bracket: G_lo/G_hi need F = f·I")
+        G_lo, G_hi = _q(cert.data["G_lo"]), _q(cert.data["G_hi"])
+        old = flint.ctx.prec
+        flint.ctx.prec = 256
+        try:
+            def g(t):
+                tb = flint.arb(t)
+                return tb if f == 0 else (flint.arb(2 * f) * tb).expm1() / flint.arb(2 * f)
+            if not (g(lo) <= flint.arb(G_lo)) or not (g(hi) >= flint.arb(G_hi)):
+                _fail("blow-up bracket: G_lo < g(T_lo) or G_hi > g(T_hi)")
+        finally:
+            flint.ctx.prec = old
+        N = B.transpose() * R * B
+        if not definiteness(Dinv - N * G_lo).pd:
+            _fail("blow-up bracket: D⁻¹ − G_lo·BᵀRB is not positive definite")
+        if not (wm.transpose() * N * wm)[0, 0] > 0 or (wm.transpose() * (Dinv - N * G_hi) * wm)[0, 0] > 0:
+            _fail("blow-up bracket: the witness does not show X(T_hi) is not PD")
         return
     part = [_q(x) for x in cert.data.get("partition", [])]
     if len(part) < 2 or part[0] != 0 or part[-1] != lo or any(b <= a for a, b in zip(part, part[1:])):
