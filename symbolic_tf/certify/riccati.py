@@ -461,3 +461,73 @@ def growth_nsd(problem) -> Verdict:
     return Verdict(PROVED, claim_d.text(), "riccati-linearisation",
                    evidence={"regime": "EXPONENTIAL_GROWTH", "certificate": cert.to_dict()},
                    reason="R = v(A + Aᵀ) ⪯ 0: X(t) = D⁻¹ − BᵀW(t)B ⪰ D⁻¹ never degenerates; ‖Σ(t)‖ ≤ ‖Σ₀‖e^{2‖F‖t}")
+
+
+def _nonexpanding_metric(F):
+    """An exact X ≻ 0 with FᵀX + XF ⪯ 0 (e^{Ft} non-expanding in the X-norm), or None.
+
+    Candidates: X = I (F + Fᵀ ⪯ 0); the Lyapunov solution of FᵀX + XF = −I (F Hurwitz); exact
+    symmetric elements of the kernel of X ↦ FᵀX + XF (F with spectrum on the imaginary axis)."""
+    n = F.nrows()
+    I = flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+    cands = [I]
+    X = _lyapunov(F, -I)
+    if X is not None:
+        cands.append(X)
+    # kernel of the Lyapunov operator on symmetric matrices (exact nullspace over ℚ)
+    m = n * n
+    K = flint.fmpq_mat(m, m)
+    for i in range(n):
+        for j in range(n):
+            row = i * n + j
+            for k in range(n):
+                K[row, k * n + j] += F[k, i]
+                K[row, i * n + k] += F[k, j]
+    if K.rank() < m:
+        import math
+
+        den = 1
+        for i in range(m):
+            for j in range(m):
+                den = den * int(K[i, j].q) // math.gcd(den, int(K[i, j].q))
+        Kz = flint.fmpz_mat(m, m, [int((K[i, j] * den).p) for i in range(m) for j in range(m)])
+        Z, nul = Kz.nullspace()
+        basis = []
+        for c in range(nul):
+            M = flint.fmpq_mat(n, n, [flint.fmpq(Z[i * n + j, c]) for i in range(n) for j in range(n)])
+            S = (M + M.transpose()) * flint.fmpq(1, 2)
+            if any(S[i, j] != 0 for i in range(n) for j in range(n)):
+                basis.append(S)
+        cands += basis
+        cands += [-S for S in basis]
+        if len(basis) > 1:
+            tot = basis[0]
+            for S in basis[1:]:
+                tot = tot + S
+            cands += [tot, -tot]
+    for X in cands:
+        if X == X.transpose() and definiteness(X).pd and definiteness(-(F.transpose() * X + X * F)).psd:
+            return X
+    return None
+
+
+def bounded_nsd(problem) -> Verdict:
+    """V = vI, R = v(A + Aᵀ) ⪯ 0 and X ≻ 0 with FᵀX + XF ⪯ 0: every Σ₀ ⪰ 0 stays bounded,
+    tr(XΣ(t)) ≤ tr(XΣ₀) (kind ``bounded-drift-vI-nsd``).
+
+    Σ(t) ⪯ e^{Ft}Σ₀e^{Fᵀt} (R ⪯ 0, see :func:`growth_nsd`) and e^{Fᵀt}Xe^{Ft} ⪯ X."""
+    v = scalar_of_identity(problem.V)
+    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
+    if not definiteness(R).nsd:
+        return Verdict(UNDECIDED, "", reason="R = v(A + Aᵀ) is not negative semidefinite")
+    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(problem.d, problem.d)
+    X = _nonexpanding_metric(F)
+    if X is None:
+        return Verdict(UNDECIDED, "", reason="no exact X ≻ 0 with FᵀX + XF ⪯ 0 (e^{Ft} may expand)")
+    claim_d = Claim("BOUNDED", Quantifier.EVERY_PSD, {})
+    cert = Certificate.for_problem(problem, "bounded-drift-vI-nsd", claim_d, PROVED,
+                                   {"v": frac_str(v), "X": mat_str(X)})
+    return Verdict(PROVED, claim_d.text(), "riccati-linearisation",
+                   evidence={"regime": "BOUNDED", "certificate": cert.to_dict()},
+                   reason="R ⪯ 0 and FᵀX + XF ⪯ 0 with X ≻ 0: tr(XΣ(t)) ≤ tr(XΣ₀)")

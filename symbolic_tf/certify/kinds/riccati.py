@@ -278,3 +278,18 @@ def check_growth_nsd(cert, problem):
     if gamma != 2 * uF:
         _fail("growth-drift-vI-nsd: γ must be 2·u_F")
     return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(gamma)})
+
+
+@kind("bounded-drift-vI-nsd", {"v": "rat", "X": "rat[][]"})
+def check_bounded_nsd(cert, problem):
+    """PROVED: with V = vI, R = v(A + Aᵀ) ⪯ 0 and X ≻ 0, FᵀX + XF ⪯ 0, every Σ₀ ⪰ 0 has a
+    global solution with tr(XΣ(t)) ≤ tr(XΣ₀): Σ(t) ⪯ e^{Ft}Σ₀e^{Fᵀt} and e^{Fᵀt}Xe^{Ft} ⪯ X."""
+    d, v, R, F, _, _ = _setup(cert, problem)
+    if not definiteness(R).nsd:
+        _fail("bounded-drift-vI-nsd: R = v(A + Aᵀ) is not negative semidefinite")
+    X = qmat(cert.data["X"])
+    if X.nrows() != d or X.ncols() != d or X != X.transpose() or not definiteness(X).pd:
+        _fail("bounded-drift-vI-nsd: X is not a symmetric positive definite d×d matrix")
+    if not definiteness(-(F.transpose() * X + X * F)).psd:
+        _fail("bounded-drift-vI-nsd: FᵀX + XF is not negative semidefinite")
+    return "PROVED", Claim("BOUNDED", Quantifier.EVERY_PSD, {})
