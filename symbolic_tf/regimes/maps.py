@@ -419,7 +419,7 @@ def check_map(doc: dict) -> dict:
     Raises :class:`CertificationFailed` on the first failure; returns counts on success.
     """
     from ..certify.check import check
-    from ..certify.checks.cells import CellChecker
+    from ..certify.kinds.cells import CellChecker
 
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         schema = doc.get("schema") if isinstance(doc, dict) else None

@@ -21,7 +21,7 @@ from .errors import ProblemFileError
 __all__ = [
     "MAX_FILE_BYTES", "MAX_MAP_FILE_BYTES", "MAX_DEPTH", "MAX_NODES", "MAX_STRING_CHARS",
     "MAX_DIGITS", "MAX_INT_BITS", "MAX_DECIMAL_EXPONENT", "MAX_DIM", "MAX_TOKENS",
-    "read_text_file", "load_json_text", "load_toml_text", "check_json_limits", "int_digits_exceed",
+    "read_text_file", "load_json_text", "load_toml_text", "check_json_limits", "int_digits_exceed", "brief",
 ]
 
 MAX_FILE_BYTES = 8 * 2**20
@@ -76,6 +76,60 @@ def _constant_error(text: str, name: str, what: str) -> ProblemFileError:
             where = f" at line {line}, column {col}"
             break
     return ProblemFileError(f"{what}: invalid JSON{where}: {name} is not a number (JSON numbers must be finite)")
+
+
+def brief(value, limit: int = 60) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, for one-line error messages about
+    user input (a hostile value may be megabytes long)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * limit:
+        return f"an integer of about {int(value.bit_length() * 0.30103)} digits"
+    if isinstance(value, str) and len(value) > 4 * limit:
+        return repr(value[:2 * limit])[:limit] + f"… ({len(value)} characters)"
+    if isinstance(value, (list, tuple, dict)):
+        text = _container_repr(value, limit)
+        return text if len(text) <= limit else text[:limit] + "…"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
+
+
+def _container_repr(value, limit: int) -> str:
+    """repr of a (possibly huge, deeply nested) container, never building more than ~limit chars."""
+    out, stack, size = [], [value], 0
+    while stack and size <= limit:
+        node = stack.pop()
+        if isinstance(node, str) and node in ("]", "}", ", "):
+            piece = node
+        elif isinstance(node, (list, tuple)):
+            piece = "["
+            stack.append("]")
+            for i, v in enumerate(reversed(node[: limit])):
+                stack.append(v)
+                if i < min(len(node), limit) - 1:
+                    stack.append(", ")
+        elif isinstance(node, dict):
+            piece = "{"
+            stack.append("}")
+            items = list(node.items())[: limit]
+            for i, (k, v) in enumerate(reversed(items)):
+                stack.append(v)
+                stack.append(_Key(k))
+                if i < len(items) - 1:
+                    stack.append(", ")
+        elif isinstance(node, _Key):
+            piece = repr(node.k)[:limit] + ": "
+        else:
+            piece = brief(node, limit)
+        out.append(piece)
+        size += len(piece)
+    text = "".join(out)
+    return text if not stack else text + "…"
+
+
+class _Key:
+    __slots__ = ("k",)
+
+    def __init__(self, k):
+        self.k = k
 
 
 def int_digits_exceed(n: int, max_digits: int = MAX_DIGITS) -> bool:

@@ -48,8 +48,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import InvalidParameters
+from .limits import MAX_DEPTH as MAX_NESTING, MAX_DIGITS, brief, int_digits_exceed
 from .problem import parse_problem, read_document
-from .rational import fraction_str, to_fraction
+from .rational import fraction_str, parse_rational_str, to_fraction
 
 __all__ = ["FAMILIES", "MapSpec", "parse_map_spec", "load_map_spec", "parse_affine", "SCHEMA_SPEC"]
 
@@ -74,10 +75,10 @@ def _tokens(s: str, field: str) -> list:
     while pos < len(s):
         m = _TOKEN.match(s, pos)
         if not m or m.end() == pos:
-            raise InvalidParameters(field, f"cannot read {s!r} at {s[pos:pos + 8]!r}: only numbers, "
+            raise InvalidParameters(field, f"cannot read {brief(s)} at {s[pos:pos + 8]!r}: only numbers, "
                                     "x, y, + - * / and parentheses are allowed")
         num, var, op = m.groups()
-        out.append(("n", Fraction(num)) if num else ("v", var) if var else ("o", op))
+        out.append(("n", parse_rational_str(num, field)) if num else ("v", var) if var else ("o", op))
         pos = m.end()
     return out
 
@@ -85,9 +86,16 @@ def _tokens(s: str, field: str) -> list:
 class _Parser:
     def __init__(self, toks, field, text):
         self.t, self.i, self.field, self.text = toks, 0, field, text
+        self.depth = 0  # nesting of parentheses and signs (recursion is bounded by MAX_NESTING)
+
+    def _bounded(self, a: Affine) -> Affine:
+        """Refuse coefficients that outgrow the digit limit ("1e9999*1e9999*…")."""
+        if any(int_digits_exceed(c.numerator) or int_digits_exceed(c.denominator) for c in a):
+            self._err(f"a coefficient has more than {MAX_DIGITS} digits")
+        return a
 
     def _err(self, msg):
-        raise InvalidParameters(self.field, f"{self.text!r}: {msg}")
+        raise InvalidParameters(self.field, f"{brief(self.text)}: {msg}")
 
     def peek(self):
         return self.t[self.i] if self.i < len(self.t) else (None, None)
@@ -102,7 +110,7 @@ class _Parser:
         while self.peek() in (("o", "+"), ("o", "-")):
             op = self.take()[1]
             b = self.term()
-            a = tuple(p + q if op == "+" else p - q for p, q in zip(a, b))
+            a = self._bounded(tuple(p + q if op == "+" else p - q for p, q in zip(a, b)))
         return a
 
     def term(self) -> Affine:
@@ -123,9 +131,19 @@ class _Parser:
                 if b[0] == 0:
                     self._err("division by zero")
                 a = tuple(p / b[0] for p in a)
+            a = self._bounded(a)
         return a
 
     def factor(self) -> Affine:
+        self.depth += 1
+        try:
+            return self._factor()
+        finally:
+            self.depth -= 1
+
+    def _factor(self) -> Affine:
+        if self.depth > MAX_NESTING:
+            self._err(f"nested too deeply (at most {MAX_NESTING} parentheses or signs)")
         kind, val = self.take()
         if kind == "o" and val in "+-":
             a = self.factor()
@@ -291,7 +309,7 @@ def parse_map_spec(doc: Mapping, base_dir: Path | None = None) -> MapSpec:
         raise InvalidParameters(sorted(unknown)[0], f"unknown field; allowed: {', '.join(SPEC_FIELDS)}")
     family = doc.get("family", "parameter")
     if family not in FAMILIES:
-        raise InvalidParameters("family", f"unknown slice family {str(family)[:60]!r}; known: {', '.join(FAMILIES)}")
+        raise InvalidParameters("family", f"unknown slice family {brief(family)}; known: {', '.join(FAMILIES)}")
     problem = doc.get("problem")
     if isinstance(problem, str):  # a path to a problem file, relative to the spec
         problem = read_document((base_dir or Path(".")) / problem)
@@ -320,10 +338,10 @@ def parse_map_spec(doc: Mapping, base_dir: Path | None = None) -> MapSpec:
     res = doc.get("resolution", [16, 16])
     if (not isinstance(res, (list, tuple)) or len(res) != 2
             or any(isinstance(r, bool) or not isinstance(r, int) or r < 1 or r > 4096 for r in res)):
-        raise InvalidParameters("resolution", f"expected [nx, ny] with 1 ≤ n ≤ 4096, got {res!r}")
+        raise InvalidParameters("resolution", f"expected [nx, ny] with 1 ≤ n ≤ 4096, got {brief(res)}")
     depth = doc.get("max_depth", 4)
     if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= MAX_DEPTH:
-        raise InvalidParameters("max_depth", f"expected an integer in [0, {MAX_DEPTH}], got {depth!r}")
+        raise InvalidParameters("max_depth", f"expected an integer in [0, {MAX_DEPTH}], got {brief(depth)}")
     for key in ("name", "description"):
         if key in doc and not isinstance(doc[key], str):
             raise InvalidParameters(key, "expected a string")

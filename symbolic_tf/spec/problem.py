@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import InvalidParameters, ProblemFileError
-from .limits import MAX_DIM, load_json_text, load_toml_text, read_text_file
+from .limits import MAX_DIM, brief, load_json_text, load_toml_text, read_text_file
 from .linalg import is_symmetric, matmul, psd_decision, transpose
 from .rational import fraction_str, to_fraction, to_matrix, to_vector
 
@@ -200,15 +200,15 @@ def parse_problem(doc: Mapping) -> Problem:
         raise InvalidParameters("variant", "missing (e.g. variant = \"softmax\")")
     variant = doc["variant"]
     if not isinstance(variant, str) or not variant.strip():
-        raise InvalidParameters("variant", f"expected a variant name, got {variant!r}")
+        raise InvalidParameters("variant", f"expected a variant name, got {brief(variant)}")
     variant = variant.strip().lower()
     if "d" not in doc:
         raise InvalidParameters("d", "missing (the token dimension)")
     d = doc["d"]
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-        raise InvalidParameters("d", f"expected a positive integer, got {str(d)[:40]!r}")
+        raise InvalidParameters("d", f"expected a positive integer, got {brief(d)}")
     if d > MAX_DIM:
-        raise InvalidParameters("d", f"at most {MAX_DIM} (got {d if d < 10**12 else 'a huge number'})")
+        raise InvalidParameters("d", f"at most {MAX_DIM} (got {brief(d)})")
 
     A, Q, K, given_A = _attention(doc, "", d)
     V = to_matrix(doc["V"], "V", (d, d)) if "V" in doc else None
@@ -225,7 +225,7 @@ def parse_problem(doc: Mapping) -> Problem:
             _check_fields(h, HEAD_FIELDS, where)
             hv = h.get("variant", "softmax")
             if not isinstance(hv, str) or not hv.strip():
-                raise InvalidParameters(f"{where}.variant", f"expected a name, got {hv!r}")
+                raise InvalidParameters(f"{where}.variant", f"expected a name, got {brief(hv)}")
             hA, hQ, hK, _ = _attention(h, where, d)
             if hA is None:
                 raise InvalidParameters(f"{where}.A", "missing (give A, or Q and K)")

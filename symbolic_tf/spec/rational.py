@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from .errors import InvalidParameters
-from .limits import MAX_DECIMAL_EXPONENT, MAX_DIGITS, int_digits_exceed
+from .limits import MAX_DECIMAL_EXPONENT, MAX_DIGITS, brief, int_digits_exceed
 
 __all__ = ["to_fraction", "to_vector", "to_matrix", "fraction_str", "parse_rational_str", "Matrix", "Vector"]
 
@@ -57,7 +57,7 @@ def to_fraction(value: Any, field: str) -> Fraction:
             inner = None
         if isinstance(inner, (int, float)) and not isinstance(inner, bool):
             return to_fraction(inner, field)
-    raise InvalidParameters(field, f"expected a number, got {type(value).__name__} {_short(repr(value))}")
+    raise InvalidParameters(field, f"expected a number, got {type(value).__name__} {brief(value)}")
 
 
 def to_vector(value: Any, field: str, length: int | None = None) -> tuple:
@@ -104,10 +104,6 @@ def fraction_str(q: Fraction) -> str:
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 
-def _short(text: str) -> str:
-    return repr(text) if len(text) <= 60 else repr(text[:40] + "…") + f" ({len(text)} characters)"
-
-
 def _check_size(q: Fraction, field: str) -> None:
     if int_digits_exceed(q.numerator) or int_digits_exceed(q.denominator):
         raise InvalidParameters(field, f"numerator or denominator has more than {MAX_DIGITS} digits")
@@ -129,25 +125,25 @@ def parse_rational_str(value: str, field: str) -> Fraction:
                                 f"(at most {MAX_DIGITS} digits per numerator/denominator)")
     low = text.lower().lstrip("+-")
     if low in ("nan", "inf", "infinity") or not text:
-        raise InvalidParameters(field, f"not a finite number: {_short(value)}")
+        raise InvalidParameters(field, f"not a finite number: {brief(value)}")
     num, slash, den = low.partition("/")
     mant, sep, expo = num.partition("e")
     for part in (mant, den):
         if sum(c.isdigit() for c in part) > MAX_DIGITS:
-            raise InvalidParameters(field, f"more than {MAX_DIGITS} digits in {_short(value)}")
+            raise InvalidParameters(field, f"more than {MAX_DIGITS} digits in {brief(value)}")
     if sep and not slash:
         e = expo.strip().lstrip("+-").replace("_", "")
         if e.isdigit() and (len(e.lstrip("0")) > len(str(MAX_DECIMAL_EXPONENT)) or int(e) > MAX_DECIMAL_EXPONENT):
             # "1e1000000000" would build a 10^(10^9) integer: refuse instead of hanging
-            raise InvalidParameters(field, f"decimal exponent too large in {_short(value)} "
+            raise InvalidParameters(field, f"decimal exponent too large in {brief(value)} "
                                     f"(|exponent| ≤ {MAX_DECIMAL_EXPONENT})")
     try:
         q = Fraction(text)
     except ZeroDivisionError:
-        raise InvalidParameters(field, f"zero denominator in {_short(value)}") from None
+        raise InvalidParameters(field, f"zero denominator in {brief(value)}") from None
     except ValueError:
         raise InvalidParameters(
-            field, f"cannot read {_short(value)} as a number (use an integer, 'p/q' or a decimal)"
+            field, f"cannot read {brief(value)} as a number (use an integer, 'p/q' or a decimal)"
         ) from None
     _check_size(q, field)
     return q

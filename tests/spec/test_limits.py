@@ -307,3 +307,21 @@ def test_hostile_problem_documents_only_raise_project_errors(value, key):
     except SymtfError as exc:
         one_line(exc)
     assert time.perf_counter() - t < 1
+
+
+@pytest.mark.parametrize("expr, needle", [
+    ("(" * 100_000 + "x", "nested too deeply"),
+    ("-" * 100_000 + "x", "nested too deeply"),
+    ("x + 1e99999999", "exponent"),
+    ("*".join(["1e9999"] * 100) + "*x", "digits"),
+    ("+".join(f"1/{p}" for p in range(3, 30_000, 2)) + "+x", "more than 2000 digits"),
+    ("x + " + "9" * 3000, "digits"),
+], ids=["parens", "signs", "exponent", "product", "sum", "digits"])
+def test_map_spec_expressions_are_bounded(expr, needle):
+    from symbolic_tf.spec.mapspec import parse_affine
+
+    t = time.perf_counter()
+    with pytest.raises(InvalidParameters) as ei:
+        parse_affine(expr, "problem.A[0][0]")
+    assert needle in one_line(ei.value)
+    assert time.perf_counter() - t < 1
