@@ -6,10 +6,10 @@ from fractions import Fraction as Fr
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, event, given, settings, strategies as st
 
 from symbolic_tf.certify.cells import certify_cell, g_ball, pencil_for
-from symbolic_tf.certify.checks.cells import CellChecker
+from symbolic_tf.certify.kinds.cells import CellChecker
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 
@@ -152,3 +152,125 @@ def test_g_ball_encloses_g():
         g = g_ball(f, t)
         exact = float(t) if f == 0 else math.expm1(2 * float(f) * float(t)) / (2 * float(f))
         assert g.lower() <= exact * (1 + 1e-15) and exact * (1 - 1e-15) <= g.upper()
+
+
+# --- the checker's own enclosures (kinds/cell_enclosures.py): soundness and completeness -------
+import flint  # noqa: E402
+
+from symbolic_tf.certify import polymat as pm  # noqa: E402  (search side: only to compare completeness)
+from symbolic_tf.certify.exact import inertia  # noqa: E402
+from symbolic_tf.certify.kinds import cell_enclosures as ce  # noqa: E402
+
+small = st.fractions(min_value=-3, max_value=3, max_denominator=4)
+
+
+@st.composite
+def sym_polys(draw):
+    """(n, {monomial: symmetric fmpq_mat}) of total degree ≤ 2, often shifted towards PD."""
+    n = draw(st.sampled_from([1, 2, 3]))
+    monos = [(0, 0), (1, 0), (0, 1)] + ([(2, 0), (1, 1), (0, 2)] if draw(st.booleans()) else [])
+    terms = {}
+    for mono in monos:
+        if mono != (0, 0) and draw(st.integers(0, 3)) == 0:
+            continue
+        upper = {(i, j): draw(small) for i in range(n) for j in range(i, n)}
+        if mono == (0, 0):
+            shift = draw(st.sampled_from([0, 1, 2, 4, 8]))
+            upper = {k: v + (shift if k[0] == k[1] else 0) for k, v in upper.items()}
+        terms[mono] = flint.fmpq_mat(n, n, [ce.rat(upper[min(i, j), max(i, j)]) for i in range(n) for j in range(n)])
+    return n, terms
+
+
+@st.composite
+def boxes(draw):
+    x0, y0 = draw(small), draw(small)
+    hx = draw(st.sampled_from([Fr(0), Fr(1, 16), Fr(1, 4), Fr(1, 2), Fr(1)]))
+    hy = draw(st.sampled_from([hx, Fr(0), Fr(1, 8), Fr(1, 2)]))
+    return (x0, x0 + hx, y0, y0 + hy)
+
+
+def _grid(box, n, closed):
+    """n×n rational points of the closed box (with its edges) or of its relative interior."""
+    x0, x1, y0, y1 = box
+    ts = [Fr(k, n - 1) for k in range(n)] if closed else [Fr(2 * k + 1, 2 * n) for k in range(n)]
+    return [(x0 + (x1 - x0) * a, y0 + (y1 - y0) * b) for a in ts for b in ts]
+
+
+@settings(max_examples=200, deadline=None)
+@given(sym_polys(), boxes())
+def test_enclosures_are_sound_and_at_least_as_complete_as_polymat(poly, box):
+    n, terms = poly
+    P = ce.MatPoly(n, n, terms)
+    psd, pd = ce.psd_on_box(P, box), ce.pd_on_open_box(P, box)
+    assert psd or not pd  # ≻ 0 on the open box forces ⪰ 0 on its closure
+    event(f"psd={psd} pd={pd}")
+    if psd:  # soundness: PSD at every grid point of the closed box (exact inertia)
+        assert all(inertia(P.at(x, y))[1] == 0 for x, y in _grid(box, 5, closed=True))
+    if pd:  # soundness: PD at every grid point of the open box
+        assert all(inertia(P.at(x, y))[0] == n for x, y in _grid(box, 5, closed=False))
+    # completeness: whatever the search side's polymat proves, the checker's code proves too
+    qbox = tuple(ce.rat(v) for v in box)
+    if pm.psd_on_box(dict(terms), qbox)[0]:
+        assert psd
+    if pm.pd_on_open_box(dict(terms), qbox)[0]:
+        assert pd
+    if n == 1:  # scalar ranges: enclose every grid value, and are no wider than polymat's
+        lo, hi = ce.scalar_range(P, box)
+        assert all(lo <= P.at(x, y)[0, 0] <= hi for x, y in _grid(box, 5, closed=True))
+        plo, phi, _ = pm.scalar_bounds(dict(terms), qbox)
+        assert plo <= lo and hi <= phi
+
+
+@settings(max_examples=100, deadline=None)
+@given(sym_polys(), sym_polys(), small, small, st.lists(small, min_size=3, max_size=3))
+def test_enclosure_arithmetic_agrees_pointwise(p1, p2, x, y, z):
+    (n, t1), (m, t2) = p1, p2
+    P, Q = ce.MatPoly(n, n, t1), ce.MatPoly(m, m, t2)
+    Px, Qx = P.at(x, y), Q.at(x, y)
+    assert (P - P).terms == {} and (P + P).at(x, y) == Px * 2 and (-P).at(x, y) == -Px
+    assert P.times(Fr(-3, 2)).at(x, y) == Px * ce.rat(Fr(-3, 2))
+    zz = z[:n]
+    zc = flint.fmpq_mat(n, 1, [ce.rat(v) for v in zz])
+    assert P.quad(zz).at(x, y) == zc.transpose() * Px * zc
+    if n == m:
+        assert (P @ Q).at(x, y) == Px * Qx
+        assert (P @ Q).degree <= P.degree + Q.degree
+    s = ce.MatPoly(1, 1, {k: flint.fmpq_mat(1, 1, [v[0, 0]]) for k, v in t2.items()})
+    assert P.times(s).at(x, y) == Px * s.at(x, y)[0, 0]
+
+
+def test_enclosures_refuse_non_symmetric_and_malformed_input():
+    N = ce.MatPoly.constant([[1, 1], [0, 1]])
+    assert not ce.psd_on_box(N, (0, 1, 0, 1)) and not ce.pd_on_open_box(N, (0, 1, 0, 1))
+    with pytest.raises(ValueError):
+        ce.rat_box((1, 0, 0, 1))
+    with pytest.raises(TypeError):
+        ce.rat(0.5)
+    # x(1 − x) ≥ 0 on [0, 1] is PSD but not PD on the closed box: the open-box test may say yes,
+    # the closed-box one is never fooled by a sign change: x − 1/2 on [0, 1]
+    assert not ce.psd_on_box(ce.MatPoly.affine([[Fr(-1, 2)]], [[1]], [[0]]), (0, 1, 0, 1))
+    assert ce.pd_on_open_box(ce.MatPoly.affine([[0]], [[1]], [[0]]), (0, 1, 0, 1))  # x > 0 on (0, 1)
+    assert not ce.pd_on_open_box(ce.MatPoly.affine([[0]], [[1]], [[0]]), (-1, 1, 0, 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases())
+def test_checker_enclosures_cover_the_search_side_on_search_cells(case):
+    """Completeness spot-check on the cells the search sees: every polymat (search) decision on the
+    slice's polynomials is reproduced by the checker's own enclosures."""
+    doc, box = case
+    spec = parse_map_spec(doc)
+    pen = pencil_for(spec)
+    ck = CellChecker(spec)
+    qbox = tuple(ce.rat(v) for v in box)
+    for ours, theirs in [(ck.S, pen.S), (-ck.Q, pm.scale(pen.Q, -1)), (ck.M, pen.M), (ck.f, pen.f),
+                         (-ck.f, pm.scale(pen.f, -1))]:
+        if pm.psd_on_box(theirs, qbox)[0]:
+            assert ce.psd_on_box(ours, box)
+        if pm.pd_on_open_box(theirs, qbox)[0]:
+            assert ce.pd_on_open_box(ours, box)
+    z = (Fr(1), Fr(-1, 2))
+    for ours, theirs in [(ck.S, pen.S), (ck.Q, pen.Q), (ck.M, pen.M)]:
+        lo, hi = ce.scalar_range(ours.quad(z), box)
+        plo, phi, _ = pm.scalar_bounds(pm.quad(theirs, z), qbox)
+        assert plo <= lo and hi <= phi

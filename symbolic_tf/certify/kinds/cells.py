@@ -2,9 +2,10 @@
 
 Rebuilds the slice's matrix polynomials from the map spec with its own code (Σ₀ = S, R =
 v·scale·(A + Aᵀ), f, Q = SRS, M = −2fS − Q) and re-decides each stored claim on the cell with
-exact rationals (vertex or centred-form enclosures of :mod:`symbolic_tf.certify.polymat`) and
-arb balls for g(f, t) = ∫₀ᵗ e^{2fs} ds.  See :mod:`symbolic_tf.certify.cells` for the
-mathematics; nothing here calls the search.
+exact rationals (the checker's own centred-form enclosures, :mod:`.cell_enclosures`, exact for
+affine pieces) and arb balls for g(f, t) = ∫₀ᵗ e^{2fs} ds.  See :mod:`symbolic_tf.certify.cells`
+for the mathematics; nothing here calls or imports the search side (only the exact primitives of
+:mod:`symbolic_tf.certify.exact` are shared).
 """
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ import flint
 from ...spec.errors import CertificationFailed
 from ...spec.mapspec import parse_map_spec
 from ...spec.rational import to_fraction
-from .. import polymat as pm
 from ..check import kind
 from ..claims import REGIME_SUBJECTS, Claim, Quantifier
 from ..exact import inertia
+from .cell_enclosures import MatPoly, pd_on_open_box, psd_on_box, rat, rat_box, scalar_range
 
 KIND = "cell-riccati-vI"
 
@@ -57,21 +58,21 @@ class CellChecker:
         A0, Ax, Ay = spec.field_affine("A")
         sym = lambda M: [[(Fraction(M[i][j]) + Fraction(M[j][i])) * v * scale for j in range(len(M))]
                          for i in range(len(M))]
-        self.R = pm.affine(sym(A0), sym(Ax), sym(Ay))
+        self.R = MatPoly.affine(sym(A0), sym(Ax), sym(Ay))
         if "F" in doc:
             fs = [_scalar_identity(C) for C in spec.field_affine("F")]
             if any(c is None for c in fs):
                 _fail("F is not a multiple of the identity")
-            self.f = pm.affine([[fs[0]]], [[fs[1]]], [[fs[2]]])
+            self.f = MatPoly.affine([[fs[0]]], [[fs[1]]], [[fs[2]]])
         else:
-            self.f = pm.const([[0]])
+            self.f = MatPoly.constant([[0]])
         c = spec.cov_affine()
         if c is None:
             _fail("the spec has no initial covariance")
-        self.S = pm.affine(*c)
-        self.Q = pm.mul(pm.mul(self.S, self.R), self.S)
-        self.M = pm.add(pm.scale(pm.scale(self.S, self.f), -2), pm.scale(self.Q, -1))
-        self.f_zero = pm.degree(self.f) == 0 and self.f[(0, 0)][0, 0] == 0
+        self.S = MatPoly.affine(*c)
+        self.Q = self.S @ self.R @ self.S
+        self.M = self.S.times(self.f).times(-2) - self.Q
+        self.f_zero = not self.f.terms  # f ≡ 0
 
     # --- primitives -----------------------------------------------------------------
     @staticmethod
@@ -90,73 +91,71 @@ class CellChecker:
             _fail(what)
 
     def _nsd_Q(self, box):
-        if pm.degree(self.R) == 0:
-            return inertia(self.R[(0, 0)])[0] == 0
-        return pm.psd_on_box(pm.scale(self.Q, -1), box)[0]
+        if self.R.degree == 0:
+            return inertia(self.R.constant_term())[0] == 0
+        return psd_on_box(-self.Q, box)
 
     # --- one cell ---------------------------------------------------------------------
     def check(self, cell: dict) -> None:
-        box = tuple(pm.q(Fraction(s)) for s in cell["box"])
-        if not (box[0] <= box[1] and box[2] <= box[3]):
+        try:
+            box = rat_box([Fraction(s) for s in cell["box"]])
+        except ValueError:
             _fail("malformed box")
         status, regime, data = cell["status"], cell.get("regime"), cell.get("certificate", {}).get("data", {})
         if status == "OUTSIDE":
             z = [Fraction(s) for s in data["z"]]
-            _lo, hi, _ = pm.scalar_bounds(pm.quad(self.S, z), box)
+            _lo, hi = scalar_range(self.S.quad(z), box)
             self._need(hi <= 0, "OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
             return
         if status != "PROVED":
             _fail(f"status {status!r} carries no certificate")
-        if pm.degree(self.S) > 0:
-            self._need(pm.pd_on_open_box(self.S, box)[0], "Σ₀ is not positive definite on the open cell")
-        else:
-            self._need(inertia(self.S[(0, 0)])[0] == self.S[(0, 0)].nrows(), "Σ₀ is not positive definite")
-        negQ = pm.scale(self.Q, -1)
+        self._need(pd_on_open_box(self.S, box), "Σ₀ is not positive definite on the open cell")
+        negQ = -self.Q
         if regime == "BLOWUP":
             z = [Fraction(s) for s in data["z"]]
-            n_lo, _, _ = pm.scalar_bounds(pm.quad(self.Q, z), box)
+            n_lo, _ = scalar_range(self.Q.quad(z), box)
             self._need(n_lo > 0, "BLOWUP: zᵀΣ₀RΣ₀z > 0 fails on the cell")
-            _, m_hi, _ = pm.scalar_bounds(pm.quad(self.M, z), box)
+            _, m_hi = scalar_range(self.M.quad(z), box)
             self._need(m_hi < 0, "BLOWUP: zᵀ(−2fΣ₀ − Σ₀RΣ₀)z < 0 fails on the cell")
-            f_lo, f_hi, _ = pm.scalar_bounds(self.f, box)
+            f_lo, f_hi = scalar_range(self.f, box)
             if data.get("t_hi") is not None:
-                t_hi = pm.q(Fraction(data["t_hi"]))
+                t_hi = rat(Fraction(data["t_hi"]))
                 if cell.get("T_hi") is None or Fraction(cell["T_hi"]) != Fraction(data["t_hi"]):
                     _fail("T_hi differs from the certificate's t_hi")
-                _, q_hi, _ = pm.scalar_bounds(pm.quad(self.S, z), box)
+                _, q_hi = scalar_range(self.S.quad(z), box)
                 lhs = self._g_bounds(f_lo, t_hi) * flint.arb(n_lo)
                 self._need(t_hi > 0 and lhs.lower() >= flint.arb(q_hi), "BLOWUP: g(f_lo, t_hi)·min zᵀQz ≥ max zᵀΣ₀z fails")
             elif cell.get("T_hi") is not None:
                 _fail("T_hi claimed without t_hi data")
-            t_lo = pm.q(Fraction(data.get("t_lo", "0")))
+            t_lo = rat(Fraction(data.get("t_lo", "0")))
             if Fraction(cell.get("T_lo", "0")) != Fraction(data.get("t_lo", "0")):
                 _fail("T_lo differs from the certificate's t_lo")
             if t_lo < 0:
                 _fail("negative t_lo")
             if t_lo > 0:
-                G = pm.q(Fraction(data["Gamma"]))
+                G = rat(Fraction(data["Gamma"]))
                 self._need(self._g_bounds(f_hi, t_lo).upper() <= flint.arb(G), "BLOWUP: g(f_hi, t_lo) ≤ Γ fails")
-                K = pm.add(self.S, pm.scale(self.Q, -G))
-                self._need(G >= 0 and pm.psd_on_box(K, box)[0], "BLOWUP: Σ₀ − Γ·Σ₀RΣ₀ ⪰ 0 fails on the cell")
+                K = self.S - self.Q.times(G)
+                self._need(G >= 0 and psd_on_box(K, box), "BLOWUP: Σ₀ − Γ·Σ₀RΣ₀ ⪰ 0 fails on the cell")
             return
         via = data.get("via")
         if regime == "CLUSTERING" and via == "below-threshold":
-            self._need(pm.pd_on_open_box(pm.scale(self.f, -1), box)[0], "f < 0 fails on the cell")
-            self._need(pm.pd_on_open_box(self.M, box)[0], "−2fΣ₀ − Σ₀RΣ₀ ≻ 0 fails on the cell")
+            self._need(pd_on_open_box(-self.f, box), "f < 0 fails on the cell")
+            self._need(pd_on_open_box(self.M, box), "−2fΣ₀ − Σ₀RΣ₀ ≻ 0 fails on the cell")
             self._need(cell.get("rank") == 0, "collapse has rank 0")
             return
         self._need(self._nsd_Q(box), f"{regime}: R ⪯ 0 (Σ₀RΣ₀ ⪯ 0) fails on the cell")
         if regime == "CLUSTERING" and via == "no-drift-contracting":
-            self._need(self.f_zero and pm.pd_on_open_box(negQ, box)[0], "R ≺ 0 with f ≡ 0 fails")
+            self._need(self.f_zero and pd_on_open_box(negQ, box), "R ≺ 0 with f ≡ 0 fails")
             self._need(cell.get("rank") == 0, "collapse has rank 0")
         elif regime == "CLUSTERING" and via == "drift-contracting":
-            self._need(pm.pd_on_open_box(pm.scale(self.f, -1), box)[0], "f < 0 fails on the cell")
+            self._need(pd_on_open_box(-self.f, box), "f < 0 fails on the cell")
             self._need(cell.get("rank") == 0, "collapse has rank 0")
         elif regime == "BOUNDED":
             self._need(self.f_zero, "BOUNDED needs f ≡ 0")
         elif regime == "EQUILIBRIUM":
-            self._need(pm.pd_on_open_box(self.f, box)[0], "f > 0 fails on the cell")
-            self._need(pm.pd_on_open_box(negQ, box)[0], "R ≺ 0 fails on the cell")
+            self._need(pd_on_open_box(self.f, box), "f > 0 fails on the cell")
+            self._need(pd_on_open_box(negQ, box), "R ≺ 0 fails on the cell")
         elif regime != "EXPONENTIAL_GROWTH":
             _fail(f"unknown regime/argument {regime!r}/{via!r}")
 
