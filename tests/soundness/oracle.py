@@ -461,14 +461,14 @@ def judge_blowup(problem, T_lo: float, T_hi: float, Sigma0=None, rhs=None) -> Ju
 
 
 def _horizons(problem, S0):
-    return 2.0e3, 2.0e4
+    return 5.0e2, 5.0e3
 
 
 def _global_run(problem, Sigma0=None, rhs=None, H=None):
     S0 = frac_matrix(problem.cov) if Sigma0 is None else Sigma0
     H1, H2 = H or _horizons(problem, S0)
     r = simulate(problem, H2, times=(H1 / 100, H1 / 10, H1, H2 / 2), Sigma0=Sigma0, rhs=rhs,
-                 rtol=1e-10, atol=1e-14)
+                 rtol=1e-10, atol=1e-14, max_evals=60_000)
     return r, H1, H2
 
 
@@ -570,7 +570,7 @@ def judge_bounded(problem, Sigma0=None, rhs=None) -> Judgement:
 
 
 def judge_no_blowup(problem, Sigma0=None, rhs=None, H=50.0) -> Judgement:
-    r = simulate(problem, H, Sigma0=Sigma0, rhs=rhs, rtol=1e-10)
+    r = simulate(problem, H, Sigma0=Sigma0, rhs=rhs, rtol=1e-10, max_evals=60_000)
     if r.status == "blowup":
         return Judgement(False, f"blows up at T̂ ≈ {r.t!r} (claimed global existence)")
     if r.status == "reached":
@@ -599,7 +599,7 @@ def judge(problem, d: dict, Sigma0=None, rhs=None) -> Judgement:
         if regime == "BLOWUP":
             lo, hi = _f_or_none(_param(d, "T_lo")), _f_or_none(_param(d, "T_hi"))
             if lo is None or hi is None or Sigma0 is not None:
-                r = simulate(problem, 1e3, Sigma0=Sigma0, rhs=rhs, rtol=1e-10)
+                r = simulate(problem, 1e3, Sigma0=Sigma0, rhs=rhs, rtol=1e-10, max_evals=60_000)
                 if r.status == "blowup":
                     return Judgement(True, f"blows up at T̂ ≈ {r.t!r}")
                 if r.status == "reached" and r.s < math.log(1e-6) + math.log(

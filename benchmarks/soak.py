@@ -1,0 +1,189 @@
+"""Soak runner for the soundness of ``classify`` (issue 14, "How it must be checked").
+
+Draws N problems from a plain-random generator (numpy Generator; the same boundary-heavy
+families as tests/soundness/strategies.py), classifies each, runs the independent oracle
+(tests/soundness/oracle.py) on every PROVED verdict and on a sample of UNDECIDED ones (for
+context), and prints a per-route table: PROVED, UNDECIDED, oracle-inconclusive, FALSE PROVED,
+with total time and problems/s.  Every false PROVED is written to ``--out`` with the problem.
+
+    python benchmarks/soak.py --n 100000 --workers 2 --seed 0 --out soak.json
+
+A problem whose classification exceeds ``--timeout`` seconds is counted as TIMEOUT (not
+dropped); the slowest problems are listed with their route.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+import warnings
+from collections import defaultdict
+from pathlib import Path
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+_TIMEOUT = 60.0
+_UNDECIDED_SAMPLE = 0.05
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout()
+
+
+def _init(timeout, undecided_sample):
+    global _TIMEOUT, _UNDECIDED_SAMPLE
+    _TIMEOUT, _UNDECIDED_SAMPLE = timeout, undecided_sample
+    warnings.simplefilter("ignore")
+    signal.signal(signal.SIGALRM, _alarm)
+
+
+def _one(args):
+    """Classify problem ``i`` of stream ``seed``; return a small record."""
+    i, seed = args
+    import numpy as np
+
+    from soundness.oracle import judge, simulate
+    from soundness.strategies import random_document
+    from symbolic_tf.regimes.classify import classify
+    from symbolic_tf.spec.problem import parse_problem
+
+    rng = np.random.default_rng([seed, i])
+    doc = random_document(rng)
+    rec = {"i": i, "family": doc["variant"] + ("+drift" if "F" in doc else ""), "d": doc["d"]}
+    problem = parse_problem(doc)
+    t0 = time.perf_counter()
+    signal.setitimer(signal.ITIMER_REAL, _TIMEOUT)
+    try:
+        d = classify(problem).to_dict()
+    except _Timeout:
+        rec.update(status="TIMEOUT", route="?", t_classify=time.perf_counter() - t0, doc=doc)
+        return rec
+    except Exception as exc:  # noqa: BLE001 - a crash is a finding, recorded with the problem
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        rec.update(status="CRASH", route="?", t_classify=time.perf_counter() - t0, doc=doc,
+                   error=f"{type(exc).__name__}: {exc}")
+        return rec
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    rec["t_classify"] = time.perf_counter() - t0
+    rec["status"] = d.get("status")
+    rec["regime"] = d.get("regime")
+    rec["route"] = d.get("route") or "?"
+    t1 = time.perf_counter()
+    try:
+        if d.get("status") == "PROVED":
+            j = judge(problem, d)
+            rec["oracle"] = j.ok
+            rec["oracle_detail"] = j.detail[:500]
+            if j.ok is False:
+                rec["doc"] = doc
+                rec["classification"] = {k: v for k, v in d.items() if k not in ("certificate", "numerical_evidence")}
+        elif rng.random() < _UNDECIDED_SAMPLE:
+            r = simulate(problem, 50.0, rtol=1e-10, max_evals=100_000)
+            rec["context"] = r.status
+    except Exception as exc:  # noqa: BLE001
+        rec["oracle"] = None
+        rec["oracle_detail"] = f"oracle error {type(exc).__name__}: {exc}"
+    rec["t_oracle"] = time.perf_counter() - t1
+    return rec
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=60.0, help="per-problem classify budget (s)")
+    ap.add_argument("--undecided-sample", type=float, default=0.05)
+    ap.add_argument("--max-seconds", type=float, default=None,
+                    help="stop after this wall time and report the problems done so far")
+    ap.add_argument("--out", default="soak.json")
+    args = ap.parse_args(argv)
+
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - progress without tqdm
+        tqdm = None
+    import multiprocessing as mp
+
+    t0 = time.perf_counter()
+    rows = defaultdict(lambda: defaultdict(int))
+    times = defaultdict(list)
+    false_proved, crashes, slow, contexts = [], [], [], defaultdict(int)
+    tc = to = 0.0
+    done = 0
+    ctx = mp.get_context("fork")
+    with ctx.Pool(args.workers, initializer=_init, initargs=(args.timeout, args.undecided_sample),
+                  maxtasksperchild=500) as pool:
+        it = pool.imap_unordered(_one, ((i, args.seed) for i in range(args.n)), chunksize=4)
+        bar = tqdm(it, total=args.n, smoothing=0.05, mininterval=2.0) if tqdm else it
+        for rec in bar:
+            if args.max_seconds is not None and time.perf_counter() - t0 > args.max_seconds:
+                pool.terminate()
+                break
+            done += 1
+            route = rec["route"]
+            row = rows[route]
+            st = rec["status"]
+            row[st] += 1
+            tc += rec["t_classify"]
+            to += rec.get("t_oracle", 0.0)
+            times[route].append(rec["t_classify"])
+            slow.append((rec["t_classify"], rec["i"], route, rec["family"], rec["d"]))
+            slow.sort(reverse=True)
+            del slow[10:]
+            if st == "PROVED":
+                row[{True: "oracle_ok", None: "inconclusive", False: "FALSE"}[rec.get("oracle")]] += 1
+                if rec.get("oracle") is False:
+                    false_proved.append(rec)
+                    msg = f"FALSE PROVED #{rec['i']} route {route}: {rec['oracle_detail'][:200]}"
+                    (bar.write if tqdm else print)(msg)
+            elif st == "CRASH":
+                crashes.append(rec)
+            if "context" in rec:
+                contexts[rec["context"]] += 1
+            if tqdm and done % 50 == 0:
+                bar.set_postfix(false=len(false_proved), crash=len(crashes))
+        if tqdm:
+            bar.close()
+    wall = time.perf_counter() - t0
+
+    hdr = f"{'route':<22}{'PROVED':>8}{'UNDEC':>8}{'ok':>8}{'inconc':>8}{'FALSE':>7}{'crash':>7}{'t/o':>6}{'mean s':>9}{'max s':>8}"
+    lines = [hdr, "-" * len(hdr)]
+    for route in sorted(rows, key=lambda r: -sum(rows[r].values())):
+        r = rows[route]
+        ts = times[route]
+        lines.append(f"{route:<22}{r['PROVED']:>8}{r['UNDECIDED']:>8}{r['oracle_ok']:>8}{r['inconclusive']:>8}"
+                     f"{r['FALSE']:>7}{r['CRASH']:>7}{r['TIMEOUT']:>6}{sum(ts) / len(ts):>9.3f}{max(ts):>8.2f}")
+    lines.append("-" * len(hdr))
+    lines.append(("(stopped by --max-seconds) " if done < args.n else "") + f"{done} problems in {wall:.1f} s wall ({done / wall:.2f} problems/s with {args.workers} workers); "
+                 f"classify {tc / max(done, 1):.3f} s/problem (CPU, per worker), oracle {to / max(done, 1):.3f} s/problem")
+    lines.append(f"FALSE PROVED: {len(false_proved)}, crashes: {len(crashes)}; UNDECIDED sample, oracle saw: {dict(contexts)}")
+    lines.append("slowest: " + "; ".join(f"#{i} {route} {fam} d={d} {t:.1f}s" for t, i, route, fam, d in slow))
+    print("\n".join(lines))
+    out = {"n": done, "seed": args.seed, "workers": args.workers, "wall_s": wall,
+           "problems_per_s": done / wall, "classify_s_per_problem": tc / max(done, 1),
+           "oracle_s_per_problem": to / max(done, 1),
+           "routes": {k: dict(v) for k, v in rows.items()},
+           "route_mean_s": {k: sum(v) / len(v) for k, v in times.items()},
+           "slowest": [dict(t=t, i=i, route=r, family=f, d=d) for t, i, r, f, d in slow],
+           "false_proved": false_proved, "crashes": crashes, "undecided_context": dict(contexts),
+           "table": lines}
+    Path(args.out).write_text(json.dumps(out, indent=1, default=str, ensure_ascii=False))
+    return 1 if false_proved or crashes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
