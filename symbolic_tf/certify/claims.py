@@ -75,7 +75,7 @@ def _mat_text(M) -> str:
 
 def _regime_text(subject: str, p: Mapping) -> str:
     if subject == "BLOWUP":
-        if "T_lo" in p:
+        if "T_lo" in p and "T_hi" in p:
             return (f"Σ(t) blows up in finite time, T* ∈ [{p['T_lo']}, {p['T_hi']}] "
                     f"(≈ [{_approx(p['T_lo'])}, {_approx(p['T_hi'])}])")
         if "T_hi" in p:
@@ -174,7 +174,12 @@ class Claim:
             raise CertificationFailed(f"claim: unknown quantifier {d.get('quantifier')!r}") from None
         if not isinstance(d.get("subject"), str) or not isinstance(d.get("params", {}), Mapping):
             raise CertificationFailed("claim: subject must be a string and params an object")
-        return cls(d["subject"], q, dict(d.get("params", {})))
+        try:
+            claim = cls(d["subject"], q, dict(d.get("params", {})))
+            claim.text()
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise CertificationFailed(f"claim: malformed parameters ({type(exc).__name__})") from None
+        return claim
 
     def same_as(self, other: "Claim") -> bool:
         return (self.subject == other.subject and self.quantifier == other.quantifier
