@@ -1,0 +1,257 @@
+"""Ball-arithmetic machinery of the validated tubes: the covariance vector field with affine drift,
+its Taylor coefficients and variational recurrence, the Picard a-priori enclosure and one
+Lohner-QR Taylor step (search side; the checker in :mod:`symbolic_tf.certify.kinds.tube` has its
+own copy of every procedure).
+
+The flow is
+
+    Σ̇ = f(Σ) = FΣ + ΣFᵀ + Σ_h (C_h Σ A_h Σ + Σ A_hᵀ Σ C_hᵀ)
+
+(single-head softmax: one head, C = V; multi-head: C_h = W_hV_h; A_h scaled by the temperature;
+F = 0 without drift).  It generalises :mod:`symbolic_tf.certify.taylor` (drift-free) by the drift
+terms: the Taylor recurrence gains (Fσ_n + σ_nFᵀ)/(n+1) and the variational one FE + EFᵀ:
+
+    σ_{n+1} = (M_n + M_nᵀ)/(n+1),   M_n = Fσ_n + Σ_h Σ_{j=0}^n C_h σ_j A_h σ_{n−j},
+    δσ_{n+1} = (δM_n + δM_nᵀ)/(n+1), δM_n = Fδσ_n + Σ_h Σ_j (C_h δσ_j A_h σ_{n−j} + C_h σ_j A_h δσ_{n−j}).
+
+The Picard test, the inflation constants and the Lohner QR basis choice are the same
+deterministic procedures as in :mod:`symbolic_tf.certify.taylor` (part of the certificate kind's
+definition: the checker replays them).
+"""
+from __future__ import annotations
+
+import math
+
+import flint
+
+__all__ = ["Flow", "PICARD_ITERATIONS", "State", "initial_state", "picard_enclosure", "taylor_step",
+           "svec", "unsvec", "svec_basis", "max_mid", "max_rad", "horner"]
+
+PICARD_ITERATIONS = 12            # must match kinds/tube.py
+_INFLATE_REL = flint.fmpq(1, 8)   # X ← Y + [±(rad(Y)/8 + |Y|·2^(−40) + |S|_max·2^(−60))]
+
+
+class Flow:
+    """The vector field in arb balls; ``heads`` are exact (C_h, A_h) fmpq matrices, ``F`` an exact
+    fmpq matrix or None."""
+
+    def __init__(self, heads, F=None):
+        self.heads = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in heads]
+        self.F = None if F is None or all(e == 0 for e in F.entries()) else flint.arb_mat(F)
+
+    def field(self, X):
+        W = X * 0 if self.F is None else self.F * X
+        for C, A in self.heads:
+            W = W + C * X * A * X
+        return W + W.transpose()
+
+    def coefficients(self, S, K, with_products=False):
+        """[σ_0, …, σ_K] through σ_0 = S; with ``with_products`` also [[C_h σ_j A_h]_h]_{j<K}."""
+        sig = [S]
+        Y = []
+        for n in range(K):
+            Y.append([C * sig[n] * A for C, A in self.heads])
+            W = sig[n] * 0 if self.F is None else self.F * sig[n]
+            for j in range(n + 1):
+                for y in Y[j]:
+                    W = W + y * sig[n - j]
+            sig.append((W + W.transpose()) / (n + 1))
+        return (sig, Y) if with_products else sig
+
+    def jacobian(self, sig, Y, h, basis):
+        """Jacobian (svec coordinates) of the order-k Taylor map over the box ``sig[0]``."""
+        order = len(sig) - 1
+        m = len(basis)
+        J = flint.arb_mat(m, m)
+        for col, E in enumerate(basis):
+            dsig = [E]
+            dY = []
+            for n in range(order):
+                dY.append([C * dsig[n] * A for C, A in self.heads])
+                W = dsig[n] * 0 if self.F is None else self.F * dsig[n]
+                for j in range(n + 1):
+                    for y, dy in zip(Y[j], dY[j]):
+                        W = W + dy * sig[n - j] + y * dsig[n - j]
+                dsig.append((W + W.transpose()) / (n + 1))
+            v = svec(horner(dsig, h))
+            for row in range(m):
+                J[row, col] = v[row, 0]
+        return J
+
+
+def horner(coeffs, h):
+    acc = coeffs[-1]
+    for n in range(len(coeffs) - 2, -1, -1):
+        acc = acc * h + coeffs[n]
+    return acc
+
+
+def svec_basis(d):
+    out = []
+    for i in range(d):
+        for j in range(i, d):
+            E = flint.arb_mat(d, d)
+            E[i, j] = 1
+            E[j, i] = 1
+            out.append(E)
+    return out
+
+
+def svec(X):
+    d = X.nrows()
+    vals = [X[i, j] for i in range(d) for j in range(i, d)]
+    return flint.arb_mat(len(vals), 1, vals)
+
+
+def unsvec(v, d):
+    X = flint.arb_mat(d, d)
+    k = 0
+    for i in range(d):
+        for j in range(i, d):
+            X[i, j] = v[k, 0]
+            X[j, i] = v[k, 0]
+            k += 1
+    return X
+
+
+def _householder_q(M):
+    """Q (rows, floats) of a Householder QR of the square float matrix M; deterministic."""
+    m = len(M)
+    R = [row[:] for row in M]
+    Q = [[1.0 if i == j else 0.0 for j in range(m)] for i in range(m)]
+    for k in range(m - 1):
+        x = [R[i][k] for i in range(k, m)]
+        nx = math.sqrt(sum(v * v for v in x))
+        if nx == 0.0:
+            continue
+        alpha = -nx if x[0] >= 0 else nx
+        v = x[:]
+        v[0] -= alpha
+        nv2 = sum(t * t for t in v)
+        if nv2 == 0.0:
+            continue
+        for j in range(m):
+            dot = sum(v[i] * R[k + i][j] for i in range(m - k))
+            f = 2.0 * dot / nv2
+            for i in range(m - k):
+                R[k + i][j] -= f * v[i]
+        for i in range(m):
+            dot = sum(Q[i][k + l] * v[l] for l in range(m - k))
+            f = 2.0 * dot / nv2
+            for l in range(m - k):
+                Q[i][k + l] -= f * v[l]
+    return Q
+
+
+def _lohner_basis(Amat, r):
+    m = Amat.nrows()
+    mid = [[float(Amat[i, j].mid()) for j in range(m)] for i in range(m)]
+    w = [float(r[j, 0].rad()) + abs(float(r[j, 0].mid())) for j in range(m)]
+    length = [math.sqrt(sum(mid[i][j] ** 2 for i in range(m))) * w[j] for j in range(m)]
+    perm = sorted(range(m), key=lambda j: (-length[j], j))
+    Q = _householder_q([[mid[i][j] for j in perm] for i in range(m)])
+    if not all(math.isfinite(q) for row in Q for q in row):
+        Q = [[1.0 if i == j else 0.0 for j in range(m)] for i in range(m)]
+    B = flint.arb_mat(Q)
+    try:
+        return B, B.inv()
+    except ZeroDivisionError:
+        B = flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])
+        return B, B
+
+
+def max_mid(X) -> float:
+    n, m = X.nrows(), X.ncols()
+    return max(abs(float(X[i, j].mid())) for i in range(n) for j in range(m))
+
+
+def max_rad(X) -> float:
+    n, m = X.nrows(), X.ncols()
+    return max(float(X[i, j].rad()) for i in range(n) for j in range(m))
+
+
+def _inflate(Y, smax):
+    n = Y.nrows()
+    out = flint.arb_mat(n, n)
+    floor = smax * flint.arb(2) ** -60
+    for i in range(n):
+        for j in range(n):
+            y = Y[i, j]
+            r = y.rad() * _INFLATE_REL + abs(y.mid()) * flint.arb(2) ** -40 + floor
+            out[i, j] = y + flint.arb(0, r.upper())
+    return out
+
+
+def _contains(X, Y) -> bool:
+    n = X.nrows()
+    return all(X[i, j].contains(Y[i, j]) for i in range(n) for j in range(n))
+
+
+def picard_enclosure(S, h, flow):
+    """Y = S + [0, h]·f(X) ⊆ X (verified) — an enclosure of Σ on [t, t + h] for Σ(t) ∈ S — or None."""
+    J = h.upper() * flint.arb(flint.fmpq(1, 2), flint.fmpq(1, 2))  # ⊇ [0, h]
+    n = S.nrows()
+    smax = max(abs(S[i, j]).upper() for i in range(n) for j in range(n))
+    Y = S + flow.field(S) * J
+    for _ in range(PICARD_ITERATIONS):
+        X = _inflate(Y, smax)
+        Y = S + flow.field(X) * J
+        if not all(Y[i, j].is_finite() for i in range(n) for j in range(n)):
+            return None
+        if _contains(X, Y):
+            return Y
+    return None
+
+
+class State:
+    """Enclosure of Σ(t_i): a box S and (method "qr") a parallelepiped x̂ + B·r (svec coordinates)."""
+
+    def __init__(self, S, xh=None, B=None, r=None, zrad=0.0, picard=None):
+        self.S, self.xh, self.B, self.r = S, xh, B, r
+        self.zrad = zrad        # max radius of the Lagrange remainder of the step that produced S
+        self.picard = picard    # the Picard box of that step (encloses Σ on the whole step)
+
+
+def initial_state(S0, method):
+    if method == "direct":
+        return State(S0)
+    v = svec(S0)
+    m = v.nrows()
+    xh = v.mid()
+    B = flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])
+    return State(S0, xh, B, v - xh)
+
+
+def taylor_step(state, h, flow, order, method="qr", basis=None):
+    """One validated step of length h (exact arb); the next :class:`State` or None."""
+    S = state.S
+    Y = picard_enclosure(S, h, flow)
+    if Y is None:
+        return None
+    Z = flow.coefficients(Y, order + 1)[order + 1] * h ** (order + 1)
+    if method == "direct":
+        sig = flow.coefficients(S, order)
+        return State(horner(sig, h) + Z, zrad=max_rad(Z), picard=Y)
+    d = S.nrows()
+    Xh = unsvec(state.xh, d)
+    Sj = flint.arb_mat(d, d)
+    for i in range(d):
+        for j in range(d):
+            Sj[i, j] = S[i, j].union(Xh[i, j])
+    sig, Yp = flow.coefficients(Sj, order, with_products=True)
+    direct = horner(sig, h) + Z
+    J = flow.jacobian(sig, Yp, h, basis)
+    W = svec(horner(flow.coefficients(Xh, order), h) + Z)
+    xh = W.mid()
+    A = J * state.B
+    B, Binv = _lohner_basis(A, state.r)
+    r = (Binv * A) * state.r + Binv * (W - xh)
+    P = unsvec(xh + B * r, d)
+    S_new = flint.arb_mat(d, d)
+    try:
+        for i in range(d):
+            for j in range(d):
+                S_new[i, j] = P[i, j].intersection(direct[i, j])
+    except ValueError:
+        return None
+    return State(S_new, xh, B, r, max_rad(Z), picard=Y)

@@ -1,0 +1,292 @@
+"""Validated tubes: rigorous ball enclosures of the covariance flow Σ(t) on [0, T].
+
+See :func:`enclose`.  The integration (Picard a-priori enclosure, order-k Taylor step with a
+Lagrange remainder over the Picard box, Lohner QR wrapping control) is
+:mod:`symbolic_tf.certify.validated.flow`; the step-size choice follows
+:mod:`symbolic_tf.certify.taylor` (root test on the Taylor coefficients for the distance to the
+nearest singularity, then shrink until the remainder's radius is below 10⁻¹⁵·‖Σ‖_max), with
+dyadic step lengths so that every step time is an exact rational.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import flint
+
+from ...spec.errors import InvalidParameters
+from ..exact import qmat
+from .flow import Flow, initial_state, max_mid, max_rad, svec_basis, taylor_step
+
+__all__ = ["Tube", "enclose", "flow_data", "integrate_tube", "MAX_D"]
+
+MAX_D = 6
+_MULTI = ("multihead", "multi-head", "mha")
+_STEP_TOL = 1e-15
+_LOCAL_TOL = 1e-15
+_MAX_RETRIES = 8
+
+
+@dataclass
+class Tube:
+    """A validated enclosure of Σ(t).
+
+    Attributes
+    ----------
+    times : list of Fraction
+        Exact step times 0 = t_0 < t_1 < … < t_N.
+    ends : list of flint.arb_mat
+        ends[k] ∋ Σ(t_k) (k = 0..N).
+    boxes : list of flint.arb_mat
+        boxes[k] ∋ Σ(t) for every t ∈ [t_k, t_{k+1}] (the Picard a-priori enclosures, k < N).
+    T : Fraction or None
+        The requested end time.
+    complete : bool
+        True when t_N = T (the enclosure reached the end); otherwise ``stop`` says why it
+        stopped (the solution is still enclosed up to t_N).
+    stop : str
+    order, prec, method : the integration parameters (stored in certificates; replayed exactly).
+    seconds : float
+    """
+
+    times: list
+    ends: list
+    boxes: list
+    T: Fraction | None
+    complete: bool
+    stop: str
+    order: int
+    prec: int
+    method: str
+    seconds: float = 0.0
+    info: dict = field(default_factory=dict)
+
+    @property
+    def t_final(self) -> Fraction:
+        return self.times[-1]
+
+    @property
+    def final(self):
+        """The ball matrix enclosing Σ(t_N)."""
+        return self.ends[-1]
+
+    @property
+    def steps(self) -> int:
+        return len(self.times) - 1
+
+    def widths(self) -> list[float]:
+        """Max entry radius of the enclosure at every step end."""
+        return [max_rad(S) for S in self.ends]
+
+    def box_widths(self) -> list[float]:
+        """Max entry radius of every Picard box."""
+        return [max_rad(S) for S in self.boxes]
+
+    @staticmethod
+    def mid_rad(S):
+        """(midpoints, radii) as float lists of a ball matrix."""
+        d = S.nrows()
+        return ([[float(S[i, j].mid()) for j in range(d)] for i in range(d)],
+                [[float(S[i, j].rad()) for j in range(d)] for i in range(d)])
+
+    def to_dict(self) -> dict:
+        mid, rad = self.mid_rad(self.final)
+        return {"T": None if self.T is None else str(self.T), "t_final": str(self.t_final),
+                "t_final_float": float(self.t_final), "complete": self.complete, "stop": self.stop,
+                "steps": self.steps, "order": self.order, "prec": self.prec, "method": self.method,
+                "Sigma_mid": mid, "Sigma_rad": rad, "max_radius": max(max(r) for r in rad),
+                "seconds": self.seconds}
+
+
+def flow_data(problem):
+    """Exact (heads [(C_h, A_h)], F or None) of the covariance flow; raises InvalidParameters."""
+    d = problem.d
+    if d > MAX_D:
+        raise InvalidParameters("d", f"validated tubes support d ≤ {MAX_D}, got {d}")
+    if problem.cov is None:
+        raise InvalidParameters("initial.cov", "a validated tube starts from the problem's Σ₀")
+    sc = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    if problem.variant == "softmax":
+        if problem.heads or problem.A is None or problem.V is None:
+            raise InvalidParameters("variant", "softmax needs A and V (and no [[heads]])")
+        heads = [(qmat(problem.V), qmat(problem.A) * sc)]
+    elif problem.variant in _MULTI:
+        if not problem.heads:
+            raise InvalidParameters("heads", "multi-head problem without heads")
+        heads = []
+        for k, hd in enumerate(problem.heads):
+            if hd.variant != "softmax" or hd.attention is None or hd.V is None:
+                raise InvalidParameters(f"heads[{k}]", "only softmax heads with A and V are covered")
+            C = qmat(hd.V) if hd.W is None else qmat(hd.W) * qmat(hd.V)
+            heads.append((C, qmat(hd.attention) * sc))
+    else:
+        raise InvalidParameters("variant", f"validated tubes cover softmax and multi-head softmax, not "
+                                f"{str(problem.variant)[:40]!r}")
+    F = qmat(problem.F) if problem.F is not None else None
+    return heads, F
+
+
+def _dyadic_down(h: float, bits: int = 24) -> Fraction:
+    m, e = math.frexp(h)
+    return Fraction(math.floor(m * 2 ** bits), 1) * Fraction(2) ** (e - bits)
+
+
+def _arb(q: Fraction) -> flint.arb:
+    return flint.arb(flint.fmpq(q.numerator, q.denominator))
+
+
+def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_steps=20000, rel_tol=1e-2,
+                   seconds=None, until=None) -> Tube:
+    """The integration loop behind :func:`enclose` (exact inputs: fmpq heads, F, Σ₀).
+
+    ``T`` (Fraction or None = no end time), ``rel_tol`` (stop when the enclosure's max radius
+    exceeds rel_tol·max(1, ‖Σ‖_max)), ``seconds`` (wall-clock limit), ``until(state, t)``
+    (stop as soon as it returns true; called after every step)."""
+    t_start = time.perf_counter()
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        flow = Flow(heads, F)
+        S = flint.arb_mat(S0q)
+        state = initial_state(S, method)
+        basis = svec_basis(S.nrows())
+        t = Fraction(0)
+        times, ends, boxes = [t], [S], []
+        theta = min(0.25, _STEP_TOL ** (1.0 / (order + 1)))
+        h_prev = None
+        stop, complete = "max_steps", False
+        if until is not None and until(state, t):
+            stop = "condition met at t = 0"
+        elif T is not None and T == 0:
+            stop, complete = "T = 0", True
+        else:
+            while len(times) - 1 < max_steps:
+                if seconds is not None and time.perf_counter() - t_start > seconds:
+                    stop = f"time limit {seconds:g} s"
+                    break
+                sig = flow.coefficients(S, order)
+                norms = [max_mid(s) for s in sig]
+                rho = math.inf
+                for n in (order - 1, order):
+                    if n >= 1 and norms[n] > 0 and norms[0] > 0:
+                        rho = min(rho, (norms[0] / norms[n]) ** (1.0 / n))
+                h = theta * rho if math.isfinite(rho) else (h_prev * 2 if h_prev else 1.0)
+                if h_prev is not None:
+                    h = min(h, 4 * h_prev)
+                last = False
+                if T is not None and Fraction(h) >= T - t:
+                    h, last = None, True
+                step, err, hq = None, math.inf, Fraction(0)
+                s_scale = max(max_mid(S), 1e-300)
+                for attempt in range(_MAX_RETRIES + 1):
+                    if last:
+                        hq = T - t
+                    else:
+                        hq = _dyadic_down(h)
+                    if hq <= 0:
+                        break
+                    step = taylor_step(state, _arb(hq), flow, order, method, basis)
+                    if step is None:
+                        h, last = float(hq) / 2, False
+                        continue
+                    err = step.zrad / s_scale
+                    if err > _LOCAL_TOL and attempt < _MAX_RETRIES:
+                        h = float(hq) * max(0.2, 0.9 * (_LOCAL_TOL / err) ** (1.0 / (order + 1)))
+                        last = False
+                        step = None
+                        continue
+                    break
+                if step is None:
+                    stop = (f"no validated step from t ≈ {float(t):.6g} after {_MAX_RETRIES} reductions "
+                            "(the Picard enclosure fails: blow-up ahead?)")
+                    break
+                grow = 1.5 if err == 0 else min(1.5, 0.9 * (_LOCAL_TOL / err) ** (1.0 / (order + 1)))
+                if math.isfinite(rho) and not last:
+                    theta = min(0.25, float(hq) / rho * max(grow, 0.2))
+                S_new = step.S
+                d = S.nrows()
+                if not all(S_new[i, j].is_finite() for i in range(d) for j in range(d)):
+                    stop = f"enclosure not finite after t ≈ {float(t):.6g}"
+                    break
+                state, S, t, h_prev = step, S_new, t + hq, float(hq)
+                times.append(t)
+                ends.append(S)
+                boxes.append(step.picard)
+                if T is not None and t == T:
+                    stop, complete = "reached T", True
+                    break
+                rw = max_rad(S) / max(1.0, max_mid(S))
+                if rw > rel_tol:
+                    stop = (f"enclosure width {rw:.3g} > {rel_tol:g} (relative) at t ≈ {float(t):.6g}: "
+                            "the enclosure is too wide to continue")
+                    break
+                if until is not None and until(state, t):
+                    stop = f"condition met at t ≈ {float(t):.6g}"
+                    break
+    finally:
+        flint.ctx.prec = old
+    return Tube(times, ends, boxes, T, complete, stop, order, prec, method, time.perf_counter() - t_start)
+
+
+def _to_T(T) -> Fraction:
+    if isinstance(T, bool):
+        raise InvalidParameters("T", "expected a number")
+    try:
+        q = Fraction(T) if not isinstance(T, float) else Fraction(T)
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+        raise InvalidParameters("T", f"expected an exact number, got {str(T)[:40]!r}") from None
+    if isinstance(T, float) and not math.isfinite(T):
+        raise InvalidParameters("T", "must be finite")
+    if q < 0:
+        raise InvalidParameters("T", f"must be ≥ 0, got {str(T)[:40]}")
+    return q
+
+
+def enclose(problem, T, *, order: int = 20, prec: int = 128, method: str = "qr", max_steps: int = 20000,
+            rel_tol: float = 1e-2, seconds: float | None = None) -> Tube:
+    """A validated tube around the covariance flow from the problem's Σ₀ on [0, T].
+
+    The flow is Σ̇ = FΣ + ΣFᵀ + Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) of single-head softmax (C = V) or
+    multi-head softmax (C_h = W_hV_h), with the affine drift F (0 if absent; the bias b does
+    not enter the covariance), A_h scaled by the temperature; d ≤ 6.
+
+    Parameters
+    ----------
+    problem : Problem with ``initial.cov``.
+    T : end time (an exact rational: int, Fraction, "p/q" or decimal string; floats are taken
+        exactly).
+    order : Taylor order k (1..60).
+    prec : working precision in bits (53..4096).
+    method : "qr" (Lohner's QR parallelepipeds intersected with boxes) or "direct" (boxes).
+    max_steps, rel_tol, seconds : stop early after this many steps, once the enclosure's max
+        radius exceeds rel_tol·max(1, ‖Σ‖_max), or after this many wall-clock seconds.
+
+    Returns
+    -------
+    Tube
+        Exact step times, the Picard boxes (Σ(t) ∈ boxes[k] on [t_k, t_{k+1}]) and the step-end
+        enclosures; ``complete`` is False when it stopped early (``stop`` says where and why:
+        blow-up ahead, width explosion, limits).
+
+    Raises
+    ------
+    InvalidParameters
+        Not a (multi-head) softmax problem, no Σ₀, d > 6, bad T/order/prec/method.
+    """
+    from ..exact import qmat as _qmat
+
+    if method not in ("qr", "direct"):
+        raise InvalidParameters("method", f"must be 'qr' or 'direct', not {str(method)[:40]!r}")
+    if isinstance(order, bool) or not isinstance(order, int) or not 1 <= order <= 60:
+        raise InvalidParameters("order", f"must be an integer in [1, 60], got {order!r}")
+    if isinstance(prec, bool) or not isinstance(prec, int) or not 53 <= prec <= 4096:
+        raise InvalidParameters("prec", f"must be an integer in [53, 4096], got {prec!r}")
+    Tq = _to_T(T)
+    heads, F = flow_data(problem)
+    S0 = _qmat(problem.cov)
+    if S0 != S0.transpose():
+        raise InvalidParameters("initial.cov", "Σ₀ must be symmetric")
+    return integrate_tube(heads, F, S0, Tq, order=order, prec=prec, method=method, max_steps=max_steps,
+                          rel_tol=rel_tol, seconds=seconds)
