@@ -688,6 +688,34 @@ def cmd_steer(args) -> int:
     return 0
 
 
+def cmd_enclose(args) -> int:
+    """Validated tube (arb ball arithmetic) of the covariance flow from the problem's Σ₀ to T."""
+    from .certify.validated import enclose
+    from .spec.problem import load_problem
+
+    T = _exact_option(args.T, "--T", nonnegative=True)
+    problem = load_problem(args.problem)
+    tube = enclose(problem, T, order=args.order, prec=args.prec, method=args.method)
+    data = tube.to_dict()
+    mid, rad = data["Sigma_mid"], data["Sigma_rad"]
+    where = f"Σ(T), T = {args.T}" if tube.complete else f"Σ(t) at t = {float(tube.t_final):.10g} < T (stopped)"
+    rows = ["    [" + ", ".join(f"{m:.10g} ± {r:.2g}" for m, r in zip(mr, rr)) + "]" for mr, rr in zip(mid, rad)]
+    text = (f"certified enclosure of {where}: {tube.steps} steps (order {tube.order}, {tube.prec} bits, "
+            f"{tube.method}), {tube.seconds:.2f} s\n" + "\n".join(rows))
+    if not tube.complete:
+        text += f"\n  stopped: {tube.stop}"
+    if args.plot:
+        from .certify.validated.plot import tube_figure
+
+        try:
+            data["figure"] = str(tube_figure(tube, problem, args.plot))
+        except OSError as exc:
+            raise InvalidParameters("--plot", f"cannot write {str(args.plot)!r}: {exc.strerror or exc}") from None
+        text += f"\n  figure: {data['figure']}"
+    _emit(args, data, text)
+    return 0
+
+
 def target_float(target):
     mean, cov = target
     return ([float(Fraction(str(x))) for x in mean], [[float(Fraction(str(x))) for x in r] for r in cov])
@@ -821,6 +849,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=_int_type(0, 2**63 - 1), default=0, help="seed of the token sample and the optimiser")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_steer)
+
+    s = sub.add_parser("enclose", help="validated tube (arb) of Σ(t) from the problem's Σ₀ to T")
+    s.add_argument("problem")
+    s.add_argument("--T", required=True, help="end time (exact: 2, 1/3, 0.5)")
+    s.add_argument("--order", type=_int_type(1, 60), default=20, help="Taylor order")
+    s.add_argument("--prec", type=_int_type(53, 4096), default=128, help="working precision (bits)")
+    s.add_argument("--method", choices=("qr", "direct"), default="qr")
+    s.add_argument("--plot", default=None, help="draw the tube over the float trajectory (PNG/PDF/SVG)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_enclose)
 
     def _models(name):  # handlers live in symbolic_tf/models/cli.py, imported only when run
         def run(args):
