@@ -1,0 +1,30 @@
+"""Route: the drift model with a general V — a validated tube from the problem's Σ₀ (arb ball
+arithmetic, :mod:`symbolic_tf.certify.validated`) ends inside a certified basin of a
+Krawczyk-certified stable equilibrium Σ* (kind ``tube-basin``).  Proves EQUILIBRIUM for this Σ₀
+when Σ₀ itself is too far for ``krawczyk-basin`` (order 85) but its solution gets there; runs
+before ``krawczyk-equilibrium`` (90).  Float trouble gives UNDECIDED with the reason."""
+from __future__ import annotations
+
+from . import Context, Route, route
+
+
+@route
+class TubeBasin(Route):
+    name = "tube-basin"
+    order = 86
+    regimes = ("EQUILIBRIUM",)
+    modes = ("point",)
+
+    def applies(self, problem, ctx: Context):
+        if problem.variant != "softmax" or problem.heads:
+            return "needs single-head softmax"
+        if problem.A is None or problem.V is None:
+            return "needs A and V"
+        if problem.d > 6:
+            return "validated tubes support d ≤ 6"
+        return None if problem.has_drift else "needs a drift F"
+
+    def search(self, problem, ctx: Context):
+        from ..validated.basin_tube import find_tube_basin
+
+        return find_tube_basin(problem, seconds=4.0)

@@ -1,0 +1,177 @@
+"""Convergence of *this* Σ₀ into a certified basin (issue 15 item 2; certificate kind ``tube-basin``).
+
+:func:`symbolic_tf.certify.basin.find_basin` only decides a Σ₀ that already lies in the
+certified Lyapunov sublevel set {E(Σ − Σ*) < ρ} around a Krawczyk-enclosed stable equilibrium
+Σ* of the drift model Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ.  Here the solution from Σ₀ is enclosed
+by a validated tube (:mod:`symbolic_tf.certify.validated.tube`) until the enclosure of Σ(t_N)
+lies inside such a basin: then Σ exists on [0, t_N], Σ(t_N) ∈ {E < ρ}, and the basin argument
+(forward invariance and E(t) ≤ E(t_N)e^{−μ(t − t_N)}) gives a global solution converging to Σ*.
+
+The basin data (W, κ, c_Q, ρ, λ_lo, λ_hi, n_V, n_A and the Krawczyk box) come from the search
+helpers of :mod:`symbolic_tf.certify.basin`, with the candidate Lyapunov matrices ranked by
+the size of their basin (ρ/λ_hi: {E < ρ} ⊇ {‖Σ − Σ*‖_F² < ρ/λ_hi}) instead of by Σ₀; every
+verified candidate is tested against the tube's end box after each step (in ball arithmetic,
+over every Σ in the end box and every Σ* in the Krawczyk box).  The certificate stores the
+basin data, the exact step times, the Taylor order, the tube precision and the wrapping
+method; :mod:`symbolic_tf.certify.kinds.tube` replays the tube with its own code.
+"""
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from ..certificate import Certificate, vec_str
+from ..exact import qmat
+
+__all__ = ["KIND", "find_tube_basin"]
+
+KIND = "tube-basin"
+ARGUMENT = "validated-tube+krawczyk-lyapunov-basin"
+
+
+def _claim0():
+    return ("for this Σ₀: Σ(t) converges to a certified equilibrium Σ* (a validated tube from Σ₀ "
+            "enters a certified basin)")
+
+
+def _basin_candidates(problem, ed):
+    """Verified basin data for the equilibrium certificate ``ed``: a list of (data fields, ρ as
+    float, W as fmpq_mat, ρ as fmpq), largest basins first."""
+    from .. import basin as B
+
+    d = problem.d
+    Smid = qmat(ed["Sigma_mid"])
+    r = B._fq(Fraction(ed["r"]))
+    prec = int(ed["prec"])
+    mats = B._exact_mats(problem)
+    F, V, A = mats
+    Ff, Vf, Af, Sf = (B._to_float(M) for M in (F, V, A, Smid))
+    L = B._DG_float(Sf, Ff, Vf, Af)
+    Dg = np.diag([1.0 if i == j else 2.0 for i, j in B._pairs(d)])
+    nVf = float(np.linalg.norm(Vf, 2)) ** 2
+    nAf = float(np.linalg.norm(Af, 2)) ** 2
+    scored = []
+    for label, W in B._candidates(L, Dg):
+        sc = B._score(W, L, Dg, nVf, nAf, np.zeros(len(B._pairs(d))))
+        if sc is not None:
+            scored.append((-sc["rho_max"] / sc["hi"], label, W, sc))
+    scored.sort(key=lambda t: t[0])
+    out = []
+    for _, label, W, sc in scored[:6]:
+        res = B._verify(problem, mats, Smid, Smid, r, prec, W, sc)
+        if res is None:
+            continue
+        data_w, _E0, rho, _inside = res
+        out.append((dict(data_w), rho, qmat(data_w["W"]), B._fq(Fraction(data_w["rho"])), label))
+    return out, Smid, r, prec
+
+
+def _inside(Send, Smid, r, W, rho, prec) -> bool:
+    """E(Σ − Σ*) < ρ for every Σ in the ball matrix Send and every Σ* in Smid ± r (ball
+    arithmetic at ``prec`` bits; the checker's formula)."""
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        d = Smid.nrows()
+        e = flint.arb(0, flint.arb(r).upper())
+        idx = [(i, j) for i in range(d) for j in range(i, d)]
+        delta = flint.arb_mat(len(idx), 1, [Send[i, j] - (flint.arb(Smid[i, j]) + e) for i, j in idx])
+        Wb = flint.arb_mat(W.nrows(), W.ncols(), [flint.arb(W[i, j]) for i in range(W.nrows()) for j in range(W.ncols())])
+        E = (delta.transpose() * Wb * delta)[0, 0]
+        return bool(E < flint.arb(rho))
+    finally:
+        flint.ctx.prec = old
+
+
+def find_tube_basin(problem, *, order: int = 20, prec: int = 128, method: str = "qr", seconds: float = 4.0,
+                    max_steps: int = 4000, rel_tol: float = 1e-3) -> Verdict:
+    """PROVED (EQUILIBRIUM for this Σ₀) with a ``tube-basin`` certificate when a validated tube from
+    the problem's Σ₀ ends inside a certified basin of a stable equilibrium; UNDECIDED (with the
+    reason) otherwise.  Never raises on float trouble."""
+    t0 = time.perf_counter()
+    try:
+        return _find(problem, order, prec, method, seconds, max_steps, rel_tol, t0)
+    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
+        return Verdict(UNDECIDED, _claim0(), reason=f"tube-basin search gave up ({type(exc).__name__}: "
+                       f"{str(exc)[:160]})", numerical={"seconds": time.perf_counter() - t0})
+
+
+def _find(problem, order, prec, method, seconds, max_steps, rel_tol, t0) -> Verdict:
+    from ..check import check
+    from ..claims import Claim, Quantifier
+    from ..equilibrium import find_equilibrium
+    from ...spec.errors import CertificationFailed, InvalidParameters
+    from .tube import flow_data, integrate_tube
+
+    claim0 = _claim0()
+    if problem.variant != "softmax" or problem.heads or problem.A is None or problem.V is None:
+        return Verdict(UNDECIDED, claim0, reason="needs single-head softmax with A and V")
+    if problem.cov is None:
+        return Verdict(UNDECIDED, claim0, reason="the problem has no Σ₀")
+    try:
+        heads, F = flow_data(problem)
+    except InvalidParameters as exc:
+        return Verdict(UNDECIDED, claim0, reason=str(exc))
+    S0 = qmat(problem.cov)
+    if S0 != S0.transpose():
+        return Verdict(UNDECIDED, claim0, reason="Σ₀ is not symmetric")
+    eq = find_equilibrium(problem)
+    cert_eq = eq.evidence.get("certificate")
+    if eq.status != PROVED or cert_eq is None or "stable" not in cert_eq["data"].get("claims", []):
+        return Verdict(UNDECIDED, claim0, reason="no locally stable PD equilibrium certified: " + (eq.reason or "?"),
+                       numerical={"seconds": time.perf_counter() - t0})
+    ed = cert_eq["data"]
+    cands, Smid, r, bprec = _basin_candidates(problem, ed)
+    numerical = {"basins": [{"W": c[4], "rho": c[1]} for c in cands]}
+    if not cands:
+        return Verdict(UNDECIDED, claim0, numerical=numerical,
+                       reason="the Lyapunov/decay inequalities of a basin could not be verified in ball arithmetic")
+    hit = []
+
+    def until(state, _t):
+        for k, c in enumerate(cands):
+            if _inside(state.S, Smid, r, c[2], c[3], bprec):
+                hit.append(k)
+                return True
+        return False
+
+    left = max(0.2, seconds - (time.perf_counter() - t0))
+    tube = integrate_tube(heads, F, S0, None, order=order, prec=prec, method=method, max_steps=max_steps,
+                          rel_tol=rel_tol, seconds=left, until=until)
+    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds,
+                     final_max_radius=max(tube.widths()), stop=tube.stop)
+    if not hit:
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, claim0, numerical=numerical,
+                       reason=(f"the validated tube from Σ₀ did not reach a certified basin: {tube.stop} "
+                               f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
+    data_w = cands[hit[0]][0]
+    data = {"basis": "svec-upper", "prec": bprec, "Sigma_mid": ed["Sigma_mid"], "r": ed["r"], "Y": ed["Y"],
+            **data_w, "steps": vec_str(tube.times), "order": order, "tube_prec": prec, "method": method}
+    claim = Claim("EQUILIBRIUM", Quantifier.THIS, {"Sigma_mid": ed["Sigma_mid"], "r": ed["r"]})
+    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
+                                   notes=[f"validated order-{order} Taylor tube ({method}, {prec} bits) over "
+                                          f"{tube.steps} steps to t = {float(tube.t_final):.10g}, ending inside "
+                                          f"the basin {{E < ρ}} ({cands[hit[0]][4]})"])
+    t2 = time.perf_counter()
+    try:
+        check(cert)
+    except CertificationFailed as exc:
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
+                       reason=f"the certificate failed the independent check: {exc}")
+    numerical["check_seconds"] = time.perf_counter() - t2
+    numerical["seconds"] = time.perf_counter() - t0
+    rho = cands[hit[0]][1]
+    return Verdict(PROVED, claim.text(), ARGUMENT,
+                   evidence={"regime": "EQUILIBRIUM", "Sigma_star_box": {"mid": ed["Sigma_mid"], "rad": ed["r"]},
+                             "certificate": cert.to_dict()},
+                   numerical=numerical,
+                   reason=(f"validated tube from Σ₀ ({tube.steps} steps, order {order}) to t = "
+                           f"{float(tube.t_final):.6g}; the enclosure of Σ(t_N) lies in the certified basin "
+                           f"{{E(Σ − Σ*) < ρ}}, ρ ≈ {rho:.4g}, of the Krawczyk-enclosed equilibrium Σ*"))
