@@ -165,3 +165,212 @@ def test_no_sigma0_or_other_variant_is_a_project_error():
     p = parse_problem({"variant": "softmax", "d": 2, "A": _s(A2), "V": _s(_eye(2))})
     with pytest.raises(InvalidParameters):
         enclose(p, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# milestone 2: the tube enters a certified basin (kind tube-basin, route tube-basin)
+# --------------------------------------------------------------------------------------------
+from symbolic_tf.certify.basin import find_basin  # noqa: E402
+from symbolic_tf.certify.check import check  # noqa: E402
+from symbolic_tf.certify.equilibrium import find_equilibrium  # noqa: E402
+from symbolic_tf.certify.validated.basin_tube import find_tube_basin  # noqa: E402
+
+
+def _q20(x):
+    return str(Fraction(round(x * 20), 20))
+
+
+def _random_cases(n=25, seed=1):
+    """Random d = 2 drift problems (A ≈ I, V ≈ −I non-symmetric, F ≈ I, entries on a 1/20 grid, as
+    the stable examples of tests/certify/test_basin.py) with a certified stable equilibrium, and
+    random PD Σ₀ of random scale (entries on a 1/10 grid)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(400):
+        A = np.eye(2) + 0.3 * rng.normal(size=(2, 2))
+        V = -np.eye(2) + 0.2 * rng.normal(size=(2, 2))
+        F = np.eye(2) + 0.2 * rng.normal(size=(2, 2))
+        L = rng.normal(size=(2, 2)) * rng.uniform(0.3, 3)
+        S0 = L @ L.T + 0.05 * np.eye(2)
+        S0r = [[Fraction(round(S0[i, j] * 10), 10) for j in range(2)] for i in range(2)]
+        S0r[1][0] = S0r[0][1]
+        doc = {"variant": "softmax", "d": 2, "A": [[_q20(x) for x in r] for r in A],
+               "V": [[_q20(x) for x in r] for r in V], "F": [[_q20(x) for x in r] for r in F],
+               "initial": {"cov": _s(S0r)}}
+        p = parse_problem(doc)
+        eq = find_equilibrium(p)
+        c = eq.evidence.get("certificate")
+        if eq.status == "PROVED" and c is not None and "stable" in c["data"].get("claims", []):
+            out.append(p)
+            if len(out) == n:
+                break
+    return out
+
+
+def _flow_end(p, T=80.0):
+    """Independent float integration of Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ (scipy, rtol 1e-11)."""
+    d = p.d
+    f = lambda M: np.array([[float(x) for x in r] for r in M])  # noqa: E731
+    A, V, F = f(p.A) * float(p.scale), f(p.V), f(p.F)
+
+    def rhs(_t, y):
+        S = y.reshape(d, d)
+        H = F @ S + V @ S @ A @ S
+        return (H + H.T).ravel()
+
+    sol = solve_ivp(rhs, (0.0, T), f(p.cov).ravel(), method="DOP853", rtol=1e-11, atol=1e-14)
+    assert sol.success
+    return sol.y[:, -1].reshape(d, d)
+
+
+@pytest.fixture(scope="module")
+def random_results():
+    cases = _random_cases()
+    assert len(cases) == 25
+    return [(p, find_basin(p), find_tube_basin(p)) for p in cases]
+
+
+def test_random_sigma0_decided_fraction(random_results):
+    before = sum(vb.status == "PROVED" for _, vb, _ in random_results)
+    now = sum(vt.status == "PROVED" for _, _, vt in random_results)
+    steps = [vt.numerical["steps"] for _, _, vt in random_results if vt.status == "PROVED"]
+    secs = [vt.numerical["seconds"] for _, _, vt in random_results]
+    widths = [vt.numerical["final_max_radius"] for _, _, vt in random_results if vt.status == "PROVED"]
+    print(f"\nequilibrium-basin alone: {before}/25; tube-basin: {now}/25; steps {min(steps)}–{max(steps)}, "
+          f"max end radius {max(widths):.3g}, max search time {max(secs):.2f} s")
+    assert now >= 20
+    assert max(secs) < 10
+
+
+def test_every_proved_rechecks_and_agrees_with_scipy(random_results):
+    for p, _, vt in random_results:
+        if vt.status != "PROVED":
+            continue
+        res = check(vt.evidence["certificate"])
+        assert res.ok and res.kind == "tube-basin" and res.claim.quantifier.value == "this Σ₀"
+        params = res.claim.params
+        mid = np.array([[float(Fraction(x)) for x in r] for r in params["Sigma_mid"]])
+        rad = float(Fraction(params["r"]))
+        S_end = _flow_end(p)
+        assert np.abs(S_end - mid).max() <= rad, (np.abs(S_end - mid).max(), rad)
+
+
+def test_classify_uses_the_tube_basin_route(random_results):
+    from symbolic_tf.regimes.classify import classify
+
+    p, vb, vt = random_results[0]
+    assert vb.status == "UNDECIDED" and vt.status == "PROVED"
+    c = classify(p, evidence=False)
+    assert c.status == "PROVED" and str(c.regime) == "EQUILIBRIUM" and c.route == "tube-basin", c.reason
+    assert check(c.certificate).ok
+
+
+def test_far_diverging_and_singular_sigma0_are_not_proved():
+    # blow-up (no stable PD equilibrium): UNDECIDED, not raised
+    p = _softmax(_eye(2), _eye(2), _eye(2), F=_eye(2))
+    assert find_tube_basin(p).status == "UNDECIDED"
+    # a singular Σ₀ keeps its rank: the tube never enters the basin of a PD Σ*
+    g = GENERAL["2x2"]
+    p = _softmax(g["A"], g["V"], [[1, 1], [1, 1]], [[1, 0], [0, 1]])
+    v = find_tube_basin(p, seconds=1.0)
+    assert v.status == "UNDECIDED", v.reason
+
+
+@pytest.fixture(scope="module")
+def tube_cert(random_results):
+    for _, _, vt in random_results:
+        if vt.status == "PROVED" and vt.numerical["steps"] >= 8:
+            return vt.evidence["certificate"]
+    pytest.fail("no PROVED tube-basin certificate with ≥ 8 steps")
+
+
+def _rehash(c):
+    c["problem_hash"] = parse_problem(c["problem"]).content_hash()
+
+
+def _steps(fn):
+    def tamper(c):
+        ts = [Fraction(x) for x in c["data"]["steps"]]
+        c["data"]["steps"] = [str(x) for x in fn(ts)]
+    return tamper
+
+
+def _scale_field(key, factor):
+    def fn(c):
+        c["data"][key] = str(Fraction(c["data"][key]) * Fraction(factor))
+    return fn
+
+
+def _cov(factor):
+    def fn(c):
+        c["problem"]["initial"]["cov"] = [[str(Fraction(x) * factor) for x in r] for r in c["problem"]["initial"]["cov"]]
+        _rehash(c)
+    return fn
+
+
+def _cov_entry(c):
+    cov = c["problem"]["initial"]["cov"]
+    cov[0][0] = str(Fraction(cov[0][0]) + 5)
+    _rehash(c)
+
+
+def _mid_bump(c):
+    S = c["data"]["Sigma_mid"]
+    S[0][1] = S[1][0] = str(Fraction(S[0][1]) + Fraction(1, 1000))
+
+
+TUBE_TAMPERS = {
+    "last step shortened": _steps(lambda ts: ts[:-1] + [ts[-2] + (ts[-1] - ts[-2]) / 10 ** 6]),
+    "steps truncated": _steps(lambda ts: ts[: len(ts) // 2]),
+    "a step time huge": _steps(lambda ts: ts[:2] + [t + 1000 for t in ts[2:]]),
+    "step times not increasing": _steps(lambda ts: [ts[0], ts[2], ts[1]] + ts[3:]),
+    "first step time not 0": _steps(lambda ts: [ts[1] / 2] + ts[1:]),
+    "steps empty": lambda c: c["data"].__setitem__("steps", []),
+    "order 1": lambda c: c["data"].__setitem__("order", 1),
+    "order absurd": lambda c: c["data"].__setitem__("order", 10 ** 6),
+    "tube_prec absurd": lambda c: c["data"].__setitem__("tube_prec", 8),
+    "method unknown": lambda c: c["data"].__setitem__("method", "lu"),
+    "rho shrunk": _scale_field("rho", Fraction(1, 1000)),
+    "rho at the limit x2": _scale_field("rho", 10 ** 6),
+    "kappa doubled": _scale_field("kappa", 2),
+    "c_Q halved": _scale_field("c_Q", Fraction(1, 2)),
+    "lam_lo doubled": _scale_field("lam_lo", 2),
+    "r tiny": lambda c: c["data"].__setitem__("r", "1/1000000000000000000000000000000"),
+    "r huge": lambda c: c["data"].__setitem__("r", "100"),
+    "Sigma_mid bumped": _mid_bump,
+    "W negated": lambda c: c["data"].__setitem__("W", [[str(-Fraction(x)) for x in r] for r in c["data"]["W"]]),
+    "Y zero": lambda c: c["data"].__setitem__("Y", [["0"] * len(r) for r in c["data"]["Y"]]),
+    "Sigma0 scaled x20 (rehashed)": _cov(20),
+    "Sigma0 entry (rehashed)": _cov_entry,
+    "Sigma0 stale hash": lambda c: c["problem"]["initial"].__setitem__("cov", _s(_eye(2, 10))),
+    "F changed (rehashed)": lambda c: (c["problem"]["F"][0].__setitem__(0, "5"), _rehash(c)),
+    "status": lambda c: c.__setitem__("status", "REFUTED"),
+    "extra field": lambda c: c["data"].__setitem__("T", "1"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TUBE_TAMPERS))
+def test_tube_basin_tampering_is_detected(tube_cert, name):
+    bad = copy.deepcopy(tube_cert)
+    TUBE_TAMPERS[name](bad)
+    with pytest.raises(CertificationFailed):
+        check(bad)
+
+
+def test_untampered_tube_certificate_checks(tube_cert):
+    assert check(copy.deepcopy(tube_cert)).ok
+
+
+@pytest.mark.parametrize("scale", [10, 50])
+def test_far_sigma0_of_test_basin_is_now_proved_by_the_tube(scale):
+    """The far Σ₀ = c·I of tests/certify/test_basin.py (outside every certified basin) converges:
+    the tube carries it into the basin; scipy ends in the certified box."""
+    p = parse_problem({"variant": "softmax", "d": 2, "A": _s([[1, "1/5"], [0, 1]]),
+                       "V": _s([[-1, "1/10"], ["-1/20", -1]]), "F": _s(_eye(2)), "b": ["1", "2"],
+                       "initial": {"cov": _s(_eye(2, scale))}})
+    assert find_basin(p).status == "UNDECIDED"
+    v = find_tube_basin(p)
+    assert v.status == "PROVED", v.reason
+    res = check(v.evidence["certificate"])
+    mid = np.array([[float(Fraction(x)) for x in r] for r in res.claim.params["Sigma_mid"]])
+    assert np.abs(_flow_end(p) - mid).max() <= float(Fraction(res.claim.params["r"]))
