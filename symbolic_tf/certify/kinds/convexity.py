@@ -66,6 +66,10 @@ def _check_nonconvexity_witness(cert, problem):
     if Xi.nrows() != n:
         raise CertificationFailed("nonconvexity-witness: need one displacement per position")
     prec = max(128, int(data.get("prec", 128)))
+    if prec > 4096:  # the work grows with the precision: bounded, like every kind
+        raise CertificationFailed("nonconvexity-witness: prec must be at most 4096")
+    if n > 256:  # the check is quadratic in the number of particles
+        raise CertificationFailed("nonconvexity-witness: at most 256 particles")
     At = A.transpose()
     old = flint.ctx.prec
     flint.ctx.prec = prec
