@@ -27,4 +27,4 @@ class TubeBasin(Route):
     def search(self, problem, ctx: Context):
         from ..validated.basin_tube import find_tube_basin
 
-        return find_tube_basin(problem, seconds=4.0)
+        return find_tube_basin(problem, seconds=5.0)

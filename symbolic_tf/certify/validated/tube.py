@@ -138,10 +138,11 @@ def _arb(q: Fraction) -> flint.arb:
 
 
 def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_steps=20000, rel_tol=1e-2,
-                   seconds=None, until=None) -> Tube:
+                   seconds=None, until=None, local_tol=_LOCAL_TOL) -> Tube:
     """The integration loop behind :func:`enclose` (exact inputs: fmpq heads, F, Σ₀).
 
-    ``T`` (Fraction or None = no end time), ``rel_tol`` (stop when the enclosure's max radius
+    ``T`` (Fraction or None = no end time), ``local_tol`` (target radius of each step's Lagrange
+    remainder relative to ‖Σ‖_max; the step times are all a checker needs), ``rel_tol`` (stop when the enclosure's max radius
     exceeds rel_tol·max(1, ‖Σ‖_max)), ``seconds`` (wall-clock limit), ``until(state, t)``
     (stop as soon as it returns true; called after every step)."""
     t_start = time.perf_counter()
@@ -192,8 +193,8 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
                         h, last = float(hq) / 2, False
                         continue
                     err = step.zrad / s_scale
-                    if err > _LOCAL_TOL and attempt < _MAX_RETRIES:
-                        h = float(hq) * max(0.2, 0.9 * (_LOCAL_TOL / err) ** (1.0 / (order + 1)))
+                    if err > local_tol and attempt < _MAX_RETRIES:
+                        h = float(hq) * max(0.2, 0.9 * (local_tol / err) ** (1.0 / (order + 1)))
                         last = False
                         step = None
                         continue
@@ -202,7 +203,7 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
                     stop = (f"no validated step from t ≈ {float(t):.6g} after {_MAX_RETRIES} reductions "
                             "(the Picard enclosure fails: blow-up ahead?)")
                     break
-                grow = 1.5 if err == 0 else min(1.5, 0.9 * (_LOCAL_TOL / err) ** (1.0 / (order + 1)))
+                grow = 1.5 if err == 0 else min(1.5, 0.9 * (local_tol / err) ** (1.0 / (order + 1)))
                 if math.isfinite(rho) and not last:
                     theta = min(0.25, float(hq) / rho * max(grow, 0.2))
                 S_new = step.S
