@@ -62,15 +62,15 @@ BASIS = "svec-upper"
 # --------------------------------------------------------------------------------------------
 # coordinates and matrices
 # --------------------------------------------------------------------------------------------
-def _pairs(d):
+def lyapunov_pairs(d):
     return [(i, j) for i in range(d) for j in range(i, d)]
 
 
 def _svec(S, d):
-    return np.array([S[i, j] for i, j in _pairs(d)], dtype=float)
+    return np.array([S[i, j] for i, j in lyapunov_pairs(d)], dtype=float)
 
 
-def _fq(q: Fraction) -> flint.fmpq:
+def lyapunov_fq(q: Fraction) -> flint.fmpq:
     q = Fraction(q)
     return flint.fmpq(q.numerator, q.denominator)
 
@@ -79,7 +79,7 @@ def _frac(x: flint.fmpq) -> Fraction:
     return Fraction(int(x.p), int(x.q))
 
 
-def _to_float(M: flint.fmpq_mat) -> np.ndarray:
+def lyapunov_to_float(M: flint.fmpq_mat) -> np.ndarray:
     return np.array([[int(M[i, j].p) / int(M[i, j].q) for j in range(M.ncols())] for i in range(M.nrows())])
 
 
@@ -93,14 +93,14 @@ def _eye(n) -> flint.fmpq_mat:
 
 def _gram(d) -> flint.fmpq_mat:
     """D with δᵀDδ = ‖Δ‖_F² in svec-upper coordinates: 1 on diagonal pairs, 2 off."""
-    p = _pairs(d)
+    p = lyapunov_pairs(d)
     m = len(p)
     return flint.fmpq_mat(m, m, [(1 if p[k][0] == p[k][1] else 2) if k == l else 0 for k in range(m) for l in range(m)])
 
 
-def _exact_mats(problem):
+def lyapunov_exact_mats(problem):
     d = problem.d
-    A = qmat(problem.A) * _fq(problem.scale)
+    A = qmat(problem.A) * lyapunov_fq(problem.scale)
     V = qmat(problem.V)
     F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
     return F, V, A
@@ -129,17 +129,17 @@ def _sym_qmat(W: np.ndarray, bits: int) -> flint.fmpq_mat:
     out = flint.fmpq_mat(n, n)
     for i in range(n):
         for j in range(i, n):
-            out[i, j] = out[j, i] = _fq(_rat(float(W[i, j]), bits))
+            out[i, j] = out[j, i] = lyapunov_fq(_rat(float(W[i, j]), bits))
     return out
 
 
 # --------------------------------------------------------------------------------------------
 # floats: the linearisation at Sigma_mid and candidate Lyapunov matrices
 # --------------------------------------------------------------------------------------------
-def _DG_float(S, F, V, A):
+def lyapunov_DG_float(S, F, V, A):
     d = S.shape[0]
     cols = []
-    for i, j in _pairs(d):
+    for i, j in lyapunov_pairs(d):
         E = np.zeros((d, d))
         E[i, j] = E[j, i] = 1.0
         H = F @ E + V @ E @ A @ S + V @ S @ A @ E
@@ -154,7 +154,7 @@ def _gen_eig(M, W):
     return eigh(0.5 * (M + M.T), 0.5 * (W + W.T), eigvals_only=True)
 
 
-def _score(W, L, Dg, nV, nA, delta0):
+def lyapunov_score(W, L, Dg, nV, nA, delta0):
     """Float (κ, λ_lo, λ_hi, c_Q, ρ_max, E0) for a candidate W; None if it is no Lyapunov matrix."""
     try:
         if np.linalg.eigvalsh(W).min() <= 0:
@@ -172,7 +172,7 @@ def _score(W, L, Dg, nV, nA, delta0):
     return {"kappa": kappa, "lo": lo, "hi": hi, "c": c, "rho_max": rho_max, "E0": E0}
 
 
-def _candidates(L, Dg):
+def lyapunov_candidates(L, Dg):
     """Float Lyapunov matrices: (L + αI)ᵀW + W(L + αI) = −R for shifts α below the spectral gap
     and R ∈ {I, D}; normalised to max |W_ij| = 1."""
     from scipy.linalg import solve_continuous_lyapunov
@@ -203,7 +203,7 @@ def _box(Smid, r):
 
 
 def _DG_ball(Sb, F, V, A, d):
-    pairs = _pairs(d)
+    pairs = lyapunov_pairs(d)
     m = len(pairs)
     Fb, Vb, Ab = _arb_mat(F), _arb_mat(V), _arb_mat(A)
     out = flint.arb_mat(m, m)
@@ -221,7 +221,7 @@ def _DG_ball(Sb, F, V, A, d):
 def _E0_ball(S0, Smid, r, W, d):
     """Ball enclosure of max over Σ ∈ X of svec(Σ₀ − Σ)ᵀ W svec(Σ₀ − Σ)."""
     Xb = _box(Smid, r)
-    pairs = _pairs(d)
+    pairs = lyapunov_pairs(d)
     m = len(pairs)
     delta = flint.arb_mat(m, 1, [flint.arb(S0[i, j]) - Xb[i, j] for i, j in pairs])
     return (delta.transpose() * _arb_mat(W) * delta)[0, 0]
@@ -231,10 +231,10 @@ def _norm2_bound(M: flint.fmpq_mat) -> Fraction:
     """A rational n ≥ ‖M‖₂² (exactly: n·I − MᵀM ⪰ 0)."""
     P = M.transpose() * M
     n = P.nrows()
-    lam = float(np.linalg.eigvalsh(_to_float(P)).max()) if n else 0.0
+    lam = float(np.linalg.eigvalsh(lyapunov_to_float(P)).max()) if n else 0.0
     q = _rat_up(max(lam, 0.0) * (1 + 1e-9) + 1e-300, 30)
     for _ in range(40):
-        if definiteness(_fq(q) * _eye(n) - P).psd:
+        if definiteness(lyapunov_fq(q) * _eye(n) - P).psd:
             return q
         q = q * Fraction(1025, 1024) + Fraction(1, 2 ** 60)
     raise ArithmeticError("could not bound a spectral norm")
@@ -244,13 +244,13 @@ def _lam_bounds(W: flint.fmpq_mat, Dg: flint.fmpq_mat, lo_f: float, hi_f: float)
     """Rationals 0 < λ_lo ≤ λ_hi with W − λ_lo·D ⪰ 0 and λ_hi·D − W ⪰ 0 (exact), or None."""
     lo, hi = _rat_down(lo_f * (1 - 1e-7), 30), _rat_up(hi_f * (1 + 1e-7), 30)
     for _ in range(20):
-        if lo > 0 and definiteness(W - _fq(lo) * Dg).psd:
+        if lo > 0 and definiteness(W - lyapunov_fq(lo) * Dg).psd:
             break
         lo = lo * Fraction(63, 64)
     else:
         return None
     for _ in range(20):
-        if definiteness(_fq(hi) * Dg - W).psd:
+        if definiteness(lyapunov_fq(hi) * Dg - W).psd:
             break
         hi = hi * Fraction(65, 64)
     else:
@@ -267,7 +267,7 @@ def _c_Q(lo: Fraction, hi: Fraction, nV: Fraction, nA: Fraction) -> Fraction:
     return c
 
 
-def _verify(problem, mats, S0, Smid, r, prec, Wf, sc):
+def lyapunov_verify(problem, mats, S0, Smid, r, prec, Wf, sc):
     """Round a float candidate to a certificate's rationals and verify it (None if it fails).
 
     Returns (data fields, E0 upper bound as float, ρ as float, reason)."""
@@ -292,7 +292,7 @@ def _verify(problem, mats, S0, Smid, r, prec, Wf, sc):
             kappa = None
             for shrink in (1e-6, 1e-4, 1e-2, 0.1, 0.3):
                 k = _rat_down(sc["kappa"] * (1 - shrink), 30)
-                if k > 0 and ball_pd(S - Wb * flint.arb(_fq(k))) is True:
+                if k > 0 and ball_pd(S - Wb * flint.arb(lyapunov_fq(k))) is True:
                     kappa = k
                     break
             if kappa is None:
@@ -303,7 +303,7 @@ def _verify(problem, mats, S0, Smid, r, prec, Wf, sc):
             E0 = _E0_ball(S0, Smid, r, W, d)
             data = {"W": mat_str(W), "kappa": frac_str(kappa), "c_Q": frac_str(cQ), "rho": frac_str(rho),
                     "lam_lo": frac_str(lo), "lam_hi": frac_str(hi), "normV2": frac_str(nV), "normA2": frac_str(nA)}
-            inside = bool(E0 < flint.arb(_fq(rho)))
+            inside = bool(E0 < flint.arb(lyapunov_fq(rho)))
             return data, float(E0.mid()) + float(E0.rad()), float(rho), inside
         return None
     finally:
@@ -352,19 +352,19 @@ def _find_basin(problem, t0) -> Verdict:
                        numerical={"seconds": time.perf_counter() - t0})
     ed = cert_eq["data"]
     Smid = qmat(ed["Sigma_mid"])
-    r = _fq(Fraction(ed["r"]))
+    r = lyapunov_fq(Fraction(ed["r"]))
     prec = int(ed["prec"])
-    mats = _exact_mats(problem)
+    mats = lyapunov_exact_mats(problem)
     F, V, A = mats
-    Ff, Vf, Af, Sf, S0f = (_to_float(M) for M in (F, V, A, Smid, S0))
-    L = _DG_float(Sf, Ff, Vf, Af)
-    Dg = np.diag([1.0 if i == j else 2.0 for i, j in _pairs(d)])
+    Ff, Vf, Af, Sf, S0f = (lyapunov_to_float(M) for M in (F, V, A, Smid, S0))
+    L = lyapunov_DG_float(Sf, Ff, Vf, Af)
+    Dg = np.diag([1.0 if i == j else 2.0 for i, j in lyapunov_pairs(d)])
     nVf = float(np.linalg.norm(Vf, 2)) ** 2
     nAf = float(np.linalg.norm(Af, 2)) ** 2
     delta0 = _svec(S0f - Sf, d)
     scored = []
-    for label, W in _candidates(L, Dg):
-        sc = _score(W, L, Dg, nVf, nAf, delta0)
+    for label, W in lyapunov_candidates(L, Dg):
+        sc = lyapunov_score(W, L, Dg, nVf, nAf, delta0)
         if sc is not None:
             scored.append((sc["E0"] / sc["rho_max"], label, W, sc))
     if not scored:
@@ -375,7 +375,7 @@ def _find_basin(problem, t0) -> Verdict:
         {"W": lab, "E0/rho_max": ratio, "kappa": sc["kappa"], "c_Q": sc["c"]} for ratio, lab, _, sc in scored]}
     best = None
     for ratio, label, W, sc in scored:
-        res = _verify(problem, mats, S0, Smid, r, prec, W, sc)
+        res = lyapunov_verify(problem, mats, S0, Smid, r, prec, W, sc)
         if res is None:
             continue
         data_w, E0, rho, inside = res

@@ -46,28 +46,28 @@ def _basin_candidates(problem, ed):
 
     d = problem.d
     Smid = qmat(ed["Sigma_mid"])
-    r = B._fq(Fraction(ed["r"]))
+    r = B.lyapunov_fq(Fraction(ed["r"]))
     prec = int(ed["prec"])
-    mats = B._exact_mats(problem)
+    mats = B.lyapunov_exact_mats(problem)
     F, V, A = mats
-    Ff, Vf, Af, Sf = (B._to_float(M) for M in (F, V, A, Smid))
-    L = B._DG_float(Sf, Ff, Vf, Af)
-    Dg = np.diag([1.0 if i == j else 2.0 for i, j in B._pairs(d)])
+    Ff, Vf, Af, Sf = (B.lyapunov_to_float(M) for M in (F, V, A, Smid))
+    L = B.lyapunov_DG_float(Sf, Ff, Vf, Af)
+    Dg = np.diag([1.0 if i == j else 2.0 for i, j in B.lyapunov_pairs(d)])
     nVf = float(np.linalg.norm(Vf, 2)) ** 2
     nAf = float(np.linalg.norm(Af, 2)) ** 2
     scored = []
-    for label, W in B._candidates(L, Dg):
-        sc = B._score(W, L, Dg, nVf, nAf, np.zeros(len(B._pairs(d))))
+    for label, W in B.lyapunov_candidates(L, Dg):
+        sc = B.lyapunov_score(W, L, Dg, nVf, nAf, np.zeros(len(B.lyapunov_pairs(d))))
         if sc is not None:
             scored.append((-sc["rho_max"] / sc["hi"], label, W, sc))
     scored.sort(key=lambda t: t[0])
     out = []
     for _, label, W, sc in scored[:6]:
-        res = B._verify(problem, mats, Smid, Smid, r, prec, W, sc)
+        res = B.lyapunov_verify(problem, mats, Smid, Smid, r, prec, W, sc)
         if res is None:
             continue
         data_w, _E0, rho, _inside = res
-        out.append((dict(data_w), rho, qmat(data_w["W"]), B._fq(Fraction(data_w["rho"])), label))
+        out.append((dict(data_w), rho, qmat(data_w["W"]), B.lyapunov_fq(Fraction(data_w["rho"])), label))
     return out, Smid, r, prec
 
 
