@@ -34,7 +34,7 @@ _TIMEOUT = 60.0
 _UNDECIDED_SAMPLE = 0.05
 
 
-class _Timeout(Exception):
+class _Timeout(BaseException):  # not Exception: classify catches those inside routes
     pass
 
 
@@ -82,6 +82,7 @@ def _one(args):
     rec["regime"] = d.get("regime")
     rec["route"] = d.get("route") or "?"
     t1 = time.perf_counter()
+    signal.setitimer(signal.ITIMER_REAL, _TIMEOUT)
     try:
         if d.get("status") == "PROVED":
             j = judge(problem, d)
@@ -93,9 +94,14 @@ def _one(args):
         elif rng.random() < _UNDECIDED_SAMPLE:
             r = simulate(problem, 50.0, rtol=1e-10, max_evals=100_000)
             rec["context"] = r.status
+    except _Timeout:
+        rec["oracle"] = None
+        rec["oracle_detail"] = f"oracle timeout ({_TIMEOUT:g} s)"
     except Exception as exc:  # noqa: BLE001
         rec["oracle"] = None
         rec["oracle_detail"] = f"oracle error {type(exc).__name__}: {exc}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
     rec["t_oracle"] = time.perf_counter() - t1
     return rec
 
@@ -127,12 +133,21 @@ def main(argv=None):
     ctx = mp.get_context("fork")
     with ctx.Pool(args.workers, initializer=_init, initargs=(args.timeout, args.undecided_sample),
                   maxtasksperchild=500) as pool:
-        it = pool.imap_unordered(_one, ((i, args.seed) for i in range(args.n)), chunksize=4)
-        bar = tqdm(it, total=args.n, smoothing=0.05, mininterval=2.0) if tqdm else it
-        for rec in bar:
-            if args.max_seconds is not None and time.perf_counter() - t0 > args.max_seconds:
+        it = pool.imap_unordered(_one, ((i, args.seed) for i in range(args.n)), chunksize=1)
+        bar = tqdm(total=args.n, smoothing=0.05, mininterval=2.0) if tqdm else None
+        while True:
+            left = None if args.max_seconds is None else args.max_seconds - (time.perf_counter() - t0)
+            try:
+                if left is not None and left <= 0:
+                    raise mp.TimeoutError
+                rec = it.next(timeout=left)
+            except StopIteration:
+                break
+            except mp.TimeoutError:
                 pool.terminate()
                 break
+            if bar:
+                bar.update(1)
             done += 1
             route = rec["route"]
             row = rows[route]
@@ -149,14 +164,14 @@ def main(argv=None):
                 if rec.get("oracle") is False:
                     false_proved.append(rec)
                     msg = f"FALSE PROVED #{rec['i']} route {route}: {rec['oracle_detail'][:200]}"
-                    (bar.write if tqdm else print)(msg)
+                    (bar.write if bar else print)(msg)
             elif st == "CRASH":
                 crashes.append(rec)
             if "context" in rec:
                 contexts[rec["context"]] += 1
-            if tqdm and done % 50 == 0:
+            if bar and done % 50 == 0:
                 bar.set_postfix(false=len(false_proved), crash=len(crashes))
-        if tqdm:
+        if bar:
             bar.close()
     wall = time.perf_counter() - t0
 

@@ -63,7 +63,7 @@ def _sinkhorn_gain(Sig, A, cache):
     d = len(Sig)
     I = np.eye(d)
     P = cache.get("P", np.zeros((d, d)))
-    for _ in range(2000):
+    for _ in range(300):
         N = Sig @ np.linalg.inv(I + P @ Sig)
         R = A @ N @ A.T
         M = Sig @ np.linalg.inv(I + R @ Sig)
