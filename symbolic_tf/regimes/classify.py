@@ -21,6 +21,7 @@ LinAlgError, solver failure) makes that route pass with a reason — never a tra
 """
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass, field
 
@@ -102,12 +103,18 @@ def _route_errors():
     return tuple(errs)
 
 
-def _gaussian_closed(problem, variant) -> bool:
+@functools.lru_cache(maxsize=None)
+def _closed(name: str) -> bool:
+    """Gaussian closure of a registered variant (a symbolic decision, the same every time)."""
     from ..symbolic.closure import decide_invariance
 
+    return decide_invariance(name).status == PROVED
+
+
+def _gaussian_closed(problem, variant) -> bool:
     if variant.composite:
-        return all(decide_invariance(h.variant).status == PROVED for h in problem.heads)
-    return decide_invariance(variant).status == PROVED
+        return all(_closed(h.variant) for h in problem.heads)
+    return _closed(variant.name)
 
 
 def classify(problem, *, uniform: bool = False, horizon: float | None = None,
