@@ -416,8 +416,8 @@ def _equilibrium(problem, F, R, v) -> Verdict | None:
                    + ("; M*ᵀY + YM* = −I with Y ≻ 0 (mean converges)" if "mean" in data else ""))
 
 
-def _lyapunov(F, C):
-    """The exact solution P of FᵀP + PF = C (vectorised linear system over ℚ), or None."""
+def _lyapunov_operator(F):
+    """The n²×n² matrix of P ↦ FᵀP + PF on row-major vec(P), exactly."""
     n = F.nrows()
     m = n * n
     K = flint.fmpq_mat(m, m)
@@ -427,6 +427,14 @@ def _lyapunov(F, C):
             for k in range(n):
                 K[row, k * n + j] += F[k, i]   # (FᵀP)_ij = Σ_k F_ki P_kj
                 K[row, i * n + k] += F[k, j]   # (PF)_ij = Σ_k P_ik F_kj
+    return K
+
+
+def _lyapunov(F, C):
+    """The exact solution P of FᵀP + PF = C (vectorised linear system over ℚ), or None."""
+    n = F.nrows()
+    m = n * n
+    K = _lyapunov_operator(F)
     rhs = flint.fmpq_mat(m, 1, [C[i, j] for i in range(n) for j in range(n)])
     if K.rank() < m:
         return None
@@ -476,13 +484,7 @@ def _nonexpanding_metric(F):
         cands.append(X)
     # kernel of the Lyapunov operator on symmetric matrices (exact nullspace over ℚ)
     m = n * n
-    K = flint.fmpq_mat(m, m)
-    for i in range(n):
-        for j in range(n):
-            row = i * n + j
-            for k in range(n):
-                K[row, k * n + j] += F[k, i]
-                K[row, i * n + k] += F[k, j]
+    K = _lyapunov_operator(F)
     if K.rank() < m:
         import math
 
