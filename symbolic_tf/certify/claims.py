@@ -230,7 +230,7 @@ class Claim:
 # ------------------------------------------------------------------------------------------
 # properties (claims that are not a regime of one Σ₀); each renders its words from params
 # ------------------------------------------------------------------------------------------
-_EQ_PARTS = {
+EQ_PART_TEXT = {
     "exists-unique": ("Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ has exactly one equilibrium Σ* among the symmetric Σ "
                       "with |Σ_ij − Sigma_mid_ij| ≤ r for all i, j"),
     "pd": "Σ* is positive definite",
@@ -252,7 +252,7 @@ def _property(name):
 @_property("equilibrium-enclosure")
 def _eq_enclosure(p):
     parts = [c for c in EQ_PART_ORDER if c in p.get("parts", [])]
-    return "; ".join(_EQ_PARTS[c] for c in parts) + f" (r = {p.get('r')}, Sigma_mid = {_mat_text(p.get('Sigma_mid', []))})"
+    return "; ".join(EQ_PART_TEXT[c] for c in parts) + f" (r = {p.get('r')}, Sigma_mid = {_mat_text(p.get('Sigma_mid', []))})"
 
 
 @_property("nonconvexity")

@@ -50,21 +50,11 @@ KIND = "equilibrium-krawczyk"
 BASIS = "svec-upper"
 _PREC = 128
 
-_CLAIM_PARTS = {
-    "exists-unique": ("Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ has exactly one equilibrium Σ* among the symmetric Σ "
-                      "with |Σ_ij − Sigma_mid_ij| ≤ r for all i, j"),
-    "pd": "Σ* is positive definite",
-    "stable": "Σ* is locally exponentially stable (the linearisation on symmetric matrices is Hurwitz)",
-    "unstable": "Σ* is unstable (the linearisation has an eigenvalue with positive real part)",
-    "mean": ("along every solution with Σ(t) → Σ* the mean converges to α* = −M*⁻¹b, "
-             "M* = F + V + VΣ*A Hurwitz, with α* in the stated box"),
-}
-_ORDER = ("exists-unique", "pd", "stable", "unstable", "mean")
-
-
 def equilibrium_claim(claims) -> str:
-    """The certificate's claim text for a set of claim tokens (the checker rebuilds it)."""
-    return "; ".join(_CLAIM_PARTS[c] for c in _ORDER if c in claims)
+    """The words of the Krawczyk claim tokens (rendered by :mod:`symbolic_tf.certify.claims`)."""
+    from .claims import EQ_PART_TEXT, EQ_PART_ORDER
+
+    return "; ".join(EQ_PART_TEXT[c] for c in EQ_PART_ORDER if c in claims)
 
 
 # --------------------------------------------------------------------------------------------
