@@ -89,7 +89,9 @@ def blowup_brackets_batch(A, v, Sigma0s, rel_width: float = 1e-12, problem_label
     claim = "for each listed Σ₀ ≻ 0, softmax with V = vI blows up at T* ∈ [T_lo, T_hi]"
     from .claims import Claim, Quantifier
 
-    claim = Claim("batch-blowup", Quantifier.NONE, {"v": frac_str(vf), "members": sum("undecided" not in m for m in members)})
+    claim = Claim("batch-blowup", Quantifier.NONE,
+                  {"v": frac_str(vf), "members": sum("undecided" not in m for m in members), "A": mat_str(Af),
+                   "brackets": [None if "undecided" in m else [m["T_lo"], m["T_hi"]] for m in members]})
     cert = Certificate(kind="blowup-riccati-vI-batch", claim=claim, status="PROVED",
                        data={"A": mat_str(Af), "v": frac_str(vf), "members": members},
                        notes=[problem_label] if problem_label else [])

@@ -93,6 +93,8 @@ def derive(c: Certificate):
     problem = c.parsed_problem()
     if decl.needs_problem and problem is None:
         raise CertificationFailed(f"certificate ({c.kind}): needs the embedded problem")
+    if not decl.needs_problem and (c.problem is not None or c.problem_hash is not None):
+        raise CertificationFailed(f"certificate ({c.kind}): this kind embeds no problem")
     try:
         status, claim = decl.derive(c, problem)
     except CertificationFailed:

@@ -63,9 +63,11 @@ PROPERTIES: dict[str, Any] = {}
 
 
 def _approx(s) -> str:
-    try:
-        return f"{float(Fraction(s)):.10g}"
-    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+    from .schema import parse_rat
+
+    try:  # "p/q" within the limits only: Fraction("1e99999999") would build a huge integer
+        return f"{float(parse_rat(s)):.10g}"
+    except (CertificationFailed, ZeroDivisionError, OverflowError):
         return "?"
 
 
@@ -263,8 +265,8 @@ def _nonconvex(p):
 
 @_property("batch-blowup")
 def _batch(p):
-    return (f"softmax with V = vI, v = {p.get('v')}: each of the {p.get('members')} listed Σ₀ ≻ 0 with a bracket "
-            f"blows up at a T* inside its bracket [T_lo, T_hi]")
+    return (f"softmax with V = vI, v = {p.get('v')}, A = {_mat_text(p.get('A', []))}: each of the {p.get('members')} "
+            f"listed Σ₀ ≻ 0 with a bracket blows up at a T* inside its bracket [T_lo, T_hi]")
 
 
 _HEAD_TEXT = {"symA_nsd": "A_h + A_hᵀ ⪯ 0",

@@ -15,7 +15,17 @@ def check_batch(cert, problem):
     from ..exact import frac_str
 
     n = _check_batch(cert, problem)
-    return "PROVED", Claim("batch-blowup", Quantifier.NONE, {"v": frac_str(Fraction(cert.data["v"])), "members": n})
+    return "PROVED", Claim("batch-blowup", Quantifier.NONE, batch_params(cert.data, n))
+
+
+def batch_params(data, n):
+    """The claim's parameters: v, A and every member's bracket (None where undecided)."""
+    from ..exact import frac_str
+
+    return {"v": frac_str(Fraction(data["v"])), "members": n,
+            "A": [[frac_str(Fraction(x)) for x in row] for row in data["A"]],
+            "brackets": [None if "undecided" in m else [frac_str(Fraction(m["T_lo"])), frac_str(Fraction(m["T_hi"]))]
+                         for m in data["members"]]}
 
 
 def _check_batch(cert, problem):

@@ -17,6 +17,7 @@ from ...spec.errors import CertificationFailed
 from ...spec.mapspec import parse_map_spec
 from ...spec.rational import to_fraction
 from ..check import kind
+from ..schema import parse_rat
 from ..claims import REGIME_SUBJECTS, Claim, Quantifier
 from ..exact import inertia
 from .cell_enclosures import MatPoly, pd_on_open_box, psd_on_box, rat, rat_box, scalar_range
@@ -28,6 +29,11 @@ __all__ = ["KIND", "CellChecker", "check_cell"]
 
 def _fail(msg):
     raise CertificationFailed(f"cell certificate: {msg}")
+
+
+def _num(s):
+    """A cell's number: an int or a "p/q" string within the schema limits (never "1e99999999")."""
+    return parse_rat(s, "cell")
 
 
 def _scalar_identity(M):
@@ -98,12 +104,12 @@ class CellChecker:
     # --- one cell ---------------------------------------------------------------------
     def check(self, cell: dict) -> None:
         try:
-            box = rat_box([Fraction(s) for s in cell["box"]])
+            box = rat_box([_num(s) for s in cell["box"]])
         except ValueError:
             _fail("malformed box")
         status, regime, data = cell["status"], cell.get("regime"), cell.get("certificate", {}).get("data", {})
         if status == "OUTSIDE":
-            z = [Fraction(s) for s in data["z"]]
+            z = [_num(s) for s in data["z"]]
             _lo, hi = scalar_range(self.S.quad(z), box)
             self._need(hi <= 0, "OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
             return
@@ -112,28 +118,28 @@ class CellChecker:
         self._need(pd_on_open_box(self.S, box), "Σ₀ is not positive definite on the open cell")
         negQ = -self.Q
         if regime == "BLOWUP":
-            z = [Fraction(s) for s in data["z"]]
+            z = [_num(s) for s in data["z"]]
             n_lo, _ = scalar_range(self.Q.quad(z), box)
             self._need(n_lo > 0, "BLOWUP: zᵀΣ₀RΣ₀z > 0 fails on the cell")
             _, m_hi = scalar_range(self.M.quad(z), box)
             self._need(m_hi < 0, "BLOWUP: zᵀ(−2fΣ₀ − Σ₀RΣ₀)z < 0 fails on the cell")
             f_lo, f_hi = scalar_range(self.f, box)
             if data.get("t_hi") is not None:
-                t_hi = rat(Fraction(data["t_hi"]))
-                if cell.get("T_hi") is None or Fraction(cell["T_hi"]) != Fraction(data["t_hi"]):
+                t_hi = rat(_num(data["t_hi"]))
+                if cell.get("T_hi") is None or _num(cell["T_hi"]) != _num(data["t_hi"]):
                     _fail("T_hi differs from the certificate's t_hi")
                 _, q_hi = scalar_range(self.S.quad(z), box)
                 lhs = self._g_bounds(f_lo, t_hi) * flint.arb(n_lo)
                 self._need(t_hi > 0 and lhs.lower() >= flint.arb(q_hi), "BLOWUP: g(f_lo, t_hi)·min zᵀQz ≥ max zᵀΣ₀z fails")
             elif cell.get("T_hi") is not None:
                 _fail("T_hi claimed without t_hi data")
-            t_lo = rat(Fraction(data.get("t_lo", "0")))
-            if Fraction(cell.get("T_lo", "0")) != Fraction(data.get("t_lo", "0")):
+            t_lo = rat(_num(data.get("t_lo", "0")))
+            if _num(cell.get("T_lo", "0")) != _num(data.get("t_lo", "0")):
                 _fail("T_lo differs from the certificate's t_lo")
             if t_lo < 0:
                 _fail("negative t_lo")
             if t_lo > 0:
-                G = rat(Fraction(data["Gamma"]))
+                G = rat(_num(data["Gamma"]))
                 self._need(self._g_bounds(f_hi, t_lo).upper() <= flint.arb(G), "BLOWUP: g(f_hi, t_lo) ≤ Γ fails")
                 K = self.S - self.Q.times(G)
                 self._need(G >= 0 and psd_on_box(K, box), "BLOWUP: Σ₀ − Γ·Σ₀RΣ₀ ⪰ 0 fails on the cell")
@@ -179,7 +185,11 @@ def _check_standalone(cert, problem):
     check_cell(spec, cell)
     if cell.get("regime") not in REGIME_SUBJECTS or cell.get("status") != "PROVED":
         _fail("only a PROVED regime cell is a standalone claim")
-    params = {"box": [str(x) for x in cell["box"]]}
+    import hashlib
+    import json
+
+    spec_hash = hashlib.sha256(json.dumps(cert.data["spec"], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    params = {"box": [str(x) for x in cell["box"]], "spec_sha256": spec_hash}
     for k in ("T_lo", "T_hi", "rank"):
         if cell.get(k) is not None:
             params[k] = cell[k]

@@ -38,6 +38,8 @@ def _check_no_blowup(cert, problem):
     uF = _upper(d["u_F"], problem.F, "F") if problem.F is not None else Fraction(0)
     if problem.F is None and Fraction(d["u_F"]) != 0:
         pass  # a positive bound for an absent F is harmless but must still be consistent below
+    if Fraction(d["u_F"]) < 0:
+        raise CertificationFailed("no-blowup: u_F must be non-negative")
     uF = max(uF, Fraction(d["u_F"]))
     if problem.variant == "sinkhorn":
         uV = _upper(d["u_V"], problem.V, "V")
