@@ -22,13 +22,10 @@ LinAlgError, solver failure) makes that route pass with a reason — never a tra
 from __future__ import annotations
 
 import functools
-import warnings
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from ..certify.claims import Claim, Quantifier, Regime
-from ..spec.errors import CertificationFailed, InvalidParameters, SymtfError
+from ..certify.claims import Claim, Regime
+from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED
 
 __all__ = ["Classification", "classify", "REGIMES"]
@@ -88,21 +85,6 @@ class Classification:
         return out
 
 
-# float trouble that makes a route pass (never a traceback)
-def _route_errors():
-    import numpy as np
-
-    errs = [ArithmeticError, FloatingPointError, np.linalg.LinAlgError, ValueError, RuntimeError, MemoryError,
-            SymtfError]
-    try:
-        import cvxpy
-
-        errs.append(cvxpy.error.SolverError)
-    except ImportError:  # pragma: no cover
-        pass
-    return tuple(errs)
-
-
 @functools.lru_cache(maxsize=None)
 def _closed(name: str) -> bool:
     """Gaussian closure of a registered variant (a symbolic decision, the same every time)."""
@@ -132,9 +114,7 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
         For an UNDECIDED point verdict, integrate numerically and report what was seen
         (labelled numerical evidence).
     """
-    from ..certify.certificate import Certificate
-    from ..certify.check import derive
-    from ..certify.routes import Context, registry
+    from ..certify.routes import Context, prove
     from ..variants import bind
 
     variant = bind(problem)
@@ -143,50 +123,11 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
                               "there is no moment ODE to classify (see `symtf invariance`)", uniform=uniform)
     if problem.cov is None and not uniform:
         raise InvalidParameters("initial.cov", "needed to classify the problem's Σ₀ (or use --uniform)")
-    ctx = Context(uniform=uniform, horizon=horizon)
-    mode = "uniform" if uniform else "point"
-    errors = _route_errors()
-    reasons, side = [], []
-    for r in registry():
-        if mode not in r.modes or r.applies(problem, ctx) is not None:
-            continue
-        try:
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                v = r.search(problem, ctx)
-        except errors as exc:
-            reasons.append(f"{r.name}: gave up ({type(exc).__name__}: {str(exc)[:120]})")
-            continue
-        if v is None or v.status != PROVED:
-            if v is not None and v.reason:
-                reasons.append(f"{r.name}: {v.reason}")
-            continue
-        cert_dict = v.evidence.get("certificate")
-        try:
-            cert = Certificate.from_dict(cert_dict)
-            status, claim, cert_problem = derive(cert)
-            if status != cert.status or not claim.same_as(cert.claim):
-                raise CertificationFailed("the certificate's stated claim is not the checked one")
-        except CertificationFailed as exc:  # a route bug: never report it as PROVED
-            reasons.append(f"{r.name}: its certificate failed the independent check ({exc})")
-            continue
-        if status != PROVED:
-            continue
-        if claim.regime is None:
-            side.append((r.name, claim, cert_dict))
-            reasons.append(f"{r.name}: proved «{claim.text()}», which does not decide the regime of Σ₀")
-            continue
-        if uniform:
-            if claim.quantifier is Quantifier.THIS:
-                continue
-            return Classification(claim.regime, PROVED, claim, r.name, v.reason, cert_dict, True,
-                                  dict(v.numerical), side)
-        ok, why = claim.covers(problem, cert_problem)
-        if not ok:
-            side.append((r.name, claim, cert_dict))
-            reasons.append(f"{r.name}: proved «{claim.text()}», which does not cover this Σ₀ ({why})")
-            continue
-        return Classification(claim.regime, PROVED, claim, r.name, v.reason, cert_dict, False,
+    res = prove(problem, Context(uniform=uniform, horizon=horizon))
+    reasons, side = res.reasons, res.side
+    if res.claim is not None:
+        v = res.verdict
+        return Classification(res.claim.regime, PROVED, res.claim, res.route, v.reason, res.certificate, uniform,
                               dict(v.numerical), side)
     if not reasons:
         reasons.append(f"no certification route for variant {problem.variant!r}"

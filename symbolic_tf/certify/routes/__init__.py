@@ -82,3 +82,92 @@ def riccati_ready(problem) -> str | None:
     if scalar_of_identity(problem.V) is None:
         return "needs V = v·I"
     return None
+
+
+@dataclass
+class Outcome:
+    """What :func:`prove` found: the route, the checked claim covering the problem (or None),
+    its certificate and verdict, proved side claims, and the reasons of the routes that passed."""
+
+    route: str | None = None
+    claim: object = None
+    certificate: dict | None = None
+    verdict: object = None
+    side: list = field(default_factory=list)
+    reasons: list = field(default_factory=list)
+
+
+def _route_errors():
+    import numpy as np
+
+    from ...spec.errors import SymtfError
+
+    errs = [ArithmeticError, FloatingPointError, np.linalg.LinAlgError, ValueError, RuntimeError, MemoryError,
+            SymtfError]
+    try:
+        import cvxpy
+
+        errs.append(cvxpy.error.SolverError)
+    except ImportError:  # pragma: no cover
+        pass
+    return tuple(errs)
+
+
+def prove(problem, ctx: Context) -> Outcome:
+    """Run the registry in declared order; the first route whose certificate passes the
+    independent checker with a claim covering the problem's Σ₀ (or, in uniform mode, a class
+    of Σ₀) wins.  Float trouble inside a route makes it pass with a reason."""
+    import warnings
+
+    import numpy as np
+
+    from ...spec.errors import CertificationFailed
+    from ...spec.verdict import PROVED
+    from ..certificate import Certificate
+    from ..check import derive
+    from ..claims import Quantifier
+
+    mode = "uniform" if ctx.uniform else "point"
+    errors = _route_errors()
+    out = Outcome()
+    for r in registry():
+        if mode not in r.modes or r.applies(problem, ctx) is not None:
+            continue
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                v = r.search(problem, ctx)
+        except errors as exc:
+            out.reasons.append(f"{r.name}: gave up ({type(exc).__name__}: {str(exc)[:120]})")
+            continue
+        if v is None or v.status != PROVED:
+            if v is not None and v.reason:
+                out.reasons.append(f"{r.name}: {v.reason}")
+            continue
+        cert_dict = v.evidence.get("certificate")
+        try:
+            cert = Certificate.from_dict(cert_dict)
+            status, claim, cert_problem = derive(cert)
+            if status != cert.status or not claim.same_as(cert.claim):
+                raise CertificationFailed("the certificate's stated claim is not the checked one")
+        except CertificationFailed as exc:  # a route bug: never report it as PROVED
+            out.reasons.append(f"{r.name}: its certificate failed the independent check ({exc})")
+            continue
+        if status != PROVED:
+            continue
+        if claim.regime is None:
+            out.side.append((r.name, claim, cert_dict))
+            out.reasons.append(f"{r.name}: proved «{claim.text()}», which does not decide the regime of Σ₀")
+            continue
+        if ctx.uniform:
+            if claim.quantifier is Quantifier.THIS:
+                continue
+        else:
+            ok, why = claim.covers(problem, cert_problem)
+            if not ok:
+                out.side.append((r.name, claim, cert_dict))
+                out.reasons.append(f"{r.name}: proved «{claim.text()}», which does not cover this Σ₀ ({why})")
+                continue
+        out.route, out.claim, out.certificate, out.verdict = r.name, claim, cert_dict, v
+        return out
+    return out
