@@ -54,17 +54,14 @@ from ..spec.errors import CertificationFailed
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, vec_str
 from .exact import frac_str, qmat
+from .validated.flow import (PICARD_ITERATIONS, Flow, initial_state, max_mid, max_rad, picard_enclosure,
+                             svec_basis, taylor_coefficients, taylor_jacobian, taylor_step)
 
 __all__ = ["KIND", "tighten_blowup_bracket", "PICARD_ITERATIONS", "picard_enclosure",
            "taylor_coefficients", "taylor_jacobian", "taylor_step"]
 
 KIND = "blowup-taylor-lmi"
 ARGUMENT = "validated-taylor+lmi-trace-functional"
-
-# The Picard enclosure search is part of the certificate kind's definition: the checker runs
-# the same deterministic procedure (its own code), so these constants must match it.
-PICARD_ITERATIONS = 12       # inflate-and-iterate rounds before giving up on a step
-_INFLATE_REL = flint.fmpq(1, 8)   # X ← Y + [±(rad(Y)/8 + |Y|·2^(−40) + |S|_max·2^(−60))]
 
 _STEP_TOL = 1e-15            # initial step: h = _STEP_TOL^(1/(k+1))·ρ (ρ ≈ distance to the singularity)
 _LOCAL_TOL = 1e-15           # target radius of the Lagrange remainder, relative to ‖Σ‖_max
@@ -74,247 +71,9 @@ _TARGET_REL_WIDTH = 1e-13    # stop once the bracket is this narrow (nothing to 
 
 
 # --------------------------------------------------------------------------- arb helpers
-def _arb_heads(heads):
-    return [(flint.arb_mat(qmat(C)), flint.arb_mat(qmat(A))) for C, A in heads]
-
-
 def _arb_of(q) -> flint.arb:
     q = Fraction(q)
     return flint.arb(flint.fmpq(q.numerator, q.denominator))
-
-
-def _f(X, aheads):
-    """f(X) = Σ_h (C_h X A_h X) + transpose, in balls (exactly symmetric for symmetric X)."""
-    W = None
-    for C, A in aheads:
-        w = C * X * A * X
-        W = w if W is None else W + w
-    return W + W.transpose()
-
-
-def taylor_coefficients(S, aheads, K, with_products=False):
-    """[σ_0, …, σ_K] of the solution through σ_0 = S (ball matrices); with ``with_products``
-    also the products [[C_h σ_j A_h]_h]_{j<K} (reused by the Jacobian recurrence)."""
-    sig = [S]
-    Y = []
-    for n in range(K):
-        Y.append([C * sig[n] * A for C, A in aheads])
-        W = None
-        for j in range(n + 1):
-            for y in Y[j]:
-                w = y * sig[n - j]
-                W = w if W is None else W + w
-        sig.append((W + W.transpose()) / (n + 1))
-    return (sig, Y) if with_products else sig
-
-
-def _horner(coeffs, h):
-    acc = coeffs[-1]
-    for n in range(len(coeffs) - 2, -1, -1):
-        acc = acc * h + coeffs[n]
-    return acc
-
-
-def _svec_basis(d):
-    out = []
-    for i in range(d):
-        for j in range(i, d):
-            E = flint.arb_mat(d, d)
-            E[i, j] = 1
-            E[j, i] = 1
-            out.append(E)
-    return out
-
-
-def _svec(X):
-    d = X.nrows()
-    vals = [X[i, j] for i in range(d) for j in range(i, d)]
-    return flint.arb_mat(len(vals), 1, vals)
-
-
-def _unsvec(v, d):
-    X = flint.arb_mat(d, d)
-    k = 0
-    for i in range(d):
-        for j in range(i, d):
-            X[i, j] = v[k, 0]
-            X[j, i] = v[k, 0]
-            k += 1
-    return X
-
-
-def taylor_jacobian(sig, Y, aheads, h, basis):
-    """The Jacobian (svec coordinates) of the order-k Taylor map Σ ↦ Σ_n σ_n(Σ) h^n over the box
-    of ``sig[0]``: the variational recurrence δσ_{n+1} = Sym(Σ_j C δσ_j A σ_{n−j} + C σ_j A δσ_{n−j})·2/(n+1)
-    along each svec basis direction."""
-    order = len(sig) - 1
-    m = len(basis)
-    J = flint.arb_mat(m, m)
-    for col, E in enumerate(basis):
-        dsig = [E]
-        dY = []
-        for n in range(order):
-            dY.append([C * dsig[n] * A for C, A in aheads])
-            W = None
-            for j in range(n + 1):
-                for y, dy in zip(Y[j], dY[j]):
-                    w = dy * sig[n - j] + y * dsig[n - j]
-                    W = w if W is None else W + w
-            dsig.append((W + W.transpose()) / (n + 1))
-        v = _svec(_horner(dsig, h))
-        for row in range(m):
-            J[row, col] = v[row, 0]
-    return J
-
-
-def _householder_q(M):
-    """Q (list of rows, floats) of a Householder QR of the square float matrix M (M = QR);
-    deterministic pure-Python arithmetic, shared in spirit with the checker."""
-    m = len(M)
-    R = [row[:] for row in M]
-    Q = [[1.0 if i == j else 0.0 for j in range(m)] for i in range(m)]
-    for k in range(m - 1):
-        x = [R[i][k] for i in range(k, m)]
-        nx = math.sqrt(sum(v * v for v in x))
-        if nx == 0.0:
-            continue
-        alpha = -nx if x[0] >= 0 else nx
-        v = x[:]
-        v[0] -= alpha
-        nv2 = sum(t * t for t in v)
-        if nv2 == 0.0:
-            continue
-        for j in range(m):  # R ← (I − 2vvᵀ/vᵀv) R on rows k..m−1
-            dot = sum(v[i] * R[k + i][j] for i in range(m - k))
-            f = 2.0 * dot / nv2
-            for i in range(m - k):
-                R[k + i][j] -= f * v[i]
-        for i in range(m):  # Q ← Q (I − 2vvᵀ/vᵀv) on columns k..m−1
-            dot = sum(Q[i][k + l] * v[l] for l in range(m - k))
-            f = 2.0 * dot / nv2
-            for l in range(m - k):
-                Q[i][k + l] -= f * v[l]
-    return Q
-
-
-def _lohner_basis(Amat, r):
-    """The next parallelepiped basis: Q of a QR of mid(A) with its columns ordered by decreasing
-    length after scaling by the radii of r (Lohner's QR method); an exact arb matrix and its
-    (ball) inverse.  Falls back to the identity if Q is numerically singular."""
-    m = Amat.nrows()
-    mid = [[float(Amat[i, j].mid()) for j in range(m)] for i in range(m)]
-    w = [float(r[j, 0].rad()) + abs(float(r[j, 0].mid())) for j in range(m)]
-    length = [math.sqrt(sum(mid[i][j] ** 2 for i in range(m))) * w[j] for j in range(m)]
-    perm = sorted(range(m), key=lambda j: (-length[j], j))
-    Q = _householder_q([[mid[i][j] for j in perm] for i in range(m)])
-    if not all(math.isfinite(q) for row in Q for q in row):
-        Q = [[1.0 if i == j else 0.0 for j in range(m)] for i in range(m)]
-    B = flint.arb_mat(Q)
-    try:
-        return B, B.inv()
-    except ZeroDivisionError:
-        B = flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])
-        return B, B
-
-
-def _max_mid(X) -> float:
-    n, m = X.nrows(), X.ncols()
-    return max(abs(float(X[i, j].mid())) for i in range(n) for j in range(m))
-
-
-def _max_rad(X) -> float:
-    n, m = X.nrows(), X.ncols()
-    return max(float(X[i, j].rad()) for i in range(n) for j in range(m))
-
-
-def _inflate(Y, smax):
-    n = Y.nrows()
-    out = flint.arb_mat(n, n)
-    floor = smax * flint.arb(2) ** -60
-    for i in range(n):
-        for j in range(n):
-            y = Y[i, j]
-            r = y.rad() * _INFLATE_REL + abs(y.mid()) * flint.arb(2) ** -40 + floor
-            out[i, j] = y + flint.arb(0, r.upper())
-    return out
-
-
-def _contains(X, Y) -> bool:
-    n = X.nrows()
-    return all(X[i, j].contains(Y[i, j]) for i in range(n) for j in range(n))
-
-
-def picard_enclosure(S, h, aheads):
-    """An enclosure of Σ on [t, t + h] for Σ(t) ∈ S, or None.
-
-    Verified: S + [0, h]·f(X) ⊆ X; returned: Y = S + [0, h]·f(X) ⊆ X."""
-    J = h.upper() * flint.arb(flint.fmpq(1, 2), flint.fmpq(1, 2))  # ⊇ [0, h]
-    n = S.nrows()
-    smax = max(abs(S[i, j]).upper() for i in range(n) for j in range(n))
-    Y = S + _f(S, aheads) * J
-    for _ in range(PICARD_ITERATIONS):
-        X = _inflate(Y, smax)
-        Y = S + _f(X, aheads) * J
-        if not all(Y[i, j].is_finite() for i in range(n) for j in range(n)):
-            return None
-        if _contains(X, Y):
-            return Y
-    return None
-
-
-class _State:
-    """Enclosure of Σ(t_i): a box S and (method "qr") a parallelepiped x̂ + B·r in svec
-    coordinates with S ⊆ box(x̂ + B·r) ∩ (direct Taylor box)."""
-
-    def __init__(self, S, xh=None, B=None, r=None, zrad=0.0):
-        self.S, self.xh, self.B, self.r = S, xh, B, r
-        self.zrad = zrad  # max radius of the remainder box of the step that produced S
-
-
-def _initial_state(S0, method):
-    if method == "direct":
-        return _State(S0)
-    v = _svec(S0)
-    m = v.nrows()
-    xh = v.mid()
-    B = flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])
-    return _State(S0, xh, B, v - xh)
-
-
-def taylor_step(state, h, aheads, order, method="qr", basis=None):
-    """One validated step of length h (an exact arb); the next :class:`_State` or None if the
-    Picard enclosure fails (or the two enclosures are disjoint, which would be a bug)."""
-    S = state.S
-    Y = picard_enclosure(S, h, aheads)
-    if Y is None:
-        return None
-    Z = taylor_coefficients(Y, aheads, order + 1)[order + 1] * h ** (order + 1)
-    if method == "direct":
-        sig = taylor_coefficients(S, aheads, order)
-        return _State(_horner(sig, h) + Z, zrad=_max_rad(Z))
-    d = S.nrows()
-    Xh = _unsvec(state.xh, d)
-    Sj = flint.arb_mat(d, d)  # the Jacobian box: S ∪ {x̂} (the mean-value segment)
-    for i in range(d):
-        for j in range(d):
-            Sj[i, j] = S[i, j].union(Xh[i, j])
-    sig, Yp = taylor_coefficients(Sj, aheads, order, with_products=True)
-    direct = _horner(sig, h) + Z
-    J = taylor_jacobian(sig, Yp, aheads, h, basis)
-    W = _svec(_horner(taylor_coefficients(Xh, aheads, order), h) + Z)
-    xh = W.mid()
-    A = J * state.B
-    B, Binv = _lohner_basis(A, state.r)
-    r = (Binv * A) * state.r + Binv * (W - xh)
-    P = _unsvec(xh + B * r, d)
-    S_new = flint.arb_mat(d, d)
-    try:
-        for i in range(d):
-            for j in range(d):
-                S_new[i, j] = P[i, j].intersection(direct[i, j])
-    except ValueError:
-        return None
-    return _State(S_new, xh, B, r, _max_rad(Z))
 
 
 def _bounds(t, S, aheads_K, P, c):
@@ -364,25 +123,25 @@ def _dyadic_down(h: float, bits: int = 24) -> Fraction:
 # --------------------------------------------------------------------------- search
 def _integrate(S0q, heads, P, c, uV, uA, order, max_steps, rel_tol, method):
     """Run the validated integration; returns (times, best lower arb, best upper arb, info)."""
-    aheads = _arb_heads(heads)
+    flow = Flow([(qmat(C), qmat(A)) for C, A in heads])
     K = sum((2 * Fraction(a) * Fraction(b) for a, b in zip(uV, uA)), Fraction(0))
     Kb = _arb_of(K)
     Pb = flint.arb_mat(qmat(P))
     cb = _arb_of(c)
     S = flint.arb_mat(qmat(S0q))
-    state = _initial_state(S, method)
-    basis = _svec_basis(S.nrows())
+    state = initial_state(S, method)
+    basis = svec_basis(S.nrows())
     t = Fraction(0)
     times = [t]
     lo, hi = _bounds(_arb_of(t), S, Kb, Pb, cb)
     best_lo, best_hi = lo, hi
     theta = min(0.25, _STEP_TOL ** (1.0 / (order + 1)))
-    s0 = _max_mid(S)
+    s0 = max_mid(S)
     info = {"stop": "max_steps"}
     widths = []
     while len(times) - 1 < max_steps:
-        sig = taylor_coefficients(S, aheads, order)
-        norms = [_max_mid(s) for s in sig]
+        sig = taylor_coefficients(S, flow, order)
+        norms = [max_mid(s) for s in sig]
         rho = math.inf
         for n in (order - 1, order):
             if n >= 1 and norms[n] > 0 and norms[0] > 0:
@@ -394,12 +153,12 @@ def _integrate(S0q, heads, P, c, uV, uA, order, max_steps, rel_tol, method):
         room = float(best_hi.upper()) - float(t) if best_hi is not None else math.inf
         h = min(h, 0.5 * room)
         step, err, hq = None, math.inf, Fraction(0)
-        s_scale = _max_mid(S)
+        s_scale = max_mid(S)
         for attempt in range(_MAX_RETRIES + 1):
             hq = _dyadic_down(h)
             if hq <= 0:
                 break
-            step = taylor_step(state, _arb_of(hq), aheads, order, method, basis)
+            step = taylor_step(state, _arb_of(hq), flow, order, method, basis)
             if step is None:
                 h /= 2
                 continue
@@ -415,7 +174,7 @@ def _integrate(S0q, heads, P, c, uV, uA, order, max_steps, rel_tol, method):
         grow = 1.5 if err == 0 else min(1.5, 0.9 * (_LOCAL_TOL / err) ** (1.0 / (order + 1)))
         theta = min(0.25, float(hq) / rho * max(grow, 0.2))
         S_new = step.S
-        mid = _max_mid(S_new)
+        mid = max_mid(S_new)
         if not all(S_new[i, j].is_finite() for i in range(S.nrows()) for j in range(S.nrows())) or mid == 0:
             info["stop"] = "enclosure not finite"
             break
@@ -426,7 +185,7 @@ def _integrate(S0q, heads, P, c, uV, uA, order, max_steps, rel_tol, method):
             best_lo = lo
         if hi is not None and (best_hi is None or hi.upper() < best_hi.upper()):
             best_hi = hi
-        rw = _max_rad(S) / mid
+        rw = max_rad(S) / mid
         widths.append(rw)
         if rw > rel_tol:
             info["stop"] = f"enclosure width {rw:.3g} > rel_tol {rel_tol:g} (relative)"
@@ -436,7 +195,7 @@ def _integrate(S0q, heads, P, c, uV, uA, order, max_steps, rel_tol, method):
             if bw < _TARGET_REL_WIDTH:
                 info["stop"] = f"bracket relative width {bw:.3g} below {_TARGET_REL_WIDTH:g}"
                 break
-    info.update({"steps": len(times) - 1, "t_final": float(t), "growth": _max_mid(S) / s0 if s0 else None,
+    info.update({"steps": len(times) - 1, "t_final": float(t), "growth": max_mid(S) / s0 if s0 else None,
                  "final_rel_width": widths[-1] if widths else 0.0})
     return times, best_lo, best_hi, info
 

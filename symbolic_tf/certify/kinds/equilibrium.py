@@ -20,7 +20,6 @@ module :mod:`symbolic_tf.certify.equilibrium` (nothing is imported from it).
 """
 from __future__ import annotations
 
-from fractions import Fraction
 
 import flint
 
@@ -28,6 +27,7 @@ from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, EQ_PART_ORDER, Quantifier
 from ..exact import ball_pd, definiteness, qmat
+from .krawczyk_box import ball, krawczyk, rat, square
 
 _TEXT = {
     "exists-unique": ("Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ has exactly one equilibrium Σ* among the symmetric Σ "
@@ -45,54 +45,8 @@ def _fail(msg):
     raise CertificationFailed(f"equilibrium-krawczyk: {msg}")
 
 
-def _q(s) -> flint.fmpq:
-    f = Fraction(s)
-    return flint.fmpq(f.numerator, f.denominator)
-
-
-def _sq(M, n, what) -> flint.fmpq_mat:
-    if not isinstance(M, list) or len(M) != n or any(not isinstance(r, list) or len(r) != n for r in M):
-        _fail(f"{what} must be a {n}×{n} matrix")
-    return qmat(M)
-
-
-def _ball(M: flint.fmpq_mat) -> flint.arb_mat:
-    return flint.arb_mat(M.nrows(), M.ncols(), [flint.arb(M[i, j]) for i in range(M.nrows()) for j in range(M.ncols())])
-
-
-def _eye(n):
-    return flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
-
-
-def _idx(d):
-    return [(i, j) for i in range(d) for j in range(i, d)]
-
-
-def _linearisation(Sb, F, V, A, d):
-    """Columns: coordinates of DG(Σ)[E_k] for the basis E_k, Σ in the ball matrix Sb."""
-    idx = _idx(d)
-    m = len(idx)
-    Fb, Vb, Ab = _ball(F), _ball(V), _ball(A)
-    L = flint.arb_mat(m, m)
-    for col, (i, j) in enumerate(idx):
-        E = flint.arb_mat(d, d)
-        E[i, j] = 1
-        E[j, i] = 1
-        T = Fb * E + E * Fb.transpose() + Vb * E * Ab * Sb + Vb * Sb * Ab * E \
-            + E * Ab.transpose() * Sb * Vb.transpose() + Sb * Ab.transpose() * E * Vb.transpose()
-        for row, (p, q) in enumerate(idx):
-            L[row, col] = T[p, q]
-    return L
-
-
-def _box(Smid, r):
-    d = Smid.nrows()
-    e = flint.arb(0, flint.arb(r).upper())
-    return flint.arb_mat(d, d, [flint.arb(Smid[i, j]) + e for i in range(d) for j in range(d)])
-
-
 def _sym_W(raw, n, what):
-    W = _sq(raw, n, what)
+    W = square(raw, n, what, _fail)
     if W != W.transpose():
         _fail(f"{what} is not symmetric")
     return W
@@ -110,7 +64,7 @@ def check_equilibrium_krawczyk(cert, problem):
     _check_equilibrium_krawczyk(cert, problem)
     data = cert.data
     params = {"parts": [c for c in EQ_PART_ORDER if c in data["claims"]],
-              "Sigma_mid": [[frac_str(_q(x)) for x in row] for row in data["Sigma_mid"]], "r": frac_str(_q(data["r"]))}
+              "Sigma_mid": [[frac_str(rat(x)) for x in row] for row in data["Sigma_mid"]], "r": frac_str(rat(data["r"]))}
     return "PROVED", Claim("equilibrium-enclosure", Quantifier.NONE, params)
 
 
@@ -137,43 +91,30 @@ def _check_equilibrium_krawczyk(cert, problem):
 
     d = problem.d
     m = d * (d + 1) // 2
-    A = qmat(problem.A) * _q(str(problem.scale))
+    A = qmat(problem.A) * rat(str(problem.scale))
     V = qmat(problem.V)
     F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
     b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(d, 1)
-    S = _sq(data["Sigma_mid"], d, "Sigma_mid")
+    S = square(data["Sigma_mid"], d, "Sigma_mid", _fail)
     if S != S.transpose():
         _fail("Sigma_mid is not symmetric")
-    r = _q(data["r"])
+    r = rat(data["r"])
     if not r > 0:
         _fail("the box radius r must be positive")
-    Y = _sq(data["Y"], m, "Y")
+    Y = square(data["Y"], m, "Y", _fail)
 
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:
         # --- Krawczyk: K(X) − x̃ ⊂ (−r, r)^m
-        Gx = F * S + S * F.transpose() + V * S * A * S + S * A.transpose() * S * V.transpose()  # exact
-        g = flint.fmpq_mat(m, 1, [Gx[i, j] for i, j in _idx(d)])
-        YG = Y * g
-        Sb = _box(S, r)
-        L = _linearisation(Sb, F, V, A, d)
-        C = _ball(_eye(m)) - _ball(Y) * L
-        rb = flint.arb(r)
-        w = flint.arb(0, rb.upper())
-        for i in range(m):
-            k = -flint.arb(YG[i, 0])
-            for j in range(m):
-                k += C[i, j] * w
-            if not (k < rb and k > -rb):
-                _fail(f"Krawczyk test fails in coordinate {i}: K(X) is not inside the open box")
+        Sb, L = krawczyk(F, V, A, S, r, Y, _fail)
         # --- positive definiteness of every Σ in X
         if "pd" in claims and ball_pd(Sb) is not True:
             _fail("the box Sigma_mid ± r is not certified positive definite")
         # --- (in)stability of the linearisation
         if "stable" in claims or "unstable" in claims:
             W = _sym_W(data["W"], m, "W")
-            Wb = _ball(W)
+            Wb = ball(W)
             Q = L.transpose() * Wb + Wb * L
             if "stable" in claims:
                 if not definiteness(W).pd:
@@ -191,23 +132,23 @@ def _check_equilibrium_krawczyk(cert, problem):
             Wm = _sym_W(mean["W"], d, "mean.W")
             if not definiteness(Wm).pd:
                 _fail("mean.W is not positive definite")
-            Vb = _ball(V)
-            M = _ball(F) + Vb + Vb * Sb * _ball(A)
-            Wmb = _ball(Wm)
+            Vb = ball(V)
+            M = ball(F) + Vb + Vb * Sb * ball(A)
+            Wmb = ball(Wm)
             if ball_pd((M.transpose() * Wmb + Wmb * M) * (-1)) is not True:
                 _fail("−(MᵀWm + WmM) is not certified PD for M = F + V + VΣA, Σ ∈ X")
             mids, rads = mean["alpha_mid"], mean["alpha_rad"]
             if len(mids) != d or len(rads) != d:
                 _fail("alpha box has the wrong length")
             try:
-                enc = M.solve(_ball(b) * (-1))
+                enc = M.solve(ball(b) * (-1))
             except ZeroDivisionError:
                 _fail("M(X)α = −b could not be solved in ball arithmetic")
             for i in range(d):
-                rad = _q(rads[i])
+                rad = rat(rads[i])
                 if rad < 0:
                     _fail("alpha radius must be ≥ 0")
-                dev = (enc[i, 0] - flint.arb(_q(mids[i]))).abs_upper()
+                dev = (enc[i, 0] - flint.arb(rat(mids[i]))).abs_upper()
                 if not dev <= flint.arb(rad):
                     _fail(f"α* enclosure is not inside the stated box in coordinate {i}")
     finally:

@@ -35,7 +35,6 @@ Verified:
 """
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import flint
@@ -44,13 +43,13 @@ from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import inertia, qmat
+from .replay import Field, replay_tube
 
 KIND = "blowup-taylor-lmi"
 _MULTI = ("multihead", "multi-head", "mha")
 _MAX_ORDER = 60
 _MAX_STEPS = 100_000
 _PREC_RANGE = (53, 4096)
-_PICARD_ROUNDS = 12  # must match the search (part of the certificate kind's definition)
 
 
 def _bad(msg):
@@ -130,166 +129,9 @@ def _lmi_ok(P, c, pairs, d):
 
 
 # --------------------------------------------------------------------------- ball part
-class _Flow:
-    """The covariance vector field and its Taylor recurrence in arb balls."""
-
-    def __init__(self, pairs):
-        self.pairs = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in pairs]
-
-    def field(self, X):
-        acc = None
-        for C, A in self.pairs:
-            term = C * X * A * X
-            acc = term if acc is None else acc + term
-        return acc + acc.transpose()
-
-    def coefficients(self, X, upto):
-        """Taylor coefficients 0..upto of the solution through X, and the products C_h σ_j A_h."""
-        out = [X]
-        left = []   # left[j][h] = C_h σ_j A_h
-        for n in range(upto):
-            left.append([C * out[n] * A for C, A in self.pairs])
-            acc = None
-            for j in range(n + 1):
-                for L in left[j]:
-                    term = L * out[n - j]
-                    acc = term if acc is None else acc + term
-            out.append((acc + acc.transpose()) / (n + 1))
-        return out, left
-
-    def jacobian(self, sig, left, h, directions):
-        """Columns svec(D T_k · E): the variational recurrence of the order-k Taylor map over
-        the box sig[0] along each svec direction E (forward differentiation of the recurrence)."""
-        k = len(sig) - 1
-        cols = []
-        for E in directions:
-            ds = [E]
-            dleft = []
-            for n in range(k):
-                dleft.append([C * ds[n] * A for C, A in self.pairs])
-                acc = None
-                for j in range(n + 1):
-                    for L, dL in zip(left[j], dleft[j]):
-                        term = dL * sig[n - j] + L * ds[n - j]
-                        acc = term if acc is None else acc + term
-                ds.append((acc + acc.transpose()) / (n + 1))
-            cols.append(_to_svec(_poly(ds, h)))
-        m = len(cols)
-        return flint.arb_mat(m, m, [cols[c][r, 0] for r in range(m) for c in range(m)])
-
-
-def _poly(coeffs, h):
-    """Σ_n coeffs[n]·h^n by Horner's rule (highest coefficient first)."""
-    value = coeffs[len(coeffs) - 1]
-    for n in reversed(range(len(coeffs) - 1)):
-        value = value * h + coeffs[n]
-    return value
-
-
-def _to_svec(X):
-    d = X.nrows()
-    upper = [(i, j) for i in range(d) for j in range(i, d)]
-    return flint.arb_mat(len(upper), 1, [X[i, j] for i, j in upper])
-
-
-def _from_svec(v, d):
-    X = flint.arb_mat(d, d)
-    for k, (i, j) in enumerate((i, j) for i in range(d) for j in range(i, d)):
-        X[i, j] = v[k, 0]
-        X[j, i] = v[k, 0]
-    return X
-
-
-def _directions(d):
-    dirs = []
-    for i in range(d):
-        for j in range(i, d):
-            E = flint.arb_mat(d, d)
-            E[i, j] = 1
-            E[j, i] = 1
-            dirs.append(E)
-    return dirs
-
-
-def _reflect_q(M):
-    """Q of the Householder QR of a square float matrix (the search's deterministic procedure:
-    reflections on rows k.., accumulated into Q from the right)."""
-    m = len(M)
-    R = [list(row) for row in M]
-    Q = [[float(i == j) for j in range(m)] for i in range(m)]
-    for k in range(m - 1):
-        col = [R[i][k] for i in range(k, m)]
-        norm = math.sqrt(sum(x * x for x in col))
-        if norm == 0.0:
-            continue
-        u = col[:]
-        u[0] -= -norm if col[0] >= 0 else norm
-        uu = sum(x * x for x in u)
-        if uu == 0.0:
-            continue
-        size = m - k
-        for j in range(m):
-            f = 2.0 * sum(u[i] * R[k + i][j] for i in range(size)) / uu
-            for i in range(size):
-                R[k + i][j] -= f * u[i]
-        for i in range(m):
-            f = 2.0 * sum(Q[i][k + l] * u[l] for l in range(size)) / uu
-            for l in range(size):
-                Q[i][k + l] -= f * u[l]
-    return Q
-
-
-def _identity(m):
-    return flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])
-
-
-def _new_basis(A, r):
-    """Lohner's QR basis: columns of mid(A) ordered by decreasing length·width(r_j), Q of their
-    QR as an exact point matrix, and a ball enclosure of its inverse (identity if singular)."""
-    m = A.nrows()
-    Af = [[float(A[i, j].mid()) for j in range(m)] for i in range(m)]
-    width = [float(r[j, 0].rad()) + abs(float(r[j, 0].mid())) for j in range(m)]
-    weight = [math.sqrt(sum(Af[i][j] ** 2 for i in range(m))) * width[j] for j in range(m)]
-    order = sorted(range(m), key=lambda j: (-weight[j], j))
-    Q = _reflect_q([[Af[i][j] for j in order] for i in range(m)])
-    if any(not math.isfinite(x) for row in Q for x in row):
-        Q = [[float(i == j) for j in range(m)] for i in range(m)]
-    B = flint.arb_mat(Q)
-    try:
-        return B, B.inv()
-    except ZeroDivisionError:
-        return _identity(m), _identity(m)
-
-
-def _entries(X):
-    n = X.nrows()
-    return [(i, j) for i in range(n) for j in range(n)]
-
-
-def _enclose_step(flow, S, h):
-    """Deterministic Picard test; returns Y = S + [0,h]·f(X) with S + [0,h]·f(X) ⊆ X, or None."""
-    J = h.upper() * flint.arb(flint.fmpq(1, 2), flint.fmpq(1, 2))
-    idx = _entries(S)
-    top = max(abs(S[i, j]).upper() for i, j in idx)
-    tiny_abs = top * flint.arb(2) ** -60
-    eighth = flint.fmpq(1, 8)
-    Y = S + flow.field(S) * J
-    for _ in range(_PICARD_ROUNDS):
-        X = flint.arb_mat(S.nrows(), S.ncols())
-        for i, j in idx:
-            e = Y[i, j]
-            widen = e.rad() * eighth + abs(e.mid()) * flint.arb(2) ** -40 + tiny_abs
-            X[i, j] = e + flint.arb(0, widen.upper())
-        Y = S + flow.field(X) * J
-        if any(not Y[i, j].is_finite() for i, j in idx):
-            return None
-        if all(X[i, j].contains(Y[i, j]) for i, j in idx):
-            return Y
-    return None
-
-
 def _restart_bounds(t, S, K, P, c):
-    idx = _entries(S)
+    n = S.nrows()
+    idx = [(i, j) for i in range(n) for j in range(n)]
     sq = flint.arb(0)
     for i, j in idx:
         a = abs(S[i, j]).upper()
@@ -390,14 +232,7 @@ def _check_taylor_blowup(cert, problem):
     saved = flint.ctx.prec
     flint.ctx.prec = prec
     try:
-        flow = _Flow(pairs)
         Pb, cb, Kb = flint.arb_mat(P), flint.arb(c), flint.arb(K)
-        box = flint.arb_mat(S0)
-        dirs = _directions(d)
-        m = len(dirs)
-        center = _to_svec(box).mid()            # parallelepiped center + basis·coords ∋ svec Σ
-        basis = _identity(m)
-        coords = _to_svec(box) - center
         best_lo = best_hi = None
 
         def record(t, S):
@@ -410,39 +245,7 @@ def _check_taylor_blowup(cert, problem):
                 q = _exact(hi.upper())
                 best_hi = q if best_hi is None or q < best_hi else best_hi
 
-        record(ts[0], box)
-        for i in range(1, len(ts)):
-            h = flint.arb(ts[i] - ts[i - 1])
-            Y = _enclose_step(flow, box, h)
-            if Y is None:
-                _bad(f"the a priori (Picard) enclosure fails on step {i} "
-                     f"[{_approx(ts[i - 1])}, {_approx(ts[i])}]")
-            remainder = flow.coefficients(Y, order + 1)[0][order + 1] * h ** (order + 1)
-            if method == "direct":
-                box = _poly(flow.coefficients(box, order)[0], h) + remainder
-            else:
-                Cm = _from_svec(center, d)
-                hull = flint.arb_mat(d, d)
-                for a, b in _entries(box):
-                    hull[a, b] = box[a, b].union(Cm[a, b])
-                sig, left = flow.coefficients(hull, order)
-                direct = _poly(sig, h) + remainder
-                Jac = flow.jacobian(sig, left, h, dirs)
-                image = _to_svec(_poly(flow.coefficients(Cm, order)[0], h) + remainder)
-                center = image.mid()
-                A = Jac * basis
-                basis, inverse = _new_basis(A, coords)
-                coords = (inverse * A) * coords + inverse * (image - center)
-                par = _from_svec(center + basis * coords, d)
-                box = flint.arb_mat(d, d)
-                for a, b in _entries(par):
-                    try:
-                        box[a, b] = par[a, b].intersection(direct[a, b])
-                    except ValueError:
-                        _bad(f"step {i}: the parallelepiped and the direct enclosure are disjoint")
-            if any(not box[a, b].is_finite() for a, b in _entries(box)):
-                _bad(f"the enclosure is not finite after step {i}")
-            record(ts[i], box)
+        replay_tube(Field(pairs), S0, ts, order, method, _bad, on_step=record)
     finally:
         flint.ctx.prec = saved
 

@@ -1,22 +1,22 @@
 """Ball-arithmetic machinery of the validated tubes: the covariance vector field with affine drift,
 its Taylor coefficients and variational recurrence, the Picard a-priori enclosure and one
-Lohner-QR Taylor step (search side; the checker in :mod:`symbolic_tf.certify.kinds.tube` has its
-own copy of every procedure).
+Lohner-QR Taylor step (search side, shared by the blow-up bracket of
+:mod:`symbolic_tf.certify.taylor` and the tubes of :mod:`symbolic_tf.certify.validated.tube`; the
+checkers replay every procedure with their own code, :mod:`symbolic_tf.certify.kinds.replay`).
 
 The flow is
 
     Σ̇ = f(Σ) = FΣ + ΣFᵀ + Σ_h (C_h Σ A_h Σ + Σ A_hᵀ Σ C_hᵀ)
 
 (single-head softmax: one head, C = V; multi-head: C_h = W_hV_h; A_h scaled by the temperature;
-F = 0 without drift).  It generalises :mod:`symbolic_tf.certify.taylor` (drift-free) by the drift
-terms: the Taylor recurrence gains (Fσ_n + σ_nFᵀ)/(n+1) and the variational one FE + EFᵀ:
+F = 0 without drift: then the arithmetic is exactly the drift-free one).  With drift the Taylor
+recurrence gains (Fσ_n + σ_nFᵀ)/(n+1) and the variational one FE + EFᵀ:
 
     σ_{n+1} = (M_n + M_nᵀ)/(n+1),   M_n = Fσ_n + Σ_h Σ_{j=0}^n C_h σ_j A_h σ_{n−j},
     δσ_{n+1} = (δM_n + δM_nᵀ)/(n+1), δM_n = Fδσ_n + Σ_h Σ_j (C_h δσ_j A_h σ_{n−j} + C_h σ_j A_h δσ_{n−j}).
 
-The Picard test, the inflation constants and the Lohner QR basis choice are the same
-deterministic procedures as in :mod:`symbolic_tf.certify.taylor` (part of the certificate kind's
-definition: the checker replays them).
+The Picard test, the inflation constants and the Lohner QR basis choice are deterministic
+procedures (part of the certificate kinds' definitions: the checkers replay them).
 """
 from __future__ import annotations
 
@@ -25,58 +25,73 @@ import math
 import flint
 
 __all__ = ["Flow", "PICARD_ITERATIONS", "State", "initial_state", "picard_enclosure", "taylor_step",
-           "svec", "unsvec", "svec_basis", "max_mid", "max_rad", "horner"]
+           "taylor_coefficients", "taylor_jacobian", "svec", "unsvec", "svec_basis", "max_mid", "max_rad",
+           "horner"]
 
-PICARD_ITERATIONS = 12            # must match kinds/tube.py
+PICARD_ITERATIONS = 12            # part of the kinds' definitions: must match kinds/replay.py
 _INFLATE_REL = flint.fmpq(1, 8)   # X ← Y + [±(rad(Y)/8 + |Y|·2^(−40) + |S|_max·2^(−60))]
 
 
 class Flow:
     """The vector field in arb balls; ``heads`` are exact (C_h, A_h) fmpq matrices, ``F`` an exact
-    fmpq matrix or None."""
+    fmpq matrix or None (an all-zero F is dropped: the drift-free arithmetic is then exactly that of
+    :mod:`symbolic_tf.certify.taylor`)."""
 
     def __init__(self, heads, F=None):
         self.heads = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in heads]
         self.F = None if F is None or all(e == 0 for e in F.entries()) else flint.arb_mat(F)
 
+    def drift(self, X):
+        """FX (the first summand of every recurrence), or None without drift."""
+        return None if self.F is None else self.F * X
+
     def field(self, X):
-        W = X * 0 if self.F is None else self.F * X
+        """f(X) = FX + Σ_h C_h X A_h X, plus the transpose (exactly symmetric for symmetric X)."""
+        W = self.drift(X)
         for C, A in self.heads:
-            W = W + C * X * A * X
+            W = _acc(W, C * X * A * X)
         return W + W.transpose()
 
-    def coefficients(self, S, K, with_products=False):
-        """[σ_0, …, σ_K] through σ_0 = S; with ``with_products`` also [[C_h σ_j A_h]_h]_{j<K}."""
-        sig = [S]
-        Y = []
-        for n in range(K):
-            Y.append([C * sig[n] * A for C, A in self.heads])
-            W = sig[n] * 0 if self.F is None else self.F * sig[n]
-            for j in range(n + 1):
-                for y in Y[j]:
-                    W = W + y * sig[n - j]
-            sig.append((W + W.transpose()) / (n + 1))
-        return (sig, Y) if with_products else sig
 
-    def jacobian(self, sig, Y, h, basis):
-        """Jacobian (svec coordinates) of the order-k Taylor map over the box ``sig[0]``."""
-        order = len(sig) - 1
-        m = len(basis)
-        J = flint.arb_mat(m, m)
-        for col, E in enumerate(basis):
-            dsig = [E]
-            dY = []
-            for n in range(order):
-                dY.append([C * dsig[n] * A for C, A in self.heads])
-                W = dsig[n] * 0 if self.F is None else self.F * dsig[n]
-                for j in range(n + 1):
-                    for y, dy in zip(Y[j], dY[j]):
-                        W = W + dy * sig[n - j] + y * dsig[n - j]
-                dsig.append((W + W.transpose()) / (n + 1))
-            v = svec(horner(dsig, h))
-            for row in range(m):
-                J[row, col] = v[row, 0]
-        return J
+def _acc(W, w):
+    return w if W is None else W + w
+
+
+def taylor_coefficients(S, flow, K, with_products=False):
+    """[σ_0, …, σ_K] of the solution through σ_0 = S (ball matrices); with ``with_products``
+    also the products [[C_h σ_j A_h]_h]_{j<K} (reused by the Jacobian recurrence)."""
+    sig = [S]
+    Y = []
+    for n in range(K):
+        Y.append([C * sig[n] * A for C, A in flow.heads])
+        W = flow.drift(sig[n])
+        for j in range(n + 1):
+            for y in Y[j]:
+                W = _acc(W, y * sig[n - j])
+        sig.append((W + W.transpose()) / (n + 1))
+    return (sig, Y) if with_products else sig
+
+
+def taylor_jacobian(sig, Y, flow, h, basis):
+    """The Jacobian (svec coordinates) of the order-k Taylor map Σ ↦ Σ_n σ_n(Σ) h^n over the box
+    of ``sig[0]``: the variational recurrence along each svec basis direction."""
+    order = len(sig) - 1
+    m = len(basis)
+    J = flint.arb_mat(m, m)
+    for col, E in enumerate(basis):
+        dsig = [E]
+        dY = []
+        for n in range(order):
+            dY.append([C * dsig[n] * A for C, A in flow.heads])
+            W = flow.drift(dsig[n])
+            for j in range(n + 1):
+                for y, dy in zip(Y[j], dY[j]):
+                    W = _acc(W, dy * sig[n - j] + y * dsig[n - j])
+            dsig.append((W + W.transpose()) / (n + 1))
+        v = svec(horner(dsig, h))
+        for row in range(m):
+            J[row, col] = v[row, 0]
+    return J
 
 
 def horner(coeffs, h):
@@ -228,9 +243,9 @@ def taylor_step(state, h, flow, order, method="qr", basis=None):
     Y = picard_enclosure(S, h, flow)
     if Y is None:
         return None
-    Z = flow.coefficients(Y, order + 1)[order + 1] * h ** (order + 1)
+    Z = taylor_coefficients(Y, flow, order + 1)[order + 1] * h ** (order + 1)
     if method == "direct":
-        sig = flow.coefficients(S, order)
+        sig = taylor_coefficients(S, flow, order)
         return State(horner(sig, h) + Z, zrad=max_rad(Z), picard=Y)
     d = S.nrows()
     Xh = unsvec(state.xh, d)
@@ -238,10 +253,10 @@ def taylor_step(state, h, flow, order, method="qr", basis=None):
     for i in range(d):
         for j in range(d):
             Sj[i, j] = S[i, j].union(Xh[i, j])
-    sig, Yp = flow.coefficients(Sj, order, with_products=True)
+    sig, Yp = taylor_coefficients(Sj, flow, order, with_products=True)
     direct = horner(sig, h) + Z
-    J = flow.jacobian(sig, Yp, h, basis)
-    W = svec(horner(flow.coefficients(Xh, order), h) + Z)
+    J = taylor_jacobian(sig, Yp, flow, h, basis)
+    W = svec(horner(taylor_coefficients(Xh, flow, order), h) + Z)
     xh = W.mid()
     A = J * state.B
     B, Binv = _lohner_basis(A, state.r)

@@ -18,7 +18,7 @@ import flint
 
 from ...spec.errors import InvalidParameters
 from ..exact import qmat
-from .flow import Flow, initial_state, max_mid, max_rad, svec_basis, taylor_step
+from .flow import Flow, initial_state, max_mid, max_rad, svec_basis, taylor_coefficients, taylor_step
 
 __all__ = ["Tube", "enclose", "flow_data", "integrate_tube", "MAX_D"]
 
@@ -167,7 +167,7 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
                 if seconds is not None and time.perf_counter() - t_start > seconds:
                     stop = f"time limit {seconds:g} s"
                     break
-                sig = flow.coefficients(S, order)
+                sig = taylor_coefficients(S, flow, order)
                 norms = [max_mid(s) for s in sig]
                 rho = math.inf
                 for n in (order - 1, order):

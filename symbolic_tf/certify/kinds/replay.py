@@ -1,0 +1,257 @@
+"""Checker-side replay of a validated Taylor tube of the covariance flow (shared by the kinds
+``blowup-taylor-lmi`` (:mod:`symbolic_tf.certify.kinds.taylor`) and ``tube-basin``
+(:mod:`symbolic_tf.certify.kinds.tube`)).
+
+Independent of the search (:mod:`symbolic_tf.certify.validated.flow`): the procedures below are
+part of the kinds' definitions and recomputed here with this module's own code.  The flow is
+
+    Σ̇ = f(Σ) = FΣ + ΣFᵀ + Σ_h (C_h Σ A_h Σ + Σ A_hᵀ Σ C_hᵀ)
+
+(F = None or 0 without drift).  In arb balls, from the exact S_0 = Σ₀ along the stored exact times
+0 = t_0 < … < t_N, every step [t_{i−1}, t_i] of length h runs:
+
+* the deterministic inflate-and-iterate Picard test S + [0, h]·f(X) ⊆ X (at most
+  :data:`PICARD_ROUNDS` rounds, X ← Y + [±(rad(Y)/8 + |Y|·2^(−40) + |S|_max·2^(−60))]; a failure
+  rejects the certificate), Y = S + [0, h]·f(X);
+* the Lagrange remainder Z = h^{k+1}·σ_{k+1}(Y) and the order-k Taylor map T_k by the recurrence
+  σ_{n+1} = (M_n + M_nᵀ)/(n+1), M_n = Fσ_n + Σ_h Σ_{j≤n} C_h σ_j A_h σ_{n−j};
+* "direct": S ← T_k(S) + Z.  "qr": with the parallelepiped c + B·r ∋ svec Σ and the hull
+  H = S ∪ {c}, svec Σ(t_i) ∈ W + ([DT_k](H)·B)·r, W = svec(T_k(c) + Z) (the Jacobian from the
+  variational recurrence δM_n = Fδσ_n + Σ_h Σ_j (C_h δσ_j A_h σ_{n−j} + C_h σ_j A_h δσ_{n−j}));
+  c' = mid W, B' = the Q of a float Householder QR of mid([DT_k]B) (columns ordered by
+  length·width(r); any invertible B' is sound), r' = (B'⁻¹[DT_k]B)·r + B'⁻¹(W − c') with a ball
+  inverse of the exact point matrix B', and S ← box(c' + B'r') ∩ (T_k(H) + Z).
+
+Hence the solution exists on [0, t_N] and Σ(t_i) ∈ S_i for every i.
+"""
+from __future__ import annotations
+
+import math
+
+import flint
+
+__all__ = ["PICARD_ROUNDS", "Field", "replay_tube"]
+
+PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
+
+
+def _acc(total, term):
+    return term if total is None else total + term
+
+
+class Field:
+    """The covariance vector field and its Taylor and variational recurrences in arb balls;
+    ``pairs`` are exact (C_h, A_h) matrices, ``F`` an exact matrix or None (all-zero: None)."""
+
+    def __init__(self, pairs, F=None):
+        self.pairs = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in pairs]
+        self.F = None if F is None or all(e == 0 for e in F.entries()) else flint.arb_mat(F)
+
+    def _start(self, X):
+        return None if self.F is None else self.F * X
+
+    def __call__(self, X):
+        acc = self._start(X)
+        for C, A in self.pairs:
+            acc = _acc(acc, C * X * A * X)
+        return acc + acc.transpose()
+
+    def coefficients(self, X, upto):
+        """Taylor coefficients 0..upto of the solution through X, and the products C_h σ_j A_h."""
+        out = [X]
+        left = []   # left[j][h] = C_h σ_j A_h
+        for n in range(upto):
+            left.append([C * out[n] * A for C, A in self.pairs])
+            acc = self._start(out[n])
+            for j in range(n + 1):
+                for L in left[j]:
+                    acc = _acc(acc, L * out[n - j])
+            out.append((acc + acc.transpose()) / (n + 1))
+        return out, left
+
+    def jacobian(self, sig, left, h, directions):
+        """Columns svec(D T_k · E): the variational recurrence of the order-k Taylor map over
+        the box sig[0] along each svec direction E."""
+        k = len(sig) - 1
+        cols = []
+        for E in directions:
+            ds = [E]
+            dleft = []
+            for n in range(k):
+                dleft.append([C * ds[n] * A for C, A in self.pairs])
+                acc = self._start(ds[n])
+                for j in range(n + 1):
+                    for L, dL in zip(left[j], dleft[j]):
+                        acc = _acc(acc, dL * sig[n - j] + L * ds[n - j])
+                ds.append((acc + acc.transpose()) / (n + 1))
+            cols.append(_to_svec(_poly(ds, h)))
+        m = len(cols)
+        return flint.arb_mat(m, m, [cols[c][r, 0] for r in range(m) for c in range(m)])
+
+
+def _poly(coeffs, h):
+    """Σ_n coeffs[n]·h^n by Horner's rule (highest coefficient first)."""
+    value = coeffs[len(coeffs) - 1]
+    for n in reversed(range(len(coeffs) - 1)):
+        value = value * h + coeffs[n]
+    return value
+
+
+def _upper(d):
+    return [(i, j) for i in range(d) for j in range(i, d)]
+
+
+def _to_svec(X):
+    upper = _upper(X.nrows())
+    return flint.arb_mat(len(upper), 1, [X[i, j] for i, j in upper])
+
+
+def _from_svec(v, d):
+    X = flint.arb_mat(d, d)
+    for k, (i, j) in enumerate(_upper(d)):
+        X[i, j] = v[k, 0]
+        X[j, i] = v[k, 0]
+    return X
+
+
+def _directions(d):
+    dirs = []
+    for i, j in _upper(d):
+        E = flint.arb_mat(d, d)
+        E[i, j] = 1
+        E[j, i] = 1
+        dirs.append(E)
+    return dirs
+
+
+def _reflect_q(M):
+    """Q of the Householder QR of a square float matrix (the search's deterministic procedure:
+    reflections on rows k.., accumulated into Q from the right)."""
+    m = len(M)
+    R = [list(row) for row in M]
+    Q = [[float(i == j) for j in range(m)] for i in range(m)]
+    for k in range(m - 1):
+        col = [R[i][k] for i in range(k, m)]
+        norm = math.sqrt(sum(x * x for x in col))
+        if norm == 0.0:
+            continue
+        u = col[:]
+        u[0] -= -norm if col[0] >= 0 else norm
+        uu = sum(x * x for x in u)
+        if uu == 0.0:
+            continue
+        size = m - k
+        for j in range(m):
+            f = 2.0 * sum(u[i] * R[k + i][j] for i in range(size)) / uu
+            for i in range(size):
+                R[k + i][j] -= f * u[i]
+        for i in range(m):
+            f = 2.0 * sum(Q[i][k + l] * u[l] for l in range(size)) / uu
+            for l in range(size):
+                Q[i][k + l] -= f * u[l]
+    return Q
+
+
+def _identity(m):
+    return flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])
+
+
+def _new_basis(A, r):
+    """Lohner's QR basis: columns of mid(A) ordered by decreasing length·width(r_j), Q of their
+    QR as an exact point matrix, and a ball enclosure of its inverse (identity if singular)."""
+    m = A.nrows()
+    Af = [[float(A[i, j].mid()) for j in range(m)] for i in range(m)]
+    width = [float(r[j, 0].rad()) + abs(float(r[j, 0].mid())) for j in range(m)]
+    weight = [math.sqrt(sum(Af[i][j] ** 2 for i in range(m))) * width[j] for j in range(m)]
+    order = sorted(range(m), key=lambda j: (-weight[j], j))
+    Q = _reflect_q([[Af[i][j] for j in order] for i in range(m)])
+    if any(not math.isfinite(x) for row in Q for x in row):
+        Q = [[float(i == j) for j in range(m)] for i in range(m)]
+    B = flint.arb_mat(Q)
+    try:
+        return B, B.inv()
+    except ZeroDivisionError:
+        return _identity(m), _identity(m)
+
+
+def _entries(X):
+    n = X.nrows()
+    return [(i, j) for i in range(n) for j in range(n)]
+
+
+def _picard(field, S, h):
+    """Deterministic Picard test; returns Y = S + [0,h]·f(X) with S + [0,h]·f(X) ⊆ X, or None."""
+    J = h.upper() * flint.arb(flint.fmpq(1, 2), flint.fmpq(1, 2))
+    idx = _entries(S)
+    top = max(abs(S[i, j]).upper() for i, j in idx)
+    tiny_abs = top * flint.arb(2) ** -60
+    eighth = flint.fmpq(1, 8)
+    Y = S + field(S) * J
+    for _ in range(PICARD_ROUNDS):
+        X = flint.arb_mat(S.nrows(), S.ncols())
+        for i, j in idx:
+            e = Y[i, j]
+            widen = e.rad() * eighth + abs(e.mid()) * flint.arb(2) ** -40 + tiny_abs
+            X[i, j] = e + flint.arb(0, widen.upper())
+        Y = S + field(X) * J
+        if any(not Y[i, j].is_finite() for i, j in idx):
+            return None
+        if all(X[i, j].contains(Y[i, j]) for i, j in idx):
+            return Y
+    return None
+
+
+def _approx(q) -> str:
+    try:
+        return f"{int(q.p) / int(q.q):.17g}"
+    except OverflowError:
+        return str(q)
+
+
+def replay_tube(field, S0, ts, order, method, fail, on_step=None):
+    """The enclosure (arb_mat) of Σ(t_N) from the exact Σ₀ (fmpq_mat) along the exact times ``ts``
+    (fmpq, ts[0] = 0), replayed at the current working precision as the kinds define it.  Calls
+    ``on_step(t_i, S_i)`` for i = 0..N (S_0 = Σ₀) and ``fail(message)`` (which must raise) when a
+    step does not validate."""
+    d = S0.nrows()
+    box = flint.arb_mat(S0)
+    dirs = _directions(d)
+    center = _to_svec(box).mid()            # parallelepiped center + basis·coords ∋ svec Σ
+    basis = _identity(len(dirs))
+    coords = _to_svec(box) - center
+    if on_step is not None:
+        on_step(ts[0], box)
+    for i in range(1, len(ts)):
+        h = flint.arb(ts[i] - ts[i - 1])
+        Y = _picard(field, box, h)
+        if Y is None:
+            fail(f"the a priori (Picard) enclosure fails on step {i} "
+                 f"[{_approx(ts[i - 1])}, {_approx(ts[i])}]")
+        remainder = field.coefficients(Y, order + 1)[0][order + 1] * h ** (order + 1)
+        if method == "direct":
+            box = _poly(field.coefficients(box, order)[0], h) + remainder
+        else:
+            Cm = _from_svec(center, d)
+            hull = flint.arb_mat(d, d)
+            for a, b in _entries(box):
+                hull[a, b] = box[a, b].union(Cm[a, b])
+            sig, left = field.coefficients(hull, order)
+            direct = _poly(sig, h) + remainder
+            Jac = field.jacobian(sig, left, h, dirs)
+            image = _to_svec(_poly(field.coefficients(Cm, order)[0], h) + remainder)
+            center = image.mid()
+            A = Jac * basis
+            basis, inverse = _new_basis(A, coords)
+            coords = (inverse * A) * coords + inverse * (image - center)
+            par = _from_svec(center + basis * coords, d)
+            box = flint.arb_mat(d, d)
+            for a, b in _entries(par):
+                try:
+                    box[a, b] = par[a, b].intersection(direct[a, b])
+                except ValueError:
+                    fail(f"step {i}: the parallelepiped and the direct enclosure are disjoint")
+        if any(not box[a, b].is_finite() for a, b in _entries(box)):
+            fail(f"the enclosure is not finite after step {i}")
+        if on_step is not None:
+            on_step(ts[i], box)
+    return box
