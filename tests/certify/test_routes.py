@@ -106,9 +106,12 @@ def test_singular_sigma0_is_not_an_equilibrium_of_the_pd_attractor():
     assert c.regime == "EQUILIBRIUM" and c.route == "stationary" and c.rank == 1
     p = _p(d=2, A=[[-1, 0], [0, -1]], V=[[1, 0], [0, 1]], F=[[1, 0], [0, 1]], initial={"cov": [[2, 0], [0, 0]]})
     c = classify(p)
-    assert not (c.regime == "EQUILIBRIUM" and c.status == "PROVED" and c.claim_data.params.get("Sigma_star"))
-    assert any(cl.quantifier is Quantifier.EVERY_PD for _, cl, _ in c.side_claims)
     assert c.status == "PROVED" and c.claim_data.quantifier in (Quantifier.EVERY_PSD, Quantifier.THIS)
+    star = c.claim_data.params.get("Sigma_star")
+    if star is not None:  # an equilibrium of the rank-1 stratum, never the PD attractor
+        from symbolic_tf.certify.exact import qmat
+
+        assert qmat(star).rank() == 1
     # its PD sibling converges to I
     q = _p(d=2, A=[[-1, 0], [0, -1]], V=[[1, 0], [0, 1]], F=[[1, 0], [0, 1]], initial={"cov": [[2, 0], [0, "1/2"]]})
     c2 = classify(q)
@@ -170,3 +173,42 @@ def test_tampered_new_kinds_are_rejected():
     bad["problem_hash"] = parse_problem(bad["problem"]).content_hash()
     with pytest.raises(CertificationFailed):
         check(bad)
+
+
+# ------------------------------------------------------------------------------ invariant stratum
+def test_singular_sigma0_decided_on_its_invariant_range():
+    """A = −I, V = I, F = I, Σ₀ = diag(2, 0): the range e₁ is invariant, on it ṡ = 2s − 2s²,
+    so Σ(t) → diag(1, 0) — the rank-1 equilibrium, not the PD attractor I."""
+    from scipy.integrate import solve_ivp
+
+    p = _p(d=2, A=[[-1, 0], [0, -1]], V=[[1, 0], [0, 1]], F=[[1, 0], [0, 1]], initial={"cov": [[2, 0], [0, 0]]})
+    c = classify(p)
+    assert c.regime == "EQUILIBRIUM" and c.route == "invariant-stratum" and c.quantifier == "this Σ₀"
+    assert c.claim_data.params["Sigma_star"] == [["1", "0"], ["0", "0"]]
+    sol = solve_ivp(lambda t, y: (2 * y.reshape(2, 2) - 2 * y.reshape(2, 2) @ y.reshape(2, 2)).ravel(), (0, 30),
+                    [2.0, 0, 0, 0], rtol=1e-11, atol=1e-13)
+    assert np.allclose(sol.y[:, -1].reshape(2, 2), [[1, 0], [0, 0]], atol=1e-9)
+    cert = c.certificate
+    for mutate in (lambda c: c["data"].__setitem__("B", [["2"], ["0"]]),
+                   lambda c: c["data"]["reduced"]["claim"]["params"].__setitem__("Sigma_star", [["2"]]),
+                   lambda c: c["claim"]["params"].__setitem__("Sigma_star", [["1", "0"], ["0", "1"]]),
+                   lambda c: c["data"].__setitem__("reduced", {"kind": "stratum"})):
+        bad = copy.deepcopy(cert)
+        mutate(bad)
+        with pytest.raises(CertificationFailed):
+            check(bad)
+
+
+def test_general_V_stratum_blowup_bracket_is_the_reduced_one():
+    # V = [[1, 1], [0, 2]] leaves e₁ invariant (V e₁ = e₁); A e₁·e₁ = a: on the line ṡ = 2a s²
+    p = _p(d=2, A=[[1, 3], [-2, 1]], V=[[1, 1], [0, 2]], initial={"cov": [[1, 0], [0, 0]]})
+    c = classify(p)
+    assert c.status == "PROVED" and c.regime == "BLOWUP"
+    assert float(Fraction(c.T_lo)) <= 0.5 <= float(Fraction(c.T_hi))  # s(t) = 1/(1 − 2t)
+
+
+def test_non_invariant_range_is_not_reduced():
+    p = _p(d=2, A=[[-1, 0], [0, -1]], V=[[1, 0], [0, 1]], F=[[1, 1], [1, 1]], initial={"cov": [[1, 0], [0, 0]]})
+    c = classify(p)
+    assert c.route != "invariant-stratum"
+    assert "not invariant" in c.reason or c.status == "PROVED"
