@@ -52,8 +52,9 @@ def _one(args):
     from symbolic_tf.spec.problem import parse_problem
 
     rng = np.random.default_rng([seed, i])
-    doc = random_document(rng)
-    rec = {"i": i, "family": doc.get("variant", "?") + ("+drift" if "F" in doc or "b" in doc else ""), "d": doc.get("d")}
+    doc = general_v_document(rng, i) if _MIX == "general-v" else random_document(rng)
+    rec = {"i": i, "family": doc.get("variant", "?") + ("+drift" if "F" in doc or "b" in doc else "") + f" d={doc.get('d')}",
+           "d": doc.get("d")}
     t0 = time.perf_counter()
     try:
         p = parse_problem(doc)
@@ -69,6 +70,36 @@ def _one(args):
         rec.update(regime="UNDECIDED", status=f"crash: {type(exc).__name__}")
     rec["s"] = time.perf_counter() - t0
     return rec
+
+
+_MIX = "mixed"
+
+
+def general_v_document(rng, i):
+    """Issue 15's fixed set: general (non-symmetric) V, entries p/q in [−2, 2] with q ≤ 4;
+    cycles softmax d = 2, softmax d = 3, drift model d = 2; a random Σ₀ ≻ 0 (LLᵀ + I/4)."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    kind = ("softmax2", "softmax3", "drift2")[i % 3]
+    d = 3 if kind == "softmax3" else 2
+
+    def q():
+        den = int(rng.integers(1, 5))
+        return str(Fraction(int(rng.integers(-2 * den, 2 * den + 1)), den))
+
+    def mat():
+        return [[q() for _ in range(d)] for _ in range(d)]
+
+    L = np.array([[float(Fraction(q())) for _ in range(d)] for _ in range(d)])
+    S = L @ L.T
+    cov = [[str(Fraction(S[a, b]).limit_denominator(64) + (Fraction(1, 4) if a == b else 0)) for b in range(d)]
+           for a in range(d)]
+    doc = {"variant": "softmax", "d": d, "A": mat(), "V": mat(), "initial": {"cov": cov}}
+    if kind == "drift2":
+        doc["F"] = mat()
+    return doc
 
 
 def _summary(recs):
@@ -90,6 +121,8 @@ def main(argv=None):
     ap.add_argument("--tree", default=str(ROOT), help="checkout whose symbolic_tf is measured")
     ap.add_argument("--out", default="undecided.json")
     ap.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"))
+    ap.add_argument("--mix", choices=("mixed", "general-v"), default="mixed",
+                    help="the boundary-heavy soundness mix, or issue 15's general-V set")
     a = ap.parse_args(argv)
     if a.compare:
         old, new = (json.loads(Path(f).read_text()) for f in a.compare)
@@ -101,6 +134,8 @@ def main(argv=None):
             pn = 100 * n["undecided"] / max(n["n"], 1)
             print(f"{f:22s} {n['n']:5d} {po:9.1f}% {pn:9.1f}%")
         return 0
+    global _MIX
+    _MIX = a.mix
     t0 = time.time()
     with mp.get_context("fork").Pool(a.workers, _init, (a.tree, str(ROOT / "tests"))) as pool:
         recs = list(pool.imap_unordered(_one, [(i, a.seed, a.budget) for i in range(a.n)]))
