@@ -28,13 +28,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import flint
-
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, frac_str, qmat
-from .krawczyk_box import check_basin, rat
+from ..exact import definiteness, frac_str
+from .krawczyk_box import check_basin, drift_model, initial_cov
 
 
 def _fail(msg):
@@ -58,8 +56,7 @@ def check_equilibrium_basin(cert, problem):
 
 
 def _check(cert, problem):
-    if problem is None or problem.variant != "softmax" or problem.heads or problem.A is None or problem.V is None:
-        _fail("needs an embedded single-head softmax problem with A and V")
+    F, V, A = drift_model(problem, _fail)
     if cert.status != "PROVED":
         _fail("status must be PROVED")
     data = cert.data
@@ -69,15 +66,8 @@ def _check(cert, problem):
     d = problem.d
 
     # --- Σ₀: PD exactly (rank d)
-    if problem.cov is None:
-        _fail("the embedded problem has no Σ₀")
-    S0 = qmat(problem.cov)
-    if S0.nrows() != d or S0.ncols() != d or S0 != S0.transpose():
-        _fail("Σ₀ must be a symmetric d×d matrix")
+    S0 = initial_cov(problem, _fail)
     if not definiteness(S0).pd:
         _fail("Σ₀ is not positive definite (rank < d or indefinite): no basin claim for it")
 
-    A = qmat(problem.A) * rat(str(problem.scale))
-    V = qmat(problem.V)
-    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
     check_basin(data, F, V, A, d, S0, prec, "Σ₀", _fail)

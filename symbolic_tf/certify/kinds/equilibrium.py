@@ -27,7 +27,7 @@ from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, EQ_PART_ORDER, Quantifier
 from ..exact import ball_pd, definiteness, qmat
-from .krawczyk_box import ball, krawczyk, rat, square
+from .krawczyk_box import ball, drift_model, krawczyk, parse_box, rat, square
 
 _TEXT = {
     "exists-unique": ("Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ has exactly one equilibrium Σ* among the symmetric Σ "
@@ -69,8 +69,7 @@ def check_equilibrium_krawczyk(cert, problem):
 
 
 def _check_equilibrium_krawczyk(cert, problem):
-    if problem is None or problem.variant != "softmax" or problem.heads or problem.A is None or problem.V is None:
-        _fail("needs an embedded single-head softmax problem with A and V")
+    F, V, A = drift_model(problem, _fail)
     data = cert.data
     if data.get("basis") != "svec-upper":
         _fail("unknown coordinate basis (expected 'svec-upper')")
@@ -91,17 +90,8 @@ def _check_equilibrium_krawczyk(cert, problem):
 
     d = problem.d
     m = d * (d + 1) // 2
-    A = qmat(problem.A) * rat(str(problem.scale))
-    V = qmat(problem.V)
-    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
     b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(d, 1)
-    S = square(data["Sigma_mid"], d, "Sigma_mid", _fail)
-    if S != S.transpose():
-        _fail("Sigma_mid is not symmetric")
-    r = rat(data["r"])
-    if not r > 0:
-        _fail("the box radius r must be positive")
-    Y = square(data["Y"], m, "Y", _fail)
+    S, r, Y = parse_box(data, d, _fail)
 
     old = flint.ctx.prec
     flint.ctx.prec = prec

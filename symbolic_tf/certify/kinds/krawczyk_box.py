@@ -25,8 +25,8 @@ import flint
 
 from ..exact import ball_pd, definiteness, qmat
 
-__all__ = ["rat", "square", "ball", "eye", "svec_index", "gram", "box", "linearisation", "krawczyk",
-           "check_basin"]
+__all__ = ["rat", "square", "ball", "eye", "svec_index", "gram", "box", "drift_model", "initial_cov",
+           "parse_box", "linearisation", "krawczyk", "check_basin"]
 
 
 def rat(s) -> flint.fmpq:
@@ -64,6 +64,41 @@ def box(Smid, r):
     d = Smid.nrows()
     e = flint.arb(0, flint.arb(r).upper())
     return flint.arb_mat(d, d, [flint.arb(Smid[i, j]) + e for i in range(d) for j in range(d)])
+
+
+def drift_model(problem, fail):
+    """(F, V, A) exact (A = scale·A_problem, F = 0 without drift) of an embedded single-head softmax
+    problem."""
+    if problem is None or problem.variant != "softmax" or problem.heads or problem.A is None or problem.V is None:
+        fail("needs an embedded single-head softmax problem with A and V")
+    d = problem.d
+    A = qmat(problem.A) * rat(str(problem.scale))
+    V = qmat(problem.V)
+    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
+    return F, V, A
+
+
+def initial_cov(problem, fail):
+    """The embedded problem's Σ₀ (exact, symmetric d×d)."""
+    if problem.cov is None:
+        fail("the embedded problem has no Σ₀")
+    d = problem.d
+    S0 = qmat(problem.cov)
+    if S0.nrows() != d or S0.ncols() != d or S0 != S0.transpose():
+        fail("Σ₀ must be a symmetric d×d matrix")
+    return S0
+
+
+def parse_box(data, d, fail):
+    """(Sigma_mid, r, Y) of a Krawczyk box: Sigma_mid symmetric d×d, r > 0, Y m×m (m = d(d+1)/2)."""
+    S = square(data["Sigma_mid"], d, "Sigma_mid", fail)
+    if S != S.transpose():
+        fail("Sigma_mid is not symmetric")
+    r = rat(data["r"])
+    if not r > 0:
+        fail("the box radius r must be positive")
+    Y = square(data["Y"], d * (d + 1) // 2, "Y", fail)
+    return S, r, Y
 
 
 def linearisation(Sb, F, V, A, d):
@@ -110,13 +145,7 @@ def check_basin(data, F, V, A, d, Z, prec, what, fail):
     the failure message) against the stored data (Sigma_mid, r, Y, W, kappa, c_Q, rho, lam_lo,
     lam_hi, normV2, normA2); the ball part at ``prec`` bits."""
     m = d * (d + 1) // 2
-    S = square(data["Sigma_mid"], d, "Sigma_mid", fail)
-    if S != S.transpose():
-        fail("Sigma_mid is not symmetric")
-    r = rat(data["r"])
-    if not r > 0:
-        fail("the box radius r must be positive")
-    Y = square(data["Y"], m, "Y", fail)
+    S, r, Y = parse_box(data, d, fail)
     W = square(data["W"], m, "W", fail)
     if W != W.transpose():
         fail("W is not symmetric")

@@ -30,7 +30,7 @@ import math
 
 import flint
 
-__all__ = ["PICARD_ROUNDS", "Field", "replay_tube"]
+__all__ = ["PICARD_ROUNDS", "Field", "replay_tube", "svec_basis"]
 
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
 
@@ -114,14 +114,15 @@ def _from_svec(v, d):
     return X
 
 
-def _directions(d):
-    dirs = []
+def svec_basis(d, mat=flint.arb_mat):
+    """svec basis matrices E_k (``mat``: arb_mat or fmpq_mat), E_ii = e_ie_iᵀ, E_ij = e_ie_jᵀ + e_je_iᵀ (i < j)."""
+    out = []
     for i, j in _upper(d):
-        E = flint.arb_mat(d, d)
+        E = mat(d, d)
         E[i, j] = 1
         E[j, i] = 1
-        dirs.append(E)
-    return dirs
+        out.append(E)
+    return out
 
 
 def _reflect_q(M):
@@ -215,7 +216,7 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None):
     step does not validate."""
     d = S0.nrows()
     box = flint.arb_mat(S0)
-    dirs = _directions(d)
+    dirs = svec_basis(d)
     center = _to_svec(box).mid()            # parallelepiped center + basis·coords ∋ svec Σ
     basis = _identity(len(dirs))
     coords = _to_svec(box) - center

@@ -43,7 +43,7 @@ from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import inertia, qmat
-from .replay import Field, replay_tube
+from .replay import Field, replay_tube, svec_basis
 
 KIND = "blowup-taylor-lmi"
 _MULTI = ("multihead", "multi-head", "mha")
@@ -95,25 +95,13 @@ def _value_attention_pairs(problem):
     _bad(f"variant {problem.variant!r} is not softmax or multi-head softmax")
 
 
-def _basis(d):
-    """svec basis matrices E_k (exact), E_ii = e_ie_iᵀ, E_ij = e_ie_jᵀ + e_je_iᵀ (i < j)."""
-    out = []
-    for i in range(d):
-        for j in range(i, d):
-            E = flint.fmpq_mat(d, d)
-            E[i, j] = 1
-            E[j, i] = 1
-            out.append(E)
-    return out
-
-
 def _trace(M):
     return sum((M[i, i] for i in range(M.nrows())), flint.fmpq(0))
 
 
 def _lmi_ok(P, c, pairs, d):
     """Q_P − c·ppᵀ ⪰ 0 with Q_P rebuilt from tr(P C E_k A E_l)."""
-    Es = _basis(d)
+    Es = svec_basis(d, flint.fmpq_mat)
     m = len(Es)
     PC = [P * C for C, _ in pairs]
     EA = [[E * A for _, A in pairs] for E in Es]   # E_k A_h

@@ -43,8 +43,8 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import frac_str, qmat
-from .krawczyk_box import check_basin, rat
+from ..exact import frac_str
+from .krawczyk_box import check_basin, drift_model, initial_cov, rat
 from .replay import Field, replay_tube
 
 KIND = "tube-basin"
@@ -85,19 +85,11 @@ _SCHEMA = {"basis": ("enum", "svec-upper"), "prec": "int", "Sigma_mid": "rat[][]
 def check_tube_basin(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and converges to the unique
     equilibrium Σ* in Sigma_mid ± r (regime EQUILIBRIUM, quantifier THIS)."""
-    if problem is None or problem.variant != "softmax" or problem.heads or problem.A is None or problem.V is None:
-        _bad("needs an embedded single-head softmax problem with A and V")
+    F, V, A = drift_model(problem, _bad)
     if cert.status != "PROVED":
         _bad("status must be PROVED")
     d = problem.d
-    if problem.cov is None:
-        _bad("the embedded problem has no Σ₀")
-    S0 = qmat(problem.cov)
-    if S0.nrows() != d or S0.ncols() != d or S0 != S0.transpose():
-        _bad("Σ₀ must be a symmetric d×d matrix")
-    A = qmat(problem.A) * rat(str(problem.scale))
-    V = qmat(problem.V)
-    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
+    S0 = initial_cov(problem, _bad)
     data = cert.data
     order = _int_in(data["order"], "order", 1, _MAX_ORDER)
     tprec = _int_in(data["tube_prec"], "tube_prec", 53, 4096)
