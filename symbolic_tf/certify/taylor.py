@@ -54,8 +54,9 @@ from ..spec.errors import CertificationFailed
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, vec_str
 from .exact import frac_str, qmat
-from .validated.flow import (PICARD_ITERATIONS, Flow, initial_state, max_mid, max_rad, picard_enclosure,
-                             svec_basis, taylor_coefficients, taylor_jacobian, taylor_step)
+from .validated.flow import (PICARD_ITERATIONS, Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad,
+                             picard_enclosure, singularity_distance, svec_basis, taylor_coefficients,
+                             taylor_jacobian, taylor_step)
 
 __all__ = ["KIND", "tighten_blowup_bracket", "PICARD_ITERATIONS", "picard_enclosure",
            "taylor_coefficients", "taylor_jacobian", "taylor_step"]
@@ -71,11 +72,6 @@ _TARGET_REL_WIDTH = 1e-13    # stop once the bracket is this narrow (nothing to 
 
 
 # --------------------------------------------------------------------------- arb helpers
-def _arb_of(q) -> flint.arb:
-    q = Fraction(q)
-    return flint.arb(flint.fmpq(q.numerator, q.denominator))
-
-
 def _bounds(t, S, aheads_K, P, c):
     """(lower, upper) ball bounds of T* restarted at t from the enclosure S (None if unusable)."""
     n = S.nrows()
@@ -115,37 +111,27 @@ def _round_sig(q: Fraction, up: bool, digits: int = _SIG_DIGITS) -> Fraction:
     return r
 
 
-def _dyadic_down(h: float, bits: int = 24) -> Fraction:
-    m, e = math.frexp(h)  # h = m·2^e, 0.5 ≤ m < 1
-    return Fraction(math.floor(m * 2 ** bits), 1) * Fraction(2) ** (e - bits)
-
-
 # --------------------------------------------------------------------------- search
 def _integrate(S0q, heads, P, c, uV, uA, order, max_steps, rel_tol, method):
     """Run the validated integration; returns (times, best lower arb, best upper arb, info)."""
     flow = Flow([(qmat(C), qmat(A)) for C, A in heads])
     K = sum((2 * Fraction(a) * Fraction(b) for a, b in zip(uV, uA)), Fraction(0))
-    Kb = _arb_of(K)
+    Kb = arb_of(K)
     Pb = flint.arb_mat(qmat(P))
-    cb = _arb_of(c)
+    cb = arb_of(c)
     S = flint.arb_mat(qmat(S0q))
     state = initial_state(S, method)
     basis = svec_basis(S.nrows())
     t = Fraction(0)
     times = [t]
-    lo, hi = _bounds(_arb_of(t), S, Kb, Pb, cb)
+    lo, hi = _bounds(arb_of(t), S, Kb, Pb, cb)
     best_lo, best_hi = lo, hi
     theta = min(0.25, _STEP_TOL ** (1.0 / (order + 1)))
     s0 = max_mid(S)
     info = {"stop": "max_steps"}
     widths = []
     while len(times) - 1 < max_steps:
-        sig = taylor_coefficients(S, flow, order)
-        norms = [max_mid(s) for s in sig]
-        rho = math.inf
-        for n in (order - 1, order):
-            if n >= 1 and norms[n] > 0 and norms[0] > 0:
-                rho = min(rho, (norms[0] / norms[n]) ** (1.0 / n))
+        rho = singularity_distance(S, flow, order)
         if not math.isfinite(rho):
             info["stop"] = "Taylor coefficients vanish (no growth)"
             break
@@ -155,10 +141,10 @@ def _integrate(S0q, heads, P, c, uV, uA, order, max_steps, rel_tol, method):
         step, err, hq = None, math.inf, Fraction(0)
         s_scale = max_mid(S)
         for attempt in range(_MAX_RETRIES + 1):
-            hq = _dyadic_down(h)
+            hq = dyadic_down(h)
             if hq <= 0:
                 break
-            step = taylor_step(state, _arb_of(hq), flow, order, method, basis)
+            step = taylor_step(state, arb_of(hq), flow, order, method, basis)
             if step is None:
                 h /= 2
                 continue
@@ -180,7 +166,7 @@ def _integrate(S0q, heads, P, c, uV, uA, order, max_steps, rel_tol, method):
             break
         state, S, t = step, S_new, t + hq
         times.append(t)
-        lo, hi = _bounds(_arb_of(t), S, Kb, Pb, cb)
+        lo, hi = _bounds(arb_of(t), S, Kb, Pb, cb)
         if lo is not None and (best_lo is None or lo.lower() > best_lo.lower()):
             best_lo = lo
         if hi is not None and (best_hi is None or hi.upper() < best_hi.upper()):

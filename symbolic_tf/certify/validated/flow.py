@@ -21,11 +21,12 @@ procedures (part of the certificate kinds' definitions: the checkers replay them
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import flint
 
 __all__ = ["Flow", "PICARD_ITERATIONS", "State", "initial_state", "picard_enclosure", "taylor_step",
-           "taylor_coefficients", "taylor_jacobian", "svec", "unsvec", "svec_basis", "max_mid", "max_rad",
+           "taylor_coefficients", "taylor_jacobian", "singularity_distance", "dyadic_down", "arb_of", "svec", "unsvec", "svec_basis", "max_mid", "max_rad",
            "horner"]
 
 PICARD_ITERATIONS = 12            # part of the kinds' definitions: must match kinds/replay.py
@@ -92,6 +93,29 @@ def taylor_jacobian(sig, Y, flow, h, basis):
         for row in range(m):
             J[row, col] = v[row, 0]
     return J
+
+
+def dyadic_down(h: float, bits: int = 24) -> Fraction:
+    """The largest ``bits``-bit dyadic ≤ h > 0 (step times stay exact in arb)."""
+    m, e = math.frexp(h)  # h = m·2^e, 0.5 ≤ m < 1
+    return Fraction(math.floor(m * 2 ** bits), 1) * Fraction(2) ** (e - bits)
+
+
+def arb_of(q) -> flint.arb:
+    """The exact rational q as a point ball."""
+    q = Fraction(q)
+    return flint.arb(flint.fmpq(q.numerator, q.denominator))
+
+
+def singularity_distance(S, flow, order) -> float:
+    """Root-test estimate ρ of the distance (in time) to the nearest singularity from the midpoints of
+    the Taylor coefficients of orders k−1 and k at S (math.inf if they vanish); steps are θ·ρ."""
+    norms = [max_mid(s) for s in taylor_coefficients(S, flow, order)]
+    rho = math.inf
+    for n in (order - 1, order):
+        if n >= 1 and norms[n] > 0 and norms[0] > 0:
+            rho = min(rho, (norms[0] / norms[n]) ** (1.0 / n))
+    return rho
 
 
 def horner(coeffs, h):

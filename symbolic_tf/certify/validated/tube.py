@@ -18,7 +18,8 @@ import flint
 
 from ...spec.errors import InvalidParameters
 from ..exact import qmat
-from .flow import Flow, initial_state, max_mid, max_rad, svec_basis, taylor_coefficients, taylor_step
+from .flow import (Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad, singularity_distance, svec_basis,
+                   taylor_step)
 
 __all__ = ["Tube", "enclose", "flow_data", "integrate_tube", "MAX_D"]
 
@@ -128,15 +129,6 @@ def flow_data(problem):
     return heads, F
 
 
-def _dyadic_down(h: float, bits: int = 24) -> Fraction:
-    m, e = math.frexp(h)
-    return Fraction(math.floor(m * 2 ** bits), 1) * Fraction(2) ** (e - bits)
-
-
-def _arb(q: Fraction) -> flint.arb:
-    return flint.arb(flint.fmpq(q.numerator, q.denominator))
-
-
 def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_steps=20000, rel_tol=1e-2,
                    seconds=None, until=None, local_tol=_LOCAL_TOL) -> Tube:
     """The integration loop behind :func:`enclose` (exact inputs: fmpq heads, F, Σ₀).
@@ -167,12 +159,7 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
                 if seconds is not None and time.perf_counter() - t_start > seconds:
                     stop = f"time limit {seconds:g} s"
                     break
-                sig = taylor_coefficients(S, flow, order)
-                norms = [max_mid(s) for s in sig]
-                rho = math.inf
-                for n in (order - 1, order):
-                    if n >= 1 and norms[n] > 0 and norms[0] > 0:
-                        rho = min(rho, (norms[0] / norms[n]) ** (1.0 / n))
+                rho = singularity_distance(S, flow, order)
                 h = theta * rho if math.isfinite(rho) else (h_prev * 2 if h_prev else 1.0)
                 if h_prev is not None:
                     h = min(h, 4 * h_prev)
@@ -185,10 +172,10 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
                     if last:
                         hq = T - t
                     else:
-                        hq = _dyadic_down(h)
+                        hq = dyadic_down(h)
                     if hq <= 0:
                         break
-                    step = taylor_step(state, _arb(hq), flow, order, method, basis)
+                    step = taylor_step(state, arb_of(hq), flow, order, method, basis)
                     if step is None:
                         h, last = float(hq) / 2, False
                         continue
