@@ -249,6 +249,13 @@ def simulate(problem, t_end: float, *, times=(), Sigma0=None, rhs: RHS | None = 
             ye = sol.y_events[0][0]
             U, s = unpack(ye)
             rate = float(np.sum(U * _sym(G_of(U, s))))
+            lam_min = float(np.linalg.eigvalsh(U).min())
+            if lam_min < -1e-6:
+                # the exact flow keeps Σ ⪰ 0 (congruence); a float solution that left the cone
+                # (a singular Σ₀ whose kernel direction picked up a negative rounding error,
+                # then driven to −∞ by a negative-definite quadratic term) proves nothing
+                return SimResult("failed", te, None, U, s, samples,
+                                 message=f"the float solution left the PSD cone (λ_min(Σ)/‖Σ‖ = {lam_min:.3g})")
             if rate > 1e6 * (1.0 + lin_bound) and rate * te > 1e6:
                 That = te + 1.0 / rate
                 return SimResult("blowup", That, None, U, s, samples,

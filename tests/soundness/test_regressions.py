@@ -109,3 +109,37 @@ def test_huge_drift_with_zero_value_does_not_crash():
         assert d.get("regime") == "EXPONENTIAL_GROWTH", _show(d)
     d = _classify(CRASH_DOC, uniform=True)
     assert d.get("status") in ("PROVED", "UNDECIDED")
+
+
+def test_singular_sigma0_float_artefact_is_not_a_blowup():
+    """Soak #730 (seed 2026): V = −I, R = v·scale·(A + Aᵀ) ≺ 0, F anti-Hurwitz, Σ₀ singular
+    (rank 2).  The covariance exists for all t (X(t) = D⁻¹ − BᵀW(t)B ⪰ D⁻¹), but a float
+    integration of Σ itself leaves the PSD cone along the kernel direction and is then driven to
+    −∞ by the negative-definite quadratic term: the oracle must call that inconclusive, and an
+    integration of the congruence factor Ψ (Σ = ΨΨᵀ, Ψ̇ = (F + VΣA)Ψ) stays finite."""
+    from scipy.integrate import solve_ivp
+
+    from soundness.oracle import judge_classification
+
+    doc = {"variant": "softmax", "d": 3, "scale": "3/2",
+           "A": [["1/4", 0, "1/8"], [0, "1/2", "-1/4"], ["1/8", "-1/4", "7/16"]],
+           "V": [[-1, 0, 0], [0, -1, 0], [0, 0, -1]],
+           "F": [["1/2", "-5/4", "-3/4"], [0, "7/4", -1], [0, 0, "3/4"]], "b": ["3/2", "5/4", "3/4"],
+           "initial": {"cov": [[8, "-1/2", -4], ["-1/2", "61/16", "1/4"], [-4, "1/4", 2]]}}
+    p = parse_problem(doc)
+    c = classify(p)
+    assert c.status == "PROVED" and c.regime in ("EXPONENTIAL_GROWTH", "BOUNDED", "CLUSTERING", "EQUILIBRIUM")
+    assert judge_classification(p, c.to_dict()).ok is not False
+    A = 1.5 * np.array([[0.25, 0, 0.125], [0, 0.5, -0.25], [0.125, -0.25, 7 / 16]])
+    F = np.array([[0.5, -1.25, -0.75], [0, 1.75, -1], [0, 0, 0.75]])
+    S0 = np.array([[8, -0.5, -4], [-0.5, 61 / 16, 0.25], [-4, 0.25, 2]])
+    w, U = np.linalg.eigh(S0)
+    Psi0 = U @ np.diag(np.sqrt(np.clip(w, 0, None)))
+
+    def rhs(t, y):
+        Psi = y.reshape(3, 3)
+        S = Psi @ Psi.T
+        return ((F - S @ A) @ Psi).ravel()
+
+    sol = solve_ivp(rhs, (0, 60), Psi0.ravel(), method="DOP853", rtol=1e-10, atol=1e-12)
+    assert sol.status == 0 and np.all(np.isfinite(sol.y[:, -1]))
