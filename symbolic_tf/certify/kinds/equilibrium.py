@@ -25,20 +25,10 @@ import flint
 
 from ...spec.errors import CertificationFailed
 from ..check import kind
-from ..claims import Claim, EQ_PART_ORDER, Quantifier
+from ..claims import EQ_PART_ORDER, EQ_PART_TEXT, Claim, Quantifier
 from ..exact import ball_pd, definiteness, qmat
 from .krawczyk_box import ball, drift_model, krawczyk, parse_box, rat, square
 
-_TEXT = {
-    "exists-unique": ("Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ has exactly one equilibrium Σ* among the symmetric Σ "
-                      "with |Σ_ij − Sigma_mid_ij| ≤ r for all i, j"),
-    "pd": "Σ* is positive definite",
-    "stable": "Σ* is locally exponentially stable (the linearisation on symmetric matrices is Hurwitz)",
-    "unstable": "Σ* is unstable (the linearisation has an eigenvalue with positive real part)",
-    "mean": ("along every solution with Σ(t) → Σ* the mean converges to α* = −M*⁻¹b, "
-             "M* = F + V + VΣ*A Hurwitz, with α* in the stated box"),
-}
-_ORDER = ("exists-unique", "pd", "stable", "unstable", "mean")
 
 
 def _fail(msg):
@@ -74,8 +64,8 @@ def _check_equilibrium_krawczyk(cert, problem):
     if data.get("basis") != "svec-upper":
         _fail("unknown coordinate basis (expected 'svec-upper')")
     claims = data["claims"]
-    if not isinstance(claims, list) or any(c not in _TEXT for c in claims) or len(set(claims)) != len(claims):
-        _fail("claims must be distinct tokens among " + ", ".join(_ORDER))
+    if not isinstance(claims, list) or any(c not in EQ_PART_TEXT for c in claims) or len(set(claims)) != len(claims):
+        _fail("claims must be distinct tokens among " + ", ".join(EQ_PART_ORDER))
     if "exists-unique" not in claims:
         _fail("the claims must include 'exists-unique'")
     if "stable" in claims and "unstable" in claims:

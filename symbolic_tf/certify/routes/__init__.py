@@ -14,7 +14,8 @@ import importlib
 import pkgutil
 from dataclasses import dataclass, field
 
-__all__ = ["Route", "Context", "route", "registry", "riccati_ready", "is_softmax_family"]
+__all__ = ["Route", "Context", "Outcome", "route", "registry", "prove", "riccati_ready", "is_softmax_family",
+           "driftless_softmax_family", "single_head_drift"]
 
 
 @dataclass
@@ -69,6 +70,20 @@ def registry() -> list[Route]:
 # ---- shared exact preconditions -------------------------------------------------------------
 def is_softmax_family(problem) -> bool:
     return problem.variant == "softmax"
+
+
+def driftless_softmax_family(problem) -> str | None:
+    """None for softmax / multi-head softmax without drift (the LMI routes), else why not."""
+    if problem.variant not in ("softmax", "multihead"):
+        return "needs softmax or multi-head"
+    return "only without drift" if problem.has_drift else None
+
+
+def single_head_drift(problem) -> str | None:
+    """None for the drift model with one softmax head (the equilibrium routes), else why not."""
+    if problem.variant != "softmax" or problem.heads:
+        return "needs single-head softmax"
+    return None if problem.has_drift else "needs a drift F"
 
 
 def riccati_ready(problem) -> str | None:

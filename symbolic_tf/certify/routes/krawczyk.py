@@ -6,7 +6,7 @@ as its own proved claim and decides nothing about a Σ₀ that is not shown to l
 basin (a far-away Σ₀ may flow to 0; a singular Σ₀ can never reach a PD Σ*)."""
 from __future__ import annotations
 
-from . import Context, Route, route
+from . import Context, Route, single_head_drift, route
 
 
 @route
@@ -17,9 +17,7 @@ class Krawczyk(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
-        if problem.variant != "softmax" or problem.heads:
-            return "needs single-head softmax"
-        return None if problem.has_drift else "needs a drift F"
+        return single_head_drift(problem)
 
     def search(self, problem, ctx: Context):
         from ..equilibrium import find_equilibrium

@@ -4,7 +4,7 @@ remainder is dominated; :mod:`symbolic_tf.certify.basin`).  Proves EQUILIBRIUM f
 runs before ``krawczyk-equilibrium``, which only reports local stability as a side claim."""
 from __future__ import annotations
 
-from . import Context, Route, route
+from . import Context, Route, single_head_drift, route
 
 
 @route
@@ -15,9 +15,7 @@ class KrawczykBasin(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
-        if problem.variant != "softmax" or problem.heads:
-            return "needs single-head softmax"
-        return None if problem.has_drift else "needs a drift F"
+        return single_head_drift(problem)
 
     def search(self, problem, ctx: Context):
         from ..basin import find_basin

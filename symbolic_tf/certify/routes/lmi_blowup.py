@@ -3,7 +3,7 @@
 interval Taylor integration (:mod:`symbolic_tf.certify.taylor`)."""
 from __future__ import annotations
 
-from . import Context, Route, route
+from . import Context, Route, driftless_softmax_family, route
 
 
 @route
@@ -14,9 +14,7 @@ class LMIBlowup(Route):
     modes = ("point", "uniform")
 
     def applies(self, problem, ctx: Context):
-        if problem.variant not in ("softmax", "multihead"):
-            return "needs softmax or multi-head"
-        return "only without drift" if problem.has_drift else None
+        return driftless_softmax_family(problem)
 
     def search(self, problem, ctx: Context):
         from ...spec.problem import with_updates

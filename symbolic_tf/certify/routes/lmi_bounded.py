@@ -2,7 +2,7 @@
 with q_P ⪯ 0 (an LMI, rounded and decided exactly): every Σ₀ stays bounded."""
 from __future__ import annotations
 
-from . import Context, Route, route
+from . import Context, Route, driftless_softmax_family, route
 
 
 @route
@@ -13,9 +13,7 @@ class LMIBounded(Route):
     modes = ("point", "uniform")
 
     def applies(self, problem, ctx: Context):
-        if problem.variant not in ("softmax", "multihead"):
-            return "needs softmax or multi-head"
-        return "only without drift" if problem.has_drift else None
+        return driftless_softmax_family(problem)
 
     def search(self, problem, ctx: Context):
         from ..lmi import find_bounded_certificate

@@ -5,7 +5,7 @@ when Σ₀ itself is too far for ``krawczyk-basin`` (order 85) but its solution 
 before ``krawczyk-equilibrium`` (90).  Float trouble gives UNDECIDED with the reason."""
 from __future__ import annotations
 
-from . import Context, Route, route
+from . import Context, Route, single_head_drift, route
 
 
 @route
@@ -16,13 +16,7 @@ class TubeBasin(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
-        if problem.variant != "softmax" or problem.heads:
-            return "needs single-head softmax"
-        if problem.A is None or problem.V is None:
-            return "needs A and V"
-        if problem.d > 6:
-            return "validated tubes support d ≤ 6"
-        return None if problem.has_drift else "needs a drift F"
+        return single_head_drift(problem)
 
     def search(self, problem, ctx: Context):
         from ..validated.basin_tube import find_tube_basin
