@@ -7,7 +7,7 @@ Ours: the generated matrix-form RHS, Dormand–Prince 5(4) batched over all Σ�
 
 Accuracy is measured against exact answers: softmax with V = I has the closed form
 Σ(t) = (Σ₀⁻¹ − t(A+Aᵀ))⁻¹ and the blow-up time T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})
-(MATH.md §4); for V = GGᵀ (no closed form) against a tight-tolerance run checked by the
+(docs/mathematics.md §4); for V = GGᵀ (no closed form) against a tight-tolerance run checked by the
 high-precision reference on a few members.
 
 Run:  .venv/bin/python benchmarks/bench_integrate.py [--baseline-dt 1e-3] [--baseline-members 100]

@@ -2,7 +2,7 @@
 small JSON certificate that ``tests/test_proofs.py`` re-checks independently.
 
 Closed variants: the certificate holds the closure rule, J, c, α̇ and Σ̇ in matrix form
-(SymPy strings) and the MATH.md §3 formula the claim is about; the checker parses them and
+(SymPy strings) and the docs/mathematics.md §3 formula the claim is about; the checker parses them and
 verifies, at fresh random rational instances, that JΣ + ΣJᵀ equals the stated formula
 exactly.  Non-closed variants: the exact witness (instance, order, derivative expression and
 its arb ball), which the checker re-evaluates by ball arithmetic and by quadrature.

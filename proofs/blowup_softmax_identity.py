@@ -1,4 +1,4 @@
-"""Castin et al. / MATH.md §4: softmax with V = I blows up at T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})
+"""Castin et al. / docs/mathematics.md §4: softmax with V = I blows up at T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})
 when that eigenvalue is positive.  Certified bracket; the closed form (computed at 50 digits
 with mpmath, independently) must fall inside."""
 import sys

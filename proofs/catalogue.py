@@ -1,4 +1,4 @@
-"""The conjecture catalogue (MATH.md §3–§6, seed summaries): decide or test every claim and
+"""The conjecture catalogue (docs/mathematics.md §3–§6, seed summaries): decide or test every claim and
 write the certificates of the refuted ones (counterexamples) plus a summary table.
 
 Each certificate is re-checked by `symtf check` in tests/test_proofs.py."""

@@ -1,4 +1,4 @@
-"""MATH.md §4: softmax with V = I and A + Aᵀ ⪯ 0: global solution converging to a limit whose
+"""docs/mathematics.md §4: softmax with V = I and A + Aᵀ ⪯ 0: global solution converging to a limit whose
 rank is dim ker(A+Aᵀ) on the range of Σ₀ (here A + Aᵀ = −2e₁e₁ᵀ, Σ₀ ≻ 0 in d = 3: rank 2)."""
 import sys
 

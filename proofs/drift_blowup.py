@@ -1,4 +1,4 @@
-"""Alcalde–Ji–Zuazua / MATH.md §6: V = vI, F = fI, R ≻ 0: blow-up at T* = ln(1 + f/ρ)/(2f),
+"""Alcalde–Ji–Zuazua / docs/mathematics.md §6: V = vI, F = fI, R ≻ 0: blow-up at T* = ln(1 + f/ρ)/(2f),
 ρ = λ_max(Σ₀^{1/2}RΣ₀^{1/2})/2 — certified by the Radon linearisation in ball arithmetic; the
 closed form (50 digits, independently) must fall inside the bracket."""
 import sys

@@ -1,4 +1,4 @@
-"""Alcalde–Ji–Zuazua / MATH.md §6: with V = vI, R = v(B + Bᵀ) ≺ 0 and F anti-Hurwitz, every
+"""Alcalde–Ji–Zuazua / docs/mathematics.md §6: with V = vI, R = v(B + Bᵀ) ≺ 0 and F anti-Hurwitz, every
 Σ₀ ≻ 0 converges to the stable equilibrium Σ* = P*⁻¹, FᵀP* + P*F = −R."""
 import sys
 

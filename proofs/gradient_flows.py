@@ -1,4 +1,4 @@
-"""Castin et al. / MATH.md §7: (1) softmax dynamics is the twisted gradient flow
+"""Castin et al. / docs/mathematics.md §7: (1) softmax dynamics is the twisted gradient flow
 Γ = M∇(δE/δμ)/Z_μ with M = VA⁻¹ exactly when A is symmetric (refuted with an exact instance
 otherwise); (2) Sinkhorn with A symmetric, V = A is, on Gaussians, the Bures–Wasserstein gradient
 flow of ½·OT_ε(μ, μ) (proved in d = 1; numerical evidence in d = 2). Writes the verdicts as JSON."""

@@ -1,4 +1,4 @@
-"""Castin et al. / MATH.md §7: the interaction energy E(μ) = ½∬e^{yᵀAx}dμdμ is not geodesically
+"""Castin et al. / docs/mathematics.md §7: the interaction energy E(μ) = ½∬e^{yᵀAx}dμdμ is not geodesically
 convex for V = I, A = −I — a certified witness (rational Dirac masses and displacement whose
 second variation is provably negative, by arb ball arithmetic)."""
 import argparse

@@ -47,7 +47,7 @@ def build_report(out: str | Path, progress: bool = True) -> dict:
           f"symbolic_tf {__version__}, SymPy {sp.__version__}, Python {platform.python_version()}", "",
           "Status PROVED: the velocity field is affine in x for every Gaussian (closure rule "
           "applied to the symbolic declaration). REFUTED: exact witness (a derivative of order "
-          "≥ 2 of Γ that is provably nonzero). Conventions of MATH.md §1 (A = KᵀQ, no temperature).", ""]
+          "≥ 2 of Γ that is provably nonzero). Conventions of docs/mathematics.md §1 (A = KᵀQ, no temperature).", ""]
     for row in rows:
         inv = row["invariance"]
         md += [f"## {row['variant']}", "", f"**Gaussian invariance: {inv['status']}** — {inv['reason']}", ""]

@@ -6,7 +6,7 @@ run ``python -m symbolic_tf.cli`` as a real subprocess to prove the exit status 
 stderr is one line without a traceback.
 
 Every expected value of ``symtf rhs`` is recomputed here independently from the formulas of
-MATH.md §3/§6 (Fractions / SymPy Rationals / mpmath), never hard-coded.
+docs/mathematics.md §3/§6 (Fractions / SymPy Rationals / mpmath), never hard-coded.
 """
 from __future__ import annotations
 
@@ -312,7 +312,7 @@ def test_rhs_softmax_with_drift(capsys, tmp_path, d, seed):
     text = (f'variant = "softmax"\nd = {d}\nA = {toml_mat(A)}\nV = {toml_mat(V)}\nF = {toml_mat(F)}\n'
             f"b = {toml_vec(b)}\n[initial]\nmean = {toml_vec(a)}\ncov = {toml_mat(S)}\n")
     data = rhs_json(capsys, tmp_path, text)
-    # MATH.md §6: Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ, α̇ = (F + V)α + VΣAα + b
+    # docs/mathematics.md §6: Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ, α̇ = (F + V)α + VΣAα + b
     cov = madd(mm(F, S), mm(S, tr(F)), mm(V, S, A, S), mm(S, tr(A), S, tr(V)))
     mean = flat(madd(mm(madd(F, V), col(a)), mm(V, S, A, col(a)), col(b)))
     assert_exact(data, mean, cov)

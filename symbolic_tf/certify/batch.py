@@ -1,6 +1,6 @@
 """Fast certified blow-up brackets for many Σ₀ at once (softmax, V = vI, no drift).
 
-For Σ₀ ≻ 0, X(t) = Σ₀⁻¹ − tR with R = v(A + Aᵀ) (MATH.md §4: Σ(t) = (Σ₀⁻¹ − tR)⁻¹), and
+For Σ₀ ≻ 0, X(t) = Σ₀⁻¹ − tR with R = v(A + Aᵀ) (docs/mathematics.md §4: Σ(t) = (Σ₀⁻¹ − tR)⁻¹), and
 T* is the first t where X(t) is singular.  A float eigenvalue computation, batched over all
 Σ₀, *guesses* T*; each bracket [lo, hi] (dyadic rationals around the guess) is then decided
 exactly: X(lo) ≻ 0 by an exact LDLᵀ (X is affine in t and X(0) ≻ 0, so PD on [0, lo]) and a

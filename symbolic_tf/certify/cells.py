@@ -3,7 +3,7 @@
 For such a slice the coordinates (x, y) enter affinely A, f and Σ₀ (:mod:`symbolic_tf.spec.mapspec`).
 With R = v·scale·(A + Aᵀ), g(f, t) = ∫₀ᵗ e^{2fs} ds = (e^{2ft} − 1)/(2f) (g = t for f = 0),
 the covariance ODE Σ̇ = fΣ + Σf + ΣRΣ has P = Σ⁻¹ with P(t) = e^{−2ft}(Σ₀⁻¹ − g(f, t)R)
-(MATH.md §6), so, congruence by Σ₀ ≻ 0,
+(docs/mathematics.md §6), so, congruence by Σ₀ ≻ 0,
 
     Σ(t) exists  ⟺  K(g(f, t)) ≻ 0,   K(γ) := S − γ·SRS,   S := Σ₀,
 
@@ -18,8 +18,8 @@ a convex condition on matrix polynomials in (x, y), decided on a whole cell by
 * **CLUSTERING** (rank 0, Σ → 0) — f ≡ 0 and Q ≺ 0, or f < 0 and M ≻ 0 on the open cell
   (then K(γ) = (1 − 2|f|γ)S + γM ≻ 0 for γ < 1/(2|f|) and P(t) → ∞).
 * **EQUILIBRIUM** — f > 0 and Q ≺ 0 on the open cell: Σ(t) → Σ* = −2f·R⁻¹, a stable
-  equilibrium (R ≺ 0, F anti-Hurwitz; MATH.md §6).
-* **BOUNDED** — f ≡ 0 and Q ⪯ 0: global, Σ(t) = (Σ₀⁻¹ − tR)⁻¹ converges (MATH.md §4).
+  equilibrium (R ≺ 0, F anti-Hurwitz; docs/mathematics.md §6).
+* **BOUNDED** — f ≡ 0 and Q ⪯ 0: global, Σ(t) = (Σ₀⁻¹ − tR)⁻¹ converges (docs/mathematics.md §4).
 * **EXPONENTIAL_GROWTH** — Q ⪯ 0: K(γ) ≻ 0 for every γ ≥ 0, global with ‖Σ(t)‖ ≤ C e^{2 f_hi t}.
 
 The verdicts are claimed on the *open* cell (its interior); edges are measure zero and belong to

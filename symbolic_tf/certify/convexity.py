@@ -1,4 +1,4 @@
-"""Certified non-convexity of the softmax interaction energy along Wasserstein geodesics (MATH.md §7).
+"""Certified non-convexity of the softmax interaction energy along Wasserstein geodesics (docs/mathematics.md §7).
 
 E(μ) = ½∬ e^{yᵀAx} dμ dμ.  For μ = (1/n)Σδ_{x_i} and x_i ↦ x_i + sξ_i (any rational data):
 the plan {(x_i, x_i + sξ_i)} is cyclically monotone for 0 ≤ s ≤ ε — along a cycle,

@@ -1,12 +1,12 @@
 """Certified PD equilibria of the Alcalde–Ji–Zuazua drift model with a general value matrix V.
 
-The covariance of the softmax + affine-drift flow (MATH.md §6; A = scale·A_problem, the
+The covariance of the softmax + affine-drift flow (docs/mathematics.md §6; A = scale·A_problem, the
 paper's B) obeys the matrix Bernoulli equation
 
     Σ̇ = G(Σ) := FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ.
 
 :func:`find_equilibrium` looks for Σ* ≻ 0 with G(Σ*) = 0 that is locally exponentially
-stable, and certifies it (MATH.md §5, "Equilibria"):
+stable, and certifies it (docs/mathematics.md §5, "Equilibria"):
 
 * coordinates: symmetric matrices in the plain rational basis E_ii, E_ij + E_ji (i < j),
   ordered row-major over i ≤ j ("svec-upper"); the coordinate of Σ on E_ij(+E_ji) is Σ_ij,

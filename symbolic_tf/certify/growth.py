@@ -4,7 +4,7 @@
   self-coupling; in whitened coordinates C = Σ^{1/2} K̃ Σ^{1/2} with ‖K̃‖₂ ≤ 1 (a
   cross-correlation), so ‖Σ̇‖₂ ≤ 2(‖V‖₂ + ‖F‖₂)‖Σ‖₂: ‖Σ(t)‖₂ ≤ ‖Σ₀‖₂ e^{γt}.
 * ℓ2 with G = KᵀK ≻ 0: JΣ = 2VΣ(I + 2GΣ)⁻¹AΣ and Σ(I + 2GΣ)⁻¹ = (Σ⁻¹ + 2G)⁻¹ ⪯ (2G)⁻¹, so
-  ‖Σ̇‖₂ ≤ (2‖V‖‖A‖/λ_min(G) + 2‖F‖)‖Σ‖₂ (MATH.md §4: no finite-time blow-up).
+  ‖Σ̇‖₂ ≤ (2‖V‖‖A‖/λ_min(G) + 2‖F‖)‖Σ‖₂ (docs/mathematics.md §4: no finite-time blow-up).
 Norms are bounded by rational u ≥ ‖·‖_F (checked as u² ≥ Σ entries²) and g ≤ λ_min(G)
 (checked as G − gI ⪰ 0), all exact.
 """

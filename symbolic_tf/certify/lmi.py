@@ -1,4 +1,4 @@
-"""Trace-functional LMI certificates for the softmax covariance flow (MATH.md §5).
+"""Trace-functional LMI certificates for the softmax covariance flow (docs/mathematics.md §5).
 
 For the softmax flow Σ̇ = Σ_h C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ (single head: C = V; multi-head:
 C_h = W_hV_h, W_h = I by default; A scaled by the temperature) and a symmetric P, the

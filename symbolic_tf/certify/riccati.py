@@ -1,7 +1,7 @@
 """Certificates for the covariance flow when V = vI (softmax, optionally + drift F x + b).
 
 With V = vI and R := v(A + Aᵀ) the covariance equation Σ̇ = FΣ + ΣFᵀ + ΣRΣ is linearised
-(MATH.md §5–§6, Radon): P = Σ⁻¹ obeys Ṗ = −(FᵀP + PF) − R, so
+(docs/mathematics.md §5–§6, Radon): P = Σ⁻¹ obeys Ṗ = −(FᵀP + PF) − R, so
 
     Σ(t) = e^{Ft} B (D⁻¹ − Bᵀ W(t) B)⁻¹ Bᵀ e^{Fᵀt},    W(t) = ∫₀ᵗ e^{Fᵀs} R e^{Fs} ds,
 
@@ -358,7 +358,7 @@ def _global_hurwitz(problem, F, R, B, D, v) -> Verdict | None:
     so X(t) = D⁻¹ − g(t)BᵀRB is a convex combination of D⁻¹ ≻ 0 and X∞ ≻ 0 whatever the sign of R.
 
     W(t) = ∫₀ᵗ e^{Fᵀs}Re^{Fs}ds increases (R ⪰ 0) to W∞, so X(t) ⪰ D⁻¹ − BᵀW∞B ≻ 0 for all t
-    (no blow-up), and Σ(t) = e^{Ft}B X(t)⁻¹ Bᵀe^{Fᵀt} → 0 since F is Hurwitz (MATH.md §6:
+    (no blow-up), and Σ(t) = e^{Ft}B X(t)⁻¹ Bᵀe^{Fᵀt} → 0 since F is Hurwitz (docs/mathematics.md §6:
     the below-threshold side of λ_max(Σ₀^{1/2}P*Σ₀^{1/2}) = 1)."""
     n = F.nrows()
     I = flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
@@ -391,7 +391,7 @@ def _equilibrium(problem, F, R, v) -> Verdict | None:
     claim = "for every Σ₀ ≻ 0, Σ(t) exists for all t and converges to the equilibrium Σ* = P*⁻¹"
     data = {"v": frac_str(v), "P_star": mat_str(P), "X": mat_str(X)}
     evidence = {"regime": "EQUILIBRIUM", "Sigma_star": mat_str(Sstar)}
-    # mean: in the limit α̇ = M*α + b with M* = F + vI + vΣ*B (MATH.md §6); Hurwitz ⇔ v < 0,
+    # mean: in the limit α̇ = M*α + b with M* = F + vI + vΣ*B (docs/mathematics.md §6); Hurwitz ⇔ v < 0,
     # certified by an exact Lyapunov solution M*ᵀY + YM* = −I with Y ≻ 0.
     A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
     vq = flint.fmpq(v.numerator, v.denominator)

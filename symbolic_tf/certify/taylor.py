@@ -1,4 +1,4 @@
-"""Tightening the blow-up bracket by a validated interval Taylor integration (MATH.md §5).
+"""Tightening the blow-up bracket by a validated interval Taylor integration (docs/mathematics.md §5).
 
 For the drift-free softmax flow with general value matrices (single head C = V, or multi-head
 C_h = W_hV_h; A_h scaled by the temperature)

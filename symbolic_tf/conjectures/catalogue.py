@@ -1,4 +1,4 @@
-"""The catalogue: every claim of MATH.md §3–§6 and the seed summaries, with its source,
+"""The catalogue: every claim of docs/mathematics.md §3–§6 and the seed summaries, with its source,
 decided or tested by the toolkit (answers are not assumed: some claims are false as stated).
 """
 from __future__ import annotations
@@ -42,45 +42,45 @@ def catalogue(max_d: int = 3) -> list:
     out = []
     for name in variants.names():
         out.append(IdentityConjecture(
-            f"invariance-{name}", f"the {name} flow keeps Gaussian laws Gaussian", f"{CASTIN}; MATH.md §3",
+            f"invariance-{name}", f"the {name} flow keeps Gaussian laws Gaussian", f"{CASTIN}; docs/mathematics.md §3",
             _invariance(name)))
     out += [
-        IdentityConjecture("softmax-riccati", "softmax: Σ̇ = VΣAΣ + ΣAᵀΣVᵀ", f"{CASTIN}; MATH.md §3",
+        IdentityConjecture("softmax-riccati", "softmax: Σ̇ = VΣAΣ + ΣAᵀΣVᵀ", f"{CASTIN}; docs/mathematics.md §3",
                            I.softmax_riccati_form),
-        IdentityConjecture("identity-closed-form", "V = I: Σ(t) = (Σ₀⁻¹ − t(A+Aᵀ))⁻¹", f"{CASTIN}; MATH.md §4",
+        IdentityConjecture("identity-closed-form", "V = I: Σ(t) = (Σ₀⁻¹ − t(A+Aᵀ))⁻¹", f"{CASTIN}; docs/mathematics.md §4",
                            I.identity_closed_form),
         RegimeConjecture("identity-blowup", "V = I and λ_max(A+Aᵀ) > 0, Σ₀ ≻ 0 ⇒ finite-time blow-up at "
-                         "T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})", f"{CASTIN}; MATH.md §4",
+                         "T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})", f"{CASTIN}; docs/mathematics.md §4",
                          S.problems(d=dims, value_attention=functools.partial(S.v_a_with_positive_eig, value=_identity)),
                          "blowup"),
         RegimeConjecture("identity-nsd-clustering", "V = I and A + Aᵀ ⪯ 0 ⇒ global solution (clustering)",
-                         f"{CASTIN}; MATH.md §4", S.problems(d=dims, value=_identity, attention=S.a_with_nsd_sym,
+                         f"{CASTIN}; docs/mathematics.md §4", S.problems(d=dims, value=_identity, attention=S.a_with_nsd_sym,
                                                               cov=S.psd), "no_blowup"),
-        IdentityConjecture("rank-invariance", "rank Σ(t) = rank Σ₀", f"{CASTIN}; MATH.md §4", I.rank_invariance),
-        RegimeConjecture("l2-no-blowup", "ℓ2 attention: no finite-time blow-up", f"{CASTIN}; MATH.md §4",
+        IdentityConjecture("rank-invariance", "rank Σ(t) = rank Σ₀", f"{CASTIN}; docs/mathematics.md §4", I.rank_invariance),
+        RegimeConjecture("l2-no-blowup", "ℓ2 attention: no finite-time blow-up", f"{CASTIN}; docs/mathematics.md §4",
                          S.problems("l2", d=dims), "no_blowup"),
-        RegimeConjecture("sinkhorn-no-blowup", "Sinkhorn attention: no finite-time blow-up", f"{CASTIN}; MATH.md §4",
+        RegimeConjecture("sinkhorn-no-blowup", "Sinkhorn attention: no finite-time blow-up", f"{CASTIN}; docs/mathematics.md §4",
                          S.problems("sinkhorn", d=dims), "no_blowup"),
-        IdentityConjecture("sinkhorn-mean", "Sinkhorn: the mean decouples, α̇ = Vα", f"{CASTIN}; MATH.md §3",
+        IdentityConjecture("sinkhorn-mean", "Sinkhorn: the mean decouples, α̇ = Vα", f"{CASTIN}; docs/mathematics.md §3",
                            I.sinkhorn_mean_decouples),
         IdentityConjecture("trace-symmetric-V", "V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)",
-                           f"{CASTIN}; MATH.md §4", I.trace_identity_symmetric),
+                           f"{CASTIN}; docs/mathematics.md §4", I.trace_identity_symmetric),
         IdentityConjecture("trace-nonsymmetric-V", "any invertible V: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)",
-                           "MATH.md §4 (stated false for non-symmetric V)", I.trace_identity_nonsymmetric),
+                           "docs/mathematics.md §4 (stated false for non-symmetric V)", I.trace_identity_nonsymmetric),
         RegimeConjecture("seed-nsd-rank-deficient", "VA + AᵀVᵀ ⪯ 0 ⇒ global existence and a rank-deficient limit",
-                         "seed summary (conjecture); MATH.md §4",
+                         "seed summary (conjecture); docs/mathematics.md §4",
                          S.problems(d=dims, value_attention=S.v_a_with_nsd), "global_rank_deficient"),
         RegimeConjecture("seed-positive-eig-blowup", "VA + AᵀVᵀ has a positive eigenvalue ⇒ blow-up for some Σ₀",
-                         "seed summary (conjecture); MATH.md §4",
+                         "seed summary (conjecture); docs/mathematics.md §4",
                          S.problems(d=dims, value_attention=S.v_a_with_positive_eig), "blowup_possible", uniform=True,
                          explicit=[{"variant": "softmax", "d": 2, "A": [[-1, 0], [0, -1]], "V": [[1, 10], [0, 1]],
                                     "initial": {"cov": [[1, 0], [0, 1]]}}]),
         RegimeConjecture("drift-opposite-sign", "drift model, V = vI, v(B+Bᵀ) ≺ 0, F = fI with f > 0 ⇒ stable "
-                         "equilibrium (bounded)", f"{ALCALDE}; MATH.md §6",
+                         "equilibrium (bounded)", f"{ALCALDE}; docs/mathematics.md §6",
                          S.drift_scalar_problems(d=dims, v=S.positive_rationals(), beta=S.positive_rationals().map(lambda x: -x),
                                                  f=S.positive_rationals(), bias=True), "bounded"),
         RegimeConjecture("drift-same-sign", "drift model, V = vI, v(B+Bᵀ) ≻ 0 ⇒ finite-time blow-up (any F = fI)",
-                         f"{ALCALDE}; MATH.md §6 (the F term 'controlled')",
+                         f"{ALCALDE}; docs/mathematics.md §6 (the F term 'controlled')",
                          S.drift_scalar_problems(d=dims, v=S.positive_rationals(), beta=S.positive_rationals(),
                                                  f=S.rationals()), "blowup"),
     ]

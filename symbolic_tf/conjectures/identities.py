@@ -28,7 +28,7 @@ def _engine_cov(variant, d, env):
 
 
 def softmax_riccati_form(dims=(2, 3)) -> Verdict:
-    """The engine's softmax Σ̇ equals VΣAΣ + ΣAᵀΣVᵀ (MATH.md §3)."""
+    """The engine's softmax Σ̇ equals VΣAΣ + ΣAᵀΣVᵀ (docs/mathematics.md §3)."""
     from ..symbolic import symbols as S
 
     claim = "softmax: Σ̇ = VΣAΣ + ΣAᵀΣVᵀ"
@@ -45,7 +45,7 @@ def softmax_riccati_form(dims=(2, 3)) -> Verdict:
 
 
 def identity_closed_form(d: int = 2) -> Verdict:
-    """V = I: Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ solves Σ̇ = ΣAΣ + ΣAᵀΣ (MATH.md §4)."""
+    """V = I: Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ solves Σ̇ = ΣAΣ + ΣAᵀΣ (docs/mathematics.md §4)."""
     claim = "V = I: Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ solves the softmax covariance ODE"
     t = sp.Symbol("t")
     A, S0 = _sym("A", d), _sym("S", d, True)
@@ -76,7 +76,7 @@ def _trace_gap(V, A, Sg):
 
 
 def trace_identity_symmetric(dims=(2, 3)) -> Verdict:
-    """V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ) (MATH.md §4)."""
+    """V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ) (docs/mathematics.md §4)."""
     from ..symbolic import symbols as S
 
     claim = "V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)"

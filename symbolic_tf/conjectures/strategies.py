@@ -440,7 +440,7 @@ def orthogonal(draw, d: Dim = None, elements: SearchStrategy | None = None) -> t
 
 
 # ----------------------------------------------------------------------------------------
-# parameter sets satisfying a hypothesis of MATH.md §4 by construction
+# parameter sets satisfying a hypothesis of docs/mathematics.md §4 by construction
 # ----------------------------------------------------------------------------------------
 def _check_kernel_dim(kernel_dim) -> None:
     if kernel_dim is not None and (isinstance(kernel_dim, bool) or not isinstance(kernel_dim, int) or kernel_dim < 0):
@@ -460,7 +460,7 @@ def _draw_n_rank(draw, d, kernel_dim):
 @st.composite
 def a_with_nsd_sym(draw, d: Dim = None, kernel_dim: int | None = None,
                    elements: SearchStrategy | None = None) -> tuple:
-    """Attention matrices A with A + Aᵀ ⪯ 0 (the clustering hypothesis of MATH.md §4).
+    """Attention matrices A with A + Aᵀ ⪯ 0 (the clustering hypothesis of docs/mathematics.md §4).
 
     A = −N/2 + S with N ⪰ 0 from :func:`psd` of rank d − kernel_dim and S skew, so
     A + Aᵀ = −N exactly.
@@ -544,7 +544,7 @@ def v_a_with_positive_eig(draw, d: Dim = None, value: Factory | None = None,
 
 
 def spd_value(d: Dim = None, elements: SearchStrategy | None = None) -> SearchStrategy[tuple]:
-    """Value matrices V = Vᵀ ≻ 0 (the case of MATH.md §4 where d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)).
+    """Value matrices V = Vᵀ ≻ 0 (the case of docs/mathematics.md §4 where d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)).
 
     Returns
     -------
@@ -742,7 +742,7 @@ def drift_scalar_problems(
     mean: Factory | None = vectors,
     T: SearchStrategy | None = None,
 ) -> SearchStrategy[Problem]:
-    """Alcalde–Ji–Zuazua problems (softmax + drift, MATH.md §6) with scalar parameters:
+    """Alcalde–Ji–Zuazua problems (softmax + drift, docs/mathematics.md §6) with scalar parameters:
     V = vI, F = fI, A = βI (+ an optional extra term).
 
     Parameters

@@ -1,5 +1,5 @@
 """Steering Gaussians with piecewise-constant controls of the Alcalde–Ji–Zuazua model
-(MATH.md §6).
+(docs/mathematics.md §6).
 
 steer.py         the entry point ``steer`` (verdicts, full-rank and general-rank routes,
                  ``simulate_schedule``, ``rescale_schedule``, ``verify_with_tokens``)

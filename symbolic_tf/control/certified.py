@@ -1,7 +1,7 @@
 """Ball-arithmetic (python-flint ``arb``) enclosures of steering end points, and rigorous
 rational brackets of eigenvalues — the certified half of :mod:`symbolic_tf.control`.
 
-Closed forms used (MATH.md §4, §6; F, b, A, V constant on a phase of length τ):
+Closed forms used (docs/mathematics.md §4, §6; F, b, A, V constant on a phase of length τ):
 
 * **linear phases** — A = 0 or V = 0.  Then Σ̇ = FΣ + ΣFᵀ, so Σ(τ) = e^{Fτ}Σe^{Fᵀτ}, and
   α̇ = Lα + b with L = F + V (A = 0) or L = F (V = 0), so [α(τ); 1] = exp([[L, b], [0, 0]]τ)[α; 1].

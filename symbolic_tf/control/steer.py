@@ -1,5 +1,5 @@
 """Steer a Gaussian (α₀, Σ₀) to a target (α₁, Σ₁) at time T with piecewise-constant controls
-of the Alcalde–Ji–Zuazua model (MATH.md §6, B = our attention matrix ``A``):
+of the Alcalde–Ji–Zuazua model (docs/mathematics.md §6, B = our attention matrix ``A``):
 
     α̇ = (F + V)α + VΣAα + b,    Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ.
 

@@ -13,7 +13,7 @@ of the output projection).  Its logit for query x_i and key x_j is
     u_h = \frac{W_{K,h}^T b_{Q,h}}{\sqrt{d_h}},\qquad
     r_h(x) = \frac{b_{K,h}\cdot(W_{Q,h}x + b_{Q,h})}{\sqrt{d_h}},
 
-which is MATH.md §1's convention ⟨Qx, Ky⟩ = yᵀAx with Q = W_{Q,h}/d_h^{1/4},
+which is docs/mathematics.md §1's convention ⟨Qx, Ky⟩ = yᵀAx with Q = W_{Q,h}/d_h^{1/4},
 K = W_{K,h}/d_h^{1/4} (query x, key y; the softmax variant's kernel e^{yᵀAx}).  The query-only
 term r_h(x_i) cancels in the row softmax; the key bias therefore acts only through the
 query-side constant, and the **query bias tilts the key law** by e^{u_hᵀy}.  The head's output
@@ -26,7 +26,7 @@ query-side constant, and the **query bias tilts the key law** by e^{u_hᵀy}.  T
 (P rows sum to 1, so the value bias is a constant shift), and the layer's attention branch is
 attn(x) = Σ_h head_h(x) + b_O.
 
-Mean-field limit on a Gaussian μ = N(α, Σ).  The tilting lemma (MATH.md §3) turns the key law
+Mean-field limit on a Gaussian μ = N(α, Σ).  The tilting lemma (docs/mathematics.md §3) turns the key law
 e^{yᵀ(A_h x + u_h)}μ(dy)/Z into N(α + Σ(A_h x + u_h), Σ), so the branch is affine,
 
 .. math::

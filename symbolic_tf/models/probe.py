@@ -1,4 +1,4 @@
-r"""Gaussianity through the layers of a pretrained encoder (the Alcalde–Ji–Zuazua probe, MATH.md §6).
+r"""Gaussianity through the layers of a pretrained encoder (the Alcalde–Ji–Zuazua probe, docs/mathematics.md §6).
 
 Input.  ``samples`` = N tokens drawn i.i.d. from N(m, S) and cut into N/n sequences of
 ``seq_len`` = n tokens; they enter the first encoder layer directly (the token embedding is
@@ -27,7 +27,7 @@ spread, see :func:`noise_floor`); ``z = (metric − floor mean)/(sd·√(1 + 1/r
 reported (|z| ≲ 3 is "at the noise floor").
 
 Closure check of each layer's attention sub-block Y = x + attn(x) (before LayerNorm), against
-the multi-head Gaussian closure of MATH.md §3 (:mod:`symbolic_tf.models.heads`):
+the multi-head Gaussian closure of docs/mathematics.md §3 (:mod:`symbolic_tf.models.heads`):
 
 * ``pooled`` — the one-step prediction of the moment ODE from the pooled input moments
   (α̂, Σ̂): ``euler`` (α + Jα + c, Σ + JΣ + ΣJᵀ) and ``pushforward`` ((I+J)Σ(I+J)ᵀ);

@@ -53,11 +53,11 @@ The sign of v·(Ku)·(Qu) is then certified when its ball excludes 0.
 
 Verdicts per head (:class:`~symbolic_tf.spec.verdict.Verdict`):
 
-* ``symA_nsd`` — "A_h + A_hᵀ ⪯ 0" (the clustering condition of MATH.md §4 for V = I);
+* ``symA_nsd`` — "A_h + A_hᵀ ⪯ 0" (the clustering condition of docs/mathematics.md §4 for V = I);
 * ``identity_value_blowup`` — "with V = I the Gaussian flow of A_h blows up in finite time from
-  every Σ₀ ≻ 0": MATH.md §4 gives Σ(t)⁻¹ = Σ₀⁻¹ − t(A + Aᵀ), singular first at
+  every Σ₀ ≻ 0": docs/mathematics.md §4 gives Σ(t)⁻¹ = Σ₀⁻¹ − t(A + Aᵀ), singular first at
   T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2}), finite iff n₊(A + Aᵀ) > 0 (Sylvester);
-* ``conjecture_hypothesis`` — "C_hA_h + A_hᵀC_hᵀ ⪯ 0" (hypothesis of MATH.md §4's conjecture);
+* ``conjecture_hypothesis`` — "C_hA_h + A_hᵀC_hᵀ ⪯ 0" (hypothesis of docs/mathematics.md §4's conjecture);
 * ``head_blowup`` — "the single-head Gaussian flow (A_h, V = C_h) blows up in finite time from
   some Σ₀ ⪰ 0": PROVED by a certified rank-one eigenline, otherwise UNDECIDED (the uniform
   LMI certificates of :mod:`symbolic_tf.certify.lmi` live on svec(Σ), dimension d(d+1)/2 =
@@ -332,7 +332,7 @@ def head_verdicts(hp, *, witnesses: bool = True, source: dict | None = None) -> 
         evA["witnesses"] = wit
     out = {}
     out["symA_nsd"] = Verdict(
-        PROVED if iA[0] == 0 else REFUTED, "A_h + A_hᵀ ⪯ 0 (MATH.md §4 clustering condition for V = I)",
+        PROVED if iA[0] == 0 else REFUTED, "A_h + A_hᵀ ⪯ 0 (docs/mathematics.md §4 clustering condition for V = I)",
         "exact-inertia", evA, {"lambda_max_symA": spectrum["lambda_max"]},
         f"A_h + A_hᵀ: {_fmt_inertia(iA)} (exact)")
     certs = (_witness_certificates(hp, source, wit["positive"])
@@ -342,7 +342,7 @@ def head_verdicts(hp, *, witnesses: bool = True, source: dict | None = None) -> 
     if iA[0] > 0:
         out["identity_value_blowup"] = Verdict(
             PROVED, "with V = I the Gaussian flow of A_h blows up in finite time from every Σ₀ ≻ 0",
-            "closed-form (MATH.md §4) + exact inertia", {"inertia": list(iA)}, {},
+            "closed-form (docs/mathematics.md §4) + exact inertia", {"inertia": list(iA)}, {},
             f"Σ(t)⁻¹ = Σ₀⁻¹ − t(A+Aᵀ) loses definiteness at T* = 1/λ_max(Σ₀^½(A+Aᵀ)Σ₀^½) < ∞ "
             f"since n₊(A+Aᵀ) = {iA[0]} > 0")
         if certs:
@@ -350,7 +350,7 @@ def head_verdicts(hp, *, witnesses: bool = True, source: dict | None = None) -> 
     else:
         out["identity_value_blowup"] = Verdict(
             REFUTED, "with V = I the Gaussian flow of A_h blows up in finite time from every Σ₀ ≻ 0",
-            "closed-form (MATH.md §4) + exact inertia", {"inertia": list(iA)}, {},
+            "closed-form (docs/mathematics.md §4) + exact inertia", {"inertia": list(iA)}, {},
             "A + Aᵀ ⪯ 0: Σ(t)⁻¹ = Σ₀⁻¹ − t(A+Aᵀ) ⪰ Σ₀⁻¹ for all t ≥ 0 (global solution)")
     # C_h A_h + (C_h A_h)^T ∝ U^T Q + Q^T U with U = K W_V^T W_O^T (integers at scale sK+sV+sO)
     KV = Km * _zmat(V).transpose()                 # d_h × d_h
@@ -367,7 +367,7 @@ def head_verdicts(hp, *, witnesses: bool = True, source: dict | None = None) -> 
     lamCA = np.linalg.eigvalsh(CA + CA.T)
     out["conjecture_hypothesis"] = Verdict(
         PROVED if iCA[0] == 0 else REFUTED,
-        "C_hA_h + A_hᵀC_hᵀ ⪯ 0 (hypothesis of the MATH.md §4 conjecture: bounded, rank-deficient limit)",
+        "C_hA_h + A_hᵀC_hᵀ ⪯ 0 (hypothesis of the docs/mathematics.md §4 conjecture: bounded, rank-deficient limit)",
         "exact-inertia", {"inertia": list(iCA), "method": how.replace("W_K", "W_K W_Vᵀ W_Oᵀ")},
         {"lambda_max": float(lamCA[-1]), "lambda_min": float(lamCA[0])},
         f"C_hA_h + A_hᵀC_hᵀ: {_fmt_inertia(iCA)} (exact)")

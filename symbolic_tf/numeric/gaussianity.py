@@ -1,8 +1,8 @@
 r"""How Gaussian is a token cloud?  Moments, distances and normality statistics (NumPy).
 
 Used to compare particle simulations (:mod:`symbolic_tf.numeric.particles`) with the
-Gaussian moment ODEs of MATH.md §3, and to measure how far a cloud is from its
-moment-matched Gaussian (the Alcalde–Ji–Zuazua probe, MATH.md §6).
+Gaussian moment ODEs of docs/mathematics.md §3, and to measure how far a cloud is from its
+moment-matched Gaussian (the Alcalde–Ji–Zuazua probe, docs/mathematics.md §6).
 
 * :func:`empirical_moments` — weighted mean and population covariance;
 * :func:`bures_wasserstein` — the 2-Wasserstein distance between two Gaussians;

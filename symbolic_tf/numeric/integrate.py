@@ -1,7 +1,7 @@
 """Batched adaptive integration of moment systems (Dormand–Prince 5(4)) with events.
 
 State per batch member: the mean α and a factor Ψ with Σ(t) = Ψ(t) Ψ(t)ᵀ, Ψ = ΦL₀ where Φ is
-the congruence factor of MATH.md §4 and Σ₀ = L₀L₀ᵀ:
+the congruence factor of docs/mathematics.md §4 and Σ₀ = L₀L₀ᵀ:
 
     α̇ = J(α, Σ) α + c(α, Σ),      Ψ̇ = J(α, Σ) Ψ,   Ψ(0) = L₀.
 

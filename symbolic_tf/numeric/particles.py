@@ -1,4 +1,4 @@
-r"""Finite-N token simulation: the particle version of the Transformer PDE (MATH.md §1–§2).
+r"""Finite-N token simulation: the particle version of the Transformer PDE (docs/mathematics.md §1–§2).
 
 N tokens x_1, …, x_N ∈ ℝ^d with empirical measure μ^N = (1/N) Σ_j δ_{x_j} move by
 

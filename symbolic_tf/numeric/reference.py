@@ -24,7 +24,7 @@ coefficients (Jorba–Zou): h = 0.9 · min_j (ε‖y‖/‖y_j‖)^{1/j}, j ∈ 
 ε = 10^{−(dps+8)}.  Dense output is free: the Taylor polynomial is evaluated at every
 requested time inside a step.
 
-Blow-up (finite-time explosion, MATH.md §4/§6): integration stops when ‖Σ‖_max (or
+Blow-up (finite-time explosion, docs/mathematics.md §4/§6): integration stops when ‖Σ‖_max (or
 ‖α‖_max) exceeds ``blowup_norm`` (1e30), the step size collapses below 10^{−dps}·max(1, T),
 or the right-hand side becomes singular (a matrix inverse fails); the solution then has ``blowup=True``, ``t_end`` the last
 time reached and only the requested times up to ``t_end``.  Nothing is returned silently

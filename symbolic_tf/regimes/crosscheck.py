@@ -79,7 +79,7 @@ def crosscheck(doc: dict, n: int = 10, seed: int = 0, *, horizon: float = 20.0, 
                 if c["regime"] == "CLUSTERING":
                     ok = ok and tr1 < tr0
                 elif c["regime"] == "EQUILIBRIUM":
-                    # Σ* = −2f·R⁻¹ with R = v·scale·(A + Aᵀ), F = fI (MATH.md §6)
+                    # Σ* = −2f·R⁻¹ with R = v·scale·(A + Aᵀ), F = fI (docs/mathematics.md §6)
                     A = mpmath.matrix([[float(e) for e in row] for row in p.A]) * float(p.scale)
                     R = (A + A.T) * float(p.V[0][0])
                     Ss = -2 * float(p.F[0][0]) * mpmath.inverse(R)

@@ -471,7 +471,7 @@ def check_map(doc: dict) -> dict:
 # ---------------------------------------------------------------------------------------
 def theory_fields(spec: MapSpec, n: int = 301):
     """Grids (X, Y, φ, f) with φ = λ_max(Σ₀^½RΣ₀^½) + 2·min(f, 0): for V = vI, F = fI the
-    solution blows up iff φ > 0 (MATH.md §4, §6); among global solutions f = 0 separates the
+    solution blows up iff φ > 0 (docs/mathematics.md §4, §6); among global solutions f = 0 separates the
     stable equilibrium (f > 0) from collapse (f < 0).  NaN where Σ₀ is not PD.  None when the
     slice has no such closed form."""
     import numpy as np

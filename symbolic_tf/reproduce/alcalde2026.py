@@ -1,6 +1,6 @@
 """Prescribed-attention experiments of Alcalde, Ji, Zuazua (arXiv 2606.07600), reproduced.
 
-Model (MATH.md §6): softmax self-attention plus an affine drift, in d = 2, with value matrix
+Model (docs/mathematics.md §6): softmax self-attention plus an affine drift, in d = 2, with value matrix
 V = vI.  Tokens move by ẋ = F x + b + V·(softmax-weighted mean of y under exp(xᵀB y)); on
 Gaussian data N(α, Σ) the moments solve
 
@@ -406,7 +406,7 @@ def run(out, quick: bool = True, seed: int = 0, progress: bool = True, *, cases=
         results[name] = _experiment(name, p, doc, extra, N=N, seed=int(seed) + i, quick=quick, progress=progress)
     figs = _figures(results, out / "figures")
     summary = {"paper": PAPER, "quick": bool(quick), "seed": int(seed), "N": N,
-               "model": "softmax attention + affine drift Fx + b, V = vI, d = 2 (MATH.md §6); "
+               "model": "softmax attention + affine drift Fx + b, V = vI, d = 2 (docs/mathematics.md §6); "
                         "problem 'A' is the paper's attention matrix B",
                "cases": {k: _jsonable(v) for k, v in results.items()},
                "figures": figs, "total_seconds": time.time() - t0}

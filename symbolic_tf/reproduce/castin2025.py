@@ -2,7 +2,7 @@
 
 The paper studies the Transformer PDE on Gaussian data: for softmax, ℓ2, Sinkhorn and
 multi-head attention, N(α, Σ) stays Gaussian and the covariance solves Σ̇ = JΣ + ΣJᵀ
-(MATH.md §3).  Its Section on Gaussian dynamics illustrates, in d = 2, the typical behaviours
+(docs/mathematics.md §3).  Its Section on Gaussian dynamics illustrates, in d = 2, the typical behaviours
 of Σ(t) (convergence to 0, to a line, to a plane, to one of two lines, finite-time blow-up
 versus exponential growth, Σ₀-dependent behaviour) and shows histograms of the rank of the
 limit covariance for d = 3, 4, 5.  This module redoes those experiments with the library:
@@ -174,7 +174,7 @@ def softmax_blowup_time(A, S0):
 
 
 def softmax_closed_form(A, S0, t):
-    """Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ (softmax, V = I; MATH.md §4), batched over Σ₀."""
+    """Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ (softmax, V = I; docs/mathematics.md §4), batched over Σ₀."""
     S0 = np.asarray(S0, dtype=float)
     M = np.asarray(A, dtype=float)
     M = M + M.T
@@ -316,7 +316,7 @@ def _run_summary(run: dict, S0) -> dict:
     }
     if run["variant"] in ("l2", "sinkhorn"):
         out["status_meaning"] = ("blowup = the norm bound was reached by growth; this variant has no "
-                                 "finite-time blow-up (MATH.md §4)")
+                                 "finite-time blow-up (docs/mathematics.md §4)")
         bl = st == BLOWUP
         if np.any(bl):
             n0 = np.linalg.norm(S0[bl], axis=(1, 2))
@@ -426,7 +426,7 @@ def exp_zero(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
              l2_convention: str = "sqrt_d", progress: bool = False) -> dict:
     """Convergence of Σ to 0: K = −Q, Q uniform in [0,1)^{2×2}, V = GGᵀ (G Gaussian).
 
-    A + Aᵀ = −2QᵀQ/√d ≺ 0 and V ≻ 0, so d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ) < 0 (softmax; MATH.md §4).
+    A + Aᵀ = −2QᵀQ/√d ≺ 0 and V ≻ 0, so d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ) < 0 (softmax; docs/mathematics.md §4).
     The decay is algebraic (Σ ~ 1/t), hence the long horizon with geometric sample times.
     """
     index = 1
@@ -494,7 +494,7 @@ def exp_line(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
     """Convergence to a line: Q = q, K = −q (q a unit row, k = 1), V = I.
 
     Softmax, V = I, A + Aᵀ = −√2·qᵀq ⪯ 0: Σ(t) = (Σ₀⁻¹ + √2 t qᵀq)⁻¹ → the rank-1 matrix
-    Σ₀ − Σ₀qᵀqΣ₀/(qΣ₀qᵀ), whose range is q^⊥ = ker(A + Aᵀ) (MATH.md §4).
+    Σ₀ − Σ₀qᵀqΣ₀/(qΣ₀qᵀ), whose range is q^⊥ = ker(A + Aᵀ) (docs/mathematics.md §4).
     """
     index = 2
     if source == "reference":
@@ -820,7 +820,7 @@ def exp_blowup(seed: int = 0, *, n: int = 40, half_width: float = 1.0, T_growth:
         "summary": summary,
         "notes": [
             "For softmax with V = I the integrator's blow-up time (‖Σ‖ reaching 1e8·(‖Σ₀‖+1)) is compared with "
-            "the closed form T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2}) (MATH.md §4).",
+            "the closed form T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2}) (docs/mathematics.md §4).",
             "ℓ2 (K invertible) and Sinkhorn cannot blow up in finite time; their trace grows exponentially "
             "(growth rate of log trΣ reported); a BLOWUP status there would only mean the norm bound was hit.",
             "Near blow-up Σ/trΣ tends to a rank-1 matrix (boundary of the unit disk in the (u, w) view).",
@@ -882,7 +882,7 @@ def exp_mixed(seed: int = 0, *, n: int = 30, half_width: float = 1.0, T: float =
             "Multi-head is run with H = 2 (k = 1 per head). The reference code calls rhs_multihead without "
             "H, i.e. H = 1, which is exactly the softmax system: its 'MH_both' figure duplicates 'trad_both'.",
             "For ℓ2 a BLOWUP status means the norm bound 1e8·(‖Σ₀‖+1) was reached by exponential growth "
-            "(ℓ2 with invertible K has no finite-time blow-up, MATH.md §4).",
+            "(ℓ2 with invertible K has no finite-time blow-up, docs/mathematics.md §4).",
         ],
         "data": {"Sigma0": S0, "uw0": uw, "runs": runs},
     }

@@ -1,9 +1,9 @@
 """Certified regime maps of the seed papers' settings (``symtf reproduce regimes``).
 
 (a) softmax, V = I, A = [[x, 1/2], [−1/4, y]], fixed Σ₀: the certified blow-up/clustering
-    boundary against the theory λ_max(A + Aᵀ) = 0 (MATH.md §4; for Σ₀ ≻ 0 blow-up ⟺
+    boundary against the theory λ_max(A + Aᵀ) = 0 (docs/mathematics.md §4; for Σ₀ ≻ 0 blow-up ⟺
     λ_max(Σ₀^½(A+Aᵀ)Σ₀^½) > 0 ⟺ λ_max(A + Aᵀ) > 0 by Sylvester's inertia);
-(b) the drift model with V = I, F = fI, B = βI (MATH.md §6) over (β, f): stable equilibrium
+(b) the drift model with V = I, F = fI, B = βI (docs/mathematics.md §6) over (β, f): stable equilibrium
     (β < 0 < f), collapse (β < 0, f < 0, or below the threshold 2β·λ_max(Σ₀) + 2f < 0),
     blow-up (above it), with T* over the blow-up region;
 (c) the reference "converges or blows up depending on Σ₀" experiment (Castin et al.,
@@ -12,7 +12,7 @@
     at the cell centres, shown next to the numerical evidence of the batched integrator
     (labelled as such, never as certified);
 (c′) a Σ₀-disk map where the dependence on Σ₀ *is* certified: V = I, A = diag(3, −1),
-    F = −I (threshold case of MATH.md §6: blow-up ⟺ λ_max(Σ₀^½RΣ₀^½) > 2).
+    F = −I (threshold case of docs/mathematics.md §6: blow-up ⟺ λ_max(Σ₀^½RΣ₀^½) > 2).
 
 Each map is written as ``OUT/<name>/map.json`` (+ ``map.png``/``.pdf``); ``OUT/regimes.json``
 summarises the areas, timings and a cross-check of random interior points of decided cells

@@ -1,6 +1,6 @@
 """Input limits: the one place where the size of what a user may feed in is bounded.
 
-Rule (ARCHITECTURE.md): inputs have limits (digits, exponents, nesting, file size, dimension)
+Rule (docs/architecture.md): inputs have limits (digits, exponents, nesting, file size, dimension)
 checked where they are read; a hostile file gets one line and exit status 2, never a hang or
 a traceback.  Every reader of a user file goes through :func:`read_text_file` and
 :func:`load_json_text` / :func:`load_toml_text`; every user number goes through

@@ -4,7 +4,7 @@ A problem describes one mean-field Transformer and an initial Gaussian::
 
     variant = "softmax"          # a registered variant name
     d = 2
-    A = [[1, "1/2"], [0, -1]]    # or Q and K (k×d each); A := KᵀQ (MATH.md §1)
+    A = [[1, "1/2"], [0, -1]]    # or Q and K (k×d each); A := KᵀQ (docs/mathematics.md §1)
     V = [[1, 0], [0, 1]]
     F = [[0, 0], [0, 0]]         # optional affine feed-forward drift F x + b
     b = [0, 0]

@@ -1,6 +1,6 @@
 """Exact parsing of user numbers.
 
-Rule (ARCHITECTURE.md): exact in, exact decided.  ``"0.1"`` is 1/10, ``"2/3"`` is 2/3, an
+Rule (docs/architecture.md): exact in, exact decided.  ``"0.1"`` is 1/10, ``"2/3"`` is 2/3, an
 integer is itself, and a float is its *exact binary value* (``0.1`` as a float is
 3602879701896397/36028797018963968).  NaN and infinities are rejected.  Never ``nsimplify``.
 

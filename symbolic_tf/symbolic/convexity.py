@@ -1,4 +1,4 @@
-"""Second variations of the softmax interaction energy (MATH.md §7), exactly in SymPy.
+"""Second variations of the softmax interaction energy (docs/mathematics.md §7), exactly in SymPy.
 
 Interaction energy E(μ) = ½∬ W(x, y) dμ(x)dμ(y) with the softmax kernel W(x, y) = e^{yᵀAx}.
 

@@ -1,4 +1,4 @@
-"""Decided convexity statements for the softmax interaction energy (MATH.md §7).
+"""Decided convexity statements for the softmax interaction energy (docs/mathematics.md §7).
 
 1. ``gaussian_bw_convexity_1d``: in d = 1, E(N(0, S)) = ½(1 − a²S²)^{-1/2} along the
    Bures–Wasserstein geodesic N(0, S) → N(0, t²S) (T = t > 0, S_s = (1 − s + st)²S) has

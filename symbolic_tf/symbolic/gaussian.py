@@ -1,6 +1,6 @@
 """The Gaussian-integral engine (the only one in the project).
 
-Two exact tools cover every closure in MATH.md §3:
+Two exact tools cover every closure in docs/mathematics.md §3:
 
 * **Tilting / completing the square** (matrix form, dimension-free):
   e^{½yᵀHy + gᵀy} N(α, Σ), normalised, is N(m, S) with

@@ -1,6 +1,6 @@
 """Moment systems: the Gaussian closure turned into ODEs for the mean and covariance.
 
-If Γ_μ(x) = J x + c for μ = N(α, Σ) (tilting lemma, MATH.md §3), the flow stays Gaussian with
+If Γ_μ(x) = J x + c for μ = N(α, Σ) (tilting lemma, docs/mathematics.md §3), the flow stays Gaussian with
 
     α̇ = J α + c = Γ(α),        Σ̇ = J Σ + Σ Jᵀ.
 
@@ -192,7 +192,7 @@ def derive(variant: Variant | str, *, heads: int | list | None = None, drift: bo
     variant : name or Variant
     heads : int or list of head variant names, multi-head only (default 2 softmax heads)
     drift : add the affine feed-forward drift F x + b (Alcalde's model: softmax + drift)
-    scale : the temperature τ; 1 (the default) prints the formulas of MATH.md §3, ``None``
+    scale : the temperature τ; 1 (the default) prints the formulas of docs/mathematics.md §3, ``None``
         keeps the symbol τ.
 
     Raises

@@ -1,4 +1,4 @@
-"""The Gaussian entropic self-coupling behind Sinkhorn attention (ε = 1), MATH.md §3.
+"""The Gaussian entropic self-coupling behind Sinkhorn attention (ε = 1), docs/mathematics.md §3.
 
 For μ = N(α, Σ) and kernel e^{yᵀAx}, the coupling π ∝ e^{yᵀAx} f(x) g(y) μ⊗μ with both
 marginals μ is Gaussian with joint precision [[Σ⁻¹+P, −Aᵀ], [−A, Σ⁻¹+R]], where

@@ -57,12 +57,12 @@ class Variant(ABC):
     causal : bool
         Tokens carry a position and attend to the past cone only.
     expected_closed : bool
-        What MATH.md §3 states; the engine *decides* it, tests compare the two.
+        What docs/mathematics.md §3 states; the engine *decides* it, tests compare the two.
     """
 
     name: ClassVar[str]
     summary: ClassVar[str]
-    reference: ClassVar[str] = "MATH.md §2"
+    reference: ClassVar[str] = "docs/mathematics.md §2"
     normalisation: ClassVar[str] = ROW
     matrices: ClassVar[tuple[str, ...]] = ("A", "V")
     scalars: ClassVar[tuple[str, ...]] = ("scale",)

@@ -1,5 +1,5 @@
 """The affine feed-forward drift term F x + b, addable to any variant (Alcalde–Ji–Zuazua:
-softmax + drift; MATH.md §6).  It is affine in x, so it never breaks Gaussian closure and
+softmax + drift; docs/mathematics.md §6).  It is affine in x, so it never breaks Gaussian closure and
 adds J += F, c += b to the closure."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ class AffineDrift:
 
     name = "drift"
     summary = "F x + b"
-    reference = "Alcalde, Ji, Zuazua (arXiv 2606.07600); MATH.md §6"
+    reference = "Alcalde, Ji, Zuazua (arXiv 2606.07600); docs/mathematics.md §6"
     matrices = ("F", "b")
 
     def velocity(self, Xq, F=None, b=None):

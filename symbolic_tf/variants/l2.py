@@ -1,4 +1,4 @@
-"""ℓ2 self-attention: weight e^{−|Qx − Ky|²} instead of e^{⟨Qx, Ky⟩}  (MATH.md §2)."""
+"""ℓ2 self-attention: weight e^{−|Qx − Ky|²} instead of e^{⟨Qx, Ky⟩}  (docs/mathematics.md §2)."""
 from __future__ import annotations
 
 import sympy as sp
@@ -11,7 +11,7 @@ class L2(Variant):
     name = "l2"
     aliases = ("ℓ2", "l2-attention")
     summary = "Γ(x) = V ∫ e^{−|Qx−Ky|²} y dμ / ∫ e^{−|Qx−Ky|²} dμ"
-    reference = "Kim et al. (2021), Castin et al. §2; MATH.md §2–3"
+    reference = "Kim et al. (2021), Castin et al. §2; docs/mathematics.md §2–3"
     normalisation = ROW
     matrices = ("Q", "K", "V")
     order = 1

@@ -1,4 +1,4 @@
-"""Linear (un-normalised, polynomial) attention: Γ(x) = ∫ (yᵀAx) V y dμ(y)  (MATH.md §2)."""
+"""Linear (un-normalised, polynomial) attention: Γ(x) = ∫ (yᵀAx) V y dμ(y)  (docs/mathematics.md §2)."""
 from __future__ import annotations
 
 from .base import NONE, Variant, bilinear, register
@@ -8,7 +8,7 @@ from .base import NONE, Variant, bilinear, register
 class Linear(Variant):
     name = "linear"
     summary = "Γ(x) = V ∫ (yᵀAx) y dμ"
-    reference = "Katharopoulos et al. (2020); Castin et al. §2; MATH.md §3"
+    reference = "Katharopoulos et al. (2020); Castin et al. §2; docs/mathematics.md §3"
     normalisation = NONE
     matrices = ("A", "V")
     order = 3

@@ -17,7 +17,7 @@ class Masked(Variant):
     name = "masked"
     aliases = ("causal",)
     summary = "Γ(x,s) = V ∫_{s'≤s} e^{yᵀAx} y dμ(y,s') / ∫_{s'≤s} e^{yᵀAx} dμ(y,s')"
-    reference = "Castin et al. §2 (causal masking); MATH.md §2–3"
+    reference = "Castin et al. §2 (causal masking); docs/mathematics.md §2–3"
     normalisation = ROW
     matrices = ("A", "V")
     causal = True

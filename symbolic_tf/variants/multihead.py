@@ -1,5 +1,5 @@
 """Multi-head attention: Γ_μ(x) = Σ_h W_h Γ^{(h)}_μ(x), head h a single-head variant with its
-own (A_h, V_h) (softmax by default)  (MATH.md §2–3).  Head h contributes C_h = W_h V_h."""
+own (A_h, V_h) (softmax by default)  (docs/mathematics.md §2–3).  Head h contributes C_h = W_h V_h."""
 from __future__ import annotations
 
 from .base import ROW, Variant, get, register
@@ -11,7 +11,7 @@ class MultiHead(Variant):
     name = "multihead"
     aliases = ("multi-head", "mha")
     summary = "Γ(x) = Σ_h W_h Γ^{(h)}(x), each head with its own (A_h, V_h)"
-    reference = "Castin et al. §2; MATH.md §3 (multi-head closure)"
+    reference = "Castin et al. §2; docs/mathematics.md §3 (multi-head closure)"
     normalisation = ROW
     matrices = ("A", "V", "W")
     composite = True

@@ -1,4 +1,4 @@
-"""Sigmoid attention: Γ(x) = V ∫ σ(yᵀAx + b₀) y dμ(y), σ(z) = 1/(1 + e^{−z})  (MATH.md §2)."""
+"""Sigmoid attention: Γ(x) = V ∫ σ(yᵀAx + b₀) y dμ(y), σ(z) = 1/(1 + e^{−z})  (docs/mathematics.md §2)."""
 from __future__ import annotations
 
 import sympy as sp
@@ -10,7 +10,7 @@ from .base import NONE, Variant, bilinear, register
 class Sigmoid(Variant):
     name = "sigmoid"
     summary = "Γ(x) = V ∫ σ(yᵀAx + b₀) y dμ"
-    reference = "Ramapuram et al. (2024); Castin et al. §2; MATH.md §3 (not Gaussian-closed)"
+    reference = "Ramapuram et al. (2024); Castin et al. §2; docs/mathematics.md §3 (not Gaussian-closed)"
     normalisation = NONE
     matrices = ("A", "V")
     scalars = ("scale", "sigmoid_bias")

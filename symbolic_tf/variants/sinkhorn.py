@@ -1,5 +1,5 @@
 """Sinkhorn (doubly stochastic) attention, ε = 1: Γ(x) = V ∫ y π(dy|x), π the entropic
-self-coupling of μ with kernel e^{yᵀAx} (both marginals μ)  (MATH.md §2–3)."""
+self-coupling of μ with kernel e^{yᵀAx} (both marginals μ)  (docs/mathematics.md §2–3)."""
 from __future__ import annotations
 
 import sympy as sp
@@ -11,7 +11,7 @@ from .base import BISTOCHASTIC, Variant, bilinear, register
 class Sinkhorn(Variant):
     name = "sinkhorn"
     summary = "Γ(x) = V ∫ y π(dy|x), π ∝ e^{yᵀAx} μ⊗μ with both marginals μ"
-    reference = "Sander et al. (2022) Sinkformers; Castin et al. §2; MATH.md §3"
+    reference = "Sander et al. (2022) Sinkformers; Castin et al. §2; docs/mathematics.md §3"
     normalisation = BISTOCHASTIC
     matrices = ("A", "V")
     order = 2

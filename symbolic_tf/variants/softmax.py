@@ -1,4 +1,4 @@
-"""Softmax self-attention: Γ_μ(x) = V ∫ e^{yᵀAx} y dμ(y) / ∫ e^{yᵀAx} dμ(y)  (MATH.md §2)."""
+"""Softmax self-attention: Γ_μ(x) = V ∫ e^{yᵀAx} y dμ(y) / ∫ e^{yᵀAx} dμ(y)  (docs/mathematics.md §2)."""
 from __future__ import annotations
 
 import sympy as sp
@@ -10,7 +10,7 @@ from .base import ROW, Variant, bilinear, register
 class Softmax(Variant):
     name = "softmax"
     summary = "Γ(x) = V ∫ e^{yᵀAx} y dμ / ∫ e^{yᵀAx} dμ"
-    reference = "Castin et al. (arXiv 2501.18322) §2; MATH.md §2–3"
+    reference = "Castin et al. (arXiv 2501.18322) §2; docs/mathematics.md §2–3"
     normalisation = ROW
     matrices = ("A", "V")
     order = 0

@@ -1,4 +1,4 @@
-"""Unnormalised exponential attention: Γ(x) = V ∫ e^{yᵀAx} y dμ(y)  (MATH.md §2).
+"""Unnormalised exponential attention: Γ(x) = V ∫ e^{yᵀAx} y dμ(y)  (docs/mathematics.md §2).
 
 Gaussians are *not* preserved: Γ is e^{quadratic(x)} times an affine map."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ class Unnormalised(Variant):
     name = "unnormalised"
     aliases = ("unnormalized", "exp")
     summary = "Γ(x) = V ∫ e^{yᵀAx} y dμ"
-    reference = "Castin et al. §2; MATH.md §3 (not Gaussian-closed)"
+    reference = "Castin et al. §2; docs/mathematics.md §3 (not Gaussian-closed)"
     normalisation = NONE
     matrices = ("A", "V")
     expected_closed = False

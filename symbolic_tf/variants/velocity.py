@@ -5,7 +5,7 @@ The measure is μ^N = Σ_j w_j δ_{y_j} with support ``Y`` (N, d) and weights ``
 the queries need not be support points (Monte Carlo checks of the Gaussian closure use
 fresh queries, the particle simulator passes ``Xq = Y``).
 
-Conventions (MATH.md §1–§2)
+Conventions (docs/mathematics.md §1–§2)
 ---------------------------
 * A := KᵀQ ∈ ℝ^{d×d}, so ⟨Qx, Ky⟩ = yᵀ A x.  The caller passes an *already scaled* A:
   no temperature is applied here (the ℓ2 velocity takes Q, K and an explicit ``scale``).
@@ -242,7 +242,7 @@ def l2_velocity(Xq, Y, Q, K, V, w=None, scale=1.0, chunk=None) -> np.ndarray:
     The factor e^{-s|Qx|²} is common to a row and cancels, so the logits used are
     2s (Qx)·(Ky_j) − s|Ky_j|² + log w_j (no cancellation of large squared norms), shifted
     by their row maximum (log-sum-exp).  For Gaussian μ = N(α, Σ) the limit is
-    V(I + 2sΣKᵀK)⁻¹(α + 2sΣKᵀQx) (MATH.md §3).
+    V(I + 2sΣKᵀK)⁻¹(α + 2sΣKᵀQx) (docs/mathematics.md §3).
 
     Parameters
     ----------
@@ -601,7 +601,7 @@ def sinkhorn_velocity(
     the out-of-sample extension of the conditional of the self-coupling computed by
     :func:`sinkhorn_potential`.  At a support point x = y_i it equals
     Σ_j π_ij y_j / w_i, the conditional of the discrete coupling.  For Gaussian μ the
-    limit is V(α + (Σ⁻¹+R)⁻¹A(x − α)) (MATH.md §3).
+    limit is V(α + (Σ⁻¹+R)⁻¹A(x − α)) (docs/mathematics.md §3).
 
     Parameters
     ----------
@@ -648,7 +648,7 @@ def sinkhorn_velocity(
 
 
 def drift_velocity(Xq, F, b) -> np.ndarray:
-    r"""Affine feed-forward drift Γ(x) = F x + b (Alcalde–Ji–Zuazua, MATH.md §6).
+    r"""Affine feed-forward drift Γ(x) = F x + b (Alcalde–Ji–Zuazua, docs/mathematics.md §6).
 
     Parameters
     ----------

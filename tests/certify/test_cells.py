@@ -1,4 +1,4 @@
-"""Whole-cell certificates (V = vI, F = fI): soundness against the closed forms of MATH.md §4/§6
+"""Whole-cell certificates (V = vI, F = fI): soundness against the closed forms of docs/mathematics.md §4/§6
 at interior points, the independent checker, and tampering."""
 import copy
 import math
@@ -17,7 +17,7 @@ q = st.fractions(min_value=-2, max_value=2, max_denominator=4)
 
 
 def closed_form(p):
-    """(blows up?, T*, f, λ_max(R)) from MATH.md §6: ρ = λ_max(Σ₀^½RΣ₀^½)/2, F = fI:
+    """(blows up?, T*, f, λ_max(R)) from docs/mathematics.md §6: ρ = λ_max(Σ₀^½RΣ₀^½)/2, F = fI:
     blow-up iff ρ > 0 and f > −ρ, at T* = ln(1 + f/ρ)/(2f) (1/(2ρ) when f = 0)."""
     A = np.array(p.A, dtype=float) * float(p.scale)
     R = float(p.V[0][0]) * (A + A.T)
@@ -134,7 +134,7 @@ def test_cov_disk_cells_outside_and_threshold():
     out = certify_cell(pen, (Fr(7, 8), Fr(1), Fr(7, 8), Fr(1)))
     assert out["status"] == "OUTSIDE"
     ck.check(_record((Fr(7, 8), Fr(1), Fr(7, 8), Fr(1)), out))
-    # threshold (MATH.md §6): blow-up iff λ_max(Σ₀^½RΣ₀^½) > 2|f| = 2, R = diag(6, −2)
+    # threshold (docs/mathematics.md §6): blow-up iff λ_max(Σ₀^½RΣ₀^½) > 2|f| = 2, R = diag(6, −2)
     for box, expect in [((Fr(1, 2), Fr(9, 16), Fr(0), Fr(1, 16)), "BLOWUP"),
                         ((Fr(-3, 4), Fr(-11, 16), Fr(0), Fr(1, 16)), "CLUSTERING")]:
         r = certify_cell(pen, box)

@@ -41,7 +41,7 @@ def _R(M):
 
 
 def _known_equilibrium(p):
-    """Σ* = P*⁻¹ with FᵀP* + P*F = −v(A + Aᵀ) (MATH.md §6), exactly, by SymPy."""
+    """Σ* = P*⁻¹ with FᵀP* + P*F = −v(A + Aᵀ) (docs/mathematics.md §6), exactly, by SymPy."""
     d = p.d
     v = _R(p.V)[0, 0]
     A = _R(p.A) * sp.Rational(str(p.scale))
@@ -278,7 +278,7 @@ def vI_drift_problems(draw):
 @settings(max_examples=15)
 @given(vI_drift_problems())
 def test_vI_sound_against_closed_form(p):
-    """V = vI: a PD equilibrium is P*⁻¹ and it is stable iff F is anti-Hurwitz (MATH.md §6)."""
+    """V = vI: a PD equilibrium is P*⁻¹ and it is stable iff F is anti-Hurwitz (docs/mathematics.md §6)."""
     ver = find_equilibrium(p)
     json.dumps(ver.to_dict())
     if "certificate" not in ver.evidence:

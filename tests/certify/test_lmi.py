@@ -1,4 +1,4 @@
-"""Trace-functional LMI certificates (MATH.md §5): search, exact checker, soundness, tampering."""
+"""Trace-functional LMI certificates (docs/mathematics.md §5): search, exact checker, soundness, tampering."""
 from __future__ import annotations
 
 import copy
@@ -99,7 +99,7 @@ def blowup_family(draw, d):
 
 
 def exact_Tstar_vI(A, cov):
-    """T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2}) at 50 digits (V = I, MATH.md §4)."""
+    """T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2}) at 50 digits (V = I, docs/mathematics.md §4)."""
     with mpmath.workdps(50):
         S = mpmath.matrix([[mpmath.mpf(x.numerator) / x.denominator for x in row] for row in add(A, tr(A))])
         C = mpmath.matrix([[mpmath.mpf(x.numerator) / x.denominator for x in row] for row in cov])
@@ -254,7 +254,7 @@ def test_boundary_case_exact_candidate_and_forced_kernel():
     V = [[F(2), F(1)], [F(1), F(1)]]
     prob = softmax(A, V)
     heads = lmi.lmi_heads(prob)
-    assert inertia(q_matrix(qmat(V).inv(), heads))[0] == 0  # P = V⁻¹ (MATH.md §5)
+    assert inertia(q_matrix(qmat(V).inv(), heads))[0] == 0  # P = V⁻¹ (docs/mathematics.md §5)
     v = find_bounded_certificate(prob)
     assert "structured" in v.numerical["method"]
     cert = cert_of(v)

@@ -89,7 +89,7 @@ def test_softmax_vI_sound_against_closed_form(problem):
 @settings(max_examples=max(10, settings.default.max_examples // 3))
 @given(vI_problems(drift=True))
 def test_drift_fI_bracket_contains_closed_form(problem):
-    """F = fI: T* = ln(1 + f/ρ)/(2f), ρ = λ_max(Σ₀^{1/2}RΣ₀^{1/2})/2 (MATH.md §6)."""
+    """F = fI: T* = ln(1 + f/ρ)/(2f), ρ = λ_max(Σ₀^{1/2}RΣ₀^{1/2})/2 (docs/mathematics.md §6)."""
     v = classify_vI(problem, horizon=50)
     if v.status != "PROVED" or v.evidence.get("regime") != "BLOWUP":
         return
@@ -261,7 +261,7 @@ def test_equilibrium_mean_converges_numerically():
 
 
 def test_drift_threshold_below_is_global_and_above_blows_up():
-    """R ≻ 0, F Hurwitz (MATH.md §6): blow-up iff λ_max(Σ₀^{1/2}P*Σ₀^{1/2}) > 1 — small Σ₀
+    """R ≻ 0, F Hurwitz (docs/mathematics.md §6): blow-up iff λ_max(Σ₀^{1/2}P*Σ₀^{1/2}) > 1 — small Σ₀
     certified global (Σ → 0), large Σ₀ certified blow-up; the integrator agrees."""
     from symbolic_tf.numeric.codegen import compile_system, numeric_env
     from symbolic_tf.numeric.integrate import BLOWUP, integrate

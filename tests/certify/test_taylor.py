@@ -39,7 +39,7 @@ def eye(d):
 
 
 def exact_Tstar_vI(A, cov, scale=1):
-    """T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2}) for V = I (MATH.md §4), 50 digits (as an mpf)."""
+    """T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2}) for V = I (docs/mathematics.md §4), 50 digits (as an mpf)."""
     with mpmath.workdps(50):
         mp = lambda x: mpmath.mpf(F(x).numerator) / F(x).denominator  # noqa: E731
         d = len(A)
@@ -99,7 +99,7 @@ def test_vI_bracket_contains_exact_Tstar_and_is_narrow(name, record_property):
 
 
 def test_homogeneity_of_brackets():
-    """T*(2Σ₀) = T*(Σ₀)/2 (MATH.md §4): the two certified brackets are consistent."""
+    """T*(2Σ₀) = T*(Σ₀)/2 (docs/mathematics.md §4): the two certified brackets are consistent."""
     A, cov, _ = VI_CASES["d2"]
     v1 = tighten_blowup_bracket(softmax(A, eye(2), cov))
     v2 = tighten_blowup_bracket(softmax(A, eye(2), [[2 * x for x in r] for r in cov]))

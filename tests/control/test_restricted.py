@@ -1,6 +1,6 @@
 """Restricted controls (attention only, feed-forward only, norm bounds), every rank: reachable
 cases are PROVED with a schedule honouring the restriction, unreachable ones REFUTED with the
-exact reason (MATH.md §4, §6; symbolic_tf.control.restricted / .obstructions)."""
+exact reason (docs/mathematics.md §4, §6; symbolic_tf.control.restricted / .obstructions)."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,4 @@
-"""Tests of symbolic_tf.control.steer (MATH.md §4, §6)."""
+"""Tests of symbolic_tf.control.steer (docs/mathematics.md §4, §6)."""
 from __future__ import annotations
 
 import json

@@ -54,7 +54,7 @@ def test_heads_sum_to_the_attention_branch(model):
 def test_convention_and_rank(model):
     hp = head_params(model, 0, 3)
     x, y = np.random.default_rng(4).standard_normal((2, 384))
-    # ⟨Q x, K y⟩ = yᵀ A x with A = W_Kᵀ W_Q / √d_h (MATH.md §1, x the query)
+    # ⟨Q x, K y⟩ = yᵀ A x with A = W_Kᵀ W_Q / √d_h (docs/mathematics.md §1, x the query)
     assert np.isclose(y @ hp.A @ x, (hp.Wq @ x) @ (hp.Wk @ y) / np.sqrt(32), rtol=1e-12)
     assert np.linalg.matrix_rank(hp.A) <= 32 and np.linalg.matrix_rank(hp.C) <= 32
     with pytest.raises(InvalidParameters, match="head"):
@@ -62,7 +62,7 @@ def test_convention_and_rank(model):
 
 
 def test_affine_map_is_the_multihead_closure_plus_biases(model):
-    """attention_affine (the toolkit's derived, compiled closure) vs MATH.md §3 written out."""
+    """attention_affine (the toolkit's derived, compiled closure) vs docs/mathematics.md §3 written out."""
     rng = np.random.default_rng(5)
     a = rng.standard_normal(384) * 0.1
     B = rng.standard_normal((384, 384)) * 0.05

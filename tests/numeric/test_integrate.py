@@ -1,4 +1,4 @@
-"""The batched Dormand–Prince integrator against closed forms (MATH.md §4, §6)."""
+"""The batched Dormand–Prince integrator against closed forms (docs/mathematics.md §4, §6)."""
 from __future__ import annotations
 
 import numpy as np
@@ -53,7 +53,7 @@ def test_softmax_identity_value_closed_form(softmax, d):
 
 
 def test_rank_invariance_for_singular_initial_covariance(softmax):
-    """Rank-1 Σ₀: Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ stays rank 1 (MATH.md §4)."""
+    """Rank-1 Σ₀: Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ stays rank 1 (docs/mathematics.md §4)."""
     rng = np.random.default_rng(5)
     d = 3
     A = rng.normal(size=(d, d))
@@ -74,7 +74,7 @@ def test_rank_invariance_for_singular_initial_covariance(softmax):
 
 
 def test_drift_scalar_blowup_time(drift):
-    """F = fI, V = vI: T* = ln(1 + f/ρ)/(2f), ρ = λ_max(Σ₀^{1/2}RΣ₀^{1/2})/2, R = v(B+Bᵀ) (MATH.md §6)."""
+    """F = fI, V = vI: T* = ln(1 + f/ρ)/(2f), ρ = λ_max(Σ₀^{1/2}RΣ₀^{1/2})/2, R = v(B+Bᵀ) (docs/mathematics.md §6)."""
     rng = np.random.default_rng(2)
     d = 2
     B = rng.normal(size=(d, d)) + 1.5 * np.eye(d)
@@ -91,7 +91,7 @@ def test_drift_scalar_blowup_time(drift):
 
 
 def test_drift_stable_equilibrium(drift):
-    """R ≺ 0, F anti-Hurwitz: Σ → Σ* = P*⁻¹ with FᵀP* + P*F = −R (MATH.md §6)."""
+    """R ≺ 0, F anti-Hurwitz: Σ → Σ* = P*⁻¹ with FᵀP* + P*F = −R (docs/mathematics.md §6)."""
     from scipy.linalg import solve_continuous_lyapunov
 
     d = 2
@@ -122,7 +122,7 @@ def test_convergence_event_and_batch_consistency(softmax):
 
 
 def test_homogeneity_metamorphic(softmax):
-    """Σ_{cΣ₀}(t) = cΣ_{Σ₀}(ct), so T*(cΣ₀) = T*(Σ₀)/c (MATH.md §4), general V."""
+    """Σ_{cΣ₀}(t) = cΣ_{Σ₀}(ct), so T*(cΣ₀) = T*(Σ₀)/c (docs/mathematics.md §4), general V."""
     rng = np.random.default_rng(9)
     d = 2
     A, S0 = _random_case(rng, d)

@@ -6,7 +6,7 @@ Exact solutions checked:
 * drift only (V = 0): x(t) = e^{Ft} x(0) + ∫_0^t e^{Fs} ds b (augmented-matrix expm);
 * RK4 error ∝ h⁴ (error ratio ≈ 16 when halving h), Euler ∝ h;
 * mean field: for softmax with V = I the covariance of N = 4000 tokens follows the Gaussian
-  closed form Σ(t) = Σ₀^{1/2}(I − tΣ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})⁻¹Σ₀^{1/2} (MATH.md §4) to O(1/√N).
+  closed form Σ(t) = Σ₀^{1/2}(I − tΣ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})⁻¹Σ₀^{1/2} (docs/mathematics.md §4) to O(1/√N).
 """
 from __future__ import annotations
 

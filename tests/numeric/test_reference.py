@@ -1,4 +1,4 @@
-"""The high-precision reference integrator against closed forms (MATH.md §3, §4, §6).
+"""The high-precision reference integrator against closed forms (docs/mathematics.md §3, §4, §6).
 
 Every comparison is at ≥ 25 digits: softmax with V = I (Σ⁻¹ is linear in t), Alcalde's
 drift model with V = vI (Σ⁻¹ solves a linear Lyapunov ODE), Sinkhorn in d = 1 (a scalar
@@ -166,7 +166,7 @@ def test_softmax_scalar_mean_closed_form():
 
 
 def test_homogeneity_general_value_matrix():
-    # Σ_{cΣ₀}(t) = c Σ_{Σ₀}(ct) (MATH.md §4), for a non-symmetric V (no closed form)
+    # Σ_{cΣ₀}(t) = c Σ_{Σ₀}(ct) (docs/mathematics.md §4), for a non-symmetric V (no closed form)
     rng = random.Random(7)
     d, c = 3, R(2)
     A = sp.Matrix(d, d, lambda i, j: _rand_rat(rng))

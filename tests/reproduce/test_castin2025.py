@@ -97,7 +97,7 @@ def test_exp1_every_member_converges_to_zero(zero):
 
 
 def test_exp1_lyapunov_function_decreases_for_softmax(zero):
-    """V ≻ 0 symmetric: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ) ≤ 0 (MATH.md §4)."""
+    """V ≻ 0 symmetric: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ) ≤ 0 (docs/mathematics.md §4)."""
     V = zero["parameters"]["V"]
     L = np.einsum("ij,btji->bt", np.linalg.inv(V), zero["data"]["runs"]["softmax"]["Sigma"])
     assert np.all(np.diff(L, axis=1) <= 1e-12 * np.abs(L[:, :-1]))
@@ -223,7 +223,7 @@ def test_exp5_softmax_blows_up_at_closed_form_time(blowup):
 
 
 def test_exp5_blowup_time_homogeneity():
-    """T*(cΣ₀) = T*(Σ₀)/c (MATH.md §4), by the integrator and the closed form."""
+    """T*(cΣ₀) = T*(Σ₀)/c (docs/mathematics.md §4), by the integrator and the closed form."""
     from symbolic_tf.reproduce.castin2025 import _integrate
 
     rng = C._rng(0, 5)

@@ -1,7 +1,7 @@
 """An independent numerical oracle for ``classify`` verdicts (issue 14, "How it must be checked").
 
 Nothing here uses symbolic_tf's integrators, closures or code generation: the covariance
-right-hand sides are written out by hand from MATH.md §3, §4, §6 and integrated with SciPy's
+right-hand sides are written out by hand from docs/mathematics.md §3, §4, §6 and integrated with SciPy's
 DOP853.  Only ``Problem`` (the parsed document) is read from the toolkit.
 
 Representation.  To follow blow-up, exponential growth and decay to 0 with one integrator the
@@ -14,7 +14,7 @@ happens, and a finite-time blow-up is s → ∞ in finite time.  A blow-up is *r
 has risen by 25 (a factor e^25 ≈ 7·10^10) in one stretch and the growth rate ṡ is ≥ 10^6
 times what the linear (drift) part alone can produce: then ṡ ≈ 1/(T* − t) and
 T̂ = t + 1/ṡ estimates T* to within ~10^-10 relative.  For V = vI (no drift, or F = f·I) the
-oracle also uses the closed forms of MATH.md §4/§6 for T*.
+oracle also uses the closed forms of docs/mathematics.md §4/§6 for T*.
 
 Verdict of the oracle: :class:`Judgement` with ``ok`` True (agrees), False (a clear
 contradiction) or None (inconclusive: integrator failure, ambiguous trend, budget).
@@ -57,7 +57,7 @@ def frac_matrix(M) -> np.ndarray:
 
 
 def _sinkhorn_gain(Sig, A, cache):
-    """M = (Σ⁻¹ + R)⁻¹ = Σ(I + RΣ)⁻¹ for the Gaussian Sinkhorn self-coupling (MATH.md §3):
+    """M = (Σ⁻¹ + R)⁻¹ = Σ(I + RΣ)⁻¹ for the Gaussian Sinkhorn self-coupling (docs/mathematics.md §3):
     P = Aᵀ(Σ⁻¹+R)⁻¹A, R = A(Σ⁻¹+P)⁻¹Aᵀ, solved by the Sinkhorn fixed-point iteration
     (warm-started from the previous call)."""
     d = len(Sig)
@@ -94,7 +94,7 @@ class RHS:
 
 
 def rhs_for(problem) -> RHS | None:
-    """The covariance vector field of ``problem`` written from MATH.md (None if the oracle
+    """The covariance vector field of ``problem`` written from docs/mathematics.md (None if the oracle
     has no closure for the variant)."""
     d = problem.d
     s = float(problem.scale)
@@ -305,7 +305,7 @@ def _psd_sqrt(S):
 
 
 def closed_form_Tstar(problem, Sigma0=None) -> float | None:
-    """T* for softmax with V = vI and either no drift or F = f·I (MATH.md §4, §6):
+    """T* for softmax with V = vI and either no drift or F = f·I (docs/mathematics.md §4, §6):
     ρ = λ_max(Σ₀^{1/2} R Σ₀^{1/2})/2 with R = v(A + Aᵀ)·scale; T* = 1/(2ρ) (f = 0),
     ln(1 + f/ρ)/(2f) when f > −ρ; ∞ otherwise.  None when not applicable."""
     v = _scalar_v(problem)
@@ -525,7 +525,7 @@ def judge_equilibrium(problem, Sstar, Sigma0=None, rhs=None) -> Judgement:
         ws = np.linalg.eigvalsh(_sym(Sstar))
         rs = int(np.sum(ws > 1e-9 * max(1.0, np.max(np.abs(ws)))))
         if rs > r0:
-            return Judgement(False, f"rank Σ* = {rs} > rank Σ₀ = {r0}: rank is invariant (MATH.md §4), "
+            return Judgement(False, f"rank Σ* = {rs} > rank Σ₀ = {r0}: rank is invariant (docs/mathematics.md §4), "
                                     "so Σ(t) cannot converge to Σ*")
     r, H1, H2 = _global_run(problem, Sigma0, rhs, H=(2e2, 2e3))
     if r.status == "blowup":

@@ -1,4 +1,4 @@
-"""The closure engine against MATH.md §3 (exact residuals), against SymPy's own integration
+"""The closure engine against docs/mathematics.md §3 (exact residuals), against SymPy's own integration
 over ℝ (d = 1), and its non-closure witnesses against independent quadrature."""
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def frac_matrix(rows):
     return sp.Matrix([[sp.Rational(Fraction(e).numerator, Fraction(e).denominator) for e in r] for r in rows])
 
 
-# ----- MATH.md §3 formulas, written independently of the engine ----------------------------
+# ----- docs/mathematics.md §3 formulas, written independently of the engine ----------------------------
 def _softmax(p):
     Sg, A, V, a = p["Sigma"], p["A"], p["V"], p["alpha"]
     return V * (sp.eye(Sg.rows) + Sg * A) * a, V * Sg * A * Sg + Sg * A.T * Sg * V.T
@@ -96,7 +96,7 @@ def _problem(name, d, rng, drift=False):
 
 
 def test_every_closed_variant_has_an_independent_formula():
-    assert set(CLOSED) <= set(EXACT_FORMULAS) | NUMERIC_ONLY, "add the MATH.md formula of the new variant"
+    assert set(CLOSED) <= set(EXACT_FORMULAS) | NUMERIC_ONLY, "add the docs/mathematics.md formula of the new variant"
 
 
 @pytest.mark.parametrize("name", sorted(set(CLOSED) - NUMERIC_ONLY))
@@ -114,7 +114,7 @@ def test_exact_zero_residual_against_math_md(name, d):
 
 @pytest.mark.parametrize("d", [2, 3])
 def test_drift_model_alcalde(d):
-    """MATH.md §6: α̇ = (F + V)α + VΣBα + b, Σ̇ = FΣ + ΣFᵀ + VΣBΣ + ΣBᵀΣVᵀ."""
+    """docs/mathematics.md §6: α̇ = (F + V)α + VΣBα + b, Σ̇ = FΣ + ΣFᵀ + VΣBΣ + ΣBᵀΣVᵀ."""
     rng = random.Random(7 + d)
     p, problem = _problem("softmax", d, rng, drift=True)
     val = rhs(problem)
@@ -125,7 +125,7 @@ def test_drift_model_alcalde(d):
 
 @pytest.mark.parametrize("d", [2, 3, 4])
 def test_sinkhorn_against_fixed_point(d):
-    """The closed form (whitened SVD) vs the (P, R) fixed point of MATH.md §3, 40 digits."""
+    """The closed form (whitened SVD) vs the (P, R) fixed point of docs/mathematics.md §3, 40 digits."""
     rng = random.Random(99 + d)
     p, problem = _problem("sinkhorn", d, rng)
     val = rhs(problem)

@@ -1,4 +1,4 @@
-r"""Monte Carlo cross-check of the symbolic Gaussian closure (MATH.md §2–§3).
+r"""Monte Carlo cross-check of the symbolic Gaussian closure (docs/mathematics.md §2–§3).
 
 For every variant the engine proves Gaussian-closed, :func:`derive` gives Γ_μ(x) = J x + c for
 μ = N(α, Σ).  Here J and c are evaluated at random rational parameters (mpmath, 50 digits) and

@@ -1,4 +1,4 @@
-"""Interaction energies, first variations and gradient-flow identities (MATH.md §7)."""
+"""Interaction energies, first variations and gradient-flow identities (docs/mathematics.md §7)."""
 from __future__ import annotations
 
 import random

@@ -2,7 +2,7 @@
 
 Each velocity is checked against a naive double loop in mpmath (40 digits), for stability
 in the large-logit regime, for chunk independence, and (fast Monte Carlo) against the
-Gaussian closures of MATH.md §3.
+Gaussian closures of docs/mathematics.md §3.
 """
 from __future__ import annotations
 
@@ -577,7 +577,7 @@ def test_gaussian_closure_linear_mc(gaussian_sample):
 
 
 def _sinkhorn_gaussian_theory(A):
-    """V(α + (Σ⁻¹+R)⁻¹A(x − α)) with P = Aᵀ(Σ⁻¹+R)⁻¹A, R = A(Σ⁻¹+P)⁻¹Aᵀ (MATH.md §3)."""
+    """V(α + (Σ⁻¹+R)⁻¹A(x − α)) with P = Aᵀ(Σ⁻¹+R)⁻¹A, R = A(Σ⁻¹+P)⁻¹Aᵀ (docs/mathematics.md §3)."""
     Si = np.linalg.inv(SIGMA)
     P = R = np.zeros((2, 2))
     for _ in range(200):
@@ -588,7 +588,7 @@ def _sinkhorn_gaussian_theory(A):
 
 
 def test_gaussian_closure_sinkhorn_mc_loose():
-    """Sinkhorn on 800 samples vs the Gaussian fixed point of MATH.md §3 (loose: the
+    """Sinkhorn on 800 samples vs the Gaussian fixed point of docs/mathematics.md §3 (loose: the
     discrete entropic coupling converges like N^{-1/2}; observed error ≈ 0.03–0.055 over
     seeds 0–4, while the transposed orientation Aᵀ is off by ≈ 0.7)."""
     rng = np.random.default_rng(0)

@@ -1,4 +1,4 @@
-"""Checker of ``nonconvexity-witness`` certificates (softmax interaction energy, MATH.md §7).
+"""Checker of ``nonconvexity-witness`` certificates (softmax interaction energy, docs/mathematics.md §7).
 
 Recomputes d²E/ds²(0) = (1/(2n²)) Σ_{i,j} (ξ_i, ξ_j)ᵀ∇²W(x_i, x_j)(ξ_i, ξ_j) for
 W(x, y) = e^{yᵀAx} from the stored rationals, with the Hessian assembled block by block

@@ -11,7 +11,7 @@ in exact rational arithmetic.  A positive value proves n₊(A_h + A_hᵀ) > 0 (A
 the factor 1/√d_h > 0 does not change a sign), hence both
 
 * REFUTED "A_h + A_hᵀ ⪯ 0", and
-* PROVED "with V = I the Gaussian flow of A_h blows up from every Σ₀ ≻ 0" (MATH.md §4:
+* PROVED "with V = I the Gaussian flow of A_h blows up from every Σ₀ ≻ 0" (docs/mathematics.md §4:
   Σ(t)⁻¹ = Σ₀⁻¹ − t(A + Aᵀ) loses definiteness since Σ₀^½(A+Aᵀ)Σ₀^½ has a positive eigenvalue).
 
 For the verdict ``conjecture_hypothesis`` (REFUTED "C_hA_h + A_hᵀC_hᵀ ⪯ 0", C_h = W_O,hW_V,h)
@@ -154,7 +154,7 @@ def check_head_eigenline(cert, problem):
 
 def _check_head_eigenline(cert, problem):
     """For Σ₀ = ûûᵀ with C_hû = vû (C_h = W_O,hW_V,h), Σ(t) = ûûᵀ/(1 − 2v·a·t), a = ûᵀA_hû
-    (MATH.md §3 closure restricted to the invariant rank-one line), so v·a > 0 proves blow-up.
+    (docs/mathematics.md §3 closure restricted to the invariant rank-one line), so v·a > 0 proves blow-up.
 
     Data: the checkpoint, layer, head, rationals v_lo < v_hi of one sign and indices k, r.
     Checked: (1) the exact characteristic polynomial of W_V,hW_O,h (same nonzero spectrum as

@@ -1,5 +1,5 @@
 """Checkers of the trace-functional LMI certificates ``bounded-lmi`` and ``blowup-lmi``
-(MATH.md §5).
+(docs/mathematics.md §5).
 
 Independent of :mod:`symbolic_tf.certify.lmi` (the search): the quadratic form
 q_P(Σ) = 2 Σ_h tr(P C_h Σ A_h Σ) is re-assembled here entry by entry on the plain svec

@@ -1,5 +1,5 @@
 """Checker of ``blowup-taylor-lmi``: a blow-up bracket from a validated Taylor integration
-restarting the trace-functional LMI bounds (MATH.md §5).
+restarting the trace-functional LMI bounds (docs/mathematics.md §5).
 
 Independent of the search (:mod:`symbolic_tf.certify.taylor`) and of the LMI code: everything
 is recomputed here from the embedded exact problem and the stored data

@@ -10,6 +10,7 @@ Adding a route = adding one file here.
 """
 from __future__ import annotations
 
+import abc
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
@@ -27,20 +28,23 @@ class Context:
     notes: list = field(default_factory=list)
 
 
-class Route:
-    """Base class: ``name``, ``order`` (smaller first), ``regimes`` (what it can prove),
-    ``modes`` ("point" = the problem's Σ₀, "uniform" = every Σ₀)."""
+class Route(abc.ABC):
+    """Abstract base: ``name``, ``order`` (smaller first), ``regimes`` (what it can prove),
+    ``modes`` ("point" = the problem's Σ₀, "uniform" = every Σ₀).  A concrete route defines
+    :meth:`applies` and :meth:`search`; :func:`route` refuses a class that does not."""
 
     name = ""
     order = 100
     regimes: tuple = ()
     modes: tuple = ("point",)
 
-    def applies(self, problem, ctx: Context) -> str | None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def applies(self, problem, ctx: Context) -> str | None:
+        """None when the route's exact preconditions hold, else the reason they do not."""
 
-    def search(self, problem, ctx: Context):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def search(self, problem, ctx: Context):
+        """A Verdict: PROVED with ``evidence["certificate"]``, or UNDECIDED with the reason."""
 
     def __repr__(self) -> str:
         return f"<route {self.name}>"
