@@ -504,7 +504,7 @@ def find_equilibrium(problem, guess=None, *, prec: int = _PREC, max_inflate: int
             if "mean" in cert.data:
                 evidence["alpha_star_box"] = {"mid": cert.data["mean"]["alpha_mid"],
                                               "rad": cert.data["mean"]["alpha_rad"]}
-            return Verdict(PROVED, cert.claim, "krawczyk-lyapunov", evidence=evidence, numerical=numerical,
+            return Verdict(PROVED, cert.claim.text(), "krawczyk-lyapunov", evidence=evidence, numerical=numerical,
                            reason=("Krawczyk K(X) ⊂ int X, ball-Cholesky Σ ≻ 0 on X, and a rational Lyapunov "
                                    "matrix W ≻ 0 with LᵀW + WL ≺ 0 on DG(X)"
                                    + ("; mean: M(X) Hurwitz by a Lyapunov matrix" if "mean" in cert.data else "")))

@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from symbolic_tf.certify.check import check
@@ -277,6 +277,7 @@ def vI_drift_problems(draw):
 
 @settings(max_examples=15)
 @given(vI_drift_problems())
+@example(parse_problem({"variant": "softmax", "d": 1, "A": [[-1]], "V": [[1]], "F": [[1]], "initial": {"cov": [[1]]}}))
 def test_vI_sound_against_closed_form(p):
     """V = vI: a PD equilibrium is P*⁻¹ and it is stable iff F is anti-Hurwitz (docs/mathematics.md §6)."""
     ver = find_equilibrium(p)
