@@ -181,6 +181,12 @@ def _build_certs() -> dict:
                                        F=I2, b=[1, 2]), order=10)
         assert ver.status == "PROVED", ver.reason
         out["tube-basin"] = ver.evidence["certificate"]
+    if "tube-ray" in kinds():  # a general V with an attracting ray; a coarse bracket keeps it short
+        from symbolic_tf.certify.validated.ray_tube import find_ray_blowup
+
+        ver = find_ray_blowup(_softmax(I2, [[2, "1/2"], ["1/4", -1]], I2), rel_width=1e-2)
+        assert ver.status == "PROVED", ver.reason
+        out["tube-ray"] = ver.evidence["certificate"]
     return out
 
 
@@ -194,7 +200,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin"]
+              "equilibrium-basin", "tube-basin", "tube-ray"]
 
 
 def _cert(certs, name):

@@ -1,0 +1,252 @@
+"""Checker of ``tube-ray``: blow-up of *this* Σ₀ with a bracket, for a general (non-symmetric) V,
+through a validated tube that enters the basin of an attracting *ray* (issue 15 item 2 (i)).
+
+The covariance flow of (multi-head) softmax with affine drift is
+
+    Σ̇ = L(Σ) + Q(Σ),   L(Σ) = FΣ + ΣFᵀ,   Q(Σ) = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ)
+
+(docs/mathematics.md §8), Q homogeneous quadratic.  **Projective coordinates.**  Write Σ = X/u
+(u > 0) and change time by dτ = dt/u.  For the polynomial field on Sym(d) × ℝ
+
+    X' = Q(X) + u·L(X) − c(X, u)·X,   u' = −c(X, u)·u,   c(X, u) = tr Q(X) + u·tr L(X),      (Φ)
+
+any solution (X, u)(τ) with u > 0 gives a solution Σ(t) = X/u of the covariance flow with
+t = t₁ + ∫₀^τ u:  dΣ/dt = (X'u − Xu')/u³ = (Q(X) + uL(X))/u² = Q(Σ) + L(Σ) (Q is quadratic, L
+linear; the c-terms cancel).  A ray Σ = C/(T* − t) (Q(C) = C, no drift) is an equilibrium
+(X*, 0) of Φ; so is its drift analogue.  The certificate stores rationals
+
+    X_star (symmetric d×d), W ((m+1)×(m+1), m = d(d+1)/2), rho, mu, R (m+1 radii),
+    T_lo, T_hi, prec, and the tube (steps, order, tube_prec, method)
+
+in the coordinates z = (svec-upper(X − X_star), u) (the coordinate of X on E_ij + E_ji is X_ij).
+Verified (balls at ``prec`` bits unless "exact"):
+
+1. *The tube* from the embedded problem's exact Σ₀ along the stored exact times 0 = t_0 < … < t_N
+   (:func:`symbolic_tf.certify.kinds.replay.replay_tube`): the solution exists on [0, t_N] and
+   Σ(t_N) ∈ S_N.  tr S_N > 0; u₁ = 1/tr S_N, X₁ = u₁·S_N, z₁ = (svec(X₁ − X_star), u₁).
+2. (exact) W = Wᵀ ≻ 0, rho > 0, mu > 0, R_k > 0 and rho·(W⁻¹)_kk ≤ R_k²: the ellipsoid
+   𝓔 = {zᵀWz ≤ rho} lies in the box |z_k| ≤ R_k.
+3. Over the box H = {|svec(X − X_star)_k| ≤ R_k, 0 ≤ u ≤ R_u} (the part of the box hull of 𝓔 with
+   u ≥ 0), the ball enclosure 𝐌 of the Jacobian DΦ satisfies −(MᵀW + WM) − 2·mu·W ≻ 0 for every
+   M ∈ 𝐌 (ball LDLᵀ).
+4. (exact) r = Φ(X_star, 0) = (Q(X_star) − tr Q(X_star)·X_star, 0) has rᵀWr < mu²·rho.
+5. z₁ᵀWz₁ < rho (upper bound of the ball).
+6. c_lo := lower(c(H)) > 0 and lower(tr X over H) > 0; c_hi := upper(c(H)).
+7. T_lo ≤ t_N + lower(u₁)/c_hi and T_hi ≥ t_N + upper(u₁)/c_lo (ball comparisons), T_lo ≤ T_hi.
+
+**Why this proves the claim.**  For z ∈ 𝓔 with u ≥ 0, the segment from z* = (X_star, 0) to z lies
+in H, so Φ(z) = r + M̄(z − z*) with M̄ (the mean of DΦ along the segment) in the convex ball 𝐌;
+with E = (z − z*)ᵀW(z − z*), by 3 and Cauchy–Schwarz, Ė = 2(z − z*)ᵀW(r + M̄(z − z*)) ≤
+2√E·√(rᵀWr) − 2·mu·E, which is < 0 on the boundary E = rho by 4.  u = 0 is invariant (u' = −cu),
+so 𝓔 ∩ {u > 0} is forward invariant and compact: the solution of Φ from z₁ (5) exists for all
+τ ≥ 0, stays in H, and u(τ) = u₁·exp(−∫₀^τ c) with c ∈ [c_lo, c_hi] (6).  Hence t(τ) increases to
+t_N + ∫₀^∞ u ∈ [t_N + u₁/c_hi, t_N + u₁/c_lo], while ‖Σ‖_F ≥ tr X/(√d·u) → ∞.  By uniqueness this
+is the solution from Σ₀: it blows up at T* ∈ [T_lo, T_hi] (7).  Claim BLOWUP for THIS Σ₀.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from ..exact import ball_pd, definiteness, frac_str, qmat
+from .krawczyk_box import initial_cov, rat, square
+from .replay import Field, flow_pairs, replay_tube
+
+KIND = "tube-ray"
+_MAX_ORDER = 60
+_MAX_STEPS = 50_000
+_MAX_D = 6
+
+
+def _bad(msg):
+    raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+def _int_in(x, name, lo, hi):
+    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+        _bad(f"{name} must be an integer in [{lo}, {hi}], got {str(x)[:40]!r}")
+    return x
+
+
+def _upper(d):
+    return [(i, j) for i in range(d) for j in range(i, d)]
+
+
+def _tr(X):
+    return sum((X[i, i] for i in range(X.nrows())), X[0, 0] * 0)
+
+
+class ProjectiveField:
+    """The field Φ of the module docstring over arb (or fmpq) matrices: ``pairs`` [(C_h, A_h)], F."""
+
+    def __init__(self, pairs, F, mat):
+        self.pairs = [(mat(C), mat(A)) for C, A in pairs]
+        self.F = None if F is None else mat(F)
+
+    def Q(self, X):
+        acc = None
+        for C, A in self.pairs:
+            t = C * X * A * X
+            acc = t if acc is None else acc + t
+        return acc + acc.transpose()
+
+    def dQ(self, X, E):
+        acc = None
+        for C, A in self.pairs:
+            t = C * E * A * X + C * X * A * E
+            acc = t if acc is None else acc + t
+        return acc + acc.transpose()
+
+    def L(self, X):
+        if self.F is None:
+            return X * 0
+        t = self.F * X
+        return t + t.transpose()
+
+    def jacobian(self, X, u, basis):
+        """Ball (or exact) Jacobian of Φ at (X, u) in the coordinates (svec-upper X, u)."""
+        d = X.nrows()
+        up = _upper(d)
+        QX, LX = self.Q(X), self.L(X)
+        trL = _tr(LX)
+        c = _tr(QX) + u * trL
+        cols = []
+        for E in basis:
+            dQE, LE = self.dQ(X, E), self.L(E)
+            dc = _tr(dQE) + u * _tr(LE)
+            top = dQE + LE * u - X * dc - E * c
+            cols.append([top[i, j] for i, j in up] + [-u * dc])
+        top = LX - X * trL
+        cols.append([top[i, j] for i, j in up] + [-c - u * trL])
+        n = len(cols)
+        return [[cols[cc][rr] for cc in range(n)] for rr in range(n)]
+
+    def c(self, X, u):
+        return _tr(self.Q(X)) + u * _tr(self.L(X))
+
+
+def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
+    """Checks 1 (after the tube) to 7 of the module docstring on the end box ``S_end`` (arb_mat) at
+    the exact time ``t_end``; returns (lower, upper) arb bounds of T*.  ``fail`` raises."""
+    d = S_end.nrows()
+    m = d * (d + 1) // 2
+    Xs = square(data["X_star"], d, "X_star", fail)
+    if Xs != Xs.transpose():
+        fail("X_star is not symmetric")
+    W = square(data["W"], m + 1, "W", fail)
+    if W != W.transpose():
+        fail("W is not symmetric")
+    rho, mu = rat(data["rho"]), rat(data["mu"])
+    R = [rat(x) for x in data["R"]]
+    if len(R) != m + 1:
+        fail(f"R needs {m + 1} radii")
+    if not (rho > 0 and mu > 0 and all(x > 0 for x in R)):
+        fail("rho, mu and every R_k must be positive")
+    if not definiteness(W).pd:
+        fail("W is not positive definite (exact)")
+    Winv = W.inv()
+    for k in range(m + 1):
+        if rho * Winv[k, k] > R[k] * R[k]:
+            fail(f"the ellipsoid zᵀWz ≤ rho leaves the box in coordinate {k} (rho·(W⁻¹)_kk > R_k²)")
+    # 4. the residual of the (rational) ray point, exactly
+    ex = ProjectiveField(pairs, F, flint.fmpq_mat)
+    QX = ex.Q(Xs)
+    rX = QX - Xs * _tr(QX)
+    up = _upper(d)
+    rv = flint.fmpq_mat(m + 1, 1, [rX[i, j] for i, j in up] + [0])
+    if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
+        fail("the ray point's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        bf = ProjectiveField(pairs, F, flint.arb_mat)
+        H = flint.arb_mat(d, d)
+        for k, (i, j) in enumerate(up):
+            H[i, j] = H[j, i] = flint.arb(Xs[i, j]) + flint.arb(0, flint.arb(R[k]).upper())
+        half = flint.arb(R[m] / 2)
+        uH = half + flint.arb(0, half.upper())   # ⊇ [0, R_u]
+        basis = []
+        for i, j in up:
+            E = flint.arb_mat(d, d)
+            E[i, j] = 1
+            E[j, i] = 1
+            basis.append(E)
+        J = bf.jacobian(H, uH, basis)
+        Jm = flint.arb_mat(J)
+        Wb = flint.arb_mat(W)
+        N = -(Jm.transpose() * Wb + Wb * Jm) - Wb * (2 * flint.arb(mu))
+        if ball_pd(N) is not True:
+            fail("−(MᵀW + WM) − 2·mu·W ≻ 0 is not verified over the box (ball LDLᵀ)")
+        c = bf.c(H, uH)
+        trH = _tr(H)
+        if not (c > 0):
+            fail("the growth rate c = tr Q(X) + u·tr L(X) is not positive over the box")
+        if not (trH > 0):
+            fail("tr X is not positive over the box")
+        # 5. the tube's end in projective coordinates
+        trS = _tr(S_end)
+        if not (trS > 0):
+            fail("tr Σ(t_N) is not positive on the tube's end box")
+        u1 = 1 / trS
+        X1 = S_end * u1
+        z1 = flint.arb_mat(m + 1, 1, [X1[i, j] - Xs[i, j] for i, j in up] + [u1])
+        E1 = (z1.transpose() * Wb * z1)[0, 0]
+        if not (E1 < flint.arb(rho)):
+            fail("the tube's end is not inside the certified ellipsoid (z₁ᵀWz₁ < rho fails)")
+        # 7. the bracket
+        c_lo = flint.arb(c.lower())
+        c_hi = flint.arb(c.upper())
+        t = flint.arb(t_end if isinstance(t_end, flint.fmpq) else rat(t_end))
+        lo = t + flint.arb(u1.lower()) / c_hi
+        hi = t + flint.arb(u1.upper()) / c_lo
+        return lo, hi
+    finally:
+        flint.ctx.prec = old
+
+
+_SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "T_lo": "rat",
+           "T_hi": "rat", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
+           "method": ("enum", "qr", "direct")}
+
+
+@kind(KIND, _SCHEMA)
+def check_tube_ray(cert, problem):
+    """PROVED: the solution from the embedded problem's Σ₀ blows up at a T* ∈ [T_lo, T_hi] (regime
+    BLOWUP, quantifier THIS)."""
+    if cert.status != "PROVED":
+        _bad("status must be PROVED")
+    pairs, F = flow_pairs(problem, _bad)
+    d = problem.d
+    if d > _MAX_D:
+        _bad(f"d ≤ {_MAX_D} only")
+    S0 = initial_cov(problem, _bad)
+    data = cert.data
+    order = _int_in(data["order"], "order", 1, _MAX_ORDER)
+    tprec = _int_in(data["tube_prec"], "tube_prec", 53, 4096)
+    prec = _int_in(data["prec"], "prec", 64, 4096)
+    steps = data["steps"]
+    if not isinstance(steps, list) or not steps or len(steps) > _MAX_STEPS + 1:
+        _bad(f"steps must be a list of 1..{_MAX_STEPS + 1} times")
+    ts = [rat(x) for x in steps]
+    if ts[0] != 0:
+        _bad("the first step time must be 0")
+    if any(b <= a for a, b in zip(ts, ts[1:])):
+        _bad("step times must be strictly increasing")
+    saved = flint.ctx.prec
+    flint.ctx.prec = tprec
+    try:
+        S_end = replay_tube(Field(pairs, F), S0, ts, order, data["method"], _bad)
+    finally:
+        flint.ctx.prec = saved
+    lo, hi = check_ray_end(pairs, F, S_end, ts[-1], data, prec, _bad)
+    T_lo, T_hi = rat(data["T_lo"]), rat(data["T_hi"])
+    if not (T_lo <= T_hi):
+        _bad("T_lo > T_hi")
+    if not (flint.arb(T_lo) <= lo and flint.arb(T_hi) >= hi):
+        _bad("the stored bracket [T_lo, T_hi] does not contain the derived one")
+    return "PROVED", Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(Fraction(data["T_lo"])),
+                                                      "T_hi": frac_str(Fraction(data["T_hi"]))})

@@ -1,0 +1,32 @@
+"""Route: (multi-head) softmax with a general V, with or without drift — a validated tube from the
+problem's Σ₀ enters the certified basin of an attracting ray of the projective field, which proves
+BLOWUP for this Σ₀ with a bracket [T_lo, T_hi] (kind ``tube-ray``,
+:mod:`symbolic_tf.certify.validated.ray_tube`).  Runs after the global blow-up LMI (50), which
+decides every Σ₀ at once when it applies; float trouble gives UNDECIDED with the reason."""
+from __future__ import annotations
+
+from . import Context, Route, route
+
+
+@route
+class TubeRay(Route):
+    name = "tube-ray"
+    order = 60
+    regimes = ("BLOWUP",)
+    modes = ("point",)
+
+    def applies(self, problem, ctx: Context):
+        from ..validated.tube import MAX_D
+
+        if problem.variant not in ("softmax", "multihead"):
+            return "needs softmax or multi-head softmax"
+        if problem.cov is None:
+            return "needs the problem's Σ₀"
+        if problem.d > MAX_D:
+            return f"validated tubes cover d ≤ {MAX_D}"
+        return None
+
+    def search(self, problem, ctx: Context):
+        from ..validated.ray_tube import find_ray_blowup
+
+        return find_ray_blowup(problem, seconds=6.0)

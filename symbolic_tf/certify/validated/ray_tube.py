@@ -1,0 +1,333 @@
+"""Blow-up of *this* Σ₀ along an attracting ray, with a bracket (issue 15 item 2 (i); kind
+``tube-ray``).
+
+For Σ̇ = L(Σ) + Q(Σ) (softmax or multi-head softmax, general V, affine drift F; Q homogeneous
+quadratic) a blow-up Σ(t) ≈ C/(T* − t) is an equilibrium (X*, 0) of the projective field
+
+    X' = Q(X) + u·L(X) − c·X,   u' = −c·u,   c = tr Q(X) + u·tr L(X)     (Σ = X/u, dτ = dt/u),
+
+see :mod:`symbolic_tf.certify.kinds.ray`.  When (X*, 0) is hyperbolically attracting, a quadratic
+Lyapunov function E(z) = (z − z*)ᵀW(z − z*) certifies a forward-invariant ellipsoid on which the
+growth rate c stays in [c_lo, c_hi] > 0; once the validated tube from Σ₀ (:mod:`.tube`) enters
+it at t_N, T* ∈ [t_N + u₁/c_hi, t_N + u₁/c_lo] with u₁ = 1/tr Σ(t_N).  The tube continues until
+the bracket is relatively narrower than ``rel_width`` (the width is of order u₁²).
+
+Every float here (the float blow-up integration, Newton on the ray, the Lyapunov solve, the
+radii) is a guess; the guesses are rounded to rationals and verified by the checker's own
+procedure (:func:`symbolic_tf.certify.kinds.ray.check_ray_end`), and the final certificate is
+re-checked independently by :func:`symbolic_tf.certify.check.check`.
+"""
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from ...spec.verdict import PROVED, UNDECIDED, Verdict
+
+__all__ = ["KIND", "find_ray_blowup"]
+
+KIND = "tube-ray"
+ARGUMENT = "validated-tube+projective-ray-lyapunov"
+_CLAIM0 = "for this Σ₀: Σ(t) blows up in finite time along an attracting ray (validated tube + ray basin)"
+
+
+# ----------------------------------------------------------------------------- float guesses
+def _f(M) -> np.ndarray:
+    return np.array([[int(M[i, j].p) / int(M[i, j].q) for j in range(M.ncols())] for i in range(M.nrows())])
+
+
+def _upper(d):
+    return [(i, j) for i in range(d) for j in range(i, d)]
+
+
+class _FloatField:
+    def __init__(self, heads, F, d):
+        self.pairs = [(_f(C), _f(A)) for C, A in heads]
+        self.F = _f(F) if F is not None else np.zeros((d, d))
+        self.d = d
+
+    def Q(self, X):
+        acc = sum(C @ X @ A @ X for C, A in self.pairs)
+        return acc + acc.T
+
+    def dQ(self, X, E):
+        acc = sum(C @ E @ A @ X + C @ X @ A @ E for C, A in self.pairs)
+        return acc + acc.T
+
+    def L(self, X):
+        return self.F @ X + X @ self.F.T
+
+    def sigma_rhs(self, _t, y):
+        S = y.reshape(self.d, self.d)
+        return (self.L(S) + self.Q(S)).ravel()
+
+    def jacobian(self, X, u=0.0):
+        d = self.d
+        up = _upper(d)
+        QX, LX = self.Q(X), self.L(X)
+        trL = np.trace(LX)
+        c = np.trace(QX) + u * trL
+        cols = []
+        for i, j in up:
+            E = np.zeros((d, d))
+            E[i, j] = E[j, i] = 1.0
+            dQE, LE = self.dQ(X, E), self.L(E)
+            dc = np.trace(dQE) + u * np.trace(LE)
+            top = dQE + u * LE - dc * X - c * E
+            cols.append([top[a, b] for a, b in up] + [-u * dc])
+        top = LX - trL * X
+        cols.append([top[a, b] for a, b in up] + [-c - u * trL])
+        return np.array(cols).T
+
+
+def _float_blowup(ff: _FloatField, S0: np.ndarray, horizon: float):
+    """(t, Σ) late on a float blow-up (tr Σ ≥ 1e8), or None."""
+    from scipy.integrate import solve_ivp
+
+    def big(_t, y):
+        return 1e8 - abs(np.trace(y.reshape(ff.d, ff.d)))
+
+    big.terminal = True
+    with np.errstate(all="ignore"):
+        sol = solve_ivp(ff.sigma_rhs, (0.0, horizon), S0.ravel(), method="DOP853", rtol=1e-10, atol=1e-12,
+                        events=big)
+    if sol.status != 1 or not np.all(np.isfinite(sol.y[:, -1])):
+        return None
+    return float(sol.t[-1]), sol.y[:, -1].reshape(ff.d, ff.d)
+
+
+def _newton_ray(ff: _FloatField, X: np.ndarray, iters: int = 40):
+    """Refine X with tr X = 1 and Q(X) = tr Q(X)·X (Gauss–Newton on svec coordinates)."""
+    d = ff.d
+    up = _upper(d)
+    m = len(up)
+
+    def unpack(x):
+        M = np.zeros((d, d))
+        for k, (i, j) in enumerate(up):
+            M[i, j] = M[j, i] = x[k]
+        return M
+
+    x = np.array([X[i, j] for i, j in up])
+    for _ in range(iters):
+        M = unpack(x)
+        QX = ff.Q(M)
+        G = QX - np.trace(QX) * M
+        res = np.array([G[i, j] for i, j in up] + [np.trace(M) - 1.0])
+        J = ff.jacobian(M)[:m, :m]
+        Jt = np.vstack([J, [1.0 if i == j else 0.0 for i, j in up]])
+        dx = np.linalg.lstsq(Jt, -res, rcond=None)[0]
+        x = x + dx
+        if np.abs(dx).max() < 1e-16 * max(1.0, np.abs(x).max()):
+            break
+    M = unpack(x)
+    QX = ff.Q(M)
+    return M, float(np.abs(QX - np.trace(QX) * M).max())
+
+
+def _dyadic(x: float, bits: int = 50) -> Fraction:
+    if x == 0 or not math.isfinite(x):
+        return Fraction(0)
+    mnt, e = math.frexp(x)
+    return Fraction(round(mnt * (1 << bits))) * Fraction(2) ** (e - bits)
+
+
+def _round_out(q: flint.fmpq, up: bool, bits: int = 64) -> Fraction:
+    """A short dyadic ≥ q (up) or ≤ q (down)."""
+    f = Fraction(int(q.p), int(q.q))
+    if f == 0:
+        return f
+    e = math.floor(math.log2(abs(f))) - bits
+    scale = Fraction(2) ** e
+    k = f / scale
+    n = math.ceil(k) if up else math.floor(k)
+    return n * scale
+
+
+def _qstr(f: Fraction) -> str:
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+def _mat_str(M) -> list:
+    return [[_qstr(_dyadic(float(x))) for x in row] for row in M]
+
+
+# ----------------------------------------------------------------------------- the search
+def find_ray_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float = 6.0, rel_width: float = 1e-7,
+                    horizon: float = 50.0, max_steps: int = 20000) -> Verdict:
+    """PROVED (BLOWUP for this Σ₀, T* ∈ [T_lo, T_hi]) with a ``tube-ray`` certificate, or UNDECIDED
+    with the reason.  Never raises on float trouble.
+
+    ``seconds`` bounds the tube search (the independent check replays the tube at about the same
+    cost); ``rel_width`` is the target relative width (T_hi − T_lo)/T_lo at which the tube stops."""
+    t0 = time.perf_counter()
+    try:
+        return _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0)
+    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=f"tube-ray search gave up ({type(exc).__name__}: {str(exc)[:160]})",
+                       numerical={"seconds": time.perf_counter() - t0})
+
+
+def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> Verdict:
+    from scipy.linalg import solve_continuous_lyapunov
+
+    from ...spec.errors import CertificationFailed, InvalidParameters
+    from ..certificate import Certificate, vec_str
+    from ..check import check
+    from ..claims import Claim, Quantifier
+    from ..exact import qmat
+    from ..kinds.ray import check_ray_end
+    from .tube import flow_data, integrate_tube
+
+    try:
+        heads, F = flow_data(problem)
+    except InvalidParameters as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
+    if F is not None and all(e == 0 for e in F.entries()):
+        F = None
+    S0q = qmat(problem.cov)
+    if S0q != S0q.transpose():
+        return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric")
+    d = problem.d
+    m = d * (d + 1) // 2
+    up = _upper(d)
+    ff = _FloatField(heads, F, d)
+    late = _float_blowup(ff, _f(S0q), horizon)
+    numerical = {}
+    if late is None:
+        return Verdict(UNDECIDED, _CLAIM0, reason=f"no float blow-up up to t = {horizon:g}: no ray to certify",
+                       numerical={"seconds": time.perf_counter() - t0})
+    t_late, S_late = late
+    numerical["float_T"] = t_late
+    X, res = _newton_ray(ff, S_late / np.trace(S_late))
+    J = ff.jacobian(X)
+    ev = np.linalg.eigvals(J)
+    numerical.update(ray_residual=res, ray_spectral_abscissa=float(ev.real.max()))
+    if not np.all(np.isfinite(J)) or res > 1e-10 or ev.real.max() >= -1e-9:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=("the float blow-up has no hyperbolically attracting ray "
+                               f"(ray residual {res:.2g}, spectral abscissa {ev.real.max():.3g}): "
+                               "a rotating blow-up or a degenerate one"))
+    W = solve_continuous_lyapunov(J.T, -np.eye(m + 1))
+    W = 0.5 * (W + W.T)
+    W /= np.abs(W).max()
+    lam = np.linalg.eigvalsh(W)
+    if lam.min() <= 0:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="the float Lyapunov matrix is not PD")
+    # −(JᵀW + WJ) − 2μW ≻ 0 at the ray ⇔ 2μ < λ_min(Lc⁻¹(−JᵀW − WJ)Lc⁻ᵀ), W = LcLcᵀ; keep
+    # half of that margin for the Jacobian's variation over the box
+    Lc = np.linalg.cholesky(W)
+    Ms = -(J.T @ W + W @ J)
+    mu_f = float(np.linalg.eigvalsh(np.linalg.solve(Lc, np.linalg.solve(Lc, Ms).T)).min()) / 4
+    if not mu_f > 0:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float contraction rate")
+    Wq_str = _mat_str(W)
+    Wq = qmat(Wq_str)
+    Wq = (Wq + Wq.transpose()) / 2
+    Wq_str = [[_qstr(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(m + 1)] for i in range(m + 1)]
+    Winv = Wq.inv()
+    Xs_str = _mat_str(X)
+    mu = _dyadic(mu_f, 30)
+    Xs = qmat(Xs_str)
+    ex_res = _residual_energy(heads, F, Xs, Wq, d)
+    best = {}
+    last_tr = [0.0]
+    deadline = t0 + seconds
+
+    def attempt(S, t):
+        trS = float(sum(S[i, i].mid() for i in range(d)))
+        if not trS > 0 or trS < 2 * last_tr[0]:
+            return False
+        last_tr[0] = trS
+        u1 = 1.0 / trS
+        z = np.array([float(S[i, j].mid()) * u1 - X[i, j] for i, j in up] + [u1])
+        E1 = float(z @ W @ z)
+        # ρ: room for the tube's width and for the residual condition rᵀWr < μ²ρ
+        rho_f = max(1.5 * E1 + 1e-30, 4.0 * ex_res / float(mu) ** 2)
+        rho = _dyadic(rho_f, 30)
+        R = [_round_out(flint.fmpq(rho.numerator, rho.denominator) * Winv[k, k], True) for k in range(m + 1)]
+        R = [_dyadic(math.sqrt(float(r)) * (1 + 1e-9) + 1e-300, 40) for r in R]
+        data = {"X_star": Xs_str, "W": Wq_str, "rho": _qstr(rho), "mu": _qstr(mu), "R": [_qstr(r) for r in R]}
+        try:
+            lo, hi = check_ray_end(heads, F, S, t, data, prec, _fail)
+        except CertificationFailed:
+            return False
+        # a little slack outward: the checker replays the tube with its own code, whose end box
+        # may differ from the search's in the last bits
+        qlo, qhi = _arb_lo(lo), _arb_hi(hi)
+        slack = (qhi - qlo) / 1000 + abs(qhi) / 2 ** 80
+        T_lo, T_hi = _round_out(qlo - slack, False), _round_out(qhi + slack, True)
+        width = float(T_hi - T_lo) / max(float(T_lo), 1e-300)
+        if not best or width < best["width"]:
+            best.update(data=dict(data, T_lo=_qstr(T_lo), T_hi=_qstr(T_hi)), t=t, width=width)
+        return width <= rel_width
+
+    def until(state, t):
+        if time.perf_counter() > deadline:
+            return bool(best)
+        return attempt(state.S, t)
+
+    left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
+    tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+                          rel_tol=1e-2, seconds=left, until=until)
+    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds, stop=tube.stop)
+    if not best:
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=(f"the validated tube from Σ₀ did not enter a certified ray basin: {tube.stop} "
+                               f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps; float T* ≈ {t_late:.6g})"))
+    times = [x for x in tube.times if x <= best["t"]]
+    data = dict(best["data"], prec=prec, steps=vec_str(times), order=order, tube_prec=prec, method="qr")
+    claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})
+    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
+                                   notes=[f"validated order-{order} Taylor tube (qr, {prec} bits) over "
+                                          f"{len(times) - 1} steps to t = {float(best['t']):.12g}, ending in the "
+                                          "certified basin of the attracting ray (X*, 0) of the projective field"])
+    t2 = time.perf_counter()
+    try:
+        check(cert)
+    except CertificationFailed as exc:
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
+                       reason=f"the certificate failed the independent check: {exc}")
+    numerical.update(check_seconds=time.perf_counter() - t2, seconds=time.perf_counter() - t0,
+                     rel_width=best["width"])
+    return Verdict(PROVED, claim.text(), ARGUMENT,
+                   evidence={"regime": "BLOWUP", "T_lo": data["T_lo"], "T_hi": data["T_hi"],
+                             "certificate": cert.to_dict()},
+                   numerical=numerical,
+                   reason=(f"validated tube from Σ₀ ({len(times) - 1} steps) into the certified basin of an "
+                           f"attracting ray; relative bracket width {best['width']:.2g}"))
+
+
+def _fail(msg):
+    from ...spec.errors import CertificationFailed
+
+    raise CertificationFailed(msg)
+
+
+def _arb_lo(x) -> flint.fmpq:
+    L = x.lower()
+    return L.mid().fmpq() - L.rad().mid().fmpq()
+
+
+def _arb_hi(x) -> flint.fmpq:
+    U = x.upper()
+    return U.mid().fmpq() + U.rad().mid().fmpq()
+
+
+def _residual_energy(heads, F, Xs, W, d) -> float:
+    """rᵀWr (float) for the exact residual r = (Q(X*) − tr Q(X*)·X*, 0)."""
+    from ..kinds.ray import ProjectiveField
+
+    ex = ProjectiveField(heads, F, flint.fmpq_mat)
+    QX = ex.Q(Xs)
+    rX = QX - Xs * sum((QX[i, i] for i in range(d)), flint.fmpq(0))
+    m = d * (d + 1) // 2
+    rv = flint.fmpq_mat(m + 1, 1, [rX[i, j] for i, j in _upper(d)] + [0])
+    e = (rv.transpose() * W * rv)[0, 0]
+    return int(e.p) / int(e.q)
