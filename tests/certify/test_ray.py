@@ -1,0 +1,144 @@
+"""Blow-up brackets for a general V along an attracting ray (kind ``tube-ray``): the bracket holds
+the closed-form T* (V = vI) and the 40-digit reference T* (general V, drift, multi-head); it obeys
+the homogeneity T*(cΣ₀) = T*(Σ₀)/c and is invariant under a rational orthogonal change of basis;
+tampered certificates are rejected."""
+from __future__ import annotations
+
+import copy
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from symbolic_tf.certify.certificate import Certificate
+from symbolic_tf.certify.check import check
+from symbolic_tf.certify.validated.ray_tube import find_ray_blowup
+from symbolic_tf.numeric.reference import reference_solve_problem
+from symbolic_tf.spec.errors import CertificationFailed
+from symbolic_tf.spec.problem import parse_problem
+
+I2 = [[1, 0], [0, 1]]
+
+
+def _p(A, V, S0, F=None, variant="softmax", **extra):
+    doc = {"variant": variant, "d": len(S0), "A": A, "V": V, "initial": {"cov": S0}, **extra}
+    if F is not None:
+        doc["F"] = F
+    return parse_problem(doc)
+
+
+def _find(p, **kw):
+    # a generous budget: the bracket's width must not depend on the machine's load
+    return find_ray_blowup(p, seconds=120.0, **kw)
+
+
+def _bracket(v):
+    assert v.status == "PROVED", v.reason
+    return Fraction(v.evidence["T_lo"]), Fraction(v.evidence["T_hi"])
+
+
+def _mat(M):
+    return mpmath.matrix([[mpmath.mpf(Fraction(x).numerator) / Fraction(x).denominator for x in r] for r in M])
+
+
+def test_rank_one_bracket_holds_the_closed_form():
+    # Σ₀ = s₀·wwᵀ with Vw = v·w stays rank one: Σ = s·wwᵀ, ṡ = 2v(wᵀAw)s², T* = 1/(2v(wᵀAw)s₀)
+    # (here w = e₁, v = 2, wᵀAw = 1, s₀ = 3/2: T* = 1/6)
+    p = _p([[1, 0], ["1/3", "1/2"]], [[2, "1/2"], [0, -1]], [["3/2", 0], [0, 0]])
+    lo, hi = _bracket(_find(p))
+    assert lo <= Fraction(1, 6) <= hi
+    assert (hi - lo) / lo < Fraction(1, 10 ** 6)
+
+
+CASES = {
+    "general-V": dict(A=I2, V=[[2, "1/2"], ["1/4", -1]], S0=I2),
+    "general-V-A": dict(A=[[1, "1/2"], ["-1/3", "1/4"]], V=[[1, "1/2"], [0, 2]], S0=[[1, "1/3"], ["1/3", 2]]),
+    "drift": dict(A=I2, V=[[2, "1/2"], ["1/4", -1]], S0=I2, F=[["-1/2", 1], [0, "1/3"]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bracket_holds_the_reference_blowup_time(name):
+    c = CASES[name]
+    p = _p(c["A"], c["V"], c["S0"], F=c.get("F"))
+    lo, hi = _bracket(_find(p))
+    assert (hi - lo) / lo < Fraction(1, 10 ** 6)   # the issue's target width
+    ref = reference_solve_problem(p, T=Fraction(hi) * 2, dps=40, blowup_norm=1e30)
+    assert ref.blowup
+    # the reference stops at ‖Σ‖ = 1e30, i.e. within ~1e-29 before T*
+    t_end = Fraction(str(mpmath.nstr(ref.t_end, 35)))
+    assert lo <= t_end + Fraction(1, 10 ** 20) and t_end <= hi
+
+
+def test_multihead_bracket_holds_the_reference():
+    doc = {"variant": "multihead", "d": 2, "initial": {"cov": I2},
+           "heads": [{"A": I2, "V": [[2, "1/2"], ["1/4", -1]]}, {"A": [[0, "1/2"], [0, 0]], "V": [["1/2", 0], [0, 1]]}]}
+    p = parse_problem(doc)
+    lo, hi = _bracket(_find(p))
+    ref = reference_solve_problem(p, T=Fraction(hi) * 2, dps=40, blowup_norm=1e30)
+    t_end = Fraction(str(mpmath.nstr(ref.t_end, 35)))
+    assert ref.blowup and lo <= t_end + Fraction(1, 10 ** 20) and t_end <= hi
+
+
+def test_homogeneity_of_the_blowup_time():
+    # Σ ↦ cΣ(ct) maps solutions to solutions without drift: T*(cΣ₀) = T*(Σ₀)/c
+    c = CASES["general-V-A"]
+    lo1, hi1 = _bracket(_find(_p(c["A"], c["V"], c["S0"])))
+    S2 = [[Fraction(3) * Fraction(x) for x in r] for r in c["S0"]]
+    lo3, hi3 = _bracket(_find(_p(c["A"], c["V"], [[str(x) for x in r] for r in S2])))
+    assert max(lo1 / 3, lo3) <= min(hi1 / 3, hi3)
+
+
+def test_orthogonal_change_of_basis():
+    # O rational orthogonal (3-4-5): (A, V, Σ₀) ↦ (OAOᵀ, OVOᵀ, OΣ₀Oᵀ) has the same T*
+    c = CASES["general-V-A"]
+    O = [[Fraction(3, 5), Fraction(-4, 5)], [Fraction(4, 5), Fraction(3, 5)]]
+
+    def conj(M):
+        M = [[Fraction(x) for x in r] for r in M]
+        OM = [[sum(O[i][k] * M[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
+        return [[str(sum(OM[i][k] * O[j][k] for k in range(2))) for j in range(2)] for i in range(2)]
+
+    lo1, hi1 = _bracket(_find(_p(c["A"], c["V"], c["S0"])))
+    lo2, hi2 = _bracket(_find(_p(conj(c["A"]), conj(c["V"]), conj(c["S0"]))))
+    assert max(lo1, lo2) <= min(hi1, hi2)
+
+
+@pytest.fixture(scope="module")
+def cert():
+    v = find_ray_blowup(_p(I2, [[2, "1/2"], ["1/4", -1]], I2), rel_width=1e-2)
+    assert v.status == "PROVED", v.reason
+    return v.evidence["certificate"]
+
+
+def _mutate(cert, path, value):
+    c = copy.deepcopy(cert)
+    node = c["data"]
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = value
+    return Certificate.from_dict(c)
+
+
+def test_certificate_checks(cert):
+    res = check(Certificate.from_dict(cert))
+    assert res.ok and res.claim.subject == "BLOWUP"
+
+
+@pytest.mark.parametrize("what", ["step", "T_lo", "T_hi", "rho", "mu", "X_star"])
+def test_tampered_certificate_is_rejected(cert, what):
+    d = cert["data"]
+    if what == "step":   # a wrong step size: the last step is moved
+        c = _mutate(cert, ("steps", len(d["steps"]) - 1), str(Fraction(d["steps"][-1]) * Fraction(101, 100)))
+    elif what == "T_lo":  # a bracket that claims more than was proved
+        c = _mutate(cert, ("T_lo",), str((Fraction(d["T_lo"]) + Fraction(d["T_hi"])) / 2))
+    elif what == "T_hi":
+        c = _mutate(cert, ("T_hi",), str(Fraction(d["T_lo"])))
+    elif what == "rho":
+        c = _mutate(cert, ("rho",), str(Fraction(d["rho"]) * 10 ** 6))
+    elif what == "mu":
+        c = _mutate(cert, ("mu",), str(Fraction(d["mu"]) * 1000))
+    else:
+        c = _mutate(cert, ("X_star", 0, 0), str(Fraction(d["X_star"][0][0]) + Fraction(1, 10)))
+    with pytest.raises(CertificationFailed):
+        check(c)
