@@ -187,6 +187,12 @@ def _build_certs() -> dict:
         ver = find_ray_blowup(_softmax(I2, [[2, "1/2"], ["1/4", -1]], I2), rel_width=1e-2)
         assert ver.status == "PROVED", ver.reason
         out["tube-ray"] = ver.evidence["certificate"]
+    if "tube-rotation" in kinds():  # V = I + 2J rotates the eigenvector forever; coarse bracket
+        from symbolic_tf.certify.validated.rotation_tube import find_rotation_blowup
+
+        ver = find_rotation_blowup(_softmax(I2, [[1, -2], [2, 1]], [[2, 0], [0, 1]]), rel_width=1e-2)
+        assert ver.status == "PROVED", ver.reason
+        out["tube-rotation"] = ver.evidence["certificate"]
     return out
 
 
@@ -200,7 +206,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray"]
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation"]
 
 
 def _cert(certs, name):

@@ -1,0 +1,252 @@
+"""Checker of ``tube-rotation``: blow-up of *this* Σ₀ with a bracket when the blow-up *rotates*
+(d = 2, no drift; issue 15 item 2 (ii)).
+
+Without drift the flow Σ̇ = Q(Σ) = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) is homogeneous quadratic.  In the
+projective coordinates of :mod:`symbolic_tf.certify.kinds.ray` (Σ = X/u, dτ = dt/u) with
+tr X = 1,
+
+    X' = Q(X) − c(X)·X,   u' = −c(X)·u,   c(X) = tr Q(X),
+
+and the plane X = ½[[1 + p, q], [q, 1 − p]] (tr X' = c(1 − tr X) = 0 keeps tr X = 1);
+(p, q) = r(cos ψ, sin ψ), r ≤ 1 ⇔ X ⪰ 0, r = 1 the rank-one matrices (ψ = twice the angle of the
+top eigenvector).  When V has no real eigenvector the rank-one circle carries no ray: the
+direction keeps turning and Σ grows in bursts, one per half-turn of the eigenvector.  A
+rotation-averaged growth functional certifies it: with a trigonometric polynomial
+φ(ψ) = Σ_k (a_k cos kψ + b_k sin kψ) (stored rationals ``phi_a``, ``phi_b``) and
+G = −log u + φ(ψ),
+
+    G' = c + φ'(ψ)·ψ',   ψ' = (p q' − q p')/r².
+
+The circle need not attract at every ψ, only on average: the distance to it is measured by
+D = (1 − r²)·e^{η(ψ)} with a second trigonometric polynomial η (``eta_a``, ``eta_b``; η = 0 gives
+an annulus), and N = {D ≤ D0, r ≤ 1}.  Verified, in balls at ``prec`` bits, with [0, 2π] cut into
+``n_psi`` pieces (a ball π) and, per piece, [r_b, 1] into ``n_r`` pieces, where r_b = the lower
+bound over the piece of the boundary radius √(1 − D0·e^{−η(ψ)}):
+
+1. d = 2, no drift, Σ₀ ⪰ 0 (exact); 0 < D0 < 1;
+2. *invariance*: on the boundary D = D0, i.e. at r = √(1 − D0e^{−η(ψ)}) for ψ in each piece,
+   2(tr K(X) − c(X)) + η'(ψ)·ψ' < 0, where K(X) = Σ_h C_hXA_h.  Since Σ̇ = KΣ + ΣKᵀ,
+   (log det Σ)˙ = 2 tr K(Σ), and det X = u²det Σ = (1 − r²)/4, the factor (1 − r²) divides exactly:
+   (1 − r²)' = 2(tr K(X) − c(X))·(1 − r²), so D' = D·(2(tr K − c) + η'ψ') < 0 there (a form with
+   no cancellation near the circle, where (r²)' itself vanishes);
+3. *growth*: κ_lo := lower(hull of G') > 0 over the pieces of N; κ_hi := its upper bound;
+   φ_lo, φ_hi := the bounds of the hull of φ over the ψ-pieces;
+4. *the tube* (:func:`symbolic_tf.certify.kinds.replay.replay_tube`, exact times) from Σ₀:
+   Σ(t_N) ∈ S_N; tr S_N > 0; u₁ = 1/tr S_N; (p₁, q₁) from X₁ = u₁S_N; r₁² = p₁² + q₁² > 0 and
+   (1 − r₁²)·e^{η(ψ₁)} < D0, with φ₁, η₁ evaluated at e^{iψ₁} = (p₁ + iq₁)/r₁ (complex balls, no
+   angle needed);
+5. T_lo ≤ t_N + u₁·e^{φ_lo − φ₁}/κ_hi and T_hi ≥ t_N + u₁·e^{φ_hi − φ₁}/κ_lo.
+
+**Why.**  Σ(t) = Φ(t)Σ₀Φ(t)ᵀ stays ⪰ 0, so X(τ) has r ≤ 1; by 2 it cannot cross D = D0 outward,
+so it stays in N (compact, r ≥ min r_b > 0) for all τ ≥ 0 and G(τ) ∈ G₁ + [κ_lo, κ_hi]·τ.  Hence u(τ) = e^{φ(ψ(τ)) − G(τ)}
+decays exponentially, t(τ) = t_N + ∫₀^τ u increases to T* ∈ [t_N + u₁e^{φ_lo − φ₁}/κ_hi,
+t_N + u₁e^{φ_hi − φ₁}/κ_lo], and tr Σ = 1/u → ∞: the solution from Σ₀ blows up at T* (the map
+(X, u) ↦ X/u sends solutions of the projective field to solutions of Σ̇ = Q(Σ), see
+:mod:`symbolic_tf.certify.kinds.ray`).  Claim BLOWUP for THIS Σ₀ with T* ∈ [T_lo, T_hi].
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from ..exact import definiteness, frac_str
+from .krawczyk_box import initial_cov, rat
+from .replay import Field, flow_pairs, replay_tube
+
+KIND = "tube-rotation"
+_MAX_ORDER = 60
+_MAX_STEPS = 50_000
+_MAX_K = 64
+_MAX_PIECES = 1 << 16
+
+
+def _bad(msg):
+    raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+def _int_in(x, name, lo, hi, fail=_bad):
+    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+        fail(f"{name} must be an integer in [{lo}, {hi}], got {str(x)[:40]!r}")
+    return x
+
+
+class PlaneField:
+    """(p', q', c, tr K) of the projective field on the trace-one plane, over arb balls
+    (K = Σ_h C_hXA_h, so that Q(X) = KX + XKᵀ)."""
+
+    def __init__(self, pairs):
+        self.pairs = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in pairs]
+
+    def __call__(self, p, q):
+        half = flint.arb(flint.fmpq(1, 2))
+        X = flint.arb_mat([[half * (1 + p), half * q], [half * q, half * (1 - p)]])
+        K = None
+        for C, A in self.pairs:
+            t = C * X * A
+            K = t if K is None else K + t
+        KX = K * X
+        Q = KX + KX.transpose()
+        c = Q[0, 0] + Q[1, 1]
+        Xd = Q - X * c
+        return Xd[0, 0] - Xd[1, 1], 2 * Xd[0, 1], c, K[0, 0] + K[1, 1]
+
+
+def _phi_sum(a, b, z, derivative=False):
+    """φ(ψ) (or φ'(ψ)) at z = e^{iψ} (acb ball): Re Σ_k (a_k − i b_k) z^k, or Re Σ_k k(b_k + i a_k) z^k."""
+    total = flint.acb(0)
+    zk = flint.acb(1)
+    for k, (ak, bk) in enumerate(zip(a, b), start=1):
+        zk = zk * z
+        coef = flint.acb(k * bk, k * ak) if derivative else flint.acb(ak, -bk)
+        total += coef * zk
+    return total.real
+
+
+def _pieces(lo, hi, n):
+    """n balls covering [lo, hi] (arb endpoints)."""
+    out = []
+    for j in range(n):
+        a = lo + (hi - lo) * flint.arb(flint.fmpq(j, n))
+        b = lo + (hi - lo) * flint.arb(flint.fmpq(j + 1, n))
+        mid = (a + b) / 2
+        out.append(mid + flint.arb(0, ((b - a) / 2).upper() + mid.rad()))
+    return out
+
+
+def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail):
+    """Checks 2–3 of the module docstring; returns (κ_lo, κ_hi, φ_lo, φ_hi) as arb bounds.
+    ``eta`` and ``phi`` are (a, b) coefficient lists."""
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        f = PlaneField(pairs)
+        ea, eb = ([flint.arb(x) for x in v] for v in eta)
+        pa, pb = ([flint.arb(x) for x in v] for v in phi)
+        D0b = flint.arb(D0)
+        G_hull = ph_hull = None   # unions (never a float min/max of overlapping balls)
+        for k, psi in enumerate(_pieces(flint.arb(0), 2 * flint.arb.pi(), n_psi)):
+            cs, sn = psi.cos(), psi.sin()
+            z = flint.acb(cs, sn)
+            et, det = _phi_sum(ea, eb, z), _phi_sum(ea, eb, z, derivative=True)
+            # 2. invariance on the boundary D = D0
+            delta = D0b * (-et).exp()
+            rb = (1 - delta).sqrt()
+            p, q = rb * cs, rb * sn
+            dp, dq, c, trK = f(p, q)
+            rate = 2 * (trK - c) + det * (p * dq - q * dp) / (p * p + q * q)
+            if not (rate < 0):
+                fail(f"D' < 0 on the boundary D = D0 is not verified on the ψ-piece {k}")
+            ph, dph = _phi_sum(pa, pb, z), _phi_sum(pa, pb, z, derivative=True)
+            ph_hull = ph if ph_hull is None else ph_hull.union(ph)
+            for r in _pieces(flint.arb(rb.lower()), flint.arb(1), n_r):
+                p, q = r * cs, r * sn
+                dp, dq, c, _ = f(p, q)
+                G = c + dph * (p * dq - q * dp) / (p * p + q * q)
+                if not (G > 0):
+                    fail(f"G' = c + φ'ψ' > 0 is not verified on the ψ-piece {k}")
+                G_hull = G if G_hull is None else G_hull.union(G)
+        return G_hull.lower(), G_hull.upper(), ph_hull.lower(), ph_hull.upper()
+    finally:
+        flint.ctx.prec = old
+
+
+def end_bracket(S_end, t_end, D0, eta, phi, bounds, prec, fail):
+    """Checks 4–5 on the tube's end box: (lower, upper) arb bounds of T*."""
+    k_lo, k_hi, ph_lo, ph_hi = bounds
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        tr = S_end[0, 0] + S_end[1, 1]
+        if not (tr > 0):
+            fail("tr Σ(t_N) is not positive on the tube's end box")
+        u1 = 1 / tr
+        p1 = (S_end[0, 0] - S_end[1, 1]) * u1
+        q1 = 2 * S_end[0, 1] * u1
+        r2 = p1 * p1 + q1 * q1
+        if not (r2 > 0):
+            fail("the tube's end is at the centre of the trace-one disk")
+        r1 = r2.sqrt()
+        z1 = flint.acb(p1 / r1, q1 / r1)
+        eta1 = _phi_sum([flint.arb(x) for x in eta[0]], [flint.arb(x) for x in eta[1]], z1)
+        if not ((1 - r2) * eta1.exp() < flint.arb(D0)):
+            fail("the tube's end is not inside the certified region D < D0")
+        phi1 = _phi_sum([flint.arb(x) for x in phi[0]], [flint.arb(x) for x in phi[1]], z1)
+        t = flint.arb(t_end if isinstance(t_end, flint.fmpq) else rat(t_end))
+        lo = t + u1 * (ph_lo - phi1).exp() / k_hi
+        hi = t + u1 * (ph_hi - phi1).exp() / k_lo
+        return lo, hi
+    finally:
+        flint.ctx.prec = old
+
+
+def _coeffs(data, key, fail):
+    a = [rat(x) for x in data[key + "_a"]]
+    b = [rat(x) for x in data[key + "_b"]]
+    if len(a) != len(b) or not 1 <= len(a) <= _MAX_K:
+        fail(f"{key}_a and {key}_b need the same length in [1, {_MAX_K}]")
+    return a, b
+
+
+def parse_functions(data, fail):
+    """(D0, η, φ) of a certificate's data."""
+    D0 = rat(data["D0"])
+    if not 0 < D0 < 1:
+        fail("D0 must lie in (0, 1)")
+    return D0, _coeffs(data, "eta", fail), _coeffs(data, "phi", fail)
+
+
+_SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]", "D0": "rat", "n_psi": "int", "n_r": "int", "T_lo": "rat",
+           "T_hi": "rat", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
+           "method": ("enum", "qr", "direct")}
+
+
+@kind(KIND, _SCHEMA)
+def check_tube_rotation(cert, problem):
+    """PROVED: the solution from the embedded problem's Σ₀ blows up (rotating) at a T* ∈ [T_lo, T_hi]
+    (regime BLOWUP, quantifier THIS)."""
+    if cert.status != "PROVED":
+        _bad("status must be PROVED")
+    pairs, F = flow_pairs(problem, _bad)
+    if problem.d != 2:
+        _bad("covers d = 2 only")
+    if F is not None:
+        _bad("covers the flow without drift only")
+    S0 = initial_cov(problem, _bad)
+    if not definiteness(S0).psd:
+        _bad("Σ₀ is not positive semidefinite")
+    data = cert.data
+    D0, eta, phi = parse_functions(data, _bad)
+    n_psi = _int_in(data["n_psi"], "n_psi", 8, _MAX_PIECES)
+    n_r = _int_in(data["n_r"], "n_r", 1, 64)
+    if n_psi * n_r > _MAX_PIECES:
+        _bad(f"n_psi·n_r must be ≤ {_MAX_PIECES}")
+    order = _int_in(data["order"], "order", 1, _MAX_ORDER)
+    tprec = _int_in(data["tube_prec"], "tube_prec", 53, 4096)
+    prec = _int_in(data["prec"], "prec", 64, 4096)
+    steps = data["steps"]
+    if not isinstance(steps, list) or not steps or len(steps) > _MAX_STEPS + 1:
+        _bad(f"steps must be a list of 1..{_MAX_STEPS + 1} times")
+    ts = [rat(x) for x in steps]
+    if ts[0] != 0:
+        _bad("the first step time must be 0")
+    if any(y <= x for x, y in zip(ts, ts[1:])):
+        _bad("step times must be strictly increasing")
+    bounds = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, _bad)
+    saved = flint.ctx.prec
+    flint.ctx.prec = tprec
+    try:
+        S_end = replay_tube(Field(pairs, None), S0, ts, order, data["method"], _bad)
+    finally:
+        flint.ctx.prec = saved
+    lo, hi = end_bracket(S_end, ts[-1], D0, eta, phi, bounds, prec, _bad)
+    T_lo, T_hi = rat(data["T_lo"]), rat(data["T_hi"])
+    if not (T_lo <= T_hi):
+        _bad("T_lo > T_hi")
+    if not (flint.arb(T_lo) <= lo and flint.arb(T_hi) >= hi):
+        _bad("the stored bracket [T_lo, T_hi] does not contain the derived one")
+    return "PROVED", Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(Fraction(data["T_lo"])),
+                                                      "T_hi": frac_str(Fraction(data["T_hi"]))})

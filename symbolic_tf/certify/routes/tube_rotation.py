@@ -1,0 +1,32 @@
+"""Route: softmax or multi-head softmax in d = 2 without drift, general V with no real eigenvector
+direction on the rank-one circle — a validated tube from the problem's Σ₀ enters an annulus of
+the trace-one plane on which a rotation-averaged growth functional increases at a certified
+rate, which proves BLOWUP for this Σ₀ with a bracket (kind ``tube-rotation``,
+:mod:`symbolic_tf.certify.validated.rotation_tube`).  Runs after ``tube-ray`` (60), which covers
+the blow-ups that settle on a ray."""
+from __future__ import annotations
+
+from . import Context, Route, driftless_softmax_family, route
+
+
+@route
+class TubeRotation(Route):
+    name = "tube-rotation"
+    order = 61
+    regimes = ("BLOWUP",)
+    modes = ("point",)
+
+    def applies(self, problem, ctx: Context):
+        why = driftless_softmax_family(problem)
+        if why:
+            return why
+        if problem.d != 2:
+            return "the rotation certificate covers d = 2"
+        if problem.cov is None:
+            return "needs the problem's Σ₀"
+        return None
+
+    def search(self, problem, ctx: Context):
+        from ..validated.rotation_tube import find_rotation_blowup
+
+        return find_rotation_blowup(problem, seconds=10.0)

@@ -1,0 +1,262 @@
+"""Rotating blow-up of *this* Σ₀ with a bracket (d = 2, no drift; issue 15 item 2 (ii); kind
+``tube-rotation``).
+
+When V has no real eigenvector, the rank-one circle of the trace-one plane carries no ray: the
+top eigenvector of Σ keeps turning while Σ grows in bursts.  On the circle (p, q) = (cos ψ, sin ψ)
+the projective field turns at the rate ψ'(ψ) ≠ 0 and grows at the rate c(ψ); the
+cohomological equation c + φ'ψ' = κ̄ (κ̄ = ∫c/ψ' dψ / ∫1/ψ' dψ, the rotation-averaged growth
+rate) has a periodic solution φ, approximated here by a truncated Fourier series (FFT of
+(κ̄ − c)/ψ' on a grid) with short dyadic coefficients.  The checker
+(:mod:`symbolic_tf.certify.kinds.rotation`) then verifies G' = c + φ'ψ' > 0 over a neighbourhood
+{(1 − r²)e^{η(ψ)} ≤ D0} of the circle that the field enters (η solves the analogous equation for
+the transversal attraction rate, so the circle need only attract on average), and a validated tube from Σ₀ (:mod:`.tube`) into it gives
+T* ∈ t_N + u₁·[e^{φ_lo − φ₁}/κ_hi, e^{φ_hi − φ₁}/κ_lo] (u₁ = 1/tr Σ(t_N)); the tube runs on until
+the bracket is narrower than ``rel_width`` or the budget ends.
+
+Every float here is a guess; the checker's own procedures verify it, and the certificate is
+re-checked independently.
+"""
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from .ray_tube import _FloatField, _arb_hi, _arb_lo, _dyadic, _f, _float_blowup, _qstr, _round_out
+
+__all__ = ["KIND", "find_rotation_blowup"]
+
+KIND = "tube-rotation"
+ARGUMENT = "validated-tube+rotation-averaged-growth-functional"
+_CLAIM0 = "for this Σ₀: Σ(t) blows up in finite time while its eigenvector rotates (validated tube + annulus)"
+
+
+def _plane(ff: _FloatField, p, q):
+    """(p', q', c, tr K) of the projective field on the trace-one plane (floats, vectorised)."""
+    X = np.zeros(np.shape(p) + (2, 2))
+    X[..., 0, 0] = 0.5 * (1 + p)
+    X[..., 1, 1] = 0.5 * (1 - p)
+    X[..., 0, 1] = X[..., 1, 0] = 0.5 * q
+    K = sum(C @ X @ A for C, A in ff.pairs)
+    KX = K @ X
+    Q = KX + np.swapaxes(KX, -1, -2)
+    c = Q[..., 0, 0] + Q[..., 1, 1]
+    Xd = Q - c[..., None, None] * X
+    return Xd[..., 0, 0] - Xd[..., 1, 1], 2 * Xd[..., 0, 1], c, K[..., 0, 0] + K[..., 1, 1]
+
+
+def _fourier_antiderivative(g, K):
+    """(a_k, b_k), k = 1..K, of a trigonometric polynomial whose derivative approximates the
+    mean-zero grid function g on [0, 2π) (φ' = Σ k(−a_k sin kψ + b_k cos kψ))."""
+    n = len(g)
+    F = np.fft.rfft(g) / n
+    alpha = 2 * F.real[1:K + 1]     # g ≈ Σ α_k cos kψ + β_k sin kψ
+    beta = -2 * F.imag[1:K + 1]
+    k = np.arange(1, K + 1)
+    return -beta / k, alpha / k
+
+
+def _trig(a, b, psi, derivative=False):
+    k = np.arange(1, len(a) + 1)
+    C, S = np.cos(np.outer(psi, k)), np.sin(np.outer(psi, k))
+    if derivative:
+        return (k * (-np.asarray(a) * S + np.asarray(b) * C)).sum(axis=1)
+    return (np.asarray(a) * C + np.asarray(b) * S).sum(axis=1)
+
+
+def _guesses(ff, K, n=4096):
+    """Float guesses on the rank-one circle: φ (growth), η (transversal attraction), κ̄, γ̄; or a
+    reason string when the circle has a rest point or repels on average."""
+    psi = 2 * np.pi * np.arange(n) / n
+    dp, dq, c, trK = _plane(ff, np.cos(psi), np.sin(psi))
+    w = np.cos(psi) * dq - np.sin(psi) * dp      # ψ' on the circle
+    if not (np.all(w > 0) or np.all(w < 0)) or np.abs(w).min() < 1e-9 * np.abs(w).max():
+        return "the rank-one circle has a rest point (a ray or an equilibrium line): no rotation"
+    kbar = np.sum(c / w) / np.sum(1 / w)
+    gamma = 2 * (c - trK)     # transversal rate on the circle: (1 − r²)' = −γ(1 − r²)
+    gbar = np.sum(gamma / w) / np.sum(1 / w)
+    if kbar <= 0:
+        return f"the rotation-averaged growth rate κ̄ ≈ {kbar:.3g} is not positive"
+    if gbar <= 0:
+        return f"the rank-one circle does not attract on average (γ̄ ≈ {gbar:.3g})"
+    phi = _fourier_antiderivative((kbar - c) / w, K)
+    eta = _fourier_antiderivative((gamma - gbar) / w, K)
+    return phi, eta, float(kbar), float(gbar)
+
+
+def _D0_ladder(ff, phi, eta, kbar, gbar, n=2048):
+    """D0 = 2^−j (largest first) for which, in floats with margin, D' < −(γ̄/4)·(1 − r²) on D = D0
+    and G' > κ̄/4 on {D ≤ D0}."""
+    psi = 2 * np.pi * np.arange(n) / n
+    e, de = _trig(*eta, psi), _trig(*eta, psi, derivative=True)
+    dphi = _trig(*phi, psi, derivative=True)
+    out = []
+    for j in range(1, 16):
+        D0 = 2.0 ** -j
+        delta = D0 * np.exp(-e)
+        if np.any(delta >= 1):
+            continue
+        rb = np.sqrt(1 - delta)
+        p, q = rb * np.cos(psi), rb * np.sin(psi)
+        dp, dq, c, trK = _plane(ff, p, q)
+        rate = 2 * (trK - c) + de * (p * dq - q * dp) / rb ** 2
+        if not np.all(rate < -0.25 * gbar):
+            continue
+        ok = True
+        for t in np.linspace(0, 1, 9):
+            r = rb + t * (1 - rb)
+            p, q = r * np.cos(psi), r * np.sin(psi)
+            dp, dq, c, _ = _plane(ff, p, q)
+            if not np.all(c + dphi * (p * dq - q * dp) / r ** 2 > kbar / 4):
+                ok = False
+                break
+        if ok:
+            out.append(Fraction(1, 2 ** j))
+    return out
+
+
+def find_rotation_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float = 8.0,
+                         rel_width: float = 1e-6, horizon: float = 50.0, max_steps: int = 20000,
+                         K: int = 16) -> Verdict:
+    """PROVED (BLOWUP for this Σ₀, T* ∈ [T_lo, T_hi]) with a ``tube-rotation`` certificate, or
+    UNDECIDED with the reason.  Never raises on float trouble."""
+    t0 = time.perf_counter()
+    try:
+        return _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0)
+    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=f"tube-rotation search gave up ({type(exc).__name__}: "
+                       f"{str(exc)[:160]})", numerical={"seconds": time.perf_counter() - t0})
+
+
+def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -> Verdict:
+    from ...spec.errors import CertificationFailed, InvalidParameters
+    from ..certificate import Certificate, vec_str
+    from ..check import check
+    from ..claims import Claim, Quantifier
+    from ..exact import definiteness, qmat
+    from ..kinds.rotation import end_bracket, region_bounds
+    from .tube import flow_data, integrate_tube
+
+    if problem.d != 2:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the rotation certificate covers d = 2")
+    try:
+        heads, F = flow_data(problem)
+    except InvalidParameters as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
+    if F is not None and any(e != 0 for e in F.entries()):
+        return Verdict(UNDECIDED, _CLAIM0, reason="the rotation certificate covers the flow without drift")
+    S0q = qmat(problem.cov)
+    if S0q != S0q.transpose() or not definiteness(S0q).psd:
+        return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
+    ff = _FloatField(heads, None, 2)
+    guess = _guesses(ff, K)
+    if isinstance(guess, str):
+        return Verdict(UNDECIDED, _CLAIM0, reason=guess, numerical={"seconds": time.perf_counter() - t0})
+    phi_f, eta_f, kbar, gbar = guess
+    numerical = {"kappa_bar": kbar, "gamma_bar": gbar}
+    late = _float_blowup(ff, _f(S0q), horizon)
+    if late is None:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=f"no float blow-up up to t = {horizon:g}")
+    numerical["float_T"] = late[0]
+    ladder = _D0_ladder(ff, phi_f, eta_f, kbar, gbar)
+    if not ladder:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason="no region D ≤ D0 around the rank-one circle that the field enters and where "
+                              "the growth functional grows")
+
+    def rational(v):
+        return [_dyadic(float(x), 40) for x in v]
+
+    phi = tuple(rational(v) for v in phi_f)
+    eta = tuple(rational(v) for v in eta_f)
+    phi_q = tuple([flint.fmpq(x.numerator, x.denominator) for x in v] for v in phi)
+    eta_q = tuple([flint.fmpq(x.numerator, x.denominator) for x in v] for v in eta)
+    bounds, pieces, D0 = None, None, None
+    for D0_try in ladder[:3]:
+        D0q = flint.fmpq(D0_try.numerator, D0_try.denominator)
+        for n_psi, n_r in ((256, 2), (1024, 4), (4096, 4)):
+            if time.perf_counter() - t0 > seconds / 2:
+                break
+            try:
+                bounds = region_bounds(heads, D0q, eta_q, phi_q, n_psi, n_r, prec, _fail)
+                pieces, D0 = (n_psi, n_r), D0_try
+                break
+            except CertificationFailed as exc:
+                numerical["region"] = str(exc)
+        if bounds is not None:
+            break
+    if bounds is None:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason="the region inequalities could not be verified: " + numerical.get("region", "budget"))
+    numerical.update(kappa_lo=float(bounds[0].mid()), kappa_hi=float(bounds[1].mid()),
+                     phi_range=float((bounds[3] - bounds[2]).mid()), n_psi=pieces[0], n_r=pieces[1])
+    best = {}
+    last_tr = [0.0]
+    deadline = t0 + seconds
+
+    def until(state, t):
+        S = state.S
+        trS = float(S[0, 0].mid() + S[1, 1].mid())
+        if not trS > 0 or trS < 2 * last_tr[0]:
+            return time.perf_counter() > deadline and bool(best)
+        last_tr[0] = trS
+        try:
+            lo, hi = end_bracket(S, t, D0q, eta_q, phi_q, bounds, prec, _fail)
+        except CertificationFailed:
+            return time.perf_counter() > deadline and bool(best)
+        qlo, qhi = _arb_lo(lo), _arb_hi(hi)
+        slack = (qhi - qlo) / 1000 + abs(qhi) / 2 ** 80
+        T_lo, T_hi = _round_out(qlo - slack, False), _round_out(qhi + slack, True)
+        width = float(T_hi - T_lo) / max(float(T_lo), 1e-300)
+        if not best or width < best["width"]:
+            best.update(T_lo=_qstr(T_lo), T_hi=_qstr(T_hi), t=t, width=width)
+        return width <= rel_width or time.perf_counter() > deadline
+
+    left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
+    tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+                          rel_tol=1e-2, seconds=left, until=until)
+    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds, stop=tube.stop)
+    if not best:
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=(f"the validated tube from Σ₀ did not enter the certified annulus: {tube.stop} "
+                               f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
+    times = [x for x in tube.times if x <= best["t"]]
+    D0q = flint.fmpq(D0.numerator, D0.denominator)
+    data = {"phi_a": [_qstr(x) for x in phi[0]], "phi_b": [_qstr(x) for x in phi[1]],
+            "eta_a": [_qstr(x) for x in eta[0]], "eta_b": [_qstr(x) for x in eta[1]], "D0": _qstr(D0),
+            "n_psi": pieces[0], "n_r": pieces[1], "T_lo": best["T_lo"], "T_hi": best["T_hi"], "prec": prec,
+            "steps": vec_str(times), "order": order, "tube_prec": prec, "method": "qr"}
+    claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})
+    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
+                                   notes=[f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
+                                          f"t = {float(best['t']):.12g}, inside the region (1 − r²)e^η ≤ {float(D0):g} where "
+                                          f"the rotation-averaged growth functional grows at a rate in "
+                                          f"[{numerical['kappa_lo']:.4g}, {numerical['kappa_hi']:.4g}]"])
+    t2 = time.perf_counter()
+    try:
+        check(cert)
+    except CertificationFailed as exc:
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
+                       reason=f"the certificate failed the independent check: {exc}")
+    numerical.update(check_seconds=time.perf_counter() - t2, seconds=time.perf_counter() - t0,
+                     rel_width=best["width"])
+    return Verdict(PROVED, claim.text(), ARGUMENT,
+                   evidence={"regime": "BLOWUP", "T_lo": data["T_lo"], "T_hi": data["T_hi"],
+                             "certificate": cert.to_dict()},
+                   numerical=numerical,
+                   reason=(f"rotating blow-up: validated tube from Σ₀ ({len(times) - 1} steps) into a certified "
+                           f"neighbourhood of the rank-one circle with rotation-averaged growth; relative bracket width "
+                           f"{best['width']:.2g}"))
+
+
+def _fail(msg):
+    from ...spec.errors import CertificationFailed
+
+    raise CertificationFailed(msg)
