@@ -91,6 +91,20 @@ class RegimeConjecture:
     uniform: bool = False
     kind: str = "regime"
     explicit: list = field(default_factory=list)  # candidate problem documents tried first
+    # reject draws with A = 0 or V = 0 (every head's, for multi-head): where the hypothesis
+    # is then vacuous or trivially met, such a "counterexample" says nothing about the claim
+    nondegenerate: bool = False
+
+
+def degenerate(problem) -> bool:
+    """True when the attention or value matrix is zero (every head's for multi-head): the flow is
+    then the drift alone and a claim about attention is not tested."""
+    def zero(M):
+        return M is None or all(x == 0 for row in M for x in row)
+
+    if problem.heads:
+        return all(zero(h.attention) or zero(h.V) for h in problem.heads)
+    return zero(problem.A) or zero(problem.V)
 
 
 @dataclass
@@ -188,6 +202,10 @@ def verify(conj, examples: int = 100, seed: int = 0, progress: Callable | None =
         search = example(parse_problem(doc))(search)
 
     def _search_body(problem):
+        if conj.nondegenerate and degenerate(problem):
+            from hypothesis import reject
+
+            reject()
         key = problem.content_hash()
         if key in seen:
             c = seen[key][1]

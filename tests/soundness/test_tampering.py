@@ -75,6 +75,7 @@ def _softmax(A, V, cov=None, F=None, b=None, variant="softmax", **kw):
 I2 = [[1, 0], [0, 1]]
 NEG_I2 = [[-1, 0], [0, -1]]
 S0 = [[1, "1/4"], ["1/4", "1/2"]]
+CLUSTER_A, CLUSTER_V = [["1/2", -1], ["1/2", "-1/3"]], [[0, "-2/3"], ["3/2", "-1/2"]]   # settles on a rank-one line
 
 
 def _classified(problem, kind, uniform=False):
@@ -193,6 +194,12 @@ def _build_certs() -> dict:
         ver = find_rotation_blowup(_softmax(I2, [[1, -2], [2, 1]], [[2, 0], [0, 1]]), rel_width=1e-2)
         assert ver.status == "PROVED", ver.reason
         out["tube-rotation"] = ver.evidence["certificate"]
+    if "tube-cluster" in kinds():  # A + Aᵀ indefinite, V general: Σ(t) settles on an isotropic line
+        from symbolic_tf.certify.validated.cluster_tube import find_cluster
+
+        ver = find_cluster(_softmax(CLUSTER_A, CLUSTER_V, S0))
+        assert ver.status == "PROVED", ver.reason
+        out["tube-cluster"] = ver.evidence["certificate"]
     return out
 
 
@@ -206,7 +213,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation"]
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-cluster"]
 
 
 def _cert(certs, name):

@@ -1,0 +1,217 @@
+"""Checker of ``tube-cluster``: *this* Σ₀ clusters — the solution is global and Σ(t) converges to
+a rank-one limit — for single-head softmax in d = 2 without drift and a general V (issue 15
+item 2, "convergence of this Σ₀ … to a low-rank limit, with the rank proved").
+
+Rank-one equilibria.  For Q(Σ) = VΣAΣ + ΣAᵀΣVᵀ and w ∈ ℝ², Q(wwᵀ) = (wᵀAw)(Vwwᵀ + wwᵀVᵀ), so
+every isotropic direction of A (wᵀAw = 0) is a line of equilibria s·wwᵀ.  When A + Aᵀ =
+[[a, b], [b, c]] is indefinite (b² > ac) its isotropic lines are explicit: w = (1, x) with
+cx² + 2bx + a = 0 (or w = (0, 1) when c = 0), and X_iso = wwᵀ/(wᵀw) is a fixed point of the
+projective field of :mod:`symbolic_tf.certify.kinds.ray` with c(X_iso) = tr Q(X_iso) = 0.
+
+Projective coordinates Σ = X/u, dτ = dt/u with, for a rational κ ≥ 0 (``kappa``),
+
+    X' = Q(X) − c̃(X)·X,   u' = −c̃(X)·u,   c̃(X) = tr Q(X) + κ(tr X − 1)                (Φ)
+
+(any scalar c̃ gives d(X/u)/dt = Q(X/u); tr X' = (1 − tr X)(tr Q(X) + κ·tr X), so the plane
+tr X = 1 is invariant and c̃ = tr Q there; κ only makes the trace direction attracting).  The
+certificate stores rationals X_star (2×2 symmetric), W (3×3), rho, mu, R (3 radii), kappa and a
+tube (steps, order, tube_prec, method); coordinates z = svec-upper(X − X_star).  Verified:
+
+1. the tube from the embedded exact Σ₀ (Σ₀ ⪰ 0) along the stored exact times: Σ(t_N) ∈ S_N;
+   tr S_N > 0, X₁ = S_N/tr S_N (exactly on tr X = 1), z₁ = svec(X₁ − X_star);
+2. (exact) W ≻ 0, rho, mu > 0, kappa ≥ 0, R_k > 0, rho·(W⁻¹)_kk ≤ R_k²;
+3. over the box H = X_star ± R the ball Jacobian 𝐌 of Φ has −(MᵀW + WM) − 2·mu·W ≻ 0;
+4. (exact) r = Φ(X_star) has rᵀWr < mu²·rho;  5. z₁ᵀWz₁ < rho;
+6. an isotropic point X_iso (ball) of A + Aᵀ lies in the ellipsoid: (X_iso − X_star)ᵀW(…) < rho;
+7. the bound B := √(gᵀW⁻¹g)·√(e₁ᵀWe₁)/mu is finite, g the ball gradient of c̃ over H and
+   e₁ = svec(X₁ − X_iso).
+
+**Why.**  As in ``tube-ray``, 3–5 make 𝓔 = {zᵀWz ≤ rho} forward invariant, so X(τ) ∈ 𝓔 ⊆ H for
+all τ ≥ 0.  X_iso ∈ 𝓔 (6) is a zero of Φ, so for e = X − X_iso, Φ(X) = M̄e with M̄ ∈ 𝐌 (the
+segment lies in the convex 𝓔) and (eᵀWe)' ≤ −2·mu·eᵀWe: X(τ) → X_iso exponentially.  Since
+c̃(X_iso) = 0, |c̃(X(τ))| ≤ √(gᵀW⁻¹g)·‖e(τ)‖_W and ∫₀^∞|c̃| ≤ B, so u(τ) = u₁e^{−∫c̃} → u∞ ∈
+[u₁e^{−B}, u₁e^{B}], t(τ) = t_N + ∫u → ∞ (the solution is global) and Σ(t) = X/u → X_iso/u∞ ≠ 0,
+of rank exactly one.  Claim CLUSTERING (rank 1) for THIS Σ₀.
+"""
+from __future__ import annotations
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from ..exact import ball_pd, definiteness
+from .krawczyk_box import initial_cov, rat, square
+from .ray import ProjectiveField
+from .replay import Field, flow_pairs, replay_tube
+
+KIND = "tube-cluster"
+_MAX_ORDER = 60
+_MAX_STEPS = 50_000
+_UP = [(0, 0), (0, 1), (1, 1)]
+
+
+def _bad(msg):
+    raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+def _int_in(x, name, lo, hi):
+    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+        _bad(f"{name} must be an integer in [{lo}, {hi}], got {str(x)[:40]!r}")
+    return x
+
+
+def _basis(mat):
+    out = []
+    for i, j in _UP:
+        E = mat(2, 2)
+        E[i, j] = 1
+        E[j, i] = 1
+        out.append(E)
+    return out
+
+
+def field_value(pf, X, kappa):
+    QX = pf.Q(X)
+    ct = QX[0, 0] + QX[1, 1] + (X[0, 0] + X[1, 1] - 1) * kappa
+    return QX - X * ct
+
+
+def jacobian_and_gradient(pf, X, kappa, basis):
+    """Ball Jacobian of Φ (3×3, svec-upper) and gradient of c̃ at X (over a ball matrix X)."""
+    QX = pf.Q(X)
+    ct = QX[0, 0] + QX[1, 1] + (X[0, 0] + X[1, 1] - 1) * kappa
+    cols, grad = [], []
+    for E in basis:
+        dQE = pf.dQ(X, E)
+        dc = dQE[0, 0] + dQE[1, 1] + (E[0, 0] + E[1, 1]) * kappa
+        top = dQE - X * dc - E * ct
+        cols.append([top[i, j] for i, j in _UP])
+        grad.append(dc)
+    return [[cols[c][r] for c in range(3)] for r in range(3)], grad
+
+
+def isotropic_points(A):
+    """The rank-one trace-one matrices ww̃ᵀ/(wᵀw) on the isotropic lines of A + Aᵀ (arb balls),
+    or [] if A + Aᵀ is not indefinite."""
+    S = A + A.transpose()
+    a, b, c = S[0, 0], S[0, 1], S[1, 1]
+    disc = b * b - a * c
+    if not disc > 0:
+        return []
+    ws = []
+    if c == 0:
+        ws = [(flint.arb(0), flint.arb(1)), (flint.arb(1), -flint.arb(a) / (2 * flint.arb(b)))]
+    else:
+        sq = flint.arb(disc).sqrt()
+        ws = [(flint.arb(1), (-flint.arb(b) + sq) / flint.arb(c)), (flint.arb(1), (-flint.arb(b) - sq) / flint.arb(c))]
+    out = []
+    for w0, w1 in ws:
+        n = w0 * w0 + w1 * w1
+        out.append(flint.arb_mat([[w0 * w0 / n, w0 * w1 / n], [w0 * w1 / n, w1 * w1 / n]]))
+    return out
+
+
+def check_cluster_end(pairs, S_end, data, prec, fail):
+    """Checks 1 (after the tube) to 7; returns the bound B (arb) of ∫|c̃|."""
+    if len(pairs) != 1:
+        fail("covers single-head softmax only")
+    Xs = square(data["X_star"], 2, "X_star", fail)
+    if Xs != Xs.transpose():
+        fail("X_star is not symmetric")
+    W = square(data["W"], 3, "W", fail)
+    if W != W.transpose():
+        fail("W is not symmetric")
+    rho, mu, kappa = rat(data["rho"]), rat(data["mu"]), rat(data["kappa"])
+    R = [rat(x) for x in data["R"]]
+    if len(R) != 3:
+        fail("R needs 3 radii")
+    if not (rho > 0 and mu > 0 and kappa >= 0 and all(x > 0 for x in R)):
+        fail("rho, mu, R_k must be positive and kappa ≥ 0")
+    if not definiteness(W).pd:
+        fail("W is not positive definite (exact)")
+    Winv = W.inv()
+    for k in range(3):
+        if rho * Winv[k, k] > R[k] * R[k]:
+            fail(f"the ellipsoid leaves the box in coordinate {k}")
+    ex = ProjectiveField(pairs, None, flint.fmpq_mat)
+    rX = field_value(ex, Xs, kappa)
+    rv = flint.fmpq_mat(3, 1, [rX[i, j] for i, j in _UP])
+    if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
+        fail("the centre's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        pf = ProjectiveField(pairs, None, flint.arb_mat)
+        H = flint.arb_mat(2, 2)
+        for k, (i, j) in enumerate(_UP):
+            H[i, j] = H[j, i] = flint.arb(Xs[i, j]) + flint.arb(0, flint.arb(R[k]).upper())
+        J, grad = jacobian_and_gradient(pf, H, flint.arb(kappa), _basis(flint.arb_mat))
+        Jm, Wb = flint.arb_mat(J), flint.arb_mat(W)
+        N = -(Jm.transpose() * Wb + Wb * Jm) - Wb * (2 * flint.arb(mu))
+        if ball_pd(N) is not True:
+            fail("−(MᵀW + WM) − 2·mu·W ≻ 0 is not verified over the box (ball LDLᵀ)")
+        tr = S_end[0, 0] + S_end[1, 1]
+        if not (tr > 0):
+            fail("tr Σ(t_N) is not positive on the tube's end box")
+        X1 = S_end * (1 / tr)
+
+        def energy(X):
+            z = flint.arb_mat(3, 1, [X[i, j] - Xs[i, j] for i, j in _UP])
+            return (z.transpose() * Wb * z)[0, 0]
+
+        if not (energy(X1) < flint.arb(rho)):
+            fail("the tube's end is not inside the certified ellipsoid")
+        A = pairs[0][1]
+        inside = [P for P in isotropic_points(A) if energy(P) < flint.arb(rho)]
+        if not inside:
+            fail("no isotropic rank-one point of A + Aᵀ lies in the certified ellipsoid")
+        P = inside[0]
+        e1 = flint.arb_mat(3, 1, [X1[i, j] - P[i, j] for i, j in _UP])
+        g = flint.arb_mat(3, 1, grad)
+        gWg = (g.transpose() * flint.arb_mat(Winv) * g)[0, 0]
+        eWe = (e1.transpose() * Wb * e1)[0, 0]
+        B = flint.arb(gWg.upper()).sqrt() * flint.arb(eWe.upper()).sqrt() / flint.arb(mu)
+        if not B.is_finite():
+            fail("the bound on ∫|c̃| is not finite")
+        return B
+    finally:
+        flint.ctx.prec = old
+
+
+_SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "kappa": "rat",
+           "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int", "method": ("enum", "qr", "direct")}
+
+
+@kind(KIND, _SCHEMA)
+def check_tube_cluster(cert, problem):
+    """PROVED: the solution from the embedded problem's Σ₀ is global and converges to a rank-one
+    limit (regime CLUSTERING, rank 1, quantifier THIS)."""
+    if cert.status != "PROVED":
+        _bad("status must be PROVED")
+    pairs, F = flow_pairs(problem, _bad)
+    if problem.d != 2 or F is not None:
+        _bad("covers d = 2 without drift only")
+    S0 = initial_cov(problem, _bad)
+    if not definiteness(S0).psd:
+        _bad("Σ₀ is not positive semidefinite")
+    data = cert.data
+    order = _int_in(data["order"], "order", 1, _MAX_ORDER)
+    tprec = _int_in(data["tube_prec"], "tube_prec", 53, 4096)
+    prec = _int_in(data["prec"], "prec", 64, 4096)
+    steps = data["steps"]
+    if not isinstance(steps, list) or not steps or len(steps) > _MAX_STEPS + 1:
+        _bad(f"steps must be a list of 1..{_MAX_STEPS + 1} times")
+    ts = [rat(x) for x in steps]
+    if ts[0] != 0:
+        _bad("the first step time must be 0")
+    if any(y <= x for x, y in zip(ts, ts[1:])):
+        _bad("step times must be strictly increasing")
+    saved = flint.ctx.prec
+    flint.ctx.prec = tprec
+    try:
+        S_end = replay_tube(Field(pairs, None), S0, ts, order, data["method"], _bad)
+    finally:
+        flint.ctx.prec = saved
+    check_cluster_end(pairs, S_end, data, prec, _bad)
+    return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})

@@ -1,0 +1,32 @@
+"""Route: single-head softmax in d = 2 without drift, general V, A + Aᵀ indefinite — a validated
+tube from the problem's Σ₀ enters a contracting neighbourhood of an isotropic rank-one equilibrium
+line, which proves CLUSTERING (rank 1) for this Σ₀ (kind ``tube-cluster``,
+:mod:`symbolic_tf.certify.validated.cluster_tube`).  Its float pre-check (does the solution settle
+on an isotropic line?) is cheap, so it runs before the blow-up tubes (60, 61)."""
+from __future__ import annotations
+
+from . import Context, Route, route
+
+
+@route
+class TubeCluster(Route):
+    name = "tube-cluster"
+    order = 58
+    regimes = ("CLUSTERING",)
+    modes = ("point",)
+
+    def applies(self, problem, ctx: Context):
+        if problem.variant != "softmax" or problem.heads or problem.A is None or problem.V is None:
+            return "needs single-head softmax with A and V"
+        if problem.d != 2:
+            return "the clustering certificate covers d = 2"
+        if problem.has_drift:
+            return "the clustering certificate covers the flow without drift"
+        if problem.cov is None:
+            return "needs the problem's Σ₀"
+        return None
+
+    def search(self, problem, ctx: Context):
+        from ..validated.cluster_tube import find_cluster
+
+        return find_cluster(problem, seconds=6.0)

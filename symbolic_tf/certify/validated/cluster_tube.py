@@ -1,0 +1,206 @@
+"""Clustering of *this* Σ₀ to a rank-one limit (single-head softmax, d = 2, no drift, general V;
+kind ``tube-cluster``, :mod:`symbolic_tf.certify.kinds.cluster`).
+
+The float solution from Σ₀ is followed until it settles; its limit direction is matched to an
+isotropic rank-one point X_iso of A + Aᵀ (a line of equilibria).  A quadratic Lyapunov function
+of the projective field (with the trace direction made attracting by κ = 1) around a rational
+X_star ≈ X_iso certifies a contracting ellipsoid containing X_iso, and a validated tube from Σ₀
+is run until its end enters the ellipsoid.  Every float is a guess verified by the checker's own
+procedure; the final certificate is re-checked independently.
+"""
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from .ray_tube import _dyadic, _f, _mat_str, _qstr
+
+__all__ = ["KIND", "find_cluster"]
+
+KIND = "tube-cluster"
+ARGUMENT = "validated-tube+projective-lyapunov-at-an-isotropic-equilibrium-line"
+_CLAIM0 = "for this Σ₀: the solution is global and Σ(t) converges to a rank-one limit (validated tube + basin)"
+_UP = [(0, 0), (0, 1), (1, 1)]
+_KAPPA = Fraction(1)
+
+
+def _float_field(V, A, kappa):
+    def Q(X):
+        H = V @ X @ A @ X
+        return H + H.T
+
+    def dQ(X, E):
+        H = V @ E @ A @ X + V @ X @ A @ E
+        return H + H.T
+
+    def jac(X):
+        ct = np.trace(Q(X)) + kappa * (np.trace(X) - 1)
+        cols = []
+        for i, j in _UP:
+            E = np.zeros((2, 2))
+            E[i, j] = E[j, i] = 1.0
+            dq = dQ(X, E)
+            dc = np.trace(dq) + kappa * np.trace(E)
+            top = dq - dc * X - ct * E
+            cols.append([top[a, b] for a, b in _UP])
+        return np.array(cols).T
+
+    return Q, jac
+
+
+def _isotropic(A):
+    S = A + A.T
+    a, b, c = S[0, 0], S[0, 1], S[1, 1]
+    if b * b - a * c <= 0:
+        return []
+    ws = [np.array([0.0, 1.0]), np.array([1.0, -a / (2 * b)])] if c == 0 else \
+        [np.array([1.0, (-b + s * math.sqrt(b * b - a * c)) / c]) for s in (1, -1)]
+    return [np.outer(w, w) / (w @ w) for w in ws]
+
+
+def find_cluster(problem, *, order: int = 20, prec: int = 128, seconds: float = 6.0, horizon: float = 400.0,
+                 max_steps: int = 20000) -> Verdict:
+    """PROVED (CLUSTERING, rank 1, for this Σ₀) with a ``tube-cluster`` certificate, or UNDECIDED with
+    the reason.  Never raises on float trouble."""
+    t0 = time.perf_counter()
+    try:
+        return _find(problem, order, prec, seconds, horizon, max_steps, t0)
+    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=f"tube-cluster search gave up ({type(exc).__name__}: {str(exc)[:160]})",
+                       numerical={"seconds": time.perf_counter() - t0})
+
+
+def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
+    from scipy.integrate import solve_ivp
+    from scipy.linalg import solve_continuous_lyapunov
+
+    from ...spec.errors import CertificationFailed, InvalidParameters
+    from ..certificate import Certificate, vec_str
+    from ..check import check
+    from ..claims import Claim, Quantifier
+    from ..exact import definiteness, qmat
+    from ..kinds.cluster import check_cluster_end
+    from .tube import flow_data, integrate_tube
+
+    if problem.d != 2 or problem.variant != "softmax" or problem.heads:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers single-head softmax in d = 2")
+    try:
+        heads, F = flow_data(problem)
+    except InvalidParameters as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
+    if F is not None and any(e != 0 for e in F.entries()):
+        return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers the flow without drift")
+    S0q = qmat(problem.cov)
+    if S0q != S0q.transpose() or not definiteness(S0q).psd:
+        return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
+    V, A = _f(heads[0][0]), _f(heads[0][1])
+    iso = _isotropic(A)
+    if not iso:
+        return Verdict(UNDECIDED, _CLAIM0, reason="A + Aᵀ is not indefinite: no line of rank-one equilibria")
+
+    def rhs(_t, y):
+        S = y.reshape(2, 2)
+        H = V @ S @ A @ S
+        return (H + H.T).ravel()
+
+    def big(_t, y):
+        return 1e8 - np.abs(y).max()
+
+    big.terminal = True
+    with np.errstate(all="ignore"):
+        sol = solve_ivp(rhs, (0.0, horizon), _f(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13, events=big)
+    S_end = sol.y[:, -1].reshape(2, 2)
+    if sol.status != 0 or not np.all(np.isfinite(S_end)) or np.trace(S_end) <= 0:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the float solution does not settle (it blows up or fails)",
+                       numerical={"seconds": time.perf_counter() - t0})
+    X_end = S_end / np.trace(S_end)
+    dist = [float(np.abs(X_end - P).max()) for P in iso]
+    k = int(np.argmin(dist))
+    numerical = {"float_distance_to_isotropic": dist[k]}
+    if dist[k] > 1e-3:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=f"the float solution does not approach an isotropic rank-one line (distance {dist[k]:.3g})")
+    X = iso[k]
+    Q, jac = _float_field(V, A, float(_KAPPA))
+    J = jac(X)
+    ev = np.linalg.eigvals(J)
+    numerical["spectral_abscissa"] = float(ev.real.max())
+    if ev.real.max() >= -1e-9:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=f"the rank-one equilibrium line is not attracting transversally (abscissa {ev.real.max():.3g})")
+    W = solve_continuous_lyapunov(J.T, -np.eye(3))
+    W = 0.5 * (W + W.T)
+    W /= np.abs(W).max()
+    Lc = np.linalg.cholesky(W)
+    Ms = -(J.T @ W + W @ J)
+    mu_f = float(np.linalg.eigvalsh(np.linalg.solve(Lc, np.linalg.solve(Lc, Ms).T)).min()) / 4
+    Wq = qmat(_mat_str(W))
+    Wq = (Wq + Wq.transpose()) / 2
+    W_str = [[_qstr(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(3)] for i in range(3)]
+    Winv = Wq.inv()
+    Xs_str = _mat_str(X)
+    mu = _dyadic(mu_f, 30)
+    found = {}
+    next_t = [0.0]
+
+    def attempt(S, t):
+        tf = float(t)
+        if tf < next_t[0]:
+            return False
+        next_t[0] = max(1.25 * tf, tf + 1e-3)
+        tr = float(S[0, 0].mid() + S[1, 1].mid())
+        if not tr > 0:
+            return False
+        z = np.array([float(S[i, j].mid()) / tr - X[i, j] for i, j in _UP])
+        E1 = float(z @ W @ z)
+        rho = _dyadic(max(1.5 * E1, 1e-24), 30)
+        R = [_dyadic(math.sqrt(float(rho) * int(Winv[i, i].p) / int(Winv[i, i].q)) * (1 + 1e-9) + 1e-300, 40)
+             for i in range(3)]
+        data = {"X_star": Xs_str, "W": W_str, "rho": _qstr(rho), "mu": _qstr(mu), "R": [_qstr(r) for r in R],
+                "kappa": _qstr(_KAPPA)}
+        try:
+            check_cluster_end(heads, S, data, prec, _fail)
+        except CertificationFailed:
+            return False
+        found.update(data=data, t=t)
+        return True
+
+    left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
+    tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t))
+    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds, stop=tube.stop)
+    if not found:
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=(f"the validated tube from Σ₀ did not enter a certified basin of the rank-one line: "
+                               f"{tube.stop} (t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
+    times = [x for x in tube.times if x <= found["t"]]
+    data = dict(found["data"], prec=prec, steps=vec_str(times), order=order, tube_prec=prec, method="qr")
+    claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})
+    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
+                                   notes=[f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
+                                          f"t = {float(found['t']):.10g}, ending in the contracting ellipsoid around "
+                                          "an isotropic rank-one equilibrium line of the projective field"])
+    t2 = time.perf_counter()
+    try:
+        check(cert)
+    except CertificationFailed as exc:
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
+                       reason=f"the certificate failed the independent check: {exc}")
+    numerical.update(check_seconds=time.perf_counter() - t2, seconds=time.perf_counter() - t0)
+    return Verdict(PROVED, claim.text(), ARGUMENT,
+                   evidence={"regime": "CLUSTERING", "rank": 1, "certificate": cert.to_dict()}, numerical=numerical,
+                   reason=(f"validated tube from Σ₀ ({len(times) - 1} steps) into a contracting neighbourhood of a "
+                           "rank-one equilibrium line; the limit has rank 1"))
+
+
+def _fail(msg):
+    from ...spec.errors import CertificationFailed
+
+    raise CertificationFailed(msg)
