@@ -12,6 +12,11 @@ CASTIN = "Castin, Ablin, Carrillo, Peyré, arXiv 2501.18322"
 ALCALDE = "Alcalde, Ji, Zuazua, arXiv 2606.07600"
 
 
+#: found by ``verify`` on the strict version of the seed claim (VA + AᵀVᵀ = −I ≺ 0 here)
+STRICT_NSD_BLOWUP = {"variant": "softmax", "d": 2, "A": [["3/4", "5/4"], ["-5/8", "3/8"]], "V": [[1, 2], [-1, 2]],
+                     "initial": {"cov": [[1, 4], [4, 17]]}}
+
+
 def _identity(d):
     from hypothesis import strategies as st
 
@@ -67,9 +72,13 @@ def catalogue(max_d: int = 3) -> list:
                            f"{CASTIN}; docs/mathematics.md §4", I.trace_identity_symmetric),
         IdentityConjecture("trace-nonsymmetric-V", "any invertible V: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)",
                            "docs/mathematics.md §4 (stated false for non-symmetric V)", I.trace_identity_nonsymmetric),
+        # tested where it is strongest: strict VA + AᵀVᵀ ≺ 0 (N ≻ 0), Σ₀ ≻ 0, A ≠ 0, V ≠ 0 — a certified
+        # counterexample there refutes the ⪯ statement without resting on degenerate parameters.
+        # The explicit candidate is what this engine found and shrank (seed 0): a rotating blow-up.
         RegimeConjecture("seed-nsd-rank-deficient", "VA + AᵀVᵀ ⪯ 0 ⇒ global existence and a rank-deficient limit",
                          "seed summary (conjecture); docs/mathematics.md §4",
-                         S.problems(d=dims, value_attention=S.v_a_with_nsd), "global_rank_deficient"),
+                         S.problems(d=dims, value_attention=functools.partial(S.v_a_with_nsd, kernel_dim=0)),
+                         "global_rank_deficient", nondegenerate=True, explicit=[STRICT_NSD_BLOWUP]),
         RegimeConjecture("seed-positive-eig-blowup", "VA + AᵀVᵀ has a positive eigenvalue ⇒ blow-up for some Σ₀",
                          "seed summary (conjecture); docs/mathematics.md §4",
                          S.problems(d=dims, value_attention=S.v_a_with_positive_eig), "blowup_possible", uniform=True,

@@ -87,3 +87,46 @@ def test_cli_verify_file(tmp_path, capsys):
     f.write_text('[conclusion]\nregime = "fly"\n')
     assert main(["verify", str(f)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_seed_claim_is_refuted_strictly_by_a_certified_blowup():
+    """The seed statement "VA + AᵀVᵀ ⪯ 0 ⇒ rank-deficient limit" fails even with VA + AᵀVᵀ ≺ 0 and
+    Σ₀ ≻ 0: the catalogue's counterexample is a certified BLOWUP with a bracket, not a degenerate
+    (A = 0 or V = 0) case."""
+    from symbolic_tf.conjectures.catalogue import catalogue
+    from symbolic_tf.certify.exact import definiteness, qmat
+
+    conj = next(c for c in catalogue() if c.name == "seed-nsd-rank-deficient")
+    assert conj.nondegenerate
+    rep = verify(conj, examples=1, seed=0)
+    assert rep.verdict == "REFUTED", rep.reason
+    res = check(rep.certificate)
+    assert res.ok and res.claim.subject == "BLOWUP"
+    T_lo, T_hi = Fraction(rep.counterexample["T_lo"]), Fraction(rep.counterexample["T_hi"])
+    assert 0 < T_lo <= T_hi
+    p = rep.counterexample["problem"]
+    A, V, S0 = qmat(p["A"]), qmat(p["V"]), qmat(p["initial"]["cov"])
+    assert any(x != 0 for x in A.entries()) and any(x != 0 for x in V.entries())
+    assert definiteness(-(V * A + A.transpose() * V.transpose())).pd   # strict: VA + AᵀVᵀ ≺ 0
+    assert definiteness(S0).pd
+
+
+def test_degenerate_draws_are_not_counterexamples():
+    """A planted claim whose only counterexamples have A = 0 (Σ stays Σ₀, no blow-up) is refuted
+    without the guard and not refuted with it."""
+    from hypothesis import strategies as st
+
+    from symbolic_tf.conjectures.core import degenerate
+    from symbolic_tf.spec.problem import parse_problem
+
+    def attention(d):
+        return st.sampled_from([[[Fraction(0)] * d for _ in range(d)],
+                                [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]])
+
+    strat = S.problems(d=st.just(1), value=_identity, attention=attention)
+    plain = RegimeConjecture("planted", "V = I, A ∈ {0, I} ⇒ blow-up", "test", strat, "blowup")
+    guarded = RegimeConjecture("planted", "V = I, A ∈ {0, I} ⇒ blow-up", "test", strat, "blowup", nondegenerate=True)
+    r1 = verify(plain, examples=20, seed=0)
+    assert r1.verdict == "REFUTED" and degenerate(parse_problem(r1.counterexample["problem"]))
+    r2 = verify(guarded, examples=20, seed=0)
+    assert r2.verdict == "NO_COUNTEREXAMPLE"

@@ -21,11 +21,73 @@ __all__ = ["Route", "Context", "Outcome", "route", "registry", "prove", "riccati
 
 @dataclass
 class Context:
-    """What a search may use besides the problem: the mode and a float horizon hint."""
+    """What a search may use besides the problem: the mode, a float horizon hint and a cached
+    float outlook (:meth:`float_outlook`)."""
 
     uniform: bool = False
     horizon: float | None = None
     notes: list = field(default_factory=list)
+    _outlook: dict = field(default_factory=dict, repr=False)
+
+    def float_outlook(self, problem) -> str:
+        """A float hint about the problem's own Σ₀, never a proof: ``"blowup"`` (the float
+        solution of the covariance flow passes tr Σ = 10⁸ before the horizon), ``"settles"``
+        (it reaches the horizon with ‖Σ̇‖ ≤ 10⁻⁸·‖Σ‖) or ``"unknown"``.  Point-mode routes use it
+        only to skip searches that cannot succeed (a global bound for a blowing-up Σ₀, a blow-up
+        bracket for a settling one); a wrong hint costs a decision, never soundness.  Computed
+        once per problem (softmax and multi-head softmax with Σ₀; "unknown" otherwise)."""
+        key = problem.content_hash()
+        if key not in self._outlook:
+            self._outlook[key] = _float_outlook(problem, self.horizon or 50.0)
+        return self._outlook[key]
+
+    def skip(self, problem, hopeless: str):
+        """An UNDECIDED verdict when the float outlook is ``hopeless`` in point mode, else None."""
+        if self.uniform or problem.cov is None or self.float_outlook(problem) != hopeless:
+            return None
+        from ...spec.verdict import UNDECIDED, Verdict
+
+        what = "blows up" if hopeless == "blowup" else "settles"
+        return Verdict(UNDECIDED, "", reason=f"skipped: the float solution from Σ₀ {what} (a hint, not a proof)")
+
+
+def _float_outlook(problem, horizon: float) -> str:
+    import numpy as np
+
+    try:
+        from scipy.integrate import solve_ivp
+
+        from ..exact import qmat
+        from ..validated.tube import flow_data
+
+        heads, F = flow_data(problem)
+        f = lambda M: np.array([[int(M[i, j].p) / int(M[i, j].q) for j in range(M.ncols())]  # noqa: E731
+                                for i in range(M.nrows())])
+        pairs = [(f(C), f(A)) for C, A in heads]
+        Ff = f(F) if F is not None else 0 * pairs[0][0]
+        d = problem.d
+
+        def rhs(_t, y):
+            S = y.reshape(d, d)
+            H = Ff @ S + sum(C @ S @ A @ S for C, A in pairs)
+            return (H + H.T).ravel()
+
+        def big(_t, y):
+            return 1e8 - abs(np.trace(y.reshape(d, d)))
+
+        big.terminal = True
+        S0 = f(qmat(problem.cov))
+        with np.errstate(all="ignore"):
+            sol = solve_ivp(rhs, (0.0, horizon), S0.ravel(), method="DOP853", rtol=1e-8, atol=1e-12, events=big)
+        if sol.status == 1:
+            return "blowup"
+        y = sol.y[:, -1]
+        if sol.status == 0 and np.all(np.isfinite(y)):
+            if np.linalg.norm(rhs(0, y)) <= 1e-8 * max(np.linalg.norm(y), 1e-300):
+                return "settles"
+        return "unknown"
+    except Exception:  # noqa: BLE001 - a hint only: any trouble means "unknown"
+        return "unknown"
 
 
 class Route(abc.ABC):

@@ -18,6 +18,9 @@ class KrawczykBasin(Route):
         return single_head_drift(problem)
 
     def search(self, problem, ctx: Context):
+        skipped = ctx.skip(problem, "blowup")
+        if skipped:
+            return skipped
         from ..basin import find_basin
 
         return find_basin(problem)

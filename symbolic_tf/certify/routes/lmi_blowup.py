@@ -23,6 +23,9 @@ class LMIBlowup(Route):
 
         if ctx.uniform:
             return find_blowup_certificate(with_updates(problem, cov=None))
+        skipped = ctx.skip(problem, "settles")
+        if skipped:
+            return skipped
         u = find_blowup_certificate(problem)
         if u.status == PROVED:
             from ..taylor import tighten_blowup_bracket

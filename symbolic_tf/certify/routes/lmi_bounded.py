@@ -18,4 +18,4 @@ class LMIBounded(Route):
     def search(self, problem, ctx: Context):
         from ..lmi import find_bounded_certificate
 
-        return find_bounded_certificate(problem)
+        return ctx.skip(problem, "blowup") or find_bounded_certificate(problem)

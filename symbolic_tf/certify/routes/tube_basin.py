@@ -19,6 +19,9 @@ class TubeBasin(Route):
         return single_head_drift(problem)
 
     def search(self, problem, ctx: Context):
+        skipped = ctx.skip(problem, "blowup")
+        if skipped:
+            return skipped
         from ..validated.basin_tube import find_tube_basin
 
         return find_tube_basin(problem, seconds=5.0)

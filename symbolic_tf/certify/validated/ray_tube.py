@@ -157,7 +157,7 @@ def _mat_str(M) -> list:
 
 
 # ----------------------------------------------------------------------------- the search
-def find_ray_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float = 6.0, rel_width: float = 1e-7,
+def find_ray_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float = 6.0, rel_width: float = 5e-7,
                     horizon: float = 50.0, max_steps: int = 20000) -> Verdict:
     """PROVED (BLOWUP for this Σ₀, T* ∈ [T_lo, T_hi]) with a ``tube-ray`` certificate, or UNDECIDED
     with the reason.  Never raises on float trouble.
