@@ -20,7 +20,8 @@ G = −log u + φ(ψ),
 The circle need not attract at every ψ, only on average: the distance to it is measured by
 D = (1 − r²)·e^{η(ψ)} with a second trigonometric polynomial η (``eta_a``, ``eta_b``; η = 0 gives
 an annulus), and N = {D ≤ D0, r ≤ 1}.  Verified, in balls at ``prec`` bits, with [0, 2π] cut into
-``n_psi`` pieces (a ball π) and, per piece, [r_b, 1] into ``n_r`` pieces, where r_b = the lower
+``n_psi`` pieces (a ball π; a piece on which check 2 or 3 fails is bisected, deterministically,
+at most ``max_depth`` times) and, per piece, [r_b, 1] into ``n_r`` pieces, where r_b = the lower
 bound over the piece of the boundary radius √(1 − D0·e^{−η(ψ)}):
 
 1. d = 2, no drift, Σ₀ ⪰ 0 (exact); 0 < D0 < 1;
@@ -117,9 +118,37 @@ def _pieces(lo, hi, n):
     return out
 
 
-def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail):
+def _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r):
+    """(ok, G hull, φ hull) over one ψ-piece: ok is False when check 2 or 3 is not verified."""
+    cs, sn = psi.cos(), psi.sin()
+    z = flint.acb(cs, sn)
+    et, det = _phi_sum(ea, eb, z), _phi_sum(ea, eb, z, derivative=True)
+    # 2. invariance on the boundary D = D0, r = √(1 − D0·e^{−η})
+    delta = D0b * (-et).exp()
+    if not (delta < 1):
+        return False, None, None
+    rb = (1 - delta).sqrt()
+    p, q = rb * cs, rb * sn
+    dp, dq, c, trK = f(p, q)
+    rate = 2 * (trK - c) + det * (p * dq - q * dp) / (p * p + q * q)
+    if not (rate < 0):
+        return False, None, None
+    ph, dph = _phi_sum(pa, pb, z), _phi_sum(pa, pb, z, derivative=True)
+    G_hull = None
+    for r in _pieces(flint.arb(rb.lower()), flint.arb(1), n_r):
+        p, q = r * cs, r * sn
+        dp, dq, c, _ = f(p, q)
+        G = c + dph * (p * dq - q * dp) / (p * p + q * q)
+        if not (G > 0):
+            return False, None, None
+        G_hull = G if G_hull is None else G_hull.union(G)
+    return True, G_hull, ph
+
+
+def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0):
     """Checks 2–3 of the module docstring; returns (κ_lo, κ_hi, φ_lo, φ_hi) as arb bounds.
-    ``eta`` and ``phi`` are (a, b) coefficient lists."""
+    ``eta`` and ``phi`` are (a, b) coefficient lists.  A ψ-piece on which a check is not
+    verified is bisected (deterministically, at most ``max_depth`` times) before failing."""
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:
@@ -128,27 +157,21 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail):
         pa, pb = ([flint.arb(x) for x in v] for v in phi)
         D0b = flint.arb(D0)
         G_hull = ph_hull = None   # unions (never a float min/max of overlapping balls)
-        for k, psi in enumerate(_pieces(flint.arb(0), 2 * flint.arb.pi(), n_psi)):
-            cs, sn = psi.cos(), psi.sin()
-            z = flint.acb(cs, sn)
-            et, det = _phi_sum(ea, eb, z), _phi_sum(ea, eb, z, derivative=True)
-            # 2. invariance on the boundary D = D0
-            delta = D0b * (-et).exp()
-            rb = (1 - delta).sqrt()
-            p, q = rb * cs, rb * sn
-            dp, dq, c, trK = f(p, q)
-            rate = 2 * (trK - c) + det * (p * dq - q * dp) / (p * p + q * q)
-            if not (rate < 0):
-                fail(f"D' < 0 on the boundary D = D0 is not verified on the ψ-piece {k}")
-            ph, dph = _phi_sum(pa, pb, z), _phi_sum(pa, pb, z, derivative=True)
+        stack = [(k, psi, 0) for k, psi in enumerate(_pieces(flint.arb(0), 2 * flint.arb.pi(), n_psi))]
+        stack.reverse()
+        while stack:
+            k, psi, depth = stack.pop()
+            ok, G, ph = _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r)
+            if not ok:
+                if depth >= max_depth:
+                    fail(f"D' < 0 on D = D0 or G' = c + φ'ψ' > 0 is not verified on the ψ-piece {k} "
+                         f"(after {depth} bisections)")
+                lo, hi = psi.mid() - psi.rad(), psi.mid() + psi.rad()
+                halves = _pieces(flint.arb(lo.lower()), flint.arb(hi.upper()), 2)
+                stack.extend([(k, halves[1], depth + 1), (k, halves[0], depth + 1)])
+                continue
+            G_hull = G if G_hull is None else G_hull.union(G)
             ph_hull = ph if ph_hull is None else ph_hull.union(ph)
-            for r in _pieces(flint.arb(rb.lower()), flint.arb(1), n_r):
-                p, q = r * cs, r * sn
-                dp, dq, c, _ = f(p, q)
-                G = c + dph * (p * dq - q * dp) / (p * p + q * q)
-                if not (G > 0):
-                    fail(f"G' = c + φ'ψ' > 0 is not verified on the ψ-piece {k}")
-                G_hull = G if G_hull is None else G_hull.union(G)
         return G_hull.lower(), G_hull.upper(), ph_hull.lower(), ph_hull.upper()
     finally:
         flint.ctx.prec = old
@@ -199,7 +222,7 @@ def parse_functions(data, fail):
     return D0, _coeffs(data, "eta", fail), _coeffs(data, "phi", fail)
 
 
-_SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]", "D0": "rat", "n_psi": "int", "n_r": "int", "T_lo": "rat",
+_SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]", "D0": "rat", "max_depth": "int", "n_psi": "int", "n_r": "int", "T_lo": "rat",
            "T_hi": "rat", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
            "method": ("enum", "qr", "direct")}
 
@@ -235,7 +258,8 @@ def check_tube_rotation(cert, problem):
         _bad("the first step time must be 0")
     if any(y <= x for x, y in zip(ts, ts[1:])):
         _bad("step times must be strictly increasing")
-    bounds = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, _bad)
+    max_depth = _int_in(data["max_depth"], "max_depth", 0, 10)
+    bounds = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, _bad, max_depth)
     saved = flint.ctx.prec
     flint.ctx.prec = tprec
     try:

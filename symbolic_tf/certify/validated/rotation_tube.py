@@ -179,12 +179,12 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
     bounds, pieces, D0 = None, None, None
     for D0_try in ladder[:3]:
         D0q = flint.fmpq(D0_try.numerator, D0_try.denominator)
-        for n_psi, n_r in ((256, 2), (1024, 4), (4096, 4)):
+        for n_psi, n_r, depth in ((128, 2, 4), (256, 4, 6)):
             if time.perf_counter() - t0 > seconds / 2:
                 break
             try:
-                bounds = region_bounds(heads, D0q, eta_q, phi_q, n_psi, n_r, prec, _fail)
-                pieces, D0 = (n_psi, n_r), D0_try
+                bounds = region_bounds(heads, D0q, eta_q, phi_q, n_psi, n_r, prec, _fail, depth)
+                pieces, D0 = (n_psi, n_r, depth), D0_try
                 break
             except CertificationFailed as exc:
                 numerical["region"] = str(exc)
@@ -230,7 +230,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
     D0q = flint.fmpq(D0.numerator, D0.denominator)
     data = {"phi_a": [_qstr(x) for x in phi[0]], "phi_b": [_qstr(x) for x in phi[1]],
             "eta_a": [_qstr(x) for x in eta[0]], "eta_b": [_qstr(x) for x in eta[1]], "D0": _qstr(D0),
-            "n_psi": pieces[0], "n_r": pieces[1], "T_lo": best["T_lo"], "T_hi": best["T_hi"], "prec": prec,
+            "n_psi": pieces[0], "n_r": pieces[1], "max_depth": pieces[2], "T_lo": best["T_lo"], "T_hi": best["T_hi"], "prec": prec,
             "steps": vec_str(times), "order": order, "tube_prec": prec, "method": "qr"}
     claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})
     cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
