@@ -200,6 +200,12 @@ def _build_certs() -> dict:
         ver = find_cluster(_softmax(CLUSTER_A, CLUSTER_V, S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-cluster"] = ver.evidence["certificate"]
+    if "tube-collapse" in kinds():  # a Hurwitz drift dominates a general V near 0
+        from symbolic_tf.certify.validated.collapse_tube import find_collapse
+
+        ver = find_collapse(_softmax(I2, [[1, "1/2"], ["-1/2", 1]], S0, F=[[-2, "1/2"], [0, "-3/2"]]))
+        assert ver.status == "PROVED", ver.reason
+        out["tube-collapse"] = ver.evidence["certificate"]
     return out
 
 
@@ -213,7 +219,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-cluster"]
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-cluster", "tube-collapse"]
 
 
 def _cert(certs, name):

@@ -1,0 +1,127 @@
+"""Checker of ``tube-collapse``: *this* Σ₀ collapses — the solution is global and Σ(t) → 0 — for
+(multi-head) softmax with a Hurwitz drift F and a general V (issue 15 item 2, "convergence of this
+Σ₀ … to 0").
+
+For Σ̇ = FΣ + ΣFᵀ + Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) and a rational P ≻ 0, y = tr(PΣ) obeys
+
+    ẏ = tr((PF + FᵀP)Σ) + 2 Σ_h tr(PC_hΣA_hΣ).
+
+The certificate stores rationals P (d×d), lam, p_lo, n (one per head), c and a tube (steps,
+order, tube_prec, method).  Verified:
+
+1. (exact) P = Pᵀ, P − p_lo·I ⪰ 0, p_lo > 0, lam > 0; −(PF + FᵀP) − lam·P ⪰ 0, so for Σ ⪰ 0 the
+   first term is ≤ −lam·y (tr(MΣ) ≤ 0 for M ⪯ 0 ⪯ Σ);
+2. (exact) n_h ≥ 0 and n_h² ≥ ‖PC_h‖_F²·‖A_h‖_F², and c·p_lo² ≥ 2·Σ_h n_h.  For Σ ⪰ 0,
+   |tr(PC_hΣA_hΣ)| ≤ ‖PC_h‖_F‖A_h‖_F‖Σ‖_F² and ‖Σ‖_F ≤ tr Σ ≤ y/p_lo, so the second term is
+   ≤ c·y²;
+3. the tube from the embedded exact Σ₀ (Σ₀ ⪰ 0) along the stored exact times: Σ(t_N) ∈ S_N, and
+   the upper bound of tr(P·S_N) is < lam/c.
+
+**Why.**  Σ(t) = Φ(t)Σ₀Φ(t)ᵀ stays ⪰ 0, so ẏ ≤ −lam·y + c·y² < 0 while 0 < y < lam/c: the set
+{y < lam/c} is forward invariant, y(t) → 0 exponentially (the solution is global: Σ is bounded by
+y/p_lo), and Σ(t) → 0.  Claim CLUSTERING with rank 0 (collapse to a point) for THIS Σ₀.
+"""
+from __future__ import annotations
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from ..exact import definiteness
+from .krawczyk_box import initial_cov, rat, square
+from .replay import Field, flow_pairs, replay_tube
+
+KIND = "tube-collapse"
+_MAX_ORDER = 60
+_MAX_STEPS = 50_000
+
+
+def _bad(msg):
+    raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+def _int_in(x, name, lo, hi):
+    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+        _bad(f"{name} must be an integer in [{lo}, {hi}], got {str(x)[:40]!r}")
+    return x
+
+
+def _fro2(M):
+    return sum((x * x for x in M.entries()), flint.fmpq(0))
+
+
+def check_collapse_bounds(pairs, F, data, d, fail):
+    """Checks 1–2; returns (P, lam/c) exactly."""
+    if F is None:
+        fail("needs a drift F (with F = 0 the origin is not attracting)")
+    P = square(data["P"], d, "P", fail)
+    if P != P.transpose():
+        fail("P is not symmetric")
+    lam, p_lo, c = rat(data["lam"]), rat(data["p_lo"]), rat(data["c"])
+    n = [rat(x) for x in data["n"]]
+    if len(n) != len(pairs):
+        fail(f"n needs one bound per head ({len(pairs)})")
+    if not (lam > 0 and p_lo > 0 and c > 0 and all(x >= 0 for x in n)):
+        fail("lam, p_lo, c must be positive and every n_h ≥ 0")
+    eye = flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
+    if not definiteness(P - eye * p_lo).psd:
+        fail("P − p_lo·I is not positive semidefinite")
+    if not definiteness(-(P * F + F.transpose() * P) - P * lam).psd:
+        fail("−(PF + FᵀP) − lam·P is not positive semidefinite")
+    for k, ((C, A), nk) in enumerate(zip(pairs, n)):
+        if nk * nk < _fro2(P * C) * _fro2(A):
+            fail(f"n[{k}]² < ‖PC‖_F²·‖A‖_F²")
+    if c * p_lo * p_lo < 2 * sum(n, flint.fmpq(0)):
+        fail("c·p_lo² < 2·Σ n_h")
+    return P, lam / c
+
+
+def end_inside(P, level, S_end, prec) -> bool:
+    """tr(P·S_end) < level for every matrix of the ball S_end."""
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        d = P.nrows()
+        y = sum((flint.arb(P[i, j]) * S_end[j, i] for i in range(d) for j in range(d)), flint.arb(0))
+        return bool(y < flint.arb(level))
+    finally:
+        flint.ctx.prec = old
+
+
+_SCHEMA = {"P": "rat[][]", "lam": "rat", "p_lo": "rat", "n": "rat[]", "c": "rat", "steps": "rat[]", "order": "int",
+           "tube_prec": "int", "method": ("enum", "qr", "direct")}
+
+
+@kind(KIND, _SCHEMA)
+def check_tube_collapse(cert, problem):
+    """PROVED: the solution from the embedded problem's Σ₀ is global and Σ(t) → 0 (regime
+    CLUSTERING, rank 0, quantifier THIS)."""
+    if cert.status != "PROVED":
+        _bad("status must be PROVED")
+    pairs, F = flow_pairs(problem, _bad)
+    d = problem.d
+    S0 = initial_cov(problem, _bad)
+    if not definiteness(S0).psd:
+        _bad("Σ₀ is not positive semidefinite")
+    data = cert.data
+    P, level = check_collapse_bounds(pairs, F, data, d, _bad)
+    order = _int_in(data["order"], "order", 1, _MAX_ORDER)
+    tprec = _int_in(data["tube_prec"], "tube_prec", 53, 4096)
+    steps = data["steps"]
+    if not isinstance(steps, list) or not steps or len(steps) > _MAX_STEPS + 1:
+        _bad(f"steps must be a list of 1..{_MAX_STEPS + 1} times")
+    ts = [rat(x) for x in steps]
+    if ts[0] != 0:
+        _bad("the first step time must be 0")
+    if any(y <= x for x, y in zip(ts, ts[1:])):
+        _bad("step times must be strictly increasing")
+    saved = flint.ctx.prec
+    flint.ctx.prec = tprec
+    try:
+        S_end = replay_tube(Field(pairs, F), S0, ts, order, data["method"], _bad)
+    finally:
+        flint.ctx.prec = saved
+    if not end_inside(P, level, S_end, tprec):
+        _bad("the tube's end is not inside {tr(PΣ) < lam/c}")
+    return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})

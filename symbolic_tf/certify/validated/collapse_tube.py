@@ -1,0 +1,111 @@
+"""Collapse of *this* Σ₀ to 0 under a Hurwitz drift (kind ``tube-collapse``,
+:mod:`symbolic_tf.certify.kinds.collapse`): a linear Lyapunov functional y = tr(PΣ) with
+FᵀP + PF ≺ 0 decreases on {y < lam/c} (the quadratic attention term is dominated there), and a
+validated tube from Σ₀ is run until its end lies in that set.  Floats only propose P, lam, p_lo,
+n and c; the checker's exact tests decide, and the certificate is re-checked independently."""
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from .ray_tube import _dyadic, _f, _mat_str, _qstr
+
+__all__ = ["KIND", "find_collapse"]
+
+KIND = "tube-collapse"
+ARGUMENT = "validated-tube+linear-lyapunov-at-the-origin"
+_CLAIM0 = "for this Σ₀: the solution is global and Σ(t) → 0 (validated tube + Lyapunov level set)"
+
+
+def find_collapse(problem, *, order: int = 20, prec: int = 128, seconds: float = 6.0, max_steps: int = 20000) -> Verdict:
+    """PROVED (CLUSTERING, rank 0, for this Σ₀) with a ``tube-collapse`` certificate, or UNDECIDED."""
+    t0 = time.perf_counter()
+    try:
+        return _find(problem, order, prec, seconds, max_steps, t0)
+    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=f"tube-collapse search gave up ({type(exc).__name__}: {str(exc)[:160]})",
+                       numerical={"seconds": time.perf_counter() - t0})
+
+
+def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
+    from scipy.linalg import solve_continuous_lyapunov
+
+    from ...spec.errors import CertificationFailed, InvalidParameters
+    from ..certificate import Certificate, vec_str
+    from ..check import check
+    from ..claims import Claim, Quantifier
+    from ..exact import definiteness, qmat
+    from ..kinds.collapse import check_collapse_bounds, end_inside
+    from .tube import flow_data, integrate_tube
+
+    try:
+        heads, F = flow_data(problem)
+    except InvalidParameters as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
+    if F is None or all(e == 0 for e in F.entries()):
+        return Verdict(UNDECIDED, _CLAIM0, reason="needs a drift F")
+    S0q = qmat(problem.cov)
+    if S0q != S0q.transpose() or not definiteness(S0q).psd:
+        return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
+    d = problem.d
+    Ff = _f(F)
+    if np.linalg.eigvals(Ff).real.max() >= 0:
+        return Verdict(UNDECIDED, _CLAIM0, reason="F is not Hurwitz: the origin does not attract")
+    P = solve_continuous_lyapunov(Ff.T, -np.eye(d))
+    P = 0.5 * (P + P.T)
+    P /= np.abs(P).max()
+    Lc = np.linalg.cholesky(P)
+    M = -(P @ Ff + Ff.T @ P)
+    lam_f = 0.9 * float(np.linalg.eigvalsh(np.linalg.solve(Lc, np.linalg.solve(Lc, M).T)).min())
+    p_lo_f = 0.99 * float(np.linalg.eigvalsh(P).min())
+    Pq = qmat(_mat_str(P))
+    Pq = (Pq + Pq.transpose()) / 2
+    P_str = [[_qstr(Fraction(int(Pq[i, j].p), int(Pq[i, j].q))) for j in range(d)] for i in range(d)]
+    Pf = _f(Pq)
+    n = [_dyadic(math.sqrt(float(np.sum((Pf @ _f(C)) ** 2) * np.sum(_f(A) ** 2))) * (1 + 1e-6) + 1e-30, 40)
+         for C, A in heads]
+    p_lo, lam = _dyadic(p_lo_f, 30), _dyadic(lam_f, 30)
+    c = _dyadic(2 * float(sum(n)) / float(p_lo) ** 2 * (1 + 1e-6), 40)
+    data = {"P": P_str, "lam": _qstr(lam), "p_lo": _qstr(p_lo), "n": [_qstr(x) for x in n], "c": _qstr(c)}
+    try:
+        Pq, level = check_collapse_bounds(heads, F, data, d, _fail)
+    except CertificationFailed as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=f"the Lyapunov inequalities did not verify: {exc}")
+    hit = []
+    tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+                          rel_tol=1e-2, seconds=max(0.5, 0.5 * (seconds - (time.perf_counter() - t0))),
+                          until=lambda state, t: end_inside(Pq, level, state.S, prec) and not hit.append(t))
+    numerical = {"steps": tube.steps, "t_final": float(tube.t_final), "tube_seconds": tube.seconds, "stop": tube.stop,
+                 "level": float(Fraction(int(level.p), int(level.q)))}
+    if not hit:
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=(f"the validated tube from Σ₀ did not reach {{tr(PΣ) < lam/c}}: {tube.stop} "
+                               f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
+    times = [x for x in tube.times if x <= hit[0]]
+    data.update(steps=vec_str(times), order=order, tube_prec=prec, method="qr")
+    claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
+    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
+                                   notes=[f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
+                                          f"t = {float(hit[0]):.10g}, ending where tr(PΣ) < lam/c"])
+    try:
+        check(cert)
+    except CertificationFailed as exc:
+        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
+                       reason=f"the certificate failed the independent check: {exc}")
+    numerical["seconds"] = time.perf_counter() - t0
+    return Verdict(PROVED, claim.text(), ARGUMENT, evidence={"regime": "CLUSTERING", "rank": 0,
+                                                            "certificate": cert.to_dict()},
+                   numerical=numerical,
+                   reason=(f"validated tube from Σ₀ ({len(times) - 1} steps) into {{tr(PΣ) < lam/c}}, where "
+                           "FᵀP + PF ≺ 0 dominates the attention term: Σ(t) → 0"))
+
+
+def _fail(msg):
+    from ...spec.errors import CertificationFailed
+
+    raise CertificationFailed(msg)
