@@ -354,3 +354,127 @@ def proof(name: str) -> dict:
 
 def all_proofs() -> dict:
     return {n: b() for n, b in _BUILDERS.items()}
+
+
+# ---- operator-inequality theorems (docs/mathematics.md §10) ---------------------------------
+def _fact(kind, expr, by, frm=(), **args):
+    return {"fact": kind, "expr": expr, "by": by, "from": list(frm), "args": args}
+
+
+def l2_rr_identity():
+    """2G + 4GRRG = 2G + 4GΣG when RR = Σ."""
+    G, R = S("G"), S("R")
+    p = Proof("Σ = R²: 2G + 4GRRG = 2G + 4GΣG", {"Sigma": dd, "G": dd, "R": dd},
+              add(mul(num(2), G), mul(num(4), G, R, R, G)), add(mul(num(2), G), mul(num(4), G, Sg, G)),
+              symmetric=["Sigma", "G", "R"], positive=["G"], equations=[(mul(R, R), Sg)])
+    return p.step("substitute", equation=0).done()
+
+
+def l2_growth_theorem():
+    """For every d, G ≻ 0 and Σ = R² with R symmetric (i.e. every Σ ⪰ 0):
+    Σ(I + 2GΣ)⁻¹ ⪰ 0 and (2G)⁻¹ − Σ(I + 2GΣ)⁻¹ ≻ 0; hence ‖Σ(I + 2GΣ)⁻¹‖₂ ≤ 1/(2λ_min(G))
+    (docs/mathematics.md §10, the ℓ2 growth theorem)."""
+    G, R = S("G"), S("R")
+    N = mul(Sg, inv(add(I, mul(num(2), G, Sg))))
+    M1 = add(I, mul(num(2), R, G, R))
+    facts = [
+        _fact("pd", G, "hypothesis", symbol="G"),                                   # 0
+        _fact("psd", mul(R, G, R), "congruence", [0], X=R),                         # 1
+        _fact("pd", I, "hypothesis", symbol="I"),                                   # 2
+        _fact("pd", M1, "sum", [2, 1], weights=["1", "2"]),                         # 3
+        _fact("pd", inv(M1), "inverse", [3]),                                       # 4
+        _fact("psd", mul(R, inv(M1), R), "congruence", [4], X=R),                   # 5
+        _fact("psd", N, "identity", [5], identity=0),                               # 6
+        _fact("psd", mul(G, R, R, G), "gram", X=mul(G, R)),                         # 7
+        _fact("pd", add(mul(num(2), G), mul(num(4), G, R, R, G)), "sum", [0, 7], weights=["2", "4"]),  # 8
+        _fact("pd", add(mul(num(2), G), mul(num(4), G, Sg, G)), "identity", [8], identity=1),         # 9
+        _fact("pd", inv(add(mul(num(2), G), mul(num(4), G, Sg, G))), "inverse", [9]),                 # 10
+        _fact("pd", sub(inv(mul(num(2), G)), N), "identity", [10], identity=2),                       # 11
+    ]
+    return {"name": "ℓ2 growth: 0 ⪯ Σ(I + 2GΣ)⁻¹ ≺ (2G)⁻¹",
+            "symbols": {"matrices": {"Sigma": list(dd), "G": list(dd), "R": list(dd)}, "scalars": []},
+            "hypotheses": {"symmetric": ["Sigma", "G", "R"], "positive": ["G"], "equations": [[mul(R, R), Sg]]},
+            "identities": [l2_congruence_identity(), l2_rr_identity(), l2_gap_identity()],
+            "facts": facts, "conclusion": [6, 11]}
+
+
+def sinkhorn_conditional_identity():
+    """Σ − CΣ⁻¹Cᵀ = Λ_yy⁻¹ when C = BΣ and Λ_yy⁻¹ = Σ − BΣBᵀ (the y-marginal of the coupling:
+    law of total covariance with E[y|x] − α = B(x − α), Cov(y|x) = Λ_yy⁻¹)."""
+    B, C, L = S("B"), S("C"), S("Lyy")
+    p = Proof("Sinkhorn: Σ − CΣ⁻¹Cᵀ = Λ_yy⁻¹", {"Sigma": dd, "B": dd, "C": dd, "Lyy": dd, "S": dd},
+              sub(Sg, mul(C, inv(Sg), T(C))), inv(L), symmetric=["Sigma", "Lyy", "S"], positive=["Sigma", "Lyy"],
+              equations=[(C, mul(B, Sg)), (mul(S("S"), S("S")), Sg), (inv(L), sub(Sg, mul(B, Sg, T(B))))])
+    p.step("substitute", equation=0).step("symmetric", names=["Sigma"]).step("cancel")
+    p.step("substitute", on="rhs", equation=2)
+    return p.done()
+
+
+def sinkhorn_whitening_identity():
+    """S⁻¹(Σ − CΣ⁻¹Cᵀ)S⁻¹ = I − (S⁻¹CS⁻¹)(S⁻¹CS⁻¹)ᵀ when Σ = SS, S symmetric invertible."""
+    C, Sq = S("C"), S("S")
+    Si = inv(Sq)
+    K = mul(Si, C, Si)
+    p = Proof("Sinkhorn: S⁻¹(Σ − CΣ⁻¹Cᵀ)S⁻¹ = I − KKᵀ, K = S⁻¹CS⁻¹, Σ = S²",
+              {"Sigma": dd, "B": dd, "C": dd, "Lyy": dd, "S": dd},
+              mul(Si, sub(Sg, mul(C, inv(Sg), T(C))), Si), sub(I, mul(K, T(K))),
+              symmetric=["Sigma", "Lyy", "S"], positive=["Sigma", "Lyy"],
+              equations=[(C, mul(S("B"), Sg)), (mul(Sq, Sq), Sg),
+                         (inv(S("Lyy")), sub(Sg, mul(S("B"), Sg, T(S("B")))))])
+    p.step("substitute", equation=1, direction="rl")
+    p.step("inverse_product", factors=[Sq, Sq]).step("cancel")
+    p.step("transpose", on="rhs").step("symmetric", on="rhs", names=["S"])
+    return p.done()
+
+
+def sinkhorn_growth_theorem():
+    """For every d and every Gaussian self-coupling of N(α, Σ), Σ ≻ 0, with cross-covariance
+    C = BΣ (E[y|x] − α = B(x − α)) and conditional precision Λ_yy ≻ 0:
+    Σ − CΣ⁻¹Cᵀ ≻ 0 and I − KKᵀ ≻ 0 for K = Σ^{-1/2}CΣ^{-1/2}; hence ‖K‖₂ ≤ 1 and
+    ‖C‖₂ ≤ ‖Σ‖₂, so ‖JΣ‖₂ = ‖VC‖₂ ≤ ‖V‖₂‖Σ‖₂ (docs/mathematics.md §10)."""
+    C, L, Sq = S("C"), S("Lyy"), S("S")
+    Si = inv(Sq)
+    K = mul(Si, C, Si)
+    gap = sub(Sg, mul(C, inv(Sg), T(C)))
+    facts = [
+        _fact("pd", L, "hypothesis", symbol="Lyy"),                                 # 0
+        _fact("pd", inv(L), "inverse", [0]),                                        # 1
+        _fact("pd", gap, "identity", [1], identity=0),                              # 2
+        _fact("psd", mul(Si, gap, Si), "congruence", [2], X=Si),                    # 3
+        _fact("psd", sub(I, mul(K, T(K))), "identity", [3], identity=1),            # 4
+    ]
+    return {"name": "Sinkhorn growth: the whitened cross-covariance is a contraction",
+            "symbols": {"matrices": {"Sigma": list(dd), "B": list(dd), "C": list(dd), "Lyy": list(dd), "S": list(dd)},
+                        "scalars": []},
+            "hypotheses": {"symmetric": ["Sigma", "Lyy", "S"], "positive": ["Sigma", "Lyy"],
+                           "equations": [[C, mul(S("B"), Sg)], [mul(Sq, Sq), Sg],
+                                         [inv(L), sub(Sg, mul(S("B"), Sg, T(S("B"))))]]},
+            "identities": [sinkhorn_conditional_identity(), sinkhorn_whitening_identity()],
+            "facts": facts, "conclusion": [2, 4]}
+
+
+THEOREMS = {"l2-growth": l2_growth_theorem, "sinkhorn-growth": sinkhorn_growth_theorem}
+_BUILDERS.update({"l2-rr-identity": l2_rr_identity, "sinkhorn-conditional-identity": sinkhorn_conditional_identity,
+                  "sinkhorn-whitening-identity": sinkhorn_whitening_identity})
+NAMES = tuple(_BUILDERS)
+
+
+def theorem(name: str) -> dict:
+    return THEOREMS[name]()
+
+
+def write_theorems(directory=None) -> list:
+    """Write every theorem of :data:`THEOREMS` as ``theorems/<name>.json`` (the files the
+    ``exponential-growth-theorem`` checker replays); returns the paths."""
+    import json
+    from pathlib import Path
+
+    from .order import THEOREM_DIR
+
+    out = []
+    d = Path(directory) if directory else THEOREM_DIR
+    for name, build in THEOREMS.items():
+        path = d / f"{name}.json"
+        path.write_text(json.dumps(build(), ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        out.append(path)
+    return out
