@@ -320,8 +320,32 @@ def l2_congruence_identity():
     return p.done()
 
 
+def closed_form_vI():
+    """V = I: X(t) = Σ₀(I − tMΣ₀)⁻¹, M = A + Aᵀ, solves Ẋ = XAX + XAᵀX (singular Σ₀ allowed)
+    (docs/mathematics.md §4)."""
+    S0, M, t = S("Sigma0"), S("M"), sc("t")
+    N = inv(sub(I, mul(t, M, S0)))
+    X = mul(S0, N)
+    p = Proof("softmax V = I: Σ₀(I − t(A + Aᵀ)Σ₀)⁻¹ solves Σ̇ = ΣAΣ + ΣAᵀΣ", {"Sigma0": dd, "A": dd, "M": dd},
+              ddt(X), add(mul(X, A, X), mul(X, T(A), X)), scalars=["t"], symmetric=["Sigma0", "M"],
+              equations=[(M, add(A, T(A)))], derivatives={"t": num(1), "Sigma0": num(0), "A": num(0), "M": num(0)})
+    return p.step("differentiate").step("substitute", equation=0).step("substitute", on="rhs", equation=0).done()
+
+
+def congruence():
+    """Σ(t) = Φ(t)Σ₀Φ(t)ᵀ with Φ̇ = JΦ solves Σ̇ = JΣ + ΣJᵀ (rank invariance, docs/mathematics.md §4)."""
+    Phi, S0, J = S("Phi"), S("Sigma0"), S("J")
+    X = mul(Phi, S0, T(Phi))
+    p = Proof("congruence: d/dt(ΦΣ₀Φᵀ) = J(ΦΣ₀Φᵀ) + (ΦΣ₀Φᵀ)Jᵀ when Φ̇ = JΦ", {"Phi": dd, "Sigma0": dd, "J": dd},
+              ddt(X), add(mul(J, X), mul(X, T(J))), symmetric=["Sigma0"],
+              derivatives={"Phi": mul(J, Phi), "Sigma0": num(0)})
+    return p.step("differentiate").done()
+
+
 _BUILDERS = {
     "inverse-identity-vI": inverse_identity_vI,
+    "closed-form-vI": closed_form_vI,
+    "congruence": congruence,
     "trace-identity-symmetric-V": trace_identity_symmetric,
     "homogeneity": homogeneity,
     "homogeneity-multihead": homogeneity_multihead,

@@ -269,7 +269,11 @@ def _name(n: str) -> str:
     base = n.rstrip("'")
     dots = len(n) - len(base)
     head, _, sub = base.partition("_")
-    s = _GREEK.get(head, head) + (f"_{sub}" if sub else "")
+    if head.endswith("0") and head[:-1] in _GREEK:
+        head, zero = head[:-1], "₀"
+    else:
+        zero = ""
+    s = _GREEK.get(head, head) + zero + (f"_{sub}" if sub else "")
     return s + ("̇" if dots == 1 else "'" * dots)
 
 
