@@ -275,8 +275,10 @@ def guard(doc, dims=range(1, 7), seed: int | None = None, tries: int = 6) -> dic
             if val != ref[side]:
                 raise CertificationFailed(f"matrix proof guard: step {step['rule']} changed the value at d = {n}")
             checked += 1
-        if not implicit and ref["lhs"] is not None and ref["rhs"] is not None and ref["lhs"] != ref["rhs"]:
-            raise CertificationFailed(f"matrix proof guard: the two sides differ at d = {n}")
+        if not implicit and ref["lhs"] is not None and ref["rhs"] is not None:
+            if ref["lhs"] != ref["rhs"]:
+                raise CertificationFailed(f"matrix proof guard: the two sides differ at d = {n}")
+            checked += 1
     return {"points": points, "checked_steps": checked, "skipped": skipped}
 
 
