@@ -48,6 +48,17 @@ def _growth(claim, theorem):
     return decide
 
 
+def _sinkhorn_refuted(symmetric_a, v_equals_a):
+    def decide():
+        from ..certify.matrix_proofs.library import sinkhorn_gradient_statement, sinkhorn_gradient_witness
+        from .theorems import refuted_by_given_witness
+
+        return refuted_by_given_witness(sinkhorn_gradient_statement(symmetric_a, v_equals_a),
+                                        sinkhorn_gradient_witness(symmetric_a, v_equals_a))
+
+    return decide
+
+
 def _trace_refuted(claim):
     def decide():
         from ..certify.matrix_proofs.library import trace_identity_statement
@@ -104,7 +115,14 @@ def catalogue(max_d: int = 3) -> list:
         IdentityConjecture("sinkhorn-gradient-velocity", "Sinkhorn, A = Aᵀ, V = A: Σ̇ = ½((P+R)Σ + Σ(P+R)), the "
                            "Bures–Wasserstein gradient velocity of ½·(entropic self-transport value)",
                            f"{CASTIN}; docs/mathematics.md §7, §10",
-                           _proofs("Sinkhorn, A = Aᵀ, V = A: JΣ + ΣJᵀ = ½((P+R)Σ + Σ(P+R))", "sinkhorn-gradient-velocity")),
+                           _proofs("Sinkhorn, A = Aᵀ, V = A: ∇_Σ(entropic value) = ½(P+R) at the coupling (stationary in C) "
+                                   "and JΣ + ΣJᵀ = ½((P+R)Σ + Σ(P+R))", "sinkhorn-value-stationary",
+                                   "sinkhorn-value-gradient", "sinkhorn-gradient-velocity")),
+        IdentityConjecture("sinkhorn-gradient-nonsymmetric-A", "Sinkhorn, V = A, A not symmetric: still "
+                           "Σ̇ = ½((P+R)Σ + Σ(P+R))", "docs/mathematics.md §7, §10 (expected false)",
+                           _sinkhorn_refuted(False, True)),
+        IdentityConjecture("sinkhorn-gradient-V-not-A", "Sinkhorn, A = Aᵀ, any V: still Σ̇ = ½((P+R)Σ + Σ(P+R))",
+                           "docs/mathematics.md §7, §10 (expected false)", _sinkhorn_refuted(True, False)),
         IdentityConjecture("trace-symmetric-V", "V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)",
                            f"{CASTIN}; docs/mathematics.md §4",
                            _proofs("V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)", "trace-identity-symmetric-V")),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 
-__all__ = ["EVIDENCE_KINDS", "EVERY_D", "FIXED_D", "COUNTEREXAMPLE", "by_matrix_proofs", "refuted_by_witness",
+__all__ = ["EVIDENCE_KINDS", "EVERY_D", "FIXED_D", "COUNTEREXAMPLE", "by_matrix_proofs", "refuted_by_witness", "refuted_by_given_witness",
            "closure_every_d", "growth_every_d"]
 
 EVERY_D = "proof for every d"
@@ -71,6 +71,21 @@ def refuted_by_witness(claim: str, statement: dict, dims=(2,)) -> Verdict:
     return Verdict(REFUTED, claim, "exact witness", evidence={"evidence_kind": COUNTEREXAMPLE, "certificate": cert,
                                                               "witness": w},
                    reason=f"exact witness at d = {w['d']}: the two sides differ (certificate checked)")
+
+
+def refuted_by_given_witness(statement: dict, witness: dict) -> Verdict:
+    """REFUTED by a constructed exact witness (a checked REFUTED ``matrix-identity`` certificate)."""
+    from ..certify.check import check
+    from ..certify.matrix_proofs.certificates import witness_certificate
+
+    cert = witness_certificate(statement, witness).to_dict()
+    res = check(cert)
+    claim = res.claim_text
+    if res.status != REFUTED:
+        return Verdict(UNDECIDED, claim, reason="the witness did not check")
+    return Verdict(REFUTED, claim, "exact witness", evidence={"evidence_kind": COUNTEREXAMPLE, "certificate": cert,
+                                                              "witness": witness},
+                   reason=f"exact witness at d = {witness['d']} satisfying every hypothesis: the two sides differ")
 
 
 def closure_every_d(name: str) -> Verdict:

@@ -8,7 +8,7 @@ from .replay import parse_statement, replay
 from .rules import apply_rule
 from .terms import normal, render_poly, to_term
 
-__all__ = ["S", "sc", "num", "I", "add", "mul", "T", "inv", "tr", "ddt", "neg", "sub", "Proof"]
+__all__ = ["S", "sc", "num", "I", "add", "mul", "T", "inv", "tr", "logdet", "ddt", "neg", "sub", "Proof"]
 
 
 def S(name):
@@ -45,6 +45,10 @@ def inv(t):
 
 def tr(t):
     return ["tr", t]
+
+
+def logdet(t):
+    return ["logdet", t]
 
 
 def ddt(t):

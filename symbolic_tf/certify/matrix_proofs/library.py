@@ -8,9 +8,10 @@ algebra turns the fact into the closure (J, c) or the covariance equation.
 """
 from __future__ import annotations
 
-from .build import I, Proof, S, T, add, ddt, inv, mul, neg, num, sc, sub, tr
+from .build import I, Proof, S, T, add, ddt, inv, logdet, mul, neg, num, sc, sub, tr
 
-__all__ = ["all_proofs", "proof", "NAMES", "trace_identity_statement", "COV_SOFTMAX"]
+__all__ = ["all_proofs", "proof", "NAMES", "trace_identity_statement", "COV_SOFTMAX", "theorem", "THEOREMS",
+           "sinkhorn_gradient_statement", "sinkhorn_gradient_witness", "write_theorems"]
 
 dd = ("d", "d")
 dv = ("d", "1")
@@ -342,6 +343,88 @@ def congruence():
     return p.step("differentiate").done()
 
 
+# ---- Sinkhorn as a Bures–Wasserstein gradient flow (docs/mathematics.md §7, §10) -----------
+def _value_statement(name, derivatives, rhs):
+    """Φ(Σ, C) = tr(ACᵀ) + ½ log det(Σ − CΣ⁻¹Cᵀ) − ½ log det Σ: the entropic objective of a
+    Gaussian self-coupling with cross-covariance C (its supremum over C is the entropic
+    self-transport value F(Σ), up to the mean term αᵀAα)."""
+    Sg_, A_, C = S("Sigma"), S("A"), S("C")
+    gap = sub(Sg_, mul(C, inv(Sg_), T(C)))
+    Phi = add(tr(mul(A_, T(C))), mul(num("1/2"), logdet(gap)), mul(num("-1/2"), logdet(Sg_)))
+    eqs = [(inv(gap), S("Lyy")), (C, mul(S("B"), Sg_)), (S("B"), mul(inv(S("Lyy")), A_)), (S("Lyy"), add(inv(Sg_), S("R"))),
+           (S("P"), mul(T(A_), inv(S("Lyy")), A_))]
+    mats = {k: dd for k in ("Sigma", "A", "C", "B", "Lyy", "R", "P", "Xi", "D")}
+    zero = {k: num(0) for k in mats}
+    zero.update(derivatives)
+    return Proof(name, mats, ddt(Phi), rhs, symmetric=["Sigma", "Lyy", "R", "P", "Xi"], positive=["Sigma", "Lyy"],
+                 equations=eqs, derivatives=zero)
+
+
+def sinkhorn_value_stationary():
+    """At the Sinkhorn coupling (C = BΣ, B = Λ_yy⁻¹A, (Σ − CΣ⁻¹Cᵀ)⁻¹ = Λ_yy) the objective Φ is
+    stationary in C: d/ds Φ(Σ, C + sD) = 0 for every direction D (so the coupling is the
+    maximiser, Φ being concave in C)."""
+    p = _value_statement("Sinkhorn value: ∂Φ/∂C = 0 at the Gaussian Sinkhorn coupling", {"C": S("D")}, num(0))
+    p.step("differentiate").step("substitute", equation=0).step("substitute", equation=1)
+    p.step("symmetric", names=["Sigma"]).step("substitute", equation=2).step("symmetric", names=["Lyy"])
+    p.step("cancel").step("trace").step("trace_transpose")
+    return p.done()
+
+
+def sinkhorn_value_gradient():
+    """The Σ-gradient of the entropic objective at the Sinkhorn coupling: along Σ̇ = Ξ,
+    d/dt Φ(Σ, C) = ½ tr((R + P)Ξ); by the envelope theorem (∂Φ/∂C = 0) this is dF/dt, so
+    ∇_Σ F = ½(R + P)."""
+    p = _value_statement("Sinkhorn value: d/dt Φ(Σ, C) = ½tr((R + P)Σ̇) at the Sinkhorn coupling",
+                         {"Sigma": S("Xi")}, mul(num("1/2"), tr(mul(add(S("R"), S("P")), S("Xi")))))
+    p.step("differentiate").step("substitute", equation=0).step("substitute", equation=1)
+    p.step("symmetric", names=["Sigma"]).step("substitute", equation=2).step("symmetric", names=["Lyy"])
+    p.step("cancel").step("trace").step("substitute", equation=3).step("trace")
+    p.step("substitute", on="rhs", equation=4).step("substitute", on="rhs", equation=3).step("trace", on="rhs")
+    return p.done()
+
+
+def sinkhorn_gradient_statement(symmetric_a: bool, v_equals_a: bool) -> dict:
+    """The statement "JΣ + ΣJᵀ = ½((P + R)Σ + Σ(P + R))" for the Sinkhorn coupling (both
+    marginal equations as hypotheses), with or without A = Aᵀ and V = A — the two cases
+    without a proof are refuted by :func:`sinkhorn_gradient_witness`."""
+    J = mul(V, inv(add(inv(Sg), S("R"))), A)
+    G = add(S("P"), S("R"))
+    eqs = [(S("P"), mul(T(A), inv(add(inv(Sg), S("R"))), A)), (S("R"), mul(A, inv(add(inv(Sg), S("P"))), T(A)))]
+    if v_equals_a:
+        eqs.insert(0, (V, A))
+    sym = ["Sigma", "R", "P"] + (["A"] if symmetric_a else [])
+    name = "Sinkhorn" + (", A = Aᵀ" if symmetric_a else "") + (", V = A" if v_equals_a else "") + \
+        ": JΣ + ΣJᵀ = ½((P + R)Σ + Σ(P + R))"
+    p = Proof(name, {"Sigma": dd, "V": dd, "A": dd, "R": dd, "P": dd}, add(mul(J, Sg), mul(Sg, T(J))),
+              mul(num("1/2"), add(mul(G, Sg), mul(Sg, G))), symmetric=sym, positive=["Sigma"], equations=eqs)
+    return {k: v for k, v in p.doc.items() if k != "steps"}
+
+
+def sinkhorn_gradient_witness(symmetric_a: bool, v_equals_a: bool) -> dict:
+    """An exact point of the Sinkhorn fixed-point equations: Σ = I and a rational contraction K
+    (the whitened cross-covariance) give Λ_yy = (I − KKᵀ)⁻¹, Λ_xx = (I − KᵀK)⁻¹, A = Λ_yyK,
+    R = Λ_yy − I, P = Λ_xx − I — rational, and both marginal equations hold exactly."""
+    from fractions import Fraction as Fr
+
+    import sympy as sp
+
+    if symmetric_a:   # d = 1, K = 1/2: A = 2/3, R = P = 1/3; V = 1 ≠ A
+        K = sp.Matrix([[Fr(1, 2)]])
+    else:             # d = 2, K = [[0, 1/2], [0, 0]]: A non-symmetric
+        K = sp.Matrix([[0, sp.Rational(1, 2)], [0, 0]])
+    n = K.rows
+    Id = sp.eye(n)
+    Lyy, Lxx = (Id - K * K.T).inv(), (Id - K.T * K).inv()
+    A_ = Lyy * K
+    vals = {"Sigma": Id, "A": A_, "R": Lyy - Id, "P": Lxx - Id, "V": A_ if v_equals_a else Id}
+
+    def fs(x):
+        x = sp.Rational(x)
+        return str(x.p) if x.q == 1 else f"{x.p}/{x.q}"
+    return {"d": n, "values": {k: [[fs(x) for x in M.row(i)] for i in range(n)] for k, M in vals.items()}}
+
+
 _BUILDERS = {
     "inverse-identity-vI": inverse_identity_vI,
     "closed-form-vI": closed_form_vI,
@@ -365,6 +448,8 @@ _BUILDERS = {
     "mean-sinkhorn": sinkhorn_mean,
     "marginal-sinkhorn": sinkhorn_marginal,
     "sinkhorn-gradient-velocity": sinkhorn_gradient_velocity,
+    "sinkhorn-value-stationary": sinkhorn_value_stationary,
+    "sinkhorn-value-gradient": sinkhorn_value_gradient,
     "l2-gap-identity": l2_gap_identity,
     "l2-congruence-identity": l2_congruence_identity,
 }

@@ -163,16 +163,19 @@ def sample_point(st: Statement, n: int, rng):
                 eq_defs[a[1]] = b
                 break
     env = {}
-    for name, shape in st.decl.matrices.items():
-        if name in eq_defs:
-            continue
+
+    def draw(name, shape):
         M = _rand_mat(rng, _dim(shape[0], n), _dim(shape[1], n))
         if name in st.symmetric:
             M = M + M.transpose()
         if name in st.positive:
             L = _rand_mat(rng, n, n)
             M = L * L.transpose() + flint.fmpq_mat(n, n, [flint.fmpq(1, 2) if i == j else 0 for i in range(n) for j in range(n)])
-        env[name] = M
+        return M
+
+    for name, shape in st.decl.matrices.items():
+        if name not in eq_defs:
+            env[name] = draw(name, shape)
     for s in st.decl.scalars:
         if s not in eq_defs:
             env[s] = flint.fmpq(rng.randint(-5, 5), rng.choice((1, 2, 3)))
@@ -188,10 +191,25 @@ def sample_point(st: Statement, n: int, rng):
                 return None, ()
             env[name] = val[0, 0] if name in st.decl.scalars else val
             del pending[name]
-    for name in pending:  # circular definitions: sample freely, the equation becomes implicit
-        shape = st.decl.matrices.get(name, ("1", "1"))
-        M = _rand_mat(rng, _dim(shape[0], n), _dim(shape[1], n))
-        env[name] = M + M.transpose() if name in st.symmetric else M
+    if pending:  # circular definitions: sample the first freely (its equation becomes implicit), then go on
+        first = next(iter(pending))
+        if first in st.decl.matrices:
+            env[first] = draw(first, st.decl.matrices[first])
+        else:
+            env[first] = flint.fmpq(rng.randint(-5, 5), rng.choice((1, 2, 3)))
+        del pending[first]
+        for _ in range(len(pending) + 1):
+            for name, rhs in list(pending.items()):
+                try:
+                    val = evaluate(normal(rhs, st.decl), env, st.decl, n, n + 1, shape=_target_shape(st, name, n))
+                except (KeyError, Unevaluable):
+                    continue
+                except ZeroDivisionError:
+                    return None, ()
+                env[name] = val[0, 0] if name in st.decl.scalars else val
+                del pending[name]
+        for name in pending:
+            env[name] = draw(name, st.decl.matrices.get(name, ("1", "1")))
     unsatisfied = []
     for i, (l_, r_) in enumerate(st.equations):
         try:

@@ -21,7 +21,7 @@ checker recomputes each step.  The rules and the identities they use (docs/mathe
                      (each word is rotated to its least rotation)
 ``trace_transpose``  tr(W) = tr(Wᵀ) (the least of the two forms, for words of symbol letters)
 ``differentiate``    d/dt of a product (Leibniz), d/dt X⁻¹ = −X⁻¹Ẋ X⁻¹, d/dt Xᵀ = Ẋᵀ,
-                     d/dt tr X = tr Ẋ, with the symbols' derivatives from the hypotheses
+                     d/dt tr X = tr Ẋ, d/dt log det X = tr(X⁻¹Ẋ) (X invertible, det X > 0), with the symbols' derivatives from the hypotheses
 ``insert_inverse``   E = M⁻¹ M E (``side`` "left") or E M M⁻¹ ("right"), for an M whose inverse
                      already occurs in E (so it exists wherever E is defined)
 ``substitute``       an equation of the hypotheses (or a proved lemma) used left to right
@@ -81,6 +81,10 @@ def _rebuild(a, fn, scalar):
         return inverse_atom(inner)
     if tag == "tr":
         return {((("tr", key(inner)),), ()): Fraction(1)} if inner else {}
+    if tag == "ld":
+        if not inner:
+            raise CertificationFailed("matrix proof: a rule produced log det of 0")
+        return {((("ld", key(inner)),), ()): Fraction(1)}
     if tag == "d":
         return {((), (("d", key(inner)),)): Fraction(1)} if inner else {}
     raise CertificationFailed("matrix proof: malformed atom")
@@ -477,6 +481,9 @@ def _deriv_letter(a, ctx, scalar):
     if tag == "tr":
         di = _deriv(inner, ctx)
         return {((("tr", key(di)),), ()): Fraction(1)} if di else {}
+    if tag == "ld":  # d/dt log det X = tr(X⁻¹Ẋ)
+        di = pmul(inverse_atom(inner), _deriv(inner, ctx))
+        return {((("tr", key(di)),), ()): Fraction(1)} if di else {}
     raise CertificationFailed("matrix proof: differentiate: second derivatives are not supported")
 
 
@@ -562,7 +569,7 @@ def _all_words(p):
     for (s, w), c in p.items():
         yield s, w
         for a in s + w:
-            if a[0] in ("T", "inv", "tr", "d"):
+            if a[0] in ("T", "inv", "tr", "d", "ld"):
                 yield from _all_words(unkey(a[1]))
 
 

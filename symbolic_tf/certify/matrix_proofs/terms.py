@@ -6,13 +6,13 @@ An expression is a JSON tree (safe to read from a file: no ``eval``)::
     ["scalar", "c"]     a declared scalar symbol (commutes with everything); "d" is the dimension
     ["num", "p/q"]      a rational number
     ["I"]               the identity
-    ["+", e, …]  ["*", e, …]  ["T", e]  ["inv", e]  ["tr", e]  ["ddt", e]
+    ["+", e, …]  ["*", e, …]  ["T", e]  ["inv", e]  ["tr", e]  ["logdet", e]  ["ddt", e]
 
 The **normal form** (:func:`normal`) is the expression modulo the ring axioms only —
 associativity, distributivity, the unit I, rational coefficients and commuting scalars: a
 noncommutative polynomial ``{(scalar letters, word): coefficient}``.  Its letters are matrix
 symbols, transposed symbols (``Xᵀᵀ = X`` for a symbol X is built in) and *opaque atoms*
-``(E)ᵀ``, ``(E)⁻¹``, ``tr(E)``, ``d/dt(E)`` whose argument E is itself in normal form.  Every
+``(E)ᵀ``, ``(E)⁻¹``, ``tr(E)``, ``log det(E)``, ``d/dt(E)`` whose argument E is itself in normal form.  Every
 other fact — pushing a transpose inside, cancelling M M⁻¹, cyclicity of the trace, the
 product rule — is a named rule of :mod:`.rules`.  Two expressions are equal modulo the ring
 axioms iff their normal forms are identical (docs/mathematics.md §10).
@@ -195,6 +195,10 @@ def _normal(t, decl):
         return inverse_atom(p)
     if op == "tr":
         return _scalar(("tr", key(p))) if p else {}
+    if op == "logdet":
+        if not p:
+            raise CertificationFailed("matrix proof: log det of 0")
+        return _scalar(("ld", key(p)))
     if op == "ddt":
         return _letter(("d", key(p))) if p else {}
     raise CertificationFailed(f"matrix proof: unknown operator {op[:20]!r}")
@@ -248,7 +252,8 @@ def _atom_term(a):
     if tag == "c":
         return ["scalar", a[1]]
     inner = to_term(unkey(a[1]))
-    return {"T": ["T", inner], "inv": ["inv", inner], "tr": ["tr", inner], "d": ["ddt", inner]}[tag]
+    return {"T": ["T", inner], "inv": ["inv", inner], "tr": ["tr", inner], "d": ["ddt", inner],
+            "ld": ["logdet", inner]}[tag]
 
 
 def to_term(p) -> list:
@@ -291,6 +296,8 @@ def _render_atom(a) -> str:
         return (inner if simple and len(inner) == 1 else f"({inner})") + "⁻¹"
     if tag == "tr":
         return f"tr({inner})"
+    if tag == "ld":
+        return f"log det({inner})"
     return f"d/dt({inner})"
 
 
@@ -391,6 +398,8 @@ def _eval_scalar(a, env, decl, n, k):
     if a[0] == "tr":
         M = evaluate(unkey(a[1]), env, decl, n, k)
         return sum((M[i, i] for i in range(M.nrows())), flint.fmpq(0))
+    if a[0] == "ld":
+        raise Unevaluable("log det has no rational value")
     raise CertificationFailed("matrix proof: malformed scalar atom")
 
 
