@@ -179,25 +179,8 @@ def sample_point(st: Statement, n: int, rng):
     for s in st.decl.scalars:
         if s not in eq_defs:
             env[s] = flint.fmpq(rng.randint(-5, 5), rng.choice((1, 2, 3)))
-    pending = dict(eq_defs)
-    for _ in range(len(pending) + 1):
-        for name, rhs in list(pending.items()):
-            try:
-                val = evaluate(normal(rhs, st.decl), env, st.decl, n, n + 1,
-                               shape=_target_shape(st, name, n))
-            except (KeyError, Unevaluable):
-                continue
-            except ZeroDivisionError:
-                return None, ()
-            env[name] = val[0, 0] if name in st.decl.scalars else val
-            del pending[name]
-    if pending:  # circular definitions: sample the first freely (its equation becomes implicit), then go on
-        first = next(iter(pending))
-        if first in st.decl.matrices:
-            env[first] = draw(first, st.decl.matrices[first])
-        else:
-            env[first] = flint.fmpq(rng.randint(-5, 5), rng.choice((1, 2, 3)))
-        del pending[first]
+    def define(pending):
+        """Evaluate the definitions whose right sides are known, repeatedly; False on a singular inverse."""
         for _ in range(len(pending) + 1):
             for name, rhs in list(pending.items()):
                 try:
@@ -205,9 +188,23 @@ def sample_point(st: Statement, n: int, rng):
                 except (KeyError, Unevaluable):
                     continue
                 except ZeroDivisionError:
-                    return None, ()
+                    return False
                 env[name] = val[0, 0] if name in st.decl.scalars else val
                 del pending[name]
+        return True
+
+    pending = dict(eq_defs)
+    if not define(pending):
+        return None, ()
+    if pending:  # circular definitions: sample the first freely (its equation becomes implicit), then go on
+        first = next(iter(pending))
+        if first in st.decl.matrices:
+            env[first] = draw(first, st.decl.matrices[first])
+        else:
+            env[first] = flint.fmpq(rng.randint(-5, 5), rng.choice((1, 2, 3)))
+        del pending[first]
+        if not define(pending):
+            return None, ()
         for name in pending:
             env[name] = draw(name, st.decl.matrices.get(name, ("1", "1")))
     unsatisfied = []

@@ -90,6 +90,18 @@ def _rebuild(a, fn, scalar):
     raise CertificationFailed("matrix proof: malformed atom")
 
 
+def _map_letters(q, f):
+    """Replace every matrix letter a of every term by the polynomial f(a) (None: keep a)."""
+    out = {}
+    for (s, w), c in q.items():
+        acc = {(s, ()): c}
+        for a in w:
+            r = f(a)
+            acc = pmul(acc, {((), (a,)): Fraction(1)} if r is None else r)
+        out = padd(out, acc)
+    return out
+
+
 def _everywhere(p, fn):
     """fn applied inside every atom and then at the top."""
     return fn(_map_atoms(p, fn))
@@ -124,21 +136,18 @@ def transpose_poly(p) -> dict:
 # ------------------------------------------------------------------------------------------
 # the rules
 # ------------------------------------------------------------------------------------------
-def r_transpose(p, ctx, args):
-    def fn(q):
-        out = {}
-        for (s, w), c in q.items():
-            acc = {(s, ()): c}
-            for a in w:
-                acc = pmul(acc, transpose_poly(unkey(a[1])) if a[0] == "T" else {((), (a,)): Fraction(1)})
-            out = padd(out, acc)
-        return out
+def _fixpoint(p, fn):
+    """fn applied everywhere until nothing changes (at most MAX_ROUNDS rounds)."""
     for _ in range(MAX_ROUNDS):
         new = _everywhere(p, fn)
         if new == p:
             return p
         p = new
     return p
+
+
+def r_transpose(p, ctx, args):
+    return _fixpoint(p, lambda q: _map_letters(q, lambda a: transpose_poly(unkey(a[1])) if a[0] == "T" else None))
 
 
 def r_symmetric(p, ctx, args):
@@ -259,12 +268,7 @@ def r_cancel(p, ctx, args):
                 return q
             q = nq
         return q
-    for _ in range(MAX_ROUNDS):
-        new = _everywhere(p, fn)
-        if new == p:
-            return p
-        p = new
-    return p
+    return _fixpoint(p, fn)
 
 
 def _term_arg(args, name, ctx):
@@ -300,35 +304,23 @@ def r_inverse_product(p, ctx, args):
 
 
 def _replace_letter(q, target, repl):
-    out = {}
-    for (s, w), c in q.items():
-        if target not in w:
-            out = padd(out, {(s, w): c})
-            continue
-        acc = {(s, ()): c}
-        for a in w:
-            acc = pmul(acc, repl if a == target else {((), (a,)): Fraction(1)})
-        out = padd(out, acc)
-    return out
+    return _map_letters(q, lambda a: repl if a == target else None)
+
+
+def _double_inverse(a):
+    """X for the letter (X⁻¹)⁻¹ (X a single inverse letter), else None."""
+    if a[0] != "inv":
+        return None
+    inner = unkey(a[1])
+    if len(inner) == 1:
+        (ms, mw), mc = next(iter(inner.items()))
+        if not ms and mc == 1 and len(mw) == 1 and mw[0][0] == "inv":
+            return unkey(mw[0][1])
+    return None
 
 
 def r_inverse_inverse(p, ctx, args):
-    def fn(q):
-        out = {}
-        for (s, w), c in q.items():
-            acc = {(s, ()): c}
-            for a in w:
-                if a[0] == "inv":
-                    inner = unkey(a[1])
-                    if len(inner) == 1:
-                        (ms, mw), mc = next(iter(inner.items()))
-                        if not ms and mc == 1 and len(mw) == 1 and mw[0][0] == "inv":
-                            acc = pmul(acc, unkey(mw[0][1]))
-                            continue
-                acc = pmul(acc, {((), (a,)): Fraction(1)})
-            out = padd(out, acc)
-        return out
-    return _everywhere(p, fn)
+    return _everywhere(p, lambda q: _map_letters(q, _double_inverse))
 
 
 def _monomial_word(p, what):
@@ -501,15 +493,7 @@ def _deriv(p, ctx):
 
 
 def r_differentiate(p, ctx, args):
-    def fn(q):
-        out = {}
-        for (s, w), c in q.items():
-            acc = {(s, ()): c}
-            for a in w:
-                acc = pmul(acc, _deriv(unkey(a[1]), ctx) if a[0] == "d" else {((), (a,)): Fraction(1)})
-            out = padd(out, acc)
-        return out
-    return _everywhere(p, fn)
+    return _everywhere(p, lambda q: _map_letters(q, lambda a: _deriv(unkey(a[1]), ctx) if a[0] == "d" else None))
 
 
 def r_substitute(p, ctx, args):
