@@ -294,3 +294,12 @@ def _matrix_identity(p):
     where = ("; ".join(str(h) for h in hyps)) if isinstance(hyps, list) and hyps else "no hypothesis"
     return (f"«{p.get('name')}»: for every dimension d ≥ 1 and all real matrices {p.get('symbols')} with {where}, "
             f"wherever every inverse written exists: {p.get('identity')}")
+
+
+@_property("twisted-gaussian-nonconvexity")
+def _twisted_gaussian(p):
+    """Non-convexity on Gaussians along a twisted geodesic (docs/mathematics.md §7)."""
+    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))}, "
+            f"V = {_mat_text(p.get('V', []))} is not λ-convex for any λ ≥ 0 along the twisted Gaussian geodesics "
+            f"Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ: at Σ = {_mat_text(p.get('Sigma', []))}, B = {_mat_text(p.get('B', []))}, "
+            "d²E/ds² < 0")

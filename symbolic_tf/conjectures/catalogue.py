@@ -59,6 +59,20 @@ def _sinkhorn_refuted(symmetric_a, v_equals_a):
     return decide
 
 
+def _twisted_gaussian():
+    """REFUTED by a certified Gaussian witness (A = diag(1, −1), V = I)."""
+    from ..certify.check import check
+    from ..certify.twisted_gaussian import twisted_gaussian_witness
+    from ..spec.verdict import REFUTED, UNDECIDED, Verdict
+
+    v = twisted_gaussian_witness([[1, 0], [0, -1]], [[1, 0], [0, 1]])
+    if v.status != "PROVED" or check(v.evidence["certificate"]).status != "PROVED":
+        return Verdict(UNDECIDED, v.claim, reason=v.reason)
+    return Verdict(REFUTED, "λ-convexity along twisted Gaussian geodesics", "exact second variation",
+                   evidence={"evidence_kind": "certified counterexample", "certificate": v.evidence["certificate"]},
+                   reason="certified: " + v.claim)
+
+
 def _trace_refuted(claim):
     def decide():
         from ..certify.matrix_proofs.library import trace_identity_statement
@@ -123,6 +137,9 @@ def catalogue(max_d: int = 3) -> list:
                            _sinkhorn_refuted(False, True)),
         IdentityConjecture("sinkhorn-gradient-V-not-A", "Sinkhorn, A = Aᵀ, any V: still Σ̇ = ½((P+R)Σ + Σ(P+R))",
                            "docs/mathematics.md §7, §10 (expected false)", _sinkhorn_refuted(True, False)),
+        IdentityConjecture("twisted-convexity-gaussians", "the softmax energy is λ-convex (λ ≥ 0) along twisted "
+                           "geodesics restricted to Gaussians (V = I, A + Aᵀ indefinite)",
+                           f"{CASTIN}; docs/mathematics.md §7 (expected false)", _twisted_gaussian),
         IdentityConjecture("trace-symmetric-V", "V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)",
                            f"{CASTIN}; docs/mathematics.md §4",
                            _proofs("V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)", "trace-identity-symmetric-V")),

@@ -189,6 +189,11 @@ def _build_certs() -> dict:
         out["matrix-identity"] = identity_certificate(ML.proof("homogeneity")).to_dict()
         stmt = ML.trace_identity_statement(False).doc
         out["matrix-identity/refuted"] = witness_certificate(stmt, search_witness(stmt, dims=(2,))).to_dict()
+    if "twisted-gaussian-nonconvexity" in kinds():
+        from symbolic_tf.certify.twisted_gaussian import twisted_gaussian_witness
+
+        out["twisted-gaussian-nonconvexity"] = twisted_gaussian_witness(
+            [[1, 0], [0, -1]], [[1, 0], [0, 1]]).evidence["certificate"]
     if "exponential-growth-theorem" in kinds():
         out["exponential-growth-theorem/l2"] = _classified(
             _softmax(None, I2, S0, variant="l2", Q=_s(I2), K=_s([[2, 1], [0, 1]])), "exponential-growth-theorem")
@@ -208,7 +213,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "blowup-riccati-vI-batch",
               "equilibrium-basin", "tube-basin", "matrix-identity", "matrix-identity/refuted",
-              "exponential-growth-theorem/l2", "exponential-growth-theorem/sinkhorn"]
+              "exponential-growth-theorem/l2", "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity"]
 
 
 def _cert(certs, name):

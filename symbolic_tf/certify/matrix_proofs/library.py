@@ -425,8 +425,20 @@ def sinkhorn_gradient_witness(symmetric_a: bool, v_equals_a: bool) -> dict:
     return {"d": n, "values": {k: [[fs(x) for x in M.row(i)] for i in range(n)] for k, M in vals.items()}}
 
 
+def logdet_second_derivative():
+    """d²/ds² log det X = tr(X⁻¹Ẍ) − tr(X⁻¹ẊX⁻¹Ẋ) — with E = ½ det(I − AᵀΣAΣ)^{-1/2} this gives
+    E'' = (E/4)(t₁² + 2t₂ − 2t₃), t₁ = tr(X⁻¹Ẋ), t₂ = tr(X⁻¹ẊX⁻¹Ẋ), t₃ = tr(X⁻¹Ẍ): the second
+    variation of the Gaussian interaction energy along any curve Σ_s (docs/mathematics.md §7)."""
+    X, X1, X2 = S("X"), S("X1"), S("X2")
+    p = Proof("d²/ds² log det X = tr(X⁻¹Ẍ) − tr(X⁻¹ẊX⁻¹Ẋ)", {"X": dd, "X1": dd, "X2": dd},
+              ddt(ddt(logdet(X))), sub(tr(mul(inv(X), X2)), tr(mul(inv(X), X1, inv(X), X1))),
+              derivatives={"X": X1, "X1": X2, "X2": num(0)})
+    return p.step("differentiate").step("trace").done()
+
+
 _BUILDERS = {
     "inverse-identity-vI": inverse_identity_vI,
+    "logdet-second-derivative": logdet_second_derivative,
     "closed-form-vI": closed_form_vI,
     "congruence": congruence,
     "trace-identity-symmetric-V": trace_identity_symmetric,
