@@ -18,7 +18,7 @@ from symbolic_tf.certify.matrix_proofs.certificates import identity_certificate,
 from symbolic_tf.certify.matrix_proofs.order import replay_theorem, stored_theorem
 from symbolic_tf.certify.matrix_proofs.replay import check_witness, guard, replay
 from symbolic_tf.certify.matrix_proofs.rules import Context, apply_rule
-from symbolic_tf.certify.matrix_proofs.terms import Decl, evaluate, normal, to_term
+from symbolic_tf.certify.matrix_proofs.terms import Decl, evaluate, normal, padd, to_term
 from symbolic_tf.spec.errors import CertificationFailed
 
 DIMS = (1, 2, 3, 4, 5)
@@ -396,3 +396,43 @@ def test_sinkhorn_value_gradient_numerically_d2():
         fd = (F(Sg + h * E) - F(Sg - h * E)) / (2 * h)
         exact = sum(grad[r, c] * E[r, c] for r in range(2) for c in range(2))
         assert abs(fd - exact) < 1e-12
+
+
+# ---- hostile or ill-formed proofs ---------------------------------------------------------------
+def test_ill_typed_statements_are_rejected():
+    from symbolic_tf.certify.matrix_proofs.replay import parse_statement
+
+    base = {"name": "x", "symbols": {"matrices": {"x": ["d", "1"], "A": ["d", "d"]}, "scalars": []},
+            "hypotheses": {}, "steps": []}
+    for lhs, rhs in ((mul(S("x"), S("x")), S("x")),          # (d×1)(d×1)
+                     (S("x"), S("A")),                        # sides of different shapes
+                     (inv(S("x")), inv(S("x"))),              # inverse of a non-square matrix
+                     (add(S("x"), I), S("x"))):               # I added to a d×1 matrix
+        with pytest.raises(CertificationFailed):
+            parse_statement({**base, "lhs": lhs, "rhs": rhs})
+
+
+def test_trace_of_a_one_by_one_identity_is_one():
+    decl = Decl.from_data({"matrices": {"x": ["d", "1"], "y": ["d", "1"]}, "scalars": []})
+    ctx = Context(decl)
+    p = normal(tr(add(mul(T(S("y")), S("x")), I)), decl)  # tr(yᵀx + 1) = yᵀx + 1, not yᵀx + d
+    q = apply_rule("trace", p, ctx)
+    assert q == padd(apply_rule("trace", normal(tr(mul(T(S("y")), S("x"))), decl), ctx), normal(I, decl))
+
+
+def test_exponential_expansion_is_refused_quickly():
+    import time
+
+    big = add(*[S("A"), S("B"), S("S"), S("P"), I, T(S("A")), T(S("B")), num(3)])
+    t0 = time.perf_counter()
+    with pytest.raises(CertificationFailed):
+        normal(["*"] + [big] * 30, DECL)
+    assert time.perf_counter() - t0 < 2
+
+
+def test_insert_inverse_checks_sizes():
+    decl = Decl.from_data({"matrices": {"x": ["d", "1"], "M": ["d", "d"]}, "scalars": []})
+    ctx = Context(decl)
+    p = normal(mul(T(S("x")), inv(S("M")), S("x")), decl)  # 1×1
+    with pytest.raises(CertificationFailed):
+        apply_rule("insert_inverse", p, ctx, {"M": S("M"), "side": "left"})

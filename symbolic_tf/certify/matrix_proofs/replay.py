@@ -34,7 +34,7 @@ import flint
 
 from ...spec.errors import CertificationFailed
 from .rules import Context, apply_rule
-from .terms import Decl, Unevaluable, evaluate, normal, render_poly
+from .terms import Decl, Unevaluable, evaluate, normal, render_poly, typecheck
 
 __all__ = ["Statement", "replay", "guard", "statement_params", "check_witness",
            "MAX_STEPS"]
@@ -86,8 +86,15 @@ def parse_statement(doc) -> Statement:
     if not isinstance(name, str) or len(name) > 120:
         raise CertificationFailed("matrix proof: name must be a short string")
     st = Statement(name, decl, sym, pos, [tuple(e) for e in eqs], dict(ders), doc.get("lhs"), doc.get("rhs"))
-    for t in [st.lhs, st.rhs] + [x for e in st.equations for x in e] + list(st.derivatives.values()):
-        normal(t, decl)
+    for a, b in [(st.lhs, st.rhs)] + st.equations:
+        sa, sb = typecheck(normal(a, decl), decl), typecheck(normal(b, decl), decl)
+        if sa is not None and sb is not None and sa != sb:
+            raise CertificationFailed("matrix proof: the two sides of an identity have different shapes")
+    for name_, t in st.derivatives.items():
+        sh = typecheck(normal(t, decl), decl)
+        own = None if name_ in decl.scalars else typecheck(normal(["sym", name_], decl), decl)
+        if sh is not None and own is not None and sh != own:
+            raise CertificationFailed(f"matrix proof: the derivative of {name_} has the wrong shape")
     return st
 
 
@@ -129,6 +136,7 @@ def replay(doc) -> tuple[Statement, int]:
         if side not in cur:
             raise CertificationFailed(f"matrix proof: step {i}: 'on' is lhs or rhs")
         new = apply_rule(step.get("rule"), cur[side], ctx, step.get("args", {}))
+        typecheck(new, st.decl)
         if normal(step.get("result"), st.decl) != new:
             raise CertificationFailed(f"matrix proof: step {i} ({str(step.get('rule'))[:30]}): the stated result is not "
                                       f"what the rule gives: {render_poly(new)[:200]}")
@@ -343,6 +351,11 @@ def check_witness(doc, witness) -> dict:
             raise CertificationFailed(f"matrix proof witness: {name} is not positive definite")
     ctx = st.context()
     try:
+        for name, t in st.derivatives.items():  # a curve through the point that stays symmetric
+            if name in st.symmetric:
+                D = evaluate(normal(t, st.decl), env, st.decl, n, n + 1, shape=_target_shape(st, name, n))
+                if D != D.transpose():
+                    raise CertificationFailed(f"matrix proof witness: the derivative of {name} is not symmetric")
         for l_, r_ in st.equations:
             if evaluate(normal(l_, st.decl), env, st.decl, n, n + 1) != evaluate(normal(r_, st.decl), env, st.decl, n, n + 1):
                 raise CertificationFailed("matrix proof witness: an equation of the hypotheses fails at the point")

@@ -403,17 +403,21 @@ def r_trace(p, ctx, args):
         if sh is not None and sh[0] != sh[1]:
             raise CertificationFailed("matrix proof: trace of a non-square expression")
         out = {}
+        def identity_trace(s, c):
+            """tr of c·I: the identity has the size of the traced expression (d when shapeless)."""
+            if sh is not None and sh[0] == 1:
+                return {(s, ()): c}
+            if sh is not None and sh[0] != 2:
+                raise CertificationFailed("matrix proof: tr(I) of a k×k identity")
+            return {(tuple(sorted(s + (("c", "d"),), key=_order)), ()): c}
+
         for (s, w), c in inner.items():
             if not w:
-                if sh is not None and sh[0] == 3:
-                    raise CertificationFailed("matrix proof: tr(I) of a k×k identity")
-                out = padd(out, {(tuple(sorted(s + (("c", "d"),), key=_order)), ()): c})
+                out = padd(out, identity_trace(s, c))
                 continue
             w = _cyclic_cancel(w)
             if not w:
-                if sh is not None and sh[0] == 3:
-                    raise CertificationFailed("matrix proof: tr(I) of a k×k identity")
-                out = padd(out, {(tuple(sorted(s + (("c", "d"),), key=_order)), ()): c})
+                out = padd(out, identity_trace(s, c))
                 continue
             wmin = min(_rotations(w), key=_order)
             atom = ("tr", key({((), wmin): Fraction(1)}))
@@ -546,6 +550,10 @@ def r_insert_inverse(p, ctx, args):
     used = letter is not None and any(letter in w for (_, w) in _all_words(p))
     if not used:
         raise CertificationFailed("matrix proof: insert_inverse: M⁻¹ must already occur in the expression")
+    msh = poly_shape(M, ctx.decl, 2, 3) or (2, 2)
+    psh = poly_shape(p, ctx.decl, 2, 3) or (2, 2)
+    if msh[0] != msh[1] or msh[0] != (psh[0] if side == "left" else psh[1]):
+        raise CertificationFailed("matrix proof: insert_inverse: M must be square of the size of the expression")
     return pmul(pmul(inv, M), p) if side == "left" else pmul(pmul(p, M), inv)
 
 

@@ -28,10 +28,12 @@ import flint
 from ...spec.errors import CertificationFailed
 
 __all__ = ["Decl", "normal", "key", "unkey", "to_term", "render", "render_poly", "evaluate",
-           "Unevaluable", "ONE", "inverse_atom", "transpose_atom", "is_zero", "padd", "pmul", "pscale", "MAX_DEPTH", "MAX_NODES"]
+           "Unevaluable", "ONE", "inverse_atom", "transpose_atom", "typecheck", "is_zero", "padd", "pmul", "pscale", "MAX_DEPTH", "MAX_NODES"]
 
 MAX_DEPTH = 60
 MAX_NODES = 20000
+MAX_TERMS = 5000     # terms of a normal form (expansion is bounded, so hostile input cannot hang)
+MAX_WORD = 200       # letters of a word
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_']{0,39}")
 _SHAPES = ("d", "k", "1")
 
@@ -108,9 +110,13 @@ def pscale(p, c) -> dict:
 
 
 def pmul(p, q) -> dict:
+    if len(p) * len(q) > 4 * MAX_TERMS:
+        raise CertificationFailed("matrix proof: expression too large when expanded")
     out: dict = {}
     for (s1, w1), c1 in p.items():
         for (s2, w2), c2 in q.items():
+            if len(w1) + len(w2) > MAX_WORD or len(s1) + len(s2) > MAX_WORD:
+                raise CertificationFailed("matrix proof: word too long")
             m = (tuple(sorted(s1 + s2, key=_order)), w1 + w2)
             v = out.get(m, 0) + c1 * c2
             if v:
@@ -234,6 +240,50 @@ def transpose_atom(p) -> dict:
     if not p:
         return {}
     return _letter(("T", key(p)))
+
+
+def typecheck(p, decl: Decl, n: int = 2, k: int = 3):
+    """The shape (rows, cols) of a polynomial at d = n, k = k (None: only multiples of I),
+    raising CertificationFailed on a product or sum of incompatible shapes, or on the trace,
+    inverse or log det of a non-square expression.  (I and numbers stand for the identity of
+    whatever size their context needs; a shapeless expression is d×d.)"""
+    shape = None
+    for (s, w), _ in p.items():
+        for a in s:
+            if a[0] in ("tr", "ld"):
+                sh = typecheck(unkey(a[1]), decl, n, k)
+                if sh is not None and sh[0] != sh[1]:
+                    raise CertificationFailed("matrix proof: trace or log det of a non-square expression")
+        cur = None
+        for a in w:
+            sh = _typed_letter(a, decl, n, k)
+            if sh is None:
+                continue
+            if cur is not None and cur[1] != sh[0]:
+                raise CertificationFailed("matrix proof: a product of incompatible shapes")
+            cur = sh if cur is None else (cur[0], sh[1])
+        if cur is not None:
+            if shape is not None and shape != cur:
+                raise CertificationFailed("matrix proof: a sum of incompatible shapes")
+            shape = cur
+    if shape is not None:  # identity-only words of a non-square sum are ill-typed
+        if shape[0] != shape[1] and any(not w for (s, w), _ in p.items()):
+            raise CertificationFailed("matrix proof: I added to a non-square expression")
+    return shape
+
+
+def _typed_letter(a, decl, n, k):
+    tag = a[0]
+    if tag in ("s", "t"):
+        r, c = decl.matrices[a[1]]
+        r, c = _dim(r, n, k), _dim(c, n, k)
+        return (r, c) if tag == "s" else (c, r)
+    sh = typecheck(unkey(a[1]), decl, n, k)
+    if tag in ("inv", "d", "T") and sh is None:
+        return None
+    if tag == "inv" and sh[0] != sh[1]:
+        raise CertificationFailed("matrix proof: inverse of a non-square expression")
+    return (sh[1], sh[0]) if tag == "T" else sh
 
 
 # ------------------------------------------------------------------------------------------
