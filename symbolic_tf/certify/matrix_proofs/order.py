@@ -27,7 +27,7 @@ from __future__ import annotations
 from ...spec.errors import CertificationFailed
 from .replay import parse_statement, replay, statement_params
 from .rules import apply_rule
-from .terms import normal, render_poly
+from .terms import normal, render_poly, typecheck
 
 __all__ = ["replay_theorem", "theorem_params", "stored_theorem", "THEOREM_DIR", "MAX_FACTS"]
 
@@ -106,6 +106,9 @@ def replay_theorem(doc):
             raise CertificationFailed(f"theorem: fact {i} may only use earlier facts")
         prem = [out[j] for j in frm]
         expr = _canon(normal(f.get("expr"), st.decl), ctx)
+        sh = typecheck(expr, st.decl)
+        if sh is not None and sh[0] != sh[1]:
+            raise CertificationFailed(f"theorem: fact {i} is about a non-square expression")
         derived = _derive(by, prem, args, st, ctx, eqs)
         if derived is None or derived[1] != expr or (derived[0] == "psd" and kind == "pd"):
             raise CertificationFailed(f"theorem: fact {i} ({str(by)[:20]}) does not follow: "
