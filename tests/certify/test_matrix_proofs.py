@@ -436,3 +436,19 @@ def test_insert_inverse_checks_sizes():
     p = normal(mul(T(S("x")), inv(S("M")), S("x")), decl)  # 1×1
     with pytest.raises(CertificationFailed):
         apply_rule("insert_inverse", p, ctx, {"M": S("M"), "side": "left"})
+
+
+def test_proof_script_writes_certificates_that_check(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, str(root / "proofs" / "matrix_form.py"), "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert sum(v["status"] == "REFUTED" for v in summary.values()) == 3
+    for p in tmp_path.glob("*.json"):
+        res = check(json.loads(p.read_text(encoding="utf-8")))
+        assert res.status == summary[p.stem]["status"]
