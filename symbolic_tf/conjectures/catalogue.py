@@ -161,7 +161,10 @@ def catalogue(max_d: int = 3) -> list:
         RegimeConjecture("drift-same-sign", "drift model, V = vI, v(B+Bᵀ) ≻ 0 ⇒ finite-time blow-up (any F = fI)",
                          f"{ALCALDE}; docs/mathematics.md §6 (the F term 'controlled')",
                          S.drift_scalar_problems(d=dims, v=S.positive_rationals(), beta=S.positive_rationals(),
-                                                 f=S.rationals()), "blowup"),
+                                                 f=S.rationals()), "blowup",
+                         # docs/mathematics.md §6: with F = fI, blow-up needs f > −ρ; a strongly damping F wins
+                         explicit=[{"variant": "softmax", "d": 1, "A": [[1]], "V": [[1]], "F": [[-10]],
+                                    "initial": {"cov": [["1/100"]]}}]),
     ]
     return out
 
