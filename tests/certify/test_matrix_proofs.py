@@ -13,7 +13,7 @@ import sympy as sp
 
 from symbolic_tf.certify.check import check
 from symbolic_tf.certify.matrix_proofs import library as L
-from symbolic_tf.certify.matrix_proofs.build import I, Proof, S, T, add, ddt, inv, mul, num, sub, tr
+from symbolic_tf.certify.matrix_proofs.build import I, S, T, add, ddt, inv, mul, num, sub, tr
 from symbolic_tf.certify.matrix_proofs.certificates import identity_certificate, search_witness, witness_certificate
 from symbolic_tf.certify.matrix_proofs.order import replay_theorem, stored_theorem
 from symbolic_tf.certify.matrix_proofs.replay import check_witness, guard, replay

@@ -28,7 +28,6 @@ import hashlib
 import json
 import random
 from dataclasses import dataclass
-from fractions import Fraction
 
 import flint
 
