@@ -285,3 +285,21 @@ def _head_eig(p):
     return (f"checkpoint sha256 {str(p.get('sha256'))[:12]}…, layer {p.get('layer')}, head {p.get('head')}: the "
             f"single-head Gaussian flow (A = A_h, V = C_h) blows up in finite time from the rank-one Σ₀ = ûûᵀ on "
             f"the real eigenline of C_h with eigenvalue in [{p.get('v_lo')}, {p.get('v_hi')}]")
+
+
+@_property("matrix-identity")
+def _matrix_identity(p):
+    """A matrix-form identity for every dimension (docs/mathematics.md §10)."""
+    hyps = p.get("hypotheses", [])
+    where = ("; ".join(str(h) for h in hyps)) if isinstance(hyps, list) and hyps else "no hypothesis"
+    return (f"«{p.get('name')}»: for every dimension d ≥ 1 and all real matrices {p.get('symbols')} with {where}, "
+            f"wherever every inverse written exists: {p.get('identity')}")
+
+
+@_property("twisted-gaussian-nonconvexity")
+def _twisted_gaussian(p):
+    """Non-convexity on Gaussians along a twisted geodesic (docs/mathematics.md §7)."""
+    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))}, "
+            f"V = {_mat_text(p.get('V', []))} is not λ-convex for any λ ≥ 0 along the twisted Gaussian geodesics "
+            f"Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ: at Σ = {_mat_text(p.get('Sigma', []))}, B = {_mat_text(p.get('B', []))}, "
+            "d²E/ds² < 0")

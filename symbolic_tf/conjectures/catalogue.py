@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from fractions import Fraction
 
-__all__ = ["catalogue", "run_catalogue", "format_table", "conjecture_from_toml"]
+__all__ = ["catalogue", "run_catalogue", "format_table", "evidence_summary", "conjecture_from_toml"]
 
 CASTIN = "Castin, Ablin, Carrillo, Peyré, arXiv 2501.18322"
 ALCALDE = "Alcalde, Ji, Zuazua, arXiv 2606.07600"
@@ -26,10 +26,64 @@ def _identity(d):
 
 
 def _invariance(name):
-    from ..symbolic.closure import decide_invariance
+    from .theorems import closure_every_d
 
     def decide():
-        return decide_invariance(name)
+        return closure_every_d(name)
+
+    return decide
+
+
+def _proofs(claim, *names):
+    """Decided by matrix-form proofs for every d (:mod:`symbolic_tf.conjectures.theorems`)."""
+    def decide():
+        from .theorems import by_matrix_proofs
+
+        return by_matrix_proofs(claim, *names)
+
+    return decide
+
+
+def _growth(claim, theorem):
+    def decide():
+        from .theorems import growth_every_d
+
+        return growth_every_d(claim, theorem)
+
+    return decide
+
+
+def _sinkhorn_refuted(symmetric_a, v_equals_a):
+    def decide():
+        from ..certify.matrix_proofs.library import sinkhorn_gradient_statement, sinkhorn_gradient_witness
+        from .theorems import refuted_by_given_witness
+
+        return refuted_by_given_witness(sinkhorn_gradient_statement(symmetric_a, v_equals_a),
+                                        sinkhorn_gradient_witness(symmetric_a, v_equals_a))
+
+    return decide
+
+
+def _twisted_gaussian():
+    """REFUTED by a certified Gaussian witness (A = diag(1, −1), V = I)."""
+    from ..certify.check import check
+    from ..certify.twisted_gaussian import twisted_gaussian_witness
+    from ..spec.verdict import REFUTED, UNDECIDED, Verdict
+
+    v = twisted_gaussian_witness([[1, 0], [0, -1]], [[1, 0], [0, 1]])
+    if v.status != "PROVED" or check(v.evidence["certificate"]).status != "PROVED":
+        return Verdict(UNDECIDED, v.claim, reason=v.reason)
+    return Verdict(REFUTED, "λ-convexity along twisted Gaussian geodesics", "exact second variation",
+                   evidence={"evidence_kind": "certified counterexample", "certificate": v.evidence["certificate"]},
+                   reason="certified: " + v.claim)
+
+
+def _trace_refuted(claim):
+    def decide():
+        from ..certify.matrix_proofs.library import trace_identity_statement
+        from .theorems import refuted_by_witness
+
+        return refuted_by_witness(claim, trace_identity_statement(False).doc)
 
     return decide
 
@@ -39,7 +93,6 @@ def catalogue(max_d: int = 3) -> list:
     from hypothesis import strategies as st
 
     from .. import variants
-    from . import identities as I
     from . import strategies as S
     from .core import IdentityConjecture, RegimeConjecture
 
@@ -51,9 +104,14 @@ def catalogue(max_d: int = 3) -> list:
             _invariance(name)))
     out += [
         IdentityConjecture("softmax-riccati", "softmax: Σ̇ = VΣAΣ + ΣAᵀΣVᵀ", f"{CASTIN}; docs/mathematics.md §3",
-                           I.softmax_riccati_form),
+                           _proofs("softmax: Σ̇ = VΣAΣ + ΣAᵀΣVᵀ", "closure-softmax", "covariance-softmax")),
         IdentityConjecture("identity-closed-form", "V = I: Σ(t) = (Σ₀⁻¹ − t(A+Aᵀ))⁻¹", f"{CASTIN}; docs/mathematics.md §4",
-                           I.identity_closed_form),
+                           _proofs("V = I: Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ solves the softmax covariance ODE", "closed-form-vI")),
+        IdentityConjecture("inverse-identity-vI", "V = I: d/dt Σ⁻¹ = −(A + Aᵀ)", f"{CASTIN}; docs/mathematics.md §4",
+                           _proofs("V = I: d/dt Σ⁻¹ = −(A + Aᵀ)", "inverse-identity-vI")),
+        IdentityConjecture("homogeneity", "no drift: cΣ(ct) is a solution when Σ(t) is, so T*(cΣ₀) = T*(Σ₀)/c",
+                           "docs/mathematics.md §4", _proofs("cΣ(ct) solves the softmax / multi-head covariance equation",
+                                                             "homogeneity", "homogeneity-multihead")),
         RegimeConjecture("identity-blowup", "V = I and λ_max(A+Aᵀ) > 0, Σ₀ ≻ 0 ⇒ finite-time blow-up at "
                          "T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})", f"{CASTIN}; docs/mathematics.md §4",
                          S.problems(d=dims, value_attention=functools.partial(S.v_a_with_positive_eig, value=_identity)),
@@ -61,17 +119,38 @@ def catalogue(max_d: int = 3) -> list:
         RegimeConjecture("identity-nsd-clustering", "V = I and A + Aᵀ ⪯ 0 ⇒ global solution (clustering)",
                          f"{CASTIN}; docs/mathematics.md §4", S.problems(d=dims, value=_identity, attention=S.a_with_nsd_sym,
                                                               cov=S.psd), "no_blowup"),
-        IdentityConjecture("rank-invariance", "rank Σ(t) = rank Σ₀", f"{CASTIN}; docs/mathematics.md §4", I.rank_invariance),
-        RegimeConjecture("l2-no-blowup", "ℓ2 attention: no finite-time blow-up", f"{CASTIN}; docs/mathematics.md §4",
-                         S.problems("l2", d=dims), "no_blowup"),
-        RegimeConjecture("sinkhorn-no-blowup", "Sinkhorn attention: no finite-time blow-up", f"{CASTIN}; docs/mathematics.md §4",
-                         S.problems("sinkhorn", d=dims), "no_blowup"),
+        IdentityConjecture("rank-invariance", "rank Σ(t) = rank Σ₀", f"{CASTIN}; docs/mathematics.md §4",
+                           _proofs("rank Σ(t) = rank Σ₀: Σ̇ = JΣ + ΣJᵀ for every closed variant and Σ = ΦΣ₀Φᵀ solves it",
+                                   "congruence", "covariance-softmax", "covariance-l2", "covariance-linear",
+                                   "covariance-multihead", "covariance-drift", "closure-sinkhorn")),
+        IdentityConjecture("l2-no-blowup", "ℓ2 attention with K of full column rank (KᵀK ≻ 0): no finite-time blow-up",
+                           f"{CASTIN}; docs/mathematics.md §4, §10",
+                           _growth("ℓ2, KᵀK ≻ 0: every Σ₀ ⪰ 0 has a global solution, ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}", "l2-growth")),
+        IdentityConjecture("sinkhorn-no-blowup", "Sinkhorn attention: no finite-time blow-up",
+                           f"{CASTIN}; docs/mathematics.md §4, §10",
+                           _growth("Sinkhorn: every Σ₀ ⪰ 0 has a global solution, ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}", "sinkhorn-growth")),
         IdentityConjecture("sinkhorn-mean", "Sinkhorn: the mean decouples, α̇ = Vα", f"{CASTIN}; docs/mathematics.md §3",
-                           I.sinkhorn_mean_decouples),
+                           _proofs("Sinkhorn: α̇ = Γ(α) = Vα", "closure-sinkhorn", "mean-sinkhorn")),
+        IdentityConjecture("sinkhorn-gradient-velocity", "Sinkhorn, A = Aᵀ, V = A: Σ̇ = ½((P+R)Σ + Σ(P+R)), the "
+                           "Bures–Wasserstein gradient velocity of ½·(entropic self-transport value)",
+                           f"{CASTIN}; docs/mathematics.md §7, §10",
+                           _proofs("Sinkhorn, A = Aᵀ, V = A: ∇_Σ(entropic value) = ½(P+R) at the coupling (stationary in C) "
+                                   "and JΣ + ΣJᵀ = ½((P+R)Σ + Σ(P+R))", "sinkhorn-value-stationary",
+                                   "sinkhorn-value-gradient", "sinkhorn-gradient-velocity")),
+        IdentityConjecture("sinkhorn-gradient-nonsymmetric-A", "Sinkhorn, V = A, A not symmetric: still "
+                           "Σ̇ = ½((P+R)Σ + Σ(P+R))", "docs/mathematics.md §7, §10 (expected false)",
+                           _sinkhorn_refuted(False, True)),
+        IdentityConjecture("sinkhorn-gradient-V-not-A", "Sinkhorn, A = Aᵀ, any V: still Σ̇ = ½((P+R)Σ + Σ(P+R))",
+                           "docs/mathematics.md §7, §10 (expected false)", _sinkhorn_refuted(True, False)),
+        IdentityConjecture("twisted-convexity-gaussians", "the softmax energy is λ-convex (λ ≥ 0) along twisted "
+                           "geodesics restricted to Gaussians (V = I, A + Aᵀ indefinite)",
+                           f"{CASTIN}; docs/mathematics.md §7 (expected false)", _twisted_gaussian),
         IdentityConjecture("trace-symmetric-V", "V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)",
-                           f"{CASTIN}; docs/mathematics.md §4", I.trace_identity_symmetric),
+                           f"{CASTIN}; docs/mathematics.md §4",
+                           _proofs("V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)", "trace-identity-symmetric-V")),
         IdentityConjecture("trace-nonsymmetric-V", "any invertible V: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)",
-                           "docs/mathematics.md §4 (stated false for non-symmetric V)", I.trace_identity_nonsymmetric),
+                           "docs/mathematics.md §4 (stated false for non-symmetric V)",
+                           _trace_refuted("any invertible V: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)")),
         # tested where it is strongest: strict VA + AᵀVᵀ ≺ 0 (N ≻ 0), Σ₀ ≻ 0, A ≠ 0, V ≠ 0 — a certified
         # counterexample there refutes the ⪯ statement without resting on degenerate parameters.
         # The explicit candidate is what this engine found and shrank (seed 0): a rotating blow-up.
@@ -91,7 +170,10 @@ def catalogue(max_d: int = 3) -> list:
         RegimeConjecture("drift-same-sign", "drift model, V = vI, v(B+Bᵀ) ≻ 0 ⇒ finite-time blow-up (any F = fI)",
                          f"{ALCALDE}; docs/mathematics.md §6 (the F term 'controlled')",
                          S.drift_scalar_problems(d=dims, v=S.positive_rationals(), beta=S.positive_rationals(),
-                                                 f=S.rationals()), "blowup"),
+                                                 f=S.rationals()), "blowup",
+                         # docs/mathematics.md §6: with F = fI, blow-up needs f > −ρ; a strongly damping F wins
+                         explicit=[{"variant": "softmax", "d": 1, "A": [[1]], "V": [[1]], "F": [[-10]],
+                                    "initial": {"cov": [["1/100"]]}}]),
     ]
     return out
 
@@ -109,12 +191,24 @@ def run_catalogue(examples: int = 40, seed: int = 0, progress=None, only=None) -
     return reports
 
 
+def evidence_summary(reports) -> dict:
+    """How many claims have each kind of evidence (docs/mathematics.md §10)."""
+    from collections import Counter
+
+    def kind(r):
+        return "no counterexample in N examples" if r.evidence_kind.startswith("no counterexample") else r.evidence_kind
+
+    return dict(Counter(kind(r) for r in reports))
+
+
 def format_table(reports) -> str:
     w = max(len(r.name) for r in reports)
     lines = [f"{'claim':<{w}}  {'verdict':<18} {'examples':>8} {'time':>7}  statement / evidence"]
     for r in reports:
         lines.append(f"{r.name:<{w}}  {r.verdict:<18} {r.examples:>8} {r.seconds:>6.1f}s  {r.statement}")
-        lines.append(f"{'':<{w}}  {'':<18} {'':>8} {'':>7}  ↳ {r.reason[:160]}")
+        lines.append(f"{'':<{w}}  {'':<18} {'':>8} {'':>7}  ↳ [{r.evidence_kind}] {r.reason[:160]}")
+    counts = evidence_summary(reports)
+    lines.append("evidence: " + "; ".join(f"{k}: {v}" for k, v in counts.items()) + f" (of {len(reports)} claims)")
     return "\n".join(lines)
 
 

@@ -132,6 +132,8 @@ class VerifyReport:
     numerical_violations: list = field(default_factory=list)
     evidence: dict = field(default_factory=dict)
     reason: str = ""
+    #: proof for every d | proof for fixed d | certified counterexample | no counterexample in N examples | undecided
+    evidence_kind: str = ""
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -173,9 +175,12 @@ def verify(conj, examples: int = 100, seed: int = 0, progress: Callable | None =
     """Decide or test a conjecture (see the module docstring)."""
     t0 = time.perf_counter()
     if isinstance(conj, IdentityConjecture):
+        from .theorems import COUNTEREXAMPLE, FIXED_D, UNDECIDED_KIND
+
         v = conj.decide()
+        kind = v.evidence.get("evidence_kind") or {"PROVED": FIXED_D, "REFUTED": COUNTEREXAMPLE}.get(v.status, UNDECIDED_KIND)
         return VerifyReport(conj.name, conj.statement, conj.source, v.status, 1, time.perf_counter() - t0,
-                            evidence=v.evidence, reason=v.reason)
+                            evidence=v.evidence, reason=v.reason, evidence_kind=kind)
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
@@ -238,12 +243,14 @@ def verify(conj, examples: int = 100, seed: int = 0, progress: Callable | None =
         rep.counterexample = {"problem": problem_to_dict(found.problem), "regime": c.regime, "status": c.status,
                               "rank": c.rank, "T_lo": c.T_lo, "T_hi": c.T_hi}
         rep.certificate = c.certificate
+        rep.evidence_kind = "certified counterexample"
         rep.reason = f"certified counterexample: {c.regime} ({c.claim})"
         if any(parse_problem(doc).content_hash() == found.problem.content_hash() for doc in conj.explicit):
             rep.reason += " — from an explicit candidate"
     else:
         undecided = sum(1 for _, c in seen.values() if c.status != "PROVED")
         rep.verdict = "NO_COUNTEREXAMPLE"
+        rep.evidence_kind = f"no counterexample in {len(seen)} examples"
         rep.reason = (f"no certified counterexample in {len(seen)} examples ({undecided} undecided)"
                       + (f"; {len(numeric)} numerically violated but not certified" if numeric else ""))
     return rep

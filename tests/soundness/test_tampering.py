@@ -206,6 +206,24 @@ def _build_certs() -> dict:
         ver = find_collapse(_softmax(I2, [[1, "1/2"], ["-1/2", 1]], S0, F=[[-2, "1/2"], [0, "-3/2"]]))
         assert ver.status == "PROVED", ver.reason
         out["tube-collapse"] = ver.evidence["certificate"]
+    if "matrix-identity" in kinds():  # a matrix-form proof (every d) and an exact counter-witness
+        from symbolic_tf.certify.matrix_proofs import library as ML
+        from symbolic_tf.certify.matrix_proofs.certificates import (identity_certificate, search_witness,
+                                                                    witness_certificate)
+
+        out["matrix-identity"] = identity_certificate(ML.proof("homogeneity")).to_dict()
+        stmt = ML.trace_identity_statement(False).doc
+        out["matrix-identity/refuted"] = witness_certificate(stmt, search_witness(stmt, dims=(2,))).to_dict()
+    if "twisted-gaussian-nonconvexity" in kinds():
+        from symbolic_tf.certify.twisted_gaussian import twisted_gaussian_witness
+
+        out["twisted-gaussian-nonconvexity"] = twisted_gaussian_witness(
+            [[1, 0], [0, -1]], [[1, 0], [0, 1]]).evidence["certificate"]
+    if "exponential-growth-theorem" in kinds():
+        out["exponential-growth-theorem/l2"] = _classified(
+            _softmax(None, I2, S0, variant="l2", Q=_s(I2), K=_s([[2, 1], [0, 1]])), "exponential-growth-theorem")
+        out["exponential-growth-theorem/sinkhorn"] = _classified(
+            _softmax(I2, [[1, "1/3"], [0, 1]], S0, variant="sinkhorn"), "exponential-growth-theorem", uniform=True)
     return out
 
 
@@ -219,7 +237,9 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-cluster", "tube-collapse"]
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-cluster", "tube-collapse",
+              "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
+              "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity"]
 
 
 def _cert(certs, name):

@@ -1,4 +1,5 @@
-"""Checker of ``no-blowup`` certificates (Sinkhorn and ℓ2 growth bounds)."""
+"""Checker of ``no-blowup`` certificates (Sinkhorn and ℓ2 growth bounds), and the exact growth
+rate shared with ``exponential-growth-theorem`` (:mod:`symbolic_tf.certify.kinds.growth_theorem`)."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -10,16 +11,41 @@ from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import definiteness, qmat
 
+__all__ = ["check_no_blowup", "growth_rate"]
+
 
 def _sq(M):
     return sum((Fraction(e) ** 2 for row in M for e in row), Fraction(0))
 
 
-def _upper(u, M, name):
+def _upper(u, M, name, who):
     u = Fraction(u)
     if u < 0 or u * u < _sq(M):
-        raise CertificationFailed(f"no-blowup: u_{name} is not an upper bound of ‖{name}‖_F")
+        raise CertificationFailed(f"{who}: u_{name} is not an upper bound of ‖{name}‖_F")
     return u
+
+
+def growth_rate(d, problem, who: str) -> Fraction:
+    """The rate γ that the stored bounds prove, exactly: u ≥ ‖·‖_F for V, A, F (u² ≥ Σ entries²),
+    g ≤ λ_min(τKᵀK) (τKᵀK − gI ⪰ 0); γ = 2(u_V + u_F) (Sinkhorn), 2τu_Vu_A/g + 2u_F (ℓ2)."""
+    if Fraction(d["u_F"]) < 0:
+        raise CertificationFailed(f"{who}: u_F must be non-negative")
+    uF = _upper(d["u_F"], problem.F, "F", who) if problem.F is not None else Fraction(d["u_F"])
+    uV = _upper(d["u_V"], problem.V, "V", who)
+    if problem.variant == "sinkhorn":
+        return 2 * (uV + uF)
+    if problem.variant == "l2":
+        if "u_A" not in d or "g" not in d:
+            raise CertificationFailed(f"{who}: the ℓ2 bound needs u_A and g")
+        uA = _upper(d["u_A"], problem.A, "A", who)
+        g = Fraction(d["g"])
+        n = problem.d
+        G = qmat(problem.K).transpose() * qmat(problem.K) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+        gI = flint.fmpq_mat(n, n, [flint.fmpq(g.numerator, g.denominator) if i == j else 0 for i in range(n) for j in range(n)])
+        if g <= 0 or not definiteness(G - gI).psd:
+            raise CertificationFailed(f"{who}: g is not a positive lower bound of λ_min(KᵀK)")
+        return 2 * uV * uA * Fraction(problem.scale) / g + 2 * uF
+    raise CertificationFailed(f"{who}: no growth theorem for variant {problem.variant!r}")
 
 
 @kind("no-blowup", {"u_V": "rat", "u_F": "rat", "gamma": "rat", "u_A?": "rat", "g?": "rat"})
@@ -27,34 +53,8 @@ def check_no_blowup(cert, problem):
     """PROVED: every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}."""
     from ..exact import frac_str
 
-    _check_no_blowup(cert, problem)
-    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(Fraction(cert.data["gamma"]))})
-
-
-def _check_no_blowup(cert, problem):
     if problem is None:
         raise CertificationFailed("no-blowup: needs the embedded problem")
-    d = cert.data
-    uF = _upper(d["u_F"], problem.F, "F") if problem.F is not None else Fraction(0)
-    if problem.F is None and Fraction(d["u_F"]) != 0:
-        pass  # a positive bound for an absent F is harmless but must still be consistent below
-    if Fraction(d["u_F"]) < 0:
-        raise CertificationFailed("no-blowup: u_F must be non-negative")
-    uF = max(uF, Fraction(d["u_F"]))
-    if problem.variant == "sinkhorn":
-        uV = _upper(d["u_V"], problem.V, "V")
-        gamma = 2 * (uV + uF)
-    elif problem.variant == "l2":
-        uV = _upper(d["u_V"], problem.V, "V")
-        uA = _upper(d["u_A"], problem.A, "A")
-        g = Fraction(d["g"])
-        n = problem.d
-        G = qmat(problem.K).transpose() * qmat(problem.K) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
-        gI = flint.fmpq_mat(n, n, [flint.fmpq(g.numerator, g.denominator) if i == j else 0 for i in range(n) for j in range(n)])
-        if g <= 0 or not definiteness(G - gI).psd:
-            raise CertificationFailed("no-blowup: g is not a positive lower bound of λ_min(KᵀK)")
-        gamma = 2 * uV * uA * Fraction(problem.scale) / g + 2 * uF
-    else:
-        raise CertificationFailed(f"no-blowup: no growth theorem for variant {problem.variant!r}")
-    if Fraction(d["gamma"]) != gamma:
+    if Fraction(cert.data["gamma"]) != growth_rate(cert.data, problem, "no-blowup"):
         raise CertificationFailed("no-blowup: the growth rate γ does not follow from the bounds")
+    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(Fraction(cert.data["gamma"]))})

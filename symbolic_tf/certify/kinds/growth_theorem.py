@@ -1,0 +1,67 @@
+"""Checker of ``exponential-growth-theorem`` certificates: ℓ2 (KᵀK ≻ 0) and Sinkhorn flows grow
+at most exponentially from every Σ₀ ⪰ 0, by a matrix-form theorem valid for every d
+(docs/mathematics.md §10, docs/certification.md "Matrix-form proofs").
+
+The data name a stored theorem (``symbolic_tf/certify/matrix_proofs/theorems/<name>.json``)
+and its SHA-256; the checker replays that theorem (its identities step by step, its
+operator-inequality facts rule by rule, :mod:`symbolic_tf.certify.matrix_proofs.order`) and
+requires its statement to be exactly the one this kind is defined by:
+
+* ``l2-growth``: for every d, G ≻ 0 and Σ ⪰ 0: 0 ⪯ N := Σ(I + 2GΣ)⁻¹ ≺ (2G)⁻¹.  With
+  G = τKᵀK and J = 2τVNA (the ℓ2 closure), ‖N‖₂ ≤ 1/(2λ_min(G)), so
+  ‖Σ̇‖₂ ≤ 2‖JΣ‖₂ ≤ (2τ‖V‖₂‖A‖₂/λ_min(G))‖Σ‖₂;
+* ``sinkhorn-growth``: the whitened cross-covariance K = Σ^{-1/2}CΣ^{-1/2} of the Gaussian
+  self-coupling satisfies I − KKᵀ ⪰ 0, so ‖C‖₂ ≤ ‖Σ‖₂ and, with JΣ = VC,
+  ‖Σ̇‖₂ ≤ 2‖V‖₂‖Σ‖₂ (Σ ≻ 0; Σ ⪰ 0 by continuity of the closed-form closure).
+
+With a drift F, 2‖F‖₂ is added.  Then Grönwall: ‖Σ(t)‖₂ ≤ ‖Σ₀‖₂e^{γt}, no finite-time blow-up.
+The instance part is exact: u ≥ ‖·‖_F ≥ ‖·‖₂ (u² ≥ Σ entries²), g ≤ λ_min(τKᵀK) (τKᵀK − gI ⪰ 0),
+and γ must equal the formula.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from ..exact import frac_str
+from ..matrix_proofs.order import stored_theorem
+from .growth import growth_rate
+
+KIND = "exponential-growth-theorem"
+
+#: the statements this kind is defined by (rendered from the replayed theorem)
+STATEMENTS = {
+    "l2": ("l2-growth", {"name": "ℓ2 growth: 0 ⪯ Σ(I + 2GΣ)⁻¹ ≺ (2G)⁻¹", "symbols": "G (d×d), R (d×d), Σ (d×d)",
+                         "hypotheses": ["symmetric: Σ, G, R", "positive definite: G", "RR = Σ"],
+                         "conclusions": ["Σ(I + 2·GΣ)⁻¹ ⪰ 0", "1/2·G⁻¹ − Σ(I + 2·GΣ)⁻¹ ≻ 0"]}),
+    "sinkhorn": ("sinkhorn-growth", {
+        "name": "Sinkhorn growth: the whitened cross-covariance is a contraction",
+        "symbols": "B (d×d), C (d×d), Lyy (d×d), S (d×d), Σ (d×d)",
+        "hypotheses": ["symmetric: Σ, Lyy, S", "positive definite: Σ, Lyy", "C = BΣ", "SS = Σ", "(Lyy)⁻¹ = Σ − BΣBᵀ"],
+        "conclusions": ["Σ − CΣ⁻¹Cᵀ ≻ 0", "I − S⁻¹CS⁻¹S⁻¹CᵀS⁻¹ ⪰ 0"]}),
+}
+
+
+@kind(KIND, {"theorem": "str", "theorem_sha256": "str", "u_V": "rat", "u_F": "rat", "gamma": "rat",
+             "u_A?": "rat", "g?": "rat"})
+def check_growth_theorem(cert, problem):
+    """PROVED: every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}."""
+    d = cert.data
+    if problem.variant not in STATEMENTS or problem.heads:
+        raise CertificationFailed(f"{KIND}: no growth theorem for variant {problem.variant!r}")
+    name, expected = STATEMENTS[problem.variant]
+    if d["theorem"] != name:
+        raise CertificationFailed(f"{KIND}: the {problem.variant} bound needs theorem {name!r}")
+    sha, params = stored_theorem(name)
+    if d["theorem_sha256"] != sha:
+        raise CertificationFailed(f"{KIND}: the stored theorem {name!r} has another SHA-256")
+    if params != expected:
+        raise CertificationFailed(f"{KIND}: the stored theorem does not state what this kind needs")
+    if problem.variant == "sinkhorn" and ("u_A" in d or "g" in d):
+        raise CertificationFailed(f"{KIND}: the Sinkhorn bound takes no u_A, g")
+    gamma = growth_rate(d, problem, KIND)
+    if Fraction(d["gamma"]) != gamma:
+        raise CertificationFailed(f"{KIND}: the growth rate γ does not follow from the bounds")
+    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(gamma)})

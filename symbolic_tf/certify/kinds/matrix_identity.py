@@ -1,0 +1,39 @@
+"""Checker of ``matrix-identity`` certificates: matrix-form identities for every dimension d
+(docs/mathematics.md §10, docs/certification.md "Matrix-form proofs").
+
+The data hold a statement (symbols with shapes, hypotheses, lhs, rhs) and either
+
+* ``steps`` — a proof; the checker replays every named rewriting step
+  (:func:`symbolic_tf.certify.matrix_proofs.replay.replay`) and runs the numeric guard (every
+  step re-evaluated exactly at one random rational point per d = 1…6, the seed derived from
+  the proof's content): PROVED; or
+* ``witness`` — an exact point (d, a rational value for every symbol) that satisfies every
+  hypothesis exactly and where the two sides differ: REFUTED.
+
+Either way the claim is the statement rendered from the data (quantifier "no Σ₀": a property
+of matrices, not of one initial covariance).
+"""
+from __future__ import annotations
+
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from ..matrix_proofs.replay import check_witness, guard, parse_statement, replay, statement_params
+
+KIND = "matrix-identity"
+
+
+@kind(KIND, {"proof": "obj", "witness?": "obj"}, needs_problem=False)
+def check_matrix_identity(cert, problem):
+    """PROVED by a replayed proof, REFUTED by an exact witness."""
+    doc = cert.data["proof"]
+    if "witness" in cert.data:
+        if doc.get("steps"):
+            raise CertificationFailed("matrix-identity: a witness certificate carries no proof steps")
+        st = parse_statement(doc)
+        if not check_witness(doc, cert.data["witness"])["differs"]:
+            raise CertificationFailed("matrix-identity: the two sides agree at the witness")
+        return "REFUTED", Claim("matrix-identity", Quantifier.NONE, statement_params(st))
+    st, _ = replay(doc)
+    guard(doc)
+    return "PROVED", Claim("matrix-identity", Quantifier.NONE, statement_params(st))

@@ -1,0 +1,67 @@
+"""Checker of ``twisted-gaussian-nonconvexity`` certificates (docs/mathematics.md §7).
+
+On centred Gaussians the softmax interaction energy is E(Σ) = ½ det X^{-1/2}, X = I − AᵀΣAΣ
+(finite while Σ⁻¹ − AᵀΣA ≻ 0).  Along the twisted geodesic Σ_s = P_sΣP_sᵀ, P_s = I + sN,
+N = VA⁻¹B (B symmetric: the displacement x ↦ x + sVA⁻¹∇(½xᵀBx)), at s = 0:
+
+    Σ' = NΣ + ΣNᵀ,  Σ'' = 2NΣNᵀ,  X' = −Aᵀ(Σ'AΣ + ΣAΣ'),  X'' = −Aᵀ(Σ''AΣ + 2Σ'AΣ' + ΣAΣ''),
+
+and (the matrix-form proof ``logdet-second-derivative``) E'' = (E/4)(t₁² + 2t₂ − 2t₃) with
+t₁ = tr(X⁻¹X'), t₂ = tr(X⁻¹X'X⁻¹X'), t₃ = tr(X⁻¹X'').  All of it is exact over ℚ; the checker
+requires Σ ≻ 0, Σ⁻¹ − AᵀΣA ≻ 0, B = Bᵀ, A invertible, a nonzero displacement
+(tr(NΣNᵀ) > 0) and t₁² + 2t₂ − 2t₃ < 0.  Then E'' < 0 ≤ λ∫|ξ|²dμ for every λ ≥ 0.
+"""
+from __future__ import annotations
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from ..exact import definiteness, frac_str, qmat
+
+KIND = "twisted-gaussian-nonconvexity"
+
+
+def _tr(M):
+    return sum((M[i, i] for i in range(M.nrows())), flint.fmpq(0))
+
+
+def second_variation_sign_data(A, V, S, B):
+    """(t₁² + 2t₂ − 2t₃, tr(NΣNᵀ)) for exact fmpq matrices (see the module docstring)."""
+    N = V * A.inv() * B
+    S1 = N * S + S * N.transpose()
+    S2 = 2 * N * S * N.transpose()
+    n = A.nrows()
+    Id = flint.fmpq_mat(n, n, [1 if i == j else 0 for i in range(n) for j in range(n)])
+    At = A.transpose()
+    X = Id - At * S * A * S
+    X1 = -(At * (S1 * A * S + S * A * S1))
+    X2 = -(At * (S2 * A * S + 2 * S1 * A * S1 + S * A * S2))
+    Xi = X.inv()
+    t1, t2, t3 = _tr(Xi * X1), _tr(Xi * X1 * Xi * X1), _tr(Xi * X2)
+    return t1 * t1 + 2 * t2 - 2 * t3, _tr(N * S * N.transpose())
+
+
+@kind(KIND, {"A": "rat[][]", "V": "rat[][]", "Sigma": "rat[][]", "B": "rat[][]"}, needs_problem=False)
+def check_twisted_gaussian(cert, problem):
+    """PROVED: E is not λ-convex (λ ≥ 0) along twisted Gaussian geodesics for this A, V."""
+    d = cert.data
+    mats = {k: qmat(d[k]) for k in ("A", "V", "Sigma", "B")}
+    n = mats["A"].nrows()
+    if any(M.nrows() != n or M.ncols() != n for M in mats.values()) or n > 12:
+        raise CertificationFailed(f"{KIND}: A, V, Σ, B must be square of one size ≤ 12")
+    A, V, S, B = mats["A"], mats["V"], mats["Sigma"], mats["B"]
+    if A.det() == 0:
+        raise CertificationFailed(f"{KIND}: A must be invertible (the twist VA⁻¹)")
+    if S != S.transpose() or B != B.transpose() or not definiteness(S).pd:
+        raise CertificationFailed(f"{KIND}: Σ must be symmetric positive definite and B symmetric")
+    if not definiteness(S.inv() - A.transpose() * S * A).pd:
+        raise CertificationFailed(f"{KIND}: the energy is not finite at Σ (Σ⁻¹ − AᵀΣA is not ≻ 0)")
+    sign_term, xi2 = second_variation_sign_data(A, V, S, B)
+    if xi2 <= 0:
+        raise CertificationFailed(f"{KIND}: the displacement is zero")
+    if sign_term >= 0:
+        raise CertificationFailed(f"{KIND}: the second variation is not negative")
+    return "PROVED", Claim("twisted-gaussian-nonconvexity", Quantifier.NONE,
+                           {k: [[frac_str(M[i, j]) for j in range(n)] for i in range(n)] for k, M in mats.items()})

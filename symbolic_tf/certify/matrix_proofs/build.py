@@ -1,0 +1,99 @@
+"""Writing matrix-form proofs: term constructors and a builder that applies the rules and
+records each step with its result (the search side; :mod:`.replay` checks)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .replay import parse_statement, replay
+from .rules import apply_rule
+from .terms import normal, render_poly, to_term
+
+__all__ = ["S", "sc", "num", "I", "add", "mul", "T", "inv", "tr", "logdet", "ddt", "neg", "sub", "Proof"]
+
+
+def S(name):
+    return ["sym", name]
+
+
+def sc(name):
+    return ["scalar", name]
+
+
+def num(q):
+    q = Fraction(q)
+    return ["num", str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"]
+
+
+I = ["I"]
+
+
+def add(*ts):
+    return ["+", *ts]
+
+
+def mul(*ts):
+    return ["*", *ts]
+
+
+def T(t):
+    return ["T", t]
+
+
+def inv(t):
+    return ["inv", t]
+
+
+def tr(t):
+    return ["tr", t]
+
+
+def logdet(t):
+    return ["logdet", t]
+
+
+def ddt(t):
+    return ["ddt", t]
+
+
+def neg(t):
+    return mul(num(-1), t)
+
+
+def sub(a, b):
+    return add(a, neg(b))
+
+
+class Proof:
+    """Build a proof: declare the statement, then ``step(rule, on=…, **args)``.
+
+    ``matrices`` maps names to shapes ("d", "k", "1"); ``equations`` are (lhs, rhs) terms.
+    """
+
+    def __init__(self, name, matrices, lhs, rhs, *, scalars=(), symmetric=(), positive=(), equations=(),
+                 derivatives=None):
+        self.doc = {"name": name,
+                    "symbols": {"matrices": {k: list(v) for k, v in matrices.items()}, "scalars": list(scalars)},
+                    "hypotheses": {"symmetric": list(symmetric), "positive": list(positive),
+                                   "equations": [list(e) for e in equations],
+                                   "derivatives": dict(derivatives or {})},
+                    "lhs": lhs, "rhs": rhs, "steps": []}
+        if not self.doc["hypotheses"]["derivatives"]:
+            del self.doc["hypotheses"]["derivatives"]
+        self.st = parse_statement(self.doc)
+        self.ctx = self.st.context()
+        self.cur = {"lhs": normal(lhs, self.st.decl), "rhs": normal(rhs, self.st.decl)}
+
+    def step(self, rule, on="lhs", **args):
+        new = apply_rule(rule, self.cur[on], self.ctx, args)
+        if new == self.cur[on]:
+            raise ValueError(f"{self.doc['name']}: rule {rule} changed nothing on {on}: {render_poly(new)}")
+        self.cur[on] = new
+        self.doc["steps"].append({"on": on, "rule": rule, "args": args, "result": to_term(new)})
+        return self
+
+    def show(self) -> str:
+        return f"{render_poly(self.cur['lhs'])}  =?=  {render_poly(self.cur['rhs'])}"
+
+    def done(self) -> dict:
+        replay(self.doc)
+        return self.doc

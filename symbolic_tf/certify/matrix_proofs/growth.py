@@ -1,0 +1,36 @@
+"""The growth theorems instantiated for a problem (the search side of the
+``exponential-growth-theorem`` kind): exact norm bounds as in :mod:`symbolic_tf.certify.growth`
+plus the name and SHA-256 of the stored matrix-form theorem (docs/mathematics.md §10)."""
+from __future__ import annotations
+
+from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from ..certificate import Certificate
+from ..claims import Claim, Quantifier
+from .order import stored_theorem
+
+__all__ = ["growth_certificate"]
+
+KIND = "exponential-growth-theorem"
+THEOREM = {"l2": "l2-growth", "sinkhorn": "sinkhorn-growth"}
+
+
+def growth_certificate(problem) -> Verdict:
+    """PROVED (every Σ₀ ⪰ 0: global, ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}) for Sinkhorn and ℓ2 with KᵀK ≻ 0."""
+    from ..growth import no_blowup
+
+    claim_words = "every Σ₀ ⪰ 0: global solution with at most exponential growth (matrix-form theorem)"
+    if problem.variant not in THEOREM:
+        return Verdict(UNDECIDED, claim_words, reason="growth theorems exist for Sinkhorn and ℓ2")
+    base = no_blowup(problem)  # the exact norm bounds (u_V, u_A, g, u_F, γ)
+    if base.status != PROVED:
+        return base
+    data = dict(base.evidence["certificate"]["data"])
+    name = THEOREM[problem.variant]
+    sha, _ = stored_theorem(name)
+    data = {"theorem": name, "theorem_sha256": sha, **data}
+    claim = Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": data["gamma"]})
+    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data)
+    return Verdict(PROVED, claim.text(), "growth-theorem",
+                   evidence={"regime": "EXPONENTIAL_GROWTH", "gamma": data["gamma"], "certificate": cert.to_dict()},
+                   reason=f"matrix-form theorem {name} (every d) with ‖Σ̇‖ ≤ γ‖Σ‖, γ = {data['gamma']}: "
+                          "global existence from every Σ₀ ⪰ 0")

@@ -1,0 +1,193 @@
+"""Operator inequalities for every dimension: theorems as chains of Loewner-order facts, each
+derived by a named rule from earlier facts and matrix-form identities (docs/mathematics.md §10).
+
+A theorem document::
+
+    {"name": "...", "symbols": {...}, "hypotheses": {...},      # as in a proof (:mod:`.replay`)
+     "identities": [proof, ...],                                # matrix-form proofs, replayed
+     "facts": [{"fact": "pd" | "psd", "expr": term, "by": rule, "from": [i, ...], "args": {...}}, ...],
+     "conclusion": [i, ...]}
+
+A fact says expr ≻ 0 ("pd") or expr ⪰ 0 ("psd") for every d and all matrices satisfying the
+hypotheses.  Facts are compared after pushing transposes to the letters and writing the
+symmetric symbols untransposed.  The rules (each a standard statement of linear algebra):
+
+``hypothesis``   X ≻ 0 for a symbol X the hypotheses declare positive definite; I ≻ 0
+``gram``         X Xᵀ ⪰ 0 for any X (args ``X``)
+``congruence``   Y ⪰ 0 (or ≻ 0) ⇒ X Y Xᵀ ⪰ 0 for any X (args ``X``)
+``sum``          Σ wᵢYᵢ with rational wᵢ > 0 is ⪰ 0 when every Yᵢ ⪰ 0, and ≻ 0 when moreover one
+                 Yᵢ ≻ 0 (args ``weights``)
+``inverse``      Y ≻ 0 ⇒ Y⁻¹ ≻ 0
+``identity``     Y ⪰ 0 (≻ 0) and a replayed identity Y = Z (either side) ⇒ Z ⪰ 0 (≻ 0); the
+                 identity's hypotheses must be among the theorem's (args ``identity``: index)
+``weaken``       Y ≻ 0 ⇒ Y ⪰ 0
+"""
+from __future__ import annotations
+
+from ...spec.errors import CertificationFailed
+from .replay import parse_statement, replay, statement_params
+from .rules import apply_rule
+from .terms import normal, render_poly, typecheck
+
+__all__ = ["replay_theorem", "theorem_params", "stored_theorem", "THEOREM_DIR", "MAX_FACTS"]
+
+MAX_FACTS = 64
+THEOREM_DIR = __import__("pathlib").Path(__file__).resolve().parent / "theorems"
+_REPLAYED: dict = {}
+
+
+def stored_theorem(name: str):
+    """The theorem ``theorems/<name>.json`` shipped with the checker, replayed once per process:
+    (sha256 of the file, its claim parameters).  Raises CertificationFailed if it does not
+    replay."""
+    import hashlib
+    import json
+    import re
+
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9-]{1,40}", name):
+        raise CertificationFailed("theorem: bad theorem name")
+    path = THEOREM_DIR / f"{name}.json"
+    if not path.is_file():
+        raise CertificationFailed(f"theorem: no stored theorem {name!r}")
+    raw = path.read_bytes()
+    sha = hashlib.sha256(raw).hexdigest()
+    if sha not in _REPLAYED:
+        st, concl = replay_theorem(json.loads(raw.decode("utf-8")))
+        _REPLAYED[sha] = theorem_params(st, concl)
+    return sha, _REPLAYED[sha]
+
+
+def _canon(p, ctx):
+    p = apply_rule("transpose", p, ctx)
+    if ctx.symmetric:
+        p = apply_rule("symmetric", p, ctx, {"names": sorted(ctx.symmetric)})
+    return p
+
+
+def _included(sub, st):
+    """The identity's hypotheses are among the theorem's (exactly, by normal form)."""
+    for name, shape in sub.decl.matrices.items():
+        if st.decl.matrices.get(name) != shape:
+            raise CertificationFailed(f"theorem: identity symbol {name} is not a symbol of the theorem")
+    if set(sub.decl.scalars) - set(st.decl.scalars):
+        raise CertificationFailed("theorem: identity scalars are not the theorem's")
+    if set(sub.symmetric) - set(st.symmetric) or set(sub.positive) - set(st.positive):
+        raise CertificationFailed("theorem: an identity assumes more symmetry or definiteness than the theorem")
+    mine = [(normal(a, st.decl), normal(b, st.decl)) for a, b in st.equations]
+    for a, b in sub.equations:
+        if (normal(a, st.decl), normal(b, st.decl)) not in mine:
+            raise CertificationFailed("theorem: an identity uses an equation that is not a hypothesis of the theorem")
+    if sub.derivatives:
+        raise CertificationFailed("theorem: identities with derivatives are not allowed here")
+
+
+def replay_theorem(doc):
+    """Replay a theorem; returns (statement, list of (kind, normal form) facts)."""
+    st = parse_statement({k: doc.get(k) for k in ("name", "symbols", "hypotheses")} | {"lhs": ["I"], "rhs": ["I"]})
+    ctx = st.context()
+    idents = doc.get("identities", [])
+    facts = doc.get("facts")
+    if not isinstance(idents, list) or len(idents) > 16 or not isinstance(facts, list) or not 1 <= len(facts) <= MAX_FACTS:
+        raise CertificationFailed("theorem: identities (≤ 16) and facts (1..64) must be lists")
+    eqs = []
+    for i, pdoc in enumerate(idents):
+        sub, _ = replay(pdoc)
+        _included(sub, st)
+        eqs.append((_canon(normal(sub.lhs, st.decl), ctx), _canon(normal(sub.rhs, st.decl), ctx)))
+    out = []
+    for i, f in enumerate(facts):
+        if not isinstance(f, dict) or set(f) - {"fact", "expr", "by", "from", "args"}:
+            raise CertificationFailed(f"theorem: fact {i} must be {{fact, expr, by, from, args}}")
+        kind, by = f.get("fact"), f.get("by")
+        frm, args = f.get("from", []), f.get("args", {})
+        if kind not in ("pd", "psd") or not isinstance(frm, list) or not isinstance(args, dict):
+            raise CertificationFailed(f"theorem: fact {i} is malformed")
+        if any(isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < i for j in frm):
+            raise CertificationFailed(f"theorem: fact {i} may only use earlier facts")
+        prem = [out[j] for j in frm]
+        expr = _canon(normal(f.get("expr"), st.decl), ctx)
+        sh = typecheck(expr, st.decl)
+        if sh is not None and sh[0] != sh[1]:
+            raise CertificationFailed(f"theorem: fact {i} is about a non-square expression")
+        derived = _derive(by, prem, args, st, ctx, eqs)
+        if derived is None or derived[1] != expr or (derived[0] == "psd" and kind == "pd"):
+            raise CertificationFailed(f"theorem: fact {i} ({str(by)[:20]}) does not follow: "
+                                      f"{render_poly(expr)[:120]}")
+        out.append((kind, expr))
+    concl = doc.get("conclusion")
+    if not isinstance(concl, list) or not concl or any(isinstance(j, bool) or not isinstance(j, int)
+                                                         or not 0 <= j < len(out) for j in concl):
+        raise CertificationFailed("theorem: conclusion must list facts")
+    return st, [out[j] for j in concl]
+
+
+def _derive(by, prem, args, st, ctx, eqs):
+    d = st.decl
+    if by == "hypothesis":
+        if prem:
+            return None
+        e = args.get("symbol")
+        if e == "I":
+            return "pd", normal(["I"], d)
+        if e in st.positive:
+            return "pd", _canon(normal(["sym", e], d), ctx)
+        return None
+    if by == "gram":
+        X = normal(args.get("X"), d)
+        return "psd", _canon(_mul(X, _T(X, ctx)), ctx)
+    if by == "congruence":
+        if len(prem) != 1:
+            return None
+        X = normal(args.get("X"), d)
+        return "psd", _canon(_mul(_mul(X, prem[0][1]), _T(X, ctx)), ctx)
+    if by == "sum":
+        w = args.get("weights")
+        if not isinstance(w, list) or len(w) != len(prem) or not prem:
+            return None
+        from ..schema import parse_rat
+        from .terms import padd, pscale
+
+        ws = [parse_rat(x, "weight") for x in w]
+        if any(x <= 0 for x in ws):
+            return None
+        tot = padd(*[pscale(p[1], x) for p, x in zip(prem, ws)])
+        return ("pd" if any(p[0] == "pd" for p in prem) else "psd"), _canon(tot, ctx)
+    if by == "inverse":
+        if len(prem) != 1 or prem[0][0] != "pd":
+            return None
+        from .terms import inverse_atom
+
+        return "pd", _canon(inverse_atom(prem[0][1]), ctx)
+    if by == "identity":
+        j = args.get("identity")
+        if len(prem) != 1 or isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < len(eqs):
+            return None
+        a, b = eqs[j]
+        y = prem[0][1]
+        if y == a:
+            return prem[0][0], b
+        if y == b:
+            return prem[0][0], a
+        return None
+    if by == "weaken":
+        return ("psd", prem[0][1]) if len(prem) == 1 else None
+    raise CertificationFailed(f"theorem: unknown rule {str(by)[:30]!r}")
+
+
+def _mul(a, b):
+    from .terms import pmul
+
+    return pmul(a, b)
+
+
+def _T(p, ctx):
+    from .rules import transpose_poly
+
+    return transpose_poly(p)
+
+
+def theorem_params(st, concl) -> dict:
+    """The claim parameters: the statement's symbols and hypotheses and the concluded facts."""
+    base = statement_params(st)
+    words = [f"{render_poly(e)} {'≻' if k == 'pd' else '⪰'} 0" for k, e in concl]
+    return {"name": st.name, "symbols": base["symbols"], "hypotheses": base["hypotheses"], "conclusions": words}

@@ -1,0 +1,128 @@
+"""Deciders of catalogue claims by matrix-form proofs for every dimension (issue 20).
+
+Each decider returns a :class:`~symbolic_tf.spec.verdict.Verdict` whose evidence names the
+*kind of evidence* (``evidence_kind``, see :data:`EVIDENCE_KINDS`) and carries the certificate
+that the independent checker re-verified:
+
+* ``proof for every d`` — a replayed ``matrix-identity`` proof
+  (:mod:`symbolic_tf.certify.matrix_proofs`) or a replayed operator-inequality theorem;
+* ``certified counterexample`` — an exact witness (a ``matrix-identity`` REFUTED certificate, or
+  the non-closure witness of :func:`symbolic_tf.symbolic.closure.decide_invariance`).
+
+The remaining kinds (``proof for fixed d``, ``no counterexample in N examples``) are assigned by
+the runner (:func:`symbolic_tf.conjectures.core.verify`).  docs/mathematics.md §10.
+"""
+from __future__ import annotations
+
+from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
+
+__all__ = ["EVIDENCE_KINDS", "EVERY_D", "FIXED_D", "COUNTEREXAMPLE", "by_matrix_proofs", "refuted_by_witness", "refuted_by_given_witness",
+           "closure_every_d", "growth_every_d"]
+
+EVERY_D = "proof for every d"
+FIXED_D = "proof for fixed d"
+COUNTEREXAMPLE = "certified counterexample"
+SEARCHED = "no counterexample in N examples"
+UNDECIDED_KIND = "undecided"
+EVIDENCE_KINDS = (EVERY_D, FIXED_D, COUNTEREXAMPLE, SEARCHED, UNDECIDED_KIND)
+
+#: the matrix-form closure proofs of each Gaussian-closed variant (docs/mathematics.md §3)
+CLOSURE_PROOFS = {
+    "softmax": ("closure-softmax", "covariance-softmax"),
+    "l2": ("closure-l2", "covariance-l2"),
+    "sinkhorn": ("closure-sinkhorn", "mean-sinkhorn", "marginal-sinkhorn"),
+    "linear": ("closure-linear", "covariance-linear"),
+    "multihead": ("closure-multihead", "covariance-multihead"),
+}
+
+
+def by_matrix_proofs(claim: str, *names: str) -> Verdict:
+    """PROVED for every d by the named proofs of :mod:`symbolic_tf.certify.matrix_proofs.library`,
+    each turned into a certificate and re-verified by the independent checker."""
+    from ..certify.check import check
+    from ..certify.matrix_proofs import library as L
+    from ..certify.matrix_proofs.certificates import identity_certificate
+
+    certs, texts = [], []
+    for n in names:
+        cert = identity_certificate(L.proof(n)).to_dict()
+        res = check(cert)
+        if res.status != PROVED:
+            return Verdict(UNDECIDED, claim, reason=f"proof {n} did not check")
+        certs.append(cert)
+        texts.append(res.claim_text)
+    return Verdict(PROVED, claim, "matrix-form proof",
+                   evidence={"evidence_kind": EVERY_D, "proofs": list(names), "certificates": certs, "claims": texts},
+                   reason="matrix-form proof for every d: " + ", ".join(names) + " (replayed and guarded by the checker)")
+
+
+def refuted_by_witness(claim: str, statement: dict, dims=(2,)) -> Verdict:
+    """REFUTED by an exact witness of a false matrix statement (a checked REFUTED certificate)."""
+    from ..certify.check import check
+    from ..certify.matrix_proofs.certificates import search_witness, witness_certificate
+
+    w = search_witness(statement, dims=dims)
+    if w is None:
+        return Verdict(UNDECIDED, claim, reason="no exact witness found")
+    cert = witness_certificate(statement, w).to_dict()
+    res = check(cert)
+    if res.status != REFUTED:
+        return Verdict(UNDECIDED, claim, reason="the witness did not check")
+    return Verdict(REFUTED, claim, "exact witness", evidence={"evidence_kind": COUNTEREXAMPLE, "certificate": cert,
+                                                              "witness": w},
+                   reason=f"exact witness at d = {w['d']}: the two sides differ (certificate checked)")
+
+
+def refuted_by_given_witness(statement: dict, witness: dict) -> Verdict:
+    """REFUTED by a constructed exact witness (a checked REFUTED ``matrix-identity`` certificate)."""
+    from ..certify.check import check
+    from ..certify.matrix_proofs.certificates import witness_certificate
+
+    cert = witness_certificate(statement, witness).to_dict()
+    res = check(cert)
+    claim = res.claim_text
+    if res.status != REFUTED:
+        return Verdict(UNDECIDED, claim, reason="the witness did not check")
+    return Verdict(REFUTED, claim, "exact witness", evidence={"evidence_kind": COUNTEREXAMPLE, "certificate": cert,
+                                                              "witness": witness},
+                   reason=f"exact witness at d = {witness['d']} satisfying every hypothesis: the two sides differ")
+
+
+def closure_every_d(name: str) -> Verdict:
+    """Gaussian closure of a variant: PROVED for every d by its matrix-form closure proofs, or
+    REFUTED by the engine's exact non-closure witness."""
+    from ..symbolic.closure import decide_invariance
+
+    v = decide_invariance(name)
+    claim = v.claim
+    if v.status == REFUTED:
+        ev = dict(v.evidence)
+        ev["evidence_kind"] = COUNTEREXAMPLE
+        return Verdict(REFUTED, claim, v.argument, evidence=ev, reason=v.reason)
+    if v.status == PROVED and name in CLOSURE_PROOFS:
+        w = by_matrix_proofs(claim, *CLOSURE_PROOFS[name])
+        if w.status == PROVED:
+            w.evidence["engine"] = v.evidence
+            return w
+    if v.status == PROVED:
+        ev = dict(v.evidence)
+        ev["evidence_kind"] = FIXED_D
+        return Verdict(PROVED, claim, v.argument, evidence=ev, reason=v.reason)
+    return v
+
+
+def growth_every_d(claim: str, theorem: str) -> Verdict:
+    """No finite-time blow-up for every d: the stored operator-inequality theorem replayed
+    (docs/mathematics.md §10: with it, ‖Σ̇‖ ≤ γ‖Σ‖ and Grönwall)."""
+    from ..certify.matrix_proofs.order import stored_theorem
+    from ..spec.errors import CertificationFailed
+
+    try:
+        sha, params = stored_theorem(theorem)
+    except CertificationFailed as exc:
+        return Verdict(UNDECIDED, claim, reason=f"the theorem did not replay: {exc}")
+    return Verdict(PROVED, claim, "matrix-form theorem",
+                   evidence={"evidence_kind": EVERY_D, "theorem": theorem, "theorem_sha256": sha, "statement": params},
+                   reason=f"theorem {theorem} replayed (every d): " + "; ".join(params["conclusions"])
+                          + " ⇒ ‖Σ̇‖ ≤ γ‖Σ‖ with γ from the parameters (Grönwall); each instance is certified by "
+                            "the kind exponential-growth-theorem")
