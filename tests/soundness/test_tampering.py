@@ -75,6 +75,8 @@ def _softmax(A, V, cov=None, F=None, b=None, variant="softmax", **kw):
 I2 = [[1, 0], [0, 1]]
 NEG_I2 = [[-1, 0], [0, -1]]
 S0 = [[1, "1/4"], ["1/4", "1/2"]]
+SINGULAR_AV = ([["-2", "2/3"], ["3/2", 1]], [["1/4", 2], ["-1/2", "1/2"]])
+SINGULAR_F = [[0, "-5/3"], ["-2/3", "-3/2"]]
 CLUSTER_A, CLUSTER_V = [["1/2", -1], ["1/2", "-1/3"]], [[0, "-2/3"], ["3/2", "-1/2"]]   # settles on a rank-one line
 
 
@@ -206,6 +208,12 @@ def _build_certs() -> dict:
         ver = find_collapse(_softmax(I2, [[1, "1/2"], ["-1/2", 1]], S0, F=[[-2, "1/2"], [0, "-3/2"]]))
         assert ver.status == "PROVED", ver.reason
         out["tube-collapse"] = ver.evidence["certificate"]
+    if "tube-singular-equilibrium" in kinds():  # drift + general V settling on a rank-one equilibrium
+        from symbolic_tf.certify.validated.singular_tube import find_singular_equilibrium
+
+        ver = find_singular_equilibrium(_softmax(*SINGULAR_AV, [["1/2", "1/4"], ["1/4", "1/2"]], F=SINGULAR_F))
+        assert ver.status == "PROVED", ver.reason
+        out["tube-singular-equilibrium"] = ver.evidence["certificate"]
     if "matrix-identity" in kinds():  # a matrix-form proof (every d) and an exact counter-witness
         from symbolic_tf.certify.matrix_proofs import library as ML
         from symbolic_tf.certify.matrix_proofs.certificates import (identity_certificate, search_witness,
@@ -237,7 +245,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-cluster", "tube-collapse",
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
               "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity"]
 

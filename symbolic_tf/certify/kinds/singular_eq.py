@@ -1,0 +1,173 @@
+"""Checker of ``tube-singular-equilibrium``: *this* Σ₀ clusters onto a rank-deficient equilibrium of
+the drift model — the solution is global and Σ(t) → Σ∞ with rank Σ∞ = d − 1 — for (multi-head)
+softmax with drift and a general V (issue 15 item 2: convergence "to a low-rank limit (clustering,
+with the rank proved)").
+
+For Σ̇ = G(Σ) = L(Σ) + Q(Σ), L(Σ) = FΣ + ΣFᵀ, Q(Σ) = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ), in svec-upper
+coordinates z = svec(Σ − Sigma_star), the certificate stores rationals Sigma_star (symmetric d×d),
+W (m×m, m = d(d+1)/2), rho, mu, R (m radii) and a tube.  Verified:
+
+1. the tube from the embedded exact Σ₀ (Σ₀ ⪰ 0): Σ(t_N) ∈ S_N;
+2. (exact) W ≻ 0, rho, mu, R_k > 0, rho·(W⁻¹)_kk ≤ R_k²;
+3. over the box H = Sigma_star ± R the ball Jacobian 𝐌 of G has −(MᵀW + WM) − 2·mu·W ≻ 0;
+4. (exact) r = G(Sigma_star) has rᵀWr < mu²·rho;   5. z₁ᵀWz₁ < rho for z₁ = svec(S_N − Sigma_star);
+6. over H: 2·tr(F + Σ_h C_hΣA_h) < 0 (upper bound) and e_{d−1}(Σ) = the sum of the principal
+   (d−1)-minors of Σ > 0 (lower bound; e₁ = tr Σ for d = 2).
+
+**Why.**  3–5 make 𝓔 = {zᵀWz ≤ rho} forward invariant (Ė ≤ 2√E‖r‖_W − 2·mu·E < 0 on its
+boundary), so the solution is global, and for two solutions in 𝓔 the W-distance decays like
+e^{−mu·t} (the segment between them lies in the convex 𝓔 ⊆ H): the time-s maps are contractions
+of 𝓔 with a common fixed point, an equilibrium Σ∞ ∈ 𝓔, and Σ(t) → Σ∞.  Σ(t) = Φ(t)Σ₀Φ(t)ᵀ with
+Φ̇ = (F + Σ_h C_hΣA_h)Φ, so Σ stays ⪰ 0 and (log det Σ)˙ = 2 tr(F + Σ_h C_hΣA_h) < 0 on 𝓔: det Σ(t) → 0
+and det Σ∞ = 0.  Σ∞ ⪰ 0 with e_{d−1}(Σ∞) > 0 has at least d − 1 positive eigenvalues: rank Σ∞ =
+d − 1 exactly.  Claim CLUSTERING (rank d − 1) for THIS Σ₀.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from ..exact import ball_pd, definiteness
+from .krawczyk_box import initial_cov, rat, square
+from .ray import ProjectiveField
+from .replay import Field, flow_pairs, replay_tube
+
+KIND = "tube-singular-equilibrium"
+_MAX_ORDER = 60
+_MAX_STEPS = 50_000
+_MAX_D = 6
+
+
+def _bad(msg):
+    raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+def _int_in(x, name, lo, hi):
+    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+        _bad(f"{name} must be an integer in [{lo}, {hi}], got {str(x)[:40]!r}")
+    return x
+
+
+def _upper(d):
+    return [(i, j) for i in range(d) for j in range(i, d)]
+
+
+def _basis(d, mat):
+    out = []
+    for i, j in _upper(d):
+        E = mat(d, d)
+        E[i, j] = 1
+        E[j, i] = 1
+        out.append(E)
+    return out
+
+
+def _e_minus_one(S):
+    """Sum of the principal (d−1)-minors of the ball matrix S."""
+    d = S.nrows()
+    if d == 1:
+        return flint.arb(1)
+    total = flint.arb(0)
+    for keep in combinations(range(d), d - 1):
+        total += flint.arb_mat([[S[i, j] for j in keep] for i in keep]).det()
+    return total
+
+
+def check_singular_end(pairs, F, S_end, data, d, prec, fail):
+    """Checks 2–6 on the tube's end box ``S_end``."""
+    m = d * (d + 1) // 2
+    Ss = square(data["Sigma_star"], d, "Sigma_star", fail)
+    if Ss != Ss.transpose():
+        fail("Sigma_star is not symmetric")
+    W = square(data["W"], m, "W", fail)
+    if W != W.transpose():
+        fail("W is not symmetric")
+    rho, mu = rat(data["rho"]), rat(data["mu"])
+    R = [rat(x) for x in data["R"]]
+    if len(R) != m:
+        fail(f"R needs {m} radii")
+    if not (rho > 0 and mu > 0 and all(x > 0 for x in R)):
+        fail("rho, mu and every R_k must be positive")
+    if not definiteness(W).pd:
+        fail("W is not positive definite (exact)")
+    Winv = W.inv()
+    for k in range(m):
+        if rho * Winv[k, k] > R[k] * R[k]:
+            fail(f"the ellipsoid leaves the box in coordinate {k}")
+    up = _upper(d)
+    ex = ProjectiveField(pairs, F, flint.fmpq_mat)
+    G = ex.L(Ss) + ex.Q(Ss)
+    rv = flint.fmpq_mat(m, 1, [G[i, j] for i, j in up])
+    if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
+        fail("the centre's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        bf = ProjectiveField(pairs, F, flint.arb_mat)
+        H = flint.arb_mat(d, d)
+        for k, (i, j) in enumerate(up):
+            H[i, j] = H[j, i] = flint.arb(Ss[i, j]) + flint.arb(0, flint.arb(R[k]).upper())
+        cols = []
+        for E in _basis(d, flint.arb_mat):
+            DG = bf.L(E) + bf.dQ(H, E)
+            cols.append([DG[i, j] for i, j in up])
+        J = flint.arb_mat([[cols[c][r] for c in range(m)] for r in range(m)])
+        Wb = flint.arb_mat(W)
+        N = -(J.transpose() * Wb + Wb * J) - Wb * (2 * flint.arb(mu))
+        if ball_pd(N) is not True:
+            fail("−(MᵀW + WM) − 2·mu·W ≻ 0 is not verified over the box (ball LDLᵀ)")
+        z = flint.arb_mat(m, 1, [S_end[i, j] - Ss[i, j] for i, j in up])
+        if not ((z.transpose() * Wb * z)[0, 0] < flint.arb(rho)):
+            fail("the tube's end is not inside the certified ellipsoid")
+        K = bf.F if bf.F is not None else flint.arb_mat(d, d)
+        for C, A in bf.pairs:
+            K = K + C * H * A
+        if not (2 * sum((K[i, i] for i in range(d)), flint.arb(0)) < 0):
+            fail("(log det Σ)˙ = 2 tr(F + Σ_h C_hΣA_h) < 0 is not verified over the box")
+        if not (_e_minus_one(H) > 0):
+            fail("e_{d−1}(Σ) > 0 is not verified over the box: the rank of the limit is not pinned")
+    finally:
+        flint.ctx.prec = old
+
+
+_SCHEMA = {"Sigma_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "prec": "int",
+           "steps": "rat[]", "order": "int", "tube_prec": "int", "method": ("enum", "qr", "direct")}
+
+
+@kind(KIND, _SCHEMA)
+def check_tube_singular(cert, problem):
+    """PROVED: the solution from the embedded problem's Σ₀ is global and converges to an equilibrium
+    of rank d − 1 (regime CLUSTERING, quantifier THIS)."""
+    if cert.status != "PROVED":
+        _bad("status must be PROVED")
+    pairs, F = flow_pairs(problem, _bad)
+    d = problem.d
+    if d > _MAX_D:
+        _bad(f"d ≤ {_MAX_D} only")
+    S0 = initial_cov(problem, _bad)
+    if not definiteness(S0).psd:
+        _bad("Σ₀ is not positive semidefinite")
+    data = cert.data
+    order = _int_in(data["order"], "order", 1, _MAX_ORDER)
+    tprec = _int_in(data["tube_prec"], "tube_prec", 53, 4096)
+    prec = _int_in(data["prec"], "prec", 64, 4096)
+    steps = data["steps"]
+    if not isinstance(steps, list) or not steps or len(steps) > _MAX_STEPS + 1:
+        _bad(f"steps must be a list of 1..{_MAX_STEPS + 1} times")
+    ts = [rat(x) for x in steps]
+    if ts[0] != 0:
+        _bad("the first step time must be 0")
+    if any(y <= x for x, y in zip(ts, ts[1:])):
+        _bad("step times must be strictly increasing")
+    saved = flint.ctx.prec
+    flint.ctx.prec = tprec
+    try:
+        S_end = replay_tube(Field(pairs, F), S0, ts, order, data["method"], _bad)
+    finally:
+        flint.ctx.prec = saved
+    check_singular_end(pairs, F, S_end, data, d, prec, _bad)
+    return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": d - 1})

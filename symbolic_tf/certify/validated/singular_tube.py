@@ -1,0 +1,171 @@
+"""Clustering of *this* Σ₀ onto a rank-deficient equilibrium of the drift model (kind
+``tube-singular-equilibrium``, :mod:`symbolic_tf.certify.kinds.singular_eq`).
+
+The float solution from Σ₀ settles on an equilibrium Σ∞ of rank d − 1 (a numerically singular
+limit); Newton refines it, a Lyapunov solve of the linearisation gives W, and a validated tube is
+run until its end lies in the contracting ellipsoid; the checker's own procedure verifies each
+candidate and the final certificate is re-checked independently."""
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from .ray_tube import _FloatField, _dyadic, _f, _mat_str, _qstr
+
+__all__ = ["KIND", "find_singular_equilibrium"]
+
+KIND = "tube-singular-equilibrium"
+ARGUMENT = "validated-tube+contracting-ellipsoid-at-a-singular-equilibrium"
+_CLAIM0 = "for this Σ₀: the solution is global and converges to an equilibrium of rank d − 1 (validated tube + basin)"
+
+
+def _upper(d):
+    return [(i, j) for i in range(d) for j in range(i, d)]
+
+
+def find_singular_equilibrium(problem, *, order: int = 20, prec: int = 128, seconds: float = 6.0,
+                              horizon: float = 200.0, max_steps: int = 20000) -> Verdict:
+    """PROVED (CLUSTERING, rank d − 1, for this Σ₀) or UNDECIDED with the reason; never raises on
+    float trouble."""
+    t0 = time.perf_counter()
+    try:
+        return _find(problem, order, prec, seconds, horizon, max_steps, t0)
+    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=f"search gave up ({type(exc).__name__}: {str(exc)[:160]})",
+                       numerical={"seconds": time.perf_counter() - t0})
+
+
+def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
+    from scipy.integrate import solve_ivp
+    from scipy.linalg import solve_continuous_lyapunov
+
+    from ...spec.errors import CertificationFailed, InvalidParameters
+    from ..certificate import Certificate, vec_str
+    from ..check import check
+    from ..claims import Claim, Quantifier
+    from ..exact import definiteness, qmat
+    from ..kinds.singular_eq import check_singular_end
+    from .tube import flow_data, integrate_tube
+
+    try:
+        heads, F = flow_data(problem)
+    except InvalidParameters as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
+    if F is None or all(e == 0 for e in F.entries()):
+        return Verdict(UNDECIDED, _CLAIM0, reason="needs a drift F (without it singular equilibria are not isolated)")
+    S0q = qmat(problem.cov)
+    if S0q != S0q.transpose() or not definiteness(S0q).psd:
+        return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
+    d = problem.d
+    up = _upper(d)
+    m = len(up)
+    ff = _FloatField(heads, F, d)
+
+    def big(_t, y):
+        return 1e8 - np.abs(y).max()
+
+    big.terminal = True
+    with np.errstate(all="ignore"):
+        sol = solve_ivp(ff.sigma_rhs, (0.0, horizon), _f(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13,
+                        events=big)
+    S = sol.y[:, -1].reshape(d, d)
+    if sol.status != 0 or not np.all(np.isfinite(S)):
+        return Verdict(UNDECIDED, _CLAIM0, reason="the float solution does not settle")
+    w = np.linalg.eigvalsh(0.5 * (S + S.T))
+    if not (w[0] < 1e-8 * w[-1] and (d == 1 or w[1] > 1e-6 * w[-1])):
+        return Verdict(UNDECIDED, _CLAIM0, reason="the float limit does not have rank d − 1")
+
+    def G(x):
+        M = np.zeros((d, d))
+        for k, (i, j) in enumerate(up):
+            M[i, j] = M[j, i] = x[k]
+        R = ff.sigma_rhs(0, M.ravel()).reshape(d, d)
+        return np.array([R[i, j] for i, j in up]), M
+
+    def jac(M):
+        cols = []
+        for i, j in up:
+            E = np.zeros((d, d))
+            E[i, j] = E[j, i] = 1.0
+            DG = ff.L(E) + ff.dQ(M, E)
+            cols.append([DG[a, b] for a, b in up])
+        return np.array(cols).T
+
+    x = np.array([S[i, j] for i, j in up])
+    for _ in range(30):
+        g, M = G(x)
+        dx = np.linalg.solve(jac(M), -g)
+        x = x + dx
+        if np.abs(dx).max() < 1e-15 * max(1.0, np.abs(x).max()):
+            break
+    _, Ms = G(x)
+    J = jac(Ms)
+    if np.linalg.eigvals(J).real.max() >= -1e-9:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the singular equilibrium is not hyperbolically attracting")
+    W = solve_continuous_lyapunov(J.T, -np.eye(m))
+    W = 0.5 * (W + W.T)
+    W /= np.abs(W).max()
+    Lc = np.linalg.cholesky(W)
+    mu_f = float(np.linalg.eigvalsh(np.linalg.solve(Lc, np.linalg.solve(Lc, -(J.T @ W + W @ J)).T)).min()) / 4
+    Wq = qmat(_mat_str(W))
+    Wq = (Wq + Wq.transpose()) / 2
+    W_str = [[_qstr(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(m)] for i in range(m)]
+    Winv = Wq.inv()
+    S_str = _mat_str(Ms)
+    mu = _dyadic(mu_f, 30)
+    found = {}
+    next_t = [0.0]
+
+    def attempt(Sb, t):
+        tf = float(t)
+        if tf < next_t[0]:
+            return False
+        next_t[0] = max(1.25 * tf, tf + 1e-3)
+        z = np.array([float(Sb[i, j].mid()) - Ms[i, j] for i, j in up])
+        rho = _dyadic(max(1.5 * float(z @ W @ z), 1e-24), 30)
+        R = [_dyadic(math.sqrt(float(rho) * int(Winv[k, k].p) / int(Winv[k, k].q)) * (1 + 1e-9) + 1e-300, 40)
+             for k in range(m)]
+        data = {"Sigma_star": S_str, "W": W_str, "rho": _qstr(rho), "mu": _qstr(mu), "R": [_qstr(r) for r in R]}
+        try:
+            check_singular_end(heads, F, Sb, data, d, prec, _fail)
+        except CertificationFailed:
+            return False
+        found.update(data=data, t=t)
+        return True
+
+    left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
+    tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t))
+    numerical = {"steps": tube.steps, "t_final": float(tube.t_final), "tube_seconds": tube.seconds, "stop": tube.stop}
+    if not found:
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=(f"the validated tube from Σ₀ did not enter the contracting ellipsoid: {tube.stop} "
+                               f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
+    times = [x for x in tube.times if x <= found["t"]]
+    data = dict(found["data"], prec=prec, steps=vec_str(times), order=order, tube_prec=prec, method="qr")
+    claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": d - 1})
+    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
+                                   notes=[f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
+                                          f"t = {float(found['t']):.10g}, ending in a contracting ellipsoid around a "
+                                          f"rank-{d - 1} equilibrium"])
+    try:
+        check(cert)
+    except CertificationFailed as exc:
+        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
+                       reason=f"the certificate failed the independent check: {exc}")
+    numerical["seconds"] = time.perf_counter() - t0
+    return Verdict(PROVED, claim.text(), ARGUMENT,
+                   evidence={"regime": "CLUSTERING", "rank": d - 1, "certificate": cert.to_dict()}, numerical=numerical,
+                   reason=(f"validated tube from Σ₀ ({len(times) - 1} steps) into a contracting ellipsoid around an "
+                           f"equilibrium on which det Σ decays: the limit has rank {d - 1}"))
+
+
+def _fail(msg):
+    from ...spec.errors import CertificationFailed
+
+    raise CertificationFailed(msg)
