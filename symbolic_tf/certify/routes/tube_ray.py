@@ -29,4 +29,4 @@ class TubeRay(Route):
     def search(self, problem, ctx: Context):
         from ..validated.ray_tube import find_ray_blowup
 
-        return ctx.skip(problem, "settles") or find_ray_blowup(problem, seconds=6.0 if problem.d <= 2 else 20.0)
+        return ctx.skip(problem, "settles") or find_ray_blowup(problem, seconds=10.0 if problem.d <= 2 else 25.0)
