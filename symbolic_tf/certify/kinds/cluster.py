@@ -43,7 +43,7 @@ from ..claims import Claim, Quantifier
 from ..exact import ball_pd, definiteness
 from .krawczyk_box import initial_cov, rat, square
 from .ray import ProjectiveField
-from .replay import Field, flow_pairs, replay_tube
+from .replay import flow_pairs, int_in, replay_stored
 
 KIND = "tube-cluster"
 _MAX_ORDER = 60
@@ -56,9 +56,7 @@ def _bad(msg):
 
 
 def _int_in(x, name, lo, hi):
-    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-        _bad(f"{name} must be an integer in [{lo}, {hi}], got {str(x)[:40]!r}")
-    return x
+    return int_in(x, name, lo, hi, _bad)
 
 
 def _basis(mat):
@@ -196,22 +194,7 @@ def check_tube_cluster(cert, problem):
     if not definiteness(S0).psd:
         _bad("Σ₀ is not positive semidefinite")
     data = cert.data
-    order = _int_in(data["order"], "order", 1, _MAX_ORDER)
-    tprec = _int_in(data["tube_prec"], "tube_prec", 53, 4096)
     prec = _int_in(data["prec"], "prec", 64, 4096)
-    steps = data["steps"]
-    if not isinstance(steps, list) or not steps or len(steps) > _MAX_STEPS + 1:
-        _bad(f"steps must be a list of 1..{_MAX_STEPS + 1} times")
-    ts = [rat(x) for x in steps]
-    if ts[0] != 0:
-        _bad("the first step time must be 0")
-    if any(y <= x for x, y in zip(ts, ts[1:])):
-        _bad("step times must be strictly increasing")
-    saved = flint.ctx.prec
-    flint.ctx.prec = tprec
-    try:
-        S_end = replay_tube(Field(pairs, None), S0, ts, order, data["method"], _bad)
-    finally:
-        flint.ctx.prec = saved
+    S_end, ts = replay_stored(pairs, None, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
     check_cluster_end(pairs, S_end, data, prec, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})

@@ -30,7 +30,7 @@ from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import definiteness
 from .krawczyk_box import initial_cov, rat, square
-from .replay import Field, flow_pairs, replay_tube
+from .replay import flow_pairs, int_in, replay_stored
 
 KIND = "tube-collapse"
 _MAX_ORDER = 60
@@ -42,9 +42,7 @@ def _bad(msg):
 
 
 def _int_in(x, name, lo, hi):
-    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-        _bad(f"{name} must be an integer in [{lo}, {hi}], got {str(x)[:40]!r}")
-    return x
+    return int_in(x, name, lo, hi, _bad)
 
 
 def _fro2(M):
@@ -106,22 +104,7 @@ def check_tube_collapse(cert, problem):
         _bad("Σ₀ is not positive semidefinite")
     data = cert.data
     P, level = check_collapse_bounds(pairs, F, data, d, _bad)
-    order = _int_in(data["order"], "order", 1, _MAX_ORDER)
-    tprec = _int_in(data["tube_prec"], "tube_prec", 53, 4096)
-    steps = data["steps"]
-    if not isinstance(steps, list) or not steps or len(steps) > _MAX_STEPS + 1:
-        _bad(f"steps must be a list of 1..{_MAX_STEPS + 1} times")
-    ts = [rat(x) for x in steps]
-    if ts[0] != 0:
-        _bad("the first step time must be 0")
-    if any(y <= x for x, y in zip(ts, ts[1:])):
-        _bad("step times must be strictly increasing")
-    saved = flint.ctx.prec
-    flint.ctx.prec = tprec
-    try:
-        S_end = replay_tube(Field(pairs, F), S0, ts, order, data["method"], _bad)
-    finally:
-        flint.ctx.prec = saved
-    if not end_inside(P, level, S_end, tprec):
+    S_end, ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
+    if not end_inside(P, level, S_end, data["tube_prec"]):
         _bad("the tube's end is not inside {tr(PΣ) < lam/c}")
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})

@@ -27,10 +27,11 @@ Hence the solution exists on [0, t_N] and Σ(t_i) ∈ S_i for every i.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import flint
 
-__all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "replay_tube", "svec_basis"]
+__all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "replay_stored", "replay_tube", "svec_basis", "int_in"]
 
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
 
@@ -66,6 +67,38 @@ def flow_pairs(problem, fail):
     if problem.F is not None and any(e != 0 for row in problem.F for e in row):
         F = qmat(problem.F)
     return pairs, F
+
+
+def int_in(x, name, lo, hi, fail):
+    """x if it is an integer (not a bool) in [lo, hi], else ``fail``."""
+    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+        fail(f"{name} must be an integer in [{lo}, {hi}], got {str(x)[:40]!r}")
+    return x
+
+
+def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int = 50_000):
+    """Validate a certificate's stored tube (``steps``: exact times from 0, strictly increasing;
+    ``order``; ``tube_prec``; ``method``) and replay it from the exact Σ₀ (:func:`replay_tube` at
+    ``tube_prec`` bits).  Returns (the end box S_N, the exact times)."""
+    order = int_in(data["order"], "order", 1, max_order, fail)
+    tprec = int_in(data["tube_prec"], "tube_prec", 53, 4096, fail)
+    steps = data["steps"]
+    if not isinstance(steps, list) or not steps or len(steps) > max_steps + 1:
+        fail(f"steps must be a list of 1..{max_steps + 1} times")
+    ts = []
+    for x in steps:
+        q = Fraction(x)
+        ts.append(flint.fmpq(q.numerator, q.denominator))
+    if ts[0] != 0:
+        fail("the first step time must be 0")
+    if any(b <= a for a, b in zip(ts, ts[1:])):
+        fail("step times must be strictly increasing")
+    saved = flint.ctx.prec
+    flint.ctx.prec = tprec
+    try:
+        return replay_tube(Field(pairs, F), S0, ts, order, data["method"], fail), ts
+    finally:
+        flint.ctx.prec = saved
 
 
 def _acc(total, term):

@@ -56,7 +56,7 @@ from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import definiteness, frac_str
 from .krawczyk_box import initial_cov, rat
-from .replay import Field, flow_pairs, replay_tube
+from .replay import flow_pairs, int_in, replay_stored
 
 KIND = "tube-rotation"
 _MAX_ORDER = 60
@@ -69,10 +69,8 @@ def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
 
 
-def _int_in(x, name, lo, hi, fail=_bad):
-    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-        fail(f"{name} must be an integer in [{lo}, {hi}], got {str(x)[:40]!r}")
-    return x
+def _int_in(x, name, lo, hi):
+    return int_in(x, name, lo, hi, _bad)
 
 
 class PlaneField:
@@ -247,25 +245,10 @@ def check_tube_rotation(cert, problem):
     n_r = _int_in(data["n_r"], "n_r", 1, 64)
     if n_psi * n_r > _MAX_PIECES:
         _bad(f"n_psi·n_r must be ≤ {_MAX_PIECES}")
-    order = _int_in(data["order"], "order", 1, _MAX_ORDER)
-    tprec = _int_in(data["tube_prec"], "tube_prec", 53, 4096)
     prec = _int_in(data["prec"], "prec", 64, 4096)
-    steps = data["steps"]
-    if not isinstance(steps, list) or not steps or len(steps) > _MAX_STEPS + 1:
-        _bad(f"steps must be a list of 1..{_MAX_STEPS + 1} times")
-    ts = [rat(x) for x in steps]
-    if ts[0] != 0:
-        _bad("the first step time must be 0")
-    if any(y <= x for x, y in zip(ts, ts[1:])):
-        _bad("step times must be strictly increasing")
     max_depth = _int_in(data["max_depth"], "max_depth", 0, 10)
     bounds = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, _bad, max_depth)
-    saved = flint.ctx.prec
-    flint.ctx.prec = tprec
-    try:
-        S_end = replay_tube(Field(pairs, None), S0, ts, order, data["method"], _bad)
-    finally:
-        flint.ctx.prec = saved
+    S_end, ts = replay_stored(pairs, None, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
     lo, hi = end_bracket(S_end, ts[-1], D0, eta, phi, bounds, prec, _bad)
     T_lo, T_hi = rat(data["T_lo"]), rat(data["T_hi"])
     if not (T_lo <= T_hi):

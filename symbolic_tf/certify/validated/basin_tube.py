@@ -17,7 +17,6 @@ method; :mod:`symbolic_tf.certify.kinds.tube` replays the tube with its own code
 """
 from __future__ import annotations
 
-import math
 import time
 from fractions import Fraction
 

@@ -14,10 +14,9 @@ import math
 import time
 from fractions import Fraction
 
-import flint
 import numpy as np
 
-from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from ...spec.verdict import UNDECIDED, Verdict
 from .ray_tube import _dyadic, _f, _mat_str, _qstr
 
 __all__ = ["KIND", "find_cluster"]
@@ -77,14 +76,13 @@ def find_cluster(problem, *, order: int = 20, prec: int = 128, seconds: float = 
 
 def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from scipy.integrate import solve_ivp
-    from scipy.linalg import solve_continuous_lyapunov
 
     from ...spec.errors import CertificationFailed, InvalidParameters
-    from ..certificate import Certificate, vec_str
-    from ..check import check
+    from ..certificate import vec_str
     from ..claims import Claim, Quantifier
     from ..exact import definiteness, qmat
     from ..kinds.cluster import check_cluster_end
+    from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
     from .tube import flow_data, integrate_tube
 
     if problem.d != 2 or problem.variant != "softmax" or problem.heads:
@@ -133,18 +131,11 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     if ev.real.max() >= -1e-9:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=f"the rank-one equilibrium line is not attracting transversally (abscissa {ev.real.max():.3g})")
-    W = solve_continuous_lyapunov(J.T, -np.eye(3))
-    W = 0.5 * (W + W.T)
-    W /= np.abs(W).max()
-    Lc = np.linalg.cholesky(W)
-    Ms = -(J.T @ W + W @ J)
-    mu_f = float(np.linalg.eigvalsh(np.linalg.solve(Lc, np.linalg.solve(Lc, Ms).T)).min()) / 4
-    Wq = qmat(_mat_str(W))
-    Wq = (Wq + Wq.transpose()) / 2
-    W_str = [[_qstr(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(3)] for i in range(3)]
-    Winv = Wq.inv()
+    guess = lyapunov_guess(J)
+    if guess is None:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
+    W, W_str, Winv, mu = guess.W, guess.W_str, guess.Winv, guess.mu
     Xs_str = _mat_str(X)
-    mu = _dyadic(mu_f, 30)
     found = {}
     next_t = [0.0]
 
@@ -159,8 +150,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         z = np.array([float(S[i, j].mid()) / tr - X[i, j] for i, j in _UP])
         E1 = float(z @ W @ z)
         rho = _dyadic(max(1.5 * E1, 1e-24), 30)
-        R = [_dyadic(math.sqrt(float(rho) * int(Winv[i, i].p) / int(Winv[i, i].q)) * (1 + 1e-9) + 1e-300, 40)
-             for i in range(3)]
+        R = ellipsoid_radii(rho, Winv)
         data = {"X_star": Xs_str, "W": W_str, "rho": _qstr(rho), "mu": _qstr(mu), "R": [_qstr(r) for r in R],
                 "kappa": _qstr(_KAPPA)}
         try:
@@ -182,22 +172,12 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     times = [x for x in tube.times if x <= found["t"]]
     data = dict(found["data"], prec=prec, steps=vec_str(times), order=order, tube_prec=prec, method="qr")
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})
-    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
-                                   notes=[f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
-                                          f"t = {float(found['t']):.10g}, ending in the contracting ellipsoid around "
-                                          "an isotropic rank-one equilibrium line of the projective field"])
-    t2 = time.perf_counter()
-    try:
-        check(cert)
-    except CertificationFailed as exc:
-        numerical["seconds"] = time.perf_counter() - t0
-        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
-                       reason=f"the certificate failed the independent check: {exc}")
-    numerical.update(check_seconds=time.perf_counter() - t2, seconds=time.perf_counter() - t0)
-    return Verdict(PROVED, claim.text(), ARGUMENT,
-                   evidence={"regime": "CLUSTERING", "rank": 1, "certificate": cert.to_dict()}, numerical=numerical,
-                   reason=(f"validated tube from Σ₀ ({len(times) - 1} steps) into a contracting neighbourhood of a "
-                           "rank-one equilibrium line; the limit has rank 1"))
+    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
+            "ending in the contracting ellipsoid around an isotropic rank-one equilibrium line of the projective field")
+    return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
+                             {"regime": "CLUSTERING", "rank": 1},
+                             f"validated tube from Σ₀ ({len(times) - 1} steps) into a contracting neighbourhood of a "
+                             "rank-one equilibrium line; the limit has rank 1")
 
 
 def _fail(msg):

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from ...spec.verdict import UNDECIDED, Verdict
 from .ray_tube import _dyadic, _f, _mat_str, _qstr
 
 __all__ = ["KIND", "find_collapse"]
@@ -35,11 +35,11 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     from scipy.linalg import solve_continuous_lyapunov
 
     from ...spec.errors import CertificationFailed, InvalidParameters
-    from ..certificate import Certificate, vec_str
-    from ..check import check
+    from ..certificate import vec_str
     from ..claims import Claim, Quantifier
     from ..exact import definiteness, qmat
     from ..kinds.collapse import check_collapse_bounds, end_inside
+    from .lyapunov import certify_and_check
     from .tube import flow_data, integrate_tube
 
     try:
@@ -89,19 +89,10 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     times = [x for x in tube.times if x <= hit[0]]
     data.update(steps=vec_str(times), order=order, tube_prec=prec, method="qr")
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
-    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
-                                   notes=[f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
-                                          f"t = {float(hit[0]):.10g}, ending where tr(PΣ) < lam/c"])
-    try:
-        check(cert)
-    except CertificationFailed as exc:
-        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
-                       reason=f"the certificate failed the independent check: {exc}")
-    numerical["seconds"] = time.perf_counter() - t0
-    return Verdict(PROVED, claim.text(), ARGUMENT, evidence={"regime": "CLUSTERING", "rank": 0,
-                                                            "certificate": cert.to_dict()},
-                   numerical=numerical,
-                   reason=(f"validated tube from Σ₀ ({len(times) - 1} steps) into {{tr(PΣ) < lam/c}}, where "
+    return certify_and_check(problem, KIND, claim, data, (f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
+                                          f"t = {float(hit[0]):.10g}, ending where tr(PΣ) < lam/c"), numerical, t0, ARGUMENT,
+                             {"regime": "CLUSTERING", "rank": 0},
+                             (f"validated tube from Σ₀ ({len(times) - 1} steps) into {{tr(PΣ) < lam/c}}, where "
                            "FᵀP + PF ≺ 0 dominates the attention term: Σ(t) → 0"))
 
 

@@ -26,7 +26,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from ...spec.verdict import UNDECIDED, Verdict
 
 __all__ = ["KIND", "find_ray_blowup"]
 
@@ -173,14 +173,12 @@ def find_ray_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float
 
 
 def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> Verdict:
-    from scipy.linalg import solve_continuous_lyapunov
-
     from ...spec.errors import CertificationFailed, InvalidParameters
-    from ..certificate import Certificate, vec_str
-    from ..check import check
+    from ..certificate import vec_str
     from ..claims import Claim, Quantifier
     from ..exact import qmat
     from ..kinds.ray import check_ray_end
+    from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
     from .tube import flow_data, integrate_tube
 
     try:
@@ -193,7 +191,6 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     if S0q != S0q.transpose():
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric")
     d = problem.d
-    m = d * (d + 1) // 2
     up = _upper(d)
     ff = _FloatField(heads, F, d)
     late = _float_blowup(ff, _f(S0q), horizon)
@@ -212,26 +209,11 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
                        reason=("the float blow-up has no hyperbolically attracting ray "
                                f"(ray residual {res:.2g}, spectral abscissa {ev.real.max():.3g}): "
                                "a rotating blow-up or a degenerate one"))
-    W = solve_continuous_lyapunov(J.T, -np.eye(m + 1))
-    W = 0.5 * (W + W.T)
-    W /= np.abs(W).max()
-    lam = np.linalg.eigvalsh(W)
-    if lam.min() <= 0:
-        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="the float Lyapunov matrix is not PD")
-    # −(JᵀW + WJ) − 2μW ≻ 0 at the ray ⇔ 2μ < λ_min(Lc⁻¹(−JᵀW − WJ)Lc⁻ᵀ), W = LcLcᵀ; keep
-    # half of that margin for the Jacobian's variation over the box
-    Lc = np.linalg.cholesky(W)
-    Ms = -(J.T @ W + W @ J)
-    mu_f = float(np.linalg.eigvalsh(np.linalg.solve(Lc, np.linalg.solve(Lc, Ms).T)).min()) / 4
-    if not mu_f > 0:
-        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float contraction rate")
-    Wq_str = _mat_str(W)
-    Wq = qmat(Wq_str)
-    Wq = (Wq + Wq.transpose()) / 2
-    Wq_str = [[_qstr(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(m + 1)] for i in range(m + 1)]
-    Winv = Wq.inv()
+    guess = lyapunov_guess(J)
+    if guess is None:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
+    W, Wq_str, Wq, Winv, mu = guess.W, guess.W_str, guess.Wq, guess.Winv, guess.mu
     Xs_str = _mat_str(X)
-    mu = _dyadic(mu_f, 30)
     Xs = qmat(Xs_str)
     ex_res = _residual_energy(heads, F, Xs, Wq, d)
     best = {}
@@ -249,8 +231,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
         # ρ: room for the tube's width and for the residual condition rᵀWr < μ²ρ
         rho_f = max(1.5 * E1 + 1e-30, 4.0 * ex_res / float(mu) ** 2)
         rho = _dyadic(rho_f, 30)
-        R = [_round_out(flint.fmpq(rho.numerator, rho.denominator) * Winv[k, k], True) for k in range(m + 1)]
-        R = [_dyadic(math.sqrt(float(r)) * (1 + 1e-9) + 1e-300, 40) for r in R]
+        R = ellipsoid_radii(rho, Winv)
         data = {"X_star": Xs_str, "W": Wq_str, "rho": _qstr(rho), "mu": _qstr(mu), "R": [_qstr(r) for r in R]}
         try:
             lo, hi = check_ray_end(heads, F, S, t, data, prec, _fail)
@@ -283,25 +264,14 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     times = [x for x in tube.times if x <= best["t"]]
     data = dict(best["data"], prec=prec, steps=vec_str(times), order=order, tube_prec=prec, method="qr")
     claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})
-    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
-                                   notes=[f"validated order-{order} Taylor tube (qr, {prec} bits) over "
-                                          f"{len(times) - 1} steps to t = {float(best['t']):.12g}, ending in the "
-                                          "certified basin of the attracting ray (X*, 0) of the projective field"])
-    t2 = time.perf_counter()
-    try:
-        check(cert)
-    except CertificationFailed as exc:
-        numerical["seconds"] = time.perf_counter() - t0
-        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
-                       reason=f"the certificate failed the independent check: {exc}")
-    numerical.update(check_seconds=time.perf_counter() - t2, seconds=time.perf_counter() - t0,
-                     rel_width=best["width"])
-    return Verdict(PROVED, claim.text(), ARGUMENT,
-                   evidence={"regime": "BLOWUP", "T_lo": data["T_lo"], "T_hi": data["T_hi"],
-                             "certificate": cert.to_dict()},
-                   numerical=numerical,
-                   reason=(f"validated tube from Σ₀ ({len(times) - 1} steps) into the certified basin of an "
-                           f"attracting ray; relative bracket width {best['width']:.2g}"))
+    note = (f"validated order-{order} Taylor tube (qr, {prec} bits) over {len(times) - 1} steps to "
+            f"t = {float(best['t']):.12g}, ending in the certified basin of the attracting ray (X*, 0) of the "
+            "projective field")
+    numerical["rel_width"] = best["width"]
+    return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
+                             {"regime": "BLOWUP", "T_lo": data["T_lo"], "T_hi": data["T_hi"]},
+                             f"validated tube from Σ₀ ({len(times) - 1} steps) into the certified basin of an "
+                             f"attracting ray; relative bracket width {best['width']:.2g}")
 
 
 def _fail(msg):

@@ -18,14 +18,13 @@ re-checked independently.
 """
 from __future__ import annotations
 
-import math
 import time
 from fractions import Fraction
 
 import flint
 import numpy as np
 
-from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from ...spec.verdict import UNDECIDED, Verdict
 from .ray_tube import _FloatField, _arb_hi, _arb_lo, _dyadic, _f, _float_blowup, _qstr, _round_out
 
 __all__ = ["KIND", "find_rotation_blowup"]
@@ -134,11 +133,11 @@ def find_rotation_blowup(problem, *, order: int = 20, prec: int = 128, seconds: 
 
 def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -> Verdict:
     from ...spec.errors import CertificationFailed, InvalidParameters
-    from ..certificate import Certificate, vec_str
-    from ..check import check
+    from ..certificate import vec_str
     from ..claims import Claim, Quantifier
     from ..exact import definiteness, qmat
     from ..kinds.rotation import end_bracket, region_bounds
+    from .lyapunov import certify_and_check
     from .tube import flow_data, integrate_tube
 
     if problem.d != 2:
@@ -233,25 +232,13 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
             "n_psi": pieces[0], "n_r": pieces[1], "max_depth": pieces[2], "T_lo": best["T_lo"], "T_hi": best["T_hi"], "prec": prec,
             "steps": vec_str(times), "order": order, "tube_prec": prec, "method": "qr"}
     claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})
-    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
-                                   notes=[f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
+    numerical["rel_width"] = best["width"]
+    return certify_and_check(problem, KIND, claim, data, (f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
                                           f"t = {float(best['t']):.12g}, inside the region (1 − r²)e^η ≤ {float(D0):g} where "
                                           f"the rotation-averaged growth functional grows at a rate in "
-                                          f"[{numerical['kappa_lo']:.4g}, {numerical['kappa_hi']:.4g}]"])
-    t2 = time.perf_counter()
-    try:
-        check(cert)
-    except CertificationFailed as exc:
-        numerical["seconds"] = time.perf_counter() - t0
-        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
-                       reason=f"the certificate failed the independent check: {exc}")
-    numerical.update(check_seconds=time.perf_counter() - t2, seconds=time.perf_counter() - t0,
-                     rel_width=best["width"])
-    return Verdict(PROVED, claim.text(), ARGUMENT,
-                   evidence={"regime": "BLOWUP", "T_lo": data["T_lo"], "T_hi": data["T_hi"],
-                             "certificate": cert.to_dict()},
-                   numerical=numerical,
-                   reason=(f"rotating blow-up: validated tube from Σ₀ ({len(times) - 1} steps) into a certified "
+                                          f"[{numerical['kappa_lo']:.4g}, {numerical['kappa_hi']:.4g}]"), numerical, t0, ARGUMENT,
+                             {"regime": "BLOWUP", "T_lo": data["T_lo"], "T_hi": data["T_hi"]},
+                             (f"rotating blow-up: validated tube from Σ₀ ({len(times) - 1} steps) into a certified "
                            f"neighbourhood of the rank-one circle with rotation-averaged growth; relative bracket width "
                            f"{best['width']:.2g}"))
 

@@ -7,13 +7,11 @@ run until its end lies in the contracting ellipsoid; the checker's own procedure
 candidate and the final certificate is re-checked independently."""
 from __future__ import annotations
 
-import math
 import time
-from fractions import Fraction
 
 import numpy as np
 
-from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from ...spec.verdict import UNDECIDED, Verdict
 from .ray_tube import _FloatField, _dyadic, _f, _mat_str, _qstr
 
 __all__ = ["KIND", "find_singular_equilibrium"]
@@ -41,14 +39,13 @@ def find_singular_equilibrium(problem, *, order: int = 20, prec: int = 128, seco
 
 def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from scipy.integrate import solve_ivp
-    from scipy.linalg import solve_continuous_lyapunov
 
     from ...spec.errors import CertificationFailed, InvalidParameters
-    from ..certificate import Certificate, vec_str
-    from ..check import check
+    from ..certificate import vec_str
     from ..claims import Claim, Quantifier
     from ..exact import definiteness, qmat
     from ..kinds.singular_eq import check_singular_end
+    from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
     from .tube import flow_data, integrate_tube
 
     try:
@@ -62,7 +59,6 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
     d = problem.d
     up = _upper(d)
-    m = len(up)
     ff = _FloatField(heads, F, d)
 
     def big(_t, y):
@@ -106,17 +102,11 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     J = jac(Ms)
     if np.linalg.eigvals(J).real.max() >= -1e-9:
         return Verdict(UNDECIDED, _CLAIM0, reason="the singular equilibrium is not hyperbolically attracting")
-    W = solve_continuous_lyapunov(J.T, -np.eye(m))
-    W = 0.5 * (W + W.T)
-    W /= np.abs(W).max()
-    Lc = np.linalg.cholesky(W)
-    mu_f = float(np.linalg.eigvalsh(np.linalg.solve(Lc, np.linalg.solve(Lc, -(J.T @ W + W @ J)).T)).min()) / 4
-    Wq = qmat(_mat_str(W))
-    Wq = (Wq + Wq.transpose()) / 2
-    W_str = [[_qstr(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(m)] for i in range(m)]
-    Winv = Wq.inv()
+    guess = lyapunov_guess(J)
+    if guess is None:
+        return Verdict(UNDECIDED, _CLAIM0, reason="no float Lyapunov matrix / contraction rate")
+    W, W_str, Winv, mu = guess.W, guess.W_str, guess.Winv, guess.mu
     S_str = _mat_str(Ms)
-    mu = _dyadic(mu_f, 30)
     found = {}
     next_t = [0.0]
 
@@ -127,8 +117,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         next_t[0] = max(1.25 * tf, tf + 1e-3)
         z = np.array([float(Sb[i, j].mid()) - Ms[i, j] for i, j in up])
         rho = _dyadic(max(1.5 * float(z @ W @ z), 1e-24), 30)
-        R = [_dyadic(math.sqrt(float(rho) * int(Winv[k, k].p) / int(Winv[k, k].q)) * (1 + 1e-9) + 1e-300, 40)
-             for k in range(m)]
+        R = ellipsoid_radii(rho, Winv)
         data = {"Sigma_star": S_str, "W": W_str, "rho": _qstr(rho), "mu": _qstr(mu), "R": [_qstr(r) for r in R]}
         try:
             check_singular_end(heads, F, Sb, data, d, prec, _fail)
@@ -149,20 +138,12 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     times = [x for x in tube.times if x <= found["t"]]
     data = dict(found["data"], prec=prec, steps=vec_str(times), order=order, tube_prec=prec, method="qr")
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": d - 1})
-    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
-                                   notes=[f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
-                                          f"t = {float(found['t']):.10g}, ending in a contracting ellipsoid around a "
-                                          f"rank-{d - 1} equilibrium"])
-    try:
-        check(cert)
-    except CertificationFailed as exc:
-        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
-                       reason=f"the certificate failed the independent check: {exc}")
-    numerical["seconds"] = time.perf_counter() - t0
-    return Verdict(PROVED, claim.text(), ARGUMENT,
-                   evidence={"regime": "CLUSTERING", "rank": d - 1, "certificate": cert.to_dict()}, numerical=numerical,
-                   reason=(f"validated tube from Σ₀ ({len(times) - 1} steps) into a contracting ellipsoid around an "
-                           f"equilibrium on which det Σ decays: the limit has rank {d - 1}"))
+    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
+            f"ending in a contracting ellipsoid around a rank-{d - 1} equilibrium")
+    return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
+                             {"regime": "CLUSTERING", "rank": d - 1},
+                             f"validated tube from Σ₀ ({len(times) - 1} steps) into a contracting ellipsoid around an "
+                             f"equilibrium on which det Σ decays: the limit has rank {d - 1}")
 
 
 def _fail(msg):
