@@ -16,7 +16,7 @@ import pkgutil
 from dataclasses import dataclass, field
 
 __all__ = ["Route", "Context", "Outcome", "route", "registry", "prove", "riccati_ready", "is_softmax_family",
-           "driftless_softmax_family", "single_head_drift"]
+           "driftless_softmax_family", "single_head_drift", "tube_ready"]
 
 
 @dataclass
@@ -150,6 +150,25 @@ def single_head_drift(problem) -> str | None:
     if problem.variant != "softmax" or problem.heads:
         return "needs single-head softmax"
     return None if problem.has_drift else "needs a drift F"
+
+
+def tube_ready(problem, drift: bool | None = None) -> str | None:
+    """None when a validated tube can start from the problem's Σ₀ (softmax or multi-head softmax,
+    d ≤ the tubes' limit, Σ₀ given) and the drift requirement holds (True: needs F, False: no F,
+    None: either); else why not."""
+    from ..validated.tube import MAX_D
+
+    if problem.variant not in ("softmax", "multihead"):
+        return "needs softmax or multi-head softmax"
+    if drift is True and not problem.has_drift:
+        return "needs a drift F"
+    if drift is False and problem.has_drift:
+        return "covers the flow without drift"
+    if problem.cov is None:
+        return "needs the problem's Σ₀"
+    if problem.d > MAX_D:
+        return f"validated tubes cover d ≤ {MAX_D}"
+    return None
 
 
 def riccati_ready(problem) -> str | None:

@@ -5,7 +5,7 @@ line, which proves CLUSTERING (rank 1) for this Σ₀ (kind ``tube-cluster``,
 on an isotropic line?) is cheap, so it runs before the blow-up tubes (60, 61)."""
 from __future__ import annotations
 
-from . import Context, Route, route
+from . import Context, Route, route, tube_ready
 
 
 @route
@@ -16,15 +16,9 @@ class TubeCluster(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
-        if problem.variant != "softmax" or problem.heads or problem.A is None or problem.V is None:
-            return "needs single-head softmax with A and V"
-        if problem.d != 2:
-            return "the clustering certificate covers d = 2"
-        if problem.has_drift:
-            return "the clustering certificate covers the flow without drift"
-        if problem.cov is None:
-            return "needs the problem's Σ₀"
-        return None
+        if problem.variant != "softmax" or problem.heads:
+            return "needs single-head softmax"
+        return tube_ready(problem, drift=False) or (None if problem.d == 2 else "the clustering certificate covers d = 2")
 
     def search(self, problem, ctx: Context):
         from ..validated.cluster_tube import find_cluster

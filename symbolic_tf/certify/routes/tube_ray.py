@@ -5,7 +5,7 @@ BLOWUP for this Σ₀ with a bracket [T_lo, T_hi] (kind ``tube-ray``,
 decides every Σ₀ at once when it applies; float trouble gives UNDECIDED with the reason."""
 from __future__ import annotations
 
-from . import Context, Route, route
+from . import Context, Route, route, tube_ready
 
 
 @route
@@ -16,15 +16,7 @@ class TubeRay(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
-        from ..validated.tube import MAX_D
-
-        if problem.variant not in ("softmax", "multihead"):
-            return "needs softmax or multi-head softmax"
-        if problem.cov is None:
-            return "needs the problem's Σ₀"
-        if problem.d > MAX_D:
-            return f"validated tubes cover d ≤ {MAX_D}"
-        return None
+        return tube_ready(problem)
 
     def search(self, problem, ctx: Context):
         from ..validated.ray_tube import find_ray_blowup

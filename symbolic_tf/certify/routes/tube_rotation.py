@@ -6,7 +6,7 @@ rate, which proves BLOWUP for this Σ₀ with a bracket (kind ``tube-rotation``,
 the blow-ups that settle on a ray."""
 from __future__ import annotations
 
-from . import Context, Route, driftless_softmax_family, route
+from . import Context, Route, route, tube_ready
 
 
 @route
@@ -17,14 +17,7 @@ class TubeRotation(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
-        why = driftless_softmax_family(problem)
-        if why:
-            return why
-        if problem.d != 2:
-            return "the rotation certificate covers d = 2"
-        if problem.cov is None:
-            return "needs the problem's Σ₀"
-        return None
+        return tube_ready(problem, drift=False) or (None if problem.d == 2 else "the rotation certificate covers d = 2")
 
     def search(self, problem, ctx: Context):
         from ..validated.rotation_tube import find_rotation_blowup

@@ -4,7 +4,7 @@ CLUSTERING with rank d − 1 for this Σ₀ (kind ``tube-singular-equilibrium``,
 :mod:`symbolic_tf.certify.validated.singular_tube`)."""
 from __future__ import annotations
 
-from . import Context, Route, route
+from . import Context, Route, route, tube_ready
 
 
 @route
@@ -15,17 +15,7 @@ class TubeSingular(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
-        from ..validated.tube import MAX_D
-
-        if problem.variant not in ("softmax", "multihead"):
-            return "needs softmax or multi-head softmax"
-        if not problem.has_drift:
-            return "needs a drift F"
-        if problem.cov is None:
-            return "needs the problem's Σ₀"
-        if problem.d > MAX_D:
-            return f"validated tubes cover d ≤ {MAX_D}"
-        return None
+        return tube_ready(problem, drift=True)
 
     def search(self, problem, ctx: Context):
         from ..validated.singular_tube import find_singular_equilibrium
