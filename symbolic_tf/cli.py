@@ -547,9 +547,14 @@ def cmd_convexity(args) -> int:
         if not definiteness(Sg).pd or T != tuple(zip(*T)) or not definiteness(T).pd:
             raise InvalidParameters("--sigma", "Σ must be positive definite and T symmetric positive definite")
         M = lambda X: sp.Matrix([[sp.Rational(e.numerator, e.denominator) for e in r] for r in X])  # noqa: E731
-        val = sp.simplify(second_variation_gaussian_bw(M(A), M(Sg), M(T)))
+        try:
+            val = sp.simplify(second_variation_gaussian_bw(M(A), M(Sg), M(T)))
+        except InvalidParameters as exc:
+            raise InvalidParameters("--sigma", exc.reason) from None
+        if val.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or not val.is_real:
+            raise InvalidParameters("--sigma", f"the second variation is not a finite real number here ({val})")
         sg = sign_of(val)
-        status = {1: "nonnegative here", -1: "NEGATIVE here (not convex along this geodesic)", 0: "zero"}.get(sg, "undecided")
+        status = {1: "POSITIVE here", -1: "NEGATIVE here (not convex along this geodesic)", 0: "zero"}.get(sg, "undecided")
         data = {"variant": args.variant, "along": "gaussian", "second_variation": str(val), "sign": sg,
                 "ball": arb_to_pair(to_arb(val)) if not val.is_Rational else None, "decided": sg is not None}
         text = f"d²E/ds² along the Bures–Wasserstein geodesic from Σ towards TΣT: {val}\n  sign: {status} (exact / ball)"
@@ -588,20 +593,26 @@ def cmd_energy(args) -> int:
     return 0
 
 
+GRADIENT_FLOW_MAX_DIM = 4
+
+
 def cmd_gradient_flow(args) -> int:
     """Is the variant's flow a gradient flow for the given metric? Decided exactly or with evidence."""
     from .spec.errors import InvalidParameters
     from .symbolic.energy import sinkhorn_bures_wasserstein_gradient_flow, softmax_is_twisted_gradient_flow
 
+    if args.dim > GRADIENT_FLOW_MAX_DIM:
+        raise InvalidParameters("--dim", f"gradient-flow decides d ≤ {GRADIENT_FLOW_MAX_DIM} "
+                                f"(explicit symbolic entries), got {args.dim}")
     if args.variant == "softmax" and args.metric in ("twisted", "wasserstein"):
         v = softmax_is_twisted_gradient_flow(d=args.dim, assume_symmetric=args.symmetric)
         if args.metric == "wasserstein":
             v.reason = ("plain Wasserstein is the twisted metric with M = I, i.e. V = A: " + v.reason)
     elif args.variant == "sinkhorn" and args.metric == "bures-wasserstein":
-        v = sinkhorn_bures_wasserstein_gradient_flow(d=min(args.dim, 2))
+        v = sinkhorn_bures_wasserstein_gradient_flow(d=args.dim)
     else:
         raise InvalidParameters("--metric", "available: softmax with twisted|wasserstein, sinkhorn with bures-wasserstein")
-    data = {"variant": args.variant, "metric": args.metric, **v.to_dict()}
+    data = {"variant": args.variant, "metric": args.metric, "dim": args.dim, **v.to_dict()}
     _emit(args, data, f"{v.status}: {v.claim}\n  {v.reason}")
     return 0
 

@@ -63,10 +63,13 @@ def explicit_parameters(d: int, names: Sequence[str] = ("A", "V", "Q", "K")) -> 
     Σ is symmetric (entries ``Sigma_ij``, i ≤ j), α = (alpha_i); other matrices have free
     entries ``NAME_ij``.  Q and K are d×d (k = d).
     """
-    out = {"Sigma": sp.Matrix(d, d, lambda i, j: sp.Symbol(f"Sigma_{min(i, j)}{max(i, j)}", real=True)),
+    from .symbols import entry_name
+
+    out = {"Sigma": sp.Matrix(d, d, lambda i, j: sp.Symbol(entry_name("Sigma", min(i, j), max(i, j), d),
+                                                           real=True)),
            "alpha": sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"alpha_{i}", real=True))}
     for n in names:
-        out[n] = sp.Matrix(d, d, lambda i, j, n=n: sp.Symbol(f"{n}_{i}{j}", real=True))
+        out[n] = sp.Matrix(d, d, lambda i, j, n=n: sp.Symbol(entry_name(n, i, j, d), real=True))
     return out
 
 

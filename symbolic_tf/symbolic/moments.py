@@ -95,12 +95,14 @@ class MomentSystem:
             is_vector = sym.shape[1] == 1  # α, b (decided before d is substituted)
             rows, cols = (sp.sympify(n).subs({S.d: d, S.k: k}) for n in sym.shape)
             name = sym.name
+            size = max(d, k)  # indices ≥ 10 are separated (A_{1,10} ≠ A_{11,0})
             if name == "Sigma":  # symmetric by definition
-                M = sp.Matrix(int(rows), int(cols), lambda i, j: sp.Symbol(f"Sigma_{min(i, j)}{max(i, j)}"))
+                M = sp.Matrix(int(rows), int(cols),
+                              lambda i, j: sp.Symbol(S.entry_name("Sigma", min(i, j), max(i, j), size)))
             elif is_vector:
-                M = sp.Matrix(int(rows), 1, lambda i, j: sp.Symbol(f"{name}_{i}"))
+                M = sp.Matrix(int(rows), 1, lambda i, j: sp.Symbol(S.entry_name(name, i)))
             else:
-                M = sp.Matrix(int(rows), int(cols), lambda i, j: sp.Symbol(f"{name}_{i}{j}"))
+                M = sp.Matrix(int(rows), int(cols), lambda i, j, n=name: sp.Symbol(S.entry_name(n, i, j, size)))
             out[sym] = sp.ImmutableMatrix(M)
         return out
 
@@ -130,7 +132,7 @@ class MomentSystem:
             for i, inv in enumerate(sorted(self.cov_rhs.atoms(sp.Inverse) | self.mean_rhs.atoms(sp.Inverse),
                                            key=sp.default_sort_key), start=1):
                 sym = sp.MatrixSymbol(f"Inv{i}", d, d)
-                M = sp.Matrix(d, d, lambda r, c_: sp.Symbol(f"Inv{i}_{r}{c_}"))
+                M = sp.Matrix(d, d, lambda r, c_, i=i: sp.Symbol(S.entry_name(f"Inv{i}", r, c_, d)))
                 aux_sub[inv.subs(dims)] = sp.ImmutableMatrix(M)
                 self.aux[sym.name] = sp.sstr(inv.arg)
         out = []
