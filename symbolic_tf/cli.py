@@ -82,8 +82,11 @@ def _exact_option(text: str, option: str, *, positive: bool = False, nonnegative
 
 
 def _emit(args, data: dict, text: str) -> None:
+    """Print ``text``, or with ``--json`` the document ``data`` tagged with ``schema``/``version``."""
     if getattr(args, "json", False):
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        from .display import tagged
+
+        print(json.dumps(tagged(getattr(args, "command", None) or "output", data), indent=2, ensure_ascii=False))
     else:
         print(text)
 
@@ -190,9 +193,12 @@ def cmd_rhs(args) -> int:
             return 0
     val = rhs(problem)
     data = val.to_dict()
-    lines = [f"variant: {val.variant}   ({'exact' if val.exact else 'not exact: 30 significant digits'})",
-             "d/dt alpha = [" + ", ".join(val.mean_rhs) + "]", "d/dt Sigma ="]
-    lines += ["  [" + ", ".join(row) + "]" for row in val.cov_rhs]
+    from .display import exact_and_decimal, short_decimal
+
+    show = exact_and_decimal if val.exact else short_decimal  # exact p/q with ≈ decimal; floats short
+    lines = [f"variant: {val.variant}   ({'exact' if val.exact else 'not exact: 30 significant digits in --json'})",
+             "d/dt alpha = [" + ", ".join(show(e) for e in val.mean_rhs) + "]", "d/dt Sigma ="]
+    lines += ["  [" + ", ".join(show(e) for e in row) + "]" for row in val.cov_rhs]
     _emit(args, data, "\n".join(lines))
     return 0
 
@@ -246,6 +252,9 @@ def cmd_meanfield(args) -> int:
     data = {"problem": str(args.problem), "problem_hash": problem.content_hash(), **rep.to_dict()}
     out = Path(args.out)
     try:
+        from .display import tagged
+
+        data = tagged("meanfield", data)
         write_json_atomic(out / "meanfield.json", data)
         from .plots import meanfield_figure
 
@@ -281,9 +290,7 @@ def cmd_classify(args) -> int:
     problem = load_problem(args.problem)  # --horizon is finite and positive (argparse type)
     c = classify(problem, uniform=args.uniform, horizon=args.horizon)
     data = c.to_dict()
-    if args.cert:
-        if c.certificate is None:
-            raise InvalidParameters("--cert", f"no certificate to write: the verdict is {c.status} ({c.reason})")
+    if args.cert and c.certificate is not None:
         try:
             write_json_atomic(args.cert, c.certificate)
         except OSError as exc:
@@ -302,7 +309,10 @@ def cmd_classify(args) -> int:
         text += f"\n  {c.numerical['summary']}"
     if c.certificate is not None:
         text += f"\n  certificate kind: {c.certificate['kind']}" + (f" (written to {args.cert})" if args.cert else "")
-    _emit(args, data, text)
+    _emit(args, data, text)  # the verdict is shown even when --cert cannot be honoured
+    if args.cert and c.certificate is None:
+        sys.stdout.flush()
+        raise InvalidParameters("--cert", f"no certificate written: the verdict is {c.status} (see above)")
     return 0
 
 
@@ -351,7 +361,9 @@ def cmd_check(args) -> int:
     except CertificationFailed as exc:
         reason = " ".join(str(exc).split())
         if getattr(args, "json", False):
-            print(json.dumps({"ok": False, "rejected": reason}, ensure_ascii=False))
+            from .display import tagged
+
+            print(json.dumps(tagged("check", {"ok": False, "rejected": reason}), ensure_ascii=False))
         print(f"REJECTED: {reason}", file=sys.stderr)
         return EXIT_REJECTED
     claim = getattr(res.claim, "text", None)
@@ -420,7 +432,8 @@ def cmd_reproduce(args) -> int:
             f"{m['run']['wall_seconds']} s" + (f"; cross-check {m['crosscheck']['agree']}/{m['crosscheck']['points']} "
                                                 "points agree" if "crosscheck" in m else "")
             + (f"; {m['route_reason']}" if m.get("route_reason") else "") for m in summary["maps"].values()])
-    _emit(args, summary if args.json else {}, text)
+    public = {k: v for k, v in summary.items() if not str(k).startswith("_")}  # "_results": arrays
+    _emit(args, public if args.json else {}, text)
     return 0
 
 
@@ -673,7 +686,12 @@ def cmd_steer(args) -> int:
     text = f"{res.verdict.status}: {res.verdict.claim}\n  {res.verdict.reason}"
     if res.schedule:
         text += f"\n  strategy {res.strategy}, {len(res.schedule)} phase(s), exact schedule: {res.exact}"
-        text += f"\n  numerical end-point error {res.numerical_error}; certified bound {res.certified_bound}"
+        cb = res.certified_bound
+        if isinstance(cb, dict):
+            cb = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k}: {v}" for k, v in cb.items())
+        ne = res.numerical_error
+        ne = f"{ne:.3g}" if isinstance(ne, float) else ne
+        text += f"\n  end-point error: numerical {ne}; certified bound {cb}"
         if res.optimisation is not None:
             opt = res.optimisation
             text += (f"\n  optimiser residual {opt['residual']:.3e} (reference integration; numerical "
@@ -905,6 +923,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="out")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_run)
+    for s in sub.choices.values():  # every command: --quiet switches progress output off
+        if not any("--quiet" in a.option_strings for a in s._actions):
+            s.add_argument("--quiet", action="store_true", help="no progress output on stderr")
     return p
 
 
@@ -915,6 +936,10 @@ def main(argv=None) -> int:
         if not getattr(args, "func", None):
             raise _UsageError("symtf: a command is required (variants, derive, invariance, rhs, run); "
                               "see `symtf --help`")
+        from .display import set_enabled
+
+        # progress bars: on a terminal only (tqdm on stderr), never with --quiet
+        set_enabled(False if getattr(args, "quiet", False) else None)
         return args.func(args)
     except _UsageError as exc:
         print(f"symtf: error: {exc}", file=sys.stderr)

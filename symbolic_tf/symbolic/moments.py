@@ -78,6 +78,14 @@ class MomentSystem:
                 f"\\dot\\Sigma &= {sp.latex(self.cov_rhs)}\n"
                 "\\end{aligned}")
 
+    def __repr__(self) -> str:
+        extra = (f", heads={self.heads}" if self.heads else "") + (", drift" if self.drift else "")
+        return (f"MomentSystem({self.variant}{extra}: d/dt alpha = {sp.sstr(self.mean_rhs)}; "
+                f"d/dt Sigma = {sp.sstr(self.cov_rhs)})")
+
+    def _repr_latex_(self) -> str:  # Jupyter
+        return f"$$\n{self.latex()}\n$$"
+
     def to_dict(self) -> dict:
         return {"variant": self.variant, "gaussian_closed": True,
                 "mean_rhs": sp.sstr(self.mean_rhs), "cov_rhs": sp.sstr(self.cov_rhs),
