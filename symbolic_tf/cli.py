@@ -158,10 +158,14 @@ def cmd_invariance(args) -> int:
     if v.status == "PROVED":
         text += f"\n  J = {v.evidence.get('J')}\n  c = {v.evidence.get('c')}"
     elif v.status == "REFUTED":
+        from .display import matrix_str
+
         inst = v.evidence["instance"]
-        text += (f"\n  witness instance: d = {inst['d']}, parameters {inst['parameters']}, law {inst['law']},"
-                 f"\n  derivative of order {v.evidence['order']} along {inst['direction']} at x0 = 0: "
-                 f"{v.evidence['derivative']}")
+        params = ", ".join(f"{k} = {matrix_str(val)}" for k, val in inst["parameters"].items())
+        law = " + ".join(f"{c['weight']}·N({matrix_str(c['mean'])}, {matrix_str(c['cov'])})" for c in inst["law"])
+        text += (f"\n  witness instance: d = {inst['d']}, {params}; law μ = {law}"
+                 f"\n  derivative of order {v.evidence['order']} of Γ along u = {matrix_str(inst['direction'])} "
+                 f"at x₀ = 0: {matrix_str(v.evidence['derivative'])}")
     _emit(args, data, text)
     return 0
 
@@ -593,13 +597,16 @@ def cmd_energy(args) -> int:
     if args.gaussian:
         d = args.dim if args.dim is not None else (None if args.variant == "softmax" else 1)
         g = gaussian_energy(kernels[args.variant], d)
-        data.update(gaussian=sp.sstr(g.expr), condition=sp.sstr(g.condition), dim=g.d,
+        from .display import matrix_str
+
+        cond = matrix_str(g.condition) if isinstance(g.condition, sp.MatrixBase) else sp.sstr(g.condition)
+        data.update(gaussian=sp.sstr(g.expr), condition=cond, dim=g.d,
                     latex=sp.latex(g.expr))
         if args.format == "latex":
             text = f"E(N(\\alpha, \\Sigma)) = {sp.latex(g.expr)}"
         else:
             text += (f"\nE(N(α, Σ)) = {sp.sstr(g.expr)}\n  finite iff this matrix is positive definite: "
-                     f"{sp.sstr(g.condition)}")
+                     f"{cond}")
     if args.format == "json":
         args.json = True
     _emit(args, data, text)

@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Iterable, Iterator, TypeVar
 
 __all__ = ["progress", "set_enabled", "enabled", "exact_and_decimal", "short_decimal", "tagged",
-           "verdict_label", "SCHEMA_VERSION"]
+           "verdict_label", "matrix_str", "SCHEMA_VERSION"]
 
 T = TypeVar("T")
 
@@ -114,3 +114,27 @@ def verdict_label(regime, status) -> str:
     if status == "UNDECIDED" or regime in ("", "None", status):
         return status
     return f"{regime} ({status})"
+
+
+def matrix_str(M) -> str:
+    """A matrix as nested brackets, ``[[1, 1/2], [0, -1]]`` (never SymPy's ``Matrix([...])``).
+
+    Accepts SymPy matrices, numpy arrays and nested lists; entries are printed with ``str``
+    (SymPy's ``sstr`` for SymPy expressions), so exact values stay exact.
+    """
+    tolist = getattr(M, "tolist", None)
+    rows = tolist() if callable(tolist) else M
+    if not isinstance(rows, (list, tuple)):
+        return str(rows)
+
+    def one(e):
+        if isinstance(e, (list, tuple)):
+            return "[" + ", ".join(one(x) for x in e) + "]"
+        try:
+            import sympy as sp
+
+            return sp.sstr(e) if isinstance(e, sp.Basic) else str(e)
+        except ImportError:  # pragma: no cover
+            return str(e)
+
+    return one(rows)
