@@ -1,6 +1,6 @@
 """Regression tests for the wrong or crashing answers a new user hit (issue 18).
 
-1. ``symtf derive … --dim 11``: generated entry names collided (A_{1,10} and A_{11,0} were
+1. ``symtf derive … --dim 11``: generated entry names collided (A₁,₁₀ and A₁₁,₀ were
    both ``A_110``), so the printed entries were wrong.
 2. ``symtf convexity --along gaussian`` at Σ = I: the Gaussian energy is +∞ there (D(0) = 0,
    the formula gave NaN and a traceback), and a sign was reported where E = +∞.

@@ -103,7 +103,7 @@ class MomentSystem:
             is_vector = sym.shape[1] == 1  # α, b (decided before d is substituted)
             rows, cols = (sp.sympify(n).subs({S.d: d, S.k: k}) for n in sym.shape)
             name = sym.name
-            size = max(d, k)  # indices ≥ 10 are separated (A_{1,10} ≠ A_{11,0})
+            size = max(d, k)  # indices ≥ 10 are separated (A_1,10 ≠ A_11,0)
             if name == "Sigma":  # symmetric by definition
                 M = sp.Matrix(int(rows), int(cols),
                               lambda i, j: sp.Symbol(S.entry_name("Sigma", min(i, j), max(i, j), size)))

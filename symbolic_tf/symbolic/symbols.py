@@ -28,18 +28,18 @@ def entry_name(name: str, i: int, j: int | None = None, size: int = 10) -> str:
     """The name of the scalar symbol for entry (i, j) (or i of a vector) of matrix ``name``.
 
     Up to size 10 the indices are written together (``A_01``, ``Sigma_12``), as in the papers;
-    from size 11 on they are separated by a comma (``A_{1,10}``, ``A_{11,0}``), since
-    ``A_110`` would name both A₁,₁₀ and A₁₁,₀.  ``size`` is the largest dimension of the
+    from size 11 on they are separated by a comma (``A_1,10``, ``A_11,0``; LaTeX ``A_{1,10}``),
+    since ``A_110`` would name both A₁,₁₀ and A₁₁,₀.  ``size`` is the largest dimension of the
     matrices named in one expression (every index is below it).
 
     Examples
     --------
     >>> entry_name("A", 0, 1), entry_name("A", 1, 10, size=11), entry_name("A", 11, 0, size=12)
-    ('A_01', 'A_{1,10}', 'A_{11,0}')
+    ('A_01', 'A_1,10', 'A_11,0')
     """
     if j is None:
         return f"{name}_{i}"
-    return f"{name}_{i}{j}" if size <= 10 else f"{name}_{{{i},{j}}}"
+    return f"{name}_{i}{j}" if size <= 10 else f"{name}_{i},{j}"
 
 
 def param_symbol(name: str, suffix: str = ""):
