@@ -596,7 +596,11 @@ def cmd_energy(args) -> int:
     text = f"E(μ) = ½∬ W(x, y) dμ(x) dμ(y),  {kernel_txt}"
     if args.gaussian:
         d = args.dim if args.dim is not None else (None if args.variant == "softmax" else 1)
-        g = gaussian_energy(kernels[args.variant], d)
+        from .display import status
+
+        where = "in matrix form" if d is None else f"at d = {d} (fully symbolic entries; d ≥ 3 takes minutes)"
+        with status(f"closed form of E(N(α, Σ)) {where}"):
+            g = gaussian_energy(kernels[args.variant], d)
         from .display import matrix_str
 
         cond = matrix_str(g.condition) if isinstance(g.condition, sp.MatrixBase) else sp.sstr(g.condition)

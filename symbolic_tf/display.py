@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Iterable, Iterator, TypeVar
 
 __all__ = ["progress", "set_enabled", "enabled", "exact_and_decimal", "short_decimal", "tagged",
-           "verdict_label", "matrix_str", "SCHEMA_VERSION"]
+           "verdict_label", "matrix_str", "status", "SCHEMA_VERSION"]
 
 T = TypeVar("T")
 
@@ -69,6 +69,47 @@ def progress(iterable: Iterable[T], *, total: int | None = None, desc: str = "",
     with tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
               dynamic_ncols=True) as bar:
         yield from bar
+
+
+class status:
+    """A one-line "working…" indicator with the elapsed time, for one long step without
+    sub-steps (a symbolic simplification).  Shown on stderr under the same rule as
+    :func:`progress`; a no-op otherwise.
+
+    >>> with status("simplifying"):
+    ...     pass
+    """
+
+    def __init__(self, message: str):
+        self.message = message
+        self._bar = self._thread = None
+        self._stop = None
+
+    def __enter__(self):
+        if not enabled():
+            return self
+        import threading
+
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=None, desc=self.message, bar_format="{desc}: {elapsed} elapsed",
+                         file=sys.stderr, leave=False)
+        self._stop = threading.Event()
+
+        def tick():
+            while not self._stop.wait(1.0):
+                self._bar.refresh()
+
+        self._thread = threading.Thread(target=tick, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._stop.set()
+            self._thread.join()
+            self._bar.close()
+        return False
 
 
 def short_decimal(value, digits: int = 7) -> str:

@@ -110,3 +110,23 @@ def test_progress_bar_on_stderr_only_when_enabled(monkeypatch):
     assert "work" in err.getvalue()
     monkeypatch.setenv("SYMTF_PROGRESS", "0")
     assert not display.enabled()
+
+
+def test_status_line_for_a_long_single_step(monkeypatch):
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    display.set_enabled(True)
+    try:
+        with display.status("simplifying"):
+            pass
+    finally:
+        display.set_enabled(None)
+    assert "simplifying" in err.getvalue()
+    err.truncate(0)
+    display.set_enabled(False)
+    try:
+        with display.status("quiet"):
+            pass
+    finally:
+        display.set_enabled(None)
+    assert "quiet" not in err.getvalue()
