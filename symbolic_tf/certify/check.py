@@ -83,7 +83,7 @@ class CheckResult:
 
     def __repr__(self) -> str:
         text = self.claim.text() if hasattr(self.claim, "text") else str(self.claim)
-        return f"CheckResult(verified {self.kind}: {self.status}: {text})"
+        return f"CheckResult(ok={self.ok}, kind={self.kind!r}, {self.status}: {text})"
 
     def _repr_latex_(self) -> str:  # Jupyter
         from ..spec.verdict import latex_text

@@ -1078,6 +1078,7 @@ def run(out, quick: bool = True, seed: int = 0, progress: bool = True, *, source
     }
     from ..display import tagged
 
-    write_json_atomic(out / "castin2025.json", tagged("reproduce.castin2025", _jsonable(summary)))
+    summary = tagged("reproduce.castin2025", _jsonable(summary))
+    write_json_atomic(out / "castin2025.json", summary)
     _log(progress, f"done in {summary['total_seconds']:.1f} s -> {out / 'castin2025.json'}")
-    return _jsonable(summary)
+    return summary
