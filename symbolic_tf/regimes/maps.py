@@ -147,7 +147,7 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
 # ---------------------------------------------------------------------------------------
 class _Progress:
     """One tqdm bar per refinement level on stderr (shown when stderr is a terminal, see
-    :mod:`symbolic_tf.progress`; ``enabled="always"`` forces it)."""
+    :mod:`symbolic_tf.display`; ``enabled="always"`` forces it)."""
 
     def __init__(self, enabled: bool | str):
         from ..display import enabled as bars_enabled
