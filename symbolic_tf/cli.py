@@ -82,8 +82,11 @@ def _exact_option(text: str, option: str, *, positive: bool = False, nonnegative
 
 
 def _emit(args, data: dict, text: str) -> None:
+    """Print ``text``, or with ``--json`` the document ``data`` tagged with ``schema``/``version``."""
     if getattr(args, "json", False):
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        from .display import tagged
+
+        print(json.dumps(tagged(getattr(args, "command", None) or "output", data), indent=2, ensure_ascii=False))
     else:
         print(text)
 
@@ -155,10 +158,14 @@ def cmd_invariance(args) -> int:
     if v.status == "PROVED":
         text += f"\n  J = {v.evidence.get('J')}\n  c = {v.evidence.get('c')}"
     elif v.status == "REFUTED":
+        from .display import matrix_str
+
         inst = v.evidence["instance"]
-        text += (f"\n  witness instance: d = {inst['d']}, parameters {inst['parameters']}, law {inst['law']},"
-                 f"\n  derivative of order {v.evidence['order']} along {inst['direction']} at x0 = 0: "
-                 f"{v.evidence['derivative']}")
+        params = ", ".join(f"{k} = {matrix_str(val)}" for k, val in inst["parameters"].items())
+        law = " + ".join(f"{c['weight']}·N({matrix_str(c['mean'])}, {matrix_str(c['cov'])})" for c in inst["law"])
+        text += (f"\n  witness instance: d = {inst['d']}, {params}; law μ = {law}"
+                 f"\n  derivative of order {v.evidence['order']} of Γ along u = {matrix_str(inst['direction'])} "
+                 f"at x₀ = 0: {matrix_str(v.evidence['derivative'])}")
     _emit(args, data, text)
     return 0
 
@@ -190,9 +197,12 @@ def cmd_rhs(args) -> int:
             return 0
     val = rhs(problem)
     data = val.to_dict()
-    lines = [f"variant: {val.variant}   ({'exact' if val.exact else 'not exact: 30 significant digits'})",
-             "d/dt alpha = [" + ", ".join(val.mean_rhs) + "]", "d/dt Sigma ="]
-    lines += ["  [" + ", ".join(row) + "]" for row in val.cov_rhs]
+    from .display import exact_and_decimal, short_decimal
+
+    show = exact_and_decimal if val.exact else short_decimal  # exact p/q with ≈ decimal; floats short
+    lines = [f"variant: {val.variant}   ({'exact' if val.exact else 'not exact: 30 significant digits in --json'})",
+             "d/dt alpha = [" + ", ".join(show(e) for e in val.mean_rhs) + "]", "d/dt Sigma ="]
+    lines += ["  [" + ", ".join(show(e) for e in row) + "]" for row in val.cov_rhs]
     _emit(args, data, "\n".join(lines))
     return 0
 
@@ -246,6 +256,9 @@ def cmd_meanfield(args) -> int:
     data = {"problem": str(args.problem), "problem_hash": problem.content_hash(), **rep.to_dict()}
     out = Path(args.out)
     try:
+        from .display import tagged
+
+        data = tagged("meanfield", data)
         write_json_atomic(out / "meanfield.json", data)
         from .plots import meanfield_figure
 
@@ -281,9 +294,7 @@ def cmd_classify(args) -> int:
     problem = load_problem(args.problem)  # --horizon is finite and positive (argparse type)
     c = classify(problem, uniform=args.uniform, horizon=args.horizon)
     data = c.to_dict()
-    if args.cert:
-        if c.certificate is None:
-            raise InvalidParameters("--cert", f"no certificate to write: the verdict is {c.status} ({c.reason})")
+    if args.cert and c.certificate is not None:
         try:
             write_json_atomic(args.cert, c.certificate)
         except OSError as exc:
@@ -302,7 +313,10 @@ def cmd_classify(args) -> int:
         text += f"\n  {c.numerical['summary']}"
     if c.certificate is not None:
         text += f"\n  certificate kind: {c.certificate['kind']}" + (f" (written to {args.cert})" if args.cert else "")
-    _emit(args, data, text)
+    _emit(args, data, text)  # the verdict is shown even when --cert cannot be honoured
+    if args.cert and c.certificate is None:
+        sys.stdout.flush()
+        raise InvalidParameters("--cert", f"no certificate written: the verdict is {c.status} (see above)")
     return 0
 
 
@@ -351,7 +365,9 @@ def cmd_check(args) -> int:
     except CertificationFailed as exc:
         reason = " ".join(str(exc).split())
         if getattr(args, "json", False):
-            print(json.dumps({"ok": False, "rejected": reason}, ensure_ascii=False))
+            from .display import tagged
+
+            print(json.dumps(tagged("check", {"ok": False, "rejected": reason}), ensure_ascii=False))
         print(f"REJECTED: {reason}", file=sys.stderr)
         return EXIT_REJECTED
     claim = getattr(res.claim, "text", None)
@@ -420,7 +436,8 @@ def cmd_reproduce(args) -> int:
             f"{m['run']['wall_seconds']} s" + (f"; cross-check {m['crosscheck']['agree']}/{m['crosscheck']['points']} "
                                                 "points agree" if "crosscheck" in m else "")
             + (f"; {m['route_reason']}" if m.get("route_reason") else "") for m in summary["maps"].values()])
-    _emit(args, summary if args.json else {}, text)
+    public = {k: v for k, v in summary.items() if not str(k).startswith("_")}  # "_results": arrays
+    _emit(args, public if args.json else {}, text)
     return 0
 
 
@@ -547,9 +564,14 @@ def cmd_convexity(args) -> int:
         if not definiteness(Sg).pd or T != tuple(zip(*T)) or not definiteness(T).pd:
             raise InvalidParameters("--sigma", "Σ must be positive definite and T symmetric positive definite")
         M = lambda X: sp.Matrix([[sp.Rational(e.numerator, e.denominator) for e in r] for r in X])  # noqa: E731
-        val = sp.simplify(second_variation_gaussian_bw(M(A), M(Sg), M(T)))
+        try:
+            val = sp.simplify(second_variation_gaussian_bw(M(A), M(Sg), M(T)))
+        except InvalidParameters as exc:
+            raise InvalidParameters("--sigma", exc.reason) from None
+        if val.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or not val.is_real:
+            raise InvalidParameters("--sigma", f"the second variation is not a finite real number here ({val})")
         sg = sign_of(val)
-        status = {1: "nonnegative here", -1: "NEGATIVE here (not convex along this geodesic)", 0: "zero"}.get(sg, "undecided")
+        status = {1: "POSITIVE here", -1: "NEGATIVE here (not convex along this geodesic)", 0: "zero"}.get(sg, "undecided")
         data = {"variant": args.variant, "along": "gaussian", "second_variation": str(val), "sign": sg,
                 "ball": arb_to_pair(to_arb(val)) if not val.is_Rational else None, "decided": sg is not None}
         text = f"d²E/ds² along the Bures–Wasserstein geodesic from Σ towards TΣT: {val}\n  sign: {status} (exact / ball)"
@@ -574,18 +596,28 @@ def cmd_energy(args) -> int:
     text = f"E(μ) = ½∬ W(x, y) dμ(x) dμ(y),  {kernel_txt}"
     if args.gaussian:
         d = args.dim if args.dim is not None else (None if args.variant == "softmax" else 1)
-        g = gaussian_energy(kernels[args.variant], d)
-        data.update(gaussian=sp.sstr(g.expr), condition=sp.sstr(g.condition), dim=g.d,
+        from .display import status
+
+        where = "in matrix form" if d is None else f"at d = {d} (fully symbolic entries; d ≥ 3 takes minutes)"
+        with status(f"closed form of E(N(α, Σ)) {where}"):
+            g = gaussian_energy(kernels[args.variant], d)
+        from .display import matrix_str
+
+        cond = matrix_str(g.condition) if isinstance(g.condition, sp.MatrixBase) else sp.sstr(g.condition)
+        data.update(gaussian=sp.sstr(g.expr), condition=cond, dim=g.d,
                     latex=sp.latex(g.expr))
         if args.format == "latex":
             text = f"E(N(\\alpha, \\Sigma)) = {sp.latex(g.expr)}"
         else:
             text += (f"\nE(N(α, Σ)) = {sp.sstr(g.expr)}\n  finite iff this matrix is positive definite: "
-                     f"{sp.sstr(g.condition)}")
+                     f"{cond}")
     if args.format == "json":
         args.json = True
     _emit(args, data, text)
     return 0
+
+
+GRADIENT_FLOW_MAX_DIM = 4
 
 
 def cmd_gradient_flow(args) -> int:
@@ -593,15 +625,18 @@ def cmd_gradient_flow(args) -> int:
     from .spec.errors import InvalidParameters
     from .symbolic.energy import sinkhorn_bures_wasserstein_gradient_flow, softmax_is_twisted_gradient_flow
 
+    if args.dim > GRADIENT_FLOW_MAX_DIM:
+        raise InvalidParameters("--dim", f"gradient-flow decides d ≤ {GRADIENT_FLOW_MAX_DIM} "
+                                f"(explicit symbolic entries), got {args.dim}")
     if args.variant == "softmax" and args.metric in ("twisted", "wasserstein"):
         v = softmax_is_twisted_gradient_flow(d=args.dim, assume_symmetric=args.symmetric)
         if args.metric == "wasserstein":
             v.reason = ("plain Wasserstein is the twisted metric with M = I, i.e. V = A: " + v.reason)
     elif args.variant == "sinkhorn" and args.metric == "bures-wasserstein":
-        v = sinkhorn_bures_wasserstein_gradient_flow(d=min(args.dim, 2))
+        v = sinkhorn_bures_wasserstein_gradient_flow(d=args.dim)
     else:
         raise InvalidParameters("--metric", "available: softmax with twisted|wasserstein, sinkhorn with bures-wasserstein")
-    data = {"variant": args.variant, "metric": args.metric, **v.to_dict()}
+    data = {"variant": args.variant, "metric": args.metric, "dim": args.dim, **v.to_dict()}
     _emit(args, data, f"{v.status}: {v.claim}\n  {v.reason}")
     return 0
 
@@ -662,7 +697,12 @@ def cmd_steer(args) -> int:
     text = f"{res.verdict.status}: {res.verdict.claim}\n  {res.verdict.reason}"
     if res.schedule:
         text += f"\n  strategy {res.strategy}, {len(res.schedule)} phase(s), exact schedule: {res.exact}"
-        text += f"\n  numerical end-point error {res.numerical_error}; certified bound {res.certified_bound}"
+        cb = res.certified_bound
+        if isinstance(cb, dict):
+            cb = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k}: {v}" for k, v in cb.items())
+        ne = res.numerical_error
+        ne = f"{ne:.3g}" if isinstance(ne, float) else ne
+        text += f"\n  end-point error: numerical {ne}; certified bound {cb}"
         if res.optimisation is not None:
             opt = res.optimisation
             text += (f"\n  optimiser residual {opt['residual']:.3e} (reference integration; numerical "
@@ -894,6 +934,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="out")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_run)
+    for s in sub.choices.values():  # every command: --quiet switches progress output off
+        if not any("--quiet" in a.option_strings for a in s._actions):
+            s.add_argument("--quiet", action="store_true", help="no progress output on stderr")
     return p
 
 
@@ -904,6 +947,10 @@ def main(argv=None) -> int:
         if not getattr(args, "func", None):
             raise _UsageError("symtf: a command is required (variants, derive, invariance, rhs, run); "
                               "see `symtf --help`")
+        from .display import set_enabled
+
+        # progress bars: on a terminal only (tqdm on stderr), never with --quiet
+        set_enabled(False if getattr(args, "quiet", False) else None)
         return args.func(args)
     except _UsageError as exc:
         print(f"symtf: error: {exc}", file=sys.stderr)

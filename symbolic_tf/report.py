@@ -11,6 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from .atomic import write_json_atomic, write_text_atomic
+from .display import verdict_label
 
 __all__ = ["build_report"]
 
@@ -62,7 +63,7 @@ def build_report(out: str | Path, progress: bool = True) -> dict:
            "Each verdict below carries a certificate in `certificates/`, re-verified by the "
            "independent checker (`symtf check FILE`).", ""]
     for r in regimes:
-        line = f"- **{r['name']}** ({r['description']}): {r['regime']} ({r['status']})"
+        line = f"- **{r['name']}** ({r['description']}): {verdict_label(r['regime'], r['status'])}"
         if r.get("T_lo"):
             line += f", T* ∈ [{float(Fraction(r['T_lo'])):.15g}, {float(Fraction(r['T_hi'])):.15g}]"
         if r.get("rank") is not None:
@@ -78,7 +79,7 @@ def build_report(out: str | Path, progress: bool = True) -> dict:
            + f". Files: `regime_map/map.json` (every cell's certificate; `symtf check` re-verifies them), "
            f"`regime_map/map.png`. Re-checked: {rmap['checked']}.", ""]
     write_text_atomic(out / "report.md", "\n".join(md) + "\n")
-    summary = {"tool": "symbolic_tf", "version": __version__, "variants": rows, "regimes": regimes,
+    summary = {"schema": "symbolic_tf.report/1", "tool": "symbolic_tf", "version": __version__, "variants": rows, "regimes": regimes,
                "regime_map": {"totals": t, "run": rmap["run"], "checked": rmap["checked"]}}
     write_json_atomic(out / "report.json", summary)
     return summary
@@ -145,6 +146,6 @@ def _certified_examples(out: Path, progress: bool) -> list[dict]:
             row["checked"] = check(c.certificate).ok
         row["seconds"] = round(time.perf_counter() - t0, 3)
         if progress:
-            print(f"[regime] {name}: {c.regime} ({c.status}), checked {row['checked']}", file=sys.stderr, flush=True)
+            print(f"[regime] {name}: {verdict_label(c.regime, c.status)}, checked {row['checked']}", file=sys.stderr, flush=True)
         rows.append(row)
     return rows

@@ -117,7 +117,7 @@ def frac_matrix(rows):
     return [[Fraction(x) for x in row] for row in rows]
 
 
-RHS_KEYS = {"variant", "gaussian_closed", "mean_rhs", "cov_rhs", "exact"}
+RHS_KEYS = {"schema", "version", "variant", "gaussian_closed", "mean_rhs", "cov_rhs", "exact"}
 
 
 def assert_exact(data, mean, cov):

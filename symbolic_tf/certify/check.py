@@ -81,6 +81,17 @@ class CheckResult:
     status: str
     reason: str = ""
 
+    def __repr__(self) -> str:
+        text = self.claim.text() if hasattr(self.claim, "text") else str(self.claim)
+        return f"CheckResult(ok={self.ok}, kind={self.kind!r}, {self.status}: {text})"
+
+    def _repr_latex_(self) -> str:  # Jupyter
+        from ..spec.verdict import latex_text
+
+        text = self.claim.text() if hasattr(self.claim, "text") else str(self.claim)
+        return (f"$\\textbf{{verified}}$ ({latex_text(self.kind)}): "
+                f"$\\textbf{{{self.status}}}$: $\\text{{{latex_text(text)}}}$")
+
     @property
     def claim_text(self) -> str:
         return self.claim.text()

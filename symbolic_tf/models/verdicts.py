@@ -525,7 +525,10 @@ def heads_report(model=None, *, layers=None, heads=None, witnesses: bool = True,
     tasks = [(head_params(model, L, h), witnesses, source) for L in Ls for h in Hs]
     rows: list = [None] * len(tasks)
     with make_executor(workers=min(workers, len(tasks))) as ex:
-        for i, res in ex.map_unordered(_verdicts_task, tasks):
+        from ..display import progress
+
+        for i, res in progress(ex.map_unordered(_verdicts_task, tasks), total=len(tasks), desc="heads",
+                               unit="head"):
             rows[i] = res
     rep = HeadsReport({**cfg.to_dict(), "path": str(model.path)}, cfg.num_layers, cfg.num_heads, rows)
     if out_dir is not None:
@@ -536,5 +539,7 @@ def heads_report(model=None, *, layers=None, heads=None, witnesses: bool = True,
 
         out = Path(out_dir)
         rep.figures = heads_figure(rep, out / "heads_heatmap")
-        write_json_atomic(out / "heads.json", rep.to_dict())
+        from ..display import tagged
+
+        write_json_atomic(out / "heads.json", tagged("heads", rep.to_dict()))
     return rep

@@ -68,6 +68,23 @@ class Classification:
     def T_hi(self) -> str | None:
         return self.claim_data.params.get("T_hi") if self.claim_data is not None else None
 
+    def __repr__(self) -> str:
+        from ..display import verdict_label
+
+        head = verdict_label(self.regime, self.status)
+        body = self.claim or self.reason
+        if len(body) > 200:
+            body = body[:197] + "…"
+        cert = f", certificate {self.certificate['kind']}" if self.certificate else ""
+        return f"Classification({head}: {body}{cert})"
+
+    def _repr_latex_(self) -> str:  # Jupyter
+        from ..display import verdict_label
+        from ..spec.verdict import latex_text
+
+        text = latex_text(self.claim or self.reason)
+        return f"$\\textbf{{{latex_text(verdict_label(self.regime, self.status))}}}$: $\\text{{{text}}}$"
+
     def to_dict(self) -> dict:
         out = {"regime": str(self.regime), "status": self.status, "claim": self.claim,
                "claim_data": self.claim_data.to_dict() if self.claim_data is not None else None,

@@ -146,24 +146,33 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
 # the driver
 # ---------------------------------------------------------------------------------------
 class _Progress:
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty() or enabled == "always"
-        self.t0 = time.perf_counter()
+    """One tqdm bar per refinement level on stderr (shown when stderr is a terminal, see
+    :mod:`symbolic_tf.display`; ``enabled="always"`` forces it)."""
+
+    def __init__(self, enabled: bool | str):
+        from ..display import enabled as bars_enabled
+
+        self.enabled = bool(enabled) and bars_enabled() or enabled == "always"
+        self.bar = None
+        self.level = None
 
     def update(self, level, done, total, cells, decided, resumed):
         if not self.enabled:
             return
-        el = time.perf_counter() - self.t0
-        eta = el / max(done - resumed, 1) * (total - done) if done > resumed else float("nan")
-        bar = "#" * int(30 * done / max(total, 1))
-        eta_s = f"{eta:5.1f}s" if eta == eta else "  --"
-        sys.stderr.write(f"\r  level {level}: [{bar:<30}] chunks {done}/{total}  cells {cells}  decided {decided}"
-                         f"  {el:6.1f}s  ETA {eta_s} ")
-        sys.stderr.flush()
+        if self.bar is None or self.level != level:
+            from tqdm import tqdm
+
+            self.newline()
+            self.bar = tqdm(total=total, desc=f"level {level}", unit="chunk", file=sys.stderr,
+                            dynamic_ncols=True, initial=resumed)
+            self.level = level
+        self.bar.n = done
+        self.bar.set_postfix_str(f"cells {cells}, decided {decided}", refresh=True)
 
     def newline(self):
-        if self.enabled:
-            sys.stderr.write("\n")
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def _chunk_path(out: Path, level: int, k: int) -> Path:

@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..display import verdict_label
+
 __all__ = ["run", "CASES", "stable_problem", "blowup_problem", "threshold_problems", "predicted_blowup_time",
            "ode_run", "token_run", "certified", "PAPER"]
 
@@ -253,8 +255,8 @@ def _figures(results: dict, figdir: Path) -> list[str]:
         ax.set_title(f"{name}: {cert['regime']}", fontsize=9)
         if ode["status"] != "blowup":
             ax.set_xlim(0, min(ode["t_end"], 4 * float(tok["t"][-1])))
-        ax.set_xlabel("t")
-        ax.set_ylabel("tr Σ(t)")
+        ax.set_xlabel("depth t")
+        ax.set_ylabel("tr Σ(t) (log scale)")
         ax.legend(fontsize=7)
     fig.tight_layout()
     paths += save_figure(fig, figdir / "alcalde_trace")
@@ -275,7 +277,9 @@ def _figures(results: dict, figdir: Path) -> list[str]:
             x, y = _ellipse(tok["cov"][j], tok["mean"][j])
             ax.plot(x, y, "--", color=col)
         ax.set_aspect("equal", adjustable="datalim")
-        ax.set_title(f"{name} (solid: ODE, dashed: tokens)", fontsize=9)
+        ax.set_xlabel("x₁ (token coordinate 1)")
+        ax.set_ylabel("x₂ (token coordinate 2)")
+        ax.set_title(f"{name}: 1-σ ellipses (solid: ODE, dashed: tokens)", fontsize=9)
         ax.legend(fontsize=7)
     fig.tight_layout()
     paths += save_figure(fig, figdir / "alcalde_ellipses")
@@ -291,6 +295,8 @@ def _figures(results: dict, figdir: Path) -> list[str]:
         tgt = [float(Fraction(x)) for x in r["target"]]
         ax.plot(*tgt, "*", ms=14, color="C3", label="target = certified α*")
         ax.plot(*ode["alpha"][0], "s", color="k", label="α₀")
+        ax.set_xlabel("α₁ (mean, coordinate 1)")
+        ax.set_ylabel("α₂ (mean, coordinate 2)")
         ax.set_title("stable case: mean steered to the target", fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
@@ -355,7 +361,7 @@ def _experiment(name, problem, doc, extra, *, N, seed, quick, progress) -> dict:
     rec["agreement"] = agree
     rec["seconds"] = time.time() - t0
     rec["_ode"], rec["_tokens"] = ode, tok
-    _log(progress, f"{name}: {cert['regime']} ({cert['status']}, cert ok={cert['certificate_ok']}) "
+    _log(progress, f"{name}: {verdict_label(cert['regime'], cert['status'])} (cert ok={cert['certificate_ok']}) "
          f"cov rel. dist. {agree['cov_rel_distance_last']:.3g} in {rec['seconds']:.1f} s")
     return rec
 
@@ -411,6 +417,9 @@ def run(out, quick: bool = True, seed: int = 0, progress: bool = True, *, cases=
                "cases": {k: _jsonable(v) for k, v in results.items()},
                "figures": figs, "total_seconds": time.time() - t0}
     summary = _jsonable(summary)
+    from ..display import tagged
+
+    summary = tagged("reproduce.alcalde2026", summary)
     write_json_atomic(out / "alcalde2026.json", summary)
     _log(progress, f"done in {summary['total_seconds']:.1f} s -> {out / 'alcalde2026.json'}")
     summary["_results"] = results

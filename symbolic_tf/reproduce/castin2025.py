@@ -1076,6 +1076,9 @@ def run(out, quick: bool = True, seed: int = 0, progress: bool = True, *, source
         "timings": timings,
         "total_seconds": round(time.perf_counter() - t_start, 2),
     }
-    write_json_atomic(out / "castin2025.json", _jsonable(summary))
+    from ..display import tagged
+
+    summary = tagged("reproduce.castin2025", _jsonable(summary))
+    write_json_atomic(out / "castin2025.json", summary)
     _log(progress, f"done in {summary['total_seconds']:.1f} s -> {out / 'castin2025.json'}")
-    return _jsonable(summary)
+    return summary

@@ -168,5 +168,8 @@ def run(out, quick: bool = True, seed: int = 0, progress: bool = True, *, execut
         if own:
             ex.close()
     summary["total_seconds"] = round(time.time() - t0, 2)
+    from ..display import tagged
+
+    summary = tagged("reproduce.regimes", summary)
     write_json_atomic(out / "regimes.json", summary)
     return summary

@@ -48,6 +48,8 @@ def to_fraction(value: Any, field: str) -> Fraction:
         return Fraction(value)  # exact binary value of the double
     if isinstance(value, str):
         return parse_rational_str(value, field)
+    if getattr(value, "is_Rational", False):  # SymPy Integer / Rational: exact
+        return to_fraction(Fraction(int(value.p), int(value.q)), field)
     # numpy scalars and the like: accept real integer/float types via their Python value
     item = getattr(value, "item", None)
     if callable(item):
@@ -60,8 +62,31 @@ def to_fraction(value: Any, field: str) -> Fraction:
     raise InvalidParameters(field, f"expected a number, got {type(value).__name__} {brief(value)}")
 
 
+def _as_lists(value: Any) -> Any:
+    """numpy arrays and SymPy matrices → nested Python lists (their entries read exactly after)."""
+    if isinstance(value, (list, tuple, str, bytes)):
+        return value
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist) and getattr(value, "shape", None) is not None:
+        try:
+            return tolist()
+        except (TypeError, ValueError):
+            return value
+    return value
+
+
 def to_vector(value: Any, field: str, length: int | None = None) -> tuple:
-    """Parse a list of numbers into a tuple of Fractions, checking its length."""
+    """Parse a list of numbers into a tuple of Fractions, checking its length.
+
+    A numpy array or SymPy matrix (any object with ``tolist`` and ``shape``) is read as its
+    list; such a column or row (d×1, 1×d) is flattened.  Floats are read exactly (their binary value).
+    """
+    array = not isinstance(value, (list, tuple, str, bytes))
+    value = _as_lists(value)
+    if array and isinstance(value, list) and value and all(isinstance(r, list) and len(r) == 1 for r in value):
+        value = [r[0] for r in value]  # a column vector (numpy / SymPy d×1)
+    elif array and isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
+        value = value[0]  # a row vector (1×d)
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         raise InvalidParameters(field, f"expected a list of numbers, got {type(value).__name__}")
     out = tuple(to_fraction(v, f"{field}[{i}]") for i, v in enumerate(value))
@@ -73,8 +98,10 @@ def to_vector(value: Any, field: str, length: int | None = None) -> tuple:
 def to_matrix(value: Any, field: str, shape: tuple[int | None, int | None] = (None, None)) -> tuple:
     """Parse a list of rows into a tuple of tuples of Fractions, checking the shape.
 
-    A scalar is accepted for a 1x1 shape.  ``shape`` entries may be ``None`` (free).
+    A scalar is accepted for a 1x1 shape.  ``shape`` entries may be ``None`` (free).  numpy
+    arrays and SymPy matrices are read through their nested lists, every entry exactly.
     """
+    value = _as_lists(value)
     rows_expected, cols_expected = shape
     if not isinstance(value, (list, tuple)):
         if rows_expected == 1 and cols_expected == 1:

@@ -9,11 +9,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["PROVED", "REFUTED", "UNDECIDED", "Verdict"]
+__all__ = ["PROVED", "REFUTED", "UNDECIDED", "Verdict", "latex_text"]
 
 PROVED = "PROVED"
 REFUTED = "REFUTED"
 UNDECIDED = "UNDECIDED"
+
+
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_text(s: str) -> str:
+    """``s`` escaped for LaTeX text mode (one pass, so escapes are never escaped again)."""
+    import re
+
+    return re.sub(r"[\\&%$#_{}~^]", lambda m: _TEX_SPECIAL[m.group()], str(s))
 
 
 @dataclass
@@ -45,6 +56,15 @@ class Verdict:
     def __post_init__(self):
         if self.status not in (PROVED, REFUTED, UNDECIDED):
             raise ValueError(f"bad verdict status {self.status!r}")
+
+    def __repr__(self) -> str:
+        reason = f" — {self.reason}" if self.reason else ""
+        if len(reason) > 160:
+            reason = reason[:157] + "…"
+        return f"Verdict({self.status}: {self.claim}{reason})"
+
+    def _repr_latex_(self) -> str:  # Jupyter: the status in bold, the claim in words
+        return f"$\\textbf{{{self.status}}}$: $\\text{{{latex_text(self.claim)}}}$"
 
     def to_dict(self) -> dict:
         return {"status": self.status, "claim": self.claim, "argument": self.argument,

@@ -30,7 +30,7 @@ import sympy as sp
 __all__ = ["as_matrix", "as_points", "kernel", "kernel_hessian", "energy_dirac",
            "second_variation_dirac", "second_variation_dirac_by_s", "displacement_norm2",
            "gaussian_energy", "bw_geodesic", "second_variation_gaussian_bw",
-           "second_variation_gaussian_bw_by_s", "bw_displacement_norm2"]
+           "second_variation_gaussian_bw_by_s", "bw_displacement_norm2", "gaussian_energy_is_finite"]
 
 
 def _num(v):
@@ -145,8 +145,49 @@ def bw_geodesic(Sigma, T, s):
     return P * S * P
 
 
+def gaussian_energy_is_finite(A, Sigma) -> bool | None:
+    """Is E(N(0, Σ)) = ½∬e^{yᵀAx} dN(0,Σ)² finite?  Decided exactly for rational A, Σ ≻ 0.
+
+    The Gaussian integral converges iff ‖Σ^{1/2}AΣ^{1/2}‖₂ < 1 (the eigenvalues of
+    C^{1/2}MC^{1/2} with M = [[0, Aᵀ], [A, 0]], C = diag(Σ, Σ) are ± the singular values of
+    Σ^{1/2}AΣ^{1/2}), i.e. iff I − Σ^{1/2}AᵀΣAΣ^{1/2} ≻ 0, i.e. (congruence by Σ^{1/2})
+
+        Σ − ΣAᵀΣAΣ ≻ 0,
+
+    which is checked by Sylvester's criterion (leading principal minors > 0, exact in ℚ).
+    See docs/mathematics.md §7.
+
+    Returns
+    -------
+    True or False for exact rational entries; None when an entry is symbolic.
+    """
+    A, S = as_matrix(A), as_matrix(Sigma)
+    if not all(e.is_Rational for e in list(A) + list(S)):
+        return None
+    M = S - S * A.T * S * A * S
+    return all(M[:k, :k].det() > 0 for k in range(1, M.rows + 1))
+
+
 def second_variation_gaussian_bw(A, Sigma, T):
-    """d²/ds² E(N(0, Σ_s)) at s = 0 along the Bures–Wasserstein geodesic, via the polynomial D(s)."""
+    """d²/ds² E(N(0, Σ_s)) at s = 0 along the Bures–Wasserstein geodesic, via the polynomial D(s).
+
+    With D(s) = det(I − AᵀΣ_sAΣ_s) and E = ½D^{-1/2} (docs/mathematics.md §7):
+    E''(0) = ½(¾D^{-5/2}D'² − ½D^{-3/2}D'') at s = 0.
+
+    Raises
+    ------
+    InvalidParameters
+        If A and Σ are exact and E(N(0, Σ)) = +∞ there (‖Σ^{1/2}AΣ^{1/2}‖₂ ≥ 1, see
+        :func:`gaussian_energy_is_finite`): the energy has no second variation at Σ; the
+        formula would divide by D(0) ≤ 0 or report the sign of a meaningless value.
+    """
+    from ..spec.errors import InvalidParameters
+
+    if gaussian_energy_is_finite(A, Sigma) is False:
+        raise InvalidParameters(
+            "Sigma", "the Gaussian energy E(N(0, Σ)) is +∞ here (it is finite iff "
+            "‖Σ^{1/2}AΣ^{1/2}‖₂ < 1, i.e. Σ − ΣAᵀΣAΣ ≻ 0): it has no second variation at this Σ; "
+            "take a smaller Σ")
     s = sp.Symbol("s_")
     D = sp.expand(_det_poly(A, bw_geodesic(Sigma, T, s)))
     D0, D1, D2 = (sp.diff(D, s, k).subs(s, 0) for k in range(3))

@@ -37,6 +37,8 @@ from typing import Callable, Sequence
 
 import sympy as sp
 
+from ..display import matrix_str
+
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 
 __all__ = [
@@ -63,10 +65,13 @@ def explicit_parameters(d: int, names: Sequence[str] = ("A", "V", "Q", "K")) -> 
     Σ is symmetric (entries ``Sigma_ij``, i ≤ j), α = (alpha_i); other matrices have free
     entries ``NAME_ij``.  Q and K are d×d (k = d).
     """
-    out = {"Sigma": sp.Matrix(d, d, lambda i, j: sp.Symbol(f"Sigma_{min(i, j)}{max(i, j)}", real=True)),
+    from .symbols import entry_name
+
+    out = {"Sigma": sp.Matrix(d, d, lambda i, j: sp.Symbol(entry_name("Sigma", min(i, j), max(i, j), d),
+                                                           real=True)),
            "alpha": sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"alpha_{i}", real=True))}
     for n in names:
-        out[n] = sp.Matrix(d, d, lambda i, j, n=n: sp.Symbol(f"{n}_{i}{j}", real=True))
+        out[n] = sp.Matrix(d, d, lambda i, j, n=n: sp.Symbol(entry_name(n, i, j, d), real=True))
     return out
 
 
@@ -414,7 +419,7 @@ def softmax_is_twisted_gradient_flow(d: int = 2, A=None, assume_symmetric: bool 
         res, *_ = _twisted_residual(d, Asym, sign=1)
         res_minus, *_ = _twisted_residual(d, Asym, sign=-1)
         if all(e == 0 for e in res):
-            return Verdict(PROVED, claim + (" (A symmetric)" if A is None else f", A = {sp.sstr(Asym)}"),
+            return Verdict(PROVED, claim + (" (A symmetric)" if A is None else f", A = {matrix_str(Asym)}"),
                            "structural-symbolic",
                            {"residual": [str(e) for e in res],
                             "residual_with_minus_sign": [str(e) for e in res_minus],
@@ -444,7 +449,8 @@ def softmax_is_twisted_gradient_flow(d: int = 2, A=None, assume_symmetric: bool 
     rhs = (lhs - rvec).applyfunc(sp.nsimplify)
     structural = [str(sp.expand(e1 - e2)) for (_, e1), (_, e2) in zip(fv.gradient_terms, fv.gradient_terms[1:])]
     return Verdict(REFUTED, claim, "exact-witness",
-                   {"A": sp.sstr(Aw), "V": sp.sstr(Vw), "Sigma": sp.sstr(Sw), "alpha": sp.sstr(alpha_w),
+                   {"A": matrix_str(Aw), "V": matrix_str(Vw), "Sigma": matrix_str(Sw),
+                    "alpha": matrix_str(list(alpha_w)),
                     "x": "0", "lhs_velocity": [str(e) for e in lhs], "rhs_M_grad_over_Z": [str(e) for e in rhs],
                     "difference": [str(e) for e in rvec],
                     "difference_formula_at_x0": "½VA⁻¹(Aᵀ − A)α",
@@ -613,7 +619,7 @@ def sinkhorn_bures_wasserstein_gradient_flow(d: int = 1, samples: int = 3, seed:
             rel = max(abs(e) for e in (sdot - bw / 2)) / scale
             rel_full = max(abs(e) for e in (sdot - bw)) / scale
         worst = max(worst, float(rel))
-        pts.append({"Sigma": sp.sstr(Sig), "A": sp.sstr(A), "rel_err_half": float(rel),
+        pts.append({"Sigma": matrix_str(Sig), "A": matrix_str(A), "rel_err_half": float(rel),
                     "rel_err_factor_1": float(rel_full)})
     return Verdict(UNDECIDED, claim, "numerical", {"factor": "1/2"},
                    {"max_rel_err": worst, "points": pts},

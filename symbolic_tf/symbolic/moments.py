@@ -78,6 +78,14 @@ class MomentSystem:
                 f"\\dot\\Sigma &= {sp.latex(self.cov_rhs)}\n"
                 "\\end{aligned}")
 
+    def __repr__(self) -> str:
+        extra = (f", heads={self.heads}" if self.heads else "") + (", drift" if self.drift else "")
+        return (f"MomentSystem({self.variant}{extra}: d/dt alpha = {sp.sstr(self.mean_rhs)}; "
+                f"d/dt Sigma = {sp.sstr(self.cov_rhs)})")
+
+    def _repr_latex_(self) -> str:  # Jupyter
+        return f"$$\n{self.latex()}\n$$"
+
     def to_dict(self) -> dict:
         return {"variant": self.variant, "gaussian_closed": True,
                 "mean_rhs": sp.sstr(self.mean_rhs), "cov_rhs": sp.sstr(self.cov_rhs),
@@ -95,12 +103,14 @@ class MomentSystem:
             is_vector = sym.shape[1] == 1  # α, b (decided before d is substituted)
             rows, cols = (sp.sympify(n).subs({S.d: d, S.k: k}) for n in sym.shape)
             name = sym.name
+            size = max(d, k)  # indices ≥ 10 are separated (A_1,10 ≠ A_11,0)
             if name == "Sigma":  # symmetric by definition
-                M = sp.Matrix(int(rows), int(cols), lambda i, j: sp.Symbol(f"Sigma_{min(i, j)}{max(i, j)}"))
+                M = sp.Matrix(int(rows), int(cols),
+                              lambda i, j: sp.Symbol(S.entry_name("Sigma", min(i, j), max(i, j), size)))
             elif is_vector:
-                M = sp.Matrix(int(rows), 1, lambda i, j: sp.Symbol(f"{name}_{i}"))
+                M = sp.Matrix(int(rows), 1, lambda i, j: sp.Symbol(S.entry_name(name, i)))
             else:
-                M = sp.Matrix(int(rows), int(cols), lambda i, j: sp.Symbol(f"{name}_{i}{j}"))
+                M = sp.Matrix(int(rows), int(cols), lambda i, j, n=name: sp.Symbol(S.entry_name(n, i, j, size)))
             out[sym] = sp.ImmutableMatrix(M)
         return out
 
@@ -130,7 +140,7 @@ class MomentSystem:
             for i, inv in enumerate(sorted(self.cov_rhs.atoms(sp.Inverse) | self.mean_rhs.atoms(sp.Inverse),
                                            key=sp.default_sort_key), start=1):
                 sym = sp.MatrixSymbol(f"Inv{i}", d, d)
-                M = sp.Matrix(d, d, lambda r, c_: sp.Symbol(f"Inv{i}_{r}{c_}"))
+                M = sp.Matrix(d, d, lambda r, c_, i=i: sp.Symbol(S.entry_name(f"Inv{i}", r, c_, d)))
                 aux_sub[inv.subs(dims)] = sp.ImmutableMatrix(M)
                 self.aux[sym.name] = sp.sstr(inv.arg)
         out = []

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-__all__ = ["d", "k", "x", "y", "alpha", "Sigma", "tau", "b0", "param_symbol", "params_for", "Trace"]
+__all__ = ["d", "k", "x", "y", "alpha", "Sigma", "tau", "b0", "param_symbol", "params_for", "Trace",
+           "entry_name"]
 
 d = sp.Symbol("d", integer=True, positive=True)
 k = sp.Symbol("k", integer=True, positive=True)
@@ -21,6 +22,24 @@ b0 = sp.Symbol("b_0", real=True)
 Trace = sp.Trace
 
 _SHAPES = {"Q": (k, d), "K": (k, d), "b": (d, 1)}
+
+
+def entry_name(name: str, i: int, j: int | None = None, size: int = 10) -> str:
+    """The name of the scalar symbol for entry (i, j) (or i of a vector) of matrix ``name``.
+
+    Up to size 10 the indices are written together (``A_01``, ``Sigma_12``), as in the papers;
+    from size 11 on they are separated by a comma (``A_1,10``, ``A_11,0``; LaTeX ``A_{1,10}``),
+    since ``A_110`` would name both A₁,₁₀ and A₁₁,₀.  ``size`` is the largest dimension of the
+    matrices named in one expression (every index is below it).
+
+    Examples
+    --------
+    >>> entry_name("A", 0, 1), entry_name("A", 1, 10, size=11), entry_name("A", 11, 0, size=12)
+    ('A_01', 'A_1,10', 'A_11,0')
+    """
+    if j is None:
+        return f"{name}_{i}"
+    return f"{name}_{i}{j}" if size <= 10 else f"{name}_{i},{j}"
 
 
 def param_symbol(name: str, suffix: str = ""):

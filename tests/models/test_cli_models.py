@@ -16,13 +16,16 @@ def test_probe_json_and_files(capsys, tmp_path):
     assert data["settings"]["layernorm"] is False and data["settings"]["mlp"] == "off"
     assert [r["name"] for r in data["layers"]] == ["input", "layer 0"]
     assert (tmp_path / "probe.json").exists() and (tmp_path / "probe_gaussianity.png").exists()
+    assert data["schema"] == "symbolic_tf.probe/1"
+    assert json.loads((tmp_path / "probe.json").read_text())["schema"] == "symbolic_tf.probe/1"
 
 
 def test_heads_text(capsys, tmp_path):
     status, out, err = run_cli(capsys, "heads", "--layers", "5", "--heads", "3", "--workers", "1", "--out", tmp_path)
     assert status == 0, err
     assert "(32, 32, 320)" in out and "head_blowup: PROVED 1" in out
-    assert json.loads((tmp_path / "heads.json").read_text())["counts"]["symA_nsd"] == {"REFUTED": 1}
+    heads = json.loads((tmp_path / "heads.json").read_text())
+    assert heads["counts"]["symA_nsd"] == {"REFUTED": 1} and heads["schema"] == "symbolic_tf.heads/1"
 
 
 def test_errors_are_one_line(capsys, tmp_path):

@@ -112,7 +112,8 @@ def test_published_similarities_of_all_minilm(model):
 
 
 def test_wordpiece_tokenizer(model):
-    vocab = load_vocab(str(model.vocab_path))
+    vocab = model.vocab_path
+    assert load_vocab(str(vocab))["[CLS]"] == 101
     assert wordpiece_tokens("It's so sunny outside!", vocab) == ["it", "'", "s", "so", "sunny", "outside", "!"]
     assert wordpiece_tokens("Café  TRANSFORMERS", vocab)[0] == "cafe"
     pieces = wordpiece_tokens("symbolic", vocab)

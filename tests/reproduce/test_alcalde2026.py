@@ -55,6 +55,7 @@ def test_run_quick_writes_json_and_figures(tmp_path):
 
     s = al.run(tmp_path, quick=True, seed=0, progress=False, n_tokens=300)
     data = json.loads((tmp_path / "alcalde2026.json").read_text())
+    assert data["schema"] == "symbolic_tf.reproduce.alcalde2026/1" and "version" in data
     assert set(data["cases"]) == set(al.CASES)
     for name, case in data["cases"].items():
         assert case["certified"]["certificate_ok"], name

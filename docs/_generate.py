@@ -1,0 +1,71 @@
+"""Pages generated from the code before each build: the CLI reference (from the argparse
+parser) and one page per certificate kind (from the kind registry and the checkers'
+docstrings).  They are written to docs/reference/ and never edited by hand."""
+from __future__ import annotations
+
+import argparse
+import inspect
+import textwrap
+from pathlib import Path
+
+
+def _write(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def cli_reference() -> str:
+    from symbolic_tf.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {a.dest: a.help for a in sub._choices_actions}
+    out = ["# CLI reference", "",
+           "Generated from the `symtf` argument parser (`symbolic_tf.cli.build_parser`). Exit codes: "
+           "0 ran (and, for `symtf check`, verified), 1 a certificate or map was REJECTED, 2 bad input "
+           "(one line `symtf: error: …`). Every command takes `--quiet` (no progress bar); every "
+           "`--json` output carries `schema` and `version`.", ""]
+    for name, p in sub.choices.items():
+        p.formatter_class = lambda prog: argparse.HelpFormatter(prog, width=100)
+        out += [f"## `symtf {name}`", "", helps.get(name) or "", "", "```text", p.format_help().rstrip(), "```", ""]
+    return "\n".join(out)
+
+
+def kind_pages(folder: Path) -> list[str]:
+    from symbolic_tf.certify import check as chk
+
+    chk._load()
+    names = chk.kinds()
+    index = ["# Certificate kinds", "",
+             "One page per certificate kind: the claim it proves, the data it stores (its schema: field "
+             "→ type) and how the independent checker re-derives the claim from those data with exact "
+             "or ball arithmetic (`symtf check`, `stf.check`). The general argument is in "
+             "[Certification](../../certification.md); the mathematics in [The mathematics](../../mathematics.md).",
+             "", "```{toctree}", ":maxdepth: 1", ""]
+    for name in names:
+        decl = chk.declaration(name)
+        mod = inspect.getmodule(decl.derive)
+        doc = inspect.getdoc(decl.derive) or ""
+        mdoc = inspect.getdoc(mod) or ""
+        schema = "\n".join(f"| `{k}` | `{v}` |" for k, v in decl.schema.items()) or "| (none) | |"
+        page = [f"# `{name}`", "",
+                "## What it proves", "", textwrap.dedent(doc).strip() or "(see the checker's module below)", "",
+                "## Data it stores", "", "| field | type |", "|---|---|", schema, "",
+                f"The certificate embeds the exact problem: {'yes' if decl.needs_problem else 'no'}.", "",
+                "## How the checker re-derives it", "",
+                f"Checker: `{mod.__name__}.{decl.derive.__name__}`.", "", "```text", mdoc, "```", ""]
+        fname = name.replace("/", "_")
+        _write(folder / f"{fname}.md", "\n".join(page))
+        index.append(fname)
+    index += ["```", ""]
+    _write(folder / "index.md", "\n".join(index))
+    return names
+
+
+def generate(docs: Path) -> None:
+    ref = docs / "reference"
+    ref.mkdir(exist_ok=True)
+    _write(ref / "cli.md", cli_reference())
+    kinds = ref / "kinds"
+    kinds.mkdir(exist_ok=True)
+    kind_pages(kinds)
