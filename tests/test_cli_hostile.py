@@ -132,15 +132,15 @@ def _snapshot(*folders: Path) -> dict:
 def _run_bad(capsys, argv, *watch: Path, code: int = 2, prefix: str = "symtf: error:"):
     before = _snapshot(*watch)
     capsys.readouterr()
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: a guard against work blow-ups, not a performance test
     status = main([str(a) for a in argv])
-    elapsed = time.perf_counter() - t
+    elapsed = time.process_time() - t
     out, err = capsys.readouterr()
     assert status == code, (argv, status, out, err)
     assert out == "", out
     assert err.startswith(prefix) and err.endswith("\n") and err.count("\n") == 1, repr(err[:500])
     assert "Traceback" not in err and len(err) < 1000, err[:500]
-    assert elapsed < 2, (argv, elapsed)
+    assert elapsed < 20, (argv, elapsed)
     assert _snapshot(*watch) == before, "the command wrote something"
     return err
 

@@ -426,10 +426,10 @@ def test_exponential_expansion_is_refused_quickly():
     import time
 
     big = add(*[S("A"), S("B"), S("S"), S("P"), I, T(S("A")), T(S("B")), num(3)])
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: a guard against an exponential expansion, not a performance test
     with pytest.raises(CertificationFailed):
         normal(["*"] + [big] * 30, DECL)
-    assert time.perf_counter() - t0 < 2
+    assert time.process_time() - t0 < 20
 
 
 def test_insert_inverse_checks_sizes():

