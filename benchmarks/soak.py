@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 _TIMEOUT = 60.0
+_MIX = "mixed"
 _UNDECIDED_SAMPLE = 0.05
 
 
@@ -60,7 +61,13 @@ def _one(args):
     from symbolic_tf.spec.problem import parse_problem
 
     rng = np.random.default_rng([seed, i])
-    doc = random_document(rng)
+    if _MIX == "general-v":   # issue 15's fixed general-V set (benchmarks/undecided_rate.py)
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from undecided_rate import general_v_document
+
+        doc = general_v_document(rng, i)
+    else:
+        doc = random_document(rng)
     rec = {"i": i, "family": doc["variant"] + ("+drift" if "F" in doc else ""), "d": doc["d"]}
     problem = parse_problem(doc)
     t0 = time.perf_counter()
@@ -116,6 +123,8 @@ def main(argv=None):
     ap.add_argument("--max-seconds", type=float, default=None,
                     help="stop after this wall time and report the problems done so far")
     ap.add_argument("--out", default="soak.json")
+    ap.add_argument("--mix", choices=("mixed", "general-v"), default="mixed",
+                    help="the soundness suite's random mix, or issue 15's general-V set")
     args = ap.parse_args(argv)
 
     try:
@@ -130,6 +139,8 @@ def main(argv=None):
     false_proved, crashes, slow, contexts = [], [], [], defaultdict(int)
     tc = to = 0.0
     done = 0
+    global _MIX
+    _MIX = args.mix
     ctx = mp.get_context("fork")
     with ctx.Pool(args.workers, initializer=_init, initargs=(args.timeout, args.undecided_sample),
                   maxtasksperchild=500) as pool:
