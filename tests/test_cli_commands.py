@@ -119,9 +119,10 @@ def test_run_writes_a_tagged_report(files):
 
 def test_classify_cert_on_undecided_still_shows_the_verdict(tmp_path):
     p = tmp_path / "u.toml"
-    p.write_text('variant = "softmax"\nd = 3\nA = [[1, 2, 0], [-3, 1, 1], [0, 1, -2]]\n'
-                 'V = [[0, 1, 2], [-1, 0, 1], [3, 1, 1]]\n[initial]\nmean = [0, 0, 0]\n'
-                 'cov = [[1, 0, 0], [0, 2, 0], [0, 0, 1]]\n')
+    # ℓ2 with a singular K: no route applies (the growth theorems need K of full column rank);
+    # T = 1 keeps the numerical evidence short
+    p.write_text('T = 1\nvariant = "l2"\nd = 2\nQ = [[1, 0], [0, 0]]\nK = [[1, 1], [0, 0]]\n'
+                 'V = [[1, 2], [-1, 1]]\n[initial]\ncov = [[1, 0], [0, 2]]\n')
     r = _run(["classify", str(p), "--cert", str(tmp_path / "c.json")], tmp_path)
     assert r.returncode == 2 and r.stdout.startswith("UNDECIDED")  # the verdict is printed
     assert r.stderr.startswith("symtf: error: --cert:") and "UNDECIDED" in r.stderr
