@@ -129,21 +129,28 @@ def _choose_backend(backend: str, method: str, d: int, B: int) -> str:
 
 def _k_rows(system, params: dict, d: int) -> int:
     """Rows k of the query/key matrices (Q, K ∈ ℝ^{k×d}) given in ``params``; d when there are none."""
-    import sympy as sp
+    names = _K_NAMES.get(id(system))
+    if names is None or names[0] is not system:
+        import sympy as sp
 
-    from ..symbolic import symbols as S
+        from ..symbolic import symbols as S
 
-    for e in (system.closure.J, system.closure.c):
-        for m in e.atoms(sp.MatrixSymbol):
-            if m.shape[0] == S.k and m.name in params:
-                return int(np.asarray(params[m.name]).shape[-2])
+        found = sorted({m.name for e in (system.closure.J, system.closure.c) for m in e.atoms(sp.MatrixSymbol)
+                        if m.shape[0] == S.k})
+        names = _K_NAMES[id(system)] = (system, found)
+    for name in names[1]:
+        if name in params:
+            return int(np.asarray(params[name]).shape[-2])
     return d
+
+
+_K_NAMES: dict = {}
 
 
 def _integrate_compiled(compiled, alpha0, Sigma0, Phi, scale0, h, params, T, t_eval, rtol, atol, blowup_norm,
                         h_min, stop_on_convergence, converge_tol, max_steps, method) -> Solution:
     """The same algorithm, one compiled loop per member (:mod:`symbolic_tf.numeric.kernels`)."""
-    from .kernels import kernel_for
+    from .kernels import PARALLEL_MIN_BATCH, kernel_for
 
     B, d = alpha0.shape
     system = compiled.system
@@ -158,10 +165,11 @@ def _integrate_compiled(compiled, alpha0, Sigma0, Phi, scale0, h, params, T, t_e
     n_steps = np.zeros(B, dtype=np.int64)
     n_rej = np.zeros(B, dtype=np.int64)
     f = np.ascontiguousarray
-    kern.module.run(f(alpha0, dtype=float), f(Phi), f(Sigma0), f(scale0), f(t_eval, dtype=float), float(T),
-                    float(rtol), float(atol), float(blowup_norm), float(h_min), bool(stop_on_convergence),
-                    float(converge_tol), f(h, dtype=float), int(max_steps), METHODS.index(method),
-                    *kern.pack(params, B), out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
+    runner = kern.module.run if B >= PARALLEL_MIN_BATCH else kern.module.run_serial
+    runner(f(alpha0, dtype=float), f(Phi), f(Sigma0), f(scale0), f(t_eval, dtype=float), float(T),
+           float(rtol), float(atol), float(blowup_norm), float(h_min), bool(stop_on_convergence),
+           float(converge_tol), f(h, dtype=float), int(max_steps), METHODS.index(method),
+           *kern.pack(params, B), out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
     X = Psi_end @ np.swapaxes(Psi_end, 1, 2)
     Sig_end = 0.5 * (X + np.swapaxes(X, 1, 2))
     return Solution(t_eval, out_a, out_S, status, t_end, a_end, Sig_end, n_steps, n_rej,
@@ -171,7 +179,8 @@ def _integrate_compiled(compiled, alpha0, Sigma0, Phi, scale0, h, params, T, t_e
 def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, rtol: float = 1e-10,
               atol: float = 1e-12, blowup_norm: float = 1e8, h_min: float = 1e-14,
               stop_on_convergence: bool = False, converge_tol: float = 1e-10, h0: float | None = None,
-              max_steps: int = 1_000_000, backend: str = "auto", method: str = "dopri5") -> Solution:
+              max_steps: int = 1_000_000, backend: str = "auto", method: str = "dopri5",
+              closed_form: bool = False) -> Solution:
     """Integrate α̇ = Jα + c, Σ = ΦΣ₀Φᵀ with Φ̇ = JΦ, batched, from t = 0 to T.
 
     Parameters
@@ -187,6 +196,9 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     h0 : first trial step (default min(T, 10⁻²T + 10⁻³)/10)
     backend : ``"auto"``, ``"numpy"`` or ``"compiled"`` (module docstring)
     method : ``"dopri5"`` (Dormand–Prince 5(4), both backends) or ``"dop853"`` (8(5,3), compiled only)
+    closed_form : when True and the flow has a closed form (softmax, V = vI, drift F = fI, α₀ = 0,
+        b = 0: :mod:`symbolic_tf.numeric.closed_form`, docs/mathematics.md §4, §6), return it instead
+        of integrating (``Solution.method == "closed form"``; a blow-up is reported at T* exactly)
 
     Raises
     ------
@@ -233,6 +245,12 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     if np.any(lam < -tol):
         raise InvalidParameters("Sigma0", "not positive semidefinite")
     Phi = U * np.sqrt(np.clip(lam, 0.0, None))[:, None, :]  # the factor Ψ(0) = L₀, Σ₀ = L₀L₀ᵀ
+    if closed_form:
+        from .closed_form import closed_form as _closed
+
+        sol = _closed(compiled.system, alpha0, Sigma0, params, T, t_eval)
+        if sol is not None:
+            return sol
     t = np.zeros(B)
     status = np.zeros(B, dtype=int)
     n_steps = np.zeros(B, dtype=int)

@@ -42,6 +42,7 @@ __all__ = ["available", "kernel_for", "Kernel", "compile_cost", "MAX_COMPILED_D"
 
 KERNEL_VERSION = "1"
 UNROLL_MAX_D = 4    # fully unrolled entries up to here; loop helpers above (compile time)
+PARALLEL_MIN_BATCH = 32  # below this the members run on the calling thread (kernel.run_serial)
 MAX_COMPILED_D = 8  # the compiled path is built for d ≤ 8 (larger d: batched BLAS, see integrate)
 
 _COST: dict = {}
@@ -178,7 +179,10 @@ class _Printer:
             x = self.mat(e.arg)
             return [list(col) for col in zip(*x)]
         if isinstance(e, sp.Inverse):
-            return self._loop_call(self.mat(e.arg), "_inv({m}, {o}, W[{w}])", 1)
+            x = self.mat(e.arg)
+            if len(x) <= 3:
+                return self._cofactor_inverse(x)
+            return self._loop_call(x, "_inv({m}, {o}, W[{w}])", 1)
         if isinstance(e, sp.MatPow):
             if e.exp == sp.S.Half:
                 return self._loop_call(self.mat(e.base), "_sqrtm({m}, {o}, " + ", ".join(f"W[{{w{i}}}]" for i in range(5))
@@ -191,6 +195,24 @@ class _Printer:
                             for j in range(len(base[0]))] for i in range(len(cur))]
                 return cur
         raise TypeError(f"cannot print matrix expression {type(e).__name__}: {e}")
+
+    def _cofactor_inverse(self, x):
+        """X⁻¹ = adj(X)/det X unrolled (n ≤ 3); a singular X gives inf/NaN entries, as the numpy path's NaN."""
+        n = len(x)
+        if n == 1:
+            return [[self.var(f"1.0 / {x[0][0]}")]]
+
+        def minor(i, j):
+            rows = [r for r in range(n) if r != i]
+            cols = [c for c in range(n) if c != j]
+            if n == 2:
+                return x[rows[0]][cols[0]]
+            (a, b), (c, d) = [[x[r][q] for q in cols] for r in rows]
+            return self.var(f"{a} * {d} - {b} * {c}")
+        cof = [[minor(i, j) for j in range(n)] for i in range(n)]
+        det = self.var(" + ".join(f"{'-' if j % 2 else ''}{x[0][j]} * {cof[0][j]}" for j in range(n)).replace("+ -", "- "))
+        rdet = self.var(f"1.0 / {det}")
+        return [[self.var(f"{'-' if (i + j) % 2 else ''}{cof[j][i]} * {rdet}") for j in range(n)] for i in range(n)]
 
     def _loop_call(self, x, template: str, n_scratch: int):
         """A square-matrix function evaluated by a loop helper on workspace slots."""
@@ -306,42 +328,42 @@ class _LoopPrinter:
 
 
 _HELPERS = '''
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _eye(out):
     for i in range(out.shape[0]):
         for j in range(out.shape[1]):
             out[i, j] = 1.0 if i == j else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _copy(x, out):
     for i in range(x.shape[0]):
         for j in range(x.shape[1]):
             out[i, j] = x[i, j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _addto(x, out):
     for i in range(x.shape[0]):
         for j in range(x.shape[1]):
             out[i, j] += x[i, j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _scale(out, s):
     for i in range(out.shape[0]):
         for j in range(out.shape[1]):
             out[i, j] *= s
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _tr(x, out):
     for i in range(x.shape[0]):
         for j in range(x.shape[1]):
             out[j, i] = x[i, j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _mm(x, y, out):
     for i in range(x.shape[0]):
         for j in range(y.shape[1]):
@@ -351,7 +373,7 @@ def _mm(x, y, out):
             out[i, j] = s
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _mmt(x, y, out):
     """out = x yᵀ"""
     for i in range(x.shape[0]):
@@ -362,7 +384,7 @@ def _mmt(x, y, out):
             out[i, j] = s
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _inv(x, out, work):
     """Gauss–Jordan with partial pivoting; a singular or non-finite x gives NaN (as the numpy path)."""
     n = x.shape[0]
@@ -404,7 +426,7 @@ def _inv(x, out, work):
                         out[r, j] -= f * out[col, j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _sqrtm(m, out, z, yi, zi, yn, work):
     """Principal square root by the Denman–Beavers iteration (spectrum in Re > 0)."""
     n = m.shape[0]
@@ -440,7 +462,7 @@ def _sqrtm(m, out, z, yi, zi, yn, work):
 '''
 
 _STEPPER = '''
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _sym_norm(y, Sg):
     """Sg = sym(ΨΨᵀ) (exactly symmetric) from the flat state; returns ‖Sg‖_F."""
     s = 0.0
@@ -458,7 +480,7 @@ def _sym_norm(y, Sg):
     return np.sqrt(s)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0,
             max_steps, method, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej):
 {pviews}
@@ -622,7 +644,7 @@ def _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, 
     n_rej[b] = nrej
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def run(a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0, max_steps,
         method, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej):
     for bb in prange(a0.shape[0]):
@@ -631,7 +653,16 @@ def run(a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_co
                 max_steps, method, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def run_serial(a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0, max_steps,
+               method, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej):
+    """``run`` without threads (small batches: starting the thread pool costs more than it saves)."""
+    for b in range(a0.shape[0]):
+        _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0[b],
+                max_steps, method, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
+
+
+@njit(cache=True, error_model="numpy")
 def _rhs_member(b, alpha, Sigma, {Pargs}, out_a, out_S):
 {pviews}
     W = np.zeros((NW, MW, MW))
@@ -653,10 +684,10 @@ def _rhs_member(b, alpha, Sigma, {Pargs}, out_a, out_S):
         out_a[b, i] = s
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, error_model="numpy")
 def rhs_batch(alpha, Sigma, {Pargs}, out_a, out_S):
     """(α̇, Σ̇) = (Jα + c, JΣ + ΣJᵀ) for a batch (a check against the numpy RHS)."""
-    for bb in prange(alpha.shape[0]):
+    for bb in range(alpha.shape[0]):
         b = np.int64(bb)
         _rhs_member(b, alpha, Sigma, {Pargs}, out_a, out_S)
 '''
@@ -727,9 +758,9 @@ def generate_kernel_source(system, d: int, k: int | None = None) -> str:
     pviews = "\n".join(f"    p_{p} = P_{p}[0 if P_{p}.shape[0] == 1 else b]" for p in params)
     src = _head(system, d, k, params, max(pf.slots, pj.slots, 1))
     src += _HELPERS
-    src += (f"\n\n@njit(cache=True)\ndef _f(y, out, {pargs}, W):\n"
+    src += (f"\n\n@njit(cache=True, error_model='numpy')\ndef _f(y, out, {pargs}, W):\n"
             '    """out = (Jα + c, JΨ) at the flat state y = (α, Ψ), Σ = ΨΨᵀ."""\n' + "\n".join(lines) + "\n")
-    src += (f"\n\n@njit(cache=True)\ndef jc(alpha, Sigma, {pargs}, W, J, c):\n"
+    src += (f"\n\n@njit(cache=True, error_model='numpy')\ndef jc(alpha, Sigma, {pargs}, W, J, c):\n"
             '    """J and c of Γ(x) = J x + c at (α, Σ), written into J, c."""\n' + "\n".join(lines2) + "\n")
     stepper = _STEPPER.replace("{pnames}", pargs).replace("{Pargs}", Pargs).replace("{pviews}", pviews)
     return src + stepper
@@ -754,12 +785,12 @@ def _generate_looped(system, d: int, k: int) -> str:
     pviews = "\n".join(f"    p_{p} = P_{p}[0 if P_{p}.shape[0] == 1 else b]" for p in params)
     base = pr.slots
     src = _head(system, d, k, params, base + 4) + _HELPERS
-    src += (f"\n\n@njit(cache=True)\ndef jc(alpha, Sigma, {pargs}, W, J, c):\n"
+    src += (f"\n\n@njit(cache=True, error_model='numpy')\ndef jc(alpha, Sigma, {pargs}, W, J, c):\n"
             '    """J and c of Γ(x) = J x + c at (α, Σ), written into J, c."""\n' + "\n".join(pr.lines)
             + f"\n    _copy({Jn}, J)\n    _copy({cn}, c)\n")
     src += f"""
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _f(y, out, {pargs}, W):
     \"\"\"out = (Jα + c, JΨ) at the flat state y = (α, Ψ), Σ = ΨΨᵀ.\"\"\"
     a = W[{base}, :D, :1]
@@ -829,6 +860,7 @@ class Kernel:
 
 
 _KERNELS: dict = {}
+_BY_SYSTEM: dict = {}
 
 
 def compile_cost() -> dict:
@@ -848,11 +880,16 @@ def kernel_for(system, d: int, k: int | None = None, cache: Path | None = None) 
     k = d if k is None else k
     if not 1 <= d <= MAX_COMPILED_D:
         raise InvalidParameters("d", f"the compiled kernels cover 1 ≤ d ≤ {MAX_COMPILED_D}, got {d}")
+    fast = (id(system), d, k, str(cache))
+    hit = _BY_SYSTEM.get(fast)
+    if hit is not None and hit.system is system:  # printing the source again costs SymPy time
+        return hit
     t0 = time.perf_counter()
     src = generate_kernel_source(system, d, k)
     key = hashlib.sha256(src.encode()).hexdigest()[:24]
     folder = Path(cache) if cache is not None else cache_dir()
     if (key, folder) in _KERNELS:
+        _BY_SYSTEM[fast] = _KERNELS[(key, folder)]
         return _KERNELS[(key, folder)]
     path = folder / f"kernel_{key}.py"
     if not path.exists() or path.read_text(encoding="utf-8") != src:
@@ -864,5 +901,6 @@ def kernel_for(system, d: int, k: int | None = None, cache: Path | None = None) 
     spec.loader.exec_module(module)
     kern = Kernel(system, d, k, src, path, module, tuple(module.PARAMETERS))
     _KERNELS[(key, folder)] = kern
+    _BY_SYSTEM[fast] = kern
     _COST[(system.variant, system.drift, system.heads, d, k)] = {"load": time.perf_counter() - t0}
     return kern
