@@ -117,14 +117,16 @@ def _choose_backend(backend: str, method: str, d: int, B: int) -> str:
         if method != "dopri5":
             raise InvalidParameters("method", f"{method} runs on the compiled backend only")
         return "numpy"
-    ok = kernels.available() and d <= kernels.MAX_COMPILED_D
+    if backend == "auto" and method == "dopri5" and (B < AUTO_MIN_BATCH or d > AUTO_MAX_D):
+        return "numpy"  # decided without importing numba
+    ok = d <= kernels.MAX_COMPILED_D and kernels.available()
     if backend == "compiled" or method != "dopri5":
         if not ok:
             why = "numba is not installed" if d <= kernels.MAX_COMPILED_D else \
                 f"compiled kernels cover d ≤ {kernels.MAX_COMPILED_D}, got d = {d}"
             raise InvalidParameters("backend", f"the compiled backend is unavailable: {why}")
         return "compiled"
-    return "compiled" if ok and d <= AUTO_MAX_D and B >= AUTO_MIN_BATCH else "numpy"
+    return "compiled" if ok else "numpy"
 
 
 def _k_rows(system, params: dict, d: int) -> int:

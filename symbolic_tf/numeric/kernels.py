@@ -510,6 +510,7 @@ def _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, 
     t = 0.0
     h = h0
     have_last = False
+    rejected_last = False
     st = 0
     nacc = 0
     nrej = 0
@@ -580,6 +581,9 @@ def _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, 
         fac = min(max(fac, 0.2), 5.0)
         if not accept:
             fac = min(fac, 1.0)
+        elif method == 1 and rejected_last:  # SciPy's DOP853 rule: no growth right after a rejection
+            fac = min(fac, 1.0)
+        rejected_last = not accept
         h_new = hh * fac
         t_old = t
         if accept:
