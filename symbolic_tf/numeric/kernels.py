@@ -699,8 +699,10 @@ def rhs_batch(alpha, Sigma, {Pargs}, out_a, out_S):
 
 def _tableaux() -> str:
     """Dormand–Prince 5(4) and 8(5,3) coefficients as module constants (numba globals)."""
-    from scipy.integrate._ivp import dop853_coefficients as c8
-
+    global _TABLEAUX
+    if _TABLEAUX is not None:
+        return _TABLEAUX
+    from . import _dop853 as c8
     from .integrate import _A, _B5, _C, _E
 
     A5 = np.zeros((7, 7))
@@ -708,23 +710,23 @@ def _tableaux() -> str:
         A5[i, :len(row)] = row
     n8 = c8.N_STAGES + 1  # 12 stages + the function value at the new point (for the error)
     A8 = np.zeros((n8, n8))
-    A8[:c8.N_STAGES, :c8.N_STAGES] = c8.A[:c8.N_STAGES, :c8.N_STAGES]
+    A8[:c8.N_STAGES, :c8.N_STAGES] = np.array(c8.A)
     B8 = np.zeros(n8)
     B8[:c8.N_STAGES] = c8.B
-    C8 = np.zeros(n8)
-    C8[:c8.N_STAGES] = c8.C[:c8.N_STAGES]
+    C8 = A8.sum(axis=1)  # autonomous systems: c_i = Σ_j a_ij (unused by the kernels)
     E5 = np.zeros(n8)
-    E5[:] = c8.E5[:n8]
+    E5[:] = c8.E5
     E3 = np.zeros(n8)
-    E3[:] = c8.E3[:n8]
+    E3[:] = c8.E3
 
     def arr(x):
         return "np.array(" + repr(np.asarray(x).tolist()) + ")"
 
-    return (f"C5 = {arr(_C)}\nA5 = {arr(A5)}\nB5 = {arr(_B5)}\nE5 = {arr(_E)}\n"
+    _TABLEAUX = (f"C5 = {arr(_C)}\nA5 = {arr(A5)}\nB5 = {arr(_B5)}\nE5 = {arr(_E)}\n"
             f"C8 = {arr(C8)}\nA8 = {arr(A8)}\nB8 = {arr(B8)}\nE8_5 = {arr(E5)}\nE8_3 = {arr(E3)}\n"
             f"NSTAGE = np.array([7, {c8.N_STAGES}])\nNB = np.array([7, {c8.N_STAGES}])\n"
             f"NE = np.array([7, {n8}])\nLAST = np.array([6, {c8.N_STAGES}])\n")
+    return _TABLEAUX
 
 
 def generate_kernel_source(system, d: int, k: int | None = None) -> str:
@@ -864,6 +866,7 @@ class Kernel:
 
 
 _KERNELS: dict = {}
+_TABLEAUX: str | None = None
 _BY_SYSTEM: dict = {}
 
 

@@ -176,7 +176,7 @@ def test_closed_form_matches_integration_and_the_blowup_formula(f):
     """Σ(t) = e^{2ft}Σ₀(I − g(t)RΣ₀)⁻¹ and T* = ln(1 + 2f/λ)/(2f) against the integrator (§6)."""
     comp = _compiled({"variant": "softmax", "drift": True})
     rng = np.random.default_rng(4)
-    d, B = 3, 4
+    d, B = 2, 4
     A = rng.normal(size=(d, d)) + 1.2 * np.eye(d)
     v = 0.8
     L = rng.normal(size=(B, d, d))
@@ -234,3 +234,17 @@ def test_bad_backend_and_method_inputs():
     with pytest.raises(InvalidParameters):  # a parameter batch of the wrong length
         integrate(comp, np.zeros((3, 2)), np.broadcast_to(np.eye(2), (3, 2, 2)),
                   {**prm, "A": np.ones((2, 2, 2))}, 1.0, backend="compiled")
+
+
+def test_dop853_coefficients_are_scipys():
+    """The copied DOP853 tableau equals SciPy's, and its 8th-order weights are consistent."""
+    from scipy.integrate._ivp import dop853_coefficients as c8
+
+    from symbolic_tf.numeric import _dop853 as ours
+
+    n = c8.N_STAGES
+    np.testing.assert_array_equal(np.array(ours.A), c8.A[:n, :n])
+    np.testing.assert_array_equal(np.array(ours.B), c8.B)
+    np.testing.assert_array_equal(np.array(ours.E3), c8.E3)
+    np.testing.assert_array_equal(np.array(ours.E5), c8.E5)
+    assert abs(sum(ours.B) - 1) < 1e-14  # consistency: Σ b_i = 1
