@@ -2,15 +2,16 @@
 
 Problem: softmax, Σ̇ = VΣAΣ + ΣAᵀΣVᵀ with one A = −½I + (skew part), V = I + ½(random SPD), so every
 Σ₀ converges (A + Aᵀ ≺ 0 and V ≻ 0 make tr(V⁻¹Σ) decrease, docs/mathematics.md §4), T = 5,
-rtol = 10⁻⁸, atol = 10⁻¹²; Σ₀ = LLᵀ/d + 0.1·I random.  Paths: ``compiled dopri5`` (numba, d ≤ 8) and
-``numpy dopri5`` (batched BLAS).  Each cell is timed after one warm-up call on two members (so
+rtol = 10⁻⁸, atol = 10⁻¹²; Σ₀ = LLᵀ/d + 0.1·I random.  Paths: ``compiled dopri5`` (numba, d ≤ 8),
+``numpy dopri5`` (batched BLAS) and ``scipy DOP853 vec.`` (``solve_ivp`` on the whole batch as one system,
+the generated batched RHS, same tolerances).  Each cell is timed after one warm-up call on two members (so
 compile/load cost is excluded here; bench_integrate.py prints it).  Cells whose arrays would
 exceed ``--max-cells`` doubles (B·d²) are skipped and say so.
 
 Writes ``--out`` (default ``scaling.png``): seconds per member against batch size, one panel per
 d, both paths; prints the table and, per d, the smallest batch from which the compiled path wins.
 
-Run:  python benchmarks/bench_scaling.py [--dims 2,4,8,16] [--batches 100,1000,10000,100000] [--smoke]
+Run:  python benchmarks/bench_scaling.py [--dims 2,4,8,16] [--batches 100,...,1000000] [--max-seconds 120] [--smoke]
 """
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ from symbolic_tf.numeric.kernels import MAX_COMPILED_D  # noqa: E402
 from symbolic_tf.symbolic.moments import derive  # noqa: E402
 
 
+PATHS = ("compiled", "numpy", "scipy DOP853 vec.")
+
+
 def problem(d: int, B: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     Wk = rng.normal(size=(d, d))
@@ -43,7 +47,9 @@ def problem(d: int, B: int, seed: int = 0):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--dims", default="2,4,8,16")
-    ap.add_argument("--batches", default="100,1000,10000,100000")
+    ap.add_argument("--batches", default="100,1000,10000,100000,1000000")
+    ap.add_argument("--max-seconds", type=float, default=120.0,
+                    help="skip a cell when the path's previous cell predicts more than this")
     ap.add_argument("--max-cells", type=float, default=3e7, help="skip cells with B·d² above this")
     ap.add_argument("--out", default="scaling.png")
     ap.add_argument("--smoke", action="store_true", help="toy size (CI)")
@@ -55,7 +61,7 @@ def main(argv=None):
     comp = compile_system(derive("softmax", scale=None))
     T, rtol, atol = 5.0, 1e-8, 1e-12
     res: dict = {}
-    print(f"{'d':>3}{'B':>9}{'path':>18}{'s/member':>12}{'total s':>10}{'max |ΔΣ| vs other path':>26}")
+    print(f"{'d':>3}{'B':>9}{'path':>18}{'s/member':>12}{'total s':>10}{'rel. ΔΣ(T) vs 1st path':>26}")
     for d in dims:
         for B in batches:
             if B * d * d > a.max_cells:
@@ -63,20 +69,35 @@ def main(argv=None):
                 continue
             S0, prm = problem(d, B)
             z = np.zeros((B, d))
-            sols = {}
-            for path in ("compiled", "numpy"):
+            ends = {}
+            for path in PATHS:
                 if path == "compiled" and d > MAX_COMPILED_D:
                     continue
-                integrate(comp, z[:2], S0[:2], prm, T, rtol=rtol, atol=atol, backend=path)  # warm-up
-                t0 = time.perf_counter()
-                sol = integrate(comp, z, S0, prm, T, rtol=rtol, atol=atol, backend=path)
-                sec = time.perf_counter() - t0
-                assert np.all(sol.status == HORIZON)
-                sols[path] = sol
+                prev = [res[(d, b, path)] * B for b in batches if b < B and (d, b, path) in res]
+                if prev and prev[-1] > a.max_seconds:
+                    print(f"{d:>3}{B:>9}{path:>18}   skipped (≈ {prev[-1]:.0f} s expected > --max-seconds)")
+                    continue
+                if path == "scipy DOP853 vec.":
+                    from scipy.integrate import solve_ivp
+
+                    def rhs(t, y, B=B, z=z, d=d):
+                        return comp.rhs(z, y.reshape(B, d, d), prm)[1].ravel()
+                    t0 = time.perf_counter()
+                    sol = solve_ivp(rhs, (0, T), S0.ravel(), method="DOP853", rtol=rtol, atol=atol)
+                    sec = time.perf_counter() - t0
+                    end = sol.y[:, -1].reshape(B, d, d)
+                else:
+                    integrate(comp, z[:2], S0[:2], prm, T, rtol=rtol, atol=atol, backend=path)  # warm-up
+                    t0 = time.perf_counter()
+                    sol = integrate(comp, z, S0, prm, T, rtol=rtol, atol=atol, backend=path)
+                    sec = time.perf_counter() - t0
+                    assert np.all(sol.status == HORIZON)
+                    end = sol.Sigma_end
+                ends[path] = end
                 res[(d, B, path)] = sec / B
-            diff = (np.max(np.abs(sols["compiled"].Sigma_end - sols["numpy"].Sigma_end)) if len(sols) == 2 else None)
-            for path in sols:
-                dtxt = f"{diff:.1e}" if diff is not None else "—"
+            ref = ends.get("compiled", ends.get("numpy"))
+            for path, end in ends.items():
+                dtxt = f"{np.max(np.abs(end - ref)) / np.max(np.abs(ref)):.1e}"
                 print(f"{d:>3}{B:>9}{path:>18}{res[(d, B, path)]:>12.2e}{res[(d, B, path)] * B:>10.3f}{dtxt:>26}")
     print("crossover (smallest measured B where compiled is faster; speed-up at the largest B):")
     for d in dims:
@@ -86,8 +107,11 @@ def main(argv=None):
             continue
         win = [B for B in bs if res[(d, B, "compiled")] < res[(d, B, "numpy")]]
         big = bs[-1]
-        print(f"  d = {d}: compiled wins from B = {win[0] if win else 'never'}; at B = {big}: "
-              f"{res[(d, big, 'numpy')] / res[(d, big, 'compiled')]:.1f}x")
+        vs = [f"B = {B}: {res[(d, B, 'scipy DOP853 vec.')] / res[(d, B, 'compiled')]:.1f}x"
+              for B in batches if (d, B, "compiled") in res and (d, B, "scipy DOP853 vec.") in res]
+        print(f"  d = {d}: compiled wins over numpy from B = {win[0] if win else 'never'}; at B = {big}: "
+              f"{res[(d, big, 'numpy')] / res[(d, big, 'compiled')]:.1f}x; vs SciPy DOP853 vectorised "
+              + ", ".join(vs))
     import matplotlib
 
     matplotlib.use("Agg")
@@ -95,7 +119,7 @@ def main(argv=None):
 
     fig, axes = plt.subplots(1, len(dims), figsize=(3.2 * len(dims), 3), squeeze=False, sharey=True)
     for ax, d in zip(axes[0], dims):
-        for path, style in (("compiled", "o-"), ("numpy", "s--")):
+        for path, style in (("compiled", "o-"), ("numpy", "s--"), ("scipy DOP853 vec.", "^:")):
             pts = [(B, res[(d, B, path)]) for B in batches if (d, B, path) in res]
             if pts:
                 ax.loglog(*zip(*pts), style, label=path)
