@@ -50,7 +50,8 @@ def main(argv=None):
     ap.add_argument("--batches", default="100,1000,10000,100000,1000000")
     ap.add_argument("--max-seconds", type=float, default=120.0,
                     help="skip a cell when the path's previous cell predicts more than this")
-    ap.add_argument("--max-cells", type=float, default=3e7, help="skip cells with B·d² above this")
+    ap.add_argument("--max-cells", type=float, default=1e7, help="skip cells with B·d² above this")
+    ap.add_argument("--max-cells-scipy", type=float, default=2e6, help="the same bound for SciPy (memory)")
     ap.add_argument("--out", default="scaling.png")
     ap.add_argument("--smoke", action="store_true", help="toy size (CI)")
     a = ap.parse_args(argv)
@@ -79,6 +80,10 @@ def main(argv=None):
                     continue
                 if path == "scipy DOP853 vec.":
                     from scipy.integrate import solve_ivp
+
+                    if B * d * d > a.max_cells_scipy:  # solve_ivp keeps ~16 copies of the state
+                        print(f"{d:>3}{B:>9}{path:>18}   skipped (B·d² > --max-cells-scipy)")
+                        continue
 
                     def rhs(t, y, B=B, z=z, d=d):
                         return comp.rhs(z, y.reshape(B, d, d), prm)[1].ravel()
