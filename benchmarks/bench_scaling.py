@@ -4,7 +4,7 @@ Problem: softmax, Σ̇ = VΣAΣ + ΣAᵀΣVᵀ with one A = −½I + (skew part)
 Σ₀ converges (A + Aᵀ ≺ 0 and V ≻ 0 make tr(V⁻¹Σ) decrease, docs/mathematics.md §4), T = 5,
 rtol = 10⁻⁸, atol = 10⁻¹²; Σ₀ = LLᵀ/d + 0.1·I random.  Paths: ``compiled dopri5`` (numba, d ≤ 8),
 ``numpy dopri5`` (batched BLAS) and ``scipy DOP853 vec.`` (``solve_ivp`` on the whole batch as one system,
-the generated batched RHS, same tolerances).  Each cell is timed after one warm-up call on two members (so
+the generated batched RHS, same tolerances).  Each cell is timed after one warm-up call on min(B, 64) members (so
 compile/load cost is excluded here; bench_integrate.py prints it).  Cells whose arrays would
 exceed ``--max-cells`` doubles (B·d²) are skipped and say so.
 
@@ -16,6 +16,7 @@ Run:  python benchmarks/bench_scaling.py [--dims 2,4,8,16] [--batches 100,...,10
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -61,6 +62,7 @@ def main(argv=None):
     batches = [int(x) for x in a.batches.split(",")]
     comp = compile_system(derive("softmax", scale=None))
     T, rtol, atol = 5.0, 1e-8, 1e-12
+    print(f"load average at start {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (one run per cell)")
     res: dict = {}
     print(f"{'d':>3}{'B':>9}{'path':>18}{'s/member':>12}{'total s':>10}{'rel. ΔΣ(T) vs 1st path':>26}")
     for d in dims:
@@ -92,7 +94,8 @@ def main(argv=None):
                     sec = time.perf_counter() - t0
                     end = sol.y[:, -1].reshape(B, d, d)
                 else:
-                    integrate(comp, z[:2], S0[:2], prm, T, rtol=rtol, atol=atol, backend=path)  # warm-up
+                    w = min(B, 64)  # warm-up on the same runner (threaded from 32 members) as the timed call
+                    integrate(comp, z[:w], S0[:w], prm, T, rtol=rtol, atol=atol, backend=path)
                     t0 = time.perf_counter()
                     sol = integrate(comp, z, S0, prm, T, rtol=rtol, atol=atol, backend=path)
                     sec = time.perf_counter() - t0
@@ -135,7 +138,7 @@ def main(argv=None):
     axes[0][0].legend()
     fig.tight_layout()
     fig.savefig(a.out, dpi=120)
-    print(f"wrote {a.out}")
+    print(f"wrote {a.out}; load average at end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

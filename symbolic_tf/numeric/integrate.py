@@ -167,10 +167,11 @@ def _integrate_compiled(compiled, alpha0, Sigma0, Phi, scale0, h, params, T, t_e
     n_steps = np.zeros(B, dtype=np.int64)
     n_rej = np.zeros(B, dtype=np.int64)
     f = np.ascontiguousarray
-    runner = kern.module.run if B >= PARALLEL_MIN_BATCH else kern.module.run_serial
+    name = ("run" if B >= PARALLEL_MIN_BATCH else "run_serial") + ("5" if method == "dopri5" else "8")
+    runner = getattr(kern.module, name)
     runner(f(alpha0, dtype=float), f(Phi), f(Sigma0), f(scale0), f(t_eval, dtype=float), float(T),
            float(rtol), float(atol), float(blowup_norm), float(h_min), bool(stop_on_convergence),
-           float(converge_tol), f(h, dtype=float), int(max_steps), METHODS.index(method),
+           float(converge_tol), f(h, dtype=float), int(max_steps),
            *kern.pack(params, B), out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
     X = Psi_end @ np.swapaxes(Psi_end, 1, 2)
     Sig_end = 0.5 * (X + np.swapaxes(X, 1, 2))

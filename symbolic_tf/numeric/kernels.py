@@ -461,28 +461,9 @@ def _sqrtm(m, out, z, yi, zi, yn, work):
             break
 '''
 
-_STEPPER = '''
-@njit(cache=True, error_model="numpy")
-def _sym_norm(y, Sg):
-    """Sg = sym(ΨΨᵀ) (exactly symmetric) from the flat state; returns ‖Sg‖_F."""
-    s = 0.0
-    for i in range(D):
-        for j in range(i, D):
-            x = 0.0
-            z = 0.0
-            for m in range(D):
-                x += y[D + i * D + m] * y[D + j * D + m]
-                z += y[D + j * D + m] * y[D + i * D + m]
-            v = 0.5 * (x + z)
-            Sg[i, j] = v
-            Sg[j, i] = v
-            s += v * v if i == j else 2.0 * v * v
-    return np.sqrt(s)
-
-
-@njit(cache=True, error_model="numpy")
-def _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0,
-            max_steps, method, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej):
+_MEMBER = '''@njit(cache=True, error_model="numpy")
+def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0,
+            max_steps, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej):
 {pviews}
     n = t_eval.shape[0]
     N = D + D * D
@@ -499,14 +480,11 @@ def _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, 
         y[i] = a0[b, i]
         for j in range(D):
             y[D + i * D + j] = Psi0[b, i, j]
-    if method == 0:
-        AA, BB, EE, E3, ORDER = A5, B5, E5, E5, 5.0
-    else:
-        AA, BB, EE, E3, ORDER = A8, B8, E8_5, E8_3, 8.0
-    nst = NSTAGE[method]
-    nb = NB[method]
-    ne = NE[method]
-    last = LAST[method]
+    AA, BB, EE, E3, ORDER = {TAB}
+    nst = {NST}
+    nb = {NB}
+    ne = {NE}
+    last = {LAST}
     t = 0.0
     h = h0
     have_last = False
@@ -554,7 +532,7 @@ def _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, 
             yn[i] = y[i] + hh * acc
             if not np.isfinite(yn[i]):
                 finite = False
-        if method == 1:  # DOP853's error estimators use f at the new point (reused if accepted)
+        if {IS8}:  # DOP853's error estimators use f at the new point (reused if accepted)
             _f(yn, K[nst], {pnames}, W)
         err5 = 0.0
         err3 = 0.0
@@ -567,7 +545,7 @@ def _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, 
             sc = atol + rtol * max(abs(y[i]), abs(yn[i]))
             err5 += (hh * e5 / sc) ** 2
             err3 += (hh * e3 / sc) ** 2
-        if method == 0:
+        if not {IS8}:
             err = np.sqrt(err5 / N)
         else:  # Hairer's DOP853 combination of the 5th- and 3rd-order estimates (SciPy's rule)
             den = err5 + 0.01 * err3
@@ -581,7 +559,7 @@ def _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, 
         fac = min(max(fac, 0.2), 5.0)
         if not accept:
             fac = min(fac, 1.0)
-        elif method == 1 and rejected_last:  # SciPy's DOP853 rule: no growth right after a rejection
+        elif {IS8} and rejected_last:  # SciPy's DOP853 rule: no growth right after a rejection
             fac = min(fac, 1.0)
         rejected_last = not accept
         h_new = hh * fac
@@ -649,21 +627,42 @@ def _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, 
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def run(a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0, max_steps,
-        method, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej):
+def run{M}(a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0, max_steps,
+        {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej):
     for bb in prange(a0.shape[0]):
         b = np.int64(bb)
-        _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0[b],
-                max_steps, method, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
+        _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0[b],
+                max_steps, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
 
 
 @njit(cache=True, error_model="numpy")
-def run_serial(a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0, max_steps,
-               method, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej):
+def run_serial{M}(a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0, max_steps,
+               {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej):
     """``run`` without threads (small batches: starting the thread pool costs more than it saves)."""
     for b in range(a0.shape[0]):
-        _member(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0[b],
-                max_steps, method, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
+        _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0[b],
+                max_steps, {Pargs}, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
+
+
+'''
+
+_STEPPER = '''
+@njit(cache=True, error_model="numpy")
+def _sym_norm(y, Sg):
+    """Sg = sym(ΨΨᵀ) (exactly symmetric) from the flat state; returns ‖Sg‖_F."""
+    s = 0.0
+    for i in range(D):
+        for j in range(i, D):
+            x = 0.0
+            z = 0.0
+            for m in range(D):
+                x += y[D + i * D + m] * y[D + j * D + m]
+                z += y[D + j * D + m] * y[D + i * D + m]
+            v = 0.5 * (x + z)
+            Sg[i, j] = v
+            Sg[j, i] = v
+            s += v * v if i == j else 2.0 * v * v
+    return np.sqrt(s)
 
 
 @njit(cache=True, error_model="numpy")
@@ -768,8 +767,7 @@ def generate_kernel_source(system, d: int, k: int | None = None) -> str:
             '    """out = (Jα + c, JΨ) at the flat state y = (α, Ψ), Σ = ΨΨᵀ."""\n' + "\n".join(lines) + "\n")
     src += (f"\n\n@njit(cache=True, error_model='numpy')\ndef jc(alpha, Sigma, {pargs}, W, J, c):\n"
             '    """J and c of Γ(x) = J x + c at (α, Σ), written into J, c."""\n' + "\n".join(lines2) + "\n")
-    stepper = _STEPPER.replace("{pnames}", pargs).replace("{Pargs}", Pargs).replace("{pviews}", pviews)
-    return src + stepper
+    return src + _steppers(pargs, Pargs, pviews)
 
 
 def _head(system, d, k, params, nw) -> str:
@@ -821,7 +819,22 @@ def _f(y, out, {pargs}, W):
             out[D + i * D + j] = v
         out[i] = s
 """
-    return src + _STEPPER.replace("{pnames}", pargs).replace("{Pargs}", Pargs).replace("{pviews}", pviews)
+    return src + _steppers(pargs, Pargs, pviews)
+
+
+def _steppers(pargs: str, Pargs: str, pviews: str) -> str:
+    """The member loops specialised per method (tableau and stage counts are compile-time constants,
+    so LLVM unrolls the stage sums and drops zero coefficients), plus the shared helpers.
+    ``run5``/``run_serial5``: Dormand–Prince 5(4); ``run8``/``run_serial8``: DOP853."""
+    out = _STEPPER
+    for m, tab, nst, nb, ne, last, is8 in (("5", "A5, B5, E5, E5, 5.0", 7, 7, 7, 6, "False"),
+                                            ("8", "A8, B8, E8_5, E8_3, 8.0", 12, 12, 13, 12, "True")):
+        txt = _MEMBER
+        for k, v in (("{M}", m), ("{TAB}", tab), ("{NST}", str(nst)), ("{NB}", str(nb)), ("{NE}", str(ne)),
+                     ("{LAST}", str(last)), ("{IS8}", is8)):
+            txt = txt.replace(k, v)
+        out += "\n\n" + txt
+    return out.replace("{pnames}", pargs).replace("{Pargs}", Pargs).replace("{pviews}", pviews)
 
 
 @dataclass
