@@ -4,7 +4,7 @@ Problem: softmax, Σ̇ = VΣAΣ + ΣAᵀΣVᵀ with one A = −½I + (skew part)
 Σ₀ converges (A + Aᵀ ≺ 0 and V ≻ 0 make tr(V⁻¹Σ) decrease, docs/mathematics.md §4), T = 5,
 rtol = 10⁻⁸, atol = 10⁻¹²; Σ₀ = LLᵀ/d + 0.1·I random.  Paths: ``compiled dopri5`` (numba, d ≤ 8),
 ``numpy dopri5`` (batched BLAS) and ``scipy DOP853 vec.`` (``solve_ivp`` on the whole batch as one system,
-the generated batched RHS, same tolerances).  Each cell is timed after one warm-up call on min(B, 64) members (so
+the generated batched RHS, same tolerances).  Each cell is timed after one warm-up call on the same runner (so
 compile/load cost is excluded here; bench_integrate.py prints it).  Cells whose arrays would
 exceed ``--max-cells`` doubles (B·d²) are skipped and say so.
 
@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 
 from symbolic_tf.numeric.codegen import compile_system  # noqa: E402
 from symbolic_tf.numeric.integrate import HORIZON, integrate  # noqa: E402
-from symbolic_tf.numeric.kernels import MAX_COMPILED_D  # noqa: E402
+from symbolic_tf.numeric.kernels import MAX_COMPILED_D, PARALLEL_MIN_BATCH  # noqa: E402
 from symbolic_tf.symbolic.moments import derive  # noqa: E402
 
 
@@ -94,7 +94,7 @@ def main(argv=None):
                     sec = time.perf_counter() - t0
                     end = sol.y[:, -1].reshape(B, d, d)
                 else:
-                    w = min(B, 64)  # warm-up on the same runner (threaded from 32 members) as the timed call
+                    w = min(B, PARALLEL_MIN_BATCH)  # warm-up on the runner (serial/threaded) the timed call uses
                     integrate(comp, z[:w], S0[:w], prm, T, rtol=rtol, atol=atol, backend=path)
                     t0 = time.perf_counter()
                     sol = integrate(comp, z, S0, prm, T, rtol=rtol, atol=atol, backend=path)

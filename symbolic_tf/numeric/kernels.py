@@ -42,7 +42,9 @@ __all__ = ["available", "kernel_for", "Kernel", "compile_cost", "MAX_COMPILED_D"
 
 KERNEL_VERSION = "1"
 UNROLL_MAX_D = 4    # fully unrolled entries up to here; loop helpers above (compile time)
-PARALLEL_MIN_BATCH = 32  # below this the members run on the calling thread (kernel.run_serial)
+PARALLEL_MIN_BATCH = 256  # below this the members run on the calling thread (run_serial*): waking the
+#   thread pool cost ≈ 20–30 ms on a loaded 2-core machine, more than 100 small members take serially
+#   (benchmarks/bench_scaling.py, B = 100 vs 1000)
 MAX_COMPILED_D = 8  # the compiled path is built for d ≤ 8 (larger d: batched BLAS, see integrate)
 
 _COST: dict = {}

@@ -170,6 +170,24 @@ def test_auto_backend_choice():
     assert np.allclose(big.Sigma_end, np.eye(d) / 3, rtol=1e-9)
 
 
+def test_threaded_batch_equals_member_by_member_runs():
+    """The threaded runner (B ≥ PARALLEL_MIN_BATCH) gives every member exactly its own serial result."""
+    from symbolic_tf.numeric.kernels import PARALLEL_MIN_BATCH
+
+    comp = _compiled({"variant": "softmax"})
+    rng = np.random.default_rng(3)
+    d, B = 2, PARALLEL_MIN_BATCH
+    L = rng.normal(size=(B, d, d))
+    S0 = L @ L.transpose(0, 2, 1) / d + 0.1 * np.eye(d)
+    prm = {"A": rng.normal(size=(d, d)), "V": np.eye(d) + 0.3 * rng.normal(size=(d, d)), "tau": 1.0}
+    for method in ("dopri5", "dop853"):
+        big = integrate(comp, np.zeros((B, d)), S0, prm, 2.0, backend="compiled", method=method)
+        for b in (0, B // 2, B - 1):
+            one = integrate(comp, np.zeros(d), S0[b], prm, 2.0, backend="compiled", method=method)
+            assert big.status[b] == one.status[0] and big.t_end[b] == one.t_end[0]
+            np.testing.assert_array_equal(big.Sigma_end[b], one.Sigma_end[0])
+
+
 # ---- closed forms ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("f", [0.0, 0.6, -0.4])
 def test_closed_form_matches_integration_and_the_blowup_formula(f):
