@@ -26,7 +26,7 @@ from symbolic_tf.models.loader import load_bert  # noqa: E402
 from symbolic_tf.models.verdicts import dyadic, exact_sym_inertia  # noqa: E402
 
 
-def main(n_heads: int = 2):
+def main(n_heads: int = 2, smoke: bool = False):
     model = load_bert()
     print(f"exact inertia of A_h + A_h^T, d = {model.config.hidden_size}")
     for i in range(n_heads):
@@ -44,12 +44,14 @@ def main(n_heads: int = 2):
         assert ours == base, (ours, base)
         print(f"  layer {hp.layer} head {hp.head}: {ours}  reduction {t_ours:.3f} s, full matrix {t_base:.2f} s "
               f"(x{t_base / t_ours:.0f})")
-    X = np.random.default_rng(0).standard_normal((32, 64, model.config.hidden_size))
+    X = np.random.default_rng(0).standard_normal((2 if smoke else 32, 8 if smoke else 64, model.config.hidden_size))
     for dt in (np.float32, np.float64):
         t = time.perf_counter()
         encode(model, X, dtype=dt)
-        print(f"forward pass, 2048 tokens, 6 layers, {np.dtype(dt).name}: {time.perf_counter() - t:.2f} s")
+        print(f"forward pass, {X.shape[0] * X.shape[1]} tokens, 6 layers, {np.dtype(dt).name}: {time.perf_counter() - t:.2f} s")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2)
+    smoke = "--smoke" in sys.argv[1:]  # toy size (the bench_smoke pytest marker)
+    args = [a for a in sys.argv[1:] if a != "--smoke"]
+    main(int(args[0]) if args else (1 if smoke else 2), smoke=smoke)

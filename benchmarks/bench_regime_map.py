@@ -29,8 +29,9 @@ from symbolic_tf.spec.mapspec import parse_map_spec  # noqa: E402
 
 
 def main():
+    smoke = "--smoke" in sys.argv[1:]  # toy size (the bench_smoke pytest marker)
     doc = map_specs(quick=False)["a_softmax_A"]
-    doc = dict(doc, resolution=[16, 16], max_depth=4)
+    doc = dict(doc, resolution=[4, 4] if smoke else [16, 16], max_depth=1 if smoke else 4)
     spec = parse_map_spec(doc)
     n = 256
     rows = []
@@ -52,12 +53,12 @@ def main():
     rng = random.Random(0)
     pen = pencil_for(spec)
     h = Fraction(2, n)
-    cells = [(rng.randrange(n), rng.randrange(n)) for _ in range(2000)]
+    cells = [(rng.randrange(n), rng.randrange(n)) for _ in range(20 if smoke else 2000)]
     t0 = time.perf_counter()
     for i, j in cells:
         certify_cell(pen, (-1 + i * h, -1 + (i + 1) * h, -1 + j * h, -1 + (j + 1) * h))
     t_uniform = (time.perf_counter() - t0) / len(cells) * n * n
-    pts = cells[:150]
+    pts = cells[:5 if smoke else 150]
     t0 = time.perf_counter()
     for i, j in pts:
         classify(spec.problem_at(-1 + (2 * i + 1) * h / 2, -1 + (2 * j + 1) * h / 2))
@@ -79,7 +80,8 @@ def main():
           f"{t_uniform:6.1f} s  → adaptive {t_uniform / serial:5.1f}× faster (1 worker)")
 
     # a heavier map: the Σ₀-disk threshold map (c′), centred-form certificates, 256-equivalent
-    disk = parse_map_spec(dict(map_specs(quick=False)["c_threshold_disk"], max_depth=4))
+    disk = parse_map_spec(dict(map_specs(quick=False)["c_threshold_disk"], max_depth=1 if smoke else 4,
+                               **({"resolution": [4, 4]} if smoke else {})))
     walls = {}
     for label, kw in (("1 worker", {"workers": 1}), ("2 processes", {"workers": 2})):
         with make_executor(**kw) as ex:

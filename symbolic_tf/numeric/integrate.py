@@ -21,6 +21,19 @@ step size (standard embedded error control, PI-free with safety factor 0.9) and 
 the norm threshold was reached by exponential growth.
 
 Sampled output at user times ``t_eval`` (the step is shortened to land on them).
+
+Two implementations of exactly this algorithm (``backend``):
+
+* ``"numpy"``    — batched BLAS over the whole batch; every step pays a fixed Python/numpy
+  overhead (≈ 0.5 ms), so it wins only when d is large;
+* ``"compiled"`` — the whole adaptive loop of each member compiled with numba
+  (:mod:`symbolic_tf.numeric.kernels`), members in parallel; d ≤ 8.  It also offers
+  Hairer's Dormand–Prince 8(5,3) pair (``method="dop853"``), the better choice at tight
+  tolerances.
+
+``"auto"`` (the default) takes the compiled path when numba is installed, d ≤ ``AUTO_MAX_D``
+and the batch has at least ``AUTO_MIN_BATCH`` members (below that a cold numba cache costs more
+than it saves); the crossover constants are read off ``benchmarks/bench_scaling.py``.
 """
 from __future__ import annotations
 
@@ -30,7 +43,11 @@ import numpy as np
 
 from ..spec.errors import InvalidParameters
 
-__all__ = ["integrate", "Solution", "HORIZON", "BLOWUP", "CONVERGED", "FAILED", "MAX_STEPS", "STATUS_NAMES"]
+__all__ = ["integrate", "Solution", "AUTO_MAX_D", "AUTO_MIN_BATCH", "METHODS", "HORIZON", "BLOWUP", "CONVERGED", "FAILED", "MAX_STEPS", "STATUS_NAMES"]
+
+AUTO_MAX_D = 8        # compiled kernels exist for d ≤ 8 (benchmarks/bench_scaling.py: they win there)
+AUTO_MIN_BATCH = 64   # smaller batches stay on numpy (no numba import, no compile on a cold cache)
+METHODS = ("dopri5", "dop853")
 
 RUNNING, HORIZON, BLOWUP, CONVERGED, FAILED, MAX_STEPS = 0, 1, 2, 3, 4, 5
 STATUS_NAMES = {RUNNING: "running", HORIZON: "horizon", BLOWUP: "blowup", CONVERGED: "converged", FAILED: "failed",
@@ -65,6 +82,8 @@ class Solution:
     t_end : (B,) last time reached
     alpha_end, Sigma_end : state at ``t_end``
     n_steps, n_rejected : (B,) accepted / rejected step counts
+    method : how the result was obtained: ``"dopri5/numpy"``, ``"dopri5/compiled"``,
+        ``"dop853/compiled"`` or ``"closed form"`` (:mod:`symbolic_tf.numeric.closed_form`)
     """
 
     t_eval: np.ndarray
@@ -76,6 +95,7 @@ class Solution:
     Sigma_end: np.ndarray
     n_steps: np.ndarray
     n_rejected: np.ndarray
+    method: str = "dopri5/numpy"
 
     def status_names(self) -> list[str]:
         return [STATUS_NAMES[int(s)] for s in self.status]
@@ -90,10 +110,80 @@ def _subset_params(params: dict, idx: np.ndarray, B: int) -> dict:
     return out
 
 
+def _choose_backend(backend: str, method: str, d: int, B: int) -> str:
+    from . import kernels
+
+    if backend == "numpy":
+        if method != "dopri5":
+            raise InvalidParameters("method", f"{method} runs on the compiled backend only")
+        return "numpy"
+    if backend == "auto" and method == "dopri5" and (B < AUTO_MIN_BATCH or d > AUTO_MAX_D):
+        return "numpy"  # decided without importing numba
+    ok = d <= kernels.MAX_COMPILED_D and kernels.available()
+    if backend == "compiled" or method != "dopri5":
+        if not ok:
+            why = "numba is not installed" if d <= kernels.MAX_COMPILED_D else \
+                f"compiled kernels cover d ≤ {kernels.MAX_COMPILED_D}, got d = {d}"
+            raise InvalidParameters("backend", f"the compiled backend is unavailable: {why}")
+        return "compiled"
+    return "compiled" if ok else "numpy"
+
+
+def _k_rows(system, params: dict, d: int) -> int:
+    """Rows k of the query/key matrices (Q, K ∈ ℝ^{k×d}) given in ``params``; d when there are none."""
+    names = _K_NAMES.get(id(system))
+    if names is None or names[0] is not system:
+        import sympy as sp
+
+        from ..symbolic import symbols as S
+
+        found = sorted({m.name for e in (system.closure.J, system.closure.c) for m in e.atoms(sp.MatrixSymbol)
+                        if m.shape[0] == S.k})
+        names = _K_NAMES[id(system)] = (system, found)
+    for name in names[1]:
+        if name in params:
+            return int(np.asarray(params[name]).shape[-2])
+    return d
+
+
+_K_NAMES: dict = {}
+
+
+def _integrate_compiled(compiled, alpha0, Sigma0, Phi, scale0, h, params, T, t_eval, rtol, atol, blowup_norm,
+                        h_min, stop_on_convergence, converge_tol, max_steps, method) -> Solution:
+    """The same algorithm, one compiled loop per member (:mod:`symbolic_tf.numeric.kernels`)."""
+    from .kernels import PARALLEL_MIN_BATCH, kernel_for
+
+    B, d = alpha0.shape
+    system = compiled.system
+    kern = kernel_for(system, d, _k_rows(system, params, d))
+    n = len(t_eval)
+    out_a = np.empty((B, n, d))
+    out_S = np.empty((B, n, d, d))
+    status = np.zeros(B, dtype=np.int64)
+    t_end = np.zeros(B)
+    a_end = np.empty((B, d))
+    Psi_end = np.empty((B, d, d))
+    n_steps = np.zeros(B, dtype=np.int64)
+    n_rej = np.zeros(B, dtype=np.int64)
+    f = np.ascontiguousarray
+    name = ("run" if B >= PARALLEL_MIN_BATCH else "run_serial") + ("5" if method == "dopri5" else "8")
+    runner = getattr(kern.module, name)
+    runner(f(alpha0, dtype=float), f(Phi), f(Sigma0), f(scale0), f(t_eval, dtype=float), float(T),
+           float(rtol), float(atol), float(blowup_norm), float(h_min), bool(stop_on_convergence),
+           float(converge_tol), f(h, dtype=float), int(max_steps),
+           *kern.pack(params, B), out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
+    X = Psi_end @ np.swapaxes(Psi_end, 1, 2)
+    Sig_end = 0.5 * (X + np.swapaxes(X, 1, 2))
+    return Solution(t_eval, out_a, out_S, status, t_end, a_end, Sig_end, n_steps, n_rej,
+                    method=f"{method}/compiled")
+
+
 def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, rtol: float = 1e-10,
               atol: float = 1e-12, blowup_norm: float = 1e8, h_min: float = 1e-14,
               stop_on_convergence: bool = False, converge_tol: float = 1e-10, h0: float | None = None,
-              max_steps: int = 1_000_000) -> Solution:
+              max_steps: int = 1_000_000, backend: str = "auto", method: str = "dopri5",
+              closed_form: bool = False) -> Solution:
     """Integrate α̇ = Jα + c, Σ = ΦΣ₀Φᵀ with Φ̇ = JΦ, batched, from t = 0 to T.
 
     Parameters
@@ -104,6 +194,20 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     params : name → array, broadcast over the batch (see ``CompiledSystem``)
     T : horizon > 0
     t_eval : sample times in [0, T] (default: [0, T])
+    rtol, atol : the error tolerances of the embedded pair (mixed error norm on α and Ψ)
+    blowup_norm, h_min, stop_on_convergence, converge_tol, max_steps : stopping rules (module docstring)
+    h0 : first trial step (default min(T, 10⁻²T + 10⁻³)/10)
+    backend : ``"auto"``, ``"numpy"`` or ``"compiled"`` (module docstring)
+    method : ``"dopri5"`` (Dormand–Prince 5(4), both backends) or ``"dop853"`` (8(5,3), compiled only)
+    closed_form : when True and the flow has a closed form (softmax, V = vI, drift F = fI, α₀ = 0,
+        b = 0: :mod:`symbolic_tf.numeric.closed_form`, docs/mathematics.md §4, §6), return it instead
+        of integrating (``Solution.method == "closed form"``; a blow-up is reported at T* exactly)
+
+    Raises
+    ------
+    InvalidParameters
+        Malformed shapes, a Σ₀ that is not symmetric positive semidefinite, a bad horizon or
+        sample grid, an unknown backend or method, or ``"compiled"`` where it is unavailable.
     """
     Sigma0 = np.asarray(Sigma0, dtype=float)
     if Sigma0.ndim == 2:
@@ -126,6 +230,15 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     if t_eval.ndim != 1 or np.any(np.diff(t_eval) < 0) or t_eval[0] < 0 or t_eval[-1] > T * (1 + 1e-12):
         raise InvalidParameters("t_eval", "sample times must be increasing within [0, T]")
 
+    if backend not in ("auto", "numpy", "compiled"):
+        raise InvalidParameters("backend", f"expected 'auto', 'numpy' or 'compiled', got {backend!r}")
+    if method not in METHODS:
+        raise InvalidParameters("method", f"expected one of {', '.join(METHODS)}, got {method!r}")
+    for name, val in (("rtol", rtol), ("atol", atol)):
+        if not (np.isfinite(val) and val > 0):
+            raise InvalidParameters(name, f"tolerance must be positive and finite, got {val}")
+    use = _choose_backend(backend, method, d, B)
+
     n = len(t_eval)
     out_a = np.empty((B, n, d))
     out_S = np.empty((B, n, d, d))
@@ -135,6 +248,12 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     if np.any(lam < -tol):
         raise InvalidParameters("Sigma0", "not positive semidefinite")
     Phi = U * np.sqrt(np.clip(lam, 0.0, None))[:, None, :]  # the factor Ψ(0) = L₀, Σ₀ = L₀L₀ᵀ
+    if closed_form:
+        from .closed_form import closed_form as _closed
+
+        sol = _closed(compiled.system, alpha0, Sigma0, params, T, t_eval)
+        if sol is not None:
+            return sol
     t = np.zeros(B)
     status = np.zeros(B, dtype=int)
     n_steps = np.zeros(B, dtype=int)
@@ -142,6 +261,9 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     nxt = np.zeros(B, dtype=int)  # index of the next sample time per member
     scale0 = np.linalg.norm(Sigma0, axis=(1, 2)) + 1.0
     h = np.full(B, h0 if h0 is not None else min(T, 1e-2 * T + 1e-3) / 10)
+    if use == "compiled":
+        return _integrate_compiled(compiled, alpha0, Sigma0, Phi, scale0, h, params, T, t_eval, rtol, atol,
+                                   blowup_norm, h_min, stop_on_convergence, converge_tol, max_steps, method)
 
     def sig(P, S0=None):
         X = P @ np.swapaxes(P, -1, -2)

@@ -10,7 +10,6 @@ Exact solutions checked:
 """
 from __future__ import annotations
 
-import time
 import tracemalloc
 import warnings
 
@@ -280,20 +279,19 @@ def test_masked_needs_positions_and_variant_needs_parameters():
 
 @pytest.mark.slow
 def test_memory_bounded_at_N_1e4_d_16():
-    """One Euler step (one velocity evaluation) of softmax at N = 10⁴, d = 16 (~1 s)."""
+    """One Euler step (one velocity evaluation) of softmax at N = 10⁴, d = 16 stays within memory bounds.
+
+    Its speed is measured, not asserted: benchmarks/bench_particles.py times the same step."""
     d, N = 16, 10_000
     rng = np.random.default_rng(11)
     p = _problem(d=d, A=0.1 * np.eye(d), V=np.eye(d))
     X0 = rng.standard_normal((N, d))
     tracemalloc.start()
     try:
-        t0 = time.perf_counter()
         run = simulate(p, X0, 0.01, steps=1, method="euler")
-        seconds = time.perf_counter() - t0
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert np.all(np.isfinite(run.final))
     assert peak < 2 * 2**30, f"peak {peak / 2**20:.0f} MiB"
     assert peak < 512 * 2**20  # in fact ~150 MiB: one 64 MB (chunk, N) block at a time
-    assert seconds < 5.0
