@@ -83,6 +83,28 @@ PARAMETERS = {params!r}
 '''
 
 
+
+def scalar_code(e, symbol) -> str:
+    """Python source for a scalar SymPy expression (numbers, symbols via ``symbol(name)``, +, ·,
+    powers, exp, π); shared by the numpy and the compiled (numba) code generators."""
+    if e.is_Integer or e.is_Float:
+        return repr(float(e))
+    if e.is_Rational:
+        return f"({float(e.p)!r} / {float(e.q)!r})"
+    if isinstance(e, sp.Symbol):
+        return symbol(e.name)
+    if isinstance(e, sp.Add):
+        return "(" + " + ".join(scalar_code(a, symbol) for a in e.args) + ")"
+    if isinstance(e, sp.Mul):
+        return "(" + " * ".join(scalar_code(a, symbol) for a in e.args) + ")"
+    if isinstance(e, sp.Pow):
+        return f"({scalar_code(e.base, symbol)} ** {scalar_code(e.exp, symbol)})"
+    if isinstance(e, sp.exp):
+        return f"np.exp({scalar_code(e.args[0], symbol)})"
+    if e is sp.pi:
+        return "np.pi"
+    raise TypeError(f"cannot print scalar {e!r}")
+
 class _Printer:
     """Prints a SymPy matrix expression tree as numpy statements with one temp per subtree."""
 
@@ -100,24 +122,11 @@ class _Printer:
         return name
 
     def scalar(self, e) -> str:
-        if e.is_Integer or e.is_Float:
-            return repr(float(e))
-        if e.is_Rational:
-            return f"({float(e.p)!r} / {float(e.q)!r})"
-        if isinstance(e, sp.Symbol):
-            self.params.add(e.name)
-            return f"P[{e.name!r}]"
-        if isinstance(e, sp.Add):
-            return "(" + " + ".join(self.scalar(a) for a in e.args) + ")"
-        if isinstance(e, sp.Mul):
-            return "(" + " * ".join(self.scalar(a) for a in e.args) + ")"
-        if isinstance(e, sp.Pow):
-            return f"({self.scalar(e.base)} ** {self.scalar(e.exp)})"
-        if isinstance(e, sp.exp):
-            return f"np.exp({self.scalar(e.args[0])})"
-        if e is sp.pi:
-            return "np.pi"
-        raise TypeError(f"cannot print scalar {e!r}")
+        return scalar_code(e, self._symbol)
+
+    def _symbol(self, name: str) -> str:
+        self.params.add(name)
+        return f"P[{name!r}]"
 
     def mat(self, e) -> str:
         if e in self.names:

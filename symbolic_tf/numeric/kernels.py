@@ -108,24 +108,13 @@ class _Printer:
         return name
 
     def scalar(self, e) -> str:
-        if e.is_Integer or e.is_Float:
-            return repr(float(e))
-        if e.is_Rational:
-            return f"({float(e.p)!r} / {float(e.q)!r})"
-        if isinstance(e, sp.Symbol):
-            self.params.add(e.name)
-            return f"p_{e.name}[0, 0]"
-        if isinstance(e, sp.Add):
-            return "(" + " + ".join(self.scalar(a) for a in e.args) + ")"
-        if isinstance(e, sp.Mul):
-            return "(" + " * ".join(self.scalar(a) for a in e.args) + ")"
-        if isinstance(e, sp.Pow):
-            return f"({self.scalar(e.base)} ** {self.scalar(e.exp)})"
-        if isinstance(e, sp.exp):
-            return f"np.exp({self.scalar(e.args[0])})"
-        if e is sp.pi:
-            return "np.pi"
-        raise TypeError(f"cannot print scalar {e!r}")
+        from .codegen import scalar_code
+
+        return scalar_code(e, self._symbol)
+
+    def _symbol(self, name: str) -> str:
+        self.params.add(name)
+        return f"p_{name}[0, 0]"
 
     def _load(self, e):
         d = self.d
@@ -246,6 +235,7 @@ class _LoopPrinter:
 
     shape = _Printer.shape
     scalar = _Printer.scalar
+    _symbol = _Printer._symbol
 
     def slot(self, shape) -> str:
         r, c = shape
