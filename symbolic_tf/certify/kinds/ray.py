@@ -54,7 +54,7 @@ from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import ball_pd, definiteness, frac_str
 from .krawczyk_box import initial_cov, rat, square
-from .replay import flow_pairs, int_in, replay_stored
+from .replay import flow_pairs, int_in, replay_stored, svec_basis, svec_pairs
 
 KIND = "tube-ray"
 _MAX_ORDER = 60
@@ -70,8 +70,7 @@ def _int_in(x, name, lo, hi):
     return int_in(x, name, lo, hi, _bad)
 
 
-def _upper(d):
-    return [(i, j) for i in range(d) for j in range(i, d)]
+_upper = svec_pairs
 
 
 def _tr(X):
@@ -167,13 +166,7 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
             H[i, j] = H[j, i] = flint.arb(Xs[i, j]) + flint.arb(0, flint.arb(R[k]).upper())
         half = flint.arb(R[m] / 2)
         uH = half + flint.arb(0, half.upper())   # ⊇ [0, R_u]
-        basis = []
-        for i, j in up:
-            E = flint.arb_mat(d, d)
-            E[i, j] = 1
-            E[j, i] = 1
-            basis.append(E)
-        J = bf.jacobian(H, uH, basis)
+        J = bf.jacobian(H, uH, svec_basis(d))
         Jm = flint.arb_mat(J)
         Wb = flint.arb_mat(W)
         N = -(Jm.transpose() * Wb + Wb * Jm) - Wb * (2 * flint.arb(mu))

@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import flint
 
-__all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "replay_stored", "replay_tube", "svec_basis", "int_in"]
+__all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "replay_stored", "replay_tube", "svec_basis", "svec_pairs", "int_in"]
 
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
 
@@ -178,6 +178,11 @@ def _from_svec(v, d):
         X[i, j] = v[k, 0]
         X[j, i] = v[k, 0]
     return X
+
+
+def svec_pairs(d):
+    """The svec-upper coordinates (i, j), i ≤ j, row-major: the coordinate of X on E_ij + E_ji is X_ij."""
+    return _upper(d)
 
 
 def svec_basis(d, mat=flint.arb_mat):

@@ -34,7 +34,7 @@ from ..claims import Claim, Quantifier
 from ..exact import ball_pd, definiteness
 from .krawczyk_box import initial_cov, rat, square
 from .ray import ProjectiveField
-from .replay import flow_pairs, int_in, replay_stored
+from .replay import flow_pairs, int_in, replay_stored, svec_basis, svec_pairs
 
 KIND = "tube-singular-equilibrium"
 _MAX_ORDER = 60
@@ -50,18 +50,7 @@ def _int_in(x, name, lo, hi):
     return int_in(x, name, lo, hi, _bad)
 
 
-def _upper(d):
-    return [(i, j) for i in range(d) for j in range(i, d)]
-
-
-def _basis(d, mat):
-    out = []
-    for i, j in _upper(d):
-        E = mat(d, d)
-        E[i, j] = 1
-        E[j, i] = 1
-        out.append(E)
-    return out
+_upper = svec_pairs
 
 
 def _e_minus_one(S):
@@ -110,7 +99,7 @@ def check_singular_end(pairs, F, S_end, data, d, prec, fail):
         for k, (i, j) in enumerate(up):
             H[i, j] = H[j, i] = flint.arb(Ss[i, j]) + flint.arb(0, flint.arb(R[k]).upper())
         cols = []
-        for E in _basis(d, flint.arb_mat):
+        for E in svec_basis(d, flint.arb_mat):
             DG = bf.L(E) + bf.dQ(H, E)
             cols.append([DG[i, j] for i, j in up])
         J = flint.arb_mat([[cols[c][r] for c in range(m)] for r in range(m)])
