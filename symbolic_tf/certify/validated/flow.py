@@ -26,7 +26,7 @@ from fractions import Fraction
 import flint
 
 __all__ = ["Flow", "PICARD_ITERATIONS", "State", "initial_state", "picard_enclosure", "taylor_step",
-           "taylor_coefficients", "taylor_jacobian", "singularity_distance", "dyadic_down", "arb_of", "svec", "unsvec", "svec_basis", "max_mid", "max_rad",
+           "taylor_coefficients", "taylor_jacobian", "singularity_distance", "prepare_step", "dyadic_down", "arb_of", "svec", "unsvec", "svec_basis", "max_mid", "max_rad",
            "horner"]
 
 PICARD_ITERATIONS = 12            # part of the kinds' definitions: must match kinds/replay.py
@@ -105,9 +105,10 @@ def taylor_coefficients(S, flow, K):
     return sig
 
 
-def taylor_jacobian(sig, flow, h):
-    """The Jacobian (svec coordinates) of the order-k Taylor map Σ ↦ Σ_n σ_n(Σ) h^n over the box
-    of ``sig[0]``, by the variational recurrence in operator form:
+def variational_coefficients(sig, flow):
+    """[M_0, …, M_k]: the Taylor coefficients of the Jacobian (svec coordinates) of the order-k Taylor
+    map over the box of ``sig[0]`` (:func:`taylor_jacobian` = Σ_n M_n hⁿ), by the variational
+    recurrence in operator form:
 
         M_0 = I,   M_{n+1} = (OpF·M_n + Σ_{j=0}^n Op(σ_{n−j})·M_j)/(n + 1),   J = Σ_n M_n h^n,
 
@@ -125,7 +126,13 @@ def taylor_jacobian(sig, flow, h):
         for j in range(n + 1):
             acc = _acc(acc, ops[n - j] * M[j])
         M.append(acc / (n + 1))
-    return horner(M, h)
+    return M
+
+
+def taylor_jacobian(sig, flow, h):
+    """The Jacobian (svec coordinates) of the order-k Taylor map Σ ↦ Σ_n σ_n(Σ) hⁿ over the box of
+    ``sig[0]``: Σ_n M_n hⁿ with :func:`variational_coefficients`."""
+    return horner(variational_coefficients(sig, flow), h)
 
 
 def dyadic_down(h: float, bits: int = 24) -> Fraction:
@@ -140,10 +147,13 @@ def arb_of(q) -> flint.arb:
     return flint.arb(flint.fmpq(q.numerator, q.denominator))
 
 
-def singularity_distance(S, flow, order) -> float:
+def singularity_distance(S, flow, order, coeffs=None) -> float:
     """Root-test estimate ρ of the distance (in time) to the nearest singularity from the midpoints of
-    the Taylor coefficients of orders k−1 and k at S (math.inf if they vanish); steps are θ·ρ."""
-    norms = [max_mid(s) for s in taylor_coefficients(S, flow, order)]
+    the Taylor coefficients of orders k−1 and k at S (math.inf if they vanish); steps are θ·ρ.
+    ``coeffs``: the coefficients at (a point of) S if already known (:func:`prepare_step`)."""
+    if coeffs is None:
+        coeffs = taylor_coefficients(S, flow, order)
+    norms = [max_mid(s) for s in coeffs]
     rho = math.inf
     for n in (order - 1, order):
         if n >= 1 and norms[n] > 0 and norms[0] > 0:
@@ -299,26 +309,42 @@ def initial_state(S0, method):
     return State(S0, xh, B, v - xh)
 
 
-def taylor_step(state, h, flow, order, method="qr", basis=None):
-    """One validated step of length h (exact arb); the next :class:`State` or None."""
+def prepare_step(state, flow, order, method="qr"):
+    """The parts of a step that do not depend on its length h, computed once per step and reused by
+    every retry: the Taylor coefficients at the centre x̂ and over the hull of S and x̂ ("qr"), or
+    over S ("direct").  ``pre["centre"]`` also serves :func:`singularity_distance`."""
     S = state.S
-    Y = picard_enclosure(S, h, flow)
-    if Y is None:
-        return None
-    Z = taylor_coefficients(Y, flow, order + 1)[order + 1] * h ** (order + 1)
     if method == "direct":
         sig = taylor_coefficients(S, flow, order)
-        return State(horner(sig, h) + Z, zrad=max_rad(Z), picard=Y)
+        return {"direct": sig, "centre": sig}
     d = S.nrows()
     Xh = unsvec(state.xh, d)
     Sj = flint.arb_mat(d, d)
     for i in range(d):
         for j in range(d):
             Sj[i, j] = S[i, j].union(Xh[i, j])
-    sig = taylor_coefficients(Sj, flow, order)
+    return {"Xh": Xh, "hull": taylor_coefficients(Sj, flow, order), "centre": taylor_coefficients(Xh, flow, order)}
+
+
+def taylor_step(state, h, flow, order, method="qr", basis=None, pre=None):
+    """One validated step of length h (exact arb); the next :class:`State` or None.  ``pre`` is
+    :func:`prepare_step` of this state (computed here when absent)."""
+    S = state.S
+    Y = picard_enclosure(S, h, flow)
+    if Y is None:
+        return None
+    if pre is None:
+        pre = prepare_step(state, flow, order, method)
+    Z = taylor_coefficients(Y, flow, order + 1)[order + 1] * h ** (order + 1)
+    if method == "direct":
+        return State(horner(pre["direct"], h) + Z, zrad=max_rad(Z), picard=Y)
+    d = S.nrows()
+    sig = pre["hull"]
     direct = horner(sig, h) + Z
-    J = taylor_jacobian(sig, flow, h)
-    W = svec(horner(taylor_coefficients(Xh, flow, order), h) + Z)
+    if "M" not in pre:
+        pre["M"] = variational_coefficients(sig, flow)
+    J = horner(pre["M"], h)
+    W = svec(horner(pre["centre"], h) + Z)
     xh = W.mid()
     A = J * state.B
     B, Binv = _lohner_basis(A, state.r)
