@@ -389,8 +389,8 @@ def sink_figure(exp: dict, stem) -> list[Path]:
         lab = f"sink mass {run['sink']:g} ({run['first_position_tokens']} token(s) at s = 0)"
         ax.plot(run["t"], run["attention"], "o-", color=c, ms=3, label=lab)
         ax.axhline(run["baseline"], color=c, ls="--", lw=0.8)
-        bx.semilogy(run["t"], run["cond_w2_ratio"], "-", color=c, label=f"sink {run['sink']:g}: mean over s")
-        bx.semilogy(run["t"], run["cond_w2_sup_ratio"], ":", color=c, label=f"sink {run['sink']:g}: sup over s")
+        bx.plot(run["t"], run["cond_w2_ratio"], "-", color=c, label=f"sink {run['sink']:g}: mean over s")
+        bx.plot(run["t"], run["cond_w2_sup_ratio"], ":", color=c, label=f"sink {run['sink']:g}: sup over s")
     st = exp["settings"]
     ax.set_xlabel("depth t")
     ax.set_ylabel("mean attention on the first position")
