@@ -1000,6 +1000,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--perturb", type=_positive_float, default=0.01, help="ε of the perturbed flow (W2cond)")
     s.add_argument("--seed", type=_int_type(0, 2**63 - 1), default=0)
     s.add_argument("--plot", default=None, help="figure stem (writes STEM.png and STEM.pdf)")
+    s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_masked)
 
@@ -1012,6 +1013,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=_int_type(0, 2**63 - 1), default=0)
     s.add_argument("--floor-repeats", type=_int_type(2, 10**4), default=8, help="Gaussian clouds in the noise floor")
     s.add_argument("--plot", default=None, help="figure stem (writes STEM.png and STEM.pdf)")
+    s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_relu)
 

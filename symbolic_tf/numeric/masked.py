@@ -25,7 +25,7 @@ This module gives
       \qquad W_{p,∞}^{\mathrm{cond}}(μ, ν) = \operatorname{ess\,sup}_{s∼λ} W_p(μ^s, ν^s),
 
   each W_p(μ^s, ν^s) exact: by sorting in d = 1, by an optimal assignment (an exact linear
-  program over permutations, equal-size uniform clouds) otherwise, and |x − y| when a position
+  program over permutations, equal-size uniform clouds) otherwise, and ‖x − y‖ when a position
   carries one token;
 * :func:`sink_experiment` — the attention-sink experiment: the mean attention on the first
   position across depth, for several sink masses, beside the share the sink would receive from
@@ -151,7 +151,7 @@ def conditional_wasserstein(X, Y, s, *, p: float = 2, reduce: str = "mean") -> f
     Notes
     -----
     With distinct positions every conditional law is a single Dirac, so W_p^cond is the
-    position-matched distance ((1/N) Σ_i |x_i − y_i|^p)^{1/p}: the condition forbids moving
+    position-matched distance ((1/N) Σ_i ‖x_i − y_i‖^p)^{1/p}: the condition forbids moving
     mass across positions.  Exact OT per position costs O(n³) for n tokens at a position.
     """
     X = np.asarray(X, dtype=float)
