@@ -772,6 +772,19 @@ def _float_list(text: str, option: str, lo: float, hi: float) -> list[float]:
     return out
 
 
+def _emit_with_figure(args, data: dict, lines: list, draw, payload) -> int:
+    """With ``--plot STEM``: draw ``draw(payload, STEM)`` (PNG and PDF, atomically), list the files;
+    then print the text or the JSON document."""
+    if args.plot:
+        try:
+            data["figures"] = [str(f) for f in draw(payload, args.plot)]
+        except OSError as exc:
+            raise InvalidParameters("--plot", f"cannot write {str(args.plot)!r}: {exc.strerror or exc}") from None
+        lines.append("  figures: " + ", ".join(data["figures"]))
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
 def cmd_masked(args) -> int:
     """Masked attention: the closure question (exact) and the attention-sink experiment (numerical)."""
     from .numeric.masked import sink_experiment
@@ -796,16 +809,9 @@ def cmd_masked(args) -> int:
         lines.append(f"  sink mass {run['sink']:g}: uniform share {run['baseline']:.3f}; attention [{att}]; "
                      f"W2cond ratio at T {run['cond_w2_ratio'][-1]:.3g} (sup {run['cond_w2_sup_ratio'][-1]:.3g})")
     lines += [f"  note: {n}" for n in exp["notes"]]
-    if args.plot:
-        from .plots import sink_figure
+    from .plots import sink_figure
 
-        try:
-            data["figures"] = [str(f) for f in sink_figure(exp, args.plot)]
-        except OSError as exc:
-            raise InvalidParameters("--plot", f"cannot write {str(args.plot)!r}: {exc.strerror or exc}") from None
-        lines.append("  figures: " + ", ".join(data["figures"]))
-    _emit(args, data, "\n".join(lines))
-    return 0
+    return _emit_with_figure(args, data, lines, sink_figure, exp)
 
 
 def cmd_relu(args) -> int:
@@ -826,16 +832,9 @@ def cmd_relu(args) -> int:
         lines.append(f"  {t:6.3f}  {rep['coupled_departure'][k]:8.4f}  {rep['first_order_estimate'][k]:9.4f}"
                      f"  {rep['metrics'][k]['sliced_w2']:17.4f}  {rep['twin_metrics'][k]['sliced_w2']:17.4f}")
     lines += [f"  note: {n}" for n in rep["notes"]]
-    if args.plot:
-        from .plots import relu_figure
+    from .plots import relu_figure
 
-        try:
-            data["figures"] = [str(f) for f in relu_figure(rep, args.plot)]
-        except OSError as exc:
-            raise InvalidParameters("--plot", f"cannot write {str(args.plot)!r}: {exc.strerror or exc}") from None
-        lines.append("  figures: " + ", ".join(data["figures"]))
-    _emit(args, data, "\n".join(lines))
-    return 0
+    return _emit_with_figure(args, data, lines, relu_figure, rep)
 
 
 def target_float(target):

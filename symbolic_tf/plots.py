@@ -392,15 +392,21 @@ def sink_figure(exp: dict, stem) -> list[Path]:
         bx.plot(run["t"], run["cond_w2_ratio"], "-", color=c, label=f"sink {run['sink']:g}: mean over s")
         bx.plot(run["t"], run["cond_w2_sup_ratio"], ":", color=c, label=f"sink {run['sink']:g}: sup over s")
     st = exp["settings"]
+    _depth_panel(ax, "mean attention on the first position",
+                 f"attention sink, N = {st['N']}, positions {st['kind']} (dashed: uniform share)")
+    _depth_panel(bx, "W₂^cond(μ_t, ν_t) / W₂^cond(μ₀, ν₀)", f"conditional W₂ to a flow perturbed by ε = {st['perturb']:g}")
+    return _finish(fig, stem, "masked attention — numerical evidence")
+
+
+def _depth_panel(ax, ylabel: str, title: str) -> None:
     ax.set_xlabel("depth t")
-    ax.set_ylabel("mean attention on the first position")
-    ax.set_title(f"attention sink, N = {st['N']}, positions {st['kind']} (dashed: uniform share)", fontsize=9)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
-    bx.set_xlabel("depth t")
-    bx.set_ylabel("W₂^cond(μ_t, ν_t) / W₂^cond(μ₀, ν₀)")
-    bx.set_title(f"conditional W₂ to a flow perturbed by ε = {st['perturb']:g}", fontsize=9)
-    bx.legend(fontsize=7)
-    fig.suptitle("masked attention — numerical evidence", fontsize=10)
+
+
+def _finish(fig, stem, suptitle: str) -> list[Path]:
+    fig.suptitle(suptitle, fontsize=10)
     fig.tight_layout()
     return save_figure(fig, stem)
 
@@ -415,22 +421,15 @@ def relu_figure(rep: dict, stem) -> list[Path]:
     ax.plot(t, rep["coupled_departure"], "o-", ms=3, label="measured: ‖Σ₀^(-1/2)(x_ReLU − x_twin)‖ (L², tokens)")
     ax.plot(t, rep["first_order_estimate"], "--", color="0.3",
             label=f"first-order estimate t·‖Σ₀^(-1/2) r‖ = {rep['residual_norm_whitened']:.3g}·t")
-    ax.set_xlabel("depth t")
-    ax.set_ylabel("departure (whitened units)")
-    ax.legend(fontsize=7)
-    ax.set_title("ReLU term vs its Gaussian linearisation", fontsize=9)
+    _depth_panel(ax, "departure (whitened units)", "ReLU term vs its Gaussian linearisation")
     f = rep["noise_floor"]["sliced_w2"]
     bx.plot(t, [m["sliced_w2"] for m in rep["metrics"]], "o-", ms=3, label="ReLU tokens")
     bx.plot(t, [m["sliced_w2"] for m in rep["twin_metrics"]], "s-", ms=3, color="C2", label="affine twin (control)")
     bx.axhspan(f["mean"] - 3 * f["sd"], f["mean"] + 3 * f["sd"], color="0.85", label="noise floor ± 3 sd")
     bx.axhline(f["mean"], color="0.5", lw=0.8)
-    bx.set_xlabel("depth t")
-    bx.set_ylabel("sliced W₂(whitened cloud, N(0, I))")
-    bx.set_title(f"departure from the moment-matched Gaussian, N = {rep['settings']['N']}", fontsize=9)
-    bx.legend(fontsize=7)
-    fig.suptitle("ReLU feed-forward — numerical evidence", fontsize=10)
-    fig.tight_layout()
-    return save_figure(fig, stem)
+    _depth_panel(bx, "sliced W₂(whitened cloud, N(0, I))",
+                 f"departure from the moment-matched Gaussian, N = {rep['settings']['N']}")
+    return _finish(fig, stem, "ReLU feed-forward — numerical evidence")
 
 
 # ----------------------------------------------------------------------------------------
