@@ -1005,7 +1005,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("relu", help="ReLU feed-forward: departure from the moment-matched Gaussian (numerical)")
     s.add_argument("problem", help="a problem with a [relu] table (W1, b1, W2)")
-    s.add_argument("--N", type=_int_type(10, 10**6), default=2000, help="tokens")
+    s.add_argument("--N", type=_int_type(10, 20000), default=2000, help="tokens")
     s.add_argument("--T", type=_positive_float, default=None, help="depth (default: the problem's T, else 1)")
     s.add_argument("--steps", type=_int_type(1, 10**6), default=40, help="RK4 steps")
     s.add_argument("--save-every", type=_int_type(1, 10**6), default=4, help="record every k steps")

@@ -46,6 +46,10 @@ __all__ = ["positions", "sink_attention", "conditional_wasserstein", "SinkExperi
 
 POSITION_KINDS = ("uniform", "grid:K")
 
+#: Most tokens at one position for the exact per-position optimal assignment (an n×n cost matrix,
+#: O(n³) time): 4096 tokens make a 128 MB matrix and a few seconds.
+MAX_TOKENS_PER_POSITION = 4096
+
 
 def positions(kind: str, N: int, rng=None, *, sink: float = 0.0) -> np.ndarray:
     """N sorted positions in [0, 1] from the marginal ``kind`` with a Dirac mass ``sink`` at 0.
@@ -152,7 +156,8 @@ def conditional_wasserstein(X, Y, s, *, p: float = 2, reduce: str = "mean") -> f
     -----
     With distinct positions every conditional law is a single Dirac, so W_p^cond is the
     position-matched distance ((1/N) Σ_i ‖x_i − y_i‖^p)^{1/p}: the condition forbids moving
-    mass across positions.  Exact OT per position costs O(n³) for n tokens at a position.
+    mass across positions.  Exact OT per position costs O(n³) for n tokens at a position (at most
+    :data:`MAX_TOKENS_PER_POSITION` when d > 1).
     """
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y, dtype=float)
@@ -165,7 +170,10 @@ def conditional_wasserstein(X, Y, s, *, p: float = 2, reduce: str = "mean") -> f
     if reduce not in ("mean", "sup"):
         raise InvalidParameters("reduce", f"expected 'mean' or 'sup', got {reduce!r}")
     N = X.shape[0]
-    vals, inverse = np.unique(s, return_inverse=True)
+    vals, inverse, counts = np.unique(s, return_inverse=True, return_counts=True)
+    if X.shape[1] > 1 and counts.max() > MAX_TOKENS_PER_POSITION:
+        raise InvalidParameters("positions", f"{counts.max()} tokens share one position; the exact per-position "
+                                             f"transport handles at most {MAX_TOKENS_PER_POSITION} (use more positions)")
     total, worst = 0.0, 0.0
     for k in range(len(vals)):
         idx = np.flatnonzero(inverse == k)

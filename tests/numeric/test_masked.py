@@ -156,3 +156,12 @@ def test_position_independent_data_follow_the_softmax_moment_ode_at_every_positi
     for v in np.unique(s):
         _, S = empirical_moments(run.final[s == v])
         assert np.linalg.norm(S - exact) / np.linalg.norm(exact) < 0.25
+
+
+def test_too_many_tokens_at_one_position_is_refused_not_hung():
+    from symbolic_tf.numeric.masked import MAX_TOKENS_PER_POSITION
+
+    n = MAX_TOKENS_PER_POSITION + 1
+    X = np.zeros((n, 2))
+    with pytest.raises(InvalidParameters, match="share one position"):
+        conditional_wasserstein(X, X, np.zeros(n))
