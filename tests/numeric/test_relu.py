@@ -149,3 +149,10 @@ def test_measured_departure_falls_to_the_noise_floor_as_the_kink_leaves():
 def test_relu_departure_needs_a_relu_table():
     with pytest.raises(InvalidParameters, match="relu"):
         relu_departure(parse_problem(BASE), N=50)
+
+
+def test_hostile_relu_tables_are_refused():
+    wide = {"W1": [[1, 0]] * 65, "W2": [[1] * 65, [0] * 65]}
+    for table in (wide, {"W1": [["1e99999", 0]], "W2": [[1], [0]]}, {"W1": "x", "W2": [[1], [0]]}, [1, 2]):
+        with pytest.raises(InvalidParameters):
+            parse_problem({**BASE, "relu": table})
