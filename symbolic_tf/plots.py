@@ -414,7 +414,8 @@ def _finish(fig, stem, suptitle: str) -> list[Path]:
 def relu_figure(rep: dict, stem) -> list[Path]:
     """Left: coupled departure ‖Σ₀^{-1/2}(x^ReLU − x^twin)‖ against depth beside the first-order
     estimate t‖Σ₀^{-1/2}r‖.  Right: sliced W₂ of the whitened ReLU cloud and of its affine twin to
-    N(0, I), with the noise floor (mean ± 3 sd).  ``rep`` is ``ReLUDeparture.to_dict()``."""
+    N(0, I), with the noise floor (mean ± 3 sd) and the floor plus the first-order estimate divided
+    by √d.  ``rep`` is ``ReLUDeparture.to_dict()``."""
     fig = _figure((10, 4))
     ax, bx = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
     t = np.asarray(rep["t"])
@@ -427,6 +428,7 @@ def relu_figure(rep: dict, stem) -> list[Path]:
     bx.plot(t, [m["sliced_w2"] for m in rep["twin_metrics"]], "s-", ms=3, color="C2", label="affine twin (control)")
     bx.axhspan(f["mean"] - 3 * f["sd"], f["mean"] + 3 * f["sd"], color="0.85", label="noise floor ± 3 sd")
     bx.axhline(f["mean"], color="0.5", lw=0.8)
+    bx.plot(t, rep["sliced_w2_estimate"], "--", color="0.3", label="floor + t‖Σ₀^(-1/2) r‖/√d (first order, upper)")
     _depth_panel(bx, "sliced W₂(whitened cloud, N(0, I))",
                  f"departure from the moment-matched Gaussian, N = {rep['settings']['N']}")
     return _finish(fig, stem, "ReLU feed-forward — numerical evidence")
