@@ -102,7 +102,11 @@ class Tube:
 
 
 def flow_data(problem):
-    """Exact (heads [(C_h, A_h)], F or None) of the covariance flow; raises InvalidParameters."""
+    """Exact (heads [(C_h, A_h)], F or None) of the covariance flow; raises InvalidParameters
+    (NotGaussianClosed for a ReLU feed-forward term)."""
+    from ...spec.relu import refuse_relu
+
+    refuse_relu(problem, "a validated tube of the moment ODE")
     d = problem.d
     if d > MAX_D:
         raise InvalidParameters("d", f"validated tubes support d ≤ {MAX_D}, got {d}")
