@@ -18,7 +18,7 @@ uniform grid t_n = n·T/steps.  Every stage of RK4 evaluates the velocity of the
 cloud (queries = support = the stage positions), as the ODE system requires.
 
 Memory is bounded by the velocity functions, which work on (chunk, N) blocks of about
-64 MB (``chunk`` overrides the block height); the simulator itself keeps O(N·d) arrays
+4 MB (``chunk`` overrides the block height); the simulator itself keeps O(N·d) arrays
 (the state, four RK4 slopes) plus the saved snapshots.
 
 Blow-up is not an error: when a stage or a state becomes non-finite, or the attention
