@@ -69,3 +69,31 @@ def test_run_quick_writes_json_and_figures(tmp_path):
         assert img.ndim == 3 and img.shape[0] > 100
         assert (tmp_path / "figures" / f"{stem}.pdf").stat().st_size > 1000
     assert "_results" in s
+
+
+def test_attention_ess_matches_the_tilting_lemma():
+    """ESS/N of the softmax weights → e^{-cᵀΣc}, c = Ax, for Gaussian samples (two methods agree)."""
+    from symbolic_tf.numeric.gaussianity import attention_ess
+
+    rng = np.random.default_rng(0)
+    S = np.array([[1.0, 0.3], [0.3, 0.5]])
+    X = rng.standard_normal((100_000, 2)) @ np.linalg.cholesky(S).T + np.array([1.0, -1.0])
+    A = np.array([[0.3, 0.1], [-0.2, 0.2]])
+    q = np.array([[0.5, 0.7], [-1.0, 0.2]])
+    c = q @ A.T
+    expected = np.exp(-np.einsum("ij,jk,ik->i", c, S, c))
+    assert np.allclose(attention_ess(X, A, q) / len(X), expected, rtol=0.01)
+    Y = np.zeros((5, 2))  # identical tokens: uniform weights, ESS = N exactly
+    assert np.allclose(attention_ess(Y, A), 5.0)
+
+
+def test_token_gap_is_a_softmax_bias_not_a_fluctuation():
+    """threshold_below: the gap shrinks with N; blowup near T*: it does not, and the ESS collapses."""
+    th = al.threshold_problems()["threshold_below"][0]
+    below = al.finite_n_study(th, 2.0, 20, (50, 800), (0, 1), n_save=4)
+    assert below["slope_last"] < -0.3 and below["label"] == "numerical evidence"
+    p, _, _ = al.blowup_problem()
+    T = 0.85 * al.predicted_blowup_time(p)
+    blow = al.finite_n_study(p, T, 20, (50, 800), (0, 1), n_save=4)
+    assert blow["slope_last"] > -0.2 and blow["gap_last"][-1] > 0.3
+    assert blow["ess_p10"][-1] < 3 < blow["ess_p10"][0]
