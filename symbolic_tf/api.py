@@ -223,6 +223,9 @@ def integrate(problem, T: float, *, t_eval: Sequence[float] | None = None, rtol:
     from .spec.errors import InvalidParameters
     from .symbolic.moments import derive_for_problem
 
+    from .spec.initial import require_gaussian
+
+    require_gaussian(problem)
     if problem.cov is None:
         raise InvalidParameters("initial.cov", "integration starts from the problem's initial Gaussian")
     if not (isinstance(T, (int, float)) and np.isfinite(T) and T > 0):
