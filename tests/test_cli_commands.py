@@ -26,6 +26,7 @@ V = [[1, 0], [0, 1]]
 mean = [0, 0]
 cov = [[1, 0], [0, "1/2"]]
 """
+BALL = PROBLEM.split("[initial]")[0] + '[initial]\nlaw = "uniform_ball"\ncenter = [0, 0]\nradius = "1/2"\n'
 DRIFT = PROBLEM.replace('V = [[1, 0], [0, 1]]', 'V = [[1, 0], [0, 1]]\nF = [[0, 0], [0, 0]]\nb = [0, 0]')
 TARGET = 'cov = [[2, 0], [0, "1/3"]]\nmean = [1, 0]\n'
 MAP = """family = "parameter"
@@ -56,6 +57,7 @@ def files(tmp_path_factory):
     (d / "drift.toml").write_text(DRIFT)
     (d / "target.toml").write_text(TARGET)
     (d / "map.toml").write_text(MAP)
+    (d / "ball.toml").write_text(BALL)
     return d
 
 
@@ -80,6 +82,9 @@ CASES = {
     "convexity": ["convexity", "softmax", "--A", "[[-1]]", "--json"],
     "steer": ["steer", "{d}/drift.toml", "--target", "{d}/target.toml", "--T", "1", "--json"],
     "enclose": ["enclose", "{d}/p.toml", "--T", "1/10", "--json"],
+    "stability": ["stability", "{d}/ball.toml", "--T", "0.2", "--N", "30", "--seeds", "1", "--steps", "10",
+                  "--plot", "{d}/stab.png", "--json"],
+    "mixture": ["mixture", "--json"],
 }
 IN_PROCESS_ELSEWHERE = {"probe", "heads", "reproduce", "run"}  # see the tests below and tests/models
 
@@ -102,6 +107,7 @@ def test_command_json_has_schema_and_no_traceback(name, files):
 
 @pytest.mark.parametrize("argv", [["derive", "nonsense"], ["rhs", "missing.toml"], ["classify"],
                                   ["gradient-flow", "softmax", "--dim", "99"], ["reproduce", "nope"],
+                                  ["stability", "missing.toml", "--T", "1"], ["mixture", "--w", "2"],
                                   ["probe", "no-such-folder"]])
 def test_bad_input_exits_2_with_one_line(argv, files):
     r = _run(argv, files)
