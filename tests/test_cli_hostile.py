@@ -76,6 +76,7 @@ FILE_COMMANDS = {
     "classify": ["classify", "{f}"],
     "rhs": ["rhs", "{f}"],
     "meanfield": ["meanfield", "{f}", "--N", "10,20", "--out", "mf"],
+    "stability": ["stability", "{f}", "--T", "0.1"],
     "steer-problem": ["steer", "{f}", "--target", "{target}"],
     "steer-target": ["steer", "{problem}", "--target", "{f}"],
     "verify": ["verify", "{f}", "--examples", "1"],

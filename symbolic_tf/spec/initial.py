@@ -21,7 +21,8 @@ itself with ``law``::
 
     [initial]                       # the empirical measure of a point cloud (N × d)
     law = "empirical"
-    file = "cloud.npy"              # or .csv (one token per line, d numbers); path as given
+    file = "cloud.npy"              # or .csv (one token per line, d numbers); a relative path is
+                                    # read from the problem file's folder
     sha256 = "…"                    # optional; written by serialisation, checked when present
 
 Every number is exact (:mod:`symbolic_tf.spec.rational`).  An empirical cloud is read when
@@ -106,6 +107,8 @@ def _file_cloud(path: str, d: int) -> tuple[Any, str]:
         try:
             with open(path, "rb") as fh:
                 raw = fh.read(MAX_MAP_FILE_BYTES + 1)
+            if len(raw) > MAX_MAP_FILE_BYTES:
+                raise ValueError(f"more than {MAX_MAP_FILE_BYTES} bytes")
             import io
 
             X = np.load(io.BytesIO(raw), allow_pickle=False)
@@ -145,8 +148,10 @@ def _file_cloud(path: str, d: int) -> tuple[Any, str]:
     return X, hashlib.sha256(raw).hexdigest()
 
 
-def parse_initial_law(init: Mapping, d: int, check_covariance: Callable) -> InitialLaw:
+def parse_initial_law(init: Mapping, d: int, check_covariance: Callable, base_dir=None) -> InitialLaw:
     """Parse an ``[initial]`` table that names a ``law`` (see the module docstring).
+
+    A relative ``file`` is resolved against ``base_dir`` (the problem file's folder) when given.
 
     ``check_covariance(cov, field)`` is the problem parser's exact PSD check (passed in, so
     this module does not import the problem module).
@@ -194,7 +199,7 @@ def parse_initial_law(init: Mapping, d: int, check_covariance: Callable) -> Init
     path = init["file"]
     if not isinstance(path, str) or not path:
         raise InvalidParameters("initial.file", f"expected a file name, got {brief(path)}")
-    X, digest = _file_cloud(path, d)
+    X, digest = _file_cloud(path if base_dir is None else os.path.join(base_dir, path), d)
     if "sha256" in init and init["sha256"] != digest:
         raise InvalidParameters("initial.sha256", f"{path!r} has SHA-256 {digest}, not the declared {brief(init['sha256'])}")
     return InitialLaw(kind, (("file", path), ("sha256", digest)), points=X)

@@ -193,8 +193,11 @@ def _attention(doc: Mapping, where: str, d: int):
     return A, Q, K, A is not None
 
 
-def parse_problem(doc: Mapping) -> Problem:
+def parse_problem(doc: Mapping, base_dir: str | Path | None = None) -> Problem:
     """Validate a problem document (already decoded from TOML/JSON) into a :class:`Problem`.
+
+    ``base_dir`` resolves a relative ``[initial] file`` (an empirical cloud); the current
+    directory when None.
 
     Raises
     ------
@@ -253,7 +256,7 @@ def parse_problem(doc: Mapping) -> Problem:
 
     mean = cov = law = None
     if "initial" in doc and isinstance(doc["initial"], Mapping) and "law" in doc["initial"]:
-        law = parse_initial_law(doc["initial"], d, check_covariance)
+        law = parse_initial_law(doc["initial"], d, check_covariance, base_dir)
     elif "initial" in doc:
         init = doc["initial"]
         _check_fields(init, INITIAL_FIELDS, "initial")
@@ -300,7 +303,7 @@ def read_document(path: str | Path, what: str = "problem file") -> Mapping:
 
 def load_problem(path: str | Path) -> Problem:
     """Read a ``.toml`` or ``.json`` problem file (by extension; TOML otherwise tried first)."""
-    return parse_problem(read_document(path))
+    return parse_problem(read_document(path), base_dir=Path(path).parent)
 
 
 def decode_document(text: str, suffix: str, label: str) -> Mapping:

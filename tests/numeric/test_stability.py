@@ -193,3 +193,22 @@ def test_mixture_departure_grows_beyond_the_noise_floor():
     assert r["label"] == "numerical evidence"
     last = np.abs(r["mardia_excess"][-1])
     assert np.max(last / np.array(r["noise_floor"])) > 3
+
+
+def test_relative_cloud_file_is_read_from_the_problem_folder(tmp_path, monkeypatch):
+    from symbolic_tf.spec.problem import load_problem
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "c.csv").write_text("# tokens\n0,1\n1,0\n-1,0\n")
+    (tmp_path / "data" / "p.toml").write_text(
+        'variant = "softmax"\nd = 2\nA = [[1, 0], [0, 1]]\nV = [[1, 0], [0, 1]]\n'
+        '[initial]\nlaw = "empirical"\nfile = "c.csv"\n')
+    monkeypatch.chdir(tmp_path)
+    p = load_problem(tmp_path / "data" / "p.toml")
+    assert np.array_equal(p.initial_law.points, [[0, 1], [1, 0], [-1, 0]])
+    assert support_radius(p.initial_law) >= 1.0
+    doc = problem_to_dict(p)
+    assert doc["initial"]["file"] == "c.csv" and len(doc["initial"]["sha256"]) == 64
+    (tmp_path / "data" / "c.csv").write_text("0,1\n")  # the file changed: its digest no longer matches
+    with pytest.raises(InvalidParameters, match="initial.sha256"):
+        parse_problem(doc, base_dir=tmp_path / "data")
