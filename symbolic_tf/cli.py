@@ -880,6 +880,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--steps", type=_int_type(1, 10**6), default=100, help="RK4 steps")
     s.add_argument("--p", type=_positive_float, default=2.0, help="the order p >= 1 of W_p")
     s.add_argument("--plot", default=None, metavar="OUT.png")
+    s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_stability)
 
@@ -895,6 +896,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--steps", type=_int_type(1, 10**6), default=100)
     s.add_argument("--seed", type=_int_type(0, 2**32 - 1), default=0)
     s.add_argument("--plot", default=None, metavar="OUT.png")
+    s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_mixture)
 

@@ -119,7 +119,7 @@ def energy_distance(X, Y) -> float:
 def wasserstein(X, Y, p: float = 2, *, method: str = "auto", directions: int = 128, seed: int = 0) -> dict:
     r"""W_p between the empirical measures (1/N)Σδ_{x_i} and (1/M)Σδ_{y_j}, labelled with its method.
 
-    ``method="exact"``: W_p^p = min_π Σ π_ij |x_i − y_j|^p over couplings, solved exactly by
+    ``method="exact"``: W_p^p = min_π Σ π_ij ‖x_i − y_j‖^p over couplings, solved exactly by
     POT's network simplex (``ot.emd2``; the ``pot`` package, imported lazily).
     ``method="sliced"``: :func:`sliced_w2` (p = 2 and N = M only), a lower bound of W₂.
     ``"auto"`` is exact up to :data:`EXACT_OT_MAX` points on either side, sliced beyond.

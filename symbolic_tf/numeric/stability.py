@@ -155,7 +155,7 @@ def measure_stability(problem, T: float, perturbations=(("shift", 0.05), ("scale
 
     μ₀ is N tokens from the problem's initial law (seeded); every (seed, perturbation) gives ν₀,
     both clouds are simulated with RK4 (``steps`` steps to T) and compared with exact OT at
-    ``n_save`` + 1 times.  C(t) uses R₀ = the largest |x| over both initial clouds.
+    ``n_save`` + 1 times.  C(t) uses R₀ = the largest norm ‖x‖ over both initial clouds.
     """
     from .distances import wasserstein
     from .particles import sample_initial, simulate
