@@ -189,7 +189,7 @@ def test_mixture_departure_grows_beyond_the_noise_floor():
     p = parse_problem({"variant": "softmax", "d": 1, "A": [[2]], "V": [[1]],
                        "initial": {"law": "mixture", "weights": ["1/3", "2/3"], "means": [[-1], [1]],
                                    "covs": [[[1]], [[1]]]}})
-    r = mixture_departure(p, 0.6, N=3000, steps=30, n_save=3)
+    r = mixture_departure(p, 0.8, N=1500, steps=16, n_save=2)
     assert r["label"] == "numerical evidence"
     last = np.abs(r["mardia_excess"][-1])
     assert np.max(last / np.array(r["noise_floor"])) > 3

@@ -64,7 +64,11 @@ def test_run_quick_writes_json_and_figures(tmp_path):
     assert data["cases"]["blowup"]["agreement"]["ode_blowup_in_bracket"]
     assert data["cases"]["threshold_above"]["agreement"]["ode_blowup_in_bracket"]
     assert np.isfinite(data["cases"]["threshold_below"]["agreement"]["cov_rel_distance_last"])
-    for stem in ("alcalde_trace", "alcalde_ellipses", "alcalde_mean"):
+    for name, case in data["cases"].items():  # the finite-N study of the token/ODE gap
+        f = case["finite_n"]
+        assert f["label"] == "numerical evidence" and f["Ns"] == sorted(f["Ns"]) and len(f["gap"]) == len(f["Ns"])
+        assert all(1.0 <= e <= f["ess_N"] for e in f["ess_p10"])
+    for stem in ("alcalde_trace", "alcalde_ellipses", "alcalde_mean", "alcalde_finite_n"):
         img = imread(tmp_path / "figures" / f"{stem}.png")
         assert img.ndim == 3 and img.shape[0] > 100
         assert (tmp_path / "figures" / f"{stem}.pdf").stat().st_size > 1000
