@@ -276,7 +276,9 @@ def cmd_meanfield(args) -> int:
         rows = [f"  N = {n:>6}: Mardia b2 − d(d+2) = {m:.4f}, principal excess kurtosis = "
                 + ", ".join(f"{k:.3f}" for k in (ks or [])) for n, m, ks in zip(rep.Ns, rep.mardia_excess, rep.kurtosis)
                 if m is not None]
-        text = (f"{rep.variant} does not preserve Gaussians: departure of the cloud from its "
+        why = (f"the initial law {problem.initial_law.kind!r} is not Gaussian" if problem.initial_law is not None
+               else f"{rep.variant} does not preserve Gaussians")
+        text = (f"{why}: departure of the cloud from its "
                 f"moment-matched Gaussian at T = {rep.T:g} (numerical evidence)\n" + "\n".join(rows))
     text += "".join(f"\n  note: {n}" for n in rep.notes)
     text += f"\nwrote {out / 'meanfield.json'} and " + ", ".join(str(f) for f in figs)

@@ -104,6 +104,9 @@ def meanfield_check(problem, Ns=(250, 500, 1000, 2000, 4000), seeds=(0, 1, 2), T
         closed = False
     t0 = time.perf_counter()
     rep = MeanFieldReport(variant.name, closed, T, Ns, list(seeds), steps)
+    if law is not None:
+        rep.notes.append(f"the initial law is {law.kind!r}, not Gaussian: no moment-ODE prediction; the statistics "
+                         "measure the cloud against its moment-matched Gaussian")
     if closed:
         a_T, S_T = _predict(problem, T)
         rep.prediction = {"mean": a_T.tolist(), "cov": S_T.tolist()}

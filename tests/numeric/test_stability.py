@@ -212,3 +212,17 @@ def test_relative_cloud_file_is_read_from_the_problem_folder(tmp_path, monkeypat
     (tmp_path / "data" / "c.csv").write_text("0,1\n")  # the file changed: its digest no longer matches
     with pytest.raises(InvalidParameters, match="initial.sha256"):
         parse_problem(doc, base_dir=tmp_path / "data")
+
+
+def test_meanfield_and_api_accept_a_non_gaussian_law():
+    import symbolic_tf as stf
+    from symbolic_tf.numeric.meanfield import meanfield_check
+
+    p = stf.Problem("softmax", A=BASE["A"], V=BASE["V"], initial=BALL)
+    assert p == _p(BALL)
+    with pytest.raises(InvalidParameters, match="initial"):
+        stf.Problem("softmax", A=BASE["A"], V=BASE["V"], initial=BALL, cov=[[1, 0], [0, 1]])
+    rep = meanfield_check(p, Ns=(20, 40), seeds=(0,), T=0.1, steps=4)
+    assert rep.gaussian_closed is False and rep.prediction == {} and "not Gaussian" in rep.notes[0]
+    # uniform on a disc: Mardia's kurtosis b₂ = E|z|⁴ over whitened samples is 16/3 < d(d+2) = 8 exactly
+    assert all(m < 0 for m in rep.mardia_excess)
