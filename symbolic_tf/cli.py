@@ -308,8 +308,9 @@ def cmd_stability(args) -> int:
     lines = [f"W_p ratio vs the stability constant C(t) at T = {res['T']:g} (N = {res['N']}, p = {res['p']:g}, "
              f"{len(res['runs'])} runs; {res['distance']})",
              f"  max measured ratio at T: {math.exp(res['log_ratio_max'][-1]):.4g}  (numerical evidence)",
-             f"  log10 C(T) (proven bound, floats): {res['log_C_max'][-1] / math.log(10):.4g}",
-             f"  the bound exceeds the measured ratio by 10^{res['looseness_log10_at_T']:.3g}",
+             f"  log10 C(T) (proven bound, floats): {res['log_C_min'][-1] / math.log(10):.4g} to "
+             f"{res['log_C_max'][-1] / math.log(10):.4g} (the runs' R₀)",
+             f"  in the tightest run the bound exceeds the measured ratio by 10^{res['looseness_log10_at_T']:.3g}",
              f"  ratio <= C(t) at every saved time in every run: {res['all_sound']}"]
     lines += [f"  wrote {f}" for f in data.get("figures", [])]
     _emit(args, data, "\n".join(lines))
