@@ -67,7 +67,7 @@ def test_run_quick_writes_json_and_figures(tmp_path):
     for name, case in data["cases"].items():  # the finite-N study of the token/ODE gap
         f = case["finite_n"]
         assert f["label"] == "numerical evidence" and f["Ns"] == sorted(f["Ns"]) and len(f["gap"]) == len(f["Ns"])
-        assert all(1.0 <= e <= f["ess_N"] for e in f["ess_p10"])
+        assert all(1.0 <= e <= f["ess_N"] for e in f["ess_p01"])
     for stem in ("alcalde_trace", "alcalde_ellipses", "alcalde_mean", "alcalde_finite_n"):
         img = imread(tmp_path / "figures" / f"{stem}.png")
         assert img.ndim == 3 and img.shape[0] > 100
@@ -92,12 +92,14 @@ def test_attention_ess_matches_the_tilting_lemma():
 
 
 def test_token_gap_is_a_softmax_bias_not_a_fluctuation():
-    """threshold_below: the gap shrinks with N; blowup near T*: it does not, and the ESS collapses."""
-    th = al.threshold_problems()["threshold_below"][0]
-    below = al.finite_n_study(th, 2.0, 20, (50, 800), (0, 1), n_save=4)
-    assert below["slope_last"] < -0.3 and below["label"] == "numerical evidence"
+    """Near blow-up the token/ODE gap does not shrink with N and the attention of the extreme tokens
+    is a hardmax (ESS ≈ 1); in the collapsing threshold_below run every query averages over ≈ N
+    tokens and the gap is small (numerical evidence; thresholds far from the measured values)."""
     p, _, _ = al.blowup_problem()
-    T = 0.85 * al.predicted_blowup_time(p)
-    blow = al.finite_n_study(p, T, 20, (50, 800), (0, 1), n_save=4)
-    assert blow["slope_last"] > -0.2 and blow["gap_last"][-1] > 0.3
-    assert blow["ess_p10"][-1] < 3 < blow["ess_p10"][0]
+    blow = al.finite_n_study(p, 0.85 * al.predicted_blowup_time(p), 20, (40, 640), (0, 1, 2), n_save=4)
+    assert blow["label"] == "numerical evidence"
+    assert blow["gap_last"][1] > 0.4 and blow["gap_last"][1] > 0.6 * blow["gap_last"][0]
+    assert blow["ess_p01"][-1] < 3
+    th = al.threshold_problems()["threshold_below"][0]
+    below = al.finite_n_study(th, 2.0, 20, (40, 640), (0, 1, 2), n_save=4)
+    assert below["ess_p01"][-1] > 640 / 2 and below["gap_last"][1] < 0.3
