@@ -25,6 +25,7 @@ C(t) a proven bound evaluated in floating point.
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -64,7 +65,14 @@ class StabilityBound:
 
 def _softmax_declared(variant) -> bool:
     """The variant declares the softmax kernel e^{τyᵀAx}, row normalisation, one head, no mask."""
+    return _declared_softmax_kernel(type(variant))
+
+
+@functools.lru_cache(maxsize=None)
+def _declared_softmax_kernel(cls) -> bool:
     import sympy as sp
+
+    variant = cls()
 
     from ..variants.base import ROW, bilinear
 
