@@ -322,8 +322,11 @@ def cmd_mixture(args) -> int:
     from .spec.errors import InvalidParameters
     from .symbolic.mixture import mixture_witness
 
+    from .spec.rational import to_fraction
+
+    vals = {k: to_fraction(getattr(args, k), f"--{k}") for k in ("a", "v", "m", "s", "w")}
     try:
-        wit = mixture_witness(a=args.a, v=args.v, m=args.m, s=args.s, w=args.w)
+        wit = mixture_witness(**vals)
     except ValueError as exc:
         raise InvalidParameters("--a/--v/--m/--s/--w", str(exc)) from None
     data = {"witness": wit}

@@ -28,7 +28,10 @@ from fractions import Fraction
 
 import sympy as sp
 
-__all__ = ["mixture_witness"]
+__all__ = ["mixture_witness", "MAX_ENTRY"]
+
+#: Largest numerator or denominator of an instance parameter.
+MAX_ENTRY = 10**12
 
 
 def _q(x) -> sp.Rational:
@@ -50,8 +53,10 @@ def mixture_witness(a=2, v=1, m=1, s=1, w=Fraction(1, 3), K: int = 12) -> dict:
     from .gaussian import GaussianMixture
 
     a, v, m, s, w = (_q(x) for x in (a, v, m, s, w))
-    if not (s > 0 and 0 < w <= 1) or (w < 1 and m == 0) or K < 8:
-        raise ValueError("need s > 0, 0 < w <= 1, m != 0 for a mixture, K >= 8")
+    if not (s > 0 and 0 < w <= 1) or (w < 1 and m == 0) or not 8 <= K <= 40:
+        raise ValueError("need s > 0, 0 < w <= 1, m != 0 for a mixture, 8 <= K <= 40")
+    if any(max(abs(q.p), q.q) > MAX_ENTRY for q in (a, v, m, s, w)):
+        raise ValueError(f"numerators and denominators at most {MAX_ENTRY} (the Taylor coefficients grow like their K-th powers)")
     x = sp.Symbol("x")
     comps = [(w, sp.Matrix([-m]), sp.Matrix([[s]]))]
     if w < 1:
