@@ -8,6 +8,8 @@ and two solutions μ_t, ν_t whose initial supports lie in the ball |x| ≤ R₀
 
 * support radius  R(t) = e^{kt}R₀ + |b|(e^{kt} − 1)/k,  k = ‖V‖ + ‖F‖  (R₀ + |b|t if k = 0);
 * Lipschitz in x  L_x(R) = ‖F‖ + ‖V‖‖A‖R²   (D_xΓ = V Cov_{π_x}(y) A + F);
+  a ReLU feed-forward term W₂ReLU(W₁x + b₁) enters like the drift, with ‖F‖ + ‖W₂‖‖W₁‖ for
+  ‖F‖ and |b| + ‖W₂‖|b₁| for |b| (ReLU is 1-Lipschitz and |ReLU(z)| ≤ |z|);
 * Lipschitz in μ  L_μ(R) = ‖V‖(1 + 2‖A‖R²)e^{2‖A‖R²}   (|Γ_μ(x) − Γ_ν(x)| ≤ L_μ W₁(μ, ν));
 * W_p(μ_t, ν_t) ≤ C(t) W_p(μ₀, ν₀),  C(t) = exp ∫₀ᵗ (L_x + L_μ)(R(s)) ds,  every p ≥ 1.
 
@@ -99,6 +101,12 @@ def stability_bound(problem) -> StabilityBound:
     P = v.numeric_params(v.exact_params(problem))
     nF = 0.0 if problem.F is None else float(np.linalg.norm(np.array(problem.F, dtype=float), 2))
     nb = 0.0 if problem.b is None else float(np.linalg.norm(np.array([float(e) for e in problem.b])))
+    relu = getattr(problem, "relu", None)
+    if relu is not None:  # W2·ReLU(W1 x + b1): Lipschitz ‖W2‖‖W1‖, |g(x)| ≤ ‖W2‖(‖W1‖|x| + |b1|)
+        n1 = float(np.linalg.norm(np.array(relu.W1, dtype=float), 2))
+        n2 = float(np.linalg.norm(np.array(relu.W2, dtype=float), 2))
+        nF += n2 * n1
+        nb += n2 * float(np.linalg.norm(np.array([float(e) for e in relu.b1])))
     up = 1 + 1e-12  # spectral norms are computed in floats: round them up
     return StabilityBound(float(np.linalg.norm(P["A"], 2)) * up, float(np.linalg.norm(P["V"], 2)) * up, nF * up,
                           nb * up)

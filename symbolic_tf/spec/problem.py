@@ -17,6 +17,7 @@ A problem describes one mean-field Transformer and an initial Gaussian::
     cov = [[1, 0], [0, 1]]       # symmetric PSD, decided exactly
                                  # or a non-Gaussian law: law = "uniform_box" | "uniform_ball" |
                                  # "mixture" | "empirical" (symbolic_tf.spec.initial)
+    [relu]                       # optional ReLU feed-forward W2·ReLU(W1 x + b1) (spec/relu.py)
 
 Every number is parsed exactly (see :mod:`symbolic_tf.spec.rational`).  Variant-specific
 requirements (which matrices a variant needs) are checked by ``symbolic_tf.variants.bind``;
@@ -41,7 +42,7 @@ __all__ = ["Head", "Problem", "parse_problem", "load_problem", "problem_to_dict"
 
 TOP_LEVEL_FIELDS = (
     "variant", "d", "A", "Q", "K", "V", "F", "b", "heads", "sigmoid_bias", "scale", "T",
-    "initial", "name", "description",
+    "initial", "name", "description", "relu",
 )
 HEAD_FIELDS = ("variant", "A", "Q", "K", "V", "W")
 INITIAL_FIELDS = ("mean", "cov")
@@ -92,6 +93,7 @@ class Problem:
     cov: tuple | None = None
     name: str | None = None
     description: str | None = None
+    relu: Any = None  # a spec.relu.ReLUTerm: the non-affine feed-forward W2·ReLU(W1 x + b1)
     given_A: bool = field(default=False, compare=False)
     initial_law: InitialLaw | None = None  # a non-Gaussian initial law (then mean, cov are None)
 
@@ -156,6 +158,10 @@ def problem_to_dict(p: Problem) -> dict:
         if p.cov is not None:
             init["cov"] = _mat_out(p.cov)
         out["initial"] = init
+    if p.relu is not None:
+        from .relu import relu_to_dict
+
+        out["relu"] = relu_to_dict(p.relu)
     if p.name is not None:
         out["name"] = p.name
     if p.description is not None:
@@ -268,10 +274,15 @@ def parse_problem(doc: Mapping, base_dir: str | Path | None = None) -> Problem:
     for key in ("name", "description"):
         if key in doc and not isinstance(doc[key], str):
             raise InvalidParameters(key, "expected a string")
+    relu = None
+    if "relu" in doc:
+        from .relu import parse_relu
+
+        relu = parse_relu(doc["relu"], d)
     return Problem(
         variant=variant, d=d, A=A, Q=Q, K=K, V=V, F=F, b=b, heads=tuple(heads),
         sigmoid_bias=sigmoid_bias, scale=scale, T=T, mean=mean, cov=cov,
-        name=doc.get("name"), description=doc.get("description"), given_A=given_A, initial_law=law,
+        name=doc.get("name"), description=doc.get("description"), relu=relu, given_A=given_A, initial_law=law,
     )
 
 

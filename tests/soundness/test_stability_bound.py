@@ -1,7 +1,7 @@
 """Soundness of the stability constant (docs/stability.md §3): for N-token empirical measures the
 estimate W_p(μ_t, ν_t) ≤ C(t)·W_p(μ₀, ν₀) is a theorem about the particle systems themselves, so
 the measured ratio (exact optimal transport) may never exceed C(t) — whatever the parameters,
-the drift, the initial law, the perturbation, p and the seed.  Radii and depths are drawn small,
+the drift, a ReLU feed-forward term, the initial law, the perturbation, p and the seed.  Radii and depths are drawn small,
 where C(t) is within a few orders of magnitude of the measurement, so the property has teeth."""
 from __future__ import annotations
 
@@ -33,6 +33,11 @@ def cases(draw):
     if draw(st.booleans()):
         doc["F"] = _mat(draw, d)
         doc["b"] = [str(draw(small)) for _ in range(d)]
+    if draw(st.booleans()):  # a ReLU feed-forward W2·ReLU(W1 x + b1) with m hidden units
+        m = draw(st.integers(1, 2))
+        doc["relu"] = {"W1": [[str(draw(small)) for _ in range(d)] for _ in range(m)],
+                       "b1": [str(draw(small)) for _ in range(m)],
+                       "W2": [[str(draw(small)) for _ in range(m)] for _ in range(d)]}
     kind = draw(st.sampled_from([k for k in PERTURBATIONS if d >= 2 or k != "rotate"]))
     eps = draw(st.sampled_from([1e-3, 0.05, 0.3]))
     T = draw(st.sampled_from([0.05, 0.2, 0.5]))
