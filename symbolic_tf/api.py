@@ -26,7 +26,8 @@ __all__ = ["Problem", "load", "derive", "invariance", "rhs", "integrate", "class
 def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V: Any = None,
             Q: Any = None, K: Any = None, F: Any = None, b: Any = None, mean: Any = None,
             cov: Any = None, heads: Sequence[dict] | None = None, scale: Any = None, T: Any = None,
-            sigmoid_bias: Any = None, name: str | None = None, description: str | None = None):
+            sigmoid_bias: Any = None, name: str | None = None, description: str | None = None,
+            initial: dict | None = None):
     r"""An exact problem: a variant, its parameters and the initial Gaussian N(mean, cov).
 
     The dynamics is the moment ODE of the variant (docs/mathematics.md §3), e.g. softmax with
@@ -51,6 +52,10 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
     scale, T, sigmoid_bias : number, optional
         Temperature (A ↦ scale·A), horizon, sigmoid bias.
     name, description : str, optional
+    initial : dict, optional
+        A non-Gaussian initial law instead of ``mean``/``cov``, e.g.
+        ``{"law": "uniform_ball", "center": [0, 0], "radius": 1}`` (docs/stability.md §1); the
+        token simulation accepts it, the Gaussian moment ODE refuses it.
 
     Returns
     -------
@@ -80,9 +85,13 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
             doc[key] = val
     if heads is not None:
         doc["heads"] = [dict(h) for h in heads]
-    initial = {k: v for k, v in (("mean", mean), ("cov", cov)) if v is not None}
-    if initial:
-        doc["initial"] = initial
+    gaussian = {k: v for k, v in (("mean", mean), ("cov", cov)) if v is not None}
+    if initial is not None and gaussian:
+        from .spec.errors import InvalidParameters
+
+        raise InvalidParameters("initial", "give either mean/cov (a Gaussian) or an initial law, not both")
+    if initial is not None or gaussian:
+        doc["initial"] = dict(initial) if initial is not None else gaussian
     if d is None:
         for key in ("A", "Q", "V", "F"):
             if key in doc:
@@ -223,6 +232,9 @@ def integrate(problem, T: float, *, t_eval: Sequence[float] | None = None, rtol:
     from .spec.errors import InvalidParameters
     from .symbolic.moments import derive_for_problem
 
+    from .spec.initial import require_gaussian
+
+    require_gaussian(problem)
     if problem.cov is None:
         raise InvalidParameters("initial.cov", "integration starts from the problem's initial Gaussian")
     if not (isinstance(T, (int, float)) and np.isfinite(T) and T > 0):

@@ -26,6 +26,7 @@ V = [[1, 0], [0, 1]]
 mean = [0, 0]
 cov = [[1, 0], [0, "1/2"]]
 """
+BALL = PROBLEM.split("[initial]")[0] + '[initial]\nlaw = "uniform_ball"\ncenter = [0, 0]\nradius = "1/2"\n'
 DRIFT = PROBLEM.replace('V = [[1, 0], [0, 1]]', 'V = [[1, 0], [0, 1]]\nF = [[0, 0], [0, 0]]\nb = [0, 0]')
 TARGET = 'cov = [[2, 0], [0, "1/3"]]\nmean = [1, 0]\n'
 MASKED = PROBLEM.replace('variant = "softmax"', 'variant = "masked"')
@@ -58,6 +59,7 @@ def files(tmp_path_factory):
     (d / "drift.toml").write_text(DRIFT)
     (d / "target.toml").write_text(TARGET)
     (d / "map.toml").write_text(MAP)
+    (d / "ball.toml").write_text(BALL)
     (d / "masked.toml").write_text(MASKED)
     (d / "relu.toml").write_text(RELU)
     return d
@@ -84,6 +86,9 @@ CASES = {
     "convexity": ["convexity", "softmax", "--A", "[[-1]]", "--json"],
     "steer": ["steer", "{d}/drift.toml", "--target", "{d}/target.toml", "--T", "1", "--json"],
     "enclose": ["enclose", "{d}/p.toml", "--T", "1/10", "--json"],
+    "stability": ["stability", "{d}/ball.toml", "--T", "0.2", "--N", "30", "--seeds", "1", "--steps", "10",
+                  "--plot", "{d}/stab.png", "--json"],
+    "mixture": ["mixture", "--json"],
     "masked": ["masked", "{d}/masked.toml", "--N", "30", "--T", "0.1", "--steps", "2", "--save-every", "1",
                "--sinks", "0,0.2", "--plot", "{d}/sink", "--json"],
     "relu": ["relu", "{d}/relu.toml", "--N", "60", "--T", "0.1", "--steps", "2", "--save-every", "1",
@@ -110,6 +115,7 @@ def test_command_json_has_schema_and_no_traceback(name, files):
 
 @pytest.mark.parametrize("argv", [["derive", "nonsense"], ["rhs", "missing.toml"], ["classify"],
                                   ["gradient-flow", "softmax", "--dim", "99"], ["reproduce", "nope"],
+                                  ["stability", "missing.toml", "--T", "1"], ["mixture", "--w", "2"],
                                   ["probe", "no-such-folder"], ["relu", "{d}/p.toml"],
                                   ["masked", "{d}/p.toml"], ["masked", "{d}/masked.toml", "--sinks", "1"],
                                   ["masked", "{d}/masked.toml", "--positions", "grid:x"]])

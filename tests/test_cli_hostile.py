@@ -76,6 +76,7 @@ FILE_COMMANDS = {
     "classify": ["classify", "{f}"],
     "rhs": ["rhs", "{f}"],
     "meanfield": ["meanfield", "{f}", "--N", "10,20", "--out", "mf"],
+    "stability": ["stability", "{f}", "--T", "0.1"],
     "steer-problem": ["steer", "{f}", "--target", "{target}"],
     "steer-target": ["steer", "{problem}", "--target", "{f}"],
     "verify": ["verify", "{f}", "--examples", "1"],
@@ -371,3 +372,17 @@ def test_subprocess_exit_2_one_line(tmp_path, argv, kind):
     assert r.stdout == "" and "Traceback" not in r.stderr
     assert r.stderr.startswith("symtf: error:") and r.stderr.count("\n") == 1, r.stderr
     assert list(work.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [["mixture", "--a", "1e999999999"], ["mixture", "--a", "1e20"], ["mixture", "--w", "x"],
+                                  ["mixture", "--s", "-1"], ["stability", "{problem}", "--T", "1", "--N", "5000"],
+                                  ["stability", "{problem}", "--T", "1", "--perturb", "twist:1"],
+                                  ["stability", "{problem}", "--T", "1", "--p", "0.5"]])
+def test_beyond_gaussian_commands_refuse_bad_options(argv, dirs, capsys):
+    inp, work = dirs
+    t0 = time.perf_counter()
+    with pytest.raises(SystemExit) as e:
+        raise SystemExit(main([a.format(problem=inp / "good.toml") for a in argv]))
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and out == "" and err.startswith("symtf: error:") and err.count("\n") == 1
+    assert time.perf_counter() - t0 < 2 and not any(work.iterdir())

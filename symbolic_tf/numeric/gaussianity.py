@@ -8,7 +8,8 @@ moment-matched Gaussian (the Alcalde–Ji–Zuazua probe, docs/mathematics.md §
 * :func:`bures_wasserstein` — the 2-Wasserstein distance between two Gaussians;
 * :func:`excess_kurtosis_principal` — excess kurtosis along each principal direction;
 * :func:`mardia` — Mardia's multivariate skewness and kurtosis;
-* :func:`loglog_slope` — convergence rates, error ≈ C·N^slope.
+* :func:`loglog_slope` — convergence rates, error ≈ C·N^slope;
+* :func:`attention_ess` — how many of N tokens a softmax query effectively averages over.
 
 All inputs are validated (float64, finite, matching shapes); bad input raises
 :class:`~symbolic_tf.spec.errors.InvalidParameters` naming the argument.
@@ -25,6 +26,7 @@ __all__ = [
     "excess_kurtosis_principal",
     "mardia",
     "loglog_slope",
+    "attention_ess",
 ]
 
 #: Target size (float64 elements) of one work block in :func:`mardia` (32 MB).
@@ -279,3 +281,48 @@ def loglog_slope(Ns, errors) -> tuple[float, float]:
         raise InvalidParameters("Ns", "need at least two distinct sizes")
     slope, intercept = np.polyfit(x, np.log(errors), 1)
     return float(slope), float(intercept)
+
+
+def attention_ess(X, A, queries=None) -> np.ndarray:
+    r"""Effective sample size of the softmax attention weights of each query.
+
+    For a query x the weights over the cloud are w_j ∝ e^{y_jᵀAx}; their effective sample
+    size is ESS(x) = (Σ_j w_j)² / Σ_j w_j² ∈ [1, N], computed in the log domain as
+    exp(2·lse(ℓ) − lse(2ℓ)) with ℓ_j = y_jᵀAx.
+
+    Why it matters (docs/mathematics.md §6, the finite-N gap of ``reproduce alcalde2026``):
+    for y ~ N(α, Σ) the population value is ESS/N = e^{−cᵀΣc} with c = Ax (the tilting
+    lemma: E e^{2cᵀy} / (E e^{cᵀy})² = e^{cᵀΣc}).  N samples represent the tilted Gaussian
+    N(α + Σc, Σ) — the mean the moment ODE uses — only while ESS ≫ 1, i.e. while
+    cᵀΣc ≪ ln N; beyond that the empirical softmax saturates at the extreme tokens, a bias
+    that decays like a power of 1/ln N rather than N^{-1/2}.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        The cloud (the support of the attention).
+    A : array_like, shape (d, d)
+        Attention matrix (logits yᵀAx).
+    queries : array_like, shape (M, d), optional
+        Query points; default the cloud itself.
+
+    Returns
+    -------
+    ndarray, shape (M,)
+        ESS of each query (between 1 and N).
+    """
+    X = _cloud(X)
+    A = _array("A", A, 2)
+    if A.shape != (X.shape[1], X.shape[1]):
+        raise InvalidParameters("A", f"expected shape ({X.shape[1]}, {X.shape[1]}), got {A.shape}")
+    Q = X if queries is None else _array("queries", queries, 2)
+    if Q.shape[1] != X.shape[1]:
+        raise InvalidParameters("queries", f"expected {X.shape[1]} columns, got {Q.shape}")
+    G = X @ A  # row j: y_jᵀA, so G @ x = (y_jᵀAx)_j
+    out = np.empty(Q.shape[0])
+    step = max(1, _WORK_ELEMENTS // X.shape[0])
+    for start in range(0, Q.shape[0], step):
+        L = Q[start:start + step] @ G.T
+        L = L - L.max(axis=1, keepdims=True)
+        out[start:start + step] = np.exp(2.0 * np.log(np.exp(L).sum(axis=1)) - np.log(np.exp(2.0 * L).sum(axis=1)))
+    return out

@@ -46,7 +46,7 @@ import numpy as np
 
 from ..spec.errors import InvalidParameters
 
-__all__ = ["ParticleRun", "simulate", "sample_initial", "METHODS"]
+__all__ = ["ParticleRun", "simulate", "sample_initial", "exact_factor", "METHODS"]
 
 #: Fixed-step integration methods.
 METHODS = ("rk4", "euler")
@@ -409,7 +409,7 @@ def simulate(problem, X0, T=None, *, steps=None, dt=None, positions=None, method
     )
 
 
-def _exact_factor(cov) -> np.ndarray:
+def exact_factor(cov) -> np.ndarray:
     r"""A float factor B (d × r) with B Bᵀ = cov, from an exact rational LDLᵀ.
 
     Symmetric Gaussian elimination over ℚ with diagonal pivoting (largest pivot first):
@@ -440,7 +440,10 @@ def _exact_factor(cov) -> np.ndarray:
 
 
 def sample_initial(problem, N, rng):
-    r"""N i.i.d. tokens from the problem's initial Gaussian N(mean, cov).
+    r"""N i.i.d. tokens from the problem's initial Gaussian N(mean, cov), or its declared law.
+
+    A non-Gaussian ``[initial]`` law (box, ball, mixture, empirical cloud) is sampled by
+    :func:`symbolic_tf.numeric.laws.sample_law`.
 
     x_i = mean + B z_i with z_i ~ N(0, I_r) and B Bᵀ = cov from an exact rational LDLᵀ
     factorisation (rank r = rank cov exactly, so singular covariances are handled: the
@@ -464,13 +467,19 @@ def sample_initial(problem, N, rng):
     from .. import variants
 
     N = _int("N", N)
-    if problem.cov is None:
+    law = getattr(problem, "initial_law", None)
+    if problem.cov is None and law is None:
         raise InvalidParameters("initial.cov", "needed to sample the initial cloud")
     if not isinstance(rng, np.random.Generator):
         rng = np.random.default_rng(rng)
-    d = problem.d
-    mean = np.zeros(d) if problem.mean is None else np.array([float(e) for e in problem.mean])
-    B = _exact_factor(problem.cov)
-    X0 = mean + rng.standard_normal((N, B.shape[1])) @ B.T
+    if law is not None:  # a non-Gaussian law of the [initial] table (symbolic_tf.numeric.laws)
+        from .laws import sample_law
+
+        X0 = sample_law(law, N, rng)
+    else:
+        d = problem.d
+        mean = np.zeros(d) if problem.mean is None else np.array([float(e) for e in problem.mean])
+        B = exact_factor(problem.cov)
+        X0 = mean + rng.standard_normal((N, B.shape[1])) @ B.T
     positions = np.sort(rng.uniform(0.0, 1.0, N)) if variants.get(problem.variant).causal else None
     return X0, positions

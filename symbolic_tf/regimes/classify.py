@@ -142,6 +142,10 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
     if not _gaussian_closed(problem, variant):
         return Classification(Regime.UNDECIDED, UNDECIDED, reason=f"{variant.name} does not preserve Gaussians: "
                               "there is no moment ODE to classify (see `symtf invariance`)", uniform=uniform)
+    if getattr(problem, "initial_law", None) is not None and not uniform:
+        return Classification(Regime.UNDECIDED, UNDECIDED, uniform=uniform,
+                              reason=f"the initial law is {problem.initial_law.kind!r}, not Gaussian: the Gaussian "
+                                     "moment ODE does not describe it (see docs/stability.md)")
     if problem.cov is None and not uniform:
         raise InvalidParameters("initial.cov", "needed to classify the problem's Σ₀ (or use --uniform)")
     res = prove(problem, Context(uniform=uniform, horizon=horizon))

@@ -20,7 +20,9 @@ R = v(B + Bᵀ) and P = Σ⁻¹ the covariance equation is linear, Ṗ = −(F�
 For every configuration we record the *certified* verdict of
 :func:`symbolic_tf.regimes.classify.classify` (its certificate re-checked by
 :func:`symbolic_tf.certify.check.check`), integrate the moment ODE (generated code, batched
-Dormand–Prince) and simulate N tokens (RK4, seeded), and compare the three.
+Dormand–Prince) and simulate N tokens (RK4, seeded), and compare the three.  The token/ODE covariance gap is
+studied against N (:func:`finite_n_study`): it is a finite-N bias of the softmax, explained by
+the attention effective sample size (:data:`FINITE_N_EXPLANATION`, figure ``alcalde_finite_n``).
 
 Entry point: :func:`run` → ``out/alcalde2026.json`` and ``out/figures/alcalde_*.png|pdf``.
 """
@@ -37,7 +39,8 @@ import numpy as np
 from ..display import verdict_label
 
 __all__ = ["run", "CASES", "stable_problem", "blowup_problem", "threshold_problems", "predicted_blowup_time",
-           "ode_run", "token_run", "certified", "PAPER"]
+           "ode_run", "token_run", "certified", "PAPER",
+           "finite_n_study", "FINITE_N_EXPLANATION"]
 
 PAPER = {
     "title": "Prescribed attention and Gaussian token dynamics with affine drift",
@@ -209,11 +212,65 @@ def token_run(problem, N: int, T: float, steps: int, seed: int, n_save: int = 20
     run_ = simulate(problem, X0, float(T), steps=int(steps), save_every=every, method="rk4")
     means, covs = zip(*(empirical_moments(X) for X in run_.X))
     return {"t": np.asarray(run_.t), "mean": np.array(means), "cov": np.array(covs), "X_last": run_.final,
+            "clouds": run_.X, "N": int(N), "seed": int(seed),
             "X_first": X0, "nonfinite": bool(run_.nonfinite), "seconds": float(run_.seconds), "dt": float(run_.dt)}
 
 
 def _rel(a, b) -> float:
     return float(np.linalg.norm(np.asarray(a) - np.asarray(b)) / max(np.linalg.norm(b), 1e-300))
+
+
+#: The explanation of the token/ODE covariance gap, written into the JSON and onto the figure.
+FINITE_N_EXPLANATION = (
+    "Not a bug and not a convention mismatch: at t = 0 the token velocity field equals the Gaussian field "
+    "V(α + ΣAx) + Fx + b for typical tokens (same logits yᵀAx), and the early-time gap shrinks like N^-1/2. "
+    "The late gap is a finite-N bias of the softmax: N samples reproduce the tilted Gaussian N(α + ΣAx, Σ) "
+    "only while the tilt (Ax)ᵀΣ(Ax) ≪ ln N, i.e. while the effective sample size ESS = N·e^{-(Ax)ᵀΣ(Ax)} of "
+    "the attention weights is ≫ 1. For the extreme tokens ESS ≈ 1: they attend to themselves, move by "
+    "≈ (F + V)x instead of Fx + V(α + ΣAx), and the cloud cannot follow the Gaussian's growth; near blow-up this "
+    "dominates and the gap stops decreasing with N (numerical evidence). The token system cannot blow up at all: "
+    "its radius grows at most like e^{(‖V‖+‖F‖)t} (docs/stability.md §3, §5).")
+
+
+def finite_n_study(problem, T: float, steps: int, Ns, seeds, main=None, n_save: int = 20, n_query: int = 512) -> dict:
+    """How the token/ODE covariance gap depends on N (numerical evidence).
+
+    For each N in ``Ns`` and each seed, N tokens are simulated to T (RK4, ``steps`` steps) and
+    the relative covariance gap to the moment ODE is recorded at the saved times (averaged over
+    the seeds); ``main`` (a :func:`token_run` result) stands alone for its own N, the costly one.  The N-exponent of the
+    seed-averaged gap is fitted (:func:`~symbolic_tf.numeric.gaussianity.loglog_slope`) at
+    the first saved time after 0 and at T: about −1/2 for a Monte Carlo fluctuation, about 0
+    for a bias.  The lowest percentile of the attention effective sample size
+    (:func:`~symbolic_tf.numeric.gaussianity.attention_ess`) and the cloud radius max|x_i| along
+    the largest run show why: the extreme tokens attend essentially to themselves.
+    """
+    from ..numeric.gaussianity import attention_ess, loglog_slope
+
+    Ns = [int(n) for n in Ns]
+    runs = {}
+    for N in Ns:
+        if main is not None and N == main["N"]:
+            runs[N] = [main]  # the expensive size: the main run only
+        else:
+            runs[N] = [dict(token_run(problem, N, T, steps, int(s), n_save=n_save), N=N, seed=int(s)) for s in seeds]
+    t = runs[Ns[0]][0]["t"]
+    ode = ode_run(problem, T, t_eval=t)
+    gaps = {N: np.mean([[_rel(C, S) for C, S in zip(r["cov"], ode["Sigma"])] for r in runs[N]], axis=0) for N in Ns}
+    big = runs[Ns[-1]][0]
+    A = np.array(problem.A, dtype=float) * float(problem.scale)
+    rng = np.random.default_rng(0)
+    ess = []
+    for X in big["clouds"]:
+        q = X if len(X) <= n_query else X[rng.choice(len(X), n_query, replace=False)]
+        ess.append(float(np.quantile(attention_ess(X, A, q), 0.01)))
+    k_early = 1
+    slope_early, _ = loglog_slope(Ns, [gaps[N][k_early] for N in Ns])
+    slope_last, _ = loglog_slope(Ns, [gaps[N][-1] for N in Ns])
+    return {"Ns": Ns, "seeds": [[r["seed"] for r in runs[N]] for N in Ns], "t": t, "gap": [gaps[N] for N in Ns],
+            "t_early": float(t[k_early]), "slope_early": slope_early, "slope_last": slope_last,
+            "gap_last": [float(gaps[N][-1]) for N in Ns], "ess_p01": ess, "ess_N": Ns[-1],
+            "radius": [float(np.linalg.norm(X, axis=1).max()) for X in big["clouds"]],
+            "label": "numerical evidence", "explanation": FINITE_N_EXPLANATION}
 
 
 # ----------------------------------------------------------------------------------------
@@ -284,7 +341,35 @@ def _figures(results: dict, figdir: Path) -> list[str]:
     fig.tight_layout()
     paths += save_figure(fig, figdir / "alcalde_ellipses")
 
-    # 3. mean trajectory towards the target (stable case)
+    # 3. the token/ODE covariance gap against N, and the attention effective sample size
+    fig = _figure((4.2 * len(names), 7.4))
+    for k, name in enumerate(names):
+        st = results[name]["finite_n"]
+        ax = fig.add_subplot(2, len(names), k + 1)
+        for j, (N, g) in enumerate(zip(st["Ns"], st["gap"])):
+            ax.semilogy(st["t"][1:], g[1:], "o-", ms=3, color=f"C{j}", label=f"N = {N}")
+        ax.axvline(st["t_early"], color="0.6", lw=0.8, ls=":")
+        ax.set_title(f"{name}: gap ∝ N^({st['slope_early']:+.2f}) at t = {st['t_early']:.2g},\n"
+                     f"∝ N^({st['slope_last']:+.2f}) at t = {st['t'][-1]:.2g}", fontsize=8)
+        ax.set_xlabel("depth t")
+        ax.set_ylabel("relative covariance gap (seed mean)")
+        ax.legend(fontsize=7)
+        ax = fig.add_subplot(2, len(names), len(names) + k + 1)
+        ax.semilogy(st["t"], st["ess_p01"], "s-", ms=3, color="C3", label="attention ESS, lowest 1% of tokens")
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_xlabel("depth t")
+        ax.set_ylabel(f"effective sample size (N = {st['ess_N']})")
+        ax2 = ax.twinx()
+        ax2.plot(st["t"], st["radius"], "--", color="0.4", label="cloud radius max|x_i|")
+        ax2.set_ylabel("cloud radius max|x_i|", fontsize=8)
+        ax.legend(handles=ax.get_lines()[:1] + ax2.get_lines(), fontsize=7, loc="upper right")
+        ax.set_title("ESS ≫ 1: tokens see the tilted Gaussian;\nESS → 1: the softmax saturates", fontsize=8)
+    fig.suptitle("Token vs moment-ODE covariance gap (numerical evidence). " + FINITE_N_EXPLANATION,
+                 fontsize=7, wrap=True)
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
+    paths += save_figure(fig, figdir / "alcalde_finite_n")
+
+    # 4. mean trajectory towards the target (stable case)
     if "stable" in results:
         r = results["stable"]
         fig = _figure((4.5, 4.2))
@@ -330,6 +415,9 @@ def _experiment(name, problem, doc, extra, *, N, seed, quick, progress) -> dict:
                   "Sigma_end": ode["Sigma_end"].tolist(), "alpha_end": ode["alpha_end"].tolist()}
     rec["tokens"] = {"T": T_tok, "steps": steps, "dt": tok["dt"], "method": "rk4", "nonfinite": tok["nonfinite"],
                      "seconds": tok["seconds"], "rng": f"numpy.random.default_rng({int(seed)})"}
+    study = finite_n_study(problem, T_tok, steps, (max(N // 16, 8), max(N // 4, 8), N),
+                           (int(seed), int(seed) + 1000, int(seed) + 2000), main=tok)
+    rec["finite_n"] = study
     agree = {"t_compare": float(tok["t"][-1]),
              "cov_rel_distance_last": _rel(tok["cov"][-1], at["Sigma"][-1]),
              "mean_distance_last": float(np.linalg.norm(tok["mean"][-1] - at["alpha"][-1])),
@@ -349,11 +437,17 @@ def _experiment(name, problem, doc, extra, *, N, seed, quick, progress) -> dict:
             Ts = predicted_blowup_time(problem)
             agree["closed_form_T_star"] = Ts
             agree["closed_form_in_bracket"] = bool(T_lo * (1 - 1e-9) <= Ts <= T_hi * (1 + 1e-9))
+    agree["finite_n_gap_last"] = study["gap_last"]
+    agree["finite_n_Ns"] = study["Ns"]
+    agree["finite_n_slope_early"] = study["slope_early"]
+    agree["finite_n_slope_last"] = study["slope_last"]
+    agree["attention_ess_p01_last"] = study["ess_p01"][-1]
     if name == "stable":
-        rec["note"] = ("the token horizon is short on purpose: for finite N the anti-Hurwitz F repels the "
-                       "extreme tokens faster than the (saturating) softmax attention pulls them back, so the "
-                       "empirical covariance leaves Σ* after t ≈ 2-3 (N = 1000-4000) although the Gaussian "
-                       "moment flow converges to Σ*; the equilibrium is a mean-field statement")
+        rec["note"] = ("for finite N the anti-Hurwitz F repels the extreme tokens faster than the (saturating) "
+                       "softmax attention pulls them back, so the empirical covariance leaves the moment ODE once "
+                       "the attention effective sample size of the tail tokens collapses (t ≈ 1-1.5 at N = 1000, "
+                       "see finite_n) although the Gaussian moment flow converges to Σ*; the equilibrium is a "
+                       "mean-field statement")
     if name == "threshold_below":
         agree["ode_final_trace"] = float(np.trace(ode["Sigma_end"]))
     if "threshold_lambda" in extra:

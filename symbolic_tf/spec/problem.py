@@ -15,6 +15,8 @@ A problem describes one mean-field Transformer and an initial Gaussian::
     [initial]
     mean = [0, 0]
     cov = [[1, 0], [0, 1]]       # symmetric PSD, decided exactly
+                                 # or a non-Gaussian law: law = "uniform_box" | "uniform_ball" |
+                                 # "mixture" | "empirical" (symbolic_tf.spec.initial)
     [relu]                       # optional ReLU feed-forward W2·ReLU(W1 x + b1) (spec/relu.py)
 
 Every number is parsed exactly (see :mod:`symbolic_tf.spec.rational`).  Variant-specific
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import InvalidParameters, ProblemFileError
+from .initial import InitialLaw, law_to_dict, parse_initial_law
 from .limits import MAX_DIM, brief, load_json_text, load_toml_text, read_text_file
 from .linalg import is_symmetric, matmul, psd_decision, transpose
 from .rational import fraction_str, to_fraction, to_matrix, to_vector
@@ -92,6 +95,7 @@ class Problem:
     description: str | None = None
     relu: Any = None  # a spec.relu.ReLUTerm: the non-affine feed-forward W2·ReLU(W1 x + b1)
     given_A: bool = field(default=False, compare=False)
+    initial_law: InitialLaw | None = None  # a non-Gaussian initial law (then mean, cov are None)
 
     @property
     def has_drift(self) -> bool:
@@ -145,7 +149,9 @@ def problem_to_dict(p: Problem) -> dict:
         out["scale"] = fraction_str(p.scale)
     if p.T is not None:
         out["T"] = fraction_str(p.T)
-    if p.mean is not None or p.cov is not None:
+    if p.initial_law is not None:
+        out["initial"] = law_to_dict(p.initial_law)
+    elif p.mean is not None or p.cov is not None:
         init = {}
         if p.mean is not None:
             init["mean"] = _vec_out(p.mean)
@@ -193,8 +199,11 @@ def _attention(doc: Mapping, where: str, d: int):
     return A, Q, K, A is not None
 
 
-def parse_problem(doc: Mapping) -> Problem:
+def parse_problem(doc: Mapping, base_dir: str | Path | None = None) -> Problem:
     """Validate a problem document (already decoded from TOML/JSON) into a :class:`Problem`.
+
+    ``base_dir`` resolves a relative ``[initial] file`` (an empirical cloud); the current
+    directory when None.
 
     Raises
     ------
@@ -251,8 +260,10 @@ def parse_problem(doc: Mapping) -> Problem:
         if T <= 0:
             raise InvalidParameters("T", f"horizon must be positive, got {fraction_str(T)}")
 
-    mean = cov = None
-    if "initial" in doc:
+    mean = cov = law = None
+    if "initial" in doc and isinstance(doc["initial"], Mapping) and "law" in doc["initial"]:
+        law = parse_initial_law(doc["initial"], d, check_covariance, base_dir)
+    elif "initial" in doc:
         init = doc["initial"]
         _check_fields(init, INITIAL_FIELDS, "initial")
         if "mean" in init:
@@ -271,7 +282,7 @@ def parse_problem(doc: Mapping) -> Problem:
     return Problem(
         variant=variant, d=d, A=A, Q=Q, K=K, V=V, F=F, b=b, heads=tuple(heads),
         sigmoid_bias=sigmoid_bias, scale=scale, T=T, mean=mean, cov=cov,
-        name=doc.get("name"), description=doc.get("description"), relu=relu, given_A=given_A,
+        name=doc.get("name"), description=doc.get("description"), relu=relu, given_A=given_A, initial_law=law,
     )
 
 
@@ -303,7 +314,7 @@ def read_document(path: str | Path, what: str = "problem file") -> Mapping:
 
 def load_problem(path: str | Path) -> Problem:
     """Read a ``.toml`` or ``.json`` problem file (by extension; TOML otherwise tried first)."""
-    return parse_problem(read_document(path))
+    return parse_problem(read_document(path), base_dir=Path(path).parent)
 
 
 def decode_document(text: str, suffix: str, label: str) -> Mapping:

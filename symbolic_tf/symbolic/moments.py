@@ -273,6 +273,9 @@ def problem_env(problem, system: MomentSystem) -> dict:
     def M(rows):
         return sp.ImmutableMatrix([[sp.Rational(e.numerator, e.denominator) for e in r] for r in rows])
 
+    from ..spec.initial import require_gaussian
+
+    require_gaussian(problem)
     if problem.cov is None:
         raise InvalidParameters("initial.cov", "needed to evaluate the right-hand side")
     env = {S.Sigma: M(problem.cov),

@@ -110,6 +110,9 @@ def flow_data(problem):
     d = problem.d
     if d > MAX_D:
         raise InvalidParameters("d", f"validated tubes support d ≤ {MAX_D}, got {d}")
+    from ...spec.initial import require_gaussian
+
+    require_gaussian(problem, "a validated tube of the moment ODE")
     if problem.cov is None:
         raise InvalidParameters("initial.cov", "a validated tube starts from the problem's Σ₀")
     sc = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
