@@ -96,6 +96,8 @@ def _float_precheck(problem, Smid, horizon: float = 200.0):
     float solution fails/blows up — only to skip hopeless tube searches quickly."""
     from scipy.integrate import solve_ivp
 
+    from .float_budget import capped
+
     d = problem.d
     f = lambda M: np.array([[float(x) for x in r] for r in M])  # noqa: E731
     A, V = f(problem.A) * float(problem.scale), f(problem.V)
@@ -111,7 +113,7 @@ def _float_precheck(problem, Smid, horizon: float = 200.0):
 
     big.terminal = True
     with np.errstate(all="ignore"):
-        sol = solve_ivp(rhs, (0.0, horizon), f(problem.cov).ravel(), method="LSODA", rtol=1e-8, atol=1e-10,
+        sol = solve_ivp(capped(rhs), (0.0, horizon), f(problem.cov).ravel(), method="LSODA", rtol=1e-8, atol=1e-10,
                         events=big)
     if not sol.success or sol.status == 1 or not np.all(np.isfinite(sol.y[:, -1])):
         return None

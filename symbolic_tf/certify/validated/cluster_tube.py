@@ -77,6 +77,8 @@ def find_cluster(problem, *, order: int = 20, prec: int = 128, seconds: float = 
 def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from scipy.integrate import solve_ivp
 
+    from .float_budget import capped
+
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
@@ -111,7 +113,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
 
     big.terminal = True
     with np.errstate(all="ignore"):
-        sol = solve_ivp(rhs, (0.0, horizon), _f(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13, events=big)
+        sol = solve_ivp(capped(rhs), (0.0, horizon), _f(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13, events=big)
     S_end = sol.y[:, -1].reshape(2, 2)
     if sol.status != 0 or not np.all(np.isfinite(S_end)) or np.trace(S_end) <= 0:
         return Verdict(UNDECIDED, _CLAIM0, reason="the float solution does not settle (it blows up or fails)",

@@ -88,12 +88,14 @@ def _float_blowup(ff: _FloatField, S0: np.ndarray, horizon: float):
     """(t, Σ) late on a float blow-up (tr Σ ≥ 1e8), or None."""
     from scipy.integrate import solve_ivp
 
+    from .float_budget import capped
+
     def big(_t, y):
         return 1e8 - abs(np.trace(y.reshape(ff.d, ff.d)))
 
     big.terminal = True
     with np.errstate(all="ignore"):
-        sol = solve_ivp(ff.sigma_rhs, (0.0, horizon), S0.ravel(), method="DOP853", rtol=1e-10, atol=1e-12,
+        sol = solve_ivp(capped(ff.sigma_rhs), (0.0, horizon), S0.ravel(), method="DOP853", rtol=1e-10, atol=1e-12,
                         events=big)
     if sol.status != 1 or not np.all(np.isfinite(sol.y[:, -1])):
         return None

@@ -18,7 +18,7 @@ import flint
 import numpy as np
 
 from ...spec.verdict import UNDECIDED, Verdict
-from .ray_tube import _FloatField, _dyadic, _f, _qstr
+from .ray_tube import _FloatField, _dyadic, _qstr
 from .rotation_tube import _D0_ladder, _guesses
 
 __all__ = ["KIND", "find_rotation_collapse"]

@@ -40,6 +40,8 @@ def find_singular_equilibrium(problem, *, order: int = 20, prec: int = 128, seco
 def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from scipy.integrate import solve_ivp
 
+    from .float_budget import capped
+
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
@@ -66,7 +68,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
 
     big.terminal = True
     with np.errstate(all="ignore"):
-        sol = solve_ivp(ff.sigma_rhs, (0.0, horizon), _f(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13,
+        sol = solve_ivp(capped(ff.sigma_rhs), (0.0, horizon), _f(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13,
                         events=big)
     S = sol.y[:, -1].reshape(d, d)
     if sol.status != 0 or not np.all(np.isfinite(S)):
