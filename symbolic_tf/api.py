@@ -172,8 +172,9 @@ def invariance(variant: str):
     return decide_invariance(variant)
 
 
-def rhs(problem):
-    """α̇ and Σ̇ at the problem's exact parameters and initial Gaussian (exact when rational).
+def rhs(problem, t=0):
+    """α̇ and Σ̇ at the problem's exact parameters at depth ``t`` (default 0; a schedule's
+    parameters at t, docs/schedules.md) and its initial Gaussian (exact when rational).
 
     Returns
     -------
@@ -182,7 +183,7 @@ def rhs(problem):
     """
     from .symbolic.moments import rhs as _rhs
 
-    return _rhs(problem)
+    return _rhs(problem, t)
 
 
 def integrate(problem, T: float, *, t_eval: Sequence[float] | None = None, rtol: float = 1e-10,
@@ -190,7 +191,7 @@ def integrate(problem, T: float, *, t_eval: Sequence[float] | None = None, rtol:
     r"""Integrate the problem's moment ODE from N(mean, cov) to depth T (floating point).
 
     Batched Dormand–Prince on the congruence form Σ(t) = Φ(t)Σ₀Φ(t)ᵀ, Φ̇ = JΦ
-    (docs/mathematics.md §4); it stops early at a numerical blow-up (‖Σ‖ > 1e8 or a collapsed
+    (docs/mathematics.md §4), phase by phase for a depth schedule (docs/schedules.md); it stops early at a numerical blow-up (‖Σ‖ > 1e8 or a collapsed
     step).  The result is numerical evidence, not a proof: use :func:`classify` for that.
 
     Parameters
@@ -218,22 +219,15 @@ def integrate(problem, T: float, *, t_eval: Sequence[float] | None = None, rtol:
     """
     import numpy as np
 
-    from .numeric.codegen import compile_system, numeric_env
-    from .numeric.integrate import integrate as _integrate
+    from .numeric.phases import integrate_problem
     from .spec.errors import InvalidParameters
-    from .symbolic.moments import derive_for_problem
 
     if problem.cov is None:
         raise InvalidParameters("initial.cov", "integration starts from the problem's initial Gaussian")
     if not (isinstance(T, (int, float)) and np.isfinite(T) and T > 0):
         raise InvalidParameters("T", f"must be a finite positive number, got {T!r}")
-    system = derive_for_problem(problem)
-    comp = compile_system(system)
-    a0 = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(problem.d)
-    S0 = np.array([[float(x) for x in r] for r in problem.cov])
     te = None if t_eval is None else np.asarray(t_eval, dtype=float)
-    with np.errstate(all="ignore"):
-        return _integrate(comp, a0, S0, numeric_env(problem, system), float(T), t_eval=te, rtol=rtol, atol=atol)
+    return integrate_problem(problem, float(T), t_eval=te, rtol=rtol, atol=atol)
 
 
 def classify(problem, *, uniform: bool = False, horizon: float | None = None):

@@ -183,7 +183,7 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
               atol: float = 1e-12, blowup_norm: float = 1e8, h_min: float = 1e-14,
               stop_on_convergence: bool = False, converge_tol: float = 1e-10, h0: float | None = None,
               max_steps: int = 1_000_000, backend: str = "auto", method: str = "dopri5",
-              closed_form: bool = False) -> Solution:
+              closed_form: bool = False, params_at=None) -> Solution:
     """Integrate α̇ = Jα + c, Σ = ΦΣ₀Φᵀ with Φ̇ = JΦ, batched, from t = 0 to T.
 
     Parameters
@@ -202,6 +202,10 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     closed_form : when True and the flow has a closed form (softmax, V = vI, drift F = fI, α₀ = 0,
         b = 0: :mod:`symbolic_tf.numeric.closed_form`, docs/mathematics.md §4, §6), return it instead
         of integrating (``Solution.method == "closed form"``; a blow-up is reported at T* exactly)
+    params_at : callable, optional
+        Time-dependent parameters (polynomial-in-t schedules, docs/schedules.md): ``params_at(t)``
+        with t an array of the members' stage times returns the parameters with a leading batch
+        axis; each Runge–Kutta stage is evaluated at its own time t + c_s h.  numpy backend only.
 
     Raises
     ------
@@ -237,6 +241,11 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     for name, val in (("rtol", rtol), ("atol", atol)):
         if not (np.isfinite(val) and val > 0):
             raise InvalidParameters(name, f"tolerance must be positive and finite, got {val}")
+    if params_at is not None:
+        if backend == "compiled" or method != "dopri5":
+            raise InvalidParameters("backend", "time-dependent (polynomial-in-t) parameters run on the numpy "
+                                    "backend with dopri5 only")
+        backend = "numpy"
     use = _choose_backend(backend, method, d, B)
 
     n = len(t_eval)
@@ -309,6 +318,8 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
             hh = np.where(hh <= 0, h[act], hh)
             ka, kP = [], []
             for s in range(7):
+                if params_at is not None:
+                    prm = params_at(ta + _C[s] * hh)
                 if s == 0:
                     reuse = have_last[act]
                     fa, fP = fa_last[act], fP_last[act]
@@ -372,7 +383,8 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
                 if stop_on_convergence:
                     live = acc[~blown]
                     if live.size:
-                        _, dS = compiled.rhs(alpha[live], Sg[~blown], _subset_params(params, live, B))
+                        prm_live = params_at(t[live]) if params_at is not None else _subset_params(params, live, B)
+                        _, dS = compiled.rhs(alpha[live], Sg[~blown], prm_live)
                         conv = np.linalg.norm(dS, axis=(1, 2)) < converge_tol * (1 + nS[~blown])
                         status[live[conv]] = CONVERGED
                 done = (status[acc] == RUNNING) & (t[acc] >= T * (1 - 1e-15))

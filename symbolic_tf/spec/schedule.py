@@ -43,7 +43,7 @@ from .rational import fraction_str, parse_rational_str, to_fraction
 
 __all__ = ["Phase", "Schedule", "Segment", "SCHEDULED", "PHASE_FIELDS", "MAX_PHASES", "MAX_DEGREE",
            "parse_polynomial", "parse_schedule", "schedule_to_dict", "problem_at", "segments", "poly_str",
-           "poly_eval", "param_at"]
+           "poly_eval", "param_at", "leaves"]
 
 #: the parameters a schedule may move
 SCHEDULED = ("A", "V", "F", "b")
@@ -248,16 +248,17 @@ def _read_param(name: str, value: Any, field: str, d: int):
     return tuple(tuple(parse_polynomial(v, f"{field}[{i}][{j}]") for j, v in enumerate(r)) for i, r in enumerate(value))
 
 
-def _leaves(param):
+def leaves(param):
+    """The polynomial coefficient tuples of a scheduled matrix/vector, row by row."""
     for x in param:
         if isinstance(x[0], Fraction):
             yield x
         else:
-            yield from _leaves(x)
+            yield from leaves(x)
 
 
 def _is_constant(param) -> bool:
-    return all(len(p) == 1 for p in _leaves(param))
+    return all(len(p) == 1 for p in leaves(param))
 
 
 def param_at(param, t):

@@ -1,0 +1,146 @@
+r"""Integration of a problem with depth-dependent parameters, phase by phase.
+
+A schedule (docs/schedules.md) cuts [0, T] into segments on which the parameters are one
+function of t (:func:`symbolic_tf.spec.schedule.segments`).  The moment flow is the composition
+of the segment flows, Σ(t) = Φ_{[t_k, t]} ∘ … ∘ Φ_{[0, t_1]}(Σ₀), so each segment is integrated
+from the state where the previous one stopped, restarting the integrator at the boundary (the
+right-hand side jumps there; a restart keeps the error control honest):
+
+* a segment with **constant** parameters runs on any backend of
+  :func:`symbolic_tf.numeric.integrate.integrate` (the compiled numba kernels included);
+* a segment with **polynomial-in-t** entries passes t into the right-hand side: every
+  Runge–Kutta stage sees the parameters at its own time (numpy backend).
+
+A constant problem (or a schedule that never changes) is one segment: the result is then the
+very integration of the constant problem.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..spec.errors import InvalidParameters
+from ..spec.schedule import SCHEDULED, leaves, problem_at, segments
+from .integrate import HORIZON, Solution, integrate
+
+__all__ = ["integrate_problem", "pieces"]
+
+
+def pieces(problem, T: float) -> list[tuple[float, float, object]]:
+    """[(t0, t1, segment or None)] covering [0, T] (None: the problem is constant)."""
+    if problem.schedule is None:
+        return [(0.0, float(T), None)]
+    out = []
+    for seg in segments(problem.schedule):
+        t0 = float(seg.t0)
+        if t0 >= T:
+            break
+        t1 = float(T) if seg.t1 is None else min(float(seg.t1), float(T))
+        out.append((t0, t1, seg))
+    return out
+
+
+def _params_at(problem, system, seg):
+    """A callable t-array → batched float parameters on a polynomial segment."""
+    from .codegen import numeric_env
+
+    env = numeric_env(problem_at(problem, seg.t0), system)
+    coef = {}
+    for name, val in seg.params:
+        if name not in SCHEDULED or name not in env:
+            continue
+        shape = np.asarray(env[name]).shape
+        deg = max(len(c) for c in leaves(val))
+        arr = np.zeros((deg,) + shape)
+        flat = list(leaves(val))
+        for idx, c in enumerate(flat):
+            pos = np.unravel_index(idx, shape)
+            for k, x in enumerate(c):
+                arr[(k,) + pos] = float(x)
+        coef[name] = arr
+
+    def at(ts):
+        ts = np.asarray(ts, dtype=float)
+        out = dict(env)
+        for name, arr in coef.items():
+            powers = ts[:, None] ** np.arange(arr.shape[0])[None, :]          # (B, deg)
+            out[name] = np.tensordot(powers, arr, axes=(1, 0))                  # (B, *shape)
+        return out
+
+    return at
+
+
+def integrate_problem(problem, T: float, *, t_eval=None, rtol: float = 1e-10, atol: float = 1e-12,
+                      backend: str = "auto", method: str = "dopri5", **kw) -> Solution:
+    r"""Integrate a problem's moment ODE from N(mean, cov) to depth T, phase by phase.
+
+    Parameters
+    ----------
+    problem : Problem
+        With or without a schedule; Σ₀ = ``problem.cov``.
+    T : float
+        Final depth.
+    t_eval : sequence of float, optional
+        Global sample times in [0, T] (default [0, T]).
+    rtol, atol, backend, method, **kw
+        As :func:`symbolic_tf.numeric.integrate.integrate`, per segment.
+
+    Returns
+    -------
+    Solution
+        One member; ``t_end``, ``n_steps`` and ``status`` over the whole schedule (the run stops
+        at the first segment that does not reach its end: blow-up, failure, step budget).
+    """
+    from .codegen import compile_system, numeric_env
+    from ..symbolic.moments import derive_for_problem
+
+    if problem.cov is None:
+        raise InvalidParameters("initial.cov", "integration starts from the problem's initial Gaussian")
+    system = derive_for_problem(problem)
+    comp = compile_system(system)
+    d = problem.d
+    a = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(d)
+    S = np.array([[float(x) for x in r] for r in problem.cov])
+    te = np.array([0.0, float(T)]) if t_eval is None else np.asarray(t_eval, dtype=float)
+    parts = pieces(problem, float(T))
+    if len(parts) == 1 and parts[0][2] is None or len(parts) == 1 and parts[0][2].constant:
+        env = numeric_env(problem_at(problem, 0), system)
+        with np.errstate(all="ignore"):
+            return integrate(comp, a, S, env, float(T), t_eval=te, rtol=rtol, atol=atol, backend=backend,
+                             method=method, **kw)
+    n = len(te)
+    out_a, out_S = np.empty((1, n, d)), np.empty((1, n, d, d))
+    steps = rej = 0
+    status, t_end, methods = HORIZON, 0.0, []
+    filled = 0
+    for t0, t1, seg in parts:
+        local = te[(te >= t0) & (te <= t1)] - t0
+        grid = np.unique(np.concatenate([[0.0], local, [t1 - t0]]))
+        opts = dict(t_eval=grid, rtol=rtol, atol=atol, **kw)
+        with np.errstate(all="ignore"):
+            if seg.constant:
+                env = numeric_env(problem_at(problem, seg.t0), system)
+                sol = integrate(comp, a, S, env, t1 - t0, backend=backend, method=method, **opts)
+            else:
+                at = _params_at(problem, system, seg)
+                sol = integrate(comp, a, S, at(np.array([t0])), t1 - t0, backend="numpy", method="dopri5",
+                                params_at=lambda ts, at=at, t0=t0: at(ts + t0), **opts)
+        methods.append(sol.method)
+        steps += int(sol.n_steps[0])
+        rej += int(sol.n_rejected[0])
+        for j in range(filled, n):
+            if te[j] > t1:
+                break
+            k = int(np.searchsorted(grid, te[j] - t0))
+            k = min(k, len(grid) - 1)
+            out_a[0, j], out_S[0, j] = sol.alpha[0, k], sol.Sigma[0, k]
+            filled = j + 1
+        a, S = sol.alpha_end[0], sol.Sigma_end[0]
+        t_end = t0 + float(sol.t_end[0])
+        status = int(sol.status[0])
+        if status != HORIZON:
+            break
+    for j in range(filled, n):  # frozen after a stop, as integrate() does
+        out_a[0, j], out_S[0, j] = a, S
+    label = f"{len(methods)} phases: " + ", ".join(sorted(set(methods)))
+    return Solution(te, out_a, out_S, np.array([status]), np.array([t_end]), a[None], S[None],
+                    np.array([steps]), np.array([rej]), method=label)
