@@ -1,0 +1,275 @@
+r"""Checker of ``schedule-phases`` certificates: a depth schedule composed phase by phase.
+
+The embedded problem has a depth schedule (docs/schedules.md).  Its segments (maximal depth
+intervals of one parameter function, :func:`symbolic_tf.spec.schedule.segments`) are recomputed
+from the problem; the certificate lists the segments it crosses, [t_0 = 0, t_1], …,
+[t_{m−1}, T_c], which must be exactly the recomputed ones cut at T_c, each with the flow map
+that carries the state across it.  Starting from the exact S = Σ₀, each is re-verified here:
+
+``riccati``  softmax with V(t) = v(t)·I and no drift (F ≡ 0), entries polynomial in t, S an
+    exact point.  With R(t) = v(t)·scale·(A(t) + A(t)ᵀ) and W(τ) = ∫_{t_k}^{t_k+τ} R(s) ds
+    (exact polynomials), the solution is Σ(t_k + τ) = S(I − W(τ)S)⁻¹ as long as
+    p(τ) = det(I − W(τ)S) ≠ 0; p(0) = 1, and p has no real root in [0, h] (counted exactly by
+    Sturm sequences) ⇒ the solution exists on the segment and its end point is the exact
+    rational S(I − W(h)S)⁻¹.
+``linear``   V ≡ 0 and a constant drift F: Σ(t_k + h) = e^{hF} S e^{hFᵀ}, an arb enclosure
+    (exactly S when F = 0).
+``tube``     constant parameters: the stored validated Taylor tube (exact step times from 0 to
+    h, order, precision, wrapping method) is replayed from S (a point or a box) with
+    :mod:`symbolic_tf.certify.kinds.replay`.
+
+The end state S_c ∋ Σ(T_c) is then used in one of two ways:
+
+* with a ``tail`` — a complete certificate of a **constant** kind for the problem whose
+  parameters are the schedule's at T_c (those of the last, infinite segment; they must be
+  constant) — the tail is checked by :func:`symbolic_tf.certify.check.derive`.  Its claim must
+  be a regime that covers Σ(T_c): a point claim ("this Σ₀") needs S_c exact and equal to the
+  tail's Σ₀; a class claim (every Σ₀ ≻ 0, ⪰ 0, ≠ 0, of rank r) is decided by rank Σ(T_c) =
+  rank Σ₀ (the congruence Σ(t) = Φ(t)Σ₀Φ(t)ᵀ, Φ invertible while the solution exists).  The
+  derived claim is about Σ₀ of the scheduled problem: a blow-up bracket is shifted by T_c; a
+  stationary end point becomes convergence to Σ* = S_c; a growth rate is dropped (the phases
+  before T_c may grow faster).  With T_c = 0 (a schedule that never changes) the tail's claim
+  is the claim, verbatim.
+* without a tail, the claim is the property "schedule-endpoint": the solution exists on
+  [0, T_c] and Σ(T_c) lies in the stated rational box, which must contain S_c.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ...spec.schedule import MAX_PHASES, leaves, problem_at, segments
+from ..check import derive, kind
+from ..claims import Claim, Quantifier
+from ..exact import definiteness, frac_str, qmat
+from ..schema import parse_rat, validate
+from .replay import flow_pairs, replay_stored
+
+KIND = "schedule-phases"
+FLOWS = ("riccati", "linear", "tube")
+SEGMENT_SCHEMA = {"t0": "rat", "t1": "rat", "flow": ("enum",) + FLOWS, "steps?": "rat[]", "order?": "int",
+                  "tube_prec?": "int", "method?": ("enum", "qr", "direct")}
+_LINEAR_PREC = 256
+
+
+def _fail(msg):
+    raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+def _q(x) -> flint.fmpq:
+    f = Fraction(x)
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def _is_zero_param(param) -> bool:
+    return param is None or all(all(c == 0 for c in p) for p in leaves(param))
+
+
+def _poly_sympy(c, s):
+    import sympy as sp
+
+    return sum((sp.Rational(x.numerator, x.denominator) * s ** k for k, x in enumerate(c)), sp.Integer(0))
+
+
+def riccati_end(seg, problem, S: flint.fmpq_mat, h: Fraction) -> flint.fmpq_mat:
+    """The exact end point of a ``riccati`` segment of length h from the exact S (or fail)."""
+    import sympy as sp
+
+    d = problem.d
+    A, V = seg.get("A"), seg.get("V")
+    if A is None or V is None or not _is_zero_param(seg.get("F")):
+        _fail(f"riccati segment at t = {frac_str(seg.t0)}: needs A, V and no drift")
+    v = V[0][0]
+    if any(V[i][j] != (v if i == j else (Fraction(0),)) for i in range(d) for j in range(d)):
+        _fail(f"riccati segment at t = {frac_str(seg.t0)}: V(t) is not v(t)·I")
+    s, u, tau = sp.symbols("s u tau")
+    sc = sp.Rational(problem.scale.numerator, problem.scale.denominator)
+    t0 = sp.Rational(seg.t0.numerator, seg.t0.denominator)
+    vs = _poly_sympy(v, s)
+    W = sp.zeros(d, d)
+    for i in range(d):
+        for j in range(d):
+            r = sp.expand(vs * sc * (_poly_sympy(A[i][j], s) + _poly_sympy(A[j][i], s)))
+            W[i, j] = sp.expand(sp.integrate(r.subs(s, t0 + u), (u, 0, tau)))
+    Sm = sp.Matrix(d, d, lambda i, j: sp.Rational(int(S[i, j].p), int(S[i, j].q)))
+    p = sp.Poly(sp.expand((sp.eye(d) - W * Sm).det(method="berkowitz")), tau, domain=sp.QQ)
+    hq = sp.Rational(h.numerator, h.denominator)
+    if p.degree() > 0 and p.count_roots(0, hq) != 0:
+        _fail(f"riccati segment at t = {frac_str(seg.t0)}: det(I − W(τ)Σ) vanishes in [0, {frac_str(h)}]: "
+              "the solution does not exist on the whole segment")
+    Wh = qmat([[Fraction(int(sp.Rational(x).p), int(sp.Rational(x).q)) for x in row]
+               for row in W.subs(tau, hq).tolist()])
+    return S * (flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)]) - Wh * S).inv()
+
+
+def linear_end(seg, problem, S, h: Fraction):
+    """The end of a ``linear`` segment (V ≡ 0, constant F): S itself when F = 0, else an arb
+    enclosure of e^{hF}Se^{hFᵀ}."""
+    if not _is_zero_param(seg.get("V")):
+        _fail(f"linear segment at t = {frac_str(seg.t0)}: V is not zero")
+    Fp = seg.get("F")
+    if _is_zero_param(Fp):
+        return S
+    if any(len(c) > 1 for c in leaves(Fp)):
+        _fail(f"linear segment at t = {frac_str(seg.t0)}: F depends on t")
+    F = qmat([[c[0] for c in row] for row in Fp])
+    old = flint.ctx.prec
+    flint.ctx.prec = _LINEAR_PREC
+    try:
+        E = (flint.arb_mat(F) * flint.arb(_q(h))).exp()
+        return E * flint.arb_mat(S) * E.transpose()
+    finally:
+        flint.ctx.prec = old
+
+
+def tube_end(seg, problem, S, h: Fraction, data: dict):
+    """The end box of a ``tube`` segment: the stored tube replayed from S on [0, h]."""
+    if not seg.constant:
+        _fail(f"tube segment at t = {frac_str(seg.t0)}: validated tubes cover constant phases only")
+    pairs, F = flow_pairs(problem_at(problem, seg.t0), _fail)
+    for key in ("steps", "order", "tube_prec", "method"):
+        if key not in data:
+            _fail(f"tube segment at t = {frac_str(seg.t0)}: missing {key}")
+    box, ts = replay_stored(pairs, F, S, data, _fail)
+    if ts[-1] != _q(h):
+        _fail(f"tube segment at t = {frac_str(seg.t0)}: the tube ends at {ts[-1]}, the segment has length {frac_str(h)}")
+    return box
+
+
+def advance(seg, problem, S, data: dict):
+    """The state at the end of segment ``seg`` (exact fmpq_mat or arb_mat box) from S."""
+    h = data["t1"] - seg.t0 if isinstance(data["t1"], Fraction) else parse_rat(data["t1"]) - seg.t0
+    flow = data["flow"]
+    if flow == "riccati":
+        if not isinstance(S, flint.fmpq_mat):
+            _fail(f"riccati segment at t = {frac_str(seg.t0)}: needs an exact start point")
+        return riccati_end(seg, problem, S, h)
+    if flow == "linear":
+        return linear_end(seg, problem, S, h)
+    return tube_end(seg, problem, S, h, data)
+
+
+def cut_segments(problem, T_c: Fraction) -> list:
+    """The schedule's segments intersecting [0, T_c), the last one cut at T_c."""
+    out = []
+    for seg in segments(problem.schedule):
+        if seg.t0 >= T_c:
+            break
+        out.append((seg, T_c if seg.t1 is None or seg.t1 > T_c else seg.t1))
+    return out
+
+
+def _covers_rank(claim: Claim, rank: int, d: int) -> bool:
+    q = claim.quantifier
+    return (q is Quantifier.EVERY_PSD or (q is Quantifier.EVERY_PD and rank == d)
+            or (q is Quantifier.EVERY_NONZERO and rank > 0)
+            or (q is Quantifier.EVERY_RANK and int(claim.params.get("sigma0_rank", -1)) == rank))
+
+
+def _shift(x, T_c: Fraction) -> str:
+    return frac_str(_q(parse_rat(x, "claim bracket") + T_c))
+
+
+def composed_claim(tail: Claim, T_c: Fraction, end) -> Claim:
+    """The claim about Σ₀ of the scheduled problem implied by the tail's claim about Σ(T_c)."""
+    p, reg = tail.params, tail.subject
+    if reg == "BLOWUP":
+        out = {k: _shift(p[k], T_c) for k in ("T_lo", "T_hi") if k in p}
+    elif reg == "CLUSTERING":
+        out = {"rank": p["rank"]} if "rank" in p else {}
+    elif reg == "EQUILIBRIUM":
+        if p.get("stationary"):
+            if not isinstance(end, flint.fmpq_mat):
+                _fail("a stationary tail needs an exact end point")
+            out = {"Sigma_star": [[frac_str(end[i, j]) for j in range(end.ncols())] for i in range(end.nrows())]}
+        else:
+            out = {k: p[k] for k in ("Sigma_star", "Sigma_mid", "r") if k in p}
+    else:  # BOUNDED; EXPONENTIAL_GROWTH without its rate
+        out = {}
+    return Claim(reg, Quantifier.THIS, out)
+
+
+def _end_box_ok(end, lo, hi) -> bool:
+    n = end.nrows()
+    for i in range(n):
+        for j in range(n):
+            a, b = lo[i][j], hi[i][j]
+            if isinstance(end, flint.fmpq_mat):
+                if not (a <= end[i, j] <= b):
+                    return False
+            elif not ((end[i, j] - flint.arb(a)) >= 0 and (flint.arb(b) - end[i, j]) >= 0):
+                return False
+    return True
+
+
+@kind(KIND, {"T_c": "rat", "segments": "obj[]", "tail?": "obj", "lo?": "rat[][]", "hi?": "rat[][]"},
+      schedules=True)
+def check_schedule(cert, problem):
+    """PROVED: the tail's regime carried back to Σ₀, or Σ(T_c) in the stated box."""
+    if problem is None or problem.schedule is None:
+        _fail("needs an embedded problem with a depth schedule")
+    if problem.cov is None:
+        _fail("the problem has no Σ₀")
+    data = cert.data
+    T_c = parse_rat(data["T_c"], "T_c")
+    if T_c < 0:
+        _fail("T_c must be ≥ 0")
+    segs = cut_segments(problem, T_c)
+    stored = data["segments"]
+    if len(stored) != len(segs) or len(stored) > MAX_PHASES:
+        _fail(f"{len(stored)} segments stored, the schedule has {len(segs)} on [0, {frac_str(_q(T_c))}]")
+    S = qmat(problem.cov)
+    for k, ((seg, t1), rec) in enumerate(zip(segs, stored)):
+        validate(rec, SEGMENT_SCHEMA)
+        if parse_rat(rec["t0"]) != seg.t0 or parse_rat(rec["t1"]) != t1:
+            _fail(f"segment {k} is [{rec['t0']}, {rec['t1']}], the schedule's is "
+                  f"[{frac_str(_q(seg.t0))}, {frac_str(_q(t1))}]")
+        S = advance(seg, problem, S, {**rec, "t1": t1})
+    if "tail" in data:
+        return _with_tail(problem, data["tail"], T_c, S)
+    if "lo" not in data or "hi" not in data:
+        _fail("without a tail the end box lo, hi is needed")
+    d = problem.d
+    lo = [[parse_rat(x) for x in r] for r in data["lo"]]
+    hi = [[parse_rat(x) for x in r] for r in data["hi"]]
+    if len(lo) != d or len(hi) != d or any(len(r) != d for r in lo + hi):
+        _fail("the end box has the wrong shape")
+    if not _end_box_ok(S, lo, hi):
+        _fail("the stated end box does not contain the enclosure of Σ(T_c)")
+    box = {"T": frac_str(_q(T_c)), "lo": [[frac_str(_q(x)) for x in r] for r in lo],
+           "hi": [[frac_str(_q(x)) for x in r] for r in hi]}
+    return "PROVED", Claim("schedule-endpoint", Quantifier.THIS, box)
+
+
+def _with_tail(problem, tail_dict, T_c: Fraction, end):
+    from ...spec.problem import problem_to_dict
+    from ..certificate import Certificate
+
+    segs = segments(problem.schedule)
+    last = segs[-1]
+    if last.t0 != T_c or not last.constant:
+        _fail("a tail starts where the last segment starts, and that segment must have constant parameters")
+    tail = Certificate.from_dict(tail_dict)
+    if tail.kind == KIND:
+        _fail("a tail must be a certificate for constant parameters")
+    status, claim, tail_problem = derive(tail)
+    if status != "PROVED" or status != tail.status or not claim.same_as(tail.claim):
+        _fail("the tail certificate does not prove its stated claim")
+    if claim.regime is None:
+        _fail("the tail's claim is not a regime")
+    want = problem_to_dict(problem_at(problem, T_c))
+    got = problem_to_dict(tail_problem)
+    for dct in (want, got):
+        dct.pop("initial", None), dct.pop("T", None)
+    if want != got:
+        _fail("the tail is about other parameters than the schedule's last phase")
+    if claim.quantifier is Quantifier.THIS:
+        if not isinstance(end, flint.fmpq_mat) or qmat(tail_problem.cov) != end:
+            _fail("a point tail must start exactly at the certified end point Σ(T_c)")
+    elif not _covers_rank(claim, definiteness(qmat(problem.cov)).pos, problem.d):
+        _fail(f"the tail's claim ({claim.quantifier.value}) does not cover Σ(T_c), of rank rank Σ₀")
+    if T_c == 0:
+        return "PROVED", claim
+    return "PROVED", composed_claim(claim, T_c, end)

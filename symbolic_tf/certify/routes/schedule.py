@@ -1,0 +1,144 @@
+r"""Route: a depth schedule composed phase by phase, then the last phase decided from the end
+state (certificate kind ``schedule-phases``, :mod:`symbolic_tf.certify.kinds.schedule`;
+docs/schedules.md).
+
+Search: the segments of the schedule up to T_c — the start of the last segment when its
+parameters are constant, else the problem's horizon T — are crossed one by one with the first
+flow map that applies: the exact Riccati closed form (V = v(t)·I, no drift, exact start), the
+linear flow (V ≡ 0, constant F), or a validated Taylor tube (constant phase, any V).  The end
+state is exact or a ball box.  The last phase (constant parameters) is then decided by the
+whole registry of constant routes: in point mode from an exact end point, in uniform mode from
+a box (a class claim covers Σ(T_c) through rank Σ(T_c) = rank Σ₀).  If nothing decides, the
+proved statement is "Σ(T_c) lies in this box" and the regime stays UNDECIDED with the reason.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+from . import Context, Route, prove, route
+
+_TUBE_SECONDS = 60.0
+
+
+def _rat_bounds(x, bits: int = 60) -> tuple[Fraction, Fraction]:
+    """Rational lo ≤ hi with [lo, hi] ⊇ the ball x (outward on a 2^-bits grid)."""
+    import math
+
+    m, e = x.mid().man_exp()
+    r, f = x.rad().mid().man_exp() if x.rad() != 0 else (0, 0)
+    mid = Fraction(int(m)) * Fraction(2) ** int(e)
+    rad = Fraction(int(r)) * Fraction(2) ** int(f)
+    scale = 2 ** bits
+    return Fraction(math.floor((mid - rad) * scale), scale), Fraction(math.ceil((mid + rad) * scale), scale)
+
+
+def _choose_flow(seg, S, exact: bool) -> str | None:
+    from ...spec.schedule import leaves
+
+    def zero(p):
+        return p is None or all(all(c == 0 for c in x) for x in leaves(p))
+
+    V, d = seg.get("V"), len(seg.get("V"))
+    if zero(V) and (zero(seg.get("F")) or all(len(c) == 1 for c in leaves(seg.get("F")))):
+        return "linear"
+    if exact and zero(seg.get("F")) and all(V[i][j] == (V[0][0] if i == j else (0,)) for i in range(d) for j in range(d)):
+        return "riccati"
+    return "tube" if seg.constant else None
+
+
+def schedule_search(problem, ctx: Context):
+    """A PROVED verdict with a ``schedule-phases`` certificate, or UNDECIDED with the reason."""
+    import flint
+
+    from ...spec.errors import CertificationFailed
+    from ...spec.schedule import problem_at, segments
+    from ...spec.verdict import PROVED, UNDECIDED, Verdict
+    from ..certificate import Certificate
+    from ..check import derive
+    from ..claims import Claim, Quantifier
+    from ..exact import frac_str, qmat, qmat_to_fractions
+    from ..kinds.schedule import KIND, advance, cut_segments
+    from ..validated.tube import flow_data, integrate_tube
+
+    segs = segments(problem.schedule)
+    last = segs[-1]
+    if last.constant:
+        T_c = last.t0
+    elif problem.T is not None and problem.T > last.t0:
+        T_c = problem.T
+    else:
+        return Verdict(UNDECIDED, "", reason="the last phase depends on t: give a horizon T to certify Σ(T)")
+    S = qmat(problem.cov)
+    records = []
+    for seg, t1 in cut_segments(problem, T_c):
+        exact = isinstance(S, flint.fmpq_mat)
+        flow = _choose_flow(seg, S, exact)
+        where = f"phase [{frac_str(seg.t0)}, {frac_str(t1)}]"
+        if flow is None:
+            return Verdict(UNDECIDED, "", reason=f"{where} depends on t with no closed form (V not v(t)·I without "
+                           "drift, not V ≡ 0); validated tubes cover constant phases only")
+        rec = {"t0": frac_str(seg.t0), "t1": frac_str(t1), "flow": flow}
+        if flow == "tube":
+            heads, F = flow_data(replace(problem_at(problem, seg.t0), cov=problem.cov))
+            tube = integrate_tube(heads, F, S, t1 - seg.t0, seconds=_TUBE_SECONDS)
+            if not tube.complete:
+                return Verdict(UNDECIDED, "", reason=f"{where}: the validated tube stopped ({tube.stop})")
+            rec.update(steps=[frac_str(t) for t in tube.times], order=tube.order, tube_prec=tube.prec,
+                       method=tube.method)
+        try:
+            S = advance(seg, problem, S, {**rec, "t1": t1})
+        except CertificationFailed as exc:
+            return Verdict(UNDECIDED, "", reason=f"{where}: {exc}")
+        records.append(rec)
+    data = {"T_c": frac_str(T_c), "segments": records}
+    notes = []
+    if last.constant:
+        exact = isinstance(S, flint.fmpq_mat)
+        tail_problem = problem_at(replace(problem, cov=qmat_to_fractions(S) if exact else problem.cov), T_c)
+        out = prove(tail_problem, Context(uniform=not exact, horizon=ctx.horizon))
+        if out.claim is not None:
+            data["tail"] = out.certificate
+        else:
+            notes.append("the last phase is not decided from the end state: " + "; ".join(out.reasons)[:400])
+    lo, hi = [], []
+    for i in range(problem.d):
+        row = [_rat_bounds(flint.arb(S[i, j])) for j in range(problem.d)]
+        lo.append([frac_str(a) for a, _ in row])
+        hi.append([frac_str(b) for _, b in row])
+    box = {"lo": lo, "hi": hi}
+    try:
+        draft = Certificate.for_problem(problem, KIND, Claim("BOUNDED", Quantifier.THIS), PROVED,
+                                        data if "tail" in data else {**data, **box}, notes)
+        status, claim, _ = derive(draft)
+    except CertificationFailed as exc:
+        if "tail" not in data:
+            return Verdict(UNDECIDED, "", reason=f"the composed certificate does not check: {exc}")
+        notes.append(f"the tail does not cover Σ(T_c): {exc}"[:400])
+        data.pop("tail")
+        draft = Certificate.for_problem(problem, KIND, Claim("BOUNDED", Quantifier.THIS), PROVED, {**data, **box}, notes)
+        status, claim, _ = derive(draft)
+    draft.claim = claim
+    why = f"{len(records)} phase(s) composed up to T_c = {frac_str(T_c)}" + (
+        f"; {notes[0]}" if notes else "")
+    return Verdict(status, claim.text(), "schedule-composition", evidence={"certificate": draft.to_dict()}, reason=why)
+
+
+@route
+class SchedulePhases(Route):
+    name = "schedule-phases"
+    order = 0
+    regimes = ("BLOWUP", "CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH")
+    schedules = True
+
+    def applies(self, problem, ctx: Context):
+        from ..validated.tube import MAX_D
+
+        if problem.variant != "softmax" or problem.heads:
+            return "schedules are certified for single-head softmax"
+        if problem.cov is None:
+            return "needs Σ₀"
+        return None if problem.d <= MAX_D else f"d ≤ {MAX_D}"
+
+    def search(self, problem, ctx: Context):
+        return schedule_search(problem, ctx)
