@@ -82,7 +82,8 @@ def integrate_problem(problem, T: float, *, t_eval=None, rtol: float = 1e-10, at
     t_eval : sequence of float, optional
         Global sample times in [0, T] (default [0, T]).
     rtol, atol, backend, method, **kw
-        As :func:`symbolic_tf.numeric.integrate.integrate`, per segment.
+        As :func:`symbolic_tf.numeric.integrate.integrate`, per segment (``stop_on_convergence``
+        applies to the last segment only).
 
     Returns
     -------
@@ -116,6 +117,8 @@ def integrate_problem(problem, T: float, *, t_eval=None, rtol: float = 1e-10, at
         local = te[(te >= t0) & (te <= t1)] - t0
         grid = np.unique(np.concatenate([[0.0], local, [t1 - t0]]))
         opts = dict(t_eval=grid, rtol=rtol, atol=atol, **kw)
+        if t1 < float(T):  # convergence is a question for the last phase only
+            opts["stop_on_convergence"] = False
         with np.errstate(all="ignore"):
             if seg.constant:
                 env = numeric_env(problem_at(problem, seg.t0), system)

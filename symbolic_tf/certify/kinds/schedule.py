@@ -195,7 +195,7 @@ def _end_box_ok(end, lo, hi) -> bool:
     n = end.nrows()
     for i in range(n):
         for j in range(n):
-            a, b = lo[i][j], hi[i][j]
+            a, b = _q(lo[i][j]), _q(hi[i][j])
             if isinstance(end, flint.fmpq_mat):
                 if not (a <= end[i, j] <= b):
                     return False
