@@ -11,7 +11,11 @@ that carries the state across it.  Starting from the exact S = Σ₀, each is re
     (exact polynomials), the solution is Σ(t_k + τ) = S(I − W(τ)S)⁻¹ as long as
     p(τ) = det(I − W(τ)S) ≠ 0; p(0) = 1, and p has no real root in [0, h] (counted exactly by
     Sturm sequences) ⇒ the solution exists on the segment and its end point is the exact
-    rational S(I − W(h)S)⁻¹.
+    rational S(I − W(h)S)⁻¹.  If instead the record states a blow-up bracket [T_lo, T_hi]
+    (global depths in the segment), p must have no root in [0, T_lo − t_k] and one in
+    [T_lo − t_k, T_hi − t_k]: with S = BDBᵀ, p(τ) = det D·det(D⁻¹ − BᵀW(τ)B), so the first root is
+    where X(τ) = D⁻¹ − BᵀW(τ)B stops being positive definite and Σ = BX⁻¹Bᵀ is unbounded — the
+    claim is BLOWUP with T* ∈ [T_lo, T_hi] and this must be the last record.
 ``linear``   V ≡ 0 and a constant drift F: Σ(t_k + h) = e^{hF} S e^{hFᵀ}, an arb enclosure
     (exactly S when F = 0).
 ``tube``     constant parameters: the stored validated Taylor tube (exact step times from 0 to
@@ -50,7 +54,7 @@ from .replay import flow_pairs, replay_stored
 KIND = "schedule-phases"
 FLOWS = ("riccati", "linear", "tube")
 SEGMENT_SCHEMA = {"t0": "rat", "t1": "rat", "flow": ("enum",) + FLOWS, "steps?": "rat[]", "order?": "int",
-                  "tube_prec?": "int", "method?": ("enum", "qr", "direct")}
+                  "tube_prec?": "int", "method?": ("enum", "qr", "direct"), "T_lo?": "rat", "T_hi?": "rat"}
 _LINEAR_PREC = 256
 
 
@@ -73,8 +77,9 @@ def _poly_sympy(c, s):
     return sum((sp.Rational(x.numerator, x.denominator) * s ** k for k, x in enumerate(c)), sp.Integer(0))
 
 
-def riccati_end(seg, problem, S: flint.fmpq_mat, h: Fraction) -> flint.fmpq_mat:
-    """The exact end point of a ``riccati`` segment of length h from the exact S (or fail)."""
+def riccati_poly(seg, problem, S: flint.fmpq_mat):
+    """(p, W, τ) of a ``riccati`` segment from the exact S: W(τ) = ∫_{t_k}^{t_k+τ} R(s) ds and
+    p(τ) = det(I − W(τ)S) ∈ ℚ[τ] (SymPy), or fail when V is not v(t)·I or there is a drift."""
     import sympy as sp
 
     d = problem.d
@@ -95,13 +100,40 @@ def riccati_end(seg, problem, S: flint.fmpq_mat, h: Fraction) -> flint.fmpq_mat:
             W[i, j] = sp.expand(sp.integrate(r.subs(s, t0 + u), (u, 0, tau)))
     Sm = sp.Matrix(d, d, lambda i, j: sp.Rational(int(S[i, j].p), int(S[i, j].q)))
     p = sp.Poly(sp.expand((sp.eye(d) - W * Sm).det(method="berkowitz")), tau, domain=sp.QQ)
-    hq = sp.Rational(h.numerator, h.denominator)
-    if p.degree() > 0 and p.count_roots(0, hq) != 0:
+    return p, W, tau
+
+
+def _roots_in(p, a: Fraction, b: Fraction) -> int:
+    import sympy as sp
+
+    if p.degree() <= 0:
+        return 0
+    return int(p.count_roots(sp.Rational(a.numerator, a.denominator), sp.Rational(b.numerator, b.denominator)))
+
+
+def riccati_end(seg, problem, S: flint.fmpq_mat, h: Fraction) -> flint.fmpq_mat:
+    """The exact end point of a ``riccati`` segment of length h from the exact S (or fail)."""
+    import sympy as sp
+
+    p, W, tau = riccati_poly(seg, problem, S)
+    if _roots_in(p, Fraction(0), h) != 0:
         _fail(f"riccati segment at t = {frac_str(seg.t0)}: det(I − W(τ)Σ) vanishes in [0, {frac_str(h)}]: "
               "the solution does not exist on the whole segment")
+    hq = sp.Rational(h.numerator, h.denominator)
     Wh = qmat([[Fraction(int(sp.Rational(x).p), int(sp.Rational(x).q)) for x in row]
                for row in W.subs(tau, hq).tolist()])
+    d = problem.d
     return S * (flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)]) - Wh * S).inv()
+
+
+def riccati_blowup(seg, problem, S: flint.fmpq_mat, h: Fraction, lo: Fraction, hi: Fraction) -> None:
+    """Fail unless the solution from S blows up at t_k + τ*, τ* ∈ (lo, hi] ⊆ (0, h]: p has no root
+    in [0, lo] (so X(τ) ≻ 0 there) and one in [lo, hi] (X(τ) singular: Σ unbounded as τ → τ*)."""
+    if not (0 <= lo <= hi <= h):
+        _fail(f"riccati blow-up at t = {frac_str(seg.t0)}: need 0 ≤ τ_lo ≤ τ_hi ≤ h")
+    p, _, _ = riccati_poly(seg, problem, S)
+    if _roots_in(p, Fraction(0), lo) != 0 or _roots_in(p, lo, hi) < 1:
+        _fail(f"riccati blow-up at t = {frac_str(seg.t0)}: det(I − W(τ)Σ) has no first root in [τ_lo, τ_hi]")
 
 
 def linear_end(seg, problem, S, h: Fraction):
@@ -226,6 +258,14 @@ def check_schedule(cert, problem):
         if parse_rat(rec["t0"]) != seg.t0 or parse_rat(rec["t1"]) != t1:
             _fail(f"segment {k} is [{rec['t0']}, {rec['t1']}], the schedule's is "
                   f"[{frac_str(_q(seg.t0))}, {frac_str(_q(t1))}]")
+        if "T_lo" in rec or "T_hi" in rec:  # the solution blows up inside this (last) segment
+            if k != len(stored) - 1 or rec["flow"] != "riccati" or any(x in data for x in ("tail", "lo", "hi")):
+                _fail("a blow-up is stated by the last segment only, a riccati one, with no tail or end box")
+            if not isinstance(S, flint.fmpq_mat):
+                _fail("a riccati blow-up needs an exact start point")
+            T_lo, T_hi = parse_rat(rec["T_lo"]), parse_rat(rec["T_hi"])
+            riccati_blowup(seg, problem, S, t1 - seg.t0, T_lo - seg.t0, T_hi - seg.t0)
+            return "PROVED", Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(_q(T_lo)), "T_hi": frac_str(_q(T_hi))})
         S = advance(seg, problem, S, {**rec, "t1": t1})
     if "tail" in data:
         return _with_tail(problem, data["tail"], T_c, S)

@@ -53,12 +53,9 @@ def schedule_search(problem, ctx: Context):
 
     from ...spec.errors import CertificationFailed
     from ...spec.schedule import problem_at, segments
-    from ...spec.verdict import PROVED, UNDECIDED, Verdict
-    from ..certificate import Certificate
-    from ..check import derive
-    from ..claims import Claim, Quantifier
+    from ...spec.verdict import UNDECIDED, Verdict
     from ..exact import frac_str, qmat, qmat_to_fractions
-    from ..kinds.schedule import KIND, advance, cut_segments
+    from ..kinds.schedule import advance, cut_segments
     from ..validated.tube import flow_data, integrate_tube
 
     segs = segments(problem.schedule)
@@ -86,6 +83,12 @@ def schedule_search(problem, ctx: Context):
                 return Verdict(UNDECIDED, "", reason=f"{where}: the validated tube stopped ({tube.stop})")
             rec.update(steps=[frac_str(t) for t in tube.times], order=tube.order, tube_prec=tube.prec,
                        method=tube.method)
+        if flow == "riccati":
+            bracket = _riccati_first_root(seg, problem, S, t1 - seg.t0)
+            if bracket is not None:
+                rec.update(T_lo=frac_str(seg.t0 + bracket[0]), T_hi=frac_str(seg.t0 + bracket[1]))
+                records.append(rec)
+                return _finish(problem, {"T_c": frac_str(t1), "segments": records}, [], f"blow-up in {where}")
         try:
             S = advance(seg, problem, S, {**rec, "t1": t1})
         except CertificationFailed as exc:
@@ -106,22 +109,56 @@ def schedule_search(problem, ctx: Context):
         row = [_rat_bounds(flint.arb(S[i, j])) for j in range(problem.d)]
         lo.append([frac_str(a) for a, _ in row])
         hi.append([frac_str(b) for _, b in row])
-    box = {"lo": lo, "hi": hi}
-    try:
-        draft = Certificate.for_problem(problem, KIND, Claim("BOUNDED", Quantifier.THIS), PROVED,
-                                        data if "tail" in data else {**data, **box}, notes)
-        status, claim, _ = derive(draft)
-    except CertificationFailed as exc:
-        if "tail" not in data:
-            return Verdict(UNDECIDED, "", reason=f"the composed certificate does not check: {exc}")
-        notes.append(f"the tail does not cover Σ(T_c): {exc}"[:400])
+    why = f"{len(records)} phase(s) composed up to T_c = {frac_str(T_c)}"
+    if "tail" in data:
+        v = _finish(problem, data, notes, why)
+        if v.status != "UNDECIDED":
+            return v
+        notes.append(f"the tail does not cover Σ(T_c): {v.reason}"[:400])
         data.pop("tail")
-        draft = Certificate.for_problem(problem, KIND, Claim("BOUNDED", Quantifier.THIS), PROVED, {**data, **box}, notes)
-        status, claim, _ = derive(draft)
-    draft.claim = claim
-    why = f"{len(records)} phase(s) composed up to T_c = {frac_str(T_c)}" + (
-        f"; {notes[0]}" if notes else "")
-    return Verdict(status, claim.text(), "schedule-composition", evidence={"certificate": draft.to_dict()}, reason=why)
+    return _finish(problem, {**data, "lo": lo, "hi": hi}, notes, why)
+
+
+def _finish(problem, data: dict, notes: list, why: str):
+    """The certificate with the claim its checker derives (PROVED), or UNDECIDED with the reason."""
+    from ...spec.errors import CertificationFailed
+    from ...spec.verdict import PROVED, UNDECIDED, Verdict
+    from ..certificate import Certificate
+    from ..check import derive
+    from ..claims import Claim, Quantifier
+    from ..kinds.schedule import KIND
+
+    cert = Certificate.for_problem(problem, KIND, Claim("BOUNDED", Quantifier.THIS), PROVED, data, notes)
+    try:
+        status, claim, _ = derive(cert)
+    except CertificationFailed as exc:
+        return Verdict(UNDECIDED, "", reason=f"the composed certificate does not check: {exc}")
+    cert.claim = claim
+    if notes:
+        why += f"; {notes[0]}"
+    return Verdict(status, claim.text(), "schedule-composition", evidence={"certificate": cert.to_dict()}, reason=why)
+
+
+def _riccati_first_root(seg, problem, S, h: Fraction, bits: int = 50):
+    """(lo, hi) ⊂ [0, h], hi − lo ≤ 2^-bits·h, around the first root of det(I − W(τ)S), or None."""
+    import sympy as sp
+
+    from ..kinds.schedule import riccati_poly
+
+    p, _, _ = riccati_poly(seg, problem, S)
+    if p.degree() <= 0:
+        return None
+    hq = sp.Rational(h.numerator, h.denominator)
+    ivs = p.intervals(inf=0, sup=hq)
+    if not ivs:
+        return None
+    (a, b), _ = min(ivs, key=lambda iv: iv[0][0])
+    if a != b:
+        a, b = p.refine_root(a, b, eps=hq / 2 ** bits)
+    lo, hi = Fraction(int(a.p), int(a.q)), Fraction(int(b.p), int(b.q))
+    if lo == hi:  # an exact rational root: step just below it
+        lo = max(Fraction(0), lo - h / 2 ** bits)
+    return lo, hi
 
 
 @route
