@@ -222,13 +222,14 @@ class _RHS:
         self.sk_unconverged = 0
         self.sk_iters = 0
 
-    def _at_depth(self, t: float) -> None:
-        """Parameters at depth t for a scheduled problem (docs/schedules.md)."""
+    def _at_depth(self, t: float, start: float) -> None:
+        """Parameters at depth t, in the phase of the step start, for a scheduled problem
+        (docs/schedules.md)."""
         from fractions import Fraction
 
         from ..spec.schedule import problem_at
 
-        p = problem_at(self.scheduled, Fraction(t))
+        p = problem_at(self.scheduled, Fraction(t), Fraction(start))
         key = (p.A, p.V, p.F, p.b)
         if key != self.at:
             params = self.variant.numeric_params(self.variant.exact_params(p))
@@ -237,11 +238,11 @@ class _RHS:
             self.b = None if p.b is None else np.array([float(e) for e in p.b])
             self.at = key
 
-    def __call__(self, X: np.ndarray, t: float = 0.0) -> np.ndarray:
+    def __call__(self, X: np.ndarray, t: float = 0.0, start: float | None = None) -> np.ndarray:
         from ..variants.velocity import drift_velocity, sinkhorn_potential
 
         if self.scheduled is not None:
-            self._at_depth(t)
+            self._at_depth(t, t if start is None else start)
         self.evaluations += 1
         out = None
         for (sub, q, W), kw, bist in zip(self.terms, self.kw, self.bistochastic):
@@ -259,12 +260,12 @@ class _RHS:
             out = out + drift_velocity(X, self.F, self.b)
         return out
 
-    def guarded(self, X: np.ndarray, t: float = 0.0) -> np.ndarray:
+    def guarded(self, X: np.ndarray, t: float = 0.0, start: float | None = None) -> np.ndarray:
         """Like calling, but leaving the float64 range raises :class:`_NonFinite`."""
         if not np.all(np.isfinite(X)):
             raise _NonFinite("a stage cloud is not finite")
         try:
-            k = self(X, t)
+            k = self(X, t, start)
         except ValueError as exc:  # the velocity functions' overflow / non-finite reports
             raise _NonFinite(str(exc)) from None
         if not np.all(np.isfinite(k)):
@@ -376,9 +377,9 @@ def simulate(problem, X0, T=None, *, steps=None, dt=None, positions=None, method
                 if method == "euler":
                     Xn = X + h * k1
                 else:
-                    k2 = rhs.guarded(X + (0.5 * h) * k1, tn + 0.5 * h)
-                    k3 = rhs.guarded(X + (0.5 * h) * k2, tn + 0.5 * h)
-                    k4 = rhs.guarded(X + h * k3, tn + h)
+                    k2 = rhs.guarded(X + (0.5 * h) * k1, tn + 0.5 * h, tn)
+                    k3 = rhs.guarded(X + (0.5 * h) * k2, tn + 0.5 * h, tn)
+                    k4 = rhs.guarded(X + h * k3, tn + h, tn)
                     Xn = X + (h / 6.0) * (k1 + 2.0 * (k2 + k3) + k4)
                 if not np.all(np.isfinite(Xn)):
                     raise _NonFinite("the cloud is not finite")

@@ -337,10 +337,14 @@ class Schedule:
             t = t1
         return out
 
-    def params_at(self, t) -> dict:
-        """name → parameter value at depth t ≥ 0 (right-continuous at the phase boundaries)."""
+    def params_at(self, t, phase_of=None) -> dict:
+        """name → parameter value at depth t ≥ 0 (right-continuous at the phase boundaries).
+
+        ``phase_of``: take the phase containing this depth instead of t's (a Runge–Kutta step
+        [t_n, t_n + h] evaluates its stages with the phase of t_n, the left limit at its end)."""
+        where = t if phase_of is None else phase_of
         for t0, t1, prm in self.resolved():
-            if t1 is None or t < t1:
+            if t1 is None or where < t1:
                 return {k: param_at(v, t) for k, v in prm.items()}
         raise AssertionError("unreachable: the last phase has no end")
 
@@ -371,12 +375,16 @@ def segments(schedule: Schedule) -> list[Segment]:
     return out
 
 
-def problem_at(problem, t):
-    """The constant problem whose parameters are ``problem``'s at depth t (no schedule)."""
+def problem_at(problem, t, phase_of=None):
+    """The constant problem whose parameters are ``problem``'s at depth t (no schedule);
+    ``phase_of`` as :meth:`Schedule.params_at`."""
+    t = to_fraction(t, "t")
+    if t < 0:
+        raise InvalidParameters("t", f"depths are ≥ 0, got {fraction_str(t)}")
     sch = problem.schedule
     if sch is None:
         return problem
-    vals = sch.params_at(Fraction(t) if not isinstance(t, Fraction) else t)
+    vals = sch.params_at(t, None if phase_of is None else to_fraction(phase_of, "t"))
     return replace(problem, schedule=None, **vals)
 
 

@@ -1,0 +1,89 @@
+"""Phase-by-phase integration of depth schedules (symbolic_tf.numeric.phases) and the token
+simulator with schedules."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symbolic_tf as stf
+from symbolic_tf.numeric import kernels
+from symbolic_tf.numeric.particles import simulate
+from symbolic_tf.numeric.phases import integrate_problem
+from symbolic_tf.spec.errors import InvalidParameters
+from symbolic_tf.spec.problem import parse_problem
+
+BASE = {"variant": "softmax", "d": 2, "V": [[1, 0], [0, 1]], "A": [["1/2", "1/4"], [0, "-1/2"]],
+        "initial": {"cov": [[1, "1/5"], ["1/5", "1/2"]]}}
+S0 = np.array([[1, 0.2], [0.2, 0.5]])
+
+
+def _closed_form_vI(W):
+    """V = I: Σ(t)⁻¹ = Σ₀⁻¹ − ∫₀ᵗ (A + Aᵀ)(s) ds (docs/mathematics.md §9)."""
+    return np.linalg.inv(np.linalg.inv(S0) - W)
+
+
+def test_constant_schedule_integrates_exactly_like_the_constant_problem():
+    const = parse_problem(BASE)
+    sched = parse_problem({**BASE, "phase": [{"duration": "1/3"}, {"duration": "1/2", "A": BASE["A"]}]})
+    te = [0, 0.1, 0.3, 0.4]
+    a, b = stf.integrate(const, 0.4, t_eval=te), stf.integrate(sched, 0.4, t_eval=te)
+    assert np.array_equal(a.Sigma, b.Sigma) and np.array_equal(a.Sigma_end, b.Sigma_end)
+    assert a.method == b.method
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_piecewise_and_polynomial_phases_match_the_closed_form(backend):
+    if backend == "compiled" and not kernels.available():
+        pytest.skip("numba not installed")
+    A1 = np.array([[0.5, 0.25], [0, -0.5]])
+    A2 = np.array([[-1, 0], [1 / 3, 0.25]])
+    doc = {**BASE, "phase": [{"duration": "1/2"}, {"duration": "1/2", "A": [[-1, 0], ["1/3", "1/4"]]}]}
+    sol = integrate_problem(parse_problem(doc), 1.0, t_eval=[0, 0.25, 0.5, 1.0], backend=backend)
+    W1 = 0.25 * (A1 + A1.T)
+    np.testing.assert_allclose(sol.Sigma[0, 1], _closed_form_vI(W1), rtol=1e-9)
+    np.testing.assert_allclose(sol.Sigma[0, 3], _closed_form_vI(0.5 * (A1 + A1.T) + 0.5 * (A2 + A2.T)), rtol=1e-9)
+    # a polynomial phase A(t) = diag(t, −t²) on [1, 3/2] after them (numpy path, t in the rhs)
+    doc["phase"].append({"duration": 1, "A": [["t", 0], [0, "-t^2"]]})
+    sol = integrate_problem(parse_problem(doc), 1.5, backend=backend)
+    W = 0.5 * (A1 + A1.T) + 0.5 * (A2 + A2.T) + 2 * np.diag([(1.5 ** 2 - 1) / 2, -(1.5 ** 3 - 1) / 3])
+    np.testing.assert_allclose(sol.Sigma_end[0], _closed_form_vI(W), rtol=1e-9)
+    assert sol.status[0] == 1 and sol.t_end[0] == 1.5
+
+
+def test_blowup_inside_a_phase_stops_the_run():
+    doc = {**BASE, "A": [[-1, 0], [0, -1]], "phase": [{"duration": "1/2"}, {"duration": 1, "A": [[1, 0], [0, 1]]}]}
+    sol = stf.integrate(parse_problem(doc), 5.0, t_eval=[0, 0.5, 2, 5])
+    # Σ(1/2)⁻¹ = Σ₀⁻¹ + I, then Σ⁻¹ − 2(t − 1/2)I is singular at t = 1/2 + λ_min/2
+    lam = np.linalg.eigvalsh(np.linalg.inv(S0) + np.eye(2)).min()
+    assert sol.status_names() == ["blowup"]
+    assert abs(sol.t_end[0] - (0.5 + lam / 2)) < 1e-3
+    assert np.array_equal(sol.Sigma[0, 2], sol.Sigma[0, 3])  # frozen after the stop
+
+
+def test_polynomial_parameters_refuse_the_compiled_backend():
+    from symbolic_tf.numeric.codegen import compile_system, numeric_env
+    from symbolic_tf.numeric.integrate import integrate
+    from symbolic_tf.symbolic.moments import derive_for_problem
+
+    p = parse_problem(BASE)
+    system = derive_for_problem(p)
+    env = numeric_env(p, system)
+    with pytest.raises(InvalidParameters, match="numpy"):
+        integrate(compile_system(system), np.zeros(2), S0, env, 1.0, backend="compiled",
+                  params_at=lambda ts: env)
+
+
+def test_tokens_follow_the_schedule():
+    rng = np.random.default_rng(0)
+    X0 = rng.standard_normal((64, 2))
+    const = parse_problem(BASE)
+    same = parse_problem({**BASE, "phase": [{"duration": "1/4"}, {"duration": 1}]})
+    a, b = simulate(const, X0, 0.5, steps=20), simulate(same, X0, 0.5, steps=20)
+    assert np.array_equal(a.X, b.X)
+    # switching A to 0 at t = 1/4 freezes the tokens from then on (V y averaged with uniform
+    # weights is the mean, which is preserved: Γ(x) = mean of the cloud, a pure drift)
+    off = parse_problem({**BASE, "phase": [{"duration": "1/4"}, {"duration": 1, "A": [[0, 0], [0, 0]]}]})
+    c = simulate(off, X0, 0.5, steps=20)
+    full = simulate(const, X0, 0.25, steps=10)
+    np.testing.assert_allclose(c.X[-1] - c.X[-1].mean(0), full.X[-1] - full.X[-1].mean(0), atol=1e-12)
+    assert not np.allclose(c.X[-1], a.X[-1])
