@@ -224,6 +224,15 @@ def composed_claim(tail: Claim, T_c: Fraction, end) -> Claim:
 
 
 def _end_box_ok(end, lo, hi) -> bool:
+    old = flint.ctx.prec
+    flint.ctx.prec = 512  # the rational bounds are exact at this precision; the balls are as replayed
+    try:
+        return _inside(end, lo, hi)
+    finally:
+        flint.ctx.prec = old
+
+
+def _inside(end, lo, hi) -> bool:
     n = end.nrows()
     for i in range(n):
         for j in range(n):

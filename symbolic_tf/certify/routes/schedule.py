@@ -30,7 +30,8 @@ def _rat_bounds(x, bits: int = 60) -> tuple[Fraction, Fraction]:
     mid = Fraction(int(m)) * Fraction(2) ** int(e)
     rad = Fraction(int(r)) * Fraction(2) ** int(f)
     scale = 2 ** bits
-    return Fraction(math.floor((mid - rad) * scale), scale), Fraction(math.ceil((mid + rad) * scale), scale)
+    pad = rad + Fraction(1, scale)  # a little wider than the ball: the checker compares exactly
+    return Fraction(math.floor((mid - pad) * scale), scale), Fraction(math.ceil((mid + pad) * scale), scale)
 
 
 def _choose_flow(seg, S, exact: bool) -> str | None:
@@ -104,11 +105,14 @@ def schedule_search(problem, ctx: Context):
             data["tail"] = out.certificate
         else:
             notes.append("the last phase is not decided from the end state: " + "; ".join(out.reasons)[:400])
-    lo, hi = [], []
-    for i in range(problem.d):
-        row = [_rat_bounds(flint.arb(S[i, j])) for j in range(problem.d)]
-        lo.append([frac_str(a) for a, _ in row])
-        hi.append([frac_str(b) for _, b in row])
+    if isinstance(S, flint.fmpq_mat):  # an exact end point: the box is that point
+        lo = hi = [[frac_str(S[i, j]) for j in range(problem.d)] for i in range(problem.d)]
+    else:
+        lo, hi = [], []
+        for i in range(problem.d):
+            row = [_rat_bounds(S[i, j]) for j in range(problem.d)]
+            lo.append([frac_str(a) for a, _ in row])
+            hi.append([frac_str(b) for _, b in row])
     why = f"{len(records)} phase(s) composed up to T_c = {frac_str(T_c)}"
     if "tail" in data:
         v = _finish(problem, data, notes, why)
