@@ -253,6 +253,8 @@ def check_schedule(cert, problem):
         _fail("needs an embedded problem with a depth schedule")
     if problem.cov is None:
         _fail("the problem has no Σ₀")
+    if problem.variant != "softmax" or problem.heads:
+        _fail(f"covers single-head softmax, not {str(problem.variant)[:40]!r}")
     data = cert.data
     T_c = parse_rat(data["T_c"], "T_c")
     if T_c < 0:

@@ -175,6 +175,8 @@ class SchedulePhases(Route):
     def applies(self, problem, ctx: Context):
         from ..validated.tube import MAX_D
 
+        if problem.schedule is None:
+            return "covers depth schedules (constant problems go to the other routes)"
         if problem.variant != "softmax" or problem.heads:
             return "schedules are certified for single-head softmax"
         if problem.cov is None:
