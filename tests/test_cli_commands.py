@@ -69,7 +69,7 @@ CASES = {
     "variants": ["variants", "--json"],
     "derive": ["derive", "softmax", "--dim", "2", "--format", "json"],
     "invariance": ["invariance", "sigmoid", "--json"],
-    "rhs": ["rhs", "{d}/p.toml", "--json"],
+    "rhs": ["rhs", "{d}/p.toml", "--t", "1/2", "--json"],
     "classify": ["classify", "{d}/p.toml", "--cert", "{d}/c.json", "--json"],
     "check": ["check", "{d}/c.json", "--json"],
     "meanfield": ["meanfield", "{d}/p.toml", "--N", "50,100", "--seeds", "1", "--T", "0.1", "--out", "{d}/mf", "--json"],
@@ -78,7 +78,8 @@ CASES = {
     "energy": ["energy", "softmax", "--gaussian", "--dim", "1", "--json"],
     "gradient-flow": ["gradient-flow", "softmax", "--dim", "2", "--json"],
     "convexity": ["convexity", "softmax", "--A", "[[-1]]", "--json"],
-    "steer": ["steer", "{d}/drift.toml", "--target", "{d}/target.toml", "--T", "1", "--json"],
+    "steer": ["steer", "{d}/drift.toml", "--target", "{d}/target.toml", "--T", "1", "--write-problem",
+              "{d}/steered.toml", "--json"],
     "enclose": ["enclose", "{d}/p.toml", "--T", "1/10", "--json"],
 }
 IN_PROCESS_ELSEWHERE = {"probe", "heads", "reproduce", "run"}  # see the tests below and tests/models

@@ -34,8 +34,12 @@ The end state S_c ∋ Σ(T_c) is then used in one of two ways:
   stationary end point becomes convergence to Σ* = S_c; a growth rate is dropped (the phases
   before T_c may grow faster).  With T_c = 0 (a schedule that never changes) the tail's claim
   is the claim, verbatim.
-* without a tail, the claim is the property "schedule-endpoint": the solution exists on
-  [0, T_c] and Σ(T_c) lies in the stated rational box, which must contain S_c.
+* with ``rest`` (the last phase has V ≡ 0 and F ≡ 0, so Σ̇ = 0 after T_c — how ``symtf steer``
+  holds its end point), the claim is EQUILIBRIUM: Σ(t) = Σ(T_c) for t ≥ T_c, enclosed by the
+  stated centre and radius, which must contain S_c (an exact end point goes through a
+  ``stationary`` tail instead and gives Σ* exactly);
+* otherwise, the claim is the property "schedule-endpoint": the solution exists on [0, T_c] and
+  Σ(T_c) lies in the stated rational box, which must contain S_c.
 """
 from __future__ import annotations
 
@@ -139,7 +143,7 @@ def riccati_blowup(seg, problem, S: flint.fmpq_mat, h: Fraction, lo: Fraction, h
 def linear_end(seg, problem, S, h: Fraction):
     """The end of a ``linear`` segment (V ≡ 0, constant F): S itself when F = 0, else an arb
     enclosure of e^{hF}Se^{hFᵀ}."""
-    if not _is_zero_param(seg.get("V")):
+    if seg.get("V") is None or not _is_zero_param(seg.get("V")):
         _fail(f"linear segment at t = {frac_str(seg.t0)}: V is not zero")
     Fp = seg.get("F")
     if _is_zero_param(Fp):
@@ -245,8 +249,8 @@ def _inside(end, lo, hi) -> bool:
     return True
 
 
-@kind(KIND, {"T_c": "rat", "segments": "obj[]", "tail?": "obj", "lo?": "rat[][]", "hi?": "rat[][]"},
-      schedules=True)
+@kind(KIND, {"T_c": "rat", "segments": "obj[]", "tail?": "obj", "lo?": "rat[][]", "hi?": "rat[][]",
+            "rest?": "bool", "mid?": "rat[][]", "r?": "rat"}, schedules=True)
 def check_schedule(cert, problem):
     """PROVED: the tail's regime carried back to Σ₀, or Σ(T_c) in the stated box."""
     if problem is None or problem.schedule is None:
@@ -280,6 +284,8 @@ def check_schedule(cert, problem):
         S = advance(seg, problem, S, {**rec, "t1": t1})
     if "tail" in data:
         return _with_tail(problem, data["tail"], T_c, S)
+    if data.get("rest"):
+        return _at_rest(problem, data, T_c, S)
     if "lo" not in data or "hi" not in data:
         _fail("without a tail the end box lo, hi is needed")
     d = problem.d
@@ -324,3 +330,22 @@ def _with_tail(problem, tail_dict, T_c: Fraction, end):
     if T_c == 0:
         return "PROVED", claim
     return "PROVED", composed_claim(claim, T_c, end)
+
+
+def _at_rest(problem, data, T_c: Fraction, end):
+    """The last phase has V ≡ 0 and F ≡ 0 (Γ = 0: Σ̇ = 0), so Σ(t) = Σ(T_c) for t ≥ T_c: an
+    equilibrium enclosed by |Σ*_ij − mid_ij| ≤ r (the box end of a steering schedule)."""
+    last = segments(problem.schedule)[-1]
+    if any(x in data for x in ("lo", "hi")) or last.t0 != T_c or not last.constant:
+        _fail("'rest' needs the last segment to start at T_c, constant, and no end box")
+    if last.get("V") is None or not _is_zero_param(last.get("V")) or not _is_zero_param(last.get("F")):
+        _fail("'rest' needs V ≡ 0 and F ≡ 0 in the last phase")
+    d = problem.d
+    mid = [[parse_rat(x) for x in r] for r in data.get("mid", [])]
+    r = parse_rat(data.get("r", "-1"))
+    if len(mid) != d or any(len(row) != d for row in mid) or r < 0:
+        _fail("'rest' needs a d×d centre mid and a radius r ≥ 0")
+    if not _end_box_ok(end, [[m - r for m in row] for row in mid], [[m + r for m in row] for row in mid]):
+        _fail("the stated equilibrium box does not contain the enclosure of Σ(T_c)")
+    return "PROVED", Claim("EQUILIBRIUM", Quantifier.THIS,
+                           {"Sigma_mid": [[frac_str(_q(x)) for x in row] for row in mid], "r": frac_str(_q(r))})

@@ -53,7 +53,7 @@ def schedule_search(problem, ctx: Context):
     import flint
 
     from ...spec.errors import CertificationFailed
-    from ...spec.schedule import problem_at, segments
+    from ...spec.schedule import leaves, problem_at, segments
     from ...spec.verdict import UNDECIDED, Verdict
     from ..exact import frac_str, qmat, qmat_to_fractions
     from ..kinds.schedule import advance, cut_segments
@@ -97,6 +97,17 @@ def schedule_search(problem, ctx: Context):
         records.append(rec)
     data = {"T_c": frac_str(T_c), "segments": records}
     notes = []
+    if last.constant and not isinstance(S, flint.fmpq_mat) and _choose_flow(last, None, False) == "linear" \
+            and all(all(c == 0 for c in x) for x in leaves(last.get("F") or ((0,),))):
+        # at rest after T_c (V ≡ 0, F ≡ 0): the box end is an enclosed equilibrium
+        mid = [[_rat_bounds(S[i, j]) for j in range(problem.d)] for i in range(problem.d)]
+        centre = [[(a + b) / 2 for a, b in row] for row in mid]
+        r = max((b - a) / 2 for row in mid for a, b in row)
+        v = _finish(problem, {**data, "rest": True, "mid": [[frac_str(x) for x in row] for row in centre],
+                              "r": frac_str(r)}, [], f"{len(records)} phase(s) composed up to T_c = {frac_str(T_c)}, "
+                    "then at rest (V = 0, F = 0)")
+        if v.status != "UNDECIDED":
+            return v
     if last.constant:
         exact = isinstance(S, flint.fmpq_mat)
         tail_problem = problem_at(replace(problem, cov=qmat_to_fractions(S) if exact else problem.cov), T_c)
