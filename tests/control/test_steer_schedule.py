@@ -16,14 +16,9 @@ from symbolic_tf.spec.errors import InvalidParameters
 from symbolic_tf.spec.problem import load_problem, parse_problem
 from symbolic_tf.spec.schedule import problem_text
 
-PROBLEM = """variant = "softmax"
-d = 2
-A = [[0, 0], [0, 0]]
-V = [[1, 0], [0, 1]]
-[initial]
-mean = [1, 0]
-cov = [[1, 0], [0, 1]]
-"""
+# written the way `symtf steer` reads a start: mean and covariance of the tokens at depth 0
+PROBLEM = "\n".join(['variant = "softmax"', "d = 2", "A = [[0, 0], [0, 0]]", "V = [[1, 0], [0, 1]]",
+                     "[initial]", "mean = [1, 0]", "cov = [[1, 0], [0, 1]]", ""])
 INIT = (["1", "0"], [["1", "0"], ["0", "1"]])
 TARGET = (["0", "2"], [["2", "1/2"], ["1/2", "1/2"]])
 F = Fraction

@@ -104,6 +104,9 @@ class Tube:
 def flow_data(problem):
     """Exact (heads [(C_h, A_h)], F or None) of the covariance flow; raises InvalidParameters."""
     d = problem.d
+    if problem.schedule is not None:
+        raise InvalidParameters("phase", "validated tubes take constant parameters; `symtf classify` certifies "
+                                "a depth schedule phase by phase")
     if d > MAX_D:
         raise InvalidParameters("d", f"validated tubes support d ≤ {MAX_D}, got {d}")
     if problem.cov is None:
