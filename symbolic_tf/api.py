@@ -26,7 +26,8 @@ __all__ = ["Problem", "load", "derive", "invariance", "rhs", "integrate", "class
 def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V: Any = None,
             Q: Any = None, K: Any = None, F: Any = None, b: Any = None, mean: Any = None,
             cov: Any = None, heads: Sequence[dict] | None = None, scale: Any = None, T: Any = None,
-            sigmoid_bias: Any = None, name: str | None = None, description: str | None = None):
+            sigmoid_bias: Any = None, name: str | None = None, description: str | None = None,
+            phases: Sequence[dict] | None = None):
     r"""An exact problem: a variant, its parameters and the initial Gaussian N(mean, cov).
 
     The dynamics is the moment ODE of the variant (docs/mathematics.md §3), e.g. softmax with
@@ -51,6 +52,10 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
     scale, T, sigmoid_bias : number, optional
         Temperature (A ↦ scale·A), horizon, sigmoid bias.
     name, description : str, optional
+    phases : list of dict, optional
+        A depth schedule (docs/schedules.md): ``[{"duration": "1/2"}, {"duration": 1, "A": …}]``,
+        each phase naming what changes; entries of A, V, F, b may also be polynomials in the
+        depth t given as strings (``"1 + t"``).
 
     Returns
     -------
@@ -80,6 +85,8 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
             doc[key] = val
     if heads is not None:
         doc["heads"] = [dict(h) for h in heads]
+    if phases is not None:
+        doc["phase"] = [dict(ph) for ph in phases]
     initial = {k: v for k, v in (("mean", mean), ("cov", cov)) if v is not None}
     if initial:
         doc["initial"] = initial

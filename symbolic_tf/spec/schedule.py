@@ -235,7 +235,11 @@ def poly_eval(p: Poly, t):
 
 
 def _read_param(name: str, value: Any, field: str, d: int):
-    """A matrix (d×d) or, for ``b``, a vector (d) of polynomials."""
+    """A matrix (d×d) or, for ``b``, a vector (d) of polynomials (numpy/SymPy via ``tolist``)."""
+    if not isinstance(value, (list, tuple, str)) and callable(getattr(value, "tolist", None)):
+        value = value.tolist()
+        if name == "b" and value and all(isinstance(r, list) and len(r) == 1 for r in value):
+            value = [r[0] for r in value]  # a column vector
     if name == "b":
         if not isinstance(value, (list, tuple)) or len(value) != d:
             raise InvalidParameters(field, f"expected a list of {d} entries")

@@ -181,6 +181,7 @@ class SchedulePhases(Route):
     name = "schedule-phases"
     order = 0
     regimes = ("BLOWUP", "CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH")
+    modes = ("point", "uniform")
     schedules = True
 
     def applies(self, problem, ctx: Context):
@@ -190,9 +191,14 @@ class SchedulePhases(Route):
             return "covers depth schedules (constant problems go to the other routes)"
         if problem.variant != "softmax" or problem.heads:
             return "schedules are certified for single-head softmax"
-        if problem.cov is None:
+        if problem.cov is None and not ctx.uniform:
             return "needs Σ₀"
         return None if problem.d <= MAX_D else f"d ≤ {MAX_D}"
 
     def search(self, problem, ctx: Context):
+        if ctx.uniform:
+            from ...spec.verdict import UNDECIDED, Verdict
+
+            return Verdict(UNDECIDED, "", reason="a depth schedule is composed from this Σ₀ only; statements for "
+                           "every Σ₀ of a class are not derived for schedules (classify without --uniform)")
         return schedule_search(problem, ctx)
