@@ -195,3 +195,8 @@ def test_an_undecided_last_phase_leaves_a_certified_end_box():
     bad["claim"]["text"] = Claim.from_dict({k: v for k, v in bad["claim"].items() if k != "text"}).text()
     with pytest.raises(CertificationFailed):
         check(bad)
+
+
+def test_uniform_mode_says_why_it_does_not_decide_a_schedule():
+    c = stf.classify(parse_problem(PIECEWISE), uniform=True)
+    assert c.status == "UNDECIDED" and "from this Σ₀ only" in c.reason

@@ -87,3 +87,32 @@ def test_tokens_follow_the_schedule():
     full = simulate(const, X0, 0.25, steps=10)
     np.testing.assert_allclose(c.X[-1] - c.X[-1].mean(0), full.X[-1] - full.X[-1].mean(0), atol=1e-12)
     assert not np.allclose(c.X[-1], a.X[-1])
+
+
+def test_meanfield_predicts_with_the_schedule():
+    from symbolic_tf.numeric.meanfield import meanfield_check
+
+    doc = {**BASE, "phase": [{"duration": "1/10"}, {"duration": 1, "A": [["-t", 0], [0, 1]]}]}
+    p = parse_problem(doc)
+    rep = meanfield_check(p, Ns=(40, 80), seeds=(0,), T=0.2, steps=8)
+    want = integrate_problem(p, 0.2, rtol=1e-11, atol=1e-13).Sigma_end[0]
+    np.testing.assert_allclose(np.array(rep.to_dict()["prediction"]["cov"]), want, rtol=1e-9)
+    const = integrate_problem(parse_problem(BASE), 0.2).Sigma_end[0]
+    assert not np.allclose(want, const, rtol=1e-4)  # the schedule matters at this depth
+
+
+def test_api_problem_takes_phases_and_numpy_entries():
+    p = stf.Problem("softmax", A=np.eye(2), V=np.eye(2), cov=S0, F=np.zeros((2, 2)), b=np.zeros(2),
+                    phases=[{"duration": "1/4"}, {"duration": 1, "A": -np.eye(2), "b": np.ones((2, 1))}])
+    q = parse_problem({"variant": "softmax", "d": 2, "A": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]],
+                       "F": [[0, 0], [0, 0]], "b": [0, 0], "initial": {"cov": S0.tolist()},
+                       "phase": [{"duration": "1/4"}, {"duration": 1, "A": [[-1, 0], [0, -1]], "b": [1, 1]}]})
+    assert p == q
+
+
+def test_validated_tubes_refuse_a_schedule():
+    from symbolic_tf.certify.validated import enclose
+
+    p = parse_problem({**BASE, "phase": [{"duration": "1/4"}, {"duration": 1, "A": [[0, 0], [0, 0]]}]})
+    with pytest.raises(InvalidParameters, match="constant parameters"):
+        enclose(p, "1/10")

@@ -34,16 +34,23 @@ def _rat_bounds(x, bits: int = 60) -> tuple[Fraction, Fraction]:
     return Fraction(math.floor((mid - pad) * scale), scale), Fraction(math.ceil((mid + pad) * scale), scale)
 
 
-def _choose_flow(seg, S, exact: bool) -> str | None:
+def _zero(param) -> bool:
+    """A scheduled parameter that is absent or identically 0."""
     from ...spec.schedule import leaves
 
-    def zero(p):
-        return p is None or all(all(c == 0 for c in x) for x in leaves(p))
+    return param is None or all(all(c == 0 for c in x) for x in leaves(param))
 
-    V, d = seg.get("V"), len(seg.get("V"))
-    if zero(V) and (zero(seg.get("F")) or all(len(c) == 1 for c in leaves(seg.get("F")))):
+
+def _choose_flow(seg, exact: bool) -> str | None:
+    """The flow map a segment is crossed with: ``linear`` (V ≡ 0, constant F), ``riccati``
+    (V = v(t)·I, no drift, exact start), ``tube`` (constant parameters), else None."""
+    from ...spec.schedule import leaves
+
+    V, F = seg.get("V"), seg.get("F")
+    d = len(V)
+    if _zero(V) and (F is None or all(len(c) == 1 for c in leaves(F))):
         return "linear"
-    if exact and zero(seg.get("F")) and all(V[i][j] == (V[0][0] if i == j else (0,)) for i in range(d) for j in range(d)):
+    if exact and _zero(F) and all(V[i][j] == (V[0][0] if i == j else (0,)) for i in range(d) for j in range(d)):
         return "riccati"
     return "tube" if seg.constant else None
 
@@ -53,7 +60,7 @@ def schedule_search(problem, ctx: Context):
     import flint
 
     from ...spec.errors import CertificationFailed
-    from ...spec.schedule import leaves, problem_at, segments
+    from ...spec.schedule import problem_at, segments
     from ...spec.verdict import UNDECIDED, Verdict
     from ..exact import frac_str, qmat, qmat_to_fractions
     from ..kinds.schedule import advance, cut_segments
@@ -71,7 +78,7 @@ def schedule_search(problem, ctx: Context):
     records = []
     for seg, t1 in cut_segments(problem, T_c):
         exact = isinstance(S, flint.fmpq_mat)
-        flow = _choose_flow(seg, S, exact)
+        flow = _choose_flow(seg, exact)
         where = f"phase [{frac_str(seg.t0)}, {frac_str(t1)}]"
         if flow is None:
             return Verdict(UNDECIDED, "", reason=f"{where} depends on t with no closed form (V not v(t)·I without "
@@ -97,8 +104,7 @@ def schedule_search(problem, ctx: Context):
         records.append(rec)
     data = {"T_c": frac_str(T_c), "segments": records}
     notes = []
-    if last.constant and not isinstance(S, flint.fmpq_mat) and _choose_flow(last, None, False) == "linear" \
-            and all(all(c == 0 for c in x) for x in leaves(last.get("F") or ((0,),))):
+    if last.constant and not isinstance(S, flint.fmpq_mat) and _zero(last.get("V")) and _zero(last.get("F")):
         # at rest after T_c (V ≡ 0, F ≡ 0): the box end is an enclosed equilibrium
         mid = [[_rat_bounds(S[i, j]) for j in range(problem.d)] for i in range(problem.d)]
         centre = [[(a + b) / 2 for a, b in row] for row in mid]
