@@ -9,12 +9,17 @@ right-hand side jumps there; a restart keeps the error control honest):
 * a segment with **constant** parameters runs on any backend of
   :func:`symbolic_tf.numeric.integrate.integrate` (the compiled numba kernels included);
 * a segment with **polynomial-in-t** entries passes t into the right-hand side: every
-  Runge–Kutta stage sees the parameters at its own time (numpy backend).
+  Runge–Kutta stage sees the parameters at its own time (the polynomials are shifted exactly to
+  the time since the segment started; both backends, the compiled one through its ``run*t``
+  loops).
 
 A constant problem (or a schedule that never changes) is one segment: the result is then the
 very integration of the constant problem.
 """
 from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
 
 import numpy as np
 
@@ -22,7 +27,7 @@ from ..spec.errors import InvalidParameters
 from ..spec.schedule import SCHEDULED, leaves, problem_at, segments
 from .integrate import HORIZON, Solution, integrate
 
-__all__ = ["integrate_problem", "pieces"]
+__all__ = ["integrate_problem", "pieces", "local_polynomials"]
 
 
 def pieces(problem, T: float) -> list[tuple[float, float, object]]:
@@ -39,34 +44,31 @@ def pieces(problem, T: float) -> list[tuple[float, float, object]]:
     return out
 
 
-def _params_at(problem, system, seg):
-    """A callable t-array → batched float parameters on a polynomial segment."""
+def _shifted(c, t0: Fraction) -> list:
+    """Coefficients of u ↦ p(t0 + u) from those of p (exact): Σ_{k≥j} c_k·C(k, j)·t0^{k−j}."""
+    return [sum((c[k] * comb(k, j) * t0 ** (k - j) for k in range(j, len(c))), Fraction(0)) for j in range(len(c))]
+
+
+def local_polynomials(problem, system, seg) -> tuple[dict, dict]:
+    """(constant parameters, polynomial parameters) of a polynomial segment in the time since its
+    start: name → float coefficients (n_coef, …), lowest degree first, for ``params_poly``."""
     from .codegen import numeric_env
 
     env = numeric_env(problem_at(problem, seg.t0), system)
-    coef = {}
+    poly = {}
     for name, val in seg.params:
         if name not in SCHEDULED or name not in env:
             continue
         shape = np.asarray(env[name]).shape
-        deg = max(len(c) for c in leaves(val))
-        arr = np.zeros((deg,) + shape)
         flat = list(leaves(val))
+        n = max(len(c) for c in flat)
+        arr = np.zeros((n,) + shape)
         for idx, c in enumerate(flat):
             pos = np.unravel_index(idx, shape)
-            for k, x in enumerate(c):
+            for k, x in enumerate(_shifted(c, seg.t0)):
                 arr[(k,) + pos] = float(x)
-        coef[name] = arr
-
-    def at(ts):
-        ts = np.asarray(ts, dtype=float)
-        out = dict(env)
-        for name, arr in coef.items():
-            powers = ts[:, None] ** np.arange(arr.shape[0])[None, :]          # (B, deg)
-            out[name] = np.tensordot(powers, arr, axes=(1, 0))                  # (B, *shape)
-        return out
-
-    return at
+        poly[name] = arr
+    return env, poly
 
 
 def integrate_problem(problem, T: float, *, t_eval=None, rtol: float = 1e-10, atol: float = 1e-12,
@@ -124,9 +126,8 @@ def integrate_problem(problem, T: float, *, t_eval=None, rtol: float = 1e-10, at
                 env = numeric_env(problem_at(problem, seg.t0), system)
                 sol = integrate(comp, a, S, env, t1 - t0, backend=backend, method=method, **opts)
             else:
-                at = _params_at(problem, system, seg)
-                sol = integrate(comp, a, S, at(np.array([t0])), t1 - t0, backend="numpy", method="dopri5",
-                                params_at=lambda ts, at=at, t0=t0: at(ts + t0), **opts)
+                env, poly = local_polynomials(problem, system, seg)
+                sol = integrate(comp, a, S, env, t1 - t0, backend=backend, method=method, params_poly=poly, **opts)
         methods.append(sol.method)
         steps += int(sol.n_steps[0])
         rej += int(sol.n_rejected[0])

@@ -60,7 +60,12 @@ def test_blowup_inside_a_phase_stops_the_run():
     assert np.array_equal(sol.Sigma[0, 2], sol.Sigma[0, 3])  # frozen after the stop
 
 
-def test_polynomial_parameters_refuse_the_compiled_backend():
+@pytest.mark.parametrize("method", ["dopri5", "dop853"])
+def test_polynomial_parameters_on_the_compiled_loops(method):
+    """The compiled run*t loops evaluate the coefficients at every stage time: same answer as the
+    numpy path (dopri5) and as the closed form Σ(t)⁻¹ = Σ₀⁻¹ − ∫(A + Aᵀ) (V = I)."""
+    if not kernels.available():
+        pytest.skip("numba not installed")
     from symbolic_tf.numeric.codegen import compile_system, numeric_env
     from symbolic_tf.numeric.integrate import integrate
     from symbolic_tf.symbolic.moments import derive_for_problem
@@ -68,9 +73,19 @@ def test_polynomial_parameters_refuse_the_compiled_backend():
     p = parse_problem(BASE)
     system = derive_for_problem(p)
     env = numeric_env(p, system)
-    with pytest.raises(InvalidParameters, match="numpy"):
-        integrate(compile_system(system), np.zeros(2), S0, env, 1.0, backend="compiled",
-                  params_at=lambda ts: env)
+    # A(t) = A0 + t·A1 + t²·A2
+    poly = {"A": np.array([[[-1, 0], [0, 0.5]], [[0, 0.5], [0, -1]], [[0, 0], [0, 0.25]]], dtype=float)}
+    S0b = np.stack([S0, 0.5 * S0])
+    comp = compile_system(system)
+    c = integrate(comp, np.zeros(2), S0b, env, 0.5, backend="compiled", method=method, params_poly=poly,
+                  rtol=1e-12, atol=1e-14)
+    A0, A1, A2 = poly["A"]
+    W = 0.5 * (A0 + A0.T) + 0.125 * (A1 + A1.T) + (0.125 / 3) * (A2 + A2.T)
+    for m, S in enumerate(S0b):
+        np.testing.assert_allclose(c.Sigma_end[m], np.linalg.inv(np.linalg.inv(S) - W), rtol=1e-9)
+    if method == "dopri5":
+        n = integrate(comp, np.zeros(2), S0b, env, 0.5, backend="numpy", params_poly=poly, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(c.Sigma_end, n.Sigma_end, rtol=1e-10)
 
 
 def test_tokens_follow_the_schedule():
