@@ -79,6 +79,8 @@ def _mul(p, q):
     return _trim(out)
 
 
+# the variable t as a word of its own: "1 + t", "sin(t)" — not the t of "Infinity"
+_HAS_T = re.compile(r"(?<![A-Za-z_])t(?![A-Za-z_])")
 _TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?P<op>\*\*|[-+*/^()])|(?P<t>t)\b)")
 
 
@@ -204,7 +206,7 @@ def parse_polynomial(value: Any, field: str) -> Poly:
     InvalidParameters
         A non-polynomial expression, a degree above :data:`MAX_DEGREE`, a malformed number.
     """
-    if isinstance(value, str) and "t" in value:
+    if isinstance(value, str) and _HAS_T.search(value):
         if len(value) > _MAX_POLY_CHARS:
             raise InvalidParameters(field, f"polynomial too long ({len(value)} characters, at most {_MAX_POLY_CHARS})")
         coeffs = _PolyParser(value, field).parse()
@@ -397,7 +399,7 @@ def problem_at(problem, t, phase_of=None):
 # ---------------------------------------------------------------------------------------------
 def _scheduled_text(value) -> bool:
     if isinstance(value, str):
-        return "t" in value
+        return _HAS_T.search(value) is not None
     if isinstance(value, (list, tuple)):
         return any(_scheduled_text(v) for v in value)
     return False
