@@ -196,7 +196,9 @@ def cmd_rhs(args) -> int:
             _emit(args, data, f"{problem.variant}: not Gaussian-closed ({verdict.status}): {verdict.reason}")
             return 0
     val = rhs(problem, args.t)  # at depth t (a schedule's parameters there; docs/schedules.md)
-    data = {**val.to_dict(), "t": args.t}
+    data = val.to_dict()
+    if problem.schedule is not None:
+        data["t"] = args.t
     from .display import exact_and_decimal, short_decimal
 
     show = exact_and_decimal if val.exact else short_decimal  # exact p/q with ≈ decimal; floats short

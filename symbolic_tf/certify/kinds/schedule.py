@@ -48,7 +48,7 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import CertificationFailed
-from ...spec.schedule import MAX_PHASES, leaves, problem_at, segments
+from ...spec.schedule import leaves, problem_at, segments
 from ..check import derive, kind
 from ..claims import Claim, Quantifier
 from ..exact import definiteness, frac_str, qmat
@@ -60,6 +60,9 @@ FLOWS = ("riccati", "linear", "tube")
 SEGMENT_SCHEMA = {"t0": "rat", "t1": "rat", "flow": ("enum",) + FLOWS, "steps?": "rat[]", "order?": "int",
                   "tube_prec?": "int", "method?": ("enum", "qr", "direct"), "T_lo?": "rat", "T_hi?": "rat"}
 _LINEAR_PREC = 256
+MAX_SEGMENTS = 64        # segments a certificate may cross (each is an exact or ball computation)
+MAX_TOTAL_STEPS = 50_000  # validated tube steps over all segments (the single-tube kinds' limit)
+MAX_D = 6                # as the validated tubes: bounds the exact polynomial determinants too
 
 
 def _fail(msg):
@@ -229,7 +232,7 @@ def composed_claim(tail: Claim, T_c: Fraction, end) -> Claim:
 
 def _end_box_ok(end, lo, hi) -> bool:
     old = flint.ctx.prec
-    flint.ctx.prec = 512  # the rational bounds are exact at this precision; the balls are as replayed
+    flint.ctx.prec = 512  # the bounds become (tight) balls; a comparison is accepted only when certain
     try:
         return _inside(end, lo, hi)
     finally:
@@ -259,14 +262,21 @@ def check_schedule(cert, problem):
         _fail("the problem has no Σ₀")
     if problem.variant != "softmax" or problem.heads:
         _fail(f"covers single-head softmax, not {str(problem.variant)[:40]!r}")
+    if problem.d > MAX_D:
+        _fail(f"covers d ≤ {MAX_D}")
     data = cert.data
     T_c = parse_rat(data["T_c"], "T_c")
     if T_c < 0:
         _fail("T_c must be ≥ 0")
     segs = cut_segments(problem, T_c)
     stored = data["segments"]
-    if len(stored) != len(segs) or len(stored) > MAX_PHASES:
+    if len(stored) > MAX_SEGMENTS:
+        _fail(f"at most {MAX_SEGMENTS} segments")
+    if len(stored) != len(segs):
         _fail(f"{len(stored)} segments stored, the schedule has {len(segs)} on [0, {frac_str(_q(T_c))}]")
+    if sum(len(r.get("steps", [])) if isinstance(r, dict) and isinstance(r.get("steps"), list) else 0
+           for r in stored) > MAX_TOTAL_STEPS + len(stored):
+        _fail(f"at most {MAX_TOTAL_STEPS} tube steps over all segments")
     S = qmat(problem.cov)
     for k, ((seg, t1), rec) in enumerate(zip(segs, stored)):
         validate(rec, SEGMENT_SCHEMA)
