@@ -11,7 +11,7 @@ adds the N² exponentials to the pair ("pair+exp", the floor of one velocity eva
 column is the simulator's rate as a percentage of that floor's (4 × pair+exp / step).  The one
 Euler step at N = 10⁴, d = 16 that tests/numeric/test_particles.py checks for memory is timed here.
 
-Run:  .venv/bin/python benchmarks/bench_particles.py [--Ns 1000,4000,10000] [--d 16] [--repeats 3]
+Run:  .venv/bin/python benchmarks/bench_particles.py [--Ns 1000,4000,10000] [--d 16] [--repeats 3] [--cpu]
 """
 from __future__ import annotations
 
@@ -29,13 +29,16 @@ from symbolic_tf.numeric.particles import simulate  # noqa: E402
 from symbolic_tf.spec import parse_problem  # noqa: E402
 
 
+_CLOCK = time.perf_counter
+
+
 def _median_time(fn, repeats: int) -> float:
     fn()  # warm-up (BLAS threads, page faults, imports)
     times = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = _CLOCK()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(_CLOCK() - t0)
     return statistics.median(times)
 
 
@@ -45,7 +48,13 @@ def main() -> None:
     ap.add_argument("--d", type=int, default=16)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cpu", action="store_true",
+                    help="time CPU seconds of this process (time.process_time) instead of wall time: robust on a "
+                         "shared machine; run with OPENBLAS_NUM_THREADS=1 so both contestants use one core")
     args = ap.parse_args()
+    global _CLOCK
+    if args.cpu:
+        _CLOCK = time.process_time
     Ns = [int(t) for t in args.Ns.split(",")]
     d = args.d
     rng = np.random.default_rng(args.seed)
@@ -53,7 +62,7 @@ def main() -> None:
     problem = parse_problem({"variant": "softmax", "d": d, "A": A.tolist(),
                              "V": np.eye(d).tolist()})
     print(f"softmax, d = {d}, one RK4 step (4 velocity evaluations), median of {args.repeats}; "
-          f"seed {args.seed}")
+          f"seed {args.seed}; {'CPU' if args.cpu else 'wall'} seconds")
     print(f"{'N':>7}{'step [s]':>11}{'token-steps/s':>15}{'pair [s]':>11}{'GFLOP/s':>9}"
           f"{'step/(4 pair)':>15}{'pair+exp [s]':>13}{'% of pair+exp':>18}")
     for N in Ns:

@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["save_figure", "cone_figure", "disk_figure", "plane3d_figure", "rank_histograms",
-           "rank_decay_figure", "castin_figures", "meanfield_figure", "steering_figure", "regime_map_figure"]
+           "rank_decay_figure", "castin_figures", "meanfield_figure", "steering_figure", "regime_map_figure",
+           "sink_figure", "relu_figure"]
 
 
 # ----------------------------------------------------------------------------------------
@@ -372,6 +373,65 @@ def meanfield_figure(report, stem) -> list[Path]:
     ax.legend(fontsize=8)
     fig.tight_layout()
     return save_figure(fig, stem)
+
+
+# ----------------------------------------------------------------------------------------
+# masked attention (attention sink) and ReLU feed-forward (docs/masked_relu.md)
+# ----------------------------------------------------------------------------------------
+def sink_figure(exp: dict, stem) -> list[Path]:
+    """Left: mean attention on the first position against depth for each sink mass, with the
+    content-blind share as a dashed line.  Right: W₂^cond(flow, perturbed flow) / its value at
+    t = 0 (mean over positions solid, sup dotted).  ``exp`` is ``SinkExperiment.to_dict()``."""
+    fig = _figure((10, 4))
+    ax, bx = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    for k, run in enumerate(exp["runs"]):
+        c = f"C{k}"
+        lab = f"sink mass {run['sink']:g} ({run['first_position_tokens']} token(s) at s = 0)"
+        ax.plot(run["t"], run["attention"], "o-", color=c, ms=3, label=lab)
+        ax.axhline(run["baseline"], color=c, ls="--", lw=0.8)
+        bx.plot(run["t"], run["cond_w2_ratio"], "-", color=c, label=f"sink {run['sink']:g}: mean over s")
+        bx.plot(run["t"], run["cond_w2_sup_ratio"], ":", color=c, label=f"sink {run['sink']:g}: sup over s")
+    st = exp["settings"]
+    _depth_panel(ax, "mean attention on the first position",
+                 f"attention sink, N = {st['N']}, positions {st['kind']} (dashed: uniform share)")
+    _depth_panel(bx, "W₂^cond(μ_t, ν_t) / W₂^cond(μ₀, ν₀)", f"conditional W₂ to a flow perturbed by ε = {st['perturb']:g}")
+    return _finish(fig, stem, "masked attention — numerical evidence")
+
+
+def _depth_panel(ax, ylabel: str, title: str) -> None:
+    ax.set_xlabel("depth t")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+
+
+def _finish(fig, stem, suptitle: str) -> list[Path]:
+    fig.suptitle(suptitle, fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, stem)
+
+
+def relu_figure(rep: dict, stem) -> list[Path]:
+    """Left: coupled departure ‖Σ₀^{-1/2}(x^ReLU − x^twin)‖ against depth beside the first-order
+    estimate t‖Σ₀^{-1/2}r‖.  Right: sliced W₂ of the whitened ReLU cloud and of its affine twin to
+    N(0, I), with the noise floor (mean ± 3 sd) and the floor plus the first-order estimate divided
+    by √d.  ``rep`` is ``ReLUDeparture.to_dict()``."""
+    fig = _figure((10, 4))
+    ax, bx = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    t = np.asarray(rep["t"])
+    ax.plot(t, rep["coupled_departure"], "o-", ms=3, label="measured: ‖Σ₀^(-1/2)(x_ReLU − x_twin)‖ (L², tokens)")
+    ax.plot(t, rep["first_order_estimate"], "--", color="0.3",
+            label=f"first-order estimate t·‖Σ₀^(-1/2) r‖ = {rep['residual_norm_whitened']:.3g}·t")
+    _depth_panel(ax, "departure (whitened units)", "ReLU term vs its Gaussian linearisation")
+    f = rep["noise_floor"]["sliced_w2"]
+    bx.plot(t, [m["sliced_w2"] for m in rep["metrics"]], "o-", ms=3, label="ReLU tokens")
+    bx.plot(t, [m["sliced_w2"] for m in rep["twin_metrics"]], "s-", ms=3, color="C2", label="affine twin (control)")
+    bx.axhspan(f["mean"] - 3 * f["sd"], f["mean"] + 3 * f["sd"], color="0.85", label="noise floor ± 3 sd")
+    bx.axhline(f["mean"], color="0.5", lw=0.8)
+    bx.plot(t, rep["sliced_w2_estimate"], "--", color="0.3", label="floor + t‖Σ₀^(-1/2) r‖/√d (first order, upper)")
+    _depth_panel(bx, "sliced W₂(whitened cloud, N(0, I))",
+                 f"departure from the moment-matched Gaussian, N = {rep['settings']['N']}")
+    return _finish(fig, stem, "ReLU feed-forward — numerical evidence")
 
 
 # ----------------------------------------------------------------------------------------

@@ -28,6 +28,8 @@ cov = [[1, 0], [0, "1/2"]]
 """
 DRIFT = PROBLEM.replace('V = [[1, 0], [0, 1]]', 'V = [[1, 0], [0, 1]]\nF = [[0, 0], [0, 0]]\nb = [0, 0]')
 TARGET = 'cov = [[2, 0], [0, "1/3"]]\nmean = [1, 0]\n'
+MASKED = PROBLEM.replace('variant = "softmax"', 'variant = "masked"')
+RELU = PROBLEM + '[relu]\nW1 = [[1, 0]]\nb1 = ["1/2"]\nW2 = [[1], [0]]\n'
 MAP = """family = "parameter"
 name = "tiny"
 resolution = [2, 2]
@@ -56,6 +58,8 @@ def files(tmp_path_factory):
     (d / "drift.toml").write_text(DRIFT)
     (d / "target.toml").write_text(TARGET)
     (d / "map.toml").write_text(MAP)
+    (d / "masked.toml").write_text(MASKED)
+    (d / "relu.toml").write_text(RELU)
     return d
 
 
@@ -81,6 +85,10 @@ CASES = {
     "steer": ["steer", "{d}/drift.toml", "--target", "{d}/target.toml", "--T", "1", "--write-problem",
               "{d}/steered.toml", "--json"],
     "enclose": ["enclose", "{d}/p.toml", "--T", "1/10", "--json"],
+    "masked": ["masked", "{d}/masked.toml", "--N", "30", "--T", "0.1", "--steps", "2", "--save-every", "1",
+               "--sinks", "0,0.2", "--plot", "{d}/sink", "--json"],
+    "relu": ["relu", "{d}/relu.toml", "--N", "60", "--T", "0.1", "--steps", "2", "--save-every", "1",
+             "--floor-repeats", "2", "--plot", "{d}/relu", "--json"],
 }
 IN_PROCESS_ELSEWHERE = {"probe", "heads", "reproduce", "run"}  # see the tests below and tests/models
 
@@ -103,9 +111,11 @@ def test_command_json_has_schema_and_no_traceback(name, files):
 
 @pytest.mark.parametrize("argv", [["derive", "nonsense"], ["rhs", "missing.toml"], ["classify"],
                                   ["gradient-flow", "softmax", "--dim", "99"], ["reproduce", "nope"],
-                                  ["probe", "no-such-folder"]])
+                                  ["probe", "no-such-folder"], ["relu", "{d}/p.toml"],
+                                  ["masked", "{d}/p.toml"], ["masked", "{d}/masked.toml", "--sinks", "1"],
+                                  ["masked", "{d}/masked.toml", "--positions", "grid:x"]])
 def test_bad_input_exits_2_with_one_line(argv, files):
-    r = _run(argv, files)
+    r = _run([a.format(d=files) for a in argv], files)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.startswith("symtf: error:") and r.stderr.count("\n") == 1
 

@@ -350,6 +350,8 @@ SUBPROCESS_CASES = [
     (["regime-map", "{bad}", "--out", "o"], "int-100k-digits-json"),
     (["rhs", "{bad}"], "exponent-string"),
     (["classify", "{bad}"], "huge-d"),
+    (["relu", "{bad}"], "exponent-string"),
+    (["masked", "{bad}"], "huge-d"),
 ]
 
 

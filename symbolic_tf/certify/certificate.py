@@ -119,6 +119,9 @@ class Certificate:
             raise CertificationFailed(f"certificate: embedded problem is invalid: {exc}") from None
         if self.problem_hash != p.content_hash():
             raise CertificationFailed("certificate: problem hash does not match the embedded problem")
+        if p.relu is not None:
+            raise CertificationFailed("certificate: the embedded problem has a ReLU feed-forward term; "
+                                      "no moment certificate covers a flow that leaves the Gaussian family")
         return p
 
 

@@ -55,7 +55,7 @@ from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, vec_str
 from .exact import frac_str, qmat
 from .validated.flow import (PICARD_ITERATIONS, Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad,
-                             picard_enclosure, singularity_distance, svec_basis, taylor_coefficients,
+                             picard_enclosure, prepare_step, singularity_distance, svec_basis, taylor_coefficients,
                              taylor_jacobian, taylor_step)
 
 __all__ = ["KIND", "tighten_blowup_bracket", "PICARD_ITERATIONS", "picard_enclosure",
@@ -131,7 +131,8 @@ def _integrate(S0q, heads, P, c, uV, uA, order, max_steps, rel_tol, method):
     info = {"stop": "max_steps"}
     widths = []
     while len(times) - 1 < max_steps:
-        rho = singularity_distance(S, flow, order)
+        pre = prepare_step(state, flow, order, method)
+        rho = singularity_distance(S, flow, order, pre["centre"])
         if not math.isfinite(rho):
             info["stop"] = "Taylor coefficients vanish (no growth)"
             break
@@ -144,7 +145,7 @@ def _integrate(S0q, heads, P, c, uV, uA, order, max_steps, rel_tol, method):
             hq = dyadic_down(h)
             if hq <= 0:
                 break
-            step = taylor_step(state, arb_of(hq), flow, order, method, basis)
+            step = taylor_step(state, arb_of(hq), flow, order, method, basis, pre)
             if step is None:
                 h /= 2
                 continue

@@ -4,12 +4,13 @@ N tokens x_1, …, x_N ∈ ℝ^d with empirical measure μ^N = (1/N) Σ_j δ_{x_
 
 .. math::
 
-    \dot x_i = Γ_{μ^N_t}(x_i) + F x_i + b, \qquad i = 1, …, N,
+    \dot x_i = Γ_{μ^N_t}(x_i) + F x_i + b\ [+\ W_2\,\mathrm{ReLU}(W_1 x_i + b_1)], \qquad i = 1, …, N,
 
 where Γ is the velocity field of the problem's attention variant (softmax, ℓ2, Sinkhorn,
 linear, unnormalised, sigmoid, multi-head, masked) evaluated by the variant's own numeric
 ``velocity`` (:mod:`symbolic_tf.variants.velocity`), and F x + b is the problem's optional
-affine feed-forward drift (absent = 0).  Masked (causal) tokens also carry positions
+affine feed-forward drift (absent = 0); a problem with a ``[relu]`` table adds the ReLU
+feed-forward term (:mod:`symbolic_tf.numeric.relu`).  Masked (causal) tokens also carry positions
 s_i ∈ [0, 1], fixed in time; a token attends to the tokens with s_j ≤ s_i.
 
 Integration is fixed-step float64: classical RK4 (default) or explicit Euler, on the
@@ -17,7 +18,7 @@ uniform grid t_n = n·T/steps.  Every stage of RK4 evaluates the velocity of the
 cloud (queries = support = the stage positions), as the ODE system requires.
 
 Memory is bounded by the velocity functions, which work on (chunk, N) blocks of about
-64 MB (``chunk`` overrides the block height); the simulator itself keeps O(N·d) arrays
+4 MB (``chunk`` overrides the block height); the simulator itself keeps O(N·d) arrays
 (the state, four RK4 slopes) plus the saved snapshots.
 
 Blow-up is not an error: when a stage or a state becomes non-finite, or the attention
@@ -217,6 +218,9 @@ class _RHS:
         self.max_iter = sinkhorn_max_iter
         self.F = _float_matrix(problem.F)
         self.b = None if problem.b is None else np.array([float(e) for e in problem.b])
+        from .relu import relu_drift
+
+        self.extra = relu_drift(problem)  # the non-affine feed-forward W2·ReLU(W1 x + b1), or None
         self.evaluations = 0
         self.sk_err = 0.0
         self.sk_unconverged = 0
@@ -258,6 +262,8 @@ class _RHS:
             out = g if out is None else out + g
         if self.F is not None or self.b is not None:
             out = out + drift_velocity(X, self.F, self.b)
+        if self.extra is not None:
+            out = out + self.extra(X)
         return out
 
     def guarded(self, X: np.ndarray, t: float = 0.0, start: float | None = None) -> np.ndarray:

@@ -135,6 +135,10 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
     from ..variants import bind
 
     variant = bind(problem)
+    if getattr(problem, "relu", None) is not None:
+        return Classification(Regime.UNDECIDED, UNDECIDED, reason="the ReLU feed-forward W2·ReLU(W1 x + b1) is not "
+                              "affine: Gaussians are not preserved, there is no moment ODE to classify "
+                              "(see `symtf relu`)", uniform=uniform)
     if not _gaussian_closed(problem, variant):
         return Classification(Regime.UNDECIDED, UNDECIDED, reason=f"{variant.name} does not preserve Gaussians: "
                               "there is no moment ODE to classify (see `symtf invariance`)", uniform=uniform)

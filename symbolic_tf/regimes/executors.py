@@ -11,7 +11,7 @@ from typing import Callable, Iterator
 
 from ..spec.errors import InvalidParameters
 
-__all__ = ["Executor", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "make_executor", "default_workers"]
+__all__ = ["Executor", "Dynamic", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "make_executor", "default_workers"]
 
 
 def default_workers() -> int:
@@ -29,6 +29,12 @@ class Executor(ABC):
     def map_unordered(self, fn: Callable, args: list[tuple]) -> Iterator[tuple[int, object]]:
         """Yield (index, fn(*args[index])) as the results arrive."""
 
+    @abstractmethod
+    def dynamic(self, fn: Callable) -> "Dynamic":
+        """A task queue for ``fn`` that accepts new tasks while results are consumed (see
+        :class:`Dynamic`): the regime map submits the refinement of a chunk as soon as that chunk
+        returns, so no worker waits for a whole quadtree level to finish."""
+
     def close(self) -> None:
         pass
 
@@ -39,12 +45,85 @@ class Executor(ABC):
         self.close()
 
 
+class Dynamic(ABC):
+    """``add(key, args)`` queues ``fn(*args)``; iterating yields ``(key, result)`` as results arrive
+    and may be interleaved with further ``add`` calls; it ends when nothing is pending."""
+
+    @abstractmethod
+    def add(self, key, args: tuple) -> None: ...
+
+    @abstractmethod
+    def __iter__(self) -> Iterator[tuple[object, object]]: ...
+
+
+class _SerialDynamic(Dynamic):
+    def __init__(self, fn):
+        from collections import deque
+
+        self.fn, self.queue = fn, deque()
+
+    def add(self, key, args):
+        self.queue.append((key, args))
+
+    def __iter__(self):
+        while self.queue:
+            key, args = self.queue.popleft()
+            yield key, self.fn(*args)
+
+
+class _FutureDynamic(Dynamic):
+    """concurrent.futures pools: wait for the first completed future, any number pending."""
+
+    def __init__(self, pool, fn):
+        self.pool, self.fn, self.pending = pool, fn, {}
+
+    def add(self, key, args):
+        self.pending[self.pool.submit(self.fn, *args)] = key
+
+    def __iter__(self):
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        try:
+            while self.pending:
+                done, _ = wait(list(self.pending), return_when=FIRST_COMPLETED)
+                for fut in done:
+                    key = self.pending.pop(fut)
+                    yield key, fut.result()
+        finally:
+            for fut in self.pending:
+                fut.cancel()
+
+
+class _DaskDynamic(Dynamic):
+    def __init__(self, client, fn):
+        from dask.distributed import as_completed
+
+        self.client, self.fn, self.keys = client, fn, {}
+        self.ac = as_completed()
+
+    def add(self, key, args):
+        fut = self.client.submit(self.fn, *args, pure=False)
+        self.keys[fut.key] = key
+        self.ac.add(fut)
+
+    def __iter__(self):
+        try:
+            for fut in self.ac:
+                yield self.keys.pop(fut.key), fut.result()
+        finally:
+            for fut in list(self.ac.futures):
+                fut.cancel()
+
+
 class SerialExecutor(Executor):
     name = "serial"
 
     def map_unordered(self, fn, args):
         for i, a in enumerate(args):
             yield i, fn(*a)
+
+    def dynamic(self, fn):
+        return _SerialDynamic(fn)
 
 
 class ProcessExecutor(Executor):
@@ -68,6 +147,9 @@ class ProcessExecutor(Executor):
         finally:
             for fut in futs:
                 fut.cancel()
+
+    def dynamic(self, fn):
+        return _FutureDynamic(self._pool, fn)
 
     def close(self):
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -107,6 +189,9 @@ class DaskExecutor(Executor):
         finally:
             for f in futs:
                 f.cancel()
+
+    def dynamic(self, fn):
+        return _DaskDynamic(self._client, fn)
 
     def close(self):
         self._client.close()

@@ -10,8 +10,11 @@ size get an exact **point verdict** at their dyadic centre.  Slices without a wh
 argument (e.g. general V) get point verdicts (:func:`symbolic_tf.regimes.classify.classify`)
 at the centres of the level-0 cells, and no refinement.
 
-Execution: the cells of a level are cut into chunks; each chunk's results are written
-atomically to ``OUT/chunks/`` as soon as it finishes, so an interrupted run resumes where it
+Execution: the level-0 cells are cut into chunks, and the cells a finished chunk refines form
+chunks of their own, submitted at once (no barrier between levels, so no worker idles while a
+level's last chunks finish; a chunk's id and contents depend only on its parent's results, never
+on the arrival order).  Each chunk's results are written atomically to ``OUT/chunks/`` as soon
+as it finishes, so an interrupted run resumes where it
 stopped (finished chunks are read back, not recomputed) and a dead worker loses only its chunk.
 The chunks run on an :mod:`~symbolic_tf.regimes.executors` executor (serial, local processes
 or Dask).  The result (``map.json``, schema ``symbolic_tf.regime_map/1``) lists every leaf
@@ -146,28 +149,26 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
 # the driver
 # ---------------------------------------------------------------------------------------
 class _Progress:
-    """One tqdm bar per refinement level on stderr (shown when stderr is a terminal, see
-    :mod:`symbolic_tf.display`; ``enabled="always"`` forces it)."""
+    """One tqdm bar of chunks on stderr (shown when stderr is a terminal, see
+    :mod:`symbolic_tf.display`; ``enabled="always"`` forces it); its total grows as refinement
+    chunks are scheduled."""
 
     def __init__(self, enabled: bool | str):
         from ..display import enabled as bars_enabled
 
         self.enabled = bool(enabled) and bars_enabled() or enabled == "always"
         self.bar = None
-        self.level = None
 
-    def update(self, level, done, total, cells, decided, resumed):
+    def update(self, done, total, cells, decided, resumed):
         if not self.enabled:
             return
-        if self.bar is None or self.level != level:
+        if self.bar is None:
             from tqdm import tqdm
 
-            self.newline()
-            self.bar = tqdm(total=total, desc=f"level {level}", unit="chunk", file=sys.stderr,
-                            dynamic_ncols=True, initial=resumed)
-            self.level = level
+            self.bar = tqdm(total=total, desc="regime map", unit="chunk", file=sys.stderr, dynamic_ncols=True)
+        self.bar.total = total
         self.bar.n = done
-        self.bar.set_postfix_str(f"cells {cells}, decided {decided}", refresh=True)
+        self.bar.set_postfix_str(f"cells {cells}, decided {decided}, resumed {resumed}", refresh=True)
 
     def newline(self):
         if self.bar is not None:
@@ -175,8 +176,8 @@ class _Progress:
             self.bar = None
 
 
-def _chunk_path(out: Path, level: int, k: int) -> Path:
-    return out / "chunks" / f"L{level:02d}_{k:05d}.json"
+def _chunk_path(out: Path, level: int, cid: str) -> Path:
+    return out / "chunks" / f"L{level:02d}_{cid}.json"
 
 
 def _load_chunk(path: Path, spec_hash: str, ids: list) -> list | None:
@@ -232,51 +233,67 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     t0 = time.perf_counter()
     leaves: list[dict] = []
     nx, ny = spec.resolution
-    todo = [(0, i, j) for i in range(nx) for j in range(ny)]
-    level, new_chunks, computed_cells, resumed_cells = 0, 0, 0, 0
-    while todo:
-        size = chunk_size or min(256, max(8, -(-len(todo) // (4 * ex.workers))))
-        chunks = [todo[k:k + size] for k in range(0, len(todo), size)]
-        results: list = [None] * len(chunks)
-        pending = []
-        for k, ids in enumerate(chunks):
-            got = _load_chunk(_chunk_path(outp, level, k), spec_hash, ids) if outp is not None else None
-            if got is not None:
-                results[k] = got
-                resumed_cells += len(ids)
-            else:
-                pending.append(k)
-        done = len(chunks) - len(pending)
-        decided = sum(r["status"] == "PROVED" for res in results if res for r in res)
-        prog.update(level, done, len(chunks), sum(len(r) for r in results if r), decided, done)
-        if pending:
-            if max_new_chunks is not None and new_chunks >= max_new_chunks:
-                raise MapInterrupted(f"stopped after {new_chunks} new chunk(s)")
-            for idx, res in ex.map_unordered(certify_chunk, [(spec_doc, chunks[k]) for k in pending]):
-                k = pending[idx]
-                results[k] = res
-                computed_cells += len(res)
-                if outp is not None:
-                    write_json_atomic(_chunk_path(outp, level, k), {"spec_hash": spec_hash, "level": level,
-                                                                    "cells": [list(c) for c in chunks[k]],
-                                                                    "results": res})
-                new_chunks += 1
-                done += 1
-                decided += sum(r["status"] == "PROVED" for r in res)
-                prog.update(level, done, len(chunks), sum(len(r) for r in results if r), decided, len(chunks) - len(pending))
-                if max_new_chunks is not None and new_chunks >= max_new_chunks:
-                    raise MapInterrupted(f"stopped after {new_chunks} new chunk(s)")
-        prog.newline()
+    top = [(0, i, j) for i in range(nx) for j in range(ny)]
+    # chunk size: level 0 over 4 chunks per worker (8..256 cells); refinements use the same size
+    size = chunk_size or min(256, max(8, -(-len(top) // (4 * ex.workers))))
+    counts = {"new": 0, "deferred": 0, "written": 0, "computed": 0, "resumed": 0, "done": 0, "total": 0, "decided": 0, "cells": 0}
+    max_level = [0]
+    dyn = ex.dynamic(certify_chunk)
+    ready: list = []      # (cid, level, ids, results) read back from finished chunk files
+
+    def schedule(cid, level, ids):
+        counts["total"] += 1
+        max_level[0] = max(max_level[0], level)
+        got = _load_chunk(_chunk_path(outp, level, cid), spec_hash, ids) if outp is not None else None
+        if got is not None:
+            counts["resumed"] += len(ids)
+            ready.append((cid, level, ids, got))
+            return
+        if max_new_chunks is not None and counts["new"] >= max_new_chunks:
+            counts["deferred"] += 1    # over the budget of new chunks: the run stops (MapInterrupted)
+            return
+        counts["new"] += 1
+        dyn.add((cid, level, ids), (spec_doc, ids))
+
+    def finish(cid, level, ids, res):
+        """Record a chunk's leaves and schedule its refinement (children of one chunk form
+        chunks of their own, so chunk ids and contents do not depend on the arrival order)."""
+        counts["done"] += 1
+        counts["cells"] += len(res)
+        counts["decided"] += sum(r["status"] == "PROVED" for r in res)
+        prog.update(counts["done"], counts["total"], counts["cells"], counts["decided"], counts["resumed"])
         nxt = []
-        for res in results:
-            for r in res:
-                lv, i, j = r["id"]
-                if route_reason is None and lv < spec.max_depth and _wants_refinement(r, bracket_ratio):
-                    nxt += [(lv + 1, 2 * i + a, 2 * j + b) for a in (0, 1) for b in (0, 1)]
-                else:
-                    leaves.append(r)
-        todo = sorted(nxt)
-        level += 1
+        for r in res:
+            lv, i, j = r["id"]
+            if route_reason is None and lv < spec.max_depth and _wants_refinement(r, bracket_ratio):
+                nxt += [(lv + 1, 2 * i + a, 2 * j + b) for a in (0, 1) for b in (0, 1)]
+            else:
+                leaves.append(r)
+        for part, k in enumerate(range(0, len(nxt), size)):
+            schedule(f"{cid}-{part:03d}", level + 1, nxt[k:k + size])
+
+    def drain():
+        while ready:
+            finish(*ready.pop(0))
+
+    for part, k in enumerate(range(0, len(top), size)):
+        schedule(f"{part:05d}", 0, top[k:k + size])
+    drain()
+    for (cid, level, ids), res in dyn:
+        counts["computed"] += len(res)
+        if outp is not None:
+            write_json_atomic(_chunk_path(outp, level, cid), {"spec_hash": spec_hash, "level": level,
+                                                              "cells": [list(c) for c in ids], "results": res})
+        counts["written"] += 1
+        if max_new_chunks is not None and counts["written"] >= max_new_chunks:
+            prog.newline()
+            raise MapInterrupted(f"stopped after {counts['written']} new chunk(s)")
+        finish(cid, level, ids, res)
+        drain()
+    prog.newline()
+    if counts["deferred"]:
+        raise MapInterrupted(f"stopped after {counts['written']} new chunk(s)")
+    computed_cells, resumed_cells, level = counts["computed"], counts["resumed"], max_level[0] + 1
     leaves.sort(key=lambda r: tuple(r["id"]))
     wall = time.perf_counter() - t0
     doc = {"schema": SCHEMA, "spec": spec_doc, "spec_hash": spec_hash,

@@ -16,6 +16,7 @@ A problem describes one mean-field Transformer and an initial Gaussian::
     [initial]
     mean = [0, 0]
     cov = [[1, 0], [0, 1]]       # symmetric PSD, decided exactly
+    [relu]                       # optional ReLU feed-forward W2·ReLU(W1 x + b1) (spec/relu.py)
 
 Every number is parsed exactly (see :mod:`symbolic_tf.spec.rational`).  Variant-specific
 requirements (which matrices a variant needs) are checked by ``symbolic_tf.variants.bind``;
@@ -40,7 +41,7 @@ __all__ = ["Head", "Problem", "parse_problem", "load_problem", "problem_to_dict"
 
 TOP_LEVEL_FIELDS = (
     "variant", "d", "A", "Q", "K", "V", "F", "b", "heads", "sigmoid_bias", "scale", "T",
-    "initial", "name", "description", "phase",
+    "initial", "name", "description", "relu", "phase",
 )
 HEAD_FIELDS = ("variant", "A", "Q", "K", "V", "W")
 INITIAL_FIELDS = ("mean", "cov")
@@ -91,6 +92,7 @@ class Problem:
     cov: tuple | None = None
     name: str | None = None
     description: str | None = None
+    relu: Any = None  # a spec.relu.ReLUTerm: the non-affine feed-forward W2·ReLU(W1 x + b1)
     given_A: bool = field(default=False, compare=False)
     schedule: Any = None  # a spec.schedule.Schedule when parameters depend on depth t
 
@@ -158,6 +160,10 @@ def problem_to_dict(p: Problem) -> dict:
         if p.cov is not None:
             init["cov"] = _mat_out(p.cov)
         out["initial"] = init
+    if p.relu is not None:
+        from .relu import relu_to_dict
+
+        out["relu"] = relu_to_dict(p.relu)
     if p.name is not None:
         out["name"] = p.name
     if p.description is not None:
@@ -270,10 +276,16 @@ def parse_problem(doc: Mapping) -> Problem:
     for key in ("name", "description"):
         if key in doc and not isinstance(doc[key], str):
             raise InvalidParameters(key, "expected a string")
+    relu = None
+    if "relu" in doc:
+        from .relu import parse_relu
+
+        relu = parse_relu(doc["relu"], d)
     return Problem(
         variant=variant, d=d, A=A, Q=Q, K=K, V=V, F=F, b=b, heads=tuple(heads),
         sigmoid_bias=sigmoid_bias, scale=scale, T=T, mean=mean, cov=cov,
-        name=doc.get("name"), description=doc.get("description"), given_A=given_A, schedule=schedule,
+        name=doc.get("name"), description=doc.get("description"), relu=relu, given_A=given_A,
+        schedule=schedule,
     )
 
 

@@ -257,8 +257,10 @@ def _sub_tau(e, val):
 
 def derive_for_problem(problem) -> MomentSystem:
     """The moment system of a problem: its variant, its heads, drift if F or b is given."""
+    from ..spec.relu import refuse_relu
     from ..variants import bind
 
+    refuse_relu(problem)
     v = bind(problem)
     heads = [h.variant for h in problem.heads] if v.composite else None
     return derive(v, heads=heads, drift=problem.has_drift, scale=None)

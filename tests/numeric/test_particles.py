@@ -294,4 +294,4 @@ def test_memory_bounded_at_N_1e4_d_16():
         tracemalloc.stop()
     assert np.all(np.isfinite(run.final))
     assert peak < 2 * 2**30, f"peak {peak / 2**20:.0f} MiB"
-    assert peak < 512 * 2**20  # in fact ~150 MiB: one 64 MB (chunk, N) block at a time
+    assert peak < 512 * 2**20  # one 4 MB (chunk, N) block at a time

@@ -80,6 +80,7 @@ S0 = [[1, "1/4"], ["1/4", "1/2"]]
 SINGULAR_AV = ([["-2", "2/3"], ["3/2", 1]], [["1/4", 2], ["-1/2", "1/2"]])
 SINGULAR_F = [[0, "-5/3"], ["-2/3", "-3/2"]]
 CLUSTER_A, CLUSTER_V = [["1/2", -1], ["1/2", "-1/3"]], [[0, "-2/3"], ["3/2", "-1/2"]]   # settles on a rank-one line
+ROT_COLLAPSE = ([[-1, "-1/4"], ["3/2", "-1/2"]], [["1/3", -2], [1, "1/4"]], [["17/4", 4], [4, "33/4"]])
 
 
 def _classified(problem, kind, uniform=False):
@@ -198,6 +199,12 @@ def _build_certs() -> dict:
         ver = find_rotation_blowup(_softmax(I2, [[1, -2], [2, 1]], [[2, 0], [0, 1]]), rel_width=1e-2)
         assert ver.status == "PROVED", ver.reason
         out["tube-rotation"] = ver.evidence["certificate"]
+    if "tube-rotation-collapse" in kinds():  # A + Aᵀ ≺ 0, V general: Σ → 0 while the eigenvector turns
+        from symbolic_tf.certify.validated.rotation_collapse import find_rotation_collapse
+
+        ver = find_rotation_collapse(_softmax(*ROT_COLLAPSE))
+        assert ver.status == "PROVED", ver.reason
+        out["tube-rotation-collapse"] = ver.evidence["certificate"]
     if "tube-cluster" in kinds():  # A + Aᵀ indefinite, V general: Σ(t) settles on an isotropic line
         from symbolic_tf.certify.validated.cluster_tube import find_cluster
 
@@ -257,7 +264,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation-collapse", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
               "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "schedule-phases",
               "schedule-phases/end-box"]

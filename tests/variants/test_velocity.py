@@ -606,7 +606,9 @@ def test_small_work_budget_paths(monkeypatch):
     res_full = sinkhorn_potential(Y, A, w=w, tol=1e-13)
     v_full = sinkhorn_velocity(X, Y, A, V, w=w, potential=res_full)
     s_full = softmax_velocity(X, Y, A, V, w=w)
-    monkeypatch.setattr(vel, "_WORK_ELEMENTS", 64)  # chunk of 2 rows, kernel not stored
+    monkeypatch.setattr(vel, "_WORK_ELEMENTS", 64)  # chunk of 2 rows …
+    monkeypatch.setattr(vel, "_MIN_ROWS", 1)
+    monkeypatch.setattr(vel, "_STORE_ELEMENTS", 64)  # … and the kernel not stored
     res_chunk = sinkhorn_potential(Y, A, w=w, tol=1e-13)
     assert res_chunk.converged and res_chunk.iterations == res_full.iterations
     np.testing.assert_allclose(res_chunk.f, res_full.f, rtol=0, atol=1e-13)

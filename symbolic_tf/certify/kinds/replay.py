@@ -110,8 +110,12 @@ class Field:
     ``pairs`` are exact (C_h, A_h) matrices, ``F`` an exact matrix or None (all-zero: None)."""
 
     def __init__(self, pairs, F=None):
+        self.exact_pairs = [(flint.fmpq_mat(C), flint.fmpq_mat(A)) for C, A in pairs]
         self.pairs = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in pairs]
-        self.F = None if F is None or all(e == 0 for e in F.entries()) else flint.arb_mat(F)
+        none = F is None or all(e == 0 for e in F.entries())
+        self.exact_F = None if none else flint.fmpq_mat(F)
+        self.F = None if none else flint.arb_mat(F)
+        self._ops = {}
 
     def _start(self, X):
         return None if self.F is None else self.F * X
@@ -123,7 +127,7 @@ class Field:
         return acc + acc.transpose()
 
     def coefficients(self, X, upto):
-        """Taylor coefficients 0..upto of the solution through X, and the products C_h σ_j A_h."""
+        """Taylor coefficients 0..upto of the solution through X."""
         out = [X]
         left = []   # left[j][h] = C_h σ_j A_h
         for n in range(upto):
@@ -133,26 +137,52 @@ class Field:
                 for L in left[j]:
                     acc = _acc(acc, L * out[n - j])
             out.append((acc + acc.transpose()) / (n + 1))
-        return out, left
+        return out
 
-    def jacobian(self, sig, left, h, directions):
-        """Columns svec(D T_k · E): the variational recurrence of the order-k Taylor map over
-        the box sig[0] along each svec direction E."""
+    def _operators(self, d):
+        """Exact linear maps of the variational recurrence as arb matrices at the working precision:
+        ``lin`` (m²×m) with rows-of-Op(Y) = lin·svec(Y), where Op(Y) is the matrix of
+        E ↦ Σ_h (C_h E A_h Y + C_h Y A_h E) + transpose, and ``drift`` the matrix of E ↦ FE + EFᵀ."""
+        key = (d, flint.ctx.prec)
+        if key not in self._ops:
+            dirs = svec_basis(d, flint.fmpq_mat)
+            up = _upper(d)
+            m = len(dirs)
+            lin = flint.fmpq_mat(m * m, m)
+            for f, Ef in enumerate(dirs):
+                for c, Ec in enumerate(dirs):
+                    acc = None
+                    for C, A in self.exact_pairs:
+                        acc = _acc(acc, C * Ec * A * Ef + C * Ef * A * Ec)
+                    sym = acc + acc.transpose()
+                    for r, (i, j) in enumerate(up):
+                        lin[r * m + c, f] = sym[i, j]
+            drift = None
+            if self.exact_F is not None:
+                drift = flint.fmpq_mat(m, m)
+                for c, Ec in enumerate(dirs):
+                    sym = self.exact_F * Ec + Ec * self.exact_F.transpose()
+                    for r, (i, j) in enumerate(up):
+                        drift[r, c] = sym[i, j]
+                drift = flint.arb_mat(drift)
+            self._ops[key] = (flint.arb_mat(lin), drift)
+        return self._ops[key]
+
+    def jacobian(self, sig, h):
+        """svec Jacobian of the order-k Taylor map over the box sig[0]: with D_0 = I,
+        D_{n+1} = (drift·D_n + Σ_{j≤n} Op(σ_{n−j})·D_j)/(n + 1), the result is Σ_n D_n hⁿ."""
+        d = sig[0].nrows()
+        lin, drift = self._operators(d)
+        m = lin.ncols()
         k = len(sig) - 1
-        cols = []
-        for E in directions:
-            ds = [E]
-            dleft = []
-            for n in range(k):
-                dleft.append([C * ds[n] * A for C, A in self.pairs])
-                acc = self._start(ds[n])
-                for j in range(n + 1):
-                    for L, dL in zip(left[j], dleft[j]):
-                        acc = _acc(acc, dL * sig[n - j] + L * ds[n - j])
-                ds.append((acc + acc.transpose()) / (n + 1))
-            cols.append(_to_svec(_poly(ds, h)))
-        m = len(cols)
-        return flint.arb_mat(m, m, [cols[c][r, 0] for r in range(m) for c in range(m)])
+        op = [flint.arb_mat(m, m, (lin * _to_svec(s)).entries()) for s in sig[:k]]
+        D = [_identity(m)]
+        for n in range(k):
+            acc = None if drift is None else drift * D[n]
+            for j in range(n + 1):
+                acc = _acc(acc, op[n - j] * D[j])
+            D.append(acc / (n + 1))
+        return _poly(D, h)
 
 
 def _poly(coeffs, h):
@@ -299,18 +329,18 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None):
         if Y is None:
             fail(f"the a priori (Picard) enclosure fails on step {i} "
                  f"[{_approx(ts[i - 1])}, {_approx(ts[i])}]")
-        remainder = field.coefficients(Y, order + 1)[0][order + 1] * h ** (order + 1)
+        remainder = field.coefficients(Y, order + 1)[order + 1] * h ** (order + 1)
         if method == "direct":
-            box = _poly(field.coefficients(box, order)[0], h) + remainder
+            box = _poly(field.coefficients(box, order), h) + remainder
         else:
             Cm = _from_svec(center, d)
             hull = flint.arb_mat(d, d)
             for a, b in _entries(box):
                 hull[a, b] = box[a, b].union(Cm[a, b])
-            sig, left = field.coefficients(hull, order)
+            sig = field.coefficients(hull, order)
             direct = _poly(sig, h) + remainder
-            Jac = field.jacobian(sig, left, h, dirs)
-            image = _to_svec(_poly(field.coefficients(Cm, order)[0], h) + remainder)
+            Jac = field.jacobian(sig, h)
+            image = _to_svec(_poly(field.coefficients(Cm, order), h) + remainder)
             center = image.mid()
             A = Jac * basis
             basis, inverse = _new_basis(A, coords)

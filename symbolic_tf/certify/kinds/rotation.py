@@ -116,8 +116,9 @@ def _pieces(lo, hi, n):
     return out
 
 
-def _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r):
-    """(ok, G hull, φ hull) over one ψ-piece: ok is False when check 2 or 3 is not verified."""
+def _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign=1):
+    """(ok, G hull, φ hull) over one ψ-piece: ok is False when check 2 or 3 (sign·G' > 0) is not
+    verified."""
     cs, sn = psi.cos(), psi.sin()
     z = flint.acb(cs, sn)
     et, det = _phi_sum(ea, eb, z), _phi_sum(ea, eb, z, derivative=True)
@@ -137,16 +138,17 @@ def _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r):
         p, q = r * cs, r * sn
         dp, dq, c, _ = f(p, q)
         G = c + dph * (p * dq - q * dp) / (p * p + q * q)
-        if not (G > 0):
+        if not (G * sign > 0):
             return False, None, None
         G_hull = G if G_hull is None else G_hull.union(G)
     return True, G_hull, ph
 
 
-def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0):
+def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign=1):
     """Checks 2–3 of the module docstring; returns (κ_lo, κ_hi, φ_lo, φ_hi) as arb bounds.
     ``eta`` and ``phi`` are (a, b) coefficient lists.  A ψ-piece on which a check is not
-    verified is bisected (deterministically, at most ``max_depth`` times) before failing."""
+    verified is bisected (deterministically, at most ``max_depth`` times) before failing.
+    ``sign = −1`` verifies G' < 0 instead (the rotating collapse of ``tube-rotation-collapse``)."""
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:
@@ -159,10 +161,10 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0):
         stack.reverse()
         while stack:
             k, psi, depth = stack.pop()
-            ok, G, ph = _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r)
+            ok, G, ph = _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign)
             if not ok:
                 if depth >= max_depth:
-                    fail(f"D' < 0 on D = D0 or G' = c + φ'ψ' > 0 is not verified on the ψ-piece {k} "
+                    fail(f"D' < 0 on D = D0 or G' = c + φ'ψ' {'>' if sign > 0 else '<'} 0 is not verified on the ψ-piece {k} "
                          f"(after {depth} bisections)")
                 lo, hi = psi.mid() - psi.rad(), psi.mid() + psi.rad()
                 halves = _pieces(flint.arb(lo.lower()), flint.arb(hi.upper()), 2)
@@ -175,27 +177,33 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0):
         flint.ctx.prec = old
 
 
+def end_point(S_end, D0, eta, phi, fail):
+    """Check 4 on the tube's end box (at the working precision): (u₁, φ₁) as balls."""
+    tr = S_end[0, 0] + S_end[1, 1]
+    if not (tr > 0):
+        fail("tr Σ(t_N) is not positive on the tube's end box")
+    u1 = 1 / tr
+    p1 = (S_end[0, 0] - S_end[1, 1]) * u1
+    q1 = 2 * S_end[0, 1] * u1
+    r2 = p1 * p1 + q1 * q1
+    if not (r2 > 0):
+        fail("the tube's end is at the centre of the trace-one disk")
+    r1 = r2.sqrt()
+    z1 = flint.acb(p1 / r1, q1 / r1)
+    eta1 = _phi_sum([flint.arb(x) for x in eta[0]], [flint.arb(x) for x in eta[1]], z1)
+    if not ((1 - r2) * eta1.exp() < flint.arb(D0)):
+        fail("the tube's end is not inside the certified region D < D0")
+    phi1 = _phi_sum([flint.arb(x) for x in phi[0]], [flint.arb(x) for x in phi[1]], z1)
+    return u1, phi1
+
+
 def end_bracket(S_end, t_end, D0, eta, phi, bounds, prec, fail):
     """Checks 4–5 on the tube's end box: (lower, upper) arb bounds of T*."""
     k_lo, k_hi, ph_lo, ph_hi = bounds
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:
-        tr = S_end[0, 0] + S_end[1, 1]
-        if not (tr > 0):
-            fail("tr Σ(t_N) is not positive on the tube's end box")
-        u1 = 1 / tr
-        p1 = (S_end[0, 0] - S_end[1, 1]) * u1
-        q1 = 2 * S_end[0, 1] * u1
-        r2 = p1 * p1 + q1 * q1
-        if not (r2 > 0):
-            fail("the tube's end is at the centre of the trace-one disk")
-        r1 = r2.sqrt()
-        z1 = flint.acb(p1 / r1, q1 / r1)
-        eta1 = _phi_sum([flint.arb(x) for x in eta[0]], [flint.arb(x) for x in eta[1]], z1)
-        if not ((1 - r2) * eta1.exp() < flint.arb(D0)):
-            fail("the tube's end is not inside the certified region D < D0")
-        phi1 = _phi_sum([flint.arb(x) for x in phi[0]], [flint.arb(x) for x in phi[1]], z1)
+        u1, phi1 = end_point(S_end, D0, eta, phi, fail)
         t = flint.arb(t_end if isinstance(t_end, flint.fmpq) else rat(t_end))
         lo = t + u1 * (ph_lo - phi1).exp() / k_hi
         hi = t + u1 * (ph_hi - phi1).exp() / k_lo

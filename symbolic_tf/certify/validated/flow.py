@@ -26,7 +26,7 @@ from fractions import Fraction
 import flint
 
 __all__ = ["Flow", "PICARD_ITERATIONS", "State", "initial_state", "picard_enclosure", "taylor_step",
-           "taylor_coefficients", "taylor_jacobian", "singularity_distance", "dyadic_down", "arb_of", "svec", "unsvec", "svec_basis", "max_mid", "max_rad",
+           "taylor_coefficients", "taylor_jacobian", "singularity_distance", "prepare_step", "dyadic_down", "arb_of", "svec", "unsvec", "svec_basis", "max_mid", "max_rad",
            "horner"]
 
 PICARD_ITERATIONS = 12            # part of the kinds' definitions: must match kinds/replay.py
@@ -39,8 +39,41 @@ class Flow:
     :mod:`symbolic_tf.certify.taylor`)."""
 
     def __init__(self, heads, F=None):
+        self.exact_heads = [(flint.fmpq_mat(C), flint.fmpq_mat(A)) for C, A in heads]
         self.heads = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in heads]
-        self.F = None if F is None or all(e == 0 for e in F.entries()) else flint.arb_mat(F)
+        zero = F is None or all(e == 0 for e in F.entries())
+        self.exact_F = None if zero else flint.fmpq_mat(F)
+        self.F = None if zero else flint.arb_mat(F)
+        self._variational = {}
+
+    def variational(self, d):
+        """(Big, OpF) of the variational recurrence in svec coordinates (arb at the working precision).
+
+        With G(Y)X = Σ_h (C_h X A_h Y + C_h Y A_h X) and Sym(Z) = Z + Zᵀ, the linear map
+        X ↦ Sym(G(Y)X) has the m×m matrix Op(Y) (m = d(d+1)/2, svec-upper coordinates), linear in
+        Y: vec_rows(Op(Y)) = Big·svec(Y), Big (m²×m) exact; OpF is the matrix of X ↦ FX + XFᵀ
+        (None without drift)."""
+        key = (d, flint.ctx.prec)
+        if key not in self._variational:
+            basis = svec_basis(d, flint.fmpq_mat)
+            m = len(basis)
+            cols = []
+            for Ef in basis:
+                rows = []
+                for Ee in basis:
+                    Z = None
+                    for C, A in self.exact_heads:
+                        Z = _acc(Z, C * Ee * A * Ef + C * Ef * A * Ee)
+                    rows.append(_svec_list(Z + Z.transpose()))
+                # rows[e] = svec(Op_f E_e) = column e of Op_f; entry (r, c) of Op_f = rows[c][r]
+                cols.append([rows[c][r] for r in range(m) for c in range(m)])
+            big = flint.arb_mat(m * m, m, [cols[f][k] for k in range(m * m) for f in range(m)])
+            opF = None
+            if self.exact_F is not None:
+                colsF = [_svec_list(self.exact_F * E + E * self.exact_F.transpose()) for E in basis]
+                opF = flint.arb_mat(m, m, [colsF[c][r] for r in range(m) for c in range(m)])
+            self._variational[key] = (big, opF)
+        return self._variational[key]
 
     def drift(self, X):
         """FX (the first summand of every recurrence), or None without drift."""
@@ -58,9 +91,8 @@ def _acc(W, w):
     return w if W is None else W + w
 
 
-def taylor_coefficients(S, flow, K, with_products=False):
-    """[σ_0, …, σ_K] of the solution through σ_0 = S (ball matrices); with ``with_products``
-    also the products [[C_h σ_j A_h]_h]_{j<K} (reused by the Jacobian recurrence)."""
+def taylor_coefficients(S, flow, K):
+    """[σ_0, …, σ_K] of the solution through σ_0 = S (ball matrices)."""
     sig = [S]
     Y = []
     for n in range(K):
@@ -70,29 +102,37 @@ def taylor_coefficients(S, flow, K, with_products=False):
             for y in Y[j]:
                 W = _acc(W, y * sig[n - j])
         sig.append((W + W.transpose()) / (n + 1))
-    return (sig, Y) if with_products else sig
+    return sig
 
 
-def taylor_jacobian(sig, Y, flow, h, basis):
-    """The Jacobian (svec coordinates) of the order-k Taylor map Σ ↦ Σ_n σ_n(Σ) h^n over the box
-    of ``sig[0]``: the variational recurrence along each svec basis direction."""
-    order = len(sig) - 1
-    m = len(basis)
-    J = flint.arb_mat(m, m)
-    for col, E in enumerate(basis):
-        dsig = [E]
-        dY = []
-        for n in range(order):
-            dY.append([C * dsig[n] * A for C, A in flow.heads])
-            W = flow.drift(dsig[n])
-            for j in range(n + 1):
-                for y, dy in zip(Y[j], dY[j]):
-                    W = _acc(W, dy * sig[n - j] + y * dsig[n - j])
-            dsig.append((W + W.transpose()) / (n + 1))
-        v = svec(horner(dsig, h))
-        for row in range(m):
-            J[row, col] = v[row, 0]
-    return J
+def variational_coefficients(sig, flow):
+    """[M_0, …, M_k]: the Taylor coefficients of the Jacobian (svec coordinates) of the order-k Taylor
+    map over the box of ``sig[0]`` (:func:`taylor_jacobian` = Σ_n M_n hⁿ), by the variational
+    recurrence in operator form:
+
+        M_0 = I,   M_{n+1} = (OpF·M_n + Σ_{j=0}^n Op(σ_{n−j})·M_j)/(n + 1),   J = Σ_n M_n h^n,
+
+    M_n (m×m) the n-th Taylor coefficient of ∂σ/∂svec(σ_0) (its column e is svec δσ_n along E_e);
+    Op(Y) = Big·svec(Y) is linear in Y (:meth:`Flow.variational`), so each order costs n + 1
+    m×m products instead of m·(n + 1) pairs of d×d ones."""
+    d = sig[0].nrows()
+    big, opF = flow.variational(d)
+    m = big.ncols()
+    K = len(sig) - 1
+    ops = [flint.arb_mat(m, m, (big * svec(s)).entries()) for s in sig[:K]]
+    M = [flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])]
+    for n in range(K):
+        acc = None if opF is None else opF * M[n]
+        for j in range(n + 1):
+            acc = _acc(acc, ops[n - j] * M[j])
+        M.append(acc / (n + 1))
+    return M
+
+
+def taylor_jacobian(sig, flow, h):
+    """The Jacobian (svec coordinates) of the order-k Taylor map Σ ↦ Σ_n σ_n(Σ) hⁿ over the box of
+    ``sig[0]``: Σ_n M_n hⁿ with :func:`variational_coefficients`."""
+    return horner(variational_coefficients(sig, flow), h)
 
 
 def dyadic_down(h: float, bits: int = 24) -> Fraction:
@@ -107,10 +147,13 @@ def arb_of(q) -> flint.arb:
     return flint.arb(flint.fmpq(q.numerator, q.denominator))
 
 
-def singularity_distance(S, flow, order) -> float:
+def singularity_distance(S, flow, order, coeffs=None) -> float:
     """Root-test estimate ρ of the distance (in time) to the nearest singularity from the midpoints of
-    the Taylor coefficients of orders k−1 and k at S (math.inf if they vanish); steps are θ·ρ."""
-    norms = [max_mid(s) for s in taylor_coefficients(S, flow, order)]
+    the Taylor coefficients of orders k−1 and k at S (math.inf if they vanish); steps are θ·ρ.
+    ``coeffs``: the coefficients at (a point of) S if already known (:func:`prepare_step`)."""
+    if coeffs is None:
+        coeffs = taylor_coefficients(S, flow, order)
+    norms = [max_mid(s) for s in coeffs]
     rho = math.inf
     for n in (order - 1, order):
         if n >= 1 and norms[n] > 0 and norms[0] > 0:
@@ -125,15 +168,20 @@ def horner(coeffs, h):
     return acc
 
 
-def svec_basis(d):
+def svec_basis(d, mat=flint.arb_mat):
     out = []
     for i in range(d):
         for j in range(i, d):
-            E = flint.arb_mat(d, d)
+            E = mat(d, d)
             E[i, j] = 1
             E[j, i] = 1
             out.append(E)
     return out
+
+
+def _svec_list(X):
+    d = X.nrows()
+    return [X[i, j] for i in range(d) for j in range(i, d)]
 
 
 def svec(X):
@@ -261,26 +309,42 @@ def initial_state(S0, method):
     return State(S0, xh, B, v - xh)
 
 
-def taylor_step(state, h, flow, order, method="qr", basis=None):
-    """One validated step of length h (exact arb); the next :class:`State` or None."""
+def prepare_step(state, flow, order, method="qr"):
+    """The parts of a step that do not depend on its length h, computed once per step and reused by
+    every retry: the Taylor coefficients at the centre x̂ and over the hull of S and x̂ ("qr"), or
+    over S ("direct").  ``pre["centre"]`` also serves :func:`singularity_distance`."""
     S = state.S
-    Y = picard_enclosure(S, h, flow)
-    if Y is None:
-        return None
-    Z = taylor_coefficients(Y, flow, order + 1)[order + 1] * h ** (order + 1)
     if method == "direct":
         sig = taylor_coefficients(S, flow, order)
-        return State(horner(sig, h) + Z, zrad=max_rad(Z), picard=Y)
+        return {"direct": sig, "centre": sig}
     d = S.nrows()
     Xh = unsvec(state.xh, d)
     Sj = flint.arb_mat(d, d)
     for i in range(d):
         for j in range(d):
             Sj[i, j] = S[i, j].union(Xh[i, j])
-    sig, Yp = taylor_coefficients(Sj, flow, order, with_products=True)
+    return {"Xh": Xh, "hull": taylor_coefficients(Sj, flow, order), "centre": taylor_coefficients(Xh, flow, order)}
+
+
+def taylor_step(state, h, flow, order, method="qr", basis=None, pre=None):
+    """One validated step of length h (exact arb); the next :class:`State` or None.  ``pre`` is
+    :func:`prepare_step` of this state (computed here when absent)."""
+    S = state.S
+    Y = picard_enclosure(S, h, flow)
+    if Y is None:
+        return None
+    if pre is None:
+        pre = prepare_step(state, flow, order, method)
+    Z = taylor_coefficients(Y, flow, order + 1)[order + 1] * h ** (order + 1)
+    if method == "direct":
+        return State(horner(pre["direct"], h) + Z, zrad=max_rad(Z), picard=Y)
+    d = S.nrows()
+    sig = pre["hull"]
     direct = horner(sig, h) + Z
-    J = taylor_jacobian(sig, Yp, flow, h, basis)
-    W = svec(horner(taylor_coefficients(Xh, flow, order), h) + Z)
+    if "M" not in pre:
+        pre["M"] = variational_coefficients(sig, flow)
+    J = horner(pre["M"], h)
+    W = svec(horner(pre["centre"], h) + Z)
     xh = W.mid()
     A = J * state.B
     B, Binv = _lohner_basis(A, state.r)

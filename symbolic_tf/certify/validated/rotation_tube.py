@@ -67,9 +67,10 @@ def _trig(a, b, psi, derivative=False):
     return (np.asarray(a) * C + np.asarray(b) * S).sum(axis=1)
 
 
-def _guesses(ff, K, n=4096):
+def _guesses(ff, K, n=4096, sign=1):
     """Float guesses on the rank-one circle: φ (growth), η (transversal attraction), κ̄, γ̄; or a
-    reason string when the circle has a rest point or repels on average."""
+    reason string when the circle has a rest point or repels on average, or when sign·κ̄ ≤ 0
+    (sign = 1: growth, the rotating blow-up; −1: decay, the rotating collapse)."""
     psi = 2 * np.pi * np.arange(n) / n
     dp, dq, c, trK = _plane(ff, np.cos(psi), np.sin(psi))
     w = np.cos(psi) * dq - np.sin(psi) * dp      # ψ' on the circle
@@ -78,8 +79,8 @@ def _guesses(ff, K, n=4096):
     kbar = np.sum(c / w) / np.sum(1 / w)
     gamma = 2 * (c - trK)     # transversal rate on the circle: (1 − r²)' = −γ(1 − r²)
     gbar = np.sum(gamma / w) / np.sum(1 / w)
-    if kbar <= 0:
-        return f"the rotation-averaged growth rate κ̄ ≈ {kbar:.3g} is not positive"
+    if sign * kbar <= 0:
+        return f"the rotation-averaged growth rate κ̄ ≈ {kbar:.3g} is not {'positive' if sign > 0 else 'negative'}"
     if gbar <= 0:
         return f"the rank-one circle does not attract on average (γ̄ ≈ {gbar:.3g})"
     phi = _fourier_antiderivative((kbar - c) / w, K)
@@ -87,9 +88,9 @@ def _guesses(ff, K, n=4096):
     return phi, eta, float(kbar), float(gbar)
 
 
-def _D0_ladder(ff, phi, eta, kbar, gbar, n=2048):
+def _D0_ladder(ff, phi, eta, kbar, gbar, n=2048, sign=1):
     """D0 = 2^−j (largest first) for which, in floats with margin, D' < −(γ̄/4)·(1 − r²) on D = D0
-    and G' > κ̄/4 on {D ≤ D0}."""
+    and sign·G' > |κ̄|/4 on {D ≤ D0}."""
     psi = 2 * np.pi * np.arange(n) / n
     e, de = _trig(*eta, psi), _trig(*eta, psi, derivative=True)
     dphi = _trig(*phi, psi, derivative=True)
@@ -110,7 +111,7 @@ def _D0_ladder(ff, phi, eta, kbar, gbar, n=2048):
             r = rb + t * (1 - rb)
             p, q = r * np.cos(psi), r * np.sin(psi)
             dp, dq, c, _ = _plane(ff, p, q)
-            if not np.all(c + dphi * (p * dq - q * dp) / r ** 2 > kbar / 4):
+            if not np.all(sign * (c + dphi * (p * dq - q * dp) / r ** 2) > abs(kbar) / 4):
                 ok = False
                 break
         if ok:

@@ -18,7 +18,7 @@ import flint
 
 from ...spec.errors import InvalidParameters
 from ..exact import qmat
-from .flow import (Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad, singularity_distance, svec_basis,
+from .flow import (Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad, prepare_step, singularity_distance, svec_basis,
                    taylor_step)
 
 __all__ = ["Tube", "enclose", "flow_data", "integrate_tube", "MAX_D"]
@@ -102,7 +102,11 @@ class Tube:
 
 
 def flow_data(problem):
-    """Exact (heads [(C_h, A_h)], F or None) of the covariance flow; raises InvalidParameters."""
+    """Exact (heads [(C_h, A_h)], F or None) of the covariance flow; raises InvalidParameters
+    (NotGaussianClosed for a ReLU feed-forward term)."""
+    from ...spec.relu import refuse_relu
+
+    refuse_relu(problem, "a validated tube of the moment ODE")
     d = problem.d
     if problem.schedule is not None:
         raise InvalidParameters("phase", "validated tubes take constant parameters; `symtf classify` certifies "
@@ -162,7 +166,8 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
                 if seconds is not None and time.perf_counter() - t_start > seconds:
                     stop = f"time limit {seconds:g} s"
                     break
-                rho = singularity_distance(S, flow, order)
+                pre = prepare_step(state, flow, order, method)
+                rho = singularity_distance(S, flow, order, pre["centre"])
                 h = theta * rho if math.isfinite(rho) else (h_prev * 2 if h_prev else 1.0)
                 if h_prev is not None:
                     h = min(h, 4 * h_prev)
@@ -178,7 +183,7 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
                         hq = dyadic_down(h)
                     if hq <= 0:
                         break
-                    step = taylor_step(state, arb_of(hq), flow, order, method, basis)
+                    step = taylor_step(state, arb_of(hq), flow, order, method, basis, pre)
                     if step is None:
                         h, last = float(hq) / 2, False
                         continue

@@ -1,0 +1,85 @@
+"""Checker of ``tube-rotation-collapse``: *this* Σ₀ collapses, Σ(t) → 0 with the solution global,
+while the top eigenvector of Σ keeps turning (d = 2, no drift; issue 15 item 2, "convergence of
+this Σ₀ … to 0").
+
+The mirror image of ``tube-rotation`` (:mod:`symbolic_tf.certify.kinds.rotation`, whose notation
+this module uses): in projective coordinates Σ = X/u, dτ = dt/u, tr X = 1, with the plane
+X = ½[[1 + p, q], [q, 1 − p]], (p, q) = r(cos ψ, sin ψ), the neighbourhood
+N = {(1 − r²)e^{η(ψ)} ≤ D0, r ≤ 1} of the rank-one circle and the functional G = −log u + φ(ψ).
+The data and checks are those of ``tube-rotation`` with the sign of the growth check reversed
+and no bracket:
+
+1. d = 2, no drift, Σ₀ ⪰ 0 (exact); 0 < D0 < 1;
+2. *invariance*: D' < 0 on the boundary D = D0 (exactly check 2 of ``tube-rotation``);
+3. *decay*: κ_hi := upper(hull of G') < 0 over the pieces of N (ψ-pieces bisected
+   deterministically at most ``max_depth`` times, [r_b, 1] cut into ``n_r`` pieces);
+4. *the tube* from Σ₀ along the stored exact times ends inside N (check 4 of ``tube-rotation``).
+
+**Why.**  Σ(t) = Φ(t)Σ₀Φ(t)ᵀ ⪰ 0, so r ≤ 1; by 2 the projective solution never leaves N, a compact
+set on which the polynomial field is bounded, so it exists for all τ ≥ 0.  By 3,
+G(τ) ≤ G₁ + κ_hi·τ, so log u(τ) = φ(ψ(τ)) − G(τ) ≥ φ_lo − G₁ + |κ_hi|·τ → ∞: u grows at least
+exponentially.  Then t(τ) = t_N + ∫₀^τ u → ∞ — the solution from Σ₀ is global — and
+‖Σ(t)‖ ≤ tr Σ = 1/u(τ(t)) → 0.  Claim CLUSTERING with rank 0 (collapse to a point) for THIS Σ₀.
+"""
+from __future__ import annotations
+
+import flint
+
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from ..exact import definiteness
+from .krawczyk_box import initial_cov
+from .replay import flow_pairs, int_in, replay_stored
+from .rotation import _MAX_ORDER, _MAX_PIECES, _MAX_STEPS, end_point, parse_functions, region_bounds
+
+KIND = "tube-rotation-collapse"
+
+
+def _bad(msg):
+    raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+def check_collapse_region(pairs, S_end, data, fail):
+    """Checks 1 (D0), 2, 3 and 4 (after the tube) on the end box ``S_end``; returns κ_hi (arb)."""
+    D0, eta, phi = parse_functions(data, fail)
+    n_psi = int_in(data["n_psi"], "n_psi", 8, _MAX_PIECES, fail)
+    n_r = int_in(data["n_r"], "n_r", 1, 64, fail)
+    if n_psi * n_r > _MAX_PIECES:
+        fail(f"n_psi·n_r must be ≤ {_MAX_PIECES}")
+    prec = int_in(data["prec"], "prec", 64, 4096, fail)
+    max_depth = int_in(data["max_depth"], "max_depth", 0, 10, fail)
+    _k_lo, k_hi, _ph_lo, _ph_hi = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth, sign=-1)
+    if not (k_hi < 0):
+        fail("the decay rate bound κ_hi is not negative")
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        end_point(S_end, D0, eta, phi, fail)
+    finally:
+        flint.ctx.prec = old
+    return k_hi
+
+
+_SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]", "D0": "rat", "max_depth": "int",
+           "n_psi": "int", "n_r": "int", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
+           "method": ("enum", "qr", "direct")}
+
+
+@kind(KIND, _SCHEMA)
+def check_tube_rotation_collapse(cert, problem):
+    """PROVED: the solution from the embedded problem's Σ₀ is global and Σ(t) → 0 (regime
+    CLUSTERING, rank 0, quantifier THIS)."""
+    if cert.status != "PROVED":
+        _bad("status must be PROVED")
+    pairs, F = flow_pairs(problem, _bad)
+    if problem.d != 2:
+        _bad("covers d = 2 only")
+    if F is not None:
+        _bad("covers the flow without drift only")
+    S0 = initial_cov(problem, _bad)
+    if not definiteness(S0).psd:
+        _bad("Σ₀ is not positive semidefinite")
+    S_end, _ts = replay_stored(pairs, None, S0, cert.data, _bad, _MAX_ORDER, _MAX_STEPS)
+    check_collapse_region(pairs, S_end, cert.data, _bad)
+    return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})

@@ -1,0 +1,25 @@
+"""Route: softmax or multi-head softmax in d = 2 without drift, general V, when the rank-one circle
+attracts on average, carries no rest point and the rotation-averaged growth rate is negative — a
+validated tube from the problem's Σ₀ enters a neighbourhood of the circle on which a decay
+functional decreases at a certified rate, which proves CLUSTERING with rank 0 (the solution is
+global and Σ(t) → 0) for this Σ₀ (kind ``tube-rotation-collapse``,
+:mod:`symbolic_tf.certify.validated.rotation_collapse`)."""
+from __future__ import annotations
+
+from . import Context, Route, route, tube_ready
+
+
+@route
+class TubeRotationCollapse(Route):
+    name = "tube-rotation-collapse"
+    order = 62
+    regimes = ("CLUSTERING",)
+    modes = ("point",)
+
+    def applies(self, problem, ctx: Context):
+        return tube_ready(problem, drift=False) or (None if problem.d == 2 else "the rotating-collapse certificate covers d = 2")
+
+    def search(self, problem, ctx: Context):
+        from ..validated.rotation_collapse import find_rotation_collapse
+
+        return ctx.skip(problem, "blowup") or find_rotation_collapse(problem, seconds=8.0)
