@@ -27,7 +27,7 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
             Q: Any = None, K: Any = None, F: Any = None, b: Any = None, mean: Any = None,
             cov: Any = None, heads: Sequence[dict] | None = None, scale: Any = None, T: Any = None,
             sigmoid_bias: Any = None, name: str | None = None, description: str | None = None,
-            initial: dict | None = None):
+            initial: dict | None = None, phases: Sequence[dict] | None = None):
     r"""An exact problem: a variant, its parameters and the initial Gaussian N(mean, cov).
 
     The dynamics is the moment ODE of the variant (docs/mathematics.md §3), e.g. softmax with
@@ -56,6 +56,10 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
         A non-Gaussian initial law instead of ``mean``/``cov``, e.g.
         ``{"law": "uniform_ball", "center": [0, 0], "radius": 1}`` (docs/stability.md §1); the
         token simulation accepts it, the Gaussian moment ODE refuses it.
+    phases : list of dict, optional
+        A depth schedule (docs/schedules.md): ``[{"duration": "1/2"}, {"duration": 1, "A": …}]``,
+        each phase naming what changes; entries of A, V, F, b may also be polynomials in the
+        depth t given as strings (``"1 + t"``).
 
     Returns
     -------
@@ -92,6 +96,8 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
         raise InvalidParameters("initial", "give either mean/cov (a Gaussian) or an initial law, not both")
     if initial is not None or gaussian:
         doc["initial"] = dict(initial) if initial is not None else gaussian
+    if phases is not None:
+        doc["phase"] = [dict(ph) for ph in phases]
     if d is None:
         for key in ("A", "Q", "V", "F"):
             if key in doc:
@@ -181,8 +187,9 @@ def invariance(variant: str):
     return decide_invariance(variant)
 
 
-def rhs(problem):
-    """α̇ and Σ̇ at the problem's exact parameters and initial Gaussian (exact when rational).
+def rhs(problem, t=0):
+    """α̇ and Σ̇ at the problem's exact parameters at depth ``t`` (default 0; a schedule's
+    parameters at t, docs/schedules.md) and its initial Gaussian (exact when rational).
 
     Returns
     -------
@@ -191,7 +198,7 @@ def rhs(problem):
     """
     from .symbolic.moments import rhs as _rhs
 
-    return _rhs(problem)
+    return _rhs(problem, t)
 
 
 def integrate(problem, T: float, *, t_eval: Sequence[float] | None = None, rtol: float = 1e-10,
@@ -199,7 +206,7 @@ def integrate(problem, T: float, *, t_eval: Sequence[float] | None = None, rtol:
     r"""Integrate the problem's moment ODE from N(mean, cov) to depth T (floating point).
 
     Batched Dormand–Prince on the congruence form Σ(t) = Φ(t)Σ₀Φ(t)ᵀ, Φ̇ = JΦ
-    (docs/mathematics.md §4); it stops early at a numerical blow-up (‖Σ‖ > 1e8 or a collapsed
+    (docs/mathematics.md §4), phase by phase for a depth schedule (docs/schedules.md); it stops early at a numerical blow-up (‖Σ‖ > 1e8 or a collapsed
     step).  The result is numerical evidence, not a proof: use :func:`classify` for that.
 
     Parameters
@@ -227,10 +234,8 @@ def integrate(problem, T: float, *, t_eval: Sequence[float] | None = None, rtol:
     """
     import numpy as np
 
-    from .numeric.codegen import compile_system, numeric_env
-    from .numeric.integrate import integrate as _integrate
+    from .numeric.phases import integrate_problem
     from .spec.errors import InvalidParameters
-    from .symbolic.moments import derive_for_problem
 
     from .spec.initial import require_gaussian
 
@@ -239,13 +244,8 @@ def integrate(problem, T: float, *, t_eval: Sequence[float] | None = None, rtol:
         raise InvalidParameters("initial.cov", "integration starts from the problem's initial Gaussian")
     if not (isinstance(T, (int, float)) and np.isfinite(T) and T > 0):
         raise InvalidParameters("T", f"must be a finite positive number, got {T!r}")
-    system = derive_for_problem(problem)
-    comp = compile_system(system)
-    a0 = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(problem.d)
-    S0 = np.array([[float(x) for x in r] for r in problem.cov])
     te = None if t_eval is None else np.asarray(t_eval, dtype=float)
-    with np.errstate(all="ignore"):
-        return _integrate(comp, a0, S0, numeric_env(problem, system), float(T), t_eval=te, rtol=rtol, atol=atol)
+    return integrate_problem(problem, float(T), t_eval=te, rtol=rtol, atol=atol)
 
 
 def classify(problem, *, uniform: bool = False, horizon: float | None = None):

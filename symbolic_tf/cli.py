@@ -195,8 +195,10 @@ def cmd_rhs(args) -> int:
                     "cov_rhs": None, "exact": True, "reason": verdict.reason}
             _emit(args, data, f"{problem.variant}: not Gaussian-closed ({verdict.status}): {verdict.reason}")
             return 0
-    val = rhs(problem)
+    val = rhs(problem, args.t)  # at depth t (a schedule's parameters there; docs/schedules.md)
     data = val.to_dict()
+    if problem.schedule is not None:
+        data["t"] = args.t
     from .display import exact_and_decimal, short_decimal
 
     show = exact_and_decimal if val.exact else short_decimal  # exact p/q with ≈ decimal; floats short
@@ -799,6 +801,16 @@ def cmd_steer(args) -> int:
                 raise InvalidParameters("--plot", f"cannot write {str(args.plot)!r}: {exc.strerror or exc}") from None
             data["figures"] = [str(f) for f in figs]
             text += "\n  figure: " + ", ".join(str(f) for f in figs)
+    if args.write_problem:
+        from .atomic import write_text_atomic
+        from .control.steer import schedule_problem
+        from .spec.schedule import problem_text
+
+        sp = schedule_problem(res, (mean0, problem.cov), name=problem.name)
+        out = Path(args.write_problem)
+        write_text_atomic(out, problem_text(sp, out.suffix))
+        data["problem_file"] = str(out)
+        text += f"\n  schedule written to {out} (`symtf classify {out}` certifies its end point)"
     _emit(args, data, text)
     return 0
 
@@ -943,6 +955,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("rhs", help="evaluate the moment ODEs at a problem's parameters")
     s.add_argument("problem")
+    s.add_argument("--t", default="0", help="depth t (exact) for a problem with a schedule (default 0)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_rhs)
 
@@ -1073,6 +1086,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--plot", default=None, help="write the ellipse plot here (PNG and PDF)")
     s.add_argument("--tokens", type=_int_type(0, MAX_TOKENS), default=0, help="also run the schedule on N tokens (N ≥ 2)")
     s.add_argument("--seed", type=_int_type(0, 2**63 - 1), default=0, help="seed of the token sample and the optimiser")
+    s.add_argument("--write-problem", default=None, metavar="OUT.toml",
+                   help="write the schedule as a problem file with [[phase]] tables (classify certifies its end point)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_steer)
 

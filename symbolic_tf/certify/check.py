@@ -37,16 +37,19 @@ class KindDecl:
     schema: dict
     derive: Callable
     needs_problem: bool = True
+    schedules: bool = False  # may the embedded problem have depth-dependent parameters?
 
 
 _KINDS: dict[str, KindDecl] = {}
 _loaded = False
 
 
-def kind(name: str, schema: dict, *, needs_problem: bool = True):
-    """Decorator declaring a certificate kind; the function derives ``(status, Claim)``."""
+def kind(name: str, schema: dict, *, needs_problem: bool = True, schedules: bool = False):
+    """Decorator declaring a certificate kind; the function derives ``(status, Claim)``.
+    Only a kind declared with ``schedules=True`` accepts a problem whose parameters depend on
+    depth t (every other derivation assumes constant parameters)."""
     def deco(fn):
-        _KINDS[name] = KindDecl(name, schema, fn, needs_problem)
+        _KINDS[name] = KindDecl(name, schema, fn, needs_problem, schedules)
         return fn
     return deco
 
@@ -106,6 +109,9 @@ def derive(c: Certificate):
         raise CertificationFailed(f"certificate ({c.kind}): needs the embedded problem")
     if not decl.needs_problem and (c.problem is not None or c.problem_hash is not None):
         raise CertificationFailed(f"certificate ({c.kind}): this kind embeds no problem")
+    if problem is not None and problem.schedule is not None and not decl.schedules:
+        raise CertificationFailed(f"certificate ({c.kind}): this kind covers constant parameters only, "
+                                  "the embedded problem has a depth schedule")
     try:
         status, claim = decl.derive(c, problem)
     except CertificationFailed:

@@ -303,3 +303,10 @@ def _twisted_gaussian(p):
             f"V = {_mat_text(p.get('V', []))} is not λ-convex for any λ ≥ 0 along the twisted Gaussian geodesics "
             f"Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ: at Σ = {_mat_text(p.get('Sigma', []))}, B = {_mat_text(p.get('B', []))}, "
             "d²E/ds² < 0")
+
+
+@_property("schedule-endpoint")
+def _schedule_endpoint(p):
+    """A depth schedule's end point enclosed in a box (docs/schedules.md)."""
+    return (f"the solution exists on [0, T], T = {p.get('T')}, and Σ(T) lies entrywise in the box "
+            f"[{_mat_text(p.get('lo', []))}, {_mat_text(p.get('hi', []))}]")

@@ -59,7 +59,8 @@ from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 from .certified import (PREC, _Prec, arb_matq, certify_linear_schedule, enclose_stretch, exp_q,
                         frob_err_upper)
 
-__all__ = ["Phase", "SteeringResult", "steer", "simulate_schedule", "rescale_schedule", "verify_with_tokens"]
+__all__ = ["Phase", "SteeringResult", "steer", "simulate_schedule", "rescale_schedule", "verify_with_tokens",
+           "schedule_problem"]
 
 DPS = 50
 
@@ -707,3 +708,55 @@ def verify_with_tokens(result: "SteeringResult", initial, target, N: int = 2000,
     return {"N": N, "seed": seed, "W2_to_target": float(bures_wasserstein(m, S, tm, tS)),
             "mean_error": float(np.linalg.norm(m - tm)), "cov_error_fro": float(np.linalg.norm(S - tS)),
             "note": "numerical evidence: finite-N tokens vs the mean-field target (expected O(N^{-1/2}))"}
+
+
+def schedule_problem(result: SteeringResult, initial, name: str | None = None):
+    r"""The steering schedule as a problem with depth schedule (docs/schedules.md).
+
+    Softmax with drift, Γ(x) = Fx + b + V(α + ΣAx): one ``[[phase]]`` per constant-control phase
+    (its duration and the controls that change), then a final phase at rest (A = V = F = 0,
+    b = 0: Γ = 0, so α and Σ keep their values at the depth T = Σ durations).  Hence
+    ``symtf classify`` on this problem certifies the end point: Σ(t) = Σ(T) for t ≥ T, an
+    EQUILIBRIUM with Σ* = Σ(T) exactly, or enclosed in a box when a phase has no exact flow.
+
+    Parameters
+    ----------
+    result : SteeringResult
+        With a non-empty ``schedule``.
+    initial : (mean, cov)
+        The start N(α₀, Σ₀) (exact).
+    name : str, optional
+
+    Raises
+    ------
+    InvalidParameters
+        When the result has no schedule.
+    """
+    from ..spec.errors import InvalidParameters
+    from ..spec.problem import parse_problem
+
+    if not result.schedule:
+        raise InvalidParameters("schedule", f"no schedule to write ({result.verdict.status}: {result.verdict.reason})"[:300])
+    mean0, cov0 = initial
+    d = len(cov0)
+    first = result.schedule[0]
+    names = ("A", "V", "F", "b")
+    rest = {"A": _zeros(d), "V": _zeros(d), "F": _zeros(d), "b": tuple(Fraction(0) for _ in range(d))}
+
+    def out(key, val):
+        return [frac_str(e) for e in val] if key == "b" else _matstr(val)
+
+    doc = {"variant": "softmax", "d": d, **{k: out(k, getattr(first, k)) for k in names},
+           "initial": {"mean": [frac_str(e) for e in mean0], "cov": _matstr(cov0)}, "phase": []}
+    prev = {k: getattr(first, k) for k in names}
+    for ph in result.schedule + [None]:
+        cur = rest if ph is None else {k: getattr(ph, k) for k in names}
+        entry = {"duration": "1" if ph is None else frac_str(ph.duration)}
+        entry.update({k: out(k, v) for k, v in cur.items() if v != prev[k]})
+        doc["phase"].append(entry)
+        prev = cur
+    doc["description"] = (f"steering schedule ({result.strategy}), {len(result.schedule)} phase(s) to depth "
+                          f"T = {frac_str(sum((p.duration for p in result.schedule), Fraction(0)))}, then at rest")
+    if name is not None:
+        doc["name"] = name
+    return parse_problem(doc)

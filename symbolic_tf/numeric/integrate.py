@@ -149,8 +149,19 @@ def _k_rows(system, params: dict, d: int) -> int:
 _K_NAMES: dict = {}
 
 
+def _poly_at(params: dict, poly: dict, ts) -> dict:
+    """The parameters at the (B,) times ``ts``: ``poly[name]`` holds polynomial coefficients
+    (n_coef, …), lowest first; the result has a leading batch axis."""
+    out = dict(params)
+    for name, c in poly.items():
+        c = np.asarray(c, dtype=float)
+        powers = np.asarray(ts, dtype=float)[:, None] ** np.arange(c.shape[0])[None, :]
+        out[name] = np.tensordot(powers, c, axes=(1, 0))
+    return out
+
+
 def _integrate_compiled(compiled, alpha0, Sigma0, Phi, scale0, h, params, T, t_eval, rtol, atol, blowup_norm,
-                        h_min, stop_on_convergence, converge_tol, max_steps, method) -> Solution:
+                        h_min, stop_on_convergence, converge_tol, max_steps, method, poly=None) -> Solution:
     """The same algorithm, one compiled loop per member (:mod:`symbolic_tf.numeric.kernels`)."""
     from .kernels import PARALLEL_MIN_BATCH, kernel_for
 
@@ -167,12 +178,14 @@ def _integrate_compiled(compiled, alpha0, Sigma0, Phi, scale0, h, params, T, t_e
     n_steps = np.zeros(B, dtype=np.int64)
     n_rej = np.zeros(B, dtype=np.int64)
     f = np.ascontiguousarray
-    name = ("run" if B >= PARALLEL_MIN_BATCH else "run_serial") + ("5" if method == "dopri5" else "8")
+    name = ("run" if B >= PARALLEL_MIN_BATCH else "run_serial") + ("5" if method == "dopri5" else "8") + (
+        "t" if poly else "")
     runner = getattr(kern.module, name)
+    packed = kern.pack_poly(params, poly, B) if poly else kern.pack(params, B)
     runner(f(alpha0, dtype=float), f(Phi), f(Sigma0), f(scale0), f(t_eval, dtype=float), float(T),
            float(rtol), float(atol), float(blowup_norm), float(h_min), bool(stop_on_convergence),
            float(converge_tol), f(h, dtype=float), int(max_steps),
-           *kern.pack(params, B), out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
+           *packed, out_a, out_S, status, t_end, a_end, Psi_end, n_steps, n_rej)
     X = Psi_end @ np.swapaxes(Psi_end, 1, 2)
     Sig_end = 0.5 * (X + np.swapaxes(X, 1, 2))
     return Solution(t_eval, out_a, out_S, status, t_end, a_end, Sig_end, n_steps, n_rej,
@@ -183,7 +196,7 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
               atol: float = 1e-12, blowup_norm: float = 1e8, h_min: float = 1e-14,
               stop_on_convergence: bool = False, converge_tol: float = 1e-10, h0: float | None = None,
               max_steps: int = 1_000_000, backend: str = "auto", method: str = "dopri5",
-              closed_form: bool = False) -> Solution:
+              closed_form: bool = False, params_poly: dict | None = None) -> Solution:
     """Integrate α̇ = Jα + c, Σ = ΦΣ₀Φᵀ with Φ̇ = JΦ, batched, from t = 0 to T.
 
     Parameters
@@ -202,6 +215,11 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     closed_form : when True and the flow has a closed form (softmax, V = vI, drift F = fI, α₀ = 0,
         b = 0: :mod:`symbolic_tf.numeric.closed_form`, docs/mathematics.md §4, §6), return it instead
         of integrating (``Solution.method == "closed form"``; a blow-up is reported at T* exactly)
+    params_poly : dict, optional
+        Parameters that are polynomials in the time t ∈ [0, T] of this run (polynomial-in-t
+        schedules, docs/schedules.md): name → coefficients (n_coef, …), lowest degree first,
+        the same for every member; they override ``params``.  Each Runge–Kutta stage evaluates
+        them at its own time t + c_s·h, on both backends.
 
     Raises
     ------
@@ -238,6 +256,8 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
         if not (np.isfinite(val) and val > 0):
             raise InvalidParameters(name, f"tolerance must be positive and finite, got {val}")
     use = _choose_backend(backend, method, d, B)
+    poly = dict(params_poly) if params_poly else None
+    params_at = None if poly is None else (lambda ts: _poly_at(params, poly, ts))
 
     n = len(t_eval)
     out_a = np.empty((B, n, d))
@@ -248,7 +268,7 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     if np.any(lam < -tol):
         raise InvalidParameters("Sigma0", "not positive semidefinite")
     Phi = U * np.sqrt(np.clip(lam, 0.0, None))[:, None, :]  # the factor Ψ(0) = L₀, Σ₀ = L₀L₀ᵀ
-    if closed_form:
+    if closed_form and not poly:
         from .closed_form import closed_form as _closed
 
         sol = _closed(compiled.system, alpha0, Sigma0, params, T, t_eval)
@@ -263,7 +283,7 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     h = np.full(B, h0 if h0 is not None else min(T, 1e-2 * T + 1e-3) / 10)
     if use == "compiled":
         return _integrate_compiled(compiled, alpha0, Sigma0, Phi, scale0, h, params, T, t_eval, rtol, atol,
-                                   blowup_norm, h_min, stop_on_convergence, converge_tol, max_steps, method)
+                                   blowup_norm, h_min, stop_on_convergence, converge_tol, max_steps, method, poly)
 
     def sig(P, S0=None):
         X = P @ np.swapaxes(P, -1, -2)
@@ -309,6 +329,8 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
             hh = np.where(hh <= 0, h[act], hh)
             ka, kP = [], []
             for s in range(7):
+                if params_at is not None:
+                    prm = params_at(ta + _C[s] * hh)
                 if s == 0:
                     reuse = have_last[act]
                     fa, fP = fa_last[act], fP_last[act]
@@ -372,7 +394,8 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
                 if stop_on_convergence:
                     live = acc[~blown]
                     if live.size:
-                        _, dS = compiled.rhs(alpha[live], Sg[~blown], _subset_params(params, live, B))
+                        prm_live = params_at(t[live]) if params_at is not None else _subset_params(params, live, B)
+                        _, dS = compiled.rhs(alpha[live], Sg[~blown], prm_live)
                         conv = np.linalg.norm(dS, axis=(1, 2)) < converge_tol * (1 + nS[~blown])
                         status[live[conv]] = CONVERGED
                 done = (status[acc] == RUNNING) & (t[acc] >= T * (1 - 1e-15))

@@ -508,14 +508,14 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
         if hh <= 0.0:
             hh = h
         if not have_last:  # else K[0] holds f at the state (first same as last, copied on acceptance)
-            _f(y, K[0], {pnames}, W)
+{TS0}            _f(y, K[0], {pnames}, W)
         for s in range(1, nst):
             for i in range(N):
                 acc = 0.0
                 for q in range(s):
                     acc += AA[s, q] * K[q, i]
                 yt[i] = y[i] + hh * acc
-            _f(yt, K[s], {pnames}, W)
+{TSS}            _f(yt, K[s], {pnames}, W)
         finite = True
         for i in range(N):
             acc = 0.0
@@ -525,7 +525,7 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
             if not np.isfinite(yn[i]):
                 finite = False
         if {IS8}:  # DOP853's error estimators use f at the new point (reused if accepted)
-            _f(yn, K[nst], {pnames}, W)
+{TSN}            _f(yn, K[nst], {pnames}, W)
         err5 = 0.0
         err3 = 0.0
         for i in range(N):
@@ -585,7 +585,7 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
             elif stop_conv:
                 for i in range(D):
                     al[i, 0] = y[i]
-                jc(al, Sg, {pnames}, W, J, c)
+{TSC}                jc(al, Sg, {pnames}, W, J, c)
                 s2 = 0.0
                 for i in range(D):
                     for j in range(D):
@@ -637,6 +637,22 @@ def run_serial{M}(a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
 
 
 '''
+
+_PEVAL = '''
+
+@njit(cache=True, error_model="numpy")
+def _peval(P, b, t, out):
+    """out = Σ_k P[b, k] t^k (Horner): a parameter polynomial in the (local) time at t."""
+    bb = 0 if P.shape[0] == 1 else b
+    n = P.shape[1]
+    for i in range(P.shape[2]):
+        for j in range(P.shape[3]):
+            acc = P[bb, n - 1, i, j]
+            for k in range(n - 2, -1, -1):
+                acc = acc * t + P[bb, k, i, j]
+            out[i, j] = acc
+'''
+
 
 _STEPPER = '''
 @njit(cache=True, error_model="numpy")
@@ -759,7 +775,7 @@ def generate_kernel_source(system, d: int, k: int | None = None) -> str:
             '    """out = (Jα + c, JΨ) at the flat state y = (α, Ψ), Σ = ΨΨᵀ."""\n' + "\n".join(lines) + "\n")
     src += (f"\n\n@njit(cache=True, error_model='numpy')\ndef jc(alpha, Sigma, {pargs}, W, J, c):\n"
             '    """J and c of Γ(x) = J x + c at (α, Σ), written into J, c."""\n' + "\n".join(lines2) + "\n")
-    return src + _steppers(pargs, Pargs, pviews)
+    return src + _steppers(pargs, Pargs, pviews, params)
 
 
 def _head(system, d, k, params, nw) -> str:
@@ -811,21 +827,37 @@ def _f(y, out, {pargs}, W):
             out[D + i * D + j] = v
         out[i] = s
 """
-    return src + _steppers(pargs, Pargs, pviews)
+    return src + _steppers(pargs, Pargs, pviews, params)
 
 
-def _steppers(pargs: str, Pargs: str, pviews: str) -> str:
+def _steppers(pargs: str, Pargs: str, pviews: str, params=()) -> str:
     """The member loops specialised per method (tableau and stage counts are compile-time constants,
     so LLVM unrolls the stage sums and drops zero coefficients), plus the shared helpers.
-    ``run5``/``run_serial5``: Dormand–Prince 5(4); ``run8``/``run_serial8``: DOP853."""
-    out = _STEPPER
-    for m, tab, nst, nb, ne, last, is8 in (("5", "A5, B5, E5, E5, 5.0", 7, 7, 7, 6, "False"),
-                                            ("8", "A8, B8, E8_5, E8_3, 8.0", 12, 12, 13, 12, "True")):
-        txt = _MEMBER
-        for k, v in (("{M}", m), ("{TAB}", tab), ("{NST}", str(nst)), ("{NB}", str(nb)), ("{NE}", str(ne)),
-                     ("{LAST}", str(last)), ("{IS8}", is8)):
-            txt = txt.replace(k, v)
-        out += "\n\n" + txt
+    ``run5``/``run_serial5``: Dormand–Prince 5(4); ``run8``/``run_serial8``: DOP853.
+
+    ``run5t``/``run8t`` (and ``run_serial*t``) take every parameter as a polynomial in the local
+    time, ``P_x`` of shape (B or 1, n_coef, rows, cols), and evaluate it at each stage's own time
+    t + c_s·h before the right-hand side (depth schedules with polynomial-in-t entries,
+    docs/schedules.md); numba compiles them only when they are first called."""
+    out = _STEPPER + _PEVAL
+
+    def tset(when: str, indent: str) -> str:
+        return "".join(f"{indent}_peval(P_{p}, b, {when}, p_{p})\n" for p in params)
+
+    stage = "                cs = 0.0\n                for q in range(s):\n                    cs += AA[s, q]\n"
+    tviews = "\n".join(f"    p_{p} = np.empty((P_{p}.shape[2], P_{p}.shape[3]))" for p in params)
+    for timed in (False, True):
+        for m, tab, nst, nb, ne, last, is8 in (("5", "A5, B5, E5, E5, 5.0", 7, 7, 7, 6, "False"),
+                                                ("8", "A8, B8, E8_5, E8_3, 8.0", 12, 12, 13, 12, "True")):
+            txt = _MEMBER
+            marks = (("{TS0}", tset("t", " " * 12)), ("{TSS}", stage.replace(" " * 16, " " * 12) + tset("t + cs * hh", " " * 12)),
+                     ("{TSN}", tset("t + hh", " " * 12)), ("{TSC}", tset("t", " " * 16))) if timed else \
+                (("{TS0}", ""), ("{TSS}", ""), ("{TSN}", ""), ("{TSC}", ""))
+            for k, v in (("{M}", m + ("t" if timed else "")), ("{TAB}", tab), ("{NST}", str(nst)), ("{NB}", str(nb)),
+                         ("{NE}", str(ne)), ("{LAST}", str(last)), ("{IS8}", is8), *marks,
+                         ("{pviews}", tviews if timed else pviews)):
+                txt = txt.replace(k, v)
+            out += "\n\n" + txt
     return out.replace("{pnames}", pargs).replace("{Pargs}", Pargs).replace("{pviews}", pviews)
 
 
@@ -857,6 +889,20 @@ class Kernel:
             if v.ndim != 3 or v.shape[0] not in (1, B):
                 raise InvalidParameters(name, f"expected one value or {B} (one per member), got shape {v.shape}")
             out.append(np.ascontiguousarray(v))
+        return out
+
+    def pack_poly(self, params: dict, poly: dict, B: int) -> list:
+        """Parameters for the ``run*t`` loops: (B or 1, n_coef, rows, cols) coefficient arrays of
+        polynomials in the local time (``poly[name]``: (n_coef, …) coefficients, lowest first;
+        the other parameters are constant polynomials)."""
+        out = []
+        for name, v in zip(self.parameters, self.pack(params, B)):
+            if name in poly:
+                c = np.asarray(poly[name], dtype=float)
+                c = c.reshape((c.shape[0],) + v.shape[1:])[None]
+            else:
+                c = v[:, None]
+            out.append(np.ascontiguousarray(c))
         return out
 
     def rhs(self, alpha, Sigma, params):

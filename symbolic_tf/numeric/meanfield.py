@@ -60,7 +60,12 @@ def _predict(problem, T):
     comp = compile_system(system)
     a0 = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(problem.d)
     S0 = np.array([[float(x) for x in r] for r in problem.cov])
-    sol = integrate(comp, a0, S0, numeric_env(problem, system), T, rtol=1e-11, atol=1e-13, closed_form=True)
+    if problem.schedule is not None:  # depth-dependent parameters: phase by phase (docs/schedules.md)
+        from .phases import integrate_problem
+
+        sol = integrate_problem(problem, T, rtol=1e-11, atol=1e-13)
+    else:
+        sol = integrate(comp, a0, S0, numeric_env(problem, system), T, rtol=1e-11, atol=1e-13, closed_form=True)
     if sol.status[0] != HORIZON:
         raise InvalidParameters(
             "T", f"the moment ODE stops before T = {T} ({STATUS_NAMES[int(sol.status[0])]} at "

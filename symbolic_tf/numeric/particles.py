@@ -198,6 +198,7 @@ class _RHS:
 
         v = variants.bind(problem)
         self.variant = v
+        self.scheduled, self.at = problem if problem.schedule is not None else None, None
         params = v.numeric_params(v.exact_params(problem))
         # one term per head: (variant, its numeric params, output weight W or None)
         if v.composite:
@@ -225,9 +226,27 @@ class _RHS:
         self.sk_unconverged = 0
         self.sk_iters = 0
 
-    def __call__(self, X: np.ndarray) -> np.ndarray:
+    def _at_depth(self, t: float, start: float) -> None:
+        """Parameters at depth t, in the phase of the step start, for a scheduled problem
+        (docs/schedules.md)."""
+        from fractions import Fraction
+
+        from ..spec.schedule import problem_at
+
+        p = problem_at(self.scheduled, Fraction(t), Fraction(start))
+        key = (p.A, p.V, p.F, p.b)
+        if key != self.at:
+            params = self.variant.numeric_params(self.variant.exact_params(p))
+            self.terms = [(self.variant, params, None)]  # schedules are single-head
+            self.F = _float_matrix(p.F)
+            self.b = None if p.b is None else np.array([float(e) for e in p.b])
+            self.at = key
+
+    def __call__(self, X: np.ndarray, t: float = 0.0, start: float | None = None) -> np.ndarray:
         from ..variants.velocity import drift_velocity, sinkhorn_potential
 
+        if self.scheduled is not None:
+            self._at_depth(t, t if start is None else start)
         self.evaluations += 1
         out = None
         for (sub, q, W), kw, bist in zip(self.terms, self.kw, self.bistochastic):
@@ -247,12 +266,12 @@ class _RHS:
             out = out + self.extra(X)
         return out
 
-    def guarded(self, X: np.ndarray) -> np.ndarray:
+    def guarded(self, X: np.ndarray, t: float = 0.0, start: float | None = None) -> np.ndarray:
         """Like calling, but leaving the float64 range raises :class:`_NonFinite`."""
         if not np.all(np.isfinite(X)):
             raise _NonFinite("a stage cloud is not finite")
         try:
-            k = self(X)
+            k = self(X, t, start)
         except ValueError as exc:  # the velocity functions' overflow / non-finite reports
             raise _NonFinite(str(exc)) from None
         if not np.all(np.isfinite(k)):
@@ -272,7 +291,8 @@ def simulate(problem, X0, T=None, *, steps=None, dt=None, positions=None, method
     ----------
     problem : symbolic_tf.spec.Problem
         Variant, parameters (``scale`` applied) and optional drift F, b.  Its ``initial``
-        law is ignored (see :func:`sample_initial`).
+        law is ignored (see :func:`sample_initial`).  With a depth schedule every stage uses
+        the parameters at its own depth (docs/schedules.md; put phase boundaries on the grid).
     X0 : array_like, shape (N, d)
         Initial tokens (d = ``problem.d``, finite); copied, never modified.
     T : float, optional
@@ -357,14 +377,15 @@ def simulate(problem, X0, T=None, *, steps=None, dt=None, positions=None, method
     with np.errstate(over="ignore", invalid="ignore"):
         for n in range(steps):
             try:
+                tn = T * n / steps  # the depth, for scheduled parameters
                 if n > 0:
-                    k1 = rhs.guarded(X)
+                    k1 = rhs.guarded(X, tn)
                 if method == "euler":
                     Xn = X + h * k1
                 else:
-                    k2 = rhs.guarded(X + (0.5 * h) * k1)
-                    k3 = rhs.guarded(X + (0.5 * h) * k2)
-                    k4 = rhs.guarded(X + h * k3)
+                    k2 = rhs.guarded(X + (0.5 * h) * k1, tn + 0.5 * h, tn)
+                    k3 = rhs.guarded(X + (0.5 * h) * k2, tn + 0.5 * h, tn)
+                    k4 = rhs.guarded(X + h * k3, tn + h, tn)
                     Xn = X + (h / 6.0) * (k1 + 2.0 * (k2 + k3) + k4)
                 if not np.all(np.isfinite(Xn)):
                     raise _NonFinite("the cloud is not finite")

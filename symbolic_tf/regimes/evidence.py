@@ -36,9 +36,14 @@ def numerical_evidence(problem, horizon: float | None = None) -> dict:
         comp = compile_system(system)
         a0 = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(problem.d)
         S0 = np.array([[float(x) for x in r] for r in problem.cov])
+        opts = dict(rtol=1e-10, atol=1e-13, stop_on_convergence=True, converge_tol=1e-11, max_steps=200_000)
         with np.errstate(all="ignore"):
-            sol = integrate(comp, a0, S0, numeric_env(problem, system), T, rtol=1e-10, atol=1e-13,
-                            stop_on_convergence=True, converge_tol=1e-11, max_steps=200_000)
+            if problem.schedule is not None:  # depth-dependent parameters: phase by phase
+                from ..numeric.phases import integrate_problem
+
+                sol = integrate_problem(problem, T, **opts)
+            else:
+                sol = integrate(comp, a0, S0, numeric_env(problem, system), T, **opts)
         st, t_end = int(sol.status[0]), float(sol.t_end[0])
         S = sol.Sigma_end[0]
         norm = float(np.linalg.norm(S))

@@ -11,6 +11,7 @@ A problem describes one mean-field Transformer and an initial Gaussian::
     scale = 1                    # temperature: A ↦ scale·A (ℓ2: exponent ↦ scale·exponent)
     sigmoid_bias = 0             # sigmoid only
     T = 1                        # optional horizon
+    [[phase]]                    # optional depth schedule: duration + what changes (docs/schedules.md)
     [[heads]]                    # multi-head: each head has A (or Q, K), V, optional W, variant
     [initial]
     mean = [0, 0]
@@ -37,12 +38,13 @@ from .initial import InitialLaw, law_to_dict, parse_initial_law
 from .limits import MAX_DIM, brief, load_json_text, load_toml_text, read_text_file
 from .linalg import is_symmetric, matmul, psd_decision, transpose
 from .rational import fraction_str, to_fraction, to_matrix, to_vector
+from .schedule import parse_schedule, schedule_to_dict
 
 __all__ = ["Head", "Problem", "parse_problem", "load_problem", "problem_to_dict", "TOP_LEVEL_FIELDS"]
 
 TOP_LEVEL_FIELDS = (
     "variant", "d", "A", "Q", "K", "V", "F", "b", "heads", "sigmoid_bias", "scale", "T",
-    "initial", "name", "description", "relu",
+    "initial", "name", "description", "relu", "phase",
 )
 HEAD_FIELDS = ("variant", "A", "Q", "K", "V", "W")
 INITIAL_FIELDS = ("mean", "cov")
@@ -96,6 +98,12 @@ class Problem:
     relu: Any = None  # a spec.relu.ReLUTerm: the non-affine feed-forward W2·ReLU(W1 x + b1)
     given_A: bool = field(default=False, compare=False)
     initial_law: InitialLaw | None = None  # a non-Gaussian initial law (then mean, cov are None)
+    schedule: Any = None  # a spec.schedule.Schedule when parameters depend on depth t
+
+    @property
+    def scheduled(self) -> bool:
+        """Do the parameters depend on depth t (docs/schedules.md)?"""
+        return self.schedule is not None
 
     @property
     def has_drift(self) -> bool:
@@ -166,6 +174,8 @@ def problem_to_dict(p: Problem) -> dict:
         out["name"] = p.name
     if p.description is not None:
         out["description"] = p.description
+    if p.schedule is not None:
+        schedule_to_dict(p.schedule, out)
     return out
 
 
@@ -225,6 +235,9 @@ def parse_problem(doc: Mapping, base_dir: str | Path | None = None) -> Problem:
     if d > MAX_DIM:
         raise InvalidParameters("d", f"at most {MAX_DIM} (got {brief(d)})")
 
+    schedule, at0 = parse_schedule(doc, d)
+    if schedule is not None:  # read the values at t = 0 in place of the written entries
+        doc = {**{k: v for k, v in doc.items() if k != "phase"}, **at0}
     A, Q, K, given_A = _attention(doc, "", d)
     V = to_matrix(doc["V"], "V", (d, d)) if "V" in doc else None
     F = to_matrix(doc["F"], "F", (d, d)) if "F" in doc else None
@@ -283,6 +296,7 @@ def parse_problem(doc: Mapping, base_dir: str | Path | None = None) -> Problem:
         variant=variant, d=d, A=A, Q=Q, K=K, V=V, F=F, b=b, heads=tuple(heads),
         sigmoid_bias=sigmoid_bias, scale=scale, T=T, mean=mean, cov=cov,
         name=doc.get("name"), description=doc.get("description"), relu=relu, given_A=given_A, initial_law=law,
+        schedule=schedule,
     )
 
 

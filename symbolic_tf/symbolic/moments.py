@@ -297,11 +297,16 @@ def problem_env(problem, system: MomentSystem) -> dict:
     return env
 
 
-def rhs(problem) -> RhsValue:
-    """Evaluate α̇ and Σ̇ at the problem's parameters and initial Gaussian.
+def rhs(problem, t=0) -> RhsValue:
+    """Evaluate α̇ and Σ̇ at the problem's parameters at depth ``t`` (exact; default 0) and its
+    initial Gaussian (docs/schedules.md: a constant problem ignores ``t``).
 
     For variants that do not preserve Gaussians raises :class:`NotGaussianClosed`.
     """
+    from ..spec.rational import to_fraction
+    from ..spec.schedule import problem_at
+
+    problem = problem_at(problem, to_fraction(t, "t"))
     system = derive_for_problem(problem)
     env = problem_env(problem, system)
     k = len(problem.Q) if problem.Q is not None else problem.d

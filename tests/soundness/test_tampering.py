@@ -241,6 +241,16 @@ def _build_certs() -> dict:
             _softmax(None, I2, S0, variant="l2", Q=_s(I2), K=_s([[2, 1], [0, 1]])), "exponential-growth-theorem")
         out["exponential-growth-theorem/sinkhorn"] = _classified(
             _softmax(I2, [[1, "1/3"], [0, 1]], S0, variant="sinkhorn"), "exponential-growth-theorem", uniform=True)
+    if "schedule-phases" in kinds():  # depth schedules: exact Riccati phases + a constant tail; a tube + end box
+        sched = {"variant": "softmax", "d": 2, "V": _s(I2), "A": [["-1", "1/3"], [0, "-1"]],
+                 "initial": {"cov": _s(S0)},
+                 "phase": [{"duration": "1/2"}, {"duration": "1/3", "A": [["1/2", 0], ["1/4", "-1/2"]]},
+                           {"duration": 1, "A": [["1 + t", 0], [0, "1/2"]]}, {"duration": 1, "A": _s(I2)}]}
+        out["schedule-phases"] = _classified(parse_problem(sched), "schedule-phases")
+        boxed = {"variant": "softmax", "d": 2, "V": [[1, "1/2"], ["-1/2", 1]], "A": _s(NEG_I2),
+                 "initial": {"cov": _s(S0)},
+                 "phase": [{"duration": "1/8"}, {"duration": 1, "A": [[1, 0], [0, -1]], "V": [[1, 2], [0, "1/2"]]}]}
+        out["schedule-phases/end-box"] = _classified(parse_problem(boxed), "schedule-phases")
     return out
 
 
@@ -256,7 +266,8 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "blowup-riccati-vI-batch",
               "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation-collapse", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
               "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
-              "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity"]
+              "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "schedule-phases",
+              "schedule-phases/end-box"]
 
 
 def _cert(certs, name):

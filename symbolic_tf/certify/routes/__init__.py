@@ -101,6 +101,7 @@ class Route(abc.ABC):
     order = 100
     regimes: tuple = ()
     modes: tuple = ("point",)
+    schedules: bool = False  #: handles depth-dependent parameters (docs/schedules.md)
 
     @abc.abstractmethod
     def applies(self, problem, ctx: Context) -> str | None:
@@ -233,7 +234,7 @@ def prove(problem, ctx: Context) -> Outcome:
     errors = _route_errors()
     out = Outcome()
     for r in registry():
-        if mode not in r.modes or r.applies(problem, ctx) is not None:
+        if mode not in r.modes or r.schedules != problem.scheduled or r.applies(problem, ctx) is not None:
             continue
         try:
             with np.errstate(all="ignore"), warnings.catch_warnings():

@@ -108,6 +108,9 @@ def flow_data(problem):
 
     refuse_relu(problem, "a validated tube of the moment ODE")
     d = problem.d
+    if problem.schedule is not None:
+        raise InvalidParameters("phase", "validated tubes take constant parameters; `symtf classify` certifies "
+                                "a depth schedule phase by phase")
     if d > MAX_D:
         raise InvalidParameters("d", f"validated tubes support d ≤ {MAX_D}, got {d}")
     from ...spec.initial import require_gaussian

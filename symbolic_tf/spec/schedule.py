@@ -1,0 +1,505 @@
+r"""Depth-dependent parameters: piecewise-constant phases and polynomial-in-t entries.
+
+A problem file may let its parameters ``A``, ``V``, ``F`` and ``b`` depend on the depth t
+(docs/schedules.md):
+
+* **polynomial entries** — any entry of these matrices may be a string that is a polynomial
+  in ``t`` with rational coefficients, e.g. ``A = [["1 + t", 0], [0, "-1"]]``; it is read
+  exactly (``"t/3 + 1/2*t^2"``; ``^`` and ``**`` with a non-negative integer exponent,
+  division by a nonzero constant only).  Anything else (``"1/t"``, ``"sin(t)"``, ``"t^(1/2)"``)
+  is rejected with :class:`~symbolic_tf.spec.errors.InvalidParameters`;
+* **phases** — an array of tables ``[[phase]]``, each with an exact ``duration`` > 0 and the
+  parameters that change at its start::
+
+      A = [[1, 0], [0, 1]]          # the values before the first change
+      V = [[1, 0], [0, 1]]
+      [[phase]]                     # phase 1 covers depths [0, 1/2)
+      duration = "1/2"
+      [[phase]]                     # phase 2 covers [1/2, 3/2) and continues afterwards
+      duration = 1
+      A = [[-1, 0], [0, -1]]
+
+The parameters on phase k are the top-level values updated by phases 1, …, k (a phase names
+only what changes); a phase may change only parameters given at top level, and ``A`` only when
+it is given as ``A`` (not as ``Q`` and ``K``).  Phase k covers [τ_{k−1}, τ_k) with
+τ_k = duration_1 + … + duration_k; **the last phase continues after τ_n**, so the flow is
+defined for every t ≥ 0 and the regime of Σ₀ is the regime of this continued flow.  The
+variable t of a polynomial entry is the depth itself (not the time since the phase started).
+
+Representation: a parameter is a nested tuple (matrix or vector) whose leaves are coefficient
+tuples ``(c₀, c₁, …, c_n)`` of Fractions (p(t) = Σ c_k t^k, no trailing zeros; the zero
+polynomial is ``(0,)``).  :meth:`Schedule.sympy` gives the SymPy ``Poly`` in t over ℚ.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any, Mapping
+
+from .errors import InvalidParameters
+from .limits import brief
+from .rational import fraction_str, parse_rational_str, to_fraction
+
+__all__ = ["Phase", "Schedule", "Segment", "SCHEDULED", "PHASE_FIELDS", "MAX_PHASES", "MAX_DEGREE",
+           "parse_polynomial", "parse_schedule", "schedule_to_dict", "problem_at", "segments", "poly_str",
+           "poly_eval", "param_at", "leaves", "problem_text"]
+
+#: the parameters a schedule may move
+SCHEDULED = ("A", "V", "F", "b")
+PHASE_FIELDS = ("duration",) + SCHEDULED
+MAX_PHASES = 1000
+MAX_DEGREE = 32
+_MAX_PARENS = 32
+_MAX_POLY_CHARS = 4000
+
+Poly = tuple  # (c0, c1, ..., cn) of Fractions
+
+
+# ---------------------------------------------------------------------------------------------
+# polynomials in t
+# ---------------------------------------------------------------------------------------------
+def _trim(c: list) -> tuple:
+    while len(c) > 1 and c[-1] == 0:
+        c.pop()
+    return tuple(c)
+
+
+def _add(p, q, sign=1):
+    n = max(len(p), len(q))
+    return _trim([(p[i] if i < len(p) else 0) + sign * (q[i] if i < len(q) else 0) for i in range(n)])
+
+
+def _mul(p, q):
+    out = [Fraction(0)] * (len(p) + len(q) - 1)
+    for i, a in enumerate(p):
+        if a:
+            for j, b in enumerate(q):
+                out[i + j] += a * b
+    return _trim(out)
+
+
+# the variable t as a word of its own: "1 + t", "sin(t)" — not the t of "Infinity"
+_HAS_T = re.compile(r"(?<![A-Za-z_])t(?![A-Za-z_])")
+_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|(?P<op>\*\*|[-+*/^()])|(?P<t>t)\b)")
+
+
+class _PolyParser:
+    """Recursive descent over: expr := term (± term)*; term := unary ((*|/|implicit) unary)*;
+    unary := ± unary | power; power := atom ((^|**) integer)?; atom := number | t | (expr)."""
+
+    def __init__(self, text: str, field: str):
+        self.text, self.field, self.pos, self.depth = text, field, 0, 0
+        self.toks = []
+        while self.pos < len(text):
+            if text[self.pos:].strip() == "":
+                break
+            m = _TOKEN.match(text, self.pos)
+            if not m or m.end() == self.pos:
+                self._fail(f"unexpected {text[self.pos:].strip()[:12]!r}")
+            kind = m.lastgroup
+            self.toks.append((kind, m.group(kind)))
+            self.pos = m.end()
+        self.i = 0
+
+    def _fail(self, why: str):
+        raise InvalidParameters(self.field, f"not a polynomial in t with rational coefficients: "
+                                f"{brief(self.text)} ({why}; allowed: numbers, t, + - * ^, "
+                                f"division by a nonzero constant)")
+
+    def peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
+
+    def take(self):
+        tok = self.peek()
+        self.i += 1
+        return tok
+
+    def parse(self) -> Poly:
+        p = self.expr()
+        if self.i != len(self.toks):
+            self._fail(f"unexpected {self.peek()[1]!r}")
+        return p
+
+    def expr(self):
+        p = self.term()
+        while self.peek()[1] in ("+", "-"):
+            op = self.take()[1]
+            p = _add(p, self.term(), 1 if op == "+" else -1)
+        return p
+
+    def term(self):
+        p = self.unary()
+        while True:
+            kind, val = self.peek()
+            if val in ("*", "/"):
+                self.take()
+                q = self.unary()
+                if val == "*":
+                    p = _mul(p, q)
+                else:
+                    if len(q) > 1:
+                        self._fail("division by a non-constant")
+                    if q[0] == 0:
+                        self._fail("division by zero")
+                    p = tuple(c / q[0] for c in p)
+            elif kind == "t" or val == "(":
+                p = _mul(p, self.unary())
+            else:
+                break
+            if len(p) - 1 > MAX_DEGREE:
+                self._fail(f"degree above {MAX_DEGREE}")
+        return p
+
+    def unary(self):
+        val = self.peek()[1]
+        if val in ("+", "-"):
+            self.take()
+            self.depth += 1
+            if self.depth > _MAX_PARENS:
+                self._fail("nested too deeply")
+            p = self.unary()
+            self.depth -= 1
+            return p if val == "+" else tuple(-c for c in p)
+        return self.power()
+
+    def power(self):
+        p = self.atom()
+        if self.peek()[1] in ("^", "**"):
+            self.take()
+            kind, val = self.take()
+            if kind != "num" or not val.isdigit():
+                self._fail("exponents must be non-negative integers")
+            n = int(val) if len(val) <= 3 else MAX_DEGREE + 1
+            if (len(p) - 1) * n > MAX_DEGREE:
+                self._fail(f"degree above {MAX_DEGREE}")
+            out: Poly = (Fraction(1),)
+            for _ in range(n):
+                out = _mul(out, p)
+            p = out
+        return p
+
+    def atom(self):
+        kind, val = self.take()
+        if kind == "num":
+            return (parse_rational_str(val, self.field),)
+        if kind == "t":
+            return (Fraction(0), Fraction(1))
+        if val == "(":
+            self.depth += 1
+            if self.depth > _MAX_PARENS:
+                self._fail("nested too deeply")
+            p = self.expr()
+            self.depth -= 1
+            if self.take()[1] != ")":
+                self._fail("unbalanced parentheses")
+            return p
+        self._fail("unexpected end" if val is None else f"unexpected {val!r}")
+
+
+def parse_polynomial(value: Any, field: str) -> Poly:
+    """Read one entry exactly: a number (:func:`~symbolic_tf.spec.rational.to_fraction`) or a
+    string polynomial in t; returns its coefficient tuple (c₀, …, c_n).
+
+    Raises
+    ------
+    InvalidParameters
+        A non-polynomial expression, a degree above :data:`MAX_DEGREE`, a malformed number.
+    """
+    if isinstance(value, str) and _HAS_T.search(value):
+        if len(value) > _MAX_POLY_CHARS:
+            raise InvalidParameters(field, f"polynomial too long ({len(value)} characters, at most {_MAX_POLY_CHARS})")
+        coeffs = _PolyParser(value, field).parse()
+        return tuple(to_fraction(c, field) for c in coeffs)
+    return (to_fraction(value, field),)
+
+
+def poly_str(p: Poly) -> str | None:
+    """Canonical text of a polynomial ("1/2 + 3*t^2"); a constant stays a number string."""
+    if len(p) == 1:
+        return fraction_str(p[0])
+    terms = []
+    for k, c in enumerate(p):
+        if c == 0:
+            continue
+        mono = "" if k == 0 else ("t" if k == 1 else f"t^{k}")
+        cs = fraction_str(c)
+        terms.append(cs if not mono else (mono if c == 1 else (f"-{mono}" if c == -1 else f"{cs}*{mono}")))
+    return " + ".join(terms).replace("+ -", "- ")
+
+
+def poly_eval(p: Poly, t):
+    """p(t) by Horner (exact for a Fraction t, float for a float t)."""
+    acc = p[-1]
+    for c in reversed(p[:-1]):
+        acc = acc * t + c
+    return acc
+
+
+def _read_param(name: str, value: Any, field: str, d: int):
+    """A matrix (d×d) or, for ``b``, a vector (d) of polynomials (numpy/SymPy via ``tolist``)."""
+    if not isinstance(value, (list, tuple, str)) and callable(getattr(value, "tolist", None)):
+        value = value.tolist()
+        if name == "b" and value and all(isinstance(r, list) and len(r) == 1 for r in value):
+            value = [r[0] for r in value]  # a column vector
+    if name == "b":
+        if not isinstance(value, (list, tuple)) or len(value) != d:
+            raise InvalidParameters(field, f"expected a list of {d} entries")
+        return tuple(parse_polynomial(v, f"{field}[{i}]") for i, v in enumerate(value))
+    if d == 1 and not isinstance(value, (list, tuple)):
+        return ((parse_polynomial(value, field),),)
+    if not isinstance(value, (list, tuple)) or len(value) != d or any(
+            not isinstance(r, (list, tuple)) or len(r) != d for r in value):
+        raise InvalidParameters(field, f"expected a {d}x{d} matrix (a list of {d} rows of {d} entries)")
+    return tuple(tuple(parse_polynomial(v, f"{field}[{i}][{j}]") for j, v in enumerate(r)) for i, r in enumerate(value))
+
+
+def leaves(param):
+    """The polynomial coefficient tuples of a scheduled matrix/vector, row by row."""
+    for x in param:
+        if isinstance(x[0], Fraction):
+            yield x
+        else:
+            yield from leaves(x)
+
+
+def _is_constant(param) -> bool:
+    return all(len(p) == 1 for p in leaves(param))
+
+
+def param_at(param, t):
+    """A scheduled parameter at depth t (exact for a Fraction t, float for a float)."""
+    if param and isinstance(param[0][0], Fraction):
+        return tuple(poly_eval(p, t) for p in param)
+    return tuple(tuple(poly_eval(p, t) for p in row) for row in param)
+
+
+def _out(param):
+    if param and isinstance(param[0][0], Fraction):
+        return [poly_str(p) for p in param]
+    return [[poly_str(p) for p in row] for row in param]
+
+
+# ---------------------------------------------------------------------------------------------
+# the schedule
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Phase:
+    """One phase: its exact duration and the parameters that change at its start
+    (name → matrix/vector of polynomial coefficient tuples, sorted by name)."""
+
+    duration: Fraction
+    changes: tuple = ()
+
+    def get(self, name):
+        return dict(self.changes).get(name)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A maximal depth interval [t0, t1) on which the parameters are one function of t.
+
+    ``t1`` is None for the last segment (it continues for ever); ``params`` maps each scheduled
+    name to its matrix/vector of polynomials (the *global* depth t); ``constant`` says no entry
+    depends on t."""
+
+    t0: Fraction
+    t1: Fraction | None
+    params: tuple
+    constant: bool
+
+    def get(self, name):
+        return dict(self.params).get(name)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The depth dependence of a problem: the top-level scheduled parameters as written
+    (``base``: name → polynomial matrix/vector) and the phases.
+
+    The :class:`~symbolic_tf.spec.problem.Problem` fields ``A``, ``V``, ``F``, ``b`` of a
+    scheduled problem hold the values at depth t = 0 (so shape checks and variant
+    requirements see real matrices); :func:`problem_at` gives the constant problem at any t.
+    """
+
+    base: tuple = ()
+    phases: tuple = ()
+
+    @property
+    def end(self) -> Fraction:
+        """τ_n, the sum of the durations (0 without phases)."""
+        return sum((ph.duration for ph in self.phases), Fraction(0))
+
+    def resolved(self) -> list[tuple[Fraction, Fraction | None, dict]]:
+        """[(start, end or None, parameters)] per phase (one entry without phases)."""
+        cur = dict(self.base)
+        if not self.phases:
+            return [(Fraction(0), None, cur)]
+        out, t = [], Fraction(0)
+        for k, ph in enumerate(self.phases):
+            cur = {**cur, **dict(ph.changes)}
+            t1 = t + ph.duration
+            out.append((t, None if k == len(self.phases) - 1 else t1, dict(cur)))
+            t = t1
+        return out
+
+    def params_at(self, t, phase_of=None) -> dict:
+        """name → parameter value at depth t ≥ 0 (right-continuous at the phase boundaries).
+
+        ``phase_of``: take the phase containing this depth instead of t's (a Runge–Kutta step
+        [t_n, t_n + h] evaluates its stages with the phase of t_n, the left limit at its end)."""
+        where = t if phase_of is None else phase_of
+        for t0, t1, prm in self.resolved():
+            if t1 is None or where < t1:
+                return {k: param_at(v, t) for k, v in prm.items()}
+        raise AssertionError("unreachable: the last phase has no end")
+
+    def sympy(self, param):
+        """A parameter as a SymPy matrix of ``Poly`` in t over ℚ."""
+        import sympy as sp
+
+        t = sp.Symbol("t")
+
+        def P(c):
+            return sp.Poly([sp.Rational(x.numerator, x.denominator) for x in reversed(c)], t, domain=sp.QQ)
+
+        if param and isinstance(param[0][0], Fraction):
+            return sp.Matrix([[P(c)] for c in param])
+        return sp.Matrix([[P(c) for c in row] for row in param])
+
+
+def segments(schedule: Schedule) -> list[Segment]:
+    """The maximal intervals of one parameter function: consecutive phases whose resolved
+    parameters are equal are merged (so a schedule that never changes is one segment)."""
+    out: list[Segment] = []
+    for t0, t1, prm in schedule.resolved():
+        items = tuple(sorted(prm.items()))
+        if out and out[-1].params == items:
+            out[-1] = replace(out[-1], t1=t1)
+            continue
+        out.append(Segment(t0, t1, items, all(_is_constant(v) for v in prm.values())))
+    return out
+
+
+def problem_at(problem, t, phase_of=None):
+    """The constant problem whose parameters are ``problem``'s at depth t (no schedule);
+    ``phase_of`` as :meth:`Schedule.params_at`."""
+    t = to_fraction(t, "t")
+    if t < 0:
+        raise InvalidParameters("t", f"depths are ≥ 0, got {fraction_str(t)}")
+    sch = problem.schedule
+    if sch is None:
+        return problem
+    vals = sch.params_at(t, None if phase_of is None else to_fraction(phase_of, "t"))
+    return replace(problem, schedule=None, **vals)
+
+
+# ---------------------------------------------------------------------------------------------
+# reading and writing
+# ---------------------------------------------------------------------------------------------
+def _scheduled_text(value) -> bool:
+    if isinstance(value, str):
+        return _HAS_T.search(value) is not None
+    if isinstance(value, (list, tuple)):
+        return any(_scheduled_text(v) for v in value)
+    return False
+
+
+def parse_schedule(doc: Mapping, d: int) -> tuple[Schedule | None, dict]:
+    """Read the schedule of a problem document.
+
+    Returns
+    -------
+    (Schedule or None, dict)
+        None and {} for a constant problem (no ``phase``, no polynomial entry); otherwise the
+        schedule and the values at t = 0 of the scheduled top-level parameters (exact
+        matrices/vectors), which the caller reads in place of the written entries.
+
+    Raises
+    ------
+    InvalidParameters
+        Malformed phases or entries (one line, starting with the field name).
+    """
+    raw = doc.get("phase")
+    poly = [k for k in SCHEDULED if k in doc and _scheduled_text(doc[k])]
+    if raw is None and not poly:
+        return None, {}
+    if poly and ("Q" in doc or "K" in doc) and "A" in poly:
+        raise InvalidParameters("A", "a polynomial A needs A itself, not Q and K")
+    if "heads" in doc:
+        raise InvalidParameters("phase" if raw is not None else poly[0],
+                                "schedules cover single-head problems (A, V, F, b); multi-head is not supported")
+    base = {k: _read_param(k, doc[k], k, d) for k in SCHEDULED if k in doc}
+    phases = []
+    if raw is not None:
+        if not isinstance(raw, (list, tuple)) or not raw:
+            raise InvalidParameters("phase", "expected a non-empty array of tables ([[phase]])")
+        if len(raw) > MAX_PHASES:
+            raise InvalidParameters("phase", f"at most {MAX_PHASES} phases (got {len(raw)})")
+        for i, ph in enumerate(raw):
+            where = f"phase[{i}]"
+            if not isinstance(ph, Mapping):
+                raise InvalidParameters(where, f"expected a table, got {type(ph).__name__}")
+            for key in ph:
+                if key not in PHASE_FIELDS:
+                    raise InvalidParameters(f"{where}.{key}", f"unknown field; allowed fields: {', '.join(PHASE_FIELDS)}")
+            if "duration" not in ph:
+                raise InvalidParameters(f"{where}.duration", "missing (an exact positive depth, e.g. \"1/2\")")
+            dur = to_fraction(ph["duration"], f"{where}.duration")
+            if dur <= 0:
+                raise InvalidParameters(f"{where}.duration", f"must be positive, got {fraction_str(dur)}")
+            changes = {}
+            for k in SCHEDULED:
+                if k not in ph:
+                    continue
+                if k not in doc:
+                    raise InvalidParameters(f"{where}.{k}", f"{k} is not set at top level; give its value before "
+                                            "the first change there (e.g. zeros)")
+                if k == "A" and ("Q" in doc or "K" in doc):
+                    raise InvalidParameters(f"{where}.A", "a scheduled A needs A itself at top level, not Q and K")
+                changes[k] = _read_param(k, ph[k], f"{where}.{k}", d)
+            phases.append(Phase(dur, tuple(sorted(changes.items()))))
+    sch = Schedule(tuple(sorted(base.items())), tuple(phases))
+    at0 = sch.params_at(Fraction(0))
+    return sch, at0
+
+
+def schedule_to_dict(schedule: Schedule, out: dict) -> dict:
+    """Write a schedule into a serialised problem (in place): the scheduled top-level entries
+    as written (polynomials as canonical strings) and the ``phase`` array."""
+    for k, v in schedule.base:
+        out[k] = _out(v)
+    if schedule.phases:
+        out["phase"] = [{"duration": fraction_str(ph.duration), **{k: _out(v) for k, v in ph.changes}}
+                        for ph in schedule.phases]
+    return out
+
+
+def _toml_value(v) -> str:
+    import json
+
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        raise TypeError(f"no TOML form for {type(v).__name__}")
+    return json.dumps(v) if isinstance(v, str) else str(v)  # JSON strings are TOML basic strings
+
+
+def problem_text(problem, suffix: str = ".toml") -> str:
+    """A problem file's text (``.json`` → JSON, else TOML), e.g. a steering schedule; it reads
+    back to an equal problem with :func:`~symbolic_tf.spec.problem.parse_problem`."""
+    import json
+
+    from .problem import problem_to_dict
+
+    doc = problem_to_dict(problem)
+    if suffix.lower() == ".json":
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    tables = {k: doc.pop(k) for k in ("initial", "heads", "phase") if k in doc}
+    lines = [f"{k} = {_toml_value(v)}" for k, v in doc.items()]
+    if "initial" in tables:
+        lines += ["", "[initial]"] + [f"{k} = {_toml_value(v)}" for k, v in tables["initial"].items()]
+    for name in ("heads", "phase"):
+        for row in tables.get(name, []):
+            lines += ["", f"[[{name}]]"] + [f"{k} = {_toml_value(v)}" for k, v in row.items()]
+    return "\n".join(lines) + "\n"
