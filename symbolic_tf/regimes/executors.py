@@ -126,16 +126,28 @@ class SerialExecutor(Executor):
         return _SerialDynamic(fn)
 
 
+def _warm_worker() -> None:
+    """Process-pool initializer: import the map worker's modules once per process."""
+    from . import maps  # noqa: F401
+    from ..certify import cells  # noqa: F401
+
+
+def _ready() -> int:
+    return os.getpid()
+
+
 class ProcessExecutor(Executor):
     """A pool of local processes (concurrent.futures)."""
 
     name = "processes"
 
     def __init__(self, workers: int | None = None):
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import ProcessPoolExecutor, wait
 
         self.workers = workers or default_workers()
-        self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_warm_worker)
+        # start every worker now (the pool would start them lazily, inside the first map's wall time)
+        wait([self._pool.submit(_ready) for _ in range(self.workers)])
 
     def map_unordered(self, fn, args):
         from concurrent.futures import as_completed

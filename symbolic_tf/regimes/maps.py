@@ -340,16 +340,25 @@ def _area(box) -> Fraction:
 def totals(spec: MapSpec, cells: list[dict]) -> dict:
     """Exact areas per regime (decided = PROVED), the domain (all minus OUTSIDE) and fractions."""
     total = (spec.x_range[1] - spec.x_range[0]) * (spec.y_range[1] - spec.y_range[0])
+    # a leaf's box is its id's quadtree cell (check_map verifies that), so its area is the level-0
+    # cell area over 4^level: count leaves per (regime, level) in integers, then one exact sum
+    nx, ny = spec.resolution
+    cell0 = total / (nx * ny)
+    per_level: dict[str, dict[int, int]] = {}
     area: dict[str, Fraction] = {}
     count: dict[str, int] = {}
     points: dict[str, int] = {}
     for c in cells:
         key = c["regime"] if c["status"] in ("PROVED", "OUTSIDE") else "UNDECIDED"
-        area[key] = area.get(key, Fraction(0)) + _area(c["box"])
+        lv = c["id"][0]
+        per_level.setdefault(key, {})[lv] = per_level.get(key, {}).get(lv, 0) + 1
         count[key] = count.get(key, 0) + 1
         if "point" in c:
             pk = c["point"]["regime"] if c["point"]["status"] in ("PROVED", "OUTSIDE") else "UNDECIDED"
             points[pk] = points.get(pk, 0) + 1
+    for key, levels in per_level.items():
+        area[key] = cell0 * Fraction(sum(n << (2 * (max(levels) - lv)) for lv, n in levels.items()),
+                                     1 << (2 * max(levels)))
     covered = sum(area.values(), Fraction(0))
     domain = total - area.get("OUTSIDE", Fraction(0))
     decided = sum((a for k, a in area.items() if k not in ("UNDECIDED", "OUTSIDE")), Fraction(0))
