@@ -228,6 +228,34 @@ def parse_functions(data, fail):
     return D0, _coeffs(data, "eta", fail), _coeffs(data, "phi", fail)
 
 
+def planar_problem(cert, problem, fail):
+    """The common preconditions of the rotation kinds: PROVED, d = 2, no drift, Σ₀ ⪰ 0 (exact);
+    returns (pairs, Σ₀)."""
+    if cert.status != "PROVED":
+        fail("status must be PROVED")
+    pairs, F = flow_pairs(problem, fail)
+    if problem.d != 2:
+        fail("covers d = 2 only")
+    if F is not None:
+        fail("covers the flow without drift only")
+    S0 = initial_cov(problem, fail)
+    if not definiteness(S0).psd:
+        fail("Σ₀ is not positive semidefinite")
+    return pairs, S0
+
+
+def parse_region(data, fail):
+    """(D0, η, φ, n_psi, n_r, prec, max_depth) of a rotation kind's data, within the limits."""
+    D0, eta, phi = parse_functions(data, fail)
+    n_psi = int_in(data["n_psi"], "n_psi", 8, _MAX_PIECES, fail)
+    n_r = int_in(data["n_r"], "n_r", 1, 64, fail)
+    if n_psi * n_r > _MAX_PIECES:
+        fail(f"n_psi·n_r must be ≤ {_MAX_PIECES}")
+    prec = int_in(data["prec"], "prec", 64, 4096, fail)
+    max_depth = int_in(data["max_depth"], "max_depth", 0, 10, fail)
+    return D0, eta, phi, n_psi, n_r, prec, max_depth
+
+
 _SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]", "D0": "rat", "max_depth": "int", "n_psi": "int", "n_r": "int", "T_lo": "rat",
            "T_hi": "rat", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
            "method": ("enum", "qr", "direct")}
@@ -237,24 +265,9 @@ _SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]
 def check_tube_rotation(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ blows up (rotating) at a T* ∈ [T_lo, T_hi]
     (regime BLOWUP, quantifier THIS)."""
-    if cert.status != "PROVED":
-        _bad("status must be PROVED")
-    pairs, F = flow_pairs(problem, _bad)
-    if problem.d != 2:
-        _bad("covers d = 2 only")
-    if F is not None:
-        _bad("covers the flow without drift only")
-    S0 = initial_cov(problem, _bad)
-    if not definiteness(S0).psd:
-        _bad("Σ₀ is not positive semidefinite")
+    pairs, S0 = planar_problem(cert, problem, _bad)
     data = cert.data
-    D0, eta, phi = parse_functions(data, _bad)
-    n_psi = _int_in(data["n_psi"], "n_psi", 8, _MAX_PIECES)
-    n_r = _int_in(data["n_r"], "n_r", 1, 64)
-    if n_psi * n_r > _MAX_PIECES:
-        _bad(f"n_psi·n_r must be ≤ {_MAX_PIECES}")
-    prec = _int_in(data["prec"], "prec", 64, 4096)
-    max_depth = _int_in(data["max_depth"], "max_depth", 0, 10)
+    D0, eta, phi, n_psi, n_r, prec, max_depth = parse_region(data, _bad)
     bounds = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, _bad, max_depth)
     S_end, ts = replay_stored(pairs, None, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
     lo, hi = end_bracket(S_end, ts[-1], D0, eta, phi, bounds, prec, _bad)

@@ -28,10 +28,8 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness
-from .krawczyk_box import initial_cov
-from .replay import flow_pairs, int_in, replay_stored
-from .rotation import _MAX_ORDER, _MAX_PIECES, _MAX_STEPS, end_point, parse_functions, region_bounds
+from .replay import replay_stored
+from .rotation import _MAX_ORDER, _MAX_STEPS, end_point, parse_region, planar_problem, region_bounds
 
 KIND = "tube-rotation-collapse"
 
@@ -42,13 +40,7 @@ def _bad(msg):
 
 def check_collapse_region(pairs, S_end, data, fail):
     """Checks 1 (D0), 2, 3 and 4 (after the tube) on the end box ``S_end``; returns κ_hi (arb)."""
-    D0, eta, phi = parse_functions(data, fail)
-    n_psi = int_in(data["n_psi"], "n_psi", 8, _MAX_PIECES, fail)
-    n_r = int_in(data["n_r"], "n_r", 1, 64, fail)
-    if n_psi * n_r > _MAX_PIECES:
-        fail(f"n_psi·n_r must be ≤ {_MAX_PIECES}")
-    prec = int_in(data["prec"], "prec", 64, 4096, fail)
-    max_depth = int_in(data["max_depth"], "max_depth", 0, 10, fail)
+    D0, eta, phi, n_psi, n_r, prec, max_depth = parse_region(data, fail)
     _k_lo, k_hi, _ph_lo, _ph_hi = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth, sign=-1)
     if not (k_hi < 0):
         fail("the decay rate bound κ_hi is not negative")
@@ -70,16 +62,7 @@ _SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]
 def check_tube_rotation_collapse(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and Σ(t) → 0 (regime
     CLUSTERING, rank 0, quantifier THIS)."""
-    if cert.status != "PROVED":
-        _bad("status must be PROVED")
-    pairs, F = flow_pairs(problem, _bad)
-    if problem.d != 2:
-        _bad("covers d = 2 only")
-    if F is not None:
-        _bad("covers the flow without drift only")
-    S0 = initial_cov(problem, _bad)
-    if not definiteness(S0).psd:
-        _bad("Σ₀ is not positive semidefinite")
+    pairs, S0 = planar_problem(cert, problem, _bad)
     S_end, _ts = replay_stored(pairs, None, S0, cert.data, _bad, _MAX_ORDER, _MAX_STEPS)
     check_collapse_region(pairs, S_end, cert.data, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
