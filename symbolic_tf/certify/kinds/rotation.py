@@ -69,10 +69,6 @@ def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
 
 
-def _int_in(x, name, lo, hi):
-    return int_in(x, name, lo, hi, _bad)
-
-
 class PlaneField:
     """(p', q', c, tr K) of the projective field on the trace-one plane, over arb balls
     (K = Σ_h C_hXA_h, so that Q(X) = KX + XKᵀ)."""
