@@ -19,7 +19,7 @@ import numpy as np
 
 from ...spec.verdict import UNDECIDED, Verdict
 from .ray_tube import _FloatField, _dyadic, _qstr
-from .rotation_tube import _D0_ladder, _guesses
+from .rotation_tube import _D0_ladder, _guesses, planar_inputs
 
 __all__ = ["KIND", "find_rotation_collapse"]
 
@@ -41,25 +41,17 @@ def find_rotation_collapse(problem, *, order: int = 20, prec: int = 128, seconds
 
 
 def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
-    from ...spec.errors import CertificationFailed, InvalidParameters
+    from ...spec.errors import CertificationFailed
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
-    from ..exact import definiteness, qmat
     from ..kinds.rotation_collapse import check_collapse_region
     from .lyapunov import certify_and_check
-    from .tube import flow_data, integrate_tube
+    from .tube import integrate_tube
 
-    if problem.d != 2:
-        return Verdict(UNDECIDED, _CLAIM0, reason="the rotating-collapse certificate covers d = 2")
-    try:
-        heads, F = flow_data(problem)
-    except InvalidParameters as exc:
-        return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
-    if F is not None and any(e != 0 for e in F.entries()):
-        return Verdict(UNDECIDED, _CLAIM0, reason="the rotating-collapse certificate covers the flow without drift")
-    S0q = qmat(problem.cov)
-    if S0q != S0q.transpose() or not definiteness(S0q).psd:
-        return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
+    inputs = planar_inputs(problem)
+    if isinstance(inputs, str):
+        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
+    heads, S0q = inputs
     if all(e == 0 for e in S0q.entries()):
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ = 0 is stationary (decided by the stationary route)")
     ff = _FloatField(heads, None, 2)

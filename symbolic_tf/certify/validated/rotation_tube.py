@@ -119,6 +119,27 @@ def _D0_ladder(ff, phi, eta, kbar, gbar, n=2048, sign=1):
     return out
 
 
+def planar_inputs(problem):
+    """(heads, exact Σ₀) of a d = 2 problem without drift and with Σ₀ ⪰ 0 — the setting of the
+    rotation certificates — or the reason (a string) why the problem is not one."""
+    from ...spec.errors import InvalidParameters
+    from ..exact import definiteness, qmat
+    from .tube import flow_data
+
+    if problem.d != 2:
+        return "the rotation certificates cover d = 2"
+    try:
+        heads, F = flow_data(problem)
+    except InvalidParameters as exc:
+        return str(exc)
+    if F is not None and any(e != 0 for e in F.entries()):
+        return "the rotation certificates cover the flow without drift"
+    S0q = qmat(problem.cov)
+    if S0q != S0q.transpose() or not definiteness(S0q).psd:
+        return "Σ₀ is not symmetric positive semidefinite"
+    return heads, S0q
+
+
 def find_rotation_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float = 8.0,
                          rel_width: float = 1e-6, horizon: float = 50.0, max_steps: int = 20000,
                          K: int = 16) -> Verdict:
@@ -133,25 +154,17 @@ def find_rotation_blowup(problem, *, order: int = 20, prec: int = 128, seconds: 
 
 
 def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -> Verdict:
-    from ...spec.errors import CertificationFailed, InvalidParameters
+    from ...spec.errors import CertificationFailed
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
-    from ..exact import definiteness, qmat
     from ..kinds.rotation import end_bracket, region_bounds
     from .lyapunov import certify_and_check
-    from .tube import flow_data, integrate_tube
+    from .tube import integrate_tube
 
-    if problem.d != 2:
-        return Verdict(UNDECIDED, _CLAIM0, reason="the rotation certificate covers d = 2")
-    try:
-        heads, F = flow_data(problem)
-    except InvalidParameters as exc:
-        return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
-    if F is not None and any(e != 0 for e in F.entries()):
-        return Verdict(UNDECIDED, _CLAIM0, reason="the rotation certificate covers the flow without drift")
-    S0q = qmat(problem.cov)
-    if S0q != S0q.transpose() or not definiteness(S0q).psd:
-        return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
+    inputs = planar_inputs(problem)
+    if isinstance(inputs, str):
+        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
+    heads, S0q = inputs
     ff = _FloatField(heads, None, 2)
     guess = _guesses(ff, K)
     if isinstance(guess, str):
