@@ -144,7 +144,7 @@ def tagged(name: str, data: dict) -> dict:
     """
     if "schema" in data:
         return data
-    from . import __version__
+    from .version import __version__
 
     return {"schema": f"symbolic_tf.{name}/{SCHEMA_VERSION}", "version": __version__, **data}
 

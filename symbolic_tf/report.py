@@ -19,7 +19,8 @@ __all__ = ["build_report"]
 def build_report(out: str | Path, progress: bool = True) -> dict:
     import sympy as sp
 
-    from . import __version__, variants
+    from . import variants
+    from .version import __version__
     from .symbolic.closure import decide_invariance
     from .symbolic.moments import derive
 

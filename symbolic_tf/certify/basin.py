@@ -99,9 +99,22 @@ def _gram(d) -> flint.fmpq_mat:
 
 
 def lyapunov_exact_mats(problem):
+    """(F, V, Ã) exactly for one quadratic head with drift (F = 0 without drift).
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        A single-head problem with a quadratic covariance flow.
+
+    Returns
+    -------
+    tuple of flint.fmpq_mat
+        F, the value matrix V and Ã = c·τ·A (:func:`symbolic_tf.variants.single_quadratic_head`).
+    """
+    from ..variants import single_quadratic_head
+
     d = problem.d
-    A = qmat(problem.A) * lyapunov_fq(problem.scale)
-    V = qmat(problem.V)
+    V, A = single_quadratic_head(problem)
     F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
     return F, V, A
 
@@ -336,8 +349,13 @@ def _find_basin(problem, t0) -> Verdict:
     from .equilibrium import find_equilibrium
 
     claim0 = _claim_text_undecided()
-    if problem.variant != "softmax" or problem.heads or problem.A is None or problem.V is None:
-        return Verdict(UNDECIDED, claim0, reason="needs single-head softmax with A and V")
+    from ..spec.errors import InvalidParameters
+    from ..variants import single_quadratic_head
+
+    try:
+        single_quadratic_head(problem)
+    except InvalidParameters as exc:
+        return Verdict(UNDECIDED, claim0, reason=f"needs one quadratic (softmax) head: {exc.reason}")
     if problem.cov is None:
         return Verdict(UNDECIDED, claim0, reason="the problem has no Σ₀")
     d = problem.d

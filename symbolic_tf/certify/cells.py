@@ -36,6 +36,7 @@ import flint
 import numpy as np
 
 from . import polymat as pm
+from ..variants import single_quadratic_factor
 from .exact import frac_str
 
 __all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "g_ball", "no_route_reason"]
@@ -80,8 +81,8 @@ def _is_multiple_of_identity(M) -> Fraction | None:
 def no_route_reason(spec) -> str | None:
     """None if :func:`pencil_for` applies to the spec, else why not (one line)."""
     doc = spec.problem_doc
-    if doc.get("variant", "").strip().lower() != "softmax" or "heads" in doc:
-        return "whole-cell certificates need single-head softmax attention"
+    if "heads" in doc or single_quadratic_factor(doc.get("variant")) is None:
+        return "whole-cell certificates need one quadratic (softmax-type) attention head"
     if "A" not in doc:
         return "whole-cell certificates need the attention matrix A (give A rather than Q, K)"
     if "V" not in doc or spec.depends_on_coordinates("V"):
@@ -106,7 +107,7 @@ def pencil_for(spec) -> Pencil | None:
 
     d = spec.problem_doc["d"]
     v = _is_multiple_of_identity(spec.field_affine("V")[0])
-    sc = to_fraction(spec.problem_doc.get("scale", 1), "scale")
+    sc = to_fraction(spec.problem_doc.get("scale", 1), "scale") * single_quadratic_factor(spec.problem_doc.get("variant"))
     A = pm.affine(*spec.field_affine("A"))
     R = pm.scale(pm.add(A, pm.transpose(A)), v * sc)
     if "F" in spec.problem_doc:

@@ -40,7 +40,9 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
+from ..variants import single_quadratic_head
 from .certificate import Certificate, mat_str
 from .exact import ball_pd, definiteness, frac_str, qmat
 
@@ -88,20 +90,17 @@ def _basis_float(d):
 # the problem's matrices
 # --------------------------------------------------------------------------------------------
 def _applicable(problem) -> str | None:
-    if problem.variant != "softmax":
-        return f"needs the softmax variant (got {problem.variant!r})"
-    if problem.heads:
-        return "multi-head problems are not covered"
-    if problem.A is None or problem.V is None:
-        return "needs A and V"
+    try:
+        single_quadratic_head(problem)
+    except InvalidParameters as exc:
+        return f"needs one quadratic (softmax) head: {exc.reason}"
     return None
 
 
 def _exact_mats(problem):
     d = problem.d
     zero = flint.fmpq_mat(d, d)
-    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
-    V = qmat(problem.V)
+    V, A = single_quadratic_head(problem)
     F = qmat(problem.F) if problem.F is not None else zero
     b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(d, 1)
     return F, V, A, b

@@ -14,6 +14,7 @@ import math
 from fractions import Fraction
 
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
+from ..variants import growth_bound_of
 from .certificate import Certificate
 from .claims import Claim, Quantifier
 from .exact import definiteness, frac_str, qmat
@@ -45,11 +46,12 @@ def no_blowup(problem) -> Verdict:
     claim = "for every Σ₀ the covariance exists for all t and grows at most exponentially: ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}"
     F = problem.F
     uF = frobenius_upper(F) if F is not None else Fraction(0)
-    if problem.variant == "sinkhorn":
+    bound = growth_bound_of(problem)
+    if bound == "coupling":
         uV = frobenius_upper(problem.V)
         gamma = 2 * (uV + uF)
         data = {"u_V": frac_str(uV), "u_F": frac_str(uF), "gamma": frac_str(gamma)}
-    elif problem.variant == "l2":
+    elif bound == "inverse-kernel":
         import flint
 
         G = qmat(problem.K).transpose() * qmat(problem.K) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)

@@ -56,7 +56,9 @@ import flint
 import numpy as np
 
 from ..spec.errors import CertificationFailed
+from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
+from ..variants import quadratic_heads
 from .certificate import Certificate, mat_str, vec_str
 from .exact import Q as _Q, frac_str, inertia, qmat
 
@@ -70,7 +72,6 @@ ARGUMENT = "lmi-trace-functional"
 
 BOUNDED_CLAIM = ("for every Σ₀ ⪰ 0 the covariance flow is global and bounded: "
                  "tr(PΣ(t)) ≤ tr(PΣ₀) for all t ≥ 0")
-_MULTI = ("multihead", "multi-head", "mha")
 
 _T_TOL = 1e-7          # |margin| below this counts as "on the boundary" (normalised data)
 _ROUND_DIGITS = (3, 4, 5, 6, 8, 10, 12)
@@ -91,33 +92,15 @@ _NUMERIC_ERRORS = (ValueError, ArithmeticError, np.linalg.LinAlgError)
 # --------------------------------------------------------------------------- exact data
 def lmi_heads(problem) -> list[tuple[flint.fmpq_mat, flint.fmpq_mat]]:
     """[(C_h, A_h)] exactly (A_h scaled by the temperature); raises :class:`NotApplicable`."""
-    d = problem.d
     if problem.F is not None and any(x != 0 for row in problem.F for x in row):
         raise NotApplicable("the LMI certificates cover the drift-free flow only (F ≠ 0)")
     if problem.b is not None and any(x != 0 for x in problem.b):
         raise NotApplicable("the LMI certificates cover the drift-free flow only (b ≠ 0)")
-    scale = _Q(problem.scale)
-    if problem.variant == "softmax":
-        if problem.heads:
-            raise NotApplicable("variant softmax with [[heads]]: use variant multihead")
-        if problem.A is None or problem.V is None:
-            raise NotApplicable("softmax needs A and V")
-        return [(qmat(problem.V), qmat(problem.A) * scale)]
-    if problem.variant in _MULTI:
-        if not problem.heads:
-            raise NotApplicable("multihead problem without heads")
-        out = []
-        for i, h in enumerate(problem.heads):
-            if h.variant != "softmax":
-                raise NotApplicable(f"heads[{i}] is {h.variant!r}; only softmax heads are covered")
-            A = h.attention
-            if A is None or h.V is None:
-                raise NotApplicable(f"heads[{i}] needs A and V")
-            C = qmat(h.V) if h.W is None else qmat(h.W) * qmat(h.V)
-            out.append((C, qmat(A) * scale))
-        return out
-    raise NotApplicable(f"variant {problem.variant!r}: the LMI certificates cover softmax and "
-                        "multi-head softmax only")
+    try:
+        return quadratic_heads(problem)
+    except InvalidParameters as exc:
+        raise NotApplicable(f"the LMI certificates cover the quadratic (softmax-type) covariance flow only: "
+                            f"{exc}") from None
 
 
 def svec_index(d: int) -> list[tuple[int, int]]:

@@ -28,7 +28,9 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
+from ..variants import single_quadratic_head
 from .certificate import Certificate, mat_str, vec_str
 from .claims import Claim, Quantifier
 from .exact import definiteness, exact_factor, frac_str, qmat
@@ -47,14 +49,38 @@ def scalar_of_identity(M) -> Fraction | None:
     return v
 
 
+def radon_pair(problem) -> tuple[Fraction, flint.fmpq_mat] | None:
+    """(v, Ã) when the problem's covariance flow is one quadratic head with C = vI, else None.
+
+    Then Σ̇ = v(ΣÃΣ + ΣÃᵀΣ) (+ drift) and Σ⁻¹ solves a linear ODE — the Radon linearisation
+    (docs/mathematics.md §4).  Consults the variant's declaration
+    (:func:`symbolic_tf.variants.single_quadratic_head`), never its name.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+
+    Returns
+    -------
+    tuple of (Fraction, flint.fmpq_mat) or None
+        v and Ã = c·τ·A exactly, or None when the structure does not hold.
+    """
+    try:
+        C, At = single_quadratic_head(problem)
+    except InvalidParameters:
+        return None
+    v = scalar_of_identity([[Fraction(int(C[i, j].p), int(C[i, j].q)) for j in range(C.ncols())]
+                            for i in range(C.nrows())])
+    return None if v is None else (v, At)
+
+
 def riccati_data(problem):
     """(v, R, F or None, B, D) as exact flint matrices, or None when V is not a multiple of I."""
-    if problem.variant != "softmax" or problem.V is None or problem.A is None:
+    pair = radon_pair(problem)
+    if pair is None:
         return None
-    v = scalar_of_identity(problem.V)
-    if v is None:
-        return None
-    A = qmat(problem.A) * problem.scale.numerator / problem.scale.denominator
+    v, A = pair
     R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
     F = None
     if problem.F is not None and any(e != 0 for row in problem.F for e in row):
@@ -319,7 +345,7 @@ def classify_vI(problem, horizon: float | None = None) -> Verdict | None:
     # drift
     dR = definiteness(R)
     if dR.nd:
-        eq = _equilibrium(problem, F, R, v)
+        eq = radon_equilibrium(problem, F, R, v)
         if eq is not None:
             return eq
     if (dR.psd or _negative_scalar(F)) and r:
@@ -379,7 +405,7 @@ def _global_hurwitz(problem, F, R, B, D, v) -> Verdict | None:
                    reason=("F = fI with f < 0" if _negative_scalar(F) else "R ⪰ 0") + ", F Hurwitz (FᵀX + XF = −I, X ≻ 0) and D⁻¹ − BᵀW∞B ≻ 0 with FᵀW∞ + W∞F = −R")
 
 
-def _equilibrium(problem, F, R, v) -> Verdict | None:
+def radon_equilibrium(problem, F, R, v) -> Verdict | None:
     """R ≺ 0 and F anti-Hurwitz ⇒ stable equilibrium Σ* = P*⁻¹ (exact Lyapunov solutions)."""
     n = F.nrows()
     P = _lyapunov(F, -R)  # FᵀP + PF = −R
@@ -393,7 +419,7 @@ def _equilibrium(problem, F, R, v) -> Verdict | None:
     evidence = {"regime": "EQUILIBRIUM", "Sigma_star": mat_str(Sstar)}
     # mean: in the limit α̇ = M*α + b with M* = F + vI + vΣ*B (docs/mathematics.md §6); Hurwitz ⇔ v < 0,
     # certified by an exact Lyapunov solution M*ᵀY + YM* = −I with Y ≻ 0.
-    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    A = radon_pair(problem)[1]
     vq = flint.fmpq(v.numerator, v.denominator)
     I = flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
     M = F + I * vq + Sstar * A * vq
@@ -453,10 +479,7 @@ def growth_nsd(problem) -> Verdict:
 
     data = riccati_data(problem) if problem.cov is not None else None
     if problem.cov is None:
-        from .exact import qmat as _qm
-
-        v = scalar_of_identity(problem.V)
-        A = _qm(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+        v, A = radon_pair(problem)
         R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
     else:
         v, R = data[0], data[1]
@@ -518,8 +541,7 @@ def bounded_nsd(problem) -> Verdict:
     tr(XΣ(t)) ≤ tr(XΣ₀) (kind ``bounded-drift-vI-nsd``).
 
     Σ(t) ⪯ e^{Ft}Σ₀e^{Fᵀt} (R ⪯ 0, see :func:`growth_nsd`) and e^{Fᵀt}Xe^{Ft} ⪯ X."""
-    v = scalar_of_identity(problem.V)
-    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    v, A = radon_pair(problem)
     R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
     if not definiteness(R).nsd:
         return Verdict(UNDECIDED, "", reason="R = v(A + Aᵀ) is not negative semidefinite")

@@ -7,6 +7,8 @@ the threshold case of a blow-up/collapse dichotomy, where Σ₀ sits on the unst
 from __future__ import annotations
 
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
+from ..spec.errors import InvalidParameters
+from ..variants import quadratic_heads
 from .certificate import Certificate
 from .claims import Claim, Quantifier
 from .exact import qmat
@@ -18,9 +20,7 @@ def _rhs(problem, S):
     import flint
 
     d = problem.d
-    s = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
-    heads = ([(qmat(problem.V), qmat(problem.A) * s)] if problem.variant == "softmax" and not problem.heads
-             else [((qmat(h.W) if h.W is not None else 1) * qmat(h.V), qmat(h.attention) * s) for h in problem.heads])
+    heads = quadratic_heads(problem)
     G = flint.fmpq_mat(d, d)
     if problem.F is not None:
         F = qmat(problem.F)
@@ -37,11 +37,11 @@ def stationary(problem) -> Verdict:
     d = problem.d
     zero = all(S[i, j] == 0 for i in range(d) for j in range(d))
     if not zero:
-        if problem.variant not in ("softmax", "multihead") or (problem.variant == "softmax" and problem.heads):
-            return Verdict(UNDECIDED, "", reason="Σ₀ ≠ 0 and the right-hand side is not polynomial")
-        if problem.variant == "multihead" and any(h.variant != "softmax" for h in problem.heads):
-            return Verdict(UNDECIDED, "", reason="non-softmax heads")
-        G = _rhs(problem, S)
+        try:
+            G = _rhs(problem, S)
+        except InvalidParameters as exc:
+            return Verdict(UNDECIDED, "", reason=f"Σ₀ ≠ 0 and the right-hand side is not the quadratic "
+                           f"softmax-type field: {exc}")
         if any(G[i, j] != 0 for i in range(d) for j in range(d)):
             return Verdict(UNDECIDED, "", reason="Σ̇(Σ₀) ≠ 0")
     claim = Claim("EQUILIBRIUM", Quantifier.THIS, {"stationary": True, "rank": S.rank()})

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import flint
 
+from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
+from ..variants import get as get_variant, quadratic_heads
 from .certificate import Certificate, mat_str
 from .claims import Claim, Quantifier
 from .exact import exact_factor, frac_str, qmat
@@ -35,32 +37,28 @@ def restriction(X, B):
 
 def reduced_problem_doc(problem, B, S0) -> dict | None:
     """The problem on the stratum range(B) (document for parse_problem), or None."""
-    s = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
     doc = {"variant": problem.variant, "d": B.ncols(), "initial": {"cov": mat_str(S0)}}
     if problem.F is not None:
         M = restriction(qmat(problem.F), B)
         if M is None:
             return None
         doc["F"] = mat_str(M)
-    if problem.variant == "softmax" and not problem.heads:
-        N = restriction(qmat(problem.V), B)
+    try:
+        pairs = quadratic_heads(problem)
+    except InvalidParameters:
+        return None
+    # the reduced flow is written with softmax heads carrying (C_h, Ã_h) restricted to range(B)
+    heads = []
+    for C, At in pairs:
+        N = restriction(C, B)
         if N is None:
             return None
-        doc["A"], doc["V"] = mat_str(B.transpose() * qmat(problem.A) * s * B), mat_str(N)
-        return doc
-    if problem.variant == "multihead" and problem.heads:
-        heads = []
-        for h in problem.heads:
-            if h.variant != "softmax" or h.attention is None or h.V is None:
-                return None
-            C = qmat(h.V) if h.W is None else qmat(h.W) * qmat(h.V)
-            N = restriction(C, B)
-            if N is None:
-                return None
-            heads.append({"variant": "softmax", "A": mat_str(B.transpose() * qmat(h.attention) * s * B), "V": mat_str(N)})
+        heads.append({"variant": "softmax", "A": mat_str(B.transpose() * At * B), "V": mat_str(N)})
+    if get_variant(problem.variant).composite:
         doc["heads"] = heads
-        return doc
-    return None
+    else:
+        doc.update({"variant": "softmax", "A": heads[0]["A"], "V": heads[0]["V"]})
+    return doc
 
 
 def map_claim(claim: Claim, B) -> Claim | None:

@@ -16,18 +16,17 @@ __all__ = ["uniform_vI"]
 
 
 def uniform_vI(problem) -> Verdict | None:
-    from .riccati import _equilibrium, scalar_of_identity
+    from .riccati import radon_equilibrium, radon_pair
 
     import flint
 
-    v = scalar_of_identity(problem.V)
-    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    v, A = radon_pair(problem)
     R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
     dR = definiteness(R)
     drift = problem.F is not None and any(e != 0 for row in problem.F for e in row)
     if drift:
         if dR.nd:
-            return _equilibrium(problem, qmat(problem.F), R, v)
+            return radon_equilibrium(problem, qmat(problem.F), R, v)
         return None
     if dR.pd:
         claim = "every Σ₀ ≠ 0 blows up in finite time, at T* = 1/λ_max(Σ₀^{1/2} v(A+Aᵀ) Σ₀^{1/2})"

@@ -44,8 +44,10 @@ def _batch_scalar(x, B: int):
 
 def applies(system, alpha0, params: dict, d: int, B: int) -> str | None:
     """None when :func:`closed_form` covers the system and parameters, else why not."""
-    if system.variant != "softmax" or system.heads:
-        return "the closed form covers single-head softmax"
+    from ..variants import single_quadratic_factor
+
+    if system.heads or single_quadratic_factor(system.variant) != 1:
+        return "the closed form covers one quadratic head Σ̇ = VΣ(τA)Σ + Σ(τA)ᵀΣVᵀ (softmax)"
     if "V" not in params or _scalar_identity(params["V"], d, B) is None:
         return "V is not a multiple of the identity"
     if system.drift:

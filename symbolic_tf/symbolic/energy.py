@@ -40,6 +40,7 @@ import sympy as sp
 from ..display import matrix_str
 
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
+from ..variants import get as get_variant
 
 __all__ = [
     "vector_symbols", "explicit_parameters", "gaussian_exp_quadratic_integral", "exp_quadratic_parts",
@@ -117,18 +118,58 @@ def exp_quadratic_parts(log_kernel, zs: Sequence[sp.Symbol]):
     return H, g, c
 
 
-def kernel_expr(kernel, x, y, P: dict):
-    """log W(x, y) for ``kernel`` ∈ {"softmax", "l2"} or a user kernel.
+def energy_variant(kernel):
+    """The variant whose attention weight is the energy kernel named ``kernel``, or None.
 
-    A user kernel is a callable ``(x, y) -> sympy expression`` or an expression in the
+    Parameters
+    ----------
+    kernel : str or callable or sympy expression
+        A variant name (``"softmax"``, ``"l2"``) or a user kernel.
+
+    Returns
+    -------
+    Variant or None
+        The registered variant when ``kernel`` is a string, None for a user kernel.
+
+    Raises
+    ------
+    ValueError
+        For a variant that declares no energy kernel (:attr:`Variant.energy_kernel`).
+    """
+    if not isinstance(kernel, str):
+        return None
+    v = get_variant(kernel)
+    if v.energy_kernel is None:
+        raise ValueError(f"variant {v.name!r} declares no interaction-energy kernel")
+    return v
+
+
+def kernel_expr(kernel, x, y, P: dict):
+    """log W(x, y) for a variant's kernel (``"softmax"``: yᵀAx, ``"l2"``: −|Qx−Ky|²) or a user kernel.
+
+    A variant's kernel is its declared attention weight (:meth:`Variant.kernel`) at temperature
+    τ = 1.  A user kernel is a callable ``(x, y) -> sympy expression`` or an expression in the
     symbols of :func:`vector_symbols`; its logarithm must be quadratic in (x, y) for the
     Gaussian closed forms (``sp.expand_log(log W, force=True)`` is used).
+
+    Parameters
+    ----------
+    kernel : str or callable or sympy expression
+        The kernel.
+    x, y : sympy.Matrix
+        Query and key column vectors.
+    P : dict
+        Explicit parameter matrices by name (``A``; or ``Q`` and ``K``).
+
+    Returns
+    -------
+    sympy.Expr
+        log W(x, y), expanded.
     """
-    if kernel == "softmax":
-        return (y.T * P["A"] * x)[0, 0]
-    if kernel == "l2":
-        r = P["Q"] * x - P["K"] * y
-        return -(r.T * r)[0, 0]
+    v = energy_variant(kernel)
+    if v is not None:
+        W = v.kernel(x, y, {**P, "scale": sp.Integer(1)}).doit()
+        return sp.expand(sp.expand_log(sp.log(W), force=True))
     if callable(kernel):
         W = kernel(x, y)
     else:
@@ -140,7 +181,7 @@ def kernel_expr(kernel, x, y, P: dict):
 
 
 def _kernel_fn(kernel, P):
-    if kernel in ("softmax", "l2"):
+    if energy_variant(kernel) is not None:
         return lambda x, y: sp.exp(kernel_expr(kernel, x, y, P))
     if callable(kernel):
         return kernel
@@ -236,8 +277,9 @@ def gaussian_energy(kernel="softmax", d: int | None = None) -> GaussianEnergy:
         ℓ2: H = −2[[QᵀQ, −QᵀK], [−KᵀQ, KᵀK]] ⪯ 0, always finite.
     """
     if d is None:
-        if kernel != "softmax":
-            raise ValueError("the dimension-free form is implemented for the softmax kernel only")
+        v = energy_variant(kernel)
+        if v is None or v.energy_kernel != "bilinear":
+            raise ValueError("the dimension-free form is implemented for the bilinear kernel e^{yᵀAx} (softmax) only")
         from . import symbols as S
         A, Sig, al, dd = sp.MatrixSymbol("A", S.d, S.d), S.Sigma, S.alpha, S.d
         Z = sp.ZeroMatrix(dd, dd)
@@ -248,7 +290,7 @@ def gaussian_energy(kernel="softmax", d: int | None = None) -> GaussianEnergy:
         expo = sp.Rational(1, 2) * (m.T * sp.Inverse(N) * H * m)
         expr = sp.Rational(1, 2) * sp.Determinant(N) ** sp.Rational(-1, 2) * sp.exp(expo)
         cond = sp.BlockMatrix([[Sig, -Sig * A.T * Sig], [-Sig * A * Sig, Sig]])
-        return GaussianEnergy("softmax", None, expr, cond, {"A": A, "Sigma": Sig, "alpha": al})
+        return GaussianEnergy(kernel, None, expr, cond, {"A": A, "Sigma": Sig, "alpha": al})
     P = explicit_parameters(d)
     x, y = vector_symbols(d)
     zs = list(x) + list(y)

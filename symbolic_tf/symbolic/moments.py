@@ -244,10 +244,7 @@ def derive(variant: Variant | str, *, heads: int | list | None = None, drift: bo
         cl = Closure(*(_sub_tau(e, tau_val) for e in (cl.J, cl.c, cl.gamma_at_mean)), cl.kind, cl.steps,
                      cl.alpha_free_cov)
     assumptions = ["Σ symmetric positive semidefinite (singular allowed)", "parameters constant on the step"]
-    if v.name == "l2":
-        assumptions.append("A = KᵀQ; the inverse (I + 2τΣKᵀK)⁻¹ exists for Σ ⪰ 0")
-    if v.name == "sinkhorn":
-        assumptions.append("principal square root; I + 4ΣGᵀΣG has real spectrum ≥ 1 for Σ ⪰ 0")
+    assumptions.extend(v.moment_assumptions)
     return _system(v.name, cl, params, assumptions, n_heads, drift)
 
 

@@ -17,11 +17,12 @@ it with :func:`register`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from fractions import Fraction
 from typing import Any, ClassVar, Mapping
 
 from ..spec.errors import InvalidParameters, UnknownVariant
 
-__all__ = ["Variant", "register", "bilinear", "get", "names", "all_variants", "ROW", "NONE", "BISTOCHASTIC"]
+__all__ = ["Variant", "register", "lookup", "registered", "unregister", "bilinear", "ROW", "NONE", "BISTOCHASTIC"]
 
 ROW = "row"
 NONE = "none"
@@ -36,8 +37,6 @@ def bilinear(x, y, P):
 
 _REGISTRY: dict[str, type["Variant"]] = {}
 _ALIASES: dict[str, str] = {}
-
-
 class Variant(ABC):
     """An attention variant: a declaration the symbolic and numeric engines consume.
 
@@ -86,6 +85,43 @@ class Variant(ABC):
     def value(self, P: Mapping[str, Any]):
         """The value matrix applied to the attended mean (``V``)."""
         return P["V"]
+
+    # ----- structure the engines consult (declared, never looked up by name) ----------
+    #: Name of the exponential growth bound this variant's covariance velocity obeys for every
+    #: Σ ⪰ 0 (a key of the growth-bound registry in :mod:`symbolic_tf.certify.growth`), or None.
+    growth_bound: ClassVar[str | None] = None
+    #: Assumptions under which the derived moment system holds, beyond Σ ⪰ 0.
+    moment_assumptions: ClassVar[tuple[str, ...]] = ()
+    #: The family of the interaction energy ½∬W dμdμ whose (twisted) gradient flow this attention
+    #: is, W the variant's own kernel at τ = 1 (:mod:`symbolic_tf.symbolic.energy`):
+    #: ``"bilinear"`` (W = e^{yᵀAx}: also the dimension-free matrix form), ``"l2-distance"``
+    #: (W = e^{−|Qx−Ky|²}); None when the variant declares no such energy.
+    energy_kernel: ClassVar[str | None] = None
+
+    #: The covariance flow of one head is the quadratic Riccati field Σ̇ = CΣÃΣ + ΣÃᵀΣCᵀ with
+    #: C the value matrix and Ã = quadratic_factor·τ·A (softmax: 1, docs/mathematics.md §3) — the
+    #: form the LMI, tube, Radon and equilibrium certificates are built on; None otherwise.
+    quadratic_factor: ClassVar[Fraction | None] = None
+
+    def quadratic_pair(self, P: Mapping[str, Any]):
+        """(C, Ã) of the quadratic covariance field Σ̇ = CΣÃΣ + ΣÃᵀΣCᵀ, if declared.
+
+        Parameters
+        ----------
+        P : mapping
+            The head's exact parameters (rows of Fractions and the temperature ``scale``;
+            see :meth:`exact_params`).
+
+        Returns
+        -------
+        tuple of (list of rows, list of rows) or None
+            C = V and Ã = :attr:`quadratic_factor`·τ·A exactly, or None when the variant's
+            covariance flow is not of that form.
+        """
+        if self.quadratic_factor is None:
+            return None
+        c = Fraction(self.quadratic_factor) * Fraction(P["scale"])
+        return [list(r) for r in P["V"]], [[c * Fraction(e) for e in r] for r in P["A"]]
 
     # ----- numeric declaration --------------------------------------------------------
     @abstractmethod
@@ -146,19 +182,25 @@ def register(cls: type[Variant]) -> type[Variant]:
     return cls
 
 
-def names() -> list[str]:
-    """Registered variant names, in registration order."""
-    from . import _load_all
+def lookup(name: str) -> "Variant":
+    """The registered variant called ``name`` (case-insensitive, aliases allowed), without
+    discovering modules: :func:`symbolic_tf.variants.get` imports every variant module first.
 
-    _load_all()
-    return sorted(_REGISTRY, key=lambda n: (_REGISTRY[n].order, n))
+    Parameters
+    ----------
+    name : str
+        A variant name or alias.
 
+    Returns
+    -------
+    Variant
+        An instance of the registered class.
 
-def get(name: str) -> Variant:
-    """The registered variant called ``name`` (case-insensitive; aliases like ``"l2"``)."""
-    from . import _load_all
-
-    _load_all()
+    Raises
+    ------
+    UnknownVariant
+        If no such variant is registered.
+    """
     key = str(name).strip().lower()
     key = _ALIASES.get(key, key)
     if key not in _REGISTRY:
@@ -166,5 +208,26 @@ def get(name: str) -> Variant:
     return _REGISTRY[key]()
 
 
-def all_variants() -> list[Variant]:
-    return [get(n) for n in names()]
+def registered() -> list[str]:
+    """Names registered so far, in listing order (``order``, then name).
+
+    Returns
+    -------
+    list of str
+        The registry's keys.
+    """
+    return sorted(_REGISTRY, key=lambda n: (_REGISTRY[n].order, n))
+
+
+def unregister(name: str) -> None:
+    """Remove a variant from the registry (and its aliases); for tests of new variants.
+
+    Parameters
+    ----------
+    name : str
+        The registry key.
+    """
+    cls = _REGISTRY.pop(name, None)
+    if cls is not None:
+        for a in cls.aliases:
+            _ALIASES.pop(a, None)

@@ -15,6 +15,9 @@ class L2(Variant):
     normalisation = ROW
     matrices = ("Q", "K", "V")
     order = 1
+    growth_bound = "inverse-kernel"  # ‖Σ̇‖ ≤ 2τ‖V‖‖A‖‖Σ‖/λ_min(τKᵀK) for K of full column rank
+    moment_assumptions = ("A = KᵀQ; the inverse (I + 2τΣKᵀK)⁻¹ exists for Σ ⪰ 0",)
+    energy_kernel = "l2-distance"  # W = e^{−|Qx−Ky|²}
 
     def kernel(self, x, y, P):
         r = P["Q"] * x - P["K"] * y

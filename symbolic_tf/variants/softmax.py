@@ -1,6 +1,8 @@
 """Softmax self-attention: Γ_μ(x) = V ∫ e^{yᵀAx} y dμ(y) / ∫ e^{yᵀAx} dμ(y)  (docs/mathematics.md §2)."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 import sympy as sp
 
 from .base import ROW, Variant, bilinear, register
@@ -14,6 +16,8 @@ class Softmax(Variant):
     normalisation = ROW
     matrices = ("A", "V")
     order = 0
+    energy_kernel = "bilinear"  # W = e^{yᵀAx}
+    quadratic_factor = Fraction(1)
 
     def kernel(self, x, y, P):
         return sp.exp(bilinear(x, y, P))

@@ -16,6 +16,7 @@ import flint
 from ...spec.errors import CertificationFailed
 from ...spec.mapspec import parse_map_spec
 from ...spec.rational import to_fraction
+from ...variants import single_quadratic_factor
 from ..check import kind
 from ..schema import parse_rat
 from ..claims import REGIME_SUBJECTS, Claim, Quantifier
@@ -51,8 +52,9 @@ class CellChecker:
 
     def __init__(self, spec):
         doc = spec.problem_doc
-        if str(doc.get("variant", "")).lower() != "softmax" or "heads" in doc or "A" not in doc or "V" not in doc:
-            _fail("the slice is not single-head softmax with A and V")
+        factor = single_quadratic_factor(doc.get("variant"))
+        if factor is None or "heads" in doc or "A" not in doc or "V" not in doc:
+            _fail("the slice is not one quadratic (softmax-type) head with A and V")
         for name in ("V", "scale"):
             if any(p == name or p.startswith(name + "[") for p in spec.leaves):
                 _fail(f"{name} depends on the coordinates")
@@ -60,7 +62,7 @@ class CellChecker:
         v = _scalar_identity(Vc)
         if v is None:
             _fail("V is not a multiple of the identity")
-        scale = to_fraction(doc.get("scale", 1), "scale")
+        scale = to_fraction(doc.get("scale", 1), "scale") * factor
         A0, Ax, Ay = spec.field_affine("A")
         sym = lambda M: [[(Fraction(M[i][j]) + Fraction(M[j][i])) * v * scale for j in range(len(M))]
                          for i in range(len(M))]

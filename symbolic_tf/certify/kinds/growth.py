@@ -7,6 +7,7 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import CertificationFailed
+from ...variants import growth_bound_of
 from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import definiteness, qmat
@@ -32,9 +33,10 @@ def growth_rate(d, problem, who: str) -> Fraction:
         raise CertificationFailed(f"{who}: u_F must be non-negative")
     uF = _upper(d["u_F"], problem.F, "F", who) if problem.F is not None else Fraction(d["u_F"])
     uV = _upper(d["u_V"], problem.V, "V", who)
-    if problem.variant == "sinkhorn":
+    bound = growth_bound_of(problem)
+    if bound == "coupling":
         return 2 * (uV + uF)
-    if problem.variant == "l2":
+    if bound == "inverse-kernel":
         if "u_A" not in d or "g" not in d:
             raise CertificationFailed(f"{who}: the ℓ2 bound needs u_A and g")
         uA = _upper(d["u_A"], problem.A, "A", who)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ...spec.errors import CertificationFailed
+from ...variants import growth_bound_of
 from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import frac_str
@@ -33,10 +34,10 @@ KIND = "exponential-growth-theorem"
 
 #: the statements this kind is defined by (rendered from the replayed theorem)
 STATEMENTS = {
-    "l2": ("l2-growth", {"name": "ℓ2 growth: 0 ⪯ Σ(I + 2GΣ)⁻¹ ≺ (2G)⁻¹", "symbols": "G (d×d), R (d×d), Σ (d×d)",
+    "inverse-kernel": ("l2-growth", {"name": "ℓ2 growth: 0 ⪯ Σ(I + 2GΣ)⁻¹ ≺ (2G)⁻¹", "symbols": "G (d×d), R (d×d), Σ (d×d)",
                          "hypotheses": ["symmetric: Σ, G, R", "positive definite: G", "RR = Σ"],
                          "conclusions": ["Σ(I + 2·GΣ)⁻¹ ⪰ 0", "1/2·G⁻¹ − Σ(I + 2·GΣ)⁻¹ ≻ 0"]}),
-    "sinkhorn": ("sinkhorn-growth", {
+    "coupling": ("sinkhorn-growth", {
         "name": "Sinkhorn growth: the whitened cross-covariance is a contraction",
         "symbols": "B (d×d), C (d×d), Lyy (d×d), S (d×d), Σ (d×d)",
         "hypotheses": ["symmetric: Σ, Lyy, S", "positive definite: Σ, Lyy", "C = BΣ", "SS = Σ", "(Lyy)⁻¹ = Σ − BΣBᵀ"],
@@ -49,9 +50,10 @@ STATEMENTS = {
 def check_growth_theorem(cert, problem):
     """PROVED: every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}."""
     d = cert.data
-    if problem.variant not in STATEMENTS or problem.heads:
+    bound = growth_bound_of(problem)
+    if bound not in STATEMENTS:
         raise CertificationFailed(f"{KIND}: no growth theorem for variant {problem.variant!r}")
-    name, expected = STATEMENTS[problem.variant]
+    name, expected = STATEMENTS[bound]
     if d["theorem"] != name:
         raise CertificationFailed(f"{KIND}: the {problem.variant} bound needs theorem {name!r}")
     sha, params = stored_theorem(name)
@@ -59,7 +61,7 @@ def check_growth_theorem(cert, problem):
         raise CertificationFailed(f"{KIND}: the stored theorem {name!r} has another SHA-256")
     if params != expected:
         raise CertificationFailed(f"{KIND}: the stored theorem does not state what this kind needs")
-    if problem.variant == "sinkhorn" and ("u_A" in d or "g" in d):
+    if bound == "coupling" and ("u_A" in d or "g" in d):
         raise CertificationFailed(f"{KIND}: the Sinkhorn bound takes no u_A, g")
     gamma = growth_rate(d, problem, KIND)
     if Fraction(d["gamma"]) != gamma:

@@ -23,6 +23,8 @@ from fractions import Fraction
 
 import flint
 
+from ...spec.errors import InvalidParameters
+from ...variants import single_quadratic_head
 from ..exact import ball_pd, definiteness, qmat
 
 __all__ = ["rat", "square", "ball", "eye", "svec_index", "gram", "box", "drift_model", "initial_cov",
@@ -69,11 +71,13 @@ def box(Smid, r):
 def drift_model(problem, fail):
     """(F, V, A) exact (A = scale·A_problem, F = 0 without drift) of an embedded single-head softmax
     problem."""
-    if problem is None or problem.variant != "softmax" or problem.heads or problem.A is None or problem.V is None:
-        fail("needs an embedded single-head softmax problem with A and V")
+    if problem is None:
+        fail("needs an embedded problem")
+    try:
+        V, A = single_quadratic_head(problem)
+    except InvalidParameters as exc:
+        fail(f"needs one quadratic (softmax) head: {exc.reason}")
     d = problem.d
-    A = qmat(problem.A) * rat(str(problem.scale))
-    V = qmat(problem.V)
     F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
     return F, V, A
 

@@ -26,11 +26,12 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import CertificationFailed
+from ...spec.errors import InvalidParameters
+from ...variants import quadratic_heads
 from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import inertia, qmat
 
-_MULTI = ("multihead", "multi-head", "mha")
 
 
 def _fail(msg):
@@ -52,27 +53,10 @@ def _heads(kind, problem):
         _fail(f"{kind} certificate: the problem has a feed-forward drift F ≠ 0 (not covered)")
     if problem.b is not None and any(x != 0 for x in problem.b):
         _fail(f"{kind} certificate: the problem has a bias drift b ≠ 0 (not covered)")
-    s = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
-    if problem.variant == "softmax":
-        if problem.heads or problem.A is None or problem.V is None:
-            _fail(f"{kind} certificate: a softmax problem needs A and V (and no heads)")
-        return [(qmat(problem.V), qmat(problem.A) * s)]
-    if problem.variant in _MULTI:
-        if not problem.heads:
-            _fail(f"{kind} certificate: multi-head problem without heads")
-        out = []
-        for i, h in enumerate(problem.heads):
-            if h.variant != "softmax":
-                _fail(f"{kind} certificate: head {i} is {h.variant!r}, only softmax heads are covered")
-            A = h.attention
-            if A is None or h.V is None:
-                _fail(f"{kind} certificate: head {i} lacks A or V")
-            C = qmat(h.V)
-            if h.W is not None:
-                C = qmat(h.W) * C
-            out.append((C, qmat(A) * s))
-        return out
-    _fail(f"{kind} certificate: variant {problem.variant!r} is not softmax or multi-head softmax")
+    try:
+        return quadratic_heads(problem)
+    except InvalidParameters as exc:
+        _fail(f"{kind} certificate: {exc.reason}")
 
 
 def _pairs(d):

@@ -36,7 +36,6 @@ __all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "replay_stored", "replay_tube
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
 
 
-_MULTI = ("multihead", "multi-head", "mha")
 
 
 def flow_pairs(problem, fail):
@@ -44,25 +43,15 @@ def flow_pairs(problem, fail):
     C = V, or C_h = W_hV_h per head; A_h scaled by the temperature; F the drift (None if absent or
     zero; the bias b does not enter the covariance).  ``fail(message)`` must raise."""
     from ..exact import qmat
+    from ...spec.errors import InvalidParameters
+    from ...variants import quadratic_heads
 
     if problem is None:
         fail("needs an embedded problem")
-    sc = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
-    if problem.variant == "softmax":
-        if problem.heads or problem.A is None or problem.V is None:
-            fail("a softmax problem needs A and V and no heads")
-        pairs = [(qmat(problem.V), qmat(problem.A) * sc)]
-    elif problem.variant in _MULTI:
-        if not problem.heads:
-            fail("multi-head problem without heads")
-        pairs = []
-        for k, hd in enumerate(problem.heads):
-            if hd.variant != "softmax" or hd.attention is None or hd.V is None:
-                fail(f"head {k} is not a softmax head with A and V")
-            C = qmat(hd.V) if hd.W is None else qmat(hd.W) * qmat(hd.V)
-            pairs.append((C, qmat(hd.attention) * sc))
-    else:
-        fail(f"variant {str(problem.variant)[:40]!r} is not softmax or multi-head softmax")
+    try:
+        pairs = quadratic_heads(problem)
+    except InvalidParameters as exc:
+        fail(exc.reason)
     F = None
     if problem.F is not None and any(e != 0 for row in problem.F for e in row):
         F = qmat(problem.F)

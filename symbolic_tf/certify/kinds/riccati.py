@@ -11,7 +11,8 @@ from fractions import Fraction
 
 import flint
 
-from ...spec.errors import CertificationFailed
+from ...spec.errors import CertificationFailed, InvalidParameters
+from ...variants import single_quadratic_head
 from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import ball_pd, definiteness, frac_str, qmat
@@ -29,14 +30,16 @@ def _q(s) -> flint.fmpq:
 
 
 def _setup(cert, problem):
-    if problem is None or problem.variant != "softmax":
-        _fail("riccati certificate: needs an embedded softmax problem")
+    if problem is None:
+        _fail("riccati certificate: needs an embedded problem")
+    try:
+        V, A = single_quadratic_head(problem)
+    except InvalidParameters as exc:
+        _fail(f"riccati certificate: needs one quadratic (softmax) head: {exc.reason}")
     d = problem.d
     v = _q(cert.data["v"])
-    V = qmat(problem.V)
     if V != flint.fmpq_mat(d, d, [v if i == j else 0 for i in range(d) for j in range(d)]):
         _fail("riccati certificate: V is not v·I for the stated v")
-    A = qmat(problem.A) * _q(str(problem.scale))
     R = (A + A.transpose()) * v
     F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
     B = qmat(cert.data["B"]) if cert.data.get("B") else None
@@ -224,7 +227,7 @@ def _check_equilibrium(cert, problem):
     if "mean" in cert.data:  # M* = F + vI + vΣ*A Hurwitz: Y ≻ 0 with M*ᵀY + YM* ≺ 0; α* = −M*⁻¹b
         n = d
         I = flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
-        A = qmat(problem.A) * _q(str(problem.scale))
+        A = single_quadratic_head(problem)[1]
         M = F + I * v + P.inv() * A * v
         Y = qmat(cert.data["mean"]["Y"])
         if Y != Y.transpose() or not definiteness(Y).pd or not definiteness(-(M.transpose() * Y + Y * M)).pd:

@@ -48,6 +48,7 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import CertificationFailed
+from ...variants import get as get_variant
 from ...spec.schedule import leaves, problem_at, segments
 from ..check import derive, kind
 from ..claims import Claim, Quantifier
@@ -74,6 +75,25 @@ def _q(x) -> flint.fmpq:
     return flint.fmpq(f.numerator, f.denominator)
 
 
+def temperature(problem) -> Fraction:
+    """c·τ, the effective temperature of a single quadratic head (Ã = c·τ·A), or fail.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        A problem with a depth schedule.
+
+    Returns
+    -------
+    Fraction
+        :attr:`Variant.quadratic_factor` times the problem's temperature.
+    """
+    v = get_variant(problem.variant)
+    if v.composite or v.quadratic_factor is None:
+        _fail(f"covers one quadratic (softmax-type) head, not {str(problem.variant)[:40]!r}")
+    return Fraction(v.quadratic_factor) * Fraction(problem.scale)
+
+
 def _is_zero_param(param) -> bool:
     return param is None or all(all(c == 0 for c in p) for p in leaves(param))
 
@@ -97,7 +117,8 @@ def riccati_poly(seg, problem, S: flint.fmpq_mat):
     if any(V[i][j] != (v if i == j else (Fraction(0),)) for i in range(d) for j in range(d)):
         _fail(f"riccati segment at t = {frac_str(seg.t0)}: V(t) is not v(t)·I")
     s, u, tau = sp.symbols("s u tau")
-    sc = sp.Rational(problem.scale.numerator, problem.scale.denominator)
+    c = temperature(problem)
+    sc = sp.Rational(c.numerator, c.denominator)
     t0 = sp.Rational(seg.t0.numerator, seg.t0.denominator)
     vs = _poly_sympy(v, s)
     W = sp.zeros(d, d)
@@ -260,8 +281,7 @@ def check_schedule(cert, problem):
         _fail("needs an embedded problem with a depth schedule")
     if problem.cov is None:
         _fail("the problem has no Σ₀")
-    if problem.variant != "softmax" or problem.heads:
-        _fail(f"covers single-head softmax, not {str(problem.variant)[:40]!r}")
+    temperature(problem)
     if problem.d > MAX_D:
         _fail(f"covers d ≤ {MAX_D}")
     data = cert.data

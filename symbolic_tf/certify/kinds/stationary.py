@@ -14,11 +14,12 @@ from __future__ import annotations
 import flint
 
 from ...spec.errors import CertificationFailed
+from ...spec.errors import InvalidParameters
+from ...variants import get as get_variant, quadratic_heads
 from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import qmat
 
-_CONGRUENCE = ("softmax", "multihead", "l2", "sinkhorn", "linear")
 
 
 def _fail(msg):
@@ -28,19 +29,9 @@ def _fail(msg):
 def covariance_rhs_exact(problem, S):
     """Σ̇ at Σ = S for softmax / multi-head softmax (± drift), exactly; None for other variants."""
     d = problem.d
-    s = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
-    pairs = []
-    if problem.variant == "softmax" and not problem.heads:
-        if problem.A is None or problem.V is None:
-            return None
-        pairs.append((qmat(problem.V), qmat(problem.A) * s))
-    elif problem.variant == "multihead" and problem.heads:
-        for h in problem.heads:
-            if h.variant != "softmax" or h.attention is None or h.V is None:
-                return None
-            C = qmat(h.V) if h.W is None else qmat(h.W) * qmat(h.V)
-            pairs.append((C, qmat(h.attention) * s))
-    else:
+    try:
+        pairs = quadratic_heads(problem)
+    except InvalidParameters:
         return None
     G = flint.fmpq_mat(d, d)
     if problem.F is not None:
@@ -56,7 +47,8 @@ def check_stationary(cert, problem):
     """PROVED: for this Σ₀, Σ(t) = Σ₀ for all t (an equilibrium of rank rank Σ₀)."""
     if problem.cov is None:
         _fail("the problem has no Σ₀")
-    if problem.variant not in _CONGRUENCE:
+    if not get_variant(problem.variant).expected_closed:
+        # Σ₀ = 0 is stationary when the Gaussian closure holds (Σ̇ = JΣ + ΣJᵀ vanishes at 0)
         _fail(f"variant {problem.variant!r} is not covered")
     S = qmat(problem.cov)
     zero = all(S[i, j] == 0 for i in range(problem.d) for j in range(problem.d))

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import flint
 
-from ...spec.errors import CertificationFailed, SymtfError
+from ...spec.errors import CertificationFailed, InvalidParameters, SymtfError
+from ...variants import get as get_variant, quadratic_heads
 from ..check import check, kind
 from ..claims import Claim, Quantifier
 from ..exact import definiteness, frac_str, qmat
@@ -34,25 +35,21 @@ def _restrict(X, B):
 
 
 def _reduced_doc(problem, B, S0):
-    s = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
     doc = {"variant": problem.variant, "d": B.ncols(), "initial": {"cov": _mat(S0)}}
     if problem.F is not None:
         doc["F"] = _mat(_restrict(qmat(problem.F), B))
-    if problem.variant == "softmax" and not problem.heads:
-        doc["A"] = _mat(B.transpose() * qmat(problem.A) * s * B)
-        doc["V"] = _mat(_restrict(qmat(problem.V), B))
-        return doc
-    if problem.variant == "multihead" and problem.heads:
-        heads = []
-        for h in problem.heads:
-            if h.variant != "softmax" or h.attention is None or h.V is None:
-                _fail("only softmax heads are covered")
-            C = qmat(h.V) if h.W is None else qmat(h.W) * qmat(h.V)
-            heads.append({"variant": "softmax", "A": _mat(B.transpose() * qmat(h.attention) * s * B),
-                          "V": _mat(_restrict(C, B))})
+    try:
+        pairs = quadratic_heads(problem)
+    except InvalidParameters as exc:
+        _fail(f"the flow is not a sum of quadratic (softmax-type) heads: {exc.reason}")
+    # the reduced flow is written with softmax heads carrying (C_h, Ã_h) restricted to range(B)
+    heads = [{"variant": "softmax", "A": _mat(B.transpose() * At * B), "V": _mat(_restrict(C, B))}
+             for C, At in pairs]
+    if get_variant(problem.variant).composite:
         doc["heads"] = heads
-        return doc
-    _fail(f"variant {problem.variant!r} is not covered")
+    else:
+        doc.update({"variant": "softmax", "A": heads[0]["A"], "V": heads[0]["V"]})
+    return doc
 
 
 @kind("stratum", {"B": "rat[][]", "S0": "rat[][]", "reduced": "obj"})

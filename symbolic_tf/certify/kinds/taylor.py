@@ -40,13 +40,14 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import CertificationFailed
+from ...spec.errors import InvalidParameters
+from ...variants import quadratic_heads
 from ..check import kind
 from ..claims import Claim, Quantifier
 from ..exact import inertia, qmat
 from .replay import Field, replay_tube, svec_basis
 
 KIND = "blowup-taylor-lmi"
-_MULTI = ("multihead", "multi-head", "mha")
 _MAX_ORDER = 60
 _MAX_STEPS = 100_000
 _PREC_RANGE = (53, 4096)
@@ -77,22 +78,10 @@ def _value_attention_pairs(problem):
         _bad("feed-forward drift F ≠ 0 is not covered")
     if problem.b is not None and any(e != 0 for e in problem.b):
         _bad("bias drift b ≠ 0 is not covered")
-    sc = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
-    if problem.variant == "softmax":
-        if problem.heads or problem.A is None or problem.V is None:
-            _bad("a softmax problem needs A and V and no heads")
-        return [(qmat(problem.V), qmat(problem.A) * sc)]
-    if problem.variant in _MULTI:
-        if not problem.heads:
-            _bad("multi-head problem without heads")
-        pairs = []
-        for k, hd in enumerate(problem.heads):
-            if hd.variant != "softmax" or hd.attention is None or hd.V is None:
-                _bad(f"head {k} is not a softmax head with A and V")
-            C = qmat(hd.V) if hd.W is None else qmat(hd.W) * qmat(hd.V)
-            pairs.append((C, qmat(hd.attention) * sc))
-        return pairs
-    _bad(f"variant {problem.variant!r} is not softmax or multi-head softmax")
+    try:
+        return quadratic_heads(problem)
+    except InvalidParameters as exc:
+        _bad(exc.reason)
 
 
 def _trace(M):

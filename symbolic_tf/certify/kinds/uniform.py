@@ -5,10 +5,11 @@ from fractions import Fraction
 
 import flint
 
-from ...spec.errors import CertificationFailed
+from ...spec.errors import CertificationFailed, InvalidParameters
+from ...variants import single_quadratic_head
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, qmat
+from ..exact import definiteness
 
 
 @kind("uniform-vI", {"v": "rat", "R_class": ("enum", "PD", "NSD"),
@@ -23,22 +24,25 @@ def check_uniform(cert, problem):
     if regime == "EQUILIBRIUM":
         return "PROVED", Claim("EQUILIBRIUM", Quantifier.EVERY_PSD, {"stationary": True})
     v = Fraction(cert.data["v"])
-    A = qmat(problem.A)
+    A = single_quadratic_head(problem)[1]  # τ > 0: rank of v(τA + τAᵀ) = rank of v(A + Aᵀ)
     R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
     return "PROVED", Claim("CLUSTERING", Quantifier.EVERY_PD, {"rank": problem.d - R.rank()})
 
 
 def _check_uniform(cert, problem):
-    if problem is None or problem.variant != "softmax":
-        raise CertificationFailed("uniform-vI: needs an embedded softmax problem")
+    if problem is None:
+        raise CertificationFailed("uniform-vI: needs an embedded problem")
+    try:
+        V, A = single_quadratic_head(problem)
+    except InvalidParameters as exc:
+        raise CertificationFailed(f"uniform-vI: needs one quadratic (softmax) head: {exc.reason}") from None
     if problem.F is not None and any(e != 0 for row in problem.F for e in row):
         raise CertificationFailed("uniform-vI: only without drift")
     d = problem.d
     v = Fraction(cert.data["v"])
     vq = flint.fmpq(v.numerator, v.denominator)
-    if qmat(problem.V) != flint.fmpq_mat(d, d, [vq if i == j else 0 for i in range(d) for j in range(d)]):
+    if V != flint.fmpq_mat(d, d, [vq if i == j else 0 for i in range(d) for j in range(d)]):
         raise CertificationFailed("uniform-vI: V is not v·I")
-    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
     dR = definiteness((A + A.transpose()) * vq)
     cls = cert.data["R_class"]
     if cls == "PD" and not dR.pd or cls == "NSD" and not dR.nsd or cls not in ("PD", "NSD"):

@@ -4,6 +4,7 @@ plus the name and SHA-256 of the stored matrix-form theorem (docs/mathematics.md
 from __future__ import annotations
 
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from ...variants import growth_bound_of
 from ..certificate import Certificate
 from ..claims import Claim, Quantifier
 from .order import stored_theorem
@@ -11,7 +12,8 @@ from .order import stored_theorem
 __all__ = ["growth_certificate"]
 
 KIND = "exponential-growth-theorem"
-THEOREM = {"l2": "l2-growth", "sinkhorn": "sinkhorn-growth"}
+# the stored theorem behind each declared growth bound (Variant.growth_bound)
+THEOREM = {"inverse-kernel": "l2-growth", "coupling": "sinkhorn-growth"}
 
 
 def growth_certificate(problem) -> Verdict:
@@ -19,13 +21,14 @@ def growth_certificate(problem) -> Verdict:
     from ..growth import no_blowup
 
     claim_words = "every Σ₀ ⪰ 0: global solution with at most exponential growth (matrix-form theorem)"
-    if problem.variant not in THEOREM:
+    bound = growth_bound_of(problem)
+    if bound not in THEOREM:
         return Verdict(UNDECIDED, claim_words, reason="growth theorems exist for Sinkhorn and ℓ2")
     base = no_blowup(problem)  # the exact norm bounds (u_V, u_A, g, u_F, γ)
     if base.status != PROVED:
         return base
     data = dict(base.evidence["certificate"]["data"])
-    name = THEOREM[problem.variant]
+    name = THEOREM[bound]
     sha, _ = stored_theorem(name)
     data = {"theorem": name, "theorem_sha256": sha, **data}
     claim = Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": data["gamma"]})

@@ -15,7 +15,7 @@ import importlib
 import pkgutil
 from dataclasses import dataclass, field
 
-__all__ = ["Route", "Context", "Outcome", "route", "registry", "prove", "riccati_ready", "is_softmax_family",
+__all__ = ["Route", "Context", "Outcome", "route", "registry", "prove", "riccati_ready", "quadratic_family", "single_quadratic",
            "driftless_softmax_family", "single_head_drift", "tube_ready"]
 
 
@@ -137,32 +137,113 @@ def registry() -> list[Route]:
 
 
 # ---- shared exact preconditions -------------------------------------------------------------
-def is_softmax_family(problem) -> bool:
-    return problem.variant == "softmax"
+# They consult the variants' declarations (symbolic_tf.variants.quadratic_heads); none names a variant.
+def quadratic_family(problem) -> str | None:
+    """Why the problem's covariance flow is not a sum of quadratic fields, or None when it is.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+
+    Returns
+    -------
+    str or None
+        None when Σ̇ = Σ_h (C_hΣÃ_hΣ + ΣÃ_hᵀΣC_hᵀ) + FΣ + ΣFᵀ (softmax, multi-head softmax), else
+        the reason in one line.
+    """
+    from ...spec.errors import InvalidParameters
+    from ...variants import quadratic_heads
+
+    try:
+        quadratic_heads(problem)
+    except InvalidParameters as exc:
+        return f"needs a quadratic (softmax-type) covariance flow: {exc.reason}"
+    return None
+
+
+def single_quadratic(problem) -> str | None:
+    """Why the problem is not one quadratic head (single-head softmax), or None.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+
+    Returns
+    -------
+    str or None
+        None for a single-head variant with a quadratic covariance flow, else the reason.
+    """
+    from ...spec.errors import InvalidParameters
+    from ...variants import single_quadratic_head
+
+    try:
+        single_quadratic_head(problem)
+    except InvalidParameters as exc:
+        return f"needs a single quadratic (softmax-type) head: {exc.reason}"
+    return None
 
 
 def driftless_softmax_family(problem) -> str | None:
-    """None for softmax / multi-head softmax without drift (the LMI routes), else why not."""
-    if problem.variant not in ("softmax", "multihead"):
-        return "needs softmax or multi-head"
+    """Why the LMI routes do not apply (quadratic flow without drift), or None.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+
+    Returns
+    -------
+    str or None
+        None for a quadratic flow (softmax / multi-head softmax) without drift.
+    """
+    why = quadratic_family(problem)
+    if why is not None:
+        return why
     return "only without drift" if problem.has_drift else None
 
 
 def single_head_drift(problem) -> str | None:
-    """None for the drift model with one softmax head (the equilibrium routes), else why not."""
-    if problem.variant != "softmax" or problem.heads:
-        return "needs single-head softmax"
+    """Why the equilibrium routes do not apply (one quadratic head with a drift F), or None.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+
+    Returns
+    -------
+    str or None
+        None for the drift model with one quadratic (softmax) head.
+    """
+    why = single_quadratic(problem)
+    if why is not None:
+        return why
     return None if problem.has_drift else "needs a drift F"
 
 
 def tube_ready(problem, drift: bool | None = None) -> str | None:
-    """None when a validated tube can start from the problem's Σ₀ (softmax or multi-head softmax,
-    d ≤ the tubes' limit, Σ₀ given) and the drift requirement holds (True: needs F, False: no F,
-    None: either); else why not."""
+    """Why a validated tube cannot start from the problem's Σ₀, or None.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+    drift : bool or None
+        True: the route needs a drift F; False: it covers the flow without drift; None: either.
+
+    Returns
+    -------
+    str or None
+        None for a quadratic flow (softmax or multi-head softmax), d ≤ the tubes' limit, Σ₀
+        given, and the drift requirement met; else the reason.
+    """
     from ..validated.tube import MAX_D
 
-    if problem.variant not in ("softmax", "multihead"):
-        return "needs softmax or multi-head softmax"
+    why = quadratic_family(problem)
+    if why is not None:
+        return why
     if drift is True and not problem.has_drift:
         return "needs a drift F"
     if drift is False and problem.has_drift:
@@ -175,16 +256,24 @@ def tube_ready(problem, drift: bool | None = None) -> str | None:
 
 
 def riccati_ready(problem) -> str | None:
-    """None when the problem is softmax with V = v·I (the Riccati-linearisable case)."""
-    from ..riccati import scalar_of_identity
+    """Why the Radon linearisation does not apply (one quadratic head with V = v·I), or None.
 
-    if problem.variant != "softmax" or problem.heads:
-        return "needs single-head softmax"
-    if problem.A is None or problem.V is None:
-        return "needs A and V"
-    if scalar_of_identity(problem.V) is None:
-        return "needs V = v·I"
-    return None
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+
+    Returns
+    -------
+    str or None
+        None when the covariance flow is one quadratic head whose value matrix is v·I.
+    """
+    from ..riccati import radon_pair
+
+    why = single_quadratic(problem)
+    if why is not None:
+        return why
+    return None if radon_pair(problem) is not None else "needs V = v·I"
 
 
 @dataclass

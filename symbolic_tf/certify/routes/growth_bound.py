@@ -13,7 +13,9 @@ class GrowthBound(Route):
     modes = ("point", "uniform")
 
     def applies(self, problem, ctx: Context):
-        return None if problem.variant in ("sinkhorn", "l2") else "needs Sinkhorn or ℓ2"
+        from ...variants import growth_bound_of
+
+        return None if growth_bound_of(problem) else "the variant declares no growth bound (Sinkhorn, ℓ2 do)"
 
     def search(self, problem, ctx: Context):
         from ..growth import no_blowup

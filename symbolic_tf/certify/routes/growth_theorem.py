@@ -14,9 +14,11 @@ class GrowthTheorem(Route):
     modes = ("point", "uniform")
 
     def applies(self, problem, ctx: Context):
+        from ...variants import growth_bound_of
+
         if problem.heads:
             return "single head only"
-        return None if problem.variant in ("sinkhorn", "l2") else "needs Sinkhorn or ℓ2"
+        return None if growth_bound_of(problem) else "the variant declares no growth bound (Sinkhorn, ℓ2 do)"
 
     def search(self, problem, ctx: Context):
         from ..matrix_proofs.growth import growth_certificate

@@ -195,8 +195,11 @@ class SchedulePhases(Route):
 
         if problem.schedule is None:
             return "covers depth schedules (constant problems go to the other routes)"
-        if problem.variant != "softmax" or problem.heads:
-            return "schedules are certified for single-head softmax"
+        from ...variants import get as get_variant
+
+        v = get_variant(problem.variant)
+        if v.composite or v.quadratic_factor is None:
+            return "schedules are certified for one quadratic (softmax-type) head"
         if problem.cov is None and not ctx.uniform:
             return "needs Σ₀"
         return None if problem.d <= MAX_D else f"d ≤ {MAX_D}"

@@ -14,7 +14,10 @@ class Stationary(Route):
     def applies(self, problem, ctx: Context):
         if problem.cov is None:
             return "needs Σ₀"
-        return None if problem.variant in ("softmax", "multihead", "l2", "sinkhorn", "linear") else "variant not covered"
+        from ...variants import get
+
+        # Σ₀ = 0 stays 0 under a Gaussian-closed flow (Σ̇ = JΣ + ΣJᵀ); Σ₀ ≠ 0 needs Σ̇(Σ₀) = 0 exactly
+        return None if get(problem.variant).expected_closed else "variant not covered"
 
     def search(self, problem, ctx: Context):
         from ..stationary import stationary

@@ -4,7 +4,7 @@ the reduced flow on that range with the whole registry and map the claim back
 ("every Σ₀ ≻ 0 → Σ*") do not cover a singular Σ₀."""
 from __future__ import annotations
 
-from . import Context, Route, route
+from . import Context, Route, quadratic_family, route
 
 
 @route
@@ -16,8 +16,9 @@ class Stratum(Route):
     def applies(self, problem, ctx: Context):
         if problem.cov is None:
             return "needs Σ₀"
-        if problem.variant not in ("softmax", "multihead"):
-            return "needs softmax or multi-head softmax"
+        why = quadratic_family(problem)
+        if why is not None:
+            return why
         from ..exact import definiteness, qmat
 
         S = definiteness(qmat(problem.cov))

@@ -5,7 +5,7 @@ line, which proves CLUSTERING (rank 1) for this Σ₀ (kind ``tube-cluster``,
 on an isotropic line?) is cheap, so it runs before the blow-up tubes (60, 61)."""
 from __future__ import annotations
 
-from . import Context, Route, route, tube_ready
+from . import Context, Route, route, single_quadratic, tube_ready
 
 
 @route
@@ -16,8 +16,9 @@ class TubeCluster(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
-        if problem.variant != "softmax" or problem.heads:
-            return "needs single-head softmax"
+        why = single_quadratic(problem)
+        if why is not None:
+            return why
         return tube_ready(problem, drift=False) or (None if problem.d == 2 else "the clustering certificate covers d = 2")
 
     def search(self, problem, ctx: Context):

@@ -100,7 +100,9 @@ def _float_precheck(problem, Smid, horizon: float = 200.0):
 
     d = problem.d
     f = lambda M: np.array([[float(x) for x in r] for r in M])  # noqa: E731
-    A, V = f(problem.A) * float(problem.scale), f(problem.V)
+    from ...variants import single_quadratic_head
+
+    V, A = (np.array(M.tolist(), dtype=float) for M in single_quadratic_head(problem))
     F = f(problem.F) if problem.F is not None else np.zeros((d, d))
 
     def rhs(_t, y):
@@ -146,8 +148,12 @@ def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, 
     from .tube import flow_data, integrate_tube
 
     claim0 = _claim0()
-    if problem.variant != "softmax" or problem.heads or problem.A is None or problem.V is None:
-        return Verdict(UNDECIDED, claim0, reason="needs single-head softmax with A and V")
+    from ...variants import single_quadratic_head
+
+    try:
+        single_quadratic_head(problem)
+    except InvalidParameters as exc:
+        return Verdict(UNDECIDED, claim0, reason=f"needs one quadratic (softmax) head: {exc.reason}")
     if problem.cov is None:
         return Verdict(UNDECIDED, claim0, reason="the problem has no Σ₀")
     try:

@@ -85,10 +85,12 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ..exact import definiteness, qmat
     from ..kinds.cluster import check_cluster_end
     from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
+    from ...variants import get as get_variant
     from .tube import flow_data, integrate_tube
 
-    if problem.d != 2 or problem.variant != "softmax" or problem.heads:
-        return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers single-head softmax in d = 2")
+    if problem.d != 2 or get_variant(problem.variant).composite:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers one quadratic (softmax) head "
+                       "in d = 2")
     try:
         heads, F = flow_data(problem)
     except InvalidParameters as exc:

@@ -17,6 +17,7 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import InvalidParameters
+from ...variants import quadratic_heads
 from ..exact import qmat
 from .flow import (Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad, prepare_step, singularity_distance, svec_basis,
                    taylor_step)
@@ -24,7 +25,6 @@ from .flow import (Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad, p
 __all__ = ["Tube", "enclose", "flow_data", "integrate_tube", "MAX_D"]
 
 MAX_D = 6
-_MULTI = ("multihead", "multi-head", "mha")
 _STEP_TOL = 1e-15
 _LOCAL_TOL = 1e-15
 _MAX_RETRIES = 8
@@ -118,23 +118,11 @@ def flow_data(problem):
     require_gaussian(problem, "a validated tube of the moment ODE")
     if problem.cov is None:
         raise InvalidParameters("initial.cov", "a validated tube starts from the problem's Σ₀")
-    sc = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
-    if problem.variant == "softmax":
-        if problem.heads or problem.A is None or problem.V is None:
-            raise InvalidParameters("variant", "softmax needs A and V (and no [[heads]])")
-        heads = [(qmat(problem.V), qmat(problem.A) * sc)]
-    elif problem.variant in _MULTI:
-        if not problem.heads:
-            raise InvalidParameters("heads", "multi-head problem without heads")
-        heads = []
-        for k, hd in enumerate(problem.heads):
-            if hd.variant != "softmax" or hd.attention is None or hd.V is None:
-                raise InvalidParameters(f"heads[{k}]", "only softmax heads with A and V are covered")
-            C = qmat(hd.V) if hd.W is None else qmat(hd.W) * qmat(hd.V)
-            heads.append((C, qmat(hd.attention) * sc))
-    else:
-        raise InvalidParameters("variant", f"validated tubes cover softmax and multi-head softmax, not "
-                                f"{str(problem.variant)[:40]!r}")
+    try:
+        heads = quadratic_heads(problem)
+    except InvalidParameters as exc:
+        raise InvalidParameters(exc.field, f"validated tubes cover the quadratic (softmax-type) covariance flow "
+                                f"only: {exc.reason}") from None
     F = qmat(problem.F) if problem.F is not None else None
     return heads, F
 
