@@ -124,7 +124,18 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
 
 
 def load(path: str | Path):
-    """Read a problem file (TOML or JSON, every number exact); see :func:`Problem`."""
+    """Read a problem file (TOML or JSON, every number exact); see :func:`Problem`.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.toml`` or ``.json`` problem file.
+
+    Returns
+    -------
+    symbolic_tf.spec.problem.Problem
+        The parsed problem (relative paths resolved from the file's folder).
+    """
     from .spec.problem import load_problem
 
     return load_problem(path)
@@ -172,6 +183,11 @@ def invariance(variant: str):
     PROVED when Γ_μ(x) = Jx + c is affine in x for every Gaussian μ (then α̇ = Jα + c,
     Σ̇ = JΣ + ΣJᵀ); REFUTED with an exact witness, a provably nonzero second x-derivative of Γ.
 
+    Parameters
+    ----------
+    variant : str
+        A variant name (``symbolic_tf.variants.names()``).
+
     Returns
     -------
     symbolic_tf.spec.verdict.Verdict
@@ -190,6 +206,13 @@ def invariance(variant: str):
 def rhs(problem, t=0):
     """α̇ and Σ̇ at the problem's exact parameters at depth ``t`` (default 0; a schedule's
     parameters at t, docs/schedules.md) and its initial Gaussian (exact when rational).
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (exact parameters and initial Gaussian).
+    t : number
+        The depth at which a schedule's parameters are taken.
 
     Returns
     -------
@@ -274,7 +297,7 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None):
     >>> import symbolic_tf as stf
     >>> p = stf.Problem("softmax", A=[[1, 0], [0, 1]], V=[[1, 0], [0, 1]], cov=[[1, 0], [0, 1]])
     >>> c = stf.classify(p)
-    >>> c.regime, c.status, stf.check(c.certificate).ok
+    >>> str(c.regime), c.status, stf.check(c.certificate).ok
     ('BLOWUP', 'PROVED', True)
     """
     from .regimes.classify import classify as _classify
@@ -287,6 +310,11 @@ def check(certificate):
 
     The checker re-derives the claim and status from the certificate's data with exact/ball
     arithmetic only (docs/certification.md); it shares no code with the search.
+
+    Parameters
+    ----------
+    certificate : dict, Certificate, str or Path
+        The certificate, or the path of its JSON file.
 
     Returns
     -------

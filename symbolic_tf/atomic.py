@@ -19,6 +19,16 @@ def atomic_target(path: str | Path):
 
     The temporary file gets normal permissions (mkstemp would leave 0600); on any error it is
     removed and ``path`` is untouched.
+
+    Parameters
+    ----------
+    path : str or Path
+        The target file (its folder is created if needed).
+
+    Yields
+    ------
+    Path
+        The temporary file to write.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -39,6 +49,20 @@ def atomic_target(path: str | Path):
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically, flushed and fsync-ed before the rename.
+
+    Parameters
+    ----------
+    path : str or Path
+        The target file.
+    text : str
+        The contents.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     with atomic_target(path) as tmp:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -48,4 +72,18 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
 
 
 def write_json_atomic(path: str | Path, data) -> Path:
+    """Write ``data`` as indented JSON (UTF-8, keys in their order, a final newline) atomically.
+
+    Parameters
+    ----------
+    path : str or Path
+        The target file.
+    data : object
+        A JSON-serialisable value.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     return write_text_atomic(path, json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n")

@@ -29,13 +29,25 @@ SCHEMA_VERSION = 1
 
 
 def set_enabled(flag: bool | None) -> None:
-    """Force progress bars on (True) or off (False); None restores the terminal test."""
+    """Force progress bars on (True) or off (False); None restores the terminal test.
+
+    Parameters
+    ----------
+    flag : bool or None
+        True (on), False (off) or None (bars only on a terminal, or as ``SYMTF_PROGRESS`` says).
+    """
     global _ENABLED
     _ENABLED = flag
 
 
 def enabled() -> bool:
-    """Whether :func:`progress` draws a bar now."""
+    """Whether :func:`progress` draws a bar now.
+
+    Returns
+    -------
+    bool
+        The forced setting, else ``SYMTF_PROGRESS`` ("0"/"1"), else whether stderr is a terminal.
+    """
     if _ENABLED is not None:
         return _ENABLED
     env = os.environ.get("SYMTF_PROGRESS")
@@ -53,10 +65,19 @@ def progress(iterable: Iterable[T], *, total: int | None = None, desc: str = "",
 
     Parameters
     ----------
-    iterable : the work items; consumed lazily.
-    total : number of items, if ``len(iterable)`` is not available.
-    desc : a short label (``"heads"``, ``"layers"``).
-    unit : the item's name.
+    iterable : iterable
+        The work items; consumed lazily.
+    total : int, optional
+        The number of items, if ``len(iterable)`` is not available.
+    desc : str
+        A short label (``"heads"``, ``"layers"``).
+    unit : str
+        The item's name.
+
+    Yields
+    ------
+    object
+        The items of ``iterable``, in order.
     """
     if not enabled():
         yield from iterable
@@ -113,7 +134,20 @@ class status:
 
 
 def short_decimal(value, digits: int = 7) -> str:
-    """A short decimal of an exact value (``Fraction``, ``"p/q"``, int, SymPy number): ``0.4927449``."""
+    """A short decimal of an exact value (``Fraction``, ``"p/q"``, int, SymPy number): ``0.4927449``.
+
+    Parameters
+    ----------
+    value : Fraction, str, int or SymPy number
+        An exact value (anything ``float`` accepts, else it is printed with ``str``).
+    digits : int
+        The significant digits.
+
+    Returns
+    -------
+    str
+        The value in ``%.{digits}g`` format.
+    """
     try:
         q = Fraction(str(value)) if not isinstance(value, Fraction) else value
         return f"{float(q):.{digits}g}"
@@ -127,6 +161,20 @@ def short_decimal(value, digits: int = 7) -> str:
 def exact_and_decimal(value, digits: int = 7) -> str:
     """The exact value followed by a short decimal when it is not already short.
 
+    Parameters
+    ----------
+    value : Fraction, str, int or SymPy number
+        An exact value.
+    digits : int
+        The significant digits of the decimal.
+
+    Returns
+    -------
+    str
+        ``str(value)``, followed by ``(≈ decimal)`` when it is a fraction ``p/q``.
+
+    Examples
+    --------
     >>> exact_and_decimal("1/3"), exact_and_decimal("2"), exact_and_decimal("0.5")
     ('1/3 (≈ 0.3333333)', '2', '0.5')
     """
@@ -141,6 +189,18 @@ def tagged(name: str, data: dict) -> dict:
 
     A document that already carries a ``schema`` (certificates, regime maps) is returned
     unchanged: those schemas are checked by their readers.
+
+    Parameters
+    ----------
+    name : str
+        The document's name (e.g. ``"heads"``).
+    data : dict
+        The document.
+
+    Returns
+    -------
+    dict
+        ``{"schema": "symbolic_tf.NAME/1", "version": …, **data}``, or ``data`` itself.
     """
     if "schema" in data:
         return data
@@ -150,7 +210,20 @@ def tagged(name: str, data: dict) -> dict:
 
 
 def verdict_label(regime, status) -> str:
-    """``"BLOWUP (PROVED)"``, but a bare ``"UNDECIDED"`` (never ``"UNDECIDED (UNDECIDED)"``)."""
+    """``"BLOWUP (PROVED)"``, but a bare ``"UNDECIDED"`` (never ``"UNDECIDED (UNDECIDED)"``).
+
+    Parameters
+    ----------
+    regime : str or Regime
+        The regime (may be empty or None).
+    status : str
+        The status (PROVED, REFUTED, UNDECIDED, …).
+
+    Returns
+    -------
+    str
+        ``"REGIME (STATUS)"``, or the bare status.
+    """
     regime, status = str(regime), str(status)
     if status == "UNDECIDED" or regime in ("", "None", status):
         return status
@@ -162,6 +235,16 @@ def matrix_str(M) -> str:
 
     Accepts SymPy matrices, numpy arrays and nested lists; entries are printed with ``str``
     (SymPy's ``sstr`` for SymPy expressions), so exact values stay exact.
+
+    Parameters
+    ----------
+    M : sympy.Matrix, numpy.ndarray or nested list
+        The matrix (anything else is printed with ``str``).
+
+    Returns
+    -------
+    str
+        The nested-bracket form.
     """
     tolist = getattr(M, "tolist", None)
     rows = tolist() if callable(tolist) else M

@@ -89,7 +89,18 @@ def _trace_refuted(claim):
 
 
 def catalogue(max_d: int = 3) -> list:
-    """The catalogue's conjectures (identity ones are decided, regime ones searched)."""
+    """The catalogue's conjectures (identity ones are decided, regime ones searched).
+
+    Parameters
+    ----------
+    max_d : int
+        The largest dimension d drawn by the regime conjectures.
+
+    Returns
+    -------
+    list
+        The :class:`~.core.IdentityConjecture` and :class:`~.core.RegimeConjecture` objects.
+    """
     from hypothesis import strategies as st
 
     from .. import variants
@@ -179,6 +190,24 @@ def catalogue(max_d: int = 3) -> list:
 
 
 def run_catalogue(examples: int = 40, seed: int = 0, progress=None, only=None) -> list:
+    """Verify the conjectures of the catalogue (:func:`catalogue`), one after another.
+
+    Parameters
+    ----------
+    examples : int
+        The problems drawn per regime conjecture.
+    seed : int
+        The hypothesis seed.
+    progress : callable, optional
+        Called with ``"<name> ..."`` before each conjecture.
+    only : collection of str, optional
+        The names of the conjectures to run (default: all).
+
+    Returns
+    -------
+    list of VerifyReport
+        One report per conjecture run.
+    """
     from .core import verify
 
     reports = []
@@ -192,7 +221,18 @@ def run_catalogue(examples: int = 40, seed: int = 0, progress=None, only=None) -
 
 
 def evidence_summary(reports) -> dict:
-    """How many claims have each kind of evidence (docs/mathematics.md §10)."""
+    """How many claims have each kind of evidence (docs/mathematics.md §10).
+
+    Parameters
+    ----------
+    reports : list of VerifyReport
+        The reports.
+
+    Returns
+    -------
+    dict
+        Evidence kind → number of reports ("no counterexample in N examples" counted together).
+    """
     from collections import Counter
 
     def kind(r):
@@ -202,6 +242,19 @@ def evidence_summary(reports) -> dict:
 
 
 def format_table(reports) -> str:
+    """The reports as a text table: one line per claim (verdict, examples, time, statement), one
+    line of evidence, and the evidence summary.
+
+    Parameters
+    ----------
+    reports : list of VerifyReport
+        The reports (at least one).
+
+    Returns
+    -------
+    str
+        The table.
+    """
     w = max(len(r.name) for r in reports)
     lines = [f"{'claim':<{w}}  {'verdict':<18} {'examples':>8} {'time':>7}  statement / evidence"]
     for r in reports:
@@ -213,7 +266,19 @@ def format_table(reports) -> str:
 
 
 def conjecture_from_toml(doc: dict):
-    """A user conjecture from a TOML/JSON document (see README)."""
+    """A user conjecture from a TOML/JSON document (see README).
+
+    Parameters
+    ----------
+    doc : dict
+        ``{name, statement, source, hypothesis: {variant, value, attention, value_attention, drift,
+        cov, min_d, max_d}, conclusion: {regime, uniform}}``.
+
+    Returns
+    -------
+    RegimeConjecture
+        The conjecture; raises InvalidParameters on an unknown field or value.
+    """
     from hypothesis import strategies as st
 
     from ..spec.errors import InvalidParameters

@@ -98,7 +98,18 @@ class RegimeConjecture:
 
 def degenerate(problem) -> bool:
     """True when the attention or value matrix is zero (every head's for multi-head): the flow is
-    then the drift alone and a claim about attention is not tested."""
+    then the drift alone and a claim about attention is not tested.
+
+    Parameters
+    ----------
+    problem : Problem
+        A problem (single- or multi-head).
+
+    Returns
+    -------
+    bool
+        True iff A = 0 or V = 0 (for every head, in the multi-head case).
+    """
     def zero(M):
         return M is None or all(x == 0 for row in M for x in row)
 
@@ -136,6 +147,13 @@ class VerifyReport:
     evidence_kind: str = ""
 
     def to_dict(self) -> dict:
+        """The report as a plain dict (one key per field).
+
+        Returns
+        -------
+        dict
+            Field name → value.
+        """
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
@@ -172,7 +190,29 @@ def _numerically_violated(problem, conclusion: str, horizon: float = 20.0) -> bo
 
 
 def verify(conj, examples: int = 100, seed: int = 0, progress: Callable | None = None) -> VerifyReport:
-    """Decide or test a conjecture (see the module docstring)."""
+    """Decide or test a conjecture (see the module docstring).
+
+    An :class:`IdentityConjecture` is decided by its ``decide()``; a :class:`RegimeConjecture` is
+    searched with hypothesis: each drawn problem is classified and the first PROVED
+    classification that violates the conclusion is a certified counterexample (then shrunk).
+
+    Parameters
+    ----------
+    conj : RegimeConjecture or IdentityConjecture
+        The conjecture.
+    examples : int
+        The number of problems hypothesis draws (regime conjectures).
+    seed : int
+        The hypothesis seed.
+    progress : callable, optional
+        Called with a progress message every 10 distinct problems.
+
+    Returns
+    -------
+    VerifyReport
+        Verdict PROVED / REFUTED (identity), REFUTED with the counterexample and its certificate,
+        or NO_COUNTEREXAMPLE with what was tried and the numerically violated problems.
+    """
     t0 = time.perf_counter()
     if isinstance(conj, IdentityConjecture):
         from .theorems import COUNTEREXAMPLE, FIXED_D, UNDECIDED_KIND

@@ -28,7 +28,18 @@ def _engine_cov(variant, d, env):
 
 
 def softmax_riccati_form(dims=(2, 3)) -> Verdict:
-    """The engine's softmax Σ̇ equals VΣAΣ + ΣAᵀΣVᵀ (docs/mathematics.md §3)."""
+    """The engine's softmax Σ̇ equals VΣAΣ + ΣAᵀΣVᵀ (docs/mathematics.md §3).
+
+    Parameters
+    ----------
+    dims : tuple of int
+        The dimensions d at which the explicit entries are compared.
+
+    Returns
+    -------
+    Verdict
+        PROVED when the difference expands to 0 at every d, else REFUTED with the difference.
+    """
     from ..symbolic import symbols as S
 
     claim = "softmax: Σ̇ = VΣAΣ + ΣAᵀΣVᵀ"
@@ -45,7 +56,19 @@ def softmax_riccati_form(dims=(2, 3)) -> Verdict:
 
 
 def identity_closed_form(d: int = 2) -> Verdict:
-    """V = I: Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ solves Σ̇ = ΣAΣ + ΣAᵀΣ (docs/mathematics.md §4)."""
+    """V = I: Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ solves Σ̇ = ΣAΣ + ΣAᵀΣ (docs/mathematics.md §4).
+
+    Parameters
+    ----------
+    d : int
+        The dimension of the explicit check.
+
+    Returns
+    -------
+    Verdict
+        PROVED when d/dt Σ(t) − (ΣAΣ + ΣAᵀΣ) cancels to 0 and Σ(0) = Σ₀, else REFUTED with the
+        residual.
+    """
     claim = "V = I: Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ solves the softmax covariance ODE"
     t = sp.Symbol("t")
     A, S0 = _sym("A", d), _sym("S", d, True)
@@ -60,6 +83,13 @@ def identity_closed_form(d: int = 2) -> Verdict:
 
 
 def sinkhorn_mean_decouples() -> Verdict:
+    """Sinkhorn: the engine's mean equation is α̇ = Vα (the mean decouples from Σ).
+
+    Returns
+    -------
+    Verdict
+        PROVED when the derived mean right-hand side is exactly V·α, else REFUTED with it.
+    """
     from ..symbolic import symbols as S
     from ..symbolic.moments import derive
 
@@ -76,7 +106,18 @@ def _trace_gap(V, A, Sg):
 
 
 def trace_identity_symmetric(dims=(2, 3)) -> Verdict:
-    """V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ) (docs/mathematics.md §4)."""
+    """V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ) (docs/mathematics.md §4).
+
+    Parameters
+    ----------
+    dims : tuple of int
+        The dimensions d at which the explicit entries are compared (V, Σ symmetric symbols).
+
+    Returns
+    -------
+    Verdict
+        PROVED when tr(V⁻¹Σ̇) − tr(Σ(A+Aᵀ)Σ) cancels to 0 at every d, else REFUTED with the gap.
+    """
     from ..symbolic import symbols as S
 
     claim = "V = Vᵀ ≻ 0: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)"
@@ -92,7 +133,20 @@ def trace_identity_symmetric(dims=(2, 3)) -> Verdict:
 
 
 def trace_identity_nonsymmetric(tries: int = 200, seed: int = 0) -> Verdict:
-    """The same identity for a non-symmetric V: refuted by an exact rational instance."""
+    """The same identity for a non-symmetric V: refuted by an exact rational instance.
+
+    Parameters
+    ----------
+    tries : int
+        The random integer instances (d = 2, V invertible non-symmetric, Σ = LLᵀ + I) tried.
+    seed : int
+        The random seed.
+
+    Returns
+    -------
+    Verdict
+        REFUTED with the first instance where the gap is nonzero, else UNDECIDED.
+    """
     claim = "any invertible V: d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)"
     rng = random.Random(seed)
     for _ in range(tries):
@@ -114,7 +168,21 @@ def trace_identity_nonsymmetric(tries: int = 200, seed: int = 0) -> Verdict:
 
 def rank_invariance(tries: int = 5, seed: int = 1) -> Verdict:
     """rank Σ(t) = rank Σ₀: every closed variant has Σ̇ = JΣ + ΣJᵀ (so Σ = ΦΣ₀Φᵀ); checked
-    structurally and exactly on rank-deficient rational instances (QΣ̇Q = 0 for Q ⊥ range Σ)."""
+    structurally and exactly on rank-deficient rational instances (QΣ̇Q = 0 for Q ⊥ range Σ).
+
+    Parameters
+    ----------
+    tries : int
+        The random rank-one instances (d = 3) per variant.
+    seed : int
+        The random seed.
+
+    Returns
+    -------
+    Verdict
+        PROVED (structural) when Σ̇ = JΣ + ΣJᵀ and QΣ̇Q = 0 at every instance of every
+        Gaussian-closed variant (Sinkhorn excluded), else REFUTED naming the variant.
+    """
     from .. import variants
     from ..symbolic import symbols as S
     from ..symbolic.moments import derive

@@ -100,17 +100,52 @@ def _congruence(L, D, perm) -> tuple:
 
 
 def scalar_matrix(c, d: int) -> tuple:
-    """c·I (d×d) with Fraction entries."""
+    """c·I (d×d) with Fraction entries.
+
+    Parameters
+    ----------
+    c : Fraction, int or str
+        The scalar.
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    tuple of tuple of Fraction
+        c·I, d×d.
+    """
     return _scale(Fraction(c), identity(d))
 
 
 def matrix_strs(M) -> list:
-    """A matrix as nested lists of exact ``"p/q"`` strings (the problem-document format)."""
+    """A matrix as nested lists of exact ``"p/q"`` strings (the problem-document format).
+
+    Parameters
+    ----------
+    M : sequence of sequences of Fraction
+        A matrix.
+
+    Returns
+    -------
+    list of list of str
+        Its entries as ``"p/q"`` (``"p"`` for integers).
+    """
     return [[fraction_str(x) for x in row] for row in M]
 
 
 def vector_strs(v) -> list:
-    """A vector as a list of exact ``"p/q"`` strings (the problem-document format)."""
+    """A vector as a list of exact ``"p/q"`` strings (the problem-document format).
+
+    Parameters
+    ----------
+    v : sequence of Fraction
+        A vector.
+
+    Returns
+    -------
+    list of str
+        Its entries as ``"p/q"`` (``"p"`` for integers).
+    """
     return [fraction_str(x) for x in v]
 
 
@@ -149,6 +184,11 @@ def rationals(max_num: int = 4, max_den: int = 4) -> SearchStrategy[Fraction]:
 def positive_rationals(max_num: int = 4, max_den: int = 4) -> SearchStrategy[Fraction]:
     """Rationals p/q > 0 with 1 ≤ p ≤ max_num, 1 ≤ q ≤ max_den; shrinks to 1.
 
+    Parameters
+    ----------
+    max_num, max_den : int
+        Bounds (≥ 1) on the numerator and the denominator.
+
     Returns
     -------
     SearchStrategy[Fraction]
@@ -164,6 +204,11 @@ def positive_rationals(max_num: int = 4, max_den: int = 4) -> SearchStrategy[Fra
 def nonzero_rationals(max_num: int = 4, max_den: int = 4) -> SearchStrategy[Fraction]:
     """Rationals ±p/q ≠ 0 (1 ≤ p ≤ max_num, 1 ≤ q ≤ max_den); shrinks to 1 (then −1).
 
+    Parameters
+    ----------
+    max_num, max_den : int
+        Bounds (≥ 1) on the numerator and the denominator.
+
     Returns
     -------
     SearchStrategy[Fraction]
@@ -174,6 +219,11 @@ def nonzero_rationals(max_num: int = 4, max_den: int = 4) -> SearchStrategy[Frac
 
 def dims(min_d: int = 1, max_d: int = DEFAULT_MAX_D) -> SearchStrategy[int]:
     """Dimensions ``min_d ≤ d ≤ max_d``; shrinks to ``min_d``.
+
+    Parameters
+    ----------
+    min_d, max_d : int
+        The bounds, 1 ≤ min_d ≤ max_d.
 
     Returns
     -------
@@ -207,6 +257,13 @@ def _elements(elements) -> SearchStrategy[Fraction]:
 @st.composite
 def vectors(draw, d: Dim = None, elements: SearchStrategy | None = None) -> tuple:
     """Vectors of length d with entries from ``elements`` (default :func:`rationals`).
+
+    Parameters
+    ----------
+    d : int, strategy of int, or None
+        The dimension (None: drawn from :func:`dims`).
+    elements : strategy of Fraction, optional
+        Entry strategy (default :func:`rationals`).
 
     Returns
     -------
@@ -244,6 +301,13 @@ def matrices(draw, rows: Dim = None, cols: Dim = None, elements: SearchStrategy 
 def symmetric(draw, d: Dim = None, elements: SearchStrategy | None = None) -> tuple:
     """Symmetric d×d matrices M = Mᵀ (upper triangle drawn, mirrored).
 
+    Parameters
+    ----------
+    d : int, strategy of int, or None
+        The dimension (None: drawn from :func:`dims`).
+    elements : strategy of Fraction, optional
+        Entry strategy (default :func:`rationals`).
+
     Returns
     -------
     SearchStrategy[tuple[tuple[Fraction, ...], ...]]
@@ -261,6 +325,13 @@ def symmetric(draw, d: Dim = None, elements: SearchStrategy | None = None) -> tu
 @st.composite
 def skew(draw, d: Dim = None, elements: SearchStrategy | None = None) -> tuple:
     """Skew-symmetric d×d matrices S = −Sᵀ (zero diagonal; strict upper triangle drawn).
+
+    Parameters
+    ----------
+    d : int, strategy of int, or None
+        The dimension (None: drawn from :func:`dims`).
+    elements : strategy of Fraction, optional
+        Entry strategy (default :func:`rationals`).
 
     Returns
     -------
@@ -289,6 +360,13 @@ def _unit_lower(draw, n: int, ncols: int, el) -> tuple:
 def unit_lower_triangular(draw, d: Dim = None, elements: SearchStrategy | None = None) -> tuple:
     """Unit lower-triangular d×d matrices L (ones on the diagonal, so det L = 1).
 
+    Parameters
+    ----------
+    d : int, strategy of int, or None
+        The dimension (None: drawn from :func:`dims`).
+    elements : strategy of Fraction, optional
+        Entry strategy (default :func:`rationals`). (below the diagonal)
+
     Returns
     -------
     SearchStrategy[tuple[tuple[Fraction, ...], ...]]
@@ -302,6 +380,14 @@ def unit_lower_triangular(draw, d: Dim = None, elements: SearchStrategy | None =
 def invertible(draw, d: Dim = None, elements: SearchStrategy | None = None) -> tuple:
     """Invertible d×d matrices P L U (P a permutation, L unit lower-, U upper-triangular
     with a nonzero diagonal); every invertible rational matrix has this form.
+
+    Parameters
+    ----------
+    d : int, strategy of int, or None
+        The dimension (None: drawn from :func:`dims`).
+    elements : strategy of Fraction, optional
+        Entry strategy (default :func:`rationals`). (of L and the
+        off-diagonal of U)
 
     Returns
     -------
@@ -372,6 +458,15 @@ def spd(draw, d: Dim = None, elements: SearchStrategy | None = None,
     """Symmetric positive definite d×d matrices P L D Lᵀ Pᵀ (D ≻ 0 diagonal, L unit
     lower-triangular, P a permutation): :func:`psd` with rank d.
 
+    Parameters
+    ----------
+    d : int, strategy of int, or None
+        The dimension (None: drawn from :func:`dims`).
+    elements : strategy of Fraction, optional
+        Entry strategy (default :func:`rationals`).
+    diagonal : strategy of Fraction, optional
+        The positive entries of D (as in :func:`psd`).
+
     Returns
     -------
     SearchStrategy[tuple[tuple[Fraction, ...], ...]]
@@ -384,6 +479,17 @@ def spd(draw, d: Dim = None, elements: SearchStrategy | None = None,
 def nsd(d: Dim = None, rank: int | None = None, elements: SearchStrategy | None = None,
         diagonal: SearchStrategy | None = None) -> SearchStrategy[tuple]:
     """Symmetric negative semidefinite matrices: −M for M from :func:`psd` (same arguments).
+
+    Parameters
+    ----------
+    d : int, strategy of int, or None
+        The dimension (None: drawn from :func:`dims`).
+    rank : int, optional
+        0 ≤ rank ≤ d (None: drawn).
+    elements : strategy of Fraction, optional
+        Entry strategy (default :func:`rationals`).
+    diagonal : strategy of Fraction, optional
+        As in :func:`psd`.
 
     Returns
     -------
@@ -399,6 +505,13 @@ def indefinite(draw, d: Dim = None, elements: SearchStrategy | None = None) -> t
     eigenvalue.
 
     P L D Lᵀ Pᵀ with D = diag(δ₊ > 0, δ₋ < 0, arbitrary rationals…).
+
+    Parameters
+    ----------
+    d : int, strategy of int, or None
+        The dimension, at least 2 (None: drawn).
+    elements : strategy of Fraction, optional
+        Entry strategy (default :func:`rationals`).
 
     Returns
     -------
@@ -426,6 +539,13 @@ def orthogonal(draw, d: Dim = None, elements: SearchStrategy | None = None) -> t
 
     R = (I − S)(I + S)⁻¹ · diag(±1) with S rational skew (the Cayley transform; I + S is
     always invertible), so both determinants ±1 occur.  For d = 1 this is [[±1]].
+
+    Parameters
+    ----------
+    d : int, strategy of int, or None
+        The dimension (None: drawn from :func:`dims`).
+    elements : strategy of Fraction, optional
+        Entry strategy of the skew S (default :func:`rationals`).
 
     Returns
     -------
@@ -526,6 +646,15 @@ def v_a_with_positive_eig(draw, d: Dim = None, value: Factory | None = None,
     eigenvalue), S skew, V invertible (default :func:`invertible` or ``value(d)``), and
     A = V⁻¹(M/2 + S), so V A + Aᵀ Vᵀ = M exactly.
 
+    Parameters
+    ----------
+    d : int, strategy of int, or None
+        The dimension (None: drawn from :func:`dims`).
+    value : callable d -> strategy, optional
+        Strategy factory for V (invertible matrices; default :func:`invertible`).
+    elements : strategy of Fraction, optional
+        Entry strategy (default :func:`rationals`).
+
     Returns
     -------
     SearchStrategy[tuple[V, A]]
@@ -545,6 +674,13 @@ def v_a_with_positive_eig(draw, d: Dim = None, value: Factory | None = None,
 
 def spd_value(d: Dim = None, elements: SearchStrategy | None = None) -> SearchStrategy[tuple]:
     """Value matrices V = Vᵀ ≻ 0 (the case of docs/mathematics.md §4 where d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ)).
+
+    Parameters
+    ----------
+    d : int, strategy of int, or None
+        The dimension (None: drawn from :func:`dims`).
+    elements : strategy of Fraction, optional
+        Entry strategy (default :func:`rationals`).
 
     Returns
     -------
@@ -697,6 +833,15 @@ def problem_documents(variant: str | SearchStrategy[str] = "softmax", d: Dim = N
     """Problem *documents* (plain dicts with ``"p/q"`` strings, the TOML/JSON format).
 
     Takes the same arguments as :func:`problems`, which parses these documents.
+
+    Parameters
+    ----------
+    variant : str or strategy of str
+        The variant name(s).
+    d : int, strategy of int, or None
+        The dimension.
+    **options
+        The other keyword arguments of :func:`problems`.
 
     Returns
     -------

@@ -38,7 +38,21 @@ CLOSURE_PROOFS = {
 
 def by_matrix_proofs(claim: str, *names: str) -> Verdict:
     """PROVED for every d by the named proofs of :mod:`symbolic_tf.certify.matrix_proofs.library`,
-    each turned into a certificate and re-verified by the independent checker."""
+    each turned into a certificate and re-verified by the independent checker.
+
+    Parameters
+    ----------
+    claim : str
+        The claim's words.
+    *names : str
+        Proof names (:data:`symbolic_tf.certify.matrix_proofs.library.NAMES`).
+
+    Returns
+    -------
+    Verdict
+        PROVED with evidence kind ``proof for every d`` and the checked certificates, or
+        UNDECIDED when a proof does not check.
+    """
     from ..certify.check import check
     from ..certify.matrix_proofs import library as L
     from ..certify.matrix_proofs.certificates import identity_certificate
@@ -57,7 +71,23 @@ def by_matrix_proofs(claim: str, *names: str) -> Verdict:
 
 
 def refuted_by_witness(claim: str, statement: dict, dims=(2,)) -> Verdict:
-    """REFUTED by an exact witness of a false matrix statement (a checked REFUTED certificate)."""
+    """REFUTED by an exact witness of a false matrix statement (a checked REFUTED certificate).
+
+    Parameters
+    ----------
+    claim : str
+        The claim's words.
+    statement : dict
+        A matrix-form statement (a proof document without steps).
+    dims : tuple of int
+        The dimensions searched for a witness.
+
+    Returns
+    -------
+    Verdict
+        REFUTED with evidence kind ``certified counterexample``, the certificate and the witness,
+        or UNDECIDED when none is found or it does not check.
+    """
     from ..certify.check import check
     from ..certify.matrix_proofs.certificates import search_witness, witness_certificate
 
@@ -74,7 +104,21 @@ def refuted_by_witness(claim: str, statement: dict, dims=(2,)) -> Verdict:
 
 
 def refuted_by_given_witness(statement: dict, witness: dict) -> Verdict:
-    """REFUTED by a constructed exact witness (a checked REFUTED ``matrix-identity`` certificate)."""
+    """REFUTED by a constructed exact witness (a checked REFUTED ``matrix-identity`` certificate).
+
+    Parameters
+    ----------
+    statement : dict
+        A matrix-form statement (a proof document without steps).
+    witness : dict
+        ``{"d": n, "values": {...}}``, an exact point satisfying the hypotheses.
+
+    Returns
+    -------
+    Verdict
+        REFUTED (the claim text from the checker) with the certificate, or UNDECIDED when the
+        witness does not check.
+    """
     from ..certify.check import check
     from ..certify.matrix_proofs.certificates import witness_certificate
 
@@ -90,7 +134,19 @@ def refuted_by_given_witness(statement: dict, witness: dict) -> Verdict:
 
 def closure_every_d(name: str) -> Verdict:
     """Gaussian closure of a variant: PROVED for every d by its matrix-form closure proofs, or
-    REFUTED by the engine's exact non-closure witness."""
+    REFUTED by the engine's exact non-closure witness.
+
+    Parameters
+    ----------
+    name : str
+        A variant name.
+
+    Returns
+    -------
+    Verdict
+        PROVED (``proof for every d``, else ``proof for fixed d`` from the engine), REFUTED
+        (``certified counterexample``), or the engine's UNDECIDED verdict.
+    """
     from ..symbolic.closure import decide_invariance
 
     v = decide_invariance(name)
@@ -113,7 +169,21 @@ def closure_every_d(name: str) -> Verdict:
 
 def growth_every_d(claim: str, theorem: str) -> Verdict:
     """No finite-time blow-up for every d: the stored operator-inequality theorem replayed
-    (docs/mathematics.md §10: with it, ‖Σ̇‖ ≤ γ‖Σ‖ and Grönwall)."""
+    (docs/mathematics.md §10: with it, ‖Σ̇‖ ≤ γ‖Σ‖ and Grönwall).
+
+    Parameters
+    ----------
+    claim : str
+        The claim's words.
+    theorem : str
+        A stored theorem name (e.g. ``"l2-growth"``).
+
+    Returns
+    -------
+    Verdict
+        PROVED with evidence kind ``proof for every d``, the theorem's SHA-256 and its statement,
+        or UNDECIDED when it does not replay.
+    """
     from ..certify.matrix_proofs.order import stored_theorem
     from ..spec.errors import CertificationFailed
 

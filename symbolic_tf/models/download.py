@@ -51,7 +51,13 @@ def _sha256(path: Path) -> str:
 
 
 def cache_root() -> Path:
-    """``$SYMTF_CACHE`` or ``$XDG_CACHE_HOME/symbolic_tf`` (default ``~/.cache/symbolic_tf``)."""
+    """``$SYMTF_CACHE`` or ``$XDG_CACHE_HOME/symbolic_tf`` (default ``~/.cache/symbolic_tf``).
+
+    Returns
+    -------
+    Path
+        The cache folder (it may not exist yet).
+    """
     if os.environ.get("SYMTF_CACHE"):
         return Path(os.environ["SYMTF_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -59,7 +65,13 @@ def cache_root() -> Path:
 
 
 def cached_model_dir() -> Path:
-    """Where the verified default checkpoint lives (it may not exist yet)."""
+    """Where the verified default checkpoint lives (it may not exist yet).
+
+    Returns
+    -------
+    Path
+        ``cache_root()/models/<folder>``.
+    """
     return cache_root() / "models" / _FOLDER_NAME
 
 
@@ -67,7 +79,18 @@ _VERIFIED: dict = {}
 
 
 def verify_folder(folder: Path) -> bool:
-    """True iff every pinned file is in ``folder`` with its pinned SHA-256 (memoised per stamp)."""
+    """True iff every pinned file is in ``folder`` with its pinned SHA-256 (memoised per stamp).
+
+    Parameters
+    ----------
+    folder : Path or str
+        The folder to check.
+
+    Returns
+    -------
+    bool
+        True iff every pinned file is present with its pinned SHA-256.
+    """
     folder = Path(folder)
     try:
         stamp = tuple((n, (folder / n).stat().st_size, (folder / n).stat().st_mtime_ns) for n in FILE_SHA256)
@@ -81,6 +104,11 @@ def verify_folder(folder: Path) -> bool:
 
 def fetch_default_model(*, quiet: bool = False) -> Path:
     """The verified default checkpoint folder, downloading it on first use (≈ 84 MB).
+
+    Parameters
+    ----------
+    quiet : bool
+        Do not print progress messages to stderr.
 
     Returns
     -------
@@ -136,6 +164,14 @@ def fetch_default_model(*, quiet: bool = False) -> Path:
 
 
 def main() -> int:  # python -m symbolic_tf.models.download
+    """The command ``python -m symbolic_tf.models.download``: fetch (or find) the default model and
+    print its folder.
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 2 when the model cannot be fetched (ModelError, printed to stderr).
+    """
     try:
         print(fetch_default_model())
     except ModelError as exc:

@@ -49,7 +49,22 @@ _SCORE_BLOCK = 2**24  # attention scores held at once by encoder_layer (query bl
 
 
 def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
-    r"""LN(x) = γ ⊙ (x − x̄)/√(σ² + ε) + β over the last axis (σ² the biased variance)."""
+    r"""LN(x) = γ ⊙ (x − x̄)/√(σ² + ε) + β over the last axis (σ² the biased variance).
+
+    Parameters
+    ----------
+    x : ndarray, shape (..., d)
+        The input.
+    weight, bias : ndarray, shape (d,)
+        γ and β.
+    eps : float
+        ε.
+
+    Returns
+    -------
+    ndarray, shape (..., d)
+        LN(x), in the dtype of x.
+    """
     mu = x.mean(axis=-1, keepdims=True)
     xc = x - mu
     var = (xc * xc).mean(axis=-1, keepdims=True)
@@ -57,7 +72,18 @@ def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) 
 
 
 def gelu(z: np.ndarray) -> np.ndarray:
-    r"""The erf GELU g(z) = ½ z (1 + erf(z/√2)) (BERT's ``hidden_act = "gelu"``)."""
+    r"""The erf GELU g(z) = ½ z (1 + erf(z/√2)) (BERT's ``hidden_act = "gelu"``).
+
+    Parameters
+    ----------
+    z : ndarray
+        The input (any shape; its dtype is kept).
+
+    Returns
+    -------
+    ndarray
+        g(z), elementwise.
+    """
     half = z.dtype.type(0.5)
     return half * z * (z.dtype.type(1) + erf(z / z.dtype.type(np.sqrt(2.0))))
 
@@ -144,6 +170,28 @@ def encoder_layer(layer, H: np.ndarray, mask=None, *, config, layernorm: bool = 
     ``attn_scale`` multiplies the attention branch, Y = H + ε·attn(H) (ε = 1 is the model;
     a small ε is one Euler step of size ε of the attention dynamics, used by the probe to
     separate discretisation from mean-field effects).
+
+    Parameters
+    ----------
+    layer : LayerWeights
+        In the dtype of the computation.
+    H : ndarray, shape (B, n, d)
+        The layer's input.
+    mask : array_like of {0, 1}, shape (B, n), optional
+        1 = real token, 0 = padding (masked as a key).
+    config : BertConfig
+        Supplies num_heads and layer_norm_eps.
+    layernorm : bool
+        False makes both LayerNorms the identity.
+    mlp : {"full", "affine", "off"}
+        The MLP branch: GELU, its first-order Taylor polynomial at 0, or 0.
+    attn_scale : float
+        ε.
+
+    Returns
+    -------
+    LayerTrace
+        H + ε·attn(H), its LN₁ and the layer output.
     """
     _check_mode(mlp)
     _, ctx = attention_heads(layer, H, mask, num_heads=config.num_heads, keep_probs=False)
@@ -233,7 +281,24 @@ def _layer_indices(model, layers) -> list[int]:
 
 
 def embed(model, input_ids, token_type_ids=None, *, dtype=np.float32) -> np.ndarray:
-    r"""BERT embeddings: LN(E_word[t_i] + E_pos[i] + E_type[s_i]) for ids (B, n) → (B, n, d)."""
+    r"""BERT embeddings: LN(E_word[t_i] + E_pos[i] + E_type[s_i]) for ids (B, n) → (B, n, d).
+
+    Parameters
+    ----------
+    model : BertEncoder
+        The loaded model.
+    input_ids : array_like of int, shape (B, n)
+        Token ids in 0 … vocab_size − 1, n ≤ max_position.
+    token_type_ids : array_like of int, shape (B, n), optional
+        Segment ids s_i (default 0).
+    dtype : numpy dtype
+        The dtype of the computation.
+
+    Returns
+    -------
+    ndarray, shape (B, n, d)
+        The embeddings; raises InvalidParameters on bad ids or a too long sequence.
+    """
     dt = _dtype(dtype)
     ids = np.asarray(input_ids)
     if ids.ndim != 2 or not np.issubdtype(ids.dtype, np.integer):

@@ -96,6 +96,7 @@ class HeadParams:
 
     @property
     def head_dim(self) -> int:
+        """The head dimension d_h (rows of W_Q)."""
         return self.Wq.shape[0]
 
     @property
@@ -124,12 +125,38 @@ class HeadParams:
         return self.Wo @ self.bv
 
     def query_term(self, X: np.ndarray) -> np.ndarray:
-        """r_h(x) = b_K·(W_Q x + b_Q)/√d_h for rows x of X (cancels in the softmax)."""
+        """r_h(x) = b_K·(W_Q x + b_Q)/√d_h for rows x of X (cancels in the softmax).
+
+        Parameters
+        ----------
+        X : ndarray, shape (n, d)
+            Query rows x.
+
+        Returns
+        -------
+        ndarray, shape (n,)
+            r_h(x) for each row.
+        """
         return self.scale * ((X @ self.Wq.T + self.bq) @ self.bk)
 
 
 def head_params(model, layer: int, head: int) -> HeadParams:
-    """Extract head ``head`` of layer ``layer`` (0-based) as :class:`HeadParams`."""
+    """Extract head ``head`` of layer ``layer`` (0-based) as :class:`HeadParams`.
+
+    Parameters
+    ----------
+    model : BertEncoder
+        The loaded model.
+    layer : int
+        The layer, 0 ≤ layer < num_layers.
+    head : int
+        The head, 0 ≤ head < num_heads.
+
+    Returns
+    -------
+    HeadParams
+        The head's slices of W_Q, W_K, W_V, W_O and the biases, as float64.
+    """
     cfg = model.config
     if not 0 <= layer < cfg.num_layers:
         raise InvalidParameters("layer", f"expected 0..{cfg.num_layers - 1}, got {layer}")
@@ -143,17 +170,60 @@ def head_params(model, layer: int, head: int) -> HeadParams:
 
 
 def layer_heads(model, layer: int) -> list[HeadParams]:
-    """All heads of one layer."""
+    """All heads of one layer.
+
+    Parameters
+    ----------
+    model : BertEncoder
+        The loaded model.
+    layer : int
+        The layer (0-based).
+
+    Returns
+    -------
+    list of HeadParams
+        Heads 0 … num_heads − 1.
+    """
     return [head_params(model, layer, h) for h in range(model.config.num_heads)]
 
 
 def head_logits(hp: HeadParams, Xq: np.ndarray, Xk: np.ndarray) -> np.ndarray:
-    r"""ℓ_{ij} = x_jᵀA_hx_i + u_hᵀx_j + r_h(x_i) for queries Xq (n×d), keys Xk (m×d) → (n, m)."""
+    r"""ℓ_{ij} = x_jᵀA_hx_i + u_hᵀx_j + r_h(x_i) for queries Xq (n×d), keys Xk (m×d) → (n, m).
+
+    Parameters
+    ----------
+    hp : HeadParams
+        The head.
+    Xq : ndarray, shape (n, d)
+        The queries.
+    Xk : ndarray, shape (m, d)
+        The keys.
+
+    Returns
+    -------
+    ndarray, shape (n, m)
+        The logits ℓ_{ij}.
+    """
     return Xq @ hp.A.T @ Xk.T + (Xk @ hp.u)[None, :] + hp.query_term(Xq)[:, None]
 
 
 def head_output(hp: HeadParams, Xq: np.ndarray, Xk: np.ndarray) -> np.ndarray:
-    r"""head_h(x_i) = Σ_j softmax_j(ℓ_{ij}) C_h x_j + W_O b_V for queries Xq and keys Xk → (n, d)."""
+    r"""head_h(x_i) = Σ_j softmax_j(ℓ_{ij}) C_h x_j + W_O b_V for queries Xq and keys Xk → (n, d).
+
+    Parameters
+    ----------
+    hp : HeadParams
+        The head.
+    Xq : ndarray, shape (n, d)
+        The queries.
+    Xk : ndarray, shape (m, d)
+        The keys (also the values).
+
+    Returns
+    -------
+    ndarray, shape (n, d)
+        The head's output after W_O, one row per query.
+    """
     L = head_logits(hp, Xq, Xk)
     L = L - L.max(axis=1, keepdims=True)
     P = np.exp(L)
@@ -163,7 +233,18 @@ def head_output(hp: HeadParams, Xq: np.ndarray, Xk: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=4)
 def closure_system(num_heads: int):
-    """The toolkit's multi-head softmax moment system, derived symbolically and compiled."""
+    """The toolkit's multi-head softmax moment system, derived symbolically and compiled.
+
+    Parameters
+    ----------
+    num_heads : int
+        The number of heads H.
+
+    Returns
+    -------
+    CompiledSystem
+        The compiled moment system of ``derive("multihead", heads=num_heads)`` (cached).
+    """
     from ..numeric.codegen import compile_system
     from ..symbolic.moments import derive
 
@@ -172,6 +253,17 @@ def closure_system(num_heads: int):
 
 def attention_affine(model, layer: int, mean, cov) -> tuple[np.ndarray, np.ndarray]:
     r"""The mean-field attention branch on N(mean, cov) as x ↦ Jx + c (module docstring).
+
+    Parameters
+    ----------
+    model : BertEncoder
+        The loaded model.
+    layer : int
+        The layer (0-based).
+    mean : array_like, shape (d,)
+        α.
+    cov : array_like, shape (d, d)
+        Σ.
 
     Returns
     -------
@@ -197,6 +289,19 @@ def attention_affine(model, layer: int, mean, cov) -> tuple[np.ndarray, np.ndarr
 
 def moment_step(model, layer: int, mean, cov, *, eps: float = 1.0) -> dict:
     r"""One-step predictions of the moments of Y = x + ε·attn(x), x ~ N(mean, cov).
+
+    Parameters
+    ----------
+    model : BertEncoder
+        The loaded model.
+    layer : int
+        The layer (0-based).
+    mean : array_like, shape (d,)
+        α.
+    cov : array_like, shape (d, d)
+        Σ.
+    eps : float
+        The step ε.
 
     Returns
     -------

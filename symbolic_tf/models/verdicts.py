@@ -86,7 +86,18 @@ _PREC = 256
 
 
 def dyadic(X) -> tuple[list[list[int]], int]:
-    """Exact integers N and a shift s with X = N·2^{-s} entrywise (X float32 or float64 values)."""
+    """Exact integers N and a shift s with X = N·2^{-s} entrywise (X float32 or float64 values).
+
+    Parameters
+    ----------
+    X : array_like, shape (m, n)
+        Finite float32 or float64 values (raises ValueError otherwise).
+
+    Returns
+    -------
+    tuple of (list of list of int, int)
+        (N, s) with the smallest such s (s = 0 for the zero matrix).
+    """
     X = np.asarray(X, dtype=np.float64)
     if not np.all(np.isfinite(X)):
         raise ValueError("dyadic: entries must be finite")
@@ -130,7 +141,20 @@ def _E(k: int) -> flint.fmpz_mat:
 
 
 def exact_sym_inertia(L_rows, R_rows, d: int) -> tuple[int, int, int]:
-    r"""Exact inertia of LᵀR + RᵀL (d × d) for integer L, R (k × d) via n±(GEG), G = MMᵀ."""
+    r"""Exact inertia of LᵀR + RᵀL (d × d) for integer L, R (k × d) via n±(GEG), G = MMᵀ.
+
+    Parameters
+    ----------
+    L_rows, R_rows : list of list of int
+        The integer matrices L, R (k × d), e.g. W_K and W_Q as dyadic integers.
+    d : int
+        The dimension d.
+
+    Returns
+    -------
+    tuple of (int, int, int)
+        (n₊, n₋, n₀) of LᵀR + RᵀL, exact.
+    """
     k = len(L_rows)
     M = _zmat(L_rows + R_rows)
     G = M * M.transpose()
@@ -159,12 +183,24 @@ class Eigenline:
     cert: dict | None = None  # v ∈ (v_lo, v_hi) by a sign change of the exact charpoly, k, r
 
     def to_dict(self) -> dict:
+        """The JSON face of the eigenline.
+
+        Returns
+        -------
+        dict
+            ``{"v", "v_float", "sign_v_a", "T_star_unit", "T_star_float"}``.
+        """
         return {"v": self.v, "v_float": self.v_float, "sign_v_a": self.sign_va, "T_star_unit": self.T_star,
                 "T_star_float": self.T_float}
 
 
 def eigenlines(hp) -> tuple[list[Eigenline], dict]:
     r"""Certified real eigenlines of C_h = W_O W_V and the sign of v·ûᵀA_hû on each.
+
+    Parameters
+    ----------
+    hp : HeadParams
+        The head.
 
     Returns
     -------
@@ -270,7 +306,18 @@ def _fmt_inertia(t) -> str:
 
 
 def checkpoint_source(model) -> dict:
-    """Where a loaded model's weights live (file + SHA-256), for head certificates."""
+    """Where a loaded model's weights live (file + SHA-256), for head certificates.
+
+    Parameters
+    ----------
+    model : BertEncoder
+        The loaded model (its folder holds ``model.safetensors``).
+
+    Returns
+    -------
+    dict
+        ``{"model_file": resolved path, "sha256": hex digest}``.
+    """
     import hashlib
 
     path = (model.path / "model.safetensors").resolve()
@@ -306,7 +353,24 @@ def head_verdicts(hp, *, witnesses: bool = True, source: dict | None = None) -> 
     """All exact verdicts of one head (module docstring) plus float spectra as numerical evidence.
 
     With ``source`` (:func:`checkpoint_source`) and a positive witness, the verdicts decided by
-    it carry certificates that ``symtf check`` re-verifies from the checkpoint file."""
+    it carry certificates that ``symtf check`` re-verifies from the checkpoint file.
+
+    Parameters
+    ----------
+    hp : HeadParams
+        The head.
+    witnesses : bool
+        Compute rational witness vectors x ∈ 2^-20 ℤ^d for the inertia claims.
+    source : dict, optional
+        The checkpoint's file and SHA-256 (:func:`checkpoint_source`).
+
+    Returns
+    -------
+    dict
+        layer, head, spectrum_symA (float), trace_C, category (one of :data:`CATEGORIES`) and
+        verdicts (name → Verdict dict): symA_nsd, identity_value_blowup,
+        conjecture_hypothesis, head_blowup.
+    """
     d = hp.Wq.shape[1]
     K, sK = dyadic(hp.Wk)
     Q, sQ = dyadic(hp.Wq)
@@ -433,7 +497,13 @@ class HeadsReport:
     figures: list = field(default_factory=list)
 
     def counts(self) -> dict:
-        """How many heads got each status, per verdict, and each category."""
+        """How many heads got each status, per verdict, and each category.
+
+        Returns
+        -------
+        dict
+            Verdict name → {status → number of heads}, and ``"category"`` → {category → number}.
+        """
         out = {}
         for h in self.heads:
             for k, v in h["verdicts"].items():
@@ -443,6 +513,18 @@ class HeadsReport:
         return out
 
     def to_dict(self, *, witnesses: bool = True) -> dict:
+        """The JSON face of the report.
+
+        Parameters
+        ----------
+        witnesses : bool
+            Keep the witness vectors in the verdicts' evidence (False drops them).
+
+        Returns
+        -------
+        dict
+            ``{"model", "counts", "heads", "figures", "notes"}``.
+        """
         heads = self.heads
         if not witnesses:
             heads = [{**h, "verdicts": {k: {**v, "evidence": {e: x for e, x in v["evidence"].items()
@@ -457,6 +539,14 @@ class HeadsReport:
                           "symbolic_tf.models.heads.head_params(model, layer, head).A / .C"]}
 
     def table(self) -> str:
+        """The report as a text table: one line per head (λ_max, λ_min of sym A, the exact inertias of
+        A + Aᵀ and CA + (CA)ᵀ, the head flow's status and its eigenlines), then the counts.
+
+        Returns
+        -------
+        str
+            The table.
+        """
         lines = [f"{self.model.get('name', '')}: {len(self.heads)} heads "
                  f"(A_h = W_Kᵀ W_Q/√d_h, C_h = W_O W_V; statuses exact on the float32 weights)",
                  f"{'L':>2} {'h':>3} {'λmax symA':>10} {'λmin symA':>10} {'inertia A+Aᵀ':>15} {'inertia CA+(CA)ᵀ':>17}"
@@ -506,6 +596,11 @@ def heads_report(model=None, *, layers=None, heads=None, witnesses: bool = True,
         (:func:`symbolic_tf.regimes.executors.make_executor`).
     out_dir : path, optional
         Write ``heads.json`` and ``heads_heatmap.png`` there (atomically).
+
+    Returns
+    -------
+    HeadsReport
+        The per-head verdicts (with the figures written, when ``out_dir`` is given).
     """
     from ..spec.errors import InvalidParameters
     from .heads import head_params

@@ -54,18 +54,22 @@ class Classification:
 
     @property
     def quantifier(self) -> str | None:
+        """The claim's quantifier (its value, e.g. "every Σ₀ ≻ 0"), or None without a claim."""
         return self.claim_data.quantifier.value if self.claim_data is not None else None
 
     @property
     def rank(self) -> int | None:
+        """The rank in the claim (e.g. of a CLUSTERING limit), or None."""
         return self.claim_data.rank if self.claim_data is not None else None
 
     @property
     def T_lo(self) -> str | None:
+        """The lower end of the claim's blow-up bracket [T_lo, T_hi] (a rational string), or None."""
         return self.claim_data.params.get("T_lo") if self.claim_data is not None else None
 
     @property
     def T_hi(self) -> str | None:
+        """The upper end of the claim's blow-up bracket [T_lo, T_hi] (a rational string), or None."""
         return self.claim_data.params.get("T_hi") if self.claim_data is not None else None
 
     def __repr__(self) -> str:
@@ -86,6 +90,14 @@ class Classification:
         return f"$\\textbf{{{latex_text(verdict_label(self.regime, self.status))}}}$: $\\text{{{text}}}$"
 
     def to_dict(self) -> dict:
+        """The JSON face of the classification.
+
+        Returns
+        -------
+        dict
+            regime, status, claim, claim_data, quantifier, route, uniform, rank and T_lo / T_hi
+            (when present), reason, certificate, side_claims and numerical_evidence (when present).
+        """
         out = {"regime": str(self.regime), "status": self.status, "claim": self.claim,
                "claim_data": self.claim_data.to_dict() if self.claim_data is not None else None,
                "quantifier": self.quantifier, "route": self.route, "uniform": self.uniform}
@@ -130,6 +142,12 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
     evidence : bool
         For an UNDECIDED point verdict, integrate numerically and report what was seen
         (labelled numerical evidence).
+
+    Returns
+    -------
+    Classification
+        The regime of the first route whose checked claim covers Σ₀ (status PROVED), else
+        UNDECIDED with the reasons of every route and, when ``evidence``, the numerical evidence.
     """
     from ..certify.routes import Context, prove
     from ..variants import bind

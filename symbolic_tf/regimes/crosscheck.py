@@ -34,7 +34,30 @@ def _trace(S) -> float:
 def crosscheck(doc: dict, n: int = 10, seed: int = 0, *, horizon: float = 20.0, dps: int = 20,
                integrate: bool = True) -> list[dict]:
     """Check ``n`` random points inside decided cells of the map ``doc``; one record per point
-    with ``agree`` (bool) and the evidence of each route."""
+    with ``agree`` (bool) and the evidence of each route.
+
+    Parameters
+    ----------
+    doc : dict
+        A regime map document (its ``spec`` and ``cells``).
+    n : int
+        The number of decided cells sampled (one random rational point in each).
+    seed : int
+        The random seed.
+    horizon : float
+        The horizon of the numerical integration.
+    dps : int
+        The mpmath working precision (decimal digits) of the reference integration.
+    integrate : bool
+        Whether agreement also requires the reference integration (mpmath) to behave as the
+        cell's regime says (blow-up inside the bracket, trace decreasing, approach to Σ*).
+
+    Returns
+    -------
+    list of dict
+        One record per point: cell, x, y, cell_regime, point_regime, point_status, the point's
+        bracket and the integration (when computed), and ``agree``.
+    """
     import mpmath
 
     from ..numeric.reference import reference_solve_problem

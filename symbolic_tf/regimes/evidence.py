@@ -26,6 +26,18 @@ def numerical_evidence(problem, horizon: float | None = None) -> dict:
     Returns a dict with ``label`` = "numerical evidence", ``outcome`` (``"blowup"``,
     ``"converged"``, ``"horizon"``, ``"unfinished"`` (the step budget ran out first), ``"failed"``), ``t_end``, ``norm_end``, ``rank_end`` and a
     one-line ``summary``.  Any failure is reported in the summary, never raised.
+
+    Parameters
+    ----------
+    problem : Problem
+        A problem with its Σ₀ (``problem.cov``).
+    horizon : float, optional
+        The integration horizon (default: ``problem.T``, else 50).
+
+    Returns
+    -------
+    dict
+        The summary described above (with ``horizon`` and ``label``).
     """
     T = float(horizon) if horizon else (float(problem.T) if problem.T is not None else 50.0)
     out = {"label": "numerical evidence (float integration, not a proof)", "horizon": T}

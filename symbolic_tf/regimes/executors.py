@@ -15,6 +15,13 @@ __all__ = ["Executor", "Dynamic", "SerialExecutor", "ProcessExecutor", "DaskExec
 
 
 def default_workers() -> int:
+    """The number of cores this process may run on (its CPU affinity; else the CPU count).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - non-Linux
@@ -27,15 +34,40 @@ class Executor(ABC):
 
     @abstractmethod
     def map_unordered(self, fn: Callable, args: list[tuple]) -> Iterator[tuple[int, object]]:
-        """Yield (index, fn(*args[index])) as the results arrive."""
+        """Yield (index, fn(*args[index])) as the results arrive.
+
+        Parameters
+        ----------
+        fn : callable
+            A top-level (picklable) function.
+        args : list of tuple
+            The argument tuples, one per task.
+
+        Yields
+        ------
+        tuple of (int, object)
+            ``(index, fn(*args[index]))`` as the results arrive.
+        """
 
     @abstractmethod
     def dynamic(self, fn: Callable) -> "Dynamic":
         """A task queue for ``fn`` that accepts new tasks while results are consumed (see
         :class:`Dynamic`): the regime map submits the refinement of a chunk as soon as that chunk
-        returns, so no worker waits for a whole quadtree level to finish."""
+        returns, so no worker waits for a whole quadtree level to finish.
+
+        Parameters
+        ----------
+        fn : callable
+            A top-level (picklable) function.
+
+        Returns
+        -------
+        Dynamic
+            The task queue; ``add(key, args)`` queues ``fn(*args)``.
+        """
 
     def close(self) -> None:
+        """Release the workers (nothing to do here)."""
         pass
 
     def __enter__(self):
@@ -50,7 +82,16 @@ class Dynamic(ABC):
     and may be interleaved with further ``add`` calls; it ends when nothing is pending."""
 
     @abstractmethod
-    def add(self, key, args: tuple) -> None: ...
+    def add(self, key, args: tuple) -> None:
+        """Queue ``fn(*args)``; its result is yielded with ``key``.
+
+        Parameters
+        ----------
+        key : hashable
+            The label of the task, yielded with its result.
+        args : tuple
+            The positional arguments of ``fn``.
+        """
 
     @abstractmethod
     def __iter__(self) -> Iterator[tuple[object, object]]: ...
@@ -119,10 +160,36 @@ class SerialExecutor(Executor):
     name = "serial"
 
     def map_unordered(self, fn, args):
+        """Yield (index, fn(*args[index])) as the results arrive. In this process, in order.
+
+        Parameters
+        ----------
+        fn : callable
+            A top-level (picklable) function.
+        args : list of tuple
+            The argument tuples, one per task.
+
+        Yields
+        ------
+        tuple of (int, object)
+            ``(index, fn(*args[index]))`` as the results arrive.
+        """
         for i, a in enumerate(args):
             yield i, fn(*a)
 
     def dynamic(self, fn):
+        """A task queue for ``fn`` that accepts new tasks while results are consumed.
+
+        Parameters
+        ----------
+        fn : callable
+            A top-level (picklable) function.
+
+        Returns
+        -------
+        Dynamic
+            The task queue; ``add(key, args)`` queues ``fn(*args)``.
+        """
         return _SerialDynamic(fn)
 
 
@@ -150,6 +217,20 @@ class ProcessExecutor(Executor):
         wait([self._pool.submit(_ready) for _ in range(self.workers)])
 
     def map_unordered(self, fn, args):
+        """Yield (index, fn(*args[index])) as the results arrive. On the process pool (pending tasks are cancelled when the iteration stops).
+
+        Parameters
+        ----------
+        fn : callable
+            A top-level (picklable) function.
+        args : list of tuple
+            The argument tuples, one per task.
+
+        Yields
+        ------
+        tuple of (int, object)
+            ``(index, fn(*args[index]))`` as the results arrive.
+        """
         from concurrent.futures import as_completed
 
         futs = {self._pool.submit(fn, *a): i for i, a in enumerate(args)}
@@ -161,9 +242,22 @@ class ProcessExecutor(Executor):
                 fut.cancel()
 
     def dynamic(self, fn):
+        """A task queue for ``fn`` that accepts new tasks while results are consumed.
+
+        Parameters
+        ----------
+        fn : callable
+            A top-level (picklable) function.
+
+        Returns
+        -------
+        Dynamic
+            The task queue; ``add(key, args)`` queues ``fn(*args)``.
+        """
         return _FutureDynamic(self._pool, fn)
 
     def close(self):
+        """Shut the pool down, cancelling pending tasks."""
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -191,6 +285,20 @@ class DaskExecutor(Executor):
         self.workers = len(self._client.scheduler_info().get("workers", {})) or (local_workers or 1)
 
     def map_unordered(self, fn, args):
+        """Yield (index, fn(*args[index])) as the results arrive. On the Dask cluster (pending tasks are cancelled when the iteration stops).
+
+        Parameters
+        ----------
+        fn : callable
+            A top-level (picklable) function.
+        args : list of tuple
+            The argument tuples, one per task.
+
+        Yields
+        ------
+        tuple of (int, object)
+            ``(index, fn(*args[index]))`` as the results arrive.
+        """
         from dask.distributed import as_completed
 
         futs = [self._client.submit(fn, *a, pure=False) for a in args]
@@ -203,9 +311,22 @@ class DaskExecutor(Executor):
                 f.cancel()
 
     def dynamic(self, fn):
+        """A task queue for ``fn`` that accepts new tasks while results are consumed.
+
+        Parameters
+        ----------
+        fn : callable
+            A top-level (picklable) function.
+
+        Returns
+        -------
+        Dynamic
+            The task queue; ``add(key, args)`` queues ``fn(*args)``.
+        """
         return _DaskDynamic(self._client, fn)
 
     def close(self):
+        """Close the Dask client (and the local cluster, when this executor started one)."""
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
@@ -214,7 +335,23 @@ class DaskExecutor(Executor):
 def make_executor(workers: int | None = None, scheduler: str | None = None,
                   dask_local: int | None = None) -> Executor:
     """Serial if workers == 1, Dask if a scheduler or a local Dask cluster is asked for,
-    else a process pool (default: all cores)."""
+    else a process pool (default: all cores).
+
+    Parameters
+    ----------
+    workers : int, optional
+        The number of worker processes (≥ 1; default: :func:`default_workers`).
+    scheduler : str, optional
+        The address of a Dask scheduler.
+    dask_local : int, optional
+        Start a local Dask cluster with this many workers (≥ 1).
+
+    Returns
+    -------
+    Executor
+        A :class:`SerialExecutor`, :class:`DaskExecutor` or :class:`ProcessExecutor`; raises
+        InvalidParameters on workers < 1 or dask_local < 1.
+    """
     if workers is not None and workers < 1:
         raise InvalidParameters("--workers", f"must be ≥ 1, got {workers}")
     if dask_local is not None and dask_local < 1:

@@ -46,7 +46,22 @@ class MapInterrupted(RuntimeError):
 
 
 def cell_box(spec: MapSpec, level: int, i: int, j: int) -> tuple[Fraction, ...]:
-    """The exact box (x₀, x₁, y₀, y₁) of cell (level, i, j)."""
+    """The exact box (x₀, x₁, y₀, y₁) of cell (level, i, j).
+
+    Parameters
+    ----------
+    spec : MapSpec
+        The map's slice (coordinate box and level-0 resolution n_x × n_y).
+    level : int
+        The quadtree level L (grid (n_x·2ᴸ) × (n_y·2ᴸ)).
+    i, j : int
+        The cell's column and row at that level.
+
+    Returns
+    -------
+    tuple of Fraction
+        (x₀, x₁, y₀, y₁), exact.
+    """
     nx, ny = spec.resolution[0] << level, spec.resolution[1] << level
     (xa, xb), (ya, yb) = spec.x_range, spec.y_range
     dx, dy = (xb - xa) / nx, (yb - ya) / ny
@@ -126,7 +141,22 @@ def _point_verdict(spec, pen, box) -> dict:
 
 def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
     """Certify a list of cells (level, i, j) of the map ``spec_doc`` (a top-level function so
-    that process pools and Dask can ship it)."""
+    that process pools and Dask can ship it).
+
+    Parameters
+    ----------
+    spec_doc : dict
+        The map spec document.
+    cells : list of tuple
+        The cells ``(level, i, j)``.
+
+    Returns
+    -------
+    list of dict
+        One record per cell: id, box, status, regime (rank, T_lo, T_hi when given), claim and
+        certificate (PROVED / OUTSIDE) or reason, and a ``point`` verdict at the centre for a
+        slice without a whole-cell argument or an UNDECIDED cell at ``max_depth``.
+    """
     spec, pen, reason = _prepared(spec_doc)
     out = []
     for level, i, j in cells:
@@ -321,7 +351,13 @@ def _wants_refinement(rec: dict, bracket_ratio: Fraction | None) -> bool:
 
 def validate_spec(spec: MapSpec) -> None:
     """Refuse a slice whose problem the variant registry rejects (unknown variant, missing
-    matrices), at the centre of the box — before any work is done."""
+    matrices), at the centre of the box — before any work is done.
+
+    Parameters
+    ----------
+    spec : MapSpec
+        The map's slice; raises InvalidParameters (field ``problem.<field>``) when rejected.
+    """
     from ..variants import bind
 
     xc = (spec.x_range[0] + spec.x_range[1]) / 2
@@ -338,7 +374,21 @@ def _area(box) -> Fraction:
 
 
 def totals(spec: MapSpec, cells: list[dict]) -> dict:
-    """Exact areas per regime (decided = PROVED), the domain (all minus OUTSIDE) and fractions."""
+    """Exact areas per regime (decided = PROVED), the domain (all minus OUTSIDE) and fractions.
+
+    Parameters
+    ----------
+    spec : MapSpec
+        The map's slice.
+    cells : list of dict
+        The leaf cells.
+
+    Returns
+    -------
+    dict
+        area_total, area_covered, area_domain, area_decided (exact ``"p/q"``), decided_fraction,
+        area_by_regime, fraction_by_regime, cells_by_regime and point_verdicts.
+    """
     total = (spec.x_range[1] - spec.x_range[0]) * (spec.y_range[1] - spec.y_range[0])
     # a leaf's box is its id's quadtree cell (check_map verifies that), so its area is the level-0
     # cell area over 4^level: count leaves per (regime, level) in integers, then one exact sum
@@ -452,6 +502,16 @@ def check_map(doc: dict) -> dict:
     """Re-verify every certificate of a map document and that its cells tile the box.
 
     Raises :class:`CertificationFailed` on the first failure; returns counts on success.
+
+    Parameters
+    ----------
+    doc : dict
+        A map document (schema ``symbolic_tf.regime_map/1``).
+
+    Returns
+    -------
+    dict
+        ``{"cells_checked", "points_checked", "cells"}``.
     """
     from ..certify.check import check
     from ..certify.kinds.cells import CellChecker
@@ -508,7 +568,20 @@ def theory_fields(spec: MapSpec, n: int = 301):
     """Grids (X, Y, φ, f) with φ = λ_max(Σ₀^½RΣ₀^½) + 2·min(f, 0): for V = vI, F = fI the
     solution blows up iff φ > 0 (docs/mathematics.md §4, §6); among global solutions f = 0 separates the
     stable equilibrium (f > 0) from collapse (f < 0).  NaN where Σ₀ is not PD.  None when the
-    slice has no such closed form."""
+    slice has no such closed form.
+
+    Parameters
+    ----------
+    spec : MapSpec
+        The map's slice.
+    n : int
+        The grid points per axis.
+
+    Returns
+    -------
+    tuple of numpy.ndarray or None
+        (X, Y, φ, f), each n×n, or None without a closed form.
+    """
     import numpy as np
 
     from ..certify.cells import pencil_for

@@ -12,14 +12,50 @@ __all__ = ["S", "sc", "num", "I", "add", "mul", "T", "inv", "tr", "logdet", "ddt
 
 
 def S(name):
+    """The term of the matrix symbol ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A declared matrix symbol.
+
+    Returns
+    -------
+    list
+        ``["sym", name]``.
+    """
     return ["sym", name]
 
 
 def sc(name):
+    """The term of the scalar symbol ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A declared scalar symbol ("d" is the dimension).
+
+    Returns
+    -------
+    list
+        ``["scalar", name]``.
+    """
     return ["scalar", name]
 
 
 def num(q):
+    """The term of the rational number q.
+
+    Parameters
+    ----------
+    q : Fraction, int or str
+        A rational number.
+
+    Returns
+    -------
+    list
+        ``["num", "p/q"] (or ["num", "p"] for an integer)``.
+    """
     q = Fraction(q)
     return ["num", str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"]
 
@@ -28,38 +64,146 @@ I = ["I"]
 
 
 def add(*ts):
+    """The term of the sum X₁ + X₂ + ….
+
+    Parameters
+    ----------
+    *ts : list
+        The summand terms.
+
+    Returns
+    -------
+    list
+        ``["+", *ts]``.
+    """
     return ["+", *ts]
 
 
 def mul(*ts):
+    """The term of the product X₁X₂⋯ (in this order).
+
+    Parameters
+    ----------
+    *ts : list
+        The factor terms.
+
+    Returns
+    -------
+    list
+        ``["*", *ts]``.
+    """
     return ["*", *ts]
 
 
 def T(t):
+    """The term Xᵀ.
+
+    Parameters
+    ----------
+    t : list
+        A term X.
+
+    Returns
+    -------
+    list
+        ``["T", t]``.
+    """
     return ["T", t]
 
 
 def inv(t):
+    """The term X⁻¹.
+
+    Parameters
+    ----------
+    t : list
+        A term X.
+
+    Returns
+    -------
+    list
+        ``["inv", t]``.
+    """
     return ["inv", t]
 
 
 def tr(t):
+    """The term tr(X).
+
+    Parameters
+    ----------
+    t : list
+        A term X.
+
+    Returns
+    -------
+    list
+        ``["tr", t]``.
+    """
     return ["tr", t]
 
 
 def logdet(t):
+    """The term log det(X).
+
+    Parameters
+    ----------
+    t : list
+        A term X.
+
+    Returns
+    -------
+    list
+        ``["logdet", t]``.
+    """
     return ["logdet", t]
 
 
 def ddt(t):
+    """The term d/dt X.
+
+    Parameters
+    ----------
+    t : list
+        A term X.
+
+    Returns
+    -------
+    list
+        ``["ddt", t]``.
+    """
     return ["ddt", t]
 
 
 def neg(t):
+    """The term −X = (−1)·X.
+
+    Parameters
+    ----------
+    t : list
+        A term X.
+
+    Returns
+    -------
+    list
+        ``["*", ["num", "-1"], t]``.
+    """
     return mul(num(-1), t)
 
 
 def sub(a, b):
+    """The term of the difference a − b = a + (−1)·b.
+
+    Parameters
+    ----------
+    a, b : list
+        Terms.
+
+    Returns
+    -------
+    list
+        The term a − b.
+    """
     return add(a, neg(b))
 
 
@@ -84,6 +228,22 @@ class Proof:
         self.cur = {"lhs": normal(lhs, self.st.decl), "rhs": normal(rhs, self.st.decl)}
 
     def step(self, rule, on="lhs", **args):
+        """Apply a rule to one side and record the step with its result.
+
+        Parameters
+        ----------
+        rule : str
+            A rule name (:data:`.rules.RULES`).
+        on : {"lhs", "rhs"}
+            The side to rewrite.
+        **args
+            The rule arguments.
+
+        Returns
+        -------
+        Proof
+            ``self`` (steps chain); raises ValueError when the rule changes nothing.
+        """
         new = apply_rule(rule, self.cur[on], self.ctx, args)
         if new == self.cur[on]:
             raise ValueError(f"{self.doc['name']}: rule {rule} changed nothing on {on}: {render_poly(new)}")
@@ -92,8 +252,22 @@ class Proof:
         return self
 
     def show(self) -> str:
+        """The current state of the two sides.
+
+        Returns
+        -------
+        str
+            ``"lhs  =?=  rhs"`` with both sides rendered.
+        """
         return f"{render_poly(self.cur['lhs'])}  =?=  {render_poly(self.cur['rhs'])}"
 
     def done(self) -> dict:
+        """The finished proof document, after checking that it replays.
+
+        Returns
+        -------
+        dict
+            The proof document; raises CertificationFailed when it does not replay.
+        """
         replay(self.doc)
         return self.doc

@@ -17,7 +17,19 @@ KIND = "matrix-identity"
 
 
 def identity_certificate(doc) -> Certificate:
-    """A PROVED ``matrix-identity`` certificate for a proof document."""
+    """A PROVED ``matrix-identity`` certificate for a proof document.
+
+    Parameters
+    ----------
+    doc : dict
+        A proof document (replayed here).
+
+    Returns
+    -------
+    Certificate
+        Kind ``matrix-identity``, status PROVED, the proof in ``data["proof"]``; raises
+        CertificationFailed when the proof does not replay.
+    """
     st, _ = replay(doc)
     return Certificate(kind=KIND, claim=Claim("matrix-identity", Quantifier.NONE, statement_params(st)),
                        status="PROVED", data={"proof": doc})
@@ -30,7 +42,24 @@ def _fs(q):
 
 def search_witness(doc, dims=(2, 3), tries: int = 200, seed: int = 0):
     """An exact point where a statement's two sides differ (random small integers satisfying
-    the hypotheses), or None."""
+    the hypotheses), or None.
+
+    Parameters
+    ----------
+    doc : dict
+        A proof document (its statement is used).
+    dims : tuple of int
+        The dimensions d to draw from.
+    tries : int
+        The number of random points tried.
+    seed : int
+        The random seed.
+
+    Returns
+    -------
+    dict or None
+        A witness ``{"d": n, "values": {symbol: entries}}`` with lhs ≠ rhs, or None.
+    """
     from .replay import _target_shape, sample_point
 
     st = parse_statement(doc)
@@ -57,7 +86,21 @@ def search_witness(doc, dims=(2, 3), tries: int = 200, seed: int = 0):
 
 
 def witness_certificate(doc, witness) -> Certificate:
-    """A REFUTED ``matrix-identity`` certificate: the statement (no steps) and the witness."""
+    """A REFUTED ``matrix-identity`` certificate: the statement (no steps) and the witness.
+
+    Parameters
+    ----------
+    doc : dict
+        A proof document (its steps are dropped).
+    witness : dict
+        ``{"d": n, "values": {...}}``, a point where lhs ≠ rhs.
+
+    Returns
+    -------
+    Certificate
+        Kind ``matrix-identity``, status REFUTED; raises CertificationFailed when the witness
+        does not separate the two sides.
+    """
     stmt = {k: v for k, v in doc.items() if k != "steps"}
     st = parse_statement(stmt)
     if not check_witness(stmt, witness)["differs"]:

@@ -17,7 +17,20 @@ THEOREM = {"inverse-kernel": "l2-growth", "coupling": "sinkhorn-growth"}
 
 
 def growth_certificate(problem) -> Verdict:
-    """PROVED (every Σ₀ ⪰ 0: global, ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}) for Sinkhorn and ℓ2 with KᵀK ≻ 0."""
+    """PROVED (every Σ₀ ⪰ 0: global, ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}) for Sinkhorn and ℓ2 with KᵀK ≻ 0.
+
+    Parameters
+    ----------
+    problem : Problem
+        A problem (spec.problem); the theorems cover the variants ``sinkhorn`` and ``l2``.
+
+    Returns
+    -------
+    Verdict
+        PROVED with an ``exponential-growth-theorem`` certificate (γ, the exact norm bounds and
+        the theorem's name and SHA-256), else the UNDECIDED verdict of the variant or of
+        the norm bounds.
+    """
     from ..growth import no_blowup
 
     claim_words = "every Σ₀ ⪰ 0: global solution with at most exponential growth (matrix-form theorem)"

@@ -23,7 +23,13 @@ CONST = {"A": num(0), "V": num(0)}
 
 
 def inverse_identity_vI():
-    """Softmax with V = I: d/dt Σ⁻¹ = −(A + Aᵀ) (docs/mathematics.md §4)."""
+    """Softmax with V = I: d/dt Σ⁻¹ = −(A + Aᵀ) (docs/mathematics.md §4).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     p = Proof("softmax V = I: d/dt Σ⁻¹ = −(A + Aᵀ)", {"A": dd, "V": dd, "Sigma": dd, "Sigma'": dd},
               ddt(inv(Sg)), neg(add(A, T(A))), symmetric=["Sigma"], positive=["Sigma"],
               equations=[(S("Sigma'"), COV_SOFTMAX), (V, I)],
@@ -32,6 +38,19 @@ def inverse_identity_vI():
 
 
 def trace_identity_statement(symmetric_v: bool):
+    """The unfinished proof of d/dt tr(V⁻¹Σ) = tr(Σ(A + Aᵀ)Σ) along the softmax covariance equation
+    Σ̇ = VΣAΣ + ΣAᵀΣVᵀ, with V declared symmetric or not (no steps yet).
+
+    Parameters
+    ----------
+    symmetric_v : bool
+        Whether the hypotheses declare V = Vᵀ.
+
+    Returns
+    -------
+    Proof
+        The builder, ready for its steps.
+    """
     sym = ["Sigma", "V"] if symmetric_v else ["Sigma"]
     name = "softmax, V = Vᵀ: d/dt tr(V⁻¹Σ) = tr(Σ(A + Aᵀ)Σ)" if symmetric_v else \
         "softmax, any invertible V: d/dt tr(V⁻¹Σ) = tr(Σ(A + Aᵀ)Σ)"
@@ -41,7 +60,13 @@ def trace_identity_statement(symmetric_v: bool):
 
 
 def trace_identity_symmetric():
-    """Softmax with V = Vᵀ: d/dt tr(V⁻¹Σ) = tr(Σ(A + Aᵀ)Σ) (docs/mathematics.md §4)."""
+    """Softmax with V = Vᵀ: d/dt tr(V⁻¹Σ) = tr(Σ(A + Aᵀ)Σ) (docs/mathematics.md §4).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     p = trace_identity_statement(True)
     return (p.step("differentiate").step("substitute", equation=0).step("symmetric", names=["V"])
             .step("trace").step("trace", on="rhs").done())
@@ -50,7 +75,13 @@ def trace_identity_symmetric():
 def homogeneity():
     """Σ_c(t) := cΣ(ct) solves the softmax equation when Σ does: with S = Σ(ct),
     d/dt S = c·Ṡ(ct) and Ṡ(ct) = VSAS + SAᵀSVᵀ, d/dt(cS) = V(cS)A(cS) + (cS)Aᵀ(cS)Vᵀ;
-    hence T*(cΣ₀) = T*(Σ₀)/c (docs/mathematics.md §4)."""
+    hence T*(cΣ₀) = T*(Σ₀)/c (docs/mathematics.md §4).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     Sp = add(mul(V, S("S"), A, S("S")), mul(S("S"), T(A), S("S"), T(V)))
     cS = mul(sc("c"), S("S"))
     p = Proof("homogeneity: cΣ(ct) solves the softmax covariance equation",
@@ -61,7 +92,13 @@ def homogeneity():
 
 
 def homogeneity_multihead():
-    """The same for two heads with C_h = W_hV_h: Σ̇ = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) is homogeneous of degree 2."""
+    """The same for two heads with C_h = W_hV_h: Σ̇ = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) is homogeneous of degree 2.
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     def Q(X):
         return add(*[add(mul(S(f"C_{h}"), X, S(f"A_{h}"), X), mul(X, T(S(f"A_{h}")), X, T(S(f"C_{h}")))) for h in (1, 2)])
     cS = mul(sc("c"), S("S"))
@@ -77,7 +114,13 @@ def tilting():
     """Completing the square (the tilting lemma, docs/mathematics.md §3): with M = Σ⁻¹ − H
     (H symmetric) and m = M⁻¹(Σ⁻¹α + g),
     −½(y−α)ᵀΣ⁻¹(y−α) + ½yᵀHy + yᵀg = −½(y−m)ᵀM(y−m) + ½mᵀMm − ½αᵀΣ⁻¹α,
-    so the tilted law ∝ e^{½yᵀHy + yᵀg} N(α, Σ) is N(m, M⁻¹) (when M ≻ 0)."""
+    so the tilted law ∝ e^{½yᵀHy + yᵀg} N(α, Σ) is N(m, M⁻¹) (when M ≻ 0).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     y, al, g, M, m = S("y"), S("alpha"), S("g"), S("M"), S("m")
     Si = inv(Sg)
     half = num("1/2")
@@ -108,7 +151,13 @@ def _tilted_mean(variant, H, G, g0=None, extra=None, scalars=("tau",)):
 
 def closure_exp_quadratic():
     """The row-normalised exp-quadratic rule: Γ(x) = V(Σ⁻¹ − H)⁻¹(Σ⁻¹α + Gx + g₀) equals
-    J x + c with J = V(I − ΣH)⁻¹ΣG, c = V(I − ΣH)⁻¹(α + Σg₀) (docs/mathematics.md §3)."""
+    J x + c with J = V(I − ΣH)⁻¹ΣG, c = V(I − ΣH)⁻¹(α + Σg₀) (docs/mathematics.md §3).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     mats, x, al, tilted = _tilted_mean("generic", S("H"), S("G"), g0=True)
     del mats["A"]
     K = inv(sub(I, mul(Sg, S("H"))))
@@ -122,7 +171,13 @@ def closure_exp_quadratic():
 
 
 def closure_softmax():
-    """Softmax (kernel e^{τyᵀAx}: H = 0, G = τA, g₀ = 0): Γ(x) = τVΣAx + Vα, i.e. J = τVΣA, c = Vα."""
+    """Softmax (kernel e^{τyᵀAx}: H = 0, G = τA, g₀ = 0): Γ(x) = τVΣAx + Vα, i.e. J = τVΣA, c = Vα.
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     mats, x, al, tilted = _tilted_mean("softmax", S("H"), S("G"))
     p = Proof("softmax closure: Γ(x) = τVΣAx + Vα", mats, S("Gamma"),
               add(mul(sc("tau"), V, Sg, A, x), mul(V, al)), scalars=["tau"], symmetric=["Sigma", "H"], positive=["Sigma"],
@@ -132,7 +187,32 @@ def closure_softmax():
 
 
 def covariance_from_J(name, J, target, mats, symmetric=("Sigma",), equations=(), scalars=(), extra_steps=()):
-    """Σ̇ = JΣ + ΣJᵀ expands to the stated covariance equation."""
+    """Σ̇ = JΣ + ΣJᵀ expands to the stated covariance equation.
+
+    Parameters
+    ----------
+    name : str
+        The proof's name.
+    J : list
+        The term J.
+    target : list
+        The term of the covariance equation's right side.
+    mats : dict
+        Matrix symbol → shape.
+    symmetric : tuple of str
+        The symbols declared symmetric (Σ positive definite always).
+    equations : tuple
+        The (lhs, rhs) equations of the hypotheses.
+    scalars : tuple of str
+        The scalar symbols.
+    extra_steps : tuple
+        ``(rule, side, args)`` steps after the transpose and Σ = Σᵀ steps.
+
+    Returns
+    -------
+    dict
+        The proof document.
+    """
     p = Proof(name, mats, add(mul(J, Sg), mul(Sg, T(J))), target, symmetric=list(symmetric), positive=["Sigma"],
               equations=list(equations), scalars=list(scalars))
     p.step("transpose").step("symmetric", names=["Sigma"])
@@ -142,7 +222,13 @@ def covariance_from_J(name, J, target, mats, symmetric=("Sigma",), equations=(),
 
 
 def covariance_softmax():
-    """J = VΣA ⇒ Σ̇ = VΣAΣ + ΣAᵀΣVᵀ (docs/mathematics.md §3)."""
+    """J = VΣA ⇒ Σ̇ = VΣAΣ + ΣAᵀΣVᵀ (docs/mathematics.md §3).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     return covariance_from_J("softmax covariance: JΣ + ΣJᵀ = VΣAΣ + ΣAᵀΣVᵀ (J = VΣA)", mul(V, Sg, A), COV_SOFTMAX,
                              {"Sigma": dd, "V": dd, "A": dd})
 
@@ -150,7 +236,13 @@ def covariance_softmax():
 def closure_l2():
     """ℓ2 (kernel e^{−τ|Qx − Ky|²}: H = −2τKᵀK, G = 2τKᵀQ, A = KᵀQ):
     Γ(x) = 2τVΣ(I + 2τKᵀKΣ)⁻¹A x + V(I + 2τΣKᵀK)⁻¹α (docs/mathematics.md §3; the push-through
-    identity moves Σ across the inverse so that singular Σ is allowed)."""
+    identity moves Σ across the inverse so that singular Σ is allowed).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     mats, x, al, tilted = _tilted_mean("l2", None, None, extra={"Q": kd, "K": kd})
     Kt, Kq = T(S("K")), S("Q")
     tau = sc("tau")
@@ -169,7 +261,13 @@ def closure_l2():
 
 
 def covariance_l2():
-    """J = 2τVΣ(I + 2τKᵀKΣ)⁻¹A ⇒ Σ̇ = JΣ + ΣJᵀ = 2τ(VΣ(I + 2τKᵀKΣ)⁻¹AΣ + ΣAᵀ(I + 2τΣKᵀK)⁻¹ΣVᵀ)."""
+    """J = 2τVΣ(I + 2τKᵀKΣ)⁻¹A ⇒ Σ̇ = JΣ + ΣJᵀ = 2τ(VΣ(I + 2τKᵀKΣ)⁻¹AΣ + ΣAᵀ(I + 2τΣKᵀK)⁻¹ΣVᵀ).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     tau, K = sc("tau"), S("K")
     N1 = inv(add(I, mul(num(2), tau, T(K), K, Sg)))
     N2 = inv(add(I, mul(num(2), tau, Sg, T(K), K)))
@@ -181,7 +279,13 @@ def covariance_l2():
 
 def closure_linear():
     """Linear attention: Γ(x) = V E[yyᵀ] A x with E[yyᵀ] = Σ + ααᵀ (Gaussian second moment):
-    J = V(Σ + ααᵀ)A, and Σ̇ = V(Σ+ααᵀ)AΣ + ΣAᵀ(Σ+ααᵀ)Vᵀ (docs/mathematics.md §3)."""
+    J = V(Σ + ααᵀ)A, and Σ̇ = V(Σ+ααᵀ)AΣ + ΣAᵀ(Σ+ααᵀ)Vᵀ (docs/mathematics.md §3).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     al = S("alpha")
     E2 = add(Sg, mul(al, T(al)))
     mats = {"Sigma": dd, "V": dd, "A": dd, "E2": dd, "x": dv, "alpha": dv, "Gamma": dv}
@@ -191,6 +295,13 @@ def closure_linear():
 
 
 def covariance_linear():
+    """J = V(Σ + ααᵀ)A ⇒ Σ̇ = JΣ + ΣJᵀ = V(Σ + ααᵀ)AΣ + ΣAᵀ(Σ + ααᵀ)Vᵀ (linear attention).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     al = S("alpha")
     E2 = add(Sg, mul(al, T(al)))
     return covariance_from_J("linear covariance: JΣ + ΣJᵀ with J = V(Σ + ααᵀ)A", mul(V, E2, A),
@@ -198,7 +309,13 @@ def covariance_linear():
 
 
 def covariance_multihead():
-    """Two heads: J = W₁V₁ΣA₁ + W₂V₂ΣA₂ ⇒ Σ̇ = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ), C_h = W_hV_h."""
+    """Two heads: J = W₁V₁ΣA₁ + W₂V₂ΣA₂ ⇒ Σ̇ = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ), C_h = W_hV_h.
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     J = add(*[mul(S(f"W_{h}"), S(f"V_{h}"), Sg, S(f"A_{h}")) for h in (1, 2)])
     target = add(*[add(mul(S(f"C_{h}"), Sg, S(f"A_{h}"), Sg), mul(Sg, T(S(f"A_{h}")), Sg, T(S(f"C_{h}")))) for h in (1, 2)])
     mats = {"Sigma": dd, **{f"{n}_{h}": dd for n in ("W", "V", "A", "C") for h in (1, 2)}}
@@ -209,7 +326,13 @@ def covariance_multihead():
 
 
 def closure_multihead():
-    """Two heads: Γ = W₁Γ₁ + W₂Γ₂ with Γ_h(x) = V_h(α + ΣA_hx) gives J = Σ_h W_hV_hΣA_h, c = Σ_h W_hV_hα."""
+    """Two heads: Γ = W₁Γ₁ + W₂Γ₂ with Γ_h(x) = V_h(α + ΣA_hx) gives J = Σ_h W_hV_hΣA_h, c = Σ_h W_hV_hα.
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     x, al = S("x"), S("alpha")
     mats = {"Sigma": dd, "x": dv, "alpha": dv, "Gamma": dv, "Gamma_1": dv, "Gamma_2": dv,
             **{f"{n}_{h}": dd for n in ("W", "V", "A") for h in (1, 2)}}
@@ -223,13 +346,26 @@ def closure_multihead():
 
 def closure_drift():
     """Softmax + affine drift: Γ(x) = Fx + b + V(α + ΣAx) ⇒ α̇ = Γ(α) = (F + V)α + VΣAα + b and
-    Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ (J = F + VΣA) (docs/mathematics.md §6)."""
+    Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ (J = F + VΣA) (docs/mathematics.md §6).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     return covariance_from_J("drift covariance: JΣ + ΣJᵀ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ (J = F + VΣA)",
                              add(S("F"), mul(V, Sg, A)), add(mul(S("F"), Sg), mul(Sg, T(S("F"))), COV_SOFTMAX),
                              {"Sigma": dd, "V": dd, "A": dd, "F": dd})
 
 
 def mean_drift():
+    """Softmax + affine drift: Γ(α) = Fα + b + V(α + ΣAα) = (F + V)α + VΣAα + b (docs/mathematics.md §6).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     al = S("alpha")
     mats = {"Sigma": dd, "V": dd, "A": dd, "F": dd, "b": dv, "alpha": dv, "x": dv, "Gamma": dv}
     p = Proof("drift mean: Γ(α) = (F + V)α + VΣAα + b", mats, S("Gamma"),
@@ -241,7 +377,13 @@ def mean_drift():
 def closure_sinkhorn():
     """Sinkhorn: the coupling has joint precision [[Σ⁻¹ + P, −Aᵀ], [−A, Σ⁻¹ + R]]; the Gaussian
     conditional mean E[y | x] = α − Λ_yy⁻¹Λ_yx(x − α) gives Γ(x) = V(α + (Σ⁻¹ + R)⁻¹A(x − α)):
-    J = V(Σ⁻¹ + R)⁻¹A and Γ(α) = Vα (the mean decouples) (docs/mathematics.md §3)."""
+    J = V(Σ⁻¹ + R)⁻¹A and Γ(α) = Vα (the mean decouples) (docs/mathematics.md §3).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     x, al = S("x"), S("alpha")
     B = mul(inv(add(inv(Sg), S("R"))), A)
     mats = {"Sigma": dd, "V": dd, "A": dd, "R": dd, "Lyy": dd, "Lyx": dd, "x": dv, "alpha": dv, "Gamma": dv}
@@ -253,7 +395,13 @@ def closure_sinkhorn():
 
 
 def sinkhorn_mean():
-    """Γ(α) = Vα for the Sinkhorn closure (α̇ = Vα)."""
+    """Γ(α) = Vα for the Sinkhorn closure (α̇ = Vα).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     al = S("alpha")
     B = mul(inv(add(inv(Sg), S("R"))), A)
     mats = {"Sigma": dd, "V": dd, "A": dd, "R": dd, "x": dv, "alpha": dv, "Gamma": dv}
@@ -264,7 +412,13 @@ def sinkhorn_mean():
 
 def sinkhorn_marginal():
     """The x-marginal of the coupling (Schur complement): Λ_xx − Λ_xyΛ_yy⁻¹Λ_yx = Σ⁻¹ when
-    P = Aᵀ(Σ⁻¹ + R)⁻¹A, Λ_xx = Σ⁻¹ + P, Λ_xy = −Aᵀ, Λ_yy = Σ⁻¹ + R, Λ_yx = −A."""
+    P = Aᵀ(Σ⁻¹ + R)⁻¹A, Λ_xx = Σ⁻¹ + P, Λ_xy = −Aᵀ, Λ_yy = Σ⁻¹ + R, Λ_yx = −A.
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     mats = {"Sigma": dd, "A": dd, "R": dd, "P": dd, "Lxx": dd, "Lxy": dd, "Lyy": dd, "Lyx": dd}
     Ly = add(inv(Sg), S("R"))
     p = Proof("Sinkhorn marginal: the Schur complement of the joint precision is Σ⁻¹", mats,
@@ -281,7 +435,13 @@ def sinkhorn_gradient_velocity():
     """Sinkhorn with A = Aᵀ and V = A: the coupling is symmetric (P = R) and
     J = V(Σ⁻¹ + R)⁻¹A = Aᵀ(Σ⁻¹ + R)⁻¹A = P, so Σ̇ = JΣ + ΣJᵀ = ½((P + R)Σ + Σ(P + R)) — the
     Bures–Wasserstein gradient-ascent velocity of ½·(entropic self-transport value), whose
-    Euclidean gradient in Σ is ½(P + R) (docs/mathematics.md §7, §10)."""
+    Euclidean gradient in Σ is ½(P + R) (docs/mathematics.md §7, §10).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     J = mul(V, inv(add(inv(Sg), S("R"))), A)
     G = add(S("P"), S("R"))
     mats = {"Sigma": dd, "V": dd, "A": dd, "R": dd, "P": dd}
@@ -297,7 +457,13 @@ def sinkhorn_gradient_velocity():
 
 # ---- growth (ℓ2): the two identities behind 0 ⪯ Σ(I + 2GΣ)⁻¹ ⪯ (2G)⁻¹ ---------------------
 def l2_gap_identity():
-    """(2G)⁻¹ − Σ(I + 2GΣ)⁻¹ = (2G + 4GΣG)⁻¹ for G invertible (docs/mathematics.md §10)."""
+    """(2G)⁻¹ − Σ(I + 2GΣ)⁻¹ = (2G + 4GΣG)⁻¹ for G invertible (docs/mathematics.md §10).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     G = S("G")
     lhs = sub(inv(mul(num(2), G)), mul(Sg, inv(add(I, mul(num(2), G, Sg)))))
     rhs = inv(add(mul(num(2), G), mul(num(4), G, Sg, G)))
@@ -311,7 +477,13 @@ def l2_gap_identity():
 
 
 def l2_congruence_identity():
-    """Σ(I + 2GΣ)⁻¹ = R(I + 2RGR)⁻¹R when Σ = RR (R = Σ^{1/2})."""
+    """Σ(I + 2GΣ)⁻¹ = R(I + 2RGR)⁻¹R when Σ = RR (R = Σ^{1/2}).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     G, R = S("G"), S("R")
     p = Proof("ℓ2 growth: Σ(I + 2GΣ)⁻¹ = R(I + 2RGR)⁻¹R, Σ = R²", {"Sigma": dd, "G": dd, "R": dd},
               mul(Sg, inv(add(I, mul(num(2), G, Sg)))), mul(R, inv(add(I, mul(num(2), R, G, R))), R),
@@ -323,7 +495,13 @@ def l2_congruence_identity():
 
 def closed_form_vI():
     """V = I: X(t) = Σ₀(I − tMΣ₀)⁻¹, M = A + Aᵀ, solves Ẋ = XAX + XAᵀX (singular Σ₀ allowed)
-    (docs/mathematics.md §4)."""
+    (docs/mathematics.md §4).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     S0, M, t = S("Sigma0"), S("M"), sc("t")
     N = inv(sub(I, mul(t, M, S0)))
     X = mul(S0, N)
@@ -334,7 +512,13 @@ def closed_form_vI():
 
 
 def congruence():
-    """Σ(t) = Φ(t)Σ₀Φ(t)ᵀ with Φ̇ = JΦ solves Σ̇ = JΣ + ΣJᵀ (rank invariance, docs/mathematics.md §4)."""
+    """Σ(t) = Φ(t)Σ₀Φ(t)ᵀ with Φ̇ = JΦ solves Σ̇ = JΣ + ΣJᵀ (rank invariance, docs/mathematics.md §4).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     Phi, S0, J = S("Phi"), S("Sigma0"), S("J")
     X = mul(Phi, S0, T(Phi))
     p = Proof("congruence: d/dt(ΦΣ₀Φᵀ) = J(ΦΣ₀Φᵀ) + (ΦΣ₀Φᵀ)Jᵀ when Φ̇ = JΦ", {"Phi": dd, "Sigma0": dd, "J": dd},
@@ -363,7 +547,13 @@ def _value_statement(name, derivatives, rhs):
 def sinkhorn_value_stationary():
     """At the Sinkhorn coupling (C = BΣ, B = Λ_yy⁻¹A, (Σ − CΣ⁻¹Cᵀ)⁻¹ = Λ_yy) the objective Φ is
     stationary in C: d/ds Φ(Σ, C + sD) = 0 for every direction D (so the coupling is the
-    maximiser, Φ being concave in C)."""
+    maximiser, Φ being concave in C).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     p = _value_statement("Sinkhorn value: ∂Φ/∂C = 0 at the Gaussian Sinkhorn coupling", {"C": S("D")}, num(0))
     p.step("differentiate").step("substitute", equation=0).step("substitute", equation=1)
     p.step("symmetric", names=["Sigma"]).step("substitute", equation=2).step("symmetric", names=["Lyy"])
@@ -374,7 +564,13 @@ def sinkhorn_value_stationary():
 def sinkhorn_value_gradient():
     """The Σ-gradient of the entropic objective at the Sinkhorn coupling: along Σ̇ = Ξ,
     d/dt Φ(Σ, C) = ½ tr((R + P)Ξ); by the envelope theorem (∂Φ/∂C = 0) this is dF/dt, so
-    ∇_Σ F = ½(R + P)."""
+    ∇_Σ F = ½(R + P).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     p = _value_statement("Sinkhorn value: d/dt Φ(Σ, C) = ½tr((R + P)Σ̇) at the Sinkhorn coupling",
                          {"Sigma": S("Xi")}, mul(num("1/2"), tr(mul(add(S("R"), S("P")), S("Xi")))))
     p.step("differentiate").step("substitute", equation=0).step("substitute", equation=1)
@@ -387,7 +583,20 @@ def sinkhorn_value_gradient():
 def sinkhorn_gradient_statement(symmetric_a: bool, v_equals_a: bool) -> dict:
     """The statement "JΣ + ΣJᵀ = ½((P + R)Σ + Σ(P + R))" for the Sinkhorn coupling (both
     marginal equations as hypotheses), with or without A = Aᵀ and V = A — the two cases
-    without a proof are refuted by :func:`sinkhorn_gradient_witness`."""
+    without a proof are refuted by :func:`sinkhorn_gradient_witness`.
+
+    Parameters
+    ----------
+    symmetric_a : bool
+        Whether A = Aᵀ is a hypothesis.
+    v_equals_a : bool
+        Whether V = A is a hypothesis.
+
+    Returns
+    -------
+    dict
+        The statement document (a proof document without ``steps``).
+    """
     J = mul(V, inv(add(inv(Sg), S("R"))), A)
     G = add(S("P"), S("R"))
     eqs = [(S("P"), mul(T(A), inv(add(inv(Sg), S("R"))), A)), (S("R"), mul(A, inv(add(inv(Sg), S("P"))), T(A)))]
@@ -404,7 +613,20 @@ def sinkhorn_gradient_statement(symmetric_a: bool, v_equals_a: bool) -> dict:
 def sinkhorn_gradient_witness(symmetric_a: bool, v_equals_a: bool) -> dict:
     """An exact point of the Sinkhorn fixed-point equations: Σ = I and a rational contraction K
     (the whitened cross-covariance) give Λ_yy = (I − KKᵀ)⁻¹, Λ_xx = (I − KᵀK)⁻¹, A = Λ_yyK,
-    R = Λ_yy − I, P = Λ_xx − I — rational, and both marginal equations hold exactly."""
+    R = Λ_yy − I, P = Λ_xx − I — rational, and both marginal equations hold exactly.
+
+    Parameters
+    ----------
+    symmetric_a : bool
+        A = Aᵀ (then d = 1, K = 1/2, A = 2/3, V = 1 ≠ A); else d = 2 and A is not symmetric.
+    v_equals_a : bool
+        Whether the point has V = A (else V = I).
+
+    Returns
+    -------
+    dict
+        A witness ``{"d": n, "values": {"Sigma", "A", "R", "P", "V": rational entries}}``.
+    """
     from fractions import Fraction as Fr
 
     import sympy as sp
@@ -428,7 +650,13 @@ def sinkhorn_gradient_witness(symmetric_a: bool, v_equals_a: bool) -> dict:
 def logdet_second_derivative():
     """d²/ds² log det X = tr(X⁻¹Ẍ) − tr(X⁻¹ẊX⁻¹Ẋ) — with E = ½ det(I − AᵀΣAΣ)^{-1/2} this gives
     E'' = (E/4)(t₁² + 2t₂ − 2t₃), t₁ = tr(X⁻¹Ẋ), t₂ = tr(X⁻¹ẊX⁻¹Ẋ), t₃ = tr(X⁻¹Ẍ): the second
-    variation of the Gaussian interaction energy along any curve Σ_s (docs/mathematics.md §7)."""
+    variation of the Gaussian interaction energy along any curve Σ_s (docs/mathematics.md §7).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     X, X1, X2 = S("X"), S("X1"), S("X2")
     p = Proof("d²/ds² log det X = tr(X⁻¹Ẍ) − tr(X⁻¹ẊX⁻¹Ẋ)", {"X": dd, "X1": dd, "X2": dd},
               ddt(ddt(logdet(X))), sub(tr(mul(inv(X), X2)), tr(mul(inv(X), X1, inv(X), X1))),
@@ -469,11 +697,29 @@ NAMES = tuple(_BUILDERS)
 
 
 def proof(name: str) -> dict:
-    """The proof document called ``name`` (see :data:`NAMES`)."""
+    """The proof document called ``name`` (see :data:`NAMES`).
+
+    Parameters
+    ----------
+    name : str
+        A proof name, one of :data:`NAMES`.
+
+    Returns
+    -------
+    dict
+        The proof document.
+    """
     return _BUILDERS[name]()
 
 
 def all_proofs() -> dict:
+    """Every proof of the library, built (and replayed).
+
+    Returns
+    -------
+    dict
+        Proof name (:data:`NAMES`) → proof document.
+    """
     return {n: b() for n, b in _BUILDERS.items()}
 
 
@@ -483,7 +729,13 @@ def _fact(kind, expr, by, frm=(), **args):
 
 
 def l2_rr_identity():
-    """2G + 4GRRG = 2G + 4GΣG when RR = Σ."""
+    """2G + 4GRRG = 2G + 4GΣG when RR = Σ.
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     G, R = S("G"), S("R")
     p = Proof("Σ = R²: 2G + 4GRRG = 2G + 4GΣG", {"Sigma": dd, "G": dd, "R": dd},
               add(mul(num(2), G), mul(num(4), G, R, R, G)), add(mul(num(2), G), mul(num(4), G, Sg, G)),
@@ -494,7 +746,13 @@ def l2_rr_identity():
 def l2_growth_theorem():
     """For every d, G ≻ 0 and Σ = R² with R symmetric (i.e. every Σ ⪰ 0):
     Σ(I + 2GΣ)⁻¹ ⪰ 0 and (2G)⁻¹ − Σ(I + 2GΣ)⁻¹ ≻ 0; hence ‖Σ(I + 2GΣ)⁻¹‖₂ ≤ 1/(2λ_min(G))
-    (docs/mathematics.md §10, the ℓ2 growth theorem)."""
+    (docs/mathematics.md §10, the ℓ2 growth theorem).
+
+    Returns
+    -------
+    dict
+        The theorem document (:mod:`.order`): its identities, facts and conclusion.
+    """
     G, R = S("G"), S("R")
     N = mul(Sg, inv(add(I, mul(num(2), G, Sg))))
     M1 = add(I, mul(num(2), R, G, R))
@@ -521,7 +779,13 @@ def l2_growth_theorem():
 
 def sinkhorn_conditional_identity():
     """Σ − CΣ⁻¹Cᵀ = Λ_yy⁻¹ when C = BΣ and Λ_yy⁻¹ = Σ − BΣBᵀ (the y-marginal of the coupling:
-    law of total covariance with E[y|x] − α = B(x − α), Cov(y|x) = Λ_yy⁻¹)."""
+    law of total covariance with E[y|x] − α = B(x − α), Cov(y|x) = Λ_yy⁻¹).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     B, C, L = S("B"), S("C"), S("Lyy")
     p = Proof("Sinkhorn: Σ − CΣ⁻¹Cᵀ = Λ_yy⁻¹", {"Sigma": dd, "B": dd, "C": dd, "Lyy": dd, "S": dd},
               sub(Sg, mul(C, inv(Sg), T(C))), inv(L), symmetric=["Sigma", "Lyy", "S"], positive=["Sigma", "Lyy"],
@@ -532,7 +796,13 @@ def sinkhorn_conditional_identity():
 
 
 def sinkhorn_whitening_identity():
-    """S⁻¹(Σ − CΣ⁻¹Cᵀ)S⁻¹ = I − (S⁻¹CS⁻¹)(S⁻¹CS⁻¹)ᵀ when Σ = SS, S symmetric invertible."""
+    """S⁻¹(Σ − CΣ⁻¹Cᵀ)S⁻¹ = I − (S⁻¹CS⁻¹)(S⁻¹CS⁻¹)ᵀ when Σ = SS, S symmetric invertible.
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
     C, Sq = S("C"), S("S")
     Si = inv(Sq)
     K = mul(Si, C, Si)
@@ -552,7 +822,13 @@ def sinkhorn_growth_theorem():
     """For every d and every Gaussian self-coupling of N(α, Σ), Σ ≻ 0, with cross-covariance
     C = BΣ (E[y|x] − α = B(x − α)) and conditional precision Λ_yy ≻ 0:
     Σ − CΣ⁻¹Cᵀ ≻ 0 and I − KKᵀ ≻ 0 for K = Σ^{-1/2}CΣ^{-1/2}; hence ‖K‖₂ ≤ 1 and
-    ‖C‖₂ ≤ ‖Σ‖₂, so ‖JΣ‖₂ = ‖VC‖₂ ≤ ‖V‖₂‖Σ‖₂ (docs/mathematics.md §10)."""
+    ‖C‖₂ ≤ ‖Σ‖₂, so ‖JΣ‖₂ = ‖VC‖₂ ≤ ‖V‖₂‖Σ‖₂ (docs/mathematics.md §10).
+
+    Returns
+    -------
+    dict
+        The theorem document (:mod:`.order`): its identities, facts and conclusion.
+    """
     C, L, Sq = S("C"), S("Lyy"), S("S")
     Si = inv(Sq)
     K = mul(Si, C, Si)
@@ -581,12 +857,35 @@ NAMES = tuple(_BUILDERS)
 
 
 def theorem(name: str) -> dict:
+    """The theorem document called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A theorem name, a key of :data:`THEOREMS` ("l2-growth", "sinkhorn-growth").
+
+    Returns
+    -------
+    dict
+        The theorem document (:mod:`.order`).
+    """
     return THEOREMS[name]()
 
 
 def write_theorems(directory=None) -> list:
     """Write every theorem of :data:`THEOREMS` as ``theorems/<name>.json`` (the files the
-    ``exponential-growth-theorem`` checker replays); returns the paths."""
+    ``exponential-growth-theorem`` checker replays); returns the paths.
+
+    Parameters
+    ----------
+    directory : str or Path, optional
+        Where to write (default: the checker's ``THEOREM_DIR``).
+
+    Returns
+    -------
+    list of Path
+        The paths written.
+    """
     import json
     from pathlib import Path
 

@@ -39,7 +39,18 @@ _REPLAYED: dict = {}
 def stored_theorem(name: str):
     """The theorem ``theorems/<name>.json`` shipped with the checker, replayed once per process:
     (sha256 of the file, its claim parameters).  Raises CertificationFailed if it does not
-    replay."""
+    replay.
+
+    Parameters
+    ----------
+    name : str
+        The theorem's name (``[a-z0-9-]{1,40}``), e.g. ``"l2-growth"``.
+
+    Returns
+    -------
+    tuple of (str, dict)
+        The SHA-256 of the stored file and its claim parameters (:func:`theorem_params`).
+    """
     import hashlib
     import json
     import re
@@ -82,7 +93,19 @@ def _included(sub, st):
 
 
 def replay_theorem(doc):
-    """Replay a theorem; returns (statement, list of (kind, normal form) facts)."""
+    """Replay a theorem; returns (statement, list of (kind, normal form) facts).
+
+    Parameters
+    ----------
+    doc : dict
+        A theorem document (see the module docstring).
+
+    Returns
+    -------
+    tuple of (Statement, list)
+        The statement and the concluded facts, each ``(kind, normal form)`` with kind "pd" (≻ 0)
+        or "psd" (⪰ 0); raises CertificationFailed when an identity or a fact does not check.
+    """
     st = parse_statement({k: doc.get(k) for k in ("name", "symbols", "hypotheses")} | {"lhs": ["I"], "rhs": ["I"]})
     ctx = st.context()
     idents = doc.get("identities", [])
@@ -187,7 +210,20 @@ def _T(p, ctx):
 
 
 def theorem_params(st, concl) -> dict:
-    """The claim parameters: the statement's symbols and hypotheses and the concluded facts."""
+    """The claim parameters: the statement's symbols and hypotheses and the concluded facts.
+
+    Parameters
+    ----------
+    st : Statement
+        The theorem's statement.
+    concl : list of tuple
+        The concluded facts ``(kind, normal form)``.
+
+    Returns
+    -------
+    dict
+        ``{"name", "symbols", "hypotheses", "conclusions": ["E ≻ 0", …]}``.
+    """
     base = statement_params(st)
     words = [f"{render_poly(e)} {'≻' if k == 'pd' else '⪰'} 0" for k, e in concl]
     return {"name": st.name, "symbols": base["symbols"], "hypotheses": base["hypotheses"], "conclusions": words}

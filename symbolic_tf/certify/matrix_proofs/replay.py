@@ -53,6 +53,13 @@ class Statement:
     rhs: list
 
     def context(self) -> Context:
+        """The rule context of the hypotheses: the equations and the derivative table in normal form.
+
+        Returns
+        -------
+        Context
+            The declaration, symmetric symbols, equations (lhs, rhs) and derivatives (name → normal form).
+        """
         eqs = [(normal(l_, self.decl), normal(r_, self.decl)) for l_, r_ in self.equations]
         ders = {k: normal(v, self.decl) for k, v in self.derivatives.items()}
         return Context(self.decl, self.symmetric, eqs, ders)
@@ -65,6 +72,20 @@ def _names(x, decl, what):
 
 
 def parse_statement(doc) -> Statement:
+    """The statement of a proof document (symbols, hypotheses, lhs = rhs), validated: hypotheses name
+    declared symbols, a positive definite symbol is also symmetric, the two sides of every
+    identity and every derivative have matching shapes.
+
+    Parameters
+    ----------
+    doc : dict
+        The proof document (see the module docstring); its ``steps`` are not read.
+
+    Returns
+    -------
+    Statement
+        The parsed statement; raises CertificationFailed on a malformed one.
+    """
     if not isinstance(doc, dict):
         raise CertificationFailed("matrix proof: not an object")
     decl = Decl.from_data(doc.get("symbols"))
@@ -103,7 +124,18 @@ def _shape_text(shape):
 
 
 def statement_params(st: Statement) -> dict:
-    """The claim's parameters, rendered from the statement (what a checker binds)."""
+    """The claim's parameters, rendered from the statement (what a checker binds).
+
+    Parameters
+    ----------
+    st : Statement
+        A parsed statement.
+
+    Returns
+    -------
+    dict
+        ``{"name", "identity": "lhs = rhs", "symbols": "X (d×d), …", "hypotheses": [str, …]}``.
+    """
     d = st.decl
     hyps = []
     if st.symmetric:
@@ -121,7 +153,18 @@ def statement_params(st: Statement) -> dict:
 
 
 def replay(doc) -> tuple[Statement, int]:
-    """Replay a proof; returns (statement, number of steps) or raises CertificationFailed."""
+    """Replay a proof; returns (statement, number of steps) or raises CertificationFailed.
+
+    Parameters
+    ----------
+    doc : dict
+        The proof document (see the module docstring).
+
+    Returns
+    -------
+    tuple of (Statement, int)
+        The statement and the number of steps replayed.
+    """
     st = parse_statement(doc)
     ctx = st.context()
     steps = doc.get("steps")
@@ -162,7 +205,23 @@ def sample_point(st: Statement, n: int, rng):
     indices of the equations that do *not* hold at the point (implicit equations such as a
     fixed point cannot be sampled rationally; the guard re-bases after using them).
 
-    An equation whose one side is a symbol defines that symbol (left side first)."""
+    An equation whose one side is a symbol defines that symbol (left side first).
+
+    Parameters
+    ----------
+    st : Statement
+        A parsed statement.
+    n : int
+        The dimension d.
+    rng : random.Random
+        The source of the random rational entries.
+
+    Returns
+    -------
+    tuple of (dict or None, tuple of int)
+        ``(env, unsatisfied)``: symbol name → ``fmpq_mat`` / ``fmpq`` (None when the draw failed,
+        e.g. a singular inverse), and the indices of the equations that do not hold at the point.
+    """
     eq_defs = {}
     for l_, r_ in st.equations:
         for a, b in ((l_, r_), (r_, l_)):
@@ -248,7 +307,24 @@ def guard(doc, dims=range(1, 7), seed: int | None = None, tries: int = 6) -> dic
     """Re-check every step of a proof exactly at one random rational point per dimension.
 
     Returns ``{"points": k, "checked_steps": m, "skipped": s}``; raises CertificationFailed
-    when a step's value differs from its side's starting value (a wrong rule)."""
+    when a step's value differs from its side's starting value (a wrong rule).
+
+    Parameters
+    ----------
+    doc : dict
+        The proof document.
+    dims : iterable of int
+        The dimensions d at which to sample a point.
+    seed : int, optional
+        The random seed (default: from a hash of the document, so the guard is reproducible).
+    tries : int
+        The draws per dimension before the dimension is skipped.
+
+    Returns
+    -------
+    dict
+        ``{"points": k, "checked_steps": m, "skipped": s}``.
+    """
     st = parse_statement(doc)
     ctx = st.context()
     if seed is None:
@@ -318,7 +394,22 @@ def _parse_mat(rows, what):
 def check_witness(doc, witness) -> dict:
     """Decide a statement at an exact point: verify the point satisfies every hypothesis
     exactly (shapes, symmetry, positive definiteness, equations) and return the two sides'
-    values; ``differs`` is True when lhs ≠ rhs there (so the identity is false)."""
+    values; ``differs`` is True when lhs ≠ rhs there (so the identity is false).
+
+    Parameters
+    ----------
+    doc : dict
+        The proof document (its statement is used).
+    witness : dict
+        ``{"d": n (1…12), "values": {symbol: matrix or rational}}``, a value for every symbol.
+
+    Returns
+    -------
+    dict
+        ``{"lhs": value, "rhs": value, "differs": bool}`` (the sides differentiated when the
+        statement has derivatives); raises CertificationFailed when the point violates a hypothesis
+        or an inverse does not exist there.
+    """
     from ..exact import definiteness
 
     st = parse_statement(doc)

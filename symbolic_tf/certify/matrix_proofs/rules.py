@@ -123,7 +123,18 @@ def _letter_T(a) -> dict:
 
 
 def transpose_poly(p) -> dict:
-    """Pᵀ with the transposes pushed to the letters (the ``transpose`` rule's identities)."""
+    """Pᵀ with the transposes pushed to the letters (the ``transpose`` rule's identities).
+
+    Parameters
+    ----------
+    p : dict
+        A polynomial (normal form).
+
+    Returns
+    -------
+    dict
+        The normal form of pᵀ.
+    """
     out = {}
     for (s, w), c in p.items():
         acc = {(s, ()): c}
@@ -147,10 +158,43 @@ def _fixpoint(p, fn):
 
 
 def r_transpose(p, ctx, args):
+    """Rule ``transpose``: every opaque (E)ᵀ pushed to the letters, (XY)ᵀ = YᵀXᵀ, (X + Y)ᵀ = Xᵀ + Yᵀ,
+    (X⁻¹)ᵀ = (Xᵀ)⁻¹, (d/dt X)ᵀ = d/dt Xᵀ (to a fixed point).
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments (none are used).
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     return _fixpoint(p, lambda q: _map_letters(q, lambda a: transpose_poly(unkey(a[1])) if a[0] == "T" else None))
 
 
 def r_symmetric(p, ctx, args):
+    """Rule ``symmetric``: Xᵀ = X for the given symbols, declared symmetric by the hypotheses.
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments: ``{"names": [...]}``, the symmetric symbols to untranspose
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     names = args.get("names")
     if not isinstance(names, list) or any(n not in ctx.symmetric for n in names):
         raise CertificationFailed("matrix proof: symmetric: every name must be a symmetric symbol of the hypotheses")
@@ -193,6 +237,23 @@ def _word_T_sym(w, ctx):
 
 
 def r_scalar_transpose(p, ctx, args):
+    """Rule ``scalar_transpose``: a 1×1 word w is replaced by wᵀ (symmetric symbols
+    untransposed) when that is smaller in the canonical order.
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments (none are used).
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     decl = ctx.decl
 
     def fn(q):
@@ -252,6 +313,22 @@ def _cancel_once(q, only=None):
 
 
 def r_cancel(p, ctx, args):
+    """Rule ``cancel``: M M⁻¹ = M⁻¹ M = I, repeated to a fixed point.
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments: ``{"M": term}`` (optional) restricts the cancellation to that M
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     only = None
     if "M" in args:
         m = normal(args["M"], ctx.decl)
@@ -283,6 +360,22 @@ def _square(p, decl):
 
 
 def r_inverse_product(p, ctx, args):
+    """Rule ``inverse_product``: (X₁⋯X_m)⁻¹ = X_m⁻¹⋯X₁⁻¹ for 2…8 square nonzero factors.
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments: ``{"factors": [term, ...]}``, the factors X₁, …, X_m
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     fs = args.get("factors")
     if not isinstance(fs, list) or not 2 <= len(fs) <= 8:
         raise CertificationFailed("matrix proof: inverse_product needs 2..8 factors")
@@ -320,6 +413,22 @@ def _double_inverse(a):
 
 
 def r_inverse_inverse(p, ctx, args):
+    """Rule ``inverse_inverse``: (X⁻¹)⁻¹ = X.
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments (none are used).
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     return _everywhere(p, lambda q: _map_letters(q, _double_inverse))
 
 
@@ -333,6 +442,23 @@ def _monomial_word(p, what):
 
 
 def r_push_through(p, ctx, args):
+    """Rule ``push_through``: X(I + YX)⁻¹ = (I + XY)⁻¹X (direction "right") or the converse
+    ("left"), for a single word X.
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments: ``{"X": term, "Y": term, "direction": "right" | "left"}``
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     X = _term_arg(args, "X", ctx)
     Y = _term_arg(args, "Y", ctx)
     direction = args.get("direction", "right")
@@ -396,6 +522,23 @@ def _cyclic_cancel(w):
 
 
 def r_trace(p, ctx, args):
+    """Rule ``trace``: tr(Σ cᵢWᵢ) = Σ cᵢ tr(Wᵢ), tr(I) = d, and tr(XY) = tr(YX) (each word rotated to
+    its least rotation, with M M⁻¹ cancelled cyclically).
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments (none are used).
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     decl = ctx.decl
 
     def trace_of(inner):
@@ -439,6 +582,23 @@ def r_trace(p, ctx, args):
 
 
 def r_trace_transpose(p, ctx, args):
+    """Rule ``trace_transpose``: tr(W) = tr(Wᵀ), the least of the rotations of W and Wᵀ, for a
+    word W of symbol letters.
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments (none are used).
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     def fn(q):
         out = {}
         for (s, w), c in q.items():
@@ -497,10 +657,44 @@ def _deriv(p, ctx):
 
 
 def r_differentiate(p, ctx, args):
+    """Rule ``differentiate``: d/dt expanded by the Leibniz rule, d/dt X⁻¹ = −X⁻¹Ẋ X⁻¹,
+    d/dt Xᵀ = Ẋᵀ, d/dt tr X = tr Ẋ, d/dt log det X = tr(X⁻¹Ẋ), with Ẋ from the derivative table.
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments (none are used).
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     return _everywhere(p, lambda q: _map_letters(q, lambda a: _deriv(unkey(a[1]), ctx) if a[0] == "d" else None))
 
 
 def r_substitute(p, ctx, args):
+    """Rule ``substitute``: every occurrence of the word on one side of an equation of the
+    hypotheses replaced by the other side (for a single symbol X, also Xᵀ by the transposed side).
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments: ``{"equation": index into ctx.equations, "direction": "lr" | "rl"}``
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     idx = args.get("equation")
     direction = args.get("direction", "lr")
     if isinstance(idx, bool) or not isinstance(idx, int) or not 0 <= idx < len(ctx.equations):
@@ -537,6 +731,23 @@ def r_substitute(p, ctx, args):
 
 
 def r_insert_inverse(p, ctx, args):
+    """Rule ``insert_inverse``: E = M⁻¹ M E (side "left") or E M M⁻¹ ("right"), for a square M
+    whose inverse already occurs in E.
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments: ``{"M": term, "side": "left" | "right"}``
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
     M = _term_arg(args, "M", ctx)
     side = args.get("side", "left")
     if side not in ("left", "right"):
@@ -582,7 +793,24 @@ RULES = {
 
 
 def apply_rule(name, p, ctx: Context, args=None) -> dict:
-    """The normal form after applying rule ``name`` (with ``args``) everywhere in ``p``."""
+    """The normal form after applying rule ``name`` (with ``args``) everywhere in ``p``.
+
+    Parameters
+    ----------
+    name : str
+        A rule name, a key of ``RULES``.
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        What the rule may use (declaration, symmetric symbols, equations, derivatives).
+    args : dict, optional
+        The rule arguments.
+
+    Returns
+    -------
+    dict
+        The rewritten normal form; raises CertificationFailed on an unknown rule or bad arguments.
+    """
     if name not in RULES:
         raise CertificationFailed(f"matrix proof: unknown rule {str(name)[:40]!r}; known: {', '.join(RULES)}")
     args = args or {}

@@ -54,6 +54,19 @@ class Decl:
 
     @classmethod
     def from_data(cls, data) -> "Decl":
+        """The declaration read from its JSON form ``{"matrices": {name: [rows, cols]}, "scalars": [...]}``,
+        validated (names, shapes in "d", "k", "1", at most 64 of each; "d" is reserved).
+
+        Parameters
+        ----------
+        data : dict
+            The JSON declaration.
+
+        Returns
+        -------
+        Decl
+            The declaration; raises CertificationFailed on a malformed one.
+        """
         if not isinstance(data, dict) or set(data) - {"matrices", "scalars"}:
             raise CertificationFailed("matrix proof: symbols must be {matrices, scalars}")
         mats = data.get("matrices", {})
@@ -73,6 +86,13 @@ class Decl:
         return cls(out, tuple(scal))
 
     def to_data(self) -> dict:
+        """The JSON form of the declaration (the inverse of :meth:`from_data`).
+
+        Returns
+        -------
+        dict
+            ``{"matrices": {name: [rows, cols]}, "scalars": [...]}``.
+        """
         return {"matrices": {k: list(v) for k, v in self.matrices.items()}, "scalars": list(self.scalars)}
 
 
@@ -84,15 +104,50 @@ def _order(k):
 
 
 def key(poly) -> tuple:
-    """A hashable canonical form of a polynomial (used inside atoms)."""
+    """A hashable canonical form of a polynomial (used inside atoms).
+
+    Parameters
+    ----------
+    poly : dict
+        A polynomial ``{(scalar letters, word): coefficient}``.
+
+    Returns
+    -------
+    tuple
+        Its (monomial, coefficient) pairs sorted by monomial.
+    """
     return tuple(sorted(poly.items(), key=lambda kv: _order(kv[0])))
 
 
 def unkey(k) -> dict:
+    """The polynomial of a canonical form (the inverse of :func:`key`).
+
+    Parameters
+    ----------
+    k : tuple
+        A canonical form from :func:`key`.
+
+    Returns
+    -------
+    dict
+        The polynomial ``{(scalar letters, word): coefficient}``.
+    """
     return dict(k)
 
 
 def padd(*polys) -> dict:
+    """The sum p₁ + p₂ + … of polynomials (zero coefficients dropped).
+
+    Parameters
+    ----------
+    *polys : dict
+        Polynomials ``{(scalar letters, word): coefficient}``.
+
+    Returns
+    -------
+    dict
+        Their sum.
+    """
     out: dict = {}
     for p in polys:
         for m, c in p.items():
@@ -105,11 +160,37 @@ def padd(*polys) -> dict:
 
 
 def pscale(p, c) -> dict:
+    """The polynomial c·p.
+
+    Parameters
+    ----------
+    p : dict
+        A polynomial.
+    c : Fraction or int
+        A rational scalar.
+
+    Returns
+    -------
+    dict
+        c·p (the empty polynomial when c = 0).
+    """
     c = Fraction(c)
     return {} if c == 0 else {m: v * c for m, v in p.items()}
 
 
 def pmul(p, q) -> dict:
+    """The noncommutative product p·q: words concatenate, scalar letters merge (they commute).
+
+    Parameters
+    ----------
+    p, q : dict
+        Polynomials.
+
+    Returns
+    -------
+    dict
+        p·q; raises CertificationFailed when the expansion or a word is too large.
+    """
     if len(p) * len(q) > 4 * MAX_TERMS:
         raise CertificationFailed("matrix proof: expression too large when expanded")
     out: dict = {}
@@ -127,6 +208,18 @@ def pmul(p, q) -> dict:
 
 
 def is_zero(p) -> bool:
+    """Whether a polynomial is 0 (normal forms are canonical, so this is the empty dict).
+
+    Parameters
+    ----------
+    p : dict
+        A polynomial.
+
+    Returns
+    -------
+    bool
+        True iff p = 0.
+    """
     return not p
 
 
@@ -152,7 +245,21 @@ def _count(term, depth=0, budget=None):
 
 
 def normal(term, decl: Decl) -> dict:
-    """The normal form of a term modulo the ring axioms (see the module docstring)."""
+    """The normal form of a term modulo the ring axioms (see the module docstring).
+
+    Parameters
+    ----------
+    term : list
+        A JSON expression tree.
+    decl : Decl
+        The declared symbols.
+
+    Returns
+    -------
+    dict
+        The polynomial ``{(scalar letters, word): coefficient}``; raises CertificationFailed on a
+        malformed, undeclared or too large term.
+    """
     _count(term)
     return _normal(term, decl)
 
@@ -212,7 +319,18 @@ def _normal(t, decl):
 
 def inverse_atom(p) -> dict:
     """(E)⁻¹ as it enters the normal form: I⁻¹ = I, q⁻¹ = 1/q for a rational q, and
-    (qW)⁻¹ = q⁻¹(W)⁻¹ for a single word W with a rational coefficient q ≠ 1."""
+    (qW)⁻¹ = q⁻¹(W)⁻¹ for a single word W with a rational coefficient q ≠ 1.
+
+    Parameters
+    ----------
+    p : dict
+        The normal form of E (nonzero).
+
+    Returns
+    -------
+    dict
+        The normal form of (E)⁻¹; raises CertificationFailed when E = 0.
+    """
     if not p:
         raise CertificationFailed("matrix proof: inverse of 0")
     if p == ONE:
@@ -229,7 +347,18 @@ def inverse_atom(p) -> dict:
 def transpose_atom(p) -> dict:
     """(E)ᵀ as it enters the normal form: a symbol's transpose is the letter Xᵀ (and Xᵀᵀ = X);
     a scalar expression is its own transpose only through the rule ``transpose``; anything
-    else stays the opaque atom (E)ᵀ."""
+    else stays the opaque atom (E)ᵀ.
+
+    Parameters
+    ----------
+    p : dict
+        The normal form of E.
+
+    Returns
+    -------
+    dict
+        The normal form of (E)ᵀ.
+    """
     if len(p) == 1:
         (m, c), = p.items()
         s, w = m
@@ -246,7 +375,24 @@ def typecheck(p, decl: Decl, n: int = 2, k: int = 3):
     """The shape (rows, cols) of a polynomial at d = n, k = k (None: only multiples of I),
     raising CertificationFailed on a product or sum of incompatible shapes, or on the trace,
     inverse or log det of a non-square expression.  (I and numbers stand for the identity of
-    whatever size their context needs; a shapeless expression is d×d.)"""
+    whatever size their context needs; a shapeless expression is d×d.)
+
+    Parameters
+    ----------
+    p : dict
+        A polynomial.
+    decl : Decl
+        The declared symbols and their shapes.
+    n : int
+        The value of d.
+    k : int
+        The value of k.
+
+    Returns
+    -------
+    tuple of int or None
+        (rows, cols), or None when p is a multiple of I.
+    """
     shape = None
     for (s, w), _ in p.items():
         for a in s:
@@ -307,7 +453,18 @@ def _atom_term(a):
 
 
 def to_term(p) -> list:
-    """A term whose normal form is ``p`` (a sum of products, coefficients first)."""
+    """A term whose normal form is ``p`` (a sum of products, coefficients first).
+
+    Parameters
+    ----------
+    p : dict
+        A polynomial.
+
+    Returns
+    -------
+    list
+        A JSON expression tree (``["num", "0"]`` for p = 0).
+    """
     terms = []
     for (s, w), c in sorted(p.items(), key=lambda kv: _order(kv[0])):
         factors = ([] if c == 1 else [["num", _frac_str(c)]]) + [_atom_term(a) for a in s] + [_atom_term(a) for a in w]
@@ -352,7 +509,18 @@ def _render_atom(a) -> str:
 
 
 def render_poly(p) -> str:
-    """The polynomial in words, e.g. ``VΣAΣ + ΣAᵀΣVᵀ``."""
+    """The polynomial in words, e.g. ``VΣAΣ + ΣAᵀΣVᵀ``.
+
+    Parameters
+    ----------
+    p : dict
+        A polynomial.
+
+    Returns
+    -------
+    str
+        The sum of its monomials, shortest words first ("0" for p = 0).
+    """
     if not p:
         return "0"
     out = []
@@ -372,6 +540,20 @@ def render_poly(p) -> str:
 
 
 def render(term, decl: Decl) -> str:
+    """The normal form of a term, rendered by :func:`render_poly`.
+
+    Parameters
+    ----------
+    term : list
+        A JSON expression tree.
+    decl : Decl
+        The declared symbols.
+
+    Returns
+    -------
+    str
+        The rendered normal form, e.g. ``VΣAΣ + ΣAᵀΣVᵀ``.
+    """
     return render_poly(normal(term, decl))
 
 
@@ -412,7 +594,24 @@ def _letter_shape(a, decl, n, k):
 
 
 def poly_shape(p, decl, n, k):
-    """The (rows, cols) of a polynomial at dimension n (None: only identities — square)."""
+    """The (rows, cols) of a polynomial at dimension n (None: only identities — square).
+
+    Parameters
+    ----------
+    p : dict
+        A polynomial.
+    decl : Decl
+        The declared symbols and their shapes.
+    n : int
+        The value of d.
+    k : int
+        The value of k.
+
+    Returns
+    -------
+    tuple of int or None
+        (rows, cols) of its first shaped word, or None when it has only identities.
+    """
     for (_, w), _ in p.items():
         sh = _shape_of_word(w, decl, n, k)
         if sh is not None:
@@ -423,7 +622,28 @@ def poly_shape(p, decl, n, k):
 def evaluate(p, env: dict, decl: Decl, n: int, k: int | None = None, shape=None):
     """The exact value (``fmpq_mat``) of a polynomial with symbols bound in ``env``
     (name → fmpq_mat or fmpq); raises :class:`Unevaluable` on a d/dt atom and
-    ZeroDivisionError on a singular inverse."""
+    ZeroDivisionError on a singular inverse.
+
+    Parameters
+    ----------
+    p : dict
+        A polynomial.
+    env : dict
+        Symbol name → value (``fmpq_mat`` for a matrix, ``fmpq`` for a scalar).
+    decl : Decl
+        The declared symbols.
+    n : int
+        The value of d.
+    k : int, optional
+        The value of k (default n).
+    shape : tuple of int, optional
+        The (rows, cols) of the result (default: from :func:`poly_shape`, else n×n).
+
+    Returns
+    -------
+    flint.fmpq_mat
+        The exact value of p.
+    """
     k = n if k is None else k
     sh = shape or poly_shape(p, decl, n, k) or (n, n)
     total = flint.fmpq_mat(sh[0], sh[1])
