@@ -79,7 +79,7 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
     (2, Fraction(1, 2))
     """
     from .spec.problem import parse_problem
-    from .spec.rational import _as_lists
+    from .spec.rational import as_lists
 
     doc: dict = {"variant": variant}
     for key, val in (("A", A), ("V", V), ("Q", Q), ("K", K), ("F", F), ("b", b), ("scale", scale),
@@ -101,18 +101,18 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
     if d is None:
         for key in ("A", "Q", "V", "F"):
             if key in doc:
-                m = _as_lists(doc[key])
+                m = as_lists(doc[key])
                 if isinstance(m, (list, tuple)) and m:
                     d = len(m[0]) if isinstance(m[0], (list, tuple)) else 1
                     break
         else:
             if cov is not None:
-                d = len(_as_lists(cov))
+                d = len(as_lists(cov))
             elif mean is not None:
-                d = len(_as_lists(mean))
+                d = len(as_lists(mean))
             elif heads:
                 h = dict(heads[0])
-                m = _as_lists(h.get("A", h.get("Q")))
+                m = as_lists(h.get("A", h.get("Q")))
                 if isinstance(m, (list, tuple)) and m and isinstance(m[0], (list, tuple)):
                     d = len(m[0])
     if d is None:

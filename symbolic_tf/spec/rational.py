@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from .errors import InvalidParameters
 from .limits import MAX_DECIMAL_EXPONENT, MAX_DIGITS, brief, int_digits_exceed
 
-__all__ = ["to_fraction", "to_vector", "to_matrix", "fraction_str", "parse_rational_str", "Matrix", "Vector"]
+__all__ = ["as_lists", "to_fraction", "to_vector", "to_matrix", "fraction_str", "parse_rational_str", "Matrix", "Vector"]
 
 Vector = tuple  # tuple[Fraction, ...]
 Matrix = tuple  # tuple[tuple[Fraction, ...], ...]
@@ -62,8 +62,19 @@ def to_fraction(value: Any, field: str) -> Fraction:
     raise InvalidParameters(field, f"expected a number, got {type(value).__name__} {brief(value)}")
 
 
-def _as_lists(value: Any) -> Any:
-    """numpy arrays and SymPy matrices → nested Python lists (their entries read exactly after)."""
+def as_lists(value: Any) -> Any:
+    """numpy arrays and SymPy matrices → nested Python lists (their entries read exactly after).
+
+    Parameters
+    ----------
+    value : object
+        A list, tuple, string, numpy array, SymPy matrix or anything with ``tolist()``.
+
+    Returns
+    -------
+    object
+        Nested lists for array-likes; other values unchanged.
+    """
     if isinstance(value, (list, tuple, str, bytes)):
         return value
     tolist = getattr(value, "tolist", None)
@@ -82,7 +93,7 @@ def to_vector(value: Any, field: str, length: int | None = None) -> tuple:
     list; such a column or row (d×1, 1×d) is flattened.  Floats are read exactly (their binary value).
     """
     array = not isinstance(value, (list, tuple, str, bytes))
-    value = _as_lists(value)
+    value = as_lists(value)
     if array and isinstance(value, list) and value and all(isinstance(r, list) and len(r) == 1 for r in value):
         value = [r[0] for r in value]  # a column vector (numpy / SymPy d×1)
     elif array and isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
@@ -101,7 +112,7 @@ def to_matrix(value: Any, field: str, shape: tuple[int | None, int | None] = (No
     A scalar is accepted for a 1x1 shape.  ``shape`` entries may be ``None`` (free).  numpy
     arrays and SymPy matrices are read through their nested lists, every entry exactly.
     """
-    value = _as_lists(value)
+    value = as_lists(value)
     rows_expected, cols_expected = shape
     if not isinstance(value, (list, tuple)):
         if rows_expected == 1 and cols_expected == 1:

@@ -59,8 +59,8 @@ from .krawczyk_box import initial_cov, rat
 from .replay import flow_pairs, int_in, replay_stored
 
 KIND = "tube-rotation"
-_MAX_ORDER = 60
-_MAX_STEPS = 50_000
+MAX_ORDER = 60
+MAX_STEPS = 50_000
 _MAX_K = 64
 _MAX_PIECES = 1 << 16
 
@@ -265,7 +265,7 @@ def check_tube_rotation(cert, problem):
     data = cert.data
     D0, eta, phi, n_psi, n_r, prec, max_depth = parse_region(data, _bad)
     bounds = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, _bad, max_depth)
-    S_end, ts = replay_stored(pairs, None, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
+    S_end, ts = replay_stored(pairs, None, S0, data, _bad, MAX_ORDER, MAX_STEPS)
     lo, hi = end_bracket(S_end, ts[-1], D0, eta, phi, bounds, prec, _bad)
     T_lo, T_hi = rat(data["T_lo"]), rat(data["T_hi"])
     if not (T_lo <= T_hi):

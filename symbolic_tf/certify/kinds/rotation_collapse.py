@@ -29,7 +29,7 @@ from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
 from .replay import replay_stored
-from .rotation import _MAX_ORDER, _MAX_STEPS, end_point, parse_region, planar_problem, region_bounds
+from .rotation import MAX_ORDER, MAX_STEPS, end_point, parse_region, planar_problem, region_bounds
 
 KIND = "tube-rotation-collapse"
 
@@ -63,6 +63,6 @@ def check_tube_rotation_collapse(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and Σ(t) → 0 (regime
     CLUSTERING, rank 0, quantifier THIS)."""
     pairs, S0 = planar_problem(cert, problem, _bad)
-    S_end, _ts = replay_stored(pairs, None, S0, cert.data, _bad, _MAX_ORDER, _MAX_STEPS)
+    S_end, _ts = replay_stored(pairs, None, S0, cert.data, _bad, MAX_ORDER, MAX_STEPS)
     check_collapse_region(pairs, S_end, cert.data, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})

@@ -60,7 +60,7 @@ def search_witness(doc, dims=(2, 3), tries: int = 200, seed: int = 0):
     dict or None
         A witness ``{"d": n, "values": {symbol: entries}}`` with lhs ≠ rhs, or None.
     """
-    from .replay import _target_shape, sample_point
+    from .replay import target_shape, sample_point
 
     st = parse_statement(doc)
     rng = random.Random(seed)
@@ -73,7 +73,7 @@ def search_witness(doc, dims=(2, 3), tries: int = 200, seed: int = 0):
         for name in st.decl.matrices:
             M = env[name]
             values[name] = [[_fs(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())]
-            assert (M.nrows(), M.ncols()) == _target_shape(st, name, n)
+            assert (M.nrows(), M.ncols()) == target_shape(st, name, n)
         for s in st.decl.scalars:
             values[s] = _fs(env[s])
         w = {"d": n, "values": values}

@@ -250,7 +250,7 @@ def sample_point(st: Statement, n: int, rng):
         for _ in range(len(pending) + 1):
             for name, rhs in list(pending.items()):
                 try:
-                    val = evaluate(normal(rhs, st.decl), env, st.decl, n, n + 1, shape=_target_shape(st, name, n))
+                    val = evaluate(normal(rhs, st.decl), env, st.decl, n, n + 1, shape=target_shape(st, name, n))
                 except (KeyError, Unevaluable):
                     continue
                 except ZeroDivisionError:
@@ -292,7 +292,23 @@ def sample_point(st: Statement, n: int, rng):
     return env, tuple(unsatisfied)
 
 
-def _target_shape(st, name, n):
+def target_shape(st, name, n):
+    """The shape of the declared symbol ``name`` at dimension n (scalars are 1×1).
+
+    Parameters
+    ----------
+    st : object
+        A proof state with its declarations ``st.decl``.
+    name : str
+        A declared matrix or scalar symbol.
+    n : int
+        The dimension d substituted for symbolic sizes.
+
+    Returns
+    -------
+    tuple of int
+        (rows, columns).
+    """
     if name in st.decl.matrices:
         r, c = st.decl.matrices[name]
         return _dim(r, n), _dim(c, n)
@@ -430,7 +446,7 @@ def check_witness(doc, witness) -> dict:
             env[name] = flint.fmpq(q.numerator, q.denominator)
             continue
         M = _parse_mat(v, name)
-        if (M.nrows(), M.ncols()) != _target_shape(st, name, n):
+        if (M.nrows(), M.ncols()) != target_shape(st, name, n):
             raise CertificationFailed(f"matrix proof witness: {name} has the wrong shape")
         env[name] = M
     for name in st.symmetric:
@@ -443,7 +459,7 @@ def check_witness(doc, witness) -> dict:
     try:
         for name, t in st.derivatives.items():  # a curve through the point that stays symmetric
             if name in st.symmetric:
-                D = evaluate(normal(t, st.decl), env, st.decl, n, n + 1, shape=_target_shape(st, name, n))
+                D = evaluate(normal(t, st.decl), env, st.decl, n, n + 1, shape=target_shape(st, name, n))
                 if D != D.transpose():
                     raise CertificationFailed(f"matrix proof witness: the derivative of {name} is not symmetric")
         for l_, r_ in st.equations:

@@ -36,7 +36,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ...spec.errors import CertificationFailed
-from .terms import ONE, Decl, _order, inverse_atom, key, normal, padd, pmul, poly_shape, pscale, transpose_atom, unkey
+from .terms import ONE, Decl, canonical_order, inverse_atom, key, normal, padd, pmul, poly_shape, pscale, transpose_atom, unkey
 
 __all__ = ["RULES", "apply_rule", "Context", "transpose_poly"]
 
@@ -262,7 +262,7 @@ def r_scalar_transpose(p, ctx, args):
             if w:
                 sh = poly_shape({((), w): 1}, decl, 2, 3)
                 wt = _word_T_sym(w, ctx)
-                if sh == (1, 1) and wt is not None and _order(wt) < _order(w):
+                if sh == (1, 1) and wt is not None and canonical_order(wt) < canonical_order(w):
                     w = wt
             out = padd(out, {(s, w): c})
         return out
@@ -272,13 +272,13 @@ def r_scalar_transpose(p, ctx, args):
 def _cancel_once(q, only=None):
     """One cancellation M·M⁻¹ → I or M⁻¹·M → I in the expanded sum q, or None
     (``only``: the key of the one M to cancel)."""
-    items = sorted(q.items(), key=lambda kv: _order(kv[0]))
+    items = sorted(q.items(), key=lambda kv: canonical_order(kv[0]))
     for (s, w), c in items:
         for i, a in enumerate(w):
             if a[0] != "inv" or (only is not None and a[1] != only):
                 continue
             M = unkey(a[1])
-            mons = sorted(M.items(), key=lambda kv: _order(kv[0]))
+            mons = sorted(M.items(), key=lambda kv: canonical_order(kv[0]))
             for side in ("left", "right"):
                 for (ms, mw), mc in mons:
                     if ms:  # a scalar factor inside M: the match would need commuting it
@@ -552,7 +552,7 @@ def r_trace(p, ctx, args):
                 return {(s, ()): c}
             if sh is not None and sh[0] != 2:
                 raise CertificationFailed("matrix proof: tr(I) of a k×k identity")
-            return {(tuple(sorted(s + (("c", "d"),), key=_order)), ()): c}
+            return {(tuple(sorted(s + (("c", "d"),), key=canonical_order)), ()): c}
 
         for (s, w), c in inner.items():
             if not w:
@@ -562,9 +562,9 @@ def r_trace(p, ctx, args):
             if not w:
                 out = padd(out, identity_trace(s, c))
                 continue
-            wmin = min(_rotations(w), key=_order)
+            wmin = min(_rotations(w), key=canonical_order)
             atom = ("tr", key({((), wmin): Fraction(1)}))
-            out = padd(out, {(tuple(sorted(s + (atom,), key=_order)), ()): c})
+            out = padd(out, {(tuple(sorted(s + (atom,), key=canonical_order)), ()): c})
         return out
 
     def fn(q):
@@ -610,10 +610,10 @@ def r_trace_transpose(p, ctx, args):
                         (ms, mw), mc = next(iter(inner.items()))
                         wt = _word_T(mw)
                         if not ms and mc == 1 and wt is not None:
-                            best = min(_rotations(mw) + _rotations(wt), key=_order)
+                            best = min(_rotations(mw) + _rotations(wt), key=canonical_order)
                             a = ("tr", key({((), best): Fraction(1)}))
                 s2.append(a)
-            out = padd(out, {(tuple(sorted(s2, key=_order)), w): c})
+            out = padd(out, {(tuple(sorted(s2, key=canonical_order)), w): c})
         return out
     return _everywhere(p, fn)
 

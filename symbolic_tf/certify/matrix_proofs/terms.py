@@ -99,7 +99,19 @@ class Decl:
 # ------------------------------------------------------------------------------------------
 # polynomials: {(scalars: tuple, word: tuple): Fraction}
 # ------------------------------------------------------------------------------------------
-def _order(k):
+def canonical_order(k):
+    """The sort key that puts monomials and words in one canonical order (their repr).
+
+    Parameters
+    ----------
+    k : tuple
+        A scalar tuple, a word or a (scalars, word) key.
+
+    Returns
+    -------
+    str
+        ``repr(k)``: a total order on keys, the same in every run.
+    """
     return repr(k)
 
 
@@ -116,7 +128,7 @@ def key(poly) -> tuple:
     tuple
         Its (monomial, coefficient) pairs sorted by monomial.
     """
-    return tuple(sorted(poly.items(), key=lambda kv: _order(kv[0])))
+    return tuple(sorted(poly.items(), key=lambda kv: canonical_order(kv[0])))
 
 
 def unkey(k) -> dict:
@@ -198,7 +210,7 @@ def pmul(p, q) -> dict:
         for (s2, w2), c2 in q.items():
             if len(w1) + len(w2) > MAX_WORD or len(s1) + len(s2) > MAX_WORD:
                 raise CertificationFailed("matrix proof: word too long")
-            m = (tuple(sorted(s1 + s2, key=_order)), w1 + w2)
+            m = (tuple(sorted(s1 + s2, key=canonical_order)), w1 + w2)
             v = out.get(m, 0) + c1 * c2
             if v:
                 out[m] = v
@@ -466,7 +478,7 @@ def to_term(p) -> list:
         A JSON expression tree (``["num", "0"]`` for p = 0).
     """
     terms = []
-    for (s, w), c in sorted(p.items(), key=lambda kv: _order(kv[0])):
+    for (s, w), c in sorted(p.items(), key=lambda kv: canonical_order(kv[0])):
         factors = ([] if c == 1 else [["num", _frac_str(c)]]) + [_atom_term(a) for a in s] + [_atom_term(a) for a in w]
         terms.append(factors[0] if len(factors) == 1 else (["I"] if not factors else ["*"] + factors))
     if not terms:
@@ -524,7 +536,7 @@ def render_poly(p) -> str:
     if not p:
         return "0"
     out = []
-    for (s, w), c in sorted(p.items(), key=lambda kv: (len(kv[0][1]), _order(kv[0]))):
+    for (s, w), c in sorted(p.items(), key=lambda kv: (len(kv[0][1]), canonical_order(kv[0]))):
         body = "".join(_render_atom(a) for a in s + w) or "I"
         if body == "I" and s:
             body = "".join(_render_atom(a) for a in s)

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...spec.verdict import UNDECIDED, Verdict
 from .ray_tube import _FloatField, _dyadic, _qstr
-from .rotation_tube import _D0_ladder, _guesses, planar_inputs
+from .rotation_tube import D0_ladder, float_guesses, planar_inputs
 
 __all__ = ["KIND", "find_rotation_collapse"]
 
@@ -55,12 +55,12 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
     if all(e == 0 for e in S0q.entries()):
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ = 0 is stationary (decided by the stationary route)")
     ff = _FloatField(heads, None, 2)
-    guess = _guesses(ff, K, sign=-1)
+    guess = float_guesses(ff, K, sign=-1)
     if isinstance(guess, str):
         return Verdict(UNDECIDED, _CLAIM0, reason=guess, numerical={"seconds": time.perf_counter() - t0})
     phi_f, eta_f, kbar, gbar = guess
     numerical = {"kappa_bar": kbar, "gamma_bar": gbar}
-    ladder = _D0_ladder(ff, phi_f, eta_f, kbar, gbar, sign=-1)
+    ladder = D0_ladder(ff, phi_f, eta_f, kbar, gbar, sign=-1)
     if not ladder:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason="no region D ≤ D0 around the rank-one circle that the field enters and where "

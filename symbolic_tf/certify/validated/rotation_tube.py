@@ -67,7 +67,7 @@ def _trig(a, b, psi, derivative=False):
     return (np.asarray(a) * C + np.asarray(b) * S).sum(axis=1)
 
 
-def _guesses(ff, K, n=4096, sign=1):
+def float_guesses(ff, K, n=4096, sign=1):
     """Float guesses on the rank-one circle: φ (growth), η (transversal attraction), κ̄, γ̄; or a
     reason string when the circle has a rest point or repels on average, or when sign·κ̄ ≤ 0
     (sign = 1: growth, the rotating blow-up; −1: decay, the rotating collapse)."""
@@ -88,7 +88,7 @@ def _guesses(ff, K, n=4096, sign=1):
     return phi, eta, float(kbar), float(gbar)
 
 
-def _D0_ladder(ff, phi, eta, kbar, gbar, n=2048, sign=1):
+def D0_ladder(ff, phi, eta, kbar, gbar, n=2048, sign=1):
     """D0 = 2^−j (largest first) for which, in floats with margin, D' < −(γ̄/4)·(1 − r²) on D = D0
     and sign·G' > |κ̄|/4 on {D ≤ D0}."""
     psi = 2 * np.pi * np.arange(n) / n
@@ -166,7 +166,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
         return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
     heads, S0q = inputs
     ff = _FloatField(heads, None, 2)
-    guess = _guesses(ff, K)
+    guess = float_guesses(ff, K)
     if isinstance(guess, str):
         return Verdict(UNDECIDED, _CLAIM0, reason=guess, numerical={"seconds": time.perf_counter() - t0})
     phi_f, eta_f, kbar, gbar = guess
@@ -176,7 +176,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=f"no float blow-up up to t = {horizon:g}")
     numerical["float_T"] = late[0]
-    ladder = _D0_ladder(ff, phi_f, eta_f, kbar, gbar)
+    ladder = D0_ladder(ff, phi_f, eta_f, kbar, gbar)
     if not ladder:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason="no region D ≤ D0 around the rank-one circle that the field enters and where "
