@@ -27,7 +27,7 @@ import flint
 import mpmath
 
 from ..certify.exact import inertia, qmat
-from ..numeric.reference import _FlintPrec as _Prec
+from ..exact import working_precision
 
 __all__ = ["PREC", "arb_q", "arb_matq", "exp_q", "frob_err_upper", "vec_err_upper", "sqrt_upper",
            "arb_pd", "enclose_linear_phase", "is_linear_phase", "certify_linear_schedule",
@@ -137,7 +137,7 @@ def certify_linear_schedule(schedule, m0, c0, m1, c1, prec: int = PREC) -> dict 
     (A = 0 or V = 0); ``None`` if some phase is not."""
     if not all(is_linear_phase(ph) for ph in schedule):
         return None
-    with _Prec(prec):
+    with working_precision(prec):
         a = arb_matq([[Fraction(x)] for x in m0])
         S = arb_matq(c0)
         for ph in schedule:

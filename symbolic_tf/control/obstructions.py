@@ -30,7 +30,8 @@ from fractions import Fraction
 import flint
 
 from ..certify.exact import frac_str, qmat
-from .certified import PREC, _Prec, arb_q, eig_brackets
+from ..exact import working_precision
+from .certified import PREC, arb_q, eig_brackets
 
 __all__ = ["attention_mean_obstruction", "norm_obstruction"]
 
@@ -64,7 +65,7 @@ def norm_obstruction(m0, c0, m1, c1, T: Fraction, controls: str, m: Fraction) ->
     v = max(Fraction(1), m)
     c = v * m if controls in ("any", "attention") else Fraction(0)
     tag = f"controls={controls!r}, max_norm m = {frac_str(m)}, T = {frac_str(T)}"
-    with _Prec(PREC):
+    with working_precision(PREC):
         if r >= 1:
             br0, br1 = eig_brackets(c0), eig_brackets(c1)
             (l0, u0), (l1, u1) = br0[-1], br1[-1]

@@ -33,7 +33,8 @@ import numpy as np
 from ..certify.exact import frac_str
 from ..spec.verdict import UNDECIDED, Verdict
 from .certified import certify_linear_schedule
-from .steer import Phase, SteeringResult, _distance, _sq_norm, _zeros, simulate_schedule
+from .mpmatrix import mp_distance
+from .schedule import Phase, SteeringResult, simulate_schedule, sq_norm, zero_matrix
 
 __all__ = ["optimise_schedule", "optimised_result"]
 
@@ -42,9 +43,9 @@ _BLOCKS = {"any": ("F", "b", "A", "V"), "attention": ("A", "V"), "feedforward": 
 
 def _compiled():
     from ..numeric.codegen import compile_system
-    from ..symbolic.moments import derive
+    from ..symbolic.systems import system_for
 
-    return compile_system(derive("softmax", drift=True, scale=None))
+    return compile_system(system_for("softmax", drift=True, scale=None))
 
 
 class _Problem:
@@ -185,16 +186,16 @@ def optimise_schedule(m0, c0, m1, c1, T, controls: str, max_norm=None, phases: i
 
     def within(x):
         # the float squashing keeps ‖X‖ < m; enforce it exactly after conversion
-        while m is not None and _sq_norm(x) > m * m:
+        while m is not None and sq_norm(x) > m * m:
             f = Fraction(1) - Fraction(1, 2 ** 40)
             x = tuple(tuple(e * f for e in r) for r in x) if x and isinstance(x[0], tuple) else tuple(e * f for e in x)
         return x
 
     sched = []
     for k in range(phases):
-        F = within(exact(X["F"][0, k])) if "F" in X else _zeros(d)
-        A = within(exact(X["A"][0, k])) if "A" in X else _zeros(d)
-        V = within(exact(X["V"][0, k])) if "V" in X else _zeros(d)
+        F = within(exact(X["F"][0, k])) if "F" in X else zero_matrix(d)
+        A = within(exact(X["A"][0, k])) if "A" in X else zero_matrix(d)
+        V = within(exact(X["V"][0, k])) if "V" in X else zero_matrix(d)
         b = within(exact(X["b"][0, k])) if "b" in X else tuple(Fraction(0) for _ in range(d))
         sched.append(Phase(dur, F, b, A, V, f"optimised phase {k + 1}/{phases}"))
     info = {"method": "scipy.optimize.least_squares (trf), central-difference Jacobian by one batched "
@@ -216,7 +217,7 @@ def optimised_result(constructive: SteeringResult, claim, ev, m0, c0, m1, c1, T,
                                     starts=starts, seed=seed)
     try:
         a, S = simulate_schedule(sched, m0, c0)
-        resid = _distance(a, S, m1, c1)
+        resid = mp_distance(a, S, m1, c1)
     except RuntimeError as exc:  # reference integration blew up (cannot happen for a float-verified schedule)
         resid = math.inf
         info["reference_error"] = str(exc)

@@ -226,7 +226,7 @@ def sink_experiment(problem, *, N: int = 400, T=None, steps: int = 40, save_ever
     if not (math.isfinite(perturb) and perturb > 0):
         raise InvalidParameters("perturb", f"expected a positive number, got {perturb!r}")
     T = float(problem.T) if T is None and problem.T is not None else (1.0 if T is None else float(T))
-    A = np.array([[float(e) for e in row] for row in problem.A]) * float(problem.scale)
+    A = problem.numeric_params()["A"] * float(problem.scale)
     X0, _ = sample_initial(problem, N, seed)
     Z = np.random.default_rng([seed, 1]).standard_normal(X0.shape)
     out = SinkExperiment({"N": N, "T": T, "steps": steps, "save_every": save_every, "kind": kind,

@@ -52,14 +52,15 @@ class MeanFieldReport:
 
 def _predict(problem, T):
     """(α(T), Σ(T)) from the batched integrator (status must be HORIZON)."""
-    from ..symbolic.moments import derive_for_problem
+    from ..symbolic.systems import system_for_problem
     from .codegen import compile_system, numeric_env
     from .integrate import HORIZON, STATUS_NAMES, integrate
 
-    system = derive_for_problem(problem)
+    system = system_for_problem(problem)
     comp = compile_system(system)
-    a0 = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(problem.d)
-    S0 = np.array([[float(x) for x in r] for r in problem.cov])
+    prm = problem.numeric_params()
+    a0 = prm["mean"] if "mean" in prm else np.zeros(problem.d)
+    S0 = prm["cov"]
     if problem.schedule is not None:  # depth-dependent parameters: phase by phase (docs/schedules.md)
         from .phases import integrate_problem
 

@@ -182,13 +182,6 @@ def _grid(T, steps, dt) -> tuple[int, float]:
     return steps, T / steps
 
 
-def _float_matrix(M) -> np.ndarray | None:
-    return None if M is None else np.array([[float(e) for e in row] for row in M], dtype=float)
-
-
-# --------------------------------------------------------------------------- right-hand side
-
-
 class _RHS:
     """x ↦ (Γ_{μ^N}(x_i) + F x_i + b)_i for the problem's variant, with diagnostics."""
 
@@ -216,8 +209,8 @@ class _RHS:
         self.bistochastic = [sub.normalisation == BISTOCHASTIC for sub, _, _ in self.terms]
         self.tol = sinkhorn_tol
         self.max_iter = sinkhorn_max_iter
-        self.F = _float_matrix(problem.F)
-        self.b = None if problem.b is None else np.array([float(e) for e in problem.b])
+        prm = problem.numeric_params()
+        self.F, self.b = prm.get("F"), prm.get("b")
         from .relu import relu_drift
 
         self.extra = relu_drift(problem)  # the non-affine feed-forward W2·ReLU(W1 x + b1), or None
@@ -238,8 +231,8 @@ class _RHS:
         if key != self.at:
             params = self.variant.numeric_params(self.variant.exact_params(p))
             self.terms = [(self.variant, params, None)]  # schedules are single-head
-            self.F = _float_matrix(p.F)
-            self.b = None if p.b is None else np.array([float(e) for e in p.b])
+            prm = p.numeric_params()
+            self.F, self.b = prm.get("F"), prm.get("b")
             self.at = key
 
     def __call__(self, X: np.ndarray, t: float = 0.0, start: float | None = None) -> np.ndarray:

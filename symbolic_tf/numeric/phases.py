@@ -94,15 +94,16 @@ def integrate_problem(problem, T: float, *, t_eval=None, rtol: float = 1e-10, at
         at the first segment that does not reach its end: blow-up, failure, step budget).
     """
     from .codegen import compile_system, numeric_env
-    from ..symbolic.moments import derive_for_problem
+    from ..symbolic.systems import system_for_problem
 
     if problem.cov is None:
         raise InvalidParameters("initial.cov", "integration starts from the problem's initial Gaussian")
-    system = derive_for_problem(problem)
+    system = system_for_problem(problem)
     comp = compile_system(system)
     d = problem.d
-    a = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(d)
-    S = np.array([[float(x) for x in r] for r in problem.cov])
+    prm = problem.numeric_params()
+    a = prm["mean"] if "mean" in prm else np.zeros(d)
+    S = prm["cov"]
     te = np.array([0.0, float(T)]) if t_eval is None else np.asarray(t_eval, dtype=float)
     parts = pieces(problem, float(T))
     if len(parts) == 1 and parts[0][2] is None or len(parts) == 1 and parts[0][2].constant:

@@ -45,6 +45,7 @@ import flint
 import mpmath
 import sympy as sp
 
+from ..exact import working_precision
 from ..symbolic import symbols as S
 
 __all__ = ["ReferenceSolution", "ReferenceIntegrationError", "reference_solve",
@@ -116,14 +117,14 @@ class ReferenceSolution:
 def _to_fraction(x) -> Fraction:
     if isinstance(x, Fraction):
         return x
-    if isinstance(x, float):
-        return Fraction(repr(x))
-    if isinstance(x, (int, str)):
-        return Fraction(x)
+    if isinstance(x, (int, float, str)):
+        return Fraction(x)  # a float is its exact binary value; a string "p/q" or "0.1" is read exactly
+    if isinstance(x, sp.Float):
+        x = mpmath.mpf(x._mpf_)
     if isinstance(x, mpmath.mpf):
         m, e = x.man_exp
         return Fraction(int(m)) * Fraction(2) ** int(e)
-    e = sp.nsimplify(x) if isinstance(x, sp.Float) else sp.sympify(x)
+    e = sp.sympify(x)
     if e.is_Rational:
         return Fraction(int(e.p), int(e.q))
     raise TypeError(f"not an exact time: {x!r}")
@@ -532,18 +533,6 @@ def _prec_bits(dps: int) -> int:
     return int(math.ceil(dps * math.log2(10))) + 16
 
 
-class _FlintPrec:
-    def __init__(self, bits):
-        self.bits = bits
-
-    def __enter__(self):
-        self.old = flint.ctx.prec
-        flint.ctx.prec = self.bits
-
-    def __exit__(self, *exc):
-        flint.ctx.prec = self.old
-
-
 def compile_rhs(system, env: dict, d: int, k: int | None = None, dps: int = 50):
     """One fast callable ``f(alpha, Sigma) -> (alpha_dot, Sigma_dot)`` (mpmath matrices).
 
@@ -551,11 +540,11 @@ def compile_rhs(system, env: dict, d: int, k: int | None = None, dps: int = 50):
     matrices.  Every other symbol takes its value from ``env``.
     """
     bits = _prec_bits(dps + 10)
-    with _FlintPrec(bits):
+    with working_precision(bits):
         comp = _Compiled(system, env, d, k, dps + 10)
 
     def f(alpha, Sigma):
-        with _FlintPrec(bits), mpmath.workdps(dps + 10):
+        with working_precision(bits), mpmath.workdps(dps + 10):
             comp.reset(_mat_of_any(alpha, dps + 10), _mat_of_any(Sigma, dps + 10))
             for n in comp.nodes:
                 n.push(0)
@@ -586,7 +575,7 @@ def _solve_once(system, env, d, T: Fraction, times, dps, k, order, blowup_norm, 
     wdps = dps + 10
     bits = _prec_bits(wdps)
     t_start = _time.perf_counter()
-    with _FlintPrec(bits), mpmath.workdps(wdps):
+    with working_precision(bits), mpmath.workdps(wdps):
         comp = _Compiled(system, env, d, k, wdps)
         N = order or _default_order(dps)
         alpha = _mat_of_sympy(env[S.alpha], wdps) if S.alpha in env else _zeros(d, 1)
@@ -707,7 +696,7 @@ def reference_solve(system, env: dict, d: int, T, *, times=None, dps: int = 40, 
         gives; the α and Σ entries are the initial condition (α defaults to 0).
     d : int
         Dimension; ``k`` the number of query/key rows (ℓ2; inferred from env by default).
-    T : horizon (Rational, int, float — read through its decimal ``repr`` —, str or mpf).
+    T : horizon (Rational, int, str, or a float / mpf / SymPy Float read by its exact binary value).
     times : optional increasing output times in [0, T] (exact like T); by default every step.
     order : Taylor order (default ≈ 1.15·(dps+8)).
     blowup_norm : stop and report ``blowup=True`` when ‖Σ‖_max or ‖α‖_max exceeds it.
@@ -754,9 +743,10 @@ def reference_solve(system, env: dict, d: int, T, *, times=None, dps: int = 40, 
 def reference_solve_problem(problem, T=None, **kw) -> ReferenceSolution:
     """:func:`reference_solve` for a :class:`~symbolic_tf.spec.problem.Problem`
     (T defaults to ``problem.T``)."""
-    from ..symbolic.moments import derive_for_problem, problem_env
+    from ..symbolic.moments import problem_env
+    from ..symbolic.systems import system_for_problem
 
-    system = derive_for_problem(problem)
+    system = system_for_problem(problem)
     env = problem_env(problem, system)
     if T is None:
         if problem.T is None:

@@ -99,8 +99,9 @@ def stability_bound(problem) -> StabilityBound:
         raise InvalidParameters("variant", f"the stability constant is derived for softmax attention (+ affine drift) "
                                            f"only (docs/stability.md), not {v.name!r}")
     P = v.numeric_params(v.exact_params(problem))
-    nF = 0.0 if problem.F is None else float(np.linalg.norm(np.array(problem.F, dtype=float), 2))
-    nb = 0.0 if problem.b is None else float(np.linalg.norm(np.array([float(e) for e in problem.b])))
+    prm = problem.numeric_params()
+    nF = 0.0 if problem.F is None else float(np.linalg.norm(prm["F"], 2))
+    nb = 0.0 if problem.b is None else float(np.linalg.norm(prm["b"]))
     relu = getattr(problem, "relu", None)
     if relu is not None:  # W2·ReLU(W1 x + b1): Lipschitz ‖W2‖‖W1‖, |g(x)| ≤ ‖W2‖(‖W1‖|x| + |b1|)
         n1 = float(np.linalg.norm(np.array(relu.W1, dtype=float), 2))

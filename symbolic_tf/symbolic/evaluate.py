@@ -35,9 +35,7 @@ def evaluate_mp(expr, env: dict, n: int, dps: int = 50):
     """
     import mpmath
 
-    old = mpmath.mp.dps
-    mpmath.mp.dps = dps
-    try:
+    with mpmath.workdps(dps):
         env_mp = {}
         for k_, v in env.items():
             if isinstance(v, sp.MatrixBase):
@@ -85,8 +83,6 @@ def evaluate_mp(expr, env: dict, n: int, dps: int = 50):
         if not isinstance(val, mpmath.matrix):
             val = mpmath.matrix([[val]])
         return val
-    finally:
-        mpmath.mp.dps = old
 
 
 def _real_sqrtm(M, mpmath):
