@@ -87,7 +87,8 @@ class _Problem:
         return out
 
     def end_states(self, Y):
-        from ..numeric.integrate import HORIZON, integrate
+        from ..numeric.integrate import integrate
+        from ..numeric.solution import HORIZON
 
         B = Y.shape[0]
         d = self.d

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .solution import BLOWUP, HORIZON, Solution
+
 __all__ = ["closed_form", "applies"]
 
 
@@ -78,8 +80,6 @@ def closed_form(system, alpha0, Sigma0, params: dict, T: float, t_eval):
         ``t_end`` = T* exactly; Σ does not exist from T* on, so its samples at t ≥ T* and its
         ``Sigma_end`` are NaN.  Other members have status ``HORIZON``.  Step counts are 0.
     """
-    from .integrate import BLOWUP, HORIZON, Solution
-
     Sigma0 = np.asarray(Sigma0, dtype=float)
     B, d, _ = Sigma0.shape
     if applies(system, alpha0, params, d, B) is not None:

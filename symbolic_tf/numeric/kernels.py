@@ -709,30 +709,29 @@ def _tableaux() -> str:
     global _TABLEAUX
     if _TABLEAUX is not None:
         return _TABLEAUX
-    from . import _dop853 as c8
-    from .integrate import _A, _B5, _C, _E
+    from . import tableaus as tb
 
     A5 = np.zeros((7, 7))
-    for i, row in enumerate(_A):
+    for i, row in enumerate(tb.DOPRI5_A):
         A5[i, :len(row)] = row
-    n8 = c8.N_STAGES + 1  # 12 stages + the function value at the new point (for the error)
+    n8 = tb.DOP853_N_STAGES + 1  # 12 stages + the function value at the new point (for the error)
     A8 = np.zeros((n8, n8))
-    A8[:c8.N_STAGES, :c8.N_STAGES] = np.array(c8.A)
+    A8[:tb.DOP853_N_STAGES, :tb.DOP853_N_STAGES] = np.array(tb.DOP853_A)
     B8 = np.zeros(n8)
-    B8[:c8.N_STAGES] = c8.B
+    B8[:tb.DOP853_N_STAGES] = tb.DOP853_B
     C8 = A8.sum(axis=1)  # autonomous systems: c_i = Σ_j a_ij (unused by the kernels)
     E5 = np.zeros(n8)
-    E5[:] = c8.E5
+    E5[:] = tb.DOP853_E5
     E3 = np.zeros(n8)
-    E3[:] = c8.E3
+    E3[:] = tb.DOP853_E3
 
     def arr(x):
         return "np.array(" + repr(np.asarray(x).tolist()) + ")"
 
-    _TABLEAUX = (f"C5 = {arr(_C)}\nA5 = {arr(A5)}\nB5 = {arr(_B5)}\nE5 = {arr(_E)}\n"
+    _TABLEAUX = (f"C5 = {arr(tb.DOPRI5_C)}\nA5 = {arr(A5)}\nB5 = {arr(tb.DOPRI5_B5)}\nE5 = {arr(tb.DOPRI5_E)}\n"
             f"C8 = {arr(C8)}\nA8 = {arr(A8)}\nB8 = {arr(B8)}\nE8_5 = {arr(E5)}\nE8_3 = {arr(E3)}\n"
-            f"NSTAGE = np.array([7, {c8.N_STAGES}])\nNB = np.array([7, {c8.N_STAGES}])\n"
-            f"NE = np.array([7, {n8}])\nLAST = np.array([6, {c8.N_STAGES}])\n")
+            f"NSTAGE = np.array([7, {tb.DOP853_N_STAGES}])\nNB = np.array([7, {tb.DOP853_N_STAGES}])\n"
+            f"NE = np.array([7, {n8}])\nLAST = np.array([6, {tb.DOP853_N_STAGES}])\n")
     return _TABLEAUX
 
 

@@ -54,7 +54,8 @@ def _predict(problem, T):
     """(α(T), Σ(T)) from the batched integrator (status must be HORIZON)."""
     from ..symbolic.systems import system_for_problem
     from .codegen import compile_system, numeric_env
-    from .integrate import HORIZON, STATUS_NAMES, integrate
+    from .integrate import integrate
+    from .solution import HORIZON, STATUS_NAMES
 
     system = system_for_problem(problem)
     comp = compile_system(system)

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..spec.errors import InvalidParameters
 from ..spec.schedule import SCHEDULED, leaves, problem_at, segments
-from .integrate import HORIZON, Solution, integrate
+from .integrate import integrate
+from .solution import HORIZON, Solution
 
 __all__ = ["integrate_problem", "pieces", "local_polynomials"]
 
