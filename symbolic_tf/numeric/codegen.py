@@ -27,6 +27,7 @@ import sympy as sp
 from ..atomic import write_text_atomic
 from ..spec.errors import InvalidParameters
 from ..symbolic import symbols as S
+from ..symbolic.walk import MatrixWalker, walk_scalar
 
 __all__ = ["CompiledSystem", "compile_system", "generate_source", "cache_dir", "numeric_env"]
 
@@ -84,85 +85,133 @@ PARAMETERS = {params!r}
 
 
 
-def scalar_code(e, symbol) -> str:
-    """Python source for a scalar SymPy expression (numbers, symbols via ``symbol(name)``, +, ·,
-    powers, exp, π); shared by the numpy and the compiled (numba) code generators."""
-    if e.is_Integer or e.is_Float:
+class _ScalarCode:
+    """Scalar backend of :func:`~symbolic_tf.symbolic.walk.walk_scalar`: Python source."""
+
+    def __init__(self, symbol):
+        self._symbol = symbol
+
+    def number(self, e):
         return repr(float(e))
-    if e.is_Rational:
+
+    def rational(self, e):
         return f"({float(e.p)!r} / {float(e.q)!r})"
-    if isinstance(e, sp.Symbol):
-        return symbol(e.name)
-    if isinstance(e, sp.Add):
-        return "(" + " + ".join(scalar_code(a, symbol) for a in e.args) + ")"
-    if isinstance(e, sp.Mul):
-        return "(" + " * ".join(scalar_code(a, symbol) for a in e.args) + ")"
-    if isinstance(e, sp.Pow):
-        return f"({scalar_code(e.base, symbol)} ** {scalar_code(e.exp, symbol)})"
-    if isinstance(e, sp.exp):
-        return f"np.exp({scalar_code(e.args[0], symbol)})"
-    if e is sp.pi:
+
+    def symbol(self, e):
+        return self._symbol(e.name)
+
+    def add(self, e, args):
+        return "(" + " + ".join(args) + ")"
+
+    def mul(self, e, args):
+        return "(" + " * ".join(args) + ")"
+
+    def power(self, e, base, exp):
+        return f"({base} ** {exp})"
+
+    def function(self, e, name, args):
+        return f"np.{name}({args[0]})"
+
+    def constant(self, e):
         return "np.pi"
-    raise TypeError(f"cannot print scalar {e!r}")
+
+
+def scalar_code(e, symbol) -> str:
+    """Python source of a scalar SymPy expression; shared by the numpy and the compiled (numba)
+    code generators.
+
+    Parameters
+    ----------
+    e : sympy.Expr
+        Numbers, symbols, +, ·, powers, exp and π (:func:`~symbolic_tf.symbolic.walk.walk_scalar`).
+    symbol : callable
+        ``symbol(name) -> str``, the source that reads the parameter ``name``.
+
+    Returns
+    -------
+    str
+        A parenthesised Python expression (integers and floats as float literals, p/q as
+        ``(p / q)`` of floats, exp as ``np.exp``, π as ``np.pi``).
+    """
+    return walk_scalar(e, _ScalarCode(symbol))
+
 
 class _Printer:
-    """Prints a SymPy matrix expression tree as numpy statements with one temp per subtree."""
+    """Matrix backend of :class:`~symbolic_tf.symbolic.walk.MatrixWalker`: numpy statements with
+    one temporary per distinct subtree."""
 
     def __init__(self):
         self.lines: list[str] = []
-        self.names: dict = {}
         self.params: set[str] = set()
         self.count = 0
+        self.walker = MatrixWalker(self)
 
-    def tmp(self, expr, code: str) -> str:
+    def tmp(self, code: str) -> str:
         self.count += 1
         name = f"t{self.count}"
         self.lines.append(f"    {name} = {code}")
-        self.names[expr] = name
         return name
 
-    def scalar(self, e) -> str:
+    def mat(self, e) -> str:
+        return self.walker.walk(e)
+
+    def _scalar(self, e) -> str:
         return scalar_code(e, self._symbol)
 
     def _symbol(self, name: str) -> str:
         self.params.add(name)
         return f"P[{name!r}]"
 
-    def mat(self, e) -> str:
-        if e in self.names:
-            return self.names[e]
-        if isinstance(e, sp.MatrixSymbol):
-            if e.name in ("alpha", "Sigma"):
-                return e.name
-            self.params.add(e.name)
-            return f"P[{e.name!r}]"
-        if isinstance(e, sp.Identity):
-            return "I"
-        if isinstance(e, sp.ZeroMatrix):
-            return self.tmp(e, "np.zeros((1, d, 1))" if e.shape[1] == 1 else "np.zeros((1, d, d))")
-        if isinstance(e, sp.MatAdd):
-            return self.tmp(e, " + ".join(self.mat(a) for a in e.args))
-        if isinstance(e, sp.MatMul):
-            scal = [a for a in e.args if not isinstance(a, sp.MatrixExpr)]
-            mats = [a for a in e.args if isinstance(a, sp.MatrixExpr)]
-            code = " @ ".join(self.mat(a) for a in mats)
-            if scal:
-                code = f"{self.scalar(sp.Mul(*scal))} * ({code})"
-            return self.tmp(e, code)
-        if isinstance(e, sp.Transpose):
-            return self.tmp(e, f"_T({self.mat(e.arg)})")
-        if isinstance(e, sp.Inverse):
-            return self.tmp(e, f"_inv({self.mat(e.arg)})")
-        if isinstance(e, sp.MatPow):
-            base = self.mat(e.base)
-            if e.exp == sp.S.Half:
-                return self.tmp(e, f"_sqrtm({base})")
-            if e.exp.is_Integer and e.exp > 0:
-                return self.tmp(e, " @ ".join([base] * int(e.exp)))
-            if e.exp.is_Integer and e.exp < 0:
-                inv = self.tmp(sp.Inverse(e.base), f"_inv({base})")
-                return self.tmp(e, " @ ".join([inv] * int(-e.exp)))
-        raise TypeError(f"cannot print matrix expression {type(e).__name__}: {e}")
+    @staticmethod
+    def _unsupported(e):
+        return TypeError(f"cannot print matrix expression {type(e).__name__}: {e}")
+
+    def matrix_symbol(self, e):
+        if e.name in ("alpha", "Sigma"):
+            return e.name
+        self.params.add(e.name)
+        return f"P[{e.name!r}]"
+
+    def identity(self, e):
+        return "I"
+
+    def zero(self, e):
+        return self.tmp("np.zeros((1, d, 1))" if e.shape[1] == 1 else "np.zeros((1, d, d))")
+
+    def explicit(self, e):
+        raise self._unsupported(e)
+
+    def scalar(self, e):
+        raise self._unsupported(e)
+
+    def matadd(self, e, args):
+        return self.tmp(" + ".join(args))
+
+    def matmul(self, e, scalars, mats):
+        code = " @ ".join(mats)
+        if scalars:
+            code = f"{self._scalar(sp.Mul(*scalars))} * ({code})"
+        return self.tmp(code)
+
+    def transpose(self, e, arg):
+        return self.tmp(f"_T({arg})")
+
+    def inverse(self, e, arg):
+        return self.tmp(f"_inv({arg})")
+
+    def sqrt(self, e, base):
+        return self.tmp(f"_sqrtm({base})")
+
+    def integer_power(self, e, base, n, walker):
+        if n > 0:
+            return self.tmp(" @ ".join([base] * n))
+        if n < 0:
+            inv = walker.walk(sp.Inverse(e.base))
+            return self.tmp(" @ ".join([inv] * -n))
+        raise self._unsupported(e)
+
+    def real_power(self, e, base, p, walker):
+        raise self._unsupported(e)
 
 
 def generate_source(system) -> str:

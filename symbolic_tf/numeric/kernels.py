@@ -37,6 +37,8 @@ import sympy as sp
 from ..atomic import write_text_atomic
 from ..spec.errors import InvalidParameters
 from ..symbolic import symbols as S
+from ..symbolic.walk import MatrixWalker, is_matrix
+from .codegen import scalar_code
 
 __all__ = ["available", "kernel_for", "Kernel", "compile_cost", "MAX_COMPILED_D", "KERNEL_VERSION"]
 
@@ -90,10 +92,10 @@ class _Printer:
     def __init__(self, d: int, k: int, sigma: str):
         self.d, self.k, self.sigma = d, k, sigma
         self.lines: list[str] = []
-        self.names: dict = {}
         self.params: set[str] = set()
         self.count = 0
         self.slots = 0
+        self.walker = MatrixWalker(self)
 
     def shape(self, e) -> tuple[int, int]:
         r, c = (int(sp.sympify(n).subs({S.d: self.d, S.k: self.k})) for n in e.shape)
@@ -107,9 +109,7 @@ class _Printer:
         self.lines.append(f"    {name} = {code}")
         return name
 
-    def scalar(self, e) -> str:
-        from .codegen import scalar_code
-
+    def _scalar(self, e) -> str:
         return scalar_code(e, self._symbol)
 
     def _symbol(self, name: str) -> str:
@@ -134,58 +134,70 @@ class _Printer:
         return [[self.var(f"p_{e.name}[{i}, {j}]") for j in range(c)] for i in range(r)]
 
     def mat(self, e):
-        if e in self.names:
-            return self.names[e]
-        out = self._mat(e)
-        self.names[e] = out
+        return self.walker.walk(e)
+
+    @staticmethod
+    def _unsupported(e):
+        return TypeError(f"cannot print matrix expression {type(e).__name__}: {e}")
+
+    def matrix_symbol(self, e):
+        out = []
+        for row in self._load(e):
+            out.append([self.var(x) if not x.startswith("x") else x for x in row])
         return out
 
-    def _mat(self, e):
-        if isinstance(e, sp.MatrixSymbol):
-            out = []
-            for row in self._load(e):
-                out.append([self.var(x) if not x.startswith("x") else x for x in row])
-            return out
-        if isinstance(e, sp.Identity):
-            return [["1.0" if i == j else "0.0" for j in range(self.d)] for i in range(self.d)]
-        if isinstance(e, sp.ZeroMatrix):
-            r, c = self.shape(e)
-            return [["0.0"] * c for _ in range(r)]
-        if isinstance(e, sp.MatAdd):
-            args = [self.mat(a) for a in e.args]
-            r, c = len(args[0]), len(args[0][0])
-            return [[self.var(_sum(a[i][j] for a in args)) for j in range(c)] for i in range(r)]
-        if isinstance(e, sp.MatMul):
-            scal = [a for a in e.args if not isinstance(a, sp.MatrixExpr)]
-            mats = [self.mat(a) for a in e.args if isinstance(a, sp.MatrixExpr)]
-            cur = mats[0]
-            for y in mats[1:]:
-                cur = [[self.var(_sum(_mul(cur[i][m], y[m][j]) for m in range(len(y))))
-                        for j in range(len(y[0]))] for i in range(len(cur))]
-            if scal:
-                s = self.var(self.scalar(sp.Mul(*scal)))
-                cur = [[self.var(_mul(s, x)) for x in row] for row in cur]
-            return cur
-        if isinstance(e, sp.Transpose):
-            x = self.mat(e.arg)
-            return [list(col) for col in zip(*x)]
-        if isinstance(e, sp.Inverse):
-            x = self.mat(e.arg)
-            if len(x) <= 3:
-                return self._cofactor_inverse(x)
-            return self._loop_call(x, "_inv({m}, {o}, W[{w}])", 1)
-        if isinstance(e, sp.MatPow):
-            if e.exp == sp.S.Half:
-                return self._loop_call(self.mat(e.base), "_sqrtm({m}, {o}, " + ", ".join(f"W[{{w{i}}}]" for i in range(5))
-                                       + ")", 5)
-            if e.exp.is_Integer and e.exp != 0:
-                base = self.mat(sp.Inverse(e.base)) if e.exp < 0 else self.mat(e.base)
-                cur = base
-                for _ in range(abs(int(e.exp)) - 1):
-                    cur = [[self.var(_sum(_mul(cur[i][m], base[m][j]) for m in range(len(base))))
-                            for j in range(len(base[0]))] for i in range(len(cur))]
-                return cur
-        raise TypeError(f"cannot print matrix expression {type(e).__name__}: {e}")
+    def identity(self, e):
+        return [["1.0" if i == j else "0.0" for j in range(self.d)] for i in range(self.d)]
+
+    def zero(self, e):
+        r, c = self.shape(e)
+        return [["0.0"] * c for _ in range(r)]
+
+    def explicit(self, e):
+        raise self._unsupported(e)
+
+    def scalar(self, e):
+        raise self._unsupported(e)
+
+    def matadd(self, e, args):
+        r, c = len(args[0]), len(args[0][0])
+        return [[self.var(_sum(a[i][j] for a in args)) for j in range(c)] for i in range(r)]
+
+    def _product(self, x, y):
+        return [[self.var(_sum(_mul(x[i][m], y[m][j]) for m in range(len(y))))
+                 for j in range(len(y[0]))] for i in range(len(x))]
+
+    def matmul(self, e, scalars, mats):
+        cur = mats[0]
+        for y in mats[1:]:
+            cur = self._product(cur, y)
+        if scalars:
+            s = self.var(self._scalar(sp.Mul(*scalars)))
+            cur = [[self.var(_mul(s, x)) for x in row] for row in cur]
+        return cur
+
+    def transpose(self, e, arg):
+        return [list(col) for col in zip(*arg)]
+
+    def inverse(self, e, arg):
+        if len(arg) <= 3:
+            return self._cofactor_inverse(arg)
+        return self._loop_call(arg, "_inv({m}, {o}, W[{w}])", 1)
+
+    def sqrt(self, e, base):
+        return self._loop_call(base, "_sqrtm({m}, {o}, " + ", ".join(f"W[{{w{i}}}]" for i in range(5)) + ")", 5)
+
+    def integer_power(self, e, base, n, walker):
+        if n == 0:
+            raise self._unsupported(e)
+        one = walker.walk(sp.Inverse(e.base)) if n < 0 else base
+        cur = one
+        for _ in range(abs(n) - 1):
+            cur = self._product(cur, one)
+        return cur
+
+    def real_power(self, e, base, p, walker):
+        raise self._unsupported(e)
 
     def _cofactor_inverse(self, x):
         """X⁻¹ = adj(X)/det X unrolled (n ≤ 3); a singular X gives inf/NaN entries, as the numpy path's NaN."""
@@ -221,7 +233,8 @@ class _Printer:
 
 
 class _LoopPrinter:
-    """Prints a SymPy matrix expression as loop-helper calls on workspace slots (one per subtree).
+    """Matrix backend of :class:`~symbolic_tf.symbolic.walk.MatrixWalker`: loop-helper calls on
+    workspace slots (one per subtree).
 
     Used for d > ``UNROLL_MAX_D``, where fully unrolled code costs minutes of compilation: the
     dimensions are still compile-time constants (slot views have literal sizes)."""
@@ -229,13 +242,17 @@ class _LoopPrinter:
     def __init__(self, d: int, k: int):
         self.d, self.k = d, k
         self.lines: list[str] = []
-        self.names: dict = {}
         self.params: set[str] = set()
         self.slots = 0
+        self.walker = MatrixWalker(self)
 
     shape = _Printer.shape
-    scalar = _Printer.scalar
+    _scalar = _Printer._scalar
     _symbol = _Printer._symbol
+    _unsupported = _Printer._unsupported
+    explicit = _Printer.explicit
+    scalar = _Printer.scalar
+    real_power = _Printer.real_power
 
     def slot(self, shape) -> str:
         r, c = shape
@@ -245,74 +262,72 @@ class _LoopPrinter:
         return name
 
     def mat(self, e) -> str:
-        if e in self.names:
-            return self.names[e]
-        out = self._mat(e)
-        self.names[e] = out
+        return self.walker.walk(e)
+
+    def matrix_symbol(self, e):
+        if e.name in ("alpha", "Sigma"):
+            return e.name
+        self.params.add(e.name)
+        return f"p_{e.name}"
+
+    def identity(self, e):
+        out = self.slot((self.d, self.d))
+        self.lines.append(f"    _eye({out})")
         return out
 
-    def _mat(self, e) -> str:
-        if isinstance(e, sp.MatrixSymbol):
-            if e.name in ("alpha", "Sigma"):
-                return e.name
-            self.params.add(e.name)
-            return f"p_{e.name}"
-        if isinstance(e, sp.Identity):
-            out = self.slot((self.d, self.d))
-            self.lines.append(f"    _eye({out})")
-            return out
-        if isinstance(e, sp.ZeroMatrix):
-            out = self.slot(self.shape(e))
-            self.lines.append(f"    {out}[:, :] = 0.0")
-            return out
-        if isinstance(e, sp.MatAdd):
-            args = [self.mat(a) for a in e.args]
-            out = self.slot(self.shape(e))
-            self.lines.append(f"    _copy({args[0]}, {out})")
-            for a in args[1:]:
-                self.lines.append(f"    _addto({a}, {out})")
-            return out
-        if isinstance(e, sp.MatMul):
-            scal = [a for a in e.args if not isinstance(a, sp.MatrixExpr)]
-            mats = [a for a in e.args if isinstance(a, sp.MatrixExpr)]
-            cur, shp = self.mat(mats[0]), self.shape(mats[0])
-            for a in mats[1:]:
-                shp = (shp[0], self.shape(a)[1])
-                nxt = self.slot(shp)
-                self.lines.append(f"    _mm({cur}, {self.mat(a)}, {nxt})")
-                cur = nxt
-            if scal:
-                nxt = self.slot(shp)
-                self.lines.append(f"    _copy({cur}, {nxt})")
-                self.lines.append(f"    _scale({nxt}, {self.scalar(sp.Mul(*scal))})")
-                cur = nxt
-            return cur
-        if isinstance(e, sp.Transpose):
-            arg = self.mat(e.arg)
-            out = self.slot(self.shape(e))
-            self.lines.append(f"    _tr({arg}, {out})")
-            return out
-        if isinstance(e, sp.Inverse):
-            arg = self.mat(e.arg)
-            out = self.slot(self.shape(e))
-            self.lines.append(f"    _inv({arg}, {out}, W[{self._scratch()}])")
-            return out
-        if isinstance(e, sp.MatPow):
-            base = self.mat(e.base)
-            if e.exp == sp.S.Half:
-                out = self.slot(self.shape(e))
-                sc = [self._scratch() for _ in range(5)]
-                self.lines.append(f"    _sqrtm({base}, {out}, " + ", ".join(f"W[{i}]" for i in sc) + ")")
-                return out
-            if e.exp.is_Integer and e.exp != 0:
-                one = self.mat(sp.Inverse(e.base)) if e.exp < 0 else base
-                cur = one
-                for _ in range(abs(int(e.exp)) - 1):
-                    nxt = self.slot(self.shape(e))
-                    self.lines.append(f"    _mm({cur}, {one}, {nxt})")
-                    cur = nxt
-                return cur
-        raise TypeError(f"cannot print matrix expression {type(e).__name__}: {e}")
+    def zero(self, e):
+        out = self.slot(self.shape(e))
+        self.lines.append(f"    {out}[:, :] = 0.0")
+        return out
+
+    def matadd(self, e, args):
+        out = self.slot(self.shape(e))
+        self.lines.append(f"    _copy({args[0]}, {out})")
+        for a in args[1:]:
+            self.lines.append(f"    _addto({a}, {out})")
+        return out
+
+    def matmul(self, e, scalars, mats):
+        factors = [a for a in e.args if is_matrix(a)]
+        cur, shp = mats[0], self.shape(factors[0])
+        for a, m in zip(factors[1:], mats[1:]):
+            shp = (shp[0], self.shape(a)[1])
+            nxt = self.slot(shp)
+            self.lines.append(f"    _mm({cur}, {m}, {nxt})")
+            cur = nxt
+        if scalars:
+            nxt = self.slot(shp)
+            self.lines.append(f"    _copy({cur}, {nxt})")
+            self.lines.append(f"    _scale({nxt}, {self._scalar(sp.Mul(*scalars))})")
+            cur = nxt
+        return cur
+
+    def transpose(self, e, arg):
+        out = self.slot(self.shape(e))
+        self.lines.append(f"    _tr({arg}, {out})")
+        return out
+
+    def inverse(self, e, arg):
+        out = self.slot(self.shape(e))
+        self.lines.append(f"    _inv({arg}, {out}, W[{self._scratch()}])")
+        return out
+
+    def sqrt(self, e, base):
+        out = self.slot(self.shape(e))
+        sc = [self._scratch() for _ in range(5)]
+        self.lines.append(f"    _sqrtm({base}, {out}, " + ", ".join(f"W[{i}]" for i in sc) + ")")
+        return out
+
+    def integer_power(self, e, base, n, walker):
+        if n == 0:
+            raise self._unsupported(e)
+        one = walker.walk(sp.Inverse(e.base)) if n < 0 else base
+        cur = one
+        for _ in range(abs(n) - 1):
+            nxt = self.slot(self.shape(e))
+            self.lines.append(f"    _mm({cur}, {one}, {nxt})")
+            cur = nxt
+        return cur
 
     def _scratch(self) -> int:
         self.slots += 1
