@@ -127,10 +127,28 @@ class _Problem:
 def optimise_schedule(m0, c0, m1, c1, T, controls: str, max_norm=None, phases: int = 4,
                       starts: int = 3, seed: int = 0, max_nfev: int = 60,
                       tol: float = 1e-11) -> tuple[list, dict]:
-    """Best piecewise-constant schedule found numerically (see the module doc).
+    """Best piecewise-constant schedule found numerically (see the module doc): ``phases`` equal
+    phases, controls squashed into the ball of radius ``max_norm`` (X = m·Y/√(1 + ‖Y‖²)), scipy
+    least squares on the end-point residual from ``starts`` seeded starts.
 
-    Returns (schedule as exact :class:`Phase` list, info dict with the float residual, the
-    number of parameters, evaluations, starts and timing)."""
+    Parameters
+    ----------
+    m0, c0 : exact start (α₀, Σ₀)
+    m1, c1 : exact target (α₁, Σ₁)
+    T : Fraction
+    controls : str
+        "any", "attention" or "feedforward".
+    max_norm : Fraction, optional
+    phases, starts, seed, max_nfev : int
+    tol : float
+        Stop as soon as the float residual is below it.
+
+    Returns
+    -------
+    (list of Phase, dict)
+        The schedule (exact rationals of the float optimum, norms enforced exactly) and an info
+        dict with the float residual, the number of parameters, evaluations, starts and timing.
+    """
     from scipy.optimize import least_squares
 
     t0 = time.perf_counter()
@@ -213,7 +231,26 @@ def optimise_schedule(m0, c0, m1, c1, T, controls: str, max_norm=None, phases: i
 def optimised_result(constructive: SteeringResult, claim, ev, m0, c0, m1, c1, T, controls, max_norm,
                      phases: int = 4, seed: int = 0, starts: int = 3) -> SteeringResult:
     """UNDECIDED result carrying the optimised schedule, its residual (reference integration) and,
-    for linear (feed-forward) schedules, a rigorous enclosure of the residual."""
+    for linear (feed-forward) schedules, a rigorous enclosure of the residual.
+
+    Parameters
+    ----------
+    constructive : SteeringResult or None
+        The first constructive attempt (its reason is quoted).
+    claim : str
+    ev : dict
+        Evidence of the verdict so far.
+    m0, c0, m1, c1 : exact start and target
+    T : Fraction
+    controls : str
+    max_norm : Fraction or None
+    phases, seed, starts : int
+
+    Returns
+    -------
+    SteeringResult
+        Always UNDECIDED (numerical evidence), strategy "optimised".
+    """
     sched, info = optimise_schedule(m0, c0, m1, c1, T, controls, max_norm, phases=phases,
                                     starts=starts, seed=seed)
     try:

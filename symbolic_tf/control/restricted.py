@@ -129,6 +129,21 @@ def _mean_phase(sched, m0, c0, m1, tau: Fraction, d: int) -> Phase:
 
 # --------------------------------------------------------------------------- feed-forward
 def build_feedforward_rank(m0, c0, m1, c1, T: Fraction) -> BuiltSchedule:
+    """Feed-forward-only (V = A = 0) steering of an equal-rank rank-deficient pair (1 ≤ r < d):
+    bias phase α₀ → 0, a rotation phase (F skew, direct rotation of range Σ₀ onto range Σ₁) when
+    the ranges differ, a stretch phase F = U log(P) Uᵀ/τ (Bures map P on the range of Σ₁), a bias
+    phase 0 → α₁.  Every phase is linear, so the end point is enclosed with ``arb_mat.exp``.
+
+    Parameters
+    ----------
+    m0, c0 : exact start (α₀, Σ₀)
+    m1, c1 : exact target (α₁, Σ₁)
+    T : Fraction
+
+    Returns
+    -------
+    BuiltSchedule
+    """
     d = len(c0)
     zero = tuple(Fraction(0) for _ in range(d))
     B1, _ = exact_factor(c1)
@@ -170,7 +185,21 @@ def build_feedforward_rank(m0, c0, m1, c1, T: Fraction) -> BuiltSchedule:
 # --------------------------------------------------------------------------- attention only
 def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> BuiltSchedule:
     """Attention-only (F = 0, b = 0) steering of a rank-deficient pair (1 ≤ r < d); the caller has
-    checked the exact mean obstruction (α₀ = 0 ⟺ α₁ = 0)."""
+    checked the exact mean obstruction (α₀ = 0 ⟺ α₁ = 0).
+
+    Same range: one exact stretch phase.  Otherwise normalise Σ₀ → cΠ₀, rotate the range with
+    V = K skew, A = aI (Σ = e^{acKt}cΠ₀e^{−acKt}), stretch cΠ₁ → Σ₁; then a mean phase if α₀ ≠ 0.
+
+    Parameters
+    ----------
+    m0, c0 : exact start (α₀, Σ₀)
+    m1, c1 : exact target (α₁, Σ₁)
+    T : Fraction
+
+    Returns
+    -------
+    BuiltSchedule
+    """
     d = len(c0)
     B1, D1 = exact_factor(c1)
     B0, D0 = exact_factor(c0)
@@ -258,7 +287,19 @@ def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> BuiltSchedule:
 
 # --------------------------------------------------------------------------- rank 0
 def build_zero_covariance(m0, m1, T: Fraction, controls: str) -> BuiltSchedule:
-    """Σ₀ = Σ₁ = 0 (Dirac masses): Σ ≡ 0, α̇ = (F + V)α + b."""
+    """Σ₀ = Σ₁ = 0 (Dirac masses): Σ ≡ 0, α̇ = (F + V)α + b.
+
+    Parameters
+    ----------
+    m0, m1 : sequences of Fraction
+    T : Fraction
+    controls : str
+        "any", "attention" or "feedforward".
+
+    Returns
+    -------
+    BuiltSchedule
+    """
     d = len(m0)
     zc = zero_matrix(d)
     if controls != "attention":

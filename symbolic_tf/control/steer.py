@@ -219,7 +219,17 @@ def rescale_schedule(schedule, T_new) -> list:
     """The same steering in total time ``T_new``: durations × λ (λ = T_new/T), F, b, V ÷ λ and A
     unchanged.  Exact time-reparametrisation s = λt of α̇ = (F + V)α + VΣAα + b,
     Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ (every term is linear in exactly one of F, V, b), so the
-    rescaled schedule has the same flow map, hence the same end point."""
+    rescaled schedule has the same flow map, hence the same end point.
+
+    Parameters
+    ----------
+    schedule : list of Phase
+    T_new : exact positive number
+
+    Returns
+    -------
+    list of Phase
+    """
     T_new = to_fraction(T_new, "T_new")
     T = sum((p.duration for p in schedule), Fraction(0))
     if T_new <= 0 or T <= 0:
@@ -251,9 +261,15 @@ def steer(initial, target, T, controls: str = "any", max_norm=None, optimise: bo
         scipy least squares) and return it with its end-point residual — always UNDECIDED
         (numerical evidence), never PROVED.  Off by default (it costs seconds).
 
-    Verdicts: REFUTED for rank Σ₀ ≠ rank Σ₁ (every restriction), the attention-only mean
-    obstructions, and violated norm bounds; otherwise PROVED with a constructive schedule for
-    every rank and restriction (see :mod:`.restricted`), or UNDECIDED under ``max_norm``.
+    phases, seed, starts : int
+        Settings of the numerical search (``optimise=True``).
+
+    Returns
+    -------
+    SteeringResult
+        Verdicts: REFUTED for rank Σ₀ ≠ rank Σ₁ (every restriction), the attention-only mean
+        obstructions, and violated norm bounds; otherwise PROVED with a constructive schedule
+        for every rank and restriction (see :mod:`.restricted`), or UNDECIDED under ``max_norm``.
     """
     if controls not in ("any", "attention", "feedforward"):
         raise InvalidParameters("controls", f"expected 'any', 'attention' or 'feedforward', got {controls!r}")
@@ -424,8 +440,23 @@ def verify_with_tokens(result: "SteeringResult", initial, target, N: int = 2000,
     """Run the schedule on N tokens sampled from the initial Gaussian (RK4 token simulator,
     phase by phase) and compare the empirical end moments with the target.
 
-    Returns the Bures–Wasserstein distance W₂(N(α̂, Σ̂), target) and the component errors —
-    numerical evidence of the mean-field error at N tokens (≈ N^{-1/2})."""
+    Parameters
+    ----------
+    result : SteeringResult
+        With a schedule.
+    initial, target : (mean, cov)
+    N : int
+        Tokens.
+    seed : int
+    steps_per_unit : int
+        RK4 steps per unit of depth (at least 4 per phase).
+
+    Returns
+    -------
+    dict
+        The Bures–Wasserstein distance W₂(N(α̂, Σ̂), target) and the component errors —
+        numerical evidence of the mean-field error at N tokens (≈ N^{-1/2}).
+    """
     import numpy as np
 
     from ..numeric.gaussianity import bures_wasserstein, empirical_moments
@@ -470,6 +501,11 @@ def schedule_problem(result: SteeringResult, initial, name: str | None = None):
     initial : (mean, cov)
         The start N(α₀, Σ₀) (exact).
     name : str, optional
+
+    Returns
+    -------
+    Problem
+        A softmax-with-drift problem with one depth phase per schedule phase, then one at rest.
 
     Raises
     ------

@@ -25,6 +25,31 @@ def mixture_departure(problem, T: float, N: int = 2000, steps: int = 100, n_save
     ±√(8d(d+2)/N_k)); the labelled components are one decomposition of the cloud, so this
     measures departure from the *transported* mixture, not from every two-component mixture
     (the exact statement is :func:`symbolic_tf.symbolic.mixture.mixture_witness`).
+
+    Parameters
+    ----------
+    problem : Problem
+        With an ``[initial]`` law of kind ``mixture``.
+    T : float
+        Depth.
+    N : int
+        Tokens.
+    steps : int
+        Integration steps of the token simulator.
+    n_save : int
+        About how many depths to save.
+    seed : int
+
+    Returns
+    -------
+    dict
+        ``t``, ``components``, ``mardia_excess`` (per saved depth and component), ``noise_floor``,
+        and the settings (``N``, ``seed``, ``steps``, ``nonfinite``, ``label``).
+
+    Raises
+    ------
+    InvalidParameters
+        Without a mixture law.
     """
     law = getattr(problem, "initial_law", None)
     if law is None or law.kind != "mixture":

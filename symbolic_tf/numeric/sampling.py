@@ -28,13 +28,23 @@ __all__ = ["exact_factor", "sample_law", "sample_mixture", "support_radius"]
 
 
 def exact_factor(cov) -> np.ndarray:
-    r"""A float factor B (d × r) with B Bᵀ = cov, from an exact rational LDLᵀ.
+    """A float factor B (d × r) with B Bᵀ = cov, from an exact rational LDLᵀ.
 
     Symmetric Gaussian elimination over ℚ with diagonal pivoting (largest pivot first):
     cov = Σ_k D_k ℓ_k ℓ_kᵀ exactly, r = rank cov, and B = [√D_k ℓ_k]_k.  For a PSD input
     a zero pivot means its whole remaining row is zero, so the rank is exact and the
     sampled cloud lies (up to rounding of B) in the range of cov — a singular covariance
     gives exactly degenerate samples (e.g. cov = [[1, 1], [1, 1]] gives x₁ = x₂ exactly).
+
+    Parameters
+    ----------
+    cov : sequence of sequences
+        A symmetric positive semidefinite d×d matrix of exact entries (Fraction, int, "p/q").
+
+    Returns
+    -------
+    ndarray, shape (d, r)
+        B with B Bᵀ = cov up to the rounding of √D_k and ℓ_k to floats.
     """
     d = len(cov)
     R = [[Fraction(e) for e in row] for row in cov]
@@ -62,7 +72,28 @@ def _f(v):
 
 
 def sample_law(law, N: int, rng: np.random.Generator) -> np.ndarray:
-    """N tokens from a declared non-Gaussian initial law (shape (N, d))."""
+    """N tokens from a declared non-Gaussian initial law.
+
+    Box: x = low + (high − low) ⊙ u, u uniform on [0, 1)^d; ball: x = c + r·U^{1/d}·z/|z|;
+    mixture: :func:`sample_mixture`; empirical cloud: the cloud itself when N equals its size,
+    else a subsample (N smaller, without replacement) or a resample (N larger, with replacement).
+
+    Parameters
+    ----------
+    law : symbolic_tf.spec.initial.InitialLaw
+    N : int
+        Number of tokens.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (N, d)
+
+    Raises
+    ------
+    InvalidParameters
+        For a law kind without a sampler.
+    """
     if law.kind == "uniform_box":
         lo, hi = _f(law.get("low")), _f(law.get("high"))
         return lo + (hi - lo) * rng.random((N, lo.size))
@@ -83,7 +114,24 @@ def sample_law(law, N: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def sample_mixture(law, N: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """N tokens from a mixture law and the component label of each."""
+    """N tokens from a Gaussian mixture law Σ_k w_k N(m_k, S_k) and the component of each.
+
+    Component k is drawn with probability w_k/Σw, then x = m_k + B_k z with B_k B_kᵀ = S_k
+    (:func:`exact_factor`, so singular S_k give exactly degenerate samples).
+
+    Parameters
+    ----------
+    law : symbolic_tf.spec.initial.InitialLaw
+        Of kind ``mixture`` (weights, means, covs).
+    N : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    X : ndarray, shape (N, d)
+    labels : ndarray, shape (N,)
+        The component index of each token.
+    """
     w = _f(law.get("weights"))
     means, covs = law.get("means"), law.get("covs")
     k = rng.choice(len(w), size=N, p=w / w.sum())
@@ -96,7 +144,18 @@ def sample_mixture(law, N: int, rng: np.random.Generator) -> tuple[np.ndarray, n
 
 
 def support_radius(law) -> float:
-    """sup |x| over the support (a float upper bound, rounded up); ∞ for a Gaussian mixture."""
+    """R₀ = sup{|x| : x ∈ supp μ₀} of an initial law, the starting radius of the stability constant
+    (docs/stability.md).
+
+    Parameters
+    ----------
+    law : symbolic_tf.spec.initial.InitialLaw
+
+    Returns
+    -------
+    float
+        A float upper bound (rounded up); ∞ for a Gaussian mixture (unbounded support).
+    """
     if law.kind == "uniform_box":
         lo, hi = _f(law.get("low")), _f(law.get("high"))
         r = float(np.linalg.norm(np.maximum(np.abs(lo), np.abs(hi))))
