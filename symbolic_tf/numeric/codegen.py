@@ -215,7 +215,21 @@ class _Printer:
 
 
 def generate_source(system) -> str:
-    """The numpy source of ``J_c``, ``rhs`` for a moment system."""
+    """The numpy source of ``J_c``, ``rhs`` for a moment system.
+
+    The closure J, c (Γ(x) = J x + c) is printed by one walk of its matrix expressions
+    (:class:`~symbolic_tf.symbolic.walk.MatrixWalker`), one temporary per distinct subtree; ``rhs``
+    returns (α̇, Σ̇) = (Jα + c, JΣ + ΣJᵀ).
+
+    Parameters
+    ----------
+    system : MomentSystem
+
+    Returns
+    -------
+    str
+        The module source (its SHA-256 is the cache key of :func:`compile_system`).
+    """
     pr = _Printer()
     J = pr.mat(system.closure.J)
     c = pr.mat(system.closure.c)
@@ -241,7 +255,12 @@ def generate_source(system) -> str:
 
 
 def cache_dir() -> Path:
-    """Where generated modules live: ``$SYMTF_CACHE`` or ``~/.cache/symbolic_tf/codegen``."""
+    """Where generated modules live: ``$SYMTF_CACHE`` or ``~/.cache/symbolic_tf/codegen``.
+
+    Returns
+    -------
+    pathlib.Path
+    """
     root = os.environ.get("SYMTF_CACHE")
     return Path(root) if root else Path.home() / ".cache" / "symbolic_tf" / "codegen"
 
@@ -278,13 +297,38 @@ class CompiledSystem:
         return alpha, Sigma, P
 
     def J_c(self, alpha, Sigma, params):
-        """J (B,d,d) and c (B,d) at stacks of α (B,d) and Σ (B,d,d)."""
+        """J (B,d,d) and c (B,d) with Γ(x) = J x + c at stacks of α (B,d) and Σ (B,d,d).
+
+        Parameters
+        ----------
+        alpha : array_like, (B, d) or (d,)
+        Sigma : array_like, (B, d, d) or (d, d)
+        params : dict
+            Float parameters by name (:func:`numeric_env`); scalars, (r, c) matrices or batches.
+
+        Returns
+        -------
+        (ndarray, ndarray)
+            J of shape (B, d, d) and c of shape (B, d).
+        """
         a, S_, P = self._prep(alpha, Sigma, params)
         J, c = self.module.J_c(a, S_, P)
         return J, c[..., 0]
 
     def rhs(self, alpha, Sigma, params):
-        """α̇ (B,d) and Σ̇ (B,d,d)."""
+        """α̇ = Jα + c (B,d) and Σ̇ = JΣ + ΣJᵀ (B,d,d).
+
+        Parameters
+        ----------
+        alpha : array_like, (B, d) or (d,)
+        Sigma : array_like, (B, d, d) or (d, d)
+        params : dict
+            Float parameters by name (:func:`numeric_env`).
+
+        Returns
+        -------
+        (ndarray, ndarray)
+        """
         a, S_, P = self._prep(alpha, Sigma, params)
         da, dS = self.module.rhs(a, S_, P)
         return da[..., 0], dS
@@ -294,7 +338,19 @@ _LOADED: dict[tuple, CompiledSystem] = {}
 
 
 def compile_system(system, cache: Path | None = None) -> CompiledSystem:
-    """Generate (or fetch from the on-disk cache) and import the numpy module of ``system``."""
+    """Generate (or fetch from the on-disk cache) and import the numpy module of ``system``.
+
+    Parameters
+    ----------
+    system : MomentSystem
+    cache : pathlib.Path, optional
+        Folder of the generated modules (default :func:`cache_dir`).
+
+    Returns
+    -------
+    CompiledSystem
+        The same object for the same source and folder within a process.
+    """
     src = generate_source(system)
     key = hashlib.sha256(src.encode()).hexdigest()[:24]
     folder = Path(cache) if cache is not None else cache_dir()
@@ -312,7 +368,19 @@ def compile_system(system, cache: Path | None = None) -> CompiledSystem:
 
 
 def numeric_env(problem, system) -> dict:
-    """Float parameters keyed by symbol name (``A``, ``V_1``, ``tau``, ``F``, ...) for a problem."""
+    """Float parameters keyed by symbol name (``A``, ``V_1``, ``tau``, ``F``, ...) for a problem.
+
+    Parameters
+    ----------
+    problem : Problem
+    system : MomentSystem
+        The problem's system (its symbols name the parameters).
+
+    Returns
+    -------
+    dict
+        Name → float or 2-D float array (the exact values rounded to nearest); α and Σ excluded.
+    """
     from ..symbolic.moments import problem_env
 
     env = problem_env(problem, system) if problem.cov is not None else _env_without_initial(problem, system)

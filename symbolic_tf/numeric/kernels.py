@@ -53,7 +53,12 @@ _COST: dict = {}
 
 
 def available() -> bool:
-    """True when numba can be imported (the compiled path is optional at run time)."""
+    """True when numba can be imported (the compiled path is optional at run time).
+
+    Returns
+    -------
+    bool
+    """
     try:
         import numba  # noqa: F401
     except Exception:  # pragma: no cover - depends on the installation
@@ -756,6 +761,20 @@ def generate_kernel_source(system, d: int, k: int | None = None) -> str:
     ``_f(y, out, params, W)`` is the right-hand side of the flat state y = (α, Ψ row-major):
     out = (Jα + c, JΨ) with J, c evaluated at Σ = ΨΨᵀ (docs/mathematics.md §3–4), fully unrolled.
     ``jc(alpha, Sigma, params, W, J, c)`` writes J and c at a given Σ (convergence test, RHS checks).
+
+    Parameters
+    ----------
+    system : MomentSystem
+    d : int
+        Dimension (1 ≤ d ≤ ``MAX_COMPILED_D``); up to ``UNROLL_MAX_D`` the closure is unrolled entry
+        by entry, above it printed as loop-helper calls.
+    k : int, optional
+        Rows of Q, K (ℓ2); d by default.
+
+    Returns
+    -------
+    str
+        The module source (its SHA-256 is the cache key of :func:`kernel_for`).
     """
     k = d if k is None else k
     if max(d, k) > UNROLL_MAX_D:
@@ -888,7 +907,24 @@ class Kernel:
     parameters: tuple
 
     def pack(self, params: dict, B: int) -> list:
-        """Parameters as contiguous (B or 1, rows, cols) float arrays in the kernel's order."""
+        """Parameters as contiguous (B or 1, rows, cols) float arrays in the kernel's order.
+
+        Parameters
+        ----------
+        params : dict
+            Name → scalar, (B,) batch of scalars, (r, c) matrix or (B, r, c) stack.
+        B : int
+            Batch size.
+
+        Returns
+        -------
+        list of ndarray
+
+        Raises
+        ------
+        InvalidParameters
+            For a missing parameter or a batch of the wrong size.
+        """
         out = []
         for name in self.parameters:
             if name not in params:
@@ -908,7 +944,19 @@ class Kernel:
     def pack_poly(self, params: dict, poly: dict, B: int) -> list:
         """Parameters for the ``run*t`` loops: (B or 1, n_coef, rows, cols) coefficient arrays of
         polynomials in the local time (``poly[name]``: (n_coef, …) coefficients, lowest first;
-        the other parameters are constant polynomials)."""
+        the other parameters are constant polynomials).
+
+        Parameters
+        ----------
+        params : dict
+        poly : dict
+            Name → polynomial coefficients, lowest degree first.
+        B : int
+
+        Returns
+        -------
+        list of ndarray
+        """
         out = []
         for name, v in zip(self.parameters, self.pack(params, B)):
             if name in poly:
@@ -920,7 +968,18 @@ class Kernel:
         return out
 
     def rhs(self, alpha, Sigma, params):
-        """α̇ (B,d) and Σ̇ (B,d,d) evaluated by the compiled closure."""
+        """α̇ (B,d) and Σ̇ (B,d,d) evaluated by the compiled closure.
+
+        Parameters
+        ----------
+        alpha : array_like, (B, d) or (d,)
+        Sigma : array_like, (B, d, d) or (d, d)
+        params : dict
+
+        Returns
+        -------
+        (ndarray, ndarray)
+        """
         Sigma = np.ascontiguousarray(np.asarray(Sigma, dtype=float).reshape(-1, self.d, self.d))
         B = Sigma.shape[0]
         alpha = np.ascontiguousarray(np.broadcast_to(np.asarray(alpha, dtype=float).reshape(-1, self.d), (B, self.d)))
@@ -936,7 +995,13 @@ _BY_SYSTEM: dict = {}
 
 
 def compile_cost() -> dict:
-    """Seconds spent by this process generating/loading/compiling each kernel (first calls)."""
+    """Seconds spent by this process generating/loading/compiling each kernel (first calls).
+
+    Returns
+    -------
+    dict
+        (variant, drift, heads, d, k) → {"load": seconds, …}.
+    """
     return dict(_COST)
 
 
@@ -945,7 +1010,28 @@ def kernel_for(system, d: int, k: int | None = None, cache: Path | None = None) 
 
     The numba machine code itself is compiled at the first call of :func:`Kernel.run` in a
     process and cached on disk (``cache=True``): a cold cache pays seconds once, a warm one
-    loads in tens of milliseconds (``benchmarks/bench_integrate.py`` prints both).
+    loads in tens of milliseconds (``benchmarks/bench_integrate.py`` prints both).  The cache key
+    is the SHA-256 of the generated source, so a change of the generated code never reuses a
+    stale kernel.
+
+    Parameters
+    ----------
+    system : MomentSystem
+    d : int
+        Dimension, 1 ≤ d ≤ ``MAX_COMPILED_D``.
+    k : int, optional
+        Rows of Q, K (ℓ2); d by default.
+    cache : pathlib.Path, optional
+        Folder of the generated modules (default :func:`symbolic_tf.numeric.codegen.cache_dir`).
+
+    Returns
+    -------
+    Kernel
+
+    Raises
+    ------
+    InvalidParameters
+        For d outside [1, ``MAX_COMPILED_D``].
     """
     from .codegen import cache_dir
 

@@ -105,7 +105,21 @@ class ReferenceSolution:
     step_times: list = field(default_factory=list, repr=False)
 
     def at(self, t):
-        """(alpha, Sigma) at an output time equal to ``t`` (compared to 1e-(dps) relative)."""
+        """(alpha, Sigma) at an output time equal to ``t`` (compared to 1e-(dps) relative).
+
+        Parameters
+        ----------
+        t : exact time (Fraction, int, str, float by its binary value, or mpf)
+
+        Returns
+        -------
+        (mpmath.matrix, mpmath.matrix)
+
+        Raises
+        ------
+        KeyError
+            When ``t`` is not an output time.
+        """
         t = mpmath.mpf(_to_fraction(t).numerator) / _to_fraction(t).denominator
         for ti, a, s in zip(self.times, self.alpha, self.Sigma):
             if abs(ti - t) <= mpmath.mpf(10) ** (-self.dps) * max(1, abs(t)):
@@ -317,8 +331,26 @@ def reference_solve(system, env: dict, d: int, T, *, times=None, dps: int = 40, 
 
 
 def reference_solve_problem(problem, T=None, **kw) -> ReferenceSolution:
-    """:func:`reference_solve` for a :class:`~symbolic_tf.spec.problem.Problem`
-    (T defaults to ``problem.T``)."""
+    """:func:`reference_solve` for a :class:`~symbolic_tf.spec.problem.Problem`.
+
+    Parameters
+    ----------
+    problem : Problem
+        Gaussian-closed, with an initial Gaussian.
+    T : exact horizon, optional
+        Defaults to ``problem.T``.
+    **kw
+        Passed to :func:`reference_solve` (``k`` defaults to the rows of Q, or d).
+
+    Returns
+    -------
+    ReferenceSolution
+
+    Raises
+    ------
+    ValueError
+        Without a horizon.
+    """
     from ..symbolic.moments import problem_env
     from ..symbolic.systems import system_for_problem
 
