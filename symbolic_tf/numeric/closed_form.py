@@ -45,7 +45,23 @@ def _batch_scalar(x, B: int):
 
 
 def applies(system, alpha0, params: dict, d: int, B: int) -> str | None:
-    """None when :func:`closed_form` covers the system and parameters, else why not."""
+    """None when :func:`closed_form` covers the system and parameters, else why not.
+
+    Parameters
+    ----------
+    system : MomentSystem
+    alpha0 : array_like
+        Initial means (the closed form needs α₀ = 0).
+    params : dict
+        Float parameters by name.
+    d, B : int
+        Dimension and batch size.
+
+    Returns
+    -------
+    str or None
+        The reason the closed form does not apply, or None.
+    """
     if system.variant != "softmax" or system.heads:
         return "the closed form covers single-head softmax"
     if "V" not in params or _scalar_identity(params["V"], d, B) is None:

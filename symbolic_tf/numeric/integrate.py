@@ -171,6 +171,12 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
         the same for every member; they override ``params``.  Each Runge–Kutta stage evaluates
         them at its own time t + c_s·h, on both backends.
 
+    Returns
+    -------
+    Solution
+        Samples at ``t_eval``, per-member status (``symbolic_tf.numeric.solution``), end states
+        and step counts.
+
     Raises
     ------
     InvalidParameters

@@ -47,6 +47,12 @@ class MeanFieldReport:
     notes: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        """The report as JSON-ready data.
+
+        Returns
+        -------
+        dict
+        """
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
@@ -87,6 +93,10 @@ def meanfield_check(problem, Ns=(250, 500, 1000, 2000, 4000), seeds=(0, 1, 2), T
     T : horizon (default ``problem.T``, else 1)
     steps : RK4 steps (default max(20, ⌈40·T⌉))
     progress : callable(str) for progress lines, or None
+
+    Returns
+    -------
+    MeanFieldReport
     """
     from ..symbolic.closure import decide_invariance
     from ..variants import bind

@@ -32,7 +32,19 @@ __all__ = ["integrate_problem", "pieces", "local_polynomials"]
 
 
 def pieces(problem, T: float) -> list[tuple[float, float, object]]:
-    """[(t0, t1, segment or None)] covering [0, T] (None: the problem is constant)."""
+    """[(t0, t1, segment or None)] covering [0, T] (None: the problem is constant).
+
+    Parameters
+    ----------
+    problem : Problem
+        Possibly with a depth schedule (docs/schedules.md).
+    T : float
+        Horizon.
+
+    Returns
+    -------
+    list of (float, float, object)
+    """
     if problem.schedule is None:
         return [(0.0, float(T), None)]
     out = []
@@ -52,7 +64,19 @@ def _shifted(c, t0: Fraction) -> list:
 
 def local_polynomials(problem, system, seg) -> tuple[dict, dict]:
     """(constant parameters, polynomial parameters) of a polynomial segment in the time since its
-    start: name → float coefficients (n_coef, …), lowest degree first, for ``params_poly``."""
+    start: name → float coefficients (n_coef, …), lowest degree first, for ``params_poly``.
+
+    Parameters
+    ----------
+    problem : Problem
+    system : MomentSystem
+    seg : schedule segment
+        A polynomial-in-t segment of the problem's schedule.
+
+    Returns
+    -------
+    (dict, dict)
+    """
     from .codegen import numeric_env
 
     env = numeric_env(problem_at(problem, seg.t0), system)

@@ -77,7 +77,21 @@ def _moments(mean, cov, d):
 
 
 def gaussian_linearisation(relu, mean, cov) -> ReLULinearisation:
-    """The L²(N(mean, cov))-best affine approximation of W₂ReLU(W₁x + b₁) (module docstring)."""
+    """The L²(N(mean, cov))-best affine approximation ℓ(x) = Fx + b of W₂ReLU(W₁x + b₁) (module
+    docstring).
+
+    Parameters
+    ----------
+    relu : symbolic_tf.spec.relu.ReLUTerm
+    mean : sequence or None
+        The Gaussian's mean (0 when None).
+    cov : sequence of sequences
+        The Gaussian's covariance.
+
+    Returns
+    -------
+    ReLULinearisation
+    """
     from scipy.special import ndtr
 
     W1, b1, W2 = relu_arrays(relu)
@@ -167,6 +181,16 @@ def affine_twin(problem, lin: ReLULinearisation):
 
     The float entries of ℓ enter exactly (a float is its dyadic rational): the twin is an
     affine-drift problem whose flow keeps Gaussians Gaussian (docs/mathematics.md §6).
+
+    Parameters
+    ----------
+    problem : Problem
+        With a ReLU term.
+    lin : ReLULinearisation
+
+    Returns
+    -------
+    Problem
     """
     from ..spec.problem import with_updates
 
@@ -196,6 +220,12 @@ class ReLUDeparture:
     notes: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        """The report as JSON-ready data.
+
+        Returns
+        -------
+        dict
+        """
         return {"settings": self.settings, "t": self.t, "coupled_departure": self.coupled,
                 "first_order_estimate": self.estimate, "residual_norm_whitened": self.residual,
                 "residual_norm_whitened_sample": self.residual_empirical, "metrics": self.metrics,
@@ -209,8 +239,24 @@ def relu_departure(problem, *, N: int = 2000, T=None, steps: int = 40, save_ever
                    floor_repeats: int = 8, directions: int = 128) -> ReLUDeparture:
     """Run the ReLU tokens and their affine twin from the same sample; measure the departure.
 
-    See the module docstring.  ``T`` defaults to the problem's T, else 1.  Returns
-    :class:`ReLUDeparture` (numerical evidence).
+    See the module docstring (numerical evidence).
+
+    Parameters
+    ----------
+    problem : Problem
+        With a ReLU term and an initial Gaussian.
+    N : int
+        Tokens.
+    T : float, optional
+        Depth; defaults to the problem's T, else 1.
+    steps, save_every : int
+        RK4 steps and the saving stride.
+    seed, floor_repeats, directions : int
+        Sampling seed, repeats of the Gaussian noise floor, slicing directions.
+
+    Returns
+    -------
+    ReLUDeparture
     """
     from .departure import cloud_metrics, noise_floor
     from .particles import sample_initial, simulate
