@@ -11,12 +11,36 @@ __all__ = ["needs_numeric", "evaluate_exact", "evaluate_mp"]
 
 
 def needs_numeric(expr) -> bool:
-    """True if the expression holds a non-integer matrix power (e.g. a square root)."""
+    """True if the expression holds a non-integer matrix power (e.g. a square root).
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+
+    Returns
+    -------
+    bool
+    """
     return any(not p.exp.is_Integer for p in expr.atoms(sp.MatPow))
 
 
 def evaluate_exact(expr, env: dict, dims: dict):
-    """Substitute explicit exact matrices for the symbols and evaluate (an ImmutableMatrix)."""
+    """Substitute explicit exact matrices for the symbols and evaluate (an ImmutableMatrix).
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        A matrix expression.
+    env : dict
+        Symbol → exact SymPy value.
+    dims : dict
+        Dimension symbols → integers (substituted first).
+
+    Returns
+    -------
+    sympy.ImmutableMatrix
+        Entries simplified.
+    """
     e = expr.subs(dims) if dims else expr
     sub = {}
     for sym, val in env.items():
