@@ -2,7 +2,9 @@
 (docs/mathematics.md §6).
 
 steer.py         the entry point ``steer`` (verdicts, full-rank and general-rank routes,
-                 ``simulate_schedule``, ``rescale_schedule``, ``verify_with_tokens``)
+                 ``rescale_schedule``, ``verify_with_tokens``, ``schedule_problem``)
+schedule.py      phases, built schedules and results; ``simulate_schedule`` (reference integrator)
+mpmatrix.py      mpmath matrix helpers of the constructions (matrix functions, rotations, rounding)
 restricted.py    constructive routes under restrictions: feed-forward only and attention only
                  for rank-deficient pairs, rank 0 (Dirac masses)
 obstructions.py  exact REFUTED reasons: attention-only mean, necessary conditions under max_norm

@@ -27,7 +27,7 @@ import flint
 import mpmath
 
 from ..certify.exact import inertia, qmat
-from ..numeric.reference import _FlintPrec as _Prec
+from ..exact import working_precision
 
 __all__ = ["PREC", "arb_q", "arb_matq", "exp_q", "frob_err_upper", "vec_err_upper", "sqrt_upper",
            "arb_pd", "enclose_linear_phase", "is_linear_phase", "certify_linear_schedule",
@@ -37,29 +37,82 @@ PREC = 200
 
 
 def arb_q(x) -> flint.arb:
+    """An exact rational as an arb ball of radius 0.
+
+    Parameters
+    ----------
+    x : Fraction, int or str
+        Exact value p/q.
+
+    Returns
+    -------
+    flint.arb
+    """
     x = Fraction(x)
     return flint.arb(flint.fmpq(x.numerator, x.denominator))
 
 
 def arb_matq(M) -> flint.arb_mat:
-    """Exact rational matrix (rows of Fractions, or an fmpq_mat) as a ball matrix."""
+    """Exact rational matrix (rows of Fractions, or an fmpq_mat) as a ball matrix.
+
+    Parameters
+    ----------
+    M : sequence of sequences or flint.fmpq_mat
+
+    Returns
+    -------
+    flint.arb_mat
+        Exact entries (radius 0).
+    """
     return flint.arb_mat(M if isinstance(M, flint.fmpq_mat) else qmat(M))
 
 
 def exp_q(M, t: Fraction) -> flint.arb_mat:
-    """Enclosure of e^{Mt} for a rational matrix M and a rational t."""
+    """Enclosure of the matrix exponential e^{Mt} for a rational matrix M and a rational t.
+
+    Parameters
+    ----------
+    M : sequence of sequences or flint.fmpq_mat
+        Square rational matrix.
+    t : Fraction
+
+    Returns
+    -------
+    flint.arb_mat
+        A ball matrix containing e^{Mt} (``arb_mat.exp`` at the working precision).
+    """
     return flint.arb_mat(qmat(M) * flint.fmpq(t.numerator, t.denominator)).exp()
 
 
 def upper_float(x: flint.arb) -> float:
-    """A float ≥ every point of the ball x (for reporting bounds)."""
+    """A float ≥ every point of the ball x (for reporting bounds).
+
+    Parameters
+    ----------
+    x : flint.arb
+
+    Returns
+    -------
+    float
+        The next float above the upper end of x (read at 30 digits).
+    """
     u = x.upper()
     v = float(mpmath.mpf(u.str(30, radius=False)))
     return math.nextafter(v, math.inf)
 
 
 def sqrt_upper(x: flint.arb) -> float:
-    """A float ≥ √y for every y ≥ 0 in the ball x."""
+    """A float ≥ √y for every y ≥ 0 in the ball x.
+
+    Parameters
+    ----------
+    x : flint.arb
+
+    Returns
+    -------
+    float
+        0.0 when the ball has no positive point.
+    """
     u = flint.arb(x.upper())
     if not u > 0:
         return 0.0
@@ -67,7 +120,19 @@ def sqrt_upper(x: flint.arb) -> float:
 
 
 def frob_err_upper(S: flint.arb_mat, C) -> float:
-    """Upper bound on ‖S − C‖_F (C exact rational)."""
+    """Upper bound on ‖S − C‖_F = (Σ_ij (S_ij − C_ij)²)^{1/2} for every matrix in the ball S.
+
+    Parameters
+    ----------
+    S : flint.arb_mat
+        d×d ball matrix.
+    C : sequence of sequences
+        Exact rational d×d matrix.
+
+    Returns
+    -------
+    float
+    """
     d = S.nrows()
     err = flint.arb(0)
     for i in range(d):
@@ -77,7 +142,19 @@ def frob_err_upper(S: flint.arb_mat, C) -> float:
 
 
 def vec_err_upper(a: flint.arb_mat, m) -> float:
-    """Upper bound on ‖a − m‖ (a a d×1 ball matrix, m exact rational)."""
+    """Upper bound on the Euclidean ‖a − m‖ for every vector in the ball a.
+
+    Parameters
+    ----------
+    a : flint.arb_mat
+        d×1 ball matrix.
+    m : sequence
+        Exact rational d-vector.
+
+    Returns
+    -------
+    float
+    """
     err = flint.arb(0)
     for i in range(a.nrows()):
         err += (a[i, 0] - arb_q(m[i])) ** 2
@@ -85,7 +162,19 @@ def vec_err_upper(a: flint.arb_mat, m) -> float:
 
 
 def arb_pd(G) -> bool:
-    """Rigorous: every symmetric matrix in the ball matrix G is positive definite (Sylvester)."""
+    """Rigorous: every symmetric matrix in the ball matrix G is positive definite (Sylvester's
+    criterion, every leading principal minor > 0).
+
+    Parameters
+    ----------
+    G : flint.arb_mat
+        Square ball matrix (symmetric midpoint).
+
+    Returns
+    -------
+    bool
+        True only when every leading minor is certified positive; False means "not certified".
+    """
     n = G.nrows()
     for k in range(1, n + 1):
         sub = flint.arb_mat(k, k)
@@ -102,13 +191,38 @@ def _is_zero(M) -> bool:
 
 
 def is_linear_phase(ph) -> bool:
-    """A phase with A = 0 or V = 0 has linear moment equations (closed form by exponentials)."""
+    """A phase with A = 0 or V = 0 has linear moment equations (closed form by exponentials).
+
+    Parameters
+    ----------
+    ph : Phase
+
+    Returns
+    -------
+    bool
+    """
     return _is_zero(ph.A) or _is_zero(ph.V)
 
 
 def enclose_linear_phase(ph, a: flint.arb_mat, S: flint.arb_mat):
-    """Ball enclosure of the end state of a linear phase (A = 0 or V = 0) started from the
-    ball state (a, S)."""
+    """Ball enclosure of the end state of a linear phase (A = 0 or V = 0) started from the ball
+    state (a, S): Σ(τ) = e^{Fτ}Σe^{Fᵀτ} and [α(τ); 1] = exp([[L, b], [0, 0]]τ)[α; 1] with
+    L = F + V (A = 0) or L = F (V = 0).
+
+    Parameters
+    ----------
+    ph : Phase
+        A linear phase.
+    a : flint.arb_mat
+        d×1 ball of the mean at the start.
+    S : flint.arb_mat
+        d×d ball of the covariance at the start.
+
+    Returns
+    -------
+    (flint.arb_mat, flint.arb_mat)
+        Balls containing (α(τ), Σ(τ)).
+    """
     d = len(ph.F)
     t = ph.duration
     mean_uses_V = _is_zero(ph.A) and not _is_zero(ph.V)
@@ -134,10 +248,25 @@ def enclose_linear_phase(ph, a: flint.arb_mat, S: flint.arb_mat):
 
 def certify_linear_schedule(schedule, m0, c0, m1, c1, prec: int = PREC) -> dict | None:
     """Rigorous bound on ‖(α(T), Σ(T)) − (α₁, Σ₁)‖ for a schedule whose every phase is linear
-    (A = 0 or V = 0); ``None`` if some phase is not."""
+    (A = 0 or V = 0), by composing :func:`enclose_linear_phase` from the exact start.
+
+    Parameters
+    ----------
+    schedule : list of Phase
+    m0, c0 : exact start (α₀, Σ₀)
+    m1, c1 : exact target (α₁, Σ₁)
+    prec : int
+        Working precision of the balls in bits.
+
+    Returns
+    -------
+    dict or None
+        ``{"cov": ‖ΔΣ‖_F bound, "mean": ‖Δα‖ bound, "norm", "method"}``; None if some phase is
+        not linear.
+    """
     if not all(is_linear_phase(ph) for ph in schedule):
         return None
-    with _Prec(prec):
+    with working_precision(prec):
         a = arb_matq([[Fraction(x)] for x in m0])
         S = arb_matq(c0)
         for ph in schedule:
@@ -151,7 +280,27 @@ def certify_linear_schedule(schedule, m0, c0, m1, c1, prec: int = PREC) -> dict 
 def enclose_stretch(S: flint.arb_mat, B: flint.fmpq_mat, Y: flint.fmpq_mat, M: flint.fmpq_mat,
                     tau: Fraction):
     """End covariance of a stretch phase (V = I, F = b = 0, A + Aᵀ = M = BYBᵀ) started from the
-    ball S: (S(I − τMS)⁻¹, "") with existence on [0, τ] certified, or (None, reason)."""
+    ball S: Σ(τ) = S(I − τMS)⁻¹, with existence on [0, τ] certified by G ≻ 0, G⁻¹ ≻ 0 and
+    G⁻¹ − τY ≻ 0 (G = BᵀSB; G⁻¹ − tY is affine in t).
+
+    Parameters
+    ----------
+    S : flint.arb_mat
+        d×d ball of the covariance at the start.
+    B : flint.fmpq_mat
+        Rational basis (d×r) of the target range.
+    Y : flint.fmpq_mat
+        r×r with M = BYBᵀ.
+    M : flint.fmpq_mat
+        d×d, A + Aᵀ.
+    tau : Fraction
+        Duration.
+
+    Returns
+    -------
+    (flint.arb_mat or None, str)
+        (the enclosure, "") or (None, the reason certification failed).
+    """
     d = S.nrows()
     Ba = flint.arb_mat(B)
     G = Ba.transpose() * S * Ba
@@ -178,7 +327,22 @@ def _count_below(S: flint.fmpq_mat, x: Fraction, strict: bool) -> int:
 def eig_brackets(S) -> list[tuple[Fraction, Fraction]]:
     """Rational (l_k, u_k) with l_k ≤ λ_k ≤ u_k for the ascending eigenvalues λ_1 ≤ … ≤ λ_d of a
     rational symmetric *positive semidefinite* S, each verified exactly: (0, 0) for the
-    d − rank S zero eigenvalues, otherwise l_k < λ_k < u_k."""
+    d − rank S zero eigenvalues, otherwise l_k < λ_k < u_k (λ_k < u ⟺ S − uI has ≥ k negative
+    eigenvalues; λ_k > l ⟺ S − lI has ≤ k − 1 non-positive ones; exact inertia over ℚ).
+
+    Parameters
+    ----------
+    S : sequence of sequences or flint.fmpq_mat
+
+    Returns
+    -------
+    list of (Fraction, Fraction)
+
+    Raises
+    ------
+    ValueError
+        When S has a negative eigenvalue.
+    """
     Sq = qmat(S)
     d = Sq.nrows()
     nzero = d - Sq.rank()

@@ -30,13 +30,27 @@ from fractions import Fraction
 import flint
 
 from ..certify.exact import frac_str, qmat
-from .certified import PREC, _Prec, arb_q, eig_brackets
+from ..exact import working_precision
+from .certified import PREC, arb_q, eig_brackets
 
 __all__ = ["attention_mean_obstruction", "norm_obstruction"]
 
 
 def attention_mean_obstruction(m0, m1) -> str | None:
-    """Exact reason why attention-only controls (F = 0, b = 0) cannot move α₀ to α₁, or None."""
+    """Exact reason why attention-only controls (F = 0, b = 0) cannot move α₀ to α₁, or None.
+
+    With F = b = 0 the mean solves the linear homogeneous ODE α̇ = V(I + ΣA)α, α(t) = Ψ(t)α₀ with
+    Ψ(t) invertible: α₀ = 0 ⟺ α ≡ 0, and in d = 1 the sign of α is kept.
+
+    Parameters
+    ----------
+    m0, m1 : sequences of Fraction
+        Start and target means.
+
+    Returns
+    -------
+    str or None
+    """
     a0, a1 = any(m0), any(m1)
     if not a0 and a1:
         return ("α₀ = 0 and α₁ ≠ 0: with F = 0, b = 0 the mean solves the linear homogeneous "
@@ -56,7 +70,23 @@ def _f(x) -> str:
 
 def norm_obstruction(m0, c0, m1, c1, T: Fraction, controls: str, m: Fraction) -> str | None:
     """An exact reason why no schedule with controls bounded by ``m`` (see the module doc) steers
-    (α₀, Σ₀) to (α₁, Σ₁) in time T, or None when these necessary conditions hold."""
+    (α₀, Σ₀) to (α₁, Σ₁) in time T, or None when these necessary conditions hold.
+
+    Parameters
+    ----------
+    m0, c0 : exact start (α₀, Σ₀)
+    m1, c1 : exact target (α₁, Σ₁)
+    T : Fraction
+        Horizon.
+    controls : str
+        "any", "attention" or "feedforward".
+    m : Fraction
+        The bound on every phase's free controls.
+
+    Returns
+    -------
+    str or None
+    """
     T, m = Fraction(T), Fraction(m)
     d = len(c0)
     r = qmat(c0).rank()
@@ -64,7 +94,7 @@ def norm_obstruction(m0, c0, m1, c1, T: Fraction, controls: str, m: Fraction) ->
     v = max(Fraction(1), m)
     c = v * m if controls in ("any", "attention") else Fraction(0)
     tag = f"controls={controls!r}, max_norm m = {frac_str(m)}, T = {frac_str(T)}"
-    with _Prec(PREC):
+    with working_precision(PREC):
         if r >= 1:
             br0, br1 = eig_brackets(c0), eig_brackets(c1)
             (l0, u0), (l1, u1) = br0[-1], br1[-1]

@@ -33,7 +33,8 @@ import numpy as np
 from ..certify.exact import frac_str
 from ..spec.verdict import UNDECIDED, Verdict
 from .certified import certify_linear_schedule
-from .steer import Phase, SteeringResult, _distance, _sq_norm, _zeros, simulate_schedule
+from .mpmatrix import mp_distance
+from .schedule import Phase, SteeringResult, simulate_schedule, sq_norm, zero_matrix
 
 __all__ = ["optimise_schedule", "optimised_result"]
 
@@ -42,9 +43,9 @@ _BLOCKS = {"any": ("F", "b", "A", "V"), "attention": ("A", "V"), "feedforward": 
 
 def _compiled():
     from ..numeric.codegen import compile_system
-    from ..symbolic.moments import derive
+    from ..symbolic.systems import system_for
 
-    return compile_system(derive("softmax", drift=True, scale=None))
+    return compile_system(system_for("softmax", drift=True, scale=None))
 
 
 class _Problem:
@@ -86,7 +87,8 @@ class _Problem:
         return out
 
     def end_states(self, Y):
-        from ..numeric.integrate import HORIZON, integrate
+        from ..numeric.integrate import integrate
+        from ..numeric.solution import HORIZON
 
         B = Y.shape[0]
         d = self.d
@@ -125,10 +127,28 @@ class _Problem:
 def optimise_schedule(m0, c0, m1, c1, T, controls: str, max_norm=None, phases: int = 4,
                       starts: int = 3, seed: int = 0, max_nfev: int = 60,
                       tol: float = 1e-11) -> tuple[list, dict]:
-    """Best piecewise-constant schedule found numerically (see the module doc).
+    """Best piecewise-constant schedule found numerically (see the module doc): ``phases`` equal
+    phases, controls squashed into the ball of radius ``max_norm`` (X = m·Y/√(1 + ‖Y‖²)), scipy
+    least squares on the end-point residual from ``starts`` seeded starts.
 
-    Returns (schedule as exact :class:`Phase` list, info dict with the float residual, the
-    number of parameters, evaluations, starts and timing)."""
+    Parameters
+    ----------
+    m0, c0 : exact start (α₀, Σ₀)
+    m1, c1 : exact target (α₁, Σ₁)
+    T : Fraction
+    controls : str
+        "any", "attention" or "feedforward".
+    max_norm : Fraction, optional
+    phases, starts, seed, max_nfev : int
+    tol : float
+        Stop as soon as the float residual is below it.
+
+    Returns
+    -------
+    (list of Phase, dict)
+        The schedule (exact rationals of the float optimum, norms enforced exactly) and an info
+        dict with the float residual, the number of parameters, evaluations, starts and timing.
+    """
     from scipy.optimize import least_squares
 
     t0 = time.perf_counter()
@@ -185,16 +205,16 @@ def optimise_schedule(m0, c0, m1, c1, T, controls: str, max_norm=None, phases: i
 
     def within(x):
         # the float squashing keeps ‖X‖ < m; enforce it exactly after conversion
-        while m is not None and _sq_norm(x) > m * m:
+        while m is not None and sq_norm(x) > m * m:
             f = Fraction(1) - Fraction(1, 2 ** 40)
             x = tuple(tuple(e * f for e in r) for r in x) if x and isinstance(x[0], tuple) else tuple(e * f for e in x)
         return x
 
     sched = []
     for k in range(phases):
-        F = within(exact(X["F"][0, k])) if "F" in X else _zeros(d)
-        A = within(exact(X["A"][0, k])) if "A" in X else _zeros(d)
-        V = within(exact(X["V"][0, k])) if "V" in X else _zeros(d)
+        F = within(exact(X["F"][0, k])) if "F" in X else zero_matrix(d)
+        A = within(exact(X["A"][0, k])) if "A" in X else zero_matrix(d)
+        V = within(exact(X["V"][0, k])) if "V" in X else zero_matrix(d)
         b = within(exact(X["b"][0, k])) if "b" in X else tuple(Fraction(0) for _ in range(d))
         sched.append(Phase(dur, F, b, A, V, f"optimised phase {k + 1}/{phases}"))
     info = {"method": "scipy.optimize.least_squares (trf), central-difference Jacobian by one batched "
@@ -211,12 +231,31 @@ def optimise_schedule(m0, c0, m1, c1, T, controls: str, max_norm=None, phases: i
 def optimised_result(constructive: SteeringResult, claim, ev, m0, c0, m1, c1, T, controls, max_norm,
                      phases: int = 4, seed: int = 0, starts: int = 3) -> SteeringResult:
     """UNDECIDED result carrying the optimised schedule, its residual (reference integration) and,
-    for linear (feed-forward) schedules, a rigorous enclosure of the residual."""
+    for linear (feed-forward) schedules, a rigorous enclosure of the residual.
+
+    Parameters
+    ----------
+    constructive : SteeringResult or None
+        The first constructive attempt (its reason is quoted).
+    claim : str
+    ev : dict
+        Evidence of the verdict so far.
+    m0, c0, m1, c1 : exact start and target
+    T : Fraction
+    controls : str
+    max_norm : Fraction or None
+    phases, seed, starts : int
+
+    Returns
+    -------
+    SteeringResult
+        Always UNDECIDED (numerical evidence), strategy "optimised".
+    """
     sched, info = optimise_schedule(m0, c0, m1, c1, T, controls, max_norm, phases=phases,
                                     starts=starts, seed=seed)
     try:
         a, S = simulate_schedule(sched, m0, c0)
-        resid = _distance(a, S, m1, c1)
+        resid = mp_distance(a, S, m1, c1)
     except RuntimeError as exc:  # reference integration blew up (cannot happen for a float-verified schedule)
         resid = math.inf
         info["reference_error"] = str(exc)

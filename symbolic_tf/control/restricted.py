@@ -40,17 +40,17 @@ from fractions import Fraction
 import flint
 import mpmath
 
-from ..certify.exact import exact_factor, qmat
-from .certified import (PREC, _Prec, arb_matq, certify_linear_schedule, enclose_stretch, exp_q,
-                        frob_err_upper)
-from .steer import (DPS, Phase, _Built, _bias_phase, _eye, _fr, _mp_sym_fun, _mpf_to_frac, _mpmat,
-                    _mpvec, _principal_rotation, _rotation_generator, _zeros, simulate_schedule)
+from ..certify.exact import exact_factor, qmat, qmat_to_fractions
+from ..exact import working_precision
+from .certified import PREC, arb_matq, certify_linear_schedule, enclose_stretch, exp_q, frob_err_upper
+from .mpmatrix import DPS, mp_matrix, mp_sym_fun, mp_vector, mpf_to_fraction, principal_rotation, rotation_generator
+from .schedule import BuiltSchedule, Phase, bias_phase, identity_matrix, simulate_schedule, zero_matrix
 
 __all__ = ["build_feedforward_rank", "build_attention_rank", "build_zero_covariance"]
 
 
 def _round(x) -> Fraction:
-    return _mpf_to_frac(mpmath.mpf(mpmath.nstr(x, DPS)))
+    return mpf_to_fraction(mpmath.mpf(mpmath.nstr(x, DPS)))
 
 
 def _round_skew(K, scale) -> tuple:
@@ -95,10 +95,10 @@ def _orthonormal(B: flint.fmpq_mat):
 
 def _bures(S0, S1):
     """The SPD M with M S0 M = S1 (S0, S1 SPD mp matrices)."""
-    r0 = _mp_sym_fun(S0, mpmath.sqrt)
-    r0i = _mp_sym_fun(S0, lambda x: 1 / mpmath.sqrt(x))
+    r0 = mp_sym_fun(S0, mpmath.sqrt)
+    r0i = mp_sym_fun(S0, lambda x: 1 / mpmath.sqrt(x))
     mid = r0 * S1 * r0
-    M = r0i * _mp_sym_fun((mid + mid.T) / 2, mpmath.sqrt) * r0i
+    M = r0i * mp_sym_fun((mid + mid.T) / 2, mpmath.sqrt) * r0i
     return (M + M.T) / 2
 
 
@@ -112,7 +112,7 @@ def _stretch(B: flint.fmpq_mat, Dfrom: flint.fmpq_mat, Dto: flint.fmpq_mat, tau:
     X = (Dfrom.inv() - Dto.inv()) / tq
     Y = BtBi * X * BtBi
     M = B * Y * B.transpose()
-    ph = Phase(tau, _zeros(d), tuple(Fraction(0) for _ in range(d)), _fr(M / 2), _eye(d), role)
+    ph = Phase(tau, zero_matrix(d), tuple(Fraction(0) for _ in range(d)), qmat_to_fractions(M / 2), identity_matrix(d), role)
     return ph, Y, M
 
 
@@ -120,15 +120,30 @@ def _mean_phase(sched, m0, c0, m1, tau: Fraction, d: int) -> Phase:
     """A = 0 (Σ̇ = 0 exactly), V = ln(s)I + θK mapping the numerically integrated α(end of
     ``sched``) to α₁ (both ≠ 0, d ≥ 2 or equal signs in d = 1)."""
     with mpmath.workdps(DPS):
-        a_mid, _ = simulate_schedule(sched, m0, c0, dps=40) if sched else (_mpvec(m0), None)
-        Vm = _rotation_generator(a_mid, _mpvec(m1)) / _mpq(tau)
+        a_mid, _ = simulate_schedule(sched, m0, c0, dps=40) if sched else (mp_vector(m0), None)
+        Vm = rotation_generator(a_mid, mp_vector(m1)) / _mpq(tau)
         V = tuple(tuple(_round(Vm[i, j]) for j in range(d)) for i in range(d))
-    return Phase(tau, _zeros(d), tuple(Fraction(0) for _ in range(d)), _zeros(d), V,
+    return Phase(tau, zero_matrix(d), tuple(Fraction(0) for _ in range(d)), zero_matrix(d), V,
                  "mean: A = 0 (Σ̇ = 0), V = ln(s)I + θK maps α to α₁")
 
 
 # --------------------------------------------------------------------------- feed-forward
-def build_feedforward_rank(m0, c0, m1, c1, T: Fraction) -> _Built:
+def build_feedforward_rank(m0, c0, m1, c1, T: Fraction) -> BuiltSchedule:
+    """Feed-forward-only (V = A = 0) steering of an equal-rank rank-deficient pair (1 ≤ r < d):
+    bias phase α₀ → 0, a rotation phase (F skew, direct rotation of range Σ₀ onto range Σ₁) when
+    the ranges differ, a stretch phase F = U log(P) Uᵀ/τ (Bures map P on the range of Σ₁), a bias
+    phase 0 → α₁.  Every phase is linear, so the end point is enclosed with ``arb_mat.exp``.
+
+    Parameters
+    ----------
+    m0, c0 : exact start (α₀, Σ₀)
+    m1, c1 : exact target (α₁, Σ₁)
+    T : Fraction
+
+    Returns
+    -------
+    BuiltSchedule
+    """
     d = len(c0)
     zero = tuple(Fraction(0) for _ in range(d))
     B1, _ = exact_factor(c1)
@@ -140,37 +155,51 @@ def build_feedforward_rank(m0, c0, m1, c1, T: Fraction) -> _Built:
     tau2 = T - unit * (parts - 1)
     sched = []
     if need0:
-        sched.append(_bias_phase(m0, zero, unit, d, "bias: mean α₀ → 0 (F = 0)"))
+        sched.append(bias_phase(m0, zero, unit, d, "bias: mean α₀ → 0 (F = 0)"))
     with mpmath.workdps(DPS + 10):
-        Smid = _mpmat(c0)
+        Smid = mp_matrix(c0)
         if not same:
-            K = _principal_rotation(c0, c1)
+            K = principal_rotation(c0, c1)
             F1 = _round_skew(K, 1 / _mpq(unit))
-            sched.append(Phase(unit, F1, zero, _zeros(d), _zeros(d),
+            sched.append(Phase(unit, F1, zero, zero_matrix(d), zero_matrix(d),
                                "rotation: V = A = 0, F skew (direct rotation of range Σ₀ onto range Σ₁)"))
-            E = mpmath.expm(_mpmat(F1) * _mpq(unit))
+            E = mpmath.expm(mp_matrix(F1) * _mpq(unit))
             Smid = E * Smid * E.T
         U = _orthonormal(B1)
         Dm = U.T * Smid * U
-        D1 = U.T * _mpmat(c1) * U
+        D1 = U.T * mp_matrix(c1) * U
         Pr = _bures((Dm + Dm.T) / 2, (D1 + D1.T) / 2)
-        L = U * _mp_sym_fun(Pr, mpmath.log) * U.T
+        L = U * mp_sym_fun(Pr, mpmath.log) * U.T
         F2 = _round_sym(L, 1 / _mpq(tau2))
-    sched.append(Phase(tau2, F2, zero, _zeros(d), _zeros(d),
+    sched.append(Phase(tau2, F2, zero, zero_matrix(d), zero_matrix(d),
                        "stretch: V = A = 0, F = U log(P) Uᵀ/τ symmetric (Bures map on the range of Σ₁)"))
     if need1:
-        sched.append(_bias_phase(zero, m1, unit, d, "bias: mean 0 → α₁ (F = 0)"))
+        sched.append(bias_phase(zero, m1, unit, d, "bias: mean 0 → α₁ (F = 0)"))
     cert = certify_linear_schedule(sched, m0, c0, m1, c1)
-    return _Built(sched, (tuple(m1), tuple(tuple(r) for r in c1)), "feedforward-rank", False, cert, "",
+    return BuiltSchedule(sched, (tuple(m1), tuple(tuple(r) for r in c1)), "feedforward-rank", False, cert, "",
                   ["F of the rotation/stretch phases are 50-digit approximations (principal angles, "
                    "matrix logarithm) rounded to dyadic rationals; the bound certifies the rounded "
                    "schedule as given (all phases linear: arb_mat.exp)"])
 
 
 # --------------------------------------------------------------------------- attention only
-def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> _Built:
+def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> BuiltSchedule:
     """Attention-only (F = 0, b = 0) steering of a rank-deficient pair (1 ≤ r < d); the caller has
-    checked the exact mean obstruction (α₀ = 0 ⟺ α₁ = 0)."""
+    checked the exact mean obstruction (α₀ = 0 ⟺ α₁ = 0).
+
+    Same range: one exact stretch phase.  Otherwise normalise Σ₀ → cΠ₀, rotate the range with
+    V = K skew, A = aI (Σ = e^{acKt}cΠ₀e^{−acKt}), stretch cΠ₁ → Σ₁; then a mean phase if α₀ ≠ 0.
+
+    Parameters
+    ----------
+    m0, c0 : exact start (α₀, Σ₀)
+    m1, c1 : exact target (α₁, Σ₁)
+    T : Fraction
+
+    Returns
+    -------
+    BuiltSchedule
+    """
     d = len(c0)
     B1, D1 = exact_factor(c1)
     B0, D0 = exact_factor(c0)
@@ -190,8 +219,8 @@ def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> _Built:
         tq = flint.fmpq(tau.numerator, tau.denominator)
         Bt = B1.transpose()
         X = Bt * (qmat(ph.A) + qmat(ph.A).transpose()) * B1
-        assert _fr(B1 * Dq * Bt) == tuple(tuple(Fraction(x) for x in r) for r in c0)
-        assert _fr(B1 * (Dq.inv() - tq * X).inv() * Bt) == tuple(tuple(Fraction(x) for x in r) for r in c1)
+        assert qmat_to_fractions(B1 * Dq * Bt) == tuple(tuple(Fraction(x) for x in r) for r in c0)
+        assert qmat_to_fractions(B1 * (Dq.inv() - tq * X).inv() * Bt) == tuple(tuple(Fraction(x) for x in r) for r in c1)
         cert = {"cov": 0.0, "method": "exact closed form (rational stretch)"}
         exact_cov = True
     else:
@@ -202,18 +231,18 @@ def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> _Built:
         G0 = cq * (B0.transpose() * B0).inv()
         Pi0c = B0 * G0 * B0.transpose()  # cΠ₀, exact
         sched = []
-        if _fr(Pi0c) != tuple(tuple(x) for x in c0):
+        if qmat_to_fractions(Pi0c) != tuple(tuple(x) for x in c0):
             sched.append(_stretch(B0, D0, G0, unit, "normalise: V = I, A = M/2, Σ₀ → cΠ₀ (exact, range invariant)")[0])
-        S_a = _fr(Pi0c)
+        S_a = qmat_to_fractions(Pi0c)
         with mpmath.workdps(DPS + 10):
-            K = _principal_rotation(S_a, c1)
+            K = principal_rotation(S_a, c1)
             kn = mpmath.norm(K)  # Frobenius
             # V = K/(a c τ), A = aI: balance ‖A‖_F = a√d against ‖V‖_F = ‖K‖_F/(acτ)
             a = Fraction(mpmath.nstr(mpmath.sqrt(kn / (_mpq(c) * _mpq(unit) * mpmath.sqrt(d))), 6)).limit_denominator(1000)
             if a <= 0:
                 a = Fraction(1)
             Ks = _round_skew(K, 1 / (_mpq(a) * _mpq(c) * _mpq(unit)))
-        sched.append(Phase(unit, _zeros(d), tuple(Fraction(0) for _ in range(d)),
+        sched.append(Phase(unit, zero_matrix(d), tuple(Fraction(0) for _ in range(d)),
                            tuple(tuple(a * int(i == j) for j in range(d)) for i in range(d)), Ks,
                            "rotation: V = K skew, A = aI; Σ = cΠ stays a projector multiple, "
                            "Σ(t) = e^{acKt}Σe^{−acKt} (direct rotation of the range)"))
@@ -222,7 +251,7 @@ def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> _Built:
         ph3, Y, M = _stretch(B1, G1, D1, tau3, "stretch: V = I, A = M/2, cΠ₁ → Σ₁ (exact from cΠ₁)")
         sched.append(ph3)
         exact_cov = False
-        with _Prec(PREC):
+        with working_precision(PREC):
             E = exp_q(Ks, a * c * unit)
             S = E * arb_matq(S_a) * E.transpose()
             Send, why = enclose_stretch(S, B1, Y, M, tau3)
@@ -253,25 +282,37 @@ def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> _Built:
         why = "Σ certified; the mean is numerical evidence only (no closed form after the attention phases)"
     else:
         why = ""
-    return _Built(sched, (tuple(m1), tuple(tuple(x) for x in c1)), "attention-rank", exact, cert, why, notes)
+    return BuiltSchedule(sched, (tuple(m1), tuple(tuple(x) for x in c1)), "attention-rank", exact, cert, why, notes)
 
 
 # --------------------------------------------------------------------------- rank 0
-def build_zero_covariance(m0, m1, T: Fraction, controls: str) -> _Built:
-    """Σ₀ = Σ₁ = 0 (Dirac masses): Σ ≡ 0, α̇ = (F + V)α + b."""
+def build_zero_covariance(m0, m1, T: Fraction, controls: str) -> BuiltSchedule:
+    """Σ₀ = Σ₁ = 0 (Dirac masses): Σ ≡ 0, α̇ = (F + V)α + b.
+
+    Parameters
+    ----------
+    m0, m1 : sequences of Fraction
+    T : Fraction
+    controls : str
+        "any", "attention" or "feedforward".
+
+    Returns
+    -------
+    BuiltSchedule
+    """
     d = len(m0)
-    zc = _zeros(d)
+    zc = zero_matrix(d)
     if controls != "attention":
-        ph = _bias_phase(m0, m1, T, d, "bias: Σ ≡ 0, α linear from α₀ to α₁ (F = V = A = 0)")
-        return _Built([ph], (tuple(m1), zc), "zero-covariance", True,
+        ph = bias_phase(m0, m1, T, d, "bias: Σ ≡ 0, α linear from α₀ to α₁ (F = V = A = 0)")
+        return BuiltSchedule([ph], (tuple(m1), zc), "zero-covariance", True,
                       {"cov": 0.0, "mean": 0.0, "method": "exact (Σ ≡ 0, α linear)"}, "")
     if not any(m0):
         ph = Phase(T, zc, tuple(Fraction(0) for _ in range(d)), zc, zc, "rest: α ≡ 0, Σ ≡ 0")
-        return _Built([ph], (tuple(m1), zc), "zero-covariance", True,
+        return BuiltSchedule([ph], (tuple(m1), zc), "zero-covariance", True,
                       {"cov": 0.0, "mean": 0.0, "method": "exact (nothing moves)"}, "")
     ph = _mean_phase([], m0, [list(r) for r in zc], m1, T, d)
     ph.role = "mean: Σ ≡ 0, α̇ = Vα, V = ln(s)I + θK maps α₀ to α₁"
     cert = certify_linear_schedule([ph], m0, zc, m1, zc)
-    return _Built([ph], (tuple(m1), zc), "zero-covariance", False, cert, "",
+    return BuiltSchedule([ph], (tuple(m1), zc), "zero-covariance", False, cert, "",
                   ["V is a 50-digit approximation rounded to dyadic rationals; the bound certifies "
                    "α(T) = e^{VT}α₀ of the rounded schedule (arb_mat.exp)"])

@@ -45,204 +45,34 @@ still UNDECIDED.  ``rescale_schedule`` maps a schedule to another horizon exactl
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 import flint
 import mpmath
 
-from ..certify.exact import frac_str, qmat, qmat_to_fractions
+from ..certify.exact import exact_factor, frac_str, qmat, qmat_to_fractions
+from ..exact import working_precision
 from ..spec.errors import InvalidParameters
-from ..spec.problem import Problem, check_covariance
+from ..spec.problem import check_covariance
 from ..spec.rational import to_fraction, to_matrix, to_vector
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
-from .certified import (PREC, _Prec, arb_matq, certify_linear_schedule, enclose_stretch, exp_q,
-                        frob_err_upper)
+from . import restricted as R
+from .certified import PREC, arb_matq, certify_linear_schedule, enclose_stretch, exp_q, frob_err_upper
+from .mpmatrix import DPS, mp_distance, mp_matrix, mp_sym_fun, mp_vector, mpf_to_fraction, principal_rotation, \
+    rotation_generator
+from .obstructions import attention_mean_obstruction, norm_obstruction
+from .optimise import optimised_result
+from .schedule import (BuiltSchedule, Phase, SteeringResult, bias_phase, identity_matrix, matrix_strings,
+                       simulate_schedule, zero_matrix)
 
-__all__ = ["Phase", "SteeringResult", "steer", "simulate_schedule", "rescale_schedule", "verify_with_tokens",
-           "schedule_problem"]
-
-DPS = 50
-
-
-# --------------------------------------------------------------------------- helpers
-def _zeros(d):
-    return tuple(tuple(Fraction(0) for _ in range(d)) for _ in range(d))
-
-
-def _eye(d):
-    return tuple(tuple(Fraction(int(i == j)) for j in range(d)) for i in range(d))
-
-
-def _fr(M: flint.fmpq_mat) -> tuple:
-    return qmat_to_fractions(M)
-
-
-def _mpf_to_frac(x) -> Fraction:
-    sign, man, exp, _ = mpmath.mpf(x)._mpf_
-    if not man:
-        return Fraction(0)
-    return (-1) ** sign * Fraction(int(man)) * (Fraction(2) ** int(exp))
-
-
-def _mpmat(M):
-    return mpmath.matrix([[mpmath.mpf(e.numerator) / e.denominator for e in r] for r in M])
-
-
-def _mpvec(v):
-    return mpmath.matrix([mpmath.mpf(e.numerator) / e.denominator for e in v])
-
-
-def _sq_norm(X) -> Fraction:
-    if X is None:
-        return Fraction(0)
-    if X and isinstance(X[0], tuple):
-        return sum((e * e for r in X for e in r), Fraction(0))
-    return sum((e * e for e in X), Fraction(0))
-
-
-def _matstr(M):
-    return [[frac_str(e) for e in r] for r in M]
-
-
-@dataclass
-class Phase:
-    """One constant-control phase: duration and exact rational (F, b, A, V)."""
-
-    duration: Fraction
-    F: tuple
-    b: tuple
-    A: tuple
-    V: tuple
-    role: str = ""
-
-    def to_dict(self) -> dict:
-        return {"duration": frac_str(self.duration), "F": _matstr(self.F),
-                "b": [frac_str(e) for e in self.b], "A": _matstr(self.A),
-                "V": _matstr(self.V), "role": self.role}
-
-    def free_norm_sq(self) -> Fraction:
-        """Squared norm of the free controls: max of ‖F‖_F², ‖A‖_F², ‖b‖², and ‖V‖_F² unless V
-        is the fixed value I or 0."""
-        d = len(self.F)
-        vs = Fraction(0) if self.V in (_eye(d), _zeros(d)) else _sq_norm(self.V)
-        return max(_sq_norm(self.F), _sq_norm(self.A), _sq_norm(self.b), vs)
-
-
-@dataclass
-class SteeringResult:
-    """Outcome of :func:`steer`.
-
-    verdict : Verdict (PROVED: the schedule reaches the target within ``certified_bound``, or
-        exactly; REFUTED: unreachable, with the exact reason; UNDECIDED: e.g. max_norm).
-    schedule : list of Phase (empty unless a schedule was constructed).
-    predicted_end : (mean, cov) the construction predicts (exact Fractions when ``exact``).
-    numerical_error : float | None — ‖(α(T), Σ(T)) − target‖ (Euclid/Frobenius, combined)
-        from the high-precision reference integrator, phase by phase.
-    certified_bound : dict | None — rigorous bounds {"cov": ..., "mean": ...} (None entries
-        with ``certified_reason`` when not certified).
-    exact : bool — every schedule entry is the exact construction (no rounding).
-    strategy : str — "attention", "feedforward", "attention-only", "rank-deficient",
-        "feedforward-rank", "attention-rank", "zero-covariance", "optimised", or the
-        obstruction ("rank-obstruction", "attention-obstruction", "norm-obstruction").
-    optimisation : dict | None — for strategy "optimised": phases, parameters, evaluations,
-        seed, timing and the residual (reference integration); numerical evidence only.
-    """
-
-    verdict: Verdict
-    schedule: list = field(default_factory=list)
-    predicted_end: tuple | None = None
-    numerical_error: float | None = None
-    certified_bound: dict | None = None
-    certified_reason: str = ""
-    exact: bool = True
-    strategy: str = ""
-    notes: list = field(default_factory=list)
-    optimisation: dict | None = None
-
-    def to_dict(self) -> dict:
-        pe = None
-        if self.predicted_end is not None:
-            m, c = self.predicted_end
-            pe = {"mean": [frac_str(e) for e in m], "cov": _matstr(c)}
-        return {"verdict": self.verdict.to_dict(),
-                "schedule": [p.to_dict() for p in self.schedule],
-                "predicted_end": pe, "numerical_error": self.numerical_error,
-                "certified_bound": self.certified_bound,
-                "certified_reason": self.certified_reason, "exact": self.exact,
-                "strategy": self.strategy, "notes": list(self.notes),
-                "optimisation": self.optimisation}
-
-
-# --------------------------------------------------------------------------- simulation
-def simulate_schedule(schedule, mean0, cov0, dps: int = 30):
-    """Integrate the schedule phase by phase with the reference integrator; returns the end
-    (α, Σ) as mpmath matrices."""
-    with mpmath.workdps(DPS):
-        return _simulate(schedule, mean0, cov0, dps)
-
-
-_SYSTEM = []
-
-
-def _drift_system():
-    """The softmax + drift moment system (derived once per process)."""
-    if not _SYSTEM:
-        from ..symbolic.moments import derive
-
-        _SYSTEM.append(derive("softmax", drift=True, scale=None))
-    return _SYSTEM[0]
-
-
-def _simulate(schedule, mean0, cov0, dps):
-    from ..numeric.reference import reference_solve
-    from ..symbolic.moments import problem_env
-
-    system = _drift_system()
-    d = len(cov0)
-    mean = tuple(mean0)
-    cov = tuple(tuple(r) for r in cov0)
-    a_end = _mpvec(mean)
-    s_end = _mpmat(cov)
-    for ph in schedule:
-        p = Problem(variant="softmax", d=d, A=ph.A, V=ph.V, F=ph.F, b=ph.b,
-                    T=ph.duration, mean=mean, cov=cov)
-        sol = reference_solve(system, problem_env(p, system), d, ph.duration, dps=dps,
-                              times=[ph.duration], k=d)
-        if sol.blowup:
-            raise RuntimeError(f"reference integration blew up in phase {ph.role}: {sol.reason}")
-        a_end, s_end = sol.alpha_end, sol.Sigma_end
-        mean = tuple(_mpf_to_frac(a_end[i]) for i in range(d))
-        cov = tuple(tuple(_mpf_to_frac((s_end[i, j] + s_end[j, i]) / 2) for j in range(d))
-                    for i in range(d))
-    return a_end, s_end
-
-
-def _distance(a, S, mean1, cov1) -> float:
-    d = len(cov1)
-    with mpmath.workdps(DPS):
-        return _dist(a, S, mean1, cov1, d)
-
-
-def _dist(a, S, mean1, cov1, d):
-    tot = mpmath.mpf(0)
-    for i in range(d):
-        tot += (a[i] - mpmath.mpf(mean1[i].numerator) / mean1[i].denominator) ** 2
-        for j in range(d):
-            tot += (S[i, j] - mpmath.mpf(cov1[i][j].numerator) / cov1[i][j].denominator) ** 2
-    return float(mpmath.sqrt(tot))
+__all__ = ["steer", "rescale_schedule", "verify_with_tokens", "schedule_problem"]
 
 
 # --------------------------------------------------------------------------- constructions
 def _attention_phase(P0: flint.fmpq_mat, P1: flint.fmpq_mat, tau: Fraction, d: int) -> Phase:
     A = (P0 - P1) / (2 * flint.fmpq(tau.numerator, tau.denominator))
-    return Phase(tau, _zeros(d), tuple(Fraction(0) for _ in range(d)), _fr(A), _eye(d),
+    return Phase(tau, zero_matrix(d), tuple(Fraction(0) for _ in range(d)), qmat_to_fractions(A), identity_matrix(d),
                  "attention: Σ⁻¹ interpolates linearly Σ₀⁻¹ → Σ₁⁻¹")
-
-
-def _bias_phase(a_from, a_to, dur: Fraction, d: int, role: str) -> Phase:
-    b = tuple((y - x) / dur for x, y in zip(a_from, a_to))
-    return Phase(dur, _zeros(d), b, _zeros(d), _zeros(d), role)
 
 
 def _build_attention(m0, c0, m1, c1, T):
@@ -254,37 +84,28 @@ def _build_attention(m0, c0, m1, c1, T):
     unit = T / parts
     sched = []
     if need0:
-        sched.append(_bias_phase(m0, zero, unit, d, "bias: mean α₀ → 0"))
+        sched.append(bias_phase(m0, zero, unit, d, "bias: mean α₀ → 0"))
     tau = T - unit * (int(need0) + int(need1))
     ph = _attention_phase(P0, P1, tau, d)
     sched.append(ph)
     if need1:
-        sched.append(_bias_phase(zero, m1, unit, d, "bias: mean 0 → α₁"))
+        sched.append(bias_phase(zero, m1, unit, d, "bias: mean 0 → α₁"))
     # exact end covariance of the attention phase: (Σ₀⁻¹ − τ(A + Aᵀ))⁻¹
     Aq = qmat(ph.A)
     tq = flint.fmpq(tau.numerator, tau.denominator)
     cov_end = (P0 - tq * (Aq + Aq.transpose())).inv()
-    return sched, (tuple(m1), _fr(cov_end))
-
-
-def _mp_sym_fun(M, f):
-    E, Q = mpmath.eigsy(M)
-    n = M.rows
-    D = mpmath.zeros(n, n)
-    for i in range(n):
-        D[i, i] = f(E[i])
-    return Q * D * Q.T
+    return sched, (tuple(m1), qmat_to_fractions(cov_end))
 
 
 def _build_feedforward(m0, c0, m1, c1, T):
     d = len(c0)
     with mpmath.workdps(DPS + 10):
-        S0, S1 = _mpmat(c0), _mpmat(c1)
-        r0 = _mp_sym_fun(S0, mpmath.sqrt)
-        r0i = _mp_sym_fun(S0, lambda x: 1 / mpmath.sqrt(x))
+        S0, S1 = mp_matrix(c0), mp_matrix(c1)
+        r0 = mp_sym_fun(S0, mpmath.sqrt)
+        r0i = mp_sym_fun(S0, lambda x: 1 / mpmath.sqrt(x))
         mid = r0 * S1 * r0
         mid = (mid + mid.T) / 2
-        M = r0i * _mp_sym_fun(mid, mpmath.sqrt) * r0i
+        M = r0i * mp_sym_fun(mid, mpmath.sqrt) * r0i
         M = (M + M.T) / 2
         Tm = mpmath.mpf(T.numerator) / T.denominator
         E, Qm = mpmath.eigsy(M)
@@ -296,74 +117,16 @@ def _build_feedforward(m0, c0, m1, c1, T):
             G[i, i] = Tm if abs(lam[i]) < mpmath.mpf(10) ** (-DPS) else (mpmath.exp(lam[i] * Tm) - 1) / lam[i]
         Fm = Qm * D * Qm.T
         Gm = Qm * G * Qm.T
-        bm = mpmath.lu_solve(Gm, _mpvec(m1) - M * _mpvec(m0))
-        F = tuple(tuple(_mpf_to_frac(mpmath.mpf(mpmath.nstr((Fm[i, j] + Fm[j, i]) / 2, DPS)))
+        bm = mpmath.lu_solve(Gm, mp_vector(m1) - M * mp_vector(m0))
+        F = tuple(tuple(mpf_to_fraction(mpmath.mpf(mpmath.nstr((Fm[i, j] + Fm[j, i]) / 2, DPS)))
                         for j in range(d)) for i in range(d))
-        b = tuple(_mpf_to_frac(mpmath.mpf(mpmath.nstr(bm[i], DPS))) for i in range(d))
-    ph = Phase(T, F, b, _zeros(d), _zeros(d), "feed-forward: F = log(M)/T (Bures map), b for the mean")
+        b = tuple(mpf_to_fraction(mpmath.mpf(mpmath.nstr(bm[i], DPS))) for i in range(d))
+    ph = Phase(T, F, b, zero_matrix(d), zero_matrix(d), "feed-forward: F = log(M)/T (Bures map), b for the mean")
     return [ph], (tuple(m1), tuple(tuple(c1)))
-
-
-def _rotation_generator(u, w):
-    """V with e^{V} mapping u to w (u, w ≠ 0 mp vectors, d ≥ 2 unless w ∥ u positively)."""
-    d = u.rows
-    nu, nw = mpmath.norm(u), mpmath.norm(w)
-    e1 = u / nu
-    w1 = w / nw
-    c = sum(e1[i] * w1[i] for i in range(d))
-    perp = w1 - c * e1
-    V = mpmath.log(nw / nu) * mpmath.eye(d)
-    if mpmath.norm(perp) < mpmath.mpf(10) ** (-DPS + 5):
-        if c > 0:
-            return V
-        # antiparallel: rotate by π in any plane containing e1
-        k = min(range(d), key=lambda i: abs(e1[i]))
-        v = mpmath.matrix([mpmath.mpf(int(i == k)) for i in range(d)])
-        perp = v - sum(e1[i] * v[i] for i in range(d)) * e1
-        theta = mpmath.pi
-    else:
-        theta = mpmath.acos(max(-1, min(1, c)))
-    e2 = perp / mpmath.norm(perp)
-    K = e2 * e1.T - e1 * e2.T
-    return V + theta * K
-
-
-def _principal_rotation(c0, c1):
-    """Skew K (mp matrix) with e^{K} mapping range c0 onto range c1 (direct rotation by the
-    principal angles θᵢ ∈ [0, π/2]; identity on the complement of the two ranges)."""
-    d = len(c0)
-
-    def onb(c):
-        E, Q = mpmath.eigsy(_mpmat(c))
-        top = max(abs(E[i]) for i in range(d))
-        idx = [i for i in range(d) if E[i] > top * mpmath.mpf(10) ** (-DPS // 2)]
-        U = mpmath.zeros(d, len(idx))
-        for k, i in enumerate(idx):
-            for j in range(d):
-                U[j, k] = Q[j, i]
-        return U
-
-    U0, U1 = onb(c0), onb(c1)
-    r = U0.cols
-    W, s, Zt = mpmath.svd_r(U0.T * U1)
-    K = mpmath.zeros(d, d)
-    for i in range(r):
-        u = U0 * W[:, i]
-        v = U1 * Zt.T[:, i]
-        c = min(mpmath.mpf(1), s[i])
-        sn = mpmath.sqrt(max(mpmath.mpf(0), 1 - c * c))
-        if sn < mpmath.mpf(10) ** (-DPS + 10):
-            continue
-        theta = mpmath.acos(c)
-        f = (v - c * u) / sn
-        K += theta * (f * u.T - u * f.T)
-    return K
 
 
 def _build_rank_deficient(m0, c0, m1, c1, T):
     """Equal-rank rank-deficient steering: bias → rotation (skew F) → stretch (attention) → bias."""
-    from ..certify.exact import exact_factor
-
     d = len(c0)
     zero = tuple(Fraction(0) for _ in range(d))
     B, D1 = exact_factor(c1)
@@ -377,7 +140,7 @@ def _build_rank_deficient(m0, c0, m1, c1, T):
     tau2 = T - unit * (int(need0) + int(need1) + int(not same_range))
     sched = []
     if need0:
-        sched.append(_bias_phase(m0, zero, unit, d, "bias: mean α₀ → 0"))
+        sched.append(bias_phase(m0, zero, unit, d, "bias: mean α₀ → 0"))
     Bt = B.transpose()
     BtBi = (Bt * B).inv()
     P = BtBi * Bt  # r×d, P B = I
@@ -386,32 +149,32 @@ def _build_rank_deficient(m0, c0, m1, c1, T):
     else:
         tau1 = unit
         with mpmath.workdps(DPS + 10):
-            K = _principal_rotation(c0, c1)
+            K = principal_rotation(c0, c1)
             t1 = mpmath.mpf(tau1.numerator) / tau1.denominator
-            F = [[_mpf_to_frac(mpmath.mpf(mpmath.nstr(K[i, j] / t1, DPS))) for j in range(d)]
+            F = [[mpf_to_fraction(mpmath.mpf(mpmath.nstr(K[i, j] / t1, DPS))) for j in range(d)]
                  for i in range(d)]
         F = tuple(tuple((F[i][j] - F[j][i]) / 2 for j in range(d)) for i in range(d))  # exactly skew
-        sched.append(Phase(tau1, F, zero, _zeros(d), _zeros(d),
+        sched.append(Phase(tau1, F, zero, zero_matrix(d), zero_matrix(d),
                            "rotation: V = A = 0, F skew (direct rotation of range Σ₀ onto range Σ₁)"))
         with mpmath.workdps(DPS + 10):
-            E = mpmath.expm(_mpmat(F) * t1)
-            Smid = E * _mpmat(c0) * E.T
-            Pm = _mpmat(_fr(P))
+            E = mpmath.expm(mp_matrix(F) * t1)
+            Smid = E * mp_matrix(c0) * E.T
+            Pm = mp_matrix(qmat_to_fractions(P))
             Dm = Pm * Smid * Pm.T
-            Dq = qmat([[_mpf_to_frac(mpmath.mpf(mpmath.nstr((Dm[i, j] + Dm[j, i]) / 2, DPS)))
+            Dq = qmat([[mpf_to_fraction(mpmath.mpf(mpmath.nstr((Dm[i, j] + Dm[j, i]) / 2, DPS)))
                         for j in range(r)] for i in range(r)])
     t2 = flint.fmpq(tau2.numerator, tau2.denominator)
     X = (Dq.inv() - D1.inv()) / t2
     Y = BtBi * X * BtBi
     M = B * Y * Bt
-    A = _fr(M / 2)
-    sched.append(Phase(tau2, _zeros(d), zero, A, _eye(d),
+    A = qmat_to_fractions(M / 2)
+    sched.append(Phase(tau2, zero_matrix(d), zero, A, identity_matrix(d),
                        "stretch: V = I, A = M/2, Σ(t) = B(D⁻¹ − tX)⁻¹Bᵀ on the range of Σ₁"))
     if need1:
-        sched.append(_bias_phase(zero, m1, unit, d, "bias: mean 0 → α₁"))
+        sched.append(bias_phase(zero, m1, unit, d, "bias: mean 0 → α₁"))
     if same_range:
         cov_end = B * (Dq.inv() - t2 * X).inv() * Bt
-        return sched, (tuple(m1), _fr(cov_end)), True, {"cov": 0.0, "mean": 0.0,
+        return sched, (tuple(m1), qmat_to_fractions(cov_end)), True, {"cov": 0.0, "mean": 0.0,
                                                        "method": "exact closed form (rational)"}, ""
     cert, reason = _certify_rank_deficient(sched, need0, c0, c1, B, Y, M, tau2)
     return sched, (tuple(m1), tuple(tuple(x) for x in c1)), False, cert, reason
@@ -423,7 +186,7 @@ def _certify_rank_deficient(sched, need0, c0, c1, B, Y, M, tau2, prec: int = PRE
     exact, so the mean error is 0."""
     rot = sched[1 if need0 else 0]
     try:
-        with _Prec(prec):
+        with working_precision(prec):
             E = exp_q(rot.F, rot.duration)
             S = E * arb_matq(c0) * E.transpose()
             Send, why = enclose_stretch(S, B, Y, M, tau2)
@@ -441,19 +204,6 @@ def _certify_rank_deficient(sched, need0, c0, c1, B, Y, M, tau2, prec: int = PRE
 
 
 # --------------------------------------------------------------------------- entry point
-@dataclass
-class _Built:
-    """A constructed schedule before verification: predicted end, exactness and certificate."""
-
-    schedule: list
-    pred: tuple
-    strategy: str
-    exact: bool
-    cert: dict | None
-    cert_reason: str = ""
-    notes: list = field(default_factory=list)
-
-
 def _parse_pair(pair, name, d=None):
     mean, cov = pair
     cov = to_matrix(list(map(list, cov)), f"{name}.cov", (d, d) if d else (None, None))
@@ -469,7 +219,17 @@ def rescale_schedule(schedule, T_new) -> list:
     """The same steering in total time ``T_new``: durations × λ (λ = T_new/T), F, b, V ÷ λ and A
     unchanged.  Exact time-reparametrisation s = λt of α̇ = (F + V)α + VΣAα + b,
     Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ (every term is linear in exactly one of F, V, b), so the
-    rescaled schedule has the same flow map, hence the same end point."""
+    rescaled schedule has the same flow map, hence the same end point.
+
+    Parameters
+    ----------
+    schedule : list of Phase
+    T_new : exact positive number
+
+    Returns
+    -------
+    list of Phase
+    """
     T_new = to_fraction(T_new, "T_new")
     T = sum((p.duration for p in schedule), Fraction(0))
     if T_new <= 0 or T <= 0:
@@ -501,9 +261,15 @@ def steer(initial, target, T, controls: str = "any", max_norm=None, optimise: bo
         scipy least squares) and return it with its end-point residual — always UNDECIDED
         (numerical evidence), never PROVED.  Off by default (it costs seconds).
 
-    Verdicts: REFUTED for rank Σ₀ ≠ rank Σ₁ (every restriction), the attention-only mean
-    obstructions, and violated norm bounds; otherwise PROVED with a constructive schedule for
-    every rank and restriction (see :mod:`.restricted`), or UNDECIDED under ``max_norm``.
+    phases, seed, starts : int
+        Settings of the numerical search (``optimise=True``).
+
+    Returns
+    -------
+    SteeringResult
+        Verdicts: REFUTED for rank Σ₀ ≠ rank Σ₁ (every restriction), the attention-only mean
+        obstructions, and violated norm bounds; otherwise PROVED with a constructive schedule
+        for every rank and restriction (see :mod:`.restricted`), or UNDECIDED under ``max_norm``.
     """
     if controls not in ("any", "attention", "feedforward"):
         raise InvalidParameters("controls", f"expected 'any', 'attention' or 'feedforward', got {controls!r}")
@@ -523,8 +289,8 @@ def steer(initial, target, T, controls: str = "any", max_norm=None, optimise: bo
     claim = (f"N(α₀, Σ₀) can be steered to N(α₁, Σ₁) at T = {frac_str(T)} "
              f"with controls={controls!r}" + (f" and max_norm = {frac_str(mn)}" if mn is not None else ""))
     ev = {"T": frac_str(T), "controls": controls, "max_norm": None if mn is None else frac_str(mn),
-          "initial": {"mean": [frac_str(x) for x in m0], "cov": _matstr(c0)},
-          "target": {"mean": [frac_str(x) for x in m1], "cov": _matstr(c1)}}
+          "initial": {"mean": [frac_str(x) for x in m0], "cov": matrix_strings(c0)},
+          "target": {"mean": [frac_str(x) for x in m1], "cov": matrix_strings(c1)}}
     r0, r1 = qmat(c0).rank(), qmat(c1).rank()
     if r0 != r1:
         return SteeringResult(
@@ -532,8 +298,6 @@ def steer(initial, target, T, controls: str = "any", max_norm=None, optimise: bo
                     reason=f"rank Σ₀ = {r0} ≠ rank Σ₁ = {r1} (exact, over ℚ); for every control "
                            f"Σ(t) = Φ(t)Σ₀Φ(t)ᵀ with Φ invertible, so rank Σ(t) = rank Σ₀"),
             strategy="rank-obstruction")
-    from .obstructions import attention_mean_obstruction, norm_obstruction
-
     if controls == "attention":
         reason = attention_mean_obstruction(m0, m1)
         if reason:
@@ -552,8 +316,6 @@ def steer(initial, target, T, controls: str = "any", max_norm=None, optimise: bo
             return res
         first = first or res
     if optimise:
-        from .optimise import optimised_result
-
         return optimised_result(first, claim, ev, m0, c0, m1, c1, T, controls, mn,
                                 phases=int(phases), seed=seed, starts=starts)
     if mn is not None:
@@ -564,8 +326,6 @@ def steer(initial, target, T, controls: str = "any", max_norm=None, optimise: bo
 
 def _candidates(m0, c0, m1, c1, T, controls, r):
     """Constructive routes for the restriction, best first (lazy: built only when needed)."""
-    from . import restricted as R
-
     d = len(c0)
     if r == 0:
         return [lambda: R.build_zero_covariance(m0, m1, T, controls)]
@@ -580,23 +340,23 @@ def _candidates(m0, c0, m1, c1, T, controls, r):
     return {"any": [rd, ffr], "attention": [atr], "feedforward": [ffr]}[controls]
 
 
-def _wrap_attention(m0, c0, m1, c1, T) -> _Built:
+def _wrap_attention(m0, c0, m1, c1, T) -> BuiltSchedule:
     sched, pred = _build_attention(m0, c0, m1, c1, T)
     # the end covariance is exact: check it equals Σ₁; bias phases are exact; α ≡ 0 in the
     # attention phase (linear homogeneous mean ODE from α = 0)
     assert pred[1] == tuple(tuple(r) for r in c1)
-    return _Built(sched, pred, "attention", True,
+    return BuiltSchedule(sched, pred, "attention", True,
                   {"cov": 0.0, "mean": 0.0, "method": "exact closed form (rational)"})
 
 
-def _wrap_feedforward(m0, c0, m1, c1, T) -> _Built:
+def _wrap_feedforward(m0, c0, m1, c1, T) -> BuiltSchedule:
     sched, pred = _build_feedforward(m0, c0, m1, c1, T)
-    return _Built(sched, pred, "feedforward", False, certify_linear_schedule(sched, m0, c0, m1, c1), "",
+    return BuiltSchedule(sched, pred, "feedforward", False, certify_linear_schedule(sched, m0, c0, m1, c1), "",
                   ["F and b are 50-digit approximations (matrix log / square roots) rounded to "
                    "dyadic rationals; the bound certifies the rounded schedule as given"])
 
 
-def _wrap_rank_deficient(m0, c0, m1, c1, T) -> _Built:
+def _wrap_rank_deficient(m0, c0, m1, c1, T) -> BuiltSchedule:
     sched, pred, exact, cert, reason = _build_rank_deficient(m0, c0, m1, c1, T)
     notes = []
     if exact:
@@ -607,32 +367,32 @@ def _wrap_rank_deficient(m0, c0, m1, c1, T) -> _Built:
                      "the bound (if any) certifies the rounded schedule as given")
         if cert is None:
             notes.append(reason)
-    return _Built(sched, pred, "rank-deficient", exact, cert, reason, notes)
+    return BuiltSchedule(sched, pred, "rank-deficient", exact, cert, reason, notes)
 
 
-def _attention_only(m0, c0, m1, c1, T) -> _Built:
+def _attention_only(m0, c0, m1, c1, T) -> BuiltSchedule:
     d = len(c0)
     P0, P1 = qmat(c0).inv(), qmat(c1).inv()
     if not any(m0):  # mean stays 0 exactly: one attention phase
-        return _Built([_attention_phase(P0, P1, T, d)], (tuple(m1), tuple(c1)), "attention-only", True,
+        return BuiltSchedule([_attention_phase(P0, P1, T, d)], (tuple(m1), tuple(c1)), "attention-only", True,
                       {"cov": 0.0, "mean": 0.0, "method": "exact closed form (α ≡ 0)"})
     tau = T / 2
     ph = _attention_phase(P0, P1, tau, d)
     with mpmath.workdps(DPS):
         a_mid, _ = simulate_schedule([ph], m0, c0, dps=40)
-        Vm = _rotation_generator(a_mid, _mpvec(m1)) / (mpmath.mpf(tau.numerator) / tau.denominator)
-        V = tuple(tuple(_mpf_to_frac(mpmath.mpf(mpmath.nstr(Vm[i, j], DPS))) for j in range(d))
+        Vm = rotation_generator(a_mid, mp_vector(m1)) / (mpmath.mpf(tau.numerator) / tau.denominator)
+        V = tuple(tuple(mpf_to_fraction(mpmath.mpf(mpmath.nstr(Vm[i, j], DPS))) for j in range(d))
                   for i in range(d))
-    ph2 = Phase(T - tau, _zeros(d), tuple(Fraction(0) for _ in range(d)), _zeros(d), V,
+    ph2 = Phase(T - tau, zero_matrix(d), tuple(Fraction(0) for _ in range(d)), zero_matrix(d), V,
                 "mean: A = 0 (Σ̇ = 0), V = ln(s)I + θK maps α(τ) to α₁")
     reason = ("mean after the attention phase has no closed form; V of the mean phase is a "
               "50-digit approximation; the mean error is numerical evidence only")
-    return _Built([ph, ph2], (tuple(m1), tuple(c1)), "attention-only", False,
+    return BuiltSchedule([ph, ph2], (tuple(m1), tuple(c1)), "attention-only", False,
                   {"cov": 0.0, "mean": None, "method": "Σ exact (rational); mean numerical only"},
                   reason, [reason])
 
 
-def _claim_suffix(b: _Built) -> str:
+def _claim_suffix(b: BuiltSchedule) -> str:
     cert = b.cert
     if b.exact:
         return " exactly (schedule is exact)"
@@ -646,7 +406,7 @@ def _claim_suffix(b: _Built) -> str:
     return f" within certified ‖ΔΣ‖_F ≤ {cert['cov']:.3g}, ‖Δα‖ ≤ {cert['mean']:.3g}"
 
 
-def _finish(b: _Built, claim, ev, m0, c0, m1, c1, max_norm) -> SteeringResult:
+def _finish(b: BuiltSchedule, claim, ev, m0, c0, m1, c1, max_norm) -> SteeringResult:
     sched, strategy = b.schedule, b.strategy
     needed_sq = max(p.free_norm_sq() for p in sched)
     needed = math.sqrt(float(needed_sq))
@@ -660,7 +420,7 @@ def _finish(b: _Built, claim, ev, m0, c0, m1, c1, max_norm) -> SteeringResult:
             schedule=sched, exact=b.exact, strategy=strategy,
             notes=[f"norm needed: {needed:.17g}"])
     a, S = simulate_schedule(sched, m0, c0)
-    num_err = _distance(a, S, m1, c1)
+    num_err = mp_distance(a, S, m1, c1)
     if not num_err < 1e-8:
         return SteeringResult(
             Verdict(UNDECIDED, claim, "constructive", evs, numerical={"end_error": num_err},
@@ -680,8 +440,23 @@ def verify_with_tokens(result: "SteeringResult", initial, target, N: int = 2000,
     """Run the schedule on N tokens sampled from the initial Gaussian (RK4 token simulator,
     phase by phase) and compare the empirical end moments with the target.
 
-    Returns the Bures–Wasserstein distance W₂(N(α̂, Σ̂), target) and the component errors —
-    numerical evidence of the mean-field error at N tokens (≈ N^{-1/2})."""
+    Parameters
+    ----------
+    result : SteeringResult
+        With a schedule.
+    initial, target : (mean, cov)
+    N : int
+        Tokens.
+    seed : int
+    steps_per_unit : int
+        RK4 steps per unit of depth (at least 4 per phase).
+
+    Returns
+    -------
+    dict
+        The Bures–Wasserstein distance W₂(N(α̂, Σ̂), target) and the component errors —
+        numerical evidence of the mean-field error at N tokens (≈ N^{-1/2}).
+    """
     import numpy as np
 
     from ..numeric.gaussianity import bures_wasserstein, empirical_moments
@@ -695,7 +470,7 @@ def verify_with_tokens(result: "SteeringResult", initial, target, N: int = 2000,
                                        "cov": [[frac_str(Fraction(str(x))) for x in r] for r in cov0]}})
     X, _ = sample_initial(start, N, np.random.default_rng(seed))
     for ph in result.schedule:
-        doc = {"variant": "softmax", "d": d, "A": _matstr(ph.A), "V": _matstr(ph.V), "F": _matstr(ph.F),
+        doc = {"variant": "softmax", "d": d, "A": matrix_strings(ph.A), "V": matrix_strings(ph.V), "F": matrix_strings(ph.F),
                "b": [frac_str(e) for e in ph.b]}
         steps = max(4, int(np.ceil(float(ph.duration) * steps_per_unit)))
         run = simulate(parse_problem(doc), X, float(ph.duration), steps=steps)
@@ -727,12 +502,16 @@ def schedule_problem(result: SteeringResult, initial, name: str | None = None):
         The start N(α₀, Σ₀) (exact).
     name : str, optional
 
+    Returns
+    -------
+    Problem
+        A softmax-with-drift problem with one depth phase per schedule phase, then one at rest.
+
     Raises
     ------
     InvalidParameters
         When the result has no schedule.
     """
-    from ..spec.errors import InvalidParameters
     from ..spec.problem import parse_problem
 
     if not result.schedule:
@@ -741,13 +520,13 @@ def schedule_problem(result: SteeringResult, initial, name: str | None = None):
     d = len(cov0)
     first = result.schedule[0]
     names = ("A", "V", "F", "b")
-    rest = {"A": _zeros(d), "V": _zeros(d), "F": _zeros(d), "b": tuple(Fraction(0) for _ in range(d))}
+    rest = {"A": zero_matrix(d), "V": zero_matrix(d), "F": zero_matrix(d), "b": tuple(Fraction(0) for _ in range(d))}
 
     def out(key, val):
-        return [frac_str(e) for e in val] if key == "b" else _matstr(val)
+        return [frac_str(e) for e in val] if key == "b" else matrix_strings(val)
 
     doc = {"variant": "softmax", "d": d, **{k: out(k, getattr(first, k)) for k in names},
-           "initial": {"mean": [frac_str(e) for e in mean0], "cov": _matstr(cov0)}, "phase": []}
+           "initial": {"mean": [frac_str(e) for e in mean0], "cov": matrix_strings(cov0)}, "phase": []}
     prev = {k: getattr(first, k) for k in names}
     for ph in result.schedule + [None]:
         cur = rest if ph is None else {k: getattr(ph, k) for k in names}

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .solution import BLOWUP, HORIZON, Solution
+
 __all__ = ["closed_form", "applies"]
 
 
@@ -43,7 +45,23 @@ def _batch_scalar(x, B: int):
 
 
 def applies(system, alpha0, params: dict, d: int, B: int) -> str | None:
-    """None when :func:`closed_form` covers the system and parameters, else why not."""
+    """None when :func:`closed_form` covers the system and parameters, else why not.
+
+    Parameters
+    ----------
+    system : MomentSystem
+    alpha0 : array_like
+        Initial means (the closed form needs α₀ = 0).
+    params : dict
+        Float parameters by name.
+    d, B : int
+        Dimension and batch size.
+
+    Returns
+    -------
+    str or None
+        The reason the closed form does not apply, or None.
+    """
     from ..variants import single_quadratic_factor
 
     if system.heads or single_quadratic_factor(system.variant) != 1:
@@ -80,8 +98,6 @@ def closed_form(system, alpha0, Sigma0, params: dict, T: float, t_eval):
         ``t_end`` = T* exactly; Σ does not exist from T* on, so its samples at t ≥ T* and its
         ``Sigma_end`` are NaN.  Other members have status ``HORIZON``.  Step counts are 0.
     """
-    from .integrate import BLOWUP, HORIZON, Solution
-
     Sigma0 = np.asarray(Sigma0, dtype=float)
     B, d, _ = Sigma0.shape
     if applies(system, alpha0, params, d, B) is not None:

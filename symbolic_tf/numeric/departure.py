@@ -28,7 +28,21 @@ METRICS = ("mardia_b1", "mardia_b2", "sliced_w2", "energy")
 
 
 def cloud_metrics(X, *, seed: int = 0, directions: int = 128) -> dict:
-    """Rank and the :data:`METRICS` of one cloud (see the module docstring)."""
+    """Rank and the :data:`METRICS` of one cloud (see the module docstring).
+
+    Parameters
+    ----------
+    X : array_like, (N, d)
+    seed : int
+        Seed of the fresh Gaussian reference sample and of the slicing directions.
+    directions : int
+        Directions of the sliced W₂.
+
+    Returns
+    -------
+    dict
+        ``rank`` and one float per metric name.
+    """
     Y = whiten(X)
     G = np.random.default_rng(seed).standard_normal(Y.shape)
     b1, b2 = mardia(Y)
@@ -38,7 +52,7 @@ def cloud_metrics(X, *, seed: int = 0, directions: int = 128) -> dict:
 
 
 def noise_floor(N: int, rank: int, *, repeats: int = 8, seed: int = 0, directions: int = 128) -> dict:
-    r"""The :data:`METRICS` on ``repeats`` exactly Gaussian clouds (N × rank): mean and spread.
+    """The :data:`METRICS` on ``repeats`` exactly Gaussian clouds (N × rank): mean and spread.
 
     The spread ``sd`` of the sliced W₂ and the energy distance is the sample standard
     deviation over the repeats.  For Mardia's statistics it is the asymptotic one under
@@ -47,6 +61,19 @@ def noise_floor(N: int, rank: int, *, repeats: int = 8, seed: int = 0, direction
     the sample sd is kept as ``sample_sd``.  The means are the repeats' means (at N/r of a few
     the asymptotic means r(r+2)(N−1)/(N+1), 6f/N are slightly off; they are kept as
     ``reference``).
+
+    Parameters
+    ----------
+    N : int
+        Cloud size.
+    rank : int
+        Dimension r of the Gaussian clouds.
+    repeats, seed, directions : int
+
+    Returns
+    -------
+    dict
+        Metric name → {"mean", "sd", "sample_sd", …}.
     """
     if repeats < 2:
         raise InvalidParameters("floor_repeats", "need at least 2 repeats for a standard deviation")

@@ -65,7 +65,19 @@ def _cloud(name: str, X) -> np.ndarray:
 
 
 def whiten(X, *, rtol: float = WHITEN_RTOL) -> np.ndarray:
-    r"""Whitened cloud Λ^{-1/2}Uᵀ(x_i − m) on the numerical range (N × r)."""
+    """Whitened cloud Λ^{-1/2}Uᵀ(x_i − m) on the numerical range (N × r): m the empirical mean,
+    Ŝ = UΛUᵀ the empirical covariance, r the eigenvalues above ``rtol``·λ_max.
+
+    Parameters
+    ----------
+    X : array_like, (N, d)
+    rtol : float
+        Relative threshold of the numerical rank.
+
+    Returns
+    -------
+    ndarray, (N, r)
+    """
     from ..numeric.gaussianity import empirical_moments
 
     X = _cloud("X", X)
@@ -78,7 +90,21 @@ def whiten(X, *, rtol: float = WHITEN_RTOL) -> np.ndarray:
 
 
 def sliced_w2(X, Y, *, directions: int = 128, seed: int = 0) -> float:
-    r"""Sliced W₂ between two clouds of the same size N in the same dimension."""
+    """Sliced W₂ between two clouds of the same size N in the same dimension:
+    (mean over random unit directions θ of W₂²(θᵀX, θᵀY))^{1/2}, each 1-D W₂ by sorting.
+
+    Parameters
+    ----------
+    X, Y : array_like, (N, d)
+    directions : int
+        Number of random directions.
+    seed : int
+
+    Returns
+    -------
+    float
+        A lower bound of W₂ (up to the Monte Carlo error of the directions).
+    """
     X, Y = _cloud("X", X), _cloud("Y", Y)
     if X.shape != Y.shape:
         raise InvalidParameters("Y", f"expected the shape of X {X.shape}, got {Y.shape}")
@@ -109,7 +135,18 @@ def _mean_dist(X: np.ndarray, Y: np.ndarray, same: bool) -> float:
 
 
 def energy_distance(X, Y) -> float:
-    r"""Energy distance (U-statistic) between two clouds in the same dimension."""
+    """Energy distance (U-statistic) between two clouds in the same dimension:
+    2E|X − Y| − E|X − X'| − E|Y − Y'|.
+
+    Parameters
+    ----------
+    X : array_like, (N, d)
+    Y : array_like, (M, d)
+
+    Returns
+    -------
+    float
+    """
     X, Y = _cloud("X", X), _cloud("Y", Y)
     if X.shape[1] != Y.shape[1]:
         raise InvalidParameters("Y", f"expected dimension {X.shape[1]}, got {Y.shape[1]}")
@@ -117,12 +154,22 @@ def energy_distance(X, Y) -> float:
 
 
 def wasserstein(X, Y, p: float = 2, *, method: str = "auto", directions: int = 128, seed: int = 0) -> dict:
-    r"""W_p between the empirical measures (1/N)Σδ_{x_i} and (1/M)Σδ_{y_j}, labelled with its method.
+    """W_p between the empirical measures (1/N)Σδ_{x_i} and (1/M)Σδ_{y_j}, labelled with its method.
 
     ``method="exact"``: W_p^p = min_π Σ π_ij ‖x_i − y_j‖^p over couplings, solved exactly by
     POT's network simplex (``ot.emd2``; the ``pot`` package, imported lazily).
     ``method="sliced"``: :func:`sliced_w2` (p = 2 and N = M only), a lower bound of W₂.
     ``"auto"`` is exact up to :data:`EXACT_OT_MAX` points on either side, sliced beyond.
+
+    Parameters
+    ----------
+    X : array_like, (N, d)
+    Y : array_like, (M, d)
+    p : float
+        Order, ≥ 1.
+    method : "auto", "exact" or "sliced"
+    directions, seed : int
+        Of the sliced estimate.
 
     Returns
     -------

@@ -130,6 +130,13 @@ def bures_wasserstein(m1, S1, m2, S2) -> float:
     the absolute error of W2 is O(ε·√(tr S1 + tr S2)) rather than the O(√ε) of the
     trace formula, and the result is ≥ 0 by construction.
 
+    Parameters
+    ----------
+    m1, m2 : array_like, (d,)
+        Means.
+    S1, S2 : array_like, (d, d)
+        Symmetric positive semidefinite covariances.
+
     Returns
     -------
     float

@@ -37,69 +37,19 @@ than it saves); the crossover constants are read off ``benchmarks/bench_scaling.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..spec.errors import InvalidParameters
+# FAILED, STATUS_NAMES: still imported from here by cli.py, reproduce/, regimes/evidence.py, conjectures/core.py
+# (to move to .solution there; then drop them from this line)
+from .solution import BLOWUP, CONVERGED, FAILED, HORIZON, MAX_STEPS, RUNNING, STATUS_NAMES, Solution  # noqa: F401
+from .tableaus import DOPRI5_A, DOPRI5_B5, DOPRI5_C, DOPRI5_E
 
-__all__ = ["integrate", "Solution", "AUTO_MAX_D", "AUTO_MIN_BATCH", "METHODS", "HORIZON", "BLOWUP", "CONVERGED", "FAILED", "MAX_STEPS", "STATUS_NAMES"]
+__all__ = ["integrate", "AUTO_MAX_D", "AUTO_MIN_BATCH", "METHODS"]
 
 AUTO_MAX_D = 8        # compiled kernels exist for d ≤ 8 (benchmarks/bench_scaling.py: they win there)
 AUTO_MIN_BATCH = 64   # smaller batches stay on numpy (no numba import, no compile on a cold cache)
 METHODS = ("dopri5", "dop853")
-
-RUNNING, HORIZON, BLOWUP, CONVERGED, FAILED, MAX_STEPS = 0, 1, 2, 3, 4, 5
-STATUS_NAMES = {RUNNING: "running", HORIZON: "horizon", BLOWUP: "blowup", CONVERGED: "converged", FAILED: "failed",
-                MAX_STEPS: "max_steps"}
-
-# Dormand–Prince 5(4) tableau
-_C = np.array([0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1])
-_A = [
-    [],
-    [1 / 5],
-    [3 / 40, 9 / 40],
-    [44 / 45, -56 / 15, 32 / 9],
-    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
-    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
-    [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
-]
-_B5 = np.array([35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0])
-_B4 = np.array([5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
-_E = _B5 - _B4
-
-
-@dataclass
-class Solution:
-    """Result of :func:`integrate` for a batch of B members.
-
-    Attributes
-    ----------
-    t_eval : (n,) sample times
-    alpha : (B, n, d) means at the samples (frozen at the last value after a member stops)
-    Sigma : (B, n, d, d) covariances at the samples (frozen likewise)
-    status : (B,) int codes (see ``STATUS_NAMES``)
-    t_end : (B,) last time reached
-    alpha_end, Sigma_end : state at ``t_end``
-    n_steps, n_rejected : (B,) accepted / rejected step counts
-    method : how the result was obtained: ``"dopri5/numpy"``, ``"dopri5/compiled"``,
-        ``"dop853/compiled"`` or ``"closed form"`` (:mod:`symbolic_tf.numeric.closed_form`)
-    """
-
-    t_eval: np.ndarray
-    alpha: np.ndarray
-    Sigma: np.ndarray
-    status: np.ndarray
-    t_end: np.ndarray
-    alpha_end: np.ndarray
-    Sigma_end: np.ndarray
-    n_steps: np.ndarray
-    n_rejected: np.ndarray
-    method: str = "dopri5/numpy"
-
-    def status_names(self) -> list[str]:
-        return [STATUS_NAMES[int(s)] for s in self.status]
-
 
 def _subset_params(params: dict, idx: np.ndarray, B: int) -> dict:
     out = {}
@@ -221,6 +171,12 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
         the same for every member; they override ``params``.  Each Runge–Kutta stage evaluates
         them at its own time t + c_s·h, on both backends.
 
+    Returns
+    -------
+    Solution
+        Samples at ``t_eval``, per-member status (``symbolic_tf.numeric.solution``), end states
+        and step counts.
+
     Raises
     ------
     InvalidParameters
@@ -330,7 +286,7 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
             ka, kP = [], []
             for s in range(7):
                 if params_at is not None:
-                    prm = params_at(ta + _C[s] * hh)
+                    prm = params_at(ta + DOPRI5_C[s] * hh)
                 if s == 0:
                     reuse = have_last[act]
                     fa, fP = fa_last[act], fP_last[act]
@@ -340,15 +296,15 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
                         fa, fP = fa.copy(), fP.copy()
                         fa[miss], fP[miss] = fa_m, fP_m
                 else:
-                    ya = a0 + hh[:, None] * sum(_A[s][j] * ka[j] for j in range(s))
-                    yP = P0 + hh[:, None, None] * sum(_A[s][j] * kP[j] for j in range(s))
+                    ya = a0 + hh[:, None] * sum(DOPRI5_A[s][j] * ka[j] for j in range(s))
+                    yP = P0 + hh[:, None, None] * sum(DOPRI5_A[s][j] * kP[j] for j in range(s))
                     fa, fP = f(ya, yP, S0, prm)
                 ka.append(fa)
                 kP.append(fP)
-            a5 = a0 + hh[:, None] * sum(_B5[j] * ka[j] for j in range(7) if _B5[j])
-            P5 = P0 + hh[:, None, None] * sum(_B5[j] * kP[j] for j in range(7) if _B5[j])
-            ea = hh[:, None] * sum(_E[j] * ka[j] for j in range(7) if _E[j])
-            eP = hh[:, None, None] * sum(_E[j] * kP[j] for j in range(7) if _E[j])
+            a5 = a0 + hh[:, None] * sum(DOPRI5_B5[j] * ka[j] for j in range(7) if DOPRI5_B5[j])
+            P5 = P0 + hh[:, None, None] * sum(DOPRI5_B5[j] * kP[j] for j in range(7) if DOPRI5_B5[j])
+            ea = hh[:, None] * sum(DOPRI5_E[j] * ka[j] for j in range(7) if DOPRI5_E[j])
+            eP = hh[:, None, None] * sum(DOPRI5_E[j] * kP[j] for j in range(7) if DOPRI5_E[j])
             sa = atol + rtol * np.maximum(np.abs(a0), np.abs(a5))
             sP = atol + rtol * np.maximum(np.abs(P0), np.abs(P5))
             with np.errstate(invalid="ignore", over="ignore"):

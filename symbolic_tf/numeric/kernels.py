@@ -37,6 +37,8 @@ import sympy as sp
 from ..atomic import write_text_atomic
 from ..spec.errors import InvalidParameters
 from ..symbolic import symbols as S
+from ..symbolic.walk import MatrixWalker, is_matrix
+from .codegen import scalar_code
 
 __all__ = ["available", "kernel_for", "Kernel", "compile_cost", "MAX_COMPILED_D", "KERNEL_VERSION"]
 
@@ -51,7 +53,12 @@ _COST: dict = {}
 
 
 def available() -> bool:
-    """True when numba can be imported (the compiled path is optional at run time)."""
+    """True when numba can be imported (the compiled path is optional at run time).
+
+    Returns
+    -------
+    bool
+    """
     try:
         import numba  # noqa: F401
     except Exception:  # pragma: no cover - depends on the installation
@@ -90,10 +97,10 @@ class _Printer:
     def __init__(self, d: int, k: int, sigma: str):
         self.d, self.k, self.sigma = d, k, sigma
         self.lines: list[str] = []
-        self.names: dict = {}
         self.params: set[str] = set()
         self.count = 0
         self.slots = 0
+        self.walker = MatrixWalker(self)
 
     def shape(self, e) -> tuple[int, int]:
         r, c = (int(sp.sympify(n).subs({S.d: self.d, S.k: self.k})) for n in e.shape)
@@ -107,9 +114,7 @@ class _Printer:
         self.lines.append(f"    {name} = {code}")
         return name
 
-    def scalar(self, e) -> str:
-        from .codegen import scalar_code
-
+    def _scalar(self, e) -> str:
         return scalar_code(e, self._symbol)
 
     def _symbol(self, name: str) -> str:
@@ -134,58 +139,70 @@ class _Printer:
         return [[self.var(f"p_{e.name}[{i}, {j}]") for j in range(c)] for i in range(r)]
 
     def mat(self, e):
-        if e in self.names:
-            return self.names[e]
-        out = self._mat(e)
-        self.names[e] = out
+        return self.walker.walk(e)
+
+    @staticmethod
+    def _unsupported(e):
+        return TypeError(f"cannot print matrix expression {type(e).__name__}: {e}")
+
+    def matrix_symbol(self, e):
+        out = []
+        for row in self._load(e):
+            out.append([self.var(x) if not x.startswith("x") else x for x in row])
         return out
 
-    def _mat(self, e):
-        if isinstance(e, sp.MatrixSymbol):
-            out = []
-            for row in self._load(e):
-                out.append([self.var(x) if not x.startswith("x") else x for x in row])
-            return out
-        if isinstance(e, sp.Identity):
-            return [["1.0" if i == j else "0.0" for j in range(self.d)] for i in range(self.d)]
-        if isinstance(e, sp.ZeroMatrix):
-            r, c = self.shape(e)
-            return [["0.0"] * c for _ in range(r)]
-        if isinstance(e, sp.MatAdd):
-            args = [self.mat(a) for a in e.args]
-            r, c = len(args[0]), len(args[0][0])
-            return [[self.var(_sum(a[i][j] for a in args)) for j in range(c)] for i in range(r)]
-        if isinstance(e, sp.MatMul):
-            scal = [a for a in e.args if not isinstance(a, sp.MatrixExpr)]
-            mats = [self.mat(a) for a in e.args if isinstance(a, sp.MatrixExpr)]
-            cur = mats[0]
-            for y in mats[1:]:
-                cur = [[self.var(_sum(_mul(cur[i][m], y[m][j]) for m in range(len(y))))
-                        for j in range(len(y[0]))] for i in range(len(cur))]
-            if scal:
-                s = self.var(self.scalar(sp.Mul(*scal)))
-                cur = [[self.var(_mul(s, x)) for x in row] for row in cur]
-            return cur
-        if isinstance(e, sp.Transpose):
-            x = self.mat(e.arg)
-            return [list(col) for col in zip(*x)]
-        if isinstance(e, sp.Inverse):
-            x = self.mat(e.arg)
-            if len(x) <= 3:
-                return self._cofactor_inverse(x)
-            return self._loop_call(x, "_inv({m}, {o}, W[{w}])", 1)
-        if isinstance(e, sp.MatPow):
-            if e.exp == sp.S.Half:
-                return self._loop_call(self.mat(e.base), "_sqrtm({m}, {o}, " + ", ".join(f"W[{{w{i}}}]" for i in range(5))
-                                       + ")", 5)
-            if e.exp.is_Integer and e.exp != 0:
-                base = self.mat(sp.Inverse(e.base)) if e.exp < 0 else self.mat(e.base)
-                cur = base
-                for _ in range(abs(int(e.exp)) - 1):
-                    cur = [[self.var(_sum(_mul(cur[i][m], base[m][j]) for m in range(len(base))))
-                            for j in range(len(base[0]))] for i in range(len(cur))]
-                return cur
-        raise TypeError(f"cannot print matrix expression {type(e).__name__}: {e}")
+    def identity(self, e):
+        return [["1.0" if i == j else "0.0" for j in range(self.d)] for i in range(self.d)]
+
+    def zero(self, e):
+        r, c = self.shape(e)
+        return [["0.0"] * c for _ in range(r)]
+
+    def explicit(self, e):
+        raise self._unsupported(e)
+
+    def scalar(self, e):
+        raise self._unsupported(e)
+
+    def matadd(self, e, args):
+        r, c = len(args[0]), len(args[0][0])
+        return [[self.var(_sum(a[i][j] for a in args)) for j in range(c)] for i in range(r)]
+
+    def _product(self, x, y):
+        return [[self.var(_sum(_mul(x[i][m], y[m][j]) for m in range(len(y))))
+                 for j in range(len(y[0]))] for i in range(len(x))]
+
+    def matmul(self, e, scalars, mats):
+        cur = mats[0]
+        for y in mats[1:]:
+            cur = self._product(cur, y)
+        if scalars:
+            s = self.var(self._scalar(sp.Mul(*scalars)))
+            cur = [[self.var(_mul(s, x)) for x in row] for row in cur]
+        return cur
+
+    def transpose(self, e, arg):
+        return [list(col) for col in zip(*arg)]
+
+    def inverse(self, e, arg):
+        if len(arg) <= 3:
+            return self._cofactor_inverse(arg)
+        return self._loop_call(arg, "_inv({m}, {o}, W[{w}])", 1)
+
+    def sqrt(self, e, base):
+        return self._loop_call(base, "_sqrtm({m}, {o}, " + ", ".join(f"W[{{w{i}}}]" for i in range(5)) + ")", 5)
+
+    def integer_power(self, e, base, n, walker):
+        if n == 0:
+            raise self._unsupported(e)
+        one = walker.walk(sp.Inverse(e.base)) if n < 0 else base
+        cur = one
+        for _ in range(abs(n) - 1):
+            cur = self._product(cur, one)
+        return cur
+
+    def real_power(self, e, base, p, walker):
+        raise self._unsupported(e)
 
     def _cofactor_inverse(self, x):
         """X⁻¹ = adj(X)/det X unrolled (n ≤ 3); a singular X gives inf/NaN entries, as the numpy path's NaN."""
@@ -221,7 +238,8 @@ class _Printer:
 
 
 class _LoopPrinter:
-    """Prints a SymPy matrix expression as loop-helper calls on workspace slots (one per subtree).
+    """Matrix backend of :class:`~symbolic_tf.symbolic.walk.MatrixWalker`: loop-helper calls on
+    workspace slots (one per subtree).
 
     Used for d > ``UNROLL_MAX_D``, where fully unrolled code costs minutes of compilation: the
     dimensions are still compile-time constants (slot views have literal sizes)."""
@@ -229,13 +247,17 @@ class _LoopPrinter:
     def __init__(self, d: int, k: int):
         self.d, self.k = d, k
         self.lines: list[str] = []
-        self.names: dict = {}
         self.params: set[str] = set()
         self.slots = 0
+        self.walker = MatrixWalker(self)
 
     shape = _Printer.shape
-    scalar = _Printer.scalar
+    _scalar = _Printer._scalar
     _symbol = _Printer._symbol
+    _unsupported = _Printer._unsupported
+    explicit = _Printer.explicit
+    scalar = _Printer.scalar
+    real_power = _Printer.real_power
 
     def slot(self, shape) -> str:
         r, c = shape
@@ -245,74 +267,72 @@ class _LoopPrinter:
         return name
 
     def mat(self, e) -> str:
-        if e in self.names:
-            return self.names[e]
-        out = self._mat(e)
-        self.names[e] = out
+        return self.walker.walk(e)
+
+    def matrix_symbol(self, e):
+        if e.name in ("alpha", "Sigma"):
+            return e.name
+        self.params.add(e.name)
+        return f"p_{e.name}"
+
+    def identity(self, e):
+        out = self.slot((self.d, self.d))
+        self.lines.append(f"    _eye({out})")
         return out
 
-    def _mat(self, e) -> str:
-        if isinstance(e, sp.MatrixSymbol):
-            if e.name in ("alpha", "Sigma"):
-                return e.name
-            self.params.add(e.name)
-            return f"p_{e.name}"
-        if isinstance(e, sp.Identity):
-            out = self.slot((self.d, self.d))
-            self.lines.append(f"    _eye({out})")
-            return out
-        if isinstance(e, sp.ZeroMatrix):
-            out = self.slot(self.shape(e))
-            self.lines.append(f"    {out}[:, :] = 0.0")
-            return out
-        if isinstance(e, sp.MatAdd):
-            args = [self.mat(a) for a in e.args]
-            out = self.slot(self.shape(e))
-            self.lines.append(f"    _copy({args[0]}, {out})")
-            for a in args[1:]:
-                self.lines.append(f"    _addto({a}, {out})")
-            return out
-        if isinstance(e, sp.MatMul):
-            scal = [a for a in e.args if not isinstance(a, sp.MatrixExpr)]
-            mats = [a for a in e.args if isinstance(a, sp.MatrixExpr)]
-            cur, shp = self.mat(mats[0]), self.shape(mats[0])
-            for a in mats[1:]:
-                shp = (shp[0], self.shape(a)[1])
-                nxt = self.slot(shp)
-                self.lines.append(f"    _mm({cur}, {self.mat(a)}, {nxt})")
-                cur = nxt
-            if scal:
-                nxt = self.slot(shp)
-                self.lines.append(f"    _copy({cur}, {nxt})")
-                self.lines.append(f"    _scale({nxt}, {self.scalar(sp.Mul(*scal))})")
-                cur = nxt
-            return cur
-        if isinstance(e, sp.Transpose):
-            arg = self.mat(e.arg)
-            out = self.slot(self.shape(e))
-            self.lines.append(f"    _tr({arg}, {out})")
-            return out
-        if isinstance(e, sp.Inverse):
-            arg = self.mat(e.arg)
-            out = self.slot(self.shape(e))
-            self.lines.append(f"    _inv({arg}, {out}, W[{self._scratch()}])")
-            return out
-        if isinstance(e, sp.MatPow):
-            base = self.mat(e.base)
-            if e.exp == sp.S.Half:
-                out = self.slot(self.shape(e))
-                sc = [self._scratch() for _ in range(5)]
-                self.lines.append(f"    _sqrtm({base}, {out}, " + ", ".join(f"W[{i}]" for i in sc) + ")")
-                return out
-            if e.exp.is_Integer and e.exp != 0:
-                one = self.mat(sp.Inverse(e.base)) if e.exp < 0 else base
-                cur = one
-                for _ in range(abs(int(e.exp)) - 1):
-                    nxt = self.slot(self.shape(e))
-                    self.lines.append(f"    _mm({cur}, {one}, {nxt})")
-                    cur = nxt
-                return cur
-        raise TypeError(f"cannot print matrix expression {type(e).__name__}: {e}")
+    def zero(self, e):
+        out = self.slot(self.shape(e))
+        self.lines.append(f"    {out}[:, :] = 0.0")
+        return out
+
+    def matadd(self, e, args):
+        out = self.slot(self.shape(e))
+        self.lines.append(f"    _copy({args[0]}, {out})")
+        for a in args[1:]:
+            self.lines.append(f"    _addto({a}, {out})")
+        return out
+
+    def matmul(self, e, scalars, mats):
+        factors = [a for a in e.args if is_matrix(a)]
+        cur, shp = mats[0], self.shape(factors[0])
+        for a, m in zip(factors[1:], mats[1:]):
+            shp = (shp[0], self.shape(a)[1])
+            nxt = self.slot(shp)
+            self.lines.append(f"    _mm({cur}, {m}, {nxt})")
+            cur = nxt
+        if scalars:
+            nxt = self.slot(shp)
+            self.lines.append(f"    _copy({cur}, {nxt})")
+            self.lines.append(f"    _scale({nxt}, {self._scalar(sp.Mul(*scalars))})")
+            cur = nxt
+        return cur
+
+    def transpose(self, e, arg):
+        out = self.slot(self.shape(e))
+        self.lines.append(f"    _tr({arg}, {out})")
+        return out
+
+    def inverse(self, e, arg):
+        out = self.slot(self.shape(e))
+        self.lines.append(f"    _inv({arg}, {out}, W[{self._scratch()}])")
+        return out
+
+    def sqrt(self, e, base):
+        out = self.slot(self.shape(e))
+        sc = [self._scratch() for _ in range(5)]
+        self.lines.append(f"    _sqrtm({base}, {out}, " + ", ".join(f"W[{i}]" for i in sc) + ")")
+        return out
+
+    def integer_power(self, e, base, n, walker):
+        if n == 0:
+            raise self._unsupported(e)
+        one = walker.walk(sp.Inverse(e.base)) if n < 0 else base
+        cur = one
+        for _ in range(abs(n) - 1):
+            nxt = self.slot(self.shape(e))
+            self.lines.append(f"    _mm({cur}, {one}, {nxt})")
+            cur = nxt
+        return cur
 
     def _scratch(self) -> int:
         self.slots += 1
@@ -709,30 +729,29 @@ def _tableaux() -> str:
     global _TABLEAUX
     if _TABLEAUX is not None:
         return _TABLEAUX
-    from . import _dop853 as c8
-    from .integrate import _A, _B5, _C, _E
+    from . import tableaus as tb
 
     A5 = np.zeros((7, 7))
-    for i, row in enumerate(_A):
+    for i, row in enumerate(tb.DOPRI5_A):
         A5[i, :len(row)] = row
-    n8 = c8.N_STAGES + 1  # 12 stages + the function value at the new point (for the error)
+    n8 = tb.DOP853_N_STAGES + 1  # 12 stages + the function value at the new point (for the error)
     A8 = np.zeros((n8, n8))
-    A8[:c8.N_STAGES, :c8.N_STAGES] = np.array(c8.A)
+    A8[:tb.DOP853_N_STAGES, :tb.DOP853_N_STAGES] = np.array(tb.DOP853_A)
     B8 = np.zeros(n8)
-    B8[:c8.N_STAGES] = c8.B
+    B8[:tb.DOP853_N_STAGES] = tb.DOP853_B
     C8 = A8.sum(axis=1)  # autonomous systems: c_i = Σ_j a_ij (unused by the kernels)
     E5 = np.zeros(n8)
-    E5[:] = c8.E5
+    E5[:] = tb.DOP853_E5
     E3 = np.zeros(n8)
-    E3[:] = c8.E3
+    E3[:] = tb.DOP853_E3
 
     def arr(x):
         return "np.array(" + repr(np.asarray(x).tolist()) + ")"
 
-    _TABLEAUX = (f"C5 = {arr(_C)}\nA5 = {arr(A5)}\nB5 = {arr(_B5)}\nE5 = {arr(_E)}\n"
+    _TABLEAUX = (f"C5 = {arr(tb.DOPRI5_C)}\nA5 = {arr(A5)}\nB5 = {arr(tb.DOPRI5_B5)}\nE5 = {arr(tb.DOPRI5_E)}\n"
             f"C8 = {arr(C8)}\nA8 = {arr(A8)}\nB8 = {arr(B8)}\nE8_5 = {arr(E5)}\nE8_3 = {arr(E3)}\n"
-            f"NSTAGE = np.array([7, {c8.N_STAGES}])\nNB = np.array([7, {c8.N_STAGES}])\n"
-            f"NE = np.array([7, {n8}])\nLAST = np.array([6, {c8.N_STAGES}])\n")
+            f"NSTAGE = np.array([7, {tb.DOP853_N_STAGES}])\nNB = np.array([7, {tb.DOP853_N_STAGES}])\n"
+            f"NE = np.array([7, {n8}])\nLAST = np.array([6, {tb.DOP853_N_STAGES}])\n")
     return _TABLEAUX
 
 
@@ -742,6 +761,20 @@ def generate_kernel_source(system, d: int, k: int | None = None) -> str:
     ``_f(y, out, params, W)`` is the right-hand side of the flat state y = (α, Ψ row-major):
     out = (Jα + c, JΨ) with J, c evaluated at Σ = ΨΨᵀ (docs/mathematics.md §3–4), fully unrolled.
     ``jc(alpha, Sigma, params, W, J, c)`` writes J and c at a given Σ (convergence test, RHS checks).
+
+    Parameters
+    ----------
+    system : MomentSystem
+    d : int
+        Dimension (1 ≤ d ≤ ``MAX_COMPILED_D``); up to ``UNROLL_MAX_D`` the closure is unrolled entry
+        by entry, above it printed as loop-helper calls.
+    k : int, optional
+        Rows of Q, K (ℓ2); d by default.
+
+    Returns
+    -------
+    str
+        The module source (its SHA-256 is the cache key of :func:`kernel_for`).
     """
     k = d if k is None else k
     if max(d, k) > UNROLL_MAX_D:
@@ -874,7 +907,24 @@ class Kernel:
     parameters: tuple
 
     def pack(self, params: dict, B: int) -> list:
-        """Parameters as contiguous (B or 1, rows, cols) float arrays in the kernel's order."""
+        """Parameters as contiguous (B or 1, rows, cols) float arrays in the kernel's order.
+
+        Parameters
+        ----------
+        params : dict
+            Name → scalar, (B,) batch of scalars, (r, c) matrix or (B, r, c) stack.
+        B : int
+            Batch size.
+
+        Returns
+        -------
+        list of ndarray
+
+        Raises
+        ------
+        InvalidParameters
+            For a missing parameter or a batch of the wrong size.
+        """
         out = []
         for name in self.parameters:
             if name not in params:
@@ -894,7 +944,19 @@ class Kernel:
     def pack_poly(self, params: dict, poly: dict, B: int) -> list:
         """Parameters for the ``run*t`` loops: (B or 1, n_coef, rows, cols) coefficient arrays of
         polynomials in the local time (``poly[name]``: (n_coef, …) coefficients, lowest first;
-        the other parameters are constant polynomials)."""
+        the other parameters are constant polynomials).
+
+        Parameters
+        ----------
+        params : dict
+        poly : dict
+            Name → polynomial coefficients, lowest degree first.
+        B : int
+
+        Returns
+        -------
+        list of ndarray
+        """
         out = []
         for name, v in zip(self.parameters, self.pack(params, B)):
             if name in poly:
@@ -906,7 +968,18 @@ class Kernel:
         return out
 
     def rhs(self, alpha, Sigma, params):
-        """α̇ (B,d) and Σ̇ (B,d,d) evaluated by the compiled closure."""
+        """α̇ (B,d) and Σ̇ (B,d,d) evaluated by the compiled closure.
+
+        Parameters
+        ----------
+        alpha : array_like, (B, d) or (d,)
+        Sigma : array_like, (B, d, d) or (d, d)
+        params : dict
+
+        Returns
+        -------
+        (ndarray, ndarray)
+        """
         Sigma = np.ascontiguousarray(np.asarray(Sigma, dtype=float).reshape(-1, self.d, self.d))
         B = Sigma.shape[0]
         alpha = np.ascontiguousarray(np.broadcast_to(np.asarray(alpha, dtype=float).reshape(-1, self.d), (B, self.d)))
@@ -922,7 +995,13 @@ _BY_SYSTEM: dict = {}
 
 
 def compile_cost() -> dict:
-    """Seconds spent by this process generating/loading/compiling each kernel (first calls)."""
+    """Seconds spent by this process generating/loading/compiling each kernel (first calls).
+
+    Returns
+    -------
+    dict
+        (variant, drift, heads, d, k) → {"load": seconds, …}.
+    """
     return dict(_COST)
 
 
@@ -931,7 +1010,28 @@ def kernel_for(system, d: int, k: int | None = None, cache: Path | None = None) 
 
     The numba machine code itself is compiled at the first call of :func:`Kernel.run` in a
     process and cached on disk (``cache=True``): a cold cache pays seconds once, a warm one
-    loads in tens of milliseconds (``benchmarks/bench_integrate.py`` prints both).
+    loads in tens of milliseconds (``benchmarks/bench_integrate.py`` prints both).  The cache key
+    is the SHA-256 of the generated source, so a change of the generated code never reuses a
+    stale kernel.
+
+    Parameters
+    ----------
+    system : MomentSystem
+    d : int
+        Dimension, 1 ≤ d ≤ ``MAX_COMPILED_D``.
+    k : int, optional
+        Rows of Q, K (ℓ2); d by default.
+    cache : pathlib.Path, optional
+        Folder of the generated modules (default :func:`symbolic_tf.numeric.codegen.cache_dir`).
+
+    Returns
+    -------
+    Kernel
+
+    Raises
+    ------
+    InvalidParameters
+        For d outside [1, ``MAX_COMPILED_D``].
     """
     from .codegen import cache_dir
 

@@ -98,10 +98,25 @@ def positions(kind: str, N: int, rng=None, *, sink: float = 0.0) -> np.ndarray:
 
 
 def sink_attention(X, s, A, *, chunk: int | None = None) -> np.ndarray:
-    r"""Attention mass P_i that query i puts on the tokens at the first position (module docstring).
+    """Attention mass P_i that query i puts on the tokens at the first position (module docstring).
 
     Computed in the log domain: P_i = exp(lse_{j ∈ sink} ℓ_ij − lse_{j: s_j ≤ s_i} ℓ_ij) with
     logits ℓ_ij = x_jᵀ A x_i.  Every query sees the first position (s_min ≤ s_i), so P_i ∈ (0, 1].
+
+    Parameters
+    ----------
+    X : array_like, (N, d)
+        Tokens.
+    s : array_like, (N,)
+        Positions.
+    A : array_like, (d, d)
+        Attention matrix (temperature included).
+    chunk : int, optional
+        Queries per block (memory).
+
+    Returns
+    -------
+    ndarray, (N,)
     """
     from scipy.special import logsumexp
 
@@ -152,6 +167,10 @@ def conditional_wasserstein(X, Y, s, *, p: float = 2, reduce: str = "mean") -> f
     p : float ≥ 1
     reduce : "mean" or "sup"
 
+    Returns
+    -------
+    float
+
     Notes
     -----
     With distinct positions every conditional law is a single Dirac, so W_p^cond is the
@@ -193,6 +212,12 @@ class SinkExperiment:
     notes: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        """The experiment as JSON-ready data.
+
+        Returns
+        -------
+        dict
+        """
         return {"settings": self.settings, "t": self.t, "runs": self.runs, "notes": self.notes,
                 "label": "numerical evidence"}
 
@@ -200,7 +225,7 @@ class SinkExperiment:
 def sink_experiment(problem, *, N: int = 400, T=None, steps: int = 40, save_every: int = 4,
                     sinks=(0.0, 0.05, 0.2), kind: str = "uniform", perturb: float = 0.01,
                     seed: int = 0) -> SinkExperiment:
-    r"""Attention on the first position across depth, and W_p^cond to a perturbed flow.
+    """Attention on the first position across depth, and W_p^cond to a perturbed flow.
 
     For each sink mass m₀: N tokens x_i ~ the problem's initial Gaussian (independent of the
     position), positions from ``kind`` with mass m₀ at 0; simulate the masked flow (RK4) and
@@ -213,6 +238,26 @@ def sink_experiment(problem, *, N: int = 400, T=None, steps: int = 40, save_ever
     * ``cond_w2`` and ``cond_w2_sup``: W₂^cond (mean and sup over positions) between the flow
       and the flow from x_i + ε z_i (z_i standard normal, same positions), divided by its value
       at t = 0 (an empirical stability ratio).
+
+    Parameters
+    ----------
+    problem : Problem
+        A causal (masked) variant with an initial Gaussian.
+    N : int
+    T : float, optional
+        Depth (the problem's T, else 1).
+    steps, save_every : int
+    sinks : sequence of float
+        Sink masses m₀.
+    kind : str
+        How positions are drawn.
+    perturb : float
+        ε.
+    seed : int
+
+    Returns
+    -------
+    SinkExperiment
     """
     from .particles import sample_initial, simulate
     from .. import variants
@@ -226,7 +271,7 @@ def sink_experiment(problem, *, N: int = 400, T=None, steps: int = 40, save_ever
     if not (math.isfinite(perturb) and perturb > 0):
         raise InvalidParameters("perturb", f"expected a positive number, got {perturb!r}")
     T = float(problem.T) if T is None and problem.T is not None else (1.0 if T is None else float(T))
-    A = np.array([[float(e) for e in row] for row in problem.A]) * float(problem.scale)
+    A = problem.numeric_params()["A"] * float(problem.scale)
     X0, _ = sample_initial(problem, N, seed)
     Z = np.random.default_rng([seed, 1]).standard_normal(X0.shape)
     out = SinkExperiment({"N": N, "T": T, "steps": steps, "save_every": save_every, "kind": kind,

@@ -47,19 +47,27 @@ class MeanFieldReport:
     notes: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        """The report as JSON-ready data.
+
+        Returns
+        -------
+        dict
+        """
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
 def _predict(problem, T):
     """(α(T), Σ(T)) from the batched integrator (status must be HORIZON)."""
-    from ..symbolic.moments import derive_for_problem
+    from ..symbolic.systems import system_for_problem
     from .codegen import compile_system, numeric_env
-    from .integrate import HORIZON, STATUS_NAMES, integrate
+    from .integrate import integrate
+    from .solution import HORIZON, STATUS_NAMES
 
-    system = derive_for_problem(problem)
+    system = system_for_problem(problem)
     comp = compile_system(system)
-    a0 = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(problem.d)
-    S0 = np.array([[float(x) for x in r] for r in problem.cov])
+    prm = problem.numeric_params()
+    a0 = prm["mean"] if "mean" in prm else np.zeros(problem.d)
+    S0 = prm["cov"]
     if problem.schedule is not None:  # depth-dependent parameters: phase by phase (docs/schedules.md)
         from .phases import integrate_problem
 
@@ -85,6 +93,10 @@ def meanfield_check(problem, Ns=(250, 500, 1000, 2000, 4000), seeds=(0, 1, 2), T
     T : horizon (default ``problem.T``, else 1)
     steps : RK4 steps (default max(20, ⌈40·T⌉))
     progress : callable(str) for progress lines, or None
+
+    Returns
+    -------
+    MeanFieldReport
     """
     from ..symbolic.closure import decide_invariance
     from ..variants import bind

@@ -45,8 +45,10 @@ from typing import Any
 import numpy as np
 
 from ..spec.errors import InvalidParameters
+from .feedforward import relu_drift
+from .sampling import exact_factor, sample_law
 
-__all__ = ["ParticleRun", "simulate", "sample_initial", "exact_factor", "METHODS"]
+__all__ = ["ParticleRun", "simulate", "sample_initial", "METHODS"]
 
 #: Fixed-step integration methods.
 METHODS = ("rk4", "euler")
@@ -182,13 +184,6 @@ def _grid(T, steps, dt) -> tuple[int, float]:
     return steps, T / steps
 
 
-def _float_matrix(M) -> np.ndarray | None:
-    return None if M is None else np.array([[float(e) for e in row] for row in M], dtype=float)
-
-
-# --------------------------------------------------------------------------- right-hand side
-
-
 class _RHS:
     """x ↦ (Γ_{μ^N}(x_i) + F x_i + b)_i for the problem's variant, with diagnostics."""
 
@@ -216,10 +211,8 @@ class _RHS:
         self.bistochastic = [sub.normalisation == BISTOCHASTIC for sub, _, _ in self.terms]
         self.tol = sinkhorn_tol
         self.max_iter = sinkhorn_max_iter
-        self.F = _float_matrix(problem.F)
-        self.b = None if problem.b is None else np.array([float(e) for e in problem.b])
-        from .relu import relu_drift
-
+        prm = problem.numeric_params()
+        self.F, self.b = prm.get("F"), prm.get("b")
         self.extra = relu_drift(problem)  # the non-affine feed-forward W2·ReLU(W1 x + b1), or None
         self.evaluations = 0
         self.sk_err = 0.0
@@ -238,8 +231,8 @@ class _RHS:
         if key != self.at:
             params = self.variant.numeric_params(self.variant.exact_params(p))
             self.terms = [(self.variant, params, None)]  # schedules are single-head
-            self.F = _float_matrix(p.F)
-            self.b = None if p.b is None else np.array([float(e) for e in p.b])
+            prm = p.numeric_params()
+            self.F, self.b = prm.get("F"), prm.get("b")
             self.at = key
 
     def __call__(self, X: np.ndarray, t: float = 0.0, start: float | None = None) -> np.ndarray:
@@ -430,41 +423,11 @@ def simulate(problem, X0, T=None, *, steps=None, dt=None, positions=None, method
     )
 
 
-def exact_factor(cov) -> np.ndarray:
-    r"""A float factor B (d × r) with B Bᵀ = cov, from an exact rational LDLᵀ.
-
-    Symmetric Gaussian elimination over ℚ with diagonal pivoting (largest pivot first):
-    cov = Σ_k D_k ℓ_k ℓ_kᵀ exactly, r = rank cov, and B = [√D_k ℓ_k]_k.  For a PSD input
-    a zero pivot means its whole remaining row is zero, so the rank is exact and the
-    sampled cloud lies (up to rounding of B) in the range of cov — a singular covariance
-    gives exactly degenerate samples (e.g. cov = [[1, 1], [1, 1]] gives x₁ = x₂ exactly).
-    """
-    d = len(cov)
-    R = [[Fraction(e) for e in row] for row in cov]
-    remaining = list(range(d))
-    cols = []
-    while remaining:
-        k = max(remaining, key=lambda i: R[i][i])
-        piv = R[k][k]
-        if piv <= 0:
-            break
-        ell = [R[i][k] / piv if i in remaining else Fraction(0) for i in range(d)]
-        cols.append((piv, ell))
-        remaining.remove(k)
-        for i in remaining:
-            for j in remaining:
-                R[i][j] -= ell[i] * piv * ell[j]
-    B = np.zeros((d, len(cols)))
-    for c, (piv, ell) in enumerate(cols):
-        B[:, c] = math.sqrt(piv) * np.array([float(e) for e in ell])
-    return B
-
-
 def sample_initial(problem, N, rng):
     r"""N i.i.d. tokens from the problem's initial Gaussian N(mean, cov), or its declared law.
 
     A non-Gaussian ``[initial]`` law (box, ball, mixture, empirical cloud) is sampled by
-    :func:`symbolic_tf.numeric.laws.sample_law`.
+    :func:`symbolic_tf.numeric.sampling.sample_law`.
 
     x_i = mean + B z_i with z_i ~ N(0, I_r) and B Bᵀ = cov from an exact rational LDLᵀ
     factorisation (rank r = rank cov exactly, so singular covariances are handled: the
@@ -493,9 +456,7 @@ def sample_initial(problem, N, rng):
         raise InvalidParameters("initial.cov", "needed to sample the initial cloud")
     if not isinstance(rng, np.random.Generator):
         rng = np.random.default_rng(rng)
-    if law is not None:  # a non-Gaussian law of the [initial] table (symbolic_tf.numeric.laws)
-        from .laws import sample_law
-
+    if law is not None:  # a non-Gaussian law of the [initial] table (symbolic_tf.numeric.sampling)
         X0 = sample_law(law, N, rng)
     else:
         d = problem.d

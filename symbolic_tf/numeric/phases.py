@@ -25,13 +25,26 @@ import numpy as np
 
 from ..spec.errors import InvalidParameters
 from ..spec.schedule import SCHEDULED, leaves, problem_at, segments
-from .integrate import HORIZON, Solution, integrate
+from .integrate import integrate
+from .solution import HORIZON, Solution
 
 __all__ = ["integrate_problem", "pieces", "local_polynomials"]
 
 
 def pieces(problem, T: float) -> list[tuple[float, float, object]]:
-    """[(t0, t1, segment or None)] covering [0, T] (None: the problem is constant)."""
+    """[(t0, t1, segment or None)] covering [0, T] (None: the problem is constant).
+
+    Parameters
+    ----------
+    problem : Problem
+        Possibly with a depth schedule (docs/schedules.md).
+    T : float
+        Horizon.
+
+    Returns
+    -------
+    list of (float, float, object)
+    """
     if problem.schedule is None:
         return [(0.0, float(T), None)]
     out = []
@@ -51,7 +64,19 @@ def _shifted(c, t0: Fraction) -> list:
 
 def local_polynomials(problem, system, seg) -> tuple[dict, dict]:
     """(constant parameters, polynomial parameters) of a polynomial segment in the time since its
-    start: name → float coefficients (n_coef, …), lowest degree first, for ``params_poly``."""
+    start: name → float coefficients (n_coef, …), lowest degree first, for ``params_poly``.
+
+    Parameters
+    ----------
+    problem : Problem
+    system : MomentSystem
+    seg : schedule segment
+        A polynomial-in-t segment of the problem's schedule.
+
+    Returns
+    -------
+    (dict, dict)
+    """
     from .codegen import numeric_env
 
     env = numeric_env(problem_at(problem, seg.t0), system)
@@ -94,15 +119,16 @@ def integrate_problem(problem, T: float, *, t_eval=None, rtol: float = 1e-10, at
         at the first segment that does not reach its end: blow-up, failure, step budget).
     """
     from .codegen import compile_system, numeric_env
-    from ..symbolic.moments import derive_for_problem
+    from ..symbolic.systems import system_for_problem
 
     if problem.cov is None:
         raise InvalidParameters("initial.cov", "integration starts from the problem's initial Gaussian")
-    system = derive_for_problem(problem)
+    system = system_for_problem(problem)
     comp = compile_system(system)
     d = problem.d
-    a = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(d)
-    S = np.array([[float(x) for x in r] for r in problem.cov])
+    prm = problem.numeric_params()
+    a = prm["mean"] if "mean" in prm else np.zeros(d)
+    S = prm["cov"]
     te = np.array([0.0, float(T)]) if t_eval is None else np.asarray(t_eval, dtype=float)
     parts = pieces(problem, float(T))
     if len(parts) == 1 and parts[0][2] is None or len(parts) == 1 and parts[0][2].constant:

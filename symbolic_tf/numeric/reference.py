@@ -6,7 +6,8 @@ on the matrix ODE
     α̇ = mean_rhs(α, Σ),    Σ̇ = cov_rhs(α, Σ)
 
 of a :class:`~symbolic_tf.symbolic.moments.MomentSystem`.  The SymPy matrix-expression
-trees are walked **once** and compiled into a DAG of "matrix jet" nodes (truncated Taylor
+trees are walked **once** and compiled (:mod:`symbolic_tf.numeric.jet_compiler`) into a DAG of
+"matrix jet" nodes (:mod:`symbolic_tf.numeric.jets`) (truncated Taylor
 series whose coefficients are ``flint.arb_mat`` matrices at ``dps + 10`` digits); the
 Taylor coefficients of the solution then follow from the recurrence
 y_{k+1} = f_k(y_0, …, y_k)/(k + 1):
@@ -45,10 +46,12 @@ import flint
 import mpmath
 import sympy as sp
 
+from ..exact import working_precision
 from ..symbolic import symbols as S
+from .jet_compiler import JetSystem
+from .jets import arb_matrix_of_sympy, arb_of_fraction, arb_zeros, log2_norm, mp_matrix_of_arb, prec_bits
 
-__all__ = ["ReferenceSolution", "ReferenceIntegrationError", "reference_solve",
-           "reference_solve_problem", "compile_rhs"]
+__all__ = ["ReferenceSolution", "ReferenceIntegrationError", "reference_solve", "reference_solve_problem"]
 
 
 class ReferenceIntegrationError(RuntimeError):
@@ -102,7 +105,21 @@ class ReferenceSolution:
     step_times: list = field(default_factory=list, repr=False)
 
     def at(self, t):
-        """(alpha, Sigma) at an output time equal to ``t`` (compared to 1e-(dps) relative)."""
+        """(alpha, Sigma) at an output time equal to ``t`` (compared to 1e-(dps) relative).
+
+        Parameters
+        ----------
+        t : exact time (Fraction, int, str, float by its binary value, or mpf)
+
+        Returns
+        -------
+        (mpmath.matrix, mpmath.matrix)
+
+        Raises
+        ------
+        KeyError
+            When ``t`` is not an output time.
+        """
         t = mpmath.mpf(_to_fraction(t).numerator) / _to_fraction(t).denominator
         for ti, a, s in zip(self.times, self.alpha, self.Sigma):
             if abs(ti - t) <= mpmath.mpf(10) ** (-self.dps) * max(1, abs(t)):
@@ -116,455 +133,17 @@ class ReferenceSolution:
 def _to_fraction(x) -> Fraction:
     if isinstance(x, Fraction):
         return x
-    if isinstance(x, float):
-        return Fraction(repr(x))
-    if isinstance(x, (int, str)):
-        return Fraction(x)
+    if isinstance(x, (int, float, str)):
+        return Fraction(x)  # a float is its exact binary value; a string "p/q" or "0.1" is read exactly
+    if isinstance(x, sp.Float):
+        x = mpmath.mpf(x._mpf_)
     if isinstance(x, mpmath.mpf):
         m, e = x.man_exp
         return Fraction(int(m)) * Fraction(2) ** int(e)
-    e = sp.nsimplify(x) if isinstance(x, sp.Float) else sp.sympify(x)
+    e = sp.sympify(x)
     if e.is_Rational:
         return Fraction(int(e.p), int(e.q))
     raise TypeError(f"not an exact time: {x!r}")
-
-
-def _arb_of_sympy(e, dps: int):
-    e = sp.sympify(e)
-    if e.is_Rational:
-        return flint.arb(flint.fmpq(int(e.p), int(e.q)))
-    f = sp.N(e, dps + 15)
-    if not f.is_real or not f.is_number:
-        raise TypeError(f"cannot evaluate {e} to a real number")
-    return _arb_of_mpf(mpmath.mpf(sp.Float(f, dps + 15)._mpf_))
-
-
-def _arb_of_mpf(x):
-    sign, man, exp, _bc = mpmath.mpf(x)._mpf_
-    if man == 0:
-        return flint.arb(0)
-    man = -man if sign else man
-    q = flint.fmpq(man << exp, 1) if exp >= 0 else flint.fmpq(man, 1 << (-exp))
-    return flint.arb(q)
-
-
-def _mpf_of_arb(a):
-    m, e = a.mid().man_exp()
-    return mpmath.mpf((int(m), int(e)))
-
-
-def _arb_of_frac(q: Fraction):
-    return flint.arb(flint.fmpq(q.numerator, q.denominator))
-
-
-def _mat_of_sympy(M, dps: int):
-    M = sp.Matrix(M)
-    return flint.arb_mat(M.rows, M.cols, [_arb_of_sympy(e, dps) for e in M])
-
-
-def _mat_of_any(M, dps: int):
-    if isinstance(M, flint.arb_mat):
-        return M
-    if isinstance(M, mpmath.matrix):
-        return flint.arb_mat(M.rows, M.cols, [_arb_of_mpf(M[i, j]) for i in range(M.rows)
-                                              for j in range(M.cols)])
-    return _mat_of_sympy(M, dps)
-
-
-def _mp_of_mat(M):
-    return mpmath.matrix([[_mpf_of_arb(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
-
-
-def _log2norm(M) -> float:
-    """log2 of the max-entry norm (approximate, −inf for 0); robust to any exponent."""
-    best = -math.inf
-    for e in M.entries():
-        if not e.is_finite():
-            return math.inf
-        m, x = e.mid().man_exp()
-        m = int(m)
-        if m:
-            best = max(best, abs(m).bit_length() + int(x))
-    return float(best)
-
-
-def _eye(n):
-    return flint.arb_mat(n, n, [flint.arb(1) if i == j else flint.arb(0)
-                                for i in range(n) for j in range(n)])
-
-
-def _zeros(r, c):
-    return flint.arb_mat(r, c)
-
-
-def _sqrtm(M, tol_bits: int):
-    """Principal square root (spectrum in Re > 0), Denman–Beavers, real arithmetic."""
-    n = M.nrows()
-    Y, Z = M.mid(), _eye(n)
-    prev = math.inf
-    for _ in range(200):
-        Yn = ((Y + Z.inv()) * flint.arb(0.5)).mid()
-        Z = ((Z + Y.inv()) * flint.arb(0.5)).mid()
-        dl, yl = _log2norm(Yn - Y), _log2norm(Yn)
-        Y = Yn
-        if dl == -math.inf or dl < yl - tol_bits:
-            return Y
-        if dl < yl - tol_bits // 2 and dl >= prev:  # converged to rounding level
-            return Y
-        prev = dl
-    raise ArithmeticError("matrix square root iteration did not converge (spectrum not in Re > 0?)")
-
-
-# ---------------------------------------------------------------------------------------
-# matrix-jet nodes
-# ---------------------------------------------------------------------------------------
-class _Node:
-    const = False
-
-    def __init__(self):
-        self.c = []
-
-    def co(self, i):
-        return self.c[i] if i < len(self.c) else None
-
-
-class _Const(_Node):
-    const = True
-
-    def __init__(self, value):
-        super().__init__()
-        self.c = [value]
-
-    def push(self, k):
-        pass
-
-
-class _State(_Node):
-    def push(self, k):  # coefficients are appended by the integrator
-        pass
-
-
-class _Add(_Node):
-    def __init__(self, args):
-        super().__init__()
-        self.args = args
-
-    def push(self, k):
-        acc = None
-        for a in self.args:
-            v = a.co(k)
-            if v is not None:
-                acc = v if acc is None else acc + v
-        self.c.append(None if acc is None else acc.mid())
-
-
-class _Scale(_Node):
-    def __init__(self, s, arg):
-        super().__init__()
-        self.s, self.arg = s, arg
-
-    def push(self, k):
-        v = self.arg.co(k)
-        self.c.append(None if v is None else (v * self.s).mid())
-
-
-class _Transpose(_Node):
-    def __init__(self, arg):
-        super().__init__()
-        self.arg = arg
-
-    def push(self, k):
-        v = self.arg.co(k)
-        self.c.append(None if v is None else v.transpose())
-
-
-class _Mul(_Node):
-    def __init__(self, a, b):
-        super().__init__()
-        self.a, self.b = a, b
-
-    def push(self, k):
-        a, b = self.a, self.b
-        if a.const:
-            v = b.c[k]
-            self.c.append(None if v is None else (a.c[0] * v).mid())
-            return
-        if b.const:
-            v = a.c[k]
-            self.c.append(None if v is None else (v * b.c[0]).mid())
-            return
-        ac, bc = a.c, b.c
-        acc = None
-        for i in range(k + 1):
-            x = ac[i]
-            if x is None:
-                continue
-            y = bc[k - i]
-            if y is None:
-                continue
-            p = x * y
-            acc = p if acc is None else acc + p
-        self.c.append(None if acc is None else acc.mid())
-
-
-class _Inv(_Node):
-    def __init__(self, arg):
-        super().__init__()
-        self.arg = arg
-
-    def push(self, k):
-        X = self.arg.c
-        if k == 0:
-            self.c.append(X[0].inv().mid())
-            return
-        acc = None
-        for i in range(1, k + 1):
-            x = X[i]
-            if x is None:
-                continue
-            p = x * self.c[k - i]
-            acc = p if acc is None else acc + p
-        self.c.append(None if acc is None else (-(self.c[0] * acc)).mid())
-
-
-class _Sqrt(_Node):
-    def __init__(self, arg, tol_bits):
-        super().__init__()
-        self.arg, self.tol_bits = arg, tol_bits
-
-    def push(self, k):
-        M = self.arg.c
-        if k == 0:
-            S0 = _sqrtm(M[0], self.tol_bits)
-            n = S0.nrows()
-            K = flint.arb_mat(n * n, n * n)
-            for i in range(n):
-                for j in range(n):
-                    r = i * n + j
-                    for m in range(n):
-                        K[r, m * n + j] += S0[i, m]  # (S0 X)_{ij}
-                        K[r, i * n + m] += S0[m, j]  # (X S0)_{ij}
-            self.Kinv, self.n = K.inv().mid(), n
-            self.c = [S0]
-            return
-        C = M[k]
-        for i in range(1, k):
-            if self.c[i] is not None and self.c[k - i] is not None:
-                p = self.c[i] * self.c[k - i]
-                C = -p if C is None else C - p
-        if C is None:
-            self.c.append(None)
-            return
-        n = self.n
-        x = self.Kinv * flint.arb_mat(n * n, 1, C.entries())
-        self.c.append(flint.arb_mat(n, n, x.mid().entries()))
-
-
-# ---------------------------------------------------------------------------------------
-# compiler: SymPy matrix expression → jet DAG
-# ---------------------------------------------------------------------------------------
-class _Compiled:
-    """The moment system compiled once into jet nodes (α and Σ are the only variables)."""
-
-    def __init__(self, system, env: dict, d: int, k: int | None, dps: int):
-        self.d, self.dps = d, dps
-        self.tol_bits = _prec_bits(dps) - 24
-        if k is None:
-            k = _infer_k(env, d)
-        self.dims = {S.d: d, S.k: k}
-        self.mat_env, self.scal_env = {}, {}
-        for key, val in env.items():
-            if isinstance(key, sp.MatrixSymbol):
-                self.mat_env[key.name] = val
-            else:
-                self.scal_env[key] = val
-        self.alpha = _State()
-        self.Sigma = _State()
-        self.nodes: list = []
-        self.memo: dict = {}
-        self._muls: dict = {}
-        mean = system.mean_rhs.subs(self.dims)
-        cov = system.cov_rhs.subs(self.dims)
-        self.mean = self._c(mean)
-        self.cov = self._c(cov)
-
-    # -- leaves --------------------------------------------------------------------------
-    def _scalar(self, e):
-        e = sp.sympify(e).xreplace(self.scal_env)
-        if e.free_symbols:
-            raise KeyError(f"no value for {sorted(map(str, e.free_symbols))} in env")
-        return _arb_of_sympy(e, self.dps)
-
-    def _leaf(self, e):
-        name = e.name
-        if name == "alpha":
-            return self.alpha
-        if name == "Sigma":
-            return self.Sigma
-        if name not in self.mat_env:
-            raise KeyError(f"no value for matrix {name} in env")
-        val = _mat_of_sympy(self.mat_env[name], self.dps)
-        if (val.nrows(), val.ncols()) != tuple(int(n) for n in e.shape):
-            raise ValueError(f"{name}: expected shape {e.shape}, got {val.nrows()}×{val.ncols()}")
-        return _Const(val)
-
-    # -- structure -----------------------------------------------------------------------
-    def _c(self, e):
-        if e in self.memo:
-            return self.memo[e]
-        if isinstance(e, (sp.MatMul, sp.MatAdd)) and e.shape[0] == e.shape[1]:
-            et = self._transpose_expr(e)
-            if et != e and et in self.memo:  # e.g. Σ̇ = X + Xᵀ: compute X once
-                node = self.memo[et]
-                node = _Const(node.c[0].transpose()) if node.const else self._fold(_Transpose(node))
-                self.memo[e] = node
-                return node
-        node = self._build(e)
-        if not node.const and not isinstance(node, _State) and not getattr(node, "registered", False):
-            node = self._fold(node)
-        self.memo[e] = node
-        return node
-
-    def _build(self, e):
-        if isinstance(e, sp.MatrixSymbol):
-            return self._leaf(e)
-        if isinstance(e, sp.Identity):
-            return _Const(_eye(int(e.shape[0])))
-        if isinstance(e, sp.ZeroMatrix):
-            return _Const(_zeros(int(e.shape[0]), int(e.shape[1])))
-        if isinstance(e, sp.MatrixBase):
-            return _Const(flint.arb_mat(e.rows, e.cols, [self._scalar(x) for x in e]))
-        if isinstance(e, sp.MatAdd):
-            return _Add([self._c(a) for a in e.args])
-        if isinstance(e, sp.MatMul):
-            scal = [a for a in e.args if not getattr(a, "is_Matrix", False)]
-            mats = [a for a in e.args if getattr(a, "is_Matrix", False)]
-            s = flint.arb(1)
-            for a in scal:
-                if any(isinstance(x, sp.MatrixExpr) for x in sp.preorder_traversal(a)):
-                    raise TypeError(f"state-dependent scalar factor {a} (e.g. a trace)")
-                s = s * self._scalar(a)
-            nodes = [self._c(m) for m in mats]
-            node = nodes[0]
-            for nx in nodes[1:]:
-                node = self._mul(node, nx)
-            if s != 1:  # exact comparison: s is exact unless irrational
-                node = self._fold(_Scale(s, node))
-            return node
-        if isinstance(e, sp.Transpose):
-            return _Transpose(self._c(e.arg))
-        if isinstance(e, sp.Inverse):
-            return _Inv(self._c(e.arg))
-        if isinstance(e, sp.MatPow):
-            p = sp.sympify(e.exp)
-            base = self._c(e.base)
-            if p.is_Integer:
-                n = int(p)
-                if n == 0:
-                    return _Const(_eye(int(e.shape[0])))
-                node = base
-                for _ in range(abs(n) - 1):
-                    node = self._mul(node, base)
-                return _Inv(node) if n < 0 else node
-            if p == sp.S.Half:
-                return _Sqrt(base, self.tol_bits)
-            if p == -sp.S.Half:
-                return _Inv(self._fold(_Sqrt(base, self.tol_bits)))
-            raise TypeError(f"matrix power with exponent {p}")
-        raise TypeError(f"cannot compile {type(e).__name__}: {e}")
-
-    def _transpose_expr(self, e):
-        """Canonical form of eᵀ (Σ is symmetric)."""
-        et = sp.Transpose(e).doit()
-        return et.replace(lambda x: isinstance(x, sp.Transpose) and isinstance(x.arg, sp.MatrixSymbol)
-                          and x.arg.name == "Sigma", lambda x: x.arg)
-
-    def _mul(self, a, b):
-        key = (id(a), id(b))
-        if key not in self._muls:
-            self._muls[key] = self._fold(_Mul(a, b))
-        return self._muls[key]
-
-    def _fold(self, node):
-        """Register an intermediate node (or fold it when all its inputs are constant)."""
-        if all(getattr(ch, "const", False) for ch in _children(node)):
-            node.push(0)  # constant folding
-            return _Const(node.c[0])
-        node.registered = True
-        self.nodes.append(node)
-        return node
-
-    # -- evaluation ----------------------------------------------------------------------
-    def reset(self, alpha0, Sigma0):
-        for n in self.nodes:
-            n.c = []
-        self.alpha.c = [alpha0]
-        self.Sigma.c = [Sigma0]
-
-    def push(self, k):
-        """Coefficient k of every node, then coefficient k+1 of α and Σ."""
-        for n in self.nodes:
-            n.push(k)
-        inv = flint.arb(flint.fmpq(1, k + 1))
-        ma, mc = self.mean.co(k), self.cov.co(k)
-        self.alpha.c.append(_zeros(self.d, 1) if ma is None else (ma * inv).mid())
-        self.Sigma.c.append(_zeros(self.d, self.d) if mc is None else (mc * inv).mid())
-
-
-def _children(node):
-    if isinstance(node, _Add):
-        return node.args
-    if isinstance(node, _Mul):
-        return [node.a, node.b]
-    if isinstance(node, (_Scale, _Transpose, _Inv, _Sqrt)):
-        return [node.arg]
-    return []
-
-
-def _infer_k(env, d):
-    for key, val in env.items():
-        if isinstance(key, sp.MatrixSymbol) and key.name.split("_")[0] in ("Q", "K"):
-            return sp.Matrix(val).rows
-    return d
-
-
-def _prec_bits(dps: int) -> int:
-    return int(math.ceil(dps * math.log2(10))) + 16
-
-
-class _FlintPrec:
-    def __init__(self, bits):
-        self.bits = bits
-
-    def __enter__(self):
-        self.old = flint.ctx.prec
-        flint.ctx.prec = self.bits
-
-    def __exit__(self, *exc):
-        flint.ctx.prec = self.old
-
-
-def compile_rhs(system, env: dict, d: int, k: int | None = None, dps: int = 50):
-    """One fast callable ``f(alpha, Sigma) -> (alpha_dot, Sigma_dot)`` (mpmath matrices).
-
-    The expression trees are compiled once; ``alpha``, ``Sigma`` may be mpmath or SymPy
-    matrices.  Every other symbol takes its value from ``env``.
-    """
-    bits = _prec_bits(dps + 10)
-    with _FlintPrec(bits):
-        comp = _Compiled(system, env, d, k, dps + 10)
-
-    def f(alpha, Sigma):
-        with _FlintPrec(bits), mpmath.workdps(dps + 10):
-            comp.reset(_mat_of_any(alpha, dps + 10), _mat_of_any(Sigma, dps + 10))
-            for n in comp.nodes:
-                n.push(0)
-            ma, mc = comp.mean.co(0), comp.cov.co(0)
-            ma = _zeros(d, 1) if ma is None else ma
-            mc = _zeros(d, d) if mc is None else mc
-            return _mp_of_mat(ma), _mp_of_mat(mc)
-
-    return f
 
 
 # ---------------------------------------------------------------------------------------
@@ -584,13 +163,13 @@ def _default_order(dps: int) -> int:
 
 def _solve_once(system, env, d, T: Fraction, times, dps, k, order, blowup_norm, max_steps):
     wdps = dps + 10
-    bits = _prec_bits(wdps)
+    bits = prec_bits(wdps)
     t_start = _time.perf_counter()
-    with _FlintPrec(bits), mpmath.workdps(wdps):
-        comp = _Compiled(system, env, d, k, wdps)
+    with working_precision(bits), mpmath.workdps(wdps):
+        comp = JetSystem(system, env, d, k, wdps)
         N = order or _default_order(dps)
-        alpha = _mat_of_sympy(env[S.alpha], wdps) if S.alpha in env else _zeros(d, 1)
-        Sigma = _mat_of_sympy(env[S.Sigma], wdps)
+        alpha = arb_matrix_of_sympy(env[S.alpha], wdps) if S.alpha in env else arb_zeros(d, 1)
+        Sigma = arb_matrix_of_sympy(env[S.Sigma], wdps)
         if (alpha.nrows(), alpha.ncols()) != (d, 1) or (Sigma.nrows(), Sigma.ncols()) != (d, d):
             raise ValueError("alpha must be d×1 and Sigma d×d")
         log2eps = -(dps + 8) * math.log2(10)
@@ -623,12 +202,12 @@ def _solve_once(system, env, d, T: Fraction, times, dps, k, order, blowup_norm, 
                 blowup, reason = True, f"right-hand side singular at t = {float(t):.17g}"
                 break
             ya, ys = comp.alpha.c, comp.Sigma.c
-            ln0 = max(_log2norm(alpha), _log2norm(Sigma))
+            ln0 = max(log2_norm(alpha), log2_norm(Sigma))
             if ln0 == -math.inf:
                 ln0 = 0.0
             hl = math.inf  # log2 h
             for j in (N - 2, N - 1, N):
-                lj = max(_log2norm(ya[j]), _log2norm(ys[j]))
+                lj = max(log2_norm(ya[j]), log2_norm(ys[j]))
                 if lj == math.inf:
                     hl = -math.inf
                     break
@@ -644,18 +223,18 @@ def _solve_once(system, env, d, T: Fraction, times, dps, k, order, blowup_norm, 
             if h < hmin and h < remaining:
                 blowup, reason = True, f"step size collapsed to {float(h):.3g} at t = {float(t):.17g}"
                 break
-            harb = _arb_of_frac(h)
+            harb = arb_of_fraction(h)
             # local truncation estimate (relative): the last two terms of the series at h
             lh = math.log2(float(h)) if h > 0 else -math.inf
             for j in (N - 1, N):
-                lj = max(_log2norm(ya[j]), _log2norm(ys[j]))
+                lj = max(log2_norm(ya[j]), log2_norm(ys[j]))
                 if lj > -math.inf:
                     trunc += 2.0 ** min(0.0, lj + j * lh - ln0)
             # dense output inside (t, t + h]
             t_new = t + h
             if want is not None:
                 while wi < len(want) and want[wi] <= t_new:
-                    th = _arb_of_frac(want[wi] - t)
+                    th = arb_of_fraction(want[wi] - t)
                     out_t.append(want[wi])
                     out_a.append(_horner(ya, th).mid())
                     sg = _horner(ys, th)
@@ -669,7 +248,7 @@ def _solve_once(system, env, d, T: Fraction, times, dps, k, order, blowup_norm, 
             step_times.append(t)
             if want is None:
                 out_t.append(t); out_a.append(alpha); out_s.append(Sigma)
-            la, ls = _log2norm(alpha), _log2norm(Sigma)
+            la, ls = log2_norm(alpha), log2_norm(Sigma)
             if max(la, ls) > log2_blow:
                 blowup = True
                 if max(la, ls) == math.inf:
@@ -682,12 +261,12 @@ def _solve_once(system, env, d, T: Fraction, times, dps, k, order, blowup_norm, 
         err = mpmath.mpf(trunc + rounding)
         res = ReferenceSolution(
             times=[mpmath.mpf(q.numerator) / q.denominator for q in out_t],
-            alpha=[_mp_of_mat(a) for a in out_a],
-            Sigma=[_mp_of_mat(s) for s in out_s],
+            alpha=[mp_matrix_of_arb(a) for a in out_a],
+            Sigma=[mp_matrix_of_arb(s) for s in out_s],
             dps=dps, method=f"taylor(order={N}, jets=flint.arb_mat@{wdps}dps)",
             error_estimate=err, blowup=blowup,
             t_end=mpmath.mpf(t.numerator) / t.denominator,
-            alpha_end=_mp_of_mat(alpha), Sigma_end=_mp_of_mat(Sigma),
+            alpha_end=mp_matrix_of_arb(alpha), Sigma_end=mp_matrix_of_arb(Sigma),
             reason=reason, steps=steps, order=N,
             step_times=[mpmath.mpf(q.numerator) / q.denominator for q in step_times])
     res.elapsed = _time.perf_counter() - t_start
@@ -707,7 +286,7 @@ def reference_solve(system, env: dict, d: int, T, *, times=None, dps: int = 40, 
         gives; the α and Σ entries are the initial condition (α defaults to 0).
     d : int
         Dimension; ``k`` the number of query/key rows (ℓ2; inferred from env by default).
-    T : horizon (Rational, int, float — read through its decimal ``repr`` —, str or mpf).
+    T : horizon (Rational, int, str, or a float / mpf / SymPy Float read by its exact binary value).
     times : optional increasing output times in [0, T] (exact like T); by default every step.
     order : Taylor order (default ≈ 1.15·(dps+8)).
     blowup_norm : stop and report ``blowup=True`` when ‖Σ‖_max or ‖α‖_max exceeds it.
@@ -752,11 +331,30 @@ def reference_solve(system, env: dict, d: int, T, *, times=None, dps: int = 40, 
 
 
 def reference_solve_problem(problem, T=None, **kw) -> ReferenceSolution:
-    """:func:`reference_solve` for a :class:`~symbolic_tf.spec.problem.Problem`
-    (T defaults to ``problem.T``)."""
-    from ..symbolic.moments import derive_for_problem, problem_env
+    """:func:`reference_solve` for a :class:`~symbolic_tf.spec.problem.Problem`.
 
-    system = derive_for_problem(problem)
+    Parameters
+    ----------
+    problem : Problem
+        Gaussian-closed, with an initial Gaussian.
+    T : exact horizon, optional
+        Defaults to ``problem.T``.
+    **kw
+        Passed to :func:`reference_solve` (``k`` defaults to the rows of Q, or d).
+
+    Returns
+    -------
+    ReferenceSolution
+
+    Raises
+    ------
+    ValueError
+        Without a horizon.
+    """
+    from ..symbolic.moments import problem_env
+    from ..symbolic.systems import system_for_problem
+
+    system = system_for_problem(problem)
     env = problem_env(problem, system)
     if T is None:
         if problem.T is None:

@@ -10,7 +10,7 @@ table (:mod:`symbolic_tf.spec.relu`),
 g is not affine, so a Gaussian law does not stay Gaussian (docs/masked_relu.md §5).  This module
 gives
 
-* :func:`relu_drift` — g as a float hook for the token simulator;
+* :func:`~symbolic_tf.numeric.feedforward.relu_drift` — g as a float hook for the token simulator;
 * :func:`gaussian_linearisation` — the L²(N(α, Σ))-projection ℓ(x) = F_ℓ x + b_ℓ of g onto
   affine maps.  With z = W₁x + b₁ ~ N(m, C), m = W₁α + b₁, C = W₁ΣW₁ᵀ, a_i = m_i/√C_ii and
   D = diag(Φ(a_i)) (Stein's lemma: Cov(ReLU(z_i), x) = Φ(a_i)(W₁Σ)_i),
@@ -50,30 +50,10 @@ from fractions import Fraction
 import numpy as np
 
 from ..spec.errors import InvalidParameters
+from .feedforward import relu_arrays, relu_drift
 
-__all__ = ["relu_drift", "ReLULinearisation", "gaussian_linearisation", "residual_norm", "affine_twin",
+__all__ = ["ReLULinearisation", "gaussian_linearisation", "residual_norm", "affine_twin",
            "relu_departure", "ReLUDeparture"]
-
-
-def _relu_arrays(relu):
-    W1 = np.array([[float(e) for e in row] for row in relu.W1])
-    b1 = np.array([float(e) for e in relu.b1])
-    W2 = np.array([[float(e) for e in row] for row in relu.W2])
-    return W1, b1, W2
-
-
-def relu_drift(problem):
-    """The float map X ↦ ReLU(X W₁ᵀ + b₁) W₂ᵀ (rows are tokens) of ``problem.relu``, or None."""
-    relu = getattr(problem, "relu", None)
-    if relu is None:
-        return None
-    W1, b1, W2 = _relu_arrays(relu)
-    W1T, W2T = np.ascontiguousarray(W1.T), np.ascontiguousarray(W2.T)
-
-    def g(X: np.ndarray) -> np.ndarray:
-        return np.maximum(X @ W1T + b1, 0.0) @ W2T
-
-    return g
 
 
 @dataclass(frozen=True)
@@ -97,10 +77,24 @@ def _moments(mean, cov, d):
 
 
 def gaussian_linearisation(relu, mean, cov) -> ReLULinearisation:
-    """The L²(N(mean, cov))-best affine approximation of W₂ReLU(W₁x + b₁) (module docstring)."""
+    """The L²(N(mean, cov))-best affine approximation ℓ(x) = Fx + b of W₂ReLU(W₁x + b₁) (module
+    docstring).
+
+    Parameters
+    ----------
+    relu : symbolic_tf.spec.relu.ReLUTerm
+    mean : sequence or None
+        The Gaussian's mean (0 when None).
+    cov : sequence of sequences
+        The Gaussian's covariance.
+
+    Returns
+    -------
+    ReLULinearisation
+    """
     from scipy.special import ndtr
 
-    W1, b1, W2 = _relu_arrays(relu)
+    W1, b1, W2 = relu_arrays(relu)
     alpha, Sigma = _moments(mean, cov, W1.shape[1])
     m = W1 @ alpha + b1
     C = W1 @ Sigma @ W1.T
@@ -161,7 +155,7 @@ def residual_norm(relu, mean, cov, weight=None) -> float:
         √tr(M W₂ (Cov ReLU(z) − D C D) W₂ᵀ Mᵀ), computed as in the module docstring.
     """
     lin = gaussian_linearisation(relu, mean, cov)
-    _, _, W2 = _relu_arrays(relu)
+    _, _, W2 = relu_arrays(relu)
     m, C, phi, er = lin.m, lin.C, lin.phi, lin.mean_relu
     k = len(m)
     S = np.empty((k, k))
@@ -187,6 +181,16 @@ def affine_twin(problem, lin: ReLULinearisation):
 
     The float entries of ℓ enter exactly (a float is its dyadic rational): the twin is an
     affine-drift problem whose flow keeps Gaussians Gaussian (docs/mathematics.md §6).
+
+    Parameters
+    ----------
+    problem : Problem
+        With a ReLU term.
+    lin : ReLULinearisation
+
+    Returns
+    -------
+    Problem
     """
     from ..spec.problem import with_updates
 
@@ -216,6 +220,12 @@ class ReLUDeparture:
     notes: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        """The report as JSON-ready data.
+
+        Returns
+        -------
+        dict
+        """
         return {"settings": self.settings, "t": self.t, "coupled_departure": self.coupled,
                 "first_order_estimate": self.estimate, "residual_norm_whitened": self.residual,
                 "residual_norm_whitened_sample": self.residual_empirical, "metrics": self.metrics,
@@ -229,8 +239,24 @@ def relu_departure(problem, *, N: int = 2000, T=None, steps: int = 40, save_ever
                    floor_repeats: int = 8, directions: int = 128) -> ReLUDeparture:
     """Run the ReLU tokens and their affine twin from the same sample; measure the departure.
 
-    See the module docstring.  ``T`` defaults to the problem's T, else 1.  Returns
-    :class:`ReLUDeparture` (numerical evidence).
+    See the module docstring (numerical evidence).
+
+    Parameters
+    ----------
+    problem : Problem
+        With a ReLU term and an initial Gaussian.
+    N : int
+        Tokens.
+    T : float, optional
+        Depth; defaults to the problem's T, else 1.
+    steps, save_every : int
+        RK4 steps and the saving stride.
+    seed, floor_repeats, directions : int
+        Sampling seed, repeats of the Gaussian noise floor, slicing directions.
+
+    Returns
+    -------
+    ReLUDeparture
     """
     from .departure import cloud_metrics, noise_floor
     from .particles import sample_initial, simulate

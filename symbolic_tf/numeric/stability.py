@@ -49,7 +49,18 @@ class StabilityBound:
         self.normA, self.normV, self.normF, self.normb = normA, normV, normF, normb
 
     def radius(self, R0: float, t):
-        """R(t) = e^{kt}R₀ + |b|(e^{kt} − 1)/k (k = ‖V‖ + ‖F‖)."""
+        """R(t) = e^{kt}R₀ + |b|(e^{kt} − 1)/k (k = ‖V‖ + ‖F‖), the bound on the support radius.
+
+        Parameters
+        ----------
+        R0 : float
+            Initial support radius.
+        t : float or ndarray
+
+        Returns
+        -------
+        float or ndarray
+        """
         t = np.asarray(t, dtype=float)
         k = self.normV + self.normF
         if k == 0:
@@ -57,11 +68,27 @@ class StabilityBound:
         return np.exp(k * t) * R0 + self.normb * np.expm1(k * t) / k
 
     def rate(self, R):
-        """L_x(R) + L_μ(R) (docs/stability.md)."""
+        """L_x(R) + L_μ(R) (docs/stability.md).
+
+        Parameters
+        ----------
+        R : float or ndarray
+            Support radius.
+
+        Returns
+        -------
+        float or ndarray
+        """
         R2A = self.normA * np.asarray(R, dtype=float) ** 2
         return self.normF + self.normV * R2A + self.normV * (1 + 2 * R2A) * np.exp(2 * R2A)
 
     def to_dict(self) -> dict:
+        """The norms as JSON-ready data.
+
+        Returns
+        -------
+        dict
+        """
         return {"norm_A": self.normA, "norm_V": self.normV, "norm_F": self.normF, "norm_b": self.normb}
 
 
@@ -91,7 +118,22 @@ def _declared_softmax_kernel(cls) -> bool:
 
 
 def stability_bound(problem) -> StabilityBound:
-    """The norms entering C(t); refuses variants other than softmax (+ affine drift)."""
+    """The norms entering C(t); refuses variants other than softmax (+ affine drift).
+
+    Parameters
+    ----------
+    problem : Problem
+
+    Returns
+    -------
+    StabilityBound
+        Spectral norms of A, V, F and |b| (floats rounded up).
+
+    Raises
+    ------
+    InvalidParameters
+        For a variant other than softmax (+ affine drift).
+    """
     from .. import variants
 
     v = variants.bind(problem)
@@ -99,8 +141,9 @@ def stability_bound(problem) -> StabilityBound:
         raise InvalidParameters("variant", f"the stability constant is derived for softmax attention (+ affine drift) "
                                            f"only (docs/stability.md), not {v.name!r}")
     P = v.numeric_params(v.exact_params(problem))
-    nF = 0.0 if problem.F is None else float(np.linalg.norm(np.array(problem.F, dtype=float), 2))
-    nb = 0.0 if problem.b is None else float(np.linalg.norm(np.array([float(e) for e in problem.b])))
+    prm = problem.numeric_params()
+    nF = 0.0 if problem.F is None else float(np.linalg.norm(prm["F"], 2))
+    nb = 0.0 if problem.b is None else float(np.linalg.norm(prm["b"]))
     relu = getattr(problem, "relu", None)
     if relu is not None:  # W2·ReLU(W1 x + b1): Lipschitz ‖W2‖‖W1‖, |g(x)| ≤ ‖W2‖(‖W1‖|x| + |b1|)
         n1 = float(np.linalg.norm(np.array(relu.W1, dtype=float), 2))
@@ -113,7 +156,22 @@ def stability_bound(problem) -> StabilityBound:
 
 
 def log_stability_constant(bound: StabilityBound, R0: float, t, substeps: int = 4096) -> np.ndarray:
-    """log C(t) at the (increasing, ≥ 0) times ``t`` by an upper Riemann sum on a fine grid."""
+    """log C(t) at the (increasing, ≥ 0) times ``t`` by an upper Riemann sum on a fine grid.
+
+    Parameters
+    ----------
+    bound : StabilityBound
+    R0 : float
+        Initial support radius.
+    t : array_like
+        Increasing times ≥ 0.
+    substeps : int
+        Grid cells of the Riemann sum.
+
+    Returns
+    -------
+    ndarray
+    """
     t = np.atleast_1d(np.asarray(t, dtype=float))
     if t.size == 0 or np.any(t < 0) or np.any(np.diff(t) < 0) or not np.all(np.isfinite(t)):
         raise InvalidParameters("t", "expected finite, non-negative, increasing times")
@@ -129,7 +187,21 @@ def log_stability_constant(bound: StabilityBound, R0: float, t, substeps: int = 
 
 
 def parse_perturbation(text: str) -> tuple[str, float]:
-    """``"shift:0.05"`` → ("shift", 0.05); the kinds are :data:`PERTURBATIONS`."""
+    """``"shift:0.05"`` → ("shift", 0.05); the kinds are :data:`PERTURBATIONS`.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    (str, float)
+
+    Raises
+    ------
+    InvalidParameters
+        For an unknown kind or a bad size.
+    """
     kind, _, eps = str(text).partition(":")
     if kind not in PERTURBATIONS:
         raise InvalidParameters("--perturb", f"expected KIND:EPS with KIND one of {', '.join(PERTURBATIONS)}, got {text!r}")
@@ -144,7 +216,19 @@ def parse_perturbation(text: str) -> tuple[str, float]:
 
 def perturb(X: np.ndarray, kind: str, eps: float, rng: np.random.Generator) -> np.ndarray:
     """ν₀ from the cloud of μ₀: ``shift`` by ε along a random unit vector, ``scale`` by 1 + ε about 0,
-    ``noise`` (i.i.d. N(0, ε²I) per token), ``rotate`` by the angle ε in the first two coordinates."""
+    ``noise`` (i.i.d. N(0, ε²I) per token), ``rotate`` by the angle ε in the first two coordinates.
+
+    Parameters
+    ----------
+    X : ndarray, (N, d)
+    kind : str
+    eps : float
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, (N, d)
+    """
     X = np.asarray(X, dtype=float)
     d = X.shape[1]
     if kind == "shift":
@@ -172,6 +256,22 @@ def measure_stability(problem, T: float, perturbations=(("shift", 0.05), ("scale
     μ₀ is N tokens from the problem's initial law (seeded); every (seed, perturbation) gives ν₀,
     both clouds are simulated with RK4 (``steps`` steps to T) and compared with exact OT at
     ``n_save`` + 1 times.  C(t) uses R₀ = the largest norm ‖x‖ over both initial clouds.
+
+    Parameters
+    ----------
+    problem : Problem
+    T : float
+    perturbations : sequence of (str, float)
+    N : int
+    seeds : sequence of int
+    steps, n_save : int
+    p : float
+        Order of W_p.
+
+    Returns
+    -------
+    dict
+        Times, the measured ratios per perturbation and seed, and C(t) (numerical evidence).
     """
     from .distances import wasserstein
     from .particles import sample_initial, simulate

@@ -119,6 +119,34 @@ class Problem:
         blob = json.dumps(problem_to_dict(canonical), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()
 
+    def numeric_params(self) -> dict:
+        """The problem's parameters as float arrays, for the numeric layer (computing, never deciding).
+
+        Each exact entry p/q becomes the float nearest to it (``float(Fraction)``, correctly
+        rounded).
+
+        Returns
+        -------
+        dict
+            ``"A"``, ``"Q"``, ``"K"``, ``"V"``, ``"F"`` : 2-D arrays (only the matrices the problem
+            sets); ``"b"``, ``"mean"`` : 1-D arrays (when set); ``"cov"`` : 2-D array (when set);
+            ``"scale"`` (τ) and ``"sigmoid_bias"`` : floats.
+        """
+        import numpy as np
+
+        out: dict[str, Any] = {}
+        for name in ("A", "Q", "K", "V", "F", "cov"):
+            M = getattr(self, name)
+            if M is not None:
+                out[name] = np.array([[float(e) for e in row] for row in M], dtype=float)
+        for name in ("b", "mean"):
+            v = getattr(self, name)
+            if v is not None:
+                out[name] = np.array([float(e) for e in v], dtype=float)
+        out["scale"] = float(self.scale)
+        out["sigmoid_bias"] = float(self.sigmoid_bias)
+        return out
+
 
 def _mat_out(M):
     return None if M is None else [[fraction_str(x) for x in row] for row in M]

@@ -10,7 +10,8 @@ import mpmath
 import pytest
 
 from symbolic_tf.control.obstructions import norm_obstruction
-from symbolic_tf.control.steer import simulate_schedule, steer
+from symbolic_tf.control.schedule import simulate_schedule
+from symbolic_tf.control.steer import steer
 
 I2 = [[1, 0], [0, 1]]
 

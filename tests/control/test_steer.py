@@ -7,7 +7,8 @@ from fractions import Fraction as Fr
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from symbolic_tf.control.steer import simulate_schedule, steer
+from symbolic_tf.control.schedule import simulate_schedule
+from symbolic_tf.control.steer import steer
 from symbolic_tf.spec.errors import InvalidParameters
 
 small = st.integers(-3, 3).map(Fr)

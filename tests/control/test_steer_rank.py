@@ -8,7 +8,8 @@ import mpmath
 import pytest
 
 from symbolic_tf.certify.exact import qmat
-from symbolic_tf.control.steer import simulate_schedule, steer
+from symbolic_tf.control.schedule import simulate_schedule
+from symbolic_tf.control.steer import steer
 
 CASES = [
     # d = 2, rank 1, ranges differ by a rotation

@@ -6,7 +6,8 @@ import pytest
 from scipy.linalg import sqrtm
 
 from symbolic_tf.numeric.codegen import compile_system
-from symbolic_tf.numeric.integrate import BLOWUP, CONVERGED, HORIZON, integrate
+from symbolic_tf.numeric.integrate import integrate
+from symbolic_tf.numeric.solution import BLOWUP, CONVERGED, HORIZON
 from symbolic_tf.spec.errors import InvalidParameters
 from symbolic_tf.symbolic.moments import derive
 

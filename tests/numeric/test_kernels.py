@@ -12,7 +12,8 @@ import pytest
 
 from symbolic_tf.numeric.closed_form import applies, closed_form
 from symbolic_tf.numeric.codegen import compile_system
-from symbolic_tf.numeric.integrate import BLOWUP, CONVERGED, HORIZON, integrate
+from symbolic_tf.numeric.integrate import integrate
+from symbolic_tf.numeric.solution import BLOWUP, CONVERGED, HORIZON
 from symbolic_tf.spec.errors import InvalidParameters, NotGaussianClosed
 from symbolic_tf.symbolic.moments import derive
 from symbolic_tf.variants import get, names
@@ -259,11 +260,11 @@ def test_dop853_coefficients_are_scipys():
     """The copied DOP853 tableau equals SciPy's, and its 8th-order weights are consistent."""
     from scipy.integrate._ivp import dop853_coefficients as c8
 
-    from symbolic_tf.numeric import _dop853 as ours
+    from symbolic_tf.numeric import tableaus as ours
 
     n = c8.N_STAGES
-    np.testing.assert_array_equal(np.array(ours.A), c8.A[:n, :n])
-    np.testing.assert_array_equal(np.array(ours.B), c8.B)
-    np.testing.assert_array_equal(np.array(ours.E3), c8.E3)
-    np.testing.assert_array_equal(np.array(ours.E5), c8.E5)
-    assert abs(sum(ours.B) - 1) < 1e-14  # consistency: Σ b_i = 1
+    np.testing.assert_array_equal(np.array(ours.DOP853_A), c8.A[:n, :n])
+    np.testing.assert_array_equal(np.array(ours.DOP853_B), c8.B)
+    np.testing.assert_array_equal(np.array(ours.DOP853_E3), c8.E3)
+    np.testing.assert_array_equal(np.array(ours.DOP853_E5), c8.E5)
+    assert abs(sum(ours.DOP853_B) - 1) < 1e-14  # consistency: Σ b_i = 1

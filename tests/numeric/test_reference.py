@@ -12,7 +12,8 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symbolic_tf.numeric.reference import compile_rhs, reference_solve, reference_solve_problem
+from symbolic_tf.numeric.jet_compiler import compile_rhs
+from symbolic_tf.numeric.reference import reference_solve, reference_solve_problem
 from symbolic_tf.spec.problem import parse_problem
 from symbolic_tf.symbolic import symbols as S
 from symbolic_tf.symbolic.moments import derive, derive_for_problem, problem_env
