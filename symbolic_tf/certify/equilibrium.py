@@ -333,17 +333,10 @@ def _ode_guess(problem, info):
     if problem.cov is None:
         return None
     try:
-        from ..numeric import codegen
-        from ..numeric.integrate import integrate
-        from ..symbolic.moments import derive_for_problem
+        from ..numeric.phases import integrate_problem
 
-        system = derive_for_problem(problem)
-        compiled = codegen.compile_system(system)
-        env = codegen.numeric_env(problem, system)
-        S0 = np.array([[float(x) for x in row] for row in problem.cov])
-        a0 = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(problem.d)
-        sol = integrate(compiled, a0, S0, env, 200.0, stop_on_convergence=True, rtol=1e-10, atol=1e-13,
-                        converge_tol=1e-8, max_steps=5000)
+        sol = integrate_problem(problem, 200.0, stop_on_convergence=True, rtol=1e-10, atol=1e-13,
+                                converge_tol=1e-8, max_steps=5000)
     except Exception as exc:  # noqa: BLE001 — a failed guess only costs a candidate
         info["ode"] = f"not run: {type(exc).__name__}: {exc}"
         return None

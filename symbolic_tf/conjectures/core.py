@@ -168,17 +168,13 @@ def _numerically_violated(problem, conclusion: str, horizon: float = 20.0) -> bo
     """Integrate the moment ODE (float): does it contradict the conclusion? (evidence only)"""
     import numpy as np
 
-    from ..numeric.codegen import compile_system, numeric_env
-    from ..numeric.integrate import BLOWUP, integrate
-    from ..symbolic.moments import derive_for_problem
+    from ..numeric.phases import integrate_problem
+    from ..numeric.solution import BLOWUP
 
     try:
-        system = derive_for_problem(problem)
-        a0 = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(problem.d)
-        S0 = np.array([[float(x) for x in r] for r in problem.cov])
         # a large norm threshold, so exponential growth up to the horizon is not read as blow-up
-        sol = integrate(compile_system(system), a0, S0, numeric_env(problem, system), horizon,
-                        rtol=1e-8, atol=1e-12, max_steps=20000, blowup_norm=1e30)
+        with np.errstate(all="ignore"):
+            sol = integrate_problem(problem, horizon, rtol=1e-8, atol=1e-12, max_steps=20000, blowup_norm=1e30)
     except Exception:  # numerical evidence only: a failed run is no evidence
         return False
     blew = sol.status[0] == BLOWUP

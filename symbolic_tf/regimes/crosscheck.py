@@ -62,6 +62,7 @@ def crosscheck(doc: dict, n: int = 10, seed: int = 0, *, horizon: float = 20.0, 
 
     from ..numeric.reference import reference_solve_problem
     from ..spec.mapspec import parse_map_spec
+    from ..variants import single_quadratic_head
     from .classify import classify
 
     sd = dict(doc["spec"])
@@ -102,11 +103,13 @@ def crosscheck(doc: dict, n: int = 10, seed: int = 0, *, horizon: float = 20.0, 
                 if c["regime"] == "CLUSTERING":
                     ok = ok and tr1 < tr0
                 elif c["regime"] == "EQUILIBRIUM":
-                    # Σ* = −2f·R⁻¹ with R = v·scale·(A + Aᵀ), F = fI (docs/mathematics.md §6)
-                    A = mpmath.matrix([[float(e) for e in row] for row in p.A]) * float(p.scale)
-                    R = (A + A.T) * float(p.V[0][0])
-                    Ss = -2 * float(p.F[0][0]) * mpmath.inverse(R)
-                    S0 = mpmath.matrix([[float(e) for e in row] for row in p.cov])
+                    # Σ* = −2f·R⁻¹ with R = v(Ã + Ãᵀ), Ã = c·τ·A, F = fI (docs/mathematics.md §6)
+                    V, At = single_quadratic_head(p)
+                    At = mpmath.matrix([[mpmath.mpf(int(e.p)) / int(e.q) for e in row] for row in At.tolist()])
+                    R = (At + At.T) * (mpmath.mpf(int(V[0, 0].p)) / int(V[0, 0].q))
+                    prm = p.numeric_params()
+                    Ss = -2 * float(prm["F"][0][0]) * mpmath.inverse(R)
+                    S0 = mpmath.matrix(prm["cov"].tolist())
                     ok = ok and mpmath.mnorm(r.Sigma_end - Ss, 1) < mpmath.mnorm(S0 - Ss, 1)
         rec["agree"] = bool(ok)
         out.append(rec)

@@ -42,23 +42,13 @@ def numerical_evidence(problem, horizon: float | None = None) -> dict:
     T = float(horizon) if horizon else (float(problem.T) if problem.T is not None else 50.0)
     out = {"label": "numerical evidence (float integration, not a proof)", "horizon": T}
     try:
-        from ..numeric.codegen import compile_system, numeric_env
-        from ..numeric.integrate import BLOWUP, CONVERGED, HORIZON, MAX_STEPS, integrate
-        from ..symbolic.moments import derive_for_problem
+        from ..numeric.phases import integrate_problem
+        from ..numeric.solution import BLOWUP, CONVERGED, HORIZON, MAX_STEPS
 
-        system = derive_for_problem(problem)
-        comp = compile_system(system)
-        a0 = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(problem.d)
-        S0 = np.array([[float(x) for x in r] for r in problem.cov])
         # 20 000 steps: the evidence of a slow, long growth costs seconds, not minutes (it then says so)
         opts = dict(rtol=1e-10, atol=1e-13, stop_on_convergence=True, converge_tol=1e-11, max_steps=_MAX_STEPS)
-        with np.errstate(all="ignore"):
-            if problem.schedule is not None:  # depth-dependent parameters: phase by phase
-                from ..numeric.phases import integrate_problem
-
-                sol = integrate_problem(problem, T, **opts)
-            else:
-                sol = integrate(comp, a0, S0, numeric_env(problem, system), T, **opts)
+        with np.errstate(all="ignore"):  # a depth schedule is integrated phase by phase
+            sol = integrate_problem(problem, T, **opts)
         st, t_end = int(sol.status[0]), float(sol.t_end[0])
         S = sol.Sigma_end[0]
         norm = float(np.linalg.norm(S))

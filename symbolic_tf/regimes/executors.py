@@ -193,10 +193,17 @@ class SerialExecutor(Executor):
         return _SerialDynamic(fn)
 
 
+#: modules a pool worker imports when it starts, so the first task does not pay for them (the map
+#: worker's); named, not imported here: an executor runs any function and depends on none of them
+WARM_MODULES = ("symbolic_tf.regimes.maps", "symbolic_tf.certify.cells")
+
+
 def _warm_worker() -> None:
-    """Process-pool initializer: import the map worker's modules once per process."""
-    from . import maps  # noqa: F401
-    from ..certify import cells  # noqa: F401
+    """Process-pool initializer: import :data:`WARM_MODULES` once per process."""
+    import importlib
+
+    for name in WARM_MODULES:
+        importlib.import_module(name)
 
 
 def _ready() -> int:

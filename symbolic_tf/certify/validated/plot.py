@@ -12,18 +12,12 @@ __all__ = ["float_trajectory", "tube_figure"]
 
 def float_trajectory(problem, T: float, samples: int = 400):
     """(t, Σ(t)) samples of the float moment ODE (numerical, not certified); None on failure."""
-    from ...numeric.codegen import compile_system, numeric_env
-    from ...numeric.integrate import integrate
-    from ...symbolic.moments import derive_for_problem
+    from ...numeric.phases import integrate_problem
 
     try:
-        system = derive_for_problem(problem)
-        comp = compile_system(system)
-        a0 = np.array([float(x) for x in problem.mean]) if problem.mean is not None else np.zeros(problem.d)
-        S0 = np.array([[float(x) for x in r] for r in problem.cov])
         ts = np.linspace(0.0, T, samples)
         with np.errstate(all="ignore"):
-            sol = integrate(comp, a0, S0, numeric_env(problem, system), T, t_eval=ts, rtol=1e-11, atol=1e-13)
+            sol = integrate_problem(problem, T, t_eval=ts, rtol=1e-11, atol=1e-13)
         t_end = float(sol.t_end[0])
         keep = ts <= t_end + 1e-15
         return ts[keep], sol.Sigma[0][keep]
