@@ -13,6 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..numeric.departure import METRICS
+from .labels import METRIC_LABELS
+
 __all__ = ["probe_figure", "heads_figure"]
 
 
@@ -35,8 +38,20 @@ def _save(fig, stem) -> list[Path]:
 
 
 def probe_figure(result, stem) -> list[Path]:
-    """Metric vs layer with the noise floor; closure errors vs layer.  Returns the written paths."""
-    from .probe import METRICS, _LABEL
+    """Metric vs layer with the noise floor (mean ± 2 sd); closure errors vs layer (log scale).
+
+    Parameters
+    ----------
+    result : ProbeResult
+        A probe's result (:func:`symbolic_tf.models.probe.probe`).
+    stem : path-like
+        Output path without suffix (``stem.png`` is written).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The written paths.
+    """
 
     rows = result.rows
     x = np.arange(len(rows))
@@ -51,9 +66,9 @@ def probe_figure(result, stem) -> list[Path]:
         ax.fill_between(x, lo, hi, color="0.8", label="noise floor ±2 sd")
         ax.plot(x, val, "o-", color="C0", label="token cloud")
         ax.set_xticks(x, names, rotation=45)
-        ax.set_title(_LABEL[m])
+        ax.set_title(METRIC_LABELS[m])
         ax.set_xlabel("layer output")
-        ax.set_ylabel(f"{_LABEL[m]} (whitened cloud, dimensionless)")
+        ax.set_ylabel(f"{METRIC_LABELS[m]} (whitened cloud, dimensionless)")
     axes[0].legend(fontsize=7)
     if result.closure:
         ax = axes[-1]
@@ -86,7 +101,21 @@ _CATEGORY_COLORS = ("#d62728", "#7f7f7f", "#1f77b4")
 
 
 def heads_figure(report, stem) -> list[Path]:
-    """Heatmaps (layers × heads) of λ_max(sym A_h) and of the head verdict category."""
+    """Heatmaps (layers × heads) of λ_max(sym A_h) and of the head verdict category.
+
+    Parameters
+    ----------
+    report : HeadsReport
+        The per-head verdicts (:mod:`symbolic_tf.models.verdicts`): ``num_layers``,
+        ``num_heads``, ``heads``, ``categories``, ``model``.
+    stem : path-like
+        Output path without suffix (``stem.png`` is written).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The written paths.
+    """
     from matplotlib.colors import ListedColormap
 
     L, H = report.num_layers, report.num_heads

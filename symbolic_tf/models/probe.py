@@ -47,18 +47,54 @@ import numpy as np
 from ..numeric.departure import METRICS, cloud_metrics, noise_floor
 from ..numeric.gaussianity import empirical_moments
 from ..spec.errors import InvalidParameters
+from .labels import METRIC_LABELS
 
 __all__ = ["METRICS", "default_input_moments", "gaussian_tokens", "cloud_metrics", "noise_floor",
            "closure_check", "ProbeResult", "probe"]
 
 
 def default_input_moments(model) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and population covariance of the rows of the word-embedding matrix (float64)."""
+    """Mean and population covariance of the rows of the word-embedding matrix (float64).
+
+    Parameters
+    ----------
+    model : BertEncoder
+        The loaded encoder.
+
+    Returns
+    -------
+    mean : numpy.ndarray, shape (d,)
+        Mean of the embedding rows.
+    cov : numpy.ndarray, shape (d, d)
+        Their population covariance.
+    """
     return empirical_moments(model.embeddings.word.astype(np.float64))
 
 
 def gaussian_tokens(mean, cov, N: int, rng: np.random.Generator) -> np.ndarray:
-    r"""N i.i.d. draws m + L z, z ~ N(0, I), L = UΛ^{1/2} from cov = UΛUᵀ (singular cov allowed)."""
+    r"""N i.i.d. draws m + L z, z ~ N(0, I), L = UΛ^{1/2} from cov = UΛUᵀ (singular cov allowed).
+
+    Parameters
+    ----------
+    mean : array_like, shape (d,)
+        Mean m.
+    cov : array_like, shape (d, d)
+        Covariance (symmetric, positive semidefinite).
+    N : int
+        Number of draws.
+    rng : numpy.random.Generator
+        The source of z.
+
+    Returns
+    -------
+    numpy.ndarray, shape (N, d)
+        The tokens.
+
+    Raises
+    ------
+    InvalidParameters
+        For mismatched shapes, non-finite entries, or a non-symmetric or non-PSD cov.
+    """
     mean = np.asarray(mean, dtype=np.float64)
     cov = np.asarray(cov, dtype=np.float64)
     d = mean.shape[0]
@@ -80,7 +116,25 @@ def _rel(a, b, ref) -> float:
 
 def closure_check(model, layer: int, H, Y) -> dict:
     r"""Compare the attention sub-block output Y (B, n, d) of ``layer`` on inputs H with the
-    multi-head Gaussian closure (module docstring)."""
+    multi-head Gaussian closure (module docstring).
+
+    Parameters
+    ----------
+    model : BertEncoder
+        The encoder.
+    layer : int
+        0-based layer index.
+    H : array_like, shape (B, n, d)
+        The layer's input sequences.
+    Y : array_like, shape (B, n, d)
+        Its attention sub-block output x + attn(x) (before LayerNorm).
+
+    Returns
+    -------
+    dict
+        ``layer``, ``change`` = ‖Σ_Y − Σ_X‖_F/‖Σ_X‖_F, ``pooled`` (per prediction kind: relative
+        ``mean`` and ``cov`` errors) and ``sequence`` (``token``, ``mean``, ``cov`` errors).
+    """
     from .heads import moment_step, sequence_closure
 
     H = np.asarray(H, dtype=np.float64)
@@ -112,6 +166,14 @@ class ProbeResult:
     figures: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        """The JSON form of the result.
+
+        Returns
+        -------
+        dict
+            ``settings``, ``model``, ``layers``, ``noise_floor``, ``closure``, ``figures`` and
+            ``notes``.
+        """
         return {"settings": self.settings, "model": self.model, "layers": self.rows,
                 "noise_floor": {str(k): v for k, v in self.floors.items()}, "closure": self.closure,
                 "figures": [str(f) for f in self.figures],
@@ -120,14 +182,21 @@ class ProbeResult:
                           "(numerical evidence)"]}
 
     def table(self) -> str:
+        """The text form of the result: noise floors, per-cloud metrics with z, closure errors.
+
+        Returns
+        -------
+        str
+            The table, one line per row.
+        """
         s = self.settings
         lines = [f"Gaussianity probe: {self.model.get('name', '')} ({s['samples']} tokens = "
                  f"{s['samples'] // s['seq_len']} sequences x {s['seq_len']}, seed {s['seed']}, "
                  f"layernorm {'on' if s['layernorm'] else 'off'}, mlp {s['mlp']}, {s['dtype']})"]
         for r, f in sorted(self.floors.items()):
             lines.append(f"noise floor (N = {f['N']}, rank {r}, {f['repeats']} Gaussian pairs): "
-                         + ", ".join(f"{_LABEL[m]} {f[m]['mean']:.4g} ± {f[m]['sd']:.2g}" for m in METRICS))
-        head = f"{'cloud':<8}{'rank':>5}" + "".join(f"{_LABEL[m]:>20}" for m in METRICS)
+                         + ", ".join(f"{METRIC_LABELS[m]} {f[m]['mean']:.4g} ± {f[m]['sd']:.2g}" for m in METRICS))
+        head = f"{'cloud':<8}{'rank':>5}" + "".join(f"{METRIC_LABELS[m]:>20}" for m in METRICS)
         lines += ["", head + "   (value [z vs floor])"]
         for row in self.rows:
             cells = "".join(f"{row[m]:>12.5g} [{row['z'][m]:>5.1f}]" for m in METRICS)
@@ -144,9 +213,6 @@ class ProbeResult:
         if self.figures:
             lines += ["", "figure: " + ", ".join(str(f) for f in self.figures)]
         return "\n".join(lines)
-
-
-_LABEL = {"mardia_b1": "Mardia b1", "mardia_b2": "Mardia b2", "sliced_w2": "sliced W2", "energy": "energy"}
 
 
 def _layer_list(model, layers) -> list[int]:
@@ -187,6 +253,11 @@ def probe(model=None, *, samples: int = 2048, seq_len: int = 64, seed: int = 0, 
         Also run :func:`closure_check` on every reported layer.
     out_dir : path, optional
         Write ``probe.json`` and ``probe_gaussianity.png`` there (atomically).
+
+    Returns
+    -------
+    ProbeResult
+        Per-cloud metrics and z-scores, noise floors, closure checks and written figures.
     """
     from .forward import encode
     from .loader import load_bert

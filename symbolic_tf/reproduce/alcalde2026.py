@@ -97,7 +97,25 @@ def _fm(rows):
 # the configurations
 # ----------------------------------------------------------------------------------------
 def stable_problem(target=(Fraction(3, 2), Fraction(-1))):
-    """R = −2I ≺ 0, F anti-Hurwitz, v = −1; b = −M*·target so that α → target."""
+    """The stable configuration: R = −2I ≺ 0, F anti-Hurwitz, v = −1; b = −M*·target so that α → target.
+
+    Σ → Σ* (the Riccati equilibrium of :func:`symbolic_tf.certify.riccati.classify_vI`) and
+    M* = F + vI + vΣ*B is the mean's linear part at Σ*, so b = −M*·target makes α* = target.
+
+    Parameters
+    ----------
+    target : pair of Fraction, optional
+        The limit of the mean α(t).
+
+    Returns
+    -------
+    problem : symbolic_tf.spec.problem.Problem
+        The parsed problem.
+    doc : dict
+        Its problem document (exact values as strings).
+    extra : dict
+        What the experiment records beside it (``target``, ``M_star``).
+    """
     from ..certify import riccati
 
     v = Fraction(-1)
@@ -117,7 +135,22 @@ def stable_problem(target=(Fraction(3, 2), Fraction(-1))):
 
 
 def blowup_problem(f=Fraction(1, 2)):
-    """R = 2I ≻ 0 (v = 1), F = fI with f ≥ 0: blow-up for every Σ₀ ≻ 0."""
+    """The blow-up configuration: R = 2I ≻ 0 (v = 1), F = fI with f ≥ 0: blow-up for every Σ₀ ≻ 0.
+
+    Parameters
+    ----------
+    f : Fraction, optional
+        The feed-forward multiplier, F = fI.
+
+    Returns
+    -------
+    problem : symbolic_tf.spec.problem.Problem
+        The parsed problem.
+    doc : dict
+        Its problem document (exact values as strings).
+    extra : dict
+        What the experiment records beside it (``f``).
+    """
     f = Fraction(f)
     F = [[f, Fraction(0)], [Fraction(0), f]]
     cov = _fm([[1, Fraction(1, 4)], [Fraction(1, 4), Fraction(1, 2)]])
@@ -126,7 +159,14 @@ def blowup_problem(f=Fraction(1, 2)):
 
 
 def threshold_problems():
-    """R = 2I ≻ 0, F = −I + rotation (Hurwitz), P* = I: threshold λ_max(Σ₀) = 1."""
+    """The threshold pair: R = 2I ≻ 0, F = −I + rotation (Hurwitz), P* = I: threshold λ_max(Σ₀) = 1.
+
+    Returns
+    -------
+    dict
+        ``"threshold_below"`` / ``"threshold_above"`` → (problem, doc, extra) with Σ₀ below and
+        above the threshold; extra holds ``P_star`` and ``threshold_lambda`` = λ_max(Σ₀).
+    """
     F = _fm([[-1, Fraction(1, 2)], [Fraction(-1, 2), -1]])
     below = _fm([[Fraction(1, 2), Fraction(1, 8)], [Fraction(1, 8), Fraction(1, 4)]])
     above = _fm([[Fraction(3, 2), Fraction(1, 4)], [Fraction(1, 4), Fraction(1, 2)]])
@@ -139,7 +179,20 @@ def threshold_problems():
 
 
 def predicted_blowup_time(problem) -> float:
-    """Closed form for F = fI, V = vI: T* = ln(1 + f/ρ)/(2f), ρ = λ_max(Σ₀^{1/2}RΣ₀^{1/2})/2."""
+    """Closed form for F = fI, V = vI: T* = ln(1 + f/ρ)/(2f), ρ = λ_max(Σ₀^{1/2}RΣ₀^{1/2})/2.
+
+    R = v(A + Aᵀ); T* = 1/(2ρ) for f = 0 and T* = ∞ when f ≤ −ρ (docs/mathematics.md §6).
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        A softmax problem with F = fI and V = vI.
+
+    Returns
+    -------
+    float
+        The blow-up time T* (``math.inf`` when there is none).
+    """
     A = np.array(problem.A, dtype=float)
     v = float(problem.V[0][0])
     f = float(problem.F[0][0])
@@ -157,7 +210,20 @@ def predicted_blowup_time(problem) -> float:
 # the three views: certificate, moment ODE, tokens
 # ----------------------------------------------------------------------------------------
 def certified(problem) -> dict:
-    """Classification (JSON face) + evidence (Σ*, α*) + independent certificate check."""
+    """Classification (JSON face) + evidence (Σ*, α*) + independent certificate check.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem to classify.
+
+    Returns
+    -------
+    dict
+        ``regime``, ``status``, ``rank``, ``T_lo``, ``T_hi``, ``claim``, ``reason``,
+        ``certificate``, the Riccati evidence ``Sigma_star`` / ``alpha_star`` when found, and
+        ``certificate_ok`` (with ``certificate_error`` when the check raised).
+    """
     from ..certify import riccati
     from ..certify.check import check
     from ..regimes.classify import classify
@@ -192,7 +258,23 @@ def _init(problem):
 
 
 def ode_run(problem, T: float, t_eval=None) -> dict:
-    """Integrate the moment ODE to T (stop on blow-up); return times, α, Σ, status, t_end."""
+    """Integrate the moment ODE to T (stop on blow-up); return times, α, Σ, status, t_end.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem (its moment system is derived and compiled).
+    T : float
+        Horizon.
+    t_eval : array_like, optional
+        Sample times in [0, T].
+
+    Returns
+    -------
+    dict
+        ``t``, ``alpha`` (n, d), ``Sigma`` (n, d, d), ``status`` (name), ``t_end``,
+        ``alpha_end``, ``Sigma_end``.
+    """
     from ..numeric.integrate import STATUS_NAMES, integrate
 
     comp, env = _compiled(problem)
@@ -203,7 +285,29 @@ def ode_run(problem, T: float, t_eval=None) -> dict:
 
 
 def token_run(problem, N: int, T: float, steps: int, seed: int, n_save: int = 20) -> dict:
-    """N tokens from N(α₀, Σ₀) (seeded), RK4 to T; empirical mean / covariance over time."""
+    """N tokens from N(α₀, Σ₀) (seeded), RK4 to T; empirical mean / covariance over time.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem (its particle velocity).
+    N : int
+        Number of tokens.
+    T : float
+        Horizon.
+    steps : int
+        RK4 steps.
+    seed : int
+        Seed of the initial sample.
+    n_save : int, optional
+        About how many clouds to save along the way.
+
+    Returns
+    -------
+    dict
+        ``t``, ``mean`` (n, d), ``cov`` (n, d, d), ``clouds``, ``X_first``, ``X_last``, ``N``,
+        ``seed``, ``nonfinite``, ``seconds``, ``dt``.
+    """
     from ..numeric.gaussianity import empirical_moments
     from ..numeric.particles import sample_initial, simulate
 
@@ -243,6 +347,31 @@ def finite_n_study(problem, T: float, steps: int, Ns, seeds, main=None, n_save: 
     for a bias.  The lowest percentile of the attention effective sample size
     (:func:`~symbolic_tf.numeric.gaussianity.attention_ess`) and the cloud radius max|x_i| along
     the largest run show why: the extreme tokens attend essentially to themselves.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+    T : float
+        Horizon.
+    steps : int
+        RK4 steps per token run.
+    Ns : sequence of int
+        Token counts, increasing.
+    seeds : sequence of int
+        Seeds per N.
+    main : dict, optional
+        A :func:`token_run` result standing alone for its own N.
+    n_save : int, optional
+        About how many clouds to save per run.
+    n_query : int, optional
+        Query tokens for the effective sample size.
+
+    Returns
+    -------
+    dict
+        ``Ns``, ``seeds``, ``t``, ``gap`` (per N), ``t_early``, ``slope_early``, ``slope_last``,
+        ``gap_last``, ``ess_p01``, ``ess_N``, ``radius``, ``label`` and ``explanation``.
     """
     from ..numeric.gaussianity import attention_ess, loglog_slope
 
@@ -285,14 +414,14 @@ def _ellipse(S, center=(0.0, 0.0), n=120):
 
 
 def _figures(results: dict, figdir: Path) -> list[str]:
-    from ..plots import _figure, save_figure
+    from ..plots import figure, save_figure
 
     figdir.mkdir(parents=True, exist_ok=True)
     paths = []
     names = [c for c in CASES if c in results]
 
     # 1. trace Σ(t): ODE, tokens, certified bracket
-    fig = _figure((4.2 * len(names), 3.6))
+    fig = figure((4.2 * len(names), 3.6))
     for k, name in enumerate(names):
         r = results[name]
         ax = fig.add_subplot(1, len(names), k + 1)
@@ -319,7 +448,7 @@ def _figures(results: dict, figdir: Path) -> list[str]:
     paths += save_figure(fig, figdir / "alcalde_trace")
 
     # 2. covariance ellipses at a few times (ODE solid, empirical dashed, tokens at the end)
-    fig = _figure((4.0 * len(names), 4.0))
+    fig = figure((4.0 * len(names), 4.0))
     for k, name in enumerate(names):
         r = results[name]
         ax = fig.add_subplot(1, len(names), k + 1)
@@ -342,7 +471,7 @@ def _figures(results: dict, figdir: Path) -> list[str]:
     paths += save_figure(fig, figdir / "alcalde_ellipses")
 
     # 3. the token/ODE covariance gap against N, and the attention effective sample size
-    fig = _figure((4.2 * len(names), 7.4))
+    fig = figure((4.2 * len(names), 7.4))
     for k, name in enumerate(names):
         st = results[name]["finite_n"]
         ax = fig.add_subplot(2, len(names), k + 1)
@@ -372,7 +501,7 @@ def _figures(results: dict, figdir: Path) -> list[str]:
     # 4. mean trajectory towards the target (stable case)
     if "stable" in results:
         r = results["stable"]
-        fig = _figure((4.5, 4.2))
+        fig = figure((4.5, 4.2))
         ax = fig.add_subplot(1, 1, 1)
         ode, tok = r["_ode"], r["_tokens"]
         ax.plot(ode["alpha"][:, 0], ode["alpha"][:, 1], "-", color="C0", label="moment ODE α(t)")
@@ -461,6 +590,14 @@ def _experiment(name, problem, doc, extra, *, N, seed, quick, progress) -> dict:
 
 
 def build_problems() -> dict:
+    """The four cases of the reproduction: stable, blow-up, threshold below and above.
+
+    Returns
+    -------
+    dict
+        Case name → (problem, doc, extra) (:func:`stable_problem`, :func:`blowup_problem`,
+        :func:`threshold_problems`).
+    """
     p, doc, extra = stable_problem()
     out = {"stable": (p, doc, extra)}
     out["blowup"] = blowup_problem()
@@ -490,8 +627,26 @@ def run(out, quick: bool = True, seed: int = 0, progress: bool = True, *, cases=
         n_tokens: int | None = None) -> dict:
     """Run the experiments; write ``out/figures/alcalde_*.png|pdf`` and ``out/alcalde2026.json``.
 
-    Returns the JSON summary, plus (under the private key ``"_results"``, not written) the
-    arrays of every case.
+    Parameters
+    ----------
+    out : path-like
+        Output folder.
+    quick : bool, optional
+        Fewer tokens (1000 instead of 4000) and shorter studies.
+    seed : int, optional
+        Seed of case i is ``seed + i``.
+    progress : bool, optional
+        Log progress to stderr.
+    cases : collection of str, optional
+        Which cases to run (names of ``CASES``).
+    n_tokens : int, optional
+        Token count overriding the default.
+
+    Returns
+    -------
+    dict
+        The JSON summary, plus (under the private key ``"_results"``, not written) the arrays
+        of every case.
     """
     from ..atomic import write_json_atomic
 

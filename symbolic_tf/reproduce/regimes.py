@@ -34,11 +34,22 @@ def _exact(M):
 
 
 def map_specs(quick: bool = True) -> dict:
-    """The four map specs (documents) of the reproduction."""
-    from .castin2025 import _reference_draws
+    """The four map specs (documents) of the reproduction.
+
+    Parameters
+    ----------
+    quick : bool, optional
+        Shallower refinement (depth 3 instead of 4) and coarser Σ₀ disks.
+
+    Returns
+    -------
+    dict
+        Map name → map-spec document (:func:`symbolic_tf.spec.mapspec.parse_map_spec` input).
+    """
+    from .castin2025.conventions import reference_draws
 
     depth = 3 if quick else 4
-    P = _reference_draws(6)
+    P = reference_draws(6)
     A6 = P["K"].T @ P["Q"]
     return {
         "a_softmax_A": {
@@ -98,9 +109,9 @@ def _numerical_disk(doc: dict, T: float = 100.0) -> dict:
 
 
 def _evidence_figure(doc, ev, stem):
-    from ..plots import _figure, save_figure
+    from ..plots import figure, save_figure
 
-    fig = _figure((6.2, 5.6))
+    fig = figure((6.2, 5.6))
     ax = fig.add_subplot(1, 1, 1)
     uw = np.array(ev["uw"])
     st = np.array(ev["status"])
@@ -123,7 +134,32 @@ def _evidence_figure(doc, ev, stem):
 
 def run(out, quick: bool = True, seed: int = 0, progress: bool = True, *, executor=None,
         names=None, crosscheck_points: int | None = None) -> dict:
-    """Compute the maps, write JSON + figures, cross-check decided cells; returns the summary."""
+    """Compute the maps, write JSON + figures, cross-check decided cells; returns the summary.
+
+    Parameters
+    ----------
+    out : path-like
+        Output folder: ``OUT/<name>/map.json`` (+ figures) and ``OUT/regimes.json``.
+    quick : bool, optional
+        Smaller maps (:func:`map_specs`) and fewer cross-check points.
+    seed : int, optional
+        Seed of the cross-check points.
+    progress : bool, optional
+        Print progress to stdout.
+    executor : optional
+        A map executor (:func:`symbolic_tf.regimes.executors.make_executor`); by default one
+        is made and closed here.
+    names : collection of str, optional
+        Only these maps (keys of :func:`map_specs`).
+    crosscheck_points : int, optional
+        Random interior points per decided map (default 4 quick, 12 full).
+
+    Returns
+    -------
+    dict
+        The summary written to ``OUT/regimes.json`` (per map: totals, run, route, figures,
+        cross-check or numerical evidence), tagged with its schema.
+    """
     from ..atomic import write_json_atomic
     from ..plots import regime_map_figure
     from ..regimes.crosscheck import crosscheck

@@ -13,9 +13,11 @@ import math
 import numpy as np
 import pytest
 
+from symbolic_tf.numeric.integrate import BLOWUP, CONVERGED, HORIZON
+from symbolic_tf.plots import to_cone
 from symbolic_tf.reproduce import castin2025 as C
-
-HORIZON, BLOWUP, CONVERGED = C.HORIZON, C.BLOWUP, C.CONVERGED
+from symbolic_tf.reproduce.castin2025.conventions import draw_until, experiment_rng, indefinite, positive
+from symbolic_tf.reproduce.castin2025.mathematics import angle_to_lines
 
 
 # ----------------------------------------------------------------------------------------
@@ -28,7 +30,7 @@ def test_grid_is_trace_one_positive_definite_and_matches_reference_count():
     assert S.shape == (expected, 2, 2) and 1100 < expected < 1300
     assert np.allclose(np.trace(S, axis1=1, axis2=2), 1.0)
     assert np.all(np.linalg.eigvalsh(S)[:, 0] > 0)
-    assert np.allclose(C.to_cone(S)[:, :2], uw)
+    assert np.allclose(to_cone(S)[:, :2], uw)
     S10, _ = C.trace_one_grid(10, 0.5)
     assert S10.shape[0] == 100  # the whole [−½, ½]² square lies inside the disk
 
@@ -61,7 +63,7 @@ def test_attention_scalings_follow_the_reference_code():
 
 def test_reference_l2_convention_matches_reference_rhs():
     """The 'reference' ℓ2 convention reproduces utils.rhs_L2 of the reference code."""
-    from symbolic_tf.reproduce.castin2025 import _system_of
+    from symbolic_tf.reproduce.castin2025.runs import system_of
 
     rng = np.random.default_rng(3)
     Q, K, V = rng.standard_normal((3, 2, 2))
@@ -71,7 +73,7 @@ def test_reference_l2_convention_matches_reference_rhs():
     ref = 2 * V @ S @ np.linalg.inv(np.eye(2) + 2 * K.T @ K @ S) @ A @ S
     ref = ref + ref.T
     prm = C.attention_params("l2", Q, K, V, l2_convention="reference")
-    _, dS = _system_of("l2").rhs(np.zeros((1, 2)), S[None], prm)
+    _, dS = system_of("l2").rhs(np.zeros((1, 2)), S[None], prm)
     assert np.allclose(dS[0], ref, rtol=1e-12, atol=1e-12)
 
 
@@ -121,7 +123,7 @@ def test_exp2_softmax_limit_is_rank_one_with_range_ker(line):
     assert abs(kernel @ q) < 1e-12
     S = run["Sigma_end"]
     assert np.all(C.numerical_rank(S)[1e-2] == 1)
-    ang, _ = C._angle_to_lines(S, kernel[None])
+    ang, _ = angle_to_lines(S, kernel[None])
     assert ang.max() < 1e-3                     # O(1/T) at T = 1e4
     # against the closed form at T and the exact limit Σ₀ − Σ₀qᵀqΣ₀/(qΣ₀qᵀ)
     S0 = line["data"]["Sigma0"]
@@ -135,7 +137,7 @@ def test_exp2_softmax_limit_is_rank_one_with_range_ker(line):
 def test_exp2_l2_also_converges_to_the_line(line):
     S = line["data"]["runs"]["l2"]["Sigma_end"]
     qperp = line["data"]["lines"]
-    ang, _ = C._angle_to_lines(S, qperp)
+    ang, _ = angle_to_lines(S, qperp)
     assert ang.max() < 1e-3
     assert np.all(C.numerical_rank(S)[1e-2] == 1)
 
@@ -175,7 +177,7 @@ def test_exp3_d2_reference_limits_on_plane_with_conserved_entry(plane):
 # ----------------------------------------------------------------------------------------
 def test_isotropic_directions_are_isotropic():
     rng = np.random.default_rng(4)
-    Q, K = C._draw_until(rng, C._indefinite)
+    Q, K = draw_until(rng, indefinite)
     A = K.T @ Q
     dirs = C.isotropic_directions(A)
     assert dirs.shape == (2, 2)
@@ -192,7 +194,7 @@ def test_exp4_bounded_members_converge_to_one_of_the_two_lines():
     for v, run in exp["data"]["runs"].items():
         ok = run["status"] == HORIZON
         assert ok.sum() >= 0.9 * ok.size, v
-        ang, idx = C._angle_to_lines(run["Sigma_end"][ok], exp["data"]["lines"])
+        ang, idx = angle_to_lines(run["Sigma_end"][ok], exp["data"]["lines"])
         assert np.all(ang < 1e-2), v
         assert np.all(C.numerical_rank(run["Sigma_end"][ok])[1e-2] == 1), v
         counts = exp["summary"][v]["rank1_on_isotropic_line"]
@@ -224,16 +226,16 @@ def test_exp5_softmax_blows_up_at_closed_form_time(blowup):
 
 def test_exp5_blowup_time_homogeneity():
     """T*(cΣ₀) = T*(Σ₀)/c (docs/mathematics.md §4), by the integrator and the closed form."""
-    from symbolic_tf.reproduce.castin2025 import _integrate
+    from symbolic_tf.reproduce.castin2025.runs import integrate_run
 
-    rng = C._rng(0, 5)
-    Q, K = C._draw_until(rng, C._positive)
+    rng = experiment_rng(0, 5)
+    Q, K = draw_until(rng, positive)
     prm = C.attention_params("softmax", Q, K, np.eye(2))
     S0, _ = C.trace_one_grid(3, 0.5)
     c = 2.5
     T = float(C.softmax_blowup_time(prm["A"], S0).max()) * 1.5
-    r1 = _integrate("softmax", prm, S0, T, np.array([0.0, T]))
-    r2 = _integrate("softmax", prm, c * S0, T, np.array([0.0, T]))
+    r1 = integrate_run("softmax", prm, S0, T, np.array([0.0, T]))
+    r2 = integrate_run("softmax", prm, c * S0, T, np.array([0.0, T]))
     assert np.all(r1["status"] == BLOWUP) and np.all(r2["status"] == BLOWUP)
     assert np.allclose(r2["t_end"] * c, r1["t_end"], rtol=1e-6)
 
@@ -283,9 +285,7 @@ def _check_png(path):
 
 
 def test_figures_for_disk_and_histograms(tmp_path, blowup, ranks):
-    from symbolic_tf import plots
-
-    files = plots.castin_figures(blowup, tmp_path) + plots.castin_figures(ranks, tmp_path)
+    files = C.castin_figures(blowup, tmp_path) + C.castin_figures(ranks, tmp_path)
     names = {p.name for p in files}
     assert {"castin_5_blowup_disk.png", "castin_5_blowup_disk.pdf", "castin_7_rank_histograms.png",
             "castin_7_rank_decay.png"} <= names

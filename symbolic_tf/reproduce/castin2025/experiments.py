@@ -1,422 +1,26 @@
-"""Covariance experiments of Castin, Ablin, Carrillo, Peyré (arXiv 2501.18322), reproduced.
+"""The seven experiments of the paper's Section on Gaussian dynamics (d = 2, and ranks for d = 3, 4, 5).
 
-The paper studies the Transformer PDE on Gaussian data: for softmax, ℓ2, Sinkhorn and
-multi-head attention, N(α, Σ) stays Gaussian and the covariance solves Σ̇ = JΣ + ΣJᵀ
-(docs/mathematics.md §3).  Its Section on Gaussian dynamics illustrates, in d = 2, the typical behaviours
-of Σ(t) (convergence to 0, to a line, to a plane, to one of two lines, finite-time blow-up
-versus exponential growth, Σ₀-dependent behaviour) and shows histograms of the rank of the
-limit covariance for d = 3, 4, 5.  This module redoes those experiments with the library:
-the moment systems are *derived* (``symbolic.moments.derive``), compiled to numpy
-(``numeric.codegen``) and integrated for a whole grid of Σ₀ at once
-(``numeric.integrate``, which integrates Σ = ΦΣ₀Φᵀ, so rank is invariant and Σ ⪰ 0).
-
-Conventions (as in the paper's reference code, github.com/vcastin/2025-transformers-PDEs,
-``utils.py`` / ``2d_plots.py`` / ``histograms.py``):
-
-* softmax: A = KᵀQ/√d (passed as ``A``; temperature τ = 1);
-* ℓ2: weight exp(−|Qx − Ky|²/√d), i.e. the library's ℓ2 system with τ = 1/√d (identical to
-  passing Q/d^{1/4}, K/d^{1/4} with τ = 1).  The reference code instead uses
-  J = 2VΣ(I + 2KᵀKΣ)⁻¹·KᵀQ/√d, which is the ℓ2 closure of exp(−|Qx/√d − Ky|²) (only Q scaled);
-  ``l2_convention="reference"`` selects that one;
-* multi-head with H heads: W = I split in H row blocks of size k = d // H, head h uses the
-  rows of block h of Q, K, V: A_h = K_hᵀQ_h/√k, C_h = W_hV_h = P_hV with P_h the coordinate
-  projector of block h (library parameters A_h, V_h = V, W_h = P_h; τ = 1); a block with no
-  rows of Q gives an empty head (A_h = 0);
-* Sinkhorn (ε = 1): A = KᵀQ, no scaling;
-* initial covariances in d = 2: Σ₀ = [[a, c], [c, b]] of trace 1 with (u, w) = (a − b, 2c)
-  on an n×n grid of the square [−h, h]², kept when u² + w² < 1 (then Σ₀ ≻ 0);
-  a = (1 + u)/2, b = (1 − u)/2, c = w/2.  The 3-D "cone" view uses (a − b, 2c, a + b), in
-  which the PSD cone is a + b ≥ √((a − b)² + (2c)²).
-
-Randomness: experiment ``i`` draws its matrices from ``numpy.random.default_rng([seed, i])``
-(``source="generator"``, the default).  ``source="reference"`` instead redraws the reference
-code's own matrices with numpy's legacy ``RandomState`` and the reference seeds (35, 36, 32,
-33), to compare with the published figures.
-
-Entry point: :func:`run` (``symtf reproduce castin2025``).  Each ``exp_*`` function returns a
-dict with the parameters, the seed, the arrays (under ``"data"``: Σ₀, sample times, Σ(t),
-status, end times) and a JSON-ready ``"summary"``; :func:`to_json` drops the arrays.
+Each ``exp_*`` function returns a dict with the parameters, the seed, the arrays (under
+``"data"``: Σ₀, sample times, Σ(t), status, end times) and a JSON-ready ``"summary"``;
+:func:`~symbolic_tf.reproduce.castin2025.runs.to_json` drops the arrays.  Per-variant settings
+come from the tables of :mod:`.conventions`; whether a run has an exact reference is asked of
+the library (:func:`.runs.has_closed_form`).
 """
 from __future__ import annotations
 
 import math
-import sys
-import time
-from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
-__all__ = [
-    "run", "to_json", "EXPERIMENTS",
-    "exp_zero", "exp_line", "exp_plane", "exp_two_lines", "exp_blowup", "exp_mixed", "exp_ranks",
-    "trace_one_grid", "to_cone", "to_disk", "attention_params", "exact_rank", "numerical_rank",
-    "softmax_blowup_time", "softmax_closed_form", "isotropic_directions",
-]
-
-PAPER = {
-    "title": "A Unified Perspective on the Dynamics of Deep Transformers",
-    "authors": "Valérie Castin, Pierre Ablin, José Antonio Carrillo, Gabriel Peyré",
-    "arxiv": "2501.18322",
-    "reference_code": "https://github.com/vcastin/2025-transformers-PDEs (utils.py, 2d_plots.py, histograms.py)",
-}
-
-EXPERIMENTS = ("zero", "line", "plane", "two_lines", "blowup", "mixed", "ranks")
-
-# status codes of numeric.integrate
-from ..numeric.integrate import BLOWUP, CONVERGED, HORIZON, STATUS_NAMES  # noqa: E402
-
-_STATUS = {code: name for code, name in STATUS_NAMES.items() if code}
-
-RTOL, ATOL = 1e-10, 1e-12
-BLOWUP_NORM = 1e8
-T_SCREEN = 100.0
-
-
-# ----------------------------------------------------------------------------------------
-# small helpers
-# ----------------------------------------------------------------------------------------
-def _log(progress: bool, msg: str) -> None:
-    if progress:
-        print(f"[castin2025] {msg}", file=sys.stderr, flush=True)
-
-
-def _rng(seed: int, index: int) -> np.random.Generator:
-    return np.random.default_rng([int(seed), int(index)])
-
-
-def _rng_text(seed: int, index: int) -> str:
-    return f"numpy.random.default_rng([{int(seed)}, {int(index)}])"
-
-
-def trace_one_grid(n: int, half_width: float = 0.5):
-    """Σ₀ = [[(1+u)/2, w/2], [w/2, (1−u)/2]] for (u, w) on an n×n grid of [−h, h]², u²+w² < 1.
-
-    Returns (Sigma0 (B,2,2), uw (B,2)) in the reference's order (u major).
-    """
-    g = np.linspace(-half_width, half_width, int(n))
-    U, W = np.meshgrid(g, g, indexing="ij")
-    U, W = U.ravel(), W.ravel()
-    keep = U ** 2 + W ** 2 < 1.0
-    U, W = U[keep], W[keep]
-    S = np.empty((U.size, 2, 2))
-    S[:, 0, 0] = (1 + U) / 2
-    S[:, 1, 1] = (1 - U) / 2
-    S[:, 0, 1] = S[:, 1, 0] = W / 2
-    return S, np.stack([U, W], axis=1)
-
-
-def to_cone(S):
-    """(a − b, 2c, a + b) of 2×2 covariances (..., 2, 2) → (..., 3)."""
-    S = np.asarray(S)
-    return np.stack([S[..., 0, 0] - S[..., 1, 1], 2 * S[..., 0, 1], S[..., 0, 0] + S[..., 1, 1]], axis=-1)
-
-
-def to_disk(S):
-    """(u, w) of the normalised covariance Σ/trΣ (unit disk = positive definite)."""
-    X = to_cone(S)
-    tr = np.where(X[..., 2] > 0, X[..., 2], np.nan)
-    return X[..., :2] / tr[..., None]
-
-
-def numerical_rank(S, thresholds=(1e-2, 1e-4, 1e-8)) -> dict:
-    """{threshold: ranks (B,)} with rank = #{i : λ_i/λ_max > threshold}."""
-    ev = np.linalg.eigvalsh(np.asarray(S))
-    lmax = np.maximum(ev[..., -1:], np.finfo(float).tiny)
-    ratio = ev / lmax
-    return {float(t): np.sum(ratio > t, axis=-1) for t in thresholds}
-
-
-def exact_rank(M) -> int:
-    """Rank of a float (or Fraction) matrix over ℚ, each float taken at its exact dyadic value.
-
-    Fraction–based Gaussian elimination; no tolerance anywhere.
-    """
-    rows = [[x if isinstance(x, Fraction) else Fraction(float(x)) for x in r] for r in np.asarray(M, dtype=object)]
-    if not rows:
-        return 0
-    m, n = len(rows), len(rows[0])
-    rank, col = 0, 0
-    while rank < m and col < n:
-        piv = next((i for i in range(rank, m) if rows[i][col] != 0), None)
-        if piv is None:
-            col += 1
-            continue
-        rows[rank], rows[piv] = rows[piv], rows[rank]
-        p = rows[rank][col]
-        for i in range(rank + 1, m):
-            f = rows[i][col]
-            if f != 0:
-                f = f / p
-                rows[i] = [a - f * b for a, b in zip(rows[i], rows[rank])]
-        rank += 1
-        col += 1
-    return rank
-
-
-def _frac_matmul(X, Y):
-    X = [[Fraction(float(v)) for v in r] for r in np.asarray(X)]
-    Y = [[Fraction(float(v)) for v in r] for r in np.asarray(Y)]
-    return [[sum((X[i][k] * Y[k][j] for k in range(len(Y))), Fraction(0)) for j in range(len(Y[0]))]
-            for i in range(len(X))]
-
-
-def softmax_blowup_time(A, S0):
-    """T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2}) for softmax with V = I (inf if λ_max ≤ 0); batched."""
-    S0 = np.atleast_3d(np.asarray(S0, dtype=float))
-    M = np.asarray(A, dtype=float)
-    M = M + M.T
-    w, U = np.linalg.eigh(S0)
-    R = U @ (np.sqrt(np.clip(w, 0, None))[..., None] * np.swapaxes(U, -1, -2))
-    lam = np.linalg.eigvalsh(R @ M @ R)[..., -1]
-    with np.errstate(divide="ignore"):
-        return np.where(lam > 0, 1.0 / lam, np.inf)
-
-
-def softmax_closed_form(A, S0, t):
-    """Σ(t) = Σ₀(I − t(A+Aᵀ)Σ₀)⁻¹ (softmax, V = I; docs/mathematics.md §4), batched over Σ₀."""
-    S0 = np.asarray(S0, dtype=float)
-    M = np.asarray(A, dtype=float)
-    M = M + M.T
-    d = S0.shape[-1]
-    X = S0 @ np.linalg.inv(np.eye(d) - t * (M @ S0))
-    return 0.5 * (X + np.swapaxes(X, -1, -2))
-
-
-def isotropic_directions(A):
-    """Unit vectors v (2,) with vᵀAv = 0 for a 2×2 A with A + Aᵀ indefinite (two lines)."""
-    M = np.asarray(A, dtype=float)
-    M = 0.5 * (M + M.T)
-    w, U = np.linalg.eigh(M)
-    if not (w[0] < 0 < w[1]):
-        return np.zeros((0, 2))
-    # v = cos θ u0 + sin θ u1 with w0 cos² + w1 sin² = 0
-    th = math.atan(math.sqrt(-w[0] / w[1]))
-    out = []
-    for s in (1.0, -1.0):
-        v = math.cos(th) * U[:, 0] + s * math.sin(th) * U[:, 1]
-        out.append(v / np.linalg.norm(v))
-    return np.array(out)
-
-
-def _angle_to_lines(S, dirs):
-    """Angle (radians) between the top eigenvector of each Σ and the nearest line in dirs; index."""
-    _, U = np.linalg.eigh(S)
-    top = U[..., :, -1]
-    cos = np.abs(top @ np.asarray(dirs).T)
-    idx = np.argmax(cos, axis=-1)
-    return np.arccos(np.clip(np.max(cos, axis=-1), 0, 1)), idx
-
-
-# ----------------------------------------------------------------------------------------
-# moment systems and parameters
-# ----------------------------------------------------------------------------------------
-_COMPILED: dict = {}
-
-
-def _compiled(variant: str, heads: int | None = None):
-    key = (variant, heads)
-    if key not in _COMPILED:
-        from ..numeric.codegen import compile_system
-        from ..symbolic.moments import derive
-
-        _COMPILED[key] = compile_system(derive(variant, heads=heads, scale=None))
-    return _COMPILED[key]
-
-
-def attention_params(variant: str, Q, K, V, *, heads: int = 2, l2_convention: str = "sqrt_d") -> dict:
-    """Float parameters of the compiled system for the paper's scalings (module docstring).
-
-    variant: "softmax" | "l2" | "sinkhorn" | "multihead" (H = ``heads`` softmax heads).
-    """
-    Q, K, V = (np.atleast_2d(np.asarray(M, dtype=float)) for M in (Q, K, V))
-    d = Q.shape[1]
-    if variant == "softmax":
-        return {"A": K.T @ Q / math.sqrt(d), "V": V, "tau": 1.0}
-    if variant == "sinkhorn":
-        return {"A": K.T @ Q, "V": V, "tau": 1.0}
-    if variant == "l2":
-        if l2_convention == "sqrt_d":
-            return {"Q": Q, "K": K, "V": V, "tau": 1.0 / math.sqrt(d)}
-        if l2_convention == "reference":
-            return {"Q": Q / math.sqrt(d), "K": K, "V": V, "tau": 1.0}
-        raise ValueError(f"unknown l2_convention {l2_convention!r}")
-    if variant == "multihead":
-        k = d // heads
-        out = {"tau": 1.0}
-        for h in range(heads):
-            rows = slice(k * h, k * (h + 1))
-            Qh, Kh = Q[rows], K[rows]
-            A_h = Kh.T @ Qh / math.sqrt(k) if Qh.shape[0] else np.zeros((d, d))
-            P = np.zeros((d, d))
-            idx = np.arange(d)[rows]
-            P[idx, idx] = 1.0
-            out[f"A_{h + 1}"], out[f"V_{h + 1}"], out[f"W_{h + 1}"] = A_h, V, P
-        return out
-    raise ValueError(f"unknown variant {variant!r}")
-
-
-def _system_of(variant: str, heads: int = 2):
-    return _compiled("multihead", heads) if variant == "multihead" else _compiled(variant)
-
-
-def _times(T: float, t_show: float | None = None, n_lin: int = 50, n_geo: int = 30):
-    """Sample times: n_lin uniform points on [0, t_show], then n_geo geometric ones up to T."""
-    if t_show is None or t_show >= T:
-        return np.linspace(0.0, T, n_lin + n_geo)
-    t = np.concatenate([np.linspace(0.0, t_show, n_lin), np.geomspace(t_show, T, n_geo + 1)[1:]])
-    return np.unique(t)
-
-
-def _integrate(variant, params, S0, T, t_eval, *, heads=2, progress=False, label="", **kw):
-    from ..numeric.integrate import integrate
-
-    t0 = time.perf_counter()
-    S0 = np.asarray(S0, dtype=float)
-    sol = integrate(_system_of(variant, heads), np.zeros(S0.shape[:2]), S0, params, float(T),
-                    t_eval=t_eval, rtol=kw.pop("rtol", RTOL), atol=kw.pop("atol", ATOL),
-                    blowup_norm=kw.pop("blowup_norm", BLOWUP_NORM), **kw)
-    secs = time.perf_counter() - t0
-    run = {"variant": variant, "t": sol.t_eval, "Sigma": sol.Sigma, "status": sol.status, "t_end": sol.t_end,
-           "Sigma_end": sol.Sigma_end, "n_steps": sol.n_steps, "seconds": secs, "T": float(T)}
-    counts = _counts(sol.status)
-    _log(progress, f"  {label}{variant}: {S0.shape[0]} Σ₀, T = {T:g}, {counts}, {secs:.1f} s")
-    return run
-
-
-def _counts(status) -> dict:
-    status = np.asarray(status)
-    return {name: int(np.sum(status == code)) for code, name in _STATUS.items()}
-
-
-def _stats(x) -> dict | None:
-    x = np.asarray(x, dtype=float)
-    x = x[np.isfinite(x)]
-    if x.size == 0:
-        return None
-    return {"min": float(x.min()), "median": float(np.median(x)), "max": float(x.max())}
-
-
-def _run_summary(run: dict, S0) -> dict:
-    """Counts, blow-up times, trace ratios and eigenvalue ratios at the end of a batch run."""
-    st, Se = run["status"], run["Sigma_end"]
-    tr0 = np.trace(S0, axis1=-2, axis2=-1)
-    tr_end = np.trace(Se, axis1=-2, axis2=-1)
-    ev = np.linalg.eigvalsh(Se)
-    alive = st != BLOWUP
-    out = {
-        "members": int(st.size),
-        "T": run["T"],
-        "counts": _counts(st),
-        "seconds": round(run["seconds"], 3),
-        "max_steps": int(run["n_steps"].max()),
-        "blowup_time": _stats(run["t_end"][st == BLOWUP]),
-        "trace_ratio_end": _stats((tr_end / tr0)[alive]),
-        "eig_ratio_end": _stats((ev[:, 0] / np.maximum(ev[:, -1], 1e-300))[alive]),
-    }
-    if run["variant"] in ("l2", "sinkhorn"):
-        out["status_meaning"] = ("blowup = the norm bound was reached by growth; this variant has no "
-                                 "finite-time blow-up (docs/mathematics.md §4)")
-        bl = st == BLOWUP
-        if np.any(bl):
-            n0 = np.linalg.norm(S0[bl], axis=(1, 2))
-            n1 = np.linalg.norm(Se[bl], axis=(1, 2))
-            out["mean_exponential_rate_to_norm_bound"] = _stats(np.log(n1 / n0) / run["t_end"][bl])
-    else:
-        out["status_meaning"] = "blowup = finite-time blow-up detected (‖Σ‖_F > bound or step collapse)"
-    return out
-
-
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _jsonable(x.tolist())
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating, float)):
-        v = float(x)
-        return v if math.isfinite(v) else ("inf" if v > 0 else "-inf" if v < 0 else "nan")
-    if isinstance(x, (np.bool_,)):
-        return bool(x)
-    if isinstance(x, (complex, np.complexfloating)):
-        z = complex(x)
-        return _jsonable(z.real) if z.imag == 0 else f"{z.real:.6g}{z.imag:+.6g}j"
-    return x
-
-
-def to_json(exp: dict) -> dict:
-    """The experiment dict without its arrays (``"data"``), numpy converted to plain Python."""
-    return _jsonable({k: v for k, v in exp.items() if k != "data"})
-
-
-def _grid_settings(n, half_width, S0):
-    return {"grid_n": int(n), "half_width": float(half_width), "members": int(S0.shape[0]),
-            "grid": "Σ₀ = [[(1+u)/2, w/2], [w/2, (1−u)/2]], (u, w) on an n×n grid of [−h, h]², u²+w² < 1"}
-
-
-def _integrator_settings(**extra):
-    return {"integrator": "symbolic_tf.numeric.integrate (Dormand–Prince 5(4), Σ = ΦΣ₀Φᵀ)",
-            "rtol": RTOL, "atol": ATOL, "blowup_norm": BLOWUP_NORM,
-            "blowup_rule": "status BLOWUP when ‖Σ‖_F > blowup_norm·(‖Σ₀‖_F + 1) or the step collapses",
-            **extra}
-
-
-# ----------------------------------------------------------------------------------------
-# parameter draws
-# ----------------------------------------------------------------------------------------
-def _draw_until(rng, test, max_tries=1000):
-    for _ in range(max_tries):
-        Q = rng.standard_normal((2, 2))
-        K = rng.standard_normal((2, 2))
-        ev = np.linalg.eigvalsh(K.T @ Q + Q.T @ K)
-        if test(ev):
-            return Q, K
-    raise RuntimeError("no draw satisfied the constraint")
-
-
-def _indefinite(ev):
-    return ev[0] * ev[1] < 0
-
-
-def _positive(ev):
-    return ev[0] > 0
-
-
-def _reference_draws(index: int):
-    """The reference code's matrices (legacy numpy RandomState with its seeds)."""
-    RS = np.random.RandomState
-    if index == 1:
-        r = RS(35)
-        Q = r.rand(2, 2)
-        G = r.randn(2, 2)
-        return {"Q": Q, "K": -Q, "V": G @ G.T}
-    if index in (2, 3):
-        r = RS(36)
-        q = r.randn(1, 2)
-        return {"q": q / np.linalg.norm(q)}
-    if index in (4, 5, 6):
-        r = RS({4: 36, 5: 33, 6: 36}[index])
-        test = _positive if index == 5 else _indefinite
-        Q, K = _draw_until(_LegacyAdapter(r), test)
-        if index == 5:
-            return {"Q": Q, "K": K, "V": np.eye(2)}
-        r2 = RS(32 if index == 4 else 35)
-        if index == 6:
-            r2.randn(8, 7)
-        return {"Q": Q, "K": K, "V": r2.randn(2, 2)}
-    raise ValueError(index)
-
-
-class _LegacyAdapter:
-    def __init__(self, r):
-        self.r = r
-
-    def standard_normal(self, shape):
-        return self.r.randn(*shape)
-
+from ...numeric.integrate import BLOWUP, CONVERGED, HORIZON
+from .conventions import (BLOWUP_HORIZON_FACTOR, FINITE_TIME_BLOWUP, T_SCREEN, attention_params, batched_params,
+                          draw_until, experiment_rng, indefinite, positive, reference_draws, rng_text, trace_one_grid)
+from .mathematics import (angle_to_lines, exact_matmul, exact_rank, isotropic_directions, numerical_rank,
+                          softmax_blowup_time, softmax_closed_form)
+from .runs import (STATUS, grid_settings, has_closed_form, integrate_run, integrator_settings, progress_log,
+                   run_summary, sample_times, stats, status_counts)
+
+__all__ = ["exp_zero", "exp_line", "exp_plane", "exp_two_lines", "exp_blowup", "exp_mixed", "exp_ranks"]
 
 # ----------------------------------------------------------------------------------------
 # experiment 1: convergence to 0
@@ -428,26 +32,54 @@ def exp_zero(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
 
     A + Aᵀ = −2QᵀQ/√d ≺ 0 and V ≻ 0, so d/dt tr(V⁻¹Σ) = tr(Σ(A+Aᵀ)Σ) < 0 (softmax; docs/mathematics.md §4).
     The decay is algebraic (Σ ~ 1/t), hence the long horizon with geometric sample times.
+
+    Parameters
+    ----------
+    seed : int, optional
+        Seed of the generator draws (experiment i uses ``default_rng([seed, i])``).
+    n : int, optional
+        Grid points per axis of the trace-one Σ₀ grid.
+    half_width : float, optional
+        Half width h of the (u, w) square of the grid.
+    T : float, optional
+        Horizon.
+    t_show : float, optional
+        End of the uniformly sampled part of [0, T] (geometric samples after it).
+    variants : sequence of str, optional
+        The variants to run (keys of :data:`.conventions.SCALINGS`).
+    source : {"generator", "reference"}, optional
+        Draw the matrices from the seeded generator or redraw the reference code's ones.
+    l2_convention : {"sqrt_d", "reference"}, optional
+        The ℓ2 scaling (:func:`.conventions.attention_params`).
+    progress : bool, optional
+        Log progress to stderr.
+
+    Returns
+    -------
+    dict
+        ``experiment``, ``index``, ``title``, ``seed``, ``rng``, ``source``, ``d``,
+        ``parameters``, ``settings``, ``summary`` (JSON-ready), ``notes`` and the arrays under
+        ``data``.
     """
     index = 1
     if source == "reference":
-        P = _reference_draws(index)
+        P = reference_draws(index)
         Q, K, V = P["Q"], P["K"], P["V"]
     else:
-        rng = _rng(seed, index)
+        rng = experiment_rng(seed, index)
         Q = rng.random((2, 2))
         K = -Q
         G = rng.standard_normal((2, 2))
         V = G @ G.T
     S0, uw = trace_one_grid(n, half_width)
-    t_eval = _times(T, t_show)
-    _log(progress, f"experiment 1 (convergence to 0): {S0.shape[0]} Σ₀")
+    t_eval = sample_times(T, t_show)
+    progress_log(progress, f"experiment 1 (convergence to 0): {S0.shape[0]} Σ₀")
     runs, summary = {}, {}
     for v in variants:
         prm = attention_params(v, Q, K, V, l2_convention=l2_convention)
-        run = _integrate(v, prm, S0, T, t_eval, progress=progress)
+        run = integrate_run(v, prm, S0, T, t_eval, progress=progress)
         runs[v] = run
-        s = _run_summary(run, S0)
+        s = run_summary(run, S0)
         tr = np.trace(run["Sigma"], axis1=-2, axis2=-1)
         tr0 = tr[:, 0]
         # t·trΣ(t) → const for algebraic 1/t decay: compare the last two geometric samples
@@ -455,7 +87,7 @@ def exp_zero(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
         j = len(tt) - 1
         ratio = (tt[j] * tr[:, j]) / (tt[j - 5] * tr[:, j - 5])
         s["to_zero"] = int(np.sum((tr[:, -1] < 1e-3 * tr0) | (run["status"] == CONVERGED)))
-        s["t_trace_ratio_last_decade"] = _stats(ratio)
+        s["t_trace_ratio_last_decade"] = stats(ratio)
         summary[v] = s
     eigAAt = np.linalg.eigvalsh(-2 * Q.T @ Q / math.sqrt(2))
     notes_shape = []
@@ -469,11 +101,11 @@ def exp_zero(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
     return {
         "experiment": "zero", "index": index,
         "title": "Convergence to 0 (softmax, ℓ2, multi-head H = 2, Sinkhorn)",
-        "seed": seed, "rng": _rng_text(seed, index) if source == "generator" else "reference RandomState(35)",
+        "seed": seed, "rng": rng_text(seed, index) if source == "generator" else "reference RandomState(35)",
         "source": source, "d": 2,
         "parameters": {"Q": Q, "K": K, "V": V, "eig(A+Aᵀ) softmax": eigAAt, "eig(V)": np.linalg.eigvalsh(V),
                        "l2_convention": l2_convention, "heads": 2},
-        "settings": {**_grid_settings(n, half_width, S0), **_integrator_settings(T=T, t_show=t_show,
+        "settings": {**grid_settings(n, half_width, S0), **integrator_settings(T=T, t_show=t_show,
                      samples=int(len(t_eval)))},
         "summary": summary,
         "notes": [
@@ -495,44 +127,72 @@ def exp_line(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
 
     Softmax, V = I, A + Aᵀ = −√2·qᵀq ⪯ 0: Σ(t) = (Σ₀⁻¹ + √2 t qᵀq)⁻¹ → the rank-1 matrix
     Σ₀ − Σ₀qᵀqΣ₀/(qΣ₀qᵀ), whose range is q^⊥ = ker(A + Aᵀ) (docs/mathematics.md §4).
+
+    Parameters
+    ----------
+    seed : int, optional
+        Seed of the generator draws (experiment i uses ``default_rng([seed, i])``).
+    n : int, optional
+        Grid points per axis of the trace-one Σ₀ grid.
+    half_width : float, optional
+        Half width h of the (u, w) square of the grid.
+    T : float, optional
+        Horizon.
+    t_show : float, optional
+        End of the uniformly sampled part of [0, T] (geometric samples after it).
+    variants : sequence of str, optional
+        The variants to run (keys of :data:`.conventions.SCALINGS`).
+    source : {"generator", "reference"}, optional
+        Draw the matrices from the seeded generator or redraw the reference code's ones.
+    l2_convention : {"sqrt_d", "reference"}, optional
+        The ℓ2 scaling (:func:`.conventions.attention_params`).
+    progress : bool, optional
+        Log progress to stderr.
+
+    Returns
+    -------
+    dict
+        ``experiment``, ``index``, ``title``, ``seed``, ``rng``, ``source``, ``d``,
+        ``parameters``, ``settings``, ``summary`` (JSON-ready), ``notes`` and the arrays under
+        ``data``.
     """
     index = 2
     if source == "reference":
-        q = _reference_draws(index)["q"]
+        q = reference_draws(index)["q"]
     else:
-        rng = _rng(seed, index)
+        rng = experiment_rng(seed, index)
         q = rng.standard_normal((1, 2))
         q = q / np.linalg.norm(q)
     Q, K, V = q, -q, np.eye(2)
     qperp = np.array([-q[0, 1], q[0, 0]])
     S0, uw = trace_one_grid(n, half_width)
-    t_eval = _times(T, t_show)
-    _log(progress, f"experiment 2 (convergence to a line): {S0.shape[0]} Σ₀")
+    t_eval = sample_times(T, t_show)
+    progress_log(progress, f"experiment 2 (convergence to a line): {S0.shape[0]} Σ₀")
     runs, summary = {}, {}
     for v in variants:
         prm = attention_params(v, Q, K, V, l2_convention=l2_convention)
-        run = _integrate(v, prm, S0, T, t_eval, progress=progress)
+        run = integrate_run(v, prm, S0, T, t_eval, progress=progress)
         runs[v] = run
-        s = _run_summary(run, S0)
-        ang, _ = _angle_to_lines(run["Sigma_end"], qperp[None])
-        s["angle_top_eigvec_to_ker(A+At)_rad"] = _stats(ang)
+        s = run_summary(run, S0)
+        ang, _ = angle_to_lines(run["Sigma_end"], qperp[None])
+        s["angle_top_eigvec_to_ker(A+At)_rad"] = stats(ang)
         s["rank_end"] = {str(k): np.bincount(r, minlength=3)[1:] for k, r in numerical_rank(run["Sigma_end"]).items()}
-        if v == "softmax":
+        if has_closed_form(v, prm, S0):
             exact_T = softmax_closed_form(prm["A"], S0, T)
             err = np.linalg.norm(run["Sigma_end"] - exact_T, axis=(1, 2)) / np.linalg.norm(exact_T, axis=(1, 2))
-            s["closed_form_rel_error_at_T"] = _stats(err)
+            s["closed_form_rel_error_at_T"] = stats(err)
             lim = S0 - (S0 @ q.T @ q @ S0) / (q @ S0 @ q.T)
-            ang_lim, _ = _angle_to_lines(lim, qperp[None])
+            ang_lim, _ = angle_to_lines(lim, qperp[None])
             s["exact_limit"] = "Σ₀ − Σ₀qᵀqΣ₀/(qΣ₀qᵀ), rank 1, range q^⊥ (angle ≤ %.1e)" % float(ang_lim.max())
-            s["distance_to_exact_limit_at_T"] = _stats(np.linalg.norm(run["Sigma_end"] - lim, axis=(1, 2)))
+            s["distance_to_exact_limit_at_T"] = stats(np.linalg.norm(run["Sigma_end"] - lim, axis=(1, 2)))
         summary[v] = s
     return {
         "experiment": "line", "index": index,
         "title": "Convergence to a line (softmax, ℓ2): Q = q, K = −q, V = I",
-        "seed": seed, "rng": _rng_text(seed, index) if source == "generator" else "reference RandomState(36)",
+        "seed": seed, "rng": rng_text(seed, index) if source == "generator" else "reference RandomState(36)",
         "source": source, "d": 2,
         "parameters": {"q": q, "Q": Q, "K": K, "V": V, "ker(A+Aᵀ)": qperp, "l2_convention": l2_convention},
-        "settings": {**_grid_settings(n, half_width, S0), **_integrator_settings(T=T, t_show=t_show,
+        "settings": {**grid_settings(n, half_width, S0), **integrator_settings(T=T, t_show=t_show,
                      samples=int(len(t_eval)))},
         "summary": summary,
         "notes": [
@@ -566,9 +226,35 @@ def exp_plane(seed: int = 0, *, n: int = 10, half_width: float = 0.5, m3: int = 
         {Σ : e₁ᵀΣqᵀ = 0}, a plane through 0 in the 3-D space of 2×2 symmetric matrices; inside the
         cone it is the wedge spanned by e₂e₂ᵀ and q^⊥q^⊥ᵀ, so the limits are *full rank*: in the
         paper's 3-D cone picture, 'a plane' is a plane of covariance matrices, not of ℝ^d.
+
+    Parameters
+    ----------
+    seed : int, optional
+        Seed of the generator draws (experiment i uses ``default_rng([seed, i])``).
+    n : int, optional
+        Grid points per axis of the trace-one Σ₀ grid.
+    half_width : float, optional
+        Half width h of the (u, w) square of the grid.
+    m3 : int, optional
+        Number of random trace-one Σ₀ in d = 3.
+    T : float, optional
+        Horizon.
+    t_show : float, optional
+        End of the uniformly sampled part of [0, T] (geometric samples after it).
+    source : {"generator", "reference"}, optional
+        Draw the matrices from the seeded generator or redraw the reference code's ones.
+    progress : bool, optional
+        Log progress to stderr.
+
+    Returns
+    -------
+    dict
+        ``experiment``, ``index``, ``title``, ``seed``, ``rng``, ``source``, ``d``,
+        ``parameters``, ``settings``, ``summary`` (JSON-ready), ``notes`` and the arrays under
+        ``data``.
     """
     index = 3
-    rng = _rng(seed, index)
+    rng = experiment_rng(seed, index)
     # (a) d = 3
     q3 = rng.standard_normal((1, 3))
     q3 /= np.linalg.norm(q3)
@@ -576,29 +262,29 @@ def exp_plane(seed: int = 0, *, n: int = 10, half_width: float = 0.5, m3: int = 
     q = rng.standard_normal((1, 2))
     q /= np.linalg.norm(q)
     if source == "reference":
-        q = _reference_draws(index)["q"]
+        q = reference_draws(index)["q"]
     S3 = _random_trace_one(rng, 3, m3)
     prm3 = {"A_1": -q3.T @ q3, "V_1": np.eye(3), "W_1": np.eye(3),
             "A_2": K2h.T @ Q2h, "V_2": np.eye(3), "W_2": np.zeros((3, 3)), "tau": 1.0}
-    t_eval = _times(T, t_show)
-    _log(progress, f"experiment 3 (convergence to a plane): d = 3 with {m3} Σ₀, d = 2 reference grid")
-    run3 = _integrate("multihead", prm3, S3, T, t_eval, progress=progress, label="d=3 ")
-    s3 = _run_summary(run3, S3)
+    t_eval = sample_times(T, t_show)
+    progress_log(progress, f"experiment 3 (convergence to a plane): d = 3 with {m3} Σ₀, d = 2 reference grid")
+    run3 = integrate_run("multihead", prm3, S3, T, t_eval, progress=progress, label="d=3 ")
+    s3 = run_summary(run3, S3)
     ranks3 = numerical_rank(run3["Sigma_end"])
     s3["rank_end"] = {str(k): np.bincount(r, minlength=4)[1:] for k, r in ranks3.items()}
     # distance of the range of Σ(T) from the plane q^⊥: |Σq| / ‖Σ‖
     Sq = np.linalg.norm(run3["Sigma_end"] @ q3[0], axis=1) / np.linalg.norm(run3["Sigma_end"], axis=(1, 2))
-    s3["|Σ(T)q|/‖Σ(T)‖"] = _stats(Sq)
+    s3["|Σ(T)q|/‖Σ(T)‖"] = stats(Sq)
     # exact limit rank (softmax, V = I, A + Aᵀ ⪯ 0): dim ker(A₁+A₁ᵀ) on range Σ₀ = 3 − rank(q)
     s3["exact_limit_rank"] = 3 - exact_rank(q3)
     # (b) d = 2 reference configuration (q drawn above)
     S0, uw = trace_one_grid(n, half_width)
     prm2 = attention_params("multihead", q, -q, np.eye(2), heads=2)
-    run2 = _integrate("multihead", prm2, S0, T, t_eval, progress=progress, label="d=2 ")
-    s2 = _run_summary(run2, S0)
+    run2 = integrate_run("multihead", prm2, S0, T, t_eval, progress=progress, label="d=2 ")
+    s2 = run_summary(run2, S0)
     e1 = np.array([1.0, 0.0])
     res = np.abs(run2["Sigma_end"] @ q[0] @ e1) / np.linalg.norm(run2["Sigma_end"], axis=(1, 2))
-    s2["|e1ᵀΣ(T)qᵀ|/‖Σ(T)‖"] = _stats(res)
+    s2["|e1ᵀΣ(T)qᵀ|/‖Σ(T)‖"] = stats(res)
     s2["rank_end"] = {str(k): np.bincount(r, minlength=3)[1:] for k, r in numerical_rank(run2["Sigma_end"]).items()}
     # C₁ = e₁e₁ᵀ only moves the first row/column: Σ₂₂ is conserved exactly
     s2["max_|Σ22(T) − Σ22(0)|"] = float(np.max(np.abs(run2["Sigma_end"][:, 1, 1] - S0[:, 1, 1])))
@@ -607,18 +293,18 @@ def exp_plane(seed: int = 0, *, n: int = 10, half_width: float = 0.5, m3: int = 
     fast = res < 1e-8
     s2["on_plane_to_1e-8_at_T"] = int(np.sum(fast))
     s2["not_yet_on_plane_to_1e-8_at_T"] = int(np.sum(~fast))
-    s2["eig_ratio_end_on_plane"] = _stats((lambda e: e[:, 0] / e[:, 1])(np.linalg.eigvalsh(run2["Sigma_end"][fast])))
+    s2["eig_ratio_end_on_plane"] = stats((lambda e: e[:, 0] / e[:, 1])(np.linalg.eigvalsh(run2["Sigma_end"][fast])))
     qperp = np.array([-q[0, 1], q[0, 0]])
     return {
         "experiment": "plane", "index": index,
         "title": "Convergence to a plane (multi-head, H = 2, one head empty)",
-        "seed": seed, "rng": _rng_text(seed, index), "source": source,
+        "seed": seed, "rng": rng_text(seed, index), "source": source,
         "d": [3, 2],
         "parameters": {"d3": {"q": q3, "A_2": prm3["A_2"], "W_2": "0 (empty head)", "V_1": "I", "W_1": "I"},
                        "d2_reference": {"q": q, "heads": 2, "k": 1,
                                         "note": "head 1 = row q, head 2 = no row (A_2 = 0); W = I split in rows"}},
-        "settings": {"m3": int(m3), **_grid_settings(n, half_width, S0),
-                     **_integrator_settings(T=T, t_show=t_show, samples=int(len(t_eval)))},
+        "settings": {"m3": int(m3), **grid_settings(n, half_width, S0),
+                     **integrator_settings(T=T, t_show=t_show, samples=int(len(t_eval)))},
         "summary": {"d3": s3, "d2_reference": s2},
         "notes": [
             "In d = 2 a rank-2 'plane' is the whole space, so the range-of-Σ reading of 'convergence to a "
@@ -648,12 +334,12 @@ def _screen(Q, K, V, T, variants, accept=None, n=6, max_steps=3000):
     dirs = isotropic_directions(K.T @ Q)
     out = {}
     for v in variants:
-        run = _integrate(v, attention_params(v, Q, K, V), S0, T, np.array([0.0, T]), max_steps=max_steps)
-        c = _counts(run["status"])
+        run = integrate_run(v, attention_params(v, Q, K, V), S0, T, np.array([0.0, T]), max_steps=max_steps)
+        c = status_counts(run["status"])
         ok = run["status"] == HORIZON
         tr = np.trace(run["Sigma_end"], axis1=1, axis2=2)
         c["max_trace_end"] = float(np.max(tr[ok])) if np.any(ok) else None
-        ang, idx = _angle_to_lines(run["Sigma_end"], dirs)
+        ang, idx = angle_to_lines(run["Sigma_end"], dirs)
         near = ok & (ang < 0.05) & (numerical_rank(run["Sigma_end"])[1e-2] == 1)
         c["on_line"] = [int(np.sum(near & (idx == 0))), int(np.sum(near & (idx == 1)))]
         out[v] = c
@@ -666,12 +352,12 @@ def _select(rng, accept, variants, T_screen, max_candidates, progress):
     """Draw (Q, K, V) (A + Aᵀ indefinite, V Gaussian) until ``accept(screen)``; record every candidate."""
     cands = []
     for i in range(max_candidates):
-        Q, K = _draw_until(rng, _indefinite)
+        Q, K = draw_until(rng, indefinite)
         V = rng.standard_normal((2, 2))
         c = _screen(Q, K, V, T_screen, variants, accept)
         ok = len(c) == len(variants) and bool(accept(c))
         cands.append({"candidate": i, "eig(V)": np.linalg.eigvals(V), "screen": c, "accepted": ok})
-        _log(progress, f"  screen candidate {i}: {c} -> {'accept' if ok else 'reject'}")
+        progress_log(progress, f"  screen candidate {i}: {c} -> {'accept' if ok else 'reject'}")
         if ok:
             return Q, K, V, cands
     return Q, K, V, cands
@@ -700,53 +386,87 @@ def exp_two_lines(seed: int = 0, *, n: int = 20, half_width: float = 1.0, T: flo
     (Q, K, V) are drawn until a coarse screen (6×6 grid, T = 100) has every softmax and ℓ2 member
     bounded and softmax limits on *both* lines; all candidates and their screen outcomes are
     recorded (they measure how typical the phenomenon is).
+
+    Parameters
+    ----------
+    seed : int, optional
+        Seed of the generator draws (experiment i uses ``default_rng([seed, i])``).
+    n : int, optional
+        Grid points per axis of the trace-one Σ₀ grid.
+    half_width : float, optional
+        Half width h of the (u, w) square of the grid.
+    T : float, optional
+        Horizon.
+    t_show : float, optional
+        End of the uniformly sampled part of [0, T] (geometric samples after it).
+    variants : sequence of str, optional
+        The variants to run (keys of :data:`.conventions.SCALINGS`).
+    source : {"generator", "reference"}, optional
+        Draw the matrices from the seeded generator or redraw the reference code's ones.
+    l2_convention : {"sqrt_d", "reference"}, optional
+        The ℓ2 scaling (:func:`.conventions.attention_params`).
+    select : bool, optional
+        Screen generator draws for the phenomenon (all candidates are recorded).
+    max_candidates : int, optional
+        Draws screened before giving up (the last one is kept).
+    max_steps : int, optional
+        Integrator steps per member.
+    progress : bool, optional
+        Log progress to stderr.
+
+    Returns
+    -------
+    dict
+        ``experiment``, ``index``, ``title``, ``seed``, ``rng``, ``source``, ``d``,
+        ``parameters``, ``settings``, ``summary`` (JSON-ready), ``notes`` and the arrays under
+        ``data``; ``selection`` records the screened candidates.
     """
     index = 4
     cands = None
     if source == "reference":
-        P = _reference_draws(index)
+        P = reference_draws(index)
         Q, K, V = P["Q"], P["K"], P["V"]
     else:
-        rng = _rng(seed, index)
+        rng = experiment_rng(seed, index)
         if select:
             def accept(c):
-                bounded = all(c[v]["horizon"] == sum(c[v][k] for k in _STATUS.values()) for v in c)
+                bounded = all(c[v]["horizon"] == sum(c[v][k] for k in STATUS.values()) for v in c)
                 return bounded and min(c["softmax"]["on_line"]) > 0
             Q, K, V, cands = _select(rng, accept, ("softmax", "l2"), T_SCREEN, max_candidates, progress)
         else:
-            Q, K = _draw_until(rng, _indefinite)
+            Q, K = draw_until(rng, indefinite)
             V = rng.standard_normal((2, 2))
     S0, uw = trace_one_grid(n, half_width)
-    t_eval = _times(T, t_show)
+    t_eval = sample_times(T, t_show)
     A = K.T @ Q
     dirs = isotropic_directions(A)
-    _log(progress, f"experiment 4 (convergence to one of two lines): {S0.shape[0]} Σ₀")
+    progress_log(progress, f"experiment 4 (convergence to one of two lines): {S0.shape[0]} Σ₀")
     runs, summary = {}, {}
     for v in variants:
         prm = attention_params(v, Q, K, V, l2_convention=l2_convention)
-        run = _integrate(v, prm, S0, T, t_eval, progress=progress, max_steps=max_steps)
+        run = integrate_run(v, prm, S0, T, t_eval, progress=progress, max_steps=max_steps)
         runs[v] = run
-        s = _run_summary(run, S0)
+        s = run_summary(run, S0)
         ok = run["status"] == HORIZON
-        ang, idx = _angle_to_lines(run["Sigma_end"], dirs)
+        ang, idx = angle_to_lines(run["Sigma_end"], dirs)
         r2 = numerical_rank(run["Sigma_end"])[1e-2]
         near = ok & (ang < 1e-2) & (r2 == 1)
         s["rank1_on_isotropic_line"] = {"line_0": int(np.sum(near & (idx == 0))),
                                         "line_1": int(np.sum(near & (idx == 1))),
                                         "other": int(np.sum(ok & ~near))}
-        s["angle_to_nearest_line_rad"] = _stats(ang[ok])
+        s["angle_to_nearest_line_rad"] = stats(ang[ok])
         summary[v] = s
     return {
         "experiment": "two_lines", "index": index,
         "title": "Convergence to one of two lines (softmax, ℓ2): A + Aᵀ indefinite, V non-symmetric",
         "seed": seed,
-        "rng": _rng_text(seed, index) if source == "generator" else "reference RandomState(36), V: RandomState(32)",
+        "rng": rng_text(seed, index) if source == "generator" else "reference RandomState(36), V: RandomState(32)",
         "source": source, "d": 2,
         "parameters": {"Q": Q, "K": K, "V": V, "eig(KᵀQ + QᵀK)": np.linalg.eigvalsh(A + A.T),
                        "eig(V)": np.linalg.eigvals(V), "isotropic_lines": dirs, "l2_convention": l2_convention},
         "selection": _selection_record(cands, T_SCREEN, "every screen member of softmax and ℓ2 bounded "
                                        "at the horizon, and softmax limits on both isotropic lines"),
-        "settings": {**_grid_settings(n, half_width, S0), **_integrator_settings(T=T, t_show=t_show,
+        "settings": {**grid_settings(n, half_width, S0), **integrator_settings(T=T, t_show=t_show,
                      samples=int(len(t_eval)), max_steps=max_steps)},
         "summary": summary,
         "notes": [
@@ -772,50 +492,78 @@ def exp_blowup(seed: int = 0, *, n: int = 40, half_width: float = 1.0, T_growth:
     A + Aᵀ ≻ 0 (Q, K Gaussian, redrawn until so), V = I.  Softmax: T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})
     in closed form, compared with the integrator's blow-up time.  Softmax/multi-head run to
     1.2·max T*_softmax (multi-head to 3× that); ℓ2 and Sinkhorn to ``T_growth``.
+
+    Parameters
+    ----------
+    seed : int, optional
+        Seed of the generator draws (experiment i uses ``default_rng([seed, i])``).
+    n : int, optional
+        Grid points per axis of the trace-one Σ₀ grid.
+    half_width : float, optional
+        Half width h of the (u, w) square of the grid.
+    T_growth : float, optional
+        Horizon of the variants without finite-time blow-up.
+    variants : sequence of str, optional
+        The variants to run (keys of :data:`.conventions.SCALINGS`).
+    source : {"generator", "reference"}, optional
+        Draw the matrices from the seeded generator or redraw the reference code's ones.
+    l2_convention : {"sqrt_d", "reference"}, optional
+        The ℓ2 scaling (:func:`.conventions.attention_params`).
+    n_eval : int, optional
+        Uniform sample times per run.
+    progress : bool, optional
+        Log progress to stderr.
+
+    Returns
+    -------
+    dict
+        ``experiment``, ``index``, ``title``, ``seed``, ``rng``, ``source``, ``d``,
+        ``parameters``, ``settings``, ``summary`` (JSON-ready), ``notes`` and the arrays under
+        ``data``.
     """
     index = 5
     if source == "reference":
-        P = _reference_draws(index)
+        P = reference_draws(index)
         Q, K = P["Q"], P["K"]
     else:
-        rng = _rng(seed, index)
-        Q, K = _draw_until(rng, _positive)
+        rng = experiment_rng(seed, index)
+        Q, K = draw_until(rng, positive)
     V = np.eye(2)
     S0, uw = trace_one_grid(n, half_width)
     A_soft = attention_params("softmax", Q, K, V)["A"]
     Tstar = softmax_blowup_time(A_soft, S0)
-    _log(progress, f"experiment 5 (blow-up vs growth): {S0.shape[0]} Σ₀, T* ∈ [{Tstar.min():.3g}, {Tstar.max():.3g}]")
-    horizons = {"softmax": 1.2 * float(Tstar.max()), "multihead": 3.0 * float(Tstar.max()),
-                "l2": float(T_growth), "sinkhorn": float(T_growth)}
+    progress_log(progress, f"experiment 5 (blow-up vs growth): {S0.shape[0]} Σ₀, T* ∈ [{Tstar.min():.3g}, {Tstar.max():.3g}]")
+    horizons = {v: float(T_growth) if f is None else f * float(Tstar.max())
+                for v, f in BLOWUP_HORIZON_FACTOR.items()}
     runs, summary = {}, {}
     for v in variants:
         prm = attention_params(v, Q, K, V, l2_convention=l2_convention)
         T = horizons[v]
         t_eval = np.linspace(0.0, T, n_eval)
-        run = _integrate(v, prm, S0, T, t_eval, progress=progress)
+        run = integrate_run(v, prm, S0, T, t_eval, progress=progress)
         runs[v] = run
-        s = _run_summary(run, S0)
-        if v == "softmax":
+        s = run_summary(run, S0)
+        if has_closed_form(v, prm, S0):
             bl = run["status"] == BLOWUP
             rel = np.abs(run["t_end"][bl] - Tstar[bl]) / Tstar[bl]
-            s["closed_form_T*"] = _stats(Tstar)
-            s["blowup_time_rel_error_vs_closed_form"] = _stats(rel)
-        if v in ("l2", "sinkhorn"):
+            s["closed_form_T*"] = stats(Tstar)
+            s["blowup_time_rel_error_vs_closed_form"] = stats(rel)
+        if not FINITE_TIME_BLOWUP.get(v, True):
             tr = np.trace(run["Sigma"], axis1=-2, axis2=-1)
             k = max(1, len(run["t"]) // 4)
             slope = np.log(tr[:, -1] / tr[:, -1 - k]) / (run["t"][-1] - run["t"][-1 - k])
-            s["log_trace_growth_rate_last_quarter"] = _stats(slope)
+            s["log_trace_growth_rate_last_quarter"] = stats(slope)
             s["trace_monotone_increasing"] = int(np.sum(np.all(np.diff(tr, axis=1) > 0, axis=1)))
         # direction at the end (rank-1 asymptotics): normalised eigenvalue ratio
         summary[v] = s
     return {
         "experiment": "blowup", "index": index,
         "title": "Blow-up (softmax, multi-head) vs exponential growth (ℓ2, Sinkhorn): A + Aᵀ ≻ 0, V = I",
-        "seed": seed, "rng": _rng_text(seed, index) if source == "generator" else "reference RandomState(33)",
+        "seed": seed, "rng": rng_text(seed, index) if source == "generator" else "reference RandomState(33)",
         "source": source, "d": 2,
         "parameters": {"Q": Q, "K": K, "V": V, "eig(KᵀQ + QᵀK)": np.linalg.eigvalsh(K.T @ Q + Q.T @ K),
                        "l2_convention": l2_convention, "heads": 2},
-        "settings": {**_grid_settings(n, half_width, S0), **_integrator_settings(horizons=horizons,
+        "settings": {**grid_settings(n, half_width, S0), **integrator_settings(horizons=horizons,
                      samples=int(n_eval))},
         "summary": summary,
         "notes": [
@@ -840,42 +588,76 @@ def exp_mixed(seed: int = 0, *, n: int = 30, half_width: float = 1.0, T: float =
 
     With ``select`` (generator draws only) candidates are drawn until a coarse softmax screen
     (6×6 grid, T = 100) shows both blow-up and bounded members; all candidates are recorded.
+
+    Parameters
+    ----------
+    seed : int, optional
+        Seed of the generator draws (experiment i uses ``default_rng([seed, i])``).
+    n : int, optional
+        Grid points per axis of the trace-one Σ₀ grid.
+    half_width : float, optional
+        Half width h of the (u, w) square of the grid.
+    T : float, optional
+        Horizon.
+    t_show : float, optional
+        End of the uniformly sampled part of [0, T] (geometric samples after it).
+    variants : sequence of str, optional
+        The variants to run (keys of :data:`.conventions.SCALINGS`).
+    source : {"generator", "reference"}, optional
+        Draw the matrices from the seeded generator or redraw the reference code's ones.
+    l2_convention : {"sqrt_d", "reference"}, optional
+        The ℓ2 scaling (:func:`.conventions.attention_params`).
+    select : bool, optional
+        Screen generator draws for the phenomenon (all candidates are recorded).
+    max_candidates : int, optional
+        Draws screened before giving up (the last one is kept).
+    max_steps : int, optional
+        Integrator steps per member.
+    progress : bool, optional
+        Log progress to stderr.
+
+    Returns
+    -------
+    dict
+        ``experiment``, ``index``, ``title``, ``seed``, ``rng``, ``source``, ``d``,
+        ``parameters``, ``settings``, ``summary`` (JSON-ready), ``notes`` and the arrays under
+        ``data``; ``selection`` records the screened candidates.
     """
     index = 6
     cands = None
     if source == "reference":
-        P = _reference_draws(index)
+        P = reference_draws(index)
         Q, K, V = P["Q"], P["K"], P["V"]
     else:
-        rng = _rng(seed, index)
+        rng = experiment_rng(seed, index)
         if select:
             def accept(c):
                 c = c["softmax"]
                 return c["blowup"] > 0 and c["horizon"] > 0 and c["failed"] == 0
             Q, K, V, cands = _select(rng, accept, ("softmax",), T_SCREEN, max_candidates, progress)
         else:
-            Q, K = _draw_until(rng, _indefinite)
+            Q, K = draw_until(rng, indefinite)
             V = rng.standard_normal((2, 2))
     S0, uw = trace_one_grid(n, half_width)
-    t_eval = _times(T, t_show)
-    _log(progress, f"experiment 6 (convergence or blow-up depending on Σ₀): {S0.shape[0]} Σ₀")
+    t_eval = sample_times(T, t_show)
+    progress_log(progress, f"experiment 6 (convergence or blow-up depending on Σ₀): {S0.shape[0]} Σ₀")
     runs, summary = {}, {}
     for v in variants:
         prm = attention_params(v, Q, K, V, heads=2, l2_convention=l2_convention)
-        run = _integrate(v, prm, S0, T, t_eval, progress=progress, max_steps=max_steps)
+        run = integrate_run(v, prm, S0, T, t_eval, progress=progress, max_steps=max_steps)
         runs[v] = run
-        summary[v] = _run_summary(run, S0)
+        summary[v] = run_summary(run, S0)
     return {
         "experiment": "mixed", "index": index,
         "title": "Convergence or blow-up depending on Σ₀ (softmax, ℓ2, multi-head H = 2)",
         "seed": seed,
-        "rng": _rng_text(seed, index) if source == "generator" else "reference RandomState(36), V: RandomState(35)",
+        "rng": rng_text(seed, index) if source == "generator" else "reference RandomState(36), V: RandomState(35)",
         "source": source, "d": 2,
         "parameters": {"Q": Q, "K": K, "V": V, "eig(KᵀQ + QᵀK)": np.linalg.eigvalsh(K.T @ Q + Q.T @ K),
                        "eig(V)": np.linalg.eigvals(V), "heads": 2, "l2_convention": l2_convention},
         "selection": _selection_record(cands, T_SCREEN, "softmax screen has both blow-up and bounded "
                                        "members, none failed"),
-        "settings": {**_grid_settings(n, half_width, S0), **_integrator_settings(T=T, t_show=t_show,
+        "settings": {**grid_settings(n, half_width, S0), **integrator_settings(T=T, t_show=t_show,
                      samples=int(len(t_eval)), max_steps=max_steps)},
         "summary": summary,
         "notes": [
@@ -906,12 +688,44 @@ def exp_ranks(seed: int = 0, *, dims=(3, 4, 5), n_draws: int = 100, T: float = 1
     Exact limit rank where a theorem gives it — softmax, V = I, A + Aᵀ = −2QᵀQ/√d ⪯ 0:
     Σ(t) = G(I + tGᵀ(2QᵀQ/√d)G)⁻¹Gᵀ → G·P_{ker QG}·Gᵀ, of rank rank(G) − rank(QG), computed over ℚ
     (generically d − ⌊d/2⌋).  Other cases: "not available (no theorem)".
+
+    Parameters
+    ----------
+    seed : int, optional
+        Seed of the generator draws (experiment i uses ``default_rng([seed, i])``).
+    dims : sequence of int, optional
+        Dimensions d.
+    n_draws : int, optional
+        Draws of (Q, Σ₀, V) per dimension.
+    T : float, optional
+        Horizon.
+    converge_tol : float, optional
+        Stop a member when ‖Σ̇‖ < converge_tol·(1 + ‖Σ‖).
+    thresholds : sequence of float, optional
+        Relative thresholds θ of the numerical rank.
+    variants : sequence of str, optional
+        The variants to run (keys of :data:`.conventions.SCALINGS`).
+    Vs : sequence of str, optional
+        "I" (V = I) and/or "GtG" (V = G'ᵀG').
+    l2_convention : {"sqrt_d", "reference"}, optional
+        The ℓ2 scaling (:func:`.conventions.attention_params`).
+    max_steps : int, optional
+        Integrator steps per member.
+    progress : bool, optional
+        Log progress to stderr.
+
+    Returns
+    -------
+    dict
+        ``experiment``, ``index``, ``title``, ``seed``, ``rng``, ``source``, ``d``,
+        ``parameters``, ``settings``, ``summary`` (JSON-ready), ``notes`` and the arrays under
+        ``data`` (per run: numerical ranks, exact ranks, eigenvalues over time).
     """
     index = 7
-    rng = _rng(seed, index)
+    rng = experiment_rng(seed, index)
     thresholds = tuple(float(t) for t in thresholds)
     table, data = {}, {}
-    _log(progress, f"experiment 7 (limit ranks): d ∈ {list(dims)}, {n_draws} draws, T = {T:g}")
+    progress_log(progress, f"experiment 7 (limit ranks): d ∈ {list(dims)}, {n_draws} draws, T = {T:g}")
     for d in dims:
         k = d // 2
         Qs = rng.standard_normal((n_draws, k, d))
@@ -919,7 +733,7 @@ def exp_ranks(seed: int = 0, *, dims=(3, 4, 5), n_draws: int = 100, T: float = 1
         S0 = Gs @ np.swapaxes(Gs, 1, 2)
         Gv = rng.standard_normal((n_draws, d, d))
         Vd = {"I": np.broadcast_to(np.eye(d), (n_draws, d, d)).copy(), "GtG": np.swapaxes(Gv, 1, 2) @ Gv}
-        exact_soft = np.array([exact_rank(Gs[i]) - exact_rank(_frac_matmul(Qs[i], Gs[i])) for i in range(n_draws)])
+        exact_soft = np.array([exact_rank(Gs[i]) - exact_rank(exact_matmul(Qs[i], Gs[i])) for i in range(n_draws)])
         rankQ = np.array([exact_rank(Qs[i]) for i in range(n_draws)])
         # the exact limit G·P_{ker QG}·Gᵀ (softmax, V = I) in floating point, to read its own conditioning
         lim = np.empty_like(S0)
@@ -933,15 +747,16 @@ def exp_ranks(seed: int = 0, *, dims=(3, 4, 5), n_draws: int = 100, T: float = 1
             for vname in Vs:
                 Vb = Vd[vname]
                 key = f"{v}/V={vname}/d={d}"
-                prm = _batched_params(v, Qs, -Qs, Vb, d, l2_convention)
-                run = _integrate(v, prm, S0, T, t_eval, progress=progress, label=f"d={d} V={vname} ",
+                prm = batched_params(v, Qs, -Qs, Vb, d, l2_convention)
+                run = integrate_run(v, prm, S0, T, t_eval, progress=progress, label=f"d={d} V={vname} ",
                                  stop_on_convergence=True, converge_tol=converge_tol, max_steps=max_steps)
                 ranks = numerical_rank(run["Sigma_end"], thresholds)
-                has_exact = v == "softmax" and vname == "I"
+                # the exact limit rank comes from the closed form (softmax, V = vI)
+                has_exact = has_closed_form(v, prm, S0)
                 row = {
                     "variant": v, "V": vname, "d": d, "draws": int(n_draws),
-                    "counts": _counts(run["status"]),
-                    "time_reached": _stats(run["t_end"]),
+                    "counts": status_counts(run["status"]),
+                    "time_reached": stats(run["t_end"]),
                     "rank_counts": {str(th): np.bincount(r, minlength=d + 1).tolist() for th, r in ranks.items()},
                     "exact_rank": (np.bincount(exact_soft, minlength=d + 1).tolist() if has_exact
                                    else "not available (no theorem)"),
@@ -961,12 +776,12 @@ def exp_ranks(seed: int = 0, *, dims=(3, 4, 5), n_draws: int = 100, T: float = 1
     return {
         "experiment": "ranks", "index": index,
         "title": "Histograms of the rank of the limit covariance (softmax, ℓ2; V = I and V = GᵀG)",
-        "seed": seed, "rng": _rng_text(seed, index), "source": "generator",
+        "seed": seed, "rng": rng_text(seed, index), "source": "generator",
         "d": list(dims),
         "parameters": {"Q": "standard Gaussian ⌊d/2⌋×d, K = −Q", "Sigma0": "GGᵀ, G standard Gaussian d×d",
                        "V": ["I", "G'ᵀG', G' standard Gaussian d×d"], "l2_convention": l2_convention,
                        "scaling": "softmax A = KᵀQ/√d, ℓ2 τ = 1/√d"},
-        "settings": {"n_draws": int(n_draws), "thresholds": list(thresholds), **_integrator_settings(
+        "settings": {"n_draws": int(n_draws), "thresholds": list(thresholds), **integrator_settings(
             T=T, stop_on_convergence=True, converge_tol=converge_tol, max_steps=max_steps)},
         "summary": table,
         "notes": [
@@ -990,95 +805,3 @@ def exp_ranks(seed: int = 0, *, dims=(3, 4, 5), n_draws: int = 100, T: float = 1
         ],
         "data": data,
     }
-
-
-def _batched_params(variant, Qs, Ks, Vb, d, l2_convention):
-    if variant == "softmax":
-        return {"A": np.swapaxes(Ks, 1, 2) @ Qs / math.sqrt(d), "V": Vb, "tau": 1.0}
-    if variant == "l2":
-        if l2_convention == "reference":
-            return {"Q": Qs / math.sqrt(d), "K": Ks, "V": Vb, "tau": 1.0}
-        return {"Q": Qs, "K": Ks, "V": Vb, "tau": 1.0 / math.sqrt(d)}
-    raise ValueError(variant)
-
-
-# ----------------------------------------------------------------------------------------
-# the whole suite
-# ----------------------------------------------------------------------------------------
-QUICK = {
-    "zero": {"n": 6},
-    "line": {"n": 6},
-    "plane": {"n": 6, "m3": 30},
-    "two_lines": {"n": 10},
-    "blowup": {"n": 14},
-    "mixed": {"n": 12},
-    "ranks": {"n_draws": 30, "max_steps": 2500},
-}
-FULL = {
-    "zero": {"n": 10},
-    "line": {"n": 10},
-    "plane": {"n": 10, "m3": 100},
-    "two_lines": {"n": 20},
-    "blowup": {"n": 40},
-    "mixed": {"n": 30},
-    "ranks": {"n_draws": 100},
-}
-
-_FUNCS = {"zero": exp_zero, "line": exp_line, "plane": exp_plane, "two_lines": exp_two_lines,
-          "blowup": exp_blowup, "mixed": exp_mixed, "ranks": exp_ranks}
-
-
-def run(out, quick: bool = True, seed: int = 0, progress: bool = True, *, source: str = "generator",
-        experiments=EXPERIMENTS) -> dict:
-    """Run the experiments, write ``out/figures/*.png|pdf`` and ``out/castin2025.json``; return the summary.
-
-    quick: smaller grids (and 30 rank draws instead of 100); the full sizes are the paper's.
-    source: "generator" (matrices from numpy.random.default_rng([seed, i])) or "reference"
-    (the reference code's own draws, experiments 1–6).
-    """
-    from .. import plots
-    from ..atomic import write_json_atomic
-
-    out = Path(out)
-    figdir = out / "figures"
-    figdir.mkdir(parents=True, exist_ok=True)
-    sizes = QUICK if quick else FULL
-    t_start = time.perf_counter()
-    _log(progress, f"{'quick' if quick else 'full'} run, seed {seed}, source {source}, output {out}")
-    results, figures, timings = {}, {}, {}
-    for name in experiments:
-        t0 = time.perf_counter()
-        kw = dict(sizes[name])
-        if name != "ranks":
-            kw["source"] = source
-        exp = _FUNCS[name](seed, progress=progress, **kw)
-        t_exp = time.perf_counter() - t0
-        figs = plots.castin_figures(exp, figdir)
-        timings[name] = {"compute_s": round(t_exp, 2), "figures_s": round(time.perf_counter() - t0 - t_exp, 2)}
-        figures[name] = [str(Path(p).relative_to(out)) for p in figs]
-        results[name] = to_json(exp)
-        _log(progress, f"experiment {name}: {t_exp:.1f} s compute, {len(figs)} figure files")
-    summary = {
-        "paper": PAPER,
-        "mode": "quick" if quick else "full",
-        "seed": int(seed),
-        "source": source,
-        "sizes": sizes,
-        "conventions": {
-            "softmax": "A = KᵀQ/√d, τ = 1",
-            "l2": "weight exp(−|Qx − Ky|²/√d): τ = 1/√d (≡ Q/d^{1/4}, K/d^{1/4}); reference code: exp(−|Qx/√d − Ky|²)",
-            "multihead": "W = I split in H row blocks of size k = d//H; A_h = K_hᵀQ_h/√k, C_h = P_hV",
-            "sinkhorn": "A = KᵀQ (no scaling), ε = 1",
-            "grid": "trace-one Σ₀ with (a − b, 2c) on an n×n grid, kept inside the unit disk",
-        },
-        "experiments": results,
-        "figures": figures,
-        "timings": timings,
-        "total_seconds": round(time.perf_counter() - t_start, 2),
-    }
-    from ..display import tagged
-
-    summary = tagged("reproduce.castin2025", _jsonable(summary))
-    write_json_atomic(out / "castin2025.json", summary)
-    _log(progress, f"done in {summary['total_seconds']:.1f} s -> {out / 'castin2025.json'}")
-    return summary

@@ -1,0 +1,343 @@
+"""Running one batch: the compiled moment systems, the integrator call and the run summaries.
+
+A *run* is the dict :func:`integrate_run` returns for one variant and one batch of Σ₀ (sample
+times, Σ(t), status, end times, step counts, seconds); :func:`run_summary` reduces it to the
+JSON-ready counts and statistics the experiments report.  :func:`to_json` drops an
+experiment's arrays.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+import numpy as np
+
+from ...numeric.integrate import BLOWUP, STATUS_NAMES
+from .conventions import ATOL, BLOWUP_NORM, FINITE_TIME_BLOWUP, RTOL
+
+__all__ = ["STATUS", "progress_log", "system_of", "has_closed_form", "sample_times", "integrate_run",
+           "status_counts", "stats", "run_summary", "jsonable", "to_json", "grid_settings", "integrator_settings"]
+
+#: status code → name of the integrator's stopping statuses (running excluded)
+STATUS = {code: name for code, name in STATUS_NAMES.items() if code}
+
+
+def progress_log(progress: bool, msg: str) -> None:
+    """Print ``[castin2025] msg`` to stderr when ``progress`` is set.
+
+    Parameters
+    ----------
+    progress : bool
+        Whether to print.
+    msg : str
+        The message.
+    """
+    if progress:
+        print(f"[castin2025] {msg}", file=sys.stderr, flush=True)
+
+
+_COMPILED: dict = {}
+
+
+def system_of(variant: str, heads: int = 2):
+    """The compiled moment system of a variant (derived once, then cached).
+
+    A composite variant (multi-head) is derived with ``heads`` softmax heads, the others as
+    single-head systems (the variant's own ``composite`` declaration decides).
+
+    Parameters
+    ----------
+    variant : str
+        A registered variant name.
+    heads : int, optional
+        Number of heads of a composite variant.
+
+    Returns
+    -------
+    symbolic_tf.numeric.codegen.CompiledSystem
+        The system's numpy right-hand side.
+    """
+    from ...variants import get
+
+    key = (variant, heads if get(variant).composite else None)
+    if key not in _COMPILED:
+        from ...numeric.codegen import compile_system
+        from ...symbolic.moments import derive
+
+        _COMPILED[key] = compile_system(derive(key[0], heads=key[1], scale=None))
+    return _COMPILED[key]
+
+
+def has_closed_form(variant: str, params: dict, S0, heads: int = 2) -> bool:
+    """Whether the flow has the closed form of :mod:`symbolic_tf.numeric.closed_form` (α₀ = 0).
+
+    That is single-head softmax with V = vI (Σ(t) = Σ₀(I − t·v(A+Aᵀ)Σ₀)⁻¹, docs/mathematics.md
+    §4), asked of :func:`symbolic_tf.numeric.closed_form.applies`.
+
+    Parameters
+    ----------
+    variant : str
+        A registered variant name.
+    params : dict
+        Float parameters, as for :func:`integrate_run`.
+    S0 : array_like, shape (B, d, d)
+        The batch of initial covariances.
+    heads : int, optional
+        Number of heads of a composite variant.
+
+    Returns
+    -------
+    bool
+        True when the closed form covers every member.
+    """
+    from ...numeric.closed_form import applies
+
+    S0 = np.asarray(S0)
+    B, d = S0.shape[0], S0.shape[-1]
+    return applies(system_of(variant, heads).system, np.zeros((B, d)), params, d, B) is None
+
+
+def sample_times(T: float, t_show: float | None = None, n_lin: int = 50, n_geo: int = 30):
+    """Sample times: n_lin uniform points on [0, t_show], then n_geo geometric ones up to T.
+
+    Parameters
+    ----------
+    T : float
+        Horizon.
+    t_show : float, optional
+        End of the uniform part; None (or ≥ T): n_lin + n_geo uniform points on [0, T].
+    n_lin, n_geo : int, optional
+        Numbers of uniform and geometric samples.
+
+    Returns
+    -------
+    numpy.ndarray
+        Increasing sample times from 0 to T.
+    """
+    if t_show is None or t_show >= T:
+        return np.linspace(0.0, T, n_lin + n_geo)
+    t = np.concatenate([np.linspace(0.0, t_show, n_lin), np.geomspace(t_show, T, n_geo + 1)[1:]])
+    return np.unique(t)
+
+
+def integrate_run(variant, params, S0, T, t_eval, *, heads=2, progress=False, label="", **kw) -> dict:
+    """Integrate the covariance flow Σ̇ = JΣ + ΣJᵀ of one variant for a batch of Σ₀ (α₀ = 0).
+
+    Calls :func:`symbolic_tf.numeric.integrate.integrate` with the tolerances and norm bound
+    of :mod:`.conventions` unless given in ``kw``.
+
+    Parameters
+    ----------
+    variant : str
+        A registered variant name.
+    params : dict
+        Float parameters of the compiled system (:func:`.conventions.attention_params`).
+    S0 : array_like, shape (B, d, d)
+        Initial covariances.
+    T : float
+        Horizon.
+    t_eval : array_like
+        Sample times in [0, T].
+    heads : int, optional
+        Number of heads of a composite variant.
+    progress : bool, optional
+        Log counts and seconds to stderr.
+    label : str, optional
+        Prefix of the log line.
+    **kw
+        Further options of ``integrate`` (``rtol``, ``atol``, ``blowup_norm``, ``max_steps``, …).
+
+    Returns
+    -------
+    dict
+        ``variant``, ``t``, ``Sigma`` (B, n, d, d), ``status``, ``t_end``, ``Sigma_end``,
+        ``n_steps``, ``seconds`` and ``T``.
+    """
+    from ...numeric.integrate import integrate
+
+    t0 = time.perf_counter()
+    S0 = np.asarray(S0, dtype=float)
+    sol = integrate(system_of(variant, heads), np.zeros(S0.shape[:2]), S0, params, float(T),
+                    t_eval=t_eval, rtol=kw.pop("rtol", RTOL), atol=kw.pop("atol", ATOL),
+                    blowup_norm=kw.pop("blowup_norm", BLOWUP_NORM), **kw)
+    secs = time.perf_counter() - t0
+    run = {"variant": variant, "t": sol.t_eval, "Sigma": sol.Sigma, "status": sol.status, "t_end": sol.t_end,
+           "Sigma_end": sol.Sigma_end, "n_steps": sol.n_steps, "seconds": secs, "T": float(T)}
+    counts = status_counts(sol.status)
+    progress_log(progress, f"  {label}{variant}: {S0.shape[0]} Σ₀, T = {T:g}, {counts}, {secs:.1f} s")
+    return run
+
+
+def status_counts(status) -> dict:
+    """Number of members per stopping status.
+
+    Parameters
+    ----------
+    status : array_like of int
+        Status codes of the integrator.
+
+    Returns
+    -------
+    dict
+        Status name → count, for every status of :data:`STATUS`.
+    """
+    status = np.asarray(status)
+    return {name: int(np.sum(status == code)) for code, name in STATUS.items()}
+
+
+def stats(x) -> dict | None:
+    """Minimum, median and maximum of the finite entries.
+
+    Parameters
+    ----------
+    x : array_like
+        Values.
+
+    Returns
+    -------
+    dict or None
+        ``{"min", "median", "max"}`` as floats; None when no entry is finite.
+    """
+    x = np.asarray(x, dtype=float)
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return None
+    return {"min": float(x.min()), "median": float(np.median(x)), "max": float(x.max())}
+
+
+def run_summary(run: dict, S0) -> dict:
+    """Counts, blow-up times, trace ratios and eigenvalue ratios at the end of a batch run.
+
+    For a variant that cannot blow up in finite time (:data:`.conventions.FINITE_TIME_BLOWUP`)
+    a BLOWUP status means the norm bound was reached by growth, and the mean exponential rate
+    to the bound is reported.
+
+    Parameters
+    ----------
+    run : dict
+        A run of :func:`integrate_run`.
+    S0 : numpy.ndarray, shape (B, d, d)
+        Its initial covariances.
+
+    Returns
+    -------
+    dict
+        JSON-ready summary (``members``, ``T``, ``counts``, ``seconds``, ``max_steps``,
+        ``blowup_time``, ``trace_ratio_end``, ``eig_ratio_end``, ``status_meaning``, …).
+    """
+    st, Se = run["status"], run["Sigma_end"]
+    tr0 = np.trace(S0, axis1=-2, axis2=-1)
+    tr_end = np.trace(Se, axis1=-2, axis2=-1)
+    ev = np.linalg.eigvalsh(Se)
+    alive = st != BLOWUP
+    out = {
+        "members": int(st.size),
+        "T": run["T"],
+        "counts": status_counts(st),
+        "seconds": round(run["seconds"], 3),
+        "max_steps": int(run["n_steps"].max()),
+        "blowup_time": stats(run["t_end"][st == BLOWUP]),
+        "trace_ratio_end": stats((tr_end / tr0)[alive]),
+        "eig_ratio_end": stats((ev[:, 0] / np.maximum(ev[:, -1], 1e-300))[alive]),
+    }
+    if not FINITE_TIME_BLOWUP.get(run["variant"], True):
+        out["status_meaning"] = ("blowup = the norm bound was reached by growth; this variant has no "
+                                 "finite-time blow-up (docs/mathematics.md §4)")
+        bl = st == BLOWUP
+        if np.any(bl):
+            n0 = np.linalg.norm(S0[bl], axis=(1, 2))
+            n1 = np.linalg.norm(Se[bl], axis=(1, 2))
+            out["mean_exponential_rate_to_norm_bound"] = stats(np.log(n1 / n0) / run["t_end"][bl])
+    else:
+        out["status_meaning"] = "blowup = finite-time blow-up detected (‖Σ‖_F > bound or step collapse)"
+    return out
+
+
+def jsonable(x):
+    """A JSON-ready copy: numpy arrays and scalars to Python, non-finite floats to strings.
+
+    Parameters
+    ----------
+    x : object
+        Nested dicts, lists, tuples, numpy arrays and scalars.
+
+    Returns
+    -------
+    object
+        The same structure with plain Python values ("inf", "-inf", "nan" for non-finite
+        floats, "a+bj" strings for non-real complex numbers).
+    """
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return jsonable(x.tolist())
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating, float)):
+        v = float(x)
+        return v if math.isfinite(v) else ("inf" if v > 0 else "-inf" if v < 0 else "nan")
+    if isinstance(x, (np.bool_,)):
+        return bool(x)
+    if isinstance(x, (complex, np.complexfloating)):
+        z = complex(x)
+        return jsonable(z.real) if z.imag == 0 else f"{z.real:.6g}{z.imag:+.6g}j"
+    return x
+
+
+def to_json(exp: dict) -> dict:
+    """The experiment dict without its arrays (``"data"``), numpy converted to plain Python.
+
+    Parameters
+    ----------
+    exp : dict
+        An experiment's result (``exp_*``).
+
+    Returns
+    -------
+    dict
+        JSON-ready copy without ``"data"``.
+    """
+    return jsonable({k: v for k, v in exp.items() if k != "data"})
+
+
+def grid_settings(n, half_width, S0) -> dict:
+    """The record of a trace-one Σ₀ grid (:func:`.conventions.trace_one_grid`).
+
+    Parameters
+    ----------
+    n : int
+        Grid points per axis.
+    half_width : float
+        Half width h of the square.
+    S0 : numpy.ndarray, shape (B, 2, 2)
+        The grid's covariances.
+
+    Returns
+    -------
+    dict
+        ``grid_n``, ``half_width``, ``members`` and the rule as text.
+    """
+    return {"grid_n": int(n), "half_width": float(half_width), "members": int(S0.shape[0]),
+            "grid": "Σ₀ = [[(1+u)/2, w/2], [w/2, (1−u)/2]], (u, w) on an n×n grid of [−h, h]², u²+w² < 1"}
+
+
+def integrator_settings(**extra) -> dict:
+    """The record of the integrator, its tolerances and its blow-up rule.
+
+    Parameters
+    ----------
+    **extra
+        Further settings to record (horizon, samples, …).
+
+    Returns
+    -------
+    dict
+        ``integrator``, ``rtol``, ``atol``, ``blowup_norm``, ``blowup_rule`` and ``extra``.
+    """
+    return {"integrator": "symbolic_tf.numeric.integrate (Dormand–Prince 5(4), Σ = ΦΣ₀Φᵀ)",
+            "rtol": RTOL, "atol": ATOL, "blowup_norm": BLOWUP_NORM,
+            "blowup_rule": "status BLOWUP when ‖Σ‖_F > blowup_norm·(‖Σ₀‖_F + 1) or the step collapses",
+            **extra}
