@@ -47,7 +47,25 @@ _SCHEMA = {"basis": ("enum", "svec-upper"), "prec": "int", "Sigma_mid": "rat[][]
 @kind("equilibrium-basin", _SCHEMA)
 def check_equilibrium_basin(cert, problem):
     """PROVED: for the embedded problem's Σ₀ the solution is global and converges to the unique
-    equilibrium Σ* in the box Sigma_mid ± r (regime EQUILIBRIUM, quantifier THIS)."""
+    equilibrium Σ* in the box Sigma_mid ± r (regime EQUILIBRIUM, quantifier THIS).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: the drift model (general V) with Σ₀ ≻ 0 exactly.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("EQUILIBRIUM", THIS, {"Sigma_mid", "r"}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When a check 1–7 of the module docstring fails.
+    """
     _check(cert, problem)
     data = cert.data
     params = {"Sigma_mid": [[frac_str(Fraction(x)) for x in row] for row in data["Sigma_mid"]],

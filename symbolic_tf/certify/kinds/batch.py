@@ -11,7 +11,26 @@ from ..exact import definiteness, qmat
 
 @kind("blowup-riccati-vI-batch", {"A": "rat[][]", "v": "rat", "members": "obj[]"}, needs_problem=False)
 def check_batch(cert, problem):
-    """PROVED: each listed Σ₀ ≻ 0 (members with a bracket) blows up inside its bracket."""
+    """PROVED: each listed Σ₀ ≻ 0 (members with a bracket) blows up inside its bracket.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        Unused (the kind needs no embedded problem).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("batch-blowup", NONE, batch_params(...)))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When a member is not Σ₀ ≻ 0 with Σ₀⁻¹ − T_lo·R ≻ 0 and a witness w with wᵀ(Σ₀⁻¹ − T_hi·R)w ≤ 0
+        (R = v(A + Aᵀ)), or no member is listed.
+    """
     from ..exact import frac_str
 
     n = _check_batch(cert, problem)
@@ -19,7 +38,21 @@ def check_batch(cert, problem):
 
 
 def batch_params(data, n):
-    """The claim's parameters: v, A and every member's bracket (None where undecided)."""
+    """The claim's parameters: v, A and every member's bracket (None where undecided).
+
+    Parameters
+    ----------
+    data : dict
+        The certificate's data (``v``, ``A``, ``members``).
+    n : int
+        The number of decided members (those with a bracket).
+
+    Returns
+    -------
+    dict
+        ``{"v", "members": n, "A", "brackets"}`` as exact strings, a bracket [T_lo, T_hi] per member (None
+        where undecided).
+    """
     from ..exact import frac_str
 
     return {"v": frac_str(Fraction(data["v"])), "members": n,

@@ -60,7 +60,23 @@ __all__ = ["rat", "rat_box", "MatPoly", "Enclosure", "scalar_range", "psd_on_box
 
 
 def rat(v) -> flint.fmpq:
-    """An exact flint rational from an int, Fraction, decimal/“p/q” string or fmpq."""
+    """An exact flint rational from an int, Fraction, decimal/“p/q” string or fmpq.
+
+    Parameters
+    ----------
+    v : int, fractions.Fraction, str or flint.fmpq
+        An exact number (a decimal or "p/q" string is read exactly); bool and float are refused.
+
+    Returns
+    -------
+    flint.fmpq
+        The same number.
+
+    Raises
+    ------
+    TypeError
+        When ``v`` is not an exact rational.
+    """
     if isinstance(v, flint.fmpq):
         return v
     if isinstance(v, str):
@@ -72,7 +88,18 @@ def rat(v) -> flint.fmpq:
 
 
 def rat_box(box) -> tuple:
-    """(x₀, x₁, y₀, y₁) as exact rationals; ValueError unless x₀ ≤ x₁ and y₀ ≤ y₁."""
+    """(x₀, x₁, y₀, y₁) as exact rationals; ValueError unless x₀ ≤ x₁ and y₀ ≤ y₁.
+
+    Parameters
+    ----------
+    box : sequence of 4 exact numbers
+        The box ends (x₀, x₁, y₀, y₁), each accepted by :func:`rat`.
+
+    Returns
+    -------
+    tuple of 4 flint.fmpq
+        (x₀, x₁, y₀, y₁).
+    """
     x0, x1, y0, y1 = (rat(v) for v in box)
     if not (x0 <= x1 and y0 <= y1):
         raise ValueError("malformed box")
@@ -118,12 +145,35 @@ class MatPoly:
     # --- construction ------------------------------------------------------------------
     @classmethod
     def constant(cls, M) -> "MatPoly":
+        """The constant polynomial P(x, y) = M.
+
+        Parameters
+        ----------
+        M : flint.fmpq_mat or list of list
+            The exact coefficient matrix.
+
+        Returns
+        -------
+        MatPoly
+            P with the single term (0, 0) ↦ M (no term when M = 0).
+        """
         M = _as_matrix(M)
         return cls(M.nrows(), M.ncols(), {(0, 0): M})
 
     @classmethod
     def affine(cls, C0, Cx, Cy) -> "MatPoly":
-        """C0 + x·Cx + y·Cy."""
+        """C0 + x·Cx + y·Cy.
+
+        Parameters
+        ----------
+        C0, Cx, Cy : flint.fmpq_mat or list of list
+            The exact coefficient matrices of 1, x and y (one shape).
+
+        Returns
+        -------
+        MatPoly
+            The affine polynomial.
+        """
         C0, Cx, Cy = _as_matrix(C0), _as_matrix(Cx), _as_matrix(Cy)
         return cls(C0.nrows(), C0.ncols(), {(0, 0): C0, (1, 0): Cx, (0, 1): Cy})
 
@@ -141,7 +191,23 @@ class MatPoly:
         return self + (-other)
 
     def times(self, c) -> "MatPoly":
-        """c·P for an exact rational c, or for a scalar (1×1) MatPoly c."""
+        """c·P for an exact rational c, or for a scalar (1×1) MatPoly c.
+
+        Parameters
+        ----------
+        c : exact rational or MatPoly
+            A rational (accepted by :func:`rat`) or a scalar (1×1) polynomial.
+
+        Returns
+        -------
+        MatPoly
+            The product c·P.
+
+        Raises
+        ------
+        ValueError
+            When ``c`` is a polynomial that is not 1×1.
+        """
         if isinstance(c, MatPoly):
             if (c.nrows, c.ncols) != (1, 1):
                 raise ValueError("only a scalar polynomial scales a matrix polynomial")
@@ -164,7 +230,23 @@ class MatPoly:
         return out
 
     def quad(self, z) -> "MatPoly":
-        """The scalar polynomial zᵀ P z for an exact vector z."""
+        """The scalar polynomial zᵀ P z for an exact vector z.
+
+        Parameters
+        ----------
+        z : sequence of exact rationals
+            A vector of length n (P must be n×n).
+
+        Returns
+        -------
+        MatPoly
+            The 1×1 polynomial zᵀP(x, y)z.
+
+        Raises
+        ------
+        ValueError
+            When P is not square or z has the wrong length.
+        """
         zc = flint.fmpq_mat(self.nrows, 1, [rat(v) for v in z]) if len(z) == self.nrows else None
         if zc is None or self.nrows != self.ncols:
             raise ValueError("quad needs a square polynomial and a vector of its size")
@@ -178,13 +260,38 @@ class MatPoly:
         return max((i + j for i, j in self.terms), default=0)
 
     def constant_term(self) -> flint.fmpq_mat:
+        """The coefficient C_00 = P(0, 0).
+
+        Returns
+        -------
+        flint.fmpq_mat
+            C_00 (the zero matrix when there is no constant term).
+        """
         return self.terms.get((0, 0), flint.fmpq_mat(self.nrows, self.ncols))
 
     def is_symmetric(self) -> bool:
+        """Whether P(x, y) is symmetric for all (x, y): P square and every C_ij = C_ijᵀ.
+
+        Returns
+        -------
+        bool
+            True when every coefficient matrix is symmetric.
+        """
         return self.nrows == self.ncols and all(C == C.transpose() for C in self.terms.values())
 
     def at(self, x, y) -> flint.fmpq_mat:
-        """P(x, y), exactly."""
+        """P(x, y), exactly.
+
+        Parameters
+        ----------
+        x, y : exact rationals
+            The point (accepted by :func:`rat`).
+
+        Returns
+        -------
+        flint.fmpq_mat
+            Σ C_ij xⁱ yʲ.
+        """
         x, y = rat(x), rat(y)
         out = flint.fmpq_mat(self.nrows, self.ncols)
         for (i, j), C in self.terms.items():
@@ -192,6 +299,18 @@ class MatPoly:
         return out
 
     def enclosure(self, box) -> "Enclosure":
+        """The centred-form enclosure of P on a box (see the module docstring).
+
+        Parameters
+        ----------
+        box : sequence of 4 exact rationals
+            (x₀, x₁, y₀, y₁) with x₀ ≤ x₁, y₀ ≤ y₁ (sides may be degenerate).
+
+        Returns
+        -------
+        Enclosure
+            P = A(s, t) + E(s, t) on the box with the entrywise remainder bound e.
+        """
         return Enclosure(self, box)
 
 
@@ -245,11 +364,28 @@ class Enclosure:
         self.e = e
 
     def corners_of_affine_part(self) -> list:
-        """A(s, t) at the four corners (±h_x, ±h_y)."""
+        """A(s, t) at the four corners (±h_x, ±h_y).
+
+        Returns
+        -------
+        list of flint.fmpq_mat
+            The four values C ± h_x·L_x ± h_y·L_y.
+        """
         return [self.C + self.Lx * s + self.Ly * t for s in (-self.hx, self.hx) for t in (-self.hy, self.hy)]
 
     def minus_row_sums(self, M: flint.fmpq_mat) -> flint.fmpq_mat:
-        """M − Δ, Δ = diag(Σ_c e_rc)."""
+        """M − Δ, Δ = diag(Σ_c e_rc).
+
+        Parameters
+        ----------
+        M : flint.fmpq_mat
+            An n×n matrix (a value of the affine part).
+
+        Returns
+        -------
+        flint.fmpq_mat
+            M − Δ with Δ = diag(δ_r), δ_r = Σ_c e_rc the remainder's row sums.
+        """
         out = flint.fmpq_mat(M)
         for r in range(self.nrows):
             out[r, r] -= sum(self.e[r], flint.fmpq(0))
@@ -257,7 +393,25 @@ class Enclosure:
 
 
 def scalar_range(p: MatPoly, box) -> tuple:
-    """(lo, hi), exact rationals with lo ≤ p(x, y) ≤ hi on the closed box (p scalar)."""
+    """(lo, hi), exact rationals with lo ≤ p(x, y) ≤ hi on the closed box (p scalar).
+
+    Parameters
+    ----------
+    p : MatPoly
+        A scalar (1×1) polynomial.
+    box : sequence of 4 exact rationals
+        (x₀, x₁, y₀, y₁) with x₀ ≤ x₁, y₀ ≤ y₁ (sides may be degenerate).
+
+    Returns
+    -------
+    tuple of (flint.fmpq, flint.fmpq)
+        (c − |l_x|h_x − |l_y|h_y − e, c + |l_x|h_x + |l_y|h_y + e).
+
+    Raises
+    ------
+    ValueError
+        When p is not 1×1.
+    """
     if (p.nrows, p.ncols) != (1, 1):
         raise ValueError("scalar_range needs a scalar polynomial")
     enc = Enclosure(p, box)
@@ -274,7 +428,21 @@ def _pd(M: flint.fmpq_mat) -> bool:
 
 
 def psd_on_box(P: MatPoly, box) -> bool:
-    """True only if the symmetric P is ⪰ 0 at every point of the closed box (proved)."""
+    """True only if the symmetric P is ⪰ 0 at every point of the closed box (proved).
+
+    Parameters
+    ----------
+    P : MatPoly
+        A square matrix polynomial (non-symmetric input gives False).
+    box : sequence of 4 exact rationals
+        (x₀, x₁, y₀, y₁) with x₀ ≤ x₁, y₀ ≤ y₁ (sides may be degenerate).
+
+    Returns
+    -------
+    bool
+        True when A − Δ ⪰ 0 (exact inertia) at the four corners, hence P ⪰ 0 on the closed box;
+        False means "not proved".
+    """
     enc = Enclosure(P, box)
     if not enc.symmetric:
         return False
@@ -282,7 +450,21 @@ def psd_on_box(P: MatPoly, box) -> bool:
 
 
 def pd_on_open_box(P: MatPoly, box) -> bool:
-    """True only if the symmetric P is ≻ 0 at every point of the (relative) interior of the box."""
+    """True only if the symmetric P is ≻ 0 at every point of the (relative) interior of the box.
+
+    Parameters
+    ----------
+    P : MatPoly
+        A square matrix polynomial (non-symmetric input gives False).
+    box : sequence of 4 exact rationals
+        (x₀, x₁, y₀, y₁) with x₀ ≤ x₁, y₀ ≤ y₁ (sides may be degenerate).
+
+    Returns
+    -------
+    bool
+        True when C − Δ ≻ 0 and A − Δ ⪰ 0 at the four corners, hence P ≻ 0 on the relative interior;
+        False means "not proved".
+    """
     enc = Enclosure(P, box)
     if not enc.symmetric:
         return False

@@ -105,6 +105,23 @@ class CellChecker:
 
     # --- one cell ---------------------------------------------------------------------
     def check(self, cell: dict) -> None:
+        """Re-verify one cell of the map: its claim re-decided over the closed cell box.
+
+        OUTSIDE cells need zᵀΣ₀z ≤ 0 on the cell; PROVED cells need Σ₀ ≻ 0 on the open cell and the
+        regime's inequalities over it (BLOWUP: zᵀQz > 0, zᵀMz < 0 and the bracket through
+        g(f, t) = ∫₀ᵗ e^{2fs} ds; CLUSTERING, BOUNDED, EQUILIBRIUM: the signs of f, M and Q = Σ₀RΣ₀ that
+        their argument ``via`` needs).
+
+        Parameters
+        ----------
+        cell : dict
+            One stored cell: ``box``, ``status``, ``regime``, ``T_lo``/``T_hi`` and ``certificate.data``.
+
+        Raises
+        ------
+        symbolic_tf.spec.errors.CertificationFailed
+            When the cell's claim does not hold on the whole cell.
+        """
         try:
             box = rat_box([_num(s) for s in cell["box"]])
         except ValueError:
@@ -169,7 +186,15 @@ class CellChecker:
 
 
 def check_cell(spec, cell: dict) -> None:
-    """Re-verify one cell of a map of ``spec`` (raises CertificationFailed)."""
+    """Re-verify one cell of a map of ``spec`` (raises CertificationFailed).
+
+    Parameters
+    ----------
+    spec : symbolic_tf.spec.mapspec.MapSpec
+        The parsed map spec the cell belongs to.
+    cell : dict
+        The stored cell.
+    """
     CellChecker(spec).check(cell)
 
 

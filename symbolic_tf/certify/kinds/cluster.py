@@ -70,13 +70,46 @@ def _basis(mat):
 
 
 def field_value(pf, X, kappa):
+    """Φ's X-component at X: Q(X) − c̃(X)·X with c̃(X) = tr Q(X) + κ(tr X − 1).
+
+    Parameters
+    ----------
+    pf : ProjectiveField
+        The projective field (its ``Q``) over fmpq or arb matrices.
+    X : flint.fmpq_mat or flint.arb_mat
+        A symmetric 2×2 point.
+    kappa : flint.fmpq or flint.arb
+        κ ≥ 0, the weight that makes the trace direction attracting.
+
+    Returns
+    -------
+    flint.fmpq_mat or flint.arb_mat
+        Q(X) − c̃(X)·X.
+    """
     QX = pf.Q(X)
     ct = QX[0, 0] + QX[1, 1] + (X[0, 0] + X[1, 1] - 1) * kappa
     return QX - X * ct
 
 
 def jacobian_and_gradient(pf, X, kappa, basis):
-    """Ball Jacobian of Φ (3×3, svec-upper) and gradient of c̃ at X (over a ball matrix X)."""
+    """Ball Jacobian of Φ (3×3, svec-upper) and gradient of c̃ at X (over a ball matrix X).
+
+    Parameters
+    ----------
+    pf : ProjectiveField
+        The projective field over arb matrices.
+    X : flint.arb_mat
+        The symmetric 2×2 ball matrix (e.g. the box H = X_star ± R).
+    kappa : flint.arb
+        κ ≥ 0 of c̃.
+    basis : list of flint.arb_mat
+        The svec-upper basis E_00, E_01 + E_10, E_11.
+
+    Returns
+    -------
+    tuple of (list of list of flint.arb, list of flint.arb)
+        The 3×3 Jacobian DΦ(X) (rows, svec-upper coordinates) and the gradient ∇c̃(X) (3 entries).
+    """
     QX = pf.Q(X)
     ct = QX[0, 0] + QX[1, 1] + (X[0, 0] + X[1, 1] - 1) * kappa
     cols, grad = [], []
@@ -91,7 +124,18 @@ def jacobian_and_gradient(pf, X, kappa, basis):
 
 def isotropic_points(A):
     """The rank-one trace-one matrices ww̃ᵀ/(wᵀw) on the isotropic lines of A + Aᵀ (arb balls),
-    or [] if A + Aᵀ is not indefinite."""
+    or [] if A + Aᵀ is not indefinite.
+
+    Parameters
+    ----------
+    A : flint.fmpq_mat
+        The 2×2 exact interaction matrix (scaled).
+
+    Returns
+    -------
+    list of flint.arb_mat
+        The two points X_iso = wwᵀ/(wᵀw) with wᵀ(A + Aᵀ)w = 0 (b² > ac), else [].
+    """
     S = A + A.transpose()
     a, b, c = S[0, 0], S[0, 1], S[1, 1]
     disc = b * b - a * c
@@ -111,7 +155,26 @@ def isotropic_points(A):
 
 
 def check_cluster_end(pairs, S_end, data, prec, fail):
-    """Checks 1 (after the tube) to 7; returns the bound B (arb) of ∫|c̃|."""
+    """Checks 1 (after the tube) to 7; returns the bound B (arb) of ∫|c̃|.
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The heads' exact (C_h, A_h), A_h scaled by the temperature.
+    S_end : flint.arb_mat
+        The tube's end box Σ(t_N) ∈ S_N.
+    data : dict
+        The certificate's data (X_star, W, rho, mu, R, kappa).
+    prec : int
+        The arb working precision in bits.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    flint.arb
+        B = √(gᵀW⁻¹g)·√(e₁ᵀWe₁)/mu, a finite bound of ∫₀^∞|c̃|.
+    """
     if len(pairs) != 1:
         fail("covers single-head softmax only")
     Xs = square(data["X_star"], 2, "X_star", fail)
@@ -184,7 +247,25 @@ _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": 
 @kind(KIND, _SCHEMA)
 def check_tube_cluster(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and converges to a rank-one
-    limit (regime CLUSTERING, rank 1, quantifier THIS)."""
+    limit (regime CLUSTERING, rank 1, quantifier THIS).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: single-head softmax, d = 2, no drift, Σ₀ ⪰ 0 exact.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("CLUSTERING", THIS, {"rank": 1}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the tube does not replay or a check 1–7 fails.
+    """
     if cert.status != "PROVED":
         _bad("status must be PROVED")
     pairs, F = flow_pairs(problem, _bad)

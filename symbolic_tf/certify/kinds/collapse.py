@@ -50,7 +50,26 @@ def _fro2(M):
 
 
 def check_collapse_bounds(pairs, F, data, d, fail):
-    """Checks 1–2; returns (P, lam/c) exactly."""
+    """Checks 1–2; returns (P, lam/c) exactly.
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The heads' exact (C_h, A_h), A_h scaled by the temperature.
+    F : flint.fmpq_mat or None
+        The exact drift (None fails: the origin is not attracting without it).
+    data : dict
+        The certificate's data (P, lam, p_lo, n, c).
+    d : int
+        The dimension.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.fmpq_mat, flint.fmpq)
+        (P, lam/c): the Lyapunov matrix and the level below which {tr(PΣ) < lam/c} is invariant.
+    """
     if F is None:
         fail("needs a drift F (with F = 0 the origin is not attracting)")
     P = square(data["P"], d, "P", fail)
@@ -76,7 +95,24 @@ def check_collapse_bounds(pairs, F, data, d, fail):
 
 
 def end_inside(P, level, S_end, prec) -> bool:
-    """tr(P·S_end) < level for every matrix of the ball S_end."""
+    """tr(P·S_end) < level for every matrix of the ball S_end.
+
+    Parameters
+    ----------
+    P : flint.fmpq_mat
+        The exact P ≻ 0.
+    level : flint.fmpq
+        The level lam/c.
+    S_end : flint.arb_mat
+        The tube's end box.
+    prec : int
+        The arb precision in bits for the evaluation.
+
+    Returns
+    -------
+    bool
+        True when the ball tr(P·S_end) lies strictly below ``level``.
+    """
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:
@@ -94,7 +130,25 @@ _SCHEMA = {"P": "rat[][]", "lam": "rat", "p_lo": "rat", "n": "rat[]", "c": "rat"
 @kind(KIND, _SCHEMA)
 def check_tube_collapse(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and Σ(t) → 0 (regime
-    CLUSTERING, rank 0, quantifier THIS)."""
+    CLUSTERING, rank 0, quantifier THIS).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: (multi-head) softmax with a drift F, Σ₀ ⪰ 0 exact.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("CLUSTERING", THIS, {"rank": 0}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When check 1, 2 or 3 of the module docstring fails.
+    """
     if cert.status != "PROVED":
         _bad("status must be PROVED")
     pairs, F = flow_pairs(problem, _bad)

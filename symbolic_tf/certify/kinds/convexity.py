@@ -45,7 +45,25 @@ def _scalar(M) -> flint.fmpq:
                                "value": "str[]", "value_upper": "rat", "xi_norm2": "rat", "lambda_bound": "rat",
                                "prec?": "int"}, needs_problem=False)
 def check_nonconvexity_witness(cert, problem):
-    """PROVED: the softmax interaction energy with this A is not λ-convex for λ > lambda_bound."""
+    """PROVED: the softmax interaction energy with this A is not λ-convex for λ > lambda_bound.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        Unused (the kind needs no embedded problem).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("nonconvexity", NONE, {"A", "lambda_bound"}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the witness does not re-derive.
+    """
     from ..exact import frac_str
 
     _check_nonconvexity_witness(cert, problem)

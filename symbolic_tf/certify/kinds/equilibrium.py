@@ -48,7 +48,26 @@ def _sym_W(raw, n, what):
                                 "mean?": {"W": "rat[][]", "alpha_mid": "rat[]", "alpha_rad": "rat[]"}})
 def check_equilibrium_krawczyk(cert, problem):
     """PROVED: a property of the parameters — an equilibrium Σ* exists uniquely in the box,
-    (PD, locally stable or unstable, the mean's limit).  Local: it decides no Σ₀ by itself."""
+    (PD, locally stable or unstable, the mean's limit).  Local: it decides no Σ₀ by itself.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem (the drift model with one quadratic head).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("equilibrium-enclosure", NONE, {"parts", "Sigma_mid", "r"}))`` — a property
+        of the parameters, no regime of Σ₀.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the Krawczyk inclusion or a stored part (PD, stability, mean) fails.
+    """
     from ..exact import frac_str
 
     _check_equilibrium_krawczyk(cert, problem)

@@ -28,7 +28,27 @@ def _upper(u, M, name, who):
 
 def growth_rate(d, problem, who: str) -> Fraction:
     """The rate γ that the stored bounds prove, exactly: u ≥ ‖·‖_F for V, A, F (u² ≥ Σ entries²),
-    g ≤ λ_min(τKᵀK) (τKᵀK − gI ⪰ 0); γ = 2(u_V + u_F) (Sinkhorn), 2τu_Vu_A/g + 2u_F (ℓ2)."""
+    g ≤ λ_min(τKᵀK) (τKᵀK − gI ⪰ 0); γ = 2(u_V + u_F) (Sinkhorn), 2τu_Vu_A/g + 2u_F (ℓ2).
+
+    Parameters
+    ----------
+    d : dict
+        The certificate's data: ``u_V``, ``u_F`` (and ``u_A``, ``g`` for ℓ2).
+    problem : symbolic_tf.spec.problem.Problem
+        The embedded problem (V, F, A, K, scale).
+    who : str
+        The kind's name, for the failure messages.
+
+    Returns
+    -------
+    fractions.Fraction
+        γ = 2(u_V + u_F) (Sinkhorn) or 2τu_Vu_A/g + 2u_F (ℓ2), once every bound is checked exactly.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When a bound does not hold or the variant declares no growth bound.
+    """
     if Fraction(d["u_F"]) < 0:
         raise CertificationFailed(f"{who}: u_F must be non-negative")
     uF = _upper(d["u_F"], problem.F, "F", who) if problem.F is not None else Fraction(d["u_F"])
@@ -52,7 +72,25 @@ def growth_rate(d, problem, who: str) -> Fraction:
 
 @kind("no-blowup", {"u_V": "rat", "u_F": "rat", "gamma": "rat", "u_A?": "rat", "g?": "rat"})
 def check_no_blowup(cert, problem):
-    """PROVED: every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}."""
+    """PROVED: every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem (Sinkhorn, or ℓ2 with KᵀK ≻ 0).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("EXPONENTIAL_GROWTH", EVERY_PSD, {"gamma": γ}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the problem is missing or γ is not the rate the bounds prove (:func:`growth_rate`).
+    """
     from ..exact import frac_str
 
     if problem is None:

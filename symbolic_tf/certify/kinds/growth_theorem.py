@@ -48,7 +48,26 @@ STATEMENTS = {
 @kind(KIND, {"theorem": "str", "theorem_sha256": "str", "u_V": "rat", "u_F": "rat", "gamma": "rat",
              "u_A?": "rat", "g?": "rat"})
 def check_growth_theorem(cert, problem):
-    """PROVED: every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}."""
+    """PROVED: every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem (Sinkhorn, or ℓ2 with KᵀK ≻ 0).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("EXPONENTIAL_GROWTH", EVERY_PSD, {"gamma": γ}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the stored theorem, its SHA-256 or statement is not the one this kind needs, or γ is not
+        :func:`~symbolic_tf.certify.kinds.growth.growth_rate`.
+    """
     d = cert.data
     bound = growth_bound_of(problem)
     if bound not in STATEMENTS:

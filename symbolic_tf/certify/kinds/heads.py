@@ -102,7 +102,26 @@ def _head_params(data, **more):
 @kind(KIND, {**_HEAD, "verdict": ("enum", *sorted(_STATUS)), "x": "int[]"}, needs_problem=False)
 def check_head_witness(cert, problem):
     """REFUTED "A_h + A_hᵀ ⪯ 0" / PROVED "V = I blows up from every Σ₀ ≻ 0" / REFUTED
-    "C_hA_h + A_hᵀC_hᵀ ⪯ 0", from an integer witness x (status derived from the verdict)."""
+    "C_hA_h + A_hᵀC_hᵀ ⪯ 0", from an integer witness x (status derived from the verdict).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        Unused (the kind needs no embedded problem).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        the status derived from the verdict (PROVED or REFUTED) and
+        ``Claim("head-property", NONE, {...})``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the checkpoint's SHA-256 differs or the witness does not show the verdict exactly.
+    """
     _check_head_witness(cert, problem)
     verdict = cert.data["verdict"]
     return _STATUS[verdict], Claim("head-property", Quantifier.NONE, _head_params(cert.data, verdict=verdict))
@@ -143,7 +162,25 @@ def _int_matrix(W):
 
 @kind("head-eigenline-blowup", {**_HEAD, "v_lo": "rat", "v_hi": "rat", "k": "int", "r": "int"}, needs_problem=False)
 def check_head_eigenline(cert, problem):
-    """PROVED: the head's own Gaussian flow blows up from a rank-one Σ₀ on a real eigenline."""
+    """PROVED: the head's own Gaussian flow blows up from a rank-one Σ₀ on a real eigenline.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        Unused (the kind needs no embedded problem).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("head-eigenline-blowup", NONE, {..., "v_lo", "v_hi"}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the checkpoint's SHA-256 differs or the eigenline enclosure does not check.
+    """
     from ..exact import frac_str
 
     _check_head_eigenline(cert, problem)

@@ -32,30 +32,107 @@ __all__ = ["rat", "square", "ball", "eye", "svec_index", "gram", "box", "drift_m
 
 
 def rat(s) -> flint.fmpq:
+    """An exact flint rational from an exact number or string.
+
+    Parameters
+    ----------
+    s : int, str, fractions.Fraction
+        Anything :class:`fractions.Fraction` reads exactly.
+
+    Returns
+    -------
+    flint.fmpq
+        The same number.
+    """
     f = Fraction(s)
     return flint.fmpq(f.numerator, f.denominator)
 
 
 def square(M, n, what, fail) -> flint.fmpq_mat:
+    """The n×n exact matrix of a stored nested list (shape checked).
+
+    Parameters
+    ----------
+    M : list of list
+        The stored rows.
+    n : int
+        The required size.
+    what : str
+        The matrix's name, for the failure message.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    flint.fmpq_mat
+        M exactly.
+    """
     if not isinstance(M, list) or len(M) != n or any(not isinstance(r, list) or len(r) != n for r in M):
         fail(f"{what} must be a {n}×{n} matrix")
     return qmat(M)
 
 
 def ball(M: flint.fmpq_mat) -> flint.arb_mat:
+    """The exact matrix as a matrix of zero-radius arb balls.
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat
+        An exact matrix.
+
+    Returns
+    -------
+    flint.arb_mat
+        M at the current working precision (entries rounded outward).
+    """
     return flint.arb_mat(M.nrows(), M.ncols(), [flint.arb(M[i, j]) for i in range(M.nrows()) for j in range(M.ncols())])
 
 
 def eye(n):
+    """The exact identity I_n.
+
+    Parameters
+    ----------
+    n : int
+        The size.
+
+    Returns
+    -------
+    flint.fmpq_mat
+        I_n.
+    """
     return flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
 
 
 def svec_index(d):
+    """The svec-upper coordinate order: (i, j), i ≤ j, row-major.
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    list of (int, int)
+        The m = d(d+1)/2 index pairs.
+    """
     return [(i, j) for i in range(d) for j in range(i, d)]
 
 
 def gram(d):
-    """D = diag(1 on (i, i), 2 on (i, j), i < j): δᵀDδ = ‖Δ‖_F²."""
+    """D = diag(1 on (i, i), 2 on (i, j), i < j): δᵀDδ = ‖Δ‖_F².
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    flint.fmpq_mat
+        The m×m diagonal D, m = d(d+1)/2.
+    """
     idx = svec_index(d)
     m = len(idx)
     return flint.fmpq_mat(m, m, [(1 if idx[k][0] == idx[k][1] else 2) if k == l else 0
@@ -63,6 +140,20 @@ def gram(d):
 
 
 def box(Smid, r):
+    """The ball matrix X = Smid ± r (every entry widened by r).
+
+    Parameters
+    ----------
+    Smid : flint.fmpq_mat
+        The exact centre.
+    r : flint.fmpq or fractions.Fraction
+        The radius r > 0.
+
+    Returns
+    -------
+    flint.arb_mat
+        The entrywise box.
+    """
     d = Smid.nrows()
     e = flint.arb(0, flint.arb(r).upper())
     return flint.arb_mat(d, d, [flint.arb(Smid[i, j]) + e for i in range(d) for j in range(d)])
@@ -70,7 +161,20 @@ def box(Smid, r):
 
 def drift_model(problem, fail):
     """(F, V, A) exact (A = scale·A_problem, F = 0 without drift) of an embedded single-head softmax
-    problem."""
+    problem.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.fmpq_mat, flint.fmpq_mat, flint.fmpq_mat)
+        (F, V, A).
+    """
     if problem is None:
         fail("needs an embedded problem")
     try:
@@ -83,7 +187,20 @@ def drift_model(problem, fail):
 
 
 def initial_cov(problem, fail):
-    """The embedded problem's Σ₀ (exact, symmetric d×d)."""
+    """The embedded problem's Σ₀ (exact, symmetric d×d).
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The embedded problem.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    flint.fmpq_mat
+        Σ₀ (``fail`` when it is missing, not d×d or not symmetric).
+    """
     if problem.cov is None:
         fail("the embedded problem has no Σ₀")
     d = problem.d
@@ -94,7 +211,22 @@ def initial_cov(problem, fail):
 
 
 def parse_box(data, d, fail):
-    """(Sigma_mid, r, Y) of a Krawczyk box: Sigma_mid symmetric d×d, r > 0, Y m×m (m = d(d+1)/2)."""
+    """(Sigma_mid, r, Y) of a Krawczyk box: Sigma_mid symmetric d×d, r > 0, Y m×m (m = d(d+1)/2).
+
+    Parameters
+    ----------
+    data : dict
+        The certificate's data.
+    d : int
+        The dimension.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.fmpq_mat, flint.fmpq, flint.fmpq_mat)
+        (Sigma_mid, r, Y).
+    """
     S = square(data["Sigma_mid"], d, "Sigma_mid", fail)
     if S != S.transpose():
         fail("Sigma_mid is not symmetric")
@@ -106,7 +238,23 @@ def parse_box(data, d, fail):
 
 
 def linearisation(Sb, F, V, A, d):
-    """Columns: coordinates of DG(Σ)[E_k] for the basis E_k, Σ in the ball matrix Sb."""
+    """Columns: coordinates of DG(Σ)[E_k] for the basis E_k, Σ in the ball matrix Sb.
+
+    Parameters
+    ----------
+    Sb : flint.arb_mat
+        The ball matrix X over which Σ ranges.
+    F, V, A : flint.fmpq_mat
+        The exact drift model.
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    flint.arb_mat
+        The m×m enclosure of DG(Σ)[E] = FE + EFᵀ + VEAΣ + VΣAE + EAᵀΣVᵀ + ΣAᵀEVᵀ for Σ ∈ Sb, in svec-upper
+        coordinates (column k for E_k).
+    """
     idx = svec_index(d)
     m = len(idx)
     Fb, Vb, Ab = ball(F), ball(V), ball(A)
@@ -124,7 +272,27 @@ def linearisation(Sb, F, V, A, d):
 
 def krawczyk(F, V, A, S, r, Y, fail):
     """The Krawczyk test for the box S ± r (exact S, r > 0, Y) at the current working precision;
-    returns (the ball matrix X = S ± r, DG(X))."""
+    returns (the ball matrix X = S ± r, DG(X)).
+
+    Parameters
+    ----------
+    F, V, A : flint.fmpq_mat
+        The exact drift model.
+    S : flint.fmpq_mat
+        The exact box centre Sigma_mid.
+    r : flint.fmpq
+        The box radius r > 0.
+    Y : flint.fmpq_mat
+        The exact preconditioner (≈ DG(S)⁻¹), m×m.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.arb_mat, flint.arb_mat)
+        (X, DG(X)) once −Y·G(S) + (I − Y·DG(X))[−r, r]^m ⊂ (−r, r)^m, which proves exactly one zero Σ*
+        of G in X.
+    """
     d = S.nrows()
     m = d * (d + 1) // 2
     Gx = F * S + S * F.transpose() + V * S * A * S + S * A.transpose() * S * V.transpose()  # exact
@@ -147,7 +315,25 @@ def krawczyk(F, V, A, S, r, Y, fail):
 def check_basin(data, F, V, A, d, Z, prec, what, fail):
     """The basin checks of ``equilibrium-basin`` for ``Z`` (exact or a ball matrix; ``what`` names it in
     the failure message) against the stored data (Sigma_mid, r, Y, W, kappa, c_Q, rho, lam_lo,
-    lam_hi, normV2, normA2); the ball part at ``prec`` bits."""
+    lam_hi, normV2, normA2); the ball part at ``prec`` bits.
+
+    Parameters
+    ----------
+    data : dict
+        The stored basin data.
+    F, V, A : flint.fmpq_mat
+        The exact drift model.
+    d : int
+        The dimension.
+    Z : flint.fmpq_mat or flint.arb_mat
+        The point (Σ₀) or ball box (a tube's end) that must lie in the basin.
+    prec : int
+        The arb precision in bits.
+    what : str
+        Z's name in the failure message.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    """
     m = d * (d + 1) // 2
     S, r, Y = parse_box(data, d, fail)
     W = square(data["W"], m, "W", fail)

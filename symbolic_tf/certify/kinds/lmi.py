@@ -111,7 +111,25 @@ def _check_status(kind, cert):
 @kind("bounded-lmi", {"P": "rat[][]"})
 def check_bounded(cert, problem):
     """PROVED: for every Σ₀ ⪰ 0, Σ(t) exists for all t and stays bounded (tr(PΣ) is
-    non-increasing since q_P ⪯ 0)."""
+    non-increasing since q_P ⪯ 0).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem (quadratic flow without drift).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("BOUNDED", EVERY_PSD, {}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When P ≻ 0 or q_P ⪯ 0 fails exactly.
+    """
     _check_bounded(cert, problem)
     return "PROVED", Claim("BOUNDED", Quantifier.EVERY_PSD, {})
 
@@ -136,7 +154,27 @@ def _frob_sq(M):
                      "u_A?": "rat[]", "u_Sigma?": "rat"})
 def check_blowup(cert, problem):
     """PROVED: every Σ₀ ⪰ 0, Σ₀ ≠ 0 blows up (q_P ≥ c·tr(PΣ)², P ≻ 0); with a bracket, this
-    Σ₀ blows up at T* ∈ [T_lo, T_hi]."""
+    Σ₀ blows up at T* ∈ [T_lo, T_hi].
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem (quadratic flow without drift; Σ₀ for a bracket).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("BLOWUP", THIS, {"T_lo", "T_hi"}))`` with a bracket, else
+        ``("PROVED", Claim("BLOWUP", EVERY_NONZERO, {}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When P ≻ 0, c > 0 or Q_P − c·ppᵀ ⪰ 0 (so q_P ≥ c·tr(PΣ)²) fails, or the stored bracket
+        is not implied.
+    """
     from ..exact import frac_str
 
     _check_blowup(cert, problem)

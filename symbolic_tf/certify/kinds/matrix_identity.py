@@ -25,7 +25,26 @@ KIND = "matrix-identity"
 
 @kind(KIND, {"proof": "obj", "witness?": "obj"}, needs_problem=False)
 def check_matrix_identity(cert, problem):
-    """PROVED by a replayed proof, REFUTED by an exact witness."""
+    """PROVED by a replayed proof, REFUTED by an exact witness.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        Unused (the kind needs no embedded problem).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("matrix-identity", NONE, statement))`` for a replayed proof, or
+        ``("REFUTED", ...)`` for a witness at which the two sides differ.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When a step does not replay, the numeric guard fails, or the sides agree at the witness.
+    """
     doc = cert.data["proof"]
     if "witness" in cert.data:
         if doc.get("steps"):

@@ -85,6 +85,18 @@ class ProjectiveField:
         self.F = None if F is None else mat(F)
 
     def Q(self, X):
+        """The quadratic part Q(X) = Σ_h (C_hXA_hX + XA_hᵀXC_hᵀ).
+
+        Parameters
+        ----------
+        X : flint.arb_mat or flint.fmpq_mat
+            A d×d matrix.
+
+        Returns
+        -------
+        flint.arb_mat or flint.fmpq_mat
+            Q(X).
+        """
         acc = None
         for C, A in self.pairs:
             t = C * X * A * X
@@ -92,6 +104,20 @@ class ProjectiveField:
         return acc + acc.transpose()
 
     def dQ(self, X, E):
+        """The directional derivative DQ(X)[E] = Σ_h (C_hEA_hX + C_hXA_hE) + its transpose.
+
+        Parameters
+        ----------
+        X : flint.arb_mat or flint.fmpq_mat
+            The base point.
+        E : flint.arb_mat or flint.fmpq_mat
+            The direction.
+
+        Returns
+        -------
+        flint.arb_mat or flint.fmpq_mat
+            DQ(X)[E].
+        """
         acc = None
         for C, A in self.pairs:
             t = C * E * A * X + C * X * A * E
@@ -99,13 +125,40 @@ class ProjectiveField:
         return acc + acc.transpose()
 
     def L(self, X):
+        """The linear part L(X) = FX + XFᵀ (0 without drift).
+
+        Parameters
+        ----------
+        X : flint.arb_mat or flint.fmpq_mat
+            A d×d matrix.
+
+        Returns
+        -------
+        flint.arb_mat or flint.fmpq_mat
+            L(X).
+        """
         if self.F is None:
             return X * 0
         t = self.F * X
         return t + t.transpose()
 
     def jacobian(self, X, u, basis):
-        """Ball (or exact) Jacobian of Φ at (X, u) in the coordinates (svec-upper X, u)."""
+        """Ball (or exact) Jacobian of Φ at (X, u) in the coordinates (svec-upper X, u).
+
+        Parameters
+        ----------
+        X : flint.arb_mat or flint.fmpq_mat
+            The point (a ball box or an exact matrix).
+        u : flint.arb or flint.fmpq
+            The projective scale u.
+        basis : list of matrices
+            The svec-upper basis of Sym(d) (E_ii, E_ij + E_ji).
+
+        Returns
+        -------
+        list of list
+            The (m+1)×(m+1) Jacobian of Φ (rows), m = d(d+1)/2, the last coordinate u.
+        """
         d = X.nrows()
         up = _upper(d)
         QX, LX = self.Q(X), self.L(X)
@@ -123,12 +176,49 @@ class ProjectiveField:
         return [[cols[cc][rr] for cc in range(n)] for rr in range(n)]
 
     def c(self, X, u):
+        """The scalar c(X, u) = tr Q(X) + u·tr L(X) of Φ.
+
+        Parameters
+        ----------
+        X : flint.arb_mat or flint.fmpq_mat
+            The point.
+        u : flint.arb or flint.fmpq
+            The projective scale.
+
+        Returns
+        -------
+        flint.arb or flint.fmpq
+            c(X, u).
+        """
         return _tr(self.Q(X)) + u * _tr(self.L(X))
 
 
 def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
     """Checks 1 (after the tube) to 7 of the module docstring on the end box ``S_end`` (arb_mat) at
-    the exact time ``t_end``; returns (lower, upper) arb bounds of T*.  ``fail`` raises."""
+    the exact time ``t_end``; returns (lower, upper) arb bounds of T*.  ``fail`` raises.
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The heads' exact (C_h, A_h), A_h scaled by the temperature.
+    F : flint.fmpq_mat or None
+        The exact drift, or None.
+    S_end : flint.arb_mat
+        The tube's end box.
+    t_end : flint.fmpq or fractions.Fraction
+        The exact end time t_N of the tube.
+    data : dict
+        The certificate's data (X_star, W, rho, mu, R).
+    prec : int
+        The arb working precision in bits.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.arb, flint.arb)
+        Lower and upper bounds of the blow-up time T* (t_N + u₁/c_hi, t_N + u₁/c_lo).
+    """
     d = S_end.nrows()
     m = d * (d + 1) // 2
     Xs = square(data["X_star"], d, "X_star", fail)
@@ -207,7 +297,26 @@ _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": 
 @kind(KIND, _SCHEMA)
 def check_tube_ray(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ blows up at a T* ∈ [T_lo, T_hi] (regime
-    BLOWUP, quantifier THIS)."""
+    BLOWUP, quantifier THIS).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem ((multi-head) softmax, with Σ₀ ⪰ 0 exact).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("BLOWUP", THIS, {"T_lo", "T_hi"}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When d exceeds the limit, the tube does not replay, a check fails or [T_lo, T_hi] does not contain
+        the derived bracket.
+    """
     if cert.status != "PROVED":
         _bad("status must be PROVED")
     pairs, F = flow_pairs(problem, _bad)

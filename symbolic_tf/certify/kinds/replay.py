@@ -41,7 +41,20 @@ PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same p
 def flow_pairs(problem, fail):
     """Exact ([(C_h, A_h)], F or None) of an embedded (multi-head) softmax problem's covariance flow:
     C = V, or C_h = W_hV_h per head; A_h scaled by the temperature; F the drift (None if absent or
-    zero; the bias b does not enter the covariance).  ``fail(message)`` must raise."""
+    zero; the bias b does not enter the covariance).  ``fail(message)`` must raise.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (list of (flint.fmpq_mat, flint.fmpq_mat), flint.fmpq_mat or None)
+        ([(C_h, A_h)], F).
+    """
     from ..exact import qmat
     from ...spec.errors import InvalidParameters
     from ...variants import quadratic_heads
@@ -59,7 +72,24 @@ def flow_pairs(problem, fail):
 
 
 def int_in(x, name, lo, hi, fail):
-    """x if it is an integer (not a bool) in [lo, hi], else ``fail``."""
+    """x if it is an integer (not a bool) in [lo, hi], else ``fail``.
+
+    Parameters
+    ----------
+    x : object
+        The stored value.
+    name : str
+        Its name, for the failure message.
+    lo, hi : int
+        The inclusive range.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    int
+        ``x`` itself.
+    """
     if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
         fail(f"{name} must be an integer in [{lo}, {hi}], got {str(x)[:40]!r}")
     return x
@@ -68,7 +98,30 @@ def int_in(x, name, lo, hi, fail):
 def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int = 50_000):
     """Validate a certificate's stored tube (``steps``: exact times from 0, strictly increasing;
     ``order``; ``tube_prec``; ``method``) and replay it from the exact Σ₀ (:func:`replay_tube` at
-    ``tube_prec`` bits).  Returns (the end box S_N, the exact times)."""
+    ``tube_prec`` bits).  Returns (the end box S_N, the exact times).
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The exact heads (C_h, A_h).
+    F : flint.fmpq_mat or None
+        The exact drift.
+    S0 : flint.fmpq_mat
+        The exact Σ₀.
+    data : dict
+        The certificate's data (``steps``, ``order``, ``tube_prec``, ``method``).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    max_order : int
+        The largest admissible Taylor order k.
+    max_steps : int
+        The largest admissible number of steps N.
+
+    Returns
+    -------
+    tuple of (flint.arb_mat, list of flint.fmpq)
+        The end box S_N ∋ Σ(t_N) and the exact times t_0 = 0 < … < t_N.
+    """
     order = int_in(data["order"], "order", 1, max_order, fail)
     tprec = int_in(data["tube_prec"], "tube_prec", 53, 4096, fail)
     steps = data["steps"]
@@ -116,7 +169,22 @@ class Field:
         return acc + acc.transpose()
 
     def coefficients(self, X, upto):
-        """Taylor coefficients 0..upto of the solution through X."""
+        """Taylor coefficients 0..upto of the solution through X.
+
+        The recurrence σ₀ = X, σ_{n+1} = (M_n + M_nᵀ)/(n + 1), M_n = Fσ_n + Σ_h Σ_{j≤n} C_hσ_jA_hσ_{n−j}.
+
+        Parameters
+        ----------
+        X : flint.arb_mat
+            The (ball) point the solution passes through.
+        upto : int
+            The highest order.
+
+        Returns
+        -------
+        list of flint.arb_mat
+            [σ₀, …, σ_upto].
+        """
         out = [X]
         left = []   # left[j][h] = C_h σ_j A_h
         for n in range(upto):
@@ -159,7 +227,20 @@ class Field:
 
     def jacobian(self, sig, h):
         """svec Jacobian of the order-k Taylor map over the box sig[0]: with D_0 = I,
-        D_{n+1} = (drift·D_n + Σ_{j≤n} Op(σ_{n−j})·D_j)/(n + 1), the result is Σ_n D_n hⁿ."""
+        D_{n+1} = (drift·D_n + Σ_{j≤n} Op(σ_{n−j})·D_j)/(n + 1), the result is Σ_n D_n hⁿ.
+
+        Parameters
+        ----------
+        sig : list of flint.arb_mat
+            The Taylor coefficients σ₀..σ_k over the box (from :meth:`coefficients`).
+        h : flint.arb
+            The step length.
+
+        Returns
+        -------
+        flint.arb_mat
+            The m×m ball Jacobian [DT_k] in svec coordinates, m = d(d+1)/2.
+        """
         d = sig[0].nrows()
         lin, drift = self._operators(d)
         m = lin.ncols()
@@ -200,12 +281,36 @@ def _from_svec(v, d):
 
 
 def svec_pairs(d):
-    """The svec-upper coordinates (i, j), i ≤ j, row-major: the coordinate of X on E_ij + E_ji is X_ij."""
+    """The svec-upper coordinates (i, j), i ≤ j, row-major: the coordinate of X on E_ij + E_ji is X_ij.
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    list of (int, int)
+        The m = d(d+1)/2 index pairs.
+    """
     return _upper(d)
 
 
 def svec_basis(d, mat=flint.arb_mat):
-    """svec basis matrices E_k (``mat``: arb_mat or fmpq_mat), E_ii = e_ie_iᵀ, E_ij = e_ie_jᵀ + e_je_iᵀ (i < j)."""
+    """svec basis matrices E_k (``mat``: arb_mat or fmpq_mat), E_ii = e_ie_iᵀ, E_ij = e_ie_jᵀ + e_je_iᵀ (i < j).
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    mat : type
+        The matrix type to build (``flint.arb_mat`` or ``flint.fmpq_mat``).
+
+    Returns
+    -------
+    list
+        The m = d(d+1)/2 basis matrices, in :func:`svec_pairs` order.
+    """
     out = []
     for i, j in _upper(d):
         E = mat(d, d)
@@ -303,7 +408,30 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None):
     """The enclosure (arb_mat) of Σ(t_N) from the exact Σ₀ (fmpq_mat) along the exact times ``ts``
     (fmpq, ts[0] = 0), replayed at the current working precision as the kinds define it.  Calls
     ``on_step(t_i, S_i)`` for i = 0..N (S_0 = Σ₀) and ``fail(message)`` (which must raise) when a
-    step does not validate."""
+    step does not validate.
+
+    Parameters
+    ----------
+    field : Field
+        The covariance field.
+    S0 : flint.fmpq_mat
+        The exact Σ₀.
+    ts : list of flint.fmpq
+        The exact times, ts[0] = 0, strictly increasing.
+    order : int
+        The Taylor order k.
+    method : str
+        ``"direct"`` or ``"qr"`` (the parallelepiped with a QR basis).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    on_step : callable or None
+        ``on_step(t_i, S_i)`` called after each step (and at t_0).
+
+    Returns
+    -------
+    flint.arb_mat
+        The box S_N ∋ Σ(t_N).
+    """
     d = S0.nrows()
     box = flint.arb_mat(S0)
     dirs = svec_basis(d)

@@ -102,7 +102,25 @@ def _ball(M):
 @kind("blowup-riccati-vI", {**_FACTOR, "T_lo": "rat", "T_hi": "rat", "witness": "rat[]", "partition?": "rat[]",
                              "G_lo?": "rat", "G_hi?": "rat"})
 def check_blowup(cert, problem):
-    """PROVED: this Σ₀ blows up at T* ∈ [T_lo, T_hi]."""
+    """PROVED: this Σ₀ blows up at T* ∈ [T_lo, T_hi].
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: one quadratic (softmax) head with V = v·I and Σ₀ = BDBᵀ.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("BLOWUP", THIS, {"T_lo", "T_hi"}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When 0 < T_lo ≤ T_hi, D⁻¹ − T_lo·BᵀRB ≻ 0 or the witness that D⁻¹ − T_hi·BᵀRB is not ≻ 0 fails.
+    """
     _check_blowup(cert, problem)
     lo, hi = _q(cert.data["T_lo"]), _q(cert.data["T_hi"])
     return "PROVED", Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(lo), "T_hi": frac_str(hi)})
@@ -169,7 +187,26 @@ def _check_blowup(cert, problem):
 @kind("global-riccati-vI", {**_FACTOR, "limit_rank": "int", "regime": ("enum", "CLUSTERING", "EQUILIBRIUM")})
 def check_global(cert, problem):
     """PROVED: this Σ₀ is stationary (BᵀRB = 0), or its solution is global with a limit of
-    rank r − rank BᵀRB (BᵀRB ⪯ 0)."""
+    rank r − rank BᵀRB (BᵀRB ⪯ 0).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: one quadratic (softmax) head with V = v·I, no drift, and Σ₀ = BDBᵀ.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("EQUILIBRIUM", THIS, {"stationary": True, "rank"}))`` (BᵀRB = 0) or
+        ``("PROVED", Claim("CLUSTERING", THIS, {"rank": limit_rank}))`` (BᵀRB ⪯ 0).
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the factorisation, the sign of BᵀRB or the limit rank does not re-derive.
+    """
     _check_global(cert, problem)
     if cert.data["regime"] == "EQUILIBRIUM":
         return "PROVED", Claim("EQUILIBRIUM", Quantifier.THIS, {"stationary": True, "rank": int(cert.data["limit_rank"])})
@@ -201,7 +238,26 @@ def _check_global(cert, problem):
 def check_equilibrium(cert, problem):
     """PROVED: for every Σ₀ ≻ 0 the solution is global and Σ(t) → Σ* = P*⁻¹ (P(t) = Σ(t)⁻¹
     solves the linear Ṗ = −(FᵀP + PF) − R, which converges to P* since −F is Hurwitz).
-    Singular Σ₀ are not covered: rank is invariant."""
+    Singular Σ₀ are not covered: rank is invariant.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: one quadratic (softmax) head with V = v·I and a drift F with −F Hurwitz.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("EQUILIBRIUM", EVERY_PD, {"Sigma_star": P*⁻¹, "alpha_star"?}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When R ≺ 0, FᵀP* + P*F = −R, P* ≻ 0, the anti-Hurwitz witness X (FᵀX + XF ≻ 0) or the mean part
+        fails exactly.
+    """
     _check_equilibrium(cert, problem)
     P = qmat(cert.data["P_star"])
     S = P.inv()
@@ -240,7 +296,25 @@ def _check_equilibrium(cert, problem):
 
 @kind("global-drift-vI", {**_FACTOR, "W_inf": "rat[][]", "X": "rat[][]"})
 def check_global_drift(cert, problem):
-    """PROVED: this Σ₀'s solution is global and Σ(t) → 0."""
+    """PROVED: this Σ₀'s solution is global and Σ(t) → 0.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: one quadratic (softmax) head with V = v·I, a drift F, and Σ₀ = BDBᵀ.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("CLUSTERING", THIS, {"rank": 0}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When FᵀW∞ + W∞F = −R, the Hurwitz witness X or D⁻¹ − BᵀW∞B ≻ 0 fails exactly.
+    """
     _check_global_drift(cert, problem)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
 
@@ -270,7 +344,25 @@ def check_growth_nsd(cert, problem):
     ‖Σ(t)‖₂ ≤ ‖Σ₀‖₂ e^{γt}, γ = 2u_F ≥ 2‖F‖_F.
 
     W(t) = ∫₀ᵗ e^{Fᵀs}Re^{Fs}ds ⪯ 0, so X(t) = D⁻¹ − BᵀW(t)B ⪰ D⁻¹ ≻ 0 never degenerates and
-    Σ(t) = e^{Ft}BX(t)⁻¹Bᵀe^{Fᵀt} ⪯ e^{Ft}Σ₀e^{Fᵀt}."""
+    Σ(t) = e^{Ft}BX(t)⁻¹Bᵀe^{Fᵀt} ⪯ e^{Ft}Σ₀e^{Fᵀt}.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: one quadratic (softmax) head with V = v·I (drift or not).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("EXPONENTIAL_GROWTH", EVERY_PSD, {"gamma": γ}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When R ⪯ 0 fails, u_F < ‖F‖_F, or γ ≠ 2u_F.
+    """
     d, v, R, F, _, _ = _setup(cert, problem)
     if not definiteness(R).nsd:
         _fail("growth-drift-vI-nsd: R = v(A + Aᵀ) is not negative semidefinite")
@@ -286,7 +378,25 @@ def check_growth_nsd(cert, problem):
 @kind("bounded-drift-vI-nsd", {"v": "rat", "X": "rat[][]"})
 def check_bounded_nsd(cert, problem):
     """PROVED: with V = vI, R = v(A + Aᵀ) ⪯ 0 and X ≻ 0, FᵀX + XF ⪯ 0, every Σ₀ ⪰ 0 has a
-    global solution with tr(XΣ(t)) ≤ tr(XΣ₀): Σ(t) ⪯ e^{Ft}Σ₀e^{Fᵀt} and e^{Fᵀt}Xe^{Ft} ⪯ X."""
+    global solution with tr(XΣ(t)) ≤ tr(XΣ₀): Σ(t) ⪯ e^{Ft}Σ₀e^{Fᵀt} and e^{Fᵀt}Xe^{Ft} ⪯ X.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: one quadratic (softmax) head with V = v·I (drift or not).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("BOUNDED", EVERY_PSD, {}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When R ⪯ 0, X ≻ 0 or FᵀX + XF ⪯ 0 fails exactly.
+    """
     d, v, R, F, _, _ = _setup(cert, problem)
     if not definiteness(R).nsd:
         _fail("bounded-drift-vI-nsd: R = v(A + Aᵀ) is not negative semidefinite")

@@ -144,7 +144,34 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign
     """Checks 2–3 of the module docstring; returns (κ_lo, κ_hi, φ_lo, φ_hi) as arb bounds.
     ``eta`` and ``phi`` are (a, b) coefficient lists.  A ψ-piece on which a check is not
     verified is bisected (deterministically, at most ``max_depth`` times) before failing.
-    ``sign = −1`` verifies G' < 0 instead (the rotating collapse of ``tube-rotation-collapse``)."""
+    ``sign = −1`` verifies G' < 0 instead (the rotating collapse of ``tube-rotation-collapse``).
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The heads' exact (C_h, A_h), A_h scaled by the temperature.
+    D0 : flint.fmpq
+        The level D0 ∈ (0, 1) of N = {D ≤ D0, r ≤ 1}.
+    eta, phi : tuple of (list, list)
+        The trigonometric polynomials η and φ as coefficient lists (a_k, b_k).
+    n_psi : int
+        The number of ψ-pieces of [0, 2π].
+    n_r : int
+        The number of r-pieces of [r_b, 1] per ψ-piece.
+    prec : int
+        The arb working precision in bits.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    max_depth : int
+        The largest number of bisections of a failing ψ-piece.
+    sign : int
+        +1 to verify the growth G' > 0 (``tube-rotation``), −1 for the decay G' < 0.
+
+    Returns
+    -------
+    tuple of 4 flint.arb
+        (κ_lo, κ_hi, φ_lo, φ_hi): the bounds of G' over N and of φ over the ψ-pieces.
+    """
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:
@@ -174,7 +201,24 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign
 
 
 def end_point(S_end, D0, eta, phi, fail):
-    """Check 4 on the tube's end box (at the working precision): (u₁, φ₁) as balls."""
+    """Check 4 on the tube's end box (at the working precision): (u₁, φ₁) as balls.
+
+    Parameters
+    ----------
+    S_end : flint.arb_mat
+        The tube's end box S_N (2×2).
+    D0 : flint.fmpq
+        The level D0 ∈ (0, 1) of N = {D ≤ D0, r ≤ 1}.
+    eta, phi : tuple of (list, list)
+        The trigonometric polynomials η and φ as coefficient lists (a_k, b_k).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.arb, flint.arb)
+        (u₁, φ₁) = (1/tr S_N, φ(ψ₁)), once r₁ > 0 and (1 − r₁²)e^{η(ψ₁)} < D0.
+    """
     tr = S_end[0, 0] + S_end[1, 1]
     if not (tr > 0):
         fail("tr Σ(t_N) is not positive on the tube's end box")
@@ -194,7 +238,30 @@ def end_point(S_end, D0, eta, phi, fail):
 
 
 def end_bracket(S_end, t_end, D0, eta, phi, bounds, prec, fail):
-    """Checks 4–5 on the tube's end box: (lower, upper) arb bounds of T*."""
+    """Checks 4–5 on the tube's end box: (lower, upper) arb bounds of T*.
+
+    Parameters
+    ----------
+    S_end : flint.arb_mat
+        The tube's end box S_N.
+    t_end : flint.fmpq or fractions.Fraction
+        The exact end time t_N.
+    D0 : flint.fmpq
+        The level D0 ∈ (0, 1) of N = {D ≤ D0, r ≤ 1}.
+    eta, phi : tuple of (list, list)
+        The trigonometric polynomials η and φ as coefficient lists (a_k, b_k).
+    bounds : tuple of 4 flint.arb
+        (κ_lo, κ_hi, φ_lo, φ_hi) from :func:`region_bounds`.
+    prec : int
+        The arb working precision in bits.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.arb, flint.arb)
+        (t_N + u₁e^{φ_lo − φ₁}/κ_hi, t_N + u₁e^{φ_hi − φ₁}/κ_lo), bounds of the blow-up time T*.
+    """
     k_lo, k_hi, ph_lo, ph_hi = bounds
     old = flint.ctx.prec
     flint.ctx.prec = prec
@@ -217,7 +284,20 @@ def _coeffs(data, key, fail):
 
 
 def parse_functions(data, fail):
-    """(D0, η, φ) of a certificate's data."""
+    """(D0, η, φ) of a certificate's data.
+
+    Parameters
+    ----------
+    data : dict
+        The certificate's data (``D0``, ``eta_a``, ``eta_b``, ``phi_a``, ``phi_b``).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.fmpq, tuple, tuple)
+        (D0 ∈ (0, 1), η coefficients, φ coefficients).
+    """
     D0 = rat(data["D0"])
     if not 0 < D0 < 1:
         fail("D0 must lie in (0, 1)")
@@ -226,7 +306,22 @@ def parse_functions(data, fail):
 
 def planar_problem(cert, problem, fail):
     """The common preconditions of the rotation kinds: PROVED, d = 2, no drift, Σ₀ ⪰ 0 (exact);
-    returns (pairs, Σ₀)."""
+    returns (pairs, Σ₀).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem
+        The embedded problem.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (list of (flint.fmpq_mat, flint.fmpq_mat), flint.fmpq_mat)
+        (the heads' exact (C_h, A_h), Σ₀).
+    """
     if cert.status != "PROVED":
         fail("status must be PROVED")
     pairs, F = flow_pairs(problem, fail)
@@ -241,7 +336,20 @@ def planar_problem(cert, problem, fail):
 
 
 def parse_region(data, fail):
-    """(D0, η, φ, n_psi, n_r, prec, max_depth) of a rotation kind's data, within the limits."""
+    """(D0, η, φ, n_psi, n_r, prec, max_depth) of a rotation kind's data, within the limits.
+
+    Parameters
+    ----------
+    data : dict
+        The certificate's data.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple
+        (D0, η, φ, n_psi, n_r, prec, max_depth), every integer inside its admissible range.
+    """
     D0, eta, phi = parse_functions(data, fail)
     n_psi = int_in(data["n_psi"], "n_psi", 8, _MAX_PIECES, fail)
     n_r = int_in(data["n_r"], "n_r", 1, 64, fail)
@@ -260,7 +368,25 @@ _SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]
 @kind(KIND, _SCHEMA)
 def check_tube_rotation(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ blows up (rotating) at a T* ∈ [T_lo, T_hi]
-    (regime BLOWUP, quantifier THIS)."""
+    (regime BLOWUP, quantifier THIS).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: (multi-head) softmax, d = 2, no drift, Σ₀ ⪰ 0 exact.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("BLOWUP", THIS, {"T_lo", "T_hi"}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When a check 1–5 of the module docstring fails or [T_lo, T_hi] does not contain the derived bracket.
+    """
     pairs, S0 = planar_problem(cert, problem, _bad)
     data = cert.data
     D0, eta, phi, n_psi, n_r, prec, max_depth = parse_region(data, _bad)

@@ -39,7 +39,24 @@ def _bad(msg):
 
 
 def check_collapse_region(pairs, S_end, data, fail):
-    """Checks 1 (D0), 2, 3 and 4 (after the tube) on the end box ``S_end``; returns κ_hi (arb)."""
+    """Checks 1 (D0), 2, 3 and 4 (after the tube) on the end box ``S_end``; returns κ_hi (arb).
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The heads' exact (C_h, A_h), A_h scaled by the temperature.
+    S_end : flint.arb_mat
+        The tube's end box.
+    data : dict
+        The certificate's data (D0, eta, phi, n_psi, n_r, prec, max_depth).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    flint.arb
+        κ_hi < 0, the upper bound of G' over the neighbourhood N.
+    """
     D0, eta, phi, n_psi, n_r, prec, max_depth = parse_region(data, fail)
     _k_lo, k_hi, _ph_lo, _ph_hi = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth, sign=-1)
     if not (k_hi < 0):
@@ -61,7 +78,25 @@ _SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]
 @kind(KIND, _SCHEMA)
 def check_tube_rotation_collapse(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and Σ(t) → 0 (regime
-    CLUSTERING, rank 0, quantifier THIS)."""
+    CLUSTERING, rank 0, quantifier THIS).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: (multi-head) softmax, d = 2, no drift, Σ₀ ⪰ 0.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("CLUSTERING", THIS, {"rank": 0}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When a check 1–4 of the module docstring fails.
+    """
     pairs, S0 = planar_problem(cert, problem, _bad)
     S_end, _ts = replay_stored(pairs, None, S0, cert.data, _bad, MAX_ORDER, MAX_STEPS)
     check_collapse_region(pairs, S_end, cert.data, _bad)

@@ -106,7 +106,22 @@ def _poly_sympy(c, s):
 
 def riccati_poly(seg, problem, S: flint.fmpq_mat):
     """(p, W, τ) of a ``riccati`` segment from the exact S: W(τ) = ∫_{t_k}^{t_k+τ} R(s) ds and
-    p(τ) = det(I − W(τ)S) ∈ ℚ[τ] (SymPy), or fail when V is not v(t)·I or there is a drift."""
+    p(τ) = det(I − W(τ)S) ∈ ℚ[τ] (SymPy), or fail when V is not v(t)·I or there is a drift.
+
+    Parameters
+    ----------
+    seg : symbolic_tf.spec.schedule.Segment
+        The schedule segment (start ``t0``, parameters ``seg.get(name)``).
+    problem : symbolic_tf.spec.problem.Problem
+        The embedded scheduled problem (d, temperature).
+    S : flint.fmpq_mat
+        The exact start point.
+
+    Returns
+    -------
+    tuple of (sympy.Poly, sympy.Matrix, sympy.Symbol)
+        (p, W, τ): p(τ) = det(I − W(τ)S), the matrix W(τ) and the symbol τ.
+    """
     import sympy as sp
 
     d = problem.d
@@ -140,7 +155,24 @@ def _roots_in(p, a: Fraction, b: Fraction) -> int:
 
 
 def riccati_end(seg, problem, S: flint.fmpq_mat, h: Fraction) -> flint.fmpq_mat:
-    """The exact end point of a ``riccati`` segment of length h from the exact S (or fail)."""
+    """The exact end point of a ``riccati`` segment of length h from the exact S (or fail).
+
+    Parameters
+    ----------
+    seg : symbolic_tf.spec.schedule.Segment
+        The schedule segment (start ``t0``, parameters ``seg.get(name)``).
+    problem : symbolic_tf.spec.problem.Problem
+        The embedded scheduled problem (d, temperature).
+    S : flint.fmpq_mat
+        The exact start point.
+    h : fractions.Fraction
+        The segment's length.
+
+    Returns
+    -------
+    flint.fmpq_mat
+        S(I − W(h)S)⁻¹, once p has no root in [0, h] (Sturm count).
+    """
     import sympy as sp
 
     p, W, tau = riccati_poly(seg, problem, S)
@@ -156,7 +188,21 @@ def riccati_end(seg, problem, S: flint.fmpq_mat, h: Fraction) -> flint.fmpq_mat:
 
 def riccati_blowup(seg, problem, S: flint.fmpq_mat, h: Fraction, lo: Fraction, hi: Fraction) -> None:
     """Fail unless the solution from S blows up at t_k + τ*, τ* ∈ (lo, hi] ⊆ (0, h]: p has no root
-    in [0, lo] (so X(τ) ≻ 0 there) and one in [lo, hi] (X(τ) singular: Σ unbounded as τ → τ*)."""
+    in [0, lo] (so X(τ) ≻ 0 there) and one in [lo, hi] (X(τ) singular: Σ unbounded as τ → τ*).
+
+    Parameters
+    ----------
+    seg : symbolic_tf.spec.schedule.Segment
+        The schedule segment (start ``t0``, parameters ``seg.get(name)``).
+    problem : symbolic_tf.spec.problem.Problem
+        The embedded scheduled problem (d, temperature).
+    S : flint.fmpq_mat
+        The exact start point.
+    h : fractions.Fraction
+        The segment's length.
+    lo, hi : fractions.Fraction
+        The stated bracket of τ* relative to the segment's start, 0 ≤ lo ≤ hi ≤ h.
+    """
     if not (0 <= lo <= hi <= h):
         _fail(f"riccati blow-up at t = {frac_str(seg.t0)}: need 0 ≤ τ_lo ≤ τ_hi ≤ h")
     p, _, _ = riccati_poly(seg, problem, S)
@@ -166,7 +212,24 @@ def riccati_blowup(seg, problem, S: flint.fmpq_mat, h: Fraction, lo: Fraction, h
 
 def linear_end(seg, problem, S, h: Fraction):
     """The end of a ``linear`` segment (V ≡ 0, constant F): S itself when F = 0, else an arb
-    enclosure of e^{hF}Se^{hFᵀ}."""
+    enclosure of e^{hF}Se^{hFᵀ}.
+
+    Parameters
+    ----------
+    seg : symbolic_tf.spec.schedule.Segment
+        The schedule segment (start ``t0``, parameters ``seg.get(name)``).
+    problem : symbolic_tf.spec.problem.Problem
+        The embedded scheduled problem (d, temperature).
+    S : flint.fmpq_mat or flint.arb_mat
+        The start point or box.
+    h : fractions.Fraction
+        The segment's length.
+
+    Returns
+    -------
+    flint.fmpq_mat or flint.arb_mat
+        S (F = 0) or the ball enclosure of e^{hF}Se^{hFᵀ}.
+    """
     if seg.get("V") is None or not _is_zero_param(seg.get("V")):
         _fail(f"linear segment at t = {frac_str(seg.t0)}: V is not zero")
     Fp = seg.get("F")
@@ -185,7 +248,26 @@ def linear_end(seg, problem, S, h: Fraction):
 
 
 def tube_end(seg, problem, S, h: Fraction, data: dict):
-    """The end box of a ``tube`` segment: the stored tube replayed from S on [0, h]."""
+    """The end box of a ``tube`` segment: the stored tube replayed from S on [0, h].
+
+    Parameters
+    ----------
+    seg : symbolic_tf.spec.schedule.Segment
+        The schedule segment (start ``t0``, parameters ``seg.get(name)``).
+    problem : symbolic_tf.spec.problem.Problem
+        The embedded scheduled problem (d, temperature).
+    S : flint.fmpq_mat or flint.arb_mat
+        The start point or box.
+    h : fractions.Fraction
+        The segment's length (the tube must end exactly at h).
+    data : dict
+        The segment record (``steps``, ``order``, ``tube_prec``, ``method``).
+
+    Returns
+    -------
+    flint.arb_mat
+        The box ∋ Σ(t_k + h).
+    """
     if not seg.constant:
         _fail(f"tube segment at t = {frac_str(seg.t0)}: validated tubes cover constant phases only")
     pairs, F = flow_pairs(problem_at(problem, seg.t0), _fail)
@@ -199,7 +281,25 @@ def tube_end(seg, problem, S, h: Fraction, data: dict):
 
 
 def advance(seg, problem, S, data: dict):
-    """The state at the end of segment ``seg`` (exact fmpq_mat or arb_mat box) from S."""
+    """The state at the end of segment ``seg`` (exact fmpq_mat or arb_mat box) from S.
+
+    Parameters
+    ----------
+    seg : symbolic_tf.spec.schedule.Segment
+        The schedule segment (start ``t0``, parameters ``seg.get(name)``).
+    problem : symbolic_tf.spec.problem.Problem
+        The embedded scheduled problem (d, temperature).
+    S : flint.fmpq_mat or flint.arb_mat
+        The state at the segment's start (``riccati`` needs it exact).
+    data : dict
+        The segment record: ``t1`` (Fraction or string), ``flow`` (``riccati``, ``linear`` or ``tube``)
+        and the tube fields.
+
+    Returns
+    -------
+    flint.fmpq_mat or flint.arb_mat
+        The state at ``t1`` (:func:`riccati_end`, :func:`linear_end` or :func:`tube_end`).
+    """
     h = data["t1"] - seg.t0 if isinstance(data["t1"], Fraction) else parse_rat(data["t1"]) - seg.t0
     flow = data["flow"]
     if flow == "riccati":
@@ -212,7 +312,20 @@ def advance(seg, problem, S, data: dict):
 
 
 def cut_segments(problem, T_c: Fraction) -> list:
-    """The schedule's segments intersecting [0, T_c), the last one cut at T_c."""
+    """The schedule's segments intersecting [0, T_c), the last one cut at T_c.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The scheduled problem.
+    T_c : fractions.Fraction
+        The cut depth.
+
+    Returns
+    -------
+    list of (symbolic_tf.spec.schedule.Segment, fractions.Fraction)
+        (segment, its end min(t1, T_c)) for the segments starting before T_c.
+    """
     out = []
     for seg in segments(problem.schedule):
         if seg.t0 >= T_c:
@@ -233,7 +346,23 @@ def _shift(x, T_c: Fraction) -> str:
 
 
 def composed_claim(tail: Claim, T_c: Fraction, end) -> Claim:
-    """The claim about Σ₀ of the scheduled problem implied by the tail's claim about Σ(T_c)."""
+    """The claim about Σ₀ of the scheduled problem implied by the tail's claim about Σ(T_c).
+
+    Parameters
+    ----------
+    tail : symbolic_tf.certify.claims.Claim
+        The tail's checked regime claim about Σ(T_c).
+    T_c : fractions.Fraction
+        The depth where the tail starts.
+    end : flint.fmpq_mat or flint.arb_mat
+        The certified end state S_c ∋ Σ(T_c).
+
+    Returns
+    -------
+    symbolic_tf.certify.claims.Claim
+        The THIS-claim: a BLOWUP bracket shifted by T_c, the CLUSTERING rank, an EQUILIBRIUM Σ*
+        (Σ* = S_c for a stationary tail), or BOUNDED / EXPONENTIAL_GROWTH without parameters.
+    """
     p, reg = tail.params, tail.subject
     if reg == "BLOWUP":
         out = {k: _shift(p[k], T_c) for k in ("T_lo", "T_hi") if k in p}
@@ -276,7 +405,28 @@ def _inside(end, lo, hi) -> bool:
 @kind(KIND, {"T_c": "rat", "segments": "obj[]", "tail?": "obj", "lo?": "rat[][]", "hi?": "rat[][]",
             "rest?": "bool", "mid?": "rat[][]", "r?": "rat"}, schedules=True)
 def check_schedule(cert, problem):
-    """PROVED: the tail's regime carried back to Σ₀, or Σ(T_c) in the stated box."""
+    """PROVED: the tail's regime carried back to Σ₀, or Σ(T_c) in the stated box.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem with a depth schedule and Σ₀ (d ≤ the tubes' limit).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", claim)``: a BLOWUP bracket inside a riccati segment, the tail's regime carried
+        back to Σ₀ (:func:`composed_claim`), EQUILIBRIUM at rest, or ``schedule-endpoint`` (Σ(T_c) in
+        the stated box).
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the stored segments are not the schedule's, a segment does not re-verify, or the tail, the
+        rest box or the end box does not cover Σ(T_c).
+    """
     if problem is None or problem.schedule is None:
         _fail("needs an embedded problem with a depth schedule")
     if problem.cov is None:

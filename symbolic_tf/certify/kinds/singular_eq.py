@@ -65,7 +65,25 @@ def _e_minus_one(S):
 
 
 def check_singular_end(pairs, F, S_end, data, d, prec, fail):
-    """Checks 2–6 on the tube's end box ``S_end``."""
+    """Checks 2–6 on the tube's end box ``S_end``.
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The heads' exact (C_h, A_h), A_h scaled by the temperature.
+    F : flint.fmpq_mat
+        The exact drift.
+    S_end : flint.arb_mat
+        The tube's end box.
+    data : dict
+        The certificate's data (Sigma_star, W, rho, mu, R, ...).
+    d : int
+        The dimension.
+    prec : int
+        The arb working precision in bits.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    """
     m = d * (d + 1) // 2
     Ss = square(data["Sigma_star"], d, "Sigma_star", fail)
     if Ss != Ss.transpose():
@@ -128,7 +146,25 @@ _SCHEMA = {"Sigma_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "
 @kind(KIND, _SCHEMA)
 def check_tube_singular(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and converges to an equilibrium
-    of rank d − 1 (regime CLUSTERING, quantifier THIS)."""
+    of rank d − 1 (regime CLUSTERING, quantifier THIS).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: (multi-head) softmax with drift, Σ₀ ⪰ 0 exact.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("CLUSTERING", THIS, {"rank": d − 1}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the tube does not replay or a check 2–6 fails.
+    """
     if cert.status != "PROVED":
         _bad("status must be PROVED")
     pairs, F = flow_pairs(problem, _bad)

@@ -27,7 +27,20 @@ def _fail(msg):
 
 
 def covariance_rhs_exact(problem, S):
-    """Σ̇ at Σ = S for softmax / multi-head softmax (± drift), exactly; None for other variants."""
+    """Σ̇ at Σ = S for softmax / multi-head softmax (± drift), exactly; None for other variants.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem (its heads give the pairs (C_h, A_h), F the drift).
+    S : flint.fmpq_mat
+        The symmetric d×d point Σ.
+
+    Returns
+    -------
+    flint.fmpq_mat or None
+        Σ̇ = FS + SFᵀ + Σ_h (C_hSA_hS + SA_hᵀSC_hᵀ) exactly, or None when the flow is not quadratic.
+    """
     d = problem.d
     try:
         pairs = quadratic_heads(problem)
@@ -44,7 +57,25 @@ def covariance_rhs_exact(problem, S):
 
 @kind("stationary", {})
 def check_stationary(cert, problem):
-    """PROVED: for this Σ₀, Σ(t) = Σ₀ for all t (an equilibrium of rank rank Σ₀)."""
+    """PROVED: for this Σ₀, Σ(t) = Σ₀ for all t (an equilibrium of rank rank Σ₀).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem, with Σ₀ and a Gaussian-closed variant.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("EQUILIBRIUM", THIS, {"stationary": True, "rank": rank Σ₀}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When Σ₀ is missing, the variant is not covered, or Σ̇(Σ₀) ≠ 0 exactly.
+    """
     if problem.cov is None:
         _fail("the problem has no Σ₀")
     if not get_variant(problem.variant).expected_closed:

@@ -54,7 +54,27 @@ def _reduced_doc(problem, B, S0):
 
 @kind("stratum", {"B": "rat[][]", "S0": "rat[][]", "reduced": "obj"})
 def check_stratum(cert, problem):
-    """PROVED: this singular Σ₀'s regime, from the reduced problem on its invariant range."""
+    """PROVED: this singular Σ₀'s regime, from the reduced problem on its invariant range.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem with a singular Σ₀ = BS₀Bᵀ.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim(regime, THIS, params))``: the reduced claim mapped back (bracket and rank
+        unchanged, Σ* = BS*Bᵀ, the enclosure radius scaled by (max_i Σ_k|B_ik|)²).
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When B, S₀ or the reduced problem do not re-derive, or the reduced certificate fails or does not
+        cover the reduced Σ₀.
+    """
     from ...spec.problem import parse_problem
 
     if problem.cov is None:

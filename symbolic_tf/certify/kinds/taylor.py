@@ -140,7 +140,26 @@ def _approx(q) -> str:
 @kind(KIND, {"P": "rat[][]", "c": "rat", "u_V": "rat[]", "u_A": "rat[]", "order": "int", "prec": "int",
             "method": ("enum", "qr", "direct"), "steps": "rat[]", "T_lo": "rat", "T_hi": "rat"})
 def check_taylor_blowup(cert, problem):
-    """PROVED: this Σ₀ blows up at T* ∈ [T_lo, T_hi] (validated Taylor tube + LMI restarts)."""
+    """PROVED: this Σ₀ blows up at T* ∈ [T_lo, T_hi] (validated Taylor tube + LMI restarts).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem (quadratic flow without drift, Σ₀).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("BLOWUP", THIS, {"T_lo", "T_hi"}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the problem is not covered, P ≻ 0 or Q_P − c·ppᵀ ⪰ 0 fails, a tube step does not
+        validate, or the recomputed bounds do not imply [T_lo, T_hi].
+    """
     from ..exact import frac_str
 
     _check_taylor_blowup(cert, problem)

@@ -84,7 +84,25 @@ _SCHEMA = {"basis": ("enum", "svec-upper"), "prec": "int", "Sigma_mid": "rat[][]
 @kind(KIND, _SCHEMA)
 def check_tube_basin(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and converges to the unique
-    equilibrium Σ* in Sigma_mid ± r (regime EQUILIBRIUM, quantifier THIS)."""
+    equilibrium Σ* in Sigma_mid ± r (regime EQUILIBRIUM, quantifier THIS).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: the drift model (general V) with Σ₀.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("EQUILIBRIUM", THIS, {"Sigma_mid", "r"}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the tube does not replay or its end is not in the certified basin.
+    """
     F, V, A = drift_model(problem, _bad)
     if cert.status != "PROVED":
         _bad("status must be PROVED")

@@ -28,7 +28,24 @@ def _tr(M):
 
 
 def second_variation_sign_data(A, V, S, B):
-    """(t₁² + 2t₂ − 2t₃, tr(NΣNᵀ)) for exact fmpq matrices (see the module docstring)."""
+    """(t₁² + 2t₂ − 2t₃, tr(NΣNᵀ)) for exact fmpq matrices (see the module docstring).
+
+    Parameters
+    ----------
+    A : flint.fmpq_mat
+        The invertible interaction matrix.
+    V : flint.fmpq_mat
+        The value matrix (N = VA⁻¹B).
+    S : flint.fmpq_mat
+        The point Σ ≻ 0 with X = I − AᵀΣAΣ invertible.
+    B : flint.fmpq_mat
+        The symmetric displacement matrix.
+
+    Returns
+    -------
+    tuple of (flint.fmpq, flint.fmpq)
+        (t₁² + 2t₂ − 2t₃, tr(NΣNᵀ)): the sign term of E'' and the squared size of the displacement.
+    """
     N = V * A.inv() * B
     S1 = N * S + S * N.transpose()
     S2 = 2 * N * S * N.transpose()
@@ -45,7 +62,26 @@ def second_variation_sign_data(A, V, S, B):
 
 @kind(KIND, {"A": "rat[][]", "V": "rat[][]", "Sigma": "rat[][]", "B": "rat[][]"}, needs_problem=False)
 def check_twisted_gaussian(cert, problem):
-    """PROVED: E is not λ-convex (λ ≥ 0) along twisted Gaussian geodesics for this A, V."""
+    """PROVED: E is not λ-convex (λ ≥ 0) along twisted Gaussian geodesics for this A, V.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        Unused (the kind needs no embedded problem).
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("twisted-gaussian-nonconvexity", NONE, {"A", "V", "Sigma", "B"}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the matrices are not square of one size ≤ 12, A is singular, Σ is not ≻ 0, the energy is
+        infinite at Σ, the displacement is zero or t₁² + 2t₂ − 2t₃ ≥ 0.
+    """
     d = cert.data
     mats = {k: qmat(d[k]) for k in ("A", "V", "Sigma", "B")}
     n = mats["A"].nrows()

@@ -16,7 +16,26 @@ from ..exact import definiteness
                      "regime": ("enum", "BLOWUP", "CLUSTERING", "EQUILIBRIUM")})
 def check_uniform(cert, problem):
     """R = v(A + Aᵀ) ≻ 0: every Σ₀ ≠ 0 blows up.  R ⪯ 0: every Σ₀ ≻ 0 has a global solution
-    converging to a limit of rank d − rank R (R = 0: every Σ₀ ⪰ 0 is an equilibrium)."""
+    converging to a limit of rank d − rank R (R = 0: every Σ₀ ⪰ 0 is an equilibrium).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: one quadratic head with V = v·I, no drift.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim(...))``: BLOWUP for every Σ₀ ≠ 0 (R ≻ 0), EQUILIBRIUM (stationary) for every
+        Σ₀ ⪰ 0 (R = 0), or CLUSTERING with rank d − rank R for every Σ₀ ≻ 0 (R ⪯ 0, R ≠ 0).
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When V ≠ v·I, there is a drift, or the stored class of R or the regime is not the exact one.
+    """
     _check_uniform(cert, problem)
     regime = cert.data["regime"]
     if regime == "BLOWUP":

@@ -35,14 +35,39 @@ class Context:
         (it reaches the horizon with ‖Σ̇‖ ≤ 10⁻⁸·‖Σ‖) or ``"unknown"``.  Point-mode routes use it
         only to skip searches that cannot succeed (a global bound for a blowing-up Σ₀, a blow-up
         bracket for a settling one); a wrong hint costs a decision, never soundness.  Computed
-        once per problem (softmax and multi-head softmax with Σ₀; "unknown" otherwise)."""
+        once per problem (softmax and multi-head softmax with Σ₀; "unknown" otherwise).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem (its Σ₀ is integrated in floats up to ``self.horizon`` or 50).
+
+        Returns
+        -------
+        str
+            ``"blowup"``, ``"settles"`` or ``"unknown"``.
+        """
         key = problem.content_hash()
         if key not in self._outlook:
             self._outlook[key] = _float_outlook(problem, self.horizon or 50.0)
         return self._outlook[key]
 
     def skip(self, problem, hopeless: str):
-        """An UNDECIDED verdict when the float outlook is ``hopeless`` in point mode, else None."""
+        """An UNDECIDED verdict when the float outlook is ``hopeless`` in point mode, else None.
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        hopeless : str
+            The float outlook under which the route cannot succeed: ``"blowup"`` or ``"settles"``.
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict or None
+            UNDECIDED with a "skipped: ..." reason, or None when the search should run (uniform mode, no
+            Σ₀, or another outlook).
+        """
         if self.uniform or problem.cov is None or self.float_outlook(problem) != hopeless:
             return None
         from ...spec.verdict import UNDECIDED, Verdict
@@ -105,11 +130,37 @@ class Route(abc.ABC):
 
     @abc.abstractmethod
     def applies(self, problem, ctx: Context) -> str | None:
-        """None when the route's exact preconditions hold, else the reason they do not."""
+        """None when the route's exact preconditions hold, else the reason they do not.
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context.
+
+        Returns
+        -------
+        str or None
+            None when the route applies, else the reason.
+        """
 
     @abc.abstractmethod
     def search(self, problem, ctx: Context):
-        """A Verdict: PROVED with ``evidence["certificate"]``, or UNDECIDED with the reason."""
+        """A Verdict: PROVED with ``evidence["certificate"]``, or UNDECIDED with the reason.
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem (its preconditions hold).
+        ctx : Context
+            The search context.
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict
+            PROVED with the certificate in its evidence, or UNDECIDED with the reason.
+        """
 
     def __repr__(self) -> str:
         return f"<route {self.name}>"
@@ -120,14 +171,32 @@ _loaded = False
 
 
 def route(cls):
-    """Class decorator registering a route (instantiated once)."""
+    """Class decorator registering a route (instantiated once).
+
+    Parameters
+    ----------
+    cls : type
+        A concrete :class:`Route` subclass; it is instantiated once and registered under its ``name``.
+
+    Returns
+    -------
+    type
+        ``cls`` itself, unchanged.
+    """
     inst = cls()
     _ROUTES[inst.name] = inst
     return cls
 
 
 def registry() -> list[Route]:
-    """Every registered route, in declared order."""
+    """Every registered route, in declared order.
+
+    Returns
+    -------
+    list of Route
+        The registered routes (every module of this package imported once), sorted by
+        ``(order, name)``.
+    """
     global _loaded
     if not _loaded:
         for mod in pkgutil.iter_modules(__path__):
@@ -308,7 +377,21 @@ def _route_errors():
 def prove(problem, ctx: Context) -> Outcome:
     """Run the registry in declared order; the first route whose certificate passes the
     independent checker with a claim covering the problem's Σ₀ (or, in uniform mode, a class
-    of Σ₀) wins.  Float trouble inside a route makes it pass with a reason."""
+    of Σ₀) wins.  Float trouble inside a route makes it pass with a reason.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+    ctx : Context
+        The search context; ``ctx.uniform`` selects the uniform mode (class claims only).
+
+    Returns
+    -------
+    Outcome
+        The winning route, its checked claim, certificate and verdict (all None when no route
+        decides), the proved side claims and the reasons of the routes that passed.
+    """
     import warnings
 
     import numpy as np

@@ -14,9 +14,39 @@ class DriftVIBounded(Route):
     modes = ("point", "uniform")
 
     def applies(self, problem, ctx: Context):
+        """Preconditions: one quadratic head with V = v·I (:func:`riccati_ready`), drift or not.
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        str or None
+            None when the problem is one quadratic head with V = v·I, else the reason the route does not apply.
+        """
         return riccati_ready(problem)
 
     def search(self, problem, ctx: Context):
+        """Certify R = v(A + Aᵀ) ⪯ 0 and FᵀX + XF ⪯ 0 for an exact X ≻ 0, so every Σ₀ ⪰ 0 stays bounded
+        (:func:`symbolic_tf.certify.riccati.bounded_nsd`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict
+            PROVED with ``evidence["certificate"]`` (kind ``bounded-drift-vI-nsd``), else UNDECIDED with the
+            reason.
+        """
         from ..riccati import bounded_nsd
 
         return bounded_nsd(problem)

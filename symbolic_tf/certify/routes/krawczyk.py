@@ -17,9 +17,40 @@ class Krawczyk(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
+        """Preconditions: the drift model with one quadratic head (:func:`single_head_drift`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        str or None
+            None when the problem is one quadratic head with a drift F, else the reason the route does not
+            apply.
+        """
         return single_head_drift(problem)
 
     def search(self, problem, ctx: Context):
+        """Find a Krawczyk-certified equilibrium Σ* ≻ 0 with a Lyapunov certificate of local exponential
+        stability (:func:`symbolic_tf.certify.equilibrium.find_equilibrium`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict
+            PROVED with ``evidence["certificate"]`` (a side claim of local stability, no regime of Σ₀), else
+            UNDECIDED with the reason.
+        """
         from ..equilibrium import find_equilibrium
 
         return find_equilibrium(problem)

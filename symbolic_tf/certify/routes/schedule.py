@@ -56,7 +56,22 @@ def _choose_flow(seg, exact: bool) -> str | None:
 
 
 def schedule_search(problem, ctx: Context):
-    """A PROVED verdict with a ``schedule-phases`` certificate, or UNDECIDED with the reason."""
+    """A PROVED verdict with a ``schedule-phases`` certificate, or UNDECIDED with the reason.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        A scheduled problem with Σ₀ (one quadratic head, d ≤ the tubes' limit).
+    ctx : Context
+        The search context; ``ctx.horizon`` is passed on to the registry run on the last phase.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED with ``evidence["certificate"]`` (kind ``schedule-phases``: the tail's regime, a blow-up
+        inside a Riccati phase, a rest point, or "Σ(T_c) lies in this box"), else UNDECIDED with the
+        reason.
+    """
     import flint
 
     from ...spec.errors import CertificationFailed
@@ -191,6 +206,21 @@ class SchedulePhases(Route):
     schedules = True
 
     def applies(self, problem, ctx: Context):
+        """Preconditions: a depth schedule for one quadratic (softmax-type) head, Σ₀ given (point mode)
+        and d ≤ the tubes' limit.
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context; Σ₀ is required unless ``ctx.uniform``.
+
+        Returns
+        -------
+        str or None
+            None when the problem is such a schedule, else the reason the route does not apply.
+        """
         from ..validated.tube import MAX_D
 
         if problem.schedule is None:
@@ -205,6 +235,21 @@ class SchedulePhases(Route):
         return None if problem.d <= MAX_D else f"d ≤ {MAX_D}"
 
     def search(self, problem, ctx: Context):
+        """Compose the schedule phase by phase from Σ₀ and decide the last phase (:func:`schedule_search`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context; in uniform mode the route gives UNDECIDED (schedules are composed from
+            this Σ₀ only).
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict
+            PROVED with ``evidence["certificate"]`` (kind ``schedule-phases``), else UNDECIDED with the reason.
+        """
         if ctx.uniform:
             from ...spec.verdict import UNDECIDED, Verdict
 

@@ -12,6 +12,21 @@ class Stationary(Route):
     regimes = ("EQUILIBRIUM",)
 
     def applies(self, problem, ctx: Context):
+        """Preconditions: Σ₀ is given and the variant is Gaussian-closed (Σ₀ = 0 stays 0).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        str or None
+            None when Σ₀ is given and the variant's flow is Gaussian-closed, else the reason the route does
+            not apply.
+        """
         if problem.cov is None:
             return "needs Σ₀"
         from ...variants import get
@@ -20,6 +35,21 @@ class Stationary(Route):
         return None if get(problem.variant).expected_closed else "variant not covered"
 
     def search(self, problem, ctx: Context):
+        """Check Σ̇(Σ₀) = 0 exactly, so Σ(t) ≡ Σ₀ (:func:`symbolic_tf.certify.stationary.stationary`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict
+            PROVED with ``evidence["certificate"]`` (EQUILIBRIUM: Σ₀ is an exact equilibrium), else UNDECIDED
+            with the reason.
+        """
         from ..stationary import stationary
 
         return stationary(problem)

@@ -14,6 +14,21 @@ class Stratum(Route):
     regimes = ("BLOWUP", "CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH")
 
     def applies(self, problem, ctx: Context):
+        """Preconditions: a quadratic flow and a singular, nonzero Σ₀ (0 < rank Σ₀ < d, decided exactly).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        str or None
+            None when the flow is quadratic and Σ₀ is singular and nonzero, else the reason the route does not
+            apply.
+        """
         if problem.cov is None:
             return "needs Σ₀"
         why = quadratic_family(problem)
@@ -25,6 +40,21 @@ class Stratum(Route):
         return None if 0 < S.pos < problem.d else "Σ₀ is zero or nonsingular"
 
     def search(self, problem, ctx: Context):
+        """Decide the reduced flow on the invariant range of Σ₀ with the whole registry and map the claim
+        back (:func:`symbolic_tf.certify.stratum.stratum`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context, passed on to the registry run on the reduced problem.
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict
+            PROVED with ``evidence["certificate"]`` (the mapped-back claim), else UNDECIDED with the reason.
+        """
         from ..stratum import stratum
 
         return stratum(problem, ctx)

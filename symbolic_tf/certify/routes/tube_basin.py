@@ -16,9 +16,41 @@ class TubeBasin(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
+        """Preconditions: the drift model with one quadratic head (:func:`single_head_drift`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        str or None
+            None when the problem is one quadratic head with a drift F, else the reason the route does not
+            apply.
+        """
         return single_head_drift(problem)
 
     def search(self, problem, ctx: Context):
+        """Integrate a validated tube from Σ₀ (5 s budget) until it lies inside a certified basin of a
+        Krawczyk-certified equilibrium Σ* (:func:`symbolic_tf.certify.validated.basin_tube.find_tube_basin`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context; in point mode the search is skipped when the float outlook of Σ₀ is
+            ``"blowup"`` (:meth:`Context.skip`).
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict
+            PROVED with ``evidence["certificate"]`` (kind ``tube-basin``: EQUILIBRIUM for this Σ₀), else
+            UNDECIDED with the reason.
+        """
         skipped = ctx.skip(problem, "blowup")
         if skipped:
             return skipped

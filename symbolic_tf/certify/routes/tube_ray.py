@@ -16,9 +16,42 @@ class TubeRay(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
+        """Preconditions: a quadratic flow and a tube-ready Σ₀, drift or not (:func:`tube_ready`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        str or None
+            None when the flow is quadratic, Σ₀ is given and d is within the tubes' limit, else the reason the
+            route does not apply.
+        """
         return tube_ready(problem)
 
     def search(self, problem, ctx: Context):
+        """Integrate a validated tube from Σ₀ (10 s budget for d ≤ 2, else 25 s) into the certified basin
+        of an attracting ray of the projective field
+        (:func:`symbolic_tf.certify.validated.ray_tube.find_ray_blowup`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context; in point mode the search is skipped when the float outlook of Σ₀ is
+            ``"settles"`` (:meth:`Context.skip`).
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict
+            PROVED with ``evidence["certificate"]`` (kind ``tube-ray``: BLOWUP with a bracket [T_lo, T_hi]),
+            else UNDECIDED with the reason.
+        """
         from ..validated.ray_tube import find_ray_blowup
 
         return ctx.skip(problem, "settles") or find_ray_blowup(problem, seconds=10.0 if problem.d <= 2 else 25.0)

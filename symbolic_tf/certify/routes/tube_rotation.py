@@ -17,9 +17,42 @@ class TubeRotation(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
+        """Preconditions: a quadratic flow without drift, a tube-ready Σ₀ and d = 2 (:func:`tube_ready`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        str or None
+            None when the flow is quadratic without drift, Σ₀ is given and d = 2, else the reason the route
+            does not apply.
+        """
         return tube_ready(problem, drift=False) or (None if problem.d == 2 else "the rotation certificate covers d = 2")
 
     def search(self, problem, ctx: Context):
+        """Integrate a validated tube from Σ₀ (10 s budget) into an annulus of the trace-one plane where a
+        rotation-averaged growth functional increases at a certified rate
+        (:func:`symbolic_tf.certify.validated.rotation_tube.find_rotation_blowup`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context; in point mode the search is skipped when the float outlook of Σ₀ is
+            ``"settles"`` (:meth:`Context.skip`).
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict
+            PROVED with ``evidence["certificate"]`` (kind ``tube-rotation``: BLOWUP with a bracket), else
+            UNDECIDED with the reason.
+        """
         from ..validated.rotation_tube import find_rotation_blowup
 
         return ctx.skip(problem, "settles") or find_rotation_blowup(problem, seconds=10.0)

@@ -17,9 +17,42 @@ class TubeRotationCollapse(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
+        """Preconditions: a quadratic flow without drift, a tube-ready Σ₀ and d = 2 (:func:`tube_ready`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        str or None
+            None when the flow is quadratic without drift, Σ₀ is given and d = 2, else the reason the route
+            does not apply.
+        """
         return tube_ready(problem, drift=False) or (None if problem.d == 2 else "the rotating-collapse certificate covers d = 2")
 
     def search(self, problem, ctx: Context):
+        """Integrate a validated tube from Σ₀ (8 s budget) into a neighbourhood of the rank-one circle
+        where a decay functional decreases at a certified rate
+        (:func:`symbolic_tf.certify.validated.rotation_collapse.find_rotation_collapse`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context; in point mode the search is skipped when the float outlook of Σ₀ is
+            ``"blowup"`` (:meth:`Context.skip`).
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict
+            PROVED with ``evidence["certificate"]`` (kind ``tube-rotation-collapse``: CLUSTERING with rank 0),
+            else UNDECIDED with the reason.
+        """
         from ..validated.rotation_collapse import find_rotation_collapse
 
         return ctx.skip(problem, "blowup") or find_rotation_collapse(problem, seconds=8.0)

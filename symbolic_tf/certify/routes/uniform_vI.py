@@ -14,9 +14,38 @@ class UniformVI(Route):
     modes = ("uniform",)
 
     def applies(self, problem, ctx: Context):
+        """Preconditions: one quadratic head with V = v·I (:func:`riccati_ready`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        str or None
+            None when the problem is one quadratic head with V = v·I, else the reason the route does not apply.
+        """
         return riccati_ready(problem)
 
     def search(self, problem, ctx: Context):
+        """Decide every Σ₀ from the sign of R = v(A + Aᵀ) (:func:`symbolic_tf.certify.uniform.uniform_vI`).
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+        ctx : Context
+            The search context (unused).
+
+        Returns
+        -------
+        symbolic_tf.spec.verdict.Verdict
+            PROVED with ``evidence["certificate"]`` (a class claim: BLOWUP, CLUSTERING or EQUILIBRIUM), else
+            UNDECIDED when the regime depends on Σ₀.
+        """
         from ...spec.verdict import UNDECIDED, Verdict
         from ..uniform import uniform_vI
 

@@ -131,7 +131,33 @@ def find_tube_basin(problem, *, order: int = 20, prec: int = 128, method: str = 
 
     ``seconds`` is the wall-clock budget of the whole search (equilibrium, basin, tube and the
     independent check; the tube gets ~55 % of what is left after the basin search).  A float
-    (scipy) pre-check skips the tube when the float solution does not approach Σ*."""
+    (scipy) pre-check skips the tube when the float solution does not approach Σ*.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀.
+    order : int
+        The Taylor order k of the tube.
+    prec : int
+        The arb working precision in bits (tube and ball checks).
+    method : str
+        ``"qr"`` (Lohner parallelepipeds) or ``"direct"`` (boxes).
+    seconds : float
+        The wall-clock budget of the search.
+    max_steps : int
+        The largest number of tube steps.
+    rel_tol : float
+        The tube stops once its max radius exceeds rel_tol·max(1, ‖Σ‖_max).
+    local_tol : float
+        The target radius of each step's Lagrange remainder relative to ‖Σ‖_max.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (EQUILIBRIUM, THIS) with ``evidence["certificate"]`` of kind ``tube-basin``, else UNDECIDED
+        with the reason.
+    """
     t0 = time.perf_counter()
     try:
         return _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, t0)

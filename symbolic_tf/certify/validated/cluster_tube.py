@@ -65,7 +65,29 @@ def _isotropic(A):
 def find_cluster(problem, *, order: int = 20, prec: int = 128, seconds: float = 6.0, horizon: float = 400.0,
                  max_steps: int = 20000) -> Verdict:
     """PROVED (CLUSTERING, rank 1, for this Σ₀) with a ``tube-cluster`` certificate, or UNDECIDED with
-    the reason.  Never raises on float trouble."""
+    the reason.  Never raises on float trouble.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀.
+    order : int
+        The Taylor order k of the tube.
+    prec : int
+        The arb working precision in bits (tube and ball checks).
+    seconds : float
+        The wall-clock budget of the search.
+    horizon : float
+        The end time of the float guess (SciPy) that precedes the tube.
+    max_steps : int
+        The largest number of tube steps.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (CLUSTERING, rank 1, THIS) with ``evidence["certificate"]`` of kind ``tube-cluster``, else
+        UNDECIDED with the reason.
+    """
     t0 = time.perf_counter()
     try:
         return _find(problem, order, prec, seconds, horizon, max_steps, t0)

@@ -22,7 +22,27 @@ _CLAIM0 = "for this Σ₀: the solution is global and Σ(t) → 0 (validated tub
 
 
 def find_collapse(problem, *, order: int = 20, prec: int = 128, seconds: float = 6.0, max_steps: int = 20000) -> Verdict:
-    """PROVED (CLUSTERING, rank 0, for this Σ₀) with a ``tube-collapse`` certificate, or UNDECIDED."""
+    """PROVED (CLUSTERING, rank 0, for this Σ₀) with a ``tube-collapse`` certificate, or UNDECIDED.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀.
+    order : int
+        The Taylor order k of the tube.
+    prec : int
+        The arb working precision in bits (tube and ball checks).
+    seconds : float
+        The wall-clock budget of the search.
+    max_steps : int
+        The largest number of tube steps.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (CLUSTERING, rank 0, THIS) with ``evidence["certificate"]`` of kind ``tube-collapse``, else
+        UNDECIDED with the reason.
+    """
     t0 = time.perf_counter()
     try:
         return _find(problem, order, prec, seconds, max_steps, t0)

@@ -19,7 +19,20 @@ class FloatBudgetExceeded(RuntimeError):
 
 
 def capped(rhs, max_evals: int = MAX_EVALS):
-    """``rhs`` that raises :class:`FloatBudgetExceeded` on its ``max_evals + 1``-th call."""
+    """``rhs`` that raises :class:`FloatBudgetExceeded` on its ``max_evals + 1``-th call.
+
+    Parameters
+    ----------
+    rhs : callable
+        The right-hand side ``rhs(t, y)`` of a SciPy integration.
+    max_evals : int
+        The evaluation budget.
+
+    Returns
+    -------
+    callable
+        ``wrapped(t, y)`` = ``rhs(t, y)`` until the budget is spent.
+    """
     count = [0]
 
     def wrapped(t, y):

@@ -52,7 +52,18 @@ class Flow:
         With G(Y)X = Σ_h (C_h X A_h Y + C_h Y A_h X) and Sym(Z) = Z + Zᵀ, the linear map
         X ↦ Sym(G(Y)X) has the m×m matrix Op(Y) (m = d(d+1)/2, svec-upper coordinates), linear in
         Y: vec_rows(Op(Y)) = Big·svec(Y), Big (m²×m) exact; OpF is the matrix of X ↦ FX + XFᵀ
-        (None without drift)."""
+        (None without drift).
+
+        Parameters
+        ----------
+        d : int
+            The dimension (cached per (d, working precision)).
+
+        Returns
+        -------
+        tuple of (flint.arb_mat, flint.arb_mat or None)
+            (Big, OpF).
+        """
         key = (d, flint.ctx.prec)
         if key not in self._variational:
             basis = svec_basis(d, flint.fmpq_mat)
@@ -76,11 +87,33 @@ class Flow:
         return self._variational[key]
 
     def drift(self, X):
-        """FX (the first summand of every recurrence), or None without drift."""
+        """FX (the first summand of every recurrence), or None without drift.
+
+        Parameters
+        ----------
+        X : flint.arb_mat
+            A d×d ball matrix.
+
+        Returns
+        -------
+        flint.arb_mat or None
+            FX.
+        """
         return None if self.F is None else self.F * X
 
     def field(self, X):
-        """f(X) = FX + Σ_h C_h X A_h X, plus the transpose (exactly symmetric for symmetric X)."""
+        """f(X) = FX + Σ_h C_h X A_h X, plus the transpose (exactly symmetric for symmetric X).
+
+        Parameters
+        ----------
+        X : flint.arb_mat
+            A symmetric d×d ball matrix.
+
+        Returns
+        -------
+        flint.arb_mat
+            f(X) = FX + XFᵀ + Σ_h (C_hXA_hX + XA_hᵀXC_hᵀ).
+        """
         W = self.drift(X)
         for C, A in self.heads:
             W = _acc(W, C * X * A * X)
@@ -92,7 +125,24 @@ def _acc(W, w):
 
 
 def taylor_coefficients(S, flow, K):
-    """[σ_0, …, σ_K] of the solution through σ_0 = S (ball matrices)."""
+    """[σ_0, …, σ_K] of the solution through σ_0 = S (ball matrices).
+
+    σ_{n+1} = (M_n + M_nᵀ)/(n+1), M_n = Fσ_n + Σ_h Σ_{j≤n} C_hσ_jA_hσ_{n−j}.
+
+    Parameters
+    ----------
+    S : flint.arb_mat
+        The point or box σ_0.
+    flow : Flow
+        The vector field.
+    K : int
+        The highest order.
+
+    Returns
+    -------
+    list of flint.arb_mat
+        [σ_0, …, σ_K].
+    """
     sig = [S]
     Y = []
     for n in range(K):
@@ -114,7 +164,20 @@ def variational_coefficients(sig, flow):
 
     M_n (m×m) the n-th Taylor coefficient of ∂σ/∂svec(σ_0) (its column e is svec δσ_n along E_e);
     Op(Y) = Big·svec(Y) is linear in Y (:meth:`Flow.variational`), so each order costs n + 1
-    m×m products instead of m·(n + 1) pairs of d×d ones."""
+    m×m products instead of m·(n + 1) pairs of d×d ones.
+
+    Parameters
+    ----------
+    sig : list of flint.arb_mat
+        The Taylor coefficients [σ_0, …, σ_k] over a box.
+    flow : Flow
+        The vector field.
+
+    Returns
+    -------
+    list of flint.arb_mat
+        [M_0, …, M_k], each m×m.
+    """
     d = sig[0].nrows()
     big, opF = flow.variational(d)
     m = big.ncols()
@@ -131,18 +194,57 @@ def variational_coefficients(sig, flow):
 
 def taylor_jacobian(sig, flow, h):
     """The Jacobian (svec coordinates) of the order-k Taylor map Σ ↦ Σ_n σ_n(Σ) hⁿ over the box of
-    ``sig[0]``: Σ_n M_n hⁿ with :func:`variational_coefficients`."""
+    ``sig[0]``: Σ_n M_n hⁿ with :func:`variational_coefficients`.
+
+    Parameters
+    ----------
+    sig : list of flint.arb_mat
+        The Taylor coefficients over the box.
+    flow : Flow
+        The vector field.
+    h : flint.arb
+        The step length.
+
+    Returns
+    -------
+    flint.arb_mat
+        The m×m ball Jacobian Σ_n M_n hⁿ.
+    """
     return horner(variational_coefficients(sig, flow), h)
 
 
 def dyadic_down(h: float, bits: int = 24) -> Fraction:
-    """The largest ``bits``-bit dyadic ≤ h > 0 (step times stay exact in arb)."""
+    """The largest ``bits``-bit dyadic ≤ h > 0 (step times stay exact in arb).
+
+    Parameters
+    ----------
+    h : float
+        A positive float.
+    bits : int
+        The mantissa length.
+
+    Returns
+    -------
+    fractions.Fraction
+        m·2^e ≤ h with an integer m < 2^bits.
+    """
     m, e = math.frexp(h)  # h = m·2^e, 0.5 ≤ m < 1
     return Fraction(math.floor(m * 2 ** bits), 1) * Fraction(2) ** (e - bits)
 
 
 def arb_of(q) -> flint.arb:
-    """The exact rational q as a point ball."""
+    """The exact rational q as a point ball.
+
+    Parameters
+    ----------
+    q : int, fractions.Fraction or str
+        An exact rational.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing q (radius 0 when q is exactly representable at the working precision).
+    """
     q = Fraction(q)
     return flint.arb(flint.fmpq(q.numerator, q.denominator))
 
@@ -150,7 +252,24 @@ def arb_of(q) -> flint.arb:
 def singularity_distance(S, flow, order, coeffs=None) -> float:
     """Root-test estimate ρ of the distance (in time) to the nearest singularity from the midpoints of
     the Taylor coefficients of orders k−1 and k at S (math.inf if they vanish); steps are θ·ρ.
-    ``coeffs``: the coefficients at (a point of) S if already known (:func:`prepare_step`)."""
+    ``coeffs``: the coefficients at (a point of) S if already known (:func:`prepare_step`).
+
+    Parameters
+    ----------
+    S : flint.arb_mat
+        The current enclosure.
+    flow : Flow
+        The vector field.
+    order : int
+        The Taylor order k.
+    coeffs : list of flint.arb_mat or None
+        Precomputed Taylor coefficients at S.
+
+    Returns
+    -------
+    float
+        ρ = min_n (‖σ_0‖/‖σ_n‖)^{1/n}, n ∈ {k − 1, k} (midpoint max-norms), or math.inf.
+    """
     if coeffs is None:
         coeffs = taylor_coefficients(S, flow, order)
     norms = [max_mid(s) for s in coeffs]
@@ -162,6 +281,20 @@ def singularity_distance(S, flow, order, coeffs=None) -> float:
 
 
 def horner(coeffs, h):
+    """Σ_n c_n hⁿ by Horner's rule.
+
+    Parameters
+    ----------
+    coeffs : list
+        [c_0, …, c_k] (ball matrices or balls).
+    h : flint.arb
+        The argument.
+
+    Returns
+    -------
+    same type as the coefficients
+        c_0 + h(c_1 + h(… + h·c_k)).
+    """
     acc = coeffs[-1]
     for n in range(len(coeffs) - 2, -1, -1):
         acc = acc * h + coeffs[n]
@@ -169,6 +302,20 @@ def horner(coeffs, h):
 
 
 def svec_basis(d, mat=flint.arb_mat):
+    """The svec-upper basis of Sym(d): E_ii = e_ie_iᵀ, E_ij = e_ie_jᵀ + e_je_iᵀ (i < j), row-major.
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    mat : type
+        ``flint.arb_mat`` or ``flint.fmpq_mat``.
+
+    Returns
+    -------
+    list
+        The m = d(d+1)/2 basis matrices.
+    """
     out = []
     for i in range(d):
         for j in range(i, d):
@@ -185,12 +332,38 @@ def _svec_list(X):
 
 
 def svec(X):
+    """The svec-upper coordinates of a symmetric matrix: (X_ij), i ≤ j, row-major.
+
+    Parameters
+    ----------
+    X : flint.arb_mat
+        A symmetric d×d ball matrix.
+
+    Returns
+    -------
+    flint.arb_mat
+        The m×1 column, m = d(d+1)/2.
+    """
     d = X.nrows()
     vals = [X[i, j] for i in range(d) for j in range(i, d)]
     return flint.arb_mat(len(vals), 1, vals)
 
 
 def unsvec(v, d):
+    """The symmetric matrix with svec-upper coordinates v (inverse of :func:`svec`).
+
+    Parameters
+    ----------
+    v : flint.arb_mat
+        An m×1 column, m = d(d+1)/2.
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    flint.arb_mat
+        The symmetric d×d matrix.
+    """
     X = flint.arb_mat(d, d)
     k = 0
     for i in range(d):
@@ -248,11 +421,35 @@ def _lohner_basis(Amat, r):
 
 
 def max_mid(X) -> float:
+    """The largest |midpoint| of a ball matrix's entries (a float size, for step heuristics).
+
+    Parameters
+    ----------
+    X : flint.arb_mat
+        A ball matrix.
+
+    Returns
+    -------
+    float
+        max_ij |mid X_ij|.
+    """
     n, m = X.nrows(), X.ncols()
     return max(abs(float(X[i, j].mid())) for i in range(n) for j in range(m))
 
 
 def max_rad(X) -> float:
+    """The largest radius of a ball matrix's entries.
+
+    Parameters
+    ----------
+    X : flint.arb_mat
+        A ball matrix.
+
+    Returns
+    -------
+    float
+        max_ij rad X_ij.
+    """
     n, m = X.nrows(), X.ncols()
     return max(float(X[i, j].rad()) for i in range(n) for j in range(m))
 
@@ -275,7 +472,25 @@ def _contains(X, Y) -> bool:
 
 
 def picard_enclosure(S, h, flow):
-    """Y = S + [0, h]·f(X) ⊆ X (verified) — an enclosure of Σ on [t, t + h] for Σ(t) ∈ S — or None."""
+    """Y = S + [0, h]·f(X) ⊆ X (verified) — an enclosure of Σ on [t, t + h] for Σ(t) ∈ S — or None.
+
+    Inflate-and-iterate (at most PICARD_ITERATIONS rounds): X ← Y + [±(rad(Y)/8 + |Y|·2^(−40) +
+    |S|_max·2^(−60))], Y = S + [0, h]·f(X), until Y ⊆ X.
+
+    Parameters
+    ----------
+    S : flint.arb_mat
+        The enclosure of Σ(t).
+    h : flint.arb
+        The step length (exact).
+    flow : Flow
+        The vector field.
+
+    Returns
+    -------
+    flint.arb_mat or None
+        Y ∋ Σ(s) for s ∈ [t, t + h], or None when the test fails or Y is not finite.
+    """
     J = h.upper() * flint.arb(flint.fmpq(1, 2), flint.fmpq(1, 2))  # ⊇ [0, h]
     n = S.nrows()
     smax = max(abs(S[i, j]).upper() for i in range(n) for j in range(n))
@@ -300,6 +515,21 @@ class State:
 
 
 def initial_state(S0, method):
+    """The :class:`State` at t = 0: the box S₀ and, for "qr", the parallelepiped x̂ + I·r with
+    x̂ = mid svec S₀ and r = svec S₀ − x̂.
+
+    Parameters
+    ----------
+    S0 : flint.arb_mat
+        The (point) enclosure of Σ₀.
+    method : str
+        ``"qr"`` or ``"direct"``.
+
+    Returns
+    -------
+    State
+        The initial state.
+    """
     if method == "direct":
         return State(S0)
     v = svec(S0)
@@ -312,7 +542,25 @@ def initial_state(S0, method):
 def prepare_step(state, flow, order, method="qr"):
     """The parts of a step that do not depend on its length h, computed once per step and reused by
     every retry: the Taylor coefficients at the centre x̂ and over the hull of S and x̂ ("qr"), or
-    over S ("direct").  ``pre["centre"]`` also serves :func:`singularity_distance`."""
+    over S ("direct").  ``pre["centre"]`` also serves :func:`singularity_distance`.
+
+    Parameters
+    ----------
+    state : State
+        The current enclosure.
+    flow : Flow
+        The vector field.
+    order : int
+        The Taylor order k.
+    method : str
+        ``"qr"`` or ``"direct"``.
+
+    Returns
+    -------
+    dict
+        ``{"direct", "centre"}`` (direct) or ``{"Xh", "hull", "centre"}`` (qr): Taylor coefficient lists;
+        :func:`taylor_step` adds ``"M"`` (the variational coefficients) on first use.
+    """
     S = state.S
     if method == "direct":
         sig = taylor_coefficients(S, flow, order)
@@ -328,7 +576,31 @@ def prepare_step(state, flow, order, method="qr"):
 
 def taylor_step(state, h, flow, order, method="qr", basis=None, pre=None):
     """One validated step of length h (exact arb); the next :class:`State` or None.  ``pre`` is
-    :func:`prepare_step` of this state (computed here when absent)."""
+    :func:`prepare_step` of this state (computed here when absent).
+
+    Parameters
+    ----------
+    state : State
+        The enclosure at t.
+    h : flint.arb
+        The step length (exact).
+    flow : Flow
+        The vector field.
+    order : int
+        The Taylor order k.
+    method : str
+        ``"qr"`` or ``"direct"``.
+    basis : list or None
+        Unused (kept for the callers' signature).
+    pre : dict or None
+        :func:`prepare_step` of ``state``.
+
+    Returns
+    -------
+    State or None
+        The enclosure at t + h (with its Picard box and remainder radius), or None when the Picard
+        test fails or (qr) the parallelepiped and the direct enclosure are disjoint.
+    """
     S = state.S
     Y = picard_enclosure(S, h, flow)
     if Y is None:

@@ -23,7 +23,18 @@ class LyapunovGuess:
 def lyapunov_guess(J) -> LyapunovGuess | None:
     """For a Hurwitz float Jacobian J: W with JᵀW + WJ = −I (scaled), rounded to rationals, and μ =
     a quarter of λ_min(Lc⁻¹(−JᵀW − WJ)Lc⁻ᵀ) (W = LcLcᵀ) — half the margin of
-    −(JᵀW + WJ) − 2μW ≻ 0 is left for the Jacobian's variation over the box.  None if W is not PD."""
+    −(JᵀW + WJ) − 2μW ≻ 0 is left for the Jacobian's variation over the box.  None if W is not PD.
+
+    Parameters
+    ----------
+    J : numpy.ndarray
+        A Hurwitz float Jacobian (n×n).
+
+    Returns
+    -------
+    LyapunovGuess or None
+        (W, W_str, Wq, Wq⁻¹, μ), or None when W or μ is not positive.
+    """
     from scipy.linalg import solve_continuous_lyapunov
 
     from ..exact import qmat
@@ -46,7 +57,20 @@ def lyapunov_guess(J) -> LyapunovGuess | None:
 
 
 def ellipsoid_radii(rho: Fraction, Winv) -> list:
-    """Box radii R_k ≥ √(ρ·(W⁻¹)_kk) (short dyadics, rounded up with a margin)."""
+    """Box radii R_k ≥ √(ρ·(W⁻¹)_kk) (short dyadics, rounded up with a margin).
+
+    Parameters
+    ----------
+    rho : fractions.Fraction
+        The level ρ of the ellipsoid {zᵀWz ≤ ρ}.
+    Winv : flint.fmpq_mat
+        The exact W⁻¹.
+
+    Returns
+    -------
+    list of fractions.Fraction
+        One radius per coordinate, so that the ellipsoid lies in the box ± R.
+    """
     from .ray_tube import _dyadic
 
     return [_dyadic(math.sqrt(float(rho) * int(Winv[k, k].p) / int(Winv[k, k].q)) * (1 + 1e-9) + 1e-300, 40)
@@ -55,7 +79,36 @@ def ellipsoid_radii(rho: Fraction, Winv) -> list:
 
 def certify_and_check(problem, kind, claim, data, note, numerical, t0, argument, evidence, reason):
     """Wrap verified data in a certificate, re-check it with the independent checker and return the
-    Verdict: PROVED with ``evidence`` (plus the certificate), or UNDECIDED if the check fails."""
+    Verdict: PROVED with ``evidence`` (plus the certificate), or UNDECIDED if the check fails.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem the certificate is about.
+    kind : str
+        The certificate kind.
+    claim : symbolic_tf.certify.claims.Claim
+        The claim the data prove.
+    data : dict
+        The certificate's data.
+    note : str
+        The certificate's note.
+    numerical : dict
+        Float diagnostics of the search; ``seconds`` and ``check_seconds`` are added.
+    t0 : float
+        ``time.perf_counter()`` at the start of the search.
+    argument : str
+        The Verdict's argument.
+    evidence : dict
+        The Verdict's evidence (the certificate is added under ``"certificate"``).
+    reason : str
+        The Verdict's reason.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED with the certificate in its evidence, or UNDECIDED when the independent check fails.
+    """
     import time
 
     from ...spec.errors import CertificationFailed

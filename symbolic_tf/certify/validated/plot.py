@@ -11,7 +11,22 @@ __all__ = ["float_trajectory", "tube_figure"]
 
 
 def float_trajectory(problem, T: float, samples: int = 400):
-    """(t, Σ(t)) samples of the float moment ODE (numerical, not certified); None on failure."""
+    """(t, Σ(t)) samples of the float moment ODE (numerical, not certified); None on failure.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀.
+    T : float
+        The end time.
+    samples : int
+        The number of equally spaced sample times in [0, T].
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray) or None
+        The sample times reached and Σ at them (shape (n, d, d)), or None on failure.
+    """
     from ...numeric.phases import integrate_problem
 
     try:
@@ -27,7 +42,22 @@ def float_trajectory(problem, T: float, samples: int = 400):
 
 def tube_figure(tube, problem, out) -> Path:
     """Draw the tube (one panel per entry Σ_ij, i ≤ j) and write it atomically to ``out``
-    (format from the suffix: png, pdf or svg)."""
+    (format from the suffix: png, pdf or svg).
+
+    Parameters
+    ----------
+    tube : Tube
+        The validated tube.
+    problem : symbolic_tf.spec.problem.Problem
+        Its problem (for the float trajectory drawn on top).
+    out : str or pathlib.Path
+        The output file.
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -165,7 +165,31 @@ def find_ray_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float
     with the reason.  Never raises on float trouble.
 
     ``seconds`` bounds the tube search (the independent check replays the tube at about the same
-    cost); ``rel_width`` is the target relative width (T_hi − T_lo)/T_lo at which the tube stops."""
+    cost); ``rel_width`` is the target relative width (T_hi − T_lo)/T_lo at which the tube stops.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀.
+    order : int
+        The Taylor order k of the tube.
+    prec : int
+        The arb working precision in bits (tube and ball checks).
+    seconds : float
+        The wall-clock budget of the search.
+    rel_width : float
+        The target relative width (T_hi − T_lo)/T_lo at which the tube stops.
+    horizon : float
+        The end time of the float guess (SciPy) that precedes the tube.
+    max_steps : int
+        The largest number of tube steps.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (BLOWUP, THIS, T* ∈ [T_lo, T_hi]) with ``evidence["certificate"]`` of kind ``tube-ray``,
+        else UNDECIDED with the reason.
+    """
     t0 = time.perf_counter()
     try:
         return _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0)

@@ -31,7 +31,29 @@ _CLAIM0 = "for this Σ₀: the solution is global and Σ(t) → 0 while its eige
 def find_rotation_collapse(problem, *, order: int = 20, prec: int = 128, seconds: float = 8.0,
                            max_steps: int = 20000, K: int = 16) -> Verdict:
     """PROVED (CLUSTERING, rank 0: Σ(t) → 0, for this Σ₀) with a ``tube-rotation-collapse``
-    certificate, or UNDECIDED with the reason.  Never raises on float trouble."""
+    certificate, or UNDECIDED with the reason.  Never raises on float trouble.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀.
+    order : int
+        The Taylor order k of the tube.
+    prec : int
+        The arb working precision in bits (tube and ball checks).
+    seconds : float
+        The wall-clock budget of the search.
+    max_steps : int
+        The largest number of tube steps.
+    K : int
+        The number of Fourier modes of the trigonometric polynomials φ and η.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (CLUSTERING, rank 0, THIS) with ``evidence["certificate"]`` of kind
+        ``tube-rotation-collapse``, else UNDECIDED with the reason.
+    """
     t0 = time.perf_counter()
     try:
         return _find(problem, order, prec, seconds, max_steps, K, t0)

@@ -121,7 +121,18 @@ def D0_ladder(ff, phi, eta, kbar, gbar, n=2048, sign=1):
 
 def planar_inputs(problem):
     """(heads, exact Σ₀) of a d = 2 problem without drift and with Σ₀ ⪰ 0 — the setting of the
-    rotation certificates — or the reason (a string) why the problem is not one."""
+    rotation certificates — or the reason (a string) why the problem is not one.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+
+    Returns
+    -------
+    tuple of (list of (flint.fmpq_mat, flint.fmpq_mat), flint.fmpq_mat) or str
+        (the heads' exact (C_h, A_h), Σ₀), or the reason.
+    """
     from ...spec.errors import InvalidParameters
     from ..exact import definiteness, qmat
     from .tube import flow_data
@@ -144,7 +155,33 @@ def find_rotation_blowup(problem, *, order: int = 20, prec: int = 128, seconds: 
                          rel_width: float = 1e-6, horizon: float = 50.0, max_steps: int = 20000,
                          K: int = 16) -> Verdict:
     """PROVED (BLOWUP for this Σ₀, T* ∈ [T_lo, T_hi]) with a ``tube-rotation`` certificate, or
-    UNDECIDED with the reason.  Never raises on float trouble."""
+    UNDECIDED with the reason.  Never raises on float trouble.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀.
+    order : int
+        The Taylor order k of the tube.
+    prec : int
+        The arb working precision in bits (tube and ball checks).
+    seconds : float
+        The wall-clock budget of the search.
+    rel_width : float
+        The target relative width (T_hi − T_lo)/T_lo at which the tube stops.
+    horizon : float
+        The end time of the float guess (SciPy) that precedes the tube.
+    max_steps : int
+        The largest number of tube steps.
+    K : int
+        The number of Fourier modes of the trigonometric polynomials φ and η.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (BLOWUP, THIS, T* ∈ [T_lo, T_hi]) with ``evidence["certificate"]`` of kind
+        ``tube-rotation``, else UNDECIDED with the reason.
+    """
     t0 = time.perf_counter()
     try:
         return _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0)

@@ -28,7 +28,29 @@ def _upper(d):
 def find_singular_equilibrium(problem, *, order: int = 20, prec: int = 128, seconds: float = 6.0,
                               horizon: float = 200.0, max_steps: int = 20000) -> Verdict:
     """PROVED (CLUSTERING, rank d − 1, for this Σ₀) or UNDECIDED with the reason; never raises on
-    float trouble."""
+    float trouble.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀.
+    order : int
+        The Taylor order k of the tube.
+    prec : int
+        The arb working precision in bits (tube and ball checks).
+    seconds : float
+        The wall-clock budget of the search.
+    horizon : float
+        The end time of the float guess (SciPy) that precedes the tube.
+    max_steps : int
+        The largest number of tube steps.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (CLUSTERING, rank d − 1, THIS) with ``evidence["certificate"]`` of kind
+        ``tube-singular-equilibrium``, else UNDECIDED with the reason.
+    """
     t0 = time.perf_counter()
     try:
         return _find(problem, order, prec, seconds, horizon, max_steps, t0)

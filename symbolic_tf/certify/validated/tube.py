@@ -66,6 +66,7 @@ class Tube:
 
     @property
     def t_final(self) -> Fraction:
+        """The last step time t_N (exact)."""
         return self.times[-1]
 
     @property
@@ -75,24 +76,56 @@ class Tube:
 
     @property
     def steps(self) -> int:
+        """The number of steps N."""
         return len(self.times) - 1
 
     def widths(self) -> list[float]:
-        """Max entry radius of the enclosure at every step end."""
+        """Max entry radius of the enclosure at every step end.
+
+        Returns
+        -------
+        list of float
+            max_ij rad(ends[k]_ij) for k = 0..N.
+        """
         return [max_rad(S) for S in self.ends]
 
     def box_widths(self) -> list[float]:
-        """Max entry radius of every Picard box."""
+        """Max entry radius of every Picard box.
+
+        Returns
+        -------
+        list of float
+            max_ij rad(boxes[k]_ij) for k = 0..N − 1.
+        """
         return [max_rad(S) for S in self.boxes]
 
     @staticmethod
     def mid_rad(S):
-        """(midpoints, radii) as float lists of a ball matrix."""
+        """(midpoints, radii) as float lists of a ball matrix.
+
+        Parameters
+        ----------
+        S : flint.arb_mat
+            A square ball matrix.
+
+        Returns
+        -------
+        tuple of (list of list of float, list of list of float)
+            The entries' midpoints and radii.
+        """
         d = S.nrows()
         return ([[float(S[i, j].mid()) for j in range(d)] for i in range(d)],
                 [[float(S[i, j].rad()) for j in range(d)] for i in range(d)])
 
     def to_dict(self) -> dict:
+        """A JSON-ready summary: end times, completion, stop reason, parameters and the final enclosure.
+
+        Returns
+        -------
+        dict
+            ``T``, ``t_final`` (exact strings), ``t_final_float``, ``complete``, ``stop``, ``steps``, ``order``,
+            ``prec``, ``method``, ``Sigma_mid``/``Sigma_rad`` of Σ(t_N), ``max_radius`` and ``seconds``.
+        """
         mid, rad = self.mid_rad(self.final)
         return {"T": None if self.T is None else str(self.T), "t_final": str(self.t_final),
                 "t_final_float": float(self.t_final), "complete": self.complete, "stop": self.stop,
@@ -103,7 +136,18 @@ class Tube:
 
 def flow_data(problem):
     """Exact (heads [(C_h, A_h)], F or None) of the covariance flow; raises InvalidParameters
-    (NotGaussianClosed for a ReLU feed-forward term)."""
+    (NotGaussianClosed for a ReLU feed-forward term).
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem: constant parameters, Gaussian initial law with Σ₀, d ≤ MAX_D.
+
+    Returns
+    -------
+    tuple of (list of (flint.fmpq_mat, flint.fmpq_mat), flint.fmpq_mat or None)
+        ([(C_h, A_h)], F).
+    """
     from ...spec.relu import refuse_relu
 
     refuse_relu(problem, "a validated tube of the moment ODE")
@@ -134,7 +178,40 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
     ``T`` (Fraction or None = no end time), ``local_tol`` (target radius of each step's Lagrange
     remainder relative to ‖Σ‖_max; the step times are all a checker needs), ``rel_tol`` (stop when the enclosure's max radius
     exceeds rel_tol·max(1, ‖Σ‖_max)), ``seconds`` (wall-clock limit), ``until(state, t)``
-    (stop as soon as it returns true; called after every step)."""
+    (stop as soon as it returns true; called after every step).
+
+    Parameters
+    ----------
+    heads : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The exact (C_h, A_h).
+    F : flint.fmpq_mat or None
+        The exact drift.
+    S0q : flint.fmpq_mat
+        The exact Σ₀.
+    T : fractions.Fraction or None
+        The end time, or None for no end time.
+    order : int
+        The Taylor order k.
+    prec : int
+        The arb working precision in bits.
+    method : str
+        ``"qr"`` or ``"direct"``.
+    max_steps : int
+        The largest number of steps.
+    rel_tol : float
+        The relative width at which the tube stops.
+    seconds : float or None
+        The wall-clock limit.
+    until : callable or None
+        ``until(state, t)``: stop when it returns true.
+    local_tol : float
+        The relative target radius of each step's Lagrange remainder.
+
+    Returns
+    -------
+    Tube
+        The tube; ``complete`` when it reached T, else ``stop`` says why it stopped.
+    """
     t_start = time.perf_counter()
     old = flint.ctx.prec
     flint.ctx.prec = prec
