@@ -70,7 +70,24 @@ def _trig(a, b, psi, derivative=False):
 def float_guesses(ff, K, n=4096, sign=1):
     """Float guesses on the rank-one circle: φ (growth), η (transversal attraction), κ̄, γ̄; or a
     reason string when the circle has a rest point or repels on average, or when sign·κ̄ ≤ 0
-    (sign = 1: growth, the rotating blow-up; −1: decay, the rotating collapse)."""
+    (sign = 1: growth, the rotating blow-up; −1: decay, the rotating collapse).
+
+    Parameters
+    ----------
+    ff : object
+        The float projective field of the planar flow (evaluated on the trace-one disk).
+    K : int
+        Number of Fourier modes kept for the antiderivatives φ and η.
+    n : int
+        Sample points on the circle.
+    sign : {1, -1}
+        1 for growth (blow-up), −1 for decay (collapse).
+
+    Returns
+    -------
+    tuple or str
+        (φ, η, κ̄, γ̄): Fourier coefficients of φ and η and the averaged rates, or the reason.
+    """
     psi = 2 * np.pi * np.arange(n) / n
     dp, dq, c, trK = _plane(ff, np.cos(psi), np.sin(psi))
     w = np.cos(psi) * dq - np.sin(psi) * dp      # ψ' on the circle
@@ -90,7 +107,26 @@ def float_guesses(ff, K, n=4096, sign=1):
 
 def D0_ladder(ff, phi, eta, kbar, gbar, n=2048, sign=1):
     """D0 = 2^−j (largest first) for which, in floats with margin, D' < −(γ̄/4)·(1 − r²) on D = D0
-    and sign·G' > |κ̄|/4 on {D ≤ D0}."""
+    and sign·G' > |κ̄|/4 on {D ≤ D0}.
+
+    Parameters
+    ----------
+    ff : object
+        The float projective field of the planar flow.
+    phi, eta : tuple
+        Fourier coefficients of φ and η from :func:`float_guesses`.
+    kbar, gbar : float
+        The rotation-averaged growth and attraction rates κ̄, γ̄.
+    n : int
+        Sample points on the circle.
+    sign : {1, -1}
+        1 for growth (blow-up), −1 for decay (collapse).
+
+    Returns
+    -------
+    list of Fraction
+        The candidate sizes D0 = 2^−j that pass the float test, largest first.
+    """
     psi = 2 * np.pi * np.arange(n) / n
     e, de = _trig(*eta, psi), _trig(*eta, psi, derivative=True)
     dphi = _trig(*phi, psi, derivative=True)
