@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from symbolic_tf.numeric.codegen import compile_system  # noqa: E402
-from symbolic_tf.numeric.integrate import HORIZON, integrate  # noqa: E402
+from symbolic_tf.numeric.integrate import integrate  # noqa: E402
+from symbolic_tf.numeric.solution import HORIZON  # noqa: E402
 from symbolic_tf.numeric.kernels import MAX_COMPILED_D, PARALLEL_MIN_BATCH  # noqa: E402
 from symbolic_tf.symbolic.moments import derive  # noqa: E402
 

@@ -62,7 +62,6 @@ k̃_j = W_K(x_j − α_s), ṽ_j = W_V(x_j − α_s) (cost O(n²d) per sequence,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -231,7 +230,6 @@ def head_output(hp: HeadParams, Xq: np.ndarray, Xk: np.ndarray) -> np.ndarray:
     return (P @ Xk) @ hp.C.T + hp.value_shift
 
 
-@lru_cache(maxsize=4)
 def closure_system(num_heads: int):
     """The toolkit's multi-head softmax moment system, derived symbolically and compiled.
 
@@ -243,12 +241,13 @@ def closure_system(num_heads: int):
     Returns
     -------
     CompiledSystem
-        The compiled moment system of ``derive("multihead", heads=num_heads)`` (cached).
+        The compiled moment system of the multi-head variant with H heads (derived once per
+        process by :func:`symbolic_tf.symbolic.systems.system_for`).
     """
     from ..numeric.codegen import compile_system
-    from ..symbolic.moments import derive
+    from ..symbolic.systems import system_for
 
-    return compile_system(derive("multihead", heads=num_heads))
+    return compile_system(system_for("multihead", heads=num_heads))
 
 
 def attention_affine(model, layer: int, mean, cov) -> tuple[np.ndarray, np.ndarray]:

@@ -246,9 +246,9 @@ def certified(problem) -> dict:
 
 def _compiled(problem):
     from ..numeric.codegen import compile_system, numeric_env
-    from ..symbolic.moments import derive_for_problem
+    from ..symbolic.systems import system_for_problem
 
-    system = derive_for_problem(problem)
+    system = system_for_problem(problem)
     return compile_system(system), numeric_env(problem, system)
 
 
@@ -275,7 +275,8 @@ def ode_run(problem, T: float, t_eval=None) -> dict:
         ``t``, ``alpha`` (n, d), ``Sigma`` (n, d, d), ``status`` (name), ``t_end``,
         ``alpha_end``, ``Sigma_end``.
     """
-    from ..numeric.integrate import STATUS_NAMES, integrate
+    from ..numeric.integrate import integrate
+    from ..numeric.solution import STATUS_NAMES
 
     comp, env = _compiled(problem)
     a0, S0 = _init(problem)

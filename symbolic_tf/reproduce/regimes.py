@@ -87,7 +87,7 @@ def _numerical_disk(doc: dict, T: float = 100.0) -> dict:
     from ..numeric.codegen import compile_system
     from ..numeric.integrate import integrate
     from ..spec.mapspec import parse_map_spec
-    from ..symbolic.moments import derive_for_problem
+    from ..symbolic.systems import system_for_problem
     from ..numeric.codegen import numeric_env
 
     sd = dict(doc["spec"])
@@ -99,9 +99,9 @@ def _numerical_disk(doc: dict, T: float = 100.0) -> dict:
     uw = uw[inside]
     S0 = np.stack([np.array([[(1 + u) / 2, w / 2], [w / 2, (1 - u) / 2]]) for u, w in uw])
     p = spec.problem_at(0, 0)
-    system = derive_for_problem(p)
+    system = system_for_problem(p)
     sol = integrate(compile_system(system), np.zeros((len(S0), 2)), S0, numeric_env(p, system), T)
-    from ..numeric.integrate import STATUS_NAMES
+    from ..numeric.solution import STATUS_NAMES
 
     return {"uw": uw.tolist(), "status": [STATUS_NAMES[int(s)].upper() for s in sol.status],
             "t_end": [float(t) for t in sol.t_end], "T": T,

@@ -264,7 +264,8 @@ def test_drift_threshold_below_is_global_and_above_blows_up():
     """R ≻ 0, F Hurwitz (docs/mathematics.md §6): blow-up iff λ_max(Σ₀^{1/2}P*Σ₀^{1/2}) > 1 — small Σ₀
     certified global (Σ → 0), large Σ₀ certified blow-up; the integrator agrees."""
     from symbolic_tf.numeric.codegen import compile_system, numeric_env
-    from symbolic_tf.numeric.integrate import BLOWUP, integrate
+    from symbolic_tf.numeric.integrate import integrate
+    from symbolic_tf.numeric.solution import BLOWUP
     from symbolic_tf.symbolic.moments import derive_for_problem
 
     A = [[1, 0], [0, 1]]

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from symbolic_tf.numeric.integrate import BLOWUP, CONVERGED, HORIZON
+from symbolic_tf.numeric.solution import BLOWUP, CONVERGED, HORIZON
 from symbolic_tf.plots import to_cone
 from symbolic_tf.reproduce import castin2025 as C
 from symbolic_tf.reproduce.castin2025.conventions import draw_until, experiment_rng, indefinite, positive

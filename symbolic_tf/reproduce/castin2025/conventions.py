@@ -18,7 +18,7 @@ Conventions (as in the paper's reference code, github.com/vcastin/2025-transform
   a = (1 + u)/2, b = (1 − u)/2, c = w/2.
 
 The per-variant choices of the experiments are tables keyed by variant (:data:`SCALINGS`,
-:data:`BATCHED_SCALINGS`, :data:`DISPLAY_NAMES`, :data:`FINITE_TIME_BLOWUP`,
+:data:`BATCHED_SCALINGS`, :data:`DISPLAY_NAMES`, :func:`finite_time_blowup`,
 :data:`BLOWUP_HORIZON_FACTOR`): the code that runs the experiments looks them up and never
 asks which variant it holds.
 
@@ -34,7 +34,7 @@ import numpy as np
 
 __all__ = [
     "PAPER", "EXPERIMENTS", "CONVENTIONS", "RTOL", "ATOL", "BLOWUP_NORM", "T_SCREEN", "QUICK", "FULL",
-    "SCALINGS", "BATCHED_SCALINGS", "DISPLAY_NAMES", "FINITE_TIME_BLOWUP", "BLOWUP_HORIZON_FACTOR",
+    "SCALINGS", "BATCHED_SCALINGS", "DISPLAY_NAMES", "finite_time_blowup", "BLOWUP_HORIZON_FACTOR",
     "RANK_DECAY_PREFIX", "attention_params", "batched_params", "trace_one_grid", "experiment_rng",
     "rng_text", "draw_until", "indefinite", "positive", "reference_draws",
 ]
@@ -86,11 +86,26 @@ FULL = {
 #: figure titles of the variants (multi-head is run with H = 2 throughout)
 DISPLAY_NAMES = {"softmax": "softmax", "l2": "ℓ2", "sinkhorn": "Sinkhorn", "multihead": "multi-head (H = 2)"}
 
-#: whether the Gaussian flow of a variant, with the paper's parameters, can blow up in finite
-#: time: ℓ2 with K invertible and Sinkhorn grow at most exponentially (docs/mathematics.md §4),
-#: so a stopped member there only means the norm bound was reached.  No library query answers
-#: this yet; variants not listed are read as able to blow up.
-FINITE_TIME_BLOWUP = {"softmax": True, "multihead": True, "l2": False, "sinkhorn": False}
+def finite_time_blowup(variant: str) -> bool:
+    """Whether the Gaussian flow of a variant can blow up in finite time.
+
+    A variant that declares an exponential growth bound (:attr:`Variant.growth_bound`: ℓ2 with
+    K invertible, as in the paper's parameters, and Sinkhorn; docs/mathematics.md §4) cannot, so
+    a stopped member there only means the norm bound was reached.
+
+    Parameters
+    ----------
+    variant : str
+        A registered variant name.
+
+    Returns
+    -------
+    bool
+        False when the variant declares a growth bound, True otherwise.
+    """
+    from ...variants import get
+
+    return get(variant).growth_bound is None
 
 #: experiment 5: horizon of each variant, as a multiple of max T*_softmax over the grid
 #: (None: the growth horizon ``T_growth``)

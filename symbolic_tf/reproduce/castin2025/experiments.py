@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from ...numeric.integrate import BLOWUP, CONVERGED, HORIZON
-from .conventions import (BLOWUP_HORIZON_FACTOR, FINITE_TIME_BLOWUP, T_SCREEN, attention_params, batched_params,
+from ...numeric.solution import BLOWUP, CONVERGED, HORIZON
+from .conventions import (BLOWUP_HORIZON_FACTOR, T_SCREEN, finite_time_blowup, attention_params, batched_params,
                           draw_until, experiment_rng, indefinite, positive, reference_draws, rng_text, trace_one_grid)
 from .mathematics import (angle_to_lines, exact_matmul, exact_rank, isotropic_directions, numerical_rank,
                           softmax_blowup_time, softmax_closed_form)
@@ -548,7 +548,7 @@ def exp_blowup(seed: int = 0, *, n: int = 40, half_width: float = 1.0, T_growth:
             rel = np.abs(run["t_end"][bl] - Tstar[bl]) / Tstar[bl]
             s["closed_form_T*"] = stats(Tstar)
             s["blowup_time_rel_error_vs_closed_form"] = stats(rel)
-        if not FINITE_TIME_BLOWUP.get(v, True):
+        if not finite_time_blowup(v):
             tr = np.trace(run["Sigma"], axis1=-2, axis2=-1)
             k = max(1, len(run["t"]) // 4)
             slope = np.log(tr[:, -1] / tr[:, -1 - k]) / (run["t"][-1] - run["t"][-1 - k])

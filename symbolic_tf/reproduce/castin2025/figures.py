@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...plots import cone_figure, disk_figure, plane3d_figure, rank_decay_figure, rank_histograms
-from .conventions import DISPLAY_NAMES, FINITE_TIME_BLOWUP, RANK_DECAY_PREFIX
+from .conventions import DISPLAY_NAMES, RANK_DECAY_PREFIX, finite_time_blowup
 
 __all__ = ["castin_figures"]
 
-_DISK = {"names": DISPLAY_NAMES, "may_blow_up": frozenset(v for v, b in FINITE_TIME_BLOWUP.items() if b)}
+_DISK = {"names": DISPLAY_NAMES, "may_blow_up": frozenset(v for v in DISPLAY_NAMES if finite_time_blowup(v))}
 
 
 def castin_figures(exp: dict, figdir) -> list[Path]:

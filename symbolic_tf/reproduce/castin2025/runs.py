@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from ...numeric.integrate import BLOWUP, STATUS_NAMES
-from .conventions import ATOL, BLOWUP_NORM, FINITE_TIME_BLOWUP, RTOL
+from ...numeric.solution import BLOWUP, STATUS_NAMES
+from .conventions import ATOL, BLOWUP_NORM, RTOL, finite_time_blowup
 
 __all__ = ["STATUS", "progress_log", "system_of", "has_closed_form", "sample_times", "integrate_run",
            "status_counts", "stats", "run_summary", "jsonable", "to_json", "grid_settings", "integrator_settings"]
@@ -37,11 +37,8 @@ def progress_log(progress: bool, msg: str) -> None:
         print(f"[castin2025] {msg}", file=sys.stderr, flush=True)
 
 
-_COMPILED: dict = {}
-
-
 def system_of(variant: str, heads: int = 2):
-    """The compiled moment system of a variant (derived once, then cached).
+    """The compiled moment system of a variant (derived once per process: :func:`system_for`).
 
     A composite variant (multi-head) is derived with ``heads`` softmax heads, the others as
     single-head systems (the variant's own ``composite`` declaration decides).
@@ -60,13 +57,10 @@ def system_of(variant: str, heads: int = 2):
     """
     from ...variants import get
 
-    key = (variant, heads if get(variant).composite else None)
-    if key not in _COMPILED:
-        from ...numeric.codegen import compile_system
-        from ...symbolic.moments import derive
+    from ...numeric.codegen import compile_system
+    from ...symbolic.systems import system_for
 
-        _COMPILED[key] = compile_system(derive(key[0], heads=key[1], scale=None))
-    return _COMPILED[key]
+    return compile_system(system_for(variant, heads=heads if get(variant).composite else None, scale=None))
 
 
 def has_closed_form(variant: str, params: dict, S0, heads: int = 2) -> bool:
@@ -209,7 +203,7 @@ def stats(x) -> dict | None:
 def run_summary(run: dict, S0) -> dict:
     """Counts, blow-up times, trace ratios and eigenvalue ratios at the end of a batch run.
 
-    For a variant that cannot blow up in finite time (:data:`.conventions.FINITE_TIME_BLOWUP`)
+    For a variant that cannot blow up in finite time (:func:`.conventions.finite_time_blowup`)
     a BLOWUP status means the norm bound was reached by growth, and the mean exponential rate
     to the bound is reported.
 
@@ -241,7 +235,7 @@ def run_summary(run: dict, S0) -> dict:
         "trace_ratio_end": stats((tr_end / tr0)[alive]),
         "eig_ratio_end": stats((ev[:, 0] / np.maximum(ev[:, -1], 1e-300))[alive]),
     }
-    if not FINITE_TIME_BLOWUP.get(run["variant"], True):
+    if not finite_time_blowup(run["variant"]):
         out["status_meaning"] = ("blowup = the norm bound was reached by growth; this variant has no "
                                  "finite-time blow-up (docs/mathematics.md §4)")
         bl = st == BLOWUP
