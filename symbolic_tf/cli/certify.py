@@ -73,10 +73,9 @@ def cmd_check(args) -> int:
     int
         The exit code (0 verified, 1 rejected).
     """
-    from ..certify.certificate import SCHEMA as CERT_SCHEMA, Certificate
-    from ..certify.check import check
+    from ..regimes.check_document import check_document
     from ..spec.errors import ProblemFileError
-    from ..spec.limits import MAX_FILE_BYTES, MAX_MAP_FILE_BYTES, load_json_text, read_text_file
+    from ..spec.limits import MAX_MAP_FILE_BYTES, load_json_text, read_text_file
 
     label = str(args.cert)
     text = read_text_file(args.cert, "certificate", max_bytes=MAX_MAP_FILE_BYTES)
@@ -85,32 +84,21 @@ def cmd_check(args) -> int:
         raise ProblemFileError(f"{label}: expected a JSON object (a certificate or a regime map), "
                                f"got a JSON {type(head).__name__}")
     try:
-        if head.get("schema") == "symbolic_tf.regime_map/1":
-            from ..regimes.maps import check_map
-
-            r = check_map(head)
-            emit(args, {"ok": True, "kind": "regime-map", **r},
-                 f"OK: regime map verified: {r['cells_checked']} cell certificate(s) and {r['points_checked']} "
-                 f"point verdict(s) re-checked, {r['cells']} cells tile the box")
-            return EXIT_OK
-        if head.get("schema") != CERT_SCHEMA:
-            from ..certify.check import embedded_certificates
-
-            certs = embedded_certificates(head)
-            if certs:  # a report with embedded certificates (e.g. heads.json): check every one
-                kinds: dict = {}
-                for c in certs:
-                    r = check(c)
-                    kinds[r.kind] = kinds.get(r.kind, 0) + 1
-                emit(args, {"ok": True, "kind": "embedded", "certificates": len(certs), "kinds": kinds},
-                     f"OK: {len(certs)} embedded certificate(s) verified ("
-                     + ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())) + ")")
-                return EXIT_OK
-        if len(text) > MAX_FILE_BYTES:
-            raise ProblemFileError(f"cannot read certificate {label!r}: too large (at most {MAX_FILE_BYTES} bytes)")
-        res = check(Certificate.from_dict(head))
+        done = check_document(head, len(text), label)
     except CertificationFailed as exc:
         return emit_rejected(args, "check", str(exc))
+    if done.kind == "regime-map":
+        r = done.result
+        emit(args, {"ok": True, "kind": "regime-map", **r},
+             f"OK: regime map verified: {r['cells_checked']} cell certificate(s) and {r['points_checked']} "
+             f"point verdict(s) re-checked, {r['cells']} cells tile the box")
+        return EXIT_OK
+    if done.kind == "embedded":
+        emit(args, {"ok": True, "kind": "embedded", "certificates": done.certificates, "kinds": done.kinds},
+             f"OK: {done.certificates} embedded certificate(s) verified ("
+             + ", ".join(f"{k}: {n}" for k, n in sorted(done.kinds.items())) + ")")
+        return EXIT_OK
+    res = done.result
     claim = getattr(res.claim, "text", None)
     claim = claim() if callable(claim) else (claim if claim is not None else res.claim)
     data = {"ok": True, "kind": res.kind, "status": res.status, "claim": claim}
