@@ -41,9 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="symtf", description="Derive, verify and certify mean-field Transformer dynamics.")
     p.add_argument("--version", action="version", version="symtf 0.1.0")
     sub = p.add_subparsers(dest="command", parser_class=Parser)
-    group_of = {name: g for g in _GROUPS for name in g.COMMANDS}
+    adders = {name: add for g in _GROUPS for name, add in g.PARSERS.items()}
     for name in COMMAND_ORDER:
-        group_of[name].register(sub, name)
+        adders[name](sub)
     for s in sub.choices.values():  # every command: --quiet switches progress output off
         if not any("--quiet" in a.option_strings for a in s._actions):
             s.add_argument("--quiet", action="store_true", help="no progress output on stderr")

@@ -8,22 +8,11 @@ from ..spec.errors import CertificationFailed, InvalidParameters
 from .options import exact_option, int_type, positive_float
 from .output import EXIT_OK, emit, emit_rejected
 
-__all__ = ["COMMANDS", "register", "cmd_classify", "cmd_check", "cmd_enclose"]
+__all__ = ["PARSERS"]
 
 
-def cmd_classify(args) -> int:
-    """One regime with status and certificate (exact / ball arithmetic).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_classify(args) -> int:
+    """One regime with status and certificate (exact / ball arithmetic)."""
     from ..atomic import write_json_atomic
     from ..regimes.classify import classify
     from ..spec.problem import load_problem
@@ -57,22 +46,11 @@ def cmd_classify(args) -> int:
     return 0
 
 
-def cmd_check(args) -> int:
+def _cmd_check(args) -> int:
     """Re-verify a certificate file (or every cell of a map file) independently.
 
     Exit 0 when everything verifies, 1 (one line ``REJECTED: reason``) when a certificate or
-    map does not, 2 when the file cannot be read or parsed at all (bad input).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0 verified, 1 rejected).
-    """
+    map does not, 2 when the file cannot be read or parsed at all (bad input)."""
     from ..regimes.check_document import check_document
     from ..spec.errors import ProblemFileError
     from ..spec.limits import MAX_MAP_FILE_BYTES, load_json_text, read_text_file
@@ -106,19 +84,8 @@ def cmd_check(args) -> int:
     return EXIT_OK
 
 
-def cmd_enclose(args) -> int:
-    """Validated tube (arb ball arithmetic) of the covariance flow from the problem's Σ₀ to T.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_enclose(args) -> int:
+    """Validated tube (arb ball arithmetic) of the covariance flow from the problem's Σ₀ to T."""
     from ..certify.validated import enclose
     from ..spec.problem import load_problem
 
@@ -152,14 +119,14 @@ def _add_classify(sub) -> None:
     s.add_argument("--horizon", type=positive_float, default=None, help="search horizon for blow-up (default T or 100)")
     s.add_argument("--cert", default=None, help="write the certificate JSON here")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_classify)
+    s.set_defaults(func=_cmd_classify)
 
 
 def _add_check(sub) -> None:
     s = sub.add_parser("check", help="re-verify a certificate with exact/ball arithmetic only")
     s.add_argument("cert")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_check)
+    s.set_defaults(func=_cmd_check)
 
 
 def _add_enclose(sub) -> None:
@@ -171,21 +138,8 @@ def _add_enclose(sub) -> None:
     s.add_argument("--method", choices=("qr", "direct"), default="qr")
     s.add_argument("--plot", default=None, help="draw the tube over the float trajectory (PNG/PDF/SVG)")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_enclose)
+    s.set_defaults(func=_cmd_enclose)
 
 
-_PARSERS = {"classify": _add_classify, "check": _add_check, "enclose": _add_enclose}
-COMMANDS = tuple(_PARSERS)
-
-
-def register(sub, name: str) -> None:
-    """Add the subcommand ``name`` of this group to the ``symtf`` subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of the ``symtf`` parser.
-    name : str
-        One of :data:`COMMANDS`.
-    """
-    _PARSERS[name](sub)
+#: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
+PARSERS = {"classify": _add_classify, "check": _add_check, "enclose": _add_enclose}

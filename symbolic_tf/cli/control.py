@@ -8,22 +8,11 @@ from ..spec.limits import MAX_TOKENS
 from .options import exact_option, int_type
 from .output import emit
 
-__all__ = ["COMMANDS", "register", "cmd_steer"]
+__all__ = ["PARSERS"]
 
 
-def cmd_steer(args) -> int:
-    """Steer the problem's initial Gaussian to a target Gaussian with piecewise-constant controls.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_steer(args) -> int:
+    """Steer the problem's initial Gaussian to a target Gaussian with piecewise-constant controls."""
     from ..spec.problem import read_document, load_problem
     from ..spec.rational import to_matrix, to_vector
 
@@ -113,21 +102,8 @@ def _add_steer(sub) -> None:
     s.add_argument("--write-problem", default=None, metavar="OUT.toml",
                    help="write the schedule as a problem file with [[phase]] tables (classify certifies its end point)")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_steer)
+    s.set_defaults(func=_cmd_steer)
 
 
-_PARSERS = {"steer": _add_steer}
-COMMANDS = tuple(_PARSERS)
-
-
-def register(sub, name: str) -> None:
-    """Add the subcommand ``name`` of this group to the ``symtf`` subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of the ``symtf`` parser.
-    name : str
-        One of :data:`COMMANDS`.
-    """
-    _PARSERS[name](sub)
+#: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
+PARSERS = {"steer": _add_steer}

@@ -8,22 +8,11 @@ from ..spec.errors import InvalidParameters
 from .options import float_list, int_list, int_type, positive_float
 from .output import emit, emit_with_figure
 
-__all__ = ["COMMANDS", "register", "cmd_meanfield", "cmd_stability", "cmd_mixture", "cmd_masked", "cmd_relu"]
+__all__ = ["PARSERS"]
 
 
-def cmd_meanfield(args) -> int:
-    """Finite-N tokens vs the moment ODE: W₂ distance per N, log–log slope, plot.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_meanfield(args) -> int:
+    """Finite-N tokens vs the moment ODE: W₂ distance per N, log–log slope, plot."""
     from ..atomic import write_json_atomic
     from ..numeric.meanfield import meanfield_check
     from ..spec.problem import load_problem
@@ -65,19 +54,8 @@ def cmd_meanfield(args) -> int:
     return 0
 
 
-def cmd_stability(args) -> int:
-    """Measured W_p(μ_t, ν_t)/W_p(μ₀, ν₀) against the stability constant C(t) (docs/stability.md).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_stability(args) -> int:
+    """Measured W_p(μ_t, ν_t)/W_p(μ₀, ν₀) against the stability constant C(t) (docs/stability.md)."""
     import math
 
     from ..numeric.stability import measure_stability, parse_perturbation
@@ -106,19 +84,8 @@ def cmd_stability(args) -> int:
     return 0
 
 
-def cmd_mixture(args) -> int:
-    """Exact witness that a two-component Gaussian mixture is not preserved; optional measured departure.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_mixture(args) -> int:
+    """Exact witness that a two-component Gaussian mixture is not preserved; optional measured departure."""
     from ..spec.rational import to_fraction
     from ..symbolic.mixture import mixture_witness
 
@@ -157,19 +124,8 @@ def cmd_mixture(args) -> int:
     return 0
 
 
-def cmd_masked(args) -> int:
-    """Masked attention: the closure question (exact) and the attention-sink experiment (numerical).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_masked(args) -> int:
+    """Masked attention: the closure question (exact) and the attention-sink experiment (numerical)."""
     from ..numeric.masked import sink_experiment
     from ..spec.problem import load_problem
     from ..symbolic.masked_closure import masked_closure_report
@@ -197,19 +153,8 @@ def cmd_masked(args) -> int:
     return emit_with_figure(args, data, lines, sink_figure, exp)
 
 
-def cmd_relu(args) -> int:
-    """ReLU feed-forward: departure from the moment-matched Gaussian beside the first-order estimate.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_relu(args) -> int:
+    """ReLU feed-forward: departure from the moment-matched Gaussian beside the first-order estimate."""
     from ..numeric.relu import relu_departure
     from ..spec.problem import load_problem
 
@@ -241,7 +186,7 @@ def _add_meanfield(sub) -> None:
     s.add_argument("--out", default="out/meanfield")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_meanfield)
+    s.set_defaults(func=_cmd_meanfield)
 
 
 def _add_stability(sub) -> None:
@@ -257,7 +202,7 @@ def _add_stability(sub) -> None:
     s.add_argument("--plot", default=None, metavar="OUT.png")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_stability)
+    s.set_defaults(func=_cmd_stability)
 
 
 def _add_mixture(sub) -> None:
@@ -275,7 +220,7 @@ def _add_mixture(sub) -> None:
     s.add_argument("--plot", default=None, metavar="OUT.png")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_mixture)
+    s.set_defaults(func=_cmd_mixture)
 
 
 def _token_run_options(s, N_lo: int, N_default: int) -> None:  # shared by masked and relu
@@ -296,7 +241,7 @@ def _add_masked(sub) -> None:
     s.add_argument("--sinks", default="0,0.05,0.2", help="comma-separated Dirac masses at s = 0, each in [0, 1)")
     s.add_argument("--positions", default="uniform", help="position marginal off the sink: uniform or grid:K")
     s.add_argument("--perturb", type=positive_float, default=0.01, help="ε of the perturbed flow (W2cond)")
-    s.set_defaults(func=cmd_masked)
+    s.set_defaults(func=_cmd_masked)
 
 
 def _add_relu(sub) -> None:
@@ -304,22 +249,9 @@ def _add_relu(sub) -> None:
     s.add_argument("problem", help="a problem with a [relu] table (W1, b1, W2)")
     _token_run_options(s, 10, 2000)
     s.add_argument("--floor-repeats", type=int_type(2, 10**4), default=8, help="Gaussian clouds in the noise floor")
-    s.set_defaults(func=cmd_relu)
+    s.set_defaults(func=_cmd_relu)
 
 
-_PARSERS = {"meanfield": _add_meanfield, "stability": _add_stability, "mixture": _add_mixture,
+#: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
+PARSERS = {"meanfield": _add_meanfield, "stability": _add_stability, "mixture": _add_mixture,
             "masked": _add_masked, "relu": _add_relu}
-COMMANDS = tuple(_PARSERS)
-
-
-def register(sub, name: str) -> None:
-    """Add the subcommand ``name`` of this group to the ``symtf`` subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of the ``symtf`` parser.
-    name : str
-        One of :data:`COMMANDS`.
-    """
-    _PARSERS[name](sub)

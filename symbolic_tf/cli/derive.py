@@ -6,22 +6,11 @@ from ..spec.limits import MAX_DIM
 from .options import int_type
 from .output import emit
 
-__all__ = ["COMMANDS", "register", "cmd_variants", "cmd_derive", "cmd_invariance", "cmd_rhs"]
+__all__ = ["PARSERS"]
 
 
-def cmd_variants(args) -> int:
-    """List the registered variants with their Gaussian-closure verdict.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_variants(args) -> int:
+    """List the registered variants with their Gaussian-closure verdict."""
     from .. import variants
     from ..symbolic.closure import decide_invariance
 
@@ -37,19 +26,8 @@ def cmd_variants(args) -> int:
     return 0
 
 
-def cmd_derive(args) -> int:
-    """The moment ODEs of a variant: symbolic, or explicit entries at ``--dim``.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_derive(args) -> int:
+    """The moment ODEs of a variant: symbolic, or explicit entries at ``--dim``."""
     from ..spec.errors import NotGaussianClosed
     from ..symbolic.moments import derive
 
@@ -86,19 +64,8 @@ def cmd_derive(args) -> int:
     return 0
 
 
-def cmd_invariance(args) -> int:
-    """Decide Gaussian invariance of a variant: a proof or an exact witness.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_invariance(args) -> int:
+    """Decide Gaussian invariance of a variant: a proof or an exact witness."""
     from ..symbolic.closure import decide_invariance
 
     if args.dim < 1:
@@ -121,19 +88,8 @@ def cmd_invariance(args) -> int:
     return 0
 
 
-def cmd_rhs(args) -> int:
-    """The moment ODEs' right-hand side at a problem's parameters (exact where they are).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_rhs(args) -> int:
+    """The moment ODEs' right-hand side at a problem's parameters (exact where they are)."""
     from ..spec.problem import load_problem
     from ..symbolic.moment_checks import moment_ode_obstruction
     from ..symbolic.moments import rhs
@@ -162,7 +118,7 @@ def cmd_rhs(args) -> int:
 def _add_variants(sub) -> None:
     s = sub.add_parser("variants", help="list the registered variants with their closure status")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_variants)
+    s.set_defaults(func=_cmd_variants)
 
 
 def _add_derive(sub) -> None:
@@ -173,7 +129,7 @@ def _add_derive(sub) -> None:
     s.add_argument("--drift", action="store_true", help="add the affine drift F x + b")
     s.add_argument("--heads", type=int_type(1, MAX_DIM), default=None, help="number of heads (multihead)")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_derive)
+    s.set_defaults(func=_cmd_derive)
 
 
 def _add_invariance(sub) -> None:
@@ -181,7 +137,7 @@ def _add_invariance(sub) -> None:
     s.add_argument("variant")
     s.add_argument("--dim", type=int_type(1, MAX_DIM), default=1, help="dimension of the witness instance")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_invariance)
+    s.set_defaults(func=_cmd_invariance)
 
 
 def _add_rhs(sub) -> None:
@@ -189,21 +145,8 @@ def _add_rhs(sub) -> None:
     s.add_argument("problem")
     s.add_argument("--t", default="0", help="depth t (exact) for a problem with a schedule (default 0)")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_rhs)
+    s.set_defaults(func=_cmd_rhs)
 
 
-_PARSERS = {"variants": _add_variants, "derive": _add_derive, "invariance": _add_invariance, "rhs": _add_rhs}
-COMMANDS = tuple(_PARSERS)
-
-
-def register(sub, name: str) -> None:
-    """Add the subcommand ``name`` of this group to the ``symtf`` subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of the ``symtf`` parser.
-    name : str
-        One of :data:`COMMANDS`.
-    """
-    _PARSERS[name](sub)
+#: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
+PARSERS = {"variants": _add_variants, "derive": _add_derive, "invariance": _add_invariance, "rhs": _add_rhs}

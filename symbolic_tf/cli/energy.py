@@ -6,22 +6,11 @@ from ..spec.limits import MAX_DIM
 from .options import int_type, matrix_option
 from .output import as_options, emit
 
-__all__ = ["COMMANDS", "register", "cmd_energy", "cmd_gradient_flow", "cmd_convexity"]
+__all__ = ["PARSERS"]
 
 
-def cmd_energy(args) -> int:
-    """Interaction energy of a variant's kernel; with --gaussian its closed form on N(α, Σ).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_energy(args) -> int:
+    """Interaction energy of a variant's kernel; with --gaussian its closed form on N(α, Σ)."""
     import sympy as sp
 
     from ..symbolic.energy import gaussian_energy
@@ -55,19 +44,8 @@ def cmd_energy(args) -> int:
     return 0
 
 
-def cmd_gradient_flow(args) -> int:
-    """Is the variant's flow a gradient flow for the given metric? Decided exactly or with evidence.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_gradient_flow(args) -> int:
+    """Is the variant's flow a gradient flow for the given metric? Decided exactly or with evidence."""
     from ..symbolic.energy_structure import decide_gradient_flow
 
     with as_options(d="--dim", metric="--metric"):
@@ -80,19 +58,8 @@ def cmd_gradient_flow(args) -> int:
 _SIGN_WORDS = {1: "POSITIVE here", -1: "NEGATIVE here (not convex along this geodesic)", 0: "zero"}
 
 
-def cmd_convexity(args) -> int:
-    """Geodesic convexity of the interaction energy E = ½∬e^{yᵀAx}dμdμ: certified witness or not.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_convexity(args) -> int:
+    """Geodesic convexity of the interaction energy E = ½∬e^{yᵀAx}dμdμ: certified witness or not."""
     from ..atomic import write_json_atomic
     from ..symbolic.energy_structure import require_convexity_kernel
 
@@ -155,7 +122,7 @@ def _add_energy(sub) -> None:
     s.add_argument("--dim", type=int_type(1, 4), default=None)
     s.add_argument("--format", choices=("text", "latex", "json"), default="text")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_energy)
+    s.set_defaults(func=_cmd_energy)
 
 
 def _add_gradient_flow(sub) -> None:
@@ -165,7 +132,7 @@ def _add_gradient_flow(sub) -> None:
     s.add_argument("--dim", type=int_type(1, MAX_DIM), default=2)
     s.add_argument("--symmetric", action="store_true", help="restrict to symmetric A (softmax)")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_gradient_flow)
+    s.set_defaults(func=_cmd_gradient_flow)
 
 
 def _add_convexity(sub) -> None:
@@ -180,21 +147,8 @@ def _add_convexity(sub) -> None:
     s.add_argument("--seed", type=int_type(0, 2**63 - 1), default=0)
     s.add_argument("--cert", default=None)
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_convexity)
+    s.set_defaults(func=_cmd_convexity)
 
 
-_PARSERS = {"energy": _add_energy, "gradient-flow": _add_gradient_flow, "convexity": _add_convexity}
-COMMANDS = tuple(_PARSERS)
-
-
-def register(sub, name: str) -> None:
-    """Add the subcommand ``name`` of this group to the ``symtf`` subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of the ``symtf`` parser.
-    name : str
-        One of :data:`COMMANDS`.
-    """
-    _PARSERS[name](sub)
+#: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
+PARSERS = {"energy": _add_energy, "gradient-flow": _add_gradient_flow, "convexity": _add_convexity}

@@ -7,22 +7,11 @@ from ..spec.errors import InvalidParameters
 from .options import int_type
 from .output import emit
 
-__all__ = ["COMMANDS", "register", "cmd_regime_map"]
+__all__ = ["PARSERS"]
 
 
-def cmd_regime_map(args) -> int:
-    """A certified regime map of a slice: map.json (every cell and its certificate) + figure.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_regime_map(args) -> int:
+    """A certified regime map of a slice: map.json (every cell and its certificate) + figure."""
     from ..atomic import write_json_atomic
     from ..plots import regime_map_figure
     from ..regimes.executors import make_executor
@@ -64,21 +53,8 @@ def _add_regime_map(sub) -> None:
     s.add_argument("--chunk-size", type=int_type(1), default=None, help="cells per chunk (default: 4 chunks per worker per level)")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_regime_map)
+    s.set_defaults(func=_cmd_regime_map)
 
 
-_PARSERS = {"regime-map": _add_regime_map}
-COMMANDS = tuple(_PARSERS)
-
-
-def register(sub, name: str) -> None:
-    """Add the subcommand ``name`` of this group to the ``symtf`` subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of the ``symtf`` parser.
-    name : str
-        One of :data:`COMMANDS`.
-    """
-    _PARSERS[name](sub)
+#: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
+PARSERS = {"regime-map": _add_regime_map}

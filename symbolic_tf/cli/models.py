@@ -14,7 +14,7 @@ from ..spec.limits import MAX_TOKENS
 from .options import index_list, int_type
 from .output import emit
 
-__all__ = ["COMMANDS", "register", "cmd_probe", "cmd_heads"]
+__all__ = ["PARSERS"]
 
 
 def _write_guard(option: str, out, fn):
@@ -24,19 +24,8 @@ def _write_guard(option: str, out, fn):
         raise InvalidParameters(option, f"cannot write to {str(out)!r}: {exc.strerror or exc}") from None
 
 
-def cmd_probe(args) -> int:
-    """Gaussianity of Gaussian token clouds through the layers of a pretrained encoder.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_probe(args) -> int:
+    """Gaussianity of Gaussian token clouds through the layers of a pretrained encoder."""
     from ..models.loader import load_bert
     from ..models.probe import probe
 
@@ -58,19 +47,8 @@ def cmd_probe(args) -> int:
     return 0
 
 
-def cmd_heads(args) -> int:
-    """Mean-field parameters and exact verdicts of every attention head.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_heads(args) -> int:
+    """Mean-field parameters and exact verdicts of every attention head."""
     from ..models.loader import load_bert
     from ..models.verdicts import heads_report
 
@@ -105,7 +83,7 @@ def _add_probe(sub) -> None:
     s.add_argument("--floor-repeats", type=int_type(2, 10**4), default=8, help="Gaussian pairs per noise floor")
     s.add_argument("--out", default="out/probe", help="folder for probe.json and the figure")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_probe)
+    s.set_defaults(func=_cmd_probe)
 
 
 def _add_heads(sub) -> None:
@@ -116,21 +94,8 @@ def _add_heads(sub) -> None:
     s.add_argument("--workers", type=int_type(1, 4096), default=None, help="processes (default: all cores)")
     s.add_argument("--out", default="out/heads", help="folder for heads.json and the heatmap")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_heads)
+    s.set_defaults(func=_cmd_heads)
 
 
-_PARSERS = {"probe": _add_probe, "heads": _add_heads}
-COMMANDS = tuple(_PARSERS)
-
-
-def register(sub, name: str) -> None:
-    """Add the subcommand ``name`` of this group to the ``symtf`` subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of the ``symtf`` parser.
-    name : str
-        One of :data:`COMMANDS`.
-    """
-    _PARSERS[name](sub)
+#: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
+PARSERS = {"probe": _add_probe, "heads": _add_heads}

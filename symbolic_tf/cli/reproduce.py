@@ -8,25 +8,14 @@ from ..spec.errors import InvalidParameters
 from .options import int_type
 from .output import emit
 
-__all__ = ["COMMANDS", "register", "PAPERS", "cmd_reproduce", "cmd_run"]
+__all__ = ["PARSERS"]
 
 #: The papers ``symtf reproduce`` knows (one module each in :mod:`symbolic_tf.reproduce`).
 PAPERS = ("castin2025", "alcalde2026", "regimes")
 
 
-def cmd_reproduce(args) -> int:
-    """Reproduce a seed paper's experiments (figures + JSON summary).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_reproduce(args) -> int:
+    """Reproduce a seed paper's experiments (figures + JSON summary)."""
     if args.paper not in PAPERS:
         raise InvalidParameters("paper", f"unknown paper {args.paper!r}; available: {', '.join(PAPERS)}")
     import importlib
@@ -53,19 +42,8 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
-def cmd_run(args) -> int:
-    """The main job on built-in defaults: derive every variant, decide invariance, report.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_run(args) -> int:
+    """The main job on built-in defaults: derive every variant, decide invariance, report."""
     from ..report import build_report
 
     out = Path(args.out)
@@ -93,28 +71,15 @@ def _add_reproduce(sub) -> None:
     s.add_argument("--seed", type=int_type(0, 2**63 - 1), default=0)
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_reproduce)
+    s.set_defaults(func=_cmd_reproduce)
 
 
 def _add_run(sub) -> None:
     s = sub.add_parser("run", help="the main job: derive everything and write a report")
     s.add_argument("--out", default="out")
     s.add_argument("--quiet", action="store_true")
-    s.set_defaults(func=cmd_run)
+    s.set_defaults(func=_cmd_run)
 
 
-_PARSERS = {"reproduce": _add_reproduce, "run": _add_run}
-COMMANDS = tuple(_PARSERS)
-
-
-def register(sub, name: str) -> None:
-    """Add the subcommand ``name`` of this group to the ``symtf`` subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of the ``symtf`` parser.
-    name : str
-        One of :data:`COMMANDS`.
-    """
-    _PARSERS[name](sub)
+#: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
+PARSERS = {"reproduce": _add_reproduce, "run": _add_run}

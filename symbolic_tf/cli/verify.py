@@ -9,22 +9,11 @@ from ..spec.limits import MAX_DIM
 from .options import int_type
 from .output import emit
 
-__all__ = ["COMMANDS", "register", "cmd_verify"]
+__all__ = ["PARSERS"]
 
 
-def cmd_verify(args) -> int:
-    """Verify the catalogue of the papers' claims, or a user's conjecture file.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit code (0).
-    """
+def _cmd_verify(args) -> int:
+    """Verify the catalogue of the papers' claims, or a user's conjecture file."""
     from ..atomic import write_json_atomic
 
     say = None if (args.json or args.quiet) else (lambda m: print(m, file=sys.stderr, flush=True))
@@ -72,21 +61,8 @@ def _add_verify(sub) -> None:
     s.add_argument("--cert", default=None, help="write the counterexample's certificate here")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_verify)
+    s.set_defaults(func=_cmd_verify)
 
 
-_PARSERS = {"verify": _add_verify}
-COMMANDS = tuple(_PARSERS)
-
-
-def register(sub, name: str) -> None:
-    """Add the subcommand ``name`` of this group to the ``symtf`` subparsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The subparsers of the ``symtf`` parser.
-    name : str
-        One of :data:`COMMANDS`.
-    """
-    _PARSERS[name](sub)
+#: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
+PARSERS = {"verify": _add_verify}
