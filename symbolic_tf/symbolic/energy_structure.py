@@ -1,0 +1,197 @@
+"""Which variant has which energy structure: kernel, gradient-flow metric, geodesic convexity.
+
+The questions ``symtf energy``, ``symtf gradient-flow`` and ``symtf convexity`` ask, answered
+by the engines of :mod:`.energy`, :mod:`.convexity` and :mod:`.convexity_bounds`:
+
+* the interaction energy E(μ) = ½∬W(x, y)dμ(x)dμ(y) of a variant's kernel W (softmax
+  W = e^{yᵀAx}, ℓ2 W = e^{−|Qx−Ky|²}) and its closed form on Gaussians;
+* whether the variant's flow is the gradient flow of E for a metric (softmax: the twisted
+  metric M = VA⁻¹, plain Wasserstein being M = I; Sinkhorn: Bures–Wasserstein);
+* the second variation of E along a Bures–Wasserstein geodesic Σ_s = ((1−s)I + sT)Σ((1−s)I + sT)
+  from Σ, decided exactly or by a ball excluding 0, and the twisted convexity witness.
+
+The per-variant tables below (:data:`ENERGY_KERNELS`, :data:`GRADIENT_FLOW_METRICS`,
+:data:`CONVEXITY_VARIANTS`) are to become declarations of the variants.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ..spec.errors import InvalidParameters
+from ..spec.verdict import Verdict
+
+__all__ = ["EnergyKernel", "ENERGY_KERNELS", "energy_kernel", "GRADIENT_FLOW_MAX_DIM", "GRADIENT_FLOW_METRICS",
+           "decide_gradient_flow", "CONVEXITY_VARIANTS", "require_convexity_kernel", "twisted_convexity",
+           "gaussian_bw_second_variation"]
+
+
+@dataclass(frozen=True)
+class EnergyKernel:
+    """A variant's interaction kernel W, as the energy engine knows it.
+
+    Attributes
+    ----------
+    kernel : str
+        The kernel's name for :func:`~symbolic_tf.symbolic.energy.gaussian_energy`.
+    formula : str
+        W(x, y) in words, e.g. ``"W(x, y) = e^{yᵀAx}"``.
+    gaussian_dim : int or None
+        The dimension of the Gaussian closed form when none is asked (None: matrix form,
+        valid in every dimension).
+    """
+
+    kernel: str
+    formula: str
+    gaussian_dim: int | None
+
+
+ENERGY_KERNELS = {
+    "softmax": EnergyKernel("softmax", "W(x, y) = e^{yᵀAx}", None),
+    "l2": EnergyKernel("l2", "W(x, y) = e^{−|Qx−Ky|²}", 1),
+}
+
+GRADIENT_FLOW_MAX_DIM = 4
+
+#: (variant, metric) pairs whose gradient-flow structure is decided.
+GRADIENT_FLOW_METRICS = (("softmax", "twisted"), ("softmax", "wasserstein"), ("sinkhorn", "bures-wasserstein"))
+
+CONVEXITY_VARIANTS = ("softmax",)
+
+
+def energy_kernel(variant: str) -> EnergyKernel:
+    """The interaction kernel W of a variant, E(μ) = ½∬W(x, y)dμ(x)dμ(y).
+
+    Parameters
+    ----------
+    variant : str
+        A variant name.
+
+    Returns
+    -------
+    EnergyKernel
+        Its kernel; :class:`~symbolic_tf.spec.errors.InvalidParameters` (field ``variant``)
+        when the variant has no energy implemented.
+    """
+    if variant not in ENERGY_KERNELS:
+        raise InvalidParameters("variant", f"energies are implemented for {', '.join(ENERGY_KERNELS)}")
+    return ENERGY_KERNELS[variant]
+
+
+def decide_gradient_flow(variant: str, metric: str, d: int, symmetric: bool = False) -> Verdict:
+    """Is the variant's flow the gradient flow of its interaction energy for ``metric``?
+
+    Softmax with the twisted metric: Γ_μ = M∇δE/δμ / Z_μ with M = VA⁻¹
+    (:func:`~symbolic_tf.symbolic.energy.softmax_is_twisted_gradient_flow`); plain Wasserstein
+    is the twisted metric with M = I (V = A).  Sinkhorn with Bures–Wasserstein:
+    :func:`~symbolic_tf.symbolic.energy.sinkhorn_bures_wasserstein_gradient_flow`.
+
+    Parameters
+    ----------
+    variant : str
+        ``"softmax"`` or ``"sinkhorn"``.
+    metric : str
+        ``"twisted"``, ``"wasserstein"`` or ``"bures-wasserstein"``.
+    d : int
+        The dimension (explicit symbolic entries, at most :data:`GRADIENT_FLOW_MAX_DIM`).
+    symmetric : bool
+        Restrict to symmetric A (softmax).
+
+    Returns
+    -------
+    Verdict
+        Decided exactly, or with numerical evidence where the engine says so.
+        :class:`~symbolic_tf.spec.errors.InvalidParameters` (field ``d`` or ``metric``) for a
+        dimension too large or a pair outside :data:`GRADIENT_FLOW_METRICS`.
+    """
+    from .energy import sinkhorn_bures_wasserstein_gradient_flow, softmax_is_twisted_gradient_flow
+
+    if d > GRADIENT_FLOW_MAX_DIM:
+        raise InvalidParameters("d", f"gradient-flow decides d ≤ {GRADIENT_FLOW_MAX_DIM} "
+                                f"(explicit symbolic entries), got {d}")
+    if variant == "softmax" and metric in ("twisted", "wasserstein"):
+        v = softmax_is_twisted_gradient_flow(d=d, assume_symmetric=symmetric)
+        if metric == "wasserstein":
+            v.reason = ("plain Wasserstein is the twisted metric with M = I, i.e. V = A: " + v.reason)
+    elif variant == "sinkhorn" and metric == "bures-wasserstein":
+        v = sinkhorn_bures_wasserstein_gradient_flow(d=d)
+    else:
+        raise InvalidParameters("metric", "available: softmax with twisted|wasserstein, sinkhorn with bures-wasserstein")
+    return v
+
+
+def require_convexity_kernel(variant: str) -> None:
+    """Refuse a variant whose energy's geodesic convexity is not implemented.
+
+    Parameters
+    ----------
+    variant : str
+        A variant name; :class:`~symbolic_tf.spec.errors.InvalidParameters` (field
+        ``variant``) unless it is in :data:`CONVEXITY_VARIANTS`.
+    """
+    if variant not in CONVEXITY_VARIANTS:
+        raise InvalidParameters("variant", "convexity is implemented for the softmax kernel W = e^{yᵀAx}")
+
+
+def _sympy_matrix(X) -> sp.Matrix:
+    return sp.Matrix([[sp.Rational(e.numerator, e.denominator) for e in r] for r in X])
+
+
+def twisted_convexity(A, V) -> Verdict:
+    """Convexity of the softmax energy in the twisted geometry M = VA⁻¹ (exact matrices).
+
+    Parameters
+    ----------
+    A, V : sequence of sequence of fractions.Fraction
+        The attention and value matrices (d × d, exact).
+
+    Returns
+    -------
+    Verdict
+        :func:`~symbolic_tf.symbolic.convexity_bounds.twisted_convexity_witness` on them.
+    """
+    from .convexity_bounds import twisted_convexity_witness
+
+    return twisted_convexity_witness(_sympy_matrix(A), _sympy_matrix(V))
+
+
+def gaussian_bw_second_variation(A, Sigma, T) -> dict:
+    """d²E/ds² at s = 0 along the Bures–Wasserstein geodesic from N(0, Σ) towards N(0, TΣT).
+
+    E(μ) = ½∬e^{yᵀAx}dμdμ; the value is exact
+    (:func:`~symbolic_tf.symbolic.convexity.second_variation_gaussian_bw`, simplified), its sign
+    decided exactly (rational value) or by an arb ball excluding 0.
+
+    Parameters
+    ----------
+    A, Sigma, T : sequence of sequence of fractions.Fraction
+        Exact d × d matrices; Σ ≻ 0 and T symmetric positive definite (checked exactly here).
+
+    Returns
+    -------
+    dict
+        ``second_variation`` (the exact value as a string), ``sign`` (+1, −1, 0 or None when
+        undecided), ``ball`` (an enclosure ``[mid, rad]`` when the value is not rational) and
+        ``decided``.  :class:`~symbolic_tf.spec.errors.InvalidParameters` (field ``Sigma``)
+        when the matrices do not fit, are not definite, or E(N(0, Σ)) = +∞.
+    """
+    from ..spec.linalg import is_symmetric, psd_decision
+    from .ball import arb_to_pair, sign_of, to_arb
+    from .convexity import second_variation_gaussian_bw
+
+    d = len(A)
+    if len(Sigma) != d or len(T) != d:
+        raise InvalidParameters("Sigma", f"Σ and T must be {d}×{d} like A")
+    if (not (is_symmetric(Sigma) and psd_decision(Sigma).pd) or not is_symmetric(T)
+            or not psd_decision(T).pd):
+        raise InvalidParameters("Sigma", "Σ must be positive definite and T symmetric positive definite")
+    try:
+        val = sp.simplify(second_variation_gaussian_bw(_sympy_matrix(A), _sympy_matrix(Sigma), _sympy_matrix(T)))
+    except InvalidParameters as exc:
+        raise InvalidParameters("Sigma", exc.reason) from None
+    if val.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or not val.is_real:
+        raise InvalidParameters("Sigma", f"the second variation is not a finite real number here ({val})")
+    sg = sign_of(val)
+    return {"second_variation": str(val), "sign": sg,
+            "ball": arb_to_pair(to_arb(val)) if not val.is_Rational else None, "decided": sg is not None}
