@@ -54,10 +54,10 @@ def frobenius_upper(M) -> Fraction:
 
 
 def no_blowup(problem) -> Verdict:
-    """For the variants whose declared growth bound gives ‖Σ̇‖ ≤ γ‖Σ‖ (Sinkhorn: γ = 2(u_V +
-    u_F); ℓ2: γ = 2u_V u_A τ/g + 2u_F with g ≤ λ_min(τKᵀK)), PROVED EXPONENTIAL_GROWTH for
-    every Σ₀ ⪰ 0 with a ``no-blowup`` certificate: the solution is global, ‖Σ(t)‖ ≤
-    ‖Σ₀‖e^{γt}.
+    """For the variants whose declared growth bound gives ‖Σ̇‖ ≤ γ‖Σ‖
+    (Sinkhorn: γ = 2(u_V + u_F); ℓ2: γ = 2u_V u_A τ/g + 2u_F with g ≤ λ_min(τKᵀK)),
+    PROVED EXPONENTIAL_GROWTH for every Σ₀ ⪰ 0 with a ``no-blowup`` certificate: the
+    solution is global and ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}.
 
     Parameters
     ----------

@@ -29,8 +29,8 @@ def uniform_vI(problem) -> Verdict | None:
     Returns
     -------
     Verdict or None
-        PROVED with a ``uniform-vI`` certificate, or None when R is indefinite (or semidefinite
-        with drift).
+        PROVED with a ``uniform-vI`` certificate (with drift: radon_equilibrium's verdict), or
+        None otherwise (R indefinite, or a drift without a certified equilibrium).
     """
     from .riccati import radon_equilibrium, radon_pair
 
