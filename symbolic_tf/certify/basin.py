@@ -63,6 +63,18 @@ BASIS = "svec-upper"
 # coordinates and matrices
 # --------------------------------------------------------------------------------------------
 def lyapunov_pairs(d):
+    """The svec-upper index pairs (i, j), i ≤ j, row by row (m = d(d+1)/2 of them).
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    list of (int, int)
+        The pairs.
+    """
     return [(i, j) for i in range(d) for j in range(i, d)]
 
 
@@ -71,6 +83,18 @@ def _svec(S, d):
 
 
 def lyapunov_fq(q: Fraction) -> flint.fmpq:
+    """A rational as an exact ``flint.fmpq``.
+
+    Parameters
+    ----------
+    q : Fraction or number
+        The value (read exactly).
+
+    Returns
+    -------
+    flint.fmpq
+        The same number.
+    """
     q = Fraction(q)
     return flint.fmpq(q.numerator, q.denominator)
 
@@ -80,6 +104,18 @@ def _frac(x: flint.fmpq) -> Fraction:
 
 
 def lyapunov_to_float(M: flint.fmpq_mat) -> np.ndarray:
+    """An exact matrix as a float64 array (each entry p/q rounded once).
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat
+        The matrix.
+
+    Returns
+    -------
+    ndarray
+        Same shape.
+    """
     return np.array([[int(M[i, j].p) / int(M[i, j].q) for j in range(M.ncols())] for i in range(M.nrows())])
 
 
@@ -150,6 +186,21 @@ def _sym_qmat(W: np.ndarray, bits: int) -> flint.fmpq_mat:
 # floats: the linearisation at Sigma_mid and candidate Lyapunov matrices
 # --------------------------------------------------------------------------------------------
 def lyapunov_DG_float(S, F, V, A):
+    """The linearisation DG(Σ) of G(Σ) = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ in svec-upper coordinates, in
+    floats: column (i, j) is svec(H + Hᵀ), H = FE + VEAΣ + VΣAE, E = E_ij + E_ji.
+
+    Parameters
+    ----------
+    S : ndarray, shape (d, d)
+        The point Σ.
+    F, V, A : ndarray, shape (d, d)
+        The drift, value and (scaled) attention matrices.
+
+    Returns
+    -------
+    ndarray, shape (m, m)
+        The matrix L of δ ↦ svec(DG(Σ)[Δ]).
+    """
     d = S.shape[0]
     cols = []
     for i, j in lyapunov_pairs(d):
@@ -168,7 +219,27 @@ def _gen_eig(M, W):
 
 
 def lyapunov_score(W, L, Dg, nV, nA, delta0):
-    """Float (κ, λ_lo, λ_hi, c_Q, ρ_max, E0) for a candidate W; None if it is no Lyapunov matrix."""
+    """Float (κ, λ_lo, λ_hi, c_Q, ρ_max, E0) for a candidate W; None if it is no Lyapunov matrix.
+
+    Parameters
+    ----------
+    W : ndarray, shape (m, m)
+        The candidate (symmetric).
+    L : ndarray, shape (m, m)
+        The float linearisation at Σ*.
+    Dg : ndarray, shape (m, m)
+        D = diag(1 on (i, i), 2 on (i, j)).
+    nV, nA : float
+        ‖V‖₂², ‖A‖₂².
+    delta0 : ndarray, shape (m,)
+        svec(Σ₀ − Σ*).
+
+    Returns
+    -------
+    dict or None
+        Keys kappa, lo, hi, c (= 2√(λ_hi n_V n_A)/λ_lo), rho_max (= κ²/(4c²)) and E0 (= δ₀ᵀWδ₀);
+        None when W is not PD, κ ≤ 0 or λ_lo ≤ 0.
+    """
     try:
         if np.linalg.eigvalsh(W).min() <= 0:
             return None
@@ -187,7 +258,20 @@ def lyapunov_score(W, L, Dg, nV, nA, delta0):
 
 def lyapunov_candidates(L, Dg):
     """Float Lyapunov matrices: (L + αI)ᵀW + W(L + αI) = −R for shifts α below the spectral gap
-    and R ∈ {I, D}; normalised to max |W_ij| = 1."""
+    and R ∈ {I, D}; normalised to max |W_ij| = 1.
+
+    Parameters
+    ----------
+    L : ndarray, shape (m, m)
+        The float linearisation at Σ* (Hurwitz).
+    Dg : ndarray, shape (m, m)
+        D = diag(1 on (i, i), 2 on (i, j)).
+
+    Returns
+    -------
+    list of (str, ndarray)
+        A label ("shift α, R = I/D") and W for each solvable shift.
+    """
     from scipy.linalg import solve_continuous_lyapunov
 
     m = L.shape[0]
@@ -283,7 +367,34 @@ def _c_Q(lo: Fraction, hi: Fraction, nV: Fraction, nA: Fraction) -> Fraction:
 def lyapunov_verify(problem, mats, S0, Smid, r, prec, Wf, sc):
     """Round a float candidate to a certificate's rationals and verify it (None if it fails).
 
-    Returns (data fields, E0 upper bound as float, ρ as float, reason)."""
+    Returns (data fields, E0 upper bound as float, ρ as float, whether E0 < ρ is proved).
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (one quadratic softmax head, drift F, PD Σ₀).
+    mats : (fmpq_mat, fmpq_mat, fmpq_mat)
+        Exact F, V, A (A scaled).
+    S0 : flint.fmpq_mat
+        Σ₀.
+    Smid : flint.fmpq_mat
+        The centre of the Krawczyk box.
+    r : flint.fmpq
+        Its radius.
+    prec : int
+        arb precision (bits) of the box.
+    Wf : ndarray
+        The float candidate W.
+    sc : dict
+        Its :func:`lyapunov_score`.
+
+    Returns
+    -------
+    tuple or None
+        (the certificate's data fields W, kappa, c_Q, rho, lam_lo, lam_hi, normV2, normA2; an
+        upper bound of E(δ₀) as a float; ρ as a float; whether E(δ₀) < ρ is proved for every Σ
+        in the box), or None when no rounding of W verifies.
+    """
     F, V, A = mats
     d = problem.d
     Dg = _gram(d)
@@ -334,7 +445,18 @@ def find_basin(problem) -> Verdict:
     """PROVED (regime EQUILIBRIUM for this Σ₀) with an ``equilibrium-basin`` certificate when Σ₀
     provably lies in a Lyapunov sublevel set {E ≤ ρ} around a Krawczyk-certified stable Σ* ≻ 0
     on which the quadratic remainder is dominated; UNDECIDED (with the reason) otherwise.
-    Never raises on float trouble."""
+    Never raises on float trouble.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (one quadratic softmax head, drift F, PD Σ₀).
+
+    Returns
+    -------
+    Verdict
+        PROVED with the certificate in the evidence, or UNDECIDED with the reason.
+    """
     t0 = time.perf_counter()
     try:
         return _find_basin(problem, t0)

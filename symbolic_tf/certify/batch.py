@@ -47,6 +47,25 @@ def blowup_brackets_batch(A, v, Sigma0s, rel_width: float = 1e-12, problem_label
     Returns (brackets, certificate): brackets[i] is (T_lo, T_hi) as Fractions, or None when
     Σ₀ does not blow up (λ_max(Σ₀R) ≤ 0) or verification failed (then it is listed in the
     certificate's ``undecided``).
+
+    Parameters
+    ----------
+    A : matrix-like
+        The exact d×d attention matrix (scaled).
+    v : number
+        The scalar of V = vI; R = v(A + Aᵀ).
+    Sigma0s : sequence of matrices
+        The exact PD initial covariances.
+    rel_width : float
+        Target relative width of each bracket around the float guess 1/λ_max(Σ₀R).
+    problem_label : str, optional
+        A note stored in the certificate.
+
+    Returns
+    -------
+    (list, Certificate)
+        The brackets ((T_lo, T_hi) as Fractions, or None) and one ``blowup-riccati-vI-batch``
+        certificate for all members.
     """
     d = len(A)
     Af = [[Fraction(x) for x in r] for r in A]

@@ -56,7 +56,18 @@ class Pencil:
     v: Fraction
 
     def floats_at(self, x, y):
-        """(Σ₀, R, f) in floating point at (x, y) — for guessing only."""
+        """(Σ₀, R, f) in floating point at (x, y) — for guessing only.
+
+        Parameters
+        ----------
+        x, y : number
+            The point of the slice.
+
+        Returns
+        -------
+        (ndarray, ndarray, float)
+            Σ₀(x, y), R(x, y) and f(x, y).
+        """
         if not hasattr(self, "_float_polys"):
             self._float_polys = tuple({k: _fl(M) for k, M in P.items()} for P in (self.S, self.R, self.f))
         x, y = float(x), float(y)
@@ -79,7 +90,18 @@ def _is_multiple_of_identity(M) -> Fraction | None:
 
 
 def no_route_reason(spec) -> str | None:
-    """None if :func:`pencil_for` applies to the spec, else why not (one line)."""
+    """None if :func:`pencil_for` applies to the spec, else why not (one line).
+
+    Parameters
+    ----------
+    spec : MapSpec
+        The map spec.
+
+    Returns
+    -------
+    str or None
+        None, or the one-line reason.
+    """
     doc = spec.problem_doc
     if "heads" in doc or single_quadratic_factor(doc.get("variant")) is None:
         return "whole-cell certificates need one quadratic (softmax-type) attention head"
@@ -100,7 +122,19 @@ def no_route_reason(spec) -> str | None:
 
 
 def pencil_for(spec) -> Pencil | None:
-    """The pencil of a map spec, or None when the slice is not of the V = vI, F = fI kind."""
+    """The pencil of a map spec, or None when the slice is not of the V = vI, F = fI kind.
+
+    Parameters
+    ----------
+    spec : MapSpec
+        The map spec.
+
+    Returns
+    -------
+    Pencil or None
+        The matrix polynomials S = Σ₀, R, f, Q = SRS, M = −2f·S − Q in (x, y) and v; None when
+        :func:`no_route_reason` gives a reason.
+    """
     if no_route_reason(spec) is not None:
         return None
     from ..spec.rational import to_fraction
@@ -125,7 +159,22 @@ def pencil_for(spec) -> Pencil | None:
 # g(f, t) = ∫₀ᵗ e^{2fs} ds in arb
 # ---------------------------------------------------------------------------------------
 def g_ball(f, t, prec: int = 128) -> flint.arb:
-    """An arb ball containing g(f, t) = (e^{2ft} − 1)/(2f) (t when f = 0), f and t rational."""
+    """An arb ball containing g(f, t) = (e^{2ft} − 1)/(2f) (t when f = 0), f and t rational.
+
+    Parameters
+    ----------
+    f : number
+        The rational f.
+    t : number
+        The rational time t.
+    prec : int
+        arb precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        The enclosure.
+    """
     f, t = pm.q(f), pm.q(t)
     old = flint.ctx.prec
     flint.ctx.prec = prec
@@ -307,6 +356,18 @@ def certify_cell(pen: Pencil, box) -> dict:
     Returns a dict with ``status`` PROVED (``regime``, ``claim``, ``argument``, ``data``,
     and T_lo/T_hi for blow-up), OUTSIDE (Σ₀ is not positive definite anywhere on the cell:
     a rational z with zᵀΣ₀z ≤ 0 on the whole cell), or UNDECIDED with ``reason``.
+
+    Parameters
+    ----------
+    pen : Pencil
+        From :func:`pencil_for`.
+    box : tuple
+        (x₀, x₁, y₀, y₁), read exactly.
+
+    Returns
+    -------
+    dict
+        The verdict described above.
     """
     box = _box_q(box)
     x0, x1, y0, y1 = box

@@ -42,7 +42,18 @@ def _fs(q) -> str:
 
 
 def mat_str(M) -> list:
-    """An exact matrix (fmpq_mat, nested Fractions, SymPy) as nested "p/q" strings."""
+    """An exact matrix (fmpq_mat, nested Fractions, SymPy) as nested "p/q" strings.
+
+    Parameters
+    ----------
+    M : fmpq_mat, nested rows or sympy.Matrix
+        An exact matrix.
+
+    Returns
+    -------
+    list of list of str
+        The rows.
+    """
     if hasattr(M, "nrows") and callable(M.nrows):
         return [[_fs(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())]
     if hasattr(M, "tolist") and not isinstance(M, (list, tuple)):
@@ -51,6 +62,18 @@ def mat_str(M) -> list:
 
 
 def vec_str(v) -> list:
+    """An exact vector as a list of "p/q" strings.
+
+    Parameters
+    ----------
+    v : iterable
+        Exact entries (Fraction, fmpq, SymPy rational, int).
+
+    Returns
+    -------
+    list of str
+        The entries.
+    """
     return [_fs(e) for e in v]
 
 
@@ -69,10 +92,40 @@ class Certificate:
 
     @classmethod
     def for_problem(cls, problem, kind: str, claim: Claim, status: str, data: dict, notes=None):
+        """A certificate that embeds ``problem`` exactly (``problem_to_dict``) with its content hash.
+
+        Parameters
+        ----------
+        problem : Problem
+            The problem the claim is about.
+        kind : str
+            The certificate kind (selects the checker).
+        claim : Claim
+            The claim as data.
+        status : str
+            PROVED or REFUTED.
+        data : dict
+            The kind's exact data ("p/q" strings, balls [mid, rad]).
+        notes : iterable of str, optional
+            Free-text notes.
+
+        Returns
+        -------
+        Certificate
+            The certificate.
+        """
         return cls(kind=kind, claim=claim, status=status, data=data, problem=problem_to_dict(problem),
                    problem_hash=problem.content_hash(), notes=list(notes or []))
 
     def to_dict(self) -> dict:
+        """The certificate as its JSON document (schema ``symbolic_tf.certificate/2``; ``notes`` only
+        when present).
+
+        Returns
+        -------
+        dict
+            Keys schema, kind, claim, status, problem, problem_hash, data[, notes].
+        """
         out = {"schema": self.schema, "kind": self.kind, "claim": self.claim.to_dict(), "status": self.status,
                "problem": self.problem, "problem_hash": self.problem_hash, "data": self.data}
         if self.notes:
@@ -80,10 +133,36 @@ class Certificate:
         return out
 
     def to_json(self) -> str:
+        """:meth:`to_dict` as indented JSON text (UTF-8 characters kept).
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
     @classmethod
     def from_dict(cls, d: dict) -> "Certificate":
+        """Read a certificate document, checking its structure (not its mathematics: see
+        :func:`symbolic_tf.certify.check.check`).
+
+        Parameters
+        ----------
+        d : dict
+            The decoded JSON document.
+
+        Returns
+        -------
+        Certificate
+            The certificate.
+
+        Raises
+        ------
+        CertificationFailed
+            Not an object, missing/unknown fields, a wrong schema or types, or a claim text that is
+            not the one its data renders.
+        """
         if not isinstance(d, dict):
             raise CertificationFailed("certificate: not a JSON object")
         missing = [k for k in ("schema", "kind", "claim", "status", "data") if k not in d]
@@ -110,7 +189,14 @@ class Certificate:
                    problem=d.get("problem"), problem_hash=d.get("problem_hash"), notes=notes)
 
     def parsed_problem(self):
-        """The problem re-parsed exactly (and its hash re-checked)."""
+        """The problem re-parsed exactly (and its hash re-checked).
+
+        Returns
+        -------
+        Problem or None
+            The embedded problem (None when there is none); CertificationFailed when it is invalid,
+            its hash differs, or it has a ReLU term.
+        """
         if self.problem is None:
             return None
         try:
@@ -127,12 +213,36 @@ class Certificate:
 
 def read_json_document(path, what: str = "certificate"):
     """A JSON file read within the input limits (size, UTF-8, nesting, number size);
-    anything unreadable is :class:`ProblemFileError` (bad input, exit 2)."""
+    anything unreadable is :class:`ProblemFileError` (bad input, exit 2).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    what : str
+        What the file is, for error messages.
+
+    Returns
+    -------
+    object
+        The decoded JSON value.
+    """
     from ..spec.limits import load_json_text, read_text_file
 
     return load_json_text(read_text_file(path, what), what)
 
 
 def load_certificate(path) -> Certificate:
-    """Read a certificate file: unparsable → ProblemFileError; wrong structure → CertificationFailed."""
+    """Read a certificate file: unparsable → ProblemFileError; wrong structure → CertificationFailed.
+
+    Parameters
+    ----------
+    path : str or Path
+        The certificate file.
+
+    Returns
+    -------
+    Certificate
+        The structurally valid certificate (not yet checked).
+    """
     return Certificate.from_dict(read_json_document(path))

@@ -47,7 +47,25 @@ _loaded = False
 def kind(name: str, schema: dict, *, needs_problem: bool = True, schedules: bool = False):
     """Decorator declaring a certificate kind; the function derives ``(status, Claim)``.
     Only a kind declared with ``schedules=True`` accepts a problem whose parameters depend on
-    depth t (every other derivation assumes constant parameters)."""
+    depth t (every other derivation assumes constant parameters).
+
+    Parameters
+    ----------
+    name : str
+        The kind's name (the certificate's ``kind`` field).
+    schema : dict
+        The data schema (:func:`~symbolic_tf.certify.schema.validate`).
+    needs_problem : bool
+        Whether a certificate of this kind must embed its problem (else it must not).
+    schedules : bool
+        Whether the embedded problem may have a depth schedule.
+
+    Returns
+    -------
+    callable
+        The decorator; it registers ``fn(cert, problem) -> (status, Claim)`` and returns it
+        unchanged.
+    """
     def deco(fn):
         _KINDS[name] = KindDecl(name, schema, fn, needs_problem, schedules)
         return fn
@@ -65,11 +83,31 @@ def _load():
 
 
 def kinds() -> list[str]:
+    """The names of all registered certificate kinds (loading every module of
+    :mod:`symbolic_tf.certify.kinds`).
+
+    Returns
+    -------
+    list of str
+        Sorted.
+    """
     _load()
     return sorted(_KINDS)
 
 
 def declaration(name: str) -> KindDecl:
+    """The declaration of a registered kind.
+
+    Parameters
+    ----------
+    name : str
+        The kind.
+
+    Returns
+    -------
+    KindDecl
+        Its name, schema, derivation and flags (CertificationFailed for an unknown kind).
+    """
     _load()
     if name not in _KINDS:
         raise CertificationFailed(f"certificate: unknown kind {str(name)[:60]!r}; known: {', '.join(sorted(_KINDS))}")
@@ -97,11 +135,29 @@ class CheckResult:
 
     @property
     def claim_text(self) -> str:
+        """The verified claim rendered as text."""
         return self.claim.text()
 
 
 def derive(c: Certificate):
-    """(status, Claim, embedded problem) re-derived from a certificate's data alone."""
+    """(status, Claim, embedded problem) re-derived from a certificate's data alone.
+
+    Parameters
+    ----------
+    c : Certificate
+        A structurally valid certificate.
+
+    Returns
+    -------
+    (str, Claim, Problem or None)
+        The derived status, the derived claim and the embedded problem.
+
+    Raises
+    ------
+    CertificationFailed
+        Unknown kind, data violating the schema, a missing or forbidden embedded problem, a
+        schedule the kind does not cover, a failed derivation or malformed data.
+    """
     decl = declaration(c.kind)
     validate(c.data, decl.schema)
     problem = c.parsed_problem()
@@ -123,7 +179,18 @@ def derive(c: Certificate):
 
 def check(cert: Certificate | dict) -> CheckResult:
     """Verify a certificate; raises :class:`CertificationFailed` unless its data prove exactly
-    the stated claim with the stated status."""
+    the stated claim with the stated status.
+
+    Parameters
+    ----------
+    cert : Certificate or dict
+        The certificate (a dict is read with :meth:`Certificate.from_dict`).
+
+    Returns
+    -------
+    CheckResult
+        ``ok=True`` with the kind, the claim and the status.
+    """
     c = cert if isinstance(cert, Certificate) else Certificate.from_dict(cert)
     if c.status not in ("PROVED", "REFUTED"):
         raise CertificationFailed(f"certificate: status must be PROVED or REFUTED, not {str(c.status)[:40]!r}")
@@ -138,7 +205,18 @@ def check(cert: Certificate | dict) -> CheckResult:
 
 def embedded_certificates(doc) -> list[dict]:
     """Every certificate (schema ``symbolic_tf.certificate/2``) nested anywhere in a JSON
-    document, e.g. the per-head certificates of ``heads.json``."""
+    document, e.g. the per-head certificates of ``heads.json``.
+
+    Parameters
+    ----------
+    doc : object
+        A decoded JSON value.
+
+    Returns
+    -------
+    list of dict
+        The certificate objects found (not descending into a certificate).
+    """
     from .certificate import SCHEMA
 
     found, stack = [], [doc]

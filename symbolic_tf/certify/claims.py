@@ -142,11 +142,18 @@ class Claim:
 
     @property
     def rank(self) -> int | None:
+        """The ``rank`` parameter as an int, or None when absent."""
         r = self.params.get("rank")
         return int(r) if r is not None else None
 
     def text(self) -> str:
-        """The claim in words, rendered from the data only."""
+        """The claim in words, rendered from the data only.
+
+        Returns
+        -------
+        str
+            The text (prefixed by the quantifier's phrase unless it is NONE).
+        """
         body = (_regime_text(self.subject, self.params) if self.regime is not None
                 else PROPERTIES[self.subject](self.params))
         q = self.quantifier
@@ -160,11 +167,32 @@ class Claim:
 
     # ---------------------------------------------------------------- data
     def to_dict(self) -> dict:
+        """The claim as JSON data, with its rendered text.
+
+        Returns
+        -------
+        dict
+            Keys subject, quantifier, params, text.
+        """
         return {"subject": self.subject, "quantifier": self.quantifier.value, "params": self.params,
                 "text": self.text()}
 
     @classmethod
     def from_dict(cls, d) -> "Claim":
+        """Read a claim from JSON data (the ``text`` field is ignored here;
+        :meth:`Certificate.from_dict` compares it).
+
+        Parameters
+        ----------
+        d : Mapping
+            Keys subject, quantifier, params[, text].
+
+        Returns
+        -------
+        Claim
+            The claim (CertificationFailed for unknown fields or quantifier, wrong types or
+            parameters that do not render).
+        """
         if not isinstance(d, Mapping):
             raise CertificationFailed("claim: must be an object with subject, quantifier, params, text")
         extra = set(d) - {"subject", "quantifier", "params", "text"}
@@ -184,6 +212,18 @@ class Claim:
         return claim
 
     def same_as(self, other: "Claim") -> bool:
+        """Equality as data: same subject, quantifier and parameters (canonical JSON).
+
+        Parameters
+        ----------
+        other : Claim
+            The other claim.
+
+        Returns
+        -------
+        bool
+            Whether they are the same claim.
+        """
         return (self.subject == other.subject and self.quantifier == other.quantifier
                 and _canon(self.params) == _canon(other.params))
 
@@ -193,6 +233,18 @@ class Claim:
 
         ``cert_problem`` is the problem embedded in the certificate; the parameters other than
         Σ₀ must be identical, and Σ₀ must satisfy the quantifier (exact rank/definiteness).
+
+        Parameters
+        ----------
+        problem : Problem
+            The problem to decide.
+        cert_problem : Problem, optional
+            The problem embedded in the certificate.
+
+        Returns
+        -------
+        (bool, str)
+            Whether the claim covers ``problem``'s Σ₀, and why not (empty when it does).
         """
         from ..spec.problem import problem_to_dict
 

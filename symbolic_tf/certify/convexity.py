@@ -57,7 +57,22 @@ def _A_fractions(A, d=None):
 
 
 def second_variation_float(A: np.ndarray, X: np.ndarray, Xi: np.ndarray) -> float:
-    """d²E/ds²(0) in floats; X, Xi of shape (n, d)."""
+    """d²E/ds²(0) in floats; X, Xi of shape (n, d).
+
+    Parameters
+    ----------
+    A : ndarray, shape (d, d)
+        The matrix A.
+    X : ndarray, shape (n, d)
+        Positions x_i.
+    Xi : ndarray, shape (n, d)
+        Displacements ξ_i.
+
+    Returns
+    -------
+    float
+        (1/(2n²)) Σ_{i,j} e^{x_jᵀAx_i}[(x_jᵀAξ_i + ξ_jᵀAx_i)² + 2ξ_jᵀAξ_i].
+    """
     n = X.shape[0]
     P = X @ A @ Xi.T           # P[j, i] = x_jᵀ A ξ_i
     Q = Xi @ A @ X.T           # Q[j, i] = ξ_jᵀ A x_i
@@ -72,7 +87,25 @@ def _dot(u, M, v):
 
 
 def second_variation_ball(A, xs, xis, prec: int = 256):
-    """Exact pieces and an arb ball of d²E/ds²(0) for rational data (lists of Fractions)."""
+    """Exact pieces and an arb ball of d²E/ds²(0) for rational data (lists of Fractions).
+
+    Parameters
+    ----------
+    A : list of list of Fraction
+        The matrix A.
+    xs : list of list of Fraction
+        Positions x_i.
+    xis : list of list of Fraction
+        Displacements ξ_i.
+    prec : int
+        arb working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing d²E/ds²(0) (exact rational coefficients c_ij, u_ij; only the
+        exponentials are enclosed).
+    """
     n = len(xs)
     old = flint.ctx.prec
     flint.ctx.prec = prec
@@ -146,6 +179,31 @@ def find_nonconvexity_witness(A, n_points: int = 2, d: int | None = None, *, see
     or a scalar (then A = a·I_d, d defaulting to 1).  PROVED: E is not geodesically convex
     (λ = 0 fails) and not λ-convex for any λ > ``lambda_bound`` (a certified negative
     rational); UNDECIDED: no witness found (numerical evidence only, never a proof of convexity).
+
+    Parameters
+    ----------
+    A : matrix-like or number
+        The rational matrix A, or a scalar a (A = a·I_d).
+    n_points : int
+        Number of atoms n.
+    d : int, optional
+        The dimension for a scalar A (default 1).
+    seed : int
+        Seed of the float search.
+    starts : int
+        Number of multistart optimisations.
+    box : float
+        Half-width of the position box of the search.
+    prec : int
+        arb precision (bits) of the enclosure.
+    optimise : bool
+        Run the float optimisation after the quick candidates (one Dirac moving along e_k).
+
+    Returns
+    -------
+    Verdict
+        PROVED with a ``nonconvexity-witness`` certificate and ``lambda_bound``, or UNDECIDED
+        with the best float ratio as numerical evidence.
     """
     claim = "E(μ) = ½∬e^{yᵀAx}dμdμ is not geodesically convex (λ-convexity fails for λ ≥ 0)"
     Aq = _A_fractions(A, d)
@@ -236,7 +294,18 @@ def find_nonconvexity_witness(A, n_points: int = 2, d: int | None = None, *, see
 
 
 def diag_family(values):
-    """Grid A = diag(a, b) over rational a, b in ``values``: yields (label, A)."""
+    """Grid A = diag(a, b) over rational a, b in ``values``: yields (label, A).
+
+    Parameters
+    ----------
+    values : iterable of numbers
+        The rational values of a and b.
+
+    Yields
+    ------
+    (dict, list of list of Fraction)
+        The label {"a", "b"} and A.
+    """
     for a in values:
         for b in values:
             a_, b_ = Fraction(a), Fraction(b)
@@ -244,14 +313,43 @@ def diag_family(values):
 
 
 def rotation_family(r, thetas_cs):
-    """A = r·[[c, −s], [s, c]] for rational (c, s) pairs (e.g. Pythagorean (3/5, 4/5))."""
+    """A = r·[[c, −s], [s, c]] for rational (c, s) pairs (e.g. Pythagorean (3/5, 4/5)).
+
+    Parameters
+    ----------
+    r : number
+        The rational scale r.
+    thetas_cs : iterable of (c, s)
+        Rational cosine/sine pairs.
+
+    Yields
+    ------
+    (dict, list of list of Fraction)
+        The label {"r", "cos", "sin"} and A.
+    """
     for c, s in thetas_cs:
         c, s, r_ = Fraction(c), Fraction(s), Fraction(r)
         yield {"r": frac_str(r_), "cos": frac_str(c), "sin": frac_str(s)}, [[r_ * c, -r_ * s], [r_ * s, r_ * c]]
 
 
 def scan_nonconvexity(family, n_points: int = 2, **kw) -> list[dict]:
-    """For each (label, A) of the family: PROVED non-convex (with certificate) or UNDECIDED."""
+    """For each (label, A) of the family: PROVED non-convex (with certificate) or UNDECIDED.
+
+    Parameters
+    ----------
+    family : iterable of (dict, matrix)
+        (label, A) pairs, e.g. :func:`diag_family`.
+    n_points : int
+        Number of atoms.
+    **kw
+        Passed to :func:`find_nonconvexity_witness`.
+
+    Returns
+    -------
+    list of dict
+        Per A: the label, status, a one-line result, ``lambda_bound``, ``best_float_ratio`` and
+        the verdict.
+    """
     out = []
     for label, A in family:
         v = find_nonconvexity_witness(A, n_points=n_points, **kw)

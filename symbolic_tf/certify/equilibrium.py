@@ -53,7 +53,18 @@ BASIS = "svec-upper"
 _PREC = 128
 
 def equilibrium_claim(claims) -> str:
-    """The words of the Krawczyk claim tokens (rendered by :mod:`symbolic_tf.certify.claims`)."""
+    """The words of the Krawczyk claim tokens (rendered by :mod:`symbolic_tf.certify.claims`).
+
+    Parameters
+    ----------
+    claims : iterable of str
+        Claim tokens (``"exists-unique"``, ``"stable"``, ...).
+
+    Returns
+    -------
+    str
+        Their texts in the canonical order, joined by "; ".
+    """
     from .claims import EQ_PART_TEXT, EQ_PART_ORDER
 
     return "; ".join(EQ_PART_TEXT[c] for c in EQ_PART_ORDER if c in claims)
@@ -458,6 +469,23 @@ def find_equilibrium(problem, guess=None, *, prec: int = _PREC, max_inflate: int
     moment ODE from the problem's Σ₀); Σ₀ and c·I (c = 1, 1/10, 10) are tried next.  If only
     an unstable (or undecided) PD equilibrium is certified, the verdict is UNDECIDED and its
     evidence still holds that certificate (whose claim says what was proved).
+
+    Parameters
+    ----------
+    problem : Problem
+        One quadratic (softmax) head, with drift.
+    guess : matrix-like, optional
+        The first Newton start.
+    prec : int
+        arb precision (bits) of the Krawczyk test.
+    max_inflate : int
+        The Krawczyk radius is tried at r₀·10^k for k = 0, …, max_inflate.
+
+    Returns
+    -------
+    Verdict
+        PROVED with the certificate in the evidence, or UNDECIDED (possibly holding the
+        certificate of an unstable or undecided equilibrium).
     """
     claim = "Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ has a locally exponentially stable equilibrium Σ* ≻ 0"
     why = _applicable(problem)

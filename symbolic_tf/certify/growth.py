@@ -28,7 +28,18 @@ def _exact_sqrt(q: Fraction) -> Fraction | None:
 
 
 def frobenius_upper(M) -> Fraction:
-    """A rational u ≥ ‖M‖_F (exactly: u² ≥ Σ m_ij²), within a factor 1 + 1e-9."""
+    """A rational u ≥ ‖M‖_F (exactly: u² ≥ Σ m_ij²), within a factor 1 + 1e-9.
+
+    Parameters
+    ----------
+    M : sequence of rows
+        An exact matrix.
+
+    Returns
+    -------
+    Fraction
+        u (exact √ when Σ m_ij² is a rational square, else a short decimal).
+    """
     s = sum((Fraction(e) ** 2 for row in M for e in row), Fraction(0))
     if s == 0:
         return Fraction(0)
@@ -43,6 +54,22 @@ def frobenius_upper(M) -> Fraction:
 
 
 def no_blowup(problem) -> Verdict:
+    """For the variants whose declared growth bound gives ‖Σ̇‖ ≤ γ‖Σ‖
+    (Sinkhorn: γ = 2(u_V + u_F); ℓ2: γ = 2u_V u_A τ/g + 2u_F with g ≤ λ_min(τKᵀK)),
+    PROVED EXPONENTIAL_GROWTH for every Σ₀ ⪰ 0 with a ``no-blowup`` certificate: the
+    solution is global and ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem.
+
+    Returns
+    -------
+    Verdict
+        PROVED with γ and the certificate, or UNDECIDED (no declared bound, KᵀK singular, no
+        lower bound on λ_min).
+    """
     claim = "for every Σ₀ the covariance exists for all t and grows at most exponentially: ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}"
     F = problem.F
     uF = frobenius_upper(F) if F is not None else Fraction(0)

@@ -91,7 +91,18 @@ _NUMERIC_ERRORS = (ValueError, ArithmeticError, np.linalg.LinAlgError)
 
 # --------------------------------------------------------------------------- exact data
 def lmi_heads(problem) -> list[tuple[flint.fmpq_mat, flint.fmpq_mat]]:
-    """[(C_h, A_h)] exactly (A_h scaled by the temperature); raises :class:`NotApplicable`."""
+    """[(C_h, A_h)] exactly (A_h scaled by the temperature); raises :class:`NotApplicable`.
+
+    Parameters
+    ----------
+    problem : Problem
+        A drift-free problem whose covariance flow is quadratic (softmax-type).
+
+    Returns
+    -------
+    list of (flint.fmpq_mat, flint.fmpq_mat)
+        (C_h, A_h) per head.
+    """
     if problem.F is not None and any(x != 0 for row in problem.F for x in row):
         raise NotApplicable("the LMI certificates cover the drift-free flow only (F ≠ 0)")
     if problem.b is not None and any(x != 0 for x in problem.b):
@@ -104,7 +115,18 @@ def lmi_heads(problem) -> list[tuple[flint.fmpq_mat, flint.fmpq_mat]]:
 
 
 def svec_index(d: int) -> list[tuple[int, int]]:
-    """The svec order: (i, j), i ≤ j, row by row."""
+    """The svec order: (i, j), i ≤ j, row by row.
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    list of (int, int)
+        The m = d(d+1)/2 index pairs.
+    """
     return [(i, j) for i in range(d) for j in range(i, d)]
 
 
@@ -136,7 +158,22 @@ def _kron(X: flint.fmpq_mat, Y: flint.fmpq_mat) -> flint.fmpq_mat:
 
 
 def q_matrix(P: flint.fmpq_mat, heads, S: flint.fmpq_mat | None = None) -> flint.fmpq_mat:
-    """Q_P (m×m, exact): q_P(Σ) = sᵀQ_Ps on plain svec coordinates."""
+    """Q_P (m×m, exact): q_P(Σ) = sᵀQ_Ps on plain svec coordinates.
+
+    Parameters
+    ----------
+    P : flint.fmpq_mat
+        The symmetric d×d matrix P.
+    heads : list of (fmpq_mat, fmpq_mat)
+        (C_h, A_h) from :func:`lmi_heads`.
+    S : flint.fmpq_mat, optional
+        The d²×m svec matrix (built when None).
+
+    Returns
+    -------
+    flint.fmpq_mat
+        Q_P = Sᵀ(K + Kᵀ)S, K = Σ_h (PC_h)ᵀ ⊗ A_h.
+    """
     d = P.nrows()
     S = _svec_mat_exact(d) if S is None else S
     K = None
@@ -147,7 +184,18 @@ def q_matrix(P: flint.fmpq_mat, heads, S: flint.fmpq_mat | None = None) -> flint
 
 
 def p_vector(P: flint.fmpq_mat) -> list:
-    """p with tr(PΣ) = pᵀs: p_k = P_ii, or 2P_ij for i < j."""
+    """p with tr(PΣ) = pᵀs: p_k = P_ii, or 2P_ij for i < j.
+
+    Parameters
+    ----------
+    P : flint.fmpq_mat
+        The symmetric d×d matrix P.
+
+    Returns
+    -------
+    list of fmpq
+        p in svec order.
+    """
     return [P[i, j] if i == j else 2 * P[i, j] for i, j in svec_index(P.nrows())]
 
 
@@ -160,7 +208,20 @@ def _sym_from_svec(x, d: int) -> flint.fmpq_mat:
 
 
 def g_matrix(heads_float, d: int) -> np.ndarray:
-    """The m²×m float matrix G with vec_rowmajor(Q_P) = G·svec(P) (P = Σ_r x_r E_r)."""
+    """The m²×m float matrix G with vec_rowmajor(Q_P) = G·svec(P) (P = Σ_r x_r E_r).
+
+    Parameters
+    ----------
+    heads_float : list of (ndarray, ndarray)
+        (C_h, A_h) as float arrays.
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    ndarray, shape (m², m)
+        G (column r is vec Q_{E_r}).
+    """
     idx = svec_index(d)
     m = len(idx)
     S = _svec_mat_float(d)
@@ -727,6 +788,21 @@ def find_blowup_certificate(problem, solver=None, *, reuse: bool = True) -> Verd
     For the problem's initial covariance Σ₀ (if given, and ≠ 0) the certificate brackets the
     blow-up time: T* ∈ [T_lo, T_hi], T_hi = 1/(c tr(PΣ₀)) (minimised over the candidates),
     T_lo = 1/(u_Σ Σ_h 2u_{C_h}u_{A_h}) from the Frobenius-norm growth bound.
+
+    Parameters
+    ----------
+    problem : Problem
+        Softmax or multi-head softmax, no drift.
+    solver : str or list of str, optional
+        cvxpy solver name(s) (default Clarabel, then SCS).
+    reuse : bool
+        Reuse the parametrised cvxpy problem of this dimension (default) or build afresh.
+
+    Returns
+    -------
+    Verdict
+        PROVED with ``evidence={"certificate": ...}`` (and the bracket [T_lo, T_hi] when Σ₀ is
+        given), or UNDECIDED with the reason.
     """
     t0 = time.perf_counter()
     numerical: dict = {}

@@ -27,6 +27,18 @@ __all__ = ["const", "affine", "add", "scale", "mul", "transpose", "degree", "eva
 
 
 def q(x) -> flint.fmpq:
+    """A number as an exact ``flint.fmpq`` (via ``Fraction``: a float is its dyadic value).
+
+    Parameters
+    ----------
+    x : number
+        int, Fraction, float, str or fmpq.
+
+    Returns
+    -------
+    flint.fmpq
+        The exact value.
+    """
     if isinstance(x, flint.fmpq):
         return x
     x = Fraction(x)
@@ -41,11 +53,34 @@ def _mat(M) -> flint.fmpq_mat:
 
 
 def const(M) -> dict:
+    """The constant matrix polynomial M (degree 0).
+
+    Parameters
+    ----------
+    M : matrix-like
+        An exact matrix (nested rows or fmpq_mat).
+
+    Returns
+    -------
+    dict
+        {(0, 0): M}.
+    """
     return {(0, 0): _mat(M)}
 
 
 def affine(C0, Cx, Cy) -> dict:
-    """C0 + x·Cx + y·Cy (zero terms dropped)."""
+    """C0 + x·Cx + y·Cy (zero terms dropped).
+
+    Parameters
+    ----------
+    C0, Cx, Cy : matrix-like
+        Exact matrices of one shape.
+
+    Returns
+    -------
+    dict
+        The matrix polynomial.
+    """
     out = {(0, 0): _mat(C0)}
     for key, C in (((1, 0), Cx), ((0, 1), Cy)):
         C = _mat(C)
@@ -72,6 +107,18 @@ def _clean(P: dict) -> dict:
 
 
 def add(P: dict, Q: dict) -> dict:
+    """The sum P + Q (zero coefficients dropped).
+
+    Parameters
+    ----------
+    P, Q : dict
+        Matrix polynomials of one shape.
+
+    Returns
+    -------
+    dict
+        P + Q.
+    """
     out = dict(P)
     for k, v in Q.items():
         out[k] = out[k] + v if k in out else v
@@ -79,7 +126,20 @@ def add(P: dict, Q: dict) -> dict:
 
 
 def scale(P: dict, c) -> dict:
-    """c·P with c a rational or a scalar polynomial (1×1 matrix polynomial)."""
+    """c·P with c a rational or a scalar polynomial (1×1 matrix polynomial).
+
+    Parameters
+    ----------
+    P : dict
+        A matrix polynomial {(i, j): fmpq_mat} = Σ C_ij xⁱ yʲ.
+    c : number or dict
+        A rational or a 1×1 matrix polynomial.
+
+    Returns
+    -------
+    dict
+        c·P.
+    """
     if isinstance(c, dict):
         out: dict = {}
         for (i, j), s in c.items():
@@ -93,7 +153,18 @@ def scale(P: dict, c) -> dict:
 
 
 def mul(P: dict, Q: dict) -> dict:
-    """The matrix product P·Q."""
+    """The matrix product P·Q.
+
+    Parameters
+    ----------
+    P, Q : dict
+        Matrix polynomials with conforming shapes.
+
+    Returns
+    -------
+    dict
+        P·Q (coefficients Σ_{i+k, j+l} C_ij D_kl).
+    """
     out: dict = {}
     for (i, j), A in P.items():
         for (k, l), B in Q.items():
@@ -103,14 +174,52 @@ def mul(P: dict, Q: dict) -> dict:
 
 
 def transpose(P: dict) -> dict:
+    """The transpose Pᵀ, coefficient by coefficient.
+
+    Parameters
+    ----------
+    P : dict
+        A matrix polynomial {(i, j): fmpq_mat} = Σ C_ij xⁱ yʲ.
+
+    Returns
+    -------
+    dict
+        Pᵀ.
+    """
     return {k: v.transpose() for k, v in P.items()}
 
 
 def degree(P: dict) -> int:
+    """The total degree max{i + j : C_ij ≠ 0} (0 for the zero polynomial).
+
+    Parameters
+    ----------
+    P : dict
+        A matrix polynomial {(i, j): fmpq_mat} = Σ C_ij xⁱ yʲ.
+
+    Returns
+    -------
+    int
+        The degree.
+    """
     return max((i + j for (i, j), M in P.items() if not _is_zero(M)), default=0)
 
 
 def evaluate(P: dict, x, y) -> flint.fmpq_mat:
+    """P(x, y) = Σ C_ij xⁱ yʲ, exactly.
+
+    Parameters
+    ----------
+    P : dict
+        A matrix polynomial {(i, j): fmpq_mat} = Σ C_ij xⁱ yʲ.
+    x, y : number
+        The point (read exactly).
+
+    Returns
+    -------
+    flint.fmpq_mat
+        The value.
+    """
     x, y = q(x), q(y)
     n, m = _shape(P)
     out = flint.fmpq_mat(n, m)
@@ -120,20 +229,58 @@ def evaluate(P: dict, x, y) -> flint.fmpq_mat:
 
 
 def quad(P: dict, z) -> dict:
-    """The scalar polynomial zᵀ P z (z an exact vector)."""
+    """The scalar polynomial zᵀ P z (z an exact vector).
+
+    Parameters
+    ----------
+    P : dict
+        A matrix polynomial {(i, j): fmpq_mat} = Σ C_ij xⁱ yʲ.
+    z : sequence of numbers
+        The exact vector z.
+
+    Returns
+    -------
+    dict
+        A 1×1 matrix polynomial.
+    """
     n = _shape(P)[0]
     Z = flint.fmpq_mat(n, 1, [q(e) for e in z])
     return _clean({k: Z.transpose() * M * Z for k, M in P.items()})
 
 
 def corners(box):
+    """The four corners of a box.
+
+    Parameters
+    ----------
+    box : tuple
+        (x₀, x₁, y₀, y₁), exact rationals, x₀ ≤ x₁, y₀ ≤ y₁.
+
+    Returns
+    -------
+    list of tuple
+        (x₀, y₀), (x₁, y₀), (x₀, y₁), (x₁, y₁).
+    """
     x0, x1, y0, y1 = box
     return [(x0, y0), (x1, y0), (x0, y1), (x1, y1)]
 
 
 def centred(P: dict, box):
     """(C, Lx, Ly, E) with P(x_c + s, y_c + t) = C + s·Lx + t·Ly + (terms of degree ≥ 2 in s, t),
-    all exact, and E the entrywise bound matrix of those higher terms on the box."""
+    all exact, and E the entrywise bound matrix of those higher terms on the box.
+
+    Parameters
+    ----------
+    P : dict
+        A matrix polynomial {(i, j): fmpq_mat} = Σ C_ij xⁱ yʲ.
+    box : tuple
+        (x₀, x₁, y₀, y₁), exact rationals, x₀ ≤ x₁, y₀ ≤ y₁.
+
+    Returns
+    -------
+    (fmpq_mat, fmpq_mat, fmpq_mat, fmpq_mat)
+        C, Lx, Ly and E, with |remainder entry| ≤ E entrywise for |s| ≤ h_x, |t| ≤ h_y.
+    """
     x0, x1, y0, y1 = (q(v) for v in box)
     xc, yc = (x0 + x1) / 2, (y0 + y1) / 2
     hx, hy = (x1 - x0) / 2, (y1 - y0) / 2
@@ -167,7 +314,21 @@ def _centred_corners(P: dict, box):
 
 
 def scalar_bounds(p: dict, box) -> tuple[flint.fmpq, flint.fmpq, str]:
-    """(lo, hi, argument) with lo ≤ p ≤ hi on the box, exact."""
+    """(lo, hi, argument) with lo ≤ p ≤ hi on the box, exact.
+
+    Parameters
+    ----------
+    p : dict
+        A scalar (1×1) polynomial.
+    box : tuple
+        (x₀, x₁, y₀, y₁), exact rationals, x₀ ≤ x₁, y₀ ≤ y₁.
+
+    Returns
+    -------
+    (fmpq, fmpq, str)
+        lo, hi and ``"vertex"`` (degree ≤ 1: the extreme corner values) or ``"centred-form"``
+        (corners of the affine part ∓ the remainder bound).
+    """
     if degree(p) <= 1:
         vals = [evaluate(p, x, y)[0, 0] for x, y in corners(box)]
         return min(vals), max(vals), "vertex"
@@ -189,7 +350,21 @@ def _shift_identity(C, rho):
 
 
 def psd_on_box(P: dict, box) -> tuple[bool, str]:
-    """Is the symmetric matrix polynomial P ⪰ 0 on the closed box?  (True only if proved.)"""
+    """Is the symmetric matrix polynomial P ⪰ 0 on the closed box?  (True only if proved.)
+
+    Parameters
+    ----------
+    P : dict
+        A matrix polynomial {(i, j): fmpq_mat} = Σ C_ij xⁱ yʲ.
+    box : tuple
+        (x₀, x₁, y₀, y₁), exact rationals, x₀ ≤ x₁, y₀ ≤ y₁.
+
+    Returns
+    -------
+    (bool, str)
+        Whether P ⪰ 0 is proved on the box, and the argument (``"vertex"`` or ``"centred-
+        form"``, the latter checking C + s·Lx + t·Ly − ρI ⪰ 0 at the corners).
+    """
     if degree(P) <= 1:
         return all(inertia(evaluate(P, x, y))[1] == 0 for x, y in corners(box)), "vertex"
     vals, E = _centred_corners(P, box)
@@ -203,6 +378,19 @@ def pd_on_open_box(P: dict, box) -> tuple[bool, str]:
     Affine P: ⪰ 0 at the corners and ≻ 0 at the centre (then P(p) = (1−s)P(c) + sP(r) ≻ 0 for
     every interior p, with r on the boundary and s < 1).  Otherwise the centred form gives
     P ≻ 0 on the closed box.
+
+    Parameters
+    ----------
+    P : dict
+        A matrix polynomial {(i, j): fmpq_mat} = Σ C_ij xⁱ yʲ.
+    box : tuple
+        (x₀, x₁, y₀, y₁), exact rationals, x₀ ≤ x₁, y₀ ≤ y₁.
+
+    Returns
+    -------
+    (bool, str)
+        Whether P ≻ 0 is proved on the open box, and the argument (``"vertex"`` or ``"centred-
+        form"``).
     """
     x0, x1, y0, y1 = box
     if degree(P) <= 1:

@@ -39,7 +39,18 @@ __all__ = ["scalar_of_identity", "riccati_data", "blowup_bracket_vI", "classify_
 
 
 def scalar_of_identity(M) -> Fraction | None:
-    """v if the exact matrix M equals v·I, else None."""
+    """v if the exact matrix M equals v·I, else None.
+
+    Parameters
+    ----------
+    M : sequence of rows
+        A square exact matrix.
+
+    Returns
+    -------
+    Fraction or None
+        v with M = vI, or None.
+    """
     n = len(M)
     v = Fraction(M[0][0])
     for i in range(n):
@@ -76,7 +87,19 @@ def radon_pair(problem) -> tuple[Fraction, flint.fmpq_mat] | None:
 
 
 def riccati_data(problem):
-    """(v, R, F or None, B, D) as exact flint matrices, or None when V is not a multiple of I."""
+    """(v, R, F or None, B, D) as exact flint matrices, or None when V is not a multiple of I.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (softmax-like, V = vI, optional drift F x + b).
+
+    Returns
+    -------
+    tuple or None
+        v (Fraction), R = v(A + Aᵀ), F (None when absent or zero), and B, D with Σ₀ = BDBᵀ
+        (flint ``fmpq_mat``); None when :func:`radon_pair` does not apply.
+    """
     pair = radon_pair(problem)
     if pair is None:
         return None
@@ -220,7 +243,23 @@ def _float_crossing(F, R, B, D, horizon: float):
 
 
 def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 1e-12) -> Verdict:
-    """PROVED BLOWUP[lo, hi] with a ``blowup-riccati-vI`` certificate, or UNDECIDED."""
+    """PROVED BLOWUP[lo, hi] with a ``blowup-riccati-vI`` certificate, or UNDECIDED.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (softmax-like, V = vI, optional drift F x + b).
+    horizon : float, optional
+        How far to search for the blow-up time numerically (default ``problem.T``, else 100).
+    rel_width : float
+        Target relative width of the bracket [lo, hi] around the float estimate of T*.
+
+    Returns
+    -------
+    Verdict
+        PROVED with the bracket and its certificate in the evidence, or UNDECIDED with the
+        reason.
+    """
     claim = "the covariance Σ(t) blows up in finite time (T* to be bracketed by exact rationals)"
     data = riccati_data(problem)
     if data is None:
@@ -316,7 +355,21 @@ def _ball_witness(F, R, B, Dinv, hi: Fraction):
 
 
 def classify_vI(problem, horizon: float | None = None) -> Verdict | None:
-    """Regime of a V = vI softmax(+drift) problem at its Σ₀, with a certificate; None if n/a."""
+    """Regime of a V = vI softmax(+drift) problem at its Σ₀, with a certificate; None if n/a.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (softmax-like, V = vI, optional drift F x + b).
+    horizon : float, optional
+        Passed to :func:`blowup_bracket_vI`.
+
+    Returns
+    -------
+    Verdict or None
+        BLOWUP, CLUSTERING/EQUILIBRIUM (F = 0, BᵀRB ⪯ 0), a stable equilibrium (R ≺ 0), a global
+        solution (F Hurwitz), else the blow-up attempt's verdict; None when V is not vI.
+    """
     data = riccati_data(problem)
     if data is None:
         return None
@@ -406,7 +459,25 @@ def _global_hurwitz(problem, F, R, B, D, v) -> Verdict | None:
 
 
 def radon_equilibrium(problem, F, R, v) -> Verdict | None:
-    """R ≺ 0 and F anti-Hurwitz ⇒ stable equilibrium Σ* = P*⁻¹ (exact Lyapunov solutions)."""
+    """R ≺ 0 and F anti-Hurwitz ⇒ stable equilibrium Σ* = P*⁻¹ (exact Lyapunov solutions).
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (softmax-like, V = vI, optional drift F x + b).
+    F : flint.fmpq_mat
+        The drift matrix.
+    R : flint.fmpq_mat
+        R = v(A + Aᵀ).
+    v : Fraction
+        The scalar of V = vI.
+
+    Returns
+    -------
+    Verdict or None
+        PROVED (an ``equilibrium-drift-vI`` certificate with P*, X and, when M* is Hurwitz, the
+        limit α* of the mean), or None when an exact Lyapunov solution is missing or not PD.
+    """
     n = F.nrows()
     P = _lyapunov(F, -R)  # FᵀP + PF = −R
     # FᵀX + XF = I ≻ 0 with X ≻ 0 certifies that −F is Hurwitz (Lyapunov), i.e. F anti-Hurwitz
@@ -474,7 +545,18 @@ def growth_nsd(problem) -> Verdict:
     ‖Σ(t)‖₂ ≤ ‖Σ₀‖₂e^{γt}, γ = 2u_F ≥ 2‖F‖_F (kind ``growth-drift-vI-nsd``).
 
     W(t) = ∫₀ᵗe^{Fᵀs}Re^{Fs}ds ⪯ 0 keeps X(t) = D⁻¹ − BᵀW(t)B ⪰ D⁻¹ ≻ 0, so Σ(t) =
-    e^{Ft}BX(t)⁻¹Bᵀe^{Fᵀt} ⪯ e^{Ft}Σ₀e^{Fᵀt} exists for all t (docs/certification.md, "Why the V = vI drift results hold")."""
+    e^{Ft}BX(t)⁻¹Bᵀe^{Fᵀt} ⪯ e^{Ft}Σ₀e^{Fᵀt} exists for all t (docs/certification.md, "Why the V = vI drift results hold").
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (softmax-like, V = vI, optional drift F x + b).
+
+    Returns
+    -------
+    Verdict
+        PROVED with a ``growth-drift-vI-nsd`` certificate, or UNDECIDED when R is not ⪯ 0.
+    """
     from .growth import frobenius_upper
 
     data = riccati_data(problem) if problem.cov is not None else None
@@ -540,7 +622,18 @@ def bounded_nsd(problem) -> Verdict:
     """V = vI, R = v(A + Aᵀ) ⪯ 0 and X ≻ 0 with FᵀX + XF ⪯ 0: every Σ₀ ⪰ 0 stays bounded,
     tr(XΣ(t)) ≤ tr(XΣ₀) (kind ``bounded-drift-vI-nsd``).
 
-    Σ(t) ⪯ e^{Ft}Σ₀e^{Fᵀt} (R ⪯ 0, see :func:`growth_nsd`) and e^{Fᵀt}Xe^{Ft} ⪯ X."""
+    Σ(t) ⪯ e^{Ft}Σ₀e^{Fᵀt} (R ⪯ 0, see :func:`growth_nsd`) and e^{Fᵀt}Xe^{Ft} ⪯ X.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (softmax-like, V = vI, optional drift F x + b).
+
+    Returns
+    -------
+    Verdict
+        PROVED with a ``bounded-drift-vI-nsd`` certificate (holding X), or UNDECIDED.
+    """
     v, A = radon_pair(problem)
     R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
     if not definiteness(R).nsd:

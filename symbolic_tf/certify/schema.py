@@ -38,7 +38,20 @@ def _fail(where, msg):
 
 
 def parse_rat(x, where: str = "value"):
-    """An exact rational (``fractions.Fraction``) from a schema-valid value, with limits."""
+    """An exact rational (``fractions.Fraction``) from a schema-valid value, with limits.
+
+    Parameters
+    ----------
+    x : int or str
+        An integer or a ``"p/q"`` string.
+    where : str
+        The field's path, for the error message.
+
+    Returns
+    -------
+    Fraction
+        The exact value (CertificationFailed on a malformed or oversized value).
+    """
     from fractions import Fraction
 
     if isinstance(x, bool):
@@ -98,7 +111,17 @@ def _check(value, typ, where):
 
 
 def validate(data, schema: dict, where: str = "data") -> None:
-    """Check ``data`` against ``schema`` (raises :class:`CertificationFailed`)."""
+    """Check ``data`` against ``schema`` (raises :class:`CertificationFailed`).
+
+    Parameters
+    ----------
+    data : dict
+        The certificate's data.
+    schema : dict
+        Field name (``"name?"`` when optional) → type.
+    where : str
+        The path, for error messages.
+    """
     if not isinstance(data, dict):
         _fail(where, "expected an object")
     fields = {k.rstrip("?"): (k.endswith("?"), t) for k, t in schema.items()}

@@ -32,7 +32,18 @@ def _rhs(problem, S):
 
 
 def stationary(problem) -> Verdict:
-    """PROVED EQUILIBRIUM (stationary) when Σ̇(Σ₀) = 0 exactly, else UNDECIDED."""
+    """PROVED EQUILIBRIUM (stationary) when Σ̇(Σ₀) = 0 exactly, else UNDECIDED.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem with its Σ₀.
+
+    Returns
+    -------
+    Verdict
+        PROVED with a ``stationary`` certificate, or UNDECIDED with the reason.
+    """
     S = qmat(problem.cov)
     d = problem.d
     zero = all(S[i, j] == 0 for i in range(d) for j in range(d))

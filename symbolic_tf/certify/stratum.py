@@ -29,14 +29,44 @@ __all__ = ["restriction", "reduced_problem_doc", "stratum", "map_claim"]
 
 
 def restriction(X, B):
-    """M with XB = BM (exact), or None when the range of B is not X-invariant."""
+    """M with XB = BM (exact), or None when the range of B is not X-invariant.
+
+    Parameters
+    ----------
+    X : flint.fmpq_mat
+        A d×d matrix.
+    B : flint.fmpq_mat
+        d×r of full column rank.
+
+    Returns
+    -------
+    flint.fmpq_mat or None
+        M = (BᵀB)⁻¹BᵀXB (r×r) when XB = BM holds exactly.
+    """
     BtB = B.transpose() * B
     M = BtB.inv() * B.transpose() * X * B
     return M if X * B == B * M else None
 
 
 def reduced_problem_doc(problem, B, S0) -> dict | None:
-    """The problem on the stratum range(B) (document for parse_problem), or None."""
+    """The problem on the stratum range(B) (document for parse_problem), or None.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem with singular Σ₀ = BS₀Bᵀ.
+    B : flint.fmpq_mat
+        d×r basis of range(Σ₀).
+    S0 : flint.fmpq_mat
+        The r×r reduced Σ₀.
+
+    Returns
+    -------
+    dict or None
+        A problem document of dimension r (F and the heads (C_h, Ã_h) restricted to range(B),
+        A_h ↦ BᵀÃ_hB, as softmax heads), or None when range(B) is not invariant or the flow is
+        not quadratic.
+    """
     doc = {"variant": problem.variant, "d": B.ncols(), "initial": {"cov": mat_str(S0)}}
     if problem.F is not None:
         M = restriction(qmat(problem.F), B)
@@ -62,7 +92,21 @@ def reduced_problem_doc(problem, B, S0) -> dict | None:
 
 
 def map_claim(claim: Claim, B) -> Claim | None:
-    """The reduced problem's claim, read in the original coordinates Σ = BSBᵀ (this Σ₀)."""
+    """The reduced problem's claim, read in the original coordinates Σ = BSBᵀ (this Σ₀).
+
+    Parameters
+    ----------
+    claim : Claim
+        The reduced problem's claim.
+    B : flint.fmpq_mat
+        The d×r basis.
+
+    Returns
+    -------
+    Claim or None
+        The claim for this Σ₀ (times, ranks, Σ* ↦ BΣ*Bᵀ, a Krawczyk box scaled by the max row
+        sum of |B| squared), or None when it does not map back.
+    """
     p = claim.params
     subj = claim.subject
     if subj in ("BLOWUP", "CLUSTERING", "BOUNDED"):
@@ -85,7 +129,21 @@ def map_claim(claim: Claim, B) -> Claim | None:
 
 
 def stratum(problem, ctx) -> Verdict:
-    """Reduce a singular Σ₀ to its invariant range and decide the reduced problem."""
+    """Reduce a singular Σ₀ to its invariant range and decide the reduced problem.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (Σ₀ singular, nonzero).
+    ctx : routes.Context
+        The route context (its ``horizon`` is passed on).
+
+    Returns
+    -------
+    Verdict
+        PROVED with a ``stratum`` certificate embedding the reduced one, or UNDECIDED with the
+        reason.
+    """
     from ..spec.problem import parse_problem
     from . import routes
 

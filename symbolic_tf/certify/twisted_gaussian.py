@@ -33,7 +33,24 @@ KIND = "twisted-gaussian-nonconvexity"
 
 def rank_one_second_variation(A, V, u, v, eps):
     """E''(0) along the twisted geodesic through N(0, εuuᵀ) with Bu = v, as
-    (½ε²·(3ε²q²q'² + (q'² + qq'')g), g): E''(0) = first·g^{-5/2} (exact Fractions)."""
+    (½ε²·(3ε²q²q'² + (q'² + qq'')g), g): E''(0) = first·g^{-5/2} (exact Fractions).
+
+    Parameters
+    ----------
+    A, V : matrix-like
+        Exact d×d matrices, A invertible.
+    u : sequence of numbers
+        The direction of Σ = εuuᵀ.
+    v : sequence of numbers
+        The displacement direction (w = VA⁻¹v).
+    eps : number
+        ε > 0.
+
+    Returns
+    -------
+    (Fraction, Fraction)
+        (first, g) with g = 1 − ε²q², q = uᵀAu, q' = uᵀ(A + Aᵀ)w, q'' = 2wᵀAw.
+    """
     A, V = qmat(A), qmat(V)
     uq = flint.fmpq_mat(len(u), 1, [flint.fmpq(Fraction(x).numerator, Fraction(x).denominator) for x in u])
     vq = flint.fmpq_mat(len(v), 1, [flint.fmpq(Fraction(x).numerator, Fraction(x).denominator) for x in v])
@@ -53,7 +70,19 @@ def _rat(x, den=64):
 
 def twisted_gaussian_witness(A, V) -> Verdict:
     """PROVED non-convexity (certificate) when sym(A) is indefinite and A, V are invertible;
-    UNDECIDED otherwise (for sym(A) semidefinite every rank-one Gaussian has E'' ≥ 0)."""
+    UNDECIDED otherwise (for sym(A) semidefinite every rank-one Gaussian has E'' ≥ 0).
+
+    Parameters
+    ----------
+    A, V : matrix-like
+        Exact d×d matrices.
+
+    Returns
+    -------
+    Verdict
+        PROVED with a ``twisted-gaussian-nonconvexity`` certificate, or UNDECIDED with the
+        reason.
+    """
     from .kinds.twisted_gaussian import second_variation_sign_data
 
     claim = "the softmax energy is not λ-convex (λ ≥ 0) along twisted Gaussian geodesics"

@@ -16,6 +16,22 @@ __all__ = ["uniform_vI"]
 
 
 def uniform_vI(problem) -> Verdict | None:
+    """Regimes for every Σ₀ when V = vI and R = v(A + Aᵀ) is definite: R ≻ 0 (no drift) ⇒ every
+    Σ₀ ≠ 0 blows up; R ⪯ 0 (no drift) ⇒ every solution is global (CLUSTERING when R ≠ 0,
+    EQUILIBRIUM when R = 0); with drift and R ≺ 0,
+    :func:`~symbolic_tf.certify.riccati.radon_equilibrium`.
+
+    Parameters
+    ----------
+    problem : Problem
+        A problem with V = vI (:func:`~symbolic_tf.certify.riccati.radon_pair` applies).
+
+    Returns
+    -------
+    Verdict or None
+        PROVED with a ``uniform-vI`` certificate (with drift: radon_equilibrium's verdict), or
+        None otherwise (R indefinite, or a drift without a certified equilibrium).
+    """
     from .riccati import radon_equilibrium, radon_pair
 
     import flint

@@ -82,6 +82,18 @@ class InitialLaw:
     points: Any = field(default=None, compare=False, repr=False)
 
     def get(self, name: str):
+        """The exact parameter ``name`` of the law.
+
+        Parameters
+        ----------
+        name : str
+            A parameter of :attr:`params` (``"low"``, ``"means"``, ``"file"``, ...).
+
+        Returns
+        -------
+        object
+            Its value (KeyError when absent).
+        """
         return dict(self.params)[name]
 
     @property
@@ -155,6 +167,22 @@ def parse_initial_law(init: Mapping, d: int, check_covariance: Callable, base_di
 
     ``check_covariance(cov, field)`` is the problem parser's exact PSD check (passed in, so
     this module does not import the problem module).
+
+    Parameters
+    ----------
+    init : Mapping
+        The ``[initial]`` table, with a ``law`` key.
+    d : int
+        The token dimension.
+    check_covariance : callable
+        ``check_covariance(cov, field)``, raising unless cov is symmetric PSD.
+    base_dir : str or Path, optional
+        The folder against which a relative ``file`` is resolved.
+
+    Returns
+    -------
+    InitialLaw
+        The validated law (exact parameters; the points of an empirical cloud).
     """
     kind = init["law"]
     if not isinstance(kind, str) or kind not in LAW_FIELDS:
@@ -206,7 +234,18 @@ def parse_initial_law(init: Mapping, d: int, check_covariance: Callable, base_di
 
 
 def law_to_dict(law: InitialLaw) -> dict:
-    """Serialise exactly (``parse_initial_law`` inverts it)."""
+    """Serialise exactly (``parse_initial_law`` inverts it).
+
+    Parameters
+    ----------
+    law : InitialLaw
+        The law.
+
+    Returns
+    -------
+    dict
+        The ``[initial]`` table (rationals as ``"p/q"`` strings).
+    """
     out: dict[str, Any] = {"law": law.kind}
     for name, value in law.params:
         if isinstance(value, str):
@@ -223,7 +262,15 @@ def law_to_dict(law: InitialLaw) -> dict:
 
 
 def require_gaussian(problem, what: str = "the Gaussian moment ODE") -> None:
-    """Raise :class:`NotGaussianClosed` when the problem declares a non-Gaussian initial law."""
+    """Raise :class:`NotGaussianClosed` when the problem declares a non-Gaussian initial law.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem.
+    what : str
+        The method that needs a Gaussian law, for the message.
+    """
     law = getattr(problem, "initial_law", None)
     if law is not None:
         raise NotGaussianClosed(

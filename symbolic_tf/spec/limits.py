@@ -80,7 +80,20 @@ def _constant_error(text: str, name: str, what: str) -> ProblemFileError:
 
 def brief(value, limit: int = 60) -> str:
     """``repr(value)`` cut to about ``limit`` characters, for one-line error messages about
-    user input (a hostile value may be megabytes long)."""
+    user input (a hostile value may be megabytes long).
+
+    Parameters
+    ----------
+    value : object
+        Any user value.
+    limit : int
+        The target length in characters.
+
+    Returns
+    -------
+    str
+        A short repr (huge integers as their digit count, long strings with their length).
+    """
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * limit:
         return f"an integer of about {int(value.bit_length() * 0.30103)} digits"
     if isinstance(value, str) and len(value) > 4 * limit:
@@ -133,7 +146,20 @@ class _Key:
 
 
 def int_digits_exceed(n: int, max_digits: int = MAX_DIGITS) -> bool:
-    """True when ``|n|`` has more than ``max_digits`` decimal digits (no quadratic ``str``)."""
+    """True when ``|n|`` has more than ``max_digits`` decimal digits (no quadratic ``str``).
+
+    Parameters
+    ----------
+    n : int
+        The integer.
+    max_digits : int
+        The limit.
+
+    Returns
+    -------
+    bool
+        Whether n has more than ``max_digits`` decimal digits.
+    """
     bits = abs(n).bit_length()
     limit = math.ceil(max_digits * math.log2(10))
     if bits <= limit - 4:
@@ -149,6 +175,20 @@ def read_text_file(path: str | Path, what: str, max_bytes: int = MAX_FILE_BYTES)
     The size is checked with ``os.stat`` before reading, and at most ``max_bytes + 1`` bytes
     are ever read (so ``/dev/zero`` or a growing file cannot exhaust memory).  A leading
     byte-order mark is dropped.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    what : str
+        What the file is, for error messages.
+    max_bytes : int
+        The size limit.
+
+    Returns
+    -------
+    str
+        The decoded text (without a byte-order mark).
 
     Raises
     ------
@@ -207,6 +247,20 @@ def load_json_text(text: str, what: str, *, limits: bool = True) -> object:
     ``NaN``/``Infinity``, nesting deeper than :data:`MAX_DEPTH` and syntax errors all raise
     one-line :class:`ProblemFileError` (syntax errors with line and column).  Then
     :func:`check_json_limits` walks the result (unless ``limits=False``).
+
+    Parameters
+    ----------
+    text : str
+        The JSON text.
+    what : str
+        The document's name, for error messages.
+    limits : bool
+        Whether to run :func:`check_json_limits` on the result.
+
+    Returns
+    -------
+    object
+        The decoded value (floats exact in their binary value).
     """
     parse_int, parse_float, parse_constant = _hooks(what)
     try:
@@ -230,6 +284,18 @@ def load_toml_text(text: str, what: str) -> dict:
     TOML's own ``inf``/``nan`` are kept as floats (the number parser names the field that
     holds them); integers longer than Python's 4300-digit conversion limit, too-deep nesting
     and syntax errors raise one-line :class:`ProblemFileError`.
+
+    Parameters
+    ----------
+    text : str
+        The TOML text.
+    what : str
+        The document's name, for error messages.
+
+    Returns
+    -------
+    dict
+        The decoded table.
     """
     import tomllib
 
@@ -251,6 +317,13 @@ def check_json_limits(obj: object, what: str) -> None:
     Depth (:data:`MAX_DEPTH`), number of values (:data:`MAX_NODES`), string length
     (:data:`MAX_STRING_CHARS`), digits of integers and digit runs inside strings
     (:data:`MAX_DIGITS`).  Time is linear in the size of the document.
+
+    Parameters
+    ----------
+    obj : object
+        A decoded JSON/TOML value.
+    what : str
+        The document's name, for error messages.
 
     Raises
     ------

@@ -161,7 +161,20 @@ class _Parser:
 
 
 def parse_affine(value: Any, field: str) -> Affine:
-    """(c0, cx, cy) with value = c0 + cx·x + cy·y, exactly; numbers are constants."""
+    """(c0, cx, cy) with value = c0 + cx·x + cy·y, exactly; numbers are constants.
+
+    Parameters
+    ----------
+    value : number or str
+        A number or a string affine in x and y (e.g. ``"1/2 + x - 3*y"``).
+    field : str
+        Name of the leaf, for error messages.
+
+    Returns
+    -------
+    tuple of Fraction
+        (c0, cx, cy).
+    """
     if isinstance(value, str) and re.search(r"[xy]", value):
         p = _Parser(_tokens(value, field), field, value)
         a = p.expr()
@@ -211,6 +224,18 @@ class MapSpec:
 
     # --- points --------------------------------------------------------------------
     def problem_doc_at(self, x, y) -> dict:
+        """The problem document at the point (x, y): every affine leaf replaced by c0 + cx·x + cy·y.
+
+        Parameters
+        ----------
+        x, y : number
+            The point (read exactly as Fractions).
+
+        Returns
+        -------
+        dict
+            A copy of ``problem_doc`` with exact ``"p/q"`` strings at the affine leaves.
+        """
         x, y = Fraction(x), Fraction(y)
         doc = _copy(self.problem_doc)
         for path, cont, key, leaf in list(_walk(doc)):
@@ -220,13 +245,34 @@ class MapSpec:
         return doc
 
     def problem_at(self, x, y):
-        """The exact problem at the point (x, y)."""
+        """The exact problem at the point (x, y).
+
+        Parameters
+        ----------
+        x, y : number
+            The point (read exactly).
+
+        Returns
+        -------
+        Problem
+            ``parse_problem`` of :meth:`problem_doc_at`.
+        """
         return parse_problem(self.problem_doc_at(x, y))
 
     def field_affine(self, name: str):
         """(C0, Cx, Cy) exact for a top-level matrix/vector/scalar field, or None if absent.
 
         Uses affinity: C0 = P(0, 0), Cx = P(1, 0) − C0, Cy = P(0, 1) − C0.
+
+        Parameters
+        ----------
+        name : str
+            A top-level field of the problem document (``"A"``, ``"V"``, ...).
+
+        Returns
+        -------
+        tuple or None
+            (C0, Cx, Cy) with P(x, y) = C0 + x·Cx + y·Cy, exact; None when the field is absent.
         """
         if name not in self.problem_doc:
             return None
@@ -238,16 +284,42 @@ class MapSpec:
         return c0, _sub(p1, c0), _sub(p2, c0)
 
     def cov_affine(self):
+        """(C0, Cx, Cy) for the initial covariance, Σ₀(x, y) = C0 + x·Cx + y·Cy, exact.
+
+        Returns
+        -------
+        tuple or None
+            The three exact matrices, or None when the problem has no ``initial.cov``.
+        """
         if "cov" not in self.problem_doc.get("initial", {}):
             return None
         vals = [_exact(self.problem_doc_at(*pt)["initial"]["cov"], "initial.cov") for pt in ((0, 0), (1, 0), (0, 1))]
         return vals[0], _sub(vals[1], vals[0]), _sub(vals[2], vals[0])
 
     def depends_on_coordinates(self, prefix: str) -> bool:
+        """Whether any leaf under ``prefix`` depends on x or y.
+
+        Parameters
+        ----------
+        prefix : str
+            A leaf path of the problem document (``"A"``, ``"initial.cov"``, ...).
+
+        Returns
+        -------
+        bool
+            True when a leaf at or below ``prefix`` is affine non-constant.
+        """
         return any(p == prefix or p.startswith(prefix + ".") or p.startswith(prefix + "[") for p in self.leaves)
 
     # --- serialisation --------------------------------------------------------------
     def to_dict(self) -> dict:
+        """The spec as a JSON-serialisable document (schema, family, name, ranges, problem).
+
+        Returns
+        -------
+        dict
+            ``load_map_spec`` reads it back (the ``schema`` key is dropped on reading).
+        """
         return {"schema": SCHEMA_SPEC, "family": self.family, "name": self.name, "description": self.description,
                 "resolution": list(self.resolution), "max_depth": self.max_depth,
                 "x": {"label": self.x_label, "range": [fraction_str(v) for v in self.x_range]},
@@ -255,6 +327,13 @@ class MapSpec:
                 "problem": self.problem_doc}
 
     def content_hash(self) -> str:
+        """SHA-256 of the canonical JSON of :meth:`to_dict` (sorted keys).
+
+        Returns
+        -------
+        str
+            The hexadecimal digest.
+        """
         return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()
 
 
@@ -295,6 +374,18 @@ def _range(doc: Mapping, axis: str, default=None) -> tuple:
 
 def parse_map_spec(doc: Mapping, base_dir: Path | None = None) -> MapSpec:
     """Validate a map-spec document into a :class:`MapSpec` (see the module docstring).
+
+    Parameters
+    ----------
+    doc : Mapping
+        The decoded spec document.
+    base_dir : Path, optional
+        The folder against which a ``problem`` given as a path is resolved (default ``.``).
+
+    Returns
+    -------
+    MapSpec
+        The validated spec.
 
     Raises
     ------
@@ -384,7 +475,18 @@ def parse_map_spec(doc: Mapping, base_dir: Path | None = None) -> MapSpec:
 
 
 def load_map_spec(path: str | Path) -> MapSpec:
-    """Read a ``.toml`` or ``.json`` map spec."""
+    """Read a ``.toml`` or ``.json`` map spec.
+
+    Parameters
+    ----------
+    path : str or Path
+        The spec file; its folder resolves a ``problem`` path.
+
+    Returns
+    -------
+    MapSpec
+        The validated spec.
+    """
     doc = read_document(path, "map spec")
     if not isinstance(doc, Mapping):
         raise InvalidParameters("spec", f"expected a table/object, got a {type(doc).__name__}")

@@ -107,6 +107,7 @@ class Problem:
 
     @property
     def has_drift(self) -> bool:
+        """True when the problem has a drift term (F or b given)."""
         return self.F is not None or self.b is not None
 
     def content_hash(self) -> str:
@@ -114,6 +115,11 @@ class Problem:
 
         Equal problems hash equally: whether A was spelled out next to Q, K (``given_A``,
         excluded from ``==``) does not change the hash.
+
+        Returns
+        -------
+        str
+            The hexadecimal SHA-256 digest.
         """
         canonical = replace(self, given_A=False)
         blob = json.dumps(problem_to_dict(canonical), sort_keys=True, separators=(",", ":"))
@@ -157,7 +163,18 @@ def _vec_out(v):
 
 
 def problem_to_dict(p: Problem) -> dict:
-    """Serialise exactly (entries as "p/q" strings); ``parse_problem`` inverts it."""
+    """Serialise exactly (entries as "p/q" strings); ``parse_problem`` inverts it.
+
+    Parameters
+    ----------
+    p : Problem
+        The problem.
+
+    Returns
+    -------
+    dict
+        A JSON-serialisable document (rationals as ``"p/q"`` strings).
+    """
     out: dict[str, Any] = {"variant": p.variant, "d": p.d}
     if p.Q is not None and not p.given_A:
         out["Q"], out["K"] = _mat_out(p.Q), _mat_out(p.K)
@@ -242,6 +259,18 @@ def parse_problem(doc: Mapping, base_dir: str | Path | None = None) -> Problem:
 
     ``base_dir`` resolves a relative ``[initial] file`` (an empirical cloud); the current
     directory when None.
+
+    Parameters
+    ----------
+    doc : Mapping
+        The decoded document.
+    base_dir : str or Path, optional
+        The folder against which a relative ``[initial] file`` is resolved.
+
+    Returns
+    -------
+    Problem
+        The validated, exact problem.
 
     Raises
     ------
@@ -329,7 +358,20 @@ def parse_problem(doc: Mapping, base_dir: str | Path | None = None) -> Problem:
 
 
 def check_covariance(cov, field_name: str) -> None:
-    """Raise unless ``cov`` is symmetric positive semidefinite (decided exactly)."""
+    """Raise unless ``cov`` is symmetric positive semidefinite (decided exactly).
+
+    Parameters
+    ----------
+    cov : tuple of tuple of Fraction
+        A square exact matrix.
+    field_name : str
+        Name used in the error message.
+
+    Raises
+    ------
+    InvalidParameters
+        Not symmetric (naming an entry), or not PSD (with a rational v such that vᵀ·cov·v < 0).
+    """
     n = len(cov)
     if not is_symmetric(cov):
         i, j = next((i, j) for i in range(n) for j in range(i) if cov[i][j] != cov[j][i])
@@ -349,19 +391,59 @@ def check_covariance(cov, field_name: str) -> None:
 def read_document(path: str | Path, what: str = "problem file") -> Mapping:
     """Read and decode a ``.toml`` or ``.json`` document (by extension; TOML otherwise tried
     first), with one-line errors and the input limits of :mod:`symbolic_tf.spec.limits`
-    (file size, UTF-8, nesting, digits, JSON constants)."""
+    (file size, UTF-8, nesting, digits, JSON constants).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    what : str
+        What the file is, for error messages.
+
+    Returns
+    -------
+    Mapping
+        The decoded document (any JSON value; callers check it is a table).
+    """
     text = read_text_file(path, what)
     return decode_document(text, Path(path).suffix.lower(), str(path))
 
 
 def load_problem(path: str | Path) -> Problem:
-    """Read a ``.toml`` or ``.json`` problem file (by extension; TOML otherwise tried first)."""
+    """Read a ``.toml`` or ``.json`` problem file (by extension; TOML otherwise tried first).
+
+    Parameters
+    ----------
+    path : str or Path
+        The problem file; its folder resolves a relative ``[initial] file``.
+
+    Returns
+    -------
+    Problem
+        The validated problem.
+    """
     return parse_problem(read_document(path), base_dir=Path(path).parent)
 
 
 def decode_document(text: str, suffix: str, label: str) -> Mapping:
     """Decode TOML or JSON text within the input limits; floats in JSON keep their exact
-    binary value.  The result may be any JSON value (callers check it is a table)."""
+    binary value.  The result may be any JSON value (callers check it is a table).
+
+    Parameters
+    ----------
+    text : str
+        The document text.
+    suffix : str
+        The lower-case file extension: ``".json"`` is JSON only, ``".toml"`` TOML only, anything
+        else tries TOML then JSON.
+    label : str
+        The document's name, for error messages.
+
+    Returns
+    -------
+    Mapping
+        The decoded value.
+    """
     if suffix == ".json":
         return load_json_text(text, label)
     try:
@@ -378,7 +460,20 @@ def decode_document(text: str, suffix: str, label: str) -> Mapping:
 
 
 def with_updates(p: Problem, **kw) -> Problem:
-    """A copy of ``p`` with fields replaced (no re-validation of untouched fields)."""
+    """A copy of ``p`` with fields replaced (no re-validation of untouched fields).
+
+    Parameters
+    ----------
+    p : Problem
+        The problem.
+    **kw
+        Field name → new value.
+
+    Returns
+    -------
+    Problem
+        The updated copy.
+    """
     return replace(p, **kw)
 
 

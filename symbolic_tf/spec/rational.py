@@ -32,6 +32,11 @@ def to_fraction(value: Any, field: str) -> Fraction:
         ``"p/q"`` and decimal strings (``"1.5e-3"``) are exact; floats are exact dyadics.
     field : str
         Name used in the error message.
+
+    Returns
+    -------
+    Fraction
+        The exact value.
     """
     if isinstance(value, bool):
         raise InvalidParameters(field, f"expected a number, got a boolean {value!r}")
@@ -91,6 +96,20 @@ def to_vector(value: Any, field: str, length: int | None = None) -> tuple:
 
     A numpy array or SymPy matrix (any object with ``tolist`` and ``shape``) is read as its
     list; such a column or row (d×1, 1×d) is flattened.  Floats are read exactly (their binary value).
+
+    Parameters
+    ----------
+    value : sequence of numbers, or array-like
+        The entries.
+    field : str
+        Name used in error messages (entries as ``field[i]``).
+    length : int, optional
+        The required length.
+
+    Returns
+    -------
+    tuple of Fraction
+        The exact entries.
     """
     array = not isinstance(value, (list, tuple, str, bytes))
     value = as_lists(value)
@@ -111,6 +130,20 @@ def to_matrix(value: Any, field: str, shape: tuple[int | None, int | None] = (No
 
     A scalar is accepted for a 1x1 shape.  ``shape`` entries may be ``None`` (free).  numpy
     arrays and SymPy matrices are read through their nested lists, every entry exactly.
+
+    Parameters
+    ----------
+    value : list of rows, array-like or number
+        The matrix (a scalar only for shape 1×1).
+    field : str
+        Name used in error messages (entries as ``field[i][j]``).
+    shape : (int or None, int or None)
+        Required numbers of rows and columns; None leaves one free.
+
+    Returns
+    -------
+    tuple of tuple of Fraction
+        The exact rows.
     """
     value = as_lists(value)
     rows_expected, cols_expected = shape
@@ -137,7 +170,18 @@ def to_matrix(value: Any, field: str, shape: tuple[int | None, int | None] = (No
 
 
 def fraction_str(q: Fraction) -> str:
-    """Serialise a rational as ``"p/q"`` (or ``"p"`` for integers)."""
+    """Serialise a rational as ``"p/q"`` (or ``"p"`` for integers).
+
+    Parameters
+    ----------
+    q : Fraction or int
+        A rational.
+
+    Returns
+    -------
+    str
+        ``"p/q"`` in lowest terms, or ``"p"``.
+    """
     q = Fraction(q)
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
@@ -154,6 +198,18 @@ def parse_rational_str(value: str, field: str) -> Fraction:
     exponent (at most ``MAX_DECIMAL_EXPONENT`` in absolute value) are checked on the text
     before ``Fraction`` builds anything; the value's numerator and denominator are checked
     after.  Raises :class:`InvalidParameters` (one line, starting with ``field``).
+
+    Parameters
+    ----------
+    value : str
+        The text.
+    field : str
+        Name used in the error message.
+
+    Returns
+    -------
+    Fraction
+        The exact value.
     """
     if not isinstance(value, str):
         raise InvalidParameters(field, f"expected a number as a string, got {type(value).__name__}")

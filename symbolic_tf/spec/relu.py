@@ -49,6 +49,18 @@ class ReLUTerm:
 def parse_relu(doc, d: int) -> ReLUTerm:
     """Validate a ``[relu]`` table for token dimension ``d``.
 
+    Parameters
+    ----------
+    doc : Mapping
+        The ``[relu]`` table (W1, optional b1, W2).
+    d : int
+        The token dimension.
+
+    Returns
+    -------
+    ReLUTerm
+        The exact term W₂ReLU(W₁x + b₁) (b₁ = 0 when absent).
+
     Raises
     ------
     InvalidParameters
@@ -72,7 +84,18 @@ def parse_relu(doc, d: int) -> ReLUTerm:
 
 
 def relu_to_dict(r: ReLUTerm) -> dict:
-    """Exact serialisation ("p/q" strings); :func:`parse_relu` inverts it."""
+    """Exact serialisation ("p/q" strings); :func:`parse_relu` inverts it.
+
+    Parameters
+    ----------
+    r : ReLUTerm
+        The term.
+
+    Returns
+    -------
+    dict
+        The ``[relu]`` table.
+    """
     return {"W1": [[fraction_str(x) for x in row] for row in r.W1],
             "b1": [fraction_str(x) for x in r.b1],
             "W2": [[fraction_str(x) for x in row] for row in r.W2]}
@@ -84,6 +107,13 @@ def refuse_relu(problem, what: str = "the Gaussian moment ODE") -> None:
     W₂ReLU(W₁x + b₁) is not affine in x, so a Gaussian law does not stay Gaussian and there is
     no moment ODE to derive, integrate or certify; dropping the term silently would answer a
     different problem.  Use the token simulator (``symtf relu``) instead.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem.
+    what : str
+        The method that needs an affine drift, for the message.
     """
     if getattr(problem, "relu", None) is not None:
         raise NotGaussianClosed(

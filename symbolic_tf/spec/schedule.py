@@ -201,6 +201,18 @@ def parse_polynomial(value: Any, field: str) -> Poly:
     """Read one entry exactly: a number (:func:`~symbolic_tf.spec.rational.to_fraction`) or a
     string polynomial in t; returns its coefficient tuple (c₀, …, c_n).
 
+    Parameters
+    ----------
+    value : number or str
+        A number, or a string polynomial in ``t`` with rational coefficients.
+    field : str
+        Name of the entry, for error messages.
+
+    Returns
+    -------
+    tuple of Fraction
+        The coefficients (c₀, …, c_n) of p(t) = Σ c_k t^k (``(c₀,)`` for a constant).
+
     Raises
     ------
     InvalidParameters
@@ -215,7 +227,18 @@ def parse_polynomial(value: Any, field: str) -> Poly:
 
 
 def poly_str(p: Poly) -> str | None:
-    """Canonical text of a polynomial ("1/2 + 3*t^2"); a constant stays a number string."""
+    """Canonical text of a polynomial ("1/2 + 3*t^2"); a constant stays a number string.
+
+    Parameters
+    ----------
+    p : tuple of Fraction
+        Coefficients (c₀, …, c_n).
+
+    Returns
+    -------
+    str
+        The canonical text (``fraction_str`` of c₀ for a constant).
+    """
     if len(p) == 1:
         return fraction_str(p[0])
     terms = []
@@ -229,7 +252,20 @@ def poly_str(p: Poly) -> str | None:
 
 
 def poly_eval(p: Poly, t):
-    """p(t) by Horner (exact for a Fraction t, float for a float t)."""
+    """p(t) by Horner (exact for a Fraction t, float for a float t).
+
+    Parameters
+    ----------
+    p : tuple of Fraction
+        Coefficients (c₀, …, c_n).
+    t : Fraction or float
+        The depth.
+
+    Returns
+    -------
+    Fraction or float
+        p(t) = Σ c_k t^k.
+    """
     acc = p[-1]
     for c in reversed(p[:-1]):
         acc = acc * t + c
@@ -255,7 +291,18 @@ def _read_param(name: str, value: Any, field: str, d: int):
 
 
 def leaves(param):
-    """The polynomial coefficient tuples of a scheduled matrix/vector, row by row."""
+    """The polynomial coefficient tuples of a scheduled matrix/vector, row by row.
+
+    Parameters
+    ----------
+    param : tuple
+        A scheduled matrix (tuple of rows) or vector of coefficient tuples.
+
+    Yields
+    ------
+    tuple of Fraction
+        Each entry's coefficient tuple.
+    """
     for x in param:
         if isinstance(x[0], Fraction):
             yield x
@@ -268,7 +315,20 @@ def _is_constant(param) -> bool:
 
 
 def param_at(param, t):
-    """A scheduled parameter at depth t (exact for a Fraction t, float for a float)."""
+    """A scheduled parameter at depth t (exact for a Fraction t, float for a float).
+
+    Parameters
+    ----------
+    param : tuple
+        A scheduled matrix or vector of coefficient tuples.
+    t : Fraction or float
+        The depth.
+
+    Returns
+    -------
+    tuple
+        The matrix (tuple of rows) or vector of the entries p(t).
+    """
     if param and isinstance(param[0][0], Fraction):
         return tuple(poly_eval(p, t) for p in param)
     return tuple(tuple(poly_eval(p, t) for p in row) for row in param)
@@ -292,6 +352,18 @@ class Phase:
     changes: tuple = ()
 
     def get(self, name):
+        """The change of parameter ``name`` at this phase's start, or None when it does not change.
+
+        Parameters
+        ----------
+        name : str
+            A scheduled parameter (``"A"``, ``"V"``, ``"F"``, ``"b"``).
+
+        Returns
+        -------
+        tuple or None
+            Its matrix/vector of coefficient tuples.
+        """
         return dict(self.changes).get(name)
 
 
@@ -309,6 +381,18 @@ class Segment:
     constant: bool
 
     def get(self, name):
+        """Parameter ``name`` on this segment, or None when it is not scheduled.
+
+        Parameters
+        ----------
+        name : str
+            A scheduled parameter (``"A"``, ``"V"``, ``"F"``, ``"b"``).
+
+        Returns
+        -------
+        tuple or None
+            Its matrix/vector of coefficient tuples (polynomials in the global depth t).
+        """
         return dict(self.params).get(name)
 
 
@@ -331,7 +415,14 @@ class Schedule:
         return sum((ph.duration for ph in self.phases), Fraction(0))
 
     def resolved(self) -> list[tuple[Fraction, Fraction | None, dict]]:
-        """[(start, end or None, parameters)] per phase (one entry without phases)."""
+        """[(start, end or None, parameters)] per phase (one entry without phases).
+
+        Returns
+        -------
+        list of (Fraction, Fraction or None, dict)
+            Per phase k: τ_{k−1}, τ_k (None for the last phase, which continues) and the parameters
+            in force (the base updated by phases 1, …, k); ``[(0, None, base)]`` without phases.
+        """
         cur = dict(self.base)
         if not self.phases:
             return [(Fraction(0), None, cur)]
@@ -347,7 +438,20 @@ class Schedule:
         """name → parameter value at depth t ≥ 0 (right-continuous at the phase boundaries).
 
         ``phase_of``: take the phase containing this depth instead of t's (a Runge–Kutta step
-        [t_n, t_n + h] evaluates its stages with the phase of t_n, the left limit at its end)."""
+        [t_n, t_n + h] evaluates its stages with the phase of t_n, the left limit at its end).
+
+        Parameters
+        ----------
+        t : Fraction or float
+            The depth t ≥ 0 at which the polynomials are evaluated.
+        phase_of : Fraction or float, optional
+            The depth that selects the phase (default t).
+
+        Returns
+        -------
+        dict
+            Parameter name → matrix/vector evaluated at t (exact for a Fraction t).
+        """
         where = t if phase_of is None else phase_of
         for t0, t1, prm in self.resolved():
             if t1 is None or where < t1:
@@ -355,7 +459,18 @@ class Schedule:
         raise AssertionError("unreachable: the last phase has no end")
 
     def sympy(self, param):
-        """A parameter as a SymPy matrix of ``Poly`` in t over ℚ."""
+        """A parameter as a SymPy matrix of ``Poly`` in t over ℚ.
+
+        Parameters
+        ----------
+        param : tuple
+            A scheduled matrix or vector of coefficient tuples.
+
+        Returns
+        -------
+        sympy.Matrix
+            Entries ``Poly(p, t, domain=QQ)``; a vector becomes a column.
+        """
         import sympy as sp
 
         t = sp.Symbol("t")
@@ -370,7 +485,18 @@ class Schedule:
 
 def segments(schedule: Schedule) -> list[Segment]:
     """The maximal intervals of one parameter function: consecutive phases whose resolved
-    parameters are equal are merged (so a schedule that never changes is one segment)."""
+    parameters are equal are merged (so a schedule that never changes is one segment).
+
+    Parameters
+    ----------
+    schedule : Schedule
+        The schedule.
+
+    Returns
+    -------
+    list of Segment
+        The segments in depth order; the last one has ``t1 = None``.
+    """
     out: list[Segment] = []
     for t0, t1, prm in schedule.resolved():
         items = tuple(sorted(prm.items()))
@@ -383,7 +509,23 @@ def segments(schedule: Schedule) -> list[Segment]:
 
 def problem_at(problem, t, phase_of=None):
     """The constant problem whose parameters are ``problem``'s at depth t (no schedule);
-    ``phase_of`` as :meth:`Schedule.params_at`."""
+    ``phase_of`` as :meth:`Schedule.params_at`.
+
+    Parameters
+    ----------
+    problem : Problem
+        A problem, scheduled or not.
+    t : number
+        The depth t ≥ 0 (read exactly).
+    phase_of : number, optional
+        The depth that selects the phase (default t).
+
+    Returns
+    -------
+    Problem
+        ``problem`` itself when it has no schedule; otherwise a copy with ``schedule=None`` and
+        A, V, F, b evaluated at t.
+    """
     t = to_fraction(t, "t")
     if t < 0:
         raise InvalidParameters("t", f"depths are ≥ 0, got {fraction_str(t)}")
@@ -407,6 +549,13 @@ def _scheduled_text(value) -> bool:
 
 def parse_schedule(doc: Mapping, d: int) -> tuple[Schedule | None, dict]:
     """Read the schedule of a problem document.
+
+    Parameters
+    ----------
+    doc : Mapping
+        The problem document (decoded TOML/JSON).
+    d : int
+        The token dimension.
 
     Returns
     -------
@@ -466,7 +615,20 @@ def parse_schedule(doc: Mapping, d: int) -> tuple[Schedule | None, dict]:
 
 def schedule_to_dict(schedule: Schedule, out: dict) -> dict:
     """Write a schedule into a serialised problem (in place): the scheduled top-level entries
-    as written (polynomials as canonical strings) and the ``phase`` array."""
+    as written (polynomials as canonical strings) and the ``phase`` array.
+
+    Parameters
+    ----------
+    schedule : Schedule
+        The schedule to write.
+    out : dict
+        A serialised problem, updated in place.
+
+    Returns
+    -------
+    dict
+        ``out``.
+    """
     for k, v in schedule.base:
         out[k] = _out(v)
     if schedule.phases:
@@ -487,7 +649,20 @@ def _toml_value(v) -> str:
 
 def problem_text(problem, suffix: str = ".toml") -> str:
     """A problem file's text (``.json`` → JSON, else TOML), e.g. a steering schedule; it reads
-    back to an equal problem with :func:`~symbolic_tf.spec.problem.parse_problem`."""
+    back to an equal problem with :func:`~symbolic_tf.spec.problem.parse_problem`.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem to write.
+    suffix : str
+        The file extension; ``".json"`` gives JSON, anything else TOML.
+
+    Returns
+    -------
+    str
+        The document text, ending with a newline.
+    """
     import json
 
     from .problem import problem_to_dict

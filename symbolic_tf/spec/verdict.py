@@ -21,7 +21,19 @@ _TEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "
 
 
 def latex_text(s: str) -> str:
-    """``s`` escaped for LaTeX text mode (one pass, so escapes are never escaped again)."""
+    """``s`` escaped for LaTeX text mode (one pass, so escapes are never escaped again).
+
+    Parameters
+    ----------
+    s : str
+        Any text.
+
+    Returns
+    -------
+    str
+        The text with the LaTeX specials (backslash, & % $ # _ { } ~ ^) replaced by their
+        text-mode forms.
+    """
     import re
 
     return re.sub(r"[\\&%$#_{}~^]", lambda m: _TEX_SPECIAL[m.group()], str(s))
@@ -67,6 +79,13 @@ class Verdict:
         return f"$\\textbf{{{self.status}}}$: $\\text{{{latex_text(self.claim)}}}$"
 
     def to_dict(self) -> dict:
+        """The verdict as a JSON-serialisable dict (numerical evidence under ``numerical_evidence``).
+
+        Returns
+        -------
+        dict
+            Keys status, claim, argument, evidence, numerical_evidence, reason.
+        """
         return {"status": self.status, "claim": self.claim, "argument": self.argument,
                 "evidence": self.evidence, "numerical_evidence": self.numerical,
                 "reason": self.reason}

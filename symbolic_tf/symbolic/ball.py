@@ -12,7 +12,20 @@ __all__ = ["to_arb", "sign_of", "arb_to_pair"]
 
 
 def to_arb(expr, prec: int = 256):
-    """Enclose a closed-form real SymPy number in an ``flint.arb`` ball."""
+    """Enclose a closed-form real SymPy number in an ``flint.arb`` ball.
+
+    Parameters
+    ----------
+    expr : sympy.Expr or number
+        A closed-form real number (rationals, radicals, exp/log, ...).
+    prec : int
+        The working precision in bits.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing the value (TypeError for an unsupported expression).
+    """
     import flint
 
     old = flint.ctx.prec
@@ -60,7 +73,18 @@ def _walk(e, flint):
 
 
 def sign_of(expr) -> int | None:
-    """+1, −1 or 0 if decided exactly/by a ball excluding 0; ``None`` if undecided."""
+    """+1, −1 or 0 if decided exactly/by a ball excluding 0; ``None`` if undecided.
+
+    Parameters
+    ----------
+    expr : sympy.Expr or number
+        A closed-form real number.
+
+    Returns
+    -------
+    int or None
+        The sign, or None.
+    """
     e = sp.sympify(expr)
     if e.is_Rational:
         return int(bool(e > 0)) - int(bool(e < 0))
@@ -76,5 +100,16 @@ def sign_of(expr) -> int | None:
 
 
 def arb_to_pair(ball) -> list[str]:
-    """[midpoint, radius] as decimal strings (the radius rounded up by arb)."""
+    """[midpoint, radius] as decimal strings (the radius rounded up by arb).
+
+    Parameters
+    ----------
+    ball : flint.arb
+        The ball.
+
+    Returns
+    -------
+    list of str
+        [midpoint (30 digits), radius (5 digits)].
+    """
     return [ball.mid().str(30, radius=False), ball.rad().str(5, radius=False)]

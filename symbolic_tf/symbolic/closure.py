@@ -67,6 +67,18 @@ class Closure:
         )
 
     def left_multiply(self, W) -> "Closure":
+        """The closure of W·Γ: J ↦ WJ, c ↦ Wc, Γ(α) ↦ WΓ(α) (a head's output matrix).
+
+        Parameters
+        ----------
+        W : sympy matrix expression
+            The d×d left factor.
+
+        Returns
+        -------
+        Closure
+            The product, same rule and steps.
+        """
         return Closure(_simp(W * self.J), _simp(W * self.c), _simp(W * self.gamma_at_mean),
                        self.kind, self.steps, self.alpha_free_cov)
 
@@ -145,6 +157,22 @@ def _exp_quadratic_parts(kernel, x, y):
 def term_closure(variant: Variant, P: dict, alpha=S.alpha, Sigma=S.Sigma) -> Closure:
     """Closure of one attention term with parameter symbols ``P`` (see module docstring).
 
+    Parameters
+    ----------
+    variant : Variant
+        The attention variant.
+    P : dict
+        Parameter name → symbol or exact value (the variant's matrices and scalars).
+    alpha : sympy.MatrixSymbol
+        The mean α (default the symbol α).
+    Sigma : sympy.MatrixSymbol
+        The covariance Σ (default the symbol Σ).
+
+    Returns
+    -------
+    Closure
+        J and c with Γ_μ(x) = Jx + c for μ = N(α, Σ).
+
     Raises
     ------
     NotStructurallyClosed
@@ -210,7 +238,20 @@ def term_closure(variant: Variant, P: dict, alpha=S.alpha, Sigma=S.Sigma) -> Clo
 
 
 def drift_closure(F=None, b=None) -> Closure:
-    """The affine drift F x + b: J = F, c = b."""
+    """The affine drift F x + b: J = F, c = b.
+
+    Parameters
+    ----------
+    F : sympy matrix expression, optional
+        The drift matrix (default the symbol F).
+    b : sympy matrix expression, optional
+        The drift vector (default the symbol b).
+
+    Returns
+    -------
+    Closure
+        J = F, c = b, Γ(α) = Fα + b.
+    """
     F = F if F is not None else S.param_symbol("F")
     b = b if b is not None else S.param_symbol("b")
     return Closure(F, b, _simp(F * S.alpha + b), "affine drift", ["drift F x + b is affine"])
@@ -226,6 +267,19 @@ def default_instance(variant: Variant, d: int = 1) -> dict:
     For a causal variant the attended law at the query position s = 1 is the mixture of the
     positions s' = 1/2 (weight 1/3, mean e₁) and s' = 1 (weight 2/3, mean 0), both with Σ = I:
     a position-dependent Gaussian law whose cone is not Gaussian.
+
+    Parameters
+    ----------
+    variant : Variant
+        The attention variant.
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    dict
+        ``{"d", "P" (the variant's exact parameters), "mixture" (the attended law), "u" (= e₁,
+        the direction)}``.
     """
     I = sp.eye(d)
     e1 = sp.Matrix([1] + [0] * (d - 1))
@@ -244,6 +298,19 @@ def witness_derivative(variant: Variant, P: dict, mixture: GaussianMixture, u, o
     N(s) = ∫ k(su, y) V y dμ(y), D(s) = ∫ k(su, y) dμ(y); the s-derivatives at 0 of the kernel
     are polynomials in y (for kernels with k(0, y) independent of y) whose Gaussian moments
     are exact.  Row normalisation uses the Leibniz rule for Γ·D = N.
+
+    Parameters
+    ----------
+    variant : Variant
+        The attention variant.
+    P : dict
+        Parameter name → symbol or exact value (the variant's matrices and scalars).
+    mixture : GaussianMixture
+        The attended law μ (exact weights, means, covariances).
+    u : matrix-like
+        The direction (d×1).
+    order : int
+        The highest derivative order.
 
     Returns
     -------
@@ -308,6 +375,23 @@ def decide_invariance(variant: Variant | str, d: int = 1, max_order: int = 4,
     REFUTED: an exact instance where a directional derivative of order ≥ 2 of Γ at a point
     is provably nonzero (so Γ is not affine, and the pushed-forward Gaussian is not Gaussian).
     UNDECIDED: neither route concluded.
+
+    Parameters
+    ----------
+    variant : Variant or str
+        The variant (a multi-head variant is checked with two softmax heads).
+    d : int
+        Dimension of the default refutation instance.
+    max_order : int
+        Highest derivative order searched for a witness.
+    instance : dict, optional
+        A refutation instance shaped like :func:`default_instance`'s.
+
+    Returns
+    -------
+    Verdict
+        PROVED with J, c and the rule, REFUTED with the instance and the nonzero derivative, or
+        UNDECIDED.
     """
     v = get_variant(variant) if isinstance(variant, str) else variant
     claim = f"the {v.name} flow maps Gaussian laws to Gaussian laws (Γ_μ affine in x for Gaussian μ)"

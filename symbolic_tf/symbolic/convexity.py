@@ -38,7 +38,18 @@ def _num(v):
 
 
 def as_matrix(A) -> sp.Matrix:
-    """A SymPy square matrix from a scalar (d = 1), nested lists or a SymPy matrix (floats → ℚ)."""
+    """A SymPy square matrix from a scalar (d = 1), nested lists or a SymPy matrix (floats → ℚ).
+
+    Parameters
+    ----------
+    A : scalar, nested lists, array or sympy.Matrix
+        The matrix (must be square).
+
+    Returns
+    -------
+    sympy.Matrix
+        Exact entries.
+    """
     if isinstance(A, sp.MatrixBase):
         return sp.Matrix(A)
     if hasattr(A, "tolist") and not isinstance(A, (list, tuple)):
@@ -52,7 +63,20 @@ def as_matrix(A) -> sp.Matrix:
 
 
 def as_points(pts, d: int) -> list:
-    """Column vectors (d×1) from a list of points (scalars allowed when d = 1)."""
+    """Column vectors (d×1) from a list of points (scalars allowed when d = 1).
+
+    Parameters
+    ----------
+    pts : sequence
+        Points (lists, matrices, or scalars when d = 1).
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    list of sympy.Matrix
+        d×1 columns with exact entries.
+    """
     out = []
     for p in pts:
         if isinstance(p, sp.MatrixBase):
@@ -68,12 +92,38 @@ def as_points(pts, d: int) -> list:
 
 
 def kernel(A, x, y):
-    """W(x, y) = exp(yᵀAx)."""
+    """W(x, y) = exp(yᵀAx).
+
+    Parameters
+    ----------
+    A : sympy.Matrix
+        The d×d matrix A.
+    x, y : sympy.Matrix
+        d×1 points.
+
+    Returns
+    -------
+    sympy.Expr
+        e^{yᵀAx}.
+    """
     return sp.exp((y.T * A * x)[0, 0])
 
 
 def kernel_hessian(A, x, y) -> sp.Matrix:
-    """The 2d×2d Hessian of W at (x, y), variables ordered (x, y), in closed form."""
+    """The 2d×2d Hessian of W at (x, y), variables ordered (x, y), in closed form.
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A (scalar for d = 1; floats read exactly as rationals).
+    x, y : sympy.Matrix
+        d×1 points.
+
+    Returns
+    -------
+    sympy.Matrix
+        2d×2d: [[Aᵀy yᵀA, Aᵀ + Aᵀy xᵀAᵀ], [(·)ᵀ, Ax xᵀAᵀ]]·e^{yᵀAx}.
+    """
     A = as_matrix(A)
     eu = kernel(A, x, y)
     gx, gy = A.T * y, A * x
@@ -93,7 +143,24 @@ def _prep(A, xs, xis):
 
 
 def energy_dirac(A, xs, xis=None, s=0):
-    """E(μ_s) = (1/(2n²)) Σ_{i,j} W(x_i + sξ_i, x_j + sξ_j)."""
+    """E(μ_s) = (1/(2n²)) Σ_{i,j} W(x_i + sξ_i, x_j + sξ_j).
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A (scalar for d = 1; floats read exactly as rationals).
+    xs : sequence of points
+        The atoms x_i of μ = (1/n)Σδ_{x_i}.
+    xis : sequence of points, optional
+        The displacements ξ_i (default 0).
+    s : number or sympy.Symbol
+        The displacement parameter.
+
+    Returns
+    -------
+    sympy.Expr
+        E(μ_s), μ_s = (1/n)Σδ_{x_i + sξ_i}.
+    """
     A, xs, xis = _prep(A, xs, xis if xis is not None else [[0] * as_matrix(A).rows] * len(xs))
     n = len(xs)
     ps = [x + s * v for x, v in zip(xs, xis)]
@@ -101,7 +168,22 @@ def energy_dirac(A, xs, xis=None, s=0):
 
 
 def second_variation_dirac(A, xs, xis):
-    """d²E/ds²(0) as the explicit Hessian sum (1/(2n²)) Σ (ξ_i, ξ_j)ᵀ∇²W(x_i, x_j)(ξ_i, ξ_j)."""
+    """d²E/ds²(0) as the explicit Hessian sum (1/(2n²)) Σ (ξ_i, ξ_j)ᵀ∇²W(x_i, x_j)(ξ_i, ξ_j).
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A (scalar for d = 1; floats read exactly as rationals).
+    xs : sequence of points
+        The atoms x_i of μ = (1/n)Σδ_{x_i}.
+    xis : sequence of points
+        The displacements ξ_i (as many as the atoms).
+
+    Returns
+    -------
+    sympy.Expr
+        d²E/ds²(0), expanded.
+    """
     A, xs, xis = _prep(A, xs, xis)
     n = len(xs)
     terms = []
@@ -113,13 +195,41 @@ def second_variation_dirac(A, xs, xis):
 
 
 def second_variation_dirac_by_s(A, xs, xis):
-    """d²E/ds²(0) by differentiating E(s) twice in s (independent route)."""
+    """d²E/ds²(0) by differentiating E(s) twice in s (independent route).
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A (scalar for d = 1; floats read exactly as rationals).
+    xs : sequence of points
+        The atoms x_i of μ = (1/n)Σδ_{x_i}.
+    xis : sequence of points
+        The displacements ξ_i (as many as the atoms).
+
+    Returns
+    -------
+    sympy.Expr
+        d²E/ds²(0), expanded.
+    """
     s = sp.Symbol("s_")
     return sp.expand(sp.diff(energy_dirac(A, xs, xis, s), s, 2).subs(s, 0))
 
 
 def displacement_norm2(xis, d: int = None):
-    """∫|ξ|²dμ = (1/n)Σ|ξ_i|²."""
+    """∫|ξ|²dμ = (1/n)Σ|ξ_i|².
+
+    Parameters
+    ----------
+    xis : sequence of points
+        The displacements ξ_i (as many as the atoms).
+    d : int, optional
+        The dimension (default: the length of the first ξ, 1 for scalars).
+
+    Returns
+    -------
+    sympy.Expr
+        (1/n)Σ|ξ_i|².
+    """
     if d is None:
         d = len(xis[0]) if isinstance(xis[0], (list, tuple)) else 1
     vs = as_points(xis, d)
@@ -134,12 +244,40 @@ def _det_poly(A, Sigma):
 
 
 def gaussian_energy(A, Sigma):
-    """E(N(0, Σ)) = ½ det(I − AᵀΣAΣ)^{-1/2} (valid while ‖Σ^{1/2}AΣ^{1/2}‖₂ < 1)."""
+    """E(N(0, Σ)) = ½ det(I − AᵀΣAΣ)^{-1/2} (valid while ‖Σ^{1/2}AΣ^{1/2}‖₂ < 1).
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A (scalar for d = 1; floats read exactly as rationals).
+    Sigma : matrix-like
+        The covariance Σ ≻ 0 (d×d).
+
+    Returns
+    -------
+    sympy.Expr
+        ½ det(I − AᵀΣAΣ)^{-1/2}.
+    """
     return sp.Rational(1, 2) / sp.sqrt(_det_poly(A, Sigma))
 
 
 def bw_geodesic(Sigma, T, s):
-    """Σ_s = ((1−s)I + sT) Σ ((1−s)I + sT)."""
+    """Σ_s = ((1−s)I + sT) Σ ((1−s)I + sT).
+
+    Parameters
+    ----------
+    Sigma : matrix-like
+        The covariance Σ ≻ 0 (d×d).
+    T : matrix-like
+        The symmetric T ⪰ 0 of the geodesic Σ_s.
+    s : number or sympy.Symbol
+        The geodesic parameter.
+
+    Returns
+    -------
+    sympy.Matrix
+        Σ_s.
+    """
     S, T = as_matrix(Sigma), as_matrix(T)
     P = (1 - s) * sp.eye(S.rows) + s * T
     return P * S * P
@@ -157,6 +295,13 @@ def gaussian_energy_is_finite(A, Sigma) -> bool | None:
     which is checked by Sylvester's criterion (leading principal minors > 0, exact in ℚ).
     See docs/mathematics.md §7.
 
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A (scalar for d = 1; floats read exactly as rationals).
+    Sigma : matrix-like
+        The covariance Σ ≻ 0 (d×d).
+
     Returns
     -------
     True or False for exact rational entries; None when an entry is symbolic.
@@ -173,6 +318,20 @@ def second_variation_gaussian_bw(A, Sigma, T):
 
     With D(s) = det(I − AᵀΣ_sAΣ_s) and E = ½D^{-1/2} (docs/mathematics.md §7):
     E''(0) = ½(¾D^{-5/2}D'² − ½D^{-3/2}D'') at s = 0.
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A (scalar for d = 1; floats read exactly as rationals).
+    Sigma : matrix-like
+        The covariance Σ ≻ 0 (d×d).
+    T : matrix-like
+        The symmetric T ⪰ 0 of the geodesic Σ_s.
+
+    Returns
+    -------
+    sympy.Expr
+        E''(0) (at s = 0 of the geodesic Σ_s).
 
     Raises
     ------
@@ -196,13 +355,41 @@ def second_variation_gaussian_bw(A, Sigma, T):
 
 
 def second_variation_gaussian_bw_by_s(A, Sigma, T):
-    """The same by differentiating E(Σ_s) directly (cross-check)."""
+    """The same by differentiating E(Σ_s) directly (cross-check).
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A (scalar for d = 1; floats read exactly as rationals).
+    Sigma : matrix-like
+        The covariance Σ ≻ 0 (d×d).
+    T : matrix-like
+        The symmetric T ⪰ 0 of the geodesic Σ_s.
+
+    Returns
+    -------
+    sympy.Expr
+        d²/ds² E(N(0, Σ_s)) at s = 0, simplified.
+    """
     s = sp.Symbol("s_")
     return sp.simplify(sp.diff(gaussian_energy(A, bw_geodesic(Sigma, T, s)), s, 2).subs(s, 0))
 
 
 def bw_displacement_norm2(Sigma, T):
-    """∫|ξ|²dN(0, Σ) for ξ(x) = (T − I)x: tr((T − I)Σ(T − I))."""
+    """∫|ξ|²dN(0, Σ) for ξ(x) = (T − I)x: tr((T − I)Σ(T − I)).
+
+    Parameters
+    ----------
+    Sigma : matrix-like
+        The covariance Σ ≻ 0 (d×d).
+    T : matrix-like
+        The symmetric T ⪰ 0 of the geodesic Σ_s.
+
+    Returns
+    -------
+    sympy.Expr
+        tr((T − I)Σ(T − I)), expanded.
+    """
     S, T = as_matrix(Sigma), as_matrix(T)
     B = T - sp.eye(S.rows)
     return sp.expand((B * S * B).trace())

@@ -41,18 +41,36 @@ __all__ = ["gaussian_bw_symbols", "gaussian_bw_second_variation_1d", "gaussian_b
 # ------------------------------------------------------------------ 1. Gaussians, d = 1
 
 def gaussian_bw_symbols():
-    """(a, S, t): a real, S > 0, t > 0."""
+    """(a, S, t): a real, S > 0, t > 0.
+
+    Returns
+    -------
+    (sympy.Symbol, sympy.Symbol, sympy.Symbol)
+        a (real), S (positive), t (positive).
+    """
     return sp.Symbol("a", real=True), sp.Symbol("S", positive=True), sp.Symbol("t", positive=True)
 
 
 def gaussian_bw_second_variation_1d():
-    """E''(0) along N(0, S) → N(0, t²S), derived with ``second_variation_gaussian_bw``."""
+    """E''(0) along N(0, S) → N(0, t²S), derived with ``second_variation_gaussian_bw``.
+
+    Returns
+    -------
+    sympy.Expr
+        E''(0) in a, S, t (with the radical (1 − a²S²)^{-k/2}).
+    """
     a, S, t = gaussian_bw_symbols()
     return second_variation_gaussian_bw(a, S, t)
 
 
 def gaussian_bw_factored_1d():
-    """The factored form 3a²S²(t − 1)²(1 + a²S²)/(1 − a²S²)^{5/2}."""
+    """The factored form 3a²S²(t − 1)²(1 + a²S²)/(1 − a²S²)^{5/2}.
+
+    Returns
+    -------
+    sympy.Expr
+        3a²S²(t − 1)²(1 + a²S²)/(1 − a²S²)^{5/2}.
+    """
     a, S, t = gaussian_bw_symbols()
     return 3 * a**2 * S**2 * (t - 1)**2 * (1 + a**2 * S**2) / (1 - a**2 * S**2) ** sp.Rational(5, 2)
 
@@ -65,7 +83,26 @@ def _radical_free_numerator(expr, base, power=sp.Rational(5, 2)):
 
 
 def gaussian_bw_finite_difference(a, S, t, h="1e-12", dps: int = 60):
-    """Central second difference of s ↦ E(N(0, S_s)) at s = 0 (mpmath, numerical evidence)."""
+    """Central second difference of s ↦ E(N(0, S_s)) at s = 0 (mpmath, numerical evidence).
+
+    Parameters
+    ----------
+    a : number
+        The kernel coefficient (W = e^{axy}).
+    S : number
+        The variance S > 0.
+    t : number
+        The geodesic end point N(0, t²S), t > 0.
+    h : str or number
+        The step (read by mpmath).
+    dps : int
+        mpmath working precision (decimal digits).
+
+    Returns
+    -------
+    mpmath.mpf
+        (E(h) − 2E(0) + E(−h))/h² with E(s) = E(N(0, S_s)).
+    """
     s = sp.Symbol("s_")
     f = sp.lambdify(s, gaussian_energy(a, bw_geodesic(S, t, s)), "mpmath")
     with mpmath.workdps(dps):
@@ -87,6 +124,20 @@ def gaussian_bw_convexity_1d(samples: int = 4, seed: int = 0) -> Verdict:
     λ-convexity: with ∫|ξ|² = S(t − 1)² (> 0 for t ≠ 1), E''(0)/∫|ξ|² = 3a²S(1 + a²S²)/(1 − a²S²)^{5/2}
     ≥ 0 by the same factors, so E''(0) ≥ 0·∫|ξ|² (λ = 0 holds); the ratio → 0 as a → 0 with S, t
     fixed (it equals 0 at a = 0), so no λ > 0 holds uniformly: the best λ on the class is 0.
+
+    Parameters
+    ----------
+    samples : int
+        Number of random rational (a, S, t) with |a|S < 1 at which the formula is compared with
+        a finite difference (numerical evidence).
+    seed : int
+        Seed of the sampler.
+
+    Returns
+    -------
+    Verdict
+        PROVED when both exact identities hold (UNDECIDED otherwise), with the derived and
+        factored forms as evidence.
     """
     a, S, t = gaussian_bw_symbols()
     claim = ("d = 1, kernel e^{axy}: along the BW geodesic N(0, S) → N(0, t²S) (t > 0), "
@@ -137,7 +188,20 @@ def gaussian_bw_convexity_1d(samples: int = 4, seed: int = 0) -> Verdict:
 # ------------------------------------------------------------------ 2. Twisted displacements
 
 def twisted_matrix(A, V) -> sp.Matrix:
-    """M = VA⁻¹ (exact); ValueError if A is singular."""
+    """M = VA⁻¹ (exact); ValueError if A is singular.
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A of W = e^{yᵀAx} (invertible for M = VA⁻¹).
+    V : matrix-like
+        The d×d value matrix V.
+
+    Returns
+    -------
+    sympy.Matrix
+        M = VA⁻¹.
+    """
     A, V = as_matrix(A), as_matrix(V)
     if A.det() == 0:
         raise ValueError("A singular: M = VA⁻¹ undefined")
@@ -145,13 +209,45 @@ def twisted_matrix(A, V) -> sp.Matrix:
 
 
 def twisted_displacements(A, V, xis) -> list:
-    """[Mξ_i] as column vectors."""
+    """[Mξ_i] as column vectors.
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A of W = e^{yᵀAx} (invertible for M = VA⁻¹).
+    V : matrix-like
+        The d×d value matrix V.
+    xis : sequence of points
+        The directions ξ_i (displaced by Mξ_i).
+
+    Returns
+    -------
+    list of sympy.Matrix
+        The d×1 columns Mξ_i.
+    """
     M = twisted_matrix(A, V)
     return [M * v for v in as_points(xis, M.rows)]
 
 
 def twisted_second_variation_dirac(A, V, xs, xis):
-    """d²/ds² E((1/n)Σδ_{x_i + sMξ_i}) at s = 0, exactly, by differentiating E(s) twice."""
+    """d²/ds² E((1/n)Σδ_{x_i + sMξ_i}) at s = 0, exactly, by differentiating E(s) twice.
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A of W = e^{yᵀAx} (invertible for M = VA⁻¹).
+    V : matrix-like
+        The d×d value matrix V.
+    xs : sequence of points
+        The atoms x_i.
+    xis : sequence of points
+        The directions ξ_i (displaced by Mξ_i).
+
+    Returns
+    -------
+    sympy.Expr
+        The second variation, expanded.
+    """
     A = as_matrix(A)
     d = A.rows
     ys = twisted_displacements(A, V, xis)
@@ -161,7 +257,24 @@ def twisted_second_variation_dirac(A, V, xs, xis):
 
 
 def twisted_second_variation_dirac_hessian(A, V, xs, xis):
-    """The same via the closed-form Hessian of W with displacement Mξ_i (cross-check)."""
+    """The same via the closed-form Hessian of W with displacement Mξ_i (cross-check).
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A of W = e^{yᵀAx} (invertible for M = VA⁻¹).
+    V : matrix-like
+        The d×d value matrix V.
+    xs : sequence of points
+        The atoms x_i.
+    xis : sequence of points
+        The directions ξ_i (displaced by Mξ_i).
+
+    Returns
+    -------
+    sympy.Expr
+        (1/(2n²)) Σ_{i,j} (Mξ_i, Mξ_j)ᵀ∇²W(x_i, x_j)(Mξ_i, Mξ_j), expanded.
+    """
     A = as_matrix(A)
     return second_variation_dirac(A, as_points(xs, A.rows), twisted_displacements(A, V, xis))
 
@@ -179,6 +292,20 @@ def twisted_convexity_witness(A, V, max_configs: int = 400) -> Verdict:
     REFUTED "E is λ-convex along twisted displacements for λ ≥ 0" if some configuration gives
     E''(0) < 0 (decided exactly for rationals, by an arb ball excluding 0 otherwise): λ-convexity
     with λ ≥ 0 would force E''(0) ≥ λ∫|Mξ|² ≥ 0.  UNDECIDED if A is singular or no instance found.
+
+    Parameters
+    ----------
+    A : matrix-like
+        The d×d matrix A of W = e^{yᵀAx} (invertible for M = VA⁻¹).
+    V : matrix-like
+        The d×d value matrix V.
+    max_configs : int
+        At most this many configurations are tried.
+
+    Returns
+    -------
+    Verdict
+        REFUTED with the configuration and E''(0) < 0 as evidence, else UNDECIDED.
     """
     A, V = as_matrix(A), as_matrix(V)
     d = A.rows

@@ -55,7 +55,18 @@ __all__ = [
 # symbols
 # ----------------------------------------------------------------------------------------
 def vector_symbols(d: int):
-    """The explicit vectors x = (x_0, …), y = (y_0, …) as d×1 ``sympy.Matrix``."""
+    """The explicit vectors x = (x_0, …), y = (y_0, …) as d×1 ``sympy.Matrix``.
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    (sympy.Matrix, sympy.Matrix)
+        x and y, d×1, with real symbols ``x_i`` and ``y_i``.
+    """
     return (sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"x_{i}", real=True)),
             sp.Matrix(d, 1, lambda i, _: sp.Symbol(f"y_{i}", real=True)))
 
@@ -65,6 +76,18 @@ def explicit_parameters(d: int, names: Sequence[str] = ("A", "V", "Q", "K")) -> 
 
     Σ is symmetric (entries ``Sigma_ij``, i ≤ j), α = (alpha_i); other matrices have free
     entries ``NAME_ij``.  Q and K are d×d (k = d).
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    names : sequence of str
+        The d×d matrices to create besides Σ and α.
+
+    Returns
+    -------
+    dict
+        ``"Sigma"`` (symmetric d×d), ``"alpha"`` (d×1) and one d×d Matrix per name.
     """
     from .symbols import entry_name
 
@@ -106,7 +129,20 @@ def gaussian_exp_quadratic_integral(H, g, c, m, S):
 
 
 def exp_quadratic_parts(log_kernel, zs: Sequence[sp.Symbol]):
-    """(H, g, c) with log W = ½zᵀHz + gᵀz + c; raises ValueError if not quadratic in z."""
+    """(H, g, c) with log W = ½zᵀHz + gᵀz + c; raises ValueError if not quadratic in z.
+
+    Parameters
+    ----------
+    log_kernel : sympy.Expr
+        log W, a polynomial of degree ≤ 2 in ``zs``.
+    zs : sequence of sympy.Symbol
+        The variables z (other symbols are coefficients).
+
+    Returns
+    -------
+    (sympy.Matrix, sympy.Matrix, sympy.Expr)
+        H = ∇²_z log W, g = ∇_z log W at z = 0, c = log W at z = 0, all expanded.
+    """
     zs = list(zs)
     poly = sp.Poly(sp.expand(log_kernel), *zs)
     if poly.total_degree() > 2:
@@ -223,7 +259,18 @@ class GaussianEnergy:
     exponent: object = None
 
     def subs(self, values: dict):
-        """Map name → exact Matrix (e.g. {"A": ..., "Sigma": ..., "alpha": ...}) to a substitution."""
+        """Map name → exact Matrix (e.g. {"A": ..., "Sigma": ..., "alpha": ...}) to a substitution.
+
+        Parameters
+        ----------
+        values : dict
+            Name (a key of :attr:`symbols`) → exact matrix.
+
+        Returns
+        -------
+        dict
+            Entry symbol → exact value, for ``xreplace``.
+        """
         sub = {}
         for n, val in values.items():
             M = self.symbols[n]
@@ -234,18 +281,51 @@ class GaussianEnergy:
         return sub
 
     def evaluate(self, values: dict):
-        """The exact energy at the given parameters (raises if not finite there)."""
+        """The exact energy at the given parameters (raises if not finite there).
+
+        Parameters
+        ----------
+        values : dict
+            Name → exact matrix (Sigma, alpha, A, Q, K, as needed).
+
+        Returns
+        -------
+        sympy.Expr
+            E(N(α, Σ)) at these parameters (ValueError when :attr:`condition` is not PD there).
+        """
         if not self.is_finite(values):
             raise ValueError("energy is +∞ at these parameters (condition matrix not positive definite)")
         return self.expr.xreplace(self.subs(values))
 
     def is_finite(self, values: dict) -> bool:
-        """Exact PD test of :attr:`condition` at the given (rational) parameters."""
+        """Exact PD test of :attr:`condition` at the given (rational) parameters.
+
+        Parameters
+        ----------
+        values : dict
+            Name → exact (rational) matrix.
+
+        Returns
+        -------
+        bool
+            Whether the condition matrix is positive definite, i.e. E(N(α, Σ)) < ∞.
+        """
         return is_positive_definite_exact(self.condition.xreplace(self.subs(values)))
 
 
 def is_positive_definite_exact(M) -> bool:
-    """Sylvester's criterion with exact arithmetic (all leading principal minors > 0)."""
+    """Sylvester's criterion with exact arithmetic (all leading principal minors > 0).
+
+    Parameters
+    ----------
+    M : matrix-like
+        A square symmetric matrix with exactly decidable minors.
+
+    Returns
+    -------
+    bool
+        True when every leading principal minor is > 0 (ValueError when a sign is undecidable).
+    """
     M = sp.Matrix(M)
     for k in range(1, M.shape[0] + 1):
         m = sp.nsimplify(sp.simplify(M[:k, :k].det()))
@@ -310,6 +390,23 @@ def empirical_energy(kernel, points, P: dict | None = None, weights=None):
     """E(μ) = ½ Σ_ij w_i w_j W(x_i, x_j) for μ = Σ w_i δ_{x_i} (exact if inputs are exact).
 
     ``points``: list of d-vectors; ``P``: parameter matrices by name (for "softmax"/"l2").
+
+    Parameters
+    ----------
+    kernel : str, callable or sympy.Expr
+        As in :func:`kernel_expr` (a variant name, ``(x, y) -> W``, or W in the symbols of
+        :func:`vector_symbols`).
+    points : sequence of d-vectors
+        The atoms x_i.
+    P : dict, optional
+        Parameter matrices by name, for a variant's kernel.
+    weights : sequence, optional
+        w_i (default 1/n each).
+
+    Returns
+    -------
+    sympy.Expr
+        E(μ).
     """
     W = _kernel_fn(kernel, P or {})
     pts = [sp.Matrix(p) for p in points]
@@ -319,7 +416,26 @@ def empirical_energy(kernel, points, P: dict | None = None, weights=None):
 
 
 def empirical_first_variation(kernel, points, x, P: dict | None = None, weights=None):
-    """δE/δμ(x) = Σ_j w_j W_sym(x, x_j) for μ = Σ w_j δ_{x_j} (= ∂E/∂w at x = x_k)."""
+    """δE/δμ(x) = Σ_j w_j W_sym(x, x_j) for μ = Σ w_j δ_{x_j} (= ∂E/∂w at x = x_k).
+
+    Parameters
+    ----------
+    kernel : str, callable or sympy.Expr
+        As in :func:`empirical_energy`.
+    points : sequence of d-vectors
+        The atoms x_j.
+    x : d-vector
+        The evaluation point.
+    P : dict, optional
+        Parameter matrices by name, for a variant's kernel.
+    weights : sequence, optional
+        w_j (default 1/n each).
+
+    Returns
+    -------
+    sympy.Expr
+        δE/δμ(x).
+    """
     W = _kernel_fn(kernel, P or {})
     pts = [sp.Matrix(p) for p in points]
     n = len(pts)
@@ -352,7 +468,18 @@ class FirstVariation:
     symbols: dict
 
     def divided_by_exp(self, phi):
-        """∇_x δE/δμ · e^{−φ} with each exponent expanded (exact; e^0 = 1 automatically)."""
+        """∇_x δE/δμ · e^{−φ} with each exponent expanded (exact; e^0 = 1 automatically).
+
+        Parameters
+        ----------
+        phi : sympy.Expr
+            An exponent φ(x).
+
+        Returns
+        -------
+        sympy.Matrix
+            d×1: Σ_t v_t e^{expo_t − φ} over :attr:`gradient_terms`.
+        """
         out = sp.zeros(self.x.shape[0], 1)
         for v, e in self.gradient_terms:
             out += v * sp.exp(sp.expand(sp.cancel(e - phi)))
@@ -365,6 +492,18 @@ def gaussian_first_variation(kernel="softmax", d: int = 2) -> FirstVariation:
     Each of W(x, ·) and W(·, x) is e^{½yᵀH_yy y + (H_yx x + g_y)ᵀy + rest(x)}; integrating y by
     :func:`gaussian_exp_quadratic_integral` (n = d) gives prefactor·exp(quadratic in x).  For
     softmax: ½[exp(αᵀAx + ½xᵀAᵀΣAx) + exp(αᵀAᵀx + ½xᵀAΣAᵀx)].
+
+    Parameters
+    ----------
+    kernel : str or callable or sympy.Expr
+        An exp-quadratic kernel (see :func:`kernel_expr`).
+    d : int
+        The dimension (explicit symbols of :func:`explicit_parameters`).
+
+    Returns
+    -------
+    FirstVariation
+        The two terms ½·prefactor·exp(quadratic in x), their sum and its gradient ∇_x.
     """
     P = explicit_parameters(d)
     x, y = vector_symbols(d)
@@ -382,7 +521,20 @@ def gaussian_first_variation(kernel="softmax", d: int = 2) -> FirstVariation:
 
 
 def wasserstein_gradient(first_variation, x):
-    """∇_x of a first variation expression (the Wasserstein gradient), as a Matrix."""
+    """∇_x of a first variation expression (the Wasserstein gradient), as a Matrix.
+
+    Parameters
+    ----------
+    first_variation : sympy.Expr
+        δE/δμ(x).
+    x : sequence of sympy.Symbol
+        The variables x_i.
+
+    Returns
+    -------
+    sympy.Matrix
+        The column (∂/∂x_i δE/δμ)_i.
+    """
     return sp.Matrix([sp.diff(first_variation, xi) for xi in x])
 
 
@@ -552,6 +704,20 @@ def entropic_self_transport_value(Sigma, A, dps: int = 50):
     (the whitened cross-correlation of the optimal Gaussian coupling),
 
         F(Σ) = Σ_i [−λ_i k_i − ½ log(1 − k_i²)].
+
+    Parameters
+    ----------
+    Sigma : matrix-like
+        Σ ≻ 0, d×d.
+    A : matrix-like
+        Symmetric d×d (symmetrised before use).
+    dps : int
+        mpmath working precision (decimal digits).
+
+    Returns
+    -------
+    mpmath.mpf
+        F(Σ) = OT_ε(N(0, Σ), N(0, Σ)).
     """
     import mpmath
 
@@ -575,6 +741,22 @@ def bures_wasserstein_velocity(F: Callable, Sigma, dps: int = 50, h=None):
 
     The W2 gradient flow of F(μ) = F(Σ) on centred Gaussians: δF/δμ(x) = xᵀGx, velocity
     −∇_x δF/δμ = −2Gx, hence Σ̇ = −2(GΣ + ΣG) (d = 1: ṡ = −4sF'(s)).
+
+    Parameters
+    ----------
+    F : callable
+        mpmath matrix Σ → scalar F(Σ).
+    Sigma : matrix-like
+        The point Σ ≻ 0.
+    dps : int
+        mpmath working precision (decimal digits).
+    h : mpmath.mpf, optional
+        The finite-difference step (default 10^(−dps/3)).
+
+    Returns
+    -------
+    (mpmath.matrix, mpmath.matrix)
+        Σ̇ = −2(GΣ + ΣG) and G.
     """
     import mpmath
 
@@ -609,6 +791,15 @@ def sinkhorn_bures_wasserstein_gradient_flow(d: int = 1, samples: int = 3, seed:
     full differentiation of F(s) = objective(c*(s), s); d = 2 is checked numerically (FD of the
     closed-form value at 50 digits against ``derive("sinkhorn")`` evaluated at random rational
     SPD Σ and symmetric A).
+
+    Parameters
+    ----------
+    d : int
+        The dimension (1: exact proof; ≥ 2: numerical check).
+    samples : int
+        Number of random rational (Σ, A) pairs for d ≥ 2.
+    seed : int
+        Seed of the sampler.
 
     Returns
     -------

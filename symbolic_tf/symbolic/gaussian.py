@@ -79,6 +79,20 @@ class GaussianMixture:
 
     @classmethod
     def single(cls, alpha, Sigma) -> "GaussianMixture":
+        """The one-component mixture N(α, Σ).
+
+        Parameters
+        ----------
+        alpha : matrix-like
+            The mean α (d×1).
+        Sigma : matrix-like
+            The covariance Σ (d×d).
+
+        Returns
+        -------
+        GaussianMixture
+            Weight 1.
+        """
         return cls([(1, alpha, Sigma)])
 
 
@@ -86,12 +100,43 @@ def gaussian_moment(expr, ys: Sequence[sp.Symbol], alpha, Sigma):
     """E[p(y)] for y ~ N(α, Σ) and a polynomial p in the symbols ``ys`` (exact).
 
     Coefficients of p may be arbitrary SymPy expressions free of ``ys`` (e.g. e^{−b₀}).
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The polynomial p.
+    ys : sequence of sympy.Symbol
+        Its variables y.
+    alpha : matrix-like
+        The mean α.
+    Sigma : matrix-like
+        The covariance Σ.
+
+    Returns
+    -------
+    sympy.Expr
+        E[p(y)], exact.
     """
     return mixture_moment(expr, ys, GaussianMixture.single(alpha, Sigma))
 
 
 def mixture_moment(expr, ys: Sequence[sp.Symbol], mixture: GaussianMixture):
-    """E[p(y)] under a Gaussian mixture, by Stein's identity on each monomial."""
+    """E[p(y)] under a Gaussian mixture, by Stein's identity on each monomial.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The polynomial p (coefficients free of ``ys``).
+    ys : sequence of sympy.Symbol
+        Its variables y.
+    mixture : GaussianMixture
+        The law Σ_i p_i N(α_i, Σ_i).
+
+    Returns
+    -------
+    sympy.Expr
+        Σ_i p_i E_i[p(y)], expanded (simplified when it contains exp).
+    """
     ys = tuple(ys)
     poly = sp.Poly(sp.expand(expr), *ys)
     total = sp.Integer(0)

@@ -85,6 +85,18 @@ def position_independent_closure(d: int = 2, components: int = 2):
     With generic symbols A, V, Σ (symmetric), α, x in dimension ``d`` and ``components``
     positions of weights w_k (Σ w_k arbitrary, > 0), returns (identity_holds, residual):
     the residual Γ − V(α + ΣAx) after exact cancellation of the common factor Σ_k w_k Z(x).
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    components : int
+        The number of cone positions (weights w_k).
+
+    Returns
+    -------
+    (bool, sympy.Matrix)
+        Whether Γ = V(α + ΣAx) holds identically, and the residual (d×1, zero iff it holds).
     """
     A = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"A{i}{j}"))
     V = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"V{i}{j}"))
@@ -110,9 +122,18 @@ class MaskedWitness:
 
     @property
     def refutes(self) -> bool:
+        """True when q'''(0) ≠ 0: the query's law leaves the Gaussian family at first order."""
         return self.q3 != 0
 
     def to_dict(self) -> dict:
+        """The witness as a JSON-serialisable dict (rationals as strings).
+
+        Returns
+        -------
+        dict
+            Keys cone_law, query_law, A, V, x0, gamma_derivatives_at_x0, q3,
+            refutes_gaussian_closure.
+        """
         f = str
         return {"cone_law": [{"weight": f(w), "mean": f(a), "var": f(s)} for w, a, s in self.components],
                 "query_law": {"mean": f(self.query[0]), "var": f(self.query[1])}, "A": f(self.A), "V": f(self.V),
@@ -136,6 +157,11 @@ def first_order_witness(components=DEFAULT_CONE, query=None, A=1, V=1) -> Masked
     query : (α_s, σ_s²), optional
         The query position's own conditional law (default: the last component's).
     A, V : rationals (d = 1)
+
+    Returns
+    -------
+    MaskedWitness
+        The exact Γ^{(n)}(0), n = 0..4, and q'''(0).
     """
     comps = tuple((Fraction(w), Fraction(a), Fraction(s)) for w, a, s in components)
     query = tuple(Fraction(e) for e in (query or comps[-1][1:]))
@@ -157,6 +183,17 @@ def masked_closure_report(problem) -> dict:
     data: the per-position moment ODE closes and is the softmax one (the symbolic identity is
     re-checked in the problem's dimension, at most 4).  The report adds the exact first-order
     witness that position-dependent Gaussian data leave the Gaussian family.
+
+    Parameters
+    ----------
+    problem : Problem
+        A masked problem (its dimension, capped at 4, is used for the symbolic check).
+
+    Returns
+    -------
+    dict
+        ``position_independent`` (the identity and the softmax moment ODE) and the first-order
+        witness for position-dependent data.
     """
     from .moments import derive
 

@@ -47,6 +47,26 @@ def mixture_witness(a=2, v=1, m=1, s=1, w=Fraction(1, 3), K: int = 12) -> dict:
     ``rank_augmented``, ``witness`` (True when the augmented rank exceeds the tangent rank: the
     mixture does not stay a two-component Gaussian mixture), the exact Taylor coefficients of
     Γ at 0 and Γ''(0).
+
+    Parameters
+    ----------
+    a : rational
+        The 1-d attention coefficient A.
+    v : rational
+        The 1-d value coefficient V.
+    m : rational
+        The components' means ∓m.
+    s : rational
+        Their common variance s > 0.
+    w : rational
+        The weight of N(−m, s) (1 − w on N(m, s)).
+    K : int
+        The number of Taylor coefficients, 8 ≤ K ≤ 40.
+
+    Returns
+    -------
+    dict
+        The instance, ranks, witness flag, Taylor coefficients and Γ''(0) (see above).
     """
     from ..variants import get as get_variant
     from .closure import witness_derivative

@@ -38,6 +38,13 @@ class RhsValue:
     gaussian_closed: bool = True
 
     def to_dict(self) -> dict:
+        """The value as a JSON-serialisable dict.
+
+        Returns
+        -------
+        dict
+            Keys variant, gaussian_closed, mean_rhs, cov_rhs, exact.
+        """
         return {"variant": self.variant, "gaussian_closed": self.gaussian_closed,
                 "mean_rhs": self.mean_rhs, "cov_rhs": self.cov_rhs, "exact": self.exact}
 
@@ -68,11 +75,25 @@ class MomentSystem:
 
     # ----- presentation ---------------------------------------------------------------
     def text(self) -> str:
+        """The system as two plain-text lines ``d/dt alpha = …`` and ``d/dt Sigma = …``
+        (``sympy.sstr``).
+
+        Returns
+        -------
+        str
+            The two lines.
+        """
         return (f"d/dt alpha = {sp.sstr(self.mean_rhs)}\n"
                 f"d/dt Sigma = {sp.sstr(self.cov_rhs)}")
 
     def latex(self) -> str:
-        """The system as a LaTeX ``aligned`` block."""
+        """The system as a LaTeX ``aligned`` block.
+
+        Returns
+        -------
+        str
+            The two equations for α̇ and Σ̇ in an ``aligned`` environment.
+        """
         return ("\\begin{aligned}\n"
                 f"\\dot\\alpha &= {sp.latex(self.mean_rhs)}\\\\\n"
                 f"\\dot\\Sigma &= {sp.latex(self.cov_rhs)}\n"
@@ -87,6 +108,15 @@ class MomentSystem:
         return f"$$\n{self.latex()}\n$$"
 
     def to_dict(self) -> dict:
+        """The system as a JSON-serialisable dict: α̇, Σ̇, J, c (as ``sstr``), LaTeX, the closure
+        rule, whether Σ̇ is free of α, and the assumptions.
+
+        Returns
+        -------
+        dict
+            Keys variant, gaussian_closed, mean_rhs, cov_rhs, J, c, latex, rule,
+            alpha_free_covariance, assumptions.
+        """
         return {"variant": self.variant, "gaussian_closed": True,
                 "mean_rhs": sp.sstr(self.mean_rhs), "cov_rhs": sp.sstr(self.cov_rhs),
                 "J": sp.sstr(self.closure.J), "c": sp.sstr(self.closure.c),
@@ -96,7 +126,20 @@ class MomentSystem:
 
     # ----- explicit entries -----------------------------------------------------------
     def explicit_symbols(self, d: int, k: int | None = None) -> dict:
-        """MatrixSymbol → explicit matrix of scalar symbols at dimension d (k rows for Q, K)."""
+        """MatrixSymbol → explicit matrix of scalar symbols at dimension d (k rows for Q, K).
+
+        Parameters
+        ----------
+        d : int
+            The dimension.
+        k : int, optional
+            Rows of Q and K (default d).
+
+        Returns
+        -------
+        dict
+            MatrixSymbol → ImmutableMatrix of scalar symbols (Σ symmetric, α and b columns).
+        """
         k = k or d
         out = {}
         for sym in self._matrix_symbols():
@@ -127,6 +170,18 @@ class MomentSystem:
         (ℓ2's (I + 2ΣKᵀK)⁻¹) is kept as an auxiliary matrix ``Inv1`` whose defining equation
         is in :attr:`aux` (``Inv1·M = I``): its entrywise form is a ratio of determinants
         of size d!, useless at d = 8.
+
+        Parameters
+        ----------
+        d : int
+            The dimension.
+        k : int, optional
+            Rows of Q and K (default d).
+
+        Returns
+        -------
+        (sympy.Matrix, sympy.Matrix)
+            α̇ (d×1) and Σ̇ (d×d).
         """
         if needs_numeric(self.cov_rhs) and d > 1:
             raise InvalidParameters(
@@ -154,7 +209,23 @@ class MomentSystem:
 
     # ----- evaluation -----------------------------------------------------------------
     def evaluate(self, env: dict, d: int, k: int | None = None) -> RhsValue:
-        """α̇, Σ̇ at exact values ``env`` (symbol → sympy exact matrix or number)."""
+        """α̇, Σ̇ at exact values ``env`` (symbol → sympy exact matrix or number).
+
+        Parameters
+        ----------
+        env : dict
+            MatrixSymbol or symbol → exact SymPy matrix or number.
+        d : int
+            The dimension.
+        k : int, optional
+            Rows of Q and K (default d).
+
+        Returns
+        -------
+        RhsValue
+            Exact "p/q" entries when rational, else 30-digit decimals (``exact=False``); a system
+            with an entropic square root is evaluated with mpmath.
+        """
         dims = {S.d: d, S.k: k or d}
         if not needs_numeric(self.cov_rhs) and not needs_numeric(self.mean_rhs):
             m = evaluate_exact(self.mean_rhs, env, dims)
@@ -205,6 +276,11 @@ def derive(variant: Variant | str, *, heads: int | list | None = None, drift: bo
     scale : the temperature τ; 1 (the default) prints the formulas of docs/mathematics.md §3, ``None``
         keeps the symbol τ.
 
+    Returns
+    -------
+    MomentSystem
+        α̇ = Jα + c, Σ̇ = JΣ + ΣJᵀ in matrix form.
+
     Raises
     ------
     NotGaussianClosed
@@ -253,7 +329,18 @@ def _sub_tau(e, val):
 
 
 def derive_for_problem(problem) -> MomentSystem:
-    """The moment system of a problem: its variant, its heads, drift if F or b is given."""
+    """The moment system of a problem: its variant, its heads, drift if F or b is given.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (no ReLU term).
+
+    Returns
+    -------
+    MomentSystem
+        ``derive(variant, heads=…, drift=problem.has_drift, scale=None)``.
+    """
     from ..spec.relu import refuse_relu
     from ..variants import bind
 
@@ -264,7 +351,21 @@ def derive_for_problem(problem) -> MomentSystem:
 
 
 def problem_env(problem, system: MomentSystem) -> dict:
-    """Exact values for every symbol of ``system`` from ``problem`` (missing drift = 0)."""
+    """Exact values for every symbol of ``system`` from ``problem`` (missing drift = 0).
+
+    Parameters
+    ----------
+    problem : Problem
+        A Gaussian problem with ``initial.cov``.
+    system : MomentSystem
+        The system whose symbols are needed.
+
+    Returns
+    -------
+    dict
+        Symbol → exact value: Σ, α (0 when absent), τ, b₀ and the variant's (or each head's)
+        matrices.
+    """
     d = problem.d
 
     def M(rows):
@@ -299,6 +400,18 @@ def rhs(problem, t=0) -> RhsValue:
     initial Gaussian (docs/schedules.md: a constant problem ignores ``t``).
 
     For variants that do not preserve Gaussians raises :class:`NotGaussianClosed`.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem.
+    t : number
+        The depth (read exactly).
+
+    Returns
+    -------
+    RhsValue
+        α̇ and Σ̇ at (α₀, Σ₀) and the parameters at depth t.
     """
     from ..spec.rational import to_fraction
     from ..spec.schedule import problem_at

@@ -57,6 +57,25 @@ def coupling_fixed_point(Sigma, A, dps: int = 40, tol: float = 1e-30, max_iter: 
     bounded by AΣAᵀ, so the iterates increase monotonically to the least fixed point; the
     returned point's residual in *both* equations is reported so the caller can check it.
     ``Sigma`` must be positive definite (rank-deficient Σ: use the closed form).
+
+    Parameters
+    ----------
+    Sigma : matrix-like
+        Σ ≻ 0.
+    A : matrix-like
+        The attention matrix A.
+    dps : int
+        mpmath working precision (decimal digits).
+    tol : float
+        Stop when max |R_n − R_{n−1}| < tol.
+    max_iter : int
+        The iteration cap.
+
+    Returns
+    -------
+    CouplingFixedPoint
+        P, R, the gain (Σ⁻¹ + R)⁻¹A, iterations, residual, last increment and whether it
+        converged.
     """
     import mpmath
 

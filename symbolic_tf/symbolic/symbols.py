@@ -32,6 +32,22 @@ def entry_name(name: str, i: int, j: int | None = None, size: int = 10) -> str:
     since ``A_110`` would name both A₁,₁₀ and A₁₁,₀.  ``size`` is the largest dimension of the
     matrices named in one expression (every index is below it).
 
+    Parameters
+    ----------
+    name : str
+        The matrix name.
+    i : int
+        Row (or vector) index.
+    j : int, optional
+        Column index (None for a vector entry).
+    size : int
+        The largest dimension in the expression.
+
+    Returns
+    -------
+    str
+        The symbol name.
+
     Examples
     --------
     >>> entry_name("A", 0, 1), entry_name("A", 1, 10, size=11), entry_name("A", 11, 0, size=12)
@@ -43,7 +59,21 @@ def entry_name(name: str, i: int, j: int | None = None, size: int = 10) -> str:
 
 
 def param_symbol(name: str, suffix: str = ""):
-    """The MatrixSymbol (or scalar Symbol) for parameter ``name`` (``A`` → A, head 1 → A_1)."""
+    """The MatrixSymbol (or scalar Symbol) for parameter ``name`` (``A`` → A, head 1 → A_1).
+
+    Parameters
+    ----------
+    name : str
+        A parameter name (``"A"``, ``"V"``, ``"b"``, ..., ``"scale"``, ``"sigmoid_bias"``).
+    suffix : str
+        The head suffix (``""`` for a single head).
+
+    Returns
+    -------
+    sympy.MatrixSymbol or sympy.Symbol
+        τ for ``scale``, b₀ for ``sigmoid_bias``, else the matrix symbol of its declared shape
+        (d×d by default).
+    """
     if name == "scale":
         return tau
     if name == "sigmoid_bias":
@@ -53,5 +83,18 @@ def param_symbol(name: str, suffix: str = ""):
 
 
 def params_for(names, suffix: str = "") -> dict:
-    """Symbols for a tuple of parameter names."""
+    """Symbols for a tuple of parameter names.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Parameter names.
+    suffix : str
+        The head suffix.
+
+    Returns
+    -------
+    dict
+        Name → :func:`param_symbol`.
+    """
     return {n: param_symbol(n, suffix) for n in names}

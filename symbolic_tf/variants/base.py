@@ -29,7 +29,20 @@ NONE = "none"
 BISTOCHASTIC = "bistochastic"
 
 def bilinear(x, y, P):
-    """τ·⟨Qx, Ky⟩ = τ·yᵀAx as a SymPy scalar (a trace, so matrix calculus applies)."""
+    """τ·⟨Qx, Ky⟩ = τ·yᵀAx as a SymPy scalar (a trace, so matrix calculus applies).
+
+    Parameters
+    ----------
+    x, y : sympy.Matrix or MatrixSymbol, shape (d, 1)
+        Query and key token.
+    P : Mapping
+        Symbolic parameters with ``"A"`` and ``"scale"`` (τ).
+
+    Returns
+    -------
+    sympy.Expr
+        ``P["scale"] * Trace(yᵀ A x)``.
+    """
     import sympy as sp
 
     return P["scale"] * sp.Trace(y.T * P["A"] * x)
@@ -80,10 +93,33 @@ class Variant(ABC):
         in :attr:`matrices` and :attr:`scalars` to SymPy objects.  A 1×1 matrix expression
         must be reduced to a scalar with ``sympy.Trace`` (which SymPy can
         differentiate with respect to matrix symbols; ``[0, 0]`` it cannot).
+
+        Parameters
+        ----------
+        x, y : sympy.Matrix or MatrixSymbol, shape (d, 1)
+            Query and key token.
+        P : Mapping
+            Parameter name → SymPy object.
+
+        Returns
+        -------
+        sympy.Expr
+            The scalar kernel k(x, y).
         """
 
     def value(self, P: Mapping[str, Any]):
-        """The value matrix applied to the attended mean (``V``)."""
+        """The value matrix applied to the attended mean (``V``).
+
+        Parameters
+        ----------
+        P : Mapping
+            Parameter name → SymPy object.
+
+        Returns
+        -------
+        sympy.Matrix or MatrixSymbol
+            ``P["V"]``.
+        """
         return P["V"]
 
     # ----- structure the engines consult (declared, never looked up by name) ----------
@@ -130,10 +166,40 @@ class Variant(ABC):
 
         ``params`` maps names to float arrays/scalars (``A`` already multiplied by ``scale``
         where the variant says so; see :meth:`numeric_params`).
+
+        Parameters
+        ----------
+        Xq : ndarray, shape (M, d)
+            Query points.
+        Y : ndarray, shape (N, d)
+            Support of μ^N.
+        params : Mapping
+            Float parameters from :meth:`numeric_params`.
+        w : ndarray, shape (N,), optional
+            Non-negative weights with positive sum (default uniform).
+        **kw
+            Variant-specific options (e.g. ``chunk``; token positions for the masked variant).
+
+        Returns
+        -------
+        ndarray, shape (M, d)
+            Γ at each query.
         """
 
     def numeric_params(self, P: Mapping[str, Any]) -> dict:
-        """Float parameters for :meth:`velocity` from exact ones (applies ``scale``)."""
+        """Float parameters for :meth:`velocity` from exact ones (applies ``scale``).
+
+        Parameters
+        ----------
+        P : Mapping
+            Exact parameters (from :meth:`exact_params`): matrices as nested rows, scalars.
+
+        Returns
+        -------
+        dict
+            Scalars (``scale``, ``sigmoid_bias``) as floats, matrices as float64 arrays, ``A``
+            replaced by τ·A when ``scale`` is present; None entries dropped.
+        """
         import numpy as np
 
         out = {}
@@ -148,7 +214,13 @@ class Variant(ABC):
 
     # ----- problem binding ------------------------------------------------------------
     def check_problem(self, problem) -> None:
-        """Raise :class:`InvalidParameters` if ``problem`` lacks what this variant needs."""
+        """Raise :class:`InvalidParameters` if ``problem`` lacks what this variant needs.
+
+        Parameters
+        ----------
+        problem : Problem
+            The problem (its matrices, ``heads`` and ``sigmoid_bias`` are checked).
+        """
         for m in self.matrices:
             if m == "A":
                 if problem.A is None:
@@ -162,7 +234,19 @@ class Variant(ABC):
             raise InvalidParameters("sigmoid_bias", f"only meaningful for the sigmoid variant, not {self.name!r}")
 
     def exact_params(self, problem) -> dict:
-        """Exact parameter values (Fractions) keyed like :attr:`matrices`/:attr:`scalars`."""
+        """Exact parameter values (Fractions) keyed like :attr:`matrices`/:attr:`scalars`.
+
+        Parameters
+        ----------
+        problem : Problem
+            The problem.
+
+        Returns
+        -------
+        dict
+            Name → exact value (tuples of Fractions, a Fraction, or None) for every name in
+            :attr:`matrices` and :attr:`scalars`.
+        """
         P: dict[str, Any] = {m: getattr(problem, m) for m in self.matrices}
         for s in self.scalars:
             P[s] = getattr(problem, s)
@@ -173,7 +257,18 @@ class Variant(ABC):
 
 
 def register(cls: type[Variant]) -> type[Variant]:
-    """Class decorator: add a variant to the registry under ``cls.name`` (and its aliases)."""
+    """Class decorator: add a variant to the registry under ``cls.name`` (and its aliases).
+
+    Parameters
+    ----------
+    cls : type
+        A :class:`Variant` subclass.
+
+    Returns
+    -------
+    type
+        ``cls`` unchanged.
+    """
     if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
         raise RuntimeError(f"variant {cls.name!r} registered twice")
     _REGISTRY[cls.name] = cls

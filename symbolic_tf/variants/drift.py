@@ -15,6 +15,22 @@ class AffineDrift:
     matrices = ("F", "b")
 
     def velocity(self, Xq, F=None, b=None):
+        """Γ_drift(x) = F x + b at the rows of ``Xq``.
+
+        Parameters
+        ----------
+        Xq : ndarray, shape (M, d)
+            Query points.
+        F : array_like, shape (d, d), optional
+            None means F = 0.
+        b : array_like, shape (d,), optional
+            None means b = 0.
+
+        Returns
+        -------
+        ndarray, shape (M, d)
+            F x + b at each query.
+        """
         from .velocity import drift_velocity
 
         return drift_velocity(Xq, F, b)

@@ -20,15 +20,61 @@ class L2(Variant):
     energy_kernel = "l2-distance"  # W = e^{−|Qx−Ky|²}
 
     def kernel(self, x, y, P):
+        """k(x, y) = e^{−τ|Qx − Ky|²}.
+
+        Parameters
+        ----------
+        x, y : sympy.Matrix or MatrixSymbol, shape (d, 1)
+            Query and key token.
+        P : Mapping
+            Symbolic parameters (see :meth:`Variant.kernel`).
+
+        Returns
+        -------
+        sympy.Expr
+            The scalar kernel.
+        """
         r = P["Q"] * x - P["K"] * y
         return sp.exp(-P["scale"] * sp.Trace(r.T * r))
 
     def numeric_params(self, P):
+        """Float parameters (Q, K, V, scale); the ℓ2 kernel uses Q and K, so no ``A`` is kept.
+
+        Parameters
+        ----------
+        P : Mapping
+            Exact parameters.
+
+        Returns
+        -------
+        dict
+            As :meth:`Variant.numeric_params` without ``A``.
+        """
         out = super().numeric_params(P)
         out.pop("A", None)
         return out
 
     def velocity(self, Xq, Y, params, w=None, **kw):
+        """Γ(x) = V Σ_j w_j e^{−τ|Qx − Ky_j|²} y_j / Σ_j w_j e^{−τ|Qx − Ky_j|²}.
+
+        Parameters
+        ----------
+        Xq : ndarray, shape (M, d)
+            Query points.
+        Y : ndarray, shape (N, d)
+            Support of μ^N.
+        params : dict
+            Float parameters from :meth:`numeric_params`.
+        w : ndarray, shape (N,), optional
+            Non-negative weights with positive sum (default uniform).
+        **kw
+            Passed on (e.g. ``chunk``, queries per block).
+
+        Returns
+        -------
+        ndarray, shape (M, d)
+            Γ at each query.
+        """
         from .velocity import l2_velocity
 
         return l2_velocity(Xq, Y, params["Q"], params["K"], params["V"], w=w,

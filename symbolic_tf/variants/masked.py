@@ -25,10 +25,47 @@ class Masked(Variant):
     order = 7
 
     def kernel(self, x, y, P):
+        """k(x, y) = e^{τ yᵀAx} (the mask acts on positions, in the velocity).
+
+        Parameters
+        ----------
+        x, y : sympy.Matrix or MatrixSymbol, shape (d, 1)
+            Query and key token.
+        P : Mapping
+            Symbolic parameters (see :meth:`Variant.kernel`).
+
+        Returns
+        -------
+        sympy.Expr
+            The scalar kernel.
+        """
         return sp.exp(bilinear(x, y, P))
 
     def velocity(self, Xq, Y, params, w=None, *, sq=None, sy=None, **kw):
-        """Needs positions: ``sq`` for the queries and ``sy`` for the support."""
+        """Needs positions: ``sq`` for the queries and ``sy`` for the support.
+
+        Parameters
+        ----------
+        Xq : ndarray, shape (M, d)
+            Query points.
+        Y : ndarray, shape (N, d)
+            Support of μ^N.
+        params : dict
+            Float parameters (``A``, ``V``).
+        w : ndarray, shape (N,), optional
+            Non-negative weights (default uniform).
+        sq : ndarray, shape (M,)
+            Positions s ∈ [0, 1] of the queries (required).
+        sy : ndarray, shape (N,)
+            Positions of the support (required).
+        **kw
+            Passed on (``chunk``).
+
+        Returns
+        -------
+        ndarray, shape (M, d)
+            Γ(x, s) = V ∫_{s'≤s} e^{yᵀAx} y dμ / ∫_{s'≤s} e^{yᵀAx} dμ at each query.
+        """
         from .velocity import masked_velocity
 
         if sq is None or sy is None:

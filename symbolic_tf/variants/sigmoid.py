@@ -18,10 +18,44 @@ class Sigmoid(Variant):
     order = 6
 
     def kernel(self, x, y, P):
+        """k(x, y) = σ(τ yᵀAx + b₀), σ(z) = 1/(1 + e^{−z}), b₀ = ``sigmoid_bias``.
+
+        Parameters
+        ----------
+        x, y : sympy.Matrix or MatrixSymbol, shape (d, 1)
+            Query and key token.
+        P : Mapping
+            Symbolic parameters (see :meth:`Variant.kernel`).
+
+        Returns
+        -------
+        sympy.Expr
+            The scalar kernel.
+        """
         z = bilinear(x, y, P) + P["sigmoid_bias"]
         return 1 / (1 + sp.exp(-z))
 
     def velocity(self, Xq, Y, params, w=None, **kw):
+        """Γ(x) = V Σ_j w_j σ(y_jᵀ A x + b₀) y_j.
+
+        Parameters
+        ----------
+        Xq : ndarray, shape (M, d)
+            Query points.
+        Y : ndarray, shape (N, d)
+            Support of μ^N.
+        params : dict
+            Float parameters from :meth:`numeric_params`.
+        w : ndarray, shape (N,), optional
+            Non-negative weights with positive sum (default uniform).
+        **kw
+            Passed on (e.g. ``chunk``, queries per block).
+
+        Returns
+        -------
+        ndarray, shape (M, d)
+            Γ at each query.
+        """
         from .velocity import sigmoid_velocity
 
         return sigmoid_velocity(Xq, Y, params["A"], params["V"],

@@ -19,9 +19,43 @@ class Sinkhorn(Variant):
     moment_assumptions = ("principal square root; I + 4ΣGᵀΣG has real spectrum ≥ 1 for Σ ⪰ 0",)
 
     def kernel(self, x, y, P):
+        """k(x, y) = e^{τ yᵀAx} (normalised bistochastically, in the velocity).
+
+        Parameters
+        ----------
+        x, y : sympy.Matrix or MatrixSymbol, shape (d, 1)
+            Query and key token.
+        P : Mapping
+            Symbolic parameters (see :meth:`Variant.kernel`).
+
+        Returns
+        -------
+        sympy.Expr
+            The scalar kernel.
+        """
         return sp.exp(bilinear(x, y, P))
 
     def velocity(self, Xq, Y, params, w=None, **kw):
+        """Γ(x) = V ∫ y π(dy|x) for the Sinkhorn self-coupling π ∝ e^{yᵀAx} μ⊗μ (ε = 1).
+
+        Parameters
+        ----------
+        Xq : ndarray, shape (M, d)
+            Query points.
+        Y : ndarray, shape (N, d)
+            Support of μ^N.
+        params : dict
+            Float parameters from :meth:`numeric_params`.
+        w : ndarray, shape (N,), optional
+            Non-negative weights with positive sum (default uniform).
+        **kw
+            Passed on (``potential``, ``tol``, ``max_iter``, ``chunk``).
+
+        Returns
+        -------
+        ndarray, shape (M, d)
+            Γ at each query.
+        """
         from .velocity import sinkhorn_velocity
 
         return sinkhorn_velocity(Xq, Y, params["A"], params["V"], w=w, **kw)
