@@ -16,7 +16,8 @@ One job per module:
   and the attention sub-blocks against the closure;
 * :mod:`.verdicts` — exact (dyadic-rational) verdicts per head;
 * :mod:`.figures` — metric-vs-layer and layers × heads figures;
-* :mod:`.cli` — the ``symtf probe`` / ``symtf heads`` handlers.
+* the ``symtf probe`` / ``symtf heads`` handlers live with the other commands in
+  :mod:`symbolic_tf.cli.models`.
 
 Nothing here is imported by ``import symbolic_tf``: the probe is a heavy optional piece.
 """

@@ -30,11 +30,11 @@ def schedule_path(schedule, mean0, cov0, samples: int = 8) -> list:
     list of tuple
         ``(t, alpha, Sigma)`` with float ``t`` and numpy arrays, starting at ``(0, α₀, Σ₀)``.
     """
-    from ..symbolic.moments import derive
+    from ..symbolic.systems import system_for
     from .codegen import compile_system
     from .integrate import integrate
 
-    comp = compile_system(derive("softmax", drift=True, scale=None))
+    comp = compile_system(system_for("softmax", drift=True, scale=None))
     a = np.array([float(x) for x in mean0])
     S = np.array([[float(x) for x in r] for r in cov0])
     t0, path = 0.0, [(0.0, a.copy(), S.copy())]

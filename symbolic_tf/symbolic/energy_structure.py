@@ -10,8 +10,9 @@ by the engines of :mod:`.energy`, :mod:`.convexity` and :mod:`.convexity_bounds`
 * the second variation of E along a Bures–Wasserstein geodesic Σ_s = ((1−s)I + sT)Σ((1−s)I + sT)
   from Σ, decided exactly or by a ball excluding 0, and the twisted convexity witness.
 
-The per-variant tables below (:data:`ENERGY_KERNELS`, :data:`GRADIENT_FLOW_METRICS`,
-:data:`CONVEXITY_VARIANTS`) are to become declarations of the variants.
+Nothing here is keyed by a variant's name: a variant declares its energy kernel family
+(:attr:`Variant.energy_kernel`) and the metrics whose gradient-flow structure it claims
+(:attr:`Variant.gradient_flow_metrics`); the tables below are keyed by those declarations.
 """
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ import sympy as sp
 
 from ..spec.errors import InvalidParameters
 from ..spec.verdict import Verdict
+from ..variants import get as get_variant, names as variant_names
 
 __all__ = ["EnergyKernel", "ENERGY_KERNELS", "energy_kernel", "GRADIENT_FLOW_MAX_DIM", "GRADIENT_FLOW_METRICS",
-           "decide_gradient_flow", "CONVEXITY_VARIANTS", "require_convexity_kernel", "twisted_convexity",
+           "decide_gradient_flow", "CONVEXITY_KERNELS", "require_convexity_kernel", "twisted_convexity",
            "gaussian_bw_second_variation"]
 
 
@@ -47,17 +49,20 @@ class EnergyKernel:
     gaussian_dim: int | None
 
 
+#: kernel family (a variant's declaration) → (W in words, dimension of the default closed form:
+#: None = the matrix form, valid in every dimension)
 ENERGY_KERNELS = {
-    "softmax": EnergyKernel("softmax", "W(x, y) = e^{yᵀAx}", None),
-    "l2": EnergyKernel("l2", "W(x, y) = e^{−|Qx−Ky|²}", 1),
+    "bilinear": ("W(x, y) = e^{yᵀAx}", None),
+    "l2-distance": ("W(x, y) = e^{−|Qx−Ky|²}", 1),
 }
 
 GRADIENT_FLOW_MAX_DIM = 4
 
-#: (variant, metric) pairs whose gradient-flow structure is decided.
-GRADIENT_FLOW_METRICS = (("softmax", "twisted"), ("softmax", "wasserstein"), ("sinkhorn", "bures-wasserstein"))
+#: the metrics whose gradient-flow structure the engine decides (a variant declares which it claims)
+GRADIENT_FLOW_METRICS = ("twisted", "wasserstein", "bures-wasserstein")
 
-CONVEXITY_VARIANTS = ("softmax",)
+#: the kernel families whose geodesic convexity is implemented
+CONVEXITY_KERNELS = ("bilinear",)
 
 
 def energy_kernel(variant: str) -> EnergyKernel:
@@ -74,9 +79,12 @@ def energy_kernel(variant: str) -> EnergyKernel:
         Its kernel; :class:`~symbolic_tf.spec.errors.InvalidParameters` (field ``variant``)
         when the variant has no energy implemented.
     """
-    if variant not in ENERGY_KERNELS:
-        raise InvalidParameters("variant", f"energies are implemented for {', '.join(ENERGY_KERNELS)}")
-    return ENERGY_KERNELS[variant]
+    v = get_variant(variant)
+    if v.energy_kernel not in ENERGY_KERNELS:
+        have = ", ".join(n for n in variant_names() if get_variant(n).energy_kernel in ENERGY_KERNELS)
+        raise InvalidParameters("variant", f"energies are implemented for {have}")
+    formula, dim = ENERGY_KERNELS[v.energy_kernel]
+    return EnergyKernel(v.name, formula, dim)
 
 
 def decide_gradient_flow(variant: str, metric: str, d: int, symmetric: bool = False) -> Verdict:
@@ -110,14 +118,17 @@ def decide_gradient_flow(variant: str, metric: str, d: int, symmetric: bool = Fa
     if d > GRADIENT_FLOW_MAX_DIM:
         raise InvalidParameters("d", f"gradient-flow decides d ≤ {GRADIENT_FLOW_MAX_DIM} "
                                 f"(explicit symbolic entries), got {d}")
-    if variant == "softmax" and metric in ("twisted", "wasserstein"):
+    claims = get_variant(variant).gradient_flow_metrics
+    if metric not in claims or metric not in GRADIENT_FLOW_METRICS:
+        have = "; ".join(f"{n} with {'|'.join(get_variant(n).gradient_flow_metrics)}" for n in variant_names()
+                         if get_variant(n).gradient_flow_metrics)
+        raise InvalidParameters("metric", f"available: {have}")
+    if metric in ("twisted", "wasserstein"):  # the row-normalised bilinear kernel (twisted geometry M = VA⁻¹)
         v = softmax_is_twisted_gradient_flow(d=d, assume_symmetric=symmetric)
         if metric == "wasserstein":
             v.reason = ("plain Wasserstein is the twisted metric with M = I, i.e. V = A: " + v.reason)
-    elif variant == "sinkhorn" and metric == "bures-wasserstein":
+    else:  # "bures-wasserstein": the entropic (bistochastic) coupling
         v = sinkhorn_bures_wasserstein_gradient_flow(d=d)
-    else:
-        raise InvalidParameters("metric", "available: softmax with twisted|wasserstein, sinkhorn with bures-wasserstein")
     return v
 
 
@@ -128,9 +139,9 @@ def require_convexity_kernel(variant: str) -> None:
     ----------
     variant : str
         A variant name; :class:`~symbolic_tf.spec.errors.InvalidParameters` (field
-        ``variant``) unless it is in :data:`CONVEXITY_VARIANTS`.
+        ``variant``) unless its declared kernel family is in :data:`CONVEXITY_KERNELS`.
     """
-    if variant not in CONVEXITY_VARIANTS:
+    if get_variant(variant).energy_kernel not in CONVEXITY_KERNELS:
         raise InvalidParameters("variant", "convexity is implemented for the softmax kernel W = e^{yᵀAx}")
 
 

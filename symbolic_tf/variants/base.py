@@ -133,6 +133,10 @@ class Variant(ABC):
     #: ``"bilinear"`` (W = e^{yᵀAx}: also the dimension-free matrix form), ``"l2-distance"``
     #: (W = e^{−|Qx−Ky|²}); None when the variant declares no such energy.
     energy_kernel: ClassVar[str | None] = None
+    #: Metrics for which the variant's flow is claimed to be the gradient flow of an energy
+    #: (``"twisted"``, ``"wasserstein"``: the bilinear energy, twisted by M = VA⁻¹;
+    #: ``"bures-wasserstein"``: the entropic self-transport value); the engine decides each claim.
+    gradient_flow_metrics: ClassVar[tuple[str, ...]] = ()
 
     #: The covariance flow of one head is the quadratic Riccati field Σ̇ = CΣÃΣ + ΣÃᵀΣCᵀ with
     #: C the value matrix and Ã = quadratic_factor·τ·A (softmax: 1, docs/mathematics.md §3) — the

@@ -15,6 +15,7 @@ class Sinkhorn(Variant):
     normalisation = BISTOCHASTIC
     matrices = ("A", "V")
     order = 2
+    gradient_flow_metrics = ("bures-wasserstein",)
     growth_bound = "coupling"  # ‖Σ̇‖ ≤ 2‖V‖‖Σ‖: the coupling's cross-covariance is bounded by Σ
     moment_assumptions = ("principal square root; I + 4ΣGᵀΣG has real spectrum ≥ 1 for Σ ⪰ 0",)
 

@@ -18,6 +18,7 @@ class Softmax(Variant):
     order = 0
     energy_kernel = "bilinear"  # W = e^{yᵀAx}
     quadratic_factor = Fraction(1)
+    gradient_flow_metrics = ("twisted", "wasserstein")
 
     def kernel(self, x, y, P):
         """k(x, y) = e^{τ yᵀAx}.
