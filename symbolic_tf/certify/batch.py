@@ -14,13 +14,13 @@ from fractions import Fraction
 import numpy as np
 
 from .certificate import Certificate, mat_str
-from .exact import frac_str
+from ..exact.rational import frac_str
 
 __all__ = ["blowup_brackets_batch"]
 
 
 def _inv(S):
-    from .exact import qmat, qmat_to_fractions
+    from ..exact.rational import qmat, qmat_to_fractions
 
     return qmat_to_fractions(qmat(S).inv())
 
@@ -36,7 +36,7 @@ def _pd_and_witness(X):
         if a <= 0:
             return False, (Fraction(1), Fraction(0))
         return False, (-b, a)
-    from .exact import pd_or_witness
+    from ..exact.definiteness import pd_or_witness
 
     return pd_or_witness(X)
 

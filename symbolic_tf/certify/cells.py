@@ -36,7 +36,7 @@ import flint
 import numpy as np
 
 from . import polymat as pm
-from .exact import frac_str
+from ..exact.rational import frac_str
 
 __all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "g_ball", "no_route_reason"]
 
@@ -287,7 +287,7 @@ def _global(pen: Pencil, box):
 def _nsd_Q(pen: Pencil, box):
     """Q = SRS ⪯ 0 on the box: when R is constant, R ⪯ 0 (exact, S ≻ 0); else by polymat."""
     if pm.degree(pen.R) == 0:
-        from .exact import inertia
+        from ..exact.definiteness import inertia
 
         return inertia(pen.R[(0, 0)])[0] == 0, "exact"
     return pm.psd_on_box(pm.scale(pen.Q, -1), box)

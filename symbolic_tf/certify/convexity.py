@@ -27,7 +27,7 @@ import numpy as np
 
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate
-from .exact import frac_str
+from ..exact.rational import frac_str
 
 __all__ = ["second_variation_float", "second_variation_ball", "find_nonconvexity_witness",
            "scan_nonconvexity", "diag_family", "rotation_family"]

@@ -42,7 +42,9 @@ import numpy as np
 
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str
-from .exact import ball_pd, definiteness, frac_str, qmat
+from ..exact.ball import ball_pd
+from ..exact.definiteness import definiteness
+from ..exact.rational import frac_str, qmat
 
 __all__ = ["find_equilibrium", "equilibrium_claim", "KIND"]
 

@@ -16,7 +16,8 @@ from fractions import Fraction
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate
 from .claims import Claim, Quantifier
-from .exact import definiteness, frac_str, qmat
+from ..exact.definiteness import definiteness
+from ..exact.rational import frac_str, qmat
 
 __all__ = ["frobenius_upper", "no_blowup"]
 

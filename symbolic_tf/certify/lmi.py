@@ -58,7 +58,8 @@ import numpy as np
 from ..spec.errors import CertificationFailed
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str, vec_str
-from .exact import Q as _Q, frac_str, inertia, qmat
+from ..exact.definiteness import inertia
+from ..exact.rational import frac_str, Q as _Q, qmat
 
 __all__ = ["KIND_BOUNDED", "KIND_BLOWUP", "NotApplicable", "lmi_heads", "svec_index", "q_matrix",
            "p_vector", "g_matrix", "find_bounded_certificate", "find_blowup_certificate",

@@ -20,7 +20,7 @@ from math import comb
 
 import flint
 
-from .exact import inertia
+from ..exact.definiteness import inertia
 
 __all__ = ["const", "affine", "add", "scale", "mul", "transpose", "degree", "evaluate", "quad",
            "centred", "scalar_bounds", "psd_on_box", "pd_on_open_box", "corners", "q"]

@@ -31,7 +31,8 @@ import numpy as np
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str, vec_str
 from .claims import Claim, Quantifier
-from .exact import definiteness, exact_factor, frac_str, qmat
+from ..exact.definiteness import definiteness, exact_factor
+from ..exact.rational import frac_str, qmat
 
 __all__ = ["scalar_of_identity", "riccati_data", "blowup_bracket_vI", "classify_vI"]
 
@@ -82,7 +83,7 @@ def _pd_exact(M) -> bool:
 
 def _witness_nonpd(M):
     """A rational w with wᵀMw ≤ 0, exact, or None if M ≻ 0."""
-    from .exact import pd_or_witness
+    from ..exact.definiteness import pd_or_witness
 
     return pd_or_witness(M)[1]
 
@@ -118,7 +119,7 @@ def _X_ball(F, R, B, Dinv, t_ball):
 
 
 def _ball_pd(X) -> bool:
-    from .exact import ball_pd
+    from ..exact.ball import ball_pd
 
     return ball_pd(X) is True
 
@@ -453,7 +454,7 @@ def growth_nsd(problem) -> Verdict:
 
     data = riccati_data(problem) if problem.cov is not None else None
     if problem.cov is None:
-        from .exact import qmat as _qm
+        from ..exact.rational import qmat as _qm
 
         v = scalar_of_identity(problem.V)
         A = _qm(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)

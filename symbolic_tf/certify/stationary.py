@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate
 from .claims import Claim, Quantifier
-from .exact import qmat
+from ..exact.rational import qmat
 
 __all__ = ["stationary"]
 

@@ -21,7 +21,8 @@ import flint
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str
 from .claims import Claim, Quantifier
-from .exact import exact_factor, frac_str, qmat
+from ..exact.definiteness import exact_factor
+from ..exact.rational import frac_str, qmat
 
 __all__ = ["restriction", "reduced_problem_doc", "stratum", "map_claim"]
 

@@ -53,7 +53,7 @@ import flint
 from ..spec.errors import CertificationFailed
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, vec_str
-from .exact import frac_str, qmat
+from ..exact.rational import frac_str, qmat
 from .validated.flow import (PICARD_ITERATIONS, Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad,
                              picard_enclosure, prepare_step, singularity_distance, svec_basis, taylor_coefficients,
                              taylor_jacobian, taylor_step)

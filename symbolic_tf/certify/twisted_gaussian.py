@@ -24,7 +24,8 @@ import numpy as np
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate
 from .claims import Claim, Quantifier
-from .exact import definiteness, frac_str, qmat
+from ..exact.definiteness import definiteness
+from ..exact.rational import frac_str, qmat
 
 __all__ = ["rank_one_second_variation", "twisted_gaussian_witness"]
 

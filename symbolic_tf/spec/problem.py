@@ -36,8 +36,9 @@ from typing import Any, Mapping
 from .errors import InvalidParameters, ProblemFileError
 from .initial import InitialLaw, law_to_dict, parse_initial_law
 from .limits import MAX_DIM, brief, load_json_text, load_toml_text, read_text_file
-from .linalg import is_symmetric, matmul, psd_decision, transpose
-from .rational import fraction_str, to_fraction, to_matrix, to_vector
+from ..exact.congruence import is_symmetric, matmul, psd_decision, transpose
+from .rational import to_fraction, to_matrix, to_vector
+from ..exact.rational import frac_str
 from .schedule import parse_schedule, schedule_to_dict
 
 __all__ = ["Head", "Problem", "parse_problem", "load_problem", "problem_to_dict", "TOP_LEVEL_FIELDS"]
@@ -121,11 +122,11 @@ class Problem:
 
 
 def _mat_out(M):
-    return None if M is None else [[fraction_str(x) for x in row] for row in M]
+    return None if M is None else [[frac_str(x) for x in row] for row in M]
 
 
 def _vec_out(v):
-    return None if v is None else [fraction_str(x) for x in v]
+    return None if v is None else [frac_str(x) for x in v]
 
 
 def problem_to_dict(p: Problem) -> dict:
@@ -152,11 +153,11 @@ def problem_to_dict(p: Problem) -> dict:
             hs.append(hd)
         out["heads"] = hs
     if p.sigmoid_bias != 0:
-        out["sigmoid_bias"] = fraction_str(p.sigmoid_bias)
+        out["sigmoid_bias"] = frac_str(p.sigmoid_bias)
     if p.scale != 1:
-        out["scale"] = fraction_str(p.scale)
+        out["scale"] = frac_str(p.scale)
     if p.T is not None:
-        out["T"] = fraction_str(p.T)
+        out["T"] = frac_str(p.T)
     if p.initial_law is not None:
         out["initial"] = law_to_dict(p.initial_law)
     elif p.mean is not None or p.cov is not None:
@@ -266,12 +267,12 @@ def parse_problem(doc: Mapping, base_dir: str | Path | None = None) -> Problem:
     sigmoid_bias = to_fraction(doc.get("sigmoid_bias", 0), "sigmoid_bias")
     scale = to_fraction(doc.get("scale", 1), "scale")
     if scale <= 0:
-        raise InvalidParameters("scale", f"must be positive, got {fraction_str(scale)}")
+        raise InvalidParameters("scale", f"must be positive, got {frac_str(scale)}")
     T = None
     if "T" in doc:
         T = to_fraction(doc["T"], "T")
         if T <= 0:
-            raise InvalidParameters("T", f"horizon must be positive, got {fraction_str(T)}")
+            raise InvalidParameters("T", f"horizon must be positive, got {frac_str(T)}")
 
     mean = cov = law = None
     if "initial" in doc and isinstance(doc["initial"], Mapping) and "law" in doc["initial"]:
@@ -307,12 +308,12 @@ def check_covariance(cov, field_name: str) -> None:
         i, j = next((i, j) for i in range(n) for j in range(i) if cov[i][j] != cov[j][i])
         raise InvalidParameters(
             field_name,
-            f"not symmetric: entry [{i}][{j}] = {fraction_str(cov[i][j])} but "
-            f"[{j}][{i}] = {fraction_str(cov[j][i])}",
+            f"not symmetric: entry [{i}][{j}] = {frac_str(cov[i][j])} but "
+            f"[{j}][{i}] = {frac_str(cov[j][i])}",
         )
     res = psd_decision(cov)
     if not res.psd:
-        w = "[" + ", ".join(fraction_str(x) for x in res.witness) + "]"
+        w = "[" + ", ".join(frac_str(x) for x in res.witness) + "]"
         raise InvalidParameters(
             field_name, f"not positive semidefinite: vᵀ·cov·v < 0 for the rational v = {w}"
         )

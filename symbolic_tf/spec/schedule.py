@@ -39,7 +39,8 @@ from typing import Any, Mapping
 
 from .errors import InvalidParameters
 from .limits import brief
-from .rational import fraction_str, parse_rational_str, to_fraction
+from .rational import parse_rational_str, to_fraction
+from ..exact.rational import frac_str
 
 __all__ = ["Phase", "Schedule", "Segment", "SCHEDULED", "PHASE_FIELDS", "MAX_PHASES", "MAX_DEGREE",
            "parse_polynomial", "parse_schedule", "schedule_to_dict", "problem_at", "segments", "poly_str",
@@ -217,13 +218,13 @@ def parse_polynomial(value: Any, field: str) -> Poly:
 def poly_str(p: Poly) -> str | None:
     """Canonical text of a polynomial ("1/2 + 3*t^2"); a constant stays a number string."""
     if len(p) == 1:
-        return fraction_str(p[0])
+        return frac_str(p[0])
     terms = []
     for k, c in enumerate(p):
         if c == 0:
             continue
         mono = "" if k == 0 else ("t" if k == 1 else f"t^{k}")
-        cs = fraction_str(c)
+        cs = frac_str(c)
         terms.append(cs if not mono else (mono if c == 1 else (f"-{mono}" if c == -1 else f"{cs}*{mono}")))
     return " + ".join(terms).replace("+ -", "- ")
 
@@ -386,7 +387,7 @@ def problem_at(problem, t, phase_of=None):
     ``phase_of`` as :meth:`Schedule.params_at`."""
     t = to_fraction(t, "t")
     if t < 0:
-        raise InvalidParameters("t", f"depths are ≥ 0, got {fraction_str(t)}")
+        raise InvalidParameters("t", f"depths are ≥ 0, got {frac_str(t)}")
     sch = problem.schedule
     if sch is None:
         return problem
@@ -447,7 +448,7 @@ def parse_schedule(doc: Mapping, d: int) -> tuple[Schedule | None, dict]:
                 raise InvalidParameters(f"{where}.duration", "missing (an exact positive depth, e.g. \"1/2\")")
             dur = to_fraction(ph["duration"], f"{where}.duration")
             if dur <= 0:
-                raise InvalidParameters(f"{where}.duration", f"must be positive, got {fraction_str(dur)}")
+                raise InvalidParameters(f"{where}.duration", f"must be positive, got {frac_str(dur)}")
             changes = {}
             for k in SCHEDULED:
                 if k not in ph:
@@ -470,7 +471,7 @@ def schedule_to_dict(schedule: Schedule, out: dict) -> dict:
     for k, v in schedule.base:
         out[k] = _out(v)
     if schedule.phases:
-        out["phase"] = [{"duration": fraction_str(ph.duration), **{k: _out(v) for k, v in ph.changes}}
+        out["phase"] = [{"duration": frac_str(ph.duration), **{k: _out(v) for k, v in ph.changes}}
                         for ph in schedule.phases]
     return out
 

@@ -48,7 +48,7 @@ class MultiHead(Variant):
             raise InvalidParameters("sigmoid_bias", "only meaningful for the sigmoid variant")
 
     def exact_params(self, problem) -> dict:
-        from ..spec.linalg import identity
+        from ..exact.congruence import identity
 
         heads = []
         for h in problem.heads:

@@ -7,7 +7,7 @@ from fractions import Fraction as Fr
 import mpmath
 import pytest
 
-from symbolic_tf.certify.exact import qmat
+from symbolic_tf.exact.rational import qmat
 from symbolic_tf.control.steer import simulate_schedule, steer
 
 CASES = [

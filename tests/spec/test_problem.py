@@ -21,7 +21,7 @@ from symbolic_tf.spec import (
     Head, InvalidParameters, Problem, ProblemFileError, SymtfError, UnknownVariant, load_problem,
     parse_problem, problem_to_dict,
 )
-from symbolic_tf.spec.linalg import matmul, psd_decision, transpose
+from symbolic_tf.exact.congruence import matmul, psd_decision, transpose
 from symbolic_tf.spec.problem import HEAD_FIELDS, INITIAL_FIELDS, TOP_LEVEL_FIELDS
 
 # =========================================================================== number spellings

@@ -31,7 +31,8 @@ from fractions import Fraction
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, frac_str
+from ...exact.definiteness import definiteness
+from ...exact.rational import frac_str
 from .krawczyk_box import check_basin, drift_model, initial_cov
 
 

@@ -6,13 +6,14 @@ from fractions import Fraction
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, qmat
+from ...exact.definiteness import definiteness
+from ...exact.rational import qmat
 
 
 @kind("blowup-riccati-vI-batch", {"A": "rat[][]", "v": "rat", "members": "obj[]"}, needs_problem=False)
 def check_batch(cert, problem):
     """PROVED: each listed Σ₀ ≻ 0 (members with a bracket) blows up inside its bracket."""
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     n = _check_batch(cert, problem)
     return "PROVED", Claim("batch-blowup", Quantifier.NONE, batch_params(cert.data, n))
@@ -20,7 +21,7 @@ def check_batch(cert, problem):
 
 def batch_params(data, n):
     """The claim's parameters: v, A and every member's bracket (None where undecided)."""
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     return {"v": frac_str(Fraction(data["v"])), "members": n,
             "A": [[frac_str(Fraction(x)) for x in row] for row in data["A"]],

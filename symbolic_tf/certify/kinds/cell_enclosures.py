@@ -2,7 +2,7 @@
 
 This module belongs to the *checker* (:mod:`symbolic_tf.certify.kinds.cells`).  It shares no
 code with the search side's polynomial arithmetic; it rests only on python-flint's exact
-rationals (``fmpq``, ``fmpq_mat``) and on :func:`symbolic_tf.certify.exact.inertia` (exact
+rationals (``fmpq``, ``fmpq_mat``) and on :func:`symbolic_tf.exact.definiteness.inertia` (exact
 inertia of a rational symmetric matrix by Descartes' rule on the characteristic polynomial).
 
 Objects
@@ -54,7 +54,7 @@ from fractions import Fraction
 
 import flint
 
-from ..exact import inertia
+from ...exact.definiteness import inertia
 
 __all__ = ["rat", "rat_box", "MatPoly", "Enclosure", "scalar_range", "psd_on_box", "pd_on_open_box"]
 

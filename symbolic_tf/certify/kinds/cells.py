@@ -5,7 +5,7 @@ v·scale·(A + Aᵀ), f, Q = SRS, M = −2fS − Q) and re-decides each stored c
 exact rationals (the checker's own centred-form enclosures, :mod:`.cell_enclosures`, exact for
 affine pieces) and arb balls for g(f, t) = ∫₀ᵗ e^{2fs} ds.  See :mod:`symbolic_tf.certify.cells`
 for the mathematics; nothing here calls or imports the search side (only the exact primitives of
-:mod:`symbolic_tf.certify.exact` are shared).
+:mod:`symbolic_tf.exact` are shared).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ...spec.rational import to_fraction
 from ..check import kind
 from ..schema import parse_rat
 from ..claims import REGIME_SUBJECTS, Claim, Quantifier
-from ..exact import inertia
+from ...exact.definiteness import inertia
 from .cell_enclosures import MatPoly, pd_on_open_box, psd_on_box, rat, rat_box, scalar_range
 
 KIND = "cell-riccati-vI"

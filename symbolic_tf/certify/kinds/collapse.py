@@ -28,7 +28,7 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness
+from ...exact.definiteness import definiteness
 from .krawczyk_box import initial_cov, rat, square
 from .replay import flow_pairs, int_in, replay_stored
 

@@ -16,7 +16,7 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import parse_frac
+from ...exact.rational import parse_frac
 
 
 def _fmpq(x) -> flint.fmpq:
@@ -46,7 +46,7 @@ def _scalar(M) -> flint.fmpq:
                                "prec?": "int"}, needs_problem=False)
 def check_nonconvexity_witness(cert, problem):
     """PROVED: the softmax interaction energy with this A is not λ-convex for λ > lambda_bound."""
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     _check_nonconvexity_witness(cert, problem)
     A = [[frac_str(parse_frac(x)) for x in row] for row in cert.data["A"]]

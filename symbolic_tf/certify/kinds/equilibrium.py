@@ -26,7 +26,9 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import EQ_PART_ORDER, EQ_PART_TEXT, Claim, Quantifier
-from ..exact import ball_pd, definiteness, qmat
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
+from ...exact.rational import qmat
 from .krawczyk_box import ball, drift_model, krawczyk, parse_box, rat, square
 
 
@@ -49,7 +51,7 @@ def _sym_W(raw, n, what):
 def check_equilibrium_krawczyk(cert, problem):
     """PROVED: a property of the parameters — an equilibrium Σ* exists uniquely in the box,
     (PD, locally stable or unstable, the mean's limit).  Local: it decides no Σ₀ by itself."""
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     _check_equilibrium_krawczyk(cert, problem)
     data = cert.data

@@ -9,7 +9,8 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, qmat
+from ...exact.definiteness import definiteness
+from ...exact.rational import qmat
 
 __all__ = ["check_no_blowup", "growth_rate"]
 
@@ -51,7 +52,7 @@ def growth_rate(d, problem, who: str) -> Fraction:
 @kind("no-blowup", {"u_V": "rat", "u_F": "rat", "gamma": "rat", "u_A?": "rat", "g?": "rat"})
 def check_no_blowup(cert, problem):
     """PROVED: every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}."""
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     if problem is None:
         raise CertificationFailed("no-blowup: needs the embedded problem")

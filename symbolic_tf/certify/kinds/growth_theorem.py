@@ -25,7 +25,7 @@ from fractions import Fraction
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import frac_str
+from ...exact.rational import frac_str
 from ..matrix_proofs.order import stored_theorem
 from .growth import growth_rate
 

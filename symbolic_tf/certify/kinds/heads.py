@@ -144,7 +144,7 @@ def _int_matrix(W):
 @kind("head-eigenline-blowup", {**_HEAD, "v_lo": "rat", "v_hi": "rat", "k": "int", "r": "int"}, needs_problem=False)
 def check_head_eigenline(cert, problem):
     """PROVED: the head's own Gaussian flow blows up from a rank-one Σ₀ on a real eigenline."""
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     _check_head_eigenline(cert, problem)
     d = cert.data

@@ -23,7 +23,9 @@ from fractions import Fraction
 
 import flint
 
-from ..exact import ball_pd, definiteness, qmat
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
+from ...exact.rational import qmat
 
 __all__ = ["rat", "square", "ball", "eye", "svec_index", "gram", "box", "drift_model", "initial_cov",
            "parse_box", "linearisation", "krawczyk", "check_basin"]

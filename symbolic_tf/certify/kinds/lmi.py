@@ -8,7 +8,7 @@ coordinates (s_k = Σ_ij for k = (i, j), i ≤ j; basis E_ii, E_ij + E_ji) from
     tr(M E_k A E_l) = Σ_{(a,b) ∈ k} Σ_{(c,e) ∈ l} M_ea A_bc,   M = P C_h,
 
 with (a, b) running over the one or two index pairs of E_k, and every inequality is decided
-over ℚ (charpoly inertia of :mod:`symbolic_tf.certify.exact`).
+over ℚ (charpoly inertia of :mod:`symbolic_tf.exact`).
 
 ``bounded-lmi`` data: ``P``.  Verified: the problem is drift-free softmax / multi-head softmax,
 P symmetric, P ≻ 0, Q_P ⪯ 0.
@@ -28,7 +28,8 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import inertia, qmat
+from ...exact.definiteness import inertia
+from ...exact.rational import qmat
 
 _MULTI = ("multihead", "multi-head", "mha")
 
@@ -153,7 +154,7 @@ def _frob_sq(M):
 def check_blowup(cert, problem):
     """PROVED: every Σ₀ ⪰ 0, Σ₀ ≠ 0 blows up (q_P ≥ c·tr(PΣ)², P ≻ 0); with a bracket, this
     Σ₀ blows up at T* ∈ [T_lo, T_hi]."""
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     _check_blowup(cert, problem)
     params = {k: frac_str(_q(cert.data[k])) for k in ("T_lo", "T_hi") if k in cert.data}

@@ -43,7 +43,7 @@ def flow_pairs(problem, fail):
     """Exact ([(C_h, A_h)], F or None) of an embedded (multi-head) softmax problem's covariance flow:
     C = V, or C_h = W_hV_h per head; A_h scaled by the temperature; F the drift (None if absent or
     zero; the bias b does not enter the covariance).  ``fail(message)`` must raise."""
-    from ..exact import qmat
+    from ...exact.rational import qmat
 
     if problem is None:
         fail("needs an embedded problem")

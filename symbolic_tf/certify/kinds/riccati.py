@@ -14,7 +14,9 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import ball_pd, definiteness, frac_str, qmat
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
+from ...exact.rational import frac_str, qmat
 
 _FACTOR = {"v": "rat", "B": "rat[][]", "D": "rat[]"}
 

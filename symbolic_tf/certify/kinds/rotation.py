@@ -54,7 +54,8 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, frac_str
+from ...exact.definiteness import definiteness
+from ...exact.rational import frac_str
 from .krawczyk_box import initial_cov, rat
 from .replay import flow_pairs, int_in, replay_stored
 

@@ -51,7 +51,8 @@ from ...spec.errors import CertificationFailed
 from ...spec.schedule import leaves, problem_at, segments
 from ..check import derive, kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, frac_str, qmat
+from ...exact.definiteness import definiteness
+from ...exact.rational import frac_str, qmat
 from ..schema import parse_rat, validate
 from .replay import flow_pairs, replay_stored
 

@@ -16,7 +16,7 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import qmat
+from ...exact.rational import qmat
 
 _CONGRUENCE = ("softmax", "multihead", "l2", "sinkhorn", "linear")
 

@@ -15,7 +15,8 @@ import flint
 from ...spec.errors import CertificationFailed, SymtfError
 from ..check import check, kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, frac_str, qmat
+from ...exact.definiteness import definiteness
+from ...exact.rational import frac_str, qmat
 
 
 def _fail(msg):

@@ -42,7 +42,8 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import inertia, qmat
+from ...exact.definiteness import inertia
+from ...exact.rational import qmat
 from .replay import Field, replay_tube, svec_basis
 
 KIND = "blowup-taylor-lmi"
@@ -152,7 +153,7 @@ def _approx(q) -> str:
             "method": ("enum", "qr", "direct"), "steps": "rat[]", "T_lo": "rat", "T_hi": "rat"})
 def check_taylor_blowup(cert, problem):
     """PROVED: this Σ₀ blows up at T* ∈ [T_lo, T_hi] (validated Taylor tube + LMI restarts)."""
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     _check_taylor_blowup(cert, problem)
     T_lo, T_hi = _rat(cert.data["T_lo"]), _rat(cert.data["T_hi"])

@@ -43,7 +43,7 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import frac_str
+from ...exact.rational import frac_str
 from .krawczyk_box import check_basin, drift_model, initial_cov, rat
 from .replay import Field, replay_tube
 

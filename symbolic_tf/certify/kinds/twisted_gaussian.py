@@ -18,7 +18,8 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, frac_str, qmat
+from ...exact.definiteness import definiteness
+from ...exact.rational import frac_str, qmat
 
 KIND = "twisted-gaussian-nonconvexity"
 

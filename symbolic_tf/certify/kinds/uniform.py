@@ -8,7 +8,8 @@ import flint
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, qmat
+from ...exact.definiteness import definiteness
+from ...exact.rational import qmat
 
 
 @kind("uniform-vI", {"v": "rat", "R_class": ("enum", "PD", "NSD"),

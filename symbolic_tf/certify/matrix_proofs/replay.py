@@ -226,7 +226,7 @@ def sample_point(st: Statement, n: int, rng):
         if a != b:
             unsatisfied.append(i)
     for name in st.positive:  # a definition may have overwritten a positive symbol
-        from ..exact import definiteness
+        from ...exact.definiteness import definiteness
 
         if not definiteness(env[name]).pd:
             return None, ()
@@ -319,7 +319,7 @@ def check_witness(doc, witness) -> dict:
     """Decide a statement at an exact point: verify the point satisfies every hypothesis
     exactly (shapes, symmetry, positive definiteness, equations) and return the two sides'
     values; ``differs`` is True when lhs ≠ rhs there (so the identity is false)."""
-    from ..exact import definiteness
+    from ...exact.definiteness import definiteness
 
     st = parse_statement(doc)
     if not isinstance(witness, dict) or set(witness) - {"d", "values"}:

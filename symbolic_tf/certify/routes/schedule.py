@@ -62,7 +62,7 @@ def schedule_search(problem, ctx: Context):
     from ...spec.errors import CertificationFailed
     from ...spec.schedule import problem_at, segments
     from ...spec.verdict import UNDECIDED, Verdict
-    from ..exact import frac_str, qmat, qmat_to_fractions
+    from ...exact.rational import frac_str, qmat, qmat_to_fractions
     from ..kinds.schedule import advance, cut_segments
     from ..validated.tube import flow_data, integrate_tube
 

@@ -18,7 +18,8 @@ class Stratum(Route):
             return "needs Σ₀"
         if problem.variant not in ("softmax", "multihead"):
             return "needs softmax or multi-head softmax"
-        from ..exact import definiteness, qmat
+        from ...exact.definiteness import definiteness
+        from ...exact.rational import qmat
 
         S = definiteness(qmat(problem.cov))
         return None if 0 < S.pos < problem.d else "Σ₀ is zero or nonsingular"

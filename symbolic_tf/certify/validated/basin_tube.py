@@ -25,7 +25,7 @@ import numpy as np
 
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ..certificate import Certificate, vec_str
-from ..exact import qmat
+from ...exact.rational import qmat
 
 __all__ = ["KIND", "find_tube_basin"]
 

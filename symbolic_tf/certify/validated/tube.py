@@ -17,7 +17,7 @@ from fractions import Fraction
 import flint
 
 from ...spec.errors import InvalidParameters
-from ..exact import qmat
+from ...exact.rational import qmat
 from .flow import (Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad, prepare_step, singularity_distance, svec_basis,
                    taylor_step)
 
@@ -274,7 +274,7 @@ def enclose(problem, T, *, order: int = 20, prec: int = 128, method: str = "qr",
     InvalidParameters
         Not a (multi-head) softmax problem, no Σ₀, d > 6, bad T/order/prec/method.
     """
-    from ..exact import qmat as _qmat
+    from ...exact.rational import qmat as _qmat
 
     if method not in ("qr", "direct"):
         raise InvalidParameters("method", f"must be 'qr' or 'direct', not {str(method)[:40]!r}")

@@ -1,4 +1,4 @@
-"""Exact (ℚ) and ball (arb) matrix decisions — the arithmetic primitives certificates use.
+"""Exact (ℚ) matrix decisions — definiteness, inertia, rank, factorisations.
 
 * :func:`inertia` — (n₊, n₋, n₀) of a rational symmetric matrix from the characteristic
   polynomial: a real symmetric matrix has only real eigenvalues, so Descartes' rule of signs
@@ -6,9 +6,11 @@
   #negative roots = sign changes of p(−x)).
 * :func:`definiteness` — PD / PSD / ND / NSD / indefinite / zero, with a rational witness
   vector for every negative claim (vᵀMv < 0 or > 0), from the exact congruence elimination
-  of :mod:`symbolic_tf.spec.linalg`.
-* :func:`ball_pd` — strict positive definiteness of a symmetric *ball/interval* matrix by a
-  Cholesky (LDLᵀ) factorisation in arb arithmetic: True only if every pivot ball is > 0.
+  of :mod:`symbolic_tf.exact.congruence`.
+* :func:`is_pd`, :func:`is_psd` — the yes/no questions, exactly.
+* :func:`pd_or_witness`, :func:`exact_factor` — a rational witness of non-PD-ness; S = B D Bᵀ.
+
+Ball matrices (arb) are decided by :func:`symbolic_tf.exact.ball.ball_pd`.
 
 No float eigenvalue is ever used to decide.
 """
@@ -19,50 +21,11 @@ from typing import Sequence
 
 import flint
 
-from ..spec.linalg import psd_decision, quad_form
+from .congruence import psd_decision, quad_form
+from .rational import qmat, qmat_to_fractions
 
-__all__ = ["pd_or_witness", "Q", "qmat", "qmat_to_fractions", "inertia", "definiteness", "Definiteness", "ball_pd",
-           "arb_matrix", "frac_str", "parse_frac", "sym_part", "rank", "exact_factor"]
-
-
-def parse_frac(s) -> Fraction:
-    """"p/q" (or int) → Fraction."""
-    return Fraction(s) if not isinstance(s, Fraction) else s
-
-
-def frac_str(q) -> str:
-    """Exact "p/q" string of an int, Fraction, fmpq or SymPy Rational."""
-    if hasattr(q, "p") and hasattr(q, "q") and not isinstance(q, Fraction):
-        q = Fraction(int(q.p), int(q.q))
-    q = Fraction(q)
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-
-
-def Q(x) -> flint.fmpq:
-    """An exact flint rational from int, Fraction, "p/q" string, fmpq or a SymPy Rational."""
-    if isinstance(x, flint.fmpq):
-        return x
-    if isinstance(x, str):
-        x = Fraction(x)
-    if hasattr(x, "p") and hasattr(x, "q") and not isinstance(x, Fraction):  # sympy Rational
-        return flint.fmpq(int(x.p), int(x.q))
-    x = Fraction(x)
-    return flint.fmpq(x.numerator, x.denominator)
-
-
-def qmat(M) -> flint.fmpq_mat:
-    """An exact ``fmpq_mat`` from nested sequences of exact numbers."""
-    if isinstance(M, flint.fmpq_mat):
-        return M
-    if hasattr(M, "tolist") and not isinstance(M, (list, tuple)):
-        M = M.tolist()
-    rows = [[Q(e) for e in r] for r in M]
-    return flint.fmpq_mat(len(rows), len(rows[0]) if rows else 0, [e for r in rows for e in r])
-
-
-def qmat_to_fractions(M: flint.fmpq_mat) -> tuple:
-    return tuple(tuple(Fraction(int(M[i, j].p), int(M[i, j].q)) for j in range(M.ncols()))
-                 for i in range(M.nrows()))
+__all__ = ["pd_or_witness", "inertia", "definiteness", "Definiteness", "is_pd", "is_psd", "sym_part", "rank",
+           "exact_factor"]
 
 
 def sym_part(M: flint.fmpq_mat) -> flint.fmpq_mat:
@@ -92,6 +55,40 @@ def inertia(M) -> tuple[int, int, int]:
     neg = _sign_changes([v if i % 2 == 0 else -v for i, v in enumerate(c)])
     assert pos + neg + zero == n, "a symmetric matrix has real eigenvalues"
     return pos, neg, zero
+
+
+def is_pd(M) -> bool:
+    """Is M a symmetric positive definite rational matrix?  Decided exactly (inertia).
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat or nested sequence
+        An exact square matrix.
+
+    Returns
+    -------
+    bool
+        True iff M = Mᵀ and all its eigenvalues are > 0 (False for a non-symmetric M).
+    """
+    A = qmat(M)
+    return A == A.transpose() and inertia(A)[0] == A.nrows()
+
+
+def is_psd(M) -> bool:
+    """Is M a symmetric positive semidefinite rational matrix?  Decided exactly (inertia).
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat or nested sequence
+        An exact square matrix.
+
+    Returns
+    -------
+    bool
+        True iff M = Mᵀ and no eigenvalue is < 0 (False for a non-symmetric M).
+    """
+    A = qmat(M)
+    return A == A.transpose() and inertia(A)[1] == 0
 
 
 class Definiteness:
@@ -158,46 +155,6 @@ def definiteness(M) -> Definiteness:
         pw = psd_decision(negF).witness
         assert pw is not None and quad_form(F, pw) > 0
     return Definiteness(pos, neg, zero, nw, pw)
-
-
-def arb_matrix(M, rad=None, prec: int = 128) -> flint.arb_mat:
-    """A ball matrix from exact midpoints (and optional exact radii per entry)."""
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
-        A = qmat(M)
-        n, m = A.nrows(), A.ncols()
-        out = flint.arb_mat(n, m)
-        for i in range(n):
-            for j in range(m):
-                mid = flint.arb(A[i, j])
-                if rad is not None:
-                    r = Q(rad[i][j])
-                    mid = mid + flint.arb(0, flint.arb(r).upper()) if r != 0 else mid
-                out[i, j] = mid
-        return out
-    finally:
-        flint.ctx.prec = old
-
-
-def ball_pd(M: flint.arb_mat) -> bool | None:
-    """True if every symmetric matrix in the ball matrix M is PD (ball LDLᵀ pivots > 0);
-    False if a pivot is certainly ≤ 0 ... which for balls only proves failure of *this*
-    elimination, so False is returned only when the first pivot (a diagonal entry) is < 0;
-    otherwise ``None`` (undecided)."""
-    n = M.nrows()
-    R = [[M[i, j] for j in range(n)] for i in range(n)]
-    for k in range(n):
-        piv = R[k][k]
-        if not piv > 0:
-            if piv < 0:
-                return False  # vᵀMv = R_kk < 0 for the congruence basis vector: not PSD
-            return None
-        for i in range(k + 1, n):
-            f = R[i][k] / piv
-            for j in range(k + 1, n):
-                R[i][j] = R[i][j] - f * R[k][j]
-    return True
 
 
 def exact_factor(S) -> tuple[flint.fmpq_mat, flint.fmpq_mat]:
