@@ -58,7 +58,7 @@ import numpy as np
 from ..spec.errors import CertificationFailed
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str, vec_str
-from ..exact.definiteness import inertia
+from ..exact.definiteness import inertia, is_pd
 from ..exact.rational import frac_str, Q as _Q, qmat
 
 __all__ = ["KIND_BOUNDED", "KIND_BLOWUP", "NotApplicable", "lmi_heads", "svec_index", "q_matrix",
@@ -220,17 +220,13 @@ def _nullspace(M: flint.fmpq_mat) -> list[list]:
 
 
 # --------------------------------------------------------------------------- exact tests
-def _is_pd(P: flint.fmpq_mat) -> bool:
-    return P == P.transpose() and inertia(P)[0] == P.nrows()
-
-
 def _bounded_ok(P: flint.fmpq_mat, heads, S) -> bool:
-    return _is_pd(P) and inertia(q_matrix(P, heads, S))[0] == 0
+    return is_pd(P) and inertia(q_matrix(P, heads, S))[0] == 0
 
 
 def _blowup_c(P: flint.fmpq_mat, heads, S):
     """Largest (rounded-down) rational c with Q_P − c ppᵀ ⪰ 0, verified exactly; else None."""
-    if not _is_pd(P):
+    if not is_pd(P):
         return None
     Qm = q_matrix(P, heads, S)
     m = Qm.nrows()

@@ -31,7 +31,8 @@ import numpy as np
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str, vec_str
 from .claims import Claim, Quantifier
-from ..exact.definiteness import definiteness, exact_factor
+from ..exact.ball import ball_pd
+from ..exact.definiteness import definiteness, exact_factor, is_pd, pd_or_witness
 from ..exact.rational import frac_str, qmat
 
 __all__ = ["scalar_of_identity", "riccati_data", "blowup_bracket_vI", "classify_vI"]
@@ -77,17 +78,6 @@ def _rational(x: float) -> Fraction:
     return Fraction(x).limit_denominator(10**15) if x != 0 else Fraction(0)
 
 
-def _pd_exact(M) -> bool:
-    return definiteness(M).pd
-
-
-def _witness_nonpd(M):
-    """A rational w with wᵀMw ≤ 0, exact, or None if M ≻ 0."""
-    from ..exact.definiteness import pd_or_witness
-
-    return pd_or_witness(M)[1]
-
-
 # --------------------------------------------------------------------------------------------
 # W(t) in ball arithmetic (Van Loan): exp(t [[−Fᵀ, R], [0, F]]) = [[E11, E12], [0, e^{Ft}]],
 # W(t) = e^{Fᵀt} E12.
@@ -118,12 +108,6 @@ def _X_ball(F, R, B, Dinv, t_ball):
     return Db - Bb.transpose() * W * Bb
 
 
-def _ball_pd(X) -> bool:
-    from ..exact.ball import ball_pd
-
-    return ball_pd(X) is True
-
-
 def _interval(a: Fraction, b: Fraction):
     mid = (a + b) / 2
     rad = (b - a) / 2
@@ -136,7 +120,7 @@ def _cover_pd(F, R, B, Dinv, lo: Fraction, max_pieces: int = 4096):
     done = []
     while stack:
         a, b = stack.pop()
-        if _ball_pd(_X_ball(F, R, B, Dinv, _interval(a, b))):
+        if ball_pd(_X_ball(F, R, B, Dinv, _interval(a, b))) is True:
             done.append((a, b))
         elif len(done) + len(stack) > max_pieces or b - a < lo * Fraction(1, 10**14):
             return None
@@ -217,9 +201,9 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
         lo = _rational(t_f * (1 - delta))
         hi = _rational(t_f * (1 + delta))
         if F is None:
-            ok_lo = _pd_exact(Dinv - B.transpose() * R * B * flint.fmpq(lo.numerator, lo.denominator))
+            ok_lo = is_pd(Dinv - B.transpose() * R * B * flint.fmpq(lo.numerator, lo.denominator))
             Xhi = Dinv - B.transpose() * R * B * flint.fmpq(hi.numerator, hi.denominator)
-            w = _witness_nonpd(Xhi) if ok_lo else None
+            w = pd_or_witness(Xhi)[1] if ok_lo else None
             partition = None
         elif _scalar_f(F) is not None:
             # F = fI: X(t) = D⁻¹ − g(t)N with g increasing; PD on the segment [D⁻¹, D⁻¹ − G_lo N]
@@ -228,8 +212,8 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
             partition = None
             G_lo, G_hi = _g_bounds(F[0, 0], lo, hi)
             N = B.transpose() * R * B
-            ok_lo = _pd_exact(Dinv - N * G_lo)
-            w = _witness_nonpd(Dinv - N * G_hi) if ok_lo else None
+            ok_lo = is_pd(Dinv - N * G_lo)
+            w = pd_or_witness(Dinv - N * G_hi)[1] if ok_lo else None
             if w is not None:
                 wm = flint.fmpq_mat(len(w), 1, [flint.fmpq(q.numerator, q.denominator) for q in w])
                 if not (wm.transpose() * N * wm)[0, 0] > 0:

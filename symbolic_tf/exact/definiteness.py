@@ -16,16 +16,18 @@ No float eigenvalue is ever used to decide.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Sequence
 
 import flint
+import numpy as np
 
 from .congruence import psd_decision, quad_form
 from .rational import qmat, qmat_to_fractions
 
 __all__ = ["pd_or_witness", "inertia", "definiteness", "Definiteness", "is_pd", "is_psd", "sym_part", "rank",
-           "exact_factor"]
+           "exact_factor", "float_factor"]
 
 
 def sym_part(M: flint.fmpq_mat) -> flint.fmpq_mat:
@@ -157,16 +159,41 @@ def definiteness(M) -> Definiteness:
     return Definiteness(pos, neg, zero, nw, pw)
 
 
-def exact_factor(S) -> tuple[flint.fmpq_mat, flint.fmpq_mat]:
-    """S = B D Bᵀ for a rational PSD S: B (n×r) rational of full column rank, D (r×r) rational
-    diagonal ≻ 0, r = rank S (symmetric elimination).  Raises ValueError if S is not PSD."""
+def exact_factor(S, *, largest_pivot: bool = False) -> tuple[flint.fmpq_mat, flint.fmpq_mat]:
+    """S = B D Bᵀ for a rational PSD S by symmetric elimination over ℚ.
+
+    Parameters
+    ----------
+    S : flint.fmpq_mat or nested sequence
+        A rational symmetric positive semidefinite matrix (n × n).
+    largest_pivot : bool
+        Pivot on the largest remaining diagonal entry (first one on ties) instead of the
+        first nonzero one.  Both are exact; they give different (equally valid) factors.
+
+    Returns
+    -------
+    B : flint.fmpq_mat
+        n × r, rational, of full column rank r = rank S; column k is the k-th pivot column
+        divided by its pivot (so B has a unit entry in each pivot row).
+    D : flint.fmpq_mat
+        r × r rational diagonal ≻ 0, the pivots.
+
+    Raises
+    ------
+    ValueError
+        If S is not PSD (a negative pivot, or a zero diagonal with a nonzero off-diagonal).
+    """
     A = qmat(S)
     n = A.nrows()
     R = [[A[i, j] for j in range(n)] for i in range(n)]
     cols, piv = [], []
     remaining = list(range(n))
     while remaining:
-        k = next((i for i in remaining if R[i][i] != 0), None)
+        if largest_pivot:
+            k = max(remaining, key=lambda i: R[i][i])
+            k = k if R[k][k] != 0 else next((i for i in remaining if R[i][i] != 0), None)
+        else:
+            k = next((i for i in remaining if R[i][i] != 0), None)
         if k is None:  # all remaining pivots zero: PSD iff the remaining block is zero
             if any(R[i][j] != 0 for i in remaining for j in remaining):
                 raise ValueError("not PSD")
@@ -189,10 +216,64 @@ def exact_factor(S) -> tuple[flint.fmpq_mat, flint.fmpq_mat]:
     return B, D
 
 
+def float_factor(cov) -> np.ndarray:
+    r"""A *float* factor B (n × r) with B Bᵀ = cov up to rounding, from the exact LDLᵀ.
+
+    For sampling N(mean, cov) — a float helper, not a decision.  cov = Σ_k D_k ℓ_k ℓ_kᵀ
+    exactly (:func:`exact_factor` with the largest pivot first), r = rank cov exactly, and
+    B = [√D_k ℓ_k]_k rounded to floats.  A singular covariance gives exactly degenerate samples
+    (cov = [[1, 1], [1, 1]] gives x₁ = x₂ exactly): the zero rows/relations of ℓ_k are exact.
+
+    Parameters
+    ----------
+    cov : nested sequence of exact numbers or flint.fmpq_mat
+        A rational PSD matrix (n × n).
+
+    Returns
+    -------
+    numpy.ndarray
+        B, shape (n, r).
+
+    Raises
+    ------
+    ValueError
+        If cov is not PSD.
+    """
+    B, D = exact_factor(cov, largest_pivot=True)
+    n, r = B.nrows(), B.ncols()
+    out = np.zeros((n, r))
+    for c in range(r):
+        piv = Fraction(int(D[c, c].p), int(D[c, c].q))
+        out[:, c] = math.sqrt(piv) * np.array([float(Fraction(int(B[i, c].p), int(B[i, c].q))) for i in range(n)])
+    return out
+
+
 def pd_or_witness(M) -> tuple[bool, tuple | None]:
-    """(True, None) if the rational symmetric M is PD, else (False, w) with a rational w ≠ 0,
-    wᵀMw ≤ 0 (a negative direction from the congruence elimination, or a kernel vector)."""
+    """Is the rational symmetric M positive definite?  If not, a rational witness.
+
+    2 × 2: the closed form (a > 0 and det > 0; witness (1, 0) when a ≤ 0, else (−b, a) with
+    wᵀMw = a·det ≤ 0).  Larger: the congruence elimination's negative direction, or an exact
+    kernel vector when M is PSD but singular.
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat or nested sequence
+        A rational symmetric matrix.
+
+    Returns
+    -------
+    tuple
+        (True, None) if M ≻ 0, else (False, w) with w a tuple of Fractions, w ≠ 0, wᵀMw ≤ 0.
+    """
     F = qmat_to_fractions(qmat(M))
+    if len(F) == 2:
+        a, b, c = F[0][0], F[0][1], F[1][1]
+        det = a * c - b * b
+        if a > 0 and det > 0:
+            return True, None
+        if a <= 0:
+            return False, (Fraction(1), Fraction(0))
+        return False, (-b, a)
     res = psd_decision(F)
     if res.pd:
         return True, None

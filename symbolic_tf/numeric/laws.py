@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ..exact.definiteness import float_factor
 from ..spec.errors import InvalidParameters
 
 __all__ = ["sample_law", "sample_mixture", "mixture_departure", "support_radius"]
@@ -28,8 +29,6 @@ def _f(v):
 
 def sample_law(law, N: int, rng: np.random.Generator) -> np.ndarray:
     """N tokens from a declared non-Gaussian initial law (shape (N, d))."""
-    from .particles import exact_factor
-
     if law.kind == "uniform_box":
         lo, hi = _f(law.get("low")), _f(law.get("high"))
         return lo + (hi - lo) * rng.random((N, lo.size))
@@ -51,15 +50,13 @@ def sample_law(law, N: int, rng: np.random.Generator) -> np.ndarray:
 
 def sample_mixture(law, N: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """N tokens from a mixture law and the component label of each."""
-    from .particles import exact_factor
-
     w = _f(law.get("weights"))
     means, covs = law.get("means"), law.get("covs")
     k = rng.choice(len(w), size=N, p=w / w.sum())
     X = np.empty((N, len(means[0])))
     for j in range(len(w)):
         idx = np.flatnonzero(k == j)
-        B = exact_factor(covs[j])
+        B = float_factor(covs[j])
         X[idx] = _f(means[j]) + rng.standard_normal((idx.size, B.shape[1])) @ B.T
     return X, k
 

@@ -44,9 +44,10 @@ from typing import Any
 
 import numpy as np
 
+from ..exact.definiteness import float_factor
 from ..spec.errors import InvalidParameters
 
-__all__ = ["ParticleRun", "simulate", "sample_initial", "exact_factor", "METHODS"]
+__all__ = ["ParticleRun", "simulate", "sample_initial", "METHODS"]
 
 #: Fixed-step integration methods.
 METHODS = ("rk4", "euler")
@@ -430,36 +431,6 @@ def simulate(problem, X0, T=None, *, steps=None, dt=None, positions=None, method
     )
 
 
-def exact_factor(cov) -> np.ndarray:
-    r"""A float factor B (d × r) with B Bᵀ = cov, from an exact rational LDLᵀ.
-
-    Symmetric Gaussian elimination over ℚ with diagonal pivoting (largest pivot first):
-    cov = Σ_k D_k ℓ_k ℓ_kᵀ exactly, r = rank cov, and B = [√D_k ℓ_k]_k.  For a PSD input
-    a zero pivot means its whole remaining row is zero, so the rank is exact and the
-    sampled cloud lies (up to rounding of B) in the range of cov — a singular covariance
-    gives exactly degenerate samples (e.g. cov = [[1, 1], [1, 1]] gives x₁ = x₂ exactly).
-    """
-    d = len(cov)
-    R = [[Fraction(e) for e in row] for row in cov]
-    remaining = list(range(d))
-    cols = []
-    while remaining:
-        k = max(remaining, key=lambda i: R[i][i])
-        piv = R[k][k]
-        if piv <= 0:
-            break
-        ell = [R[i][k] / piv if i in remaining else Fraction(0) for i in range(d)]
-        cols.append((piv, ell))
-        remaining.remove(k)
-        for i in remaining:
-            for j in remaining:
-                R[i][j] -= ell[i] * piv * ell[j]
-    B = np.zeros((d, len(cols)))
-    for c, (piv, ell) in enumerate(cols):
-        B[:, c] = math.sqrt(piv) * np.array([float(e) for e in ell])
-    return B
-
-
 def sample_initial(problem, N, rng):
     r"""N i.i.d. tokens from the problem's initial Gaussian N(mean, cov), or its declared law.
 
@@ -500,7 +471,7 @@ def sample_initial(problem, N, rng):
     else:
         d = problem.d
         mean = np.zeros(d) if problem.mean is None else np.array([float(e) for e in problem.mean])
-        B = exact_factor(problem.cov)
+        B = float_factor(problem.cov)
         X0 = mean + rng.standard_normal((N, B.shape[1])) @ B.T
     positions = np.sort(rng.uniform(0.0, 1.0, N)) if variants.get(problem.variant).causal else None
     return X0, positions
