@@ -49,6 +49,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.precision import working_precision
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str
 from ..exact.ball import ball_pd
@@ -276,9 +277,7 @@ def lyapunov_verify(problem, mats, S0, Smid, r, prec, Wf, sc):
     F, V, A = mats
     d = problem.d
     Dg = _gram(d)
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         Xb = _box(Smid, r)
         Lb = _DG_ball(Xb, F, V, A, d)
         for bits in (30, 52):
@@ -308,8 +307,6 @@ def lyapunov_verify(problem, mats, S0, Smid, r, prec, Wf, sc):
             inside = bool(E0 < flint.arb(lyapunov_fq(rho)))
             return data, float(E0.mid()) + float(E0.rad()), float(rho), inside
         return None
-    finally:
-        flint.ctx.prec = old
 
 
 # --------------------------------------------------------------------------------------------

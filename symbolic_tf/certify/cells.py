@@ -36,6 +36,7 @@ import flint
 import numpy as np
 
 from . import polymat as pm
+from ..exact.precision import working_precision
 from ..exact.rational import frac_str
 
 __all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "g_ball", "no_route_reason"]
@@ -126,14 +127,10 @@ def pencil_for(spec) -> Pencil | None:
 def g_ball(f, t, prec: int = 128) -> flint.arb:
     """An arb ball containing g(f, t) = (e^{2ft} − 1)/(2f) (t when f = 0), f and t rational."""
     f, t = pm.q(f), pm.q(t)
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         if f == 0:
             return flint.arb(t)
         return (flint.arb(2 * f * t)).expm1() / flint.arb(2 * f)
-    finally:
-        flint.ctx.prec = old
 
 
 def _g_float(f: float, t: float) -> float:

@@ -25,6 +25,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.precision import working_precision
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate
 from ..exact.rational import frac_str
@@ -74,9 +75,7 @@ def _dot(u, M, v):
 def second_variation_ball(A, xs, xis, prec: int = 256):
     """Exact pieces and an arb ball of d²E/ds²(0) for rational data (lists of Fractions)."""
     n = len(xs)
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         total = flint.arb(0)
         for i in range(n):
             for j in range(n):
@@ -86,8 +85,6 @@ def second_variation_ball(A, xs, xis, prec: int = 256):
                     total += flint.arb(flint.fmpq(c.numerator, c.denominator)) * \
                         flint.arb(flint.fmpq(u.numerator, u.denominator)).exp()
         return total / (2 * n * n)
-    finally:
-        flint.ctx.prec = old
 
 
 def _upper_fraction(ball) -> Fraction:

@@ -40,6 +40,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.precision import working_precision
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str
 from ..exact.ball import ball_pd
@@ -398,9 +399,7 @@ def _certify_at(problem, mats, x, *, prec: int = _PREC, max_inflate: int = 5):
     Y = _qmat_from(Yf, 40)
     scale = max(1.0, float(np.abs(x).max()))
     r0 = _rat(1e-10 * scale, 8)
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         ok, DG, worst = False, None, None
         for k in range(max_inflate + 1):
             r = _fq(r0 * 10**k)
@@ -439,8 +438,6 @@ def _certify_at(problem, mats, x, *, prec: int = _PREC, max_inflate: int = 5):
         out.update(status="pd-unknown",
                    reason=f"stability not certified (float max Re λ(DG) = {eig.real.max():.3g})")
         return out
-    finally:
-        flint.ctx.prec = old
 
 
 def _certificate(problem, res, prec):

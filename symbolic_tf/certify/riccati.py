@@ -28,6 +28,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.precision import working_precision
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str, vec_str
 from .claims import Claim, Quantifier
@@ -84,9 +85,7 @@ def _rational(x: float) -> Fraction:
 # --------------------------------------------------------------------------------------------
 def _W_ball(F, R, t_ball, prec=192):
     n = R.nrows()
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         H = flint.arb_mat(2 * n, 2 * n)
         for i in range(n):
             for j in range(n):
@@ -97,8 +96,6 @@ def _W_ball(F, R, t_ball, prec=192):
         E12 = flint.arb_mat(n, n, [E[i, n + j] for i in range(n) for j in range(n)])
         E22 = flint.arb_mat(n, n, [E[n + i, n + j] for i in range(n) for j in range(n)])
         return E22.transpose() * E12
-    finally:
-        flint.ctx.prec = old
 
 
 def _X_ball(F, R, B, Dinv, t_ball):
@@ -243,15 +240,11 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
 
 def _g_bounds(f, lo: Fraction, hi: Fraction):
     """Rationals G_lo ≥ g(lo) and G_hi ≤ g(hi), g(t) = ∫₀ᵗe^{2fs}ds = expm1(2ft)/(2f) (arb)."""
-    old = flint.ctx.prec
-    flint.ctx.prec = 256
-    try:
+    with working_precision(256):
         def g(t):
             tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
             return tb if f == 0 else (flint.arb(2 * f) * tb).expm1() / flint.arb(2 * f)
         up, dn = g(lo).upper().fmpq(), g(hi).lower().fmpq()
-    finally:
-        flint.ctx.prec = old
     # round outward to short rationals (the checker accepts any G_lo ≥ g(T_lo), G_hi ≤ g(T_hi))
     G_lo = Fraction(int(up.p), int(up.q))
     G_hi = Fraction(int(dn.p), int(dn.q))

@@ -72,6 +72,7 @@ import flint
 import numpy as np
 
 from ..exact.definiteness import inertia
+from ..exact.precision import working_precision
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 
 __all__ = ["dyadic", "exact_sym_inertia", "eigenlines", "head_verdicts", "HeadsReport", "heads_report",
@@ -183,10 +184,8 @@ def eigenlines(hp) -> tuple[list[Eigenline], dict]:
     lam_f, Zr = np.linalg.eig(Vf)
     lam_l, Wl = np.linalg.eig(Vf.T)
     n = VU.nrows()
-    old = flint.ctx.prec
-    flint.ctx.prec = _PREC
     lines, info = [], {"real_simple": 0, "real_multiple": 0, "nonreal": 0, "zero": 0}
-    try:
+    with working_precision(_PREC):
         Oa = flint.arb_mat(Om)
         Ka, Qa = flint.arb_mat(Km), flint.arb_mat(Qm)
         scale = flint.arb(2) ** (sV + sO)         # v = λ_int / 2^{sV+sO}
@@ -238,8 +237,6 @@ def eigenlines(hp) -> tuple[list[Eigenline], dict]:
                 Tb = 1 / (2 * v_true * a_true)
                 T, Tf = Tb.str(15), float(Tb.mid())
             lines.append(Eigenline((lam / scale).str(15), sign, T, mid / 2.0 ** (sV + sO), Tf, cert))
-    finally:
-        flint.ctx.prec = old
     return lines, info
 
 

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ...spec.mapspec import parse_map_spec
 from ...spec.rational import to_fraction
@@ -83,14 +84,10 @@ class CellChecker:
     # --- primitives -----------------------------------------------------------------
     @staticmethod
     def _g_bounds(f, t):
-        old = flint.ctx.prec
-        flint.ctx.prec = 160
-        try:
+        with working_precision(160):
             if f == 0:
                 return flint.arb(t)
             return flint.arb(2 * f * t).expm1() / flint.arb(2 * f)
-        finally:
-            flint.ctx.prec = old
 
     def _need(self, ok, what):
         if not ok:

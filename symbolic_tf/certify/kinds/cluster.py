@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
@@ -138,9 +139,7 @@ def check_cluster_end(pairs, S_end, data, prec, fail):
     rv = flint.fmpq_mat(3, 1, [rX[i, j] for i, j in _UP])
     if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
         fail("the centre's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         pf = ProjectiveField(pairs, None, flint.arb_mat)
         H = flint.arb_mat(2, 2)
         for k, (i, j) in enumerate(_UP):
@@ -174,8 +173,6 @@ def check_cluster_end(pairs, S_end, data, prec, fail):
         if not B.is_finite():
             fail("the bound on ∫|c̃| is not finite")
         return B
-    finally:
-        flint.ctx.prec = old
 
 
 _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "kappa": "rat",

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
@@ -77,14 +78,10 @@ def check_collapse_bounds(pairs, F, data, d, fail):
 
 def end_inside(P, level, S_end, prec) -> bool:
     """tr(P·S_end) < level for every matrix of the ball S_end."""
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         d = P.nrows()
         y = sum((flint.arb(P[i, j]) * S_end[j, i] for i in range(d) for j in range(d)), flint.arb(0))
         return bool(y < flint.arb(level))
-    finally:
-        flint.ctx.prec = old
 
 
 _SCHEMA = {"P": "rat[][]", "lam": "rat", "p_lo": "rat", "n": "rat[]", "c": "rat", "steps": "rat[]", "order": "int",

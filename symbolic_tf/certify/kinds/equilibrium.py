@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import EQ_PART_ORDER, EQ_PART_TEXT, Claim, Quantifier
@@ -85,9 +86,7 @@ def _check_equilibrium_krawczyk(cert, problem):
     b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(d, 1)
     S, r, Y = parse_box(data, d, _fail)
 
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         # --- Krawczyk: K(X) − x̃ ⊂ (−r, r)^m
         Sb, L = krawczyk(F, V, A, S, r, Y, _fail)
         # --- positive definiteness of every Σ in X
@@ -133,5 +132,3 @@ def _check_equilibrium_krawczyk(cert, problem):
                 dev = (enc[i, 0] - flint.arb(rat(mids[i]))).abs_upper()
                 if not dev <= flint.arb(rad):
                     _fail(f"α* enclosure is not inside the stated box in coordinate {i}")
-    finally:
-        flint.ctx.prec = old

@@ -49,6 +49,7 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
@@ -159,9 +160,7 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
     rv = flint.fmpq_mat(m + 1, 1, [rX[i, j] for i, j in up] + [0])
     if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
         fail("the ray point's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         bf = ProjectiveField(pairs, F, flint.arb_mat)
         H = flint.arb_mat(d, d)
         for k, (i, j) in enumerate(up):
@@ -197,8 +196,6 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
         lo = t + flint.arb(u1.lower()) / c_hi
         hi = t + flint.arb(u1.upper()) / c_lo
         return lo, hi
-    finally:
-        flint.ctx.prec = old
 
 
 _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "T_lo": "rat",

@@ -51,6 +51,7 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
@@ -146,9 +147,7 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign
     ``eta`` and ``phi`` are (a, b) coefficient lists.  A ψ-piece on which a check is not
     verified is bisected (deterministically, at most ``max_depth`` times) before failing.
     ``sign = −1`` verifies G' < 0 instead (the rotating collapse of ``tube-rotation-collapse``)."""
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         f = PlaneField(pairs)
         ea, eb = ([flint.arb(x) for x in v] for v in eta)
         pa, pb = ([flint.arb(x) for x in v] for v in phi)
@@ -170,8 +169,6 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign
             G_hull = G if G_hull is None else G_hull.union(G)
             ph_hull = ph if ph_hull is None else ph_hull.union(ph)
         return G_hull.lower(), G_hull.upper(), ph_hull.lower(), ph_hull.upper()
-    finally:
-        flint.ctx.prec = old
 
 
 def end_point(S_end, D0, eta, phi, fail):
@@ -197,16 +194,12 @@ def end_point(S_end, D0, eta, phi, fail):
 def end_bracket(S_end, t_end, D0, eta, phi, bounds, prec, fail):
     """Checks 4–5 on the tube's end box: (lower, upper) arb bounds of T*."""
     k_lo, k_hi, ph_lo, ph_hi = bounds
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         u1, phi1 = end_point(S_end, D0, eta, phi, fail)
         t = flint.arb(t_end if isinstance(t_end, flint.fmpq) else rat(t_end))
         lo = t + u1 * (ph_lo - phi1).exp() / k_hi
         hi = t + u1 * (ph_hi - phi1).exp() / k_lo
         return lo, hi
-    finally:
-        flint.ctx.prec = old
 
 
 def _coeffs(data, key, fail):

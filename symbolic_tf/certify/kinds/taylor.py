@@ -39,6 +39,7 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
@@ -218,9 +219,7 @@ def _check_taylor_blowup(cert, problem):
         _bad("T_lo > T_hi")
 
     # ball part: the validated integration, recomputed
-    saved = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         Pb, cb, Kb = flint.arb_mat(P), flint.arb(c), flint.arb(K)
         best_lo = best_hi = None
 
@@ -235,8 +234,6 @@ def _check_taylor_blowup(cert, problem):
                 best_hi = q if best_hi is None or q < best_hi else best_hi
 
         replay_tube(Field(pairs), S0, ts, order, method, _bad, on_step=record)
-    finally:
-        flint.ctx.prec = saved
 
     if best_lo is None or T_lo > best_lo:
         _bad(f"T_lo = {T_lo} ≈ {_approx(T_lo)} is not implied: the recomputed lower bound is "

@@ -23,6 +23,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ...exact.precision import working_precision
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ..certificate import Certificate, vec_str
 from ...exact.rational import qmat
@@ -77,9 +78,7 @@ def _max_abs(M) -> float:
 def _inside(Send, Smid, r, W, rho, prec) -> bool:
     """E(Σ − Σ*) < ρ for every Σ in the ball matrix Send and every Σ* in Smid ± r (ball
     arithmetic at ``prec`` bits; the checker's formula)."""
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         d = Smid.nrows()
         e = flint.arb(0, flint.arb(r).upper())
         idx = [(i, j) for i in range(d) for j in range(i, d)]
@@ -87,8 +86,6 @@ def _inside(Send, Smid, r, W, rho, prec) -> bool:
         Wb = flint.arb_mat(W.nrows(), W.ncols(), [flint.arb(W[i, j]) for i in range(W.nrows()) for j in range(W.ncols())])
         E = (delta.transpose() * Wb * delta)[0, 0]
         return bool(E < flint.arb(rho))
-    finally:
-        flint.ctx.prec = old
 
 
 def _float_precheck(problem, Smid, horizon: float = 200.0):

@@ -17,6 +17,7 @@ import time
 import flint
 import numpy as np
 
+from ...exact.precision import working_precision
 from ...exact.rational import dyadic, frac_str
 from .float_field import FloatField
 from ...spec.verdict import UNDECIDED, Verdict
@@ -99,14 +100,11 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
     found = {}
 
     def until(state, t):
-        old = flint.ctx.prec
-        flint.ctx.prec = prec
-        try:
-            end_point(state.S, D0q, eta_q, phi_q, _fail)
-        except CertificationFailed:
-            return False
-        finally:
-            flint.ctx.prec = old
+        with working_precision(prec):
+            try:
+                end_point(state.S, D0q, eta_q, phi_q, _fail)
+            except CertificationFailed:
+                return False
         found["t"] = t
         return True
 

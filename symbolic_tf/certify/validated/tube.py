@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.precision import working_precision
 from ...spec.errors import InvalidParameters
 from ...exact.rational import qmat
 from .flow import (Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad, prepare_step, singularity_distance, svec_basis,
@@ -148,9 +149,7 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
     exceeds rel_tol·max(1, ‖Σ‖_max)), ``seconds`` (wall-clock limit), ``until(state, t)``
     (stop as soon as it returns true; called after every step)."""
     t_start = time.perf_counter()
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         flow = Flow(heads, F)
         S = flint.arb_mat(S0q)
         state = initial_state(S, method)
@@ -224,8 +223,6 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
                 if until is not None and until(state, t):
                     stop = f"condition met at t ≈ {float(t):.6g}"
                     break
-    finally:
-        flint.ctx.prec = old
     return Tube(times, ends, boxes, T, complete, stop, order, prec, method, time.perf_counter() - t_start)
 
 
