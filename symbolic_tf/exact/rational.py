@@ -13,7 +13,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-__all__ = ["parse_frac", "frac_str", "float_fraction", "sympy_rational", "Q", "qmat", "qmat_to_fractions",
+__all__ = ["parse_frac", "frac_str", "float_fraction", "sympy_rational", "sympy_exact", "Q", "qmat", "qmat_to_fractions",
            "qmat_to_float", "dyadic", "dyadic_matrix_str", "round_out"]
 
 
@@ -91,6 +91,30 @@ def sympy_rational(x):
         return sp.Rational(int(x.p), int(x.q))
     f = Fraction(float(x)) if isinstance(x, (float, np.floating)) else Fraction(x)
     return sp.Rational(f.numerator, f.denominator)
+
+
+def sympy_exact(expr):
+    """The same SymPy expression (or matrix) with every ``Float`` replaced by its exact value.
+
+    A SymPy ``Float`` is a binary number; ``sympy.Rational(Float)`` is its exact value (never
+    the "nice" rational ``nsimplify`` guesses).  Exact atoms are left untouched.
+
+    Parameters
+    ----------
+    expr : sympy.Basic or sympy.MatrixBase
+        Any SymPy object.
+
+    Returns
+    -------
+    sympy.Basic or sympy.MatrixBase
+        ``expr`` with each Float atom f replaced by ``Rational(f)``.
+    """
+    import sympy as sp
+
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(sympy_exact)
+    floats = expr.atoms(sp.Float) if isinstance(expr, sp.Basic) else ()
+    return expr.xreplace({f: sp.Rational(f) for f in floats}) if floats else expr
 
 
 def Q(x) -> flint.fmpq:

@@ -38,6 +38,7 @@ from typing import Callable, Sequence
 import sympy as sp
 
 from ..display import matrix_str
+from ..exact.rational import sympy_exact
 
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 
@@ -205,9 +206,9 @@ class GaussianEnergy:
 
 def is_positive_definite_exact(M) -> bool:
     """Sylvester's criterion with exact arithmetic (all leading principal minors > 0)."""
-    M = sp.Matrix(M)
+    M = sympy_exact(sp.Matrix(M))
     for k in range(1, M.shape[0] + 1):
-        m = sp.nsimplify(sp.simplify(M[:k, :k].det()))
+        m = sp.simplify(M[:k, :k].det())
         if not (m.is_positive is True):
             if m.is_positive is None:
                 raise ValueError(f"cannot decide the sign of the minor {m}")
@@ -413,7 +414,7 @@ def softmax_is_twisted_gradient_flow(d: int = 2, A=None, assume_symmetric: bool 
     if A is None:
         Asym = sp.Matrix(d, d, lambda i, j: P["A"][min(i, j), max(i, j)]) if (assume_symmetric or d == 1) else None
     else:
-        Asym = sp.Matrix(A)
+        Asym = sympy_exact(sp.Matrix(A))
     symmetric = Asym is not None and Asym == Asym.T
     if Asym is not None and symmetric:
         res, *_ = _twisted_residual(d, Asym, sign=1)
@@ -445,8 +446,8 @@ def softmax_is_twisted_gradient_flow(d: int = 2, A=None, assume_symmetric: bool 
              **{Pv["Sigma"][i, j]: Sw[i, j] for i in range(d) for j in range(d)},
              **{Pv["alpha"][i]: alpha_w[i] for i in range(d)}, **{xi: 0 for xi in x}}
     lhs = gamma.xreplace({Pv["A"][i, j]: Aw[i, j] for i in range(d) for j in range(d)}).xreplace(point)
-    rvec = res.xreplace(point).applyfunc(sp.nsimplify)
-    rhs = (lhs - rvec).applyfunc(sp.nsimplify)
+    rvec = res.xreplace(point)
+    rhs = lhs - rvec
     structural = [str(sp.expand(e1 - e2)) for (_, e1), (_, e2) in zip(fv.gradient_terms, fv.gradient_terms[1:])]
     return Verdict(REFUTED, claim, "exact-witness",
                    {"A": matrix_str(Aw), "V": matrix_str(Vw), "Sigma": matrix_str(Sw),
