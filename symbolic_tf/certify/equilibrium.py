@@ -45,7 +45,7 @@ from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str
 from ..exact.ball import ball_pd
 from ..exact.definiteness import definiteness
-from ..exact.rational import frac_str, qmat
+from ..exact.rational import frac_str
 
 __all__ = ["find_equilibrium", "equilibrium_claim", "KIND"]
 
@@ -103,10 +103,11 @@ def _applicable(problem) -> str | None:
 def _exact_mats(problem):
     d = problem.d
     zero = flint.fmpq_mat(d, d)
-    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
-    V = qmat(problem.V)
-    F = qmat(problem.F) if problem.F is not None else zero
-    b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(d, 1)
+    ex = problem.exact
+    A = ex.A * ex.scale
+    V = ex.V
+    F = ex.F if problem.F is not None else zero
+    b = ex.b if problem.b is not None else flint.fmpq_mat(d, 1)
     return F, V, A, b
 
 

@@ -57,12 +57,12 @@ def riccati_data(problem):
     v = scalar_of_identity(problem.V)
     if v is None:
         return None
-    A = qmat(problem.A) * problem.scale.numerator / problem.scale.denominator
+    A = problem.exact.A * problem.exact.scale
     R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
     F = None
     if problem.F is not None and any(e != 0 for row in problem.F for e in row):
-        F = qmat(problem.F)
-    B, D = exact_factor(problem.cov)
+        F = problem.exact.F
+    B, D = exact_factor(problem.exact.Sigma0)
     return v, R, F, B, D
 
 
@@ -371,7 +371,7 @@ def _equilibrium(problem, F, R, v) -> Verdict | None:
     evidence = {"regime": "EQUILIBRIUM", "Sigma_star": mat_str(Sstar)}
     # mean: in the limit α̇ = M*α + b with M* = F + vI + vΣ*B (docs/mathematics.md §6); Hurwitz ⇔ v < 0,
     # certified by an exact Lyapunov solution M*ᵀY + YM* = −I with Y ≻ 0.
-    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    A = problem.exact.A * problem.exact.scale
     vq = flint.fmpq(v.numerator, v.denominator)
     I = flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
     M = F + I * vq + Sstar * A * vq
@@ -497,11 +497,11 @@ def bounded_nsd(problem) -> Verdict:
 
     Σ(t) ⪯ e^{Ft}Σ₀e^{Fᵀt} (R ⪯ 0, see :func:`growth_nsd`) and e^{Fᵀt}Xe^{Ft} ⪯ X."""
     v = scalar_of_identity(problem.V)
-    A = qmat(problem.A) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    A = problem.exact.A * problem.exact.scale
     R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
     if not definiteness(R).nsd:
         return Verdict(UNDECIDED, "", reason="R = v(A + Aᵀ) is not negative semidefinite")
-    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(problem.d, problem.d)
+    F = problem.exact.F if problem.F is not None else flint.fmpq_mat(problem.d, problem.d)
     X = _nonexpanding_metric(F)
     if X is None:
         return Verdict(UNDECIDED, "", reason="no exact X ≻ 0 with FᵀX + XF ⪯ 0 (e^{Ft} may expand)")

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import flint
-import numpy as np
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from .congruence import psd_decision, quad_form
 from .rational import qmat, qmat_to_fractions
@@ -239,6 +241,8 @@ def float_factor(cov) -> np.ndarray:
     ValueError
         If cov is not PSD.
     """
+    import numpy as np
+
     B, D = exact_factor(cov, largest_pivot=True)
     n, r = B.nrows(), B.ncols()
     out = np.zeros((n, r))

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import flint
-import numpy as np
+if TYPE_CHECKING:  # flint and numpy are imported where used: spec/ imports this module and stays light
+    import flint
+    import numpy as np
 
 __all__ = ["parse_frac", "frac_str", "float_fraction", "sympy_rational", "sympy_exact", "Q", "qmat", "qmat_to_fractions",
            "qmat_to_float", "dyadic", "dyadic_matrix_str", "round_out"]
@@ -89,6 +91,8 @@ def sympy_rational(x):
         return x
     if hasattr(x, "p") and hasattr(x, "q") and not isinstance(x, Fraction):
         return sp.Rational(int(x.p), int(x.q))
+    import numpy as np
+
     f = Fraction(float(x)) if isinstance(x, (float, np.floating)) else Fraction(x)
     return sp.Rational(f.numerator, f.denominator)
 
@@ -130,6 +134,8 @@ def Q(x) -> flint.fmpq:
     flint.fmpq
         The same number.
     """
+    import flint
+
     if isinstance(x, flint.fmpq):
         return x
     if isinstance(x, str):
@@ -153,6 +159,8 @@ def qmat(M) -> flint.fmpq_mat:
     flint.fmpq_mat
         The matrix, entry by entry exact.
     """
+    import flint
+
     if isinstance(M, flint.fmpq_mat):
         return M
     if hasattr(M, "tolist") and not isinstance(M, (list, tuple)):
@@ -193,6 +201,8 @@ def qmat_to_float(M) -> np.ndarray:
     numpy.ndarray
         Its entries as floats, shape (nrows, ncols).
     """
+    import numpy as np
+
     return np.array([[int(M[i, j].p) / int(M[i, j].q) for j in range(M.ncols())] for i in range(M.nrows())])
 
 

@@ -26,22 +26,26 @@ this module checks the grammar: fields, shapes, finiteness, symmetry and PSD of 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .errors import InvalidParameters, ProblemFileError
 from .initial import InitialLaw, law_to_dict, parse_initial_law
 from .limits import MAX_DIM, brief, load_json_text, load_toml_text, read_text_file
 from ..exact.congruence import is_symmetric, matmul, psd_decision, transpose
 from .rational import to_fraction, to_matrix, to_vector
-from ..exact.rational import frac_str
+from ..exact.rational import frac_str, qmat
 from .schedule import parse_schedule, schedule_to_dict
 
-__all__ = ["Head", "Problem", "parse_problem", "load_problem", "problem_to_dict", "TOP_LEVEL_FIELDS"]
+if TYPE_CHECKING:
+    import flint
+
+__all__ = ["Head", "Problem", "ExactProblem", "parse_problem", "load_problem", "problem_to_dict", "problem_text", "TOP_LEVEL_FIELDS"]
 
 TOP_LEVEL_FIELDS = (
     "variant", "d", "A", "Q", "K", "V", "F", "b", "heads", "sigmoid_bias", "scale", "T",
@@ -70,6 +74,74 @@ class Head:
         if self.Q is not None and self.K is not None:
             return matmul(transpose(self.K), self.Q)
         return None
+
+
+class ExactProblem:
+    """The matrices of a :class:`Problem` as python-flint exact rationals, built once.
+
+    ``problem.exact`` (cached on the problem) replaces repeated ``qmat(problem.A)``-style
+    conversions.  Every attribute access returns a *fresh copy* (``fmpq_mat`` is mutable), so
+    a caller may modify what it gets without touching the cache.  A field the problem does not
+    have is ``None``.
+
+    Attributes
+    ----------
+    A, Q, K, V, F : flint.fmpq_mat or None
+        The problem's d × d matrices (A unscaled: the attention is ``A * scale``).
+    b : flint.fmpq_mat or None
+        The drift offset as a d × 1 column.
+    Sigma0 : flint.fmpq_mat or None
+        The initial covariance Σ₀ (``problem.cov``).
+    mean : flint.fmpq_mat or None
+        The initial mean as a d × 1 column.
+    scale : flint.fmpq
+        The attention scale.
+    heads : tuple of (flint.fmpq_mat, flint.fmpq_mat)
+        One pair (C_h, A_h) per ``[[heads]]`` entry: C_h = W_h V_h (V_h when W_h is absent),
+        A_h its attention matrix (A, or KᵀQ), unscaled; ``None`` in place of a missing matrix.
+    """
+
+    _FIELDS = ("A", "Q", "K", "V", "F", "b", "Sigma0", "mean")
+
+    def __init__(self, problem: "Problem"):
+        import flint
+
+        def col(v):
+            return None if v is None else qmat([[x] for x in v])
+
+        def mat(M):
+            return None if M is None else qmat(M)
+
+        self._m = {"A": mat(problem.A), "Q": mat(problem.Q), "K": mat(problem.K), "V": mat(problem.V),
+                   "F": mat(problem.F), "b": col(problem.b), "Sigma0": mat(problem.cov), "mean": col(problem.mean)}
+        self._scale = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+        heads = []
+        for h in problem.heads:
+            C = mat(h.V)
+            if C is not None and h.W is not None:
+                C = qmat(h.W) * C
+            heads.append((C, mat(h.attention)))
+        self._heads = tuple(heads)
+
+    def __getattr__(self, name):
+        import flint
+
+        if name in ExactProblem._FIELDS:
+            M = self._m[name]
+            return None if M is None else flint.fmpq_mat(M)
+        raise AttributeError(name)
+
+    @property
+    def scale(self) -> flint.fmpq:
+        """The attention scale as an exact rational."""
+        return self._scale
+
+    @property
+    def heads(self) -> tuple:
+        """Fresh copies of the heads' (C_h, A_h) pairs (see the class docstring)."""
+        import flint
+
+        return tuple(tuple(None if M is None else flint.fmpq_mat(M) for M in pair) for pair in self._heads)
 
 
 @dataclass(frozen=True)
@@ -109,6 +181,23 @@ class Problem:
     @property
     def has_drift(self) -> bool:
         return self.F is not None or self.b is not None
+
+    @functools.cached_property
+    def exact(self) -> ExactProblem:
+        """The problem's matrices as exact python-flint rationals, converted once (cached).
+
+        Returns
+        -------
+        ExactProblem
+            Copies of A, Q, K, V, F, b, Σ₀, mean and the heads' pairs as ``fmpq_mat``.
+        """
+        return ExactProblem(self)
+
+    def __getstate__(self):
+        """Pickle the fields only (the cached :attr:`exact` view holds unpicklable flint objects)."""
+        state = dict(self.__dict__)
+        state.pop("exact", None)
+        return state
 
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON of the exact problem (certificates refer to it).
@@ -355,3 +444,37 @@ def with_updates(p: Problem, **kw) -> Problem:
     return replace(p, **kw)
 
 
+def _toml_value(v) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        raise TypeError(f"no TOML form for {type(v).__name__}")
+    return json.dumps(v) if isinstance(v, str) else str(v)  # JSON strings are TOML basic strings
+
+
+def problem_text(problem, suffix: str = ".toml") -> str:
+    """A problem file's text (``.json`` → JSON, else TOML), e.g. a steering schedule.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem to write.
+    suffix : str
+        ``".json"`` (case-insensitive) for JSON; anything else gives TOML.
+
+    Returns
+    -------
+    str
+        The file's text; it reads back to an equal problem with :func:`parse_problem`.
+    """
+    doc = problem_to_dict(problem)
+    if suffix.lower() == ".json":
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    tables = {k: doc.pop(k) for k in ("initial", "heads", "phase") if k in doc}
+    lines = [f"{k} = {_toml_value(v)}" for k, v in doc.items()]
+    if "initial" in tables:
+        lines += ["", "[initial]"] + [f"{k} = {_toml_value(v)}" for k, v in tables["initial"].items()]
+    for name in ("heads", "phase"):
+        for row in tables.get(name, []):
+            lines += ["", f"[[{name}]]"] + [f"{k} = {_toml_value(v)}" for k, v in row.items()]
+    return "\n".join(lines) + "\n"

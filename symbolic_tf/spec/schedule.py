@@ -44,7 +44,7 @@ from ..exact.rational import frac_str
 
 __all__ = ["Phase", "Schedule", "Segment", "SCHEDULED", "PHASE_FIELDS", "MAX_PHASES", "MAX_DEGREE",
            "parse_polynomial", "parse_schedule", "schedule_to_dict", "problem_at", "segments", "poly_str",
-           "poly_eval", "param_at", "leaves", "problem_text"]
+           "poly_eval", "param_at", "leaves"]
 
 #: the parameters a schedule may move
 SCHEDULED = ("A", "V", "F", "b")
@@ -474,33 +474,3 @@ def schedule_to_dict(schedule: Schedule, out: dict) -> dict:
         out["phase"] = [{"duration": frac_str(ph.duration), **{k: _out(v) for k, v in ph.changes}}
                         for ph in schedule.phases]
     return out
-
-
-def _toml_value(v) -> str:
-    import json
-
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, bool) or not isinstance(v, (int, str)):
-        raise TypeError(f"no TOML form for {type(v).__name__}")
-    return json.dumps(v) if isinstance(v, str) else str(v)  # JSON strings are TOML basic strings
-
-
-def problem_text(problem, suffix: str = ".toml") -> str:
-    """A problem file's text (``.json`` → JSON, else TOML), e.g. a steering schedule; it reads
-    back to an equal problem with :func:`~symbolic_tf.spec.problem.parse_problem`."""
-    import json
-
-    from .problem import problem_to_dict
-
-    doc = problem_to_dict(problem)
-    if suffix.lower() == ".json":
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    tables = {k: doc.pop(k) for k in ("initial", "heads", "phase") if k in doc}
-    lines = [f"{k} = {_toml_value(v)}" for k, v in doc.items()]
-    if "initial" in tables:
-        lines += ["", "[initial]"] + [f"{k} = {_toml_value(v)}" for k, v in tables["initial"].items()]
-    for name in ("heads", "phase"):
-        for row in tables.get(name, []):
-            lines += ["", f"[[{name}]]"] + [f"{k} = {_toml_value(v)}" for k, v in row.items()]
-    return "\n".join(lines) + "\n"

@@ -151,7 +151,7 @@ def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, 
         heads, F = flow_data(problem)
     except InvalidParameters as exc:
         return Verdict(UNDECIDED, claim0, reason=str(exc))
-    S0 = qmat(problem.cov)
+    S0 = problem.exact.Sigma0
     if S0 != S0.transpose():
         return Verdict(UNDECIDED, claim0, reason="Σ₀ is not symmetric")
     eq = find_equilibrium(problem)

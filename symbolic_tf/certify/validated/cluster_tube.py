@@ -83,7 +83,6 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
     from ...exact.definiteness import definiteness
-    from ...exact.rational import qmat
     from ..kinds.cluster import check_cluster_end
     from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
     from .tube import flow_data, integrate_tube
@@ -96,7 +95,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
     if F is not None and any(e != 0 for e in F.entries()):
         return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers the flow without drift")
-    S0q = qmat(problem.cov)
+    S0q = problem.exact.Sigma0
     if S0q != S0q.transpose() or not definiteness(S0q).psd:
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
     V, A = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1])

@@ -49,7 +49,7 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
     if F is None or all(e == 0 for e in F.entries()):
         return Verdict(UNDECIDED, _CLAIM0, reason="needs a drift F")
-    S0q = qmat(problem.cov)
+    S0q = problem.exact.Sigma0
     if S0q != S0q.transpose() or not definiteness(S0q).psd:
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
     d = problem.d

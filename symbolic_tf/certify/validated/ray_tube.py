@@ -98,7 +98,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
         return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
     if F is not None and all(e == 0 for e in F.entries()):
         F = None
-    S0q = qmat(problem.cov)
+    S0q = problem.exact.Sigma0
     if S0q != S0q.transpose():
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric")
     d = problem.d

@@ -126,7 +126,6 @@ def planar_inputs(problem):
     rotation certificates — or the reason (a string) why the problem is not one."""
     from ...spec.errors import InvalidParameters
     from ...exact.definiteness import definiteness
-    from ...exact.rational import qmat
     from .tube import flow_data
 
     if problem.d != 2:
@@ -137,7 +136,7 @@ def planar_inputs(problem):
         return str(exc)
     if F is not None and any(e != 0 for e in F.entries()):
         return "the rotation certificates cover the flow without drift"
-    S0q = qmat(problem.cov)
+    S0q = problem.exact.Sigma0
     if S0q != S0q.transpose() or not definiteness(S0q).psd:
         return "Σ₀ is not symmetric positive semidefinite"
     return heads, S0q

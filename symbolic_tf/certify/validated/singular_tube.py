@@ -47,7 +47,6 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
     from ...exact.definiteness import definiteness
-    from ...exact.rational import qmat
     from ..kinds.singular_eq import check_singular_end
     from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
     from .tube import flow_data, integrate_tube
@@ -58,7 +57,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
     if F is None or all(e == 0 for e in F.entries()):
         return Verdict(UNDECIDED, _CLAIM0, reason="needs a drift F (without it singular equilibria are not isolated)")
-    S0q = qmat(problem.cov)
+    S0q = problem.exact.Sigma0
     if S0q != S0q.transpose() or not definiteness(S0q).psd:
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
     d = problem.d

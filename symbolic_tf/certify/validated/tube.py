@@ -18,7 +18,6 @@ import flint
 
 from ...exact.precision import working_precision
 from ...spec.errors import InvalidParameters
-from ...exact.rational import qmat
 from .flow import (Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad, prepare_step, singularity_distance, svec_basis,
                    taylor_step)
 
@@ -119,24 +118,23 @@ def flow_data(problem):
     require_gaussian(problem, "a validated tube of the moment ODE")
     if problem.cov is None:
         raise InvalidParameters("initial.cov", "a validated tube starts from the problem's Σ₀")
-    sc = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+    sc = problem.exact.scale
     if problem.variant == "softmax":
         if problem.heads or problem.A is None or problem.V is None:
             raise InvalidParameters("variant", "softmax needs A and V (and no [[heads]])")
-        heads = [(qmat(problem.V), qmat(problem.A) * sc)]
+        heads = [(problem.exact.V, problem.exact.A * sc)]
     elif problem.variant in _MULTI:
         if not problem.heads:
             raise InvalidParameters("heads", "multi-head problem without heads")
         heads = []
-        for k, hd in enumerate(problem.heads):
+        for k, (hd, (C, A)) in enumerate(zip(problem.heads, problem.exact.heads)):
             if hd.variant != "softmax" or hd.attention is None or hd.V is None:
                 raise InvalidParameters(f"heads[{k}]", "only softmax heads with A and V are covered")
-            C = qmat(hd.V) if hd.W is None else qmat(hd.W) * qmat(hd.V)
-            heads.append((C, qmat(hd.attention) * sc))
+            heads.append((C, A * sc))
     else:
         raise InvalidParameters("variant", f"validated tubes cover softmax and multi-head softmax, not "
                                 f"{str(problem.variant)[:40]!r}")
-    F = qmat(problem.F) if problem.F is not None else None
+    F = problem.exact.F
     return heads, F
 
 
@@ -271,7 +269,6 @@ def enclose(problem, T, *, order: int = 20, prec: int = 128, method: str = "qr",
     InvalidParameters
         Not a (multi-head) softmax problem, no Σ₀, d > 6, bad T/order/prec/method.
     """
-    from ...exact.rational import qmat as _qmat
 
     if method not in ("qr", "direct"):
         raise InvalidParameters("method", f"must be 'qr' or 'direct', not {str(method)[:40]!r}")
@@ -281,7 +278,7 @@ def enclose(problem, T, *, order: int = 20, prec: int = 128, method: str = "qr",
         raise InvalidParameters("prec", f"must be an integer in [53, 4096], got {prec!r}")
     Tq = _to_T(T)
     heads, F = flow_data(problem)
-    S0 = _qmat(problem.cov)
+    S0 = problem.exact.Sigma0
     if S0 != S0.transpose():
         raise InvalidParameters("initial.cov", "Σ₀ must be symmetric")
     return integrate_tube(heads, F, S0, Tq, order=order, prec=prec, method=method, max_steps=max_steps,
