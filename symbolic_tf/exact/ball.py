@@ -58,11 +58,9 @@ def ball_pd(M: flint.arb_mat) -> bool | None:
     Returns
     -------
     bool or None
-        True if every pivot ball of the elimination is > 0 (every member is PD); False
-        only when a pivot is certainly < 0 — which for balls proves failure of *this*
-        elimination, so it is returned only when the first such pivot is a diagonal
-        entry of a congruent matrix (vᵀMv < 0 for its basis vector: not PSD); otherwise
-        None (undecided).
+        True if every pivot ball of the elimination is > 0 (every member is PD); False if
+        a pivot ball is certainly < 0 (vᵀMv < 0 for that congruence basis vector: not PSD);
+        None (undecided) if a pivot ball contains 0.
     """
     n = M.nrows()
     R = [[M[i, j] for j in range(n)] for i in range(n)]

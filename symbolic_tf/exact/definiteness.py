@@ -33,11 +33,34 @@ __all__ = ["pd_or_witness", "inertia", "definiteness", "Definiteness", "is_pd", 
 
 
 def sym_part(M: flint.fmpq_mat) -> flint.fmpq_mat:
-    """(M + Mᵀ)/2, exactly."""
+    """The symmetric part (M + Mᵀ)/2, exactly.
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat
+        A square rational matrix.
+
+    Returns
+    -------
+    flint.fmpq_mat
+        (M + Mᵀ)/2.
+    """
     return (M + M.transpose()) / 2
 
 
 def rank(M) -> int:
+    """The exact rank of a rational matrix.
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat or nested sequence
+        Exact entries.
+
+    Returns
+    -------
+    int
+        rank M over ℚ.
+    """
     return qmat(M).rank()
 
 
@@ -47,7 +70,27 @@ def _sign_changes(coeffs: Sequence) -> int:
 
 
 def inertia(M) -> tuple[int, int, int]:
-    """(#positive, #negative, #zero) eigenvalues of a rational *symmetric* matrix, exactly."""
+    """The inertia of a rational *symmetric* matrix, exactly (Descartes' rule of signs).
+
+    All eigenvalues of a real symmetric matrix are real, so the sign changes of the
+    characteristic polynomial p(x) count the positive roots and those of p(−x) the negative
+    ones; the multiplicity of the root 0 is the lowest nonzero coefficient's degree.
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat or nested sequence
+        A symmetric rational n × n matrix.
+
+    Returns
+    -------
+    tuple of int
+        (n₊, n₋, n₀): the numbers of positive, negative and zero eigenvalues.
+
+    Raises
+    ------
+    ValueError
+        If M is not symmetric.
+    """
     A = qmat(M)
     n = A.nrows()
     if A != A.transpose():
@@ -105,10 +148,12 @@ class Definiteness:
 
     @property
     def n(self):
+        """The size n = n₊ + n₋ + n₀."""
         return self.pos + self.neg + self.zero
 
     @property
     def kind(self) -> str:
+        """One of ``"PD"``, ``"ND"``, ``"zero"``, ``"PSD"``, ``"NSD"``, ``"indefinite"``."""
         if self.pos == self.n:
             return "PD"
         if self.neg == self.n:
@@ -123,18 +168,22 @@ class Definiteness:
 
     @property
     def psd(self):
+        """M ⪰ 0 (no negative eigenvalue)."""
         return self.neg == 0
 
     @property
     def nsd(self):
+        """M ⪯ 0 (no positive eigenvalue)."""
         return self.pos == 0
 
     @property
     def pd(self):
+        """M ≻ 0 (every eigenvalue positive)."""
         return self.pos == self.n
 
     @property
     def nd(self):
+        """M ≺ 0 (every eigenvalue negative)."""
         return self.neg == self.n
 
     def __repr__(self):
@@ -146,6 +195,18 @@ def definiteness(M) -> Definiteness:
 
     Inertia from :func:`inertia`; the witnesses from the congruence elimination (their
     quadratic forms are re-checked exactly here, so a witness is never wrong).
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat or nested sequence
+        A symmetric rational matrix.
+
+    Returns
+    -------
+    Definiteness
+        The inertia (``pos``, ``neg``, ``zero``), the class (``kind``, ``pd``, ``psd``, …),
+        ``neg_witness`` (v with vᵀMv < 0, when n₋ > 0) and ``pos_witness`` (vᵀMv > 0, when
+        n₊ > 0), tuples of Fractions.
     """
     A = qmat(M)
     pos, neg, zero = inertia(A)

@@ -38,6 +38,7 @@ from typing import Callable, Sequence
 import sympy as sp
 
 from ..display import matrix_str
+from ..exact.multiprecision import mp_symmetric_function
 from ..exact.rational import sympy_exact
 
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
@@ -517,8 +518,7 @@ def entropic_self_transport_value(Sigma, A, dps: int = 50):
     with mpmath.workdps(dps):
         S_ = mpmath.matrix(Sigma)
         A_ = mpmath.matrix(A)
-        ev, Q = mpmath.eigsy(S_)
-        half = Q * mpmath.diag([mpmath.sqrt(e) for e in ev]) * Q.T
+        half = mp_symmetric_function(S_, mpmath.sqrt)
         At = half * A_ * half
         At = (At + At.T) / 2
         lam, _ = mpmath.eigsy(At)

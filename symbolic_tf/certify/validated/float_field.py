@@ -31,21 +31,88 @@ class FloatField:
         self.d = d
 
     def Q(self, X):
+        """The quadratic part Q(X) = Σ_h C_h X A_h X + (C_h X A_h X)ᵀ.
+
+        Parameters
+        ----------
+        X : numpy.ndarray
+            A d × d matrix.
+
+        Returns
+        -------
+        numpy.ndarray
+            Q(X), symmetric.
+        """
         acc = sum(C @ X @ A @ X for C, A in self.pairs)
         return acc + acc.T
 
     def dQ(self, X, E):
+        """The derivative of Q at X in the direction E.
+
+        Parameters
+        ----------
+        X, E : numpy.ndarray
+            d × d matrices.
+
+        Returns
+        -------
+        numpy.ndarray
+            DQ(X)[E] = Σ_h (C_h E A_h X + C_h X A_h E) + transpose.
+        """
         acc = sum(C @ E @ A @ X + C @ X @ A @ E for C, A in self.pairs)
         return acc + acc.T
 
     def L(self, X):
+        """The linear (drift) part L(X) = FX + XFᵀ.
+
+        Parameters
+        ----------
+        X : numpy.ndarray
+            A d × d matrix.
+
+        Returns
+        -------
+        numpy.ndarray
+            L(X).
+        """
         return self.F @ X + X @ self.F.T
 
     def sigma_rhs(self, _t, y):
+        """The moment ODE Σ̇ = L(Σ) + Q(Σ) in ``solve_ivp`` form.
+
+        Parameters
+        ----------
+        _t : float
+            Time (unused: the field is autonomous).
+        y : numpy.ndarray
+            Σ flattened (length d²).
+
+        Returns
+        -------
+        numpy.ndarray
+            Σ̇ flattened.
+        """
         S = y.reshape(self.d, self.d)
         return (self.L(S) + self.Q(S)).ravel()
 
     def jacobian(self, X, u=0.0):
+        """Jacobian of the projective field at (X, u) in svec-upper coordinates.
+
+        The field is X' = Q(X) + u·L(X) − c·X, u' = −c·u with c = tr Q(X) + u·tr L(X).
+
+        Parameters
+        ----------
+        X : numpy.ndarray
+            The d × d point.
+        u : float
+            The projective coordinate u = 1/tr Σ (0 on the ray at infinity).
+
+        Returns
+        -------
+        numpy.ndarray
+            (m + 1) × (m + 1), m = d(d+1)/2: columns are the derivatives along each svec
+            basis direction E_ij and then along u.
+        """
         d = self.d
         up = svec_pairs(d)
         QX, LX = self.Q(X), self.L(X)
