@@ -13,9 +13,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .certificate import Certificate, mat_str
 from ..exact.definiteness import pd_or_witness
 from ..exact.rational import frac_str
+from .certificate import Certificate, mat_str
 
 __all__ = ["blowup_brackets_batch"]
 

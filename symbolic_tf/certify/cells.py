@@ -35,9 +35,9 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from . import polymat as pm
 from ..exact.precision import working_precision
 from ..exact.rational import frac_str
+from . import polymat as pm
 
 __all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "g_ball", "no_route_reason"]
 

@@ -26,9 +26,9 @@ import flint
 import numpy as np
 
 from ..exact.precision import working_precision
+from ..exact.rational import frac_str
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate
-from ..exact.rational import frac_str
 
 __all__ = ["second_variation_float", "second_variation_ball", "find_nonconvexity_witness",
            "scan_nonconvexity", "diag_family", "rotation_family"]

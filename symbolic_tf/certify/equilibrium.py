@@ -40,12 +40,12 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ..exact.precision import working_precision
-from ..spec.verdict import PROVED, UNDECIDED, Verdict
-from .certificate import Certificate, mat_str
 from ..exact.ball import ball_pd
 from ..exact.definiteness import definiteness
+from ..exact.precision import working_precision
 from ..exact.rational import frac_str
+from ..spec.verdict import PROVED, UNDECIDED, Verdict
+from .certificate import Certificate, mat_str
 
 __all__ = ["find_equilibrium", "equilibrium_claim", "KIND"]
 

@@ -55,11 +55,11 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.definiteness import inertia, is_pd
+from ..exact.rational import frac_str, Q as _Q, qmat
 from ..spec.errors import CertificationFailed
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str, vec_str
-from ..exact.definiteness import inertia, is_pd
-from ..exact.rational import frac_str, Q as _Q, qmat
 
 __all__ = ["KIND_BOUNDED", "KIND_BLOWUP", "NotApplicable", "lmi_heads", "svec_index", "q_matrix",
            "p_vector", "g_matrix", "find_bounded_certificate", "find_blowup_certificate",

@@ -28,13 +28,13 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.ball import ball_pd
+from ..exact.definiteness import definiteness, exact_factor, is_pd, pd_or_witness
 from ..exact.precision import working_precision
+from ..exact.rational import frac_str, qmat
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str, vec_str
 from .claims import Claim, Quantifier
-from ..exact.ball import ball_pd
-from ..exact.definiteness import definiteness, exact_factor, is_pd, pd_or_witness
-from ..exact.rational import frac_str, qmat
 
 __all__ = ["scalar_of_identity", "riccati_data", "blowup_bracket_vI", "classify_vI"]
 

@@ -6,10 +6,10 @@ the threshold case of a blow-up/collapse dichotomy, where Σ₀ sits on the unst
 """
 from __future__ import annotations
 
+from ..exact.rational import qmat
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate
 from .claims import Claim, Quantifier
-from ..exact.rational import qmat
 
 __all__ = ["stationary"]
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import flint
 
+from ..exact.definiteness import exact_factor
+from ..exact.rational import frac_str, qmat
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str
 from .claims import Claim, Quantifier
-from ..exact.definiteness import exact_factor
-from ..exact.rational import frac_str, qmat
 
 __all__ = ["restriction", "reduced_problem_doc", "stratum", "map_claim"]
 

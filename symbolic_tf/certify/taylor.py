@@ -51,10 +51,10 @@ from fractions import Fraction
 import flint
 
 from ..exact.precision import working_precision
+from ..exact.rational import frac_str, qmat
 from ..spec.errors import CertificationFailed
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, vec_str
-from ..exact.rational import frac_str, qmat
 from .validated.flow import (PICARD_ITERATIONS, Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad,
                              picard_enclosure, prepare_step, singularity_distance, svec_basis, taylor_coefficients,
                              taylor_jacobian, taylor_step)

@@ -42,10 +42,10 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.strategies import SearchStrategy
 
-from ..exact.rational import qmat, qmat_to_fractions
 from ..exact.congruence import identity, matmul, transpose
-from ..spec.problem import Problem, parse_problem
+from ..exact.rational import qmat, qmat_to_fractions
 from ..exact.rational import frac_str
+from ..spec.problem import Problem, parse_problem
 
 __all__ = [
     # numbers and sizes

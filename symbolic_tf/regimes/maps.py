@@ -30,9 +30,9 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..atomic import write_json_atomic
+from ..exact.rational import frac_str
 from ..spec.errors import CertificationFailed, InvalidParameters
 from ..spec.mapspec import MapSpec, parse_map_spec
-from ..exact.rational import frac_str
 
 __all__ = ["SCHEMA", "run_map", "certify_chunk", "cell_box", "check_map", "MapInterrupted", "theory_fields", "validate_spec",
            "REGIME_ORDER"]

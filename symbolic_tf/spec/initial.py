@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
+from ..exact.rational import frac_str
 from .errors import InvalidParameters, NotGaussianClosed
 from .limits import MAX_MAP_FILE_BYTES, MAX_TOKENS, brief, read_text_file
 from .rational import to_fraction, to_matrix, to_vector
-from ..exact.rational import frac_str
 
 __all__ = ["InitialLaw", "LAWS", "LAW_FIELDS", "parse_initial_law", "law_to_dict", "require_gaussian"]
 

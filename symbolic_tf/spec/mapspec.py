@@ -47,11 +47,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..exact.rational import frac_str
 from .errors import InvalidParameters
 from .limits import MAX_DEPTH as MAX_NESTING, MAX_DIGITS, brief, int_digits_exceed
 from .problem import parse_problem, read_document
 from .rational import parse_rational_str, to_fraction
-from ..exact.rational import frac_str
 
 __all__ = ["FAMILIES", "MapSpec", "parse_map_spec", "load_map_spec", "parse_affine", "SCHEMA_SPEC"]
 

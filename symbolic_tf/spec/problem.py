@@ -34,12 +34,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..exact.congruence import is_symmetric, matmul, psd_decision, transpose
+from ..exact.rational import frac_str, qmat
 from .errors import InvalidParameters, ProblemFileError
 from .initial import InitialLaw, law_to_dict, parse_initial_law
 from .limits import MAX_DIM, brief, load_json_text, load_toml_text, read_text_file
-from ..exact.congruence import is_symmetric, matmul, psd_decision, transpose
 from .rational import to_fraction, to_matrix, to_vector
-from ..exact.rational import frac_str, qmat
 from .schedule import parse_schedule, schedule_to_dict
 
 if TYPE_CHECKING:

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
 
+from ..exact.rational import frac_str
 from .errors import InvalidParameters, NotGaussianClosed
 from .limits import MAX_DIM
 from .rational import to_matrix, to_vector
-from ..exact.rational import frac_str
 
 __all__ = ["ReLUTerm", "RELU_FIELDS", "parse_relu", "relu_to_dict", "refuse_relu"]
 

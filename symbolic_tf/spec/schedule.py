@@ -37,10 +37,10 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Mapping
 
+from ..exact.rational import frac_str
 from .errors import InvalidParameters
 from .limits import brief
 from .rational import parse_rational_str, to_fraction
-from ..exact.rational import frac_str
 
 __all__ = ["Phase", "Schedule", "Segment", "SCHEDULED", "PHASE_FIELDS", "MAX_PHASES", "MAX_DEGREE",
            "parse_polynomial", "parse_schedule", "schedule_to_dict", "problem_at", "segments", "poly_str",

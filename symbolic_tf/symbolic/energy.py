@@ -574,8 +574,8 @@ def sinkhorn_bures_wasserstein_gradient_flow(d: int = 1, samples: int = 3, seed:
     Verdict: PROVED (d = 1), UNDECIDED with numerical evidence (d ≥ 2; floating point is not a
     proof); ``evidence["factor"] = "1/2"``.
     """
-    from .moments import derive
     from . import symbols as S
+    from .moments import derive
 
     claim = (f"d = {d}: Gaussian Sinkhorn flow with A = Aᵀ, V = A is the Bures–Wasserstein gradient "
              "flow of ½·OT_ε(N(0,Σ), N(0,Σ)) (cost −yᵀAx, ε = 1)")

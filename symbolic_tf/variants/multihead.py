@@ -2,8 +2,8 @@
 own (A_h, V_h) (softmax by default)  (docs/mathematics.md §2–3).  Head h contributes C_h = W_h V_h."""
 from __future__ import annotations
 
-from .base import ROW, Variant, get, register
 from ..spec.errors import InvalidParameters
+from .base import ROW, Variant, get, register
 
 
 @register

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ...exact.definiteness import definiteness
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.definiteness import definiteness
-from ...exact.rational import qmat
 
 
 @kind("blowup-riccati-vI-batch", {"A": "rat[][]", "v": "rat", "members": "obj[]"}, needs_problem=False)

@@ -13,14 +13,14 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import inertia
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ...spec.mapspec import parse_map_spec
 from ...spec.rational import to_fraction
 from ..check import kind
-from ..schema import parse_rat
 from ..claims import REGIME_SUBJECTS, Claim, Quantifier
-from ...exact.definiteness import inertia
+from ..schema import parse_rat
 from .cell_enclosures import MatPoly, pd_on_open_box, psd_on_box, rat, rat_box, scalar_range
 
 KIND = "cell-riccati-vI"

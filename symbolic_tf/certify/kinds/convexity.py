@@ -14,10 +14,10 @@ from fractions import Fraction
 import flint
 
 from ...exact.precision import working_precision
+from ...exact.rational import parse_frac
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.rational import parse_frac
 
 
 def _fmpq(x) -> flint.fmpq:

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import EQ_PART_ORDER, EQ_PART_TEXT, Claim, Quantifier
-from ...exact.ball import ball_pd
-from ...exact.definiteness import definiteness
-from ...exact.rational import qmat
 from .krawczyk_box import ball, drift_model, krawczyk, parse_box, rat, square
 
 

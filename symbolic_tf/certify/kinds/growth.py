@@ -6,11 +6,11 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import definiteness
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.definiteness import definiteness
-from ...exact.rational import qmat
 
 __all__ = ["check_no_blowup", "growth_rate"]
 

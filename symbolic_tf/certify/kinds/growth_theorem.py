@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.rational import frac_str
 from ..matrix_proofs.order import stored_theorem
 from .growth import growth_rate
 

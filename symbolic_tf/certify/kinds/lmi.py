@@ -25,11 +25,11 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import inertia
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.definiteness import inertia
-from ...exact.rational import qmat
 
 _MULTI = ("multihead", "multi-head", "mha")
 

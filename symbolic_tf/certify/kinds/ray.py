@@ -49,13 +49,13 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
+from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.ball import ball_pd
-from ...exact.definiteness import definiteness
-from ...exact.rational import frac_str
 from .krawczyk_box import initial_cov, rat, square
 from .replay import flow_pairs, int_in, replay_stored, svec_basis, svec_pairs
 

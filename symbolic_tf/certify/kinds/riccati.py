@@ -11,13 +11,13 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
+from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.ball import ball_pd
-from ...exact.definiteness import definiteness
-from ...exact.rational import frac_str, qmat
 
 _FACTOR = {"v": "rat", "B": "rat[][]", "D": "rat[]"}
 

@@ -47,13 +47,13 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
+from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed
 from ...spec.schedule import leaves, problem_at, segments
 from ..check import derive, kind
 from ..claims import Claim, Quantifier
-from ...exact.definiteness import definiteness
-from ...exact.rational import frac_str, qmat
 from ..schema import parse_rat, validate
 from .replay import flow_pairs, replay_stored
 

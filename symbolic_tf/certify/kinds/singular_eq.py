@@ -28,12 +28,12 @@ from itertools import combinations
 
 import flint
 
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.ball import ball_pd
-from ...exact.definiteness import definiteness
 from .krawczyk_box import initial_cov, rat, square
 from .ray import ProjectiveField
 from .replay import flow_pairs, int_in, replay_stored, svec_basis, svec_pairs

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.rational import qmat
 
 _CONGRUENCE = ("softmax", "multihead", "l2", "sinkhorn", "linear")
 

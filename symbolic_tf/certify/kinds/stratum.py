@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.definiteness import definiteness
+from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed, SymtfError
 from ..check import check, kind
 from ..claims import Claim, Quantifier
-from ...exact.definiteness import definiteness
-from ...exact.rational import frac_str, qmat
 
 
 def _fail(msg):

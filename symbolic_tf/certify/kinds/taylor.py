@@ -39,12 +39,12 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import inertia
 from ...exact.precision import working_precision
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.definiteness import inertia
-from ...exact.rational import qmat
 from .replay import Field, replay_tube, svec_basis
 
 KIND = "blowup-taylor-lmi"

@@ -39,10 +39,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ...exact.precision import working_precision
+from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.rational import frac_str
 from .krawczyk_box import check_basin, drift_model, initial_cov, rat
 from .replay import Field, replay_tube
 

@@ -5,11 +5,11 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import definiteness
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ...exact.definiteness import definiteness
-from ...exact.rational import qmat
 
 
 @kind("uniform-vI", {"v": "rat", "R_class": ("enum", "PD", "NSD"),

@@ -59,10 +59,10 @@ def schedule_search(problem, ctx: Context):
     """A PROVED verdict with a ``schedule-phases`` certificate, or UNDECIDED with the reason."""
     import flint
 
+    from ...exact.rational import frac_str, qmat, qmat_to_fractions
     from ...spec.errors import CertificationFailed
     from ...spec.schedule import problem_at, segments
     from ...spec.verdict import UNDECIDED, Verdict
-    from ...exact.rational import frac_str, qmat, qmat_to_fractions
     from ..kinds.schedule import advance, cut_segments
     from ..validated.tube import flow_data, integrate_tube
 

@@ -24,9 +24,9 @@ import flint
 import numpy as np
 
 from ...exact.precision import working_precision
+from ...exact.rational import qmat
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ..certificate import Certificate, vec_str
-from ...exact.rational import qmat
 
 __all__ = ["KIND", "find_tube_basin"]
 
@@ -136,10 +136,10 @@ def find_tube_basin(problem, *, order: int = 20, prec: int = 128, method: str = 
 
 
 def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, t0) -> Verdict:
+    from ...spec.errors import CertificationFailed, InvalidParameters
     from ..check import check
     from ..claims import Claim, Quantifier
     from ..equilibrium import find_equilibrium
-    from ...spec.errors import CertificationFailed, InvalidParameters
     from .tube import flow_data, integrate_tube
 
     claim0 = _claim0()

@@ -79,10 +79,10 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
 
     from .float_budget import capped
 
+    from ...exact.definiteness import definiteness
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
-    from ...exact.definiteness import definiteness
     from ..kinds.cluster import check_cluster_end
     from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
     from .tube import flow_data, integrate_tube

@@ -34,11 +34,11 @@ def find_collapse(problem, *, order: int = 20, prec: int = 128, seconds: float =
 def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     from scipy.linalg import solve_continuous_lyapunov
 
+    from ...exact.definiteness import definiteness
+    from ...exact.rational import qmat
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
-    from ...exact.definiteness import definiteness
-    from ...exact.rational import qmat
     from ..kinds.collapse import check_collapse_bounds, end_inside
     from .lyapunov import certify_and_check
     from .tube import flow_data, integrate_tube

@@ -26,9 +26,9 @@ import numpy as np
 
 from ...exact.ball import arb_lower, arb_upper
 from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float, round_out
+from ...spec.verdict import UNDECIDED, Verdict
 from ..kinds.replay import svec_pairs
 from .float_field import float_blowup, FloatField
-from ...spec.verdict import UNDECIDED, Verdict
 
 __all__ = ["KIND", "find_ray_blowup"]
 
@@ -84,10 +84,10 @@ def find_ray_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float
 
 
 def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> Verdict:
+    from ...exact.rational import qmat
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
-    from ...exact.rational import qmat
     from ..kinds.ray import check_ray_end
     from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
     from .tube import flow_data, integrate_tube

@@ -19,8 +19,8 @@ import numpy as np
 
 from ...exact.precision import working_precision
 from ...exact.rational import dyadic, frac_str
-from .float_field import FloatField
 from ...spec.verdict import UNDECIDED, Verdict
+from .float_field import FloatField
 from .rotation_tube import _D0_ladder, _guesses, planar_inputs
 
 __all__ = ["KIND", "find_rotation_collapse"]

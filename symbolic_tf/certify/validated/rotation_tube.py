@@ -26,8 +26,8 @@ import numpy as np
 
 from ...exact.ball import arb_lower, arb_upper
 from ...exact.rational import dyadic, frac_str, qmat_to_float, round_out
-from .float_field import float_blowup, FloatField
 from ...spec.verdict import UNDECIDED, Verdict
+from .float_field import float_blowup, FloatField
 
 __all__ = ["KIND", "find_rotation_blowup"]
 
@@ -124,8 +124,8 @@ def _D0_ladder(ff, phi, eta, kbar, gbar, n=2048, sign=1):
 def planar_inputs(problem):
     """(heads, exact Σ₀) of a d = 2 problem without drift and with Σ₀ ⪰ 0 — the setting of the
     rotation certificates — or the reason (a string) why the problem is not one."""
-    from ...spec.errors import InvalidParameters
     from ...exact.definiteness import definiteness
+    from ...spec.errors import InvalidParameters
     from .tube import flow_data
 
     if problem.d != 2:

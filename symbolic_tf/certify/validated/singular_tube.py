@@ -12,8 +12,8 @@ import time
 import numpy as np
 
 from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
-from .float_field import FloatField
 from ...spec.verdict import UNDECIDED, Verdict
+from .float_field import FloatField
 
 __all__ = ["KIND", "find_singular_equilibrium"]
 
@@ -43,10 +43,10 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
 
     from .float_budget import capped
 
+    from ...exact.definiteness import definiteness
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
-    from ...exact.definiteness import definiteness
     from ..kinds.singular_eq import check_singular_end
     from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
     from .tube import flow_data, integrate_tube
