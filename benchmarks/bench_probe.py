@@ -1,7 +1,7 @@
 """Exact inertia of A_h + A_hᵀ for real MiniLM heads: the 64×64 reduction vs the full 384×384 matrix.
 
 Ours (:func:`symbolic_tf.models.verdicts.exact_sym_inertia`): n±(GEG) with G = MMᵀ,
-M = [W_K,h; W_Q,h] as integers (64×64).  Baseline: :func:`symbolic_tf.certify.exact.inertia`
+M = [W_K,h; W_Q,h] as integers (64×64).  Baseline: :func:`symbolic_tf.exact.definiteness.inertia`
 on the full integer matrix W_Kᵀ W_Q + W_Qᵀ W_K (384×384).  Both are exact; the script checks
 they agree and reports the times.  Also times the float32 and float64 forward passes.
 
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import flint  # noqa: E402
 import numpy as np  # noqa: E402
 
-from symbolic_tf.certify.exact import inertia  # noqa: E402
+from symbolic_tf.exact.definiteness import inertia  # noqa: E402
 from symbolic_tf.models.forward import encode  # noqa: E402
 from symbolic_tf.models.heads import head_params  # noqa: E402
 from symbolic_tf.models.loader import load_bert  # noqa: E402

@@ -49,9 +49,12 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.ball import ball_pd
+from ..exact.definiteness import definiteness
+from ..exact.precision import working_precision
+from ..exact.rational import frac_str, qmat
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, mat_str
-from .exact import ball_pd, definiteness, frac_str, qmat
 
 __all__ = ["find_basin", "KIND"]
 
@@ -398,9 +401,7 @@ def lyapunov_verify(problem, mats, S0, Smid, r, prec, Wf, sc):
     F, V, A = mats
     d = problem.d
     Dg = _gram(d)
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         Xb = _box(Smid, r)
         Lb = _DG_ball(Xb, F, V, A, d)
         for bits in (30, 52):
@@ -430,8 +431,6 @@ def lyapunov_verify(problem, mats, S0, Smid, r, prec, Wf, sc):
             inside = bool(E0 < flint.arb(lyapunov_fq(rho)))
             return data, float(E0.mid()) + float(E0.rad()), float(rho), inside
         return None
-    finally:
-        flint.ctx.prec = old
 
 
 # --------------------------------------------------------------------------------------------

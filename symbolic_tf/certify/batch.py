@@ -13,32 +13,17 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..exact.definiteness import pd_or_witness
+from ..exact.rational import frac_str
 from .certificate import Certificate, mat_str
-from .exact import frac_str
 
 __all__ = ["blowup_brackets_batch"]
 
 
 def _inv(S):
-    from .exact import qmat, qmat_to_fractions
+    from ..exact.rational import qmat, qmat_to_fractions
 
     return qmat_to_fractions(qmat(S).inv())
-
-
-def _pd_and_witness(X):
-    """(is_pd, witness or None) for an exact symmetric X (tuple of tuples of Fractions)."""
-    n = len(X)
-    if n == 2:  # closed forms: a > 0 and det > 0; witness (−b, a) has wᵀXw = a·det
-        a, b, c = X[0][0], X[0][1], X[1][1]
-        det = a * c - b * b
-        if a > 0 and det > 0:
-            return True, None
-        if a <= 0:
-            return False, (Fraction(1), Fraction(0))
-        return False, (-b, a)
-    from .exact import pd_or_witness
-
-    return pd_or_witness(X)
 
 
 def blowup_brackets_batch(A, v, Sigma0s, rel_width: float = 1e-12, problem_label: str | None = None):
@@ -89,11 +74,11 @@ def blowup_brackets_batch(A, v, Sigma0s, rel_width: float = 1e-12, problem_label
             lo = Fraction(t * (1 - delta * widen))
             hi = Fraction(t * (1 + delta * widen))
             Xlo = tuple(tuple(Sinv[a][b] - lo * R[a][b] for b in range(d)) for a in range(d))
-            ok, _ = _pd_and_witness(Xlo)
+            ok, _ = pd_or_witness(Xlo)
             if not ok:
                 continue
             Xhi = tuple(tuple(Sinv[a][b] - hi * R[a][b] for b in range(d)) for a in range(d))
-            pd, w = _pd_and_witness(Xhi)
+            pd, w = pd_or_witness(Xhi)
             if not pd:
                 found = (lo, hi, w)
                 break

@@ -35,9 +35,10 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.precision import working_precision
+from ..exact.rational import frac_str
 from . import polymat as pm
 from ..variants import single_quadratic_factor
-from .exact import frac_str
 
 __all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "g_ball", "no_route_reason"]
 
@@ -176,14 +177,10 @@ def g_ball(f, t, prec: int = 128) -> flint.arb:
         The enclosure.
     """
     f, t = pm.q(f), pm.q(t)
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         if f == 0:
             return flint.arb(t)
         return (flint.arb(2 * f * t)).expm1() / flint.arb(2 * f)
-    finally:
-        flint.ctx.prec = old
 
 
 def _g_float(f: float, t: float) -> float:
@@ -337,7 +334,7 @@ def _global(pen: Pencil, box):
 def _nsd_Q(pen: Pencil, box):
     """Q = SRS ⪯ 0 on the box: when R is constant, R ⪯ 0 (exact, S ≻ 0); else by polymat."""
     if pm.degree(pen.R) == 0:
-        from .exact import inertia
+        from ..exact.definiteness import inertia
 
         return inertia(pen.R[(0, 0)])[0] == 0, "exact"
     return pm.psd_on_box(pm.scale(pen.Q, -1), box)

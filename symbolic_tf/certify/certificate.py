@@ -36,7 +36,7 @@ SCHEMA = "symbolic_tf.certificate/2"
 
 
 def _fs(q) -> str:
-    from .exact import frac_str
+    from ..exact.rational import frac_str
 
     return frac_str(q)
 

@@ -6,7 +6,7 @@ and its *derivation*: a function ``(cert, problem) -> (status, Claim)`` that re-
 inequality with exact rationals (python-flint ``fmpq``) or arb balls from the stored data and
 the embedded exact problem, and returns the claim those data prove.  It imports nothing from
 the code that *searched* for the certificate (LMI solvers, integrators, root finders), only
-the arithmetic primitives of :mod:`symbolic_tf.certify.exact`.
+the arithmetic primitives of :mod:`symbolic_tf.exact`.
 
 :func:`check` then *binds meaning*: the file's ``status`` must equal the derived status, its
 ``claim`` (subject, quantifier, parameters and rendered text) must equal the derived claim,

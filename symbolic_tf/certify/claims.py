@@ -263,7 +263,8 @@ class Claim:
             return True, ""
         if problem.cov is None:
             return False, "the problem has no Σ₀"
-        from .exact import definiteness, qmat
+        from ..exact.definiteness import definiteness
+        from ..exact.rational import qmat
 
         S = qmat(problem.cov)
         dS = definiteness(S)

@@ -25,9 +25,10 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.precision import working_precision
+from ..exact.rational import frac_str
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate
-from .exact import frac_str
 
 __all__ = ["second_variation_float", "second_variation_ball", "find_nonconvexity_witness",
            "scan_nonconvexity", "diag_family", "rotation_family"]
@@ -107,9 +108,7 @@ def second_variation_ball(A, xs, xis, prec: int = 256):
         exponentials are enclosed).
     """
     n = len(xs)
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         total = flint.arb(0)
         for i in range(n):
             for j in range(n):
@@ -119,8 +118,6 @@ def second_variation_ball(A, xs, xis, prec: int = 256):
                     total += flint.arb(flint.fmpq(c.numerator, c.denominator)) * \
                         flint.arb(flint.fmpq(u.numerator, u.denominator)).exp()
         return total / (2 * n * n)
-    finally:
-        flint.ctx.prec = old
 
 
 def _upper_fraction(ball) -> Fraction:

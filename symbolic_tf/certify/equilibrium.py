@@ -40,11 +40,14 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.ball import ball_pd
+from ..exact.definiteness import definiteness
+from ..exact.precision import working_precision
+from ..exact.rational import frac_str
 from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from ..variants import single_quadratic_head
 from .certificate import Certificate, mat_str
-from .exact import ball_pd, definiteness, frac_str, qmat
 
 __all__ = ["find_equilibrium", "equilibrium_claim", "KIND"]
 
@@ -112,8 +115,9 @@ def _exact_mats(problem):
     d = problem.d
     zero = flint.fmpq_mat(d, d)
     V, A = single_quadratic_head(problem)
-    F = qmat(problem.F) if problem.F is not None else zero
-    b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(d, 1)
+    ex = problem.exact
+    F = ex.F if problem.F is not None else zero
+    b = ex.b if problem.b is not None else flint.fmpq_mat(d, 1)
     return F, V, A, b
 
 
@@ -399,9 +403,7 @@ def _certify_at(problem, mats, x, *, prec: int = _PREC, max_inflate: int = 5):
     Y = _qmat_from(Yf, 40)
     scale = max(1.0, float(np.abs(x).max()))
     r0 = _rat(1e-10 * scale, 8)
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         ok, DG, worst = False, None, None
         for k in range(max_inflate + 1):
             r = _fq(r0 * 10**k)
@@ -440,8 +442,6 @@ def _certify_at(problem, mats, x, *, prec: int = _PREC, max_inflate: int = 5):
         out.update(status="pd-unknown",
                    reason=f"stability not certified (float max Re λ(DG) = {eig.real.max():.3g})")
         return out
-    finally:
-        flint.ctx.prec = old
 
 
 def _certificate(problem, res, prec):

@@ -13,11 +13,12 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from ..exact.definiteness import definiteness
+from ..exact.rational import frac_str, qmat
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from ..variants import growth_bound_of
 from .certificate import Certificate
 from .claims import Claim, Quantifier
-from .exact import definiteness, frac_str, qmat
 
 __all__ = ["frobenius_upper", "no_blowup"]
 

@@ -55,12 +55,13 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.definiteness import inertia, is_pd
+from ..exact.rational import frac_str, Q as _Q, qmat
 from ..spec.errors import CertificationFailed
 from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from ..variants import quadratic_heads
 from .certificate import Certificate, mat_str, vec_str
-from .exact import Q as _Q, frac_str, inertia, qmat
 
 __all__ = ["KIND_BOUNDED", "KIND_BLOWUP", "NotApplicable", "lmi_heads", "svec_index", "q_matrix",
            "p_vector", "g_matrix", "find_bounded_certificate", "find_blowup_certificate",
@@ -263,17 +264,13 @@ def _nullspace(M: flint.fmpq_mat) -> list[list]:
 
 
 # --------------------------------------------------------------------------- exact tests
-def _is_pd(P: flint.fmpq_mat) -> bool:
-    return P == P.transpose() and inertia(P)[0] == P.nrows()
-
-
 def _bounded_ok(P: flint.fmpq_mat, heads, S) -> bool:
-    return _is_pd(P) and inertia(q_matrix(P, heads, S))[0] == 0
+    return is_pd(P) and inertia(q_matrix(P, heads, S))[0] == 0
 
 
 def _blowup_c(P: flint.fmpq_mat, heads, S):
     """Largest (rounded-down) rational c with Q_P − c ppᵀ ⪰ 0, verified exactly; else None."""
-    if not _is_pd(P):
+    if not is_pd(P):
         return None
     Qm = q_matrix(P, heads, S)
     m = Qm.nrows()

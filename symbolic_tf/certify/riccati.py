@@ -28,12 +28,15 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.ball import ball_pd
+from ..exact.definiteness import definiteness, exact_factor, is_pd, pd_or_witness
+from ..exact.precision import working_precision
+from ..exact.rational import frac_str, qmat
 from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from ..variants import single_quadratic_head
 from .certificate import Certificate, mat_str, vec_str
 from .claims import Claim, Quantifier
-from .exact import definiteness, exact_factor, frac_str, qmat
 
 __all__ = ["scalar_of_identity", "riccati_data", "blowup_bracket_vI", "classify_vI"]
 
@@ -107,8 +110,8 @@ def riccati_data(problem):
     R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
     F = None
     if problem.F is not None and any(e != 0 for row in problem.F for e in row):
-        F = qmat(problem.F)
-    B, D = exact_factor(problem.cov)
+        F = problem.exact.F
+    B, D = exact_factor(problem.exact.Sigma0)
     return v, R, F, B, D
 
 
@@ -125,26 +128,13 @@ def _rational(x: float) -> Fraction:
     return Fraction(x).limit_denominator(10**15) if x != 0 else Fraction(0)
 
 
-def _pd_exact(M) -> bool:
-    return definiteness(M).pd
-
-
-def _witness_nonpd(M):
-    """A rational w with wᵀMw ≤ 0, exact, or None if M ≻ 0."""
-    from .exact import pd_or_witness
-
-    return pd_or_witness(M)[1]
-
-
 # --------------------------------------------------------------------------------------------
 # W(t) in ball arithmetic (Van Loan): exp(t [[−Fᵀ, R], [0, F]]) = [[E11, E12], [0, e^{Ft}]],
 # W(t) = e^{Fᵀt} E12.
 # --------------------------------------------------------------------------------------------
 def _W_ball(F, R, t_ball, prec=192):
     n = R.nrows()
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         H = flint.arb_mat(2 * n, 2 * n)
         for i in range(n):
             for j in range(n):
@@ -155,8 +145,6 @@ def _W_ball(F, R, t_ball, prec=192):
         E12 = flint.arb_mat(n, n, [E[i, n + j] for i in range(n) for j in range(n)])
         E22 = flint.arb_mat(n, n, [E[n + i, n + j] for i in range(n) for j in range(n)])
         return E22.transpose() * E12
-    finally:
-        flint.ctx.prec = old
 
 
 def _X_ball(F, R, B, Dinv, t_ball):
@@ -164,12 +152,6 @@ def _X_ball(F, R, B, Dinv, t_ball):
     Bb = flint.arb_mat(B.nrows(), B.ncols(), [flint.arb(B[i, j]) for i in range(B.nrows()) for j in range(B.ncols())])
     Db = flint.arb_mat(Dinv.nrows(), Dinv.ncols(), [flint.arb(Dinv[i, j]) for i in range(Dinv.nrows()) for j in range(Dinv.ncols())])
     return Db - Bb.transpose() * W * Bb
-
-
-def _ball_pd(X) -> bool:
-    from .exact import ball_pd
-
-    return ball_pd(X) is True
 
 
 def _interval(a: Fraction, b: Fraction):
@@ -184,7 +166,7 @@ def _cover_pd(F, R, B, Dinv, lo: Fraction, max_pieces: int = 4096):
     done = []
     while stack:
         a, b = stack.pop()
-        if _ball_pd(_X_ball(F, R, B, Dinv, _interval(a, b))):
+        if ball_pd(_X_ball(F, R, B, Dinv, _interval(a, b))) is True:
             done.append((a, b))
         elif len(done) + len(stack) > max_pieces or b - a < lo * Fraction(1, 10**14):
             return None
@@ -281,9 +263,9 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
         lo = _rational(t_f * (1 - delta))
         hi = _rational(t_f * (1 + delta))
         if F is None:
-            ok_lo = _pd_exact(Dinv - B.transpose() * R * B * flint.fmpq(lo.numerator, lo.denominator))
+            ok_lo = is_pd(Dinv - B.transpose() * R * B * flint.fmpq(lo.numerator, lo.denominator))
             Xhi = Dinv - B.transpose() * R * B * flint.fmpq(hi.numerator, hi.denominator)
-            w = _witness_nonpd(Xhi) if ok_lo else None
+            w = pd_or_witness(Xhi)[1] if ok_lo else None
             partition = None
         elif _scalar_f(F) is not None:
             # F = fI: X(t) = D⁻¹ − g(t)N with g increasing; PD on the segment [D⁻¹, D⁻¹ − G_lo N]
@@ -292,8 +274,8 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
             partition = None
             G_lo, G_hi = _g_bounds(F[0, 0], lo, hi)
             N = B.transpose() * R * B
-            ok_lo = _pd_exact(Dinv - N * G_lo)
-            w = _witness_nonpd(Dinv - N * G_hi) if ok_lo else None
+            ok_lo = is_pd(Dinv - N * G_lo)
+            w = pd_or_witness(Dinv - N * G_hi)[1] if ok_lo else None
             if w is not None:
                 wm = flint.fmpq_mat(len(w), 1, [flint.fmpq(q.numerator, q.denominator) for q in w])
                 if not (wm.transpose() * N * wm)[0, 0] > 0:
@@ -323,15 +305,11 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
 
 def _g_bounds(f, lo: Fraction, hi: Fraction):
     """Rationals G_lo ≥ g(lo) and G_hi ≤ g(hi), g(t) = ∫₀ᵗe^{2fs}ds = expm1(2ft)/(2f) (arb)."""
-    old = flint.ctx.prec
-    flint.ctx.prec = 256
-    try:
+    with working_precision(256):
         def g(t):
             tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
             return tb if f == 0 else (flint.arb(2 * f) * tb).expm1() / flint.arb(2 * f)
         up, dn = g(lo).upper().fmpq(), g(hi).lower().fmpq()
-    finally:
-        flint.ctx.prec = old
     # round outward to short rationals (the checker accepts any G_lo ≥ g(T_lo), G_hi ≤ g(T_hi))
     G_lo = Fraction(int(up.p), int(up.q))
     G_hi = Fraction(int(dn.p), int(dn.q))
@@ -634,11 +612,12 @@ def bounded_nsd(problem) -> Verdict:
     Verdict
         PROVED with a ``bounded-drift-vI-nsd`` certificate (holding X), or UNDECIDED.
     """
-    v, A = radon_pair(problem)
+    v = scalar_of_identity(problem.V)
+    A = problem.exact.A * problem.exact.scale
     R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
     if not definiteness(R).nsd:
         return Verdict(UNDECIDED, "", reason="R = v(A + Aᵀ) is not negative semidefinite")
-    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(problem.d, problem.d)
+    F = problem.exact.F if problem.F is not None else flint.fmpq_mat(problem.d, problem.d)
     X = _nonexpanding_metric(F)
     if X is None:
         return Verdict(UNDECIDED, "", reason="no exact X ≻ 0 with FᵀX + XF ⪯ 0 (e^{Ft} may expand)")

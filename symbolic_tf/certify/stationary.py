@@ -6,12 +6,12 @@ the threshold case of a blow-up/collapse dichotomy, where Σ₀ sits on the unst
 """
 from __future__ import annotations
 
+from ..exact.rational import qmat
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from ..spec.errors import InvalidParameters
 from ..variants import quadratic_heads
 from .certificate import Certificate
 from .claims import Claim, Quantifier
-from .exact import qmat
 
 __all__ = ["stationary"]
 

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import flint
 
+from ..exact.definiteness import exact_factor
+from ..exact.rational import frac_str, qmat
 from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from ..variants import get as get_variant, quadratic_heads
 from .certificate import Certificate, mat_str
 from .claims import Claim, Quantifier
-from .exact import exact_factor, frac_str, qmat
 
 __all__ = ["restriction", "reduced_problem_doc", "stratum", "map_claim"]
 

@@ -50,10 +50,11 @@ from fractions import Fraction
 
 import flint
 
+from ..exact.precision import working_precision
+from ..exact.rational import frac_str, qmat
 from ..spec.errors import CertificationFailed
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate, vec_str
-from .exact import frac_str, qmat
 from .validated.flow import (PICARD_ITERATIONS, Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad,
                              picard_enclosure, prepare_step, singularity_distance, svec_basis, taylor_coefficients,
                              taylor_jacobian, taylor_step)
@@ -248,9 +249,7 @@ def tighten_blowup_bracket(problem, order: int = 12, max_steps: int = 400, *, pr
     uV = [Fraction(x) for x in ld["u_V"]]
     uA = [Fraction(x) for x in ld["u_A"]]
 
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         t1 = time.perf_counter()
         times, lo, hi, info = _integrate(problem.cov, heads, P, c, uV, uA, order, max_steps, rel_tol,
                                          method)
@@ -259,8 +258,6 @@ def tighten_blowup_bracket(problem, order: int = 12, max_steps: int = 400, *, pr
         if lo is None or hi is None:
             return _undecided(claim0, "the restarted bounds are unusable (tr(PΣ) not positive?)", numerical)
         lo_q, hi_q = _to_frac(lo.lower()), _to_frac(hi.upper())
-    finally:
-        flint.ctx.prec = old
     if len(times) < 2:
         return _undecided(claim0, f"no Taylor step could be validated ({info.get('stop')}); "
                           "the LMI bracket stands", numerical)

@@ -21,10 +21,11 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.definiteness import definiteness
+from ..exact.rational import frac_str, qmat
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from .certificate import Certificate
 from .claims import Claim, Quantifier
-from .exact import definiteness, frac_str, qmat
 
 __all__ = ["rank_one_second_variation", "twisted_gaussian_witness"]
 

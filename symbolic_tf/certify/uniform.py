@@ -7,10 +7,11 @@
 """
 from __future__ import annotations
 
+from ..exact.definiteness import definiteness
+from ..exact.rational import frac_str, qmat
 from ..spec.verdict import PROVED, Verdict
 from .certificate import Certificate
 from .claims import Claim, Quantifier
-from .exact import definiteness, frac_str, qmat
 
 __all__ = ["uniform_vI"]
 

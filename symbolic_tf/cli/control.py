@@ -73,7 +73,7 @@ def _cmd_steer(args) -> int:
     if args.write_problem:
         from ..atomic import write_text_atomic
         from ..control.steer import schedule_problem
-        from ..spec.schedule import problem_text
+        from ..spec.problem import problem_text
 
         sp = schedule_problem(res, (mean0, problem.cov), name=problem.name)
         out = Path(args.write_problem)

@@ -79,13 +79,14 @@ def exact_option(text: str, option: str, *, positive: bool = False, nonnegative:
     fractions.Fraction
         The exact value q.
     """
-    from ..spec.rational import fraction_str, to_fraction
+    from ..exact.rational import frac_str
+    from ..spec.rational import to_fraction
 
     q = to_fraction(text, option)
     if positive and q <= 0:
-        raise InvalidParameters(option, f"must be positive, got {fraction_str(q)[:40]}")
+        raise InvalidParameters(option, f"must be positive, got {frac_str(q)[:40]}")
     if nonnegative and q < 0:
-        raise InvalidParameters(option, f"must be nonnegative, got {fraction_str(q)[:40]}")
+        raise InvalidParameters(option, f"must be nonnegative, got {frac_str(q)[:40]}")
     try:
         finite = math.isfinite(float(q))
     except OverflowError:

@@ -25,7 +25,7 @@ GLOBAL = {"BOUNDED", "CLUSTERING", "EQUILIBRIUM", "EXPONENTIAL_GROWTH"}
 
 
 def _rank_of_cov(problem) -> int:
-    from ..certify.exact import qmat
+    from ..exact.rational import qmat
 
     return qmat(problem.cov).rank() if problem.cov is not None else problem.d
 

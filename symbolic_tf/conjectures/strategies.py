@@ -42,10 +42,10 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.strategies import SearchStrategy
 
-from ..certify.exact import qmat, qmat_to_fractions
-from ..spec.linalg import identity, matmul, transpose
+from ..exact.congruence import identity, matmul, transpose
+from ..exact.rational import qmat, qmat_to_fractions
+from ..exact.rational import frac_str
 from ..spec.problem import Problem, parse_problem
-from ..spec.rational import fraction_str
 
 __all__ = [
     # numbers and sizes
@@ -130,23 +130,12 @@ def matrix_strs(M) -> list:
     list of list of str
         Its entries as ``"p/q"`` (``"p"`` for integers).
     """
-    return [[fraction_str(x) for x in row] for row in M]
+    return [[frac_str(x) for x in row] for row in M]
 
 
 def vector_strs(v) -> list:
-    """A vector as a list of exact ``"p/q"`` strings (the problem-document format).
-
-    Parameters
-    ----------
-    v : sequence of Fraction
-        A vector.
-
-    Returns
-    -------
-    list of str
-        Its entries as ``"p/q"`` (``"p"`` for integers).
-    """
-    return [fraction_str(x) for x in v]
+    """A vector as a list of exact ``"p/q"`` strings (the problem-document format)."""
+    return [frac_str(x) for x in v]
 
 
 # ----------------------------------------------------------------------------------------
@@ -707,7 +696,7 @@ def _query_key(d: int) -> SearchStrategy:
 def _finish_document(draw, doc: dict, n: int, cov, mean, T) -> dict:
     """Add the horizon and the initial Gaussian (mean, cov) to a problem document."""
     if T is not None:
-        doc["T"] = fraction_str(draw(T))
+        doc["T"] = frac_str(draw(T))
     initial = {}
     if mean is not None:
         initial["mean"] = vector_strs(draw(mean(n)))
@@ -759,7 +748,7 @@ def _documents(draw, variant, d, value, attention, value_attention, query_key, d
         if "V" in info.matrices:
             doc["V"] = matrix_strs(V)
     if "sigmoid_bias" in info.scalars:
-        doc["sigmoid_bias"] = fraction_str(draw(sigmoid_bias if sigmoid_bias is not None else rationals()))
+        doc["sigmoid_bias"] = frac_str(draw(sigmoid_bias if sigmoid_bias is not None else rationals()))
     if drift:
         doc["F"] = matrix_strs(draw(matrices(n)))
         doc["b"] = vector_strs(draw(vectors(n)))

@@ -16,7 +16,7 @@ Closed forms used (docs/mathematics.md §4, §6; F, b, A, V constant on a phase 
 
 Eigenvalue brackets are decided exactly over ℚ: λ_k < u ⟺ S − uI has ≥ k negative eigenvalues,
 λ_k > l ⟺ S − lI has ≤ k − 1 non-positive eigenvalues (inertia from the characteristic
-polynomial, :func:`symbolic_tf.certify.exact.inertia`).
+polynomial, :func:`symbolic_tf.exact.definiteness.inertia`).
 """
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ from fractions import Fraction
 import flint
 import mpmath
 
-from ..certify.exact import inertia, qmat
+from ..exact.definiteness import inertia
+from ..exact.rational import qmat
 from ..exact import working_precision
 
 __all__ = ["PREC", "arb_q", "arb_matq", "exp_q", "frob_err_upper", "vec_err_upper", "sqrt_upper",

@@ -29,7 +29,7 @@ from fractions import Fraction
 
 import flint
 
-from ..certify.exact import frac_str, qmat
+from ..exact.rational import frac_str, qmat
 from ..exact import working_precision
 from .certified import PREC, arb_q, eig_brackets
 

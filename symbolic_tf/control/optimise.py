@@ -30,7 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..certify.exact import frac_str
+from ..exact.rational import frac_str
 from ..spec.verdict import UNDECIDED, Verdict
 from .certified import certify_linear_schedule
 from .mpmatrix import mp_distance

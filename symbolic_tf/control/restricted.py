@@ -3,7 +3,7 @@
 Equal rank r is necessary (Σ(t) = Φ(t)Σ₀Φ(t)ᵀ, Φ invertible); the routes below show it is also
 sufficient under each restriction, up to the exact mean obstructions of attention-only controls
 (:mod:`symbolic_tf.control.obstructions`).  Notation: Σ = BDBᵀ with B a rational basis of the
-range (:func:`symbolic_tf.certify.exact.exact_factor`), Π_U the orthogonal projector onto U.
+range (:func:`symbolic_tf.exact.definiteness.exact_factor`), Π_U the orthogonal projector onto U.
 
 **Feed-forward only, 1 ≤ r < d** (V = A = 0; Σ(t) = e^{Ft}Σe^{Fᵀt}):
   bias α₀ → 0 (F = 0, b constant; Σ̇ = 0) → *rotation* F₁ = K/τ₁, K skew the direct rotation
@@ -40,7 +40,8 @@ from fractions import Fraction
 import flint
 import mpmath
 
-from ..certify.exact import exact_factor, qmat, qmat_to_fractions
+from ..exact.definiteness import exact_factor
+from ..exact.rational import qmat, qmat_to_fractions
 from ..exact import working_precision
 from .certified import PREC, arb_matq, certify_linear_schedule, enclose_stretch, exp_q, frob_err_upper
 from .mpmatrix import DPS, mp_matrix, mp_sym_fun, mp_vector, mpf_to_fraction, principal_rotation, rotation_generator

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..certify.exact import frac_str
+from ..exact.rational import frac_str
 from ..spec.problem import Problem
 from ..spec.verdict import Verdict
 from .mpmatrix import DPS, mp_matrix, mp_vector, mpf_to_fraction
@@ -73,7 +73,7 @@ def sq_norm(X) -> Fraction:
 
 
 def matrix_strings(M) -> list:
-    """An exact matrix as rows of "p/q" strings (:func:`symbolic_tf.certify.exact.frac_str`).
+    """An exact matrix as rows of "p/q" strings (:func:`symbolic_tf.exact.rational.frac_str`).
 
     Parameters
     ----------

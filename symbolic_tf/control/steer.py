@@ -50,7 +50,8 @@ from fractions import Fraction
 import flint
 import mpmath
 
-from ..certify.exact import exact_factor, frac_str, qmat, qmat_to_fractions
+from ..exact.definiteness import exact_factor
+from ..exact.rational import frac_str, qmat, qmat_to_fractions
 from ..exact import working_precision
 from ..spec.errors import InvalidParameters
 from ..spec.problem import check_covariance

@@ -24,7 +24,7 @@ yᵀ(MMᵀ)E(MMᵀ)y; pulling back through a surjection keeps n₊ and n₋ (it 
     n_\pm(A_h + A_h^T) = n_\pm(G E G),\qquad G = MM^T\in\mathbb Z^{2d_h\times 2d_h},
     \qquad n_0 = d - n_+ - n_-,
 
-decided by :func:`symbolic_tf.certify.exact.inertia` (Descartes' rule on the exact
+decided by :func:`symbolic_tf.exact.definiteness.inertia` (Descartes' rule on the exact
 characteristic polynomial).  (When M has full row rank 2d_h, Sylvester's law gives directly
 n₊ = n₋ = d_h, E's inertia.)  The same reduction with U = K W_{V,h}ᵀ W_{O,h}ᵀ in place of K
 gives the inertia of C_hA_h + A_hᵀC_hᵀ = (UᵀQ + QᵀU)/√d_h (C_h = W_{O,h}W_{V,h}).
@@ -71,7 +71,8 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ..certify.exact import inertia
+from ..exact.definiteness import inertia
+from ..exact.precision import working_precision
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 
 __all__ = ["dyadic", "exact_sym_inertia", "eigenlines", "head_verdicts", "HeadsReport", "heads_report",
@@ -219,10 +220,8 @@ def eigenlines(hp) -> tuple[list[Eigenline], dict]:
     lam_f, Zr = np.linalg.eig(Vf)
     lam_l, Wl = np.linalg.eig(Vf.T)
     n = VU.nrows()
-    old = flint.ctx.prec
-    flint.ctx.prec = _PREC
     lines, info = [], {"real_simple": 0, "real_multiple": 0, "nonreal": 0, "zero": 0}
-    try:
+    with working_precision(_PREC):
         Oa = flint.arb_mat(Om)
         Ka, Qa = flint.arb_mat(Km), flint.arb_mat(Qm)
         scale = flint.arb(2) ** (sV + sO)         # v = λ_int / 2^{sV+sO}
@@ -274,8 +273,6 @@ def eigenlines(hp) -> tuple[list[Eigenline], dict]:
                 Tb = 1 / (2 * v_true * a_true)
                 T, Tf = Tb.str(15), float(Tb.mid())
             lines.append(Eigenline((lam / scale).str(15), sign, T, mid / 2.0 ** (sV + sO), Tf, cert))
-    finally:
-        flint.ctx.prec = old
     return lines, info
 
 
@@ -456,7 +453,7 @@ def head_verdicts(hp, *, witnesses: bool = True, source: dict | None = None) -> 
         if source is not None:
             from ..certify.certificate import Certificate
             from ..certify.claims import Claim, Quantifier
-            from ..certify.exact import frac_str
+            from ..exact.rational import frac_str
 
             cl = Claim("head-eigenline-blowup", Quantifier.NONE,
                        {"sha256": source["sha256"], "layer": hp.layer, "head": hp.head,

@@ -44,9 +44,10 @@ from typing import Any
 
 import numpy as np
 
+from ..exact.definiteness import float_factor
 from ..spec.errors import InvalidParameters
 from .feedforward import relu_drift
-from .sampling import exact_factor, sample_law
+from .sampling import sample_law
 
 __all__ = ["ParticleRun", "simulate", "sample_initial", "METHODS"]
 
@@ -461,7 +462,7 @@ def sample_initial(problem, N, rng):
     else:
         d = problem.d
         mean = np.zeros(d) if problem.mean is None else np.array([float(e) for e in problem.mean])
-        B = exact_factor(problem.cov)
+        B = float_factor(problem.cov)
         X0 = mean + rng.standard_normal((N, B.shape[1])) @ B.T
     positions = np.sort(rng.uniform(0.0, 1.0, N)) if variants.get(problem.variant).causal else None
     return X0, positions

@@ -1,8 +1,6 @@
-r"""Sampling initial clouds: the exact factor of a Gaussian covariance, the non-Gaussian initial
-laws of :mod:`symbolic_tf.spec.initial`, and their support radius.
-
-:func:`exact_factor`: B with BBᵀ = cov from an exact rational LDLᵀ (singular covariances give
-exactly degenerate samples).
+r"""Sampling initial clouds: the non-Gaussian initial laws of :mod:`symbolic_tf.spec.initial` and
+their support radius (Gaussian factors: :func:`symbolic_tf.exact.definiteness.float_factor`, from
+the exact rational LDLᵀ, so singular covariances give exactly degenerate samples).
 
 * ``uniform_box``: x = low + (high − low) ⊙ u, u uniform on [0, 1)^d;
 * ``uniform_ball``: x = c + r·U^{1/d}·z/|z|, z ~ N(0, I), U uniform on [0, 1) (the radius of a
@@ -18,53 +16,13 @@ the stability constant (docs/stability.md).
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
+from ..exact.definiteness import float_factor
 from ..spec.errors import InvalidParameters
 
-__all__ = ["exact_factor", "sample_law", "sample_mixture", "support_radius"]
-
-
-def exact_factor(cov) -> np.ndarray:
-    """A float factor B (d × r) with B Bᵀ = cov, from an exact rational LDLᵀ.
-
-    Symmetric Gaussian elimination over ℚ with diagonal pivoting (largest pivot first):
-    cov = Σ_k D_k ℓ_k ℓ_kᵀ exactly, r = rank cov, and B = [√D_k ℓ_k]_k.  For a PSD input
-    a zero pivot means its whole remaining row is zero, so the rank is exact and the
-    sampled cloud lies (up to rounding of B) in the range of cov — a singular covariance
-    gives exactly degenerate samples (e.g. cov = [[1, 1], [1, 1]] gives x₁ = x₂ exactly).
-
-    Parameters
-    ----------
-    cov : sequence of sequences
-        A symmetric positive semidefinite d×d matrix of exact entries (Fraction, int, "p/q").
-
-    Returns
-    -------
-    ndarray, shape (d, r)
-        B with B Bᵀ = cov up to the rounding of √D_k and ℓ_k to floats.
-    """
-    d = len(cov)
-    R = [[Fraction(e) for e in row] for row in cov]
-    remaining = list(range(d))
-    cols = []
-    while remaining:
-        k = max(remaining, key=lambda i: R[i][i])
-        piv = R[k][k]
-        if piv <= 0:
-            break
-        ell = [R[i][k] / piv if i in remaining else Fraction(0) for i in range(d)]
-        cols.append((piv, ell))
-        remaining.remove(k)
-        for i in remaining:
-            for j in remaining:
-                R[i][j] -= ell[i] * piv * ell[j]
-    B = np.zeros((d, len(cols)))
-    for c, (piv, ell) in enumerate(cols):
-        B[:, c] = math.sqrt(piv) * np.array([float(e) for e in ell])
-    return B
+__all__ = ["sample_law", "sample_mixture", "support_radius"]
 
 
 def _f(v):
@@ -117,7 +75,7 @@ def sample_mixture(law, N: int, rng: np.random.Generator) -> tuple[np.ndarray, n
     """N tokens from a Gaussian mixture law Σ_k w_k N(m_k, S_k) and the component of each.
 
     Component k is drawn with probability w_k/Σw, then x = m_k + B_k z with B_k B_kᵀ = S_k
-    (:func:`exact_factor`, so singular S_k give exactly degenerate samples).
+    (:func:`~symbolic_tf.exact.definiteness.float_factor`, so singular S_k give exactly degenerate samples).
 
     Parameters
     ----------
@@ -138,7 +96,7 @@ def sample_mixture(law, N: int, rng: np.random.Generator) -> tuple[np.ndarray, n
     X = np.empty((N, len(means[0])))
     for j in range(len(w)):
         idx = np.flatnonzero(k == j)
-        B = exact_factor(covs[j])
+        B = float_factor(covs[j])
         X[idx] = _f(means[j]) + rng.standard_normal((idx.size, B.shape[1])) @ B.T
     return X, k
 

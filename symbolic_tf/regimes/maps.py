@@ -30,9 +30,9 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..atomic import write_json_atomic
+from ..exact.rational import frac_str
 from ..spec.errors import CertificationFailed, InvalidParameters
 from ..spec.mapspec import MapSpec, parse_map_spec
-from ..spec.rational import fraction_str
 
 __all__ = ["SCHEMA", "run_map", "certify_chunk", "cell_box", "check_map", "MapInterrupted", "theory_fields", "validate_spec",
            "REGIME_ORDER"]
@@ -90,7 +90,7 @@ def _prepared(spec_doc: dict):
 def _cell_record(level, i, j, box, r) -> dict:
     from ..certify.cells import KIND
 
-    out = {"id": [level, i, j], "box": [fraction_str(b) for b in box], "status": r["status"],
+    out = {"id": [level, i, j], "box": [frac_str(b) for b in box], "status": r["status"],
            "regime": r.get("regime", "UNDECIDED")}
     for key in ("rank", "T_lo", "T_hi"):
         if r.get(key) is not None:
@@ -106,7 +106,7 @@ def _cell_record(level, i, j, box, r) -> dict:
 def _point_verdict(spec, pen, box) -> dict:
     """An exact verdict at the cell's dyadic centre."""
     xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
-    where = {"x": fraction_str(xc), "y": fraction_str(yc)}
+    where = {"x": frac_str(xc), "y": frac_str(yc)}
     if pen is not None:
         from ..certify.cells import KIND, certify_cell
 
@@ -412,10 +412,10 @@ def totals(spec: MapSpec, cells: list[dict]) -> dict:
     covered = sum(area.values(), Fraction(0))
     domain = total - area.get("OUTSIDE", Fraction(0))
     decided = sum((a for k, a in area.items() if k not in ("UNDECIDED", "OUTSIDE")), Fraction(0))
-    return {"area_total": fraction_str(total), "area_covered": fraction_str(covered),
-            "area_domain": fraction_str(domain), "area_decided": fraction_str(decided),
+    return {"area_total": frac_str(total), "area_covered": frac_str(covered),
+            "area_domain": frac_str(domain), "area_decided": frac_str(decided),
             "decided_fraction": float(decided / domain) if domain else 0.0,
-            "area_by_regime": {k: fraction_str(area[k]) for k in REGIME_ORDER if k in area},
+            "area_by_regime": {k: frac_str(area[k]) for k in REGIME_ORDER if k in area},
             "fraction_by_regime": {k: float(area[k] / domain) if domain else 0.0 for k in REGIME_ORDER
                                    if k in area and k != "OUTSIDE"},
             "cells_by_regime": {k: count[k] for k in REGIME_ORDER if k in count},

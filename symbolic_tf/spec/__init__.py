@@ -4,10 +4,10 @@ from .errors import (
     UnknownVariant,
 )
 from .problem import Head, Problem, load_problem, parse_problem, problem_to_dict
-from .rational import fraction_str, to_fraction, to_matrix, to_vector
+from .rational import to_fraction, to_matrix, to_vector
 
 __all__ = [
     "SymtfError", "InvalidParameters", "ProblemFileError", "UnknownVariant", "NotGaussianClosed",
     "CertificationFailed", "Head", "Problem", "load_problem", "parse_problem", "problem_to_dict",
-    "fraction_str", "to_fraction", "to_matrix", "to_vector",
+    "to_fraction", "to_matrix", "to_vector",
 ]

@@ -43,9 +43,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
+from ..exact.rational import frac_str
 from .errors import InvalidParameters, NotGaussianClosed
 from .limits import MAX_MAP_FILE_BYTES, MAX_TOKENS, brief, read_text_file
-from .rational import fraction_str, to_fraction, to_matrix, to_vector
+from .rational import to_fraction, to_matrix, to_vector
 
 __all__ = ["InitialLaw", "LAWS", "LAW_FIELDS", "parse_initial_law", "law_to_dict", "require_gaussian"]
 
@@ -207,7 +208,7 @@ def parse_initial_law(init: Mapping, d: int, check_covariance: Callable, base_di
         center = to_vector(init["center"], "initial.center", d)
         radius = to_fraction(init["radius"], "initial.radius")
         if radius <= 0:
-            raise InvalidParameters("initial.radius", f"must be positive, got {fraction_str(radius)}")
+            raise InvalidParameters("initial.radius", f"must be positive, got {frac_str(radius)}")
         return InitialLaw(kind, (("center", center), ("radius", radius)))
     if kind == "mixture":
         raw_w, raw_m, raw_c = init["weights"], init["means"], init["covs"]
@@ -251,13 +252,13 @@ def law_to_dict(law: InitialLaw) -> dict:
         if isinstance(value, str):
             out[name] = value
         elif isinstance(value, Fraction):
-            out[name] = fraction_str(value)
+            out[name] = frac_str(value)
         elif name == "covs":
-            out[name] = [[[fraction_str(x) for x in row] for row in c] for c in value]
+            out[name] = [[[frac_str(x) for x in row] for row in c] for c in value]
         elif name == "means":
-            out[name] = [[fraction_str(x) for x in row] for row in value]
+            out[name] = [[frac_str(x) for x in row] for row in value]
         else:
-            out[name] = [fraction_str(x) for x in value]
+            out[name] = [frac_str(x) for x in value]
     return out
 
 

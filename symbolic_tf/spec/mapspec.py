@@ -47,10 +47,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..exact.rational import frac_str
 from .errors import InvalidParameters
 from .limits import MAX_DEPTH as MAX_NESTING, MAX_DIGITS, brief, int_digits_exceed
 from .problem import parse_problem, read_document
-from .rational import fraction_str, parse_rational_str, to_fraction
+from .rational import parse_rational_str, to_fraction
 
 __all__ = ["FAMILIES", "MapSpec", "parse_map_spec", "load_map_spec", "parse_affine", "SCHEMA_SPEC"]
 
@@ -241,7 +242,7 @@ class MapSpec:
         for path, cont, key, leaf in list(_walk(doc)):
             if path in self.leaves:
                 c0, cx, cy = self.leaves[path]
-                cont[key] = fraction_str(c0 + cx * x + cy * y)
+                cont[key] = frac_str(c0 + cx * x + cy * y)
         return doc
 
     def problem_at(self, x, y):
@@ -322,8 +323,8 @@ class MapSpec:
         """
         return {"schema": SCHEMA_SPEC, "family": self.family, "name": self.name, "description": self.description,
                 "resolution": list(self.resolution), "max_depth": self.max_depth,
-                "x": {"label": self.x_label, "range": [fraction_str(v) for v in self.x_range]},
-                "y": {"label": self.y_label, "range": [fraction_str(v) for v in self.y_range]},
+                "x": {"label": self.x_label, "range": [frac_str(v) for v in self.x_range]},
+                "y": {"label": self.y_label, "range": [frac_str(v) for v in self.y_range]},
                 "problem": self.problem_doc}
 
     def content_hash(self) -> str:
@@ -365,7 +366,7 @@ def _range(doc: Mapping, axis: str, default=None) -> tuple:
         raise InvalidParameters(f"{axis}.range", "expected [lo, hi]")
     lo, hi = (to_fraction(v, f"{axis}.range") for v in rng)
     if not lo < hi:
-        raise InvalidParameters(f"{axis}.range", f"empty range [{fraction_str(lo)}, {fraction_str(hi)}]: need lo < hi")
+        raise InvalidParameters(f"{axis}.range", f"empty range [{frac_str(lo)}, {frac_str(hi)}]: need lo < hi")
     label = tab.get("label", axis)
     if not isinstance(label, str):
         raise InvalidParameters(f"{axis}.label", "expected a string")
@@ -460,15 +461,15 @@ def parse_map_spec(doc: Mapping, base_dir: Path | None = None) -> MapSpec:
             try:
                 p = spec.problem_at(cx, cy)
             except InvalidParameters as exc:
-                raise InvalidParameters(f"problem.{exc.field}", f"at the corner (x, y) = ({fraction_str(cx)}, "
-                                        f"{fraction_str(cy)}): {exc.reason}") from None
+                raise InvalidParameters(f"problem.{exc.field}", f"at the corner (x, y) = ({frac_str(cx)}, "
+                                        f"{frac_str(cy)}): {exc.reason}") from None
             if p.cov is None:
                 raise InvalidParameters("problem.initial.cov", "needed: a map classifies the problem's Σ₀")
-            from .linalg import psd_decision
+            from ..exact.congruence import psd_decision
 
             if not psd_decision(p.cov).pd:
                 raise InvalidParameters("problem.initial.cov", f"not positive definite at the corner (x, y) = "
-                                        f"({fraction_str(cx)}, {fraction_str(cy)}): regime maps need Σ₀ ≻ 0")
+                                        f"({frac_str(cx)}, {frac_str(cy)}): regime maps need Σ₀ ≻ 0")
     else:
         spec.problem_at(Fraction(0), Fraction(0))  # the rest of the problem is checked at the centre
     return spec

@@ -26,21 +26,26 @@ this module checks the grammar: fields, shapes, finiteness, symmetry and PSD of 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
+from ..exact.congruence import is_symmetric, matmul, psd_decision, transpose
+from ..exact.rational import frac_str, qmat
 from .errors import InvalidParameters, ProblemFileError
 from .initial import InitialLaw, law_to_dict, parse_initial_law
 from .limits import MAX_DIM, brief, load_json_text, load_toml_text, read_text_file
-from .linalg import is_symmetric, matmul, psd_decision, transpose
-from .rational import fraction_str, to_fraction, to_matrix, to_vector
+from .rational import to_fraction, to_matrix, to_vector
 from .schedule import parse_schedule, schedule_to_dict
 
-__all__ = ["Head", "Problem", "parse_problem", "load_problem", "problem_to_dict", "TOP_LEVEL_FIELDS"]
+if TYPE_CHECKING:
+    import flint
+
+__all__ = ["Head", "Problem", "ExactProblem", "parse_problem", "load_problem", "problem_to_dict", "problem_text", "TOP_LEVEL_FIELDS"]
 
 TOP_LEVEL_FIELDS = (
     "variant", "d", "A", "Q", "K", "V", "F", "b", "heads", "sigmoid_bias", "scale", "T",
@@ -69,6 +74,74 @@ class Head:
         if self.Q is not None and self.K is not None:
             return matmul(transpose(self.K), self.Q)
         return None
+
+
+class ExactProblem:
+    """The matrices of a :class:`Problem` as python-flint exact rationals, built once.
+
+    ``problem.exact`` (cached on the problem) replaces repeated ``qmat(problem.A)``-style
+    conversions.  Every attribute access returns a *fresh copy* (``fmpq_mat`` is mutable), so
+    a caller may modify what it gets without touching the cache.  A field the problem does not
+    have is ``None``.
+
+    Attributes
+    ----------
+    A, Q, K, V, F : flint.fmpq_mat or None
+        The problem's d × d matrices (A unscaled: the attention is ``A * scale``).
+    b : flint.fmpq_mat or None
+        The drift offset as a d × 1 column.
+    Sigma0 : flint.fmpq_mat or None
+        The initial covariance Σ₀ (``problem.cov``).
+    mean : flint.fmpq_mat or None
+        The initial mean as a d × 1 column.
+    scale : flint.fmpq
+        The attention scale.
+    heads : tuple of (flint.fmpq_mat, flint.fmpq_mat)
+        One pair (C_h, A_h) per ``[[heads]]`` entry: C_h = W_h V_h (V_h when W_h is absent),
+        A_h its attention matrix (A, or KᵀQ), unscaled; ``None`` in place of a missing matrix.
+    """
+
+    _FIELDS = ("A", "Q", "K", "V", "F", "b", "Sigma0", "mean")
+
+    def __init__(self, problem: "Problem"):
+        import flint
+
+        def col(v):
+            return None if v is None else qmat([[x] for x in v])
+
+        def mat(M):
+            return None if M is None else qmat(M)
+
+        self._m = {"A": mat(problem.A), "Q": mat(problem.Q), "K": mat(problem.K), "V": mat(problem.V),
+                   "F": mat(problem.F), "b": col(problem.b), "Sigma0": mat(problem.cov), "mean": col(problem.mean)}
+        self._scale = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+        heads = []
+        for h in problem.heads:
+            C = mat(h.V)
+            if C is not None and h.W is not None:
+                C = qmat(h.W) * C
+            heads.append((C, mat(h.attention)))
+        self._heads = tuple(heads)
+
+    def __getattr__(self, name):
+        import flint
+
+        if name in ExactProblem._FIELDS:
+            M = self._m[name]
+            return None if M is None else flint.fmpq_mat(M)
+        raise AttributeError(name)
+
+    @property
+    def scale(self) -> flint.fmpq:
+        """The attention scale as an exact rational."""
+        return self._scale
+
+    @property
+    def heads(self) -> tuple:
+        """Fresh copies of the heads' (C_h, A_h) pairs (see the class docstring)."""
+        import flint
+
+        return tuple(tuple(None if M is None else flint.fmpq_mat(M) for M in pair) for pair in self._heads)
 
 
 @dataclass(frozen=True)
@@ -109,6 +182,23 @@ class Problem:
     def has_drift(self) -> bool:
         """True when the problem has a drift term (F or b given)."""
         return self.F is not None or self.b is not None
+
+    @functools.cached_property
+    def exact(self) -> ExactProblem:
+        """The problem's matrices as exact python-flint rationals, converted once (cached).
+
+        Returns
+        -------
+        ExactProblem
+            Copies of A, Q, K, V, F, b, Σ₀, mean and the heads' pairs as ``fmpq_mat``.
+        """
+        return ExactProblem(self)
+
+    def __getstate__(self):
+        """Pickle the fields only (the cached :attr:`exact` view holds unpicklable flint objects)."""
+        state = dict(self.__dict__)
+        state.pop("exact", None)
+        return state
 
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON of the exact problem (certificates refer to it).
@@ -155,11 +245,11 @@ class Problem:
 
 
 def _mat_out(M):
-    return None if M is None else [[fraction_str(x) for x in row] for row in M]
+    return None if M is None else [[frac_str(x) for x in row] for row in M]
 
 
 def _vec_out(v):
-    return None if v is None else [fraction_str(x) for x in v]
+    return None if v is None else [frac_str(x) for x in v]
 
 
 def problem_to_dict(p: Problem) -> dict:
@@ -197,11 +287,11 @@ def problem_to_dict(p: Problem) -> dict:
             hs.append(hd)
         out["heads"] = hs
     if p.sigmoid_bias != 0:
-        out["sigmoid_bias"] = fraction_str(p.sigmoid_bias)
+        out["sigmoid_bias"] = frac_str(p.sigmoid_bias)
     if p.scale != 1:
-        out["scale"] = fraction_str(p.scale)
+        out["scale"] = frac_str(p.scale)
     if p.T is not None:
-        out["T"] = fraction_str(p.T)
+        out["T"] = frac_str(p.T)
     if p.initial_law is not None:
         out["initial"] = law_to_dict(p.initial_law)
     elif p.mean is not None or p.cov is not None:
@@ -323,12 +413,12 @@ def parse_problem(doc: Mapping, base_dir: str | Path | None = None) -> Problem:
     sigmoid_bias = to_fraction(doc.get("sigmoid_bias", 0), "sigmoid_bias")
     scale = to_fraction(doc.get("scale", 1), "scale")
     if scale <= 0:
-        raise InvalidParameters("scale", f"must be positive, got {fraction_str(scale)}")
+        raise InvalidParameters("scale", f"must be positive, got {frac_str(scale)}")
     T = None
     if "T" in doc:
         T = to_fraction(doc["T"], "T")
         if T <= 0:
-            raise InvalidParameters("T", f"horizon must be positive, got {fraction_str(T)}")
+            raise InvalidParameters("T", f"horizon must be positive, got {frac_str(T)}")
 
     mean = cov = law = None
     if "initial" in doc and isinstance(doc["initial"], Mapping) and "law" in doc["initial"]:
@@ -377,12 +467,12 @@ def check_covariance(cov, field_name: str) -> None:
         i, j = next((i, j) for i in range(n) for j in range(i) if cov[i][j] != cov[j][i])
         raise InvalidParameters(
             field_name,
-            f"not symmetric: entry [{i}][{j}] = {fraction_str(cov[i][j])} but "
-            f"[{j}][{i}] = {fraction_str(cov[j][i])}",
+            f"not symmetric: entry [{i}][{j}] = {frac_str(cov[i][j])} but "
+            f"[{j}][{i}] = {frac_str(cov[j][i])}",
         )
     res = psd_decision(cov)
     if not res.psd:
-        w = "[" + ", ".join(fraction_str(x) for x in res.witness) + "]"
+        w = "[" + ", ".join(frac_str(x) for x in res.witness) + "]"
         raise InvalidParameters(
             field_name, f"not positive semidefinite: vᵀ·cov·v < 0 for the rational v = {w}"
         )
@@ -477,3 +567,37 @@ def with_updates(p: Problem, **kw) -> Problem:
     return replace(p, **kw)
 
 
+def _toml_value(v) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        raise TypeError(f"no TOML form for {type(v).__name__}")
+    return json.dumps(v) if isinstance(v, str) else str(v)  # JSON strings are TOML basic strings
+
+
+def problem_text(problem, suffix: str = ".toml") -> str:
+    """A problem file's text (``.json`` → JSON, else TOML), e.g. a steering schedule.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem to write.
+    suffix : str
+        ``".json"`` (case-insensitive) for JSON; anything else gives TOML.
+
+    Returns
+    -------
+    str
+        The file's text; it reads back to an equal problem with :func:`parse_problem`.
+    """
+    doc = problem_to_dict(problem)
+    if suffix.lower() == ".json":
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    tables = {k: doc.pop(k) for k in ("initial", "heads", "phase") if k in doc}
+    lines = [f"{k} = {_toml_value(v)}" for k, v in doc.items()]
+    if "initial" in tables:
+        lines += ["", "[initial]"] + [f"{k} = {_toml_value(v)}" for k, v in tables["initial"].items()]
+    for name in ("heads", "phase"):
+        for row in tables.get(name, []):
+            lines += ["", f"[[{name}]]"] + [f"{k} = {_toml_value(v)}" for k, v in row.items()]
+    return "\n".join(lines) + "\n"

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from .errors import InvalidParameters
 from .limits import MAX_DECIMAL_EXPONENT, MAX_DIGITS, brief, int_digits_exceed
 
-__all__ = ["as_lists", "to_fraction", "to_vector", "to_matrix", "fraction_str", "parse_rational_str", "Matrix", "Vector"]
+__all__ = ["as_lists", "to_fraction", "to_vector", "to_matrix", "parse_rational_str", "Matrix", "Vector"]
 
 Vector = tuple  # tuple[Fraction, ...]
 Matrix = tuple  # tuple[tuple[Fraction, ...], ...]
@@ -167,23 +167,6 @@ def to_matrix(value: Any, field: str, shape: tuple[int | None, int | None] = (No
         want = f"{rows_expected if rows_expected is not None else 'k'}x{cols_expected if cols_expected is not None else 'k'}"
         raise InvalidParameters(field, f"expected shape {want}, got {len(rows)}x{ncols}")
     return tuple(rows)
-
-
-def fraction_str(q: Fraction) -> str:
-    """Serialise a rational as ``"p/q"`` (or ``"p"`` for integers).
-
-    Parameters
-    ----------
-    q : Fraction or int
-        A rational.
-
-    Returns
-    -------
-    str
-        ``"p/q"`` in lowest terms, or ``"p"``.
-    """
-    q = Fraction(q)
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 
 def _check_size(q: Fraction, field: str) -> None:

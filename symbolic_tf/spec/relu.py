@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
 
+from ..exact.rational import frac_str
 from .errors import InvalidParameters, NotGaussianClosed
 from .limits import MAX_DIM
-from .rational import fraction_str, to_matrix, to_vector
+from .rational import to_matrix, to_vector
 
 __all__ = ["ReLUTerm", "RELU_FIELDS", "parse_relu", "relu_to_dict", "refuse_relu"]
 
@@ -96,9 +97,9 @@ def relu_to_dict(r: ReLUTerm) -> dict:
     dict
         The ``[relu]`` table.
     """
-    return {"W1": [[fraction_str(x) for x in row] for row in r.W1],
-            "b1": [fraction_str(x) for x in r.b1],
-            "W2": [[fraction_str(x) for x in row] for row in r.W2]}
+    return {"W1": [[frac_str(x) for x in row] for row in r.W1],
+            "b1": [frac_str(x) for x in r.b1],
+            "W2": [[frac_str(x) for x in row] for row in r.W2]}
 
 
 def refuse_relu(problem, what: str = "the Gaussian moment ODE") -> None:

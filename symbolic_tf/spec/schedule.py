@@ -37,13 +37,14 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Mapping
 
+from ..exact.rational import frac_str
 from .errors import InvalidParameters
 from .limits import brief
-from .rational import fraction_str, parse_rational_str, to_fraction
+from .rational import parse_rational_str, to_fraction
 
 __all__ = ["Phase", "Schedule", "Segment", "SCHEDULED", "PHASE_FIELDS", "MAX_PHASES", "MAX_DEGREE",
            "parse_polynomial", "parse_schedule", "schedule_to_dict", "problem_at", "segments", "poly_str",
-           "poly_eval", "param_at", "leaves", "problem_text"]
+           "poly_eval", "param_at", "leaves"]
 
 #: the parameters a schedule may move
 SCHEDULED = ("A", "V", "F", "b")
@@ -237,16 +238,16 @@ def poly_str(p: Poly) -> str | None:
     Returns
     -------
     str
-        The canonical text (``fraction_str`` of c₀ for a constant).
+        The canonical text (``frac_str`` of c₀ for a constant).
     """
     if len(p) == 1:
-        return fraction_str(p[0])
+        return frac_str(p[0])
     terms = []
     for k, c in enumerate(p):
         if c == 0:
             continue
         mono = "" if k == 0 else ("t" if k == 1 else f"t^{k}")
-        cs = fraction_str(c)
+        cs = frac_str(c)
         terms.append(cs if not mono else (mono if c == 1 else (f"-{mono}" if c == -1 else f"{cs}*{mono}")))
     return " + ".join(terms).replace("+ -", "- ")
 
@@ -528,7 +529,7 @@ def problem_at(problem, t, phase_of=None):
     """
     t = to_fraction(t, "t")
     if t < 0:
-        raise InvalidParameters("t", f"depths are ≥ 0, got {fraction_str(t)}")
+        raise InvalidParameters("t", f"depths are ≥ 0, got {frac_str(t)}")
     sch = problem.schedule
     if sch is None:
         return problem
@@ -596,7 +597,7 @@ def parse_schedule(doc: Mapping, d: int) -> tuple[Schedule | None, dict]:
                 raise InvalidParameters(f"{where}.duration", "missing (an exact positive depth, e.g. \"1/2\")")
             dur = to_fraction(ph["duration"], f"{where}.duration")
             if dur <= 0:
-                raise InvalidParameters(f"{where}.duration", f"must be positive, got {fraction_str(dur)}")
+                raise InvalidParameters(f"{where}.duration", f"must be positive, got {frac_str(dur)}")
             changes = {}
             for k in SCHEDULED:
                 if k not in ph:
@@ -632,49 +633,6 @@ def schedule_to_dict(schedule: Schedule, out: dict) -> dict:
     for k, v in schedule.base:
         out[k] = _out(v)
     if schedule.phases:
-        out["phase"] = [{"duration": fraction_str(ph.duration), **{k: _out(v) for k, v in ph.changes}}
+        out["phase"] = [{"duration": frac_str(ph.duration), **{k: _out(v) for k, v in ph.changes}}
                         for ph in schedule.phases]
     return out
-
-
-def _toml_value(v) -> str:
-    import json
-
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, bool) or not isinstance(v, (int, str)):
-        raise TypeError(f"no TOML form for {type(v).__name__}")
-    return json.dumps(v) if isinstance(v, str) else str(v)  # JSON strings are TOML basic strings
-
-
-def problem_text(problem, suffix: str = ".toml") -> str:
-    """A problem file's text (``.json`` → JSON, else TOML), e.g. a steering schedule; it reads
-    back to an equal problem with :func:`~symbolic_tf.spec.problem.parse_problem`.
-
-    Parameters
-    ----------
-    problem : Problem
-        The problem to write.
-    suffix : str
-        The file extension; ``".json"`` gives JSON, anything else TOML.
-
-    Returns
-    -------
-    str
-        The document text, ending with a newline.
-    """
-    import json
-
-    from .problem import problem_to_dict
-
-    doc = problem_to_dict(problem)
-    if suffix.lower() == ".json":
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    tables = {k: doc.pop(k) for k in ("initial", "heads", "phase") if k in doc}
-    lines = [f"{k} = {_toml_value(v)}" for k, v in doc.items()]
-    if "initial" in tables:
-        lines += ["", "[initial]"] + [f"{k} = {_toml_value(v)}" for k, v in tables["initial"].items()]
-    for name in ("heads", "phase"):
-        for row in tables.get(name, []):
-            lines += ["", f"[[{name}]]"] + [f"{k} = {_toml_value(v)}" for k, v in row.items()]
-    return "\n".join(lines) + "\n"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..exact.precision import working_precision
+
 __all__ = ["to_arb", "sign_of", "arb_to_pair"]
 
 
@@ -28,12 +30,8 @@ def to_arb(expr, prec: int = 256):
     """
     import flint
 
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         return _walk(sp.sympify(expr), flint)
-    finally:
-        flint.ctx.prec = old
 
 
 def _walk(e, flint):

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..exact.rational import sympy_rational
+
 __all__ = ["as_matrix", "as_points", "kernel", "kernel_hessian", "energy_dirac",
            "second_variation_dirac", "second_variation_dirac_by_s", "displacement_norm2",
            "gaussian_energy", "bw_geodesic", "second_variation_gaussian_bw",
@@ -34,7 +36,7 @@ __all__ = ["as_matrix", "as_points", "kernel", "kernel_hessian", "energy_dirac",
 
 
 def _num(v):
-    return sp.nsimplify(v, rational=True) if isinstance(v, float) else sp.sympify(v)
+    return sympy_rational(v) if isinstance(v, float) else sp.sympify(v)
 
 
 def as_matrix(A) -> sp.Matrix:

@@ -187,7 +187,7 @@ def gaussian_bw_second_variation(A, Sigma, T) -> dict:
         ``decided``.  :class:`~symbolic_tf.spec.errors.InvalidParameters` (field ``Sigma``)
         when the matrices do not fit, are not definite, or E(N(0, Σ)) = +∞.
     """
-    from ..spec.linalg import is_symmetric, psd_decision
+    from ..exact.congruence import is_symmetric, psd_decision
     from .ball import arb_to_pair, sign_of, to_arb
     from .convexity import second_variation_gaussian_bw
 

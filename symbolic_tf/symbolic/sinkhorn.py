@@ -79,9 +79,7 @@ def coupling_fixed_point(Sigma, A, dps: int = 40, tol: float = 1e-30, max_iter: 
     """
     import mpmath
 
-    old = mpmath.mp.dps
-    mpmath.mp.dps = dps
-    try:
+    with mpmath.workdps(dps):
         S_ = mpmath.matrix(Sigma)
         A_ = mpmath.matrix(A)
         n = S_.rows
@@ -102,5 +100,3 @@ def coupling_fixed_point(Sigma, A, dps: int = 40, tol: float = 1e-30, max_iter: 
                   max(abs(e) for e in (R - A_ * mpmath.inverse(Si + P) * A_.T)))
         gain = mpmath.inverse(Si + R) * A_
         return CouplingFixedPoint(P, R, gain, it, float(res), float(inc), bool(inc < tol))
-    finally:
-        mpmath.mp.dps = old

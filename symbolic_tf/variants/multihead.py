@@ -2,8 +2,8 @@
 own (A_h, V_h) (softmax by default)  (docs/mathematics.md §2–3).  Head h contributes C_h = W_h V_h."""
 from __future__ import annotations
 
-from .base import ROW, Variant, lookup as get, register
 from ..spec.errors import InvalidParameters
+from .base import ROW, Variant, get, register
 
 
 @register
@@ -106,7 +106,7 @@ class MultiHead(Variant):
         dict
             ``{"heads": [{"variant", "A", "V", "W", "scale"}, ...], "scale": τ}``.
         """
-        from ..spec.linalg import identity
+        from ..exact.congruence import identity
 
         heads = []
         for h in problem.heads:

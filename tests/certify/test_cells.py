@@ -158,7 +158,7 @@ def test_g_ball_encloses_g():
 import flint  # noqa: E402
 
 from symbolic_tf.certify import polymat as pm  # noqa: E402  (search side: only to compare completeness)
-from symbolic_tf.certify.exact import inertia  # noqa: E402
+from symbolic_tf.exact.definiteness import inertia  # noqa: E402
 from symbolic_tf.certify.kinds import cell_enclosures as ce  # noqa: E402
 
 small = st.fractions(min_value=-3, max_value=3, max_denominator=4)

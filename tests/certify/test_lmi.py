@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from symbolic_tf.certify.check import check
 from symbolic_tf.certify.certificate import Certificate
-from symbolic_tf.certify.exact import inertia, qmat
+from symbolic_tf.exact.definiteness import inertia
+from symbolic_tf.exact.rational import qmat
 from symbolic_tf.certify.lmi import (find_blowup_certificate, find_bounded_certificate, p_vector,
                                      q_matrix, svec_index)
 from symbolic_tf.spec.errors import CertificationFailed

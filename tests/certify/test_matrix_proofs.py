@@ -20,7 +20,7 @@ from symbolic_tf.certify.matrix_proofs.order import replay_theorem, stored_theor
 from symbolic_tf.certify.matrix_proofs.replay import check_witness, guard, replay
 from symbolic_tf.certify.matrix_proofs.rules import Context, apply_rule
 from symbolic_tf.certify.matrix_proofs.terms import Decl, evaluate, normal, padd, to_term
-from symbolic_tf.certify.exact import qmat
+from symbolic_tf.exact.rational import qmat
 from symbolic_tf.spec.errors import CertificationFailed
 
 DIMS = (1, 2, 3, 4, 5)
@@ -322,7 +322,7 @@ def test_a_theorem_with_an_overclaimed_fact_is_rejected():
 
 def test_l2_theorem_numerically_sharp():
     """0 ⪯ Σ(I + 2GΣ)⁻¹ ≺ (2G)⁻¹ at random rational G ≻ 0, singular Σ ⪰ 0 included (exact)."""
-    from symbolic_tf.certify.exact import definiteness
+    from symbolic_tf.exact.definiteness import definiteness
 
     rng = random.Random(17)
     for d in DIMS:

@@ -4,7 +4,7 @@ from fractions import Fraction as Fr
 from hypothesis import given, strategies as st
 
 from symbolic_tf.certify import polymat as pm
-from symbolic_tf.certify.exact import inertia
+from symbolic_tf.exact.definiteness import inertia
 
 small = st.fractions(min_value=-3, max_value=3, max_denominator=8)
 

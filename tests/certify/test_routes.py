@@ -109,7 +109,7 @@ def test_singular_sigma0_is_not_an_equilibrium_of_the_pd_attractor():
     assert c.status == "PROVED" and c.claim_data.quantifier in (Quantifier.EVERY_PSD, Quantifier.THIS)
     star = c.claim_data.params.get("Sigma_star")
     if star is not None:  # an equilibrium of the rank-1 stratum, never the PD attractor
-        from symbolic_tf.certify.exact import qmat
+        from symbolic_tf.exact.rational import qmat
 
         assert qmat(star).rank() == 1
     # its PD sibling converges to I

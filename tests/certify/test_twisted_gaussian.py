@@ -8,7 +8,8 @@ import pytest
 import sympy as sp
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.exact import definiteness, qmat
+from symbolic_tf.exact.definiteness import definiteness
+from symbolic_tf.exact.rational import qmat
 from symbolic_tf.certify.kinds.twisted_gaussian import second_variation_sign_data
 from symbolic_tf.certify.twisted_gaussian import rank_one_second_variation, twisted_gaussian_witness
 

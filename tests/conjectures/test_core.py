@@ -94,7 +94,8 @@ def test_seed_claim_is_refuted_strictly_by_a_certified_blowup():
     Σ₀ ≻ 0: the catalogue's counterexample is a certified BLOWUP with a bracket, not a degenerate
     (A = 0 or V = 0) case."""
     from symbolic_tf.conjectures.catalogue import catalogue
-    from symbolic_tf.certify.exact import definiteness, qmat
+    from symbolic_tf.exact.definiteness import definiteness
+    from symbolic_tf.exact.rational import qmat
 
     conj = next(c for c in catalogue() if c.name == "seed-nsd-rank-deficient")
     assert conj.nondegenerate

@@ -1,7 +1,7 @@
 """The strategies of symbolic_tf.conjectures.strategies keep their promises, checked exactly.
 
 Every guarantee is re-checked with exact arithmetic that does not share the construction:
-inertia from the characteristic polynomial (certify.exact.inertia / definiteness), ranks and
+inertia from the characteristic polynomial (exact.definiteness.inertia / definiteness), ranks and
 products in flint's fmpq_mat.  Shrinking is checked with ``hypothesis.find`` (derandomised by
 the ``ci`` profile of tests/conftest.py).
 """
@@ -16,7 +16,8 @@ from hypothesis import find, given
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from symbolic_tf.certify.exact import definiteness, inertia, qmat, rank
+from symbolic_tf.exact.definiteness import definiteness, inertia, rank
+from symbolic_tf.exact.rational import qmat
 from symbolic_tf.conjectures import strategies as S
 from symbolic_tf.spec.problem import Problem, parse_problem, problem_to_dict
 from symbolic_tf import variants

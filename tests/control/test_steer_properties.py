@@ -11,7 +11,7 @@ from fractions import Fraction as Fr
 import mpmath
 from hypothesis import assume, event, given, settings, strategies as st
 
-from symbolic_tf.certify.exact import qmat
+from symbolic_tf.exact.rational import qmat
 from symbolic_tf.control.certified import certify_linear_schedule
 from symbolic_tf.control.obstructions import norm_obstruction
 from symbolic_tf.control.schedule import simulate_schedule

@@ -7,9 +7,9 @@ from fractions import Fraction as Fr
 import mpmath
 import pytest
 
-from symbolic_tf.certify.exact import qmat
 from symbolic_tf.control.schedule import simulate_schedule
 from symbolic_tf.control.steer import steer
+from symbolic_tf.exact.rational import qmat
 
 CASES = [
     # d = 2, rank 1, ranges differ by a rotation

@@ -14,7 +14,7 @@ from symbolic_tf.control.steer import schedule_problem, steer
 from symbolic_tf.regimes.classify import classify
 from symbolic_tf.spec.errors import InvalidParameters
 from symbolic_tf.spec.problem import load_problem, parse_problem
-from symbolic_tf.spec.schedule import problem_text
+from symbolic_tf.spec.problem import problem_text
 
 # written the way `symtf steer` reads a start: mean and covariance of the tokens at depth 0
 PROBLEM = "\n".join(['variant = "softmax"', "d = 2", "A = [[0, 0], [0, 0]]", "V = [[1, 0], [0, 1]]",

@@ -9,7 +9,7 @@ import flint
 import numpy as np
 import pytest
 
-from symbolic_tf.certify.exact import inertia
+from symbolic_tf.exact.definiteness import inertia
 from symbolic_tf.models.heads import head_params
 from symbolic_tf.models.loader import load_bert
 from symbolic_tf.models.verdicts import CATEGORIES, dyadic, exact_sym_inertia, head_verdicts, heads_report

@@ -21,7 +21,7 @@ from symbolic_tf.spec import (
     Head, InvalidParameters, Problem, ProblemFileError, SymtfError, UnknownVariant, load_problem,
     parse_problem, problem_to_dict,
 )
-from symbolic_tf.spec.linalg import matmul, psd_decision, transpose
+from symbolic_tf.exact.congruence import matmul, psd_decision, transpose
 from symbolic_tf.spec.problem import HEAD_FIELDS, INITIAL_FIELDS, TOP_LEVEL_FIELDS
 
 # =========================================================================== number spellings
@@ -730,3 +730,35 @@ def test_well_formed_files_with_invalid_content_raise_invalid_parameters(tmp_pat
     with pytest.raises(InvalidParameters) as ei:
         load_problem(path)
     assert ei.value.field == field
+
+
+def test_exact_view_is_cached_copied_and_not_pickled():
+    import pickle
+
+    import flint
+
+    p = parse_problem({"variant": "softmax", "d": 2, "A": [[1, "1/2"], [0, 1]], "V": [[1, 0], [0, 1]],
+                       "F": [[0, 1], [0, 0]], "b": [1, 2], "scale": "1/3",
+                       "initial": {"cov": [[1, 0], [0, 2]], "mean": [0, 1]}})
+    e = p.exact
+    assert p.exact is e
+    assert e.A == flint.fmpq_mat(2, 2, [1, flint.fmpq(1, 2), 0, 1]) and e.scale == flint.fmpq(1, 3)
+    assert e.b == flint.fmpq_mat(2, 1, [1, 2]) and e.mean == flint.fmpq_mat(2, 1, [0, 1])
+    assert e.Sigma0 == flint.fmpq_mat(2, 2, [1, 0, 0, 2]) and e.Q is None and e.heads == ()
+    M = e.A
+    M[0, 0] = 99
+    assert p.exact.A[0, 0] == 1  # callers get copies
+    assert pickle.loads(pickle.dumps(p)) == p
+
+
+def test_exact_view_of_heads():
+    import flint
+
+    p = parse_problem({"variant": "multihead", "d": 2, "heads": [
+        {"A": [[1, 0], [0, 1]], "V": [[2, 0], [0, 2]], "W": [[0, 1], [1, 0]]},
+        {"Q": [[1, 0], [0, 0]], "K": [[1, 1], [0, 1]], "V": [[1, 0], [0, 1]]}],
+        "initial": {"cov": [[1, 0], [0, 1]]}})
+    (C0, A0), (C1, A1) = p.exact.heads
+    assert C0 == flint.fmpq_mat(2, 2, [0, 2, 2, 0]) and A0 == flint.fmpq_mat(2, 2, [1, 0, 0, 1])
+    assert A1 == flint.fmpq_mat(2, 2, [1, 0, 1, 0])  # KᵀQ
+    assert C1 == flint.fmpq_mat(2, 2, [1, 0, 0, 1])

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ...exact.definiteness import definiteness
+from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, frac_str
 from .krawczyk_box import check_basin, drift_model, initial_cov
 
 

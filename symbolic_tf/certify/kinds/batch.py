@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ...exact.definiteness import definiteness
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, qmat
 
 
 @kind("blowup-riccati-vI-batch", {"A": "rat[][]", "v": "rat", "members": "obj[]"}, needs_problem=False)
@@ -31,8 +32,6 @@ def check_batch(cert, problem):
         When a member is not Σ₀ ≻ 0 with Σ₀⁻¹ − T_lo·R ≻ 0 and a witness w with wᵀ(Σ₀⁻¹ − T_hi·R)w ≤ 0
         (R = v(A + Aᵀ)), or no member is listed.
     """
-    from ..exact import frac_str
-
     n = _check_batch(cert, problem)
     return "PROVED", Claim("batch-blowup", Quantifier.NONE, batch_params(cert.data, n))
 
@@ -53,7 +52,7 @@ def batch_params(data, n):
         ``{"v", "members": n, "A", "brackets"}`` as exact strings, a bracket [T_lo, T_hi] per member (None
         where undecided).
     """
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     return {"v": frac_str(Fraction(data["v"])), "members": n,
             "A": [[frac_str(Fraction(x)) for x in row] for row in data["A"]],

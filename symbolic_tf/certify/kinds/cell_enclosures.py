@@ -2,7 +2,7 @@
 
 This module belongs to the *checker* (:mod:`symbolic_tf.certify.kinds.cells`).  It shares no
 code with the search side's polynomial arithmetic; it rests only on python-flint's exact
-rationals (``fmpq``, ``fmpq_mat``) and on :func:`symbolic_tf.certify.exact.inertia` (exact
+rationals (``fmpq``, ``fmpq_mat``) and on :func:`symbolic_tf.exact.definiteness.is_psd` (exact
 inertia of a rational symmetric matrix by Descartes' rule on the characteristic polynomial).
 
 Objects
@@ -54,7 +54,7 @@ from fractions import Fraction
 
 import flint
 
-from ..exact import inertia
+from ...exact.definiteness import is_pd, is_psd
 
 __all__ = ["rat", "rat_box", "MatPoly", "Enclosure", "scalar_range", "psd_on_box", "pd_on_open_box"]
 
@@ -419,14 +419,6 @@ def scalar_range(p: MatPoly, box) -> tuple:
     return enc.C[0, 0] - spread, enc.C[0, 0] + spread
 
 
-def _psd(M: flint.fmpq_mat) -> bool:
-    return inertia(M)[1] == 0
-
-
-def _pd(M: flint.fmpq_mat) -> bool:
-    return inertia(M)[0] == M.nrows()
-
-
 def psd_on_box(P: MatPoly, box) -> bool:
     """True only if the symmetric P is ⪰ 0 at every point of the closed box (proved).
 
@@ -446,7 +438,7 @@ def psd_on_box(P: MatPoly, box) -> bool:
     enc = Enclosure(P, box)
     if not enc.symmetric:
         return False
-    return all(_psd(enc.minus_row_sums(V)) for V in enc.corners_of_affine_part())
+    return all(is_psd(enc.minus_row_sums(V)) for V in enc.corners_of_affine_part())
 
 
 def pd_on_open_box(P: MatPoly, box) -> bool:
@@ -468,6 +460,6 @@ def pd_on_open_box(P: MatPoly, box) -> bool:
     enc = Enclosure(P, box)
     if not enc.symmetric:
         return False
-    if not _pd(enc.minus_row_sums(enc.C)):
+    if not is_pd(enc.minus_row_sums(enc.C)):
         return False
-    return all(_psd(enc.minus_row_sums(V)) for V in enc.corners_of_affine_part())
+    return all(is_psd(enc.minus_row_sums(V)) for V in enc.corners_of_affine_part())

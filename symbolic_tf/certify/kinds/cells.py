@@ -5,7 +5,7 @@ v·scale·(A + Aᵀ), f, Q = SRS, M = −2fS − Q) and re-decides each stored c
 exact rationals (the checker's own centred-form enclosures, :mod:`.cell_enclosures`, exact for
 affine pieces) and arb balls for g(f, t) = ∫₀ᵗ e^{2fs} ds.  See :mod:`symbolic_tf.certify.cells`
 for the mathematics; nothing here calls or imports the search side (only the exact primitives of
-:mod:`symbolic_tf.certify.exact` are shared).
+:mod:`symbolic_tf.exact` are shared).
 """
 from __future__ import annotations
 
@@ -13,14 +13,15 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import inertia
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ...spec.mapspec import parse_map_spec
 from ...spec.rational import to_fraction
 from ...variants import single_quadratic_factor
 from ..check import kind
-from ..schema import parse_rat
 from ..claims import REGIME_SUBJECTS, Claim, Quantifier
-from ..exact import inertia
+from ..schema import parse_rat
 from .cell_enclosures import MatPoly, pd_on_open_box, psd_on_box, rat, rat_box, scalar_range
 
 KIND = "cell-riccati-vI"
@@ -85,14 +86,10 @@ class CellChecker:
     # --- primitives -----------------------------------------------------------------
     @staticmethod
     def _g_bounds(f, t):
-        old = flint.ctx.prec
-        flint.ctx.prec = 160
-        try:
+        with working_precision(160):
             if f == 0:
                 return flint.arb(t)
             return flint.arb(2 * f * t).expm1() / flint.arb(2 * f)
-        finally:
-            flint.ctx.prec = old
 
     def _need(self, ok, what):
         if not ok:

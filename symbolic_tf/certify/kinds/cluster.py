@@ -37,10 +37,12 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import ball_pd, definiteness
 from .krawczyk_box import initial_cov, rat, square
 from .ray import ProjectiveField
 from .replay import flow_pairs, int_in, replay_stored
@@ -200,9 +202,7 @@ def check_cluster_end(pairs, S_end, data, prec, fail):
     rv = flint.fmpq_mat(3, 1, [rX[i, j] for i, j in _UP])
     if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
         fail("the centre's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         pf = ProjectiveField(pairs, None, flint.arb_mat)
         H = flint.arb_mat(2, 2)
         for k, (i, j) in enumerate(_UP):
@@ -236,8 +236,6 @@ def check_cluster_end(pairs, S_end, data, prec, fail):
         if not B.is_finite():
             fail("the bound on ∫|c̃| is not finite")
         return B
-    finally:
-        flint.ctx.prec = old
 
 
 _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "kappa": "rat",

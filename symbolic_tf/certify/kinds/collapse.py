@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.definiteness import definiteness
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness
 from .krawczyk_box import initial_cov, rat, square
 from .replay import flow_pairs, int_in, replay_stored
 
@@ -113,14 +114,10 @@ def end_inside(P, level, S_end, prec) -> bool:
     bool
         True when the ball tr(P·S_end) lies strictly below ``level``.
     """
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         d = P.nrows()
         y = sum((flint.arb(P[i, j]) * S_end[j, i] for i in range(d) for j in range(d)), flint.arb(0))
         return bool(y < flint.arb(level))
-    finally:
-        flint.ctx.prec = old
 
 
 _SCHEMA = {"P": "rat[][]", "lam": "rat", "p_lo": "rat", "n": "rat[]", "c": "rat", "steps": "rat[]", "order": "int",

@@ -13,10 +13,11 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.precision import working_precision
+from ...exact.rational import parse_frac
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import parse_frac
 
 
 def _fmpq(x) -> flint.fmpq:
@@ -64,7 +65,7 @@ def check_nonconvexity_witness(cert, problem):
     symbolic_tf.spec.errors.CertificationFailed
         When the witness does not re-derive.
     """
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     _check_nonconvexity_witness(cert, problem)
     A = [[frac_str(parse_frac(x)) for x in row] for row in cert.data["A"]]
@@ -89,9 +90,7 @@ def _check_nonconvexity_witness(cert, problem):
     if n > 256:  # the check is quadratic in the number of particles
         raise CertificationFailed("nonconvexity-witness: at most 256 particles")
     At = A.transpose()
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         total = flint.arb(0)
         for i in range(n):
             x, xi = _col(X, i), _col(Xi, i)
@@ -117,8 +116,6 @@ def _check_nonconvexity_witness(cert, problem):
         claimed = flint.arb(mid) + flint.arb(0, slack.abs_upper())
         if not claimed.overlaps(value):
             raise CertificationFailed("nonconvexity-witness: the claimed value ball does not contain the recomputed value")
-    finally:
-        flint.ctx.prec = old
     norm2 = sum((Fraction(int(Xi[i, k].p), int(Xi[i, k].q)) ** 2 for i in range(n) for k in range(d)),
                 Fraction(0)) / n
     if norm2 <= 0 or parse_frac(data["xi_norm2"]) != norm2:

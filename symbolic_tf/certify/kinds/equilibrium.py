@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
+from ...exact.precision import working_precision
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import EQ_PART_ORDER, EQ_PART_TEXT, Claim, Quantifier
-from ..exact import ball_pd, definiteness, qmat
 from .krawczyk_box import ball, drift_model, krawczyk, parse_box, rat, square
 
 
@@ -68,7 +71,7 @@ def check_equilibrium_krawczyk(cert, problem):
     symbolic_tf.spec.errors.CertificationFailed
         When the Krawczyk inclusion or a stored part (PD, stability, mean) fails.
     """
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     _check_equilibrium_krawczyk(cert, problem)
     data = cert.data
@@ -102,9 +105,7 @@ def _check_equilibrium_krawczyk(cert, problem):
     b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(d, 1)
     S, r, Y = parse_box(data, d, _fail)
 
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         # --- Krawczyk: K(X) − x̃ ⊂ (−r, r)^m
         Sb, L = krawczyk(F, V, A, S, r, Y, _fail)
         # --- positive definiteness of every Σ in X
@@ -150,5 +151,3 @@ def _check_equilibrium_krawczyk(cert, problem):
                 dev = (enc[i, 0] - flint.arb(rat(mids[i]))).abs_upper()
                 if not dev <= flint.arb(rad):
                     _fail(f"α* enclosure is not inside the stated box in coordinate {i}")
-    finally:
-        flint.ctx.prec = old

@@ -6,11 +6,12 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import definiteness
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ...variants import growth_bound_of
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, qmat
 
 __all__ = ["check_no_blowup", "growth_rate"]
 
@@ -91,7 +92,7 @@ def check_no_blowup(cert, problem):
     symbolic_tf.spec.errors.CertificationFailed
         When the problem is missing or γ is not the rate the bounds prove (:func:`growth_rate`).
     """
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     if problem is None:
         raise CertificationFailed("no-blowup: needs the embedded problem")

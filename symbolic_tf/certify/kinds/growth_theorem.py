@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ...variants import growth_bound_of
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import frac_str
 from ..matrix_proofs.order import stored_theorem
 from .growth import growth_rate
 

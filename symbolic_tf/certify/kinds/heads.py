@@ -24,6 +24,7 @@ import hashlib
 from fractions import Fraction
 from pathlib import Path
 
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
@@ -181,7 +182,7 @@ def check_head_eigenline(cert, problem):
     symbolic_tf.spec.errors.CertificationFailed
         When the checkpoint's SHA-256 differs or the eigenline enclosure does not check.
     """
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     _check_head_eigenline(cert, problem)
     d = cert.data
@@ -219,9 +220,7 @@ def _check_head_eigenline(cert, problem):
     pb = P(flint.fmpq(b_.numerator, b_.denominator))
     if not pa * pb < 0:
         _fail("the characteristic polynomial does not change sign on [v_lo, v_hi]")
-    old = flint.ctx.prec
-    flint.ctx.prec = 256
-    try:
+    with working_precision(256):
         lam = flint.arb(flint.fmpq(a_.numerator, a_.denominator)).union(flint.arb(flint.fmpq(b_.numerator, b_.denominator)))
         rows = [i for i in range(dh) if i != r]
         cols = [j for j in range(dh) if j != k]
@@ -239,5 +238,3 @@ def _check_head_eigenline(cert, problem):
         a = ((flint.arb_mat(Ki) * u).transpose() * (flint.arb_mat(Qi) * u))[0, 0]
         if not (lam * a) > 0:
             _fail("v·ûᵀA_hû is not certified positive")
-    finally:
-        flint.ctx.prec = old

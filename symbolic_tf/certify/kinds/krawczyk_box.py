@@ -23,9 +23,12 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
+from ...exact.precision import working_precision
+from ...exact.rational import qmat
 from ...spec.errors import InvalidParameters
 from ...variants import single_quadratic_head
-from ..exact import ball_pd, definiteness, qmat
 
 __all__ = ["rat", "square", "ball", "eye", "svec_index", "gram", "box", "drift_model", "initial_cov",
            "parse_box", "linearisation", "krawczyk", "check_basin"]
@@ -365,9 +368,7 @@ def check_basin(data, F, V, A, d, Z, prec, what, fail):
     if not definiteness(rat(nA) * eye(d) - A.transpose() * A).psd:
         fail("normA2 is not an upper bound of ‖A‖₂²")
 
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         # --- Krawczyk: exactly one zero Σ* of G in X, every Σ in X PD
         Sb, L = krawczyk(F, V, A, S, r, Y, fail)
         if ball_pd(Sb) is not True:
@@ -385,5 +386,3 @@ def check_basin(data, F, V, A, d, Z, prec, what, fail):
         if not E < flint.arb(rat(rho)):
             fail(f"{what} is not certified inside the level set {{δᵀWδ < rho}} around every Σ in the "
                  "Krawczyk box")
-    finally:
-        flint.ctx.prec = old

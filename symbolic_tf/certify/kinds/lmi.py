@@ -8,7 +8,7 @@ coordinates (s_k = Σ_ij for k = (i, j), i ≤ j; basis E_ii, E_ij + E_ji) from
     tr(M E_k A E_l) = Σ_{(a,b) ∈ k} Σ_{(c,e) ∈ l} M_ea A_bc,   M = P C_h,
 
 with (a, b) running over the one or two index pairs of E_k, and every inequality is decided
-over ℚ (charpoly inertia of :mod:`symbolic_tf.certify.exact`).
+over ℚ (charpoly inertia of :mod:`symbolic_tf.exact`).
 
 ``bounded-lmi`` data: ``P``.  Verified: the problem is drift-free softmax / multi-head softmax,
 P symmetric, P ≻ 0, Q_P ⪯ 0.
@@ -25,12 +25,13 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import inertia
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ...spec.errors import InvalidParameters
 from ...variants import quadratic_heads
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import inertia, qmat
 
 
 
@@ -175,7 +176,7 @@ def check_blowup(cert, problem):
         When P ≻ 0, c > 0 or Q_P − c·ppᵀ ⪰ 0 (so q_P ≥ c·tr(PΣ)²) fails, or the stored bracket
         is not implied.
     """
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     _check_blowup(cert, problem)
     params = {k: frac_str(_q(cert.data[k])) for k in ("T_lo", "T_hi") if k in cert.data}

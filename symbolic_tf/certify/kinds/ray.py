@@ -49,10 +49,13 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
+from ...exact.precision import working_precision
+from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import ball_pd, definiteness, frac_str
 from .krawczyk_box import initial_cov, rat, square
 from .replay import flow_pairs, int_in, replay_stored, svec_basis, svec_pairs
 
@@ -247,9 +250,7 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
     rv = flint.fmpq_mat(m + 1, 1, [rX[i, j] for i, j in up] + [0])
     if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
         fail("the ray point's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         bf = ProjectiveField(pairs, F, flint.arb_mat)
         H = flint.arb_mat(d, d)
         for k, (i, j) in enumerate(up):
@@ -285,8 +286,6 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
         lo = t + flint.arb(u1.lower()) / c_hi
         hi = t + flint.arb(u1.upper()) / c_lo
         return lo, hi
-    finally:
-        flint.ctx.prec = old
 
 
 _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "T_lo": "rat",

@@ -31,6 +31,8 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.precision import working_precision
+
 __all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "replay_stored", "replay_tube", "svec_basis", "svec_pairs", "int_in"]
 
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
@@ -55,7 +57,7 @@ def flow_pairs(problem, fail):
     tuple of (list of (flint.fmpq_mat, flint.fmpq_mat), flint.fmpq_mat or None)
         ([(C_h, A_h)], F).
     """
-    from ..exact import qmat
+    from ...exact.rational import qmat
     from ...spec.errors import InvalidParameters
     from ...variants import quadratic_heads
 
@@ -135,12 +137,8 @@ def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int 
         fail("the first step time must be 0")
     if any(b <= a for a, b in zip(ts, ts[1:])):
         fail("step times must be strictly increasing")
-    saved = flint.ctx.prec
-    flint.ctx.prec = tprec
-    try:
+    with working_precision(tprec):
         return replay_tube(Field(pairs, F), S0, ts, order, data["method"], fail), ts
-    finally:
-        flint.ctx.prec = saved
 
 
 def _acc(total, term):

@@ -11,11 +11,14 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
+from ...exact.precision import working_precision
+from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed, InvalidParameters
 from ...variants import single_quadratic_head
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import ball_pd, definiteness, frac_str, qmat
 
 _FACTOR = {"v": "rat", "B": "rat[][]", "D": "rat[]"}
 
@@ -78,9 +81,7 @@ def _arb(x):
 def _W_enclosure(F, R, t):
     """Enclosure of W(t) = ∫₀ᵗ e^{Fᵀs} R e^{Fs} ds for a ball t (Van Loan block exponential)."""
     n = R.nrows()
-    old = flint.ctx.prec
-    flint.ctx.prec = 192
-    try:
+    with working_precision(192):
         H = flint.arb_mat(2 * n, 2 * n)
         for i in range(n):
             for j in range(n):
@@ -91,8 +92,6 @@ def _W_enclosure(F, R, t):
         top = flint.arb_mat(n, n, [E[i, n + j] for i in range(n) for j in range(n)])
         eFt = flint.arb_mat(n, n, [E[n + i, n + j] for i in range(n) for j in range(n)])
         return eFt.transpose() * top
-    finally:
-        flint.ctx.prec = old
 
 
 def _ball(M):
@@ -153,16 +152,12 @@ def _check_blowup(cert, problem):
         if any(F[i, j] != (f if i == j else 0) for i in range(d) for j in range(d)):
             _fail("blow-up bracket: G_lo/G_hi need F = f·I")
         G_lo, G_hi = _q(cert.data["G_lo"]), _q(cert.data["G_hi"])
-        old = flint.ctx.prec
-        flint.ctx.prec = 256
-        try:
+        with working_precision(256):
             def g(t):
                 tb = flint.arb(t)
                 return tb if f == 0 else (flint.arb(2 * f) * tb).expm1() / flint.arb(2 * f)
             if not (g(lo) <= flint.arb(G_lo)) or not (g(hi) >= flint.arb(G_hi)):
                 _fail("blow-up bracket: G_lo < g(T_lo) or G_hi > g(T_hi)")
-        finally:
-            flint.ctx.prec = old
         N = B.transpose() * R * B
         if not definiteness(Dinv - N * G_lo).pd:
             _fail("blow-up bracket: D⁻¹ − G_lo·BᵀRB is not positive definite")

@@ -51,10 +51,12 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import definiteness
+from ...exact.precision import working_precision
+from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, frac_str
 from .krawczyk_box import initial_cov, rat
 from .replay import flow_pairs, int_in, replay_stored
 
@@ -172,9 +174,7 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign
     tuple of 4 flint.arb
         (κ_lo, κ_hi, φ_lo, φ_hi): the bounds of G' over N and of φ over the ψ-pieces.
     """
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         f = PlaneField(pairs)
         ea, eb = ([flint.arb(x) for x in v] for v in eta)
         pa, pb = ([flint.arb(x) for x in v] for v in phi)
@@ -196,8 +196,6 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign
             G_hull = G if G_hull is None else G_hull.union(G)
             ph_hull = ph if ph_hull is None else ph_hull.union(ph)
         return G_hull.lower(), G_hull.upper(), ph_hull.lower(), ph_hull.upper()
-    finally:
-        flint.ctx.prec = old
 
 
 def end_point(S_end, D0, eta, phi, fail):
@@ -263,16 +261,12 @@ def end_bracket(S_end, t_end, D0, eta, phi, bounds, prec, fail):
         (t_N + u₁e^{φ_lo − φ₁}/κ_hi, t_N + u₁e^{φ_hi − φ₁}/κ_lo), bounds of the blow-up time T*.
     """
     k_lo, k_hi, ph_lo, ph_hi = bounds
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         u1, phi1 = end_point(S_end, D0, eta, phi, fail)
         t = flint.arb(t_end if isinstance(t_end, flint.fmpq) else rat(t_end))
         lo = t + u1 * (ph_lo - phi1).exp() / k_hi
         hi = t + u1 * (ph_hi - phi1).exp() / k_lo
         return lo, hi
-    finally:
-        flint.ctx.prec = old
 
 
 def _coeffs(data, key, fail):

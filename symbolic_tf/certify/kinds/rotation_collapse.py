@@ -23,8 +23,7 @@ exponentially.  Then t(τ) = t_N + ∫₀^τ u → ∞ — the solution from Σ�
 """
 from __future__ import annotations
 
-import flint
-
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
@@ -61,12 +60,8 @@ def check_collapse_region(pairs, S_end, data, fail):
     _k_lo, k_hi, _ph_lo, _ph_hi = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth, sign=-1)
     if not (k_hi < 0):
         fail("the decay rate bound κ_hi is not negative")
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         end_point(S_end, D0, eta, phi, fail)
-    finally:
-        flint.ctx.prec = old
     return k_hi
 
 

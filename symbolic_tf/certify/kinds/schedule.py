@@ -47,12 +47,14 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import definiteness
+from ...exact.precision import working_precision
+from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed
 from ...variants import get as get_variant
 from ...spec.schedule import leaves, problem_at, segments
 from ..check import derive, kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, frac_str, qmat
 from ..schema import parse_rat, validate
 from .replay import flow_pairs, replay_stored
 
@@ -238,13 +240,9 @@ def linear_end(seg, problem, S, h: Fraction):
     if any(len(c) > 1 for c in leaves(Fp)):
         _fail(f"linear segment at t = {frac_str(seg.t0)}: F depends on t")
     F = qmat([[c[0] for c in row] for row in Fp])
-    old = flint.ctx.prec
-    flint.ctx.prec = _LINEAR_PREC
-    try:
+    with working_precision(_LINEAR_PREC):
         E = (flint.arb_mat(F) * flint.arb(_q(h))).exp()
         return E * flint.arb_mat(S) * E.transpose()
-    finally:
-        flint.ctx.prec = old
 
 
 def tube_end(seg, problem, S, h: Fraction, data: dict):
@@ -381,12 +379,8 @@ def composed_claim(tail: Claim, T_c: Fraction, end) -> Claim:
 
 
 def _end_box_ok(end, lo, hi) -> bool:
-    old = flint.ctx.prec
-    flint.ctx.prec = 512  # the bounds become (tight) balls; a comparison is accepted only when certain
-    try:
+    with working_precision(512):  # the bounds become (tight) balls; a comparison is accepted only when certain
         return _inside(end, lo, hi)
-    finally:
-        flint.ctx.prec = old
 
 
 def _inside(end, lo, hi) -> bool:

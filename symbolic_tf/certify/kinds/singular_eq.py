@@ -28,10 +28,12 @@ from itertools import combinations
 
 import flint
 
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
+from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import ball_pd, definiteness
 from .krawczyk_box import initial_cov, rat, square
 from .ray import ProjectiveField
 from .replay import flow_pairs, int_in, replay_stored, svec_basis, svec_pairs
@@ -109,9 +111,7 @@ def check_singular_end(pairs, F, S_end, data, d, prec, fail):
     rv = flint.fmpq_mat(m, 1, [G[i, j] for i, j in up])
     if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
         fail("the centre's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         bf = ProjectiveField(pairs, F, flint.arb_mat)
         H = flint.arb_mat(d, d)
         for k, (i, j) in enumerate(up):
@@ -135,8 +135,6 @@ def check_singular_end(pairs, F, S_end, data, d, prec, fail):
             fail("(log det Σ)˙ = 2 tr(F + Σ_h C_hΣA_h) < 0 is not verified over the box")
         if not (_e_minus_one(H) > 0):
             fail("e_{d−1}(Σ) > 0 is not verified over the box: the rank of the limit is not pinned")
-    finally:
-        flint.ctx.prec = old
 
 
 _SCHEMA = {"Sigma_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "prec": "int",

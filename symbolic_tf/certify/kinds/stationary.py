@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ...spec.errors import InvalidParameters
 from ...variants import get as get_variant, quadratic_heads
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import qmat
 
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.definiteness import definiteness
+from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed, InvalidParameters, SymtfError
 from ...variants import get as get_variant, quadratic_heads
 from ..check import check, kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, frac_str, qmat
 
 
 def _fail(msg):

@@ -39,12 +39,14 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import inertia
+from ...exact.precision import working_precision
+from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ...spec.errors import InvalidParameters
 from ...variants import quadratic_heads
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import inertia, qmat
 from .replay import Field, replay_tube, svec_basis
 
 KIND = "blowup-taylor-lmi"
@@ -160,7 +162,7 @@ def check_taylor_blowup(cert, problem):
         When the problem is not covered, P ≻ 0 or Q_P − c·ppᵀ ⪰ 0 fails, a tube step does not
         validate, or the recomputed bounds do not imply [T_lo, T_hi].
     """
-    from ..exact import frac_str
+    from ...exact.rational import frac_str
 
     _check_taylor_blowup(cert, problem)
     T_lo, T_hi = _rat(cert.data["T_lo"]), _rat(cert.data["T_hi"])
@@ -225,9 +227,7 @@ def _check_taylor_blowup(cert, problem):
         _bad("T_lo > T_hi")
 
     # ball part: the validated integration, recomputed
-    saved = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         Pb, cb, Kb = flint.arb_mat(P), flint.arb(c), flint.arb(K)
         best_lo = best_hi = None
 
@@ -242,8 +242,6 @@ def _check_taylor_blowup(cert, problem):
                 best_hi = q if best_hi is None or q < best_hi else best_hi
 
         replay_tube(Field(pairs), S0, ts, order, method, _bad, on_step=record)
-    finally:
-        flint.ctx.prec = saved
 
     if best_lo is None or T_lo > best_lo:
         _bad(f"T_lo = {T_lo} ≈ {_approx(T_lo)} is not implied: the recomputed lower bound is "

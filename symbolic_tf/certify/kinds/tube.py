@@ -38,12 +38,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import flint
-
+from ...exact.precision import working_precision
+from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import frac_str
 from .krawczyk_box import check_basin, drift_model, initial_cov, rat
 from .replay import Field, replay_tube
 
@@ -67,12 +66,8 @@ def _replay(F, V, A, S0, ts, order, prec, method):
     """The enclosure (arb_mat) of Σ(t_N) from the exact Σ₀ along the stored step times, replayed
     as the kind defines it (:func:`symbolic_tf.certify.kinds.replay.replay_tube` with the drift F);
     raises CertificationFailed if a step does not validate."""
-    saved = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         return replay_tube(Field([(V, A)], F), S0, ts, order, method, _bad)
-    finally:
-        flint.ctx.prec = saved
 
 
 _SCHEMA = {"basis": ("enum", "svec-upper"), "prec": "int", "Sigma_mid": "rat[][]", "r": "rat", "Y": "rat[][]",

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.definiteness import definiteness
+from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness, frac_str, qmat
 
 KIND = "twisted-gaussian-nonconvexity"
 

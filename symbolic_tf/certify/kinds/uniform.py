@@ -5,11 +5,11 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import definiteness
 from ...spec.errors import CertificationFailed, InvalidParameters
 from ...variants import single_quadratic_head
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..exact import definiteness
 
 
 @kind("uniform-vI", {"v": "rat", "R_class": ("enum", "PD", "NSD"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ...exact.rational import frac_str
 from .replay import parse_statement, replay
 from .rules import apply_rule
 from .terms import normal, render_poly, to_term
@@ -56,8 +57,7 @@ def num(q):
     list
         ``["num", "p/q"] (or ["num", "p"] for an integer)``.
     """
-    q = Fraction(q)
-    return ["num", str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"]
+    return ["num", frac_str(Fraction(q))]
 
 
 I = ["I"]

@@ -285,7 +285,7 @@ def sample_point(st: Statement, n: int, rng):
         if a != b:
             unsatisfied.append(i)
     for name in st.positive:  # a definition may have overwritten a positive symbol
-        from ..exact import definiteness
+        from ...exact.definiteness import definiteness
 
         if not definiteness(env[name]).pd:
             return None, ()
@@ -426,7 +426,7 @@ def check_witness(doc, witness) -> dict:
         statement has derivatives); raises CertificationFailed when the point violates a hypothesis
         or an inverse does not exist there.
     """
-    from ..exact import definiteness
+    from ...exact.definiteness import definiteness
 
     st = parse_statement(doc)
     if not isinstance(witness, dict) or set(witness) - {"d", "values"}:

@@ -25,6 +25,7 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 
 __all__ = ["Decl", "normal", "key", "unkey", "to_term", "render", "render_poly", "evaluate",
@@ -447,10 +448,6 @@ def _typed_letter(a, decl, n, k):
 # ------------------------------------------------------------------------------------------
 # back to terms; rendering
 # ------------------------------------------------------------------------------------------
-def _frac_str(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-
-
 def _atom_term(a):
     tag = a[0]
     if tag == "s":
@@ -479,7 +476,7 @@ def to_term(p) -> list:
     """
     terms = []
     for (s, w), c in sorted(p.items(), key=lambda kv: canonical_order(kv[0])):
-        factors = ([] if c == 1 else [["num", _frac_str(c)]]) + [_atom_term(a) for a in s] + [_atom_term(a) for a in w]
+        factors = ([] if c == 1 else [["num", frac_str(c)]]) + [_atom_term(a) for a in s] + [_atom_term(a) for a in w]
         terms.append(factors[0] if len(factors) == 1 else (["I"] if not factors else ["*"] + factors))
     if not terms:
         return ["num", "0"]
@@ -545,7 +542,7 @@ def render_poly(p) -> str:
         elif c == -1:
             txt = "-" + body
         else:
-            txt = _frac_str(c) + ("·" + body if body != "I" or s else "·I")
+            txt = frac_str(c) + ("·" + body if body != "I" or s else "·I")
         out.append(txt)
     txt = " + ".join(out)
     return txt.replace("+ -", "− ")

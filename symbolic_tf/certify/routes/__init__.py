@@ -84,7 +84,7 @@ def _float_outlook(problem, horizon: float) -> str:
 
         from ..validated.float_budget import capped
 
-        from ..exact import qmat
+        from ...exact.rational import qmat
         from ..validated.tube import flow_data
 
         heads, F = flow_data(problem)

@@ -74,10 +74,10 @@ def schedule_search(problem, ctx: Context):
     """
     import flint
 
+    from ...exact.rational import frac_str, qmat, qmat_to_fractions
     from ...spec.errors import CertificationFailed
     from ...spec.schedule import problem_at, segments
     from ...spec.verdict import UNDECIDED, Verdict
-    from ..exact import frac_str, qmat, qmat_to_fractions
     from ..kinds.schedule import advance, cut_segments
     from ..validated.tube import flow_data, integrate_tube
 

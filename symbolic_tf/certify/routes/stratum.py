@@ -34,7 +34,8 @@ class Stratum(Route):
         why = quadratic_family(problem)
         if why is not None:
             return why
-        from ..exact import definiteness, qmat
+        from ...exact.definiteness import definiteness
+        from ...exact.rational import qmat
 
         S = definiteness(qmat(problem.cov))
         return None if 0 < S.pos < problem.d else "Σ₀ is zero or nonsingular"

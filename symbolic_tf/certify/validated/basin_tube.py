@@ -23,9 +23,10 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ...exact.precision import working_precision
+from ...exact.rational import qmat
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ..certificate import Certificate, vec_str
-from ..exact import qmat
 
 __all__ = ["KIND", "find_tube_basin"]
 
@@ -77,9 +78,7 @@ def _max_abs(M) -> float:
 def _inside(Send, Smid, r, W, rho, prec) -> bool:
     """E(Σ − Σ*) < ρ for every Σ in the ball matrix Send and every Σ* in Smid ± r (ball
     arithmetic at ``prec`` bits; the checker's formula)."""
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         d = Smid.nrows()
         e = flint.arb(0, flint.arb(r).upper())
         idx = [(i, j) for i in range(d) for j in range(i, d)]
@@ -87,8 +86,6 @@ def _inside(Send, Smid, r, W, rho, prec) -> bool:
         Wb = flint.arb_mat(W.nrows(), W.ncols(), [flint.arb(W[i, j]) for i in range(W.nrows()) for j in range(W.ncols())])
         E = (delta.transpose() * Wb * delta)[0, 0]
         return bool(E < flint.arb(rho))
-    finally:
-        flint.ctx.prec = old
 
 
 def _float_precheck(problem, Smid, horizon: float = 200.0):
@@ -167,10 +164,10 @@ def find_tube_basin(problem, *, order: int = 20, prec: int = 128, method: str = 
 
 
 def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, t0) -> Verdict:
+    from ...spec.errors import CertificationFailed, InvalidParameters
     from ..check import check
     from ..claims import Claim, Quantifier
     from ..equilibrium import find_equilibrium
-    from ...spec.errors import CertificationFailed, InvalidParameters
     from .tube import flow_data, integrate_tube
 
     claim0 = _claim0()
@@ -186,7 +183,7 @@ def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, 
         heads, F = flow_data(problem)
     except InvalidParameters as exc:
         return Verdict(UNDECIDED, claim0, reason=str(exc))
-    S0 = qmat(problem.cov)
+    S0 = problem.exact.Sigma0
     if S0 != S0.transpose():
         return Verdict(UNDECIDED, claim0, reason="Σ₀ is not symmetric")
     eq = find_equilibrium(problem)

@@ -16,8 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
-from .ray_tube import _dyadic, _f, _mat_str, _qstr
 
 __all__ = ["KIND", "find_cluster"]
 
@@ -101,10 +101,10 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
 
     from .float_budget import capped
 
+    from ...exact.definiteness import definiteness
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
-    from ..exact import definiteness, qmat
     from ..kinds.cluster import check_cluster_end
     from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
     from ...variants import get as get_variant
@@ -119,10 +119,10 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
     if F is not None and any(e != 0 for e in F.entries()):
         return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers the flow without drift")
-    S0q = qmat(problem.cov)
+    S0q = problem.exact.Sigma0
     if S0q != S0q.transpose() or not definiteness(S0q).psd:
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
-    V, A = _f(heads[0][0]), _f(heads[0][1])
+    V, A = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1])
     iso = _isotropic(A)
     if not iso:
         return Verdict(UNDECIDED, _CLAIM0, reason="A + Aᵀ is not indefinite: no line of rank-one equilibria")
@@ -137,7 +137,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
 
     big.terminal = True
     with np.errstate(all="ignore"):
-        sol = solve_ivp(capped(rhs), (0.0, horizon), _f(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13, events=big)
+        sol = solve_ivp(capped(rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13, events=big)
     S_end = sol.y[:, -1].reshape(2, 2)
     if sol.status != 0 or not np.all(np.isfinite(S_end)) or np.trace(S_end) <= 0:
         return Verdict(UNDECIDED, _CLAIM0, reason="the float solution does not settle (it blows up or fails)",
@@ -161,7 +161,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     if guess is None:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
     W, W_str, Winv, mu = guess.W, guess.W_str, guess.Winv, guess.mu
-    Xs_str = _mat_str(X)
+    Xs_str = dyadic_matrix_str(X)
     found = {}
     next_t = [0.0]
 
@@ -175,10 +175,10 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
             return False
         z = np.array([float(S[i, j].mid()) / tr - X[i, j] for i, j in _UP])
         E1 = float(z @ W @ z)
-        rho = _dyadic(max(1.5 * E1, 1e-24), 30)
+        rho = dyadic(max(1.5 * E1, 1e-24), 30)
         R = ellipsoid_radii(rho, Winv)
-        data = {"X_star": Xs_str, "W": W_str, "rho": _qstr(rho), "mu": _qstr(mu), "R": [_qstr(r) for r in R],
-                "kappa": _qstr(_KAPPA)}
+        data = {"X_star": Xs_str, "W": W_str, "rho": frac_str(rho), "mu": frac_str(mu), "R": [frac_str(r) for r in R],
+                "kappa": frac_str(_KAPPA)}
         try:
             check_cluster_end(heads, S, data, prec, _fail)
         except CertificationFailed:

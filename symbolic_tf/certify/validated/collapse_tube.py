@@ -11,8 +11,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
-from .ray_tube import _dyadic, _f, _mat_str, _qstr
 
 __all__ = ["KIND", "find_collapse"]
 
@@ -54,10 +54,11 @@ def find_collapse(problem, *, order: int = 20, prec: int = 128, seconds: float =
 def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     from scipy.linalg import solve_continuous_lyapunov
 
+    from ...exact.definiteness import definiteness
+    from ...exact.rational import qmat
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
-    from ..exact import definiteness, qmat
     from ..kinds.collapse import check_collapse_bounds, end_inside
     from .lyapunov import certify_and_check
     from .tube import flow_data, integrate_tube
@@ -68,11 +69,11 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
     if F is None or all(e == 0 for e in F.entries()):
         return Verdict(UNDECIDED, _CLAIM0, reason="needs a drift F")
-    S0q = qmat(problem.cov)
+    S0q = problem.exact.Sigma0
     if S0q != S0q.transpose() or not definiteness(S0q).psd:
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
     d = problem.d
-    Ff = _f(F)
+    Ff = qmat_to_float(F)
     if np.linalg.eigvals(Ff).real.max() >= 0:
         return Verdict(UNDECIDED, _CLAIM0, reason="F is not Hurwitz: the origin does not attract")
     P = solve_continuous_lyapunov(Ff.T, -np.eye(d))
@@ -82,15 +83,15 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     M = -(P @ Ff + Ff.T @ P)
     lam_f = 0.9 * float(np.linalg.eigvalsh(np.linalg.solve(Lc, np.linalg.solve(Lc, M).T)).min())
     p_lo_f = 0.99 * float(np.linalg.eigvalsh(P).min())
-    Pq = qmat(_mat_str(P))
+    Pq = qmat(dyadic_matrix_str(P))
     Pq = (Pq + Pq.transpose()) / 2
-    P_str = [[_qstr(Fraction(int(Pq[i, j].p), int(Pq[i, j].q))) for j in range(d)] for i in range(d)]
-    Pf = _f(Pq)
-    n = [_dyadic(math.sqrt(float(np.sum((Pf @ _f(C)) ** 2) * np.sum(_f(A) ** 2))) * (1 + 1e-6) + 1e-30, 40)
+    P_str = [[frac_str(Fraction(int(Pq[i, j].p), int(Pq[i, j].q))) for j in range(d)] for i in range(d)]
+    Pf = qmat_to_float(Pq)
+    n = [dyadic(math.sqrt(float(np.sum((Pf @ qmat_to_float(C)) ** 2) * np.sum(qmat_to_float(A) ** 2))) * (1 + 1e-6) + 1e-30, 40)
          for C, A in heads]
-    p_lo, lam = _dyadic(p_lo_f, 30), _dyadic(lam_f, 30)
-    c = _dyadic(2 * float(sum(n)) / float(p_lo) ** 2 * (1 + 1e-6), 40)
-    data = {"P": P_str, "lam": _qstr(lam), "p_lo": _qstr(p_lo), "n": [_qstr(x) for x in n], "c": _qstr(c)}
+    p_lo, lam = dyadic(p_lo_f, 30), dyadic(lam_f, 30)
+    c = dyadic(2 * float(sum(n)) / float(p_lo) ** 2 * (1 + 1e-6), 40)
+    data = {"P": P_str, "lam": frac_str(lam), "p_lo": frac_str(p_lo), "n": [frac_str(x) for x in n], "c": frac_str(c)}
     try:
         Pq, level = check_collapse_bounds(heads, F, data, d, _fail)
     except CertificationFailed as exc:

@@ -8,6 +8,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+from ...exact.rational import dyadic, dyadic_matrix_str, frac_str
 
 __all__ = ["LyapunovGuess", "lyapunov_guess", "ellipsoid_radii", "certify_and_check"]
 
@@ -37,8 +38,7 @@ def lyapunov_guess(J) -> LyapunovGuess | None:
     """
     from scipy.linalg import solve_continuous_lyapunov
 
-    from ..exact import qmat
-    from .ray_tube import _dyadic, _mat_str, _qstr
+    from ...exact.rational import qmat
 
     n = J.shape[0]
     W = solve_continuous_lyapunov(J.T, -np.eye(n))
@@ -50,10 +50,10 @@ def lyapunov_guess(J) -> LyapunovGuess | None:
     mu_f = float(np.linalg.eigvalsh(np.linalg.solve(Lc, np.linalg.solve(Lc, -(J.T @ W + W @ J)).T)).min()) / 4
     if not mu_f > 0:
         return None
-    Wq = qmat(_mat_str(W))
+    Wq = qmat(dyadic_matrix_str(W))
     Wq = (Wq + Wq.transpose()) / 2
-    W_str = [[_qstr(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(n)] for i in range(n)]
-    return LyapunovGuess(W, W_str, Wq, Wq.inv(), _dyadic(mu_f, 30))
+    W_str = [[frac_str(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(n)] for i in range(n)]
+    return LyapunovGuess(W, W_str, Wq, Wq.inv(), dyadic(mu_f, 30))
 
 
 def ellipsoid_radii(rho: Fraction, Winv) -> list:
@@ -71,9 +71,8 @@ def ellipsoid_radii(rho: Fraction, Winv) -> list:
     list of fractions.Fraction
         One radius per coordinate, so that the ellipsoid lies in the box ± R.
     """
-    from .ray_tube import _dyadic
 
-    return [_dyadic(math.sqrt(float(rho) * int(Winv[k, k].p) / int(Winv[k, k].q)) * (1 + 1e-9) + 1e-300, 40)
+    return [dyadic(math.sqrt(float(rho) * int(Winv[k, k].p) / int(Winv[k, k].q)) * (1 + 1e-9) + 1e-300, 40)
             for k in range(Winv.nrows())]
 
 

@@ -19,14 +19,16 @@ re-checked independently by :func:`symbolic_tf.certify.check.check`.
 """
 from __future__ import annotations
 
-import math
 import time
-from fractions import Fraction
 
 import flint
 import numpy as np
 
+from ...exact.ball import arb_lower, arb_upper
+from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float, round_out
 from ...spec.verdict import UNDECIDED, Verdict
+from ..kinds.replay import svec_pairs
+from .float_field import float_blowup, FloatField
 
 __all__ = ["KIND", "find_ray_blowup"]
 
@@ -36,76 +38,10 @@ _CLAIM0 = "for this Σ₀: Σ(t) blows up in finite time along an attracting ray
 
 
 # ----------------------------------------------------------------------------- float guesses
-def _f(M) -> np.ndarray:
-    return np.array([[int(M[i, j].p) / int(M[i, j].q) for j in range(M.ncols())] for i in range(M.nrows())])
-
-
-def _upper(d):
-    return [(i, j) for i in range(d) for j in range(i, d)]
-
-
-class _FloatField:
-    def __init__(self, heads, F, d):
-        self.pairs = [(_f(C), _f(A)) for C, A in heads]
-        self.F = _f(F) if F is not None else np.zeros((d, d))
-        self.d = d
-
-    def Q(self, X):
-        acc = sum(C @ X @ A @ X for C, A in self.pairs)
-        return acc + acc.T
-
-    def dQ(self, X, E):
-        acc = sum(C @ E @ A @ X + C @ X @ A @ E for C, A in self.pairs)
-        return acc + acc.T
-
-    def L(self, X):
-        return self.F @ X + X @ self.F.T
-
-    def sigma_rhs(self, _t, y):
-        S = y.reshape(self.d, self.d)
-        return (self.L(S) + self.Q(S)).ravel()
-
-    def jacobian(self, X, u=0.0):
-        d = self.d
-        up = _upper(d)
-        QX, LX = self.Q(X), self.L(X)
-        trL = np.trace(LX)
-        c = np.trace(QX) + u * trL
-        cols = []
-        for i, j in up:
-            E = np.zeros((d, d))
-            E[i, j] = E[j, i] = 1.0
-            dQE, LE = self.dQ(X, E), self.L(E)
-            dc = np.trace(dQE) + u * np.trace(LE)
-            top = dQE + u * LE - dc * X - c * E
-            cols.append([top[a, b] for a, b in up] + [-u * dc])
-        top = LX - trL * X
-        cols.append([top[a, b] for a, b in up] + [-c - u * trL])
-        return np.array(cols).T
-
-
-def _float_blowup(ff: _FloatField, S0: np.ndarray, horizon: float):
-    """(t, Σ) late on a float blow-up (tr Σ ≥ 1e8), or None."""
-    from scipy.integrate import solve_ivp
-
-    from .float_budget import capped
-
-    def big(_t, y):
-        return 1e8 - abs(np.trace(y.reshape(ff.d, ff.d)))
-
-    big.terminal = True
-    with np.errstate(all="ignore"):
-        sol = solve_ivp(capped(ff.sigma_rhs), (0.0, horizon), S0.ravel(), method="DOP853", rtol=1e-10, atol=1e-12,
-                        events=big)
-    if sol.status != 1 or not np.all(np.isfinite(sol.y[:, -1])):
-        return None
-    return float(sol.t[-1]), sol.y[:, -1].reshape(ff.d, ff.d)
-
-
-def _newton_ray(ff: _FloatField, X: np.ndarray, iters: int = 40):
+def _newton_ray(ff: FloatField, X: np.ndarray, iters: int = 40):
     """Refine X with tr X = 1 and Q(X) = tr Q(X)·X (Gauss–Newton on svec coordinates)."""
     d = ff.d
-    up = _upper(d)
+    up = svec_pairs(d)
     m = len(up)
 
     def unpack(x):
@@ -129,33 +65,6 @@ def _newton_ray(ff: _FloatField, X: np.ndarray, iters: int = 40):
     M = unpack(x)
     QX = ff.Q(M)
     return M, float(np.abs(QX - np.trace(QX) * M).max())
-
-
-def _dyadic(x: float, bits: int = 50) -> Fraction:
-    if x == 0 or not math.isfinite(x):
-        return Fraction(0)
-    mnt, e = math.frexp(x)
-    return Fraction(round(mnt * (1 << bits))) * Fraction(2) ** (e - bits)
-
-
-def _round_out(q: flint.fmpq, up: bool, bits: int = 64) -> Fraction:
-    """A short dyadic ≥ q (up) or ≤ q (down)."""
-    f = Fraction(int(q.p), int(q.q))
-    if f == 0:
-        return f
-    e = math.floor(math.log2(abs(f))) - bits
-    scale = Fraction(2) ** e
-    k = f / scale
-    n = math.ceil(k) if up else math.floor(k)
-    return n * scale
-
-
-def _qstr(f: Fraction) -> str:
-    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
-
-
-def _mat_str(M) -> list:
-    return [[_qstr(_dyadic(float(x))) for x in row] for row in M]
 
 
 # ----------------------------------------------------------------------------- the search
@@ -199,10 +108,10 @@ def find_ray_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float
 
 
 def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> Verdict:
+    from ...exact.rational import qmat
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
-    from ..exact import qmat
     from ..kinds.ray import check_ray_end
     from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
     from .tube import flow_data, integrate_tube
@@ -213,13 +122,13 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
         return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
     if F is not None and all(e == 0 for e in F.entries()):
         F = None
-    S0q = qmat(problem.cov)
+    S0q = problem.exact.Sigma0
     if S0q != S0q.transpose():
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric")
     d = problem.d
-    up = _upper(d)
-    ff = _FloatField(heads, F, d)
-    late = _float_blowup(ff, _f(S0q), horizon)
+    up = svec_pairs(d)
+    ff = FloatField(heads, F, d)
+    late = float_blowup(ff, qmat_to_float(S0q), horizon)
     numerical = {}
     if late is None:
         return Verdict(UNDECIDED, _CLAIM0, reason=f"no float blow-up up to t = {horizon:g}: no ray to certify",
@@ -239,7 +148,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     if guess is None:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
     W, Wq_str, Wq, Winv, mu = guess.W, guess.W_str, guess.Wq, guess.Winv, guess.mu
-    Xs_str = _mat_str(X)
+    Xs_str = dyadic_matrix_str(X)
     Xs = qmat(Xs_str)
     ex_res = _residual_energy(heads, F, Xs, Wq, d)
     best = {}
@@ -256,21 +165,21 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
         E1 = float(z @ W @ z)
         # ρ: room for the tube's width and for the residual condition rᵀWr < μ²ρ
         rho_f = max(1.5 * E1 + 1e-30, 4.0 * ex_res / float(mu) ** 2)
-        rho = _dyadic(rho_f, 30)
+        rho = dyadic(rho_f, 30)
         R = ellipsoid_radii(rho, Winv)
-        data = {"X_star": Xs_str, "W": Wq_str, "rho": _qstr(rho), "mu": _qstr(mu), "R": [_qstr(r) for r in R]}
+        data = {"X_star": Xs_str, "W": Wq_str, "rho": frac_str(rho), "mu": frac_str(mu), "R": [frac_str(r) for r in R]}
         try:
             lo, hi = check_ray_end(heads, F, S, t, data, prec, _fail)
         except CertificationFailed:
             return False
         # a little slack outward: the checker replays the tube with its own code, whose end box
         # may differ from the search's in the last bits
-        qlo, qhi = _arb_lo(lo), _arb_hi(hi)
+        qlo, qhi = arb_lower(lo), arb_upper(hi)
         slack = (qhi - qlo) / 1000 + abs(qhi) / 2 ** 80
-        T_lo, T_hi = _round_out(qlo - slack, False), _round_out(qhi + slack, True)
+        T_lo, T_hi = round_out(qlo - slack, False), round_out(qhi + slack, True)
         width = float(T_hi - T_lo) / max(float(T_lo), 1e-300)
         if not best or width < best["width"]:
-            best.update(data=dict(data, T_lo=_qstr(T_lo), T_hi=_qstr(T_hi)), t=t, width=width)
+            best.update(data=dict(data, T_lo=frac_str(T_lo), T_hi=frac_str(T_hi)), t=t, width=width)
         return width <= rel_width
 
     def until(state, t):
@@ -306,16 +215,6 @@ def _fail(msg):
     raise CertificationFailed(msg)
 
 
-def _arb_lo(x) -> flint.fmpq:
-    L = x.lower()
-    return L.mid().fmpq() - L.rad().mid().fmpq()
-
-
-def _arb_hi(x) -> flint.fmpq:
-    U = x.upper()
-    return U.mid().fmpq() + U.rad().mid().fmpq()
-
-
 def _residual_energy(heads, F, Xs, W, d) -> float:
     """rᵀWr (float) for the exact residual r = (Q(X*) − tr Q(X*)·X*, 0)."""
     from ..kinds.ray import ProjectiveField
@@ -324,6 +223,6 @@ def _residual_energy(heads, F, Xs, W, d) -> float:
     QX = ex.Q(Xs)
     rX = QX - Xs * sum((QX[i, i] for i in range(d)), flint.fmpq(0))
     m = d * (d + 1) // 2
-    rv = flint.fmpq_mat(m + 1, 1, [rX[i, j] for i, j in _upper(d)] + [0])
+    rv = flint.fmpq_mat(m + 1, 1, [rX[i, j] for i, j in svec_pairs(d)] + [0])
     e = (rv.transpose() * W * rv)[0, 0]
     return int(e.p) / int(e.q)

@@ -17,8 +17,10 @@ import time
 import flint
 import numpy as np
 
+from ...exact.precision import working_precision
+from ...exact.rational import dyadic, frac_str
 from ...spec.verdict import UNDECIDED, Verdict
-from .ray_tube import _FloatField, _dyadic, _qstr
+from .float_field import FloatField
 from .rotation_tube import D0_ladder, float_guesses, planar_inputs
 
 __all__ = ["KIND", "find_rotation_collapse"]
@@ -76,7 +78,7 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
     heads, S0q = inputs
     if all(e == 0 for e in S0q.entries()):
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ = 0 is stationary (decided by the stationary route)")
-    ff = _FloatField(heads, None, 2)
+    ff = FloatField(heads, None, 2)
     guess = float_guesses(ff, K, sign=-1)
     if isinstance(guess, str):
         return Verdict(UNDECIDED, _CLAIM0, reason=guess, numerical={"seconds": time.perf_counter() - t0})
@@ -89,19 +91,19 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
                               "the decay functional decreases")
 
     def rational(v):
-        return [_dyadic(float(x), 40) for x in v]
+        return [dyadic(float(x), 40) for x in v]
 
     phi = tuple(rational(v) for v in phi_f)
     eta = tuple(rational(v) for v in eta_f)
-    base = {"phi_a": [_qstr(x) for x in phi[0]], "phi_b": [_qstr(x) for x in phi[1]],
-            "eta_a": [_qstr(x) for x in eta[0]], "eta_b": [_qstr(x) for x in eta[1]], "prec": prec}
+    base = {"phi_a": [frac_str(x) for x in phi[0]], "phi_b": [frac_str(x) for x in phi[1]],
+            "eta_a": [frac_str(x) for x in eta[0]], "eta_b": [frac_str(x) for x in eta[1]], "prec": prec}
     # the region (checks 1–3) does not depend on the tube: verify it on a synthetic end box first
     region, probe = None, flint.arb_mat([[1, 0], [0, 0]])   # a rank-one point: inside every region
     for D0 in ladder[:3]:
         for n_psi, n_r, depth in ((128, 2, 4), (256, 4, 6)):
             if time.perf_counter() - t0 > seconds / 2:
                 break
-            data = dict(base, D0=_qstr(D0), n_psi=n_psi, n_r=n_r, max_depth=depth)
+            data = dict(base, D0=frac_str(D0), n_psi=n_psi, n_r=n_r, max_depth=depth)
             try:
                 k_hi = check_collapse_region(heads, probe, data, _fail)
                 region = data
@@ -120,14 +122,11 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
     found = {}
 
     def until(state, t):
-        old = flint.ctx.prec
-        flint.ctx.prec = prec
-        try:
-            end_point(state.S, D0q, eta_q, phi_q, _fail)
-        except CertificationFailed:
-            return False
-        finally:
-            flint.ctx.prec = old
+        with working_precision(prec):
+            try:
+                end_point(state.S, D0q, eta_q, phi_q, _fail)
+            except CertificationFailed:
+                return False
         found["t"] = t
         return True
 

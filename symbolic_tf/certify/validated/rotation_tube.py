@@ -24,8 +24,10 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ...exact.ball import arb_lower, arb_upper
+from ...exact.rational import dyadic, frac_str, qmat_to_float, round_out
 from ...spec.verdict import UNDECIDED, Verdict
-from .ray_tube import _FloatField, _arb_hi, _arb_lo, _dyadic, _f, _float_blowup, _qstr, _round_out
+from .float_field import float_blowup, FloatField
 
 __all__ = ["KIND", "find_rotation_blowup"]
 
@@ -34,7 +36,7 @@ ARGUMENT = "validated-tube+rotation-averaged-growth-functional"
 _CLAIM0 = "for this Σ₀: Σ(t) blows up in finite time while its eigenvector rotates (validated tube + annulus)"
 
 
-def _plane(ff: _FloatField, p, q):
+def _plane(ff: FloatField, p, q):
     """(p', q', c, tr K) of the projective field on the trace-one plane (floats, vectorised)."""
     X = np.zeros(np.shape(p) + (2, 2))
     X[..., 0, 0] = 0.5 * (1 + p)
@@ -169,8 +171,8 @@ def planar_inputs(problem):
     tuple of (list of (flint.fmpq_mat, flint.fmpq_mat), flint.fmpq_mat) or str
         (the heads' exact (C_h, A_h), Σ₀), or the reason.
     """
+    from ...exact.definiteness import definiteness
     from ...spec.errors import InvalidParameters
-    from ..exact import definiteness, qmat
     from .tube import flow_data
 
     if problem.d != 2:
@@ -181,7 +183,7 @@ def planar_inputs(problem):
         return str(exc)
     if F is not None and any(e != 0 for e in F.entries()):
         return "the rotation certificates cover the flow without drift"
-    S0q = qmat(problem.cov)
+    S0q = problem.exact.Sigma0
     if S0q != S0q.transpose() or not definiteness(S0q).psd:
         return "Σ₀ is not symmetric positive semidefinite"
     return heads, S0q
@@ -238,13 +240,13 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
     if isinstance(inputs, str):
         return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
     heads, S0q = inputs
-    ff = _FloatField(heads, None, 2)
+    ff = FloatField(heads, None, 2)
     guess = float_guesses(ff, K)
     if isinstance(guess, str):
         return Verdict(UNDECIDED, _CLAIM0, reason=guess, numerical={"seconds": time.perf_counter() - t0})
     phi_f, eta_f, kbar, gbar = guess
     numerical = {"kappa_bar": kbar, "gamma_bar": gbar}
-    late = _float_blowup(ff, _f(S0q), horizon)
+    late = float_blowup(ff, qmat_to_float(S0q), horizon)
     if late is None:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=f"no float blow-up up to t = {horizon:g}")
@@ -256,7 +258,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
                               "the growth functional grows")
 
     def rational(v):
-        return [_dyadic(float(x), 40) for x in v]
+        return [dyadic(float(x), 40) for x in v]
 
     phi = tuple(rational(v) for v in phi_f)
     eta = tuple(rational(v) for v in eta_f)
@@ -295,12 +297,12 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
             lo, hi = end_bracket(S, t, D0q, eta_q, phi_q, bounds, prec, _fail)
         except CertificationFailed:
             return time.perf_counter() > deadline and bool(best)
-        qlo, qhi = _arb_lo(lo), _arb_hi(hi)
+        qlo, qhi = arb_lower(lo), arb_upper(hi)
         slack = (qhi - qlo) / 1000 + abs(qhi) / 2 ** 80
-        T_lo, T_hi = _round_out(qlo - slack, False), _round_out(qhi + slack, True)
+        T_lo, T_hi = round_out(qlo - slack, False), round_out(qhi + slack, True)
         width = float(T_hi - T_lo) / max(float(T_lo), 1e-300)
         if not best or width < best["width"]:
-            best.update(T_lo=_qstr(T_lo), T_hi=_qstr(T_hi), t=t, width=width)
+            best.update(T_lo=frac_str(T_lo), T_hi=frac_str(T_hi), t=t, width=width)
         return width <= rel_width or time.perf_counter() > deadline
 
     left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
@@ -314,8 +316,8 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
                                f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
     times = [x for x in tube.times if x <= best["t"]]
     D0q = flint.fmpq(D0.numerator, D0.denominator)
-    data = {"phi_a": [_qstr(x) for x in phi[0]], "phi_b": [_qstr(x) for x in phi[1]],
-            "eta_a": [_qstr(x) for x in eta[0]], "eta_b": [_qstr(x) for x in eta[1]], "D0": _qstr(D0),
+    data = {"phi_a": [frac_str(x) for x in phi[0]], "phi_b": [frac_str(x) for x in phi[1]],
+            "eta_a": [frac_str(x) for x in eta[0]], "eta_b": [frac_str(x) for x in eta[1]], "D0": frac_str(D0),
             "n_psi": pieces[0], "n_r": pieces[1], "max_depth": pieces[2], "T_lo": best["T_lo"], "T_hi": best["T_hi"], "prec": prec,
             "steps": vec_str(times), "order": order, "tube_prec": prec, "method": "qr"}
     claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})

@@ -11,8 +11,9 @@ import time
 
 import numpy as np
 
+from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
-from .ray_tube import _FloatField, _dyadic, _f, _mat_str, _qstr
+from .float_field import FloatField
 
 __all__ = ["KIND", "find_singular_equilibrium"]
 
@@ -64,10 +65,10 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
 
     from .float_budget import capped
 
+    from ...exact.definiteness import definiteness
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..certificate import vec_str
     from ..claims import Claim, Quantifier
-    from ..exact import definiteness, qmat
     from ..kinds.singular_eq import check_singular_end
     from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
     from .tube import flow_data, integrate_tube
@@ -78,19 +79,19 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
     if F is None or all(e == 0 for e in F.entries()):
         return Verdict(UNDECIDED, _CLAIM0, reason="needs a drift F (without it singular equilibria are not isolated)")
-    S0q = qmat(problem.cov)
+    S0q = problem.exact.Sigma0
     if S0q != S0q.transpose() or not definiteness(S0q).psd:
         return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
     d = problem.d
     up = _upper(d)
-    ff = _FloatField(heads, F, d)
+    ff = FloatField(heads, F, d)
 
     def big(_t, y):
         return 1e8 - np.abs(y).max()
 
     big.terminal = True
     with np.errstate(all="ignore"):
-        sol = solve_ivp(capped(ff.sigma_rhs), (0.0, horizon), _f(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13,
+        sol = solve_ivp(capped(ff.sigma_rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13,
                         events=big)
     S = sol.y[:, -1].reshape(d, d)
     if sol.status != 0 or not np.all(np.isfinite(S)):
@@ -130,7 +131,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     if guess is None:
         return Verdict(UNDECIDED, _CLAIM0, reason="no float Lyapunov matrix / contraction rate")
     W, W_str, Winv, mu = guess.W, guess.W_str, guess.Winv, guess.mu
-    S_str = _mat_str(Ms)
+    S_str = dyadic_matrix_str(Ms)
     found = {}
     next_t = [0.0]
 
@@ -140,9 +141,9 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
             return False
         next_t[0] = max(1.25 * tf, tf + 1e-3)
         z = np.array([float(Sb[i, j].mid()) - Ms[i, j] for i, j in up])
-        rho = _dyadic(max(1.5 * float(z @ W @ z), 1e-24), 30)
+        rho = dyadic(max(1.5 * float(z @ W @ z), 1e-24), 30)
         R = ellipsoid_radii(rho, Winv)
-        data = {"Sigma_star": S_str, "W": W_str, "rho": _qstr(rho), "mu": _qstr(mu), "R": [_qstr(r) for r in R]}
+        data = {"Sigma_star": S_str, "W": W_str, "rho": frac_str(rho), "mu": frac_str(mu), "R": [frac_str(r) for r in R]}
         try:
             check_singular_end(heads, F, Sb, data, d, prec, _fail)
         except CertificationFailed:

@@ -16,9 +16,9 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.precision import working_precision
 from ...spec.errors import InvalidParameters
 from ...variants import quadratic_heads
-from ..exact import qmat
 from .flow import (Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad, prepare_step, singularity_distance, svec_basis,
                    taylor_step)
 
@@ -167,7 +167,7 @@ def flow_data(problem):
     except InvalidParameters as exc:
         raise InvalidParameters(exc.field, f"validated tubes cover the quadratic (softmax-type) covariance flow "
                                 f"only: {exc.reason}") from None
-    F = qmat(problem.F) if problem.F is not None else None
+    F = problem.exact.F
     return heads, F
 
 
@@ -213,9 +213,7 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
         The tube; ``complete`` when it reached T, else ``stop`` says why it stopped.
     """
     t_start = time.perf_counter()
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with working_precision(prec):
         flow = Flow(heads, F)
         S = flint.arb_mat(S0q)
         state = initial_state(S, method)
@@ -289,8 +287,6 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
                 if until is not None and until(state, t):
                     stop = f"condition met at t ≈ {float(t):.6g}"
                     break
-    finally:
-        flint.ctx.prec = old
     return Tube(times, ends, boxes, T, complete, stop, order, prec, method, time.perf_counter() - t_start)
 
 
@@ -339,7 +335,6 @@ def enclose(problem, T, *, order: int = 20, prec: int = 128, method: str = "qr",
     InvalidParameters
         Not a (multi-head) softmax problem, no Σ₀, d > 6, bad T/order/prec/method.
     """
-    from ..exact import qmat as _qmat
 
     if method not in ("qr", "direct"):
         raise InvalidParameters("method", f"must be 'qr' or 'direct', not {str(method)[:40]!r}")
@@ -349,7 +344,7 @@ def enclose(problem, T, *, order: int = 20, prec: int = 128, method: str = "qr",
         raise InvalidParameters("prec", f"must be an integer in [53, 4096], got {prec!r}")
     Tq = _to_T(T)
     heads, F = flow_data(problem)
-    S0 = _qmat(problem.cov)
+    S0 = problem.exact.Sigma0
     if S0 != S0.transpose():
         raise InvalidParameters("initial.cov", "Σ₀ must be symmetric")
     return integrate_tube(heads, F, S0, Tq, order=order, prec=prec, method=method, max_steps=max_steps,

@@ -35,25 +35,86 @@ class PSDResult:
 
 
 def identity(n: int) -> tuple:
+    """The n × n identity as a tuple of ``Fraction`` rows.
+
+    Parameters
+    ----------
+    n : int
+        The size.
+
+    Returns
+    -------
+    tuple of tuple of Fraction
+        I_n.
+    """
     return tuple(tuple(Fraction(int(i == j)) for j in range(n)) for i in range(n))
 
 
 def transpose(M) -> tuple:
+    """Mᵀ of a matrix given as rows.
+
+    Parameters
+    ----------
+    M : sequence of sequences
+        An m × n matrix, row by row.
+
+    Returns
+    -------
+    tuple of tuple
+        The n × m transpose (same entries, no conversion).
+    """
     return tuple(zip(*M))
 
 
 def matmul(X, Y) -> tuple:
+    """The exact product XY of two rational matrices given as rows.
+
+    Parameters
+    ----------
+    X, Y : sequence of sequences of Fraction (or int)
+        m × k and k × n matrices.
+
+    Returns
+    -------
+    tuple of tuple of Fraction
+        (XY)_ij = Σ_l X_il Y_lj, exactly.
+    """
     Yt = transpose(Y)
     return tuple(tuple(sum((a * b for a, b in zip(row, col)), Fraction(0)) for col in Yt) for row in X)
 
 
 def quad_form(M, v) -> Fraction:
-    """vᵀ M v, exactly."""
+    """The quadratic form vᵀ M v, exactly.
+
+    Parameters
+    ----------
+    M : sequence of sequences of Fraction
+        An n × n matrix.
+    v : sequence of Fraction
+        A vector of length n.
+
+    Returns
+    -------
+    Fraction
+        Σ_ij v_i M_ij v_j.
+    """
     n = len(v)
     return sum((v[i] * M[i][j] * v[j] for i in range(n) for j in range(n)), Fraction(0))
 
 
 def is_symmetric(M) -> bool:
+    """Is M square and equal to its transpose (exact comparison)?
+
+    Parameters
+    ----------
+    M : sequence of sequences
+        A matrix given as rows.
+
+    Returns
+    -------
+    bool
+        True iff every row has length n = len(M) and M_ij = M_ji.
+    """
     n = len(M)
     return all(len(r) == n for r in M) and all(M[i][j] == M[j][i] for i in range(n) for j in range(i))
 
@@ -65,6 +126,17 @@ def psd_decision(M) -> PSDResult:
     (any choice is exact; this one keeps the numbers small).  A negative pivot, or a zero
     pivot with a nonzero off-diagonal entry in its row, proves M is not PSD and yields a
     witness.
+
+    Parameters
+    ----------
+    M : sequence of sequences of Fraction (or int)
+        A symmetric rational n × n matrix (not modified).
+
+    Returns
+    -------
+    PSDResult
+        ``psd``, ``pd``, the exact ``rank`` and, when not PSD, a rational ``witness`` v with
+        vᵀ M v < 0.
     """
     n = len(M)
     R = [[Fraction(x) for x in row] for row in M]

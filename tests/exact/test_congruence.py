@@ -1,4 +1,4 @@
-"""Exact PSD decisions (symbolic_tf.spec.linalg.psd_decision).
+"""Exact PSD decisions (symbolic_tf.exact.congruence.psd_decision).
 
 Ground truth comes from the construction (Sylvester's law of inertia: M = L D Lᵀ with L
 invertible has as many positive/negative/zero eigenvalues as D has positive/negative/zero
@@ -16,9 +16,7 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from symbolic_tf.spec.linalg import (
-    PSDResult, identity, is_symmetric, matmul, psd_decision, quad_form, transpose,
-)
+from symbolic_tf.exact.congruence import identity, is_symmetric, matmul, psd_decision, PSDResult, quad_form, transpose
 
 small = st.builds(Fraction, st.integers(-6, 6), st.integers(1, 5))
 positive = st.builds(Fraction, st.integers(1, 30), st.integers(1, 7))

@@ -8,8 +8,10 @@ import mpmath
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symbolic_tf.certify.exact import arb_matrix, ball_pd, definiteness, exact_factor, inertia, qmat
-from symbolic_tf.spec.linalg import quad_form
+from symbolic_tf.exact.ball import arb_matrix, ball_pd
+from symbolic_tf.exact.definiteness import definiteness, exact_factor, inertia
+from symbolic_tf.exact.rational import qmat
+from symbolic_tf.exact.congruence import quad_form
 
 q = st.fractions(min_value=-3, max_value=3, max_denominator=5)
 
@@ -82,3 +84,19 @@ def test_exact_factor(MD):
     assert B.ncols() == qmat(M).rank() == B.rank()
     assert all(Dm[i, i] > 0 for i in range(Dm.nrows()))
     assert isinstance(Dm, flint.fmpq_mat)
+
+
+@given(symmetric())
+def test_is_pd_and_is_psd_match_definiteness(MD):
+    M, _ = MD
+    from symbolic_tf.exact.definiteness import is_pd, is_psd
+
+    dfn = definiteness(M)
+    assert is_pd(M) == dfn.pd
+    assert is_psd(M) == dfn.psd
+
+
+def test_is_pd_of_a_non_symmetric_matrix_is_false():
+    from symbolic_tf.exact.definiteness import is_pd, is_psd
+
+    assert not is_pd([[1, 1], [0, 1]]) and not is_psd([[1, 1], [0, 1]])
