@@ -134,7 +134,18 @@ def matrix_strs(M) -> list:
 
 
 def vector_strs(v) -> list:
-    """A vector as a list of exact ``"p/q"`` strings (the problem-document format)."""
+    """A vector as a list of exact ``"p/q"`` strings (the problem-document format).
+
+    Parameters
+    ----------
+    v : sequence
+        Exact entries (Fraction, int, "p/q").
+
+    Returns
+    -------
+    list of str
+        Its entries as ``"p/q"`` (``"p"`` for integers).
+    """
     return [frac_str(x) for x in v]
 
 

@@ -3,7 +3,7 @@ own (A_h, V_h) (softmax by default)  (docs/mathematics.md §2–3).  Head h cont
 from __future__ import annotations
 
 from ..spec.errors import InvalidParameters
-from .base import ROW, Variant, get, register
+from .base import ROW, Variant, lookup as get, register
 
 
 @register

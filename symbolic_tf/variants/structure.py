@@ -8,6 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from ..exact.rational import qmat
 from ..spec.errors import InvalidParameters
 from .registry import get
 
@@ -62,12 +63,6 @@ def quadratic_heads(problem) -> list[tuple[Any, Any]]:
         With the reason when the problem's flow is not of this form (a variant without a
         quadratic declaration, a head of such a variant, a missing matrix).
     """
-    import flint
-
-    def qm(M):
-        rows = [[flint.fmpq(Fraction(e).numerator, Fraction(e).denominator) for e in r] for r in M]
-        return flint.fmpq_mat(len(rows), len(rows[0]), [e for r in rows for e in r])
-
     v = get(problem.variant)
     if not v.composite:
         if problem.heads:
@@ -78,7 +73,7 @@ def quadratic_heads(problem) -> list[tuple[Any, Any]]:
         if pair is None:
             raise InvalidParameters("variant", f"the covariance flow of variant {v.name!r} is not the quadratic "
                                     "softmax-type field")
-        return [(qm(pair[0]), qm(pair[1]))]
+        return [(qmat(pair[0]), qmat(pair[1]))]
     if not problem.heads:
         raise InvalidParameters("heads", f"{v.name} problem without heads")
     out = []
@@ -91,8 +86,8 @@ def quadratic_heads(problem) -> list[tuple[Any, Any]]:
         if pair is None:
             raise InvalidParameters(f"heads[{k}]", f"head {k} ({sub.name}) does not have the quadratic "
                                     "softmax-type covariance flow")
-        C, At = qm(pair[0]), qm(pair[1])
-        out.append((C if h.W is None else qm(h.W) * C, At))
+        C, At = qmat(pair[0]), qmat(pair[1])
+        out.append((C if h.W is None else qmat(h.W) * C, At))
     return out
 
 
