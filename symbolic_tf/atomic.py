@@ -10,7 +10,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_target", "write_text_atomic", "write_json_atomic"]
+__all__ = ["atomic_target", "write_text_atomic", "write_json_atomic", "file_sha256"]
 
 
 @contextmanager
@@ -87,3 +87,25 @@ def write_json_atomic(path: str | Path, data) -> Path:
         ``path``.
     """
     return write_text_atomic(path, json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+
+
+def file_sha256(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, read in 1 MiB blocks (model weights, data clouds).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file.
+
+    Returns
+    -------
+    str
+        The hex digest.
+    """
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import mpmath
 
-__all__ = ["DPS", "mpf_to_fraction", "mp_matrix", "mp_vector", "mp_sym_fun", "rotation_generator",
+__all__ = ["DPS", "mpf_to_fraction", "mp_matrix", "mp_vector", "rotation_generator",
            "principal_rotation", "mp_distance"]
 
 #: Decimal digits of the mpmath constructions (schedules are built at ``DPS`` or ``DPS + 10``).
@@ -67,29 +67,6 @@ def mp_vector(v):
         The d×1 column of mpf(p)/q.
     """
     return mpmath.matrix([mpmath.mpf(e.numerator) / e.denominator for e in v])
-
-
-def mp_sym_fun(M, f):
-    """A function of a symmetric matrix through its eigendecomposition, f(M) = Q f(Λ) Qᵀ.
-
-    Parameters
-    ----------
-    M : mpmath.matrix
-        Symmetric n×n.
-    f : callable
-        Scalar function applied to each eigenvalue (e.g. ``mpmath.sqrt``, ``mpmath.log``).
-
-    Returns
-    -------
-    mpmath.matrix
-        Q diag(f(λᵢ)) Qᵀ with M = Q diag(λᵢ) Qᵀ (``mpmath.eigsy``).
-    """
-    E, Q = mpmath.eigsy(M)
-    n = M.rows
-    D = mpmath.zeros(n, n)
-    for i in range(n):
-        D[i, i] = f(E[i])
-    return Q * D * Q.T
 
 
 def rotation_generator(u, w):

@@ -44,7 +44,8 @@ from ..exact.definiteness import exact_factor
 from ..exact.rational import qmat, qmat_to_fractions
 from ..exact import working_precision
 from .certified import PREC, arb_matq, certify_linear_schedule, enclose_stretch, exp_q, frob_err_upper
-from .mpmatrix import DPS, mp_matrix, mp_sym_fun, mp_vector, mpf_to_fraction, principal_rotation, rotation_generator
+from ..exact.multiprecision import mp_symmetric_function
+from .mpmatrix import DPS, mp_matrix, mp_vector, mpf_to_fraction, principal_rotation, rotation_generator
 from .schedule import BuiltSchedule, Phase, bias_phase, identity_matrix, simulate_schedule, zero_matrix
 
 __all__ = ["build_feedforward_rank", "build_attention_rank", "build_zero_covariance"]
@@ -96,10 +97,10 @@ def _orthonormal(B: flint.fmpq_mat):
 
 def _bures(S0, S1):
     """The SPD M with M S0 M = S1 (S0, S1 SPD mp matrices)."""
-    r0 = mp_sym_fun(S0, mpmath.sqrt)
-    r0i = mp_sym_fun(S0, lambda x: 1 / mpmath.sqrt(x))
+    r0 = mp_symmetric_function(S0, mpmath.sqrt)
+    r0i = mp_symmetric_function(S0, lambda x: 1 / mpmath.sqrt(x))
     mid = r0 * S1 * r0
-    M = r0i * mp_sym_fun((mid + mid.T) / 2, mpmath.sqrt) * r0i
+    M = r0i * mp_symmetric_function((mid + mid.T) / 2, mpmath.sqrt) * r0i
     return (M + M.T) / 2
 
 
@@ -170,7 +171,7 @@ def build_feedforward_rank(m0, c0, m1, c1, T: Fraction) -> BuiltSchedule:
         Dm = U.T * Smid * U
         D1 = U.T * mp_matrix(c1) * U
         Pr = _bures((Dm + Dm.T) / 2, (D1 + D1.T) / 2)
-        L = U * mp_sym_fun(Pr, mpmath.log) * U.T
+        L = U * mp_symmetric_function(Pr, mpmath.log) * U.T
         F2 = _round_sym(L, 1 / _mpq(tau2))
     sched.append(Phase(tau2, F2, zero, zero_matrix(d), zero_matrix(d),
                        "stretch: V = A = 0, F = U log(P) Uᵀ/τ symmetric (Bures map on the range of Σ₁)"))

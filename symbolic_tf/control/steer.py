@@ -59,7 +59,8 @@ from ..spec.rational import to_fraction, to_matrix, to_vector
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 from . import restricted as R
 from .certified import PREC, arb_matq, certify_linear_schedule, enclose_stretch, exp_q, frob_err_upper
-from .mpmatrix import DPS, mp_distance, mp_matrix, mp_sym_fun, mp_vector, mpf_to_fraction, principal_rotation, \
+from ..exact.multiprecision import mp_symmetric_function
+from .mpmatrix import DPS, mp_distance, mp_matrix, mp_vector, mpf_to_fraction, principal_rotation, \
     rotation_generator
 from .obstructions import attention_mean_obstruction, norm_obstruction
 from .optimise import optimised_result
@@ -102,11 +103,11 @@ def _build_feedforward(m0, c0, m1, c1, T):
     d = len(c0)
     with mpmath.workdps(DPS + 10):
         S0, S1 = mp_matrix(c0), mp_matrix(c1)
-        r0 = mp_sym_fun(S0, mpmath.sqrt)
-        r0i = mp_sym_fun(S0, lambda x: 1 / mpmath.sqrt(x))
+        r0 = mp_symmetric_function(S0, mpmath.sqrt)
+        r0i = mp_symmetric_function(S0, lambda x: 1 / mpmath.sqrt(x))
         mid = r0 * S1 * r0
         mid = (mid + mid.T) / 2
-        M = r0i * mp_sym_fun(mid, mpmath.sqrt) * r0i
+        M = r0i * mp_symmetric_function(mid, mpmath.sqrt) * r0i
         M = (M + M.T) / 2
         Tm = mpmath.mpf(T.numerator) / T.denominator
         E, Qm = mpmath.eigsy(M)

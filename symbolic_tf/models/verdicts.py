@@ -315,14 +315,10 @@ def checkpoint_source(model) -> dict:
     dict
         ``{"model_file": resolved path, "sha256": hex digest}``.
     """
-    import hashlib
+    from ..atomic import file_sha256
 
     path = (model.path / "model.safetensors").resolve()
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return {"model_file": str(path), "sha256": h.hexdigest()}
+    return {"model_file": str(path), "sha256": file_sha256(path)}
 
 
 def _witness_certificates(hp, source: dict, x: list, which: str = "A") -> dict:

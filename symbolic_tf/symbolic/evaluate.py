@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..exact.multiprecision import mp_sqrtm
 from .walk import MatrixWalker, is_matrix
 
 __all__ = ["needs_numeric", "evaluate_exact", "evaluate_mp"]
@@ -136,7 +137,7 @@ class _MpEvaluator:
         return self.mp.inverse(arg)
 
     def sqrt(self, e, base):
-        return _real_sqrtm(base, self.mp)
+        return mp_sqrtm(base)
 
     def integer_power(self, e, base, n, walker):
         return base ** n if n >= 0 else self.mp.inverse(base) ** (-n)
@@ -154,22 +155,3 @@ class _MpEvaluator:
             return mpmath.mpf(str(sp.N(e.xreplace({k: v for k, v in self.env.items()
                                                     if not isinstance(v, sp.MatrixBase)}), dps)))
         raise self._unsupported(e)
-
-
-def _real_sqrtm(M, mpmath):
-    """Principal square root of a real matrix with spectrum in Re > 0, in real arithmetic.
-
-    Denman–Beavers iteration Y ← (Y + Z⁻¹)/2, Z ← (Z + Y⁻¹)/2 from (M, I); quadratically
-    convergent, and unlike ``mpmath.sqrtm`` it never leaves ℝ (no spurious 1e-54j parts).
-    """
-    n = M.rows
-    Y, Z = M.copy(), mpmath.eye(n)
-    tol = mpmath.mpf(10) ** (-(mpmath.mp.dps - 5))
-    for _ in range(200):
-        Yn = (Y + mpmath.inverse(Z)) / 2
-        Z = (Z + mpmath.inverse(Y)) / 2
-        delta = max(abs(x) for x in (Yn - Y))
-        Y = Yn
-        if delta <= tol * max(1, max(abs(x) for x in Y)):
-            return Y
-    raise ArithmeticError("matrix square root iteration did not converge (spectrum not in Re > 0?)")

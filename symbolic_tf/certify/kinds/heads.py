@@ -20,10 +20,10 @@ rows and the output-projection columns of the head as well.
 """
 from __future__ import annotations
 
-import hashlib
 from fractions import Fraction
 from pathlib import Path
 
+from ...atomic import file_sha256
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
@@ -35,14 +35,6 @@ CLAIMS = {("REFUTED", "symA_nsd"), ("PROVED", "identity_value_blowup"), ("REFUTE
 
 def _fail(msg):
     raise CertificationFailed(f"head certificate: {msg}")
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _rows(handle, keys, name, layer, lo, hi):
@@ -61,7 +53,7 @@ def _head_tensors(data: dict, with_value_output: bool):
     path = Path(data["model_file"])
     if not path.is_file():
         _fail(f"checkpoint {str(path)!r} not found")
-    if _sha256(path) != data["sha256"]:
+    if file_sha256(path) != data["sha256"]:
         _fail("the checkpoint's SHA-256 does not match the certificate")
     layer, head, dh = int(data["layer"]), int(data["head"]), int(data["head_dim"])
     from safetensors import safe_open

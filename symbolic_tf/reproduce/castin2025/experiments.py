@@ -363,6 +363,23 @@ def _select(rng, accept, variants, T_screen, max_candidates, progress):
     return Q, K, V, cands
 
 
+def _indefinite_draw(index, seed, source, accept, screen, max_candidates, progress):
+    """(Q, K, V, candidates) of an experiment with A + Aᵀ indefinite and V Gaussian.
+
+    The reference code's draws (``source == "reference"``), else the seeded generator: screened
+    with :func:`_select` until ``accept`` (when given), or one draw.  ``candidates`` is None
+    unless screened.
+    """
+    if source == "reference":
+        P = reference_draws(index)
+        return P["Q"], P["K"], P["V"], None
+    rng = experiment_rng(seed, index)
+    if accept:
+        return _select(rng, accept, screen, T_SCREEN, max_candidates, progress)
+    Q, K = draw_until(rng, indefinite)
+    return Q, K, rng.standard_normal((2, 2)), None
+
+
 def _selection_record(cands, T_screen, rule):
     if cands is None:
         return None
@@ -422,20 +439,12 @@ def exp_two_lines(seed: int = 0, *, n: int = 20, half_width: float = 1.0, T: flo
         ``data``; ``selection`` records the screened candidates.
     """
     index = 4
-    cands = None
-    if source == "reference":
-        P = reference_draws(index)
-        Q, K, V = P["Q"], P["K"], P["V"]
-    else:
-        rng = experiment_rng(seed, index)
-        if select:
-            def accept(c):
-                bounded = all(c[v]["horizon"] == sum(c[v][k] for k in STATUS.values()) for v in c)
-                return bounded and min(c["softmax"]["on_line"]) > 0
-            Q, K, V, cands = _select(rng, accept, ("softmax", "l2"), T_SCREEN, max_candidates, progress)
-        else:
-            Q, K = draw_until(rng, indefinite)
-            V = rng.standard_normal((2, 2))
+
+    def accept(c):
+        bounded = all(c[v]["horizon"] == sum(c[v][k] for k in STATUS.values()) for v in c)
+        return bounded and min(c["softmax"]["on_line"]) > 0
+    Q, K, V, cands = _indefinite_draw(index, seed, source, select and accept, ("softmax", "l2"), max_candidates,
+                                      progress)
     S0, uw = trace_one_grid(n, half_width)
     t_eval = sample_times(T, t_show)
     A = K.T @ Q
@@ -624,20 +633,11 @@ def exp_mixed(seed: int = 0, *, n: int = 30, half_width: float = 1.0, T: float =
         ``data``; ``selection`` records the screened candidates.
     """
     index = 6
-    cands = None
-    if source == "reference":
-        P = reference_draws(index)
-        Q, K, V = P["Q"], P["K"], P["V"]
-    else:
-        rng = experiment_rng(seed, index)
-        if select:
-            def accept(c):
-                c = c["softmax"]
-                return c["blowup"] > 0 and c["horizon"] > 0 and c["failed"] == 0
-            Q, K, V, cands = _select(rng, accept, ("softmax",), T_SCREEN, max_candidates, progress)
-        else:
-            Q, K = draw_until(rng, indefinite)
-            V = rng.standard_normal((2, 2))
+
+    def accept(c):
+        c = c["softmax"]
+        return c["blowup"] > 0 and c["horizon"] > 0 and c["failed"] == 0
+    Q, K, V, cands = _indefinite_draw(index, seed, source, select and accept, ("softmax",), max_candidates, progress)
     S0, uw = trace_one_grid(n, half_width)
     t_eval = sample_times(T, t_show)
     progress_log(progress, f"experiment 6 (convergence or blow-up depending on Σ₀): {S0.shape[0]} Σ₀")
