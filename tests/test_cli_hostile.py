@@ -380,9 +380,11 @@ def test_subprocess_exit_2_one_line(tmp_path, argv, kind):
                                   ["stability", "{problem}", "--T", "1", "--p", "0.5"]])
 def test_beyond_gaussian_commands_refuse_bad_options(argv, dirs, capsys):
     inp, work = dirs
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(SystemExit) as e:
         raise SystemExit(main([a.format(problem=inp / "good.toml") for a in argv]))
     out, err = capsys.readouterr()
     assert e.value.code == 2 and out == "" and err.startswith("symtf: error:") and err.count("\n") == 1
-    assert time.perf_counter() - t0 < 2 and not any(work.iterdir())
+    # refused before any work: nothing written, and no simulation started (a hang guard on this
+    # process's CPU time, generous so that a loaded machine or a cold import cannot trip it)
+    assert time.process_time() - t0 < 20 and not any(work.iterdir())
