@@ -54,6 +54,7 @@ from ..exact.definiteness import definiteness
 from ..exact.precision import working_precision
 from ..exact.rational import frac_str, qmat
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
+from .validated.float_budget import guarded
 from .certificate import Certificate, mat_str
 
 __all__ = ["find_basin", "KIND"]
@@ -456,13 +457,7 @@ def find_basin(problem) -> Verdict:
     Verdict
         PROVED with the certificate in the evidence, or UNDECIDED with the reason.
     """
-    t0 = time.perf_counter()
-    try:
-        return _find_basin(problem, t0)
-    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
-        return Verdict(UNDECIDED, _claim_text_undecided(),
-                       reason=f"basin search gave up ({type(exc).__name__}: {str(exc)[:160]})",
-                       numerical={"seconds": time.perf_counter() - t0})
+    return guarded(lambda t0: _find_basin(problem, t0), _claim_text_undecided(), "basin search")
 
 
 def _find_basin(problem, t0) -> Verdict:

@@ -26,6 +26,7 @@ import numpy as np
 from ...exact.precision import working_precision
 from ...exact.rational import qmat
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from .float_budget import guarded
 from ..certificate import Certificate, vec_str
 
 __all__ = ["KIND", "find_tube_basin"]
@@ -155,12 +156,8 @@ def find_tube_basin(problem, *, order: int = 20, prec: int = 128, method: str = 
         PROVED (EQUILIBRIUM, THIS) with ``evidence["certificate"]`` of kind ``tube-basin``, else UNDECIDED
         with the reason.
     """
-    t0 = time.perf_counter()
-    try:
-        return _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, t0)
-    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
-        return Verdict(UNDECIDED, _claim0(), reason=f"tube-basin search gave up ({type(exc).__name__}: "
-                       f"{str(exc)[:160]})", numerical={"seconds": time.perf_counter() - t0})
+    return guarded(lambda t0: _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, t0),
+                   _claim0(), "tube-basin search")
 
 
 def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, t0) -> Verdict:
