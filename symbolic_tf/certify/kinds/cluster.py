@@ -55,10 +55,6 @@ def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
 
 
-def _int_in(x, name, lo, hi):
-    return int_in(x, name, lo, hi, _bad)
-
-
 def _basis(mat):
     out = []
     for i, j in _UP:
@@ -247,7 +243,7 @@ def check_tube_cluster(cert, problem):
     if problem.d != 2 or F is not None:
         _bad("covers d = 2 without drift only")
     data = cert.data
-    prec = _int_in(data["prec"], "prec", 64, 4096)
+    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
     S_end, ts = replay_stored(pairs, None, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
     check_cluster_end(pairs, S_end, data, prec, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})

@@ -31,7 +31,7 @@ from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
-from .replay import int_in, replay_stored, tube_problem
+from .replay import replay_stored, tube_problem
 
 KIND = "tube-collapse"
 _MAX_ORDER = 60
@@ -40,10 +40,6 @@ _MAX_STEPS = 50_000
 
 def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
-
-
-def _int_in(x, name, lo, hi):
-    return int_in(x, name, lo, hi, _bad)
 
 
 def _fro2(M):

@@ -65,13 +65,6 @@ def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
 
 
-def _int_in(x, name, lo, hi):
-    return int_in(x, name, lo, hi, _bad)
-
-
-_upper = svec_pairs
-
-
 def _tr(X):
     return sum((X[i, i] for i in range(X.nrows())), X[0, 0] * 0)
 
@@ -159,7 +152,7 @@ class ProjectiveField:
             The (m+1)×(m+1) Jacobian of Φ (rows), m = d(d+1)/2, the last coordinate u.
         """
         d = X.nrows()
-        up = _upper(d)
+        up = svec_pairs(d)
         QX, LX = self.Q(X), self.L(X)
         trL = _tr(LX)
         c = _tr(QX) + u * trL
@@ -333,7 +326,7 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
     ex = ProjectiveField(pairs, F, flint.fmpq_mat)
     QX = ex.Q(Xs)
     rX = QX - Xs * _tr(QX)
-    up = _upper(d)
+    up = svec_pairs(d)
     rv = flint.fmpq_mat(m + 1, 1, [rX[i, j] for i, j in up] + [0])
     check_residual(rv, W, mu, rho, "the ray point", fail)
     with working_precision(prec):
@@ -399,7 +392,7 @@ def check_tube_ray(cert, problem):
     """
     pairs, F, S0 = tube_problem(cert, problem, _bad, max_d=_MAX_D)
     data = cert.data
-    prec = _int_in(data["prec"], "prec", 64, 4096)
+    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
     S_end, ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
     lo, hi = check_ray_end(pairs, F, S_end, ts[-1], data, prec, _bad)
     return "PROVED", bracket_claim(data, lo, hi, _bad)

@@ -45,13 +45,6 @@ def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
 
 
-def _int_in(x, name, lo, hi):
-    return int_in(x, name, lo, hi, _bad)
-
-
-_upper = svec_pairs
-
-
 def _e_minus_one(S):
     """Sum of the principal (d−1)-minors of the ball matrix S."""
     d = S.nrows()
@@ -85,7 +78,7 @@ def check_singular_end(pairs, F, S_end, data, d, prec, fail):
     """
     m = d * (d + 1) // 2
     Ss, W, _Winv, rho, mu, R = ellipsoid_data(data, "Sigma_star", d, m, fail)
-    up = _upper(d)
+    up = svec_pairs(d)
     ex = ProjectiveField(pairs, F, flint.fmpq_mat)
     G = ex.L(Ss) + ex.Q(Ss)
     rv = flint.fmpq_mat(m, 1, [G[i, j] for i, j in up])
@@ -141,7 +134,7 @@ def check_tube_singular(cert, problem):
     pairs, F, S0 = tube_problem(cert, problem, _bad, max_d=_MAX_D, psd=True)
     d = problem.d
     data = cert.data
-    prec = _int_in(data["prec"], "prec", 64, 4096)
+    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
     S_end, ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
     check_singular_end(pairs, F, S_end, data, d, prec, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": d - 1})
