@@ -54,7 +54,9 @@ from ..exact.definiteness import definiteness
 from ..exact.precision import working_precision
 from ..exact.rational import frac_str, qmat
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
+from .validated.float_budget import guarded
 from .certificate import Certificate, mat_str
+from .kinds.krawczyk_box import ball, box, eye, gram, linearisation
 
 __all__ = ["find_basin", "KIND"]
 
@@ -120,21 +122,6 @@ def lyapunov_to_float(M: flint.fmpq_mat) -> np.ndarray:
         Same shape.
     """
     return np.array([[int(M[i, j].p) / int(M[i, j].q) for j in range(M.ncols())] for i in range(M.nrows())])
-
-
-def _arb_mat(M: flint.fmpq_mat) -> flint.arb_mat:
-    return flint.arb_mat(M.nrows(), M.ncols(), [flint.arb(M[i, j]) for i in range(M.nrows()) for j in range(M.ncols())])
-
-
-def _eye(n) -> flint.fmpq_mat:
-    return flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
-
-
-def _gram(d) -> flint.fmpq_mat:
-    """D with δᵀDδ = ‖Δ‖_F² in svec-upper coordinates: 1 on diagonal pairs, 2 off."""
-    p = lyapunov_pairs(d)
-    m = len(p)
-    return flint.fmpq_mat(m, m, [(1 if p[k][0] == p[k][1] else 2) if k == l else 0 for k in range(m) for l in range(m)])
 
 
 def lyapunov_exact_mats(problem):
@@ -296,35 +283,13 @@ def lyapunov_candidates(L, Dg):
 # --------------------------------------------------------------------------------------------
 # exact/ball verification (mirrors the checker)
 # --------------------------------------------------------------------------------------------
-def _box(Smid, r):
-    d = Smid.nrows()
-    e = flint.arb(0, flint.arb(r).upper())
-    return flint.arb_mat(d, d, [flint.arb(Smid[i, j]) + e for i in range(d) for j in range(d)])
-
-
-def _DG_ball(Sb, F, V, A, d):
-    pairs = lyapunov_pairs(d)
-    m = len(pairs)
-    Fb, Vb, Ab = _arb_mat(F), _arb_mat(V), _arb_mat(A)
-    out = flint.arb_mat(m, m)
-    for k, (i, j) in enumerate(pairs):
-        E = flint.arb_mat(d, d)
-        E[i, j] = 1
-        E[j, i] = 1
-        H = Fb * E + Vb * E * Ab * Sb + Vb * Sb * Ab * E
-        K = H + H.transpose()
-        for row, (p, q) in enumerate(pairs):
-            out[row, k] = K[p, q]
-    return out
-
-
 def _E0_ball(S0, Smid, r, W, d):
     """Ball enclosure of max over Σ ∈ X of svec(Σ₀ − Σ)ᵀ W svec(Σ₀ − Σ)."""
-    Xb = _box(Smid, r)
+    Xb = box(Smid, r)
     pairs = lyapunov_pairs(d)
     m = len(pairs)
     delta = flint.arb_mat(m, 1, [flint.arb(S0[i, j]) - Xb[i, j] for i, j in pairs])
-    return (delta.transpose() * _arb_mat(W) * delta)[0, 0]
+    return (delta.transpose() * ball(W) * delta)[0, 0]
 
 
 def _norm2_bound(M: flint.fmpq_mat) -> Fraction:
@@ -334,7 +299,7 @@ def _norm2_bound(M: flint.fmpq_mat) -> Fraction:
     lam = float(np.linalg.eigvalsh(lyapunov_to_float(P)).max()) if n else 0.0
     q = _rat_up(max(lam, 0.0) * (1 + 1e-9) + 1e-300, 30)
     for _ in range(40):
-        if definiteness(lyapunov_fq(q) * _eye(n) - P).psd:
+        if definiteness(lyapunov_fq(q) * eye(n) - P).psd:
             return q
         q = q * Fraction(1025, 1024) + Fraction(1, 2 ** 60)
     raise ArithmeticError("could not bound a spectral norm")
@@ -400,10 +365,10 @@ def lyapunov_verify(problem, mats, S0, Smid, r, prec, Wf, sc):
     """
     F, V, A = mats
     d = problem.d
-    Dg = _gram(d)
+    Dg = gram(d)
     with working_precision(prec):
-        Xb = _box(Smid, r)
-        Lb = _DG_ball(Xb, F, V, A, d)
+        Xb = box(Smid, r)
+        Lb = linearisation(Xb, F, V, A, d)
         for bits in (30, 52):
             W = _sym_qmat(Wf, bits)
             lam = _lam_bounds(W, Dg, sc["lo"], sc["hi"])
@@ -412,7 +377,7 @@ def lyapunov_verify(problem, mats, S0, Smid, r, prec, Wf, sc):
             lo, hi = lam
             nV, nA = _norm2_bound(V), _norm2_bound(A)
             cQ = _c_Q(lo, hi, nV, nA)
-            Wb = _arb_mat(W)
+            Wb = ball(W)
             S = (Lb.transpose() * Wb + Wb * Lb) * (-1)
             kappa = None
             for shrink in (1e-6, 1e-4, 1e-2, 0.1, 0.3):
@@ -440,6 +405,55 @@ def _claim_text_undecided():
     return "for this Σ₀: Σ(t) converges to a certified equilibrium Σ* (Σ₀ lies in a certified basin)"
 
 
+def basin_inputs_reason(problem):
+    """Why the basin searches (``equilibrium-basin``, ``tube-basin``) do not apply to ``problem``:
+    it needs one quadratic (softmax) head and a Σ₀; None when both are there.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+
+    Returns
+    -------
+    str or None
+        The reason, or None.
+    """
+    from ..spec.errors import InvalidParameters
+    from ..variants import single_quadratic_head
+
+    try:
+        single_quadratic_head(problem)
+    except InvalidParameters as exc:
+        return f"needs one quadratic (softmax) head: {exc.reason}"
+    if problem.cov is None:
+        return "the problem has no Σ₀"
+    return None
+
+
+def stable_equilibrium(problem):
+    """The data of a Krawczyk certificate (:func:`symbolic_tf.certify.equilibrium.find_equilibrium`)
+    of a locally stable PD equilibrium Σ* (its claims include "stable"), or the reason why there is none.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The drift-model problem.
+
+    Returns
+    -------
+    tuple of (dict or None, str or None)
+        (the certificate's data, None), or (None, "no locally stable PD equilibrium certified: <reason>").
+    """
+    from .equilibrium import find_equilibrium
+
+    eq = find_equilibrium(problem)
+    cert_eq = eq.evidence.get("certificate")
+    if eq.status != PROVED or cert_eq is None or "stable" not in cert_eq["data"].get("claims", []):
+        return None, "no locally stable PD equilibrium certified: " + (eq.reason or "?")
+    return cert_eq["data"], None
+
+
 def find_basin(problem) -> Verdict:
     """PROVED (regime EQUILIBRIUM for this Σ₀) with an ``equilibrium-basin`` certificate when Σ₀
     provably lies in a Lyapunov sublevel set {E ≤ ρ} around a Krawczyk-certified stable Σ* ≻ 0
@@ -456,40 +470,24 @@ def find_basin(problem) -> Verdict:
     Verdict
         PROVED with the certificate in the evidence, or UNDECIDED with the reason.
     """
-    t0 = time.perf_counter()
-    try:
-        return _find_basin(problem, t0)
-    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
-        return Verdict(UNDECIDED, _claim_text_undecided(),
-                       reason=f"basin search gave up ({type(exc).__name__}: {str(exc)[:160]})",
-                       numerical={"seconds": time.perf_counter() - t0})
+    return guarded(lambda t0: _find_basin(problem, t0), _claim_text_undecided(), "basin search")
 
 
 def _find_basin(problem, t0) -> Verdict:
     from .claims import Claim, Quantifier
-    from .equilibrium import find_equilibrium
 
     claim0 = _claim_text_undecided()
-    from ..spec.errors import InvalidParameters
-    from ..variants import single_quadratic_head
-
-    try:
-        single_quadratic_head(problem)
-    except InvalidParameters as exc:
-        return Verdict(UNDECIDED, claim0, reason=f"needs one quadratic (softmax) head: {exc.reason}")
-    if problem.cov is None:
-        return Verdict(UNDECIDED, claim0, reason="the problem has no Σ₀")
+    why = basin_inputs_reason(problem)
+    if why:
+        return Verdict(UNDECIDED, claim0, reason=why)
     d = problem.d
     S0 = qmat(problem.cov)
     if S0 != S0.transpose() or not definiteness(S0).pd:
         return Verdict(UNDECIDED, claim0, reason="Σ₀ is not positive definite: a singular Σ₀ keeps its rank along "
                        "the flow and never reaches a PD equilibrium")
-    eq = find_equilibrium(problem)
-    cert_eq = eq.evidence.get("certificate")
-    if eq.status != PROVED or cert_eq is None or "stable" not in cert_eq["data"].get("claims", []):
-        return Verdict(UNDECIDED, claim0, reason="no locally stable PD equilibrium certified: " + (eq.reason or "?"),
-                       numerical={"seconds": time.perf_counter() - t0})
-    ed = cert_eq["data"]
+    ed, why = stable_equilibrium(problem)
+    if ed is None:
+        return Verdict(UNDECIDED, claim0, reason=why, numerical={"seconds": time.perf_counter() - t0})
     Smid = qmat(ed["Sigma_mid"])
     r = lyapunov_fq(Fraction(ed["r"]))
     prec = int(ed["prec"])

@@ -48,6 +48,7 @@ from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
 from ..variants import single_quadratic_head
 from .certificate import Certificate, mat_str
+from .kinds.krawczyk_box import ball, box
 
 __all__ = ["find_equilibrium", "equilibrium_claim", "KIND"]
 
@@ -212,19 +213,9 @@ def _qmat_from(M: np.ndarray, bits: int | None = 40, symmetric: bool = False) ->
     return out
 
 
-def _arb_mat(M: flint.fmpq_mat) -> flint.arb_mat:
-    return flint.arb_mat(M.nrows(), M.ncols(), [flint.arb(M[i, j]) for i in range(M.nrows()) for j in range(M.ncols())])
-
-
 def _G_exact(S, F, V, A):
     H = F * S + V * S * A * S
     return H + H.transpose()
-
-
-def _sbox(Smid: flint.fmpq_mat, r: flint.fmpq) -> flint.arb_mat:
-    d = Smid.nrows()
-    rad = flint.arb(0, flint.arb(r).upper())
-    return flint.arb_mat(d, d, [flint.arb(Smid[i, j]) + rad for i in range(d) for j in range(d)])
 
 
 def _DG_ball(Sb, Fb, Vb, Ab, d):
@@ -252,16 +243,16 @@ def _krawczyk(Smid, r, Y, F, V, A, d):
     Gm = _G_exact(Smid, F, V, A)
     g = flint.fmpq_mat(m, 1, [Gm[i, j] for i, j in pairs])
     YG = Y * g  # exact
-    Sb = _sbox(Smid, r)
-    DG = _DG_ball(Sb, _arb_mat(F), _arb_mat(V), _arb_mat(A), d)
-    C = _arb_mat(flint.fmpq_mat(m, m, [int(i == j) for i in range(m) for j in range(m)])) - _arb_mat(Y) * DG
+    Sb = box(Smid, r)
+    DG = _DG_ball(Sb, ball(F), ball(V), ball(A), d)
+    C = ball(flint.fmpq_mat(m, m, [int(i == j) for i in range(m) for j in range(m)])) - ball(Y) * DG
     rb = flint.arb(r)
-    box = flint.arb(0, rb.upper())
+    span = flint.arb(0, rb.upper())
     ok, worst = True, 0.0
     for i in range(m):
         k = -flint.arb(YG[i, 0])
         for j in range(m):
-            k += C[i, j] * box
+            k += C[i, j] * span
         if not (k < rb and k > -rb):
             ok = False
         worst = max(worst, float(k.abs_upper()))
@@ -284,7 +275,7 @@ def _lyap(L: np.ndarray, sign: float):
 
 def _lyap_ball_ok(Lb: flint.arb_mat, W: flint.fmpq_mat, sign: int) -> bool:
     """sign = −1: −(LᵀW + WL) ≻ 0 for every L in Lb; sign = +1: LᵀW + WL ≻ 0."""
-    Wb = _arb_mat(W)
+    Wb = ball(W)
     S = Lb.transpose() * Wb + Wb * Lb
     return ball_pd(S * (-1 if sign < 0 else 1)) is True
 
@@ -308,8 +299,8 @@ def _certify_lyapunov(Lmid: np.ndarray, Lb: flint.arb_mat, sign: int):
 
 def _mean_part(Smid, r, F, V, A, b, d):
     """(Wm, alpha mid, alpha rad) certifying M* Hurwitz and enclosing α* = −M*⁻¹b, or None."""
-    Sb = _sbox(Smid, r)
-    Fb, Vb, Ab = _arb_mat(F), _arb_mat(V), _arb_mat(A)
+    Sb = box(Smid, r)
+    Fb, Vb, Ab = ball(F), ball(V), ball(A)
     Mb = Fb + Vb + Vb * Sb * Ab
     Mf = _to_float(F + V + V * Smid * A)
     if np.linalg.eigvals(Mf).real.max() >= 0:
@@ -318,7 +309,7 @@ def _mean_part(Smid, r, F, V, A, b, d):
     if Wm is None:
         return None
     try:
-        enc = Mb.solve(-_arb_mat(b))
+        enc = Mb.solve(-ball(b))
     except (ZeroDivisionError, ValueError):
         return None
     mids, rads = [], []
@@ -413,7 +404,7 @@ def _certify_at(problem, mats, x, *, prec: int = _PREC, max_inflate: int = 5):
         if not ok:
             return {"status": "no-krawczyk", "reason": f"Krawczyk test failed up to r = {float(r):.3g}"}
         out = {"Smid": Smid, "r": r, "Y": Y, "K_rad": worst, "claims": ["exists-unique"]}
-        if ball_pd(_sbox(Smid, r)) is not True:
+        if ball_pd(box(Smid, r)) is not True:
             out.update(status="not-pd", reason="the certified equilibrium is not (certified) positive definite")
             return out
         out["claims"].append("pd")

@@ -37,15 +37,13 @@ from __future__ import annotations
 
 import flint
 
-from ...exact.ball import ball_pd
-from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from .krawczyk_box import initial_cov, rat, square
-from .ray import ProjectiveField
-from .replay import flow_pairs, int_in, replay_stored
+from .krawczyk_box import rat
+from .ray import ProjectiveField, centre_box, check_contraction, check_residual, ellipsoid_data
+from .replay import int_in, replay_stored, tube_problem
 
 KIND = "tube-cluster"
 _MAX_ORDER = 60
@@ -55,10 +53,6 @@ _UP = [(0, 0), (0, 1), (1, 1)]
 
 def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
-
-
-def _int_in(x, name, lo, hi):
-    return int_in(x, name, lo, hi, _bad)
 
 
 def _basis(mat):
@@ -179,39 +173,20 @@ def check_cluster_end(pairs, S_end, data, prec, fail):
     """
     if len(pairs) != 1:
         fail("covers single-head softmax only")
-    Xs = square(data["X_star"], 2, "X_star", fail)
-    if Xs != Xs.transpose():
-        fail("X_star is not symmetric")
-    W = square(data["W"], 3, "W", fail)
-    if W != W.transpose():
-        fail("W is not symmetric")
-    rho, mu, kappa = rat(data["rho"]), rat(data["mu"]), rat(data["kappa"])
-    R = [rat(x) for x in data["R"]]
-    if len(R) != 3:
-        fail("R needs 3 radii")
-    if not (rho > 0 and mu > 0 and kappa >= 0 and all(x > 0 for x in R)):
-        fail("rho, mu, R_k must be positive and kappa ≥ 0")
-    if not definiteness(W).pd:
-        fail("W is not positive definite (exact)")
-    Winv = W.inv()
-    for k in range(3):
-        if rho * Winv[k, k] > R[k] * R[k]:
-            fail(f"the ellipsoid leaves the box in coordinate {k}")
+    kappa = rat(data["kappa"])
+    if not kappa >= 0:
+        fail("kappa must be ≥ 0")
+    Xs, W, Winv, rho, mu, R = ellipsoid_data(data, "X_star", 2, 3, fail)
     ex = ProjectiveField(pairs, None, flint.fmpq_mat)
     rX = field_value(ex, Xs, kappa)
     rv = flint.fmpq_mat(3, 1, [rX[i, j] for i, j in _UP])
-    if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
-        fail("the centre's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
+    check_residual(rv, W, mu, rho, "the centre", fail)
     with working_precision(prec):
         pf = ProjectiveField(pairs, None, flint.arb_mat)
-        H = flint.arb_mat(2, 2)
-        for k, (i, j) in enumerate(_UP):
-            H[i, j] = H[j, i] = flint.arb(Xs[i, j]) + flint.arb(0, flint.arb(R[k]).upper())
+        H = centre_box(Xs, R, _UP)
         J, grad = jacobian_and_gradient(pf, H, flint.arb(kappa), _basis(flint.arb_mat))
-        Jm, Wb = flint.arb_mat(J), flint.arb_mat(W)
-        N = -(Jm.transpose() * Wb + Wb * Jm) - Wb * (2 * flint.arb(mu))
-        if ball_pd(N) is not True:
-            fail("−(MᵀW + WM) − 2·mu·W ≻ 0 is not verified over the box (ball LDLᵀ)")
+        Wb = flint.arb_mat(W)
+        check_contraction(flint.arb_mat(J), Wb, mu, fail)
         tr = S_end[0, 0] + S_end[1, 1]
         if not (tr > 0):
             fail("tr Σ(t_N) is not positive on the tube's end box")
@@ -264,16 +239,11 @@ def check_tube_cluster(cert, problem):
     symbolic_tf.spec.errors.CertificationFailed
         When the tube does not replay or a check 1–7 fails.
     """
-    if cert.status != "PROVED":
-        _bad("status must be PROVED")
-    pairs, F = flow_pairs(problem, _bad)
+    pairs, F, S0 = tube_problem(cert, problem, _bad, psd=True)
     if problem.d != 2 or F is not None:
         _bad("covers d = 2 without drift only")
-    S0 = initial_cov(problem, _bad)
-    if not definiteness(S0).psd:
-        _bad("Σ₀ is not positive semidefinite")
     data = cert.data
-    prec = _int_in(data["prec"], "prec", 64, 4096)
+    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
     S_end, ts = replay_stored(pairs, None, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
     check_cluster_end(pairs, S_end, data, prec, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})

@@ -30,8 +30,8 @@ from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from .krawczyk_box import initial_cov, rat, square
-from .replay import flow_pairs, int_in, replay_stored
+from .krawczyk_box import rat, square
+from .replay import replay_stored, tube_problem
 
 KIND = "tube-collapse"
 _MAX_ORDER = 60
@@ -40,10 +40,6 @@ _MAX_STEPS = 50_000
 
 def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
-
-
-def _int_in(x, name, lo, hi):
-    return int_in(x, name, lo, hi, _bad)
 
 
 def _fro2(M):
@@ -146,13 +142,8 @@ def check_tube_collapse(cert, problem):
     symbolic_tf.spec.errors.CertificationFailed
         When check 1, 2 or 3 of the module docstring fails.
     """
-    if cert.status != "PROVED":
-        _bad("status must be PROVED")
-    pairs, F = flow_pairs(problem, _bad)
+    pairs, F, S0 = tube_problem(cert, problem, _bad, psd=True)
     d = problem.d
-    S0 = initial_cov(problem, _bad)
-    if not definiteness(S0).psd:
-        _bad("Σ₀ is not positive semidefinite")
     data = cert.data
     P, level = check_collapse_bounds(pairs, F, data, d, _bad)
     S_end, ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)

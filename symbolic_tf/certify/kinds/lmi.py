@@ -135,12 +135,17 @@ def check_bounded(cert, problem):
     return "PROVED", Claim("BOUNDED", Quantifier.EVERY_PSD, {})
 
 
-def _check_bounded(cert, problem):
-    kind = "bounded-lmi"
+def _lmi_start(kind, cert, problem):
+    """(heads, d, P) after the checks every LMI kind starts with: PROVED, the heads, P ≻ 0."""
     _check_status(kind, cert)
     heads = _heads(kind, problem)
     d = problem.d
-    P = _matrix_P(kind, cert.data, d)
+    return heads, d, _matrix_P(kind, cert.data, d)
+
+
+def _check_bounded(cert, problem):
+    kind = "bounded-lmi"
+    heads, d, P = _lmi_start(kind, cert, problem)
     Qm = _qform(P, heads, d)
     pos, _, _ = inertia(Qm)
     if pos:
@@ -187,11 +192,8 @@ def check_blowup(cert, problem):
 
 def _check_blowup(cert, problem):
     kind = "blowup-lmi"
-    _check_status(kind, cert)
-    heads = _heads(kind, problem)
-    d = problem.d
+    heads, d, P = _lmi_start(kind, cert, problem)
     data = cert.data
-    P = _matrix_P(kind, data, d)
     c = _q(data["c"])
     if not c > 0:
         _fail(f"{kind} certificate: c must be positive")

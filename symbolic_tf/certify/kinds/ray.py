@@ -45,19 +45,15 @@ is the solution from Σ₀: it blows up at T* ∈ [T_lo, T_hi] (7).  Claim BLOWU
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import flint
 
 from ...exact.ball import ball_pd
 from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
-from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ..check import kind
-from ..claims import Claim, Quantifier
-from .krawczyk_box import initial_cov, rat, square
-from .replay import flow_pairs, int_in, replay_stored, svec_basis, svec_pairs
+from .krawczyk_box import rat, square
+from .replay import bracket_claim, int_in, replay_stored, svec_basis, svec_pairs, tube_problem
 
 KIND = "tube-ray"
 _MAX_ORDER = 60
@@ -67,13 +63,6 @@ _MAX_D = 6
 
 def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
-
-
-def _int_in(x, name, lo, hi):
-    return int_in(x, name, lo, hi, _bad)
-
-
-_upper = svec_pairs
 
 
 def _tr(X):
@@ -163,7 +152,7 @@ class ProjectiveField:
             The (m+1)×(m+1) Jacobian of Φ (rows), m = d(d+1)/2, the last coordinate u.
         """
         d = X.nrows()
-        up = _upper(d)
+        up = svec_pairs(d)
         QX, LX = self.Q(X), self.L(X)
         trL = _tr(LX)
         c = _tr(QX) + u * trL
@@ -196,6 +185,114 @@ class ProjectiveField:
         return _tr(self.Q(X)) + u * _tr(self.L(X))
 
 
+def ellipsoid_data(data, centre_key, d, n, fail):
+    """Parse a contracting-ellipsoid certificate's exact part and check it: the centre (``data[centre_key]``)
+    symmetric d×d, W = Wᵀ n×n, rho > 0, mu > 0, n radii R_k > 0, W ≻ 0 and rho·(W⁻¹)_kk ≤ R_k² for every k
+    (the ellipsoid 𝓔 = {zᵀWz ≤ rho} lies in the box |z_k| ≤ R_k).
+
+    Parameters
+    ----------
+    data : dict
+        The certificate's data (``centre_key``, W, rho, mu, R).
+    centre_key : str
+        The key of the centre matrix ("X_star", "Sigma_star").
+    d : int
+        The centre's size.
+    n : int
+        The number of ellipsoid coordinates (W's size, the number of radii).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.fmpq_mat, flint.fmpq_mat, flint.fmpq_mat, flint.fmpq, flint.fmpq, list of flint.fmpq)
+        (centre, W, W⁻¹, rho, mu, R), exact.
+    """
+    centre = square(data[centre_key], d, centre_key, fail)
+    if centre != centre.transpose():
+        fail(f"{centre_key} is not symmetric")
+    W = square(data["W"], n, "W", fail)
+    if W != W.transpose():
+        fail("W is not symmetric")
+    rho, mu = rat(data["rho"]), rat(data["mu"])
+    R = [rat(x) for x in data["R"]]
+    if len(R) != n:
+        fail(f"R needs {n} radii")
+    if not (rho > 0 and mu > 0 and all(x > 0 for x in R)):
+        fail("rho, mu and every R_k must be positive")
+    if not definiteness(W).pd:
+        fail("W is not positive definite (exact)")
+    Winv = W.inv()
+    for k in range(n):
+        if rho * Winv[k, k] > R[k] * R[k]:
+            fail(f"the ellipsoid zᵀWz ≤ rho leaves the box in coordinate {k} (rho·(W⁻¹)_kk > R_k²)")
+    return centre, W, Winv, rho, mu, R
+
+
+def check_residual(rv, W, mu, rho, what, fail):
+    """Check (exactly) rᵀWr < mu²·rho for the residual r of the field at the ellipsoid's centre.
+
+    Parameters
+    ----------
+    rv : flint.fmpq_mat
+        The residual r as a column.
+    W : flint.fmpq_mat
+        The ellipsoid's matrix.
+    mu, rho : flint.fmpq
+        The contraction rate and the level.
+    what : str
+        The centre's name in the failure message ("the ray point", "the centre").
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    """
+    if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
+        fail(f"{what}'s residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
+
+
+def centre_box(centre, R, up):
+    """The symmetric ball matrix H with H_ij = H_ji = centre_ij ± R_k for the k-th pair (i, j) of ``up``
+    (at the working precision).
+
+    Parameters
+    ----------
+    centre : flint.fmpq_mat
+        The exact d×d centre.
+    R : list of flint.fmpq
+        The radii (at least one per pair; extra ones are ignored).
+    up : list of (int, int)
+        The svec-upper pairs (i, j), i ≤ j.
+
+    Returns
+    -------
+    flint.arb_mat
+        H ⊇ {X symmetric : |X_ij − centre_ij| ≤ R_k}.
+    """
+    d = centre.nrows()
+    H = flint.arb_mat(d, d)
+    for k, (i, j) in enumerate(up):
+        H[i, j] = H[j, i] = flint.arb(centre[i, j]) + flint.arb(0, flint.arb(R[k]).upper())
+    return H
+
+
+def check_contraction(J, Wb, mu, fail):
+    """Check −(MᵀW + WM) − 2·mu·W ≻ 0 for every M in the ball Jacobian J (ball LDLᵀ).
+
+    Parameters
+    ----------
+    J : flint.arb_mat
+        The ball enclosure of the Jacobian over the box.
+    Wb : flint.arb_mat
+        W as a ball matrix.
+    mu : flint.fmpq
+        The contraction rate.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    """
+    N = -(J.transpose() * Wb + Wb * J) - Wb * (2 * flint.arb(mu))
+    if ball_pd(N) is not True:
+        fail("−(MᵀW + WM) − 2·mu·W ≻ 0 is not verified over the box (ball LDLᵀ)")
+
+
 def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
     """Checks 1 (after the tube) to 7 of the module docstring on the end box ``S_end`` (arb_mat) at
     the exact time ``t_end``; returns (lower, upper) arb bounds of T*.  ``fail`` raises.
@@ -224,45 +321,22 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
     """
     d = S_end.nrows()
     m = d * (d + 1) // 2
-    Xs = square(data["X_star"], d, "X_star", fail)
-    if Xs != Xs.transpose():
-        fail("X_star is not symmetric")
-    W = square(data["W"], m + 1, "W", fail)
-    if W != W.transpose():
-        fail("W is not symmetric")
-    rho, mu = rat(data["rho"]), rat(data["mu"])
-    R = [rat(x) for x in data["R"]]
-    if len(R) != m + 1:
-        fail(f"R needs {m + 1} radii")
-    if not (rho > 0 and mu > 0 and all(x > 0 for x in R)):
-        fail("rho, mu and every R_k must be positive")
-    if not definiteness(W).pd:
-        fail("W is not positive definite (exact)")
-    Winv = W.inv()
-    for k in range(m + 1):
-        if rho * Winv[k, k] > R[k] * R[k]:
-            fail(f"the ellipsoid zᵀWz ≤ rho leaves the box in coordinate {k} (rho·(W⁻¹)_kk > R_k²)")
+    Xs, W, _Winv, rho, mu, R = ellipsoid_data(data, "X_star", d, m + 1, fail)
     # 4. the residual of the (rational) ray point, exactly
     ex = ProjectiveField(pairs, F, flint.fmpq_mat)
     QX = ex.Q(Xs)
     rX = QX - Xs * _tr(QX)
-    up = _upper(d)
+    up = svec_pairs(d)
     rv = flint.fmpq_mat(m + 1, 1, [rX[i, j] for i, j in up] + [0])
-    if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
-        fail("the ray point's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
+    check_residual(rv, W, mu, rho, "the ray point", fail)
     with working_precision(prec):
         bf = ProjectiveField(pairs, F, flint.arb_mat)
-        H = flint.arb_mat(d, d)
-        for k, (i, j) in enumerate(up):
-            H[i, j] = H[j, i] = flint.arb(Xs[i, j]) + flint.arb(0, flint.arb(R[k]).upper())
+        H = centre_box(Xs, R, up)
         half = flint.arb(R[m] / 2)
         uH = half + flint.arb(0, half.upper())   # ⊇ [0, R_u]
         J = bf.jacobian(H, uH, svec_basis(d))
-        Jm = flint.arb_mat(J)
         Wb = flint.arb_mat(W)
-        N = -(Jm.transpose() * Wb + Wb * Jm) - Wb * (2 * flint.arb(mu))
-        if ball_pd(N) is not True:
-            fail("−(MᵀW + WM) − 2·mu·W ≻ 0 is not verified over the box (ball LDLᵀ)")
+        check_contraction(flint.arb_mat(J), Wb, mu, fail)
         c = bf.c(H, uH)
         trH = _tr(H)
         if not (c > 0):
@@ -316,21 +390,9 @@ def check_tube_ray(cert, problem):
         When d exceeds the limit, the tube does not replay, a check fails or [T_lo, T_hi] does not contain
         the derived bracket.
     """
-    if cert.status != "PROVED":
-        _bad("status must be PROVED")
-    pairs, F = flow_pairs(problem, _bad)
-    d = problem.d
-    if d > _MAX_D:
-        _bad(f"d ≤ {_MAX_D} only")
-    S0 = initial_cov(problem, _bad)
+    pairs, F, S0 = tube_problem(cert, problem, _bad, max_d=_MAX_D)
     data = cert.data
-    prec = _int_in(data["prec"], "prec", 64, 4096)
+    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
     S_end, ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
     lo, hi = check_ray_end(pairs, F, S_end, ts[-1], data, prec, _bad)
-    T_lo, T_hi = rat(data["T_lo"]), rat(data["T_hi"])
-    if not (T_lo <= T_hi):
-        _bad("T_lo > T_hi")
-    if not (flint.arb(T_lo) <= lo and flint.arb(T_hi) >= hi):
-        _bad("the stored bracket [T_lo, T_hi] does not contain the derived one")
-    return "PROVED", Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(Fraction(data["T_lo"])),
-                                                      "T_hi": frac_str(Fraction(data["T_hi"]))})
+    return "PROVED", bracket_claim(data, lo, hi, _bad)

@@ -31,9 +31,14 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
+from ...exact.rational import frac_str
+from ..claims import Claim, Quantifier
+from .krawczyk_box import initial_cov, rat
 
-__all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "replay_stored", "replay_tube", "svec_basis", "svec_pairs", "int_in"]
+__all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube",
+           "svec_basis", "svec_pairs", "int_in"]
 
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
 
@@ -71,6 +76,66 @@ def flow_pairs(problem, fail):
     if problem.F is not None and any(e != 0 for row in problem.F for e in row):
         F = qmat(problem.F)
     return pairs, F
+
+
+def tube_problem(cert, problem, fail, max_d=None, psd=False):
+    """The common preconditions of the tube kinds: status PROVED, an embedded (multi-head) softmax
+    problem (:func:`flow_pairs`), d ≤ ``max_d``, an exact symmetric Σ₀ (and Σ₀ ⪰ 0 when ``psd``).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    max_d : int or None
+        The largest admissible dimension (None: no limit here).
+    psd : bool
+        Whether Σ₀ must be positive semidefinite (decided exactly).
+
+    Returns
+    -------
+    tuple of (list of (flint.fmpq_mat, flint.fmpq_mat), flint.fmpq_mat or None, flint.fmpq_mat)
+        ([(C_h, A_h)], F, Σ₀).
+    """
+    if cert.status != "PROVED":
+        fail("status must be PROVED")
+    pairs, F = flow_pairs(problem, fail)
+    if max_d is not None and problem.d > max_d:
+        fail(f"d ≤ {max_d} only")
+    S0 = initial_cov(problem, fail)
+    if psd and not definiteness(S0).psd:
+        fail("Σ₀ is not positive semidefinite")
+    return pairs, F, S0
+
+
+def bracket_claim(data, lo, hi, fail):
+    """The BLOWUP claim for THIS Σ₀ with the stored bracket [T_lo, T_hi], after checking that it
+    contains the derived one: T_lo ≤ T_hi, T_lo ≤ lower(lo) and T_hi ≥ upper(hi) (ball comparisons).
+
+    Parameters
+    ----------
+    data : dict
+        The certificate's data (``T_lo``, ``T_hi``).
+    lo, hi : flint.arb
+        The derived lower and upper bounds of the blow-up time T*.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    symbolic_tf.certify.claims.Claim
+        ``Claim("BLOWUP", THIS, {"T_lo", "T_hi"})``.
+    """
+    T_lo, T_hi = rat(data["T_lo"]), rat(data["T_hi"])
+    if not (T_lo <= T_hi):
+        fail("T_lo > T_hi")
+    if not (flint.arb(T_lo) <= lo and flint.arb(T_hi) >= hi):
+        fail("the stored bracket [T_lo, T_hi] does not contain the derived one")
+    return Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(Fraction(data["T_lo"])),
+                                             "T_hi": frac_str(Fraction(data["T_hi"]))})
 
 
 def int_in(x, name, lo, hi, fail):

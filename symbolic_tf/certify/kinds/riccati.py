@@ -15,10 +15,11 @@ from ...exact.ball import ball_pd
 from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...exact.rational import frac_str, qmat
-from ...spec.errors import CertificationFailed, InvalidParameters
+from ...spec.errors import CertificationFailed
 from ...variants import single_quadratic_head
 from ..check import kind
 from ..claims import Claim, Quantifier
+from .krawczyk_box import drift_model
 
 _FACTOR = {"v": "rat", "B": "rat[][]", "D": "rat[]"}
 
@@ -32,19 +33,17 @@ def _q(s) -> flint.fmpq:
     return flint.fmpq(f.numerator, f.denominator)
 
 
+def _setup_fail(msg):
+    _fail(f"riccati certificate: {msg}")
+
+
 def _setup(cert, problem):
-    if problem is None:
-        _fail("riccati certificate: needs an embedded problem")
-    try:
-        V, A = single_quadratic_head(problem)
-    except InvalidParameters as exc:
-        _fail(f"riccati certificate: needs one quadratic (softmax) head: {exc.reason}")
+    F, V, A = drift_model(problem, _setup_fail)
     d = problem.d
     v = _q(cert.data["v"])
     if V != flint.fmpq_mat(d, d, [v if i == j else 0 for i in range(d) for j in range(d)]):
         _fail("riccati certificate: V is not v·I for the stated v")
     R = (A + A.transpose()) * v
-    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
     B = qmat(cert.data["B"]) if cert.data.get("B") else None
     D = [_q(x) for x in cert.data.get("D", [])]
     return d, v, R, F, B, D

@@ -47,18 +47,13 @@ t_N + u₁e^{φ_hi − φ₁}/κ_lo], and tr Σ = 1/u → ∞: the solution from
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import flint
 
-from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
-from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ..check import kind
-from ..claims import Claim, Quantifier
-from .krawczyk_box import initial_cov, rat
-from .replay import flow_pairs, int_in, replay_stored
+from .krawczyk_box import rat
+from .replay import bracket_claim, int_in, replay_stored, tube_problem
 
 KIND = "tube-rotation"
 MAX_ORDER = 60
@@ -316,16 +311,11 @@ def planar_problem(cert, problem, fail):
     tuple of (list of (flint.fmpq_mat, flint.fmpq_mat), flint.fmpq_mat)
         (the heads' exact (C_h, A_h), Σ₀).
     """
-    if cert.status != "PROVED":
-        fail("status must be PROVED")
-    pairs, F = flow_pairs(problem, fail)
+    pairs, F, S0 = tube_problem(cert, problem, fail, psd=True)
     if problem.d != 2:
         fail("covers d = 2 only")
     if F is not None:
         fail("covers the flow without drift only")
-    S0 = initial_cov(problem, fail)
-    if not definiteness(S0).psd:
-        fail("Σ₀ is not positive semidefinite")
     return pairs, S0
 
 
@@ -387,10 +377,4 @@ def check_tube_rotation(cert, problem):
     bounds = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, _bad, max_depth)
     S_end, ts = replay_stored(pairs, None, S0, data, _bad, MAX_ORDER, MAX_STEPS)
     lo, hi = end_bracket(S_end, ts[-1], D0, eta, phi, bounds, prec, _bad)
-    T_lo, T_hi = rat(data["T_lo"]), rat(data["T_hi"])
-    if not (T_lo <= T_hi):
-        _bad("T_lo > T_hi")
-    if not (flint.arb(T_lo) <= lo and flint.arb(T_hi) >= hi):
-        _bad("the stored bracket [T_lo, T_hi] does not contain the derived one")
-    return "PROVED", Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(Fraction(data["T_lo"])),
-                                                      "T_hi": frac_str(Fraction(data["T_hi"]))})
+    return "PROVED", bracket_claim(data, lo, hi, _bad)

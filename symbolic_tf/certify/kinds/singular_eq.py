@@ -28,15 +28,12 @@ from itertools import combinations
 
 import flint
 
-from ...exact.ball import ball_pd
-from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from .krawczyk_box import initial_cov, rat, square
-from .ray import ProjectiveField
-from .replay import flow_pairs, int_in, replay_stored, svec_basis, svec_pairs
+from .ray import ProjectiveField, centre_box, check_contraction, check_residual, ellipsoid_data
+from .replay import int_in, replay_stored, svec_basis, svec_pairs, tube_problem
 
 KIND = "tube-singular-equilibrium"
 _MAX_ORDER = 60
@@ -46,13 +43,6 @@ _MAX_D = 6
 
 def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
-
-
-def _int_in(x, name, lo, hi):
-    return int_in(x, name, lo, hi, _bad)
-
-
-_upper = svec_pairs
 
 
 def _e_minus_one(S):
@@ -87,44 +77,22 @@ def check_singular_end(pairs, F, S_end, data, d, prec, fail):
         ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
     """
     m = d * (d + 1) // 2
-    Ss = square(data["Sigma_star"], d, "Sigma_star", fail)
-    if Ss != Ss.transpose():
-        fail("Sigma_star is not symmetric")
-    W = square(data["W"], m, "W", fail)
-    if W != W.transpose():
-        fail("W is not symmetric")
-    rho, mu = rat(data["rho"]), rat(data["mu"])
-    R = [rat(x) for x in data["R"]]
-    if len(R) != m:
-        fail(f"R needs {m} radii")
-    if not (rho > 0 and mu > 0 and all(x > 0 for x in R)):
-        fail("rho, mu and every R_k must be positive")
-    if not definiteness(W).pd:
-        fail("W is not positive definite (exact)")
-    Winv = W.inv()
-    for k in range(m):
-        if rho * Winv[k, k] > R[k] * R[k]:
-            fail(f"the ellipsoid leaves the box in coordinate {k}")
-    up = _upper(d)
+    Ss, W, _Winv, rho, mu, R = ellipsoid_data(data, "Sigma_star", d, m, fail)
+    up = svec_pairs(d)
     ex = ProjectiveField(pairs, F, flint.fmpq_mat)
     G = ex.L(Ss) + ex.Q(Ss)
     rv = flint.fmpq_mat(m, 1, [G[i, j] for i, j in up])
-    if not (rv.transpose() * W * rv)[0, 0] < mu * mu * rho:
-        fail("the centre's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho)")
+    check_residual(rv, W, mu, rho, "the centre", fail)
     with working_precision(prec):
         bf = ProjectiveField(pairs, F, flint.arb_mat)
-        H = flint.arb_mat(d, d)
-        for k, (i, j) in enumerate(up):
-            H[i, j] = H[j, i] = flint.arb(Ss[i, j]) + flint.arb(0, flint.arb(R[k]).upper())
+        H = centre_box(Ss, R, up)
         cols = []
         for E in svec_basis(d, flint.arb_mat):
             DG = bf.L(E) + bf.dQ(H, E)
             cols.append([DG[i, j] for i, j in up])
         J = flint.arb_mat([[cols[c][r] for c in range(m)] for r in range(m)])
         Wb = flint.arb_mat(W)
-        N = -(J.transpose() * Wb + Wb * J) - Wb * (2 * flint.arb(mu))
-        if ball_pd(N) is not True:
-            fail("−(MᵀW + WM) − 2·mu·W ≻ 0 is not verified over the box (ball LDLᵀ)")
+        check_contraction(J, Wb, mu, fail)
         z = flint.arb_mat(m, 1, [S_end[i, j] - Ss[i, j] for i, j in up])
         if not ((z.transpose() * Wb * z)[0, 0] < flint.arb(rho)):
             fail("the tube's end is not inside the certified ellipsoid")
@@ -163,17 +131,10 @@ def check_tube_singular(cert, problem):
     symbolic_tf.spec.errors.CertificationFailed
         When the tube does not replay or a check 2–6 fails.
     """
-    if cert.status != "PROVED":
-        _bad("status must be PROVED")
-    pairs, F = flow_pairs(problem, _bad)
+    pairs, F, S0 = tube_problem(cert, problem, _bad, max_d=_MAX_D, psd=True)
     d = problem.d
-    if d > _MAX_D:
-        _bad(f"d ≤ {_MAX_D} only")
-    S0 = initial_cov(problem, _bad)
-    if not definiteness(S0).psd:
-        _bad("Σ₀ is not positive semidefinite")
     data = cert.data
-    prec = _int_in(data["prec"], "prec", 64, 4096)
+    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
     S_end, ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
     check_singular_end(pairs, F, S_end, data, d, prec, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": d - 1})

@@ -38,13 +38,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ...exact.precision import working_precision
 from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from .krawczyk_box import check_basin, drift_model, initial_cov, rat
-from .replay import Field, replay_tube
+from .krawczyk_box import check_basin, drift_model, initial_cov
+from .replay import int_in, replay_stored
 
 KIND = "tube-basin"
 _MAX_ORDER = 60
@@ -53,21 +52,6 @@ _MAX_STEPS = 20_000
 
 def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
-
-
-def _int_in(x, name, lo, hi):
-    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-        _bad(f"{name} must be an integer in [{lo}, {hi}], got {str(x)[:40]!r}")
-    return x
-
-
-# --------------------------------------------------------------------------- the tube replay
-def _replay(F, V, A, S0, ts, order, prec, method):
-    """The enclosure (arb_mat) of Σ(t_N) from the exact Σ₀ along the stored step times, replayed
-    as the kind defines it (:func:`symbolic_tf.certify.kinds.replay.replay_tube` with the drift F);
-    raises CertificationFailed if a step does not validate."""
-    with working_precision(prec):
-        return replay_tube(Field([(V, A)], F), S0, ts, order, method, _bad)
 
 
 _SCHEMA = {"basis": ("enum", "svec-upper"), "prec": "int", "Sigma_mid": "rat[][]", "r": "rat", "Y": "rat[][]",
@@ -104,19 +88,8 @@ def check_tube_basin(cert, problem):
     d = problem.d
     S0 = initial_cov(problem, _bad)
     data = cert.data
-    order = _int_in(data["order"], "order", 1, _MAX_ORDER)
-    tprec = _int_in(data["tube_prec"], "tube_prec", 53, 4096)
-    method = data["method"]
-    steps = data["steps"]
-    if not isinstance(steps, list) or not steps or len(steps) > _MAX_STEPS + 1:
-        _bad(f"steps must be a list of 1..{_MAX_STEPS + 1} times")
-    ts = [rat(x) for x in steps]
-    if ts[0] != 0:
-        _bad("the first step time must be 0")
-    if any(b <= a for a, b in zip(ts, ts[1:])):
-        _bad("step times must be strictly increasing")
-    S_end = _replay(F, V, A, S0, ts, order, tprec, method)
-    prec = _int_in(data["prec"], "prec", 64, 4096)
+    S_end, _ts = replay_stored([(V, A)], F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
+    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
     check_basin(data, F, V, A, d, S_end, prec, "the tube's end box", _bad)
     params = {"Sigma_mid": [[frac_str(Fraction(x)) for x in row] for row in data["Sigma_mid"]],
               "r": frac_str(Fraction(data["r"]))}

@@ -49,9 +49,6 @@ class KrawczykBasin(Route):
         symbolic_tf.spec.verdict.Verdict
             PROVED with ``evidence["certificate"]`` (EQUILIBRIUM for this Σ₀), else UNDECIDED with the reason.
         """
-        skipped = ctx.skip(problem, "blowup")
-        if skipped:
-            return skipped
         from ..basin import find_basin
 
-        return find_basin(problem)
+        return ctx.skip(problem, "blowup") or find_basin(problem)

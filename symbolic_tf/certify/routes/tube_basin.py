@@ -51,9 +51,6 @@ class TubeBasin(Route):
             PROVED with ``evidence["certificate"]`` (kind ``tube-basin``: EQUILIBRIUM for this Σ₀), else
             UNDECIDED with the reason.
         """
-        skipped = ctx.skip(problem, "blowup")
-        if skipped:
-            return skipped
         from ..validated.basin_tube import find_tube_basin
 
-        return find_tube_basin(problem, seconds=5.0)
+        return ctx.skip(problem, "blowup") or find_tube_basin(problem, seconds=5.0)

@@ -25,8 +25,9 @@ import numpy as np
 
 from ...exact.precision import working_precision
 from ...exact.rational import qmat
-from ...spec.verdict import PROVED, UNDECIDED, Verdict
-from ..certificate import Certificate, vec_str
+from ...spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
+from ..certificate import vec_str
 
 __all__ = ["KIND", "find_tube_basin"]
 
@@ -155,30 +156,21 @@ def find_tube_basin(problem, *, order: int = 20, prec: int = 128, method: str = 
         PROVED (EQUILIBRIUM, THIS) with ``evidence["certificate"]`` of kind ``tube-basin``, else UNDECIDED
         with the reason.
     """
-    t0 = time.perf_counter()
-    try:
-        return _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, t0)
-    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
-        return Verdict(UNDECIDED, _claim0(), reason=f"tube-basin search gave up ({type(exc).__name__}: "
-                       f"{str(exc)[:160]})", numerical={"seconds": time.perf_counter() - t0})
+    return guarded(lambda t0: _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, t0),
+                   _claim0(), "tube-basin search")
 
 
 def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, t0) -> Verdict:
-    from ...spec.errors import CertificationFailed, InvalidParameters
-    from ..check import check
+    from ...spec.errors import InvalidParameters
+    from .lyapunov import certify_and_check
     from ..claims import Claim, Quantifier
-    from ..equilibrium import find_equilibrium
+    from ..basin import basin_inputs_reason, stable_equilibrium
     from .tube import flow_data, integrate_tube
 
     claim0 = _claim0()
-    from ...variants import single_quadratic_head
-
-    try:
-        single_quadratic_head(problem)
-    except InvalidParameters as exc:
-        return Verdict(UNDECIDED, claim0, reason=f"needs one quadratic (softmax) head: {exc.reason}")
-    if problem.cov is None:
-        return Verdict(UNDECIDED, claim0, reason="the problem has no Σ₀")
+    why = basin_inputs_reason(problem)
+    if why:
+        return Verdict(UNDECIDED, claim0, reason=why)
     try:
         heads, F = flow_data(problem)
     except InvalidParameters as exc:
@@ -186,12 +178,9 @@ def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, 
     S0 = problem.exact.Sigma0
     if S0 != S0.transpose():
         return Verdict(UNDECIDED, claim0, reason="Σ₀ is not symmetric")
-    eq = find_equilibrium(problem)
-    cert_eq = eq.evidence.get("certificate")
-    if eq.status != PROVED or cert_eq is None or "stable" not in cert_eq["data"].get("claims", []):
-        return Verdict(UNDECIDED, claim0, reason="no locally stable PD equilibrium certified: " + (eq.reason or "?"),
-                       numerical={"seconds": time.perf_counter() - t0})
-    ed = cert_eq["data"]
+    ed, why = stable_equilibrium(problem)
+    if ed is None:
+        return Verdict(UNDECIDED, claim0, reason=why, numerical={"seconds": time.perf_counter() - t0})
     cands, Smid, r, bprec = _basin_candidates(problem, ed)
     numerical = {"basins": [{"W": c[4], "rho": c[1]} for c in cands]}
     if not cands:
@@ -230,24 +219,11 @@ def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, 
     data = {"basis": "svec-upper", "prec": bprec, "Sigma_mid": ed["Sigma_mid"], "r": ed["r"], "Y": ed["Y"],
             **data_w, "steps": vec_str(tube.times), "order": order, "tube_prec": prec, "method": method}
     claim = Claim("EQUILIBRIUM", Quantifier.THIS, {"Sigma_mid": ed["Sigma_mid"], "r": ed["r"]})
-    cert = Certificate.for_problem(problem, KIND, claim, PROVED, data,
-                                   notes=[f"validated order-{order} Taylor tube ({method}, {prec} bits) over "
-                                          f"{tube.steps} steps to t = {float(tube.t_final):.10g}, ending inside "
-                                          f"the basin {{E < ρ}} ({cands[hit[0]][4]})"])
-    t2 = time.perf_counter()
-    try:
-        check(cert)
-    except CertificationFailed as exc:
-        numerical["seconds"] = time.perf_counter() - t0
-        return Verdict(UNDECIDED, claim.text(), numerical=numerical,
-                       reason=f"the certificate failed the independent check: {exc}")
-    numerical["check_seconds"] = time.perf_counter() - t2
-    numerical["seconds"] = time.perf_counter() - t0
+    note = (f"validated order-{order} Taylor tube ({method}, {prec} bits) over {tube.steps} steps to "
+            f"t = {float(tube.t_final):.10g}, ending inside the basin {{E < ρ}} ({cands[hit[0]][4]})")
     rho = cands[hit[0]][1]
-    return Verdict(PROVED, claim.text(), ARGUMENT,
-                   evidence={"regime": "EQUILIBRIUM", "Sigma_star_box": {"mid": ed["Sigma_mid"], "rad": ed["r"]},
-                             "certificate": cert.to_dict()},
-                   numerical=numerical,
-                   reason=(f"validated tube from Σ₀ ({tube.steps} steps, order {order}) to t = "
-                           f"{float(tube.t_final):.6g}; the enclosure of Σ(t_N) lies in the certified basin "
-                           f"{{E(Σ − Σ*) < ρ}}, ρ ≈ {rho:.4g}, of the Krawczyk-enclosed equilibrium Σ*"))
+    return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
+                             {"regime": "EQUILIBRIUM", "Sigma_star_box": {"mid": ed["Sigma_mid"], "rad": ed["r"]}},
+                             (f"validated tube from Σ₀ ({tube.steps} steps, order {order}) to t = "
+                              f"{float(tube.t_final):.6g}; the enclosure of Σ(t_N) lies in the certified basin "
+                              f"{{E(Σ − Σ*) < ρ}}, ρ ≈ {rho:.4g}, of the Krawczyk-enclosed equilibrium Σ*"))

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
 
 __all__ = ["KIND", "find_cluster"]
 
@@ -88,12 +89,8 @@ def find_cluster(problem, *, order: int = 20, prec: int = 128, seconds: float = 
         PROVED (CLUSTERING, rank 1, THIS) with ``evidence["certificate"]`` of kind ``tube-cluster``, else
         UNDECIDED with the reason.
     """
-    t0 = time.perf_counter()
-    try:
-        return _find(problem, order, prec, seconds, horizon, max_steps, t0)
-    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
-        return Verdict(UNDECIDED, _CLAIM0, reason=f"tube-cluster search gave up ({type(exc).__name__}: {str(exc)[:160]})",
-                       numerical={"seconds": time.perf_counter() - t0})
+    return guarded(lambda t0: _find(problem, order, prec, seconds, horizon, max_steps, t0),
+                   _CLAIM0, "tube-cluster search")
 
 
 def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
@@ -101,27 +98,20 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
 
     from .float_budget import capped
 
-    from ...exact.definiteness import definiteness
-    from ...spec.errors import CertificationFailed, InvalidParameters
-    from ..certificate import vec_str
+    from ...spec.errors import CertificationFailed
     from ..claims import Claim, Quantifier
     from ..kinds.cluster import check_cluster_end
-    from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
+    from .lyapunov import Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, tube_fields
     from ...variants import get as get_variant
-    from .tube import flow_data, integrate_tube
+    from .tube import integrate_tube, psd_flow_inputs
 
     if problem.d != 2 or get_variant(problem.variant).composite:
         return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers one quadratic (softmax) head "
                        "in d = 2")
-    try:
-        heads, F = flow_data(problem)
-    except InvalidParameters as exc:
-        return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
-    if F is not None and any(e != 0 for e in F.entries()):
-        return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers the flow without drift")
-    S0q = problem.exact.Sigma0
-    if S0q != S0q.transpose() or not definiteness(S0q).psd:
-        return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
+    inputs = psd_flow_inputs(problem, False, "the clustering certificate covers the flow without drift")
+    if isinstance(inputs, str):
+        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
+    heads, _F, S0q = inputs
     V, A = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1])
     iso = _isotropic(A)
     if not iso:
@@ -160,25 +150,21 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     guess = lyapunov_guess(J)
     if guess is None:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
-    W, W_str, Winv, mu = guess.W, guess.W_str, guess.Winv, guess.mu
+    W = guess.W
     Xs_str = dyadic_matrix_str(X)
     found = {}
-    next_t = [0.0]
+    throttle = Throttle()
 
     def attempt(S, t):
-        tf = float(t)
-        if tf < next_t[0]:
+        if not throttle.due(t):
             return False
-        next_t[0] = max(1.25 * tf, tf + 1e-3)
         tr = float(S[0, 0].mid() + S[1, 1].mid())
         if not tr > 0:
             return False
         z = np.array([float(S[i, j].mid()) / tr - X[i, j] for i, j in _UP])
         E1 = float(z @ W @ z)
         rho = dyadic(max(1.5 * E1, 1e-24), 30)
-        R = ellipsoid_radii(rho, Winv)
-        data = {"X_star": Xs_str, "W": W_str, "rho": frac_str(rho), "mu": frac_str(mu), "R": [frac_str(r) for r in R],
-                "kappa": frac_str(_KAPPA)}
+        data = dict(ellipsoid_fields("X_star", Xs_str, guess, rho), kappa=frac_str(_KAPPA))
         try:
             check_cluster_end(heads, S, data, prec, _fail)
         except CertificationFailed:
@@ -195,8 +181,8 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=(f"the validated tube from Σ₀ did not enter a certified basin of the rank-one line: "
                                f"{tube.stop} (t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
-    times = [x for x in tube.times if x <= found["t"]]
-    data = dict(found["data"], prec=prec, steps=vec_str(times), order=order, tube_prec=prec, method="qr")
+    times, tube_data = tube_fields(tube, found["t"], order, prec)
+    data = dict(found["data"], prec=prec, **tube_data)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})
     note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
             "ending in the contracting ellipsoid around an isotropic rank-one equilibrium line of the projective field")

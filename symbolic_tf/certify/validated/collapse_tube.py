@@ -13,6 +13,7 @@ import numpy as np
 
 from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
 
 __all__ = ["KIND", "find_collapse"]
 
@@ -43,35 +44,23 @@ def find_collapse(problem, *, order: int = 20, prec: int = 128, seconds: float =
         PROVED (CLUSTERING, rank 0, THIS) with ``evidence["certificate"]`` of kind ``tube-collapse``, else
         UNDECIDED with the reason.
     """
-    t0 = time.perf_counter()
-    try:
-        return _find(problem, order, prec, seconds, max_steps, t0)
-    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
-        return Verdict(UNDECIDED, _CLAIM0, reason=f"tube-collapse search gave up ({type(exc).__name__}: {str(exc)[:160]})",
-                       numerical={"seconds": time.perf_counter() - t0})
+    return guarded(lambda t0: _find(problem, order, prec, seconds, max_steps, t0), _CLAIM0, "tube-collapse search")
 
 
 def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     from scipy.linalg import solve_continuous_lyapunov
 
-    from ...exact.definiteness import definiteness
     from ...exact.rational import qmat
-    from ...spec.errors import CertificationFailed, InvalidParameters
-    from ..certificate import vec_str
+    from ...spec.errors import CertificationFailed
     from ..claims import Claim, Quantifier
     from ..kinds.collapse import check_collapse_bounds, end_inside
-    from .lyapunov import certify_and_check
-    from .tube import flow_data, integrate_tube
+    from .lyapunov import certify_and_check, tube_fields
+    from .tube import integrate_tube, psd_flow_inputs
 
-    try:
-        heads, F = flow_data(problem)
-    except InvalidParameters as exc:
-        return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
-    if F is None or all(e == 0 for e in F.entries()):
-        return Verdict(UNDECIDED, _CLAIM0, reason="needs a drift F")
-    S0q = problem.exact.Sigma0
-    if S0q != S0q.transpose() or not definiteness(S0q).psd:
-        return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
+    inputs = psd_flow_inputs(problem, True, "needs a drift F")
+    if isinstance(inputs, str):
+        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
+    heads, F, S0q = inputs
     d = problem.d
     Ff = qmat_to_float(F)
     if np.linalg.eigvals(Ff).real.max() >= 0:
@@ -107,8 +96,8 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=(f"the validated tube from Σ₀ did not reach {{tr(PΣ) < lam/c}}: {tube.stop} "
                                f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
-    times = [x for x in tube.times if x <= hit[0]]
-    data.update(steps=vec_str(times), order=order, tube_prec=prec, method="qr")
+    times, tube_data = tube_fields(tube, hit[0], order, prec)
+    data.update(tube_data)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
     return certify_and_check(problem, KIND, claim, data, (f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
                                           f"t = {float(hit[0]):.10g}, ending where tr(PΣ) < lam/c"), numerical, t0, ARGUMENT,

@@ -8,7 +8,13 @@ up after a fixed number of evaluations by raising :class:`FloatBudgetExceeded` (
 which every search turns into UNDECIDED with the reason)."""
 from __future__ import annotations
 
-__all__ = ["FloatBudgetExceeded", "capped", "MAX_EVALS"]
+import time
+
+import numpy as np
+
+from ...spec.verdict import UNDECIDED, Verdict
+
+__all__ = ["FloatBudgetExceeded", "capped", "guarded", "MAX_EVALS"]
 
 #: evaluations of a d ≤ 6 right-hand side: a few seconds at most
 MAX_EVALS = 200_000
@@ -43,3 +49,31 @@ def capped(rhs, max_evals: int = MAX_EVALS):
         return rhs(t, y)
 
     return wrapped
+
+
+def guarded(run, claim, what):
+    """Run a search, turning float and arithmetic trouble into UNDECIDED: ``run(t0)`` with t0 =
+    ``time.perf_counter()`` at the start; an ArithmeticError, ValueError, RuntimeError (e.g.
+    :class:`FloatBudgetExceeded`), LinAlgError or MemoryError gives
+    ``Verdict(UNDECIDED, claim, reason="<what> gave up (<error>)", numerical={"seconds": …})``.
+
+    Parameters
+    ----------
+    run : callable
+        ``run(t0)`` performs the search and returns its Verdict.
+    claim : str
+        The claim's text of the UNDECIDED verdict.
+    what : str
+        The search's name in the reason (e.g. "tube-ray search").
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        ``run(t0)``, or UNDECIDED with the reason when it raised one of those errors.
+    """
+    t0 = time.perf_counter()
+    try:
+        return run(t0)
+    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
+        return Verdict(UNDECIDED, claim, reason=f"{what} gave up ({type(exc).__name__}: {str(exc)[:160]})",
+                       numerical={"seconds": time.perf_counter() - t0})

@@ -8,9 +8,11 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from ...exact.rational import dyadic, dyadic_matrix_str, frac_str
+from ...exact.ball import arb_lower, arb_upper
+from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, round_out
 
-__all__ = ["LyapunovGuess", "lyapunov_guess", "ellipsoid_radii", "certify_and_check"]
+__all__ = ["LyapunovGuess", "lyapunov_guess", "ellipsoid_radii", "ellipsoid_fields", "Throttle", "stored_bracket",
+           "tube_fields", "certify_and_check"]
 
 
 class LyapunovGuess:
@@ -74,6 +76,105 @@ def ellipsoid_radii(rho: Fraction, Winv) -> list:
 
     return [dyadic(math.sqrt(float(rho) * int(Winv[k, k].p) / int(Winv[k, k].q)) * (1 + 1e-9) + 1e-300, 40)
             for k in range(Winv.nrows())]
+
+
+def ellipsoid_fields(centre_key, centre_str, guess, rho) -> dict:
+    """The ellipsoid part of a tube-end certificate's data: the centre, W, ρ, μ and the box radii
+    R_k ≥ √(ρ·(W⁻¹)_kk) (:func:`ellipsoid_radii`), as exact strings.
+
+    Parameters
+    ----------
+    centre_key : str
+        The centre's key ("X_star", "Sigma_star").
+    centre_str : list of list of str
+        The centre as exact strings.
+    guess : LyapunovGuess
+        W (``W_str``, ``Winv``) and μ.
+    rho : fractions.Fraction
+        The level ρ.
+
+    Returns
+    -------
+    dict
+        {centre_key, "W", "rho", "mu", "R"} in that order.
+    """
+    R = ellipsoid_radii(rho, guess.Winv)
+    return {centre_key: centre_str, "W": guess.W_str, "rho": frac_str(rho), "mu": frac_str(guess.mu),
+            "R": [frac_str(r) for r in R]}
+
+
+class Throttle:
+    """Spaces the (costly) tube-end checks geometrically in time: a check at t is due when t ≥ the
+    next slot, and a due check moves the slot to max(1.25·t, t + 10⁻³)."""
+
+    def __init__(self):
+        self.next = 0.0
+
+    def due(self, t) -> bool:
+        """Whether a check at time t is due (and, if so, book the next slot).
+
+        Parameters
+        ----------
+        t : flint.fmpq or float
+            The tube's current time.
+
+        Returns
+        -------
+        bool
+            True when t ≥ the next slot.
+        """
+        tf = float(t)
+        if tf < self.next:
+            return False
+        self.next = max(1.25 * tf, tf + 1e-3)
+        return True
+
+
+def stored_bracket(lo, hi):
+    """The rational bracket [T_lo, T_hi] to store for the derived ball bounds lo ≤ T* ≤ hi, with a little
+    slack outward (the checker replays the tube with its own code, whose end box may differ from the
+    search's in the last bits): slack = (hi − lo)/1000 + |hi|/2⁸⁰, rounded out to 64-bit dyadics.
+
+    Parameters
+    ----------
+    lo, hi : flint.arb
+        The derived lower and upper bounds of T*.
+
+    Returns
+    -------
+    tuple of (fractions.Fraction, fractions.Fraction, float)
+        (T_lo, T_hi, the relative width (T_hi − T_lo)/T_lo).
+    """
+    qlo, qhi = arb_lower(lo), arb_upper(hi)
+    slack = (qhi - qlo) / 1000 + abs(qhi) / 2 ** 80
+    T_lo, T_hi = round_out(qlo - slack, False), round_out(qhi + slack, True)
+    return T_lo, T_hi, float(T_hi - T_lo) / max(float(T_lo), 1e-300)
+
+
+def tube_fields(tube, t_end, order, prec):
+    """The tube part of a certificate's data: the tube's step times up to ``t_end`` and its
+    parameters (method "qr", ``tube_prec`` = ``prec``).
+
+    Parameters
+    ----------
+    tube : symbolic_tf.certify.validated.tube.Tube
+        The integrated tube.
+    t_end : flint.fmpq
+        The time at which the tube's end was verified.
+    order : int
+        The Taylor order.
+    prec : int
+        The tube's precision in bits.
+
+    Returns
+    -------
+    tuple of (list, dict)
+        (the exact times t_0 = 0 < … ≤ t_end, {"steps", "order", "tube_prec", "method"}).
+    """
+    from ..certificate import vec_str
+
+    times = [x for x in tube.times if x <= t_end]
+    return times, {"steps": vec_str(times), "order": order, "tube_prec": prec, "method": "qr"}
 
 
 def certify_and_check(problem, kind, claim, data, note, numerical, t0, argument, evidence, reason):

@@ -24,9 +24,9 @@ import time
 import flint
 import numpy as np
 
-from ...exact.ball import arb_lower, arb_upper
-from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float, round_out
+from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
 from ..kinds.replay import svec_pairs
 from .float_field import float_blowup, FloatField
 
@@ -99,21 +99,16 @@ def find_ray_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float
         PROVED (BLOWUP, THIS, T* ∈ [T_lo, T_hi]) with ``evidence["certificate"]`` of kind ``tube-ray``,
         else UNDECIDED with the reason.
     """
-    t0 = time.perf_counter()
-    try:
-        return _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0)
-    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
-        return Verdict(UNDECIDED, _CLAIM0, reason=f"tube-ray search gave up ({type(exc).__name__}: {str(exc)[:160]})",
-                       numerical={"seconds": time.perf_counter() - t0})
+    return guarded(lambda t0: _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0),
+                   _CLAIM0, "tube-ray search")
 
 
 def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> Verdict:
     from ...exact.rational import qmat
     from ...spec.errors import CertificationFailed, InvalidParameters
-    from ..certificate import vec_str
     from ..claims import Claim, Quantifier
     from ..kinds.ray import check_ray_end
-    from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
+    from .lyapunov import certify_and_check, ellipsoid_fields, lyapunov_guess, stored_bracket, tube_fields
     from .tube import flow_data, integrate_tube
 
     try:
@@ -147,7 +142,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     guess = lyapunov_guess(J)
     if guess is None:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
-    W, Wq_str, Wq, Winv, mu = guess.W, guess.W_str, guess.Wq, guess.Winv, guess.mu
+    W, Wq, mu = guess.W, guess.Wq, guess.mu
     Xs_str = dyadic_matrix_str(X)
     Xs = qmat(Xs_str)
     ex_res = _residual_energy(heads, F, Xs, Wq, d)
@@ -166,18 +161,12 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
         # ρ: room for the tube's width and for the residual condition rᵀWr < μ²ρ
         rho_f = max(1.5 * E1 + 1e-30, 4.0 * ex_res / float(mu) ** 2)
         rho = dyadic(rho_f, 30)
-        R = ellipsoid_radii(rho, Winv)
-        data = {"X_star": Xs_str, "W": Wq_str, "rho": frac_str(rho), "mu": frac_str(mu), "R": [frac_str(r) for r in R]}
+        data = ellipsoid_fields("X_star", Xs_str, guess, rho)
         try:
             lo, hi = check_ray_end(heads, F, S, t, data, prec, _fail)
         except CertificationFailed:
             return False
-        # a little slack outward: the checker replays the tube with its own code, whose end box
-        # may differ from the search's in the last bits
-        qlo, qhi = arb_lower(lo), arb_upper(hi)
-        slack = (qhi - qlo) / 1000 + abs(qhi) / 2 ** 80
-        T_lo, T_hi = round_out(qlo - slack, False), round_out(qhi + slack, True)
-        width = float(T_hi - T_lo) / max(float(T_lo), 1e-300)
+        T_lo, T_hi, width = stored_bracket(lo, hi)
         if not best or width < best["width"]:
             best.update(data=dict(data, T_lo=frac_str(T_lo), T_hi=frac_str(T_hi)), t=t, width=width)
         return width <= rel_width
@@ -196,8 +185,8 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=(f"the validated tube from Σ₀ did not enter a certified ray basin: {tube.stop} "
                                f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps; float T* ≈ {t_late:.6g})"))
-    times = [x for x in tube.times if x <= best["t"]]
-    data = dict(best["data"], prec=prec, steps=vec_str(times), order=order, tube_prec=prec, method="qr")
+    times, tube_data = tube_fields(tube, best["t"], order, prec)
+    data = dict(best["data"], prec=prec, **tube_data)
     claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})
     note = (f"validated order-{order} Taylor tube (qr, {prec} bits) over {len(times) - 1} steps to "
             f"t = {float(best['t']):.12g}, ending in the certified basin of the attracting ray (X*, 0) of the "

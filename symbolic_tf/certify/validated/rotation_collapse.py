@@ -15,13 +15,13 @@ from __future__ import annotations
 import time
 
 import flint
-import numpy as np
 
 from ...exact.precision import working_precision
-from ...exact.rational import dyadic, frac_str
+from ...exact.rational import frac_str
 from ...spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
 from .float_field import FloatField
-from .rotation_tube import D0_ladder, float_guesses, planar_inputs
+from .rotation_tube import D0_ladder, float_guesses, function_fields, planar_inputs, rational_functions
 
 __all__ = ["KIND", "find_rotation_collapse"]
 
@@ -56,20 +56,15 @@ def find_rotation_collapse(problem, *, order: int = 20, prec: int = 128, seconds
         PROVED (CLUSTERING, rank 0, THIS) with ``evidence["certificate"]`` of kind
         ``tube-rotation-collapse``, else UNDECIDED with the reason.
     """
-    t0 = time.perf_counter()
-    try:
-        return _find(problem, order, prec, seconds, max_steps, K, t0)
-    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
-        return Verdict(UNDECIDED, _CLAIM0, reason=f"tube-rotation-collapse search gave up ({type(exc).__name__}: "
-                       f"{str(exc)[:160]})", numerical={"seconds": time.perf_counter() - t0})
+    return guarded(lambda t0: _find(problem, order, prec, seconds, max_steps, K, t0),
+                   _CLAIM0, "tube-rotation-collapse search")
 
 
 def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
     from ...spec.errors import CertificationFailed
-    from ..certificate import vec_str
     from ..claims import Claim, Quantifier
     from ..kinds.rotation_collapse import check_collapse_region
-    from .lyapunov import certify_and_check
+    from .lyapunov import certify_and_check, tube_fields
     from .tube import integrate_tube
 
     inputs = planar_inputs(problem)
@@ -90,13 +85,8 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
                        reason="no region D ≤ D0 around the rank-one circle that the field enters and where "
                               "the decay functional decreases")
 
-    def rational(v):
-        return [dyadic(float(x), 40) for x in v]
-
-    phi = tuple(rational(v) for v in phi_f)
-    eta = tuple(rational(v) for v in eta_f)
-    base = {"phi_a": [frac_str(x) for x in phi[0]], "phi_b": [frac_str(x) for x in phi[1]],
-            "eta_a": [frac_str(x) for x in eta[0]], "eta_b": [frac_str(x) for x in eta[1]], "prec": prec}
+    phi, eta = rational_functions(phi_f, eta_f)
+    base = dict(function_fields(phi, eta), prec=prec)
     # the region (checks 1–3) does not depend on the tube: verify it on a synthetic end box first
     region, probe = None, flint.arb_mat([[1, 0], [0, 0]])   # a rank-one point: inside every region
     for D0 in ladder[:3]:
@@ -139,8 +129,8 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=(f"the validated tube from Σ₀ did not enter the certified annulus: {tube.stop} "
                                f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
-    times = [x for x in tube.times if x <= found["t"]]
-    data = dict(region, steps=vec_str(times), order=order, tube_prec=prec, method="qr")
+    times, tube_data = tube_fields(tube, found["t"], order, prec)
+    data = dict(region, **tube_data)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
     note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, inside "
             f"the region (1 − r²)e^η ≤ {numerical['D0']:g} where the rotation-averaged functional G decreases at a "

@@ -24,9 +24,9 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ...exact.ball import arb_lower, arb_upper
-from ...exact.rational import dyadic, frac_str, qmat_to_float, round_out
+from ...exact.rational import dyadic, frac_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
 from .float_field import float_blowup, FloatField
 
 __all__ = ["KIND", "find_rotation_blowup"]
@@ -171,22 +171,51 @@ def planar_inputs(problem):
     tuple of (list of (flint.fmpq_mat, flint.fmpq_mat), flint.fmpq_mat) or str
         (the heads' exact (C_h, A_h), Σ₀), or the reason.
     """
-    from ...exact.definiteness import definiteness
-    from ...spec.errors import InvalidParameters
-    from .tube import flow_data
+    from .tube import psd_flow_inputs
 
     if problem.d != 2:
         return "the rotation certificates cover d = 2"
-    try:
-        heads, F = flow_data(problem)
-    except InvalidParameters as exc:
-        return str(exc)
-    if F is not None and any(e != 0 for e in F.entries()):
-        return "the rotation certificates cover the flow without drift"
-    S0q = problem.exact.Sigma0
-    if S0q != S0q.transpose() or not definiteness(S0q).psd:
-        return "Σ₀ is not symmetric positive semidefinite"
+    inputs = psd_flow_inputs(problem, False, "the rotation certificates cover the flow without drift")
+    if isinstance(inputs, str):
+        return inputs
+    heads, _F, S0q = inputs
     return heads, S0q
+
+
+def rational_functions(phi_f, eta_f):
+    """The float trigonometric coefficients of φ and η rounded to short dyadics (40 bits), as stored.
+
+    Parameters
+    ----------
+    phi_f, eta_f : tuple of (array-like, array-like)
+        The float (a, b) coefficient vectors of φ and η.
+
+    Returns
+    -------
+    tuple of (tuple of (list, list), tuple of (list, list))
+        (φ, η) with fractions.Fraction coefficients.
+    """
+    def rational(v):
+        return [dyadic(float(x), 40) for x in v]
+
+    return tuple(rational(v) for v in phi_f), tuple(rational(v) for v in eta_f)
+
+
+def function_fields(phi, eta) -> dict:
+    """The certificate's data fields of φ and η: {"phi_a", "phi_b", "eta_a", "eta_b"} as exact strings.
+
+    Parameters
+    ----------
+    phi, eta : tuple of (list, list)
+        The rational (a, b) coefficients of φ and η.
+
+    Returns
+    -------
+    dict
+        The four coefficient lists, in that order.
+    """
+    return {"phi_a": [frac_str(x) for x in phi[0]], "phi_b": [frac_str(x) for x in phi[1]],
+            "eta_a": [frac_str(x) for x in eta[0]], "eta_b": [frac_str(x) for x in eta[1]]}
 
 
 def find_rotation_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float = 8.0,
@@ -220,20 +249,15 @@ def find_rotation_blowup(problem, *, order: int = 20, prec: int = 128, seconds: 
         PROVED (BLOWUP, THIS, T* ∈ [T_lo, T_hi]) with ``evidence["certificate"]`` of kind
         ``tube-rotation``, else UNDECIDED with the reason.
     """
-    t0 = time.perf_counter()
-    try:
-        return _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0)
-    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
-        return Verdict(UNDECIDED, _CLAIM0, reason=f"tube-rotation search gave up ({type(exc).__name__}: "
-                       f"{str(exc)[:160]})", numerical={"seconds": time.perf_counter() - t0})
+    return guarded(lambda t0: _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0),
+                   _CLAIM0, "tube-rotation search")
 
 
 def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -> Verdict:
     from ...spec.errors import CertificationFailed
-    from ..certificate import vec_str
     from ..claims import Claim, Quantifier
     from ..kinds.rotation import end_bracket, region_bounds
-    from .lyapunov import certify_and_check
+    from .lyapunov import certify_and_check, stored_bracket, tube_fields
     from .tube import integrate_tube
 
     inputs = planar_inputs(problem)
@@ -257,11 +281,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
                        reason="no region D ≤ D0 around the rank-one circle that the field enters and where "
                               "the growth functional grows")
 
-    def rational(v):
-        return [dyadic(float(x), 40) for x in v]
-
-    phi = tuple(rational(v) for v in phi_f)
-    eta = tuple(rational(v) for v in eta_f)
+    phi, eta = rational_functions(phi_f, eta_f)
     phi_q = tuple([flint.fmpq(x.numerator, x.denominator) for x in v] for v in phi)
     eta_q = tuple([flint.fmpq(x.numerator, x.denominator) for x in v] for v in eta)
     bounds, pieces, D0 = None, None, None
@@ -297,10 +317,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
             lo, hi = end_bracket(S, t, D0q, eta_q, phi_q, bounds, prec, _fail)
         except CertificationFailed:
             return time.perf_counter() > deadline and bool(best)
-        qlo, qhi = arb_lower(lo), arb_upper(hi)
-        slack = (qhi - qlo) / 1000 + abs(qhi) / 2 ** 80
-        T_lo, T_hi = round_out(qlo - slack, False), round_out(qhi + slack, True)
-        width = float(T_hi - T_lo) / max(float(T_lo), 1e-300)
+        T_lo, T_hi, width = stored_bracket(lo, hi)
         if not best or width < best["width"]:
             best.update(T_lo=frac_str(T_lo), T_hi=frac_str(T_hi), t=t, width=width)
         return width <= rel_width or time.perf_counter() > deadline
@@ -314,12 +331,10 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=(f"the validated tube from Σ₀ did not enter the certified annulus: {tube.stop} "
                                f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
-    times = [x for x in tube.times if x <= best["t"]]
+    times, tube_data = tube_fields(tube, best["t"], order, prec)
     D0q = flint.fmpq(D0.numerator, D0.denominator)
-    data = {"phi_a": [frac_str(x) for x in phi[0]], "phi_b": [frac_str(x) for x in phi[1]],
-            "eta_a": [frac_str(x) for x in eta[0]], "eta_b": [frac_str(x) for x in eta[1]], "D0": frac_str(D0),
-            "n_psi": pieces[0], "n_r": pieces[1], "max_depth": pieces[2], "T_lo": best["T_lo"], "T_hi": best["T_hi"], "prec": prec,
-            "steps": vec_str(times), "order": order, "tube_prec": prec, "method": "qr"}
+    data = {**function_fields(phi, eta), "D0": frac_str(D0), "n_psi": pieces[0], "n_r": pieces[1],
+            "max_depth": pieces[2], "T_lo": best["T_lo"], "T_hi": best["T_hi"], "prec": prec, **tube_data}
     claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})
     numerical["rel_width"] = best["width"]
     return certify_and_check(problem, KIND, claim, data, (f"validated order-{order} Taylor tube over {len(times) - 1} steps to "

@@ -11,8 +11,9 @@ import time
 
 import numpy as np
 
-from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
+from ...exact.rational import dyadic, dyadic_matrix_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
 from .float_field import FloatField
 
 __all__ = ["KIND", "find_singular_equilibrium"]
@@ -52,12 +53,7 @@ def find_singular_equilibrium(problem, *, order: int = 20, prec: int = 128, seco
         PROVED (CLUSTERING, rank d − 1, THIS) with ``evidence["certificate"]`` of kind
         ``tube-singular-equilibrium``, else UNDECIDED with the reason.
     """
-    t0 = time.perf_counter()
-    try:
-        return _find(problem, order, prec, seconds, horizon, max_steps, t0)
-    except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
-        return Verdict(UNDECIDED, _CLAIM0, reason=f"search gave up ({type(exc).__name__}: {str(exc)[:160]})",
-                       numerical={"seconds": time.perf_counter() - t0})
+    return guarded(lambda t0: _find(problem, order, prec, seconds, horizon, max_steps, t0), _CLAIM0, "search")
 
 
 def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
@@ -65,23 +61,16 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
 
     from .float_budget import capped
 
-    from ...exact.definiteness import definiteness
-    from ...spec.errors import CertificationFailed, InvalidParameters
-    from ..certificate import vec_str
+    from ...spec.errors import CertificationFailed
     from ..claims import Claim, Quantifier
     from ..kinds.singular_eq import check_singular_end
-    from .lyapunov import certify_and_check, ellipsoid_radii, lyapunov_guess
-    from .tube import flow_data, integrate_tube
+    from .lyapunov import Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, tube_fields
+    from .tube import integrate_tube, psd_flow_inputs
 
-    try:
-        heads, F = flow_data(problem)
-    except InvalidParameters as exc:
-        return Verdict(UNDECIDED, _CLAIM0, reason=str(exc))
-    if F is None or all(e == 0 for e in F.entries()):
-        return Verdict(UNDECIDED, _CLAIM0, reason="needs a drift F (without it singular equilibria are not isolated)")
-    S0q = problem.exact.Sigma0
-    if S0q != S0q.transpose() or not definiteness(S0q).psd:
-        return Verdict(UNDECIDED, _CLAIM0, reason="Σ₀ is not symmetric positive semidefinite")
+    inputs = psd_flow_inputs(problem, True, "needs a drift F (without it singular equilibria are not isolated)")
+    if isinstance(inputs, str):
+        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
+    heads, F, S0q = inputs
     d = problem.d
     up = _upper(d)
     ff = FloatField(heads, F, d)
@@ -130,20 +119,17 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     guess = lyapunov_guess(J)
     if guess is None:
         return Verdict(UNDECIDED, _CLAIM0, reason="no float Lyapunov matrix / contraction rate")
-    W, W_str, Winv, mu = guess.W, guess.W_str, guess.Winv, guess.mu
+    W = guess.W
     S_str = dyadic_matrix_str(Ms)
     found = {}
-    next_t = [0.0]
+    throttle = Throttle()
 
     def attempt(Sb, t):
-        tf = float(t)
-        if tf < next_t[0]:
+        if not throttle.due(t):
             return False
-        next_t[0] = max(1.25 * tf, tf + 1e-3)
         z = np.array([float(Sb[i, j].mid()) - Ms[i, j] for i, j in up])
         rho = dyadic(max(1.5 * float(z @ W @ z), 1e-24), 30)
-        R = ellipsoid_radii(rho, Winv)
-        data = {"Sigma_star": S_str, "W": W_str, "rho": frac_str(rho), "mu": frac_str(mu), "R": [frac_str(r) for r in R]}
+        data = ellipsoid_fields("Sigma_star", S_str, guess, rho)
         try:
             check_singular_end(heads, F, Sb, data, d, prec, _fail)
         except CertificationFailed:
@@ -160,8 +146,8 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=(f"the validated tube from Σ₀ did not enter the contracting ellipsoid: {tube.stop} "
                                f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
-    times = [x for x in tube.times if x <= found["t"]]
-    data = dict(found["data"], prec=prec, steps=vec_str(times), order=order, tube_prec=prec, method="qr")
+    times, tube_data = tube_fields(tube, found["t"], order, prec)
+    data = dict(found["data"], prec=prec, **tube_data)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": d - 1})
     note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
             f"ending in a contracting ellipsoid around a rank-{d - 1} equilibrium")

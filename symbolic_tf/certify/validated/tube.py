@@ -22,7 +22,7 @@ from ...variants import quadratic_heads
 from .flow import (Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad, prepare_step, singularity_distance, svec_basis,
                    taylor_step)
 
-__all__ = ["Tube", "enclose", "flow_data", "integrate_tube", "MAX_D"]
+__all__ = ["Tube", "enclose", "flow_data", "psd_flow_inputs", "integrate_tube", "MAX_D"]
 
 MAX_D = 6
 _STEP_TOL = 1e-15
@@ -169,6 +169,39 @@ def flow_data(problem):
                                 f"only: {exc.reason}") from None
     F = problem.exact.F
     return heads, F
+
+
+def psd_flow_inputs(problem, drift: bool, drift_reason: str):
+    """The exact inputs of a tube-end search whose certificate needs Σ₀ ⪰ 0 and either a drift
+    F ≠ 0 (``drift`` True) or none (``drift`` False): ([(C_h, A_h)], F, Σ₀), or the reason why not.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+    drift : bool
+        Whether the certificate needs a nonzero drift F (True) or no drift (False).
+    drift_reason : str
+        The reason returned when the drift is not as required.
+
+    Returns
+    -------
+    tuple of (list of (flint.fmpq_mat, flint.fmpq_mat), flint.fmpq_mat or None, flint.fmpq_mat) or str
+        ([(C_h, A_h)], F, Σ₀) (:func:`flow_data`), or the reason: flow_data's InvalidParameters,
+        ``drift_reason``, or "Σ₀ is not symmetric positive semidefinite" (decided exactly).
+    """
+    from ...exact.definiteness import definiteness
+
+    try:
+        heads, F = flow_data(problem)
+    except InvalidParameters as exc:
+        return str(exc)
+    if (F is not None and any(e != 0 for e in F.entries())) != drift:
+        return drift_reason
+    S0q = problem.exact.Sigma0
+    if S0q != S0q.transpose() or not definiteness(S0q).psd:
+        return "Σ₀ is not symmetric positive semidefinite"
+    return heads, F, S0q
 
 
 def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_steps=20000, rel_tol=1e-2,
