@@ -75,11 +75,8 @@ def exp_zero(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
     t_eval = sample_times(T, t_show)
     progress_log(progress, f"experiment 1 (convergence to 0): {S0.shape[0]} Σ₀")
     runs, summary = {}, {}
-    for v in variants:
-        prm = attention_params(v, Q, K, V, l2_convention=l2_convention)
-        run = integrate_run(v, prm, S0, T, t_eval, progress=progress)
+    for v, prm, run, s in _variant_runs(variants, Q, K, V, S0, T, t_eval, progress, l2_convention=l2_convention):
         runs[v] = run
-        s = run_summary(run, S0)
         tr = np.trace(run["Sigma"], axis1=-2, axis2=-1)
         tr0 = tr[:, 0]
         # t·trΣ(t) → const for algebraic 1/t decay: compare the last two geometric samples
@@ -169,11 +166,8 @@ def exp_line(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
     t_eval = sample_times(T, t_show)
     progress_log(progress, f"experiment 2 (convergence to a line): {S0.shape[0]} Σ₀")
     runs, summary = {}, {}
-    for v in variants:
-        prm = attention_params(v, Q, K, V, l2_convention=l2_convention)
-        run = integrate_run(v, prm, S0, T, t_eval, progress=progress)
+    for v, prm, run, s in _variant_runs(variants, Q, K, V, S0, T, t_eval, progress, l2_convention=l2_convention):
         runs[v] = run
-        s = run_summary(run, S0)
         ang, _ = angle_to_lines(run["Sigma_end"], qperp[None])
         s["angle_top_eigvec_to_ker(A+At)_rad"] = stats(ang)
         s["rank_end"] = {str(k): np.bincount(r, minlength=3)[1:] for k, r in numerical_rank(run["Sigma_end"]).items()}
@@ -363,6 +357,16 @@ def _select(rng, accept, variants, T_screen, max_candidates, progress):
     return Q, K, V, cands
 
 
+def _variant_runs(variants, Q, K, V, S0, T, t_eval, progress, *, l2_convention, max_steps=None, heads=None):
+    """Yield (variant, parameters, run, summary) for each variant: the paper's parameters from
+    (Q, K, V), the batch run from every Σ₀ in ``S0`` and its summary."""
+    for v in variants:
+        prm = attention_params(v, Q, K, V, l2_convention=l2_convention, **({} if heads is None else {"heads": heads}))
+        kw = {} if max_steps is None else {"max_steps": max_steps}
+        run = integrate_run(v, prm, S0, T, t_eval, progress=progress, **kw)
+        yield v, prm, run, run_summary(run, S0)
+
+
 def _indefinite_draw(index, seed, source, accept, screen, max_candidates, progress):
     """(Q, K, V, candidates) of an experiment with A + Aᵀ indefinite and V Gaussian.
 
@@ -451,11 +455,9 @@ def exp_two_lines(seed: int = 0, *, n: int = 20, half_width: float = 1.0, T: flo
     dirs = isotropic_directions(A)
     progress_log(progress, f"experiment 4 (convergence to one of two lines): {S0.shape[0]} Σ₀")
     runs, summary = {}, {}
-    for v in variants:
-        prm = attention_params(v, Q, K, V, l2_convention=l2_convention)
-        run = integrate_run(v, prm, S0, T, t_eval, progress=progress, max_steps=max_steps)
+    for v, prm, run, s in _variant_runs(variants, Q, K, V, S0, T, t_eval, progress, l2_convention=l2_convention,
+                                        max_steps=max_steps):
         runs[v] = run
-        s = run_summary(run, S0)
         ok = run["status"] == HORIZON
         ang, idx = angle_to_lines(run["Sigma_end"], dirs)
         r2 = numerical_rank(run["Sigma_end"])[1e-2]
@@ -642,11 +644,10 @@ def exp_mixed(seed: int = 0, *, n: int = 30, half_width: float = 1.0, T: float =
     t_eval = sample_times(T, t_show)
     progress_log(progress, f"experiment 6 (convergence or blow-up depending on Σ₀): {S0.shape[0]} Σ₀")
     runs, summary = {}, {}
-    for v in variants:
-        prm = attention_params(v, Q, K, V, heads=2, l2_convention=l2_convention)
-        run = integrate_run(v, prm, S0, T, t_eval, progress=progress, max_steps=max_steps)
+    for v, prm, run, s in _variant_runs(variants, Q, K, V, S0, T, t_eval, progress, l2_convention=l2_convention,
+                                        max_steps=max_steps, heads=2):
         runs[v] = run
-        summary[v] = run_summary(run, S0)
+        summary[v] = s
     return {
         "experiment": "mixed", "index": index,
         "title": "Convergence or blow-up depending on Σ₀ (softmax, ℓ2, multi-head H = 2)",
