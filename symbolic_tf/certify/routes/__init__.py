@@ -401,6 +401,7 @@ def prove(problem, ctx: Context) -> Outcome:
     from ..certificate import Certificate
     from ..check import derive
     from ..claims import Quantifier
+    from ..validated.lyapunov import caller_rechecks
 
     mode = "uniform" if ctx.uniform else "point"
     errors = _route_errors()
@@ -409,7 +410,8 @@ def prove(problem, ctx: Context) -> Outcome:
         if mode not in r.modes or r.schedules != problem.scheduled or r.applies(problem, ctx) is not None:
             continue
         try:
-            with np.errstate(all="ignore"), warnings.catch_warnings():
+            # the searches leave the check to this loop, which runs it on every certificate below
+            with np.errstate(all="ignore"), warnings.catch_warnings(), caller_rechecks():
                 warnings.simplefilter("ignore")
                 v = r.search(problem, ctx)
         except errors as exc:
