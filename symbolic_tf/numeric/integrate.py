@@ -43,13 +43,24 @@ from ..spec.errors import InvalidParameters
 # FAILED, STATUS_NAMES: still imported from here by cli.py, reproduce/, regimes/evidence.py, conjectures/core.py
 # (to move to .solution there; then drop them from this line)
 from .solution import BLOWUP, CONVERGED, FAILED, HORIZON, MAX_STEPS, RUNNING, STATUS_NAMES, Solution  # noqa: F401
-from .tableaus import DOPRI5_A, DOPRI5_B5, DOPRI5_C, DOPRI5_E
+from .tableaus import DOPRI5_A, DOPRI5_B5, DOPRI5_C, DOPRI5_E, DOPRI5_P
 
 __all__ = ["integrate", "AUTO_MAX_D", "AUTO_MIN_BATCH", "METHODS"]
 
 AUTO_MAX_D = 8        # compiled kernels exist for d ≤ 8 (benchmarks/bench_scaling.py: they win there)
 AUTO_MIN_BATCH = 64   # smaller batches stay on numpy (no numba import, no compile on a cold cache)
 METHODS = ("dopri5", "dop853")
+
+_BISECT = 52  # bisection steps locating a blow-up crossing on the interpolant (as kernels.BISECT)
+
+
+def _dense5(a_old, P_old, KA, KP, h, theta):
+    """DOPRI5's order-4 continuous extension at θ ∈ [0, 1] (one θ per member): y_n + h Σ_s k_s b_s(θ),
+    b_s(θ) = Σ_j P[s, j] θ^(j+1) (``tableaus.DOPRI5_P``), for α and Ψ; KA (m, 7, d), KP (m, 7, d, d)."""
+    theta = np.asarray(theta, dtype=float)
+    w = np.stack([theta, theta ** 2, theta ** 3, theta ** 4], -1) @ DOPRI5_P.T * h[:, None]  # (m, 7)
+    return a_old + np.einsum("ms,msi->mi", w, KA), P_old + np.einsum("ms,msij->mij", w, KP)
+
 
 def _subset_params(params: dict, idx: np.ndarray, B: int) -> dict:
     out = {}
@@ -279,9 +290,7 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
                 prm = _subset_params(params, act, B)
                 a0, P0, S0 = alpha[act], Phi[act], Sigma0[act]
             ta = t[act]
-            target = np.where(nxt[act] < n, t_eval[np.minimum(nxt[act], n - 1)], T)
-            target = np.minimum(target, T)
-            hh = np.minimum(h[act], np.maximum(target - ta, 0.0))
+            hh = np.minimum(h[act], np.maximum(T - ta, 0.0))  # land on T only; samples: dense output
             hh = np.where(hh <= 0, h[act], hh)
             ka, kP = [], []
             for s in range(7):
@@ -318,9 +327,12 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
 
             # accepted members advance
             acc = act[accept]
-            t[acc] = ta[accept] + hh[accept]
-            hit = np.abs(t[acc] - target[accept]) <= 1e-14 * np.maximum(1.0, T)
-            t[acc] = np.where(hit, target[accept], t[acc])
+            t_old, h_acc = ta[accept], hh[accept]
+            a_old, P_old = a0[accept], P0[accept]  # copies (fancy indexing) of the states before the step
+            stages = [ka, kP, accept]  # stacked below only when a sample or an event needs the dense output
+            t[acc] = t_old + h_acc
+            hit = np.abs(t[acc] - T) <= 1e-14 * np.maximum(1.0, T)
+            t[acc] = np.where(hit, T, t[acc])
             alpha[acc] = a5[accept]
             Phi[acc] = P5[accept]
             fa_last[acc] = ka[6][accept]
@@ -337,15 +349,38 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
                 Sg = sig(Phi[acc], Sigma0[acc])
                 nS = np.linalg.norm(Sg, axis=(1, 2))
                 pos = np.arange(acc.size)
-                while True:  # record every sample time reached (vectorised over members)
+                blown = nS > blowup_norm * scale0[acc]
+                th_stop = np.ones(acc.size)
+                k = nxt[acc]
+                if blown.any() or np.any((k < n) & (t_eval[np.minimum(k, n - 1)] <= t[acc] * (1 + 1e-14) + 1e-300)):
+                    KA, KP = np.stack(stages[0], 1)[stages[2]], np.stack(stages[1], 1)[stages[2]]
+                if blown.any():  # locate the crossing ‖Σ(θ)‖_F = blowup_norm·scale on the interpolant
+                    i_b = pos[blown]
+                    thr = blowup_norm * scale0[acc[i_b]]
+                    lo, hi = np.zeros(i_b.size), np.ones(i_b.size)
+                    for _ in range(_BISECT):
+                        mid = 0.5 * (lo + hi)
+                        _, Pm = _dense5(a_old[i_b], P_old[i_b], KA[i_b], KP[i_b], h_acc[i_b], mid)
+                        up = np.linalg.norm(sig(Pm), axis=(1, 2)) > thr
+                        hi, lo = np.where(up, mid, hi), np.where(up, lo, mid)
+                    a_x, P_x = _dense5(a_old[i_b], P_old[i_b], KA[i_b], KP[i_b], h_acc[i_b], hi)
+                    alpha[acc[i_b]], Phi[acc[i_b]] = a_x, P_x
+                    t[acc[i_b]] = t_old[i_b] + hi * h_acc[i_b]
+                    th_stop[i_b] = hi
+                    Sg[i_b] = sig(P_x)
+                    nS[i_b] = np.linalg.norm(Sg[i_b], axis=(1, 2))
+                while True:  # every sample time reached, from the dense output (vectorised over members)
                     k = nxt[acc]
                     due = (k < n) & (t_eval[np.minimum(k, n - 1)] <= t[acc] * (1 + 1e-14) + 1e-300)
                     if not due.any():
                         break
-                    out_a[acc[due], k[due]] = alpha[acc[due]]
-                    out_S[acc[due], k[due]] = Sg[pos[due]]
+                    i_d = pos[due]
+                    th = (t_eval[k[due]] - t_old[i_d]) / h_acc[i_d]
+                    end = th >= th_stop[i_d]  # at (or past) the step's end: the end state itself
+                    a_s, P_s = _dense5(a_old[i_d], P_old[i_d], KA[i_d], KP[i_d], h_acc[i_d], np.minimum(th, 1.0))
+                    out_a[acc[i_d], k[due]] = np.where(end[:, None], alpha[acc[i_d]], a_s)
+                    out_S[acc[i_d], k[due]] = np.where(end[:, None, None], Sg[i_d], sig(P_s))
                     nxt[acc[due]] += 1
-                blown = nS > blowup_norm * scale0[acc]
                 status[acc[blown]] = BLOWUP
                 if stop_on_convergence:
                     live = acc[~blown]
