@@ -10,17 +10,28 @@ Integrating Ψ instead of Σ keeps Σ positive semidefinite and its rank invaria
 symmetrised exactly.  Each member has its own
 step size (standard embedded error control, PI-free with safety factor 0.9) and stops on
 
-* ``HORIZON``   t = T;
-* ``BLOWUP``    ‖Σ‖_F > ``blowup_norm`` or the step size collapses below ``h_min·max(1, t)``
-  (the last time reached is reported, the member is frozen);
-* ``CONVERGED`` ‖Σ̇‖_F < ``converge_tol``·(1 + ‖Σ‖_F) (only when ``stop_on_convergence``);
+* ``HORIZON``   t = T (steps are shortened to land on T exactly);
+* ``BLOWUP``    ‖Σ‖_F > ``blowup_norm``·(1 + ‖Σ₀‖_F): detected at the end of an accepted step and
+  *located inside it* on the step's continuous extension — the crossing θ* of
+  ‖Σ(t_n + θh)‖_F = threshold is bisected to 2⁻⁵² h, and ``t_end`` and the end state are those at
+  t_n + θ*h; or the step size collapses below ``h_min·max(1, t)`` (the last time reached is
+  reported). Either way the member is frozen;
+* ``CONVERGED`` ‖Σ̇‖_F < ``converge_tol``·(1 + ‖Σ‖_F) (only when ``stop_on_convergence``),
+  tested at step ends and reported there (locating it inside the step would cost a right-hand
+  side evaluation per bisection step; the criterion is a threshold on a slowly decaying
+  quantity, so the step end is as meaningful a stop time);
 * ``FAILED``    non-finite values;
 * ``MAX_STEPS`` the step budget ``max_steps`` ran out.
 
 ``BLOWUP`` is numerical evidence only: for flows that cannot blow up (ℓ2, Sinkhorn) it means
 the norm threshold was reached by exponential growth.
 
-Sampled output at user times ``t_eval`` (the step is shortened to land on them).
+Sampled output at user times ``t_eval`` comes from the continuous extension (dense output) of
+the accepted step that covers each time — Dormand–Prince's order-4 interpolant for DOPRI5,
+Hairer's order-7 one for DOP853 (3 extra stages, paid only in steps that cover a sample or an
+event); coefficients in :mod:`symbolic_tf.numeric.tableaus`.  The steps do not depend on
+``t_eval``: a dense grid costs interpolations, not steps.  α and Ψ are interpolated and
+Σ = sym(ΨΨᵀ) at the sample, so sampled Σ stay positive semidefinite.
 
 Two implementations of exactly this algorithm (``backend``):
 
@@ -376,7 +387,7 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
                         break
                     i_d = pos[due]
                     th = (t_eval[k[due]] - t_old[i_d]) / h_acc[i_d]
-                    end = th >= th_stop[i_d]  # at (or past) the step's end: the end state itself
+                    end = (th >= th_stop[i_d]) | (t_eval[k[due]] >= t[acc[i_d]])  # at (or past) the stop: the end state
                     a_s, P_s = _dense5(a_old[i_d], P_old[i_d], KA[i_d], KP[i_d], h_acc[i_d], np.minimum(th, 1.0))
                     out_a[acc[i_d], k[due]] = np.where(end[:, None], alpha[acc[i_d]], a_s)
                     out_S[acc[i_d], k[due]] = np.where(end[:, None, None], Sg[i_d], sig(P_s))

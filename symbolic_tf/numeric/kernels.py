@@ -11,9 +11,11 @@ path prints (docs/mathematics.md §3), a numba module that
   (and k, the query/key rows) are compile-time constants, so LLVM unrolls the small loops;
 * runs the complete adaptive integration of one member — the same state (α, Ψ) with
   Σ = ΨΨᵀ (the congruence factor of docs/mathematics.md §4), the same Dormand–Prince 5(4)
-  tableau, error norm, step-size rule, sample landing and stopping rules as the numpy path,
+  tableau, error norm, step-size rule, dense output (samples, blow-up crossings) and stopping
+  rules as the numpy path,
   so that both give the same answer to the integration tolerance and stop for the same reason
-  at the same time; or the Dormand–Prince 8(5,3) pair (Hairer's DOP853, SciPy's coefficients);
+  at the same time; or the Dormand–Prince 8(5,3) pair (Hairer's DOP853, SciPy's coefficients)
+  with its order-7 continuous extension;
 * loops over the batch with ``numba.prange`` (``parallel=True``).
 
 Generated modules are cached on disk beside the numpy ones (``$SYMTF_CACHE`` or
@@ -618,7 +620,7 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
                     tn = t + hi * hh
                 while nxt < n and t_eval[nxt] <= tn * (1 + 1e-14) + 1e-300:
                     th = (t_eval[nxt] - t) / hh
-                    if th >= th_stop:
+                    if th >= th_stop or t_eval[nxt] >= tn:  # at (or past) the stop: the end state itself
                         _sym_norm(yn, Sg)
                         for i in range(D):
                             out_a[b, nxt, i] = yn[i]
