@@ -516,6 +516,7 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
                 out_S[b, nxt, i, j] = S0[b, i, j]
         nxt += 1
     iters = 0
+    nS = 0.0
     expo = -1.0 / ORDER
     while st == 0:
         iters += 1
@@ -582,7 +583,8 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
             tn = t + hh
             if abs(tn - T) <= 1e-14 * max(1.0, T):
                 tn = T
-            blown = _sym_norm(yn, Sg) > blowup_norm * scale0[b]
+            nS = _sym_norm(yn, Sg)  # Sg = Σ at the new state, for the convergence test below
+            blown = nS > blowup_norm * scale0[b]
             if blown or (nxt < n and t_eval[nxt] <= tn * (1 + 1e-14) + 1e-300):
                 if {IS8}:  # DOP853's continuous extension: 3 more stages, then the coefficients F
                     for j in range(3):
@@ -633,6 +635,7 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
                         for j in range(D):
                             out_S[b, nxt, i, j] = Sg[i, j]
                     nxt += 1
+                nS = _sym_norm(yn, Sg)  # the samples used Sg; yn is the stop state (a crossing, if blown)
             t = tn
             for i in range(N):
                 y[i] = yn[i]
@@ -646,7 +649,6 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
         else:
             h = h_new
         if accept:
-            nS = _sym_norm(y, Sg)
             if blown:
                 st = 2
             elif stop_conv:
