@@ -233,3 +233,20 @@ def test_timed_dop853_dense_output_uses_the_stage_times():
     ref = integrate(comp, np.zeros((B, d)), S0, prm, 1.0, t_eval=ts, backend="numpy", params_poly=poly,
                     rtol=1e-12, atol=1e-14)
     assert _rel(got.Sigma, ref.Sigma) <= 1e-9
+
+
+def test_kernel_cache_key_follows_the_generated_source(monkeypatch):
+    """The on-disk kernel (and numba's cache beside it) is named by the SHA-256 of its source, and the source
+    carries the dense-output code and the kernel version: a change of either is a new cache entry."""
+    pytest.importorskip("numba")
+    import hashlib
+
+    from symbolic_tf.numeric import kernels
+
+    system = _softmax_drift().system
+    src = kernels.generate_kernel_source(system, 2)
+    assert "def _interp(" in src and "BISECT" in src and f"version {kernels.KERNEL_VERSION}" in src
+    kern = kernels.kernel_for(system, 2)
+    assert kern.path.name == f"kernel_{hashlib.sha256(kern.source.encode()).hexdigest()[:24]}.py"
+    monkeypatch.setattr(kernels, "KERNEL_VERSION", kernels.KERNEL_VERSION + "-changed")
+    assert kernels.generate_kernel_source(system, 2) != src
