@@ -58,16 +58,13 @@ from ..spec.errors import InvalidParameters
 # FAILED, STATUS_NAMES: still imported from here by cli.py, reproduce/, regimes/evidence.py, conjectures/core.py
 # (to move to .solution there; then drop them from this line)
 from .solution import BLOWUP, CONVERGED, FAILED, HORIZON, MAX_STEPS, RUNNING, STATUS_NAMES, Solution  # noqa: F401
-from .tableaus import DOPRI5_A, DOPRI5_B5, DOPRI5_C, DOPRI5_E, DOPRI5_P
+from .tableaus import DENSE_BISECTIONS, DOPRI5_A, DOPRI5_B5, DOPRI5_C, DOPRI5_E, DOPRI5_P
 
 __all__ = ["integrate", "AUTO_MAX_D", "AUTO_MIN_BATCH", "METHODS"]
 
 AUTO_MAX_D = 8        # compiled kernels exist for d ≤ 8 (benchmarks/bench_scaling.py: they win there)
 AUTO_MIN_BATCH = 64   # smaller batches stay on numpy (no numba import, no compile on a cold cache)
 METHODS = ("dopri5", "dop853")
-
-_BISECT = 52  # bisection steps locating a blow-up crossing on the interpolant (as kernels.BISECT)
-
 
 def _dense5(a_old, P_old, KA, KP, h, theta):
     """DOPRI5's order-4 continuous extension at θ ∈ [0, 1] (one θ per member): y_n + h Σ_s k_s b_s(θ),
@@ -373,7 +370,7 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
                     i_b = pos[blown]
                     thr = blowup_norm * scale0[acc[i_b]]
                     lo, hi = np.zeros(i_b.size), np.ones(i_b.size)
-                    for _ in range(_BISECT):
+                    for _ in range(DENSE_BISECTIONS):
                         mid = 0.5 * (lo + hi)
                         _, Pm = _dense5(a_old[i_b], P_old[i_b], KA[i_b], KP[i_b], h_acc[i_b], mid)
                         up = np.linalg.norm(sig(Pm), axis=(1, 2)) > thr

@@ -45,7 +45,6 @@ from .codegen import scalar_code
 __all__ = ["available", "kernel_for", "Kernel", "compile_cost", "MAX_COMPILED_D", "KERNEL_VERSION"]
 
 KERNEL_VERSION = "2"  # 2: samples and blow-up crossings from the dense output (steps no longer land on samples)
-BISECT = 52         # bisection steps locating a blow-up crossing θ* ∈ (0, 1] on the step's interpolant (2⁻⁵² h)
 UNROLL_MAX_D = 4    # fully unrolled entries up to here; loop helpers above (compile time)
 PARALLEL_MIN_BATCH = 256  # below this the members run on the calling thread (run_serial*): waking the
 #   thread pool cost ≈ 20–30 ms on a loaded 2-core machine, more than 100 small members take serially
@@ -831,7 +830,7 @@ def _tableaux() -> str:
             f"NSTAGE = np.array([7, {tb.DOP853_N_STAGES}])\nNB = np.array([7, {tb.DOP853_N_STAGES}])\n"
             f"NE = np.array([7, {n8}])\nLAST = np.array([6, {tb.DOP853_N_STAGES}])\n"
             f"P5 = {arr(tb.DOPRI5_P)}\nAX = {arr(tb.DOP853_A_EXTRA)}\nCX = {arr(tb.DOP853_C_EXTRA)}\n"
-            f"DX = {arr(tb.DOP853_D)}\nBISECT = {BISECT}\n")
+            f"DX = {arr(tb.DOP853_D)}\nBISECT = {tb.DENSE_BISECTIONS}\n")
     return _TABLEAUX
 
 

@@ -28,6 +28,8 @@
     SciPy's ``dop853_coefficients.py`` (``A[13:]``, ``C[13:]``, ``D``).
 
   ``tests/numeric/test_dense.py`` checks θ = 0, θ = 1 and the orders (local error ∝ h⁵, h⁸).
+  ``DENSE_BISECTIONS``: bisection steps of both integrators locating a blow-up crossing θ* on
+  the interpolant (θ* to 2⁻⁵², i.e. t_end to ≈ 2·10⁻¹⁶·h).
 
 Used by the numpy integrator (:mod:`symbolic_tf.numeric.integrate`) and the compiled kernels
 (:mod:`symbolic_tf.numeric.kernels`).
@@ -36,7 +38,7 @@ import numpy as np
 
 __all__ = ["DOPRI5_C", "DOPRI5_A", "DOPRI5_B5", "DOPRI5_B4", "DOPRI5_E", "DOP853_N_STAGES", "DOP853_A",
            "DOP853_B", "DOP853_E3", "DOP853_E5", "DOPRI5_P",
-           "DOP853_A_EXTRA", "DOP853_C_EXTRA", "DOP853_D"]
+           "DOP853_A_EXTRA", "DOP853_C_EXTRA", "DOP853_D", "DENSE_BISECTIONS"]
 
 # Dormand–Prince 5(4)
 DOPRI5_C = np.array([0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1])
@@ -59,6 +61,8 @@ DOP853_A = [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.052
 DOP853_B = [0.054293734116568765, 0.0, 0.0, 0.0, 0.0, 4.450312892752409, 1.8915178993145003, -5.801203960010585, 0.3111643669578199, -0.1521609496625161, 0.20136540080403034, 0.04471061572777259]
 DOP853_E3 = [-0.18980075407240762, 0.0, 0.0, 0.0, 0.0, 4.450312892752409, 1.8915178993145003, -5.801203960010585, -0.4226823213237919, -0.1521609496625161, 0.20136540080403034, 0.02265179219836082, 0.0]
 DOP853_E5 = [0.01312004499419488, 0.0, 0.0, 0.0, 0.0, -1.2251564463762044, -0.4957589496572502, 1.6643771824549864, -0.35032884874997366, 0.3341791187130175, 0.08192320648511571, -0.022355307863886294, 0.0]
+
+DENSE_BISECTIONS = 52
 
 # DOPRI5 dense output (order 4): rows = stages 1..7, columns = coefficients of θ, θ², θ³, θ⁴
 DOPRI5_P = np.array([
