@@ -179,7 +179,7 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
     Sigma0 : (B, d, d) or (d, d) initial covariances (symmetric PSD; singular allowed)
     params : name → array, broadcast over the batch (see ``CompiledSystem``)
     T : horizon > 0
-    t_eval : sample times in [0, T] (default: [0, T])
+    t_eval : sample times in [0, T] (default: [0, T]); values from the dense output of the covering step
     rtol, atol : the error tolerances of the embedded pair (mixed error norm on α and Ψ)
     blowup_norm, h_min, stop_on_convergence, converge_tol, max_steps : stopping rules (module docstring)
     h0 : first trial step (default min(T, 10⁻²T + 10⁻³)/10)
@@ -353,7 +353,7 @@ def integrate(compiled, alpha0, Sigma0, params: dict, T: float, *, t_eval=None, 
             n_steps[acc] += 1
             rej = act[~accept]
             n_rej[rej] += 1
-            # step size for the next attempt (do not let landing on a sample shrink it permanently)
+            # step size for the next attempt (do not let landing on T shrink it permanently)
             h[act] = np.where(accept & (hh < h[act]) & (fac >= 1.0), np.maximum(h[act], h_new), h_new)
 
             # events on accepted members
