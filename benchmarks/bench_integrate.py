@@ -41,7 +41,16 @@ The "cold"/"warm" lines time a fresh process running the compiled blow-up experi
 empty cache and again with that cache.  Whole-process lines time ``python -c`` scripts doing the
 experiment with the toolkit and with the reference method (numpy import included).
 
-Run:  python benchmarks/bench_integrate.py [--smoke] [--no-process] [--scipy-members 100]
+Dense sampling (``--dense`` 400 sample times, the size of the castin2025 experiments' grids): the
+blow-up experiment and the softmax convergence experiment run with ``t_eval`` = {0, T} and with
+400 uniform times, each row printing the time, the accepted steps per member and the accuracy
+(blow-up: T* and the samples before 0.99·T* against the closed form; convergence: the samples
+against a DOP853 run at rtol = 10⁻¹³).  Since the samples come from the dense output of the
+step covering them, the 400-sample rows take the same steps as the 2-sample rows; on a version
+whose steps land on every sample the step counts grow with the grid (run the script's
+``--dense-only`` section against such a checkout for the before/after figures).
+
+Run:  python benchmarks/bench_integrate.py [--smoke] [--no-process] [--scipy-members 100] [--dense-only]
 ``--smoke`` runs everything at toy size (the ``bench_smoke`` pytest marker does).
 """
 from __future__ import annotations
@@ -264,6 +273,59 @@ def convergence_experiment(a, variant):
     return rows
 
 
+def dense_sampling(a):
+    """The blow-up and softmax convergence experiments with 2 and with ``a.dense`` sample times."""
+    from symbolic_tf.numeric.closed_form import closed_form
+
+    kinds = (("compiled dopri5", dict(backend="compiled")),
+             ("compiled dop853", dict(backend="compiled", method="dop853")),
+             ("numpy dopri5", dict(backend="numpy")))
+    # blow-up experiment: accuracy against the closed form
+    S0, prm, Ts = blowup_setup(a.n_blowup)
+    B, d = len(S0), 2
+    T = 1.5 * Ts.max()
+    comp = compile_system(derive("softmax", scale=None))
+    z = np.zeros((B, d))
+    rows = []
+    for n_eval in (2, a.dense):
+        ts = np.linspace(0.0, T, n_eval)
+        exact = closed_form(comp.system, z, S0, prm, T, ts).Sigma
+        for name, extra in kinds:
+            rtol = BLOWUP_RTOL_853 if extra.get("method") == "dop853" else BLOWUP_RTOL_54
+            kw = dict(t_eval=ts, rtol=rtol, atol=1e-12, blowup_norm=BLOWUP_NORM, **extra)
+            w = min(B, PARALLEL_MIN_BATCH)
+            integrate(comp, z[:w], S0[:w], prm, T, **kw)
+            sec, sol = _timed(lambda: integrate(comp, z, S0, prm, T, **kw))
+            eT = np.abs(sol.t_end - Ts) / Ts
+            ok = ts[None, :] <= 0.99 * Ts[:, None]
+            es = np.linalg.norm(sol.Sigma - exact, axis=(2, 3)) / np.linalg.norm(exact, axis=(2, 3))
+            rows.append((f"{name}, {n_eval} samples", sec, f"T* rel. err. max {eT.max():.1e}; samples (t ≤ 0.99T*) "
+                         f"max {es[ok].max():.1e}", f"steps/member {sol.n_steps.mean():.0f}, rejected "
+                         f"{sol.n_rejected.mean():.1f}"))
+    _table(f"dense sampling, blow-up experiment: {B} Σ₀, t_eval = 2 or {a.dense} uniform times on [0, 1.5·max T*]",
+           rows, [rows[0][0]])
+    # convergence experiment (softmax): accuracy against a tight run at the same times
+    S0, prm, _ = zero_setup("softmax", a.n_zero)
+    B = len(S0)
+    z = np.zeros((B, d))
+    Tc = 60.0 if not a.smoke else 5.0
+    comp = compile_system(derive("softmax", scale=None))
+    rows = []
+    for n_eval in (2, a.dense):
+        ts = np.linspace(0.0, Tc, n_eval)
+        ref = _tight(comp, S0, prm, Tc, t_eval=ts).Sigma
+        for name, extra in kinds:
+            kw = dict(t_eval=ts, rtol=1e-10, atol=1e-13, **extra)
+            w = min(B, PARALLEL_MIN_BATCH)
+            integrate(comp, z[:w], S0[:w], prm, Tc, **kw)
+            sec, sol = _timed(lambda: integrate(comp, z, S0, prm, Tc, **kw))
+            es = np.linalg.norm(sol.Sigma - ref, axis=(2, 3)) / np.maximum(np.linalg.norm(ref, axis=(2, 3)), 1e-300)
+            rows.append((f"{name}, {n_eval} samples", sec, f"samples rel. err. max {es.max():.1e}",
+                         f"steps/member {sol.n_steps.mean():.0f}, rejected {sol.n_rejected.mean():.1f}"))
+    _table(f"dense sampling, softmax convergence experiment: {B} Σ₀, t_eval = 2 or {a.dense} uniform times on "
+           f"[0, {Tc:g}]", rows, [rows[0][0]])
+
+
 _SCRIPT_OURS = """
 import time, sys
 t0 = time.perf_counter()
@@ -319,13 +381,19 @@ def main(argv=None):
     ap.add_argument("--no-process", action="store_true", help="skip the whole-process timings")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--smoke", action="store_true", help="toy size (CI)")
+    ap.add_argument("--dense", type=int, default=400, help="sample times of the dense-sampling section")
+    ap.add_argument("--dense-only", action="store_true", help="run only the dense-sampling section")
     a = ap.parse_args(argv)
     if a.smoke:
-        a.n_blowup, a.n_zero, a.scipy_members, a.mp_members = 6, 3, 3, 0
+        a.n_blowup, a.n_zero, a.scipy_members, a.mp_members, a.dense = 6, 3, 3, 0, 20
     global REPEATS
     REPEATS = a.repeats
     print(f"load average at start {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; timings: minimum of "
           f"{REPEATS} runs for runs under 2 s, one run otherwise")
+    dense_sampling(a)
+    if a.dense_only:
+        print(f"load average at end {os.getloadavg()[0]:.1f}")
+        return
     blowup_experiment(a)
     for v in a.variants.split(","):
         convergence_experiment(a, v)

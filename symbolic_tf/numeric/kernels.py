@@ -11,9 +11,11 @@ path prints (docs/mathematics.md §3), a numba module that
   (and k, the query/key rows) are compile-time constants, so LLVM unrolls the small loops;
 * runs the complete adaptive integration of one member — the same state (α, Ψ) with
   Σ = ΨΨᵀ (the congruence factor of docs/mathematics.md §4), the same Dormand–Prince 5(4)
-  tableau, error norm, step-size rule, sample landing and stopping rules as the numpy path,
+  tableau, error norm, step-size rule, dense output (samples, blow-up crossings) and stopping
+  rules as the numpy path,
   so that both give the same answer to the integration tolerance and stop for the same reason
-  at the same time; or the Dormand–Prince 8(5,3) pair (Hairer's DOP853, SciPy's coefficients);
+  at the same time; or the Dormand–Prince 8(5,3) pair (Hairer's DOP853, SciPy's coefficients)
+  with its order-7 continuous extension;
 * loops over the batch with ``numba.prange`` (``parallel=True``).
 
 Generated modules are cached on disk beside the numpy ones (``$SYMTF_CACHE`` or
@@ -42,7 +44,7 @@ from .codegen import scalar_code
 
 __all__ = ["available", "kernel_for", "Kernel", "compile_cost", "MAX_COMPILED_D", "KERNEL_VERSION"]
 
-KERNEL_VERSION = "1"
+KERNEL_VERSION = "2"  # 2: samples and blow-up crossings from the dense output (steps no longer land on samples)
 UNROLL_MAX_D = 4    # fully unrolled entries up to here; loop helpers above (compile time)
 PARALLEL_MIN_BATCH = 256  # below this the members run on the calling thread (run_serial*): waking the
 #   thread pool cost ≈ 20–30 ms on a loaded 2-core machine, more than 100 small members take serially
@@ -485,6 +487,7 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
     c = np.empty((D, 1))
     al = np.empty((D, 1))
     K = np.empty((16, N))
+    F = np.empty((7, N))
     y = np.empty(N)
     yt = np.empty(N)
     yn = np.empty(N)
@@ -512,16 +515,14 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
                 out_S[b, nxt, i, j] = S0[b, i, j]
         nxt += 1
     iters = 0
+    nS = 0.0
     expo = -1.0 / ORDER
     while st == 0:
         iters += 1
         if iters > max_steps:
             st = 5
             break
-        target = t_eval[nxt] if nxt < n else T
-        if target > T:
-            target = T
-        rem = target - t
+        rem = T - t  # steps land on T only; samples come from the dense output
         if rem < 0.0:
             rem = 0.0
         hh = h if h < rem else rem
@@ -576,10 +577,64 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
         rejected_last = not accept
         h_new = hh * fac
         t_old = t
+        blown = False
         if accept:
             tn = t + hh
-            if abs(tn - target) <= 1e-14 * max(1.0, T):
-                tn = target
+            if abs(tn - T) <= 1e-14 * max(1.0, T):
+                tn = T
+            nS = _sym_norm(yn, Sg)  # Sg = Σ at the new state, for the convergence test below
+            blown = nS > blowup_norm * scale0[b]
+            if blown or (nxt < n and t_eval[nxt] <= tn * (1 + 1e-14) + 1e-300):
+                if {IS8}:  # DOP853's continuous extension: 3 more stages, then the coefficients F
+                    for j in range(3):
+                        s = 13 + j
+                        for i in range(N):
+                            acc = 0.0
+                            for q in range(s):
+                                acc += AX[j, q] * K[q, i]
+                            yt[i] = y[i] + hh * acc
+{TSX}                        _f(yt, K[s], {pnames}, W)
+                    for i in range(N):
+                        dy = yn[i] - y[i]
+                        F[0, i] = dy
+                        F[1, i] = hh * K[0, i] - dy
+                        F[2, i] = 2.0 * dy - hh * (K[12, i] + K[0, i])
+                        for r in range(4):
+                            acc = 0.0
+                            for q in range(16):
+                                acc += DX[r, q] * K[q, i]
+                            F[3 + r, i] = hh * acc
+                th_stop = 1.0
+                if blown:  # the crossing ‖Σ(θ)‖_F = blowup_norm·scale on the interpolant (bisection)
+                    thr = blowup_norm * scale0[b]
+                    lo = 0.0
+                    hi = 1.0
+                    for it in range(BISECT):
+                        mid = 0.5 * (lo + hi)
+                        _interp(y, K, F, hh, mid, yt, {IS8})
+                        if _sym_norm(yt, Sg) > thr:
+                            hi = mid
+                        else:
+                            lo = mid
+                    th_stop = hi
+                    _interp(y, K, F, hh, hi, yn, {IS8})
+                    tn = t + hi * hh
+                while nxt < n and t_eval[nxt] <= tn * (1 + 1e-14) + 1e-300:
+                    th = (t_eval[nxt] - t) / hh
+                    if th >= th_stop or t_eval[nxt] >= tn:  # at (or past) the stop: the end state itself
+                        _sym_norm(yn, Sg)
+                        for i in range(D):
+                            out_a[b, nxt, i] = yn[i]
+                    else:
+                        _interp(y, K, F, hh, th, yt, {IS8})
+                        _sym_norm(yt, Sg)
+                        for i in range(D):
+                            out_a[b, nxt, i] = yt[i]
+                    for i in range(D):
+                        for j in range(D):
+                            out_S[b, nxt, i, j] = Sg[i, j]
+                    nxt += 1
+                nS = _sym_norm(yn, Sg)  # the samples used Sg; yn is the stop state (a crossing, if blown)
             t = tn
             for i in range(N):
                 y[i] = yn[i]
@@ -593,14 +648,7 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
         else:
             h = h_new
         if accept:
-            nS = _sym_norm(y, Sg)
-            while nxt < n and t_eval[nxt] <= t * (1 + 1e-14) + 1e-300:
-                for i in range(D):
-                    out_a[b, nxt, i] = y[i]
-                    for j in range(D):
-                        out_S[b, nxt, i, j] = Sg[i, j]
-                nxt += 1
-            if nS > blowup_norm * scale0[b]:
+            if blown:
                 st = 2
             elif stop_conv:
                 for i in range(D):
@@ -675,6 +723,35 @@ def _peval(P, b, t, out):
 
 
 _STEPPER = '''
+@njit(cache=True, error_model="numpy")
+def _interp(y, K, F, hh, th, out, is8):
+    """The continuous extension of the accepted step from y at θ = th ∈ [0, 1] into out:
+    DOPRI5 order 4, y + h Σ_s k_s Σ_j P5[s, j] θ^(j+1); DOP853 order 7 from the coefficients F
+    (``symbolic_tf.numeric.tableaus``)."""
+    N = y.shape[0]
+    if is8:
+        x = th
+        u = 1.0 - th
+        for i in range(N):
+            v = F[6, i] * x
+            v = (v + F[5, i]) * u
+            v = (v + F[4, i]) * x
+            v = (v + F[3, i]) * u
+            v = (v + F[2, i]) * x
+            v = (v + F[1, i]) * u
+            v = (v + F[0, i]) * x
+            out[i] = y[i] + v
+    else:
+        w0 = th * (P5[0, 0] + th * (P5[0, 1] + th * (P5[0, 2] + th * P5[0, 3])))
+        w2 = th * (P5[2, 0] + th * (P5[2, 1] + th * (P5[2, 2] + th * P5[2, 3])))
+        w3 = th * (P5[3, 0] + th * (P5[3, 1] + th * (P5[3, 2] + th * P5[3, 3])))
+        w4 = th * (P5[4, 0] + th * (P5[4, 1] + th * (P5[4, 2] + th * P5[4, 3])))
+        w5 = th * (P5[5, 0] + th * (P5[5, 1] + th * (P5[5, 2] + th * P5[5, 3])))
+        w6 = th * (P5[6, 0] + th * (P5[6, 1] + th * (P5[6, 2] + th * P5[6, 3])))
+        for i in range(N):
+            out[i] = y[i] + hh * (w0 * K[0, i] + w2 * K[2, i] + w3 * K[3, i] + w4 * K[4, i] + w5 * K[5, i]
+                                  + w6 * K[6, i])
+
 @njit(cache=True, error_model="numpy")
 def _sym_norm(y, Sg):
     """Sg = sym(ΨΨᵀ) (exactly symmetric) from the flat state; returns ‖Sg‖_F."""
@@ -751,7 +828,9 @@ def _tableaux() -> str:
     _TABLEAUX = (f"C5 = {arr(tb.DOPRI5_C)}\nA5 = {arr(A5)}\nB5 = {arr(tb.DOPRI5_B5)}\nE5 = {arr(tb.DOPRI5_E)}\n"
             f"C8 = {arr(C8)}\nA8 = {arr(A8)}\nB8 = {arr(B8)}\nE8_5 = {arr(E5)}\nE8_3 = {arr(E3)}\n"
             f"NSTAGE = np.array([7, {tb.DOP853_N_STAGES}])\nNB = np.array([7, {tb.DOP853_N_STAGES}])\n"
-            f"NE = np.array([7, {n8}])\nLAST = np.array([6, {tb.DOP853_N_STAGES}])\n")
+            f"NE = np.array([7, {n8}])\nLAST = np.array([6, {tb.DOP853_N_STAGES}])\n"
+            f"P5 = {arr(tb.DOPRI5_P)}\nAX = {arr(tb.DOP853_A_EXTRA)}\nCX = {arr(tb.DOP853_C_EXTRA)}\n"
+            f"DX = {arr(tb.DOP853_D)}\nBISECT = {tb.DENSE_BISECTIONS}\n")
     return _TABLEAUX
 
 
@@ -883,9 +962,9 @@ def _steppers(pargs: str, Pargs: str, pviews: str, params=()) -> str:
         for m, tab, nst, nb, ne, last, is8 in (("5", "A5, B5, E5, E5, 5.0", 7, 7, 7, 6, "False"),
                                                 ("8", "A8, B8, E8_5, E8_3, 8.0", 12, 12, 13, 12, "True")):
             txt = _MEMBER
-            marks = (("{TS0}", tset("t", " " * 12)), ("{TSS}", stage.replace(" " * 16, " " * 12) + tset("t + cs * hh", " " * 12)),
+            marks = (("{TS0}", tset("t", " " * 12)), ("{TSX}", tset("t + CX[j] * hh", " " * 24)), ("{TSS}", stage.replace(" " * 16, " " * 12) + tset("t + cs * hh", " " * 12)),
                      ("{TSN}", tset("t + hh", " " * 12)), ("{TSC}", tset("t", " " * 16))) if timed else \
-                (("{TS0}", ""), ("{TSS}", ""), ("{TSN}", ""), ("{TSC}", ""))
+                (("{TS0}", ""), ("{TSX}", ""), ("{TSS}", ""), ("{TSN}", ""), ("{TSC}", ""))
             for k, v in (("{M}", m + ("t" if timed else "")), ("{TAB}", tab), ("{NST}", str(nst)), ("{NB}", str(nb)),
                          ("{NE}", str(ne)), ("{LAST}", str(last)), ("{IS8}", is8), *marks,
                          ("{pviews}", tviews if timed else pviews)):
