@@ -46,9 +46,10 @@ __all__ = ["available", "kernel_for", "Kernel", "compile_cost", "MAX_COMPILED_D"
 
 KERNEL_VERSION = "2"  # 2: samples and blow-up crossings from the dense output (steps no longer land on samples)
 UNROLL_MAX_D = 4    # fully unrolled entries up to here; loop helpers above (compile time)
-PARALLEL_MIN_BATCH = 256  # below this the members run on the calling thread (run_serial*): waking the
-#   thread pool cost ≈ 20–30 ms on a loaded 2-core machine, more than 100 small members take serially
-#   (benchmarks/bench_scaling.py, B = 100 vs 1000)
+PARALLEL_MIN_BATCH = 16  # below this the members run on the calling thread (run_serial*), so one
+#   problem (classify's evidence, B = 1) never wakes the thread pool.  On a free 2-core machine the
+#   threaded runner wins from B = 25 on (DOP853, softmax: ×0.8 of the serial time at d = 2, ×0.5 at
+#   d = 4, ×0.5–0.7 at d = 8; B = 25…200, measured with a serial/threaded toggle)
 MAX_COMPILED_D = 8  # the compiled path is built for d ≤ 8 (larger d: batched BLAS, see integrate)
 
 _COST: dict = {}
