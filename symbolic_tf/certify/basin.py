@@ -137,12 +137,9 @@ def lyapunov_exact_mats(problem):
     tuple of flint.fmpq_mat
         F, the value matrix V and Ã = c·τ·A (:func:`symbolic_tf.variants.single_quadratic_head`).
     """
-    from ..variants import single_quadratic_head
+    from .kinds.krawczyk_box import drift_model
 
-    d = problem.d
-    V, A = single_quadratic_head(problem)
-    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
-    return F, V, A
+    return drift_model(problem)
 
 
 def _rat(x: float, bits: int = 40) -> Fraction:
@@ -419,13 +416,11 @@ def basin_inputs_reason(problem):
     str or None
         The reason, or None.
     """
-    from ..spec.errors import InvalidParameters
-    from ..variants import single_quadratic_head
+    from ..variants import quadratic_reason
 
-    try:
-        single_quadratic_head(problem)
-    except InvalidParameters as exc:
-        return f"needs one quadratic (softmax) head: {exc.reason}"
+    why = quadratic_reason(problem, single=True)
+    if why is not None:
+        return why
     if problem.cov is None:
         return "the problem has no Σ₀"
     return None

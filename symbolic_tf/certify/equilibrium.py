@@ -44,11 +44,10 @@ from ..exact.ball import ball_pd
 from ..exact.definiteness import definiteness
 from ..exact.precision import working_precision
 from ..exact.rational import frac_str
-from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED, Verdict
-from ..variants import single_quadratic_head
+from ..variants import quadratic_reason
 from .certificate import Certificate, mat_str
-from .kinds.krawczyk_box import ball, box
+from .kinds.krawczyk_box import ball, box, drift_model
 
 __all__ = ["find_equilibrium", "equilibrium_claim", "KIND"]
 
@@ -104,21 +103,9 @@ def _basis_float(d):
 # --------------------------------------------------------------------------------------------
 # the problem's matrices
 # --------------------------------------------------------------------------------------------
-def _applicable(problem) -> str | None:
-    try:
-        single_quadratic_head(problem)
-    except InvalidParameters as exc:
-        return f"needs one quadratic (softmax) head: {exc.reason}"
-    return None
-
-
 def _exact_mats(problem):
-    d = problem.d
-    zero = flint.fmpq_mat(d, d)
-    V, A = single_quadratic_head(problem)
-    ex = problem.exact
-    F = ex.F if problem.F is not None else zero
-    b = ex.b if problem.b is not None else flint.fmpq_mat(d, 1)
+    F, V, A = drift_model(problem)
+    b = problem.exact.b if problem.b is not None else flint.fmpq_mat(problem.d, 1)
     return F, V, A, b
 
 
@@ -479,7 +466,7 @@ def find_equilibrium(problem, guess=None, *, prec: int = _PREC, max_inflate: int
         certificate of an unstable or undecided equilibrium).
     """
     claim = "Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ has a locally exponentially stable equilibrium Σ* ≻ 0"
-    why = _applicable(problem)
+    why = quadratic_reason(problem, single=True)
     if why is not None:
         return Verdict(UNDECIDED, claim, reason=why)
     t0 = time.perf_counter()

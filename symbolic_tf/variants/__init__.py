@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .base import BISTOCHASTIC, NONE, ROW, Variant, register, unregister
 from .registry import all_variants, bind, get, names
-from .structure import growth_bound_of, quadratic_heads, single_quadratic_factor, single_quadratic_head
+from .structure import growth_bound_of, quadratic_heads, quadratic_reason, single_quadratic_factor, single_quadratic_head
 
-__all__ = ["Variant", "register", "unregister", "get", "names", "all_variants", "bind", "quadratic_heads",
+__all__ = ["Variant", "register", "unregister", "get", "names", "all_variants", "bind", "quadratic_heads", "quadratic_reason",
            "single_quadratic_head", "growth_bound_of", "single_quadratic_factor", "ROW", "NONE", "BISTOCHASTIC"]

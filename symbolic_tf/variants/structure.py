@@ -12,7 +12,7 @@ from ..exact.rational import qmat
 from ..spec.errors import InvalidParameters
 from .registry import get
 
-__all__ = ["quadratic_heads", "single_quadratic_head", "growth_bound_of", "single_quadratic_factor"]
+__all__ = ["quadratic_heads", "single_quadratic_head", "quadratic_reason", "growth_bound_of", "single_quadratic_factor"]
 
 
 def single_quadratic_head(problem) -> tuple[Any, Any]:
@@ -129,3 +129,27 @@ def single_quadratic_factor(name) -> Fraction | None:
     except InvalidParameters:
         return None
     return None if v.composite or v.quadratic_factor is None else Fraction(v.quadratic_factor)
+
+
+def quadratic_reason(problem, single: bool = False) -> str | None:
+    """Why the problem's covariance flow is not of the quadratic form the certificates need.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+    single : bool
+        Require one head (:func:`single_quadratic_head`) instead of a sum of heads
+        (:func:`quadratic_heads`).
+
+    Returns
+    -------
+    str or None
+        None when the flow has that form, else the reason in one line.
+    """
+    try:
+        (single_quadratic_head if single else quadratic_heads)(problem)
+    except InvalidParameters as exc:
+        what = "one quadratic (softmax-type) head" if single else "a quadratic (softmax-type) covariance flow"
+        return f"needs {what}: {exc.reason}"
+    return None

@@ -162,7 +162,7 @@ def box(Smid, r):
     return flint.arb_mat(d, d, [flint.arb(Smid[i, j]) + e for i in range(d) for j in range(d)])
 
 
-def drift_model(problem, fail):
+def drift_model(problem, fail=None):
     """(F, V, A) exact (A = scale·A_problem, F = 0 without drift) of an embedded single-head softmax
     problem.
 
@@ -170,14 +170,19 @@ def drift_model(problem, fail):
     ----------
     problem : symbolic_tf.spec.problem.Problem or None
         The embedded problem.
-    fail : callable
-        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    fail : callable, optional
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns);
+        by default (the search side) the problem is refused with
+        :class:`~symbolic_tf.spec.errors.InvalidParameters`.
 
     Returns
     -------
     tuple of (flint.fmpq_mat, flint.fmpq_mat, flint.fmpq_mat)
         (F, V, A).
     """
+    if fail is None:
+        def fail(msg):
+            raise InvalidParameters("variant", msg)
     if problem is None:
         fail("needs an embedded problem")
     try:

@@ -221,14 +221,9 @@ def quadratic_family(problem) -> str | None:
         None when Σ̇ = Σ_h (C_hΣÃ_hΣ + ΣÃ_hᵀΣC_hᵀ) + FΣ + ΣFᵀ (softmax, multi-head softmax), else
         the reason in one line.
     """
-    from ...spec.errors import InvalidParameters
-    from ...variants import quadratic_heads
+    from ...variants import quadratic_reason
 
-    try:
-        quadratic_heads(problem)
-    except InvalidParameters as exc:
-        return f"needs a quadratic (softmax-type) covariance flow: {exc.reason}"
-    return None
+    return quadratic_reason(problem)
 
 
 def single_quadratic(problem) -> str | None:
@@ -244,14 +239,9 @@ def single_quadratic(problem) -> str | None:
     str or None
         None for a single-head variant with a quadratic covariance flow, else the reason.
     """
-    from ...spec.errors import InvalidParameters
-    from ...variants import single_quadratic_head
+    from ...variants import quadratic_reason
 
-    try:
-        single_quadratic_head(problem)
-    except InvalidParameters as exc:
-        return f"needs a single quadratic (softmax-type) head: {exc.reason}"
-    return None
+    return quadratic_reason(problem, single=True)
 
 
 def driftless_softmax_family(problem) -> str | None:
