@@ -7,6 +7,7 @@ ODE, solved independently by mpmath.odefun), blow-up at T* = 1/λ_max(Σ₀^{1/2
 from __future__ import annotations
 
 import random
+import zlib
 
 import mpmath
 import pytest
@@ -37,7 +38,7 @@ def _relerr(X, Y):
     X, Y = mpmath.matrix(X), mpmath.matrix(Y)
     num = max(abs(X[i, j] - Y[i, j]) for i in range(Y.rows) for j in range(Y.cols))
     den = max(abs(Y[i, j]) for i in range(Y.rows) for j in range(Y.cols))
-    return num / den
+    return num / den if den else num  # an exactly zero reference is compared absolutely
 
 
 def _rand_rat(rng, lo=-6, hi=6, den=4):
@@ -74,7 +75,7 @@ def _parse_val(s):
 
 @pytest.mark.parametrize("case", ["softmax", "l2", "sinkhorn", "linear", "multihead", "drift"])
 def test_compiled_rhs_matches_symbolic_evaluation(case):
-    rng = random.Random(hash(case) % 1000)
+    rng = random.Random(zlib.crc32(case.encode()) % 1000)  # str hash() differs per process
     d = 3 if case in ("softmax", "l2", "drift") else 2
     Sigma0, alpha0 = _rand_spd(rng, d), sp.Matrix(d, 1, lambda i, j: _rand_rat(rng))
     rm = lambda r=d, c=d: sp.ImmutableMatrix(sp.Matrix(r, c, lambda i, j: _rand_rat(rng)))  # noqa: E731
