@@ -40,7 +40,7 @@ from ..exact.rational import frac_str
 from . import polymat as pm
 from ..variants import single_quadratic_factor
 
-__all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "g_ball", "no_route_reason"]
+__all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "certify_cells", "g_ball", "no_route_reason"]
 
 KIND = "cell-riccati-vI"
 
@@ -223,27 +223,57 @@ def _rational_vector(u: np.ndarray, bits: int) -> tuple:
 
 def _top_direction(S, R):
     """λ_max(S^{1/2} R S^{1/2}) and z = S^{-1/2}u (u its eigenvector): the direction of R
-    relative to Σ₀⁻¹ that loses definiteness first."""
+    relative to Σ₀⁻¹ that loses definiteness first — for stacks S, R of shape (..., d, d),
+    one LAPACK call per matrix, the same arithmetic as for a single pair."""
     w, U = np.linalg.eigh(S)
     w = np.maximum(w, 1e-300)
-    Sh = (U * np.sqrt(w)) @ U.T
+    Ut = np.swapaxes(U, -1, -2)
+    sw = np.sqrt(w)[..., None, :]
+    Sh = (U * sw) @ Ut
     lam, E = np.linalg.eigh(Sh @ R @ Sh)
-    z = (U / np.sqrt(w)) @ U.T @ E[:, -1]
-    return float(lam[-1]), z
+    z = ((U / sw) @ Ut @ E[..., :, -1:])[..., 0]
+    return lam[..., -1], z
 
 
-def _gamma_star(pen: Pencil, box) -> float:
-    """min over the corners of 1/λ_max(S^{1/2}RS^{1/2}) (the largest γ with K(γ) ⪰ 0 there)."""
-    best = math.inf
-    for x, y in pm.corners(box):
-        S, R, _f = pen.floats_at(x, y)
-        lam, _ = _top_direction(S, R)
-        if lam > 0:
-            best = min(best, 1.0 / lam)
-    return best
+def _floats_stacked(pen: Pencil, xs, ys):
+    """(Σ₀, R, f) in floating point at the points (xs[k], ys[k]), stacked — the same sums, in the
+    same order, as :meth:`Pencil.floats_at` (for guessing only)."""
+    pen.floats_at(0, 0)  # builds the float coefficients
+    X, Y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    out = []
+    for P in pen._float_polys:
+        acc = 0
+        for (i, j), C in P.items():
+            acc = acc + C[None, :, :] * (X ** i * Y ** j)[:, None, None]
+        out.append(acc)
+    S, R, f = out
+    return S, R, f[:, 0, 0]
 
 
-def _blowup(pen: Pencil, box, z_float: np.ndarray):
+def _float_guesses(pen: Pencil, boxes) -> list:
+    """Per box (exact (x₀, x₁, y₀, y₁)): (λ, z) of :func:`_top_direction` at the centre, f there, and
+    Γ* = min over the corners of 1/λ_max(S^{1/2}RS^{1/2}) (the largest γ with K(γ) ⪰ 0 there;
+    inf if λ_max ≤ 0 at every corner) — all cells of a chunk in one stacked computation."""
+    if not boxes:
+        return []
+    xs = [float((b[0] + b[1]) / 2) for b in boxes]
+    ys = [float((b[2] + b[3]) / 2) for b in boxes]
+    cx, cy = [], []
+    for b in boxes:
+        for x, y in pm.corners(b):
+            cx.append(float(x))
+            cy.append(float(y))
+    S, R, f = _floats_stacked(pen, xs + cx, ys + cy)
+    lam, z = _top_direction(S, R)
+    n = len(boxes)
+    lc = lam[n:].reshape(n, 4)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.where(lc > 0, 1.0 / np.where(lc > 0, lc, 1.0), math.inf)
+    gs = inv.min(axis=1)
+    return [(float(lam[k]), z[k], float(f[k]), float(gs[k])) for k in range(n)]
+
+
+def _blowup(pen: Pencil, box, z_float: np.ndarray, gs: float):
     for bits in (8, 20, 40):
         z = _rational_vector(z_float, bits)
         n_lo, _n_hi, arg_n = pm.scalar_bounds(pm.quad(pen.Q, z), box)
@@ -269,7 +299,6 @@ def _blowup(pen: Pencil, box, z_float: np.ndarray):
                 break
     # lower end: K(Γ) ⪰ 0 on the cell and g(f_hi, t_lo) ≤ Γ
     t_lo, Gamma = Fraction(0), None
-    gs = _gamma_star(pen, box)
     if math.isfinite(gs):
         for shrink in (1e-9, 1e-6, 1e-3, 2e-2, 1e-1):
             G = _rat(gs * (1 - shrink), 10)
@@ -353,6 +382,7 @@ def certify_cell(pen: Pencil, box) -> dict:
     Returns a dict with ``status`` PROVED (``regime``, ``claim``, ``argument``, ``data``,
     and T_lo/T_hi for blow-up), OUTSIDE (Σ₀ is not positive definite anywhere on the cell:
     a rational z with zᵀΣ₀z ≤ 0 on the whole cell), or UNDECIDED with ``reason``.
+    The same as ``certify_cells(pen, [box])[0]``.
 
     Parameters
     ----------
@@ -366,20 +396,54 @@ def certify_cell(pen: Pencil, box) -> dict:
     dict
         The verdict described above.
     """
-    box = _box_q(box)
-    x0, x1, y0, y1 = box
-    if pm.degree(pen.S) > 0 and not pm.pd_on_open_box(pen.S, box)[0]:
-        out = _outside(pen, box)
-        if out is not None:
-            return out
-        return {"status": "UNDECIDED", "reason": "Σ₀ is not positive definite on the whole cell"}
-    xc, yc = float((x0 + x1) / 2), float((y0 + y1) / 2)
-    S, R, f = pen.floats_at(xc, yc)
-    lam, z = _top_direction(S, R)
+    return certify_cells(pen, [box])[0]
+
+
+def certify_cells(pen: Pencil, boxes) -> list[dict]:
+    """Whole-cell verdicts for many open boxes: the float guesses (z, Γ) of all cells in one
+    stacked computation, then the exact checks cell by cell.
+
+    Each verdict is the one :func:`certify_cell` describes: PROVED (``regime``, ``claim``,
+    ``argument``, ``data``, T_lo/T_hi for blow-up), OUTSIDE (a rational z with zᵀΣ₀z ≤ 0 on the
+    whole cell) or UNDECIDED with ``reason``.  Floats only choose the candidates; every
+    accepted verdict rests on the exact checks of :mod:`symbolic_tf.certify.polymat`.
+
+    Parameters
+    ----------
+    pen : Pencil
+        From :func:`pencil_for`.
+    boxes : sequence of tuple
+        Boxes (x₀, x₁, y₀, y₁), read exactly (a degenerate box is a point).
+
+    Returns
+    -------
+    list of dict
+        One verdict per box, in order.
+    """
+    boxes = [_box_q(b) for b in boxes]
+    out: list = [None] * len(boxes)
+    todo = []
+    if pm.degree(pen.S) > 0:
+        for k, box in enumerate(boxes):
+            if not pm.pd_on_open_box(pen.S, box)[0]:
+                r = _outside(pen, box)
+                out[k] = r if r is not None else {
+                    "status": "UNDECIDED", "reason": "Σ₀ is not positive definite on the whole cell"}
+            else:
+                todo.append(k)
+    else:
+        todo = list(range(len(boxes)))
+    for k, (lam, z, f, gs) in zip(todo, _float_guesses(pen, [boxes[k] for k in todo])):
+        out[k] = _certify_one(pen, boxes[k], lam, z, f, gs)
+    return out
+
+
+def _certify_one(pen: Pencil, box, lam: float, z: np.ndarray, f: float, gs: float) -> dict:
+    """The exact side for one cell, given the float guesses at its centre (λ, z, f) and Γ*."""
     phi = lam + 2 * min(f, 0.0)
     attempts = (_try_blowup, _global) if phi > 0 else (_global, _try_blowup)
     for attempt in attempts:
-        r = attempt(pen, box) if attempt is _global else attempt(pen, box, z)
+        r = attempt(pen, box) if attempt is _global else attempt(pen, box, z, gs)
         if r is not None:
             r["status"] = "PROVED"
             return r
@@ -387,10 +451,10 @@ def certify_cell(pen: Pencil, box) -> dict:
             f"(at its centre λ_max(Σ₀^½RΣ₀^½) + 2·min(f, 0) = {phi:.3g})"}
 
 
-def _try_blowup(pen, box, z):
+def _try_blowup(pen, box, z, gs):
     if not np.all(np.isfinite(z)) or np.max(np.abs(z)) == 0:
         return None
-    return _blowup(pen, box, z)
+    return _blowup(pen, box, z, gs)
 
 
 def _outside(pen: Pencil, box):

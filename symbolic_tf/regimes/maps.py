@@ -103,14 +103,16 @@ def _cell_record(level, i, j, box, r) -> dict:
     return out
 
 
-def _point_verdict(spec, pen, box) -> dict:
-    """An exact verdict at the cell's dyadic centre."""
+def _point_verdict(spec, pen, box, r: dict | None = None) -> dict:
+    """An exact verdict at the cell's dyadic centre (``r``: the whole-cell route's verdict for the
+    degenerate box at the centre when already computed)."""
     xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
     where = {"x": frac_str(xc), "y": frac_str(yc)}
     if pen is not None:
         from ..certify.cells import KIND, certify_cell
 
-        r = certify_cell(pen, (xc, xc, yc, yc))
+        if r is None:
+            r = certify_cell(pen, (xc, xc, yc, yc))
         out = {**where, "status": r["status"], "regime": r.get("regime", "UNDECIDED"), "route": KIND}
         for key in ("rank", "T_lo", "T_hi"):
             if r.get(key) is not None:
@@ -158,20 +160,26 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
         slice without a whole-cell argument or an UNDECIDED cell at ``max_depth``.
     """
     spec, pen, reason = _prepared(spec_doc)
-    out = []
-    for level, i, j in cells:
-        box = cell_box(spec, level, i, j)
-        if pen is None:
+    boxes = [cell_box(spec, level, i, j) for level, i, j in cells]
+    if pen is None:
+        out = []
+        for (level, i, j), box in zip(cells, boxes):
             rec = _cell_record(level, i, j, box, {"status": "UNDECIDED", "reason": reason})
             rec["point"] = _point_verdict(spec, None, box)
-        else:
-            from ..certify.cells import certify_cell
+            out.append(rec)
+        return out
+    from ..certify.cells import certify_cells
 
-            r = certify_cell(pen, box)
-            rec = _cell_record(level, i, j, box, r)
-            if r["status"] == "UNDECIDED" and level >= spec.max_depth:
-                rec["point"] = _point_verdict(spec, pen, box)
-        out.append(rec)
+    # all cells of the chunk at once (one stacked float search), then the centres of the
+    # cells left UNDECIDED at max_depth, also at once
+    res = certify_cells(pen, boxes)
+    out = [_cell_record(level, i, j, box, r) for (level, i, j), box, r in zip(cells, boxes, res)]
+    last = [k for k, ((level, _i, _j), r) in enumerate(zip(cells, res))
+            if r["status"] == "UNDECIDED" and level >= spec.max_depth]
+    centres = [((boxes[k][0] + boxes[k][1]) / 2, (boxes[k][2] + boxes[k][3]) / 2) for k in last]
+    pts = certify_cells(pen, [(x, x, y, y) for x, y in centres])
+    for k, r in zip(last, pts):
+        out[k]["point"] = _point_verdict(spec, pen, boxes[k], r)
     return out
 
 
