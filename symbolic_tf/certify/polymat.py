@@ -20,10 +20,10 @@ from math import comb
 
 import flint
 
-from ..exact.definiteness import is_pd, is_psd
+from ..exact import definiteness
 
 __all__ = ["const", "affine", "add", "scale", "mul", "transpose", "degree", "evaluate", "quad",
-           "centred", "scalar_bounds", "psd_on_box", "pd_on_open_box", "corners", "q"]
+           "centred", "scalar_bounds", "psd_on_box", "pd_on_open_box", "corners", "q", "is_psd", "is_pd"]
 
 
 def q(x) -> flint.fmpq:
@@ -90,7 +90,7 @@ def affine(C0, Cx, Cy) -> dict:
 
 
 def _is_zero(M) -> bool:
-    return all(M[i, j] == 0 for i in range(M.nrows()) for j in range(M.ncols()))
+    return not M  # an fmpq_mat is falsy exactly when every entry is 0
 
 
 def _shape(P):
@@ -202,7 +202,7 @@ def degree(P: dict) -> int:
     int
         The degree.
     """
-    return max((i + j for (i, j), M in P.items() if not _is_zero(M)), default=0)
+    return max((i + j for (i, j), M in P.items() if M), default=0)
 
 
 def evaluate(P: dict, x, y) -> flint.fmpq_mat:
@@ -221,11 +221,12 @@ def evaluate(P: dict, x, y) -> flint.fmpq_mat:
         The value.
     """
     x, y = q(x), q(y)
-    n, m = _shape(P)
-    out = flint.fmpq_mat(n, m)
+    out = None
     for (i, j), M in P.items():
-        out += M * (x ** i * y ** j)
-    return out
+        if i or j:
+            M = M * (x ** i * y ** j if i and j else x ** i if i else y ** j)
+        out = M if out is None else out + M
+    return flint.fmpq_mat(out)
 
 
 def quad(P: dict, z) -> dict:
@@ -335,6 +336,52 @@ def scalar_bounds(p: dict, box) -> tuple[flint.fmpq, flint.fmpq, str]:
     vals, E = _centred_corners(p, box)
     vals = [v[0, 0] for v in vals]
     return min(vals) - E[0, 0], max(vals) + E[0, 0], "centred-form"
+
+
+def is_psd(M: flint.fmpq_mat) -> bool:
+    """M = Mᵀ ⪰ 0, exactly: for n ≤ 2 by the principal minors (a ≥ 0, c ≥ 0, ac − b² ≥ 0), else
+    :func:`symbolic_tf.exact.definiteness.is_psd` (inertia).
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat
+        A square rational matrix.
+
+    Returns
+    -------
+    bool
+        True iff M is symmetric with no negative eigenvalue.
+    """
+    n = M.nrows()
+    if n == 1:
+        return M[0, 0] >= 0
+    if n == 2:
+        a, b, b2, c = M[0, 0], M[0, 1], M[1, 0], M[1, 1]
+        return b == b2 and a >= 0 and c >= 0 and a * c >= b * b
+    return definiteness.is_psd(M)
+
+
+def is_pd(M: flint.fmpq_mat) -> bool:
+    """M = Mᵀ ≻ 0, exactly: for n ≤ 2 by Sylvester's criterion (a > 0, ac − b² > 0), else
+    :func:`symbolic_tf.exact.definiteness.is_pd` (inertia).
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat
+        A square rational matrix.
+
+    Returns
+    -------
+    bool
+        True iff M is symmetric with every eigenvalue > 0.
+    """
+    n = M.nrows()
+    if n == 1:
+        return M[0, 0] > 0
+    if n == 2:
+        a, b, b2, c = M[0, 0], M[0, 1], M[1, 0], M[1, 1]
+        return b == b2 and a > 0 and a * c > b * b
+    return definiteness.is_pd(M)
 
 
 def _row_sum_bound(E) -> flint.fmpq:
