@@ -41,7 +41,10 @@ def q(x) -> flint.fmpq:
     """
     if isinstance(x, flint.fmpq):
         return x
-    x = Fraction(x)
+    if type(x) is int:
+        return flint.fmpq(x)
+    if type(x) is not Fraction:
+        x = Fraction(x)
     return flint.fmpq(x.numerator, x.denominator)
 
 
@@ -331,7 +334,14 @@ def scalar_bounds(p: dict, box) -> tuple[flint.fmpq, flint.fmpq, str]:
         (corners of the affine part ∓ the remainder bound).
     """
     if degree(p) <= 1:
-        vals = [evaluate(p, x, y)[0, 0] for x, y in corners(box)]
+        terms = [(i, j, M[0, 0]) for (i, j), M in p.items()]
+        vals = []
+        for x, y in corners(box):
+            x, y = q(x), q(y)
+            v = flint.fmpq(0)
+            for i, j, c in terms:
+                v += c * x if i else c * y if j else c
+            vals.append(v)
         return min(vals), max(vals), "vertex"
     vals, E = _centred_corners(p, box)
     vals = [v[0, 0] for v in vals]
