@@ -80,6 +80,11 @@ def _fq(v: flint.fmpq) -> Fraction:
     return Fraction(int(v.p), int(v.q))
 
 
+def _qf(v: flint.fmpq) -> float:
+    """float(v), correctly rounded (the value of float(Fraction(v)))."""
+    return int(v.p) / int(v.q)
+
+
 def _fl(M) -> np.ndarray:
     return np.array([[float(_fq(M[i, j])) for j in range(M.ncols())] for i in range(M.nrows())])
 
@@ -218,7 +223,31 @@ def _fs(x) -> str:
 # ---------------------------------------------------------------------------------------
 def _rational_vector(u: np.ndarray, bits: int) -> tuple:
     u = u / np.max(np.abs(u))
-    return tuple(Fraction(float(e)).limit_denominator(2 ** bits) for e in u)
+    return tuple(_limit_denominator(float(e), 2 ** bits) for e in u)
+
+
+def _limit_denominator(x: float, max_den: int) -> Fraction:
+    """``Fraction(x).limit_denominator(max_den)`` in integers: the closest rational to the float x
+    with denominator ≤ max_den (ties: the smaller denominator), via convergents and
+    semiconvergents of x's continued fraction."""
+    n0, d0 = x.as_integer_ratio()
+    if d0 <= max_den:
+        return Fraction(n0, d0)
+    p0, q0, p1, q1 = 0, 1, 1, 0
+    n, d = n0, d0
+    while True:
+        a = n // d
+        q2 = q0 + a * q1
+        if q2 > max_den:
+            break
+        p0, q0, p1, q1 = p1, q1, p0 + a * p1, q2
+        n, d = d, n - a * d
+    k = (max_den - q0) // q1
+    pk, qk = p0 + k * p1, q0 + k * q1
+    # |p1/q1 − x| ≤ |pk/qk − x|  ⟺  |p1·d0 − n0·q1|·qk ≤ |pk·d0 − n0·qk|·q1
+    if abs(p1 * d0 - n0 * q1) * qk <= abs(pk * d0 - n0 * qk) * q1:
+        return Fraction(p1, q1)
+    return Fraction(pk, qk)
 
 
 def _top_direction(S, R):
@@ -289,7 +318,7 @@ def _blowup(pen: Pencil, box, z_float: np.ndarray, gs: float):
     f_lo, f_hi, _ = pm.scalar_bounds(pen.f, box)
     data = {"z": [frac_str(e) for e in z]}
     # upper end: g(f_lo, t_hi)·n_lo ≥ q_hi
-    t = _g_inv(float(_fq(f_lo)), float(_fq(q_hi)) / float(_fq(n_lo)))
+    t = _g_inv(_qf(f_lo), _qf(q_hi) / _qf(n_lo))
     t_hi = None
     if math.isfinite(t):
         for bump in (1e-12, 1e-9, 1e-6):
@@ -309,7 +338,7 @@ def _blowup(pen: Pencil, box, z_float: np.ndarray, gs: float):
                 Gamma = G
                 break
     if Gamma is not None:
-        t = _g_inv(float(_fq(f_hi)), float(Gamma))
+        t = _g_inv(_qf(f_hi), float(Gamma))
         if math.isfinite(t):
             for shrink in (1e-12, 1e-9, 1e-6):
                 cand = _rat(t * (1 - shrink))
@@ -318,16 +347,23 @@ def _blowup(pen: Pencil, box, z_float: np.ndarray, gs: float):
                     break
     if t_lo == 0:
         Gamma = None
-    data.update({"t_lo": frac_str(t_lo), "Gamma": frac_str(Gamma) if Gamma is not None else None,
-                 "t_hi": frac_str(t_hi) if t_hi is not None else None})
-    arg = "vertex" if max(pm.degree(pen.Q), pm.degree(pen.M), pm.degree(pen.S)) <= 1 else "centred-form"
+    s_lo = frac_str(t_lo)
+    s_hi = frac_str(t_hi) if t_hi is not None else None
+    data.update({"t_lo": s_lo, "Gamma": frac_str(Gamma) if Gamma is not None else None, "t_hi": s_hi})
+    arg = "vertex" if _degrees(pen) <= 1 else "centred-form"
     claim = "Σ(t) blows up in finite time for every point of the cell"
     if t_hi is not None:
-        claim += f", T* ∈ [{frac_str(t_lo)}, {frac_str(t_hi)}]"
+        claim += f", T* ∈ [{s_lo}, {s_hi}]"
     else:
-        claim += f", T* ≥ {frac_str(t_lo)}"
-    return {"regime": "BLOWUP", "T_lo": frac_str(t_lo), "T_hi": frac_str(t_hi) if t_hi is not None else None,
-            "claim": claim, "argument": arg, "data": data}
+        claim += f", T* ≥ {s_lo}"
+    return {"regime": "BLOWUP", "T_lo": s_lo, "T_hi": s_hi, "claim": claim, "argument": arg, "data": data}
+
+
+def _degrees(pen: Pencil) -> int:
+    """max(deg Q, deg M, deg S), computed once per pencil."""
+    if not hasattr(pen, "_deg_QMS"):
+        pen._deg_QMS = max(pm.degree(pen.Q), pm.degree(pen.M), pm.degree(pen.S))
+    return pen._deg_QMS
 
 
 def _global(pen: Pencil, box):
