@@ -64,8 +64,14 @@ def cell_box(spec: MapSpec, level: int, i: int, j: int) -> tuple[Fraction, ...]:
     """
     nx, ny = spec.resolution[0] << level, spec.resolution[1] << level
     (xa, xb), (ya, yb) = spec.x_range, spec.y_range
-    dx, dy = (xb - xa) / nx, (yb - ya) / ny
-    return xa + i * dx, xa + (i + 1) * dx, ya + j * dy, ya + (j + 1) * dy
+    return _grid(xa, xb, nx, i), _grid(xa, xb, nx, i + 1), _grid(ya, yb, ny, j), _grid(ya, yb, ny, j + 1)
+
+
+def _grid(a, b, n: int, k: int) -> Fraction:
+    """a + k·(b − a)/n exactly, in one integer step: (aₙ·b_d·n + k·(bₙ·a_d − aₙ·b_d)) / (a_d·b_d·n)."""
+    a, b = Fraction(a), Fraction(b)
+    an, ad, bn, bd = a.numerator, a.denominator, b.numerator, b.denominator
+    return Fraction(an * bd * n + k * (bn * ad - an * bd), ad * bd * n)
 
 
 # ---------------------------------------------------------------------------------------
@@ -90,7 +96,7 @@ def _prepared(spec_doc: dict):
 def _cell_record(level, i, j, box, r) -> dict:
     from ..certify.cells import KIND
 
-    out = {"id": [level, i, j], "box": [frac_str(b) for b in box], "status": r["status"],
+    out = {"id": [level, i, j], "box": [_fraction_str(b) for b in box], "status": r["status"],
            "regime": r.get("regime", "UNDECIDED")}
     for key in ("rank", "T_lo", "T_hi"):
         if r.get(key) is not None:
@@ -101,6 +107,11 @@ def _cell_record(level, i, j, box, r) -> dict:
     else:
         out["reason"] = r.get("reason", "")
     return out
+
+
+def _fraction_str(v: Fraction) -> str:
+    """frac_str of a Fraction (already in lowest terms, denominator > 0), without re-parsing it."""
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
 def _point_verdict(spec, pen, box, r: dict | None = None) -> dict:
