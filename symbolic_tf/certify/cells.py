@@ -221,9 +221,10 @@ def _fs(x) -> str:
 # ---------------------------------------------------------------------------------------
 # the search
 # ---------------------------------------------------------------------------------------
-def _rational_vector(u: np.ndarray, bits: int) -> tuple:
-    u = u / np.max(np.abs(u))
-    return tuple(_limit_denominator(float(e), 2 ** bits) for e in u)
+def _rational_vector(u, bits: int) -> tuple:
+    u = [float(e) for e in u]
+    m = max(abs(e) for e in u)
+    return tuple(_limit_denominator(e / m, 2 ** bits) for e in u)
 
 
 def _limit_denominator(x: float, max_den: int) -> Fraction:
@@ -305,16 +306,17 @@ def _float_guesses(pen: Pencil, boxes) -> list:
 def _blowup(pen: Pencil, box, z_float: np.ndarray, gs: float):
     for bits in (8, 20, 40):
         z = _rational_vector(z_float, bits)
-        n_lo, _n_hi, arg_n = pm.scalar_bounds(pm.quad(pen.Q, z), box)
+        zq = [pm.q(e) for e in z]
+        n_lo, _n_hi, arg_n = pm.scalar_bounds(pm.quad(pen.Q, zq), box)
         if n_lo <= 0:
             continue
-        _m_lo, m_hi, arg_m = pm.scalar_bounds(pm.quad(pen.M, z), box)
+        _m_lo, m_hi, arg_m = pm.scalar_bounds(pm.quad(pen.M, zq), box)
         if m_hi >= 0:
             continue
         break
     else:
         return None
-    _q_lo, q_hi, _ = pm.scalar_bounds(pm.quad(pen.S, z), box)
+    _q_lo, q_hi, _ = pm.scalar_bounds(pm.quad(pen.S, zq), box)
     f_lo, f_hi, _ = pm.scalar_bounds(pen.f, box)
     data = {"z": [frac_str(e) for e in z]}
     # upper end: g(f_lo, t_hi)·n_lo ≥ q_hi
@@ -488,7 +490,8 @@ def _certify_one(pen: Pencil, box, lam: float, z: np.ndarray, f: float, gs: floa
 
 
 def _try_blowup(pen, box, z, gs):
-    if not np.all(np.isfinite(z)) or np.max(np.abs(z)) == 0:
+    z = [float(e) for e in z]
+    if not all(math.isfinite(e) for e in z) or max(abs(e) for e in z) == 0:
         return None
     return _blowup(pen, box, z, gs)
 

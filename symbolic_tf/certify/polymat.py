@@ -334,15 +334,22 @@ def scalar_bounds(p: dict, box) -> tuple[flint.fmpq, flint.fmpq, str]:
         (corners of the affine part ∓ the remainder bound).
     """
     if degree(p) <= 1:
-        terms = [(i, j, M[0, 0]) for (i, j), M in p.items()]
-        vals = []
-        for x, y in corners(box):
-            x, y = q(x), q(y)
-            v = flint.fmpq(0)
-            for i, j, c in terms:
-                v += c * x if i else c * y if j else c
-            vals.append(v)
-        return min(vals), max(vals), "vertex"
+        # c + a·x + b·y: its extreme corner values are c + (a·x₀ or a·x₁) + (b·y₀ or b·y₁)
+        x0, x1, y0, y1 = (q(v) for v in box)
+        lo = hi = flint.fmpq(0)
+        for (i, j), M in p.items():
+            c = M[0, 0]
+            if i:
+                u, v = c * x0, c * x1
+            elif j:
+                u, v = c * y0, c * y1
+            else:
+                u = v = c
+            if u <= v:
+                lo, hi = lo + u, hi + v
+            else:
+                lo, hi = lo + v, hi + u
+        return lo, hi, "vertex"
     vals, E = _centred_corners(p, box)
     vals = [v[0, 0] for v in vals]
     return min(vals) - E[0, 0], max(vals) + E[0, 0], "centred-form"
