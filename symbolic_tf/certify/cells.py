@@ -352,7 +352,7 @@ def _blowup(pen: Pencil, box, z_float: np.ndarray, gs: float):
     s_lo = frac_str(t_lo)
     s_hi = frac_str(t_hi) if t_hi is not None else None
     data.update({"t_lo": s_lo, "Gamma": frac_str(Gamma) if Gamma is not None else None, "t_hi": s_hi})
-    arg = "vertex" if _degrees(pen) <= 1 else "centred-form"
+    arg = "vertex" if _derived(pen)["deg_QMS"] <= 1 else "centred-form"
     claim = "Σ(t) blows up in finite time for every point of the cell"
     if t_hi is not None:
         claim += f", T* ∈ [{s_lo}, {s_hi}]"
@@ -361,16 +361,26 @@ def _blowup(pen: Pencil, box, z_float: np.ndarray, gs: float):
     return {"regime": "BLOWUP", "T_lo": s_lo, "T_hi": s_hi, "claim": claim, "argument": arg, "data": data}
 
 
-def _degrees(pen: Pencil) -> int:
-    """max(deg Q, deg M, deg S), computed once per pencil."""
-    if not hasattr(pen, "_deg_QMS"):
-        pen._deg_QMS = max(pm.degree(pen.Q), pm.degree(pen.M), pm.degree(pen.S))
-    return pen._deg_QMS
+def _derived(pen: Pencil) -> dict:
+    """Box-independent data of the pencil, computed once: −Q, −f, whether f ≡ 0, deg S,
+    max(deg Q, deg M, deg S), and for a constant R whether R ⪯ 0 (exact inertia)."""
+    d = pen.__dict__.get("_derived")
+    if d is None:
+        const_R_nsd = None
+        if pm.degree(pen.R) == 0:
+            from ..exact.definiteness import inertia
+
+            const_R_nsd = inertia(pen.R[(0, 0)])[0] == 0
+        d = pen.__dict__["_derived"] = {
+            "negQ": pm.scale(pen.Q, -1), "negf": pm.scale(pen.f, -1),
+            "f_zero": pm.degree(pen.f) == 0 and pen.f[(0, 0)][0, 0] == 0, "deg_S": pm.degree(pen.S),
+            "deg_QMS": max(pm.degree(pen.Q), pm.degree(pen.M), pm.degree(pen.S)), "const_R_nsd": const_R_nsd}
+    return d
 
 
 def _global(pen: Pencil, box):
-    f_zero = pm.degree(pen.f) == 0 and pen.f[(0, 0)][0, 0] == 0
-    negQ = pm.scale(pen.Q, -1)
+    der = _derived(pen)
+    f_zero, negQ, negf = der["f_zero"], der["negQ"], der["negf"]
     nsd, argq = _nsd_Q(pen, box)
     if nsd:
         if f_zero:
@@ -384,12 +394,12 @@ def _global(pen: Pencil, box):
         if fpos and pm.pd_on_open_box(negQ, box)[0]:
             return _res("EQUILIBRIUM", "Σ(t) → Σ* = −2f·R⁻¹, a stable equilibrium (R ≺ 0, f > 0)", argq,
                         {"via": "drift-equilibrium"})
-        fneg, _ = pm.pd_on_open_box(pm.scale(pen.f, -1), box)
+        fneg, _ = pm.pd_on_open_box(negf, box)
         if fneg:
             return _res("CLUSTERING", "Σ(t) → 0 (R ⪯ 0, f < 0): collapse to a point", argq,
                         {"via": "drift-contracting"}, rank=0)
         return _res("EXPONENTIAL_GROWTH", "global, at most exponential growth (R ⪯ 0)", argq, {"via": "nsd"})
-    fneg, _ = pm.pd_on_open_box(pm.scale(pen.f, -1), box)
+    fneg, _ = pm.pd_on_open_box(negf, box)
     if fneg:
         ok, argm = pm.pd_on_open_box(pen.M, box)
         if ok:
@@ -400,11 +410,10 @@ def _global(pen: Pencil, box):
 
 def _nsd_Q(pen: Pencil, box):
     """Q = SRS ⪯ 0 on the box: when R is constant, R ⪯ 0 (exact, S ≻ 0); else by polymat."""
-    if pm.degree(pen.R) == 0:
-        from ..exact.definiteness import inertia
-
-        return inertia(pen.R[(0, 0)])[0] == 0, "exact"
-    return pm.psd_on_box(pm.scale(pen.Q, -1), box)
+    der = _derived(pen)
+    if der["const_R_nsd"] is not None:
+        return der["const_R_nsd"], "exact"
+    return pm.psd_on_box(der["negQ"], box)
 
 
 def _res(regime, claim, arg, data, rank=None):
@@ -461,7 +470,7 @@ def certify_cells(pen: Pencil, boxes) -> list[dict]:
     boxes = [_box_q(b) for b in boxes]
     out: list = [None] * len(boxes)
     todo = []
-    if pm.degree(pen.S) > 0:
+    if _derived(pen)["deg_S"] > 0:
         for k, box in enumerate(boxes):
             if not pm.pd_on_open_box(pen.S, box)[0]:
                 r = _outside(pen, box)
