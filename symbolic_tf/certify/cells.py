@@ -303,14 +303,16 @@ def _float_guesses(pen: Pencil, boxes) -> list:
     return [(float(lam[k]), z[k], float(f[k]), float(gs[k])) for k in range(n)]
 
 
-def _blowup(pen: Pencil, box, z_float: np.ndarray, gs: float):
+def _blowup(pen: Pencil, box, z_float, gs: float):
+    f_zero = _derived(pen)["f_zero"]
     for bits in (8, 20, 40):
         z = _rational_vector(z_float, bits)
         zq = [pm.q(e) for e in z]
         n_lo, _n_hi, arg_n = pm.scalar_bounds(pm.quad(pen.Q, zq), box)
         if n_lo <= 0:
             continue
-        _m_lo, m_hi, arg_m = pm.scalar_bounds(pm.quad(pen.M, zq), box)
+        # f ≡ 0: M = −Q exactly, so max zᵀMz = −min zᵀQz (the same bound, vertex or centred form)
+        m_hi = -n_lo if f_zero else pm.scalar_bounds(pm.quad(pen.M, zq), box)[1]
         if m_hi >= 0:
             continue
         break
