@@ -69,8 +69,7 @@ def cell_box(spec: MapSpec, level: int, i: int, j: int) -> tuple[Fraction, ...]:
 
 def _grid(a, b, n: int, k: int) -> Fraction:
     """a + k·(b − a)/n exactly, in one integer step: (aₙ·b_d·n + k·(bₙ·a_d − aₙ·b_d)) / (a_d·b_d·n)."""
-    a, b = Fraction(a), Fraction(b)
-    an, ad, bn, bd = a.numerator, a.denominator, b.numerator, b.denominator
+    an, ad, bn, bd = a.numerator, a.denominator, b.numerator, b.denominator  # a, b: Fraction or int
     return Fraction(an * bd * n + k * (bn * ad - an * bd), ad * bd * n)
 
 
