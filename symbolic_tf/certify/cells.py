@@ -85,6 +85,14 @@ def _qf(v: flint.fmpq) -> float:
     return int(v.p) / int(v.q)
 
 
+_ZERO = flint.fmpq(0)
+
+
+def _fstr(v: Fraction) -> str:
+    """``frac_str`` of a Fraction (in lowest terms, denominator > 0) without re-parsing it."""
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
 def _fl(M) -> np.ndarray:
     return np.array([[float(_fq(M[i, j])) for j in range(M.ncols())] for i in range(M.nrows())])
 
@@ -319,8 +327,8 @@ def _blowup(pen: Pencil, box, z_float, gs: float):
     else:
         return None
     _q_lo, q_hi, _ = pm.scalar_bounds(pm.quad(pen.S, zq), box)
-    f_lo, f_hi, _ = pm.scalar_bounds(pen.f, box)
-    data = {"z": [frac_str(e) for e in z]}
+    f_lo, f_hi, _ = pm.scalar_bounds(pen.f, box) if not f_zero else (_ZERO, _ZERO, None)
+    data = {"z": [_fstr(e) for e in z]}
     # upper end: g(f_lo, t_hi)·n_lo ≥ q_hi
     t = _g_inv(_qf(f_lo), _qf(q_hi) / _qf(n_lo))
     t_hi = None
@@ -351,9 +359,9 @@ def _blowup(pen: Pencil, box, z_float, gs: float):
                     break
     if t_lo == 0:
         Gamma = None
-    s_lo = frac_str(t_lo)
-    s_hi = frac_str(t_hi) if t_hi is not None else None
-    data.update({"t_lo": s_lo, "Gamma": frac_str(Gamma) if Gamma is not None else None, "t_hi": s_hi})
+    s_lo = _fstr(t_lo)
+    s_hi = _fstr(t_hi) if t_hi is not None else None
+    data.update({"t_lo": s_lo, "Gamma": _fstr(Gamma) if Gamma is not None else None, "t_hi": s_hi})
     arg = "vertex" if _derived(pen)["deg_QMS"] <= 1 else "centred-form"
     claim = "Σ(t) blows up in finite time for every point of the cell"
     if t_hi is not None:
