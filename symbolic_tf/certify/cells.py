@@ -259,17 +259,18 @@ def _limit_denominator(x: float, max_den: int) -> Fraction:
     return Fraction(pk, qk)
 
 
-def _top_direction(S, R):
+def _top_direction(S, R, direction: bool = True):
     """λ_max(S^{1/2} R S^{1/2}) and z = S^{-1/2}u (u its eigenvector): the direction of R
     relative to Σ₀⁻¹ that loses definiteness first — for stacks S, R of shape (..., d, d),
-    one LAPACK call per matrix, the same arithmetic as for a single pair."""
+    one LAPACK call per matrix, the same arithmetic as for a single pair (z is None when
+    ``direction`` is false)."""
     w, U = np.linalg.eigh(S)
     w = np.maximum(w, 1e-300)
     Ut = np.swapaxes(U, -1, -2)
     sw = np.sqrt(w)[..., None, :]
     Sh = (U * sw) @ Ut
     lam, E = np.linalg.eigh(Sh @ R @ Sh)
-    z = ((U / sw) @ Ut @ E[..., :, -1:])[..., 0]
+    z = ((U / sw) @ Ut @ E[..., :, -1:])[..., 0] if direction else None
     return lam[..., -1], z
 
 
@@ -296,19 +297,19 @@ def _float_guesses(pen: Pencil, boxes) -> list:
         return []
     xs = [float((b[0] + b[1]) / 2) for b in boxes]
     ys = [float((b[2] + b[3]) / 2) for b in boxes]
-    cx, cy = [], []
-    for b in boxes:
-        for x, y in pm.corners(b):
-            cx.append(float(x))
-            cy.append(float(y))
-    S, R, f = _floats_stacked(pen, xs + cx, ys + cy)
+    S, R, f = _floats_stacked(pen, xs, ys)
     lam, z = _top_direction(S, R)
-    n = len(boxes)
-    lc = lam[n:].reshape(n, 4)
+    # the corners, each distinct point once (neighbouring cells share corners)
+    index: dict = {}
+    where = [index.setdefault((float(x), float(y)), len(index)) for b in boxes for x, y in pm.corners(b)]
+    pts = list(index)
+    S, R, _f = _floats_stacked(pen, [p[0] for p in pts], [p[1] for p in pts])
+    lc, _ = _top_direction(S, R, direction=False)
+    lc = lc[np.array(where)].reshape(len(boxes), 4)
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = np.where(lc > 0, 1.0 / np.where(lc > 0, lc, 1.0), math.inf)
     gs = inv.min(axis=1)
-    return [(float(lam[k]), z[k], float(f[k]), float(gs[k])) for k in range(n)]
+    return [(float(lam[k]), z[k], float(f[k]), float(gs[k])) for k in range(len(boxes))]
 
 
 def _blowup(pen: Pencil, box, z_float, gs: float):
