@@ -363,8 +363,14 @@ def _wants_refinement(rec: dict, bracket_ratio: Fraction | None) -> bool:
         return True
     if bracket_ratio is None or rec["status"] != "PROVED" or rec["regime"] != "BLOWUP":
         return False
-    lo = Fraction(rec["T_lo"])
-    return rec.get("T_hi") is None or lo == 0 or Fraction(rec["T_hi"]) > bracket_ratio * lo
+    lo = _parse_fraction(rec["T_lo"])
+    return rec.get("T_hi") is None or lo == 0 or _parse_fraction(rec["T_hi"]) > bracket_ratio * lo
+
+
+def _parse_fraction(s: str) -> Fraction:
+    """A ``"p/q"`` or ``"p"`` string written by this module, without Fraction's general parser."""
+    p, _, q = s.partition("/")
+    return Fraction(int(p), int(q)) if q else Fraction(int(p))
 
 
 def validate_spec(spec: MapSpec) -> None:
