@@ -413,6 +413,26 @@ def _shift_identity(C, rho):
     return out
 
 
+def _affine_corner_values(P: dict, box):
+    """P at the four corners, in :func:`corners` order, for P of degree ≤ 1 (the terms of degree
+    ≥ 2 are zero): P(x₀, y₀) = C + x₀Cx + y₀Cy, the others by adding (x₁ − x₀)Cx and (y₁ − y₀)Cy
+    — exactly :func:`evaluate`'s values.  A generator: a caller stopping at the first failing
+    corner skips the rest."""
+    x0, x1, y0, y1 = (q(v) for v in box)
+    C, Cx, Cy = P.get((0, 0)), P.get((1, 0)), P.get((0, 1))
+    V = flint.fmpq_mat(C) if C is not None else flint.fmpq_mat(*_shape(P))
+    if Cx is not None:
+        V += Cx * x0
+    if Cy is not None:
+        V += Cy * y0
+    yield V
+    W = V + Cx * (x1 - x0) if Cx is not None else V
+    yield W
+    dy = Cy * (y1 - y0) if Cy is not None else None
+    yield V + dy if dy is not None else V
+    yield W + dy if dy is not None else W
+
+
 def psd_on_box(P: dict, box) -> tuple[bool, str]:
     """Is the symmetric matrix polynomial P ⪰ 0 on the closed box?  (True only if proved.)
 
@@ -430,7 +450,7 @@ def psd_on_box(P: dict, box) -> tuple[bool, str]:
         form"``, the latter checking C + s·Lx + t·Ly − ρI ⪰ 0 at the corners).
     """
     if degree(P) <= 1:
-        return all(is_psd(evaluate(P, x, y)) for x, y in corners(box)), "vertex"
+        return all(is_psd(V) for V in _affine_corner_values(P, box)), "vertex"
     vals, E = _centred_corners(P, box)
     rho = _row_sum_bound(E)
     return all(is_psd(_shift_identity(V, rho)) for V in vals), "centred-form"
@@ -461,7 +481,7 @@ def pd_on_open_box(P: dict, box) -> tuple[bool, str]:
         centre = evaluate(P, (q(x0) + q(x1)) / 2, (q(y0) + q(y1)) / 2)
         if not is_pd(centre):
             return False, "vertex"
-        return all(is_psd(evaluate(P, x, y)) for x, y in corners(box)), "vertex"
+        return all(is_psd(V) for V in _affine_corner_values(P, box)), "vertex"
     vals, E = _centred_corners(P, box)
     rho = _row_sum_bound(E)
     return all(is_pd(_shift_identity(V, rho)) for V in vals), "centred-form"

@@ -105,3 +105,16 @@ def test_affine_scalar_bounds_are_the_extreme_corner_values(P, box, z):
     lo, hi, arg = pm.scalar_bounds(p, box)
     vals = [pm.evaluate(p, x, y)[0, 0] for x, y in pm.corners(box)]
     assert (lo, hi, arg) == (min(vals), max(vals), "vertex")
+
+
+@given(affine_sym(), boxes())
+def test_affine_psd_on_box_is_the_corner_test(P, box):
+    """Vertex argument for an affine P: ⪰ 0 on the box iff ⪰ 0 at the four corners (and ≻ 0 on the
+    open box iff, in addition, ≻ 0 at the centre) — decided here by inertia at evaluated corners."""
+    from symbolic_tf.exact.definiteness import is_pd, is_psd
+
+    at_corners = all(is_psd(pm.evaluate(P, x, y)) for x, y in pm.corners(box))
+    assert pm.psd_on_box(P, box) == (at_corners, "vertex")
+    x0, x1, y0, y1 = box
+    centre = is_pd(pm.evaluate(P, (x0 + x1) / 2, (y0 + y1) / 2))
+    assert pm.pd_on_open_box(P, box) == (centre and at_corners, "vertex")
