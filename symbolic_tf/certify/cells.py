@@ -295,21 +295,19 @@ def _float_guesses(pen: Pencil, boxes) -> list:
     inf if λ_max ≤ 0 at every corner) — all cells of a chunk in one stacked computation."""
     if not boxes:
         return []
-    xs = [float((b[0] + b[1]) / 2) for b in boxes]
-    ys = [float((b[2] + b[3]) / 2) for b in boxes]
-    S, R, f = _floats_stacked(pen, xs, ys)
-    lam, z = _top_direction(S, R)
-    # the corners, each distinct point once (neighbouring cells share corners)
+    # the centres and corners, each distinct point once (neighbouring cells share corners; a
+    # degenerate box is one point), in one stacked computation
     index: dict = {}
+    centre = [index.setdefault((float((b[0] + b[1]) / 2), float((b[2] + b[3]) / 2)), len(index)) for b in boxes]
     where = [index.setdefault((float(x), float(y)), len(index)) for b in boxes for x, y in pm.corners(b)]
-    pts = list(index)
-    S, R, _f = _floats_stacked(pen, [p[0] for p in pts], [p[1] for p in pts])
-    lc, _ = _top_direction(S, R, direction=False)
-    lc = lc[np.array(where)].reshape(len(boxes), 4)
+    S, R, f = _floats_stacked(pen, [p[0] for p in index], [p[1] for p in index])
+    lam, z = _top_direction(S, R)
+    lc = lam[np.array(where)].reshape(len(boxes), 4)
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = np.where(lc > 0, 1.0 / np.where(lc > 0, lc, 1.0), math.inf)
-    gs = inv.min(axis=1)
-    return [(float(lam[k]), z[k], float(f[k]), float(gs[k])) for k in range(len(boxes))]
+    gs = inv.min(axis=1).tolist()
+    lam, f = lam.tolist(), f.tolist()
+    return [(lam[c], z[c], f[c], gs[k]) for k, c in enumerate(centre)]
 
 
 def _blowup(pen: Pencil, box, z_float, gs: float):
