@@ -277,13 +277,18 @@ def _top_direction(S, R, direction: bool = True):
 def _floats_stacked(pen: Pencil, xs, ys):
     """(Σ₀, R, f) in floating point at the points (xs[k], ys[k]), stacked — the same sums, in the
     same order, as :meth:`Pencil.floats_at` (for guessing only)."""
-    pen.floats_at(0, 0)  # builds the float coefficients
+    if not hasattr(pen, "_float_polys"):
+        pen.floats_at(0, 0)  # builds the float coefficients
     X, Y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    mono: dict = {}
     out = []
     for P in pen._float_polys:
         acc = 0
         for (i, j), C in P.items():
-            acc = acc + C[None, :, :] * (X ** i * Y ** j)[:, None, None]
+            m = mono.get((i, j))
+            if m is None:
+                m = mono[i, j] = (X ** i * Y ** j)[:, None, None]
+            acc = acc + C[None, :, :] * m
         out.append(acc)
     S, R, f = out
     return S, R, f[:, 0, 0]
