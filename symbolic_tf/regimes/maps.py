@@ -92,8 +92,9 @@ def _prepared(spec_doc: dict):
     return _CACHE[key]
 
 
-def _cell_record(level, i, j, box, r) -> dict:
-    from ..certify.cells import KIND
+def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
+    if kind is None:
+        from ..certify.cells import KIND as kind
 
     out = {"id": [level, i, j], "box": [_fraction_str(b) for b in box], "status": r["status"],
            "regime": r.get("regime", "UNDECIDED")}
@@ -102,7 +103,7 @@ def _cell_record(level, i, j, box, r) -> dict:
             out[key] = r[key]
     if r["status"] in ("PROVED", "OUTSIDE"):
         out["claim"] = r["claim"]
-        out["certificate"] = {"kind": KIND, "argument": r["argument"], "data": r["data"]}
+        out["certificate"] = {"kind": kind, "argument": r["argument"], "data": r["data"]}
     else:
         out["reason"] = r.get("reason", "")
     return out
@@ -178,12 +179,12 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
             rec["point"] = _point_verdict(spec, None, box)
             out.append(rec)
         return out
-    from ..certify.cells import certify_cells
+    from ..certify.cells import KIND, certify_cells
 
     # all cells of the chunk at once (one stacked float search), then the centres of the
     # cells left UNDECIDED at max_depth, also at once
     res = certify_cells(pen, boxes)
-    out = [_cell_record(level, i, j, box, r) for (level, i, j), box, r in zip(cells, boxes, res)]
+    out = [_cell_record(level, i, j, box, r, KIND) for (level, i, j), box, r in zip(cells, boxes, res)]
     last = [k for k, ((level, _i, _j), r) in enumerate(zip(cells, res))
             if r["status"] == "UNDECIDED" and level >= spec.max_depth]
     centres = [((boxes[k][0] + boxes[k][1]) / 2, (boxes[k][2] + boxes[k][3]) / 2) for k in last]
