@@ -249,7 +249,8 @@ def quad(P: dict, z) -> dict:
     """
     n = _shape(P)[0]
     Z = flint.fmpq_mat(n, 1, [q(e) for e in z])
-    return _clean({k: Z.transpose() * M * Z for k, M in P.items()})
+    Zt = Z.transpose()
+    return _clean({k: Zt * M * Z for k, M in P.items()})
 
 
 def corners(box):
