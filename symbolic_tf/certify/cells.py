@@ -40,7 +40,7 @@ from ..exact.rational import frac_str
 from . import polymat as pm
 from ..variants import single_quadratic_factor
 
-__all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "g_ball", "no_route_reason"]
+__all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "certify_cells", "g_ball", "no_route_reason"]
 
 KIND = "cell-riccati-vI"
 
@@ -78,6 +78,19 @@ class Pencil:
 
 def _fq(v: flint.fmpq) -> Fraction:
     return Fraction(int(v.p), int(v.q))
+
+
+def _qf(v: flint.fmpq) -> float:
+    """float(v), correctly rounded (the value of float(Fraction(v)))."""
+    return int(v.p) / int(v.q)
+
+
+_ZERO = flint.fmpq(0)
+
+
+def _fstr(v: Fraction) -> str:
+    """``frac_str`` of a Fraction (in lowest terms, denominator > 0) without re-parsing it."""
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
 def _fl(M) -> np.ndarray:
@@ -216,50 +229,112 @@ def _fs(x) -> str:
 # ---------------------------------------------------------------------------------------
 # the search
 # ---------------------------------------------------------------------------------------
-def _rational_vector(u: np.ndarray, bits: int) -> tuple:
-    u = u / np.max(np.abs(u))
-    return tuple(Fraction(float(e)).limit_denominator(2 ** bits) for e in u)
+def _rational_vector(u, bits: int) -> tuple:
+    u = [float(e) for e in u]
+    m = max(abs(e) for e in u)
+    return tuple(_limit_denominator(e / m, 2 ** bits) for e in u)
 
 
-def _top_direction(S, R):
+def _limit_denominator(x: float, max_den: int) -> Fraction:
+    """``Fraction(x).limit_denominator(max_den)`` in integers: the closest rational to the float x
+    with denominator ≤ max_den (ties: the smaller denominator), via convergents and
+    semiconvergents of x's continued fraction."""
+    n0, d0 = x.as_integer_ratio()
+    if d0 <= max_den:
+        return Fraction(n0, d0)
+    p0, q0, p1, q1 = 0, 1, 1, 0
+    n, d = n0, d0
+    while True:
+        a = n // d
+        q2 = q0 + a * q1
+        if q2 > max_den:
+            break
+        p0, q0, p1, q1 = p1, q1, p0 + a * p1, q2
+        n, d = d, n - a * d
+    k = (max_den - q0) // q1
+    pk, qk = p0 + k * p1, q0 + k * q1
+    # |p1/q1 − x| ≤ |pk/qk − x|  ⟺  |p1·d0 − n0·q1|·qk ≤ |pk·d0 − n0·qk|·q1
+    if abs(p1 * d0 - n0 * q1) * qk <= abs(pk * d0 - n0 * qk) * q1:
+        return Fraction(p1, q1)
+    return Fraction(pk, qk)
+
+
+def _top_direction(S, R, direction: bool = True):
     """λ_max(S^{1/2} R S^{1/2}) and z = S^{-1/2}u (u its eigenvector): the direction of R
-    relative to Σ₀⁻¹ that loses definiteness first."""
+    relative to Σ₀⁻¹ that loses definiteness first — for stacks S, R of shape (..., d, d),
+    one LAPACK call per matrix, the same arithmetic as for a single pair (z is None when
+    ``direction`` is false)."""
     w, U = np.linalg.eigh(S)
     w = np.maximum(w, 1e-300)
-    Sh = (U * np.sqrt(w)) @ U.T
+    Ut = np.swapaxes(U, -1, -2)
+    sw = np.sqrt(w)[..., None, :]
+    Sh = (U * sw) @ Ut
     lam, E = np.linalg.eigh(Sh @ R @ Sh)
-    z = (U / np.sqrt(w)) @ U.T @ E[:, -1]
-    return float(lam[-1]), z
+    z = ((U / sw) @ Ut @ E[..., :, -1:])[..., 0] if direction else None
+    return lam[..., -1], z
 
 
-def _gamma_star(pen: Pencil, box) -> float:
-    """min over the corners of 1/λ_max(S^{1/2}RS^{1/2}) (the largest γ with K(γ) ⪰ 0 there)."""
-    best = math.inf
-    for x, y in pm.corners(box):
-        S, R, _f = pen.floats_at(x, y)
-        lam, _ = _top_direction(S, R)
-        if lam > 0:
-            best = min(best, 1.0 / lam)
-    return best
+def _floats_stacked(pen: Pencil, xs, ys):
+    """(Σ₀, R, f) in floating point at the points (xs[k], ys[k]), stacked — the same sums, in the
+    same order, as :meth:`Pencil.floats_at` (for guessing only)."""
+    if not hasattr(pen, "_float_polys"):
+        pen.floats_at(0, 0)  # builds the float coefficients
+    X, Y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    mono: dict = {}
+    out = []
+    for P in pen._float_polys:
+        acc = 0
+        for (i, j), C in P.items():
+            m = mono.get((i, j))
+            if m is None:
+                m = mono[i, j] = (X ** i * Y ** j)[:, None, None]
+            acc = acc + C[None, :, :] * m
+        out.append(acc)
+    S, R, f = out
+    return S, R, f[:, 0, 0]
 
 
-def _blowup(pen: Pencil, box, z_float: np.ndarray):
+def _float_guesses(pen: Pencil, boxes) -> list:
+    """Per box (exact (x₀, x₁, y₀, y₁)): (λ, z) of :func:`_top_direction` at the centre, f there, and
+    Γ* = min over the corners of 1/λ_max(S^{1/2}RS^{1/2}) (the largest γ with K(γ) ⪰ 0 there;
+    inf if λ_max ≤ 0 at every corner) — all cells of a chunk in one stacked computation."""
+    if not boxes:
+        return []
+    # the centres and corners, each distinct point once (neighbouring cells share corners; a
+    # degenerate box is one point), in one stacked computation
+    index: dict = {}
+    centre = [index.setdefault((float((b[0] + b[1]) / 2), float((b[2] + b[3]) / 2)), len(index)) for b in boxes]
+    where = [index.setdefault((float(x), float(y)), len(index)) for b in boxes for x, y in pm.corners(b)]
+    S, R, f = _floats_stacked(pen, [p[0] for p in index], [p[1] for p in index])
+    lam, z = _top_direction(S, R)
+    lc = lam[np.array(where)].reshape(len(boxes), 4)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.where(lc > 0, 1.0 / np.where(lc > 0, lc, 1.0), math.inf)
+    gs = inv.min(axis=1).tolist()
+    lam, f = lam.tolist(), f.tolist()
+    return [(lam[c], z[c], f[c], gs[k]) for k, c in enumerate(centre)]
+
+
+def _blowup(pen: Pencil, box, z_float, gs: float):
+    f_zero = _derived(pen)["f_zero"]
     for bits in (8, 20, 40):
         z = _rational_vector(z_float, bits)
-        n_lo, _n_hi, arg_n = pm.scalar_bounds(pm.quad(pen.Q, z), box)
+        zq = [pm.q(e) for e in z]
+        n_lo, _n_hi, arg_n = pm.scalar_bounds(pm.quad(pen.Q, zq), box)
         if n_lo <= 0:
             continue
-        _m_lo, m_hi, arg_m = pm.scalar_bounds(pm.quad(pen.M, z), box)
+        # f ≡ 0: M = −Q exactly, so max zᵀMz = −min zᵀQz (the same bound, vertex or centred form)
+        m_hi = -n_lo if f_zero else pm.scalar_bounds(pm.quad(pen.M, zq), box)[1]
         if m_hi >= 0:
             continue
         break
     else:
         return None
-    _q_lo, q_hi, _ = pm.scalar_bounds(pm.quad(pen.S, z), box)
-    f_lo, f_hi, _ = pm.scalar_bounds(pen.f, box)
-    data = {"z": [frac_str(e) for e in z]}
+    _q_lo, q_hi, _ = pm.scalar_bounds(pm.quad(pen.S, zq), box)
+    f_lo, f_hi, _ = pm.scalar_bounds(pen.f, box) if not f_zero else (_ZERO, _ZERO, None)
+    data = {"z": [_fstr(e) for e in z]}
     # upper end: g(f_lo, t_hi)·n_lo ≥ q_hi
-    t = _g_inv(float(_fq(f_lo)), float(_fq(q_hi)) / float(_fq(n_lo)))
+    t = _g_inv(_qf(f_lo), _qf(q_hi) / _qf(n_lo))
     t_hi = None
     if math.isfinite(t):
         for bump in (1e-12, 1e-9, 1e-6):
@@ -269,7 +344,6 @@ def _blowup(pen: Pencil, box, z_float: np.ndarray):
                 break
     # lower end: K(Γ) ⪰ 0 on the cell and g(f_hi, t_lo) ≤ Γ
     t_lo, Gamma = Fraction(0), None
-    gs = _gamma_star(pen, box)
     if math.isfinite(gs):
         for shrink in (1e-9, 1e-6, 1e-3, 2e-2, 1e-1):
             G = _rat(gs * (1 - shrink), 10)
@@ -280,7 +354,7 @@ def _blowup(pen: Pencil, box, z_float: np.ndarray):
                 Gamma = G
                 break
     if Gamma is not None:
-        t = _g_inv(float(_fq(f_hi)), float(Gamma))
+        t = _g_inv(_qf(f_hi), float(Gamma))
         if math.isfinite(t):
             for shrink in (1e-12, 1e-9, 1e-6):
                 cand = _rat(t * (1 - shrink))
@@ -289,21 +363,38 @@ def _blowup(pen: Pencil, box, z_float: np.ndarray):
                     break
     if t_lo == 0:
         Gamma = None
-    data.update({"t_lo": frac_str(t_lo), "Gamma": frac_str(Gamma) if Gamma is not None else None,
-                 "t_hi": frac_str(t_hi) if t_hi is not None else None})
-    arg = "vertex" if max(pm.degree(pen.Q), pm.degree(pen.M), pm.degree(pen.S)) <= 1 else "centred-form"
+    s_lo = _fstr(t_lo)
+    s_hi = _fstr(t_hi) if t_hi is not None else None
+    data.update({"t_lo": s_lo, "Gamma": _fstr(Gamma) if Gamma is not None else None, "t_hi": s_hi})
+    arg = "vertex" if _derived(pen)["deg_QMS"] <= 1 else "centred-form"
     claim = "Σ(t) blows up in finite time for every point of the cell"
     if t_hi is not None:
-        claim += f", T* ∈ [{frac_str(t_lo)}, {frac_str(t_hi)}]"
+        claim += f", T* ∈ [{s_lo}, {s_hi}]"
     else:
-        claim += f", T* ≥ {frac_str(t_lo)}"
-    return {"regime": "BLOWUP", "T_lo": frac_str(t_lo), "T_hi": frac_str(t_hi) if t_hi is not None else None,
-            "claim": claim, "argument": arg, "data": data}
+        claim += f", T* ≥ {s_lo}"
+    return {"regime": "BLOWUP", "T_lo": s_lo, "T_hi": s_hi, "claim": claim, "argument": arg, "data": data}
+
+
+def _derived(pen: Pencil) -> dict:
+    """Box-independent data of the pencil, computed once: −Q, −f, whether f ≡ 0, deg S,
+    max(deg Q, deg M, deg S), and for a constant R whether R ⪯ 0 (exact inertia)."""
+    d = pen.__dict__.get("_derived")
+    if d is None:
+        const_R_nsd = None
+        if pm.degree(pen.R) == 0:
+            from ..exact.definiteness import inertia
+
+            const_R_nsd = inertia(pen.R[(0, 0)])[0] == 0
+        d = pen.__dict__["_derived"] = {
+            "negQ": pm.scale(pen.Q, -1), "negf": pm.scale(pen.f, -1),
+            "f_zero": pm.degree(pen.f) == 0 and pen.f[(0, 0)][0, 0] == 0, "deg_S": pm.degree(pen.S),
+            "deg_QMS": max(pm.degree(pen.Q), pm.degree(pen.M), pm.degree(pen.S)), "const_R_nsd": const_R_nsd}
+    return d
 
 
 def _global(pen: Pencil, box):
-    f_zero = pm.degree(pen.f) == 0 and pen.f[(0, 0)][0, 0] == 0
-    negQ = pm.scale(pen.Q, -1)
+    der = _derived(pen)
+    f_zero, negQ, negf = der["f_zero"], der["negQ"], der["negf"]
     nsd, argq = _nsd_Q(pen, box)
     if nsd:
         if f_zero:
@@ -317,12 +408,12 @@ def _global(pen: Pencil, box):
         if fpos and pm.pd_on_open_box(negQ, box)[0]:
             return _res("EQUILIBRIUM", "Σ(t) → Σ* = −2f·R⁻¹, a stable equilibrium (R ≺ 0, f > 0)", argq,
                         {"via": "drift-equilibrium"})
-        fneg, _ = pm.pd_on_open_box(pm.scale(pen.f, -1), box)
+        fneg, _ = pm.pd_on_open_box(negf, box)
         if fneg:
             return _res("CLUSTERING", "Σ(t) → 0 (R ⪯ 0, f < 0): collapse to a point", argq,
                         {"via": "drift-contracting"}, rank=0)
         return _res("EXPONENTIAL_GROWTH", "global, at most exponential growth (R ⪯ 0)", argq, {"via": "nsd"})
-    fneg, _ = pm.pd_on_open_box(pm.scale(pen.f, -1), box)
+    fneg, _ = pm.pd_on_open_box(negf, box)
     if fneg:
         ok, argm = pm.pd_on_open_box(pen.M, box)
         if ok:
@@ -333,11 +424,10 @@ def _global(pen: Pencil, box):
 
 def _nsd_Q(pen: Pencil, box):
     """Q = SRS ⪯ 0 on the box: when R is constant, R ⪯ 0 (exact, S ≻ 0); else by polymat."""
-    if pm.degree(pen.R) == 0:
-        from ..exact.definiteness import inertia
-
-        return inertia(pen.R[(0, 0)])[0] == 0, "exact"
-    return pm.psd_on_box(pm.scale(pen.Q, -1), box)
+    der = _derived(pen)
+    if der["const_R_nsd"] is not None:
+        return der["const_R_nsd"], "exact"
+    return pm.psd_on_box(der["negQ"], box)
 
 
 def _res(regime, claim, arg, data, rank=None):
@@ -353,6 +443,7 @@ def certify_cell(pen: Pencil, box) -> dict:
     Returns a dict with ``status`` PROVED (``regime``, ``claim``, ``argument``, ``data``,
     and T_lo/T_hi for blow-up), OUTSIDE (Σ₀ is not positive definite anywhere on the cell:
     a rational z with zᵀΣ₀z ≤ 0 on the whole cell), or UNDECIDED with ``reason``.
+    The same as ``certify_cells(pen, [box])[0]``.
 
     Parameters
     ----------
@@ -366,20 +457,54 @@ def certify_cell(pen: Pencil, box) -> dict:
     dict
         The verdict described above.
     """
-    box = _box_q(box)
-    x0, x1, y0, y1 = box
-    if pm.degree(pen.S) > 0 and not pm.pd_on_open_box(pen.S, box)[0]:
-        out = _outside(pen, box)
-        if out is not None:
-            return out
-        return {"status": "UNDECIDED", "reason": "Σ₀ is not positive definite on the whole cell"}
-    xc, yc = float((x0 + x1) / 2), float((y0 + y1) / 2)
-    S, R, f = pen.floats_at(xc, yc)
-    lam, z = _top_direction(S, R)
+    return certify_cells(pen, [box])[0]
+
+
+def certify_cells(pen: Pencil, boxes) -> list[dict]:
+    """Whole-cell verdicts for many open boxes: the float guesses (z, Γ) of all cells in one
+    stacked computation, then the exact checks cell by cell.
+
+    Each verdict is the one :func:`certify_cell` describes: PROVED (``regime``, ``claim``,
+    ``argument``, ``data``, T_lo/T_hi for blow-up), OUTSIDE (a rational z with zᵀΣ₀z ≤ 0 on the
+    whole cell) or UNDECIDED with ``reason``.  Floats only choose the candidates; every
+    accepted verdict rests on the exact checks of :mod:`symbolic_tf.certify.polymat`.
+
+    Parameters
+    ----------
+    pen : Pencil
+        From :func:`pencil_for`.
+    boxes : sequence of tuple
+        Boxes (x₀, x₁, y₀, y₁), read exactly (a degenerate box is a point).
+
+    Returns
+    -------
+    list of dict
+        One verdict per box, in order.
+    """
+    boxes = [_box_q(b) for b in boxes]
+    out: list = [None] * len(boxes)
+    todo = []
+    if _derived(pen)["deg_S"] > 0:
+        for k, box in enumerate(boxes):
+            if not pm.pd_on_open_box(pen.S, box)[0]:
+                r = _outside(pen, box)
+                out[k] = r if r is not None else {
+                    "status": "UNDECIDED", "reason": "Σ₀ is not positive definite on the whole cell"}
+            else:
+                todo.append(k)
+    else:
+        todo = list(range(len(boxes)))
+    for k, (lam, z, f, gs) in zip(todo, _float_guesses(pen, [boxes[k] for k in todo])):
+        out[k] = _certify_one(pen, boxes[k], lam, z, f, gs)
+    return out
+
+
+def _certify_one(pen: Pencil, box, lam: float, z: np.ndarray, f: float, gs: float) -> dict:
+    """The exact side for one cell, given the float guesses at its centre (λ, z, f) and Γ*."""
     phi = lam + 2 * min(f, 0.0)
     attempts = (_try_blowup, _global) if phi > 0 else (_global, _try_blowup)
     for attempt in attempts:
-        r = attempt(pen, box) if attempt is _global else attempt(pen, box, z)
+        r = attempt(pen, box) if attempt is _global else attempt(pen, box, z, gs)
         if r is not None:
             r["status"] = "PROVED"
             return r
@@ -387,10 +512,11 @@ def certify_cell(pen: Pencil, box) -> dict:
             f"(at its centre λ_max(Σ₀^½RΣ₀^½) + 2·min(f, 0) = {phi:.3g})"}
 
 
-def _try_blowup(pen, box, z):
-    if not np.all(np.isfinite(z)) or np.max(np.abs(z)) == 0:
+def _try_blowup(pen, box, z, gs):
+    z = [float(e) for e in z]
+    if not all(math.isfinite(e) for e in z) or max(abs(e) for e in z) == 0:
         return None
-    return _blowup(pen, box, z)
+    return _blowup(pen, box, z, gs)
 
 
 def _outside(pen: Pencil, box):

@@ -20,10 +20,10 @@ from math import comb
 
 import flint
 
-from ..exact.definiteness import is_pd, is_psd
+from ..exact import definiteness
 
 __all__ = ["const", "affine", "add", "scale", "mul", "transpose", "degree", "evaluate", "quad",
-           "centred", "scalar_bounds", "psd_on_box", "pd_on_open_box", "corners", "q"]
+           "centred", "scalar_bounds", "psd_on_box", "pd_on_open_box", "corners", "q", "is_psd", "is_pd"]
 
 
 def q(x) -> flint.fmpq:
@@ -41,7 +41,10 @@ def q(x) -> flint.fmpq:
     """
     if isinstance(x, flint.fmpq):
         return x
-    x = Fraction(x)
+    if type(x) is int:
+        return flint.fmpq(x)
+    if type(x) is not Fraction:
+        x = Fraction(x)
     return flint.fmpq(x.numerator, x.denominator)
 
 
@@ -90,7 +93,7 @@ def affine(C0, Cx, Cy) -> dict:
 
 
 def _is_zero(M) -> bool:
-    return all(M[i, j] == 0 for i in range(M.nrows()) for j in range(M.ncols()))
+    return not M  # an fmpq_mat is falsy exactly when every entry is 0
 
 
 def _shape(P):
@@ -202,7 +205,7 @@ def degree(P: dict) -> int:
     int
         The degree.
     """
-    return max((i + j for (i, j), M in P.items() if not _is_zero(M)), default=0)
+    return max((i + j for (i, j), M in P.items() if M), default=0)
 
 
 def evaluate(P: dict, x, y) -> flint.fmpq_mat:
@@ -221,11 +224,12 @@ def evaluate(P: dict, x, y) -> flint.fmpq_mat:
         The value.
     """
     x, y = q(x), q(y)
-    n, m = _shape(P)
-    out = flint.fmpq_mat(n, m)
+    out = None
     for (i, j), M in P.items():
-        out += M * (x ** i * y ** j)
-    return out
+        if i or j:
+            M = M * (x ** i * y ** j if i and j else x ** i if i else y ** j)
+        out = M if out is None else out + M
+    return flint.fmpq_mat(out)
 
 
 def quad(P: dict, z) -> dict:
@@ -245,7 +249,8 @@ def quad(P: dict, z) -> dict:
     """
     n = _shape(P)[0]
     Z = flint.fmpq_mat(n, 1, [q(e) for e in z])
-    return _clean({k: Z.transpose() * M * Z for k, M in P.items()})
+    Zt = Z.transpose()
+    return _clean({k: Zt * M * Z for k, M in P.items()})
 
 
 def corners(box):
@@ -330,11 +335,71 @@ def scalar_bounds(p: dict, box) -> tuple[flint.fmpq, flint.fmpq, str]:
         (corners of the affine part ∓ the remainder bound).
     """
     if degree(p) <= 1:
-        vals = [evaluate(p, x, y)[0, 0] for x, y in corners(box)]
-        return min(vals), max(vals), "vertex"
+        # c + a·x + b·y: its extreme corner values are c + (a·x₀ or a·x₁) + (b·y₀ or b·y₁)
+        x0, x1, y0, y1 = (q(v) for v in box)
+        lo = hi = flint.fmpq(0)
+        for (i, j), M in p.items():
+            c = M[0, 0]
+            if i:
+                u, v = c * x0, c * x1
+            elif j:
+                u, v = c * y0, c * y1
+            else:
+                u = v = c
+            if u <= v:
+                lo, hi = lo + u, hi + v
+            else:
+                lo, hi = lo + v, hi + u
+        return lo, hi, "vertex"
     vals, E = _centred_corners(p, box)
     vals = [v[0, 0] for v in vals]
     return min(vals) - E[0, 0], max(vals) + E[0, 0], "centred-form"
+
+
+def is_psd(M: flint.fmpq_mat) -> bool:
+    """M = Mᵀ ⪰ 0, exactly: for n ≤ 2 by the principal minors (a ≥ 0, c ≥ 0, ac − b² ≥ 0), else
+    :func:`symbolic_tf.exact.definiteness.is_psd` (inertia).
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat
+        A square rational matrix.
+
+    Returns
+    -------
+    bool
+        True iff M is symmetric with no negative eigenvalue.
+    """
+    n = M.nrows()
+    if n == 1:
+        return M[0, 0] >= 0
+    if n == 2:
+        a, b, b2, c = M[0, 0], M[0, 1], M[1, 0], M[1, 1]
+        return b == b2 and a >= 0 and c >= 0 and a * c >= b * b
+    return definiteness.is_psd(M)
+
+
+def is_pd(M: flint.fmpq_mat) -> bool:
+    """M = Mᵀ ≻ 0, exactly: for n ≤ 2 by Sylvester's criterion (a > 0, ac − b² > 0), else
+    :func:`symbolic_tf.exact.definiteness.is_pd` (inertia).
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat
+        A square rational matrix.
+
+    Returns
+    -------
+    bool
+        True iff M is symmetric with every eigenvalue > 0.
+    """
+    n = M.nrows()
+    if n == 1:
+        return M[0, 0] > 0
+    if n == 2:
+        a, b, b2, c = M[0, 0], M[0, 1], M[1, 0], M[1, 1]
+        return b == b2 and a > 0 and a * c > b * b
+    return definiteness.is_pd(M)
 
 
 def _row_sum_bound(E) -> flint.fmpq:
@@ -347,6 +412,26 @@ def _shift_identity(C, rho):
     for i in range(n):
         out[i, i] -= rho
     return out
+
+
+def _affine_corner_values(P: dict, box):
+    """P at the four corners, in :func:`corners` order, for P of degree ≤ 1 (the terms of degree
+    ≥ 2 are zero): P(x₀, y₀) = C + x₀Cx + y₀Cy, the others by adding (x₁ − x₀)Cx and (y₁ − y₀)Cy
+    — exactly :func:`evaluate`'s values.  A generator: a caller stopping at the first failing
+    corner skips the rest."""
+    x0, x1, y0, y1 = (q(v) for v in box)
+    C, Cx, Cy = P.get((0, 0)), P.get((1, 0)), P.get((0, 1))
+    V = flint.fmpq_mat(C) if C is not None else flint.fmpq_mat(*_shape(P))
+    if Cx is not None:
+        V += Cx * x0
+    if Cy is not None:
+        V += Cy * y0
+    yield V
+    W = V + Cx * (x1 - x0) if Cx is not None else V
+    yield W
+    dy = Cy * (y1 - y0) if Cy is not None else None
+    yield V + dy if dy is not None else V
+    yield W + dy if dy is not None else W
 
 
 def psd_on_box(P: dict, box) -> tuple[bool, str]:
@@ -366,7 +451,7 @@ def psd_on_box(P: dict, box) -> tuple[bool, str]:
         form"``, the latter checking C + s·Lx + t·Ly − ρI ⪰ 0 at the corners).
     """
     if degree(P) <= 1:
-        return all(is_psd(evaluate(P, x, y)) for x, y in corners(box)), "vertex"
+        return all(is_psd(V) for V in _affine_corner_values(P, box)), "vertex"
     vals, E = _centred_corners(P, box)
     rho = _row_sum_bound(E)
     return all(is_psd(_shift_identity(V, rho)) for V in vals), "centred-form"
@@ -397,7 +482,7 @@ def pd_on_open_box(P: dict, box) -> tuple[bool, str]:
         centre = evaluate(P, (q(x0) + q(x1)) / 2, (q(y0) + q(y1)) / 2)
         if not is_pd(centre):
             return False, "vertex"
-        return all(is_psd(evaluate(P, x, y)) for x, y in corners(box)), "vertex"
+        return all(is_psd(V) for V in _affine_corner_values(P, box)), "vertex"
     vals, E = _centred_corners(P, box)
     rho = _row_sum_bound(E)
     return all(is_pd(_shift_identity(V, rho)) for V in vals), "centred-form"

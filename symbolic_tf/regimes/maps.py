@@ -64,8 +64,13 @@ def cell_box(spec: MapSpec, level: int, i: int, j: int) -> tuple[Fraction, ...]:
     """
     nx, ny = spec.resolution[0] << level, spec.resolution[1] << level
     (xa, xb), (ya, yb) = spec.x_range, spec.y_range
-    dx, dy = (xb - xa) / nx, (yb - ya) / ny
-    return xa + i * dx, xa + (i + 1) * dx, ya + j * dy, ya + (j + 1) * dy
+    return _grid(xa, xb, nx, i), _grid(xa, xb, nx, i + 1), _grid(ya, yb, ny, j), _grid(ya, yb, ny, j + 1)
+
+
+def _grid(a, b, n: int, k: int) -> Fraction:
+    """a + k·(b − a)/n exactly, in one integer step: (aₙ·b_d·n + k·(bₙ·a_d − aₙ·b_d)) / (a_d·b_d·n)."""
+    an, ad, bn, bd = a.numerator, a.denominator, b.numerator, b.denominator  # a, b: Fraction or int
+    return Fraction(an * bd * n + k * (bn * ad - an * bd), ad * bd * n)
 
 
 # ---------------------------------------------------------------------------------------
@@ -87,30 +92,38 @@ def _prepared(spec_doc: dict):
     return _CACHE[key]
 
 
-def _cell_record(level, i, j, box, r) -> dict:
-    from ..certify.cells import KIND
+def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
+    if kind is None:
+        from ..certify.cells import KIND as kind
 
-    out = {"id": [level, i, j], "box": [frac_str(b) for b in box], "status": r["status"],
+    out = {"id": [level, i, j], "box": [_fraction_str(b) for b in box], "status": r["status"],
            "regime": r.get("regime", "UNDECIDED")}
     for key in ("rank", "T_lo", "T_hi"):
         if r.get(key) is not None:
             out[key] = r[key]
     if r["status"] in ("PROVED", "OUTSIDE"):
         out["claim"] = r["claim"]
-        out["certificate"] = {"kind": KIND, "argument": r["argument"], "data": r["data"]}
+        out["certificate"] = {"kind": kind, "argument": r["argument"], "data": r["data"]}
     else:
         out["reason"] = r.get("reason", "")
     return out
 
 
-def _point_verdict(spec, pen, box) -> dict:
-    """An exact verdict at the cell's dyadic centre."""
+def _fraction_str(v: Fraction) -> str:
+    """frac_str of a Fraction (already in lowest terms, denominator > 0), without re-parsing it."""
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+def _point_verdict(spec, pen, box, r: dict | None = None) -> dict:
+    """An exact verdict at the cell's dyadic centre (``r``: the whole-cell route's verdict for the
+    degenerate box at the centre when already computed)."""
     xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
     where = {"x": frac_str(xc), "y": frac_str(yc)}
     if pen is not None:
         from ..certify.cells import KIND, certify_cell
 
-        r = certify_cell(pen, (xc, xc, yc, yc))
+        if r is None:
+            r = certify_cell(pen, (xc, xc, yc, yc))
         out = {**where, "status": r["status"], "regime": r.get("regime", "UNDECIDED"), "route": KIND}
         for key in ("rank", "T_lo", "T_hi"):
             if r.get(key) is not None:
@@ -158,20 +171,26 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
         slice without a whole-cell argument or an UNDECIDED cell at ``max_depth``.
     """
     spec, pen, reason = _prepared(spec_doc)
-    out = []
-    for level, i, j in cells:
-        box = cell_box(spec, level, i, j)
-        if pen is None:
+    boxes = [cell_box(spec, level, i, j) for level, i, j in cells]
+    if pen is None:
+        out = []
+        for (level, i, j), box in zip(cells, boxes):
             rec = _cell_record(level, i, j, box, {"status": "UNDECIDED", "reason": reason})
             rec["point"] = _point_verdict(spec, None, box)
-        else:
-            from ..certify.cells import certify_cell
+            out.append(rec)
+        return out
+    from ..certify.cells import KIND, certify_cells
 
-            r = certify_cell(pen, box)
-            rec = _cell_record(level, i, j, box, r)
-            if r["status"] == "UNDECIDED" and level >= spec.max_depth:
-                rec["point"] = _point_verdict(spec, pen, box)
-        out.append(rec)
+    # all cells of the chunk at once (one stacked float search), then the centres of the
+    # cells left UNDECIDED at max_depth, also at once
+    res = certify_cells(pen, boxes)
+    out = [_cell_record(level, i, j, box, r, KIND) for (level, i, j), box, r in zip(cells, boxes, res)]
+    last = [k for k, ((level, _i, _j), r) in enumerate(zip(cells, res))
+            if r["status"] == "UNDECIDED" and level >= spec.max_depth]
+    centres = [((boxes[k][0] + boxes[k][1]) / 2, (boxes[k][2] + boxes[k][3]) / 2) for k in last]
+    pts = certify_cells(pen, [(x, x, y, y) for x, y in centres])
+    for k, r in zip(last, pts):
+        out[k]["point"] = _point_verdict(spec, pen, boxes[k], r)
     return out
 
 
@@ -345,8 +364,14 @@ def _wants_refinement(rec: dict, bracket_ratio: Fraction | None) -> bool:
         return True
     if bracket_ratio is None or rec["status"] != "PROVED" or rec["regime"] != "BLOWUP":
         return False
-    lo = Fraction(rec["T_lo"])
-    return rec.get("T_hi") is None or lo == 0 or Fraction(rec["T_hi"]) > bracket_ratio * lo
+    lo = _parse_fraction(rec["T_lo"])
+    return rec.get("T_hi") is None or lo == 0 or _parse_fraction(rec["T_hi"]) > bracket_ratio * lo
+
+
+def _parse_fraction(s: str) -> Fraction:
+    """A ``"p/q"`` or ``"p"`` string written by this module, without Fraction's general parser."""
+    p, _, q = s.partition("/")
+    return Fraction(int(p), int(q)) if q else Fraction(int(p))
 
 
 def validate_spec(spec: MapSpec) -> None:

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import assume, event, given, settings, strategies as st
 
-from symbolic_tf.certify.cells import certify_cell, g_ball, pencil_for
+from symbolic_tf.certify import cells as cells_mod
+from symbolic_tf.certify.cells import certify_cell, certify_cells, g_ball, pencil_for
 from symbolic_tf.certify.kinds.cells import CellChecker
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
@@ -274,3 +275,55 @@ def test_checker_enclosures_cover_the_search_side_on_search_cells(case):
         lo, hi = ce.scalar_range(ours.quad(z), box)
         plo, phi, _ = pm.scalar_bounds(pm.quad(theirs, z), qbox)
         assert plo <= lo and hi <= phi
+
+
+@settings(max_examples=25, deadline=None)
+@given(cases(), st.lists(st.tuples(st.fractions(min_value=-1, max_value=1, max_denominator=32),
+                                   st.fractions(min_value=-1, max_value=1, max_denominator=32),
+                                   st.sampled_from([Fr(0), Fr(1, 32), Fr(1, 8), Fr(1, 2)])), min_size=1, max_size=12))
+def test_batched_cells_equal_cell_by_cell_and_recheck(case, corners):
+    """certify_cells on a batch gives, cell by cell, the verdicts of certify_cell one box at a time
+    (the stacked float search is the per-box search), and every PROVED / OUTSIDE verdict re-checks."""
+    doc, box0 = case
+    spec = parse_map_spec(doc)
+    pen = pencil_for(spec)
+    boxes = [box0] + [(x, x + h, y, y + h) for x, y, h in corners]
+    batch = certify_cells(pen, boxes)
+    assert batch == [certify_cell(pen, b) for b in boxes]
+    ck = CellChecker(spec)
+    for b, r in zip(boxes, batch):
+        if r["status"] == "PROVED":
+            ck.check(_record(b, r))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.fractions(min_value=-1, max_value=1, max_denominator=64),
+                          st.fractions(min_value=-1, max_value=1, max_denominator=64)), min_size=1, max_size=6),
+       st.sampled_from(["a", "disk"]))
+def test_stacked_float_guesses_equal_the_per_point_computation(points, which):
+    """The stacked (Σ₀, R, f) and top directions are bit for bit those of Pencil.floats_at and one
+    eigh per 2×2 matrix, so batching cannot change which z, Γ the exact side tries."""
+    if which == "a":
+        doc = spec_doc(("0", "0"), ("1/2", "-1/4"), 0, "1", [[1, "1/4"], ["1/4", "1/2"]], False)
+    else:
+        doc = {"family": "cov-disk", "problem": {"variant": "softmax", "d": 2, "A": [[3, 0], [0, -1]],
+                                                 "V": [[1, 0], [0, 1]], "F": [[-1, 0], [0, -1]]}}
+    pen = pencil_for(parse_map_spec(doc))
+    xs, ys = [float(x) for x, _ in points], [float(y) for _, y in points]
+    S, R, f = cells_mod._floats_stacked(pen, xs, ys)
+    lam, z = cells_mod._top_direction(S, R)
+    for k, (x, y) in enumerate(zip(xs, ys)):
+        S1, R1, f1 = pen.floats_at(x, y)
+        assert np.array_equal(S[k], S1) and np.array_equal(R[k], R1) and f[k] == f1
+        w, U = np.linalg.eigh(S1)
+        w = np.maximum(w, 1e-300)
+        Sh = (U * np.sqrt(w)) @ U.T
+        l1, E = np.linalg.eigh(Sh @ R1 @ Sh)
+        z1 = (U / np.sqrt(w)) @ U.T @ E[:, -1]
+        assert lam[k] == l1[-1] and np.array_equal(z[k], z1)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6) | st.sampled_from([0.0, 1.0, -1.0]),
+       st.sampled_from([1, 2, 8, 20, 40]))
+def test_limit_denominator_in_integers_is_fractions(x, bits):
+    assert cells_mod._limit_denominator(x, 2 ** bits) == Fr(x).limit_denominator(2 ** bits)

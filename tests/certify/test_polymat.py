@@ -85,3 +85,36 @@ def test_centred_form_shrinks_with_the_box():
     # s² + t², st and t² terms, so e ≤ 2h² entrywise; the constant part is P(h, h)²
     assert all(E[i, j] <= pm.q(Fr(2, 128 ** 2)) for i in range(2) for j in range(2))
     assert C == pm.evaluate(M, Fr(1, 128), Fr(1, 128))
+
+
+@given(small, small, small, small, st.booleans())
+def test_small_definiteness_by_minors_is_inertia(a, b, b2, c, symmetric):
+    """The 1×1 / 2×2 minor tests agree with the inertia (Descartes) tests of exact.definiteness,
+    also for non-symmetric input (both say no)."""
+    from symbolic_tf.exact.definiteness import is_pd, is_psd
+
+    M = pm.evaluate(pm.const([[a, b], [b if symmetric else b2, c]]), 0, 0)
+    assert pm.is_psd(M) == is_psd(M) and pm.is_pd(M) == is_pd(M)
+    m = pm.evaluate(pm.const([[a]]), 0, 0)
+    assert pm.is_psd(m) == (a >= 0) and pm.is_pd(m) == (a > 0)
+
+
+@given(affine_sym(), boxes(), st.lists(small, min_size=2, max_size=2))
+def test_affine_scalar_bounds_are_the_extreme_corner_values(P, box, z):
+    p = pm.quad(P, z)
+    lo, hi, arg = pm.scalar_bounds(p, box)
+    vals = [pm.evaluate(p, x, y)[0, 0] for x, y in pm.corners(box)]
+    assert (lo, hi, arg) == (min(vals), max(vals), "vertex")
+
+
+@given(affine_sym(), boxes())
+def test_affine_psd_on_box_is_the_corner_test(P, box):
+    """Vertex argument for an affine P: ⪰ 0 on the box iff ⪰ 0 at the four corners (and ≻ 0 on the
+    open box iff, in addition, ≻ 0 at the centre) — decided here by inertia at evaluated corners."""
+    from symbolic_tf.exact.definiteness import is_pd, is_psd
+
+    at_corners = all(is_psd(pm.evaluate(P, x, y)) for x, y in pm.corners(box))
+    assert pm.psd_on_box(P, box) == (at_corners, "vertex")
+    x0, x1, y0, y1 = box
+    centre = is_pd(pm.evaluate(P, (x0 + x1) / 2, (y0 + y1) / 2))
+    assert pm.pd_on_open_box(P, box) == (centre and at_corners, "vertex")

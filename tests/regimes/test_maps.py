@@ -126,3 +126,15 @@ def test_general_V_gives_point_verdicts_only():
     assert m["route"] is None and "V = vI" in m["route_reason"]
     assert len(m["cells"]) == 4 and all("point" in c and c["status"] == "UNDECIDED" for c in m["cells"])
     check_map(m)
+
+
+def test_chunks_certify_the_same_cells_whatever_their_grouping():
+    """certify_chunk batches its cells (one stacked float search, then the max-depth centres at once):
+    a chunk's records equal those of the cells certified one at a time, point verdicts included."""
+    from symbolic_tf.regimes.maps import certify_chunk
+
+    doc = dict(SPEC_A, max_depth=1)
+    cells = [(0, i, j) for i in range(4) for j in range(4)] + [(1, i, j) for i in (2, 3, 4, 5) for j in (3, 4)]
+    batch = certify_chunk(doc, cells)
+    assert batch == [certify_chunk(doc, [c])[0] for c in cells]
+    assert any("point" in r for r in batch)  # undecided max-depth cells carry a centre verdict
