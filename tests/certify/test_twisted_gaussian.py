@@ -265,3 +265,16 @@ def test_decision_edge_cases():
     assert twisted_gaussian_convexity([[1, 3], [-3, 1]], [[0, 0], [0, 0]]).status == "PROVED"     # V = 0
     ver = twisted_gaussian_convexity([[1, 0], [0, -1]], [[1, 0], [0, 1]])                         # A + Aᵀ indefinite
     assert ver.status == "REFUTED" and check(ver.evidence["certificate"]).status == "PROVED"
+
+
+def test_cli_reports_the_gaussian_decision(capsys):
+    import json
+
+    from symbolic_tf.cli import main
+
+    for A, want in (("[[1, 0], [0, 2]]", "PROVED"), ("[[1, 3], [-3, 1]]", "REFUTED")):
+        assert main(["convexity", "softmax", "--A", A, "--V", "[[1, 0], [0, 1]]", "--along", "twisted", "--json"]) == 0
+        g = json.loads(capsys.readouterr().out)["gaussians"]
+        assert g["status"] == want
+        if want == "REFUTED":
+            assert check(g["evidence"]["certificate"]).status == "PROVED"
