@@ -44,7 +44,7 @@ from .claims import Claim, Quantifier
 
 __all__ = ["rank_one_second_variation", "twisted_gaussian_witness", "small_gaussian_second_variation",
            "rotation_scaling_sign_term", "rotation_scaling_witness", "small_gaussian_witness",
-           "twisted_gaussian_convexity", "SYMMETRIC_THEOREM"]
+           "finite_gaussian_witness", "free_direction_witness", "twisted_gaussian_convexity", "SYMMETRIC_THEOREM"]
 
 KIND = "twisted-gaussian-nonconvexity"
 
@@ -392,6 +392,177 @@ def small_gaussian_witness(A, V, tries: int = 40, seed: int = 0):
     return None
 
 
+def _float_sign_gram(A, S, Ns):
+    """Float Gram matrix of the sign term t₁² + 2t₂ − 2t₃ (a quadratic form in N) on the list Ns."""
+    n = A.shape[0]
+    X = np.eye(n) - A.T @ S @ A @ S
+    Xi = np.linalg.inv(X)
+
+    def term(N):
+        S1 = N @ S + S @ N.T
+        S2 = 2 * N @ S @ N.T
+        X1 = -A.T @ (S1 @ A @ S + S @ A @ S1)
+        X2 = -A.T @ (S2 @ A @ S + 2 * S1 @ A @ S1 + S @ A @ S2)
+        t1 = np.trace(Xi @ X1)
+        return t1 * t1 + 2 * np.trace(Xi @ X1 @ Xi @ X1) - 2 * np.trace(Xi @ X2)
+    k = len(Ns)
+    G = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i, k):
+            G[i, j] = G[j, i] = (term(Ns[i] + Ns[j]) - term(Ns[i] - Ns[j])) / 4
+    return G
+
+
+def _finite_search(A, Ns, tries, seed):
+    """Float minimisation over Σ in the domain (Σ = r·Σ₀/√λ_max(Σ₀^{1/2}AᵀΣ₀AΣ₀^{1/2}), r = 1 − e^{−y²} ∈ [0, 1): the negative
+    regions can lie very close to the boundary of the domain)
+    of the smallest eigenvalue of the sign form on span(Ns), relative to its largest; returns
+    (value, Σ as floats, coefficient vector)."""
+    from scipy.linalg import eigh, sqrtm
+    from scipy.optimize import minimize
+
+    n = A.shape[0]
+    iu = np.tril_indices(n)
+    rng = np.random.default_rng(seed)
+    gram = np.array([[float(np.sum(Ni * Nj)) for Nj in Ns] for Ni in Ns])
+    if np.linalg.eigvalsh(gram)[0] <= 1e-12 * max(1.0, np.abs(gram).max()):
+        gram = None                                   # V singular: the directions are dependent
+
+    def point(x):
+        L = np.zeros((n, n))
+        L[iu] = x[:-1]
+        S0 = L @ L.T + 1e-4 * np.eye(n)
+        S0 /= np.trace(S0)
+        R = np.real(sqrtm(S0))
+        lam = np.linalg.eigvalsh(R @ A.T @ S0 @ A @ R).max()
+        r = -np.expm1(-min(x[-1] * x[-1], 40.0))     # r = 1 − e^{−y²}: the boundary is reachable
+        return r * S0 / np.sqrt(lam)
+
+    def f(x):
+        try:
+            S = point(x)
+            G = _float_sign_gram(A, S, Ns)
+            lam = eigh(G, gram, eigvals_only=True)
+            return lam[0] / max(abs(lam).max(), 1e-300)
+        except (np.linalg.LinAlgError, ValueError):
+            return 1.0
+    best = (np.inf, None)
+    for _ in range(tries):
+        x0 = np.concatenate([rng.normal(size=len(iu[0])), [rng.uniform(0.3, 3.0)]])
+        r = minimize(f, x0, method="Nelder-Mead", options={"maxiter": 400 * n})
+        if r.fun < best[0]:
+            best = (r.fun, r.x)
+        if best[0] < -1e-6:
+            break
+    if best[1] is None or not best[0] < 0:
+        return None
+    S = point(best[1])
+    _, U = eigh(_float_sign_gram(A, S, Ns), gram)
+    return best[0], S, U[:, 0]
+
+
+def _certify_finite(A, V, Ns_exact, S, vec, make_B):
+    """Rationalise Σ and the direction, and keep the first exact negative sign term."""
+    from .kinds.twisted_gaussian import second_variation_sign_data
+
+    n = A.nrows()
+    for den in (1 << 8, 1 << 14, 1 << 20, 1 << 30):
+        Sq = _rat_pd(S, den)
+        if not definiteness(Sq).pd or not definiteness(Sq.inv() - A.transpose() * Sq * A).pd:
+            continue
+        c = [_q(_rat(x / np.abs(vec).max(), den)) for x in vec]
+        Nq = flint.fmpq_mat(n, n)
+        for ci, Ni in zip(c, Ns_exact):
+            Nq += Ni * ci
+        Vq, Bq = make_B(Nq)
+        if Vq is None:
+            continue
+        term, xi2 = second_variation_sign_data(A, Vq, Sq, Bq)
+        if term < 0 and xi2 > 0:
+            return Sq, Vq, Bq
+    return None
+
+
+def finite_gaussian_witness(A, V, tries: int = 12, seed: int = 0):
+    """Search a ``twisted-gaussian-nonconvexity`` point at a finite Gaussian: floats minimise the
+    smallest eigenvalue of the sign form B ↦ t₁² + 2t₂ − 2t₃ over Σ in the domain; the point and
+    the direction are then rationalised and re-checked exactly.
+
+    Parameters
+    ----------
+    A, V : matrix-like
+        Exact d×d matrices, A invertible.
+    tries : int
+        Nelder–Mead restarts.
+    seed : int
+        Seed of the restarts.
+
+    Returns
+    -------
+    tuple of (flint.fmpq_mat, flint.fmpq_mat) or None
+        (Σ, B) with E'' < 0, or None.
+    """
+    A, V = qmat(A), qmat(V)
+    if A.det() == 0:
+        return None
+    n = A.nrows()
+    W = V * A.inv()
+    basis = _sym_basis(n)
+    Af = np.array([[float(A[i, j]) for j in range(n)] for i in range(n)])
+    Ns = [np.array([[float(M[i, j]) for j in range(n)] for i in range(n)]) for M in (W * E for E in basis)]
+    found = _finite_search(Af, Ns, tries, seed)
+    if found is None:
+        return None
+    _, S, vec = found
+
+    def make_B(_N):
+        Bq = flint.fmpq_mat(n, n)
+        for ci, E in zip([_q(_rat(x / np.abs(vec).max(), 1 << 20)) for x in vec], basis):
+            Bq += E * ci
+        return V, Bq
+    out = _certify_finite(A, V, [W * E for E in basis], S, vec, make_B)
+    return None if out is None else (out[0], out[2])
+
+
+def free_direction_witness(A, tries: int = 12, seed: int = 0):
+    """A value matrix V for which twisted convexity on Gaussians fails: floats search Σ and an
+    unrestricted N; then B = I and V = NA (so VA⁻¹B = N), rationalised and re-checked exactly.
+    For A = Aᵀ definite none exists (docs/mathematics.md §7).
+
+    Parameters
+    ----------
+    A : matrix-like
+        An exact invertible d×d matrix.
+    tries : int
+        Nelder–Mead restarts.
+    seed : int
+        Seed of the restarts.
+
+    Returns
+    -------
+    tuple of (flint.fmpq_mat, flint.fmpq_mat, flint.fmpq_mat) or None
+        (V, Σ, B) with E'' < 0 at Σ along the twisted geodesic of (A, V), or None.
+    """
+    A = qmat(A)
+    if A.det() == 0:
+        return None
+    n = A.nrows()
+    units = []
+    for i in range(n):
+        for j in range(n):
+            E = flint.fmpq_mat(n, n)
+            E[i, j] = 1
+            units.append(E)
+    Af = np.array([[float(A[i, j]) for j in range(n)] for i in range(n)])
+    Ns = [np.array([[float(M[i, j]) for j in range(n)] for i in range(n)]) for M in units]
+    found = _finite_search(Af, Ns, tries, seed)
+    if found is None:
+        return None
+    _, S, vec = found
+    out = _certify_finite(A, None, units, S, vec, lambda Nq: (Nq * A, _eye(n)))
+    return None if out is None else (out[1], out[0], out[2])
+
+
 def _nonconvexity_certificate(A, V, S, B, reason):
     n = A.nrows()
     data = {k: [[frac_str(M[i, j]) for j in range(n)] for i in range(n)]
@@ -464,6 +635,10 @@ def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
     if w is not None:
         return _nonconvexity_certificate(Aq, Vq, *w, "a small Gaussian Σ = εΣ₀ with Q(Σ₀, N) < 0 "
                                                       "(E'' = ε²Q/4 + O(ε⁴)), checked exactly at a finite ε")
+    w = finite_gaussian_witness(Aq, Vq)
+    if w is not None:
+        return _nonconvexity_certificate(Aq, Vq, *w, "a finite Gaussian found by a float search of Σ and B, "
+                                                      "re-checked exactly")
     why = ("A + Aᵀ semidefinite, A not symmetric: " if dA.psd or dA.nsd else "") + \
-        "no witness found (rank-one, rotation–scaling and small-Gaussian searches); not a proof of convexity"
+        "no witness found (rank-one, rotation–scaling, small- and finite-Gaussian searches); not a proof of convexity"
     return Verdict(UNDECIDED, CONVEX_CLAIM, reason=why)
