@@ -28,6 +28,10 @@ Full-rank Gaussians (docs/mathematics.md §7, "the decision"):
 * d = 2, A = aI + bJ (J the rotation by π/2): for Σ = εI and any symmetric traceless N,
   t₁² + 2t₂ − 2t₃ = −8|N|²ε²(b² − 3a² − (a² + b²)²ε²)/(1 − (a² + b²)ε²)², negative for
   b² > 3a² and 0 < ε² < (b² − 3a²)/(a² + b²)²; every invertible V admits such an N.
+* Finite Gaussians: small ones do not decide everything (A = I + ½J, V = diag(−1, 1/20)·A fails
+  only near the boundary of the domain); a float search over Σ (up to the boundary) and B guides,
+  the exact sign term decides.  ``free_direction_witness`` searches an unrestricted N and returns
+  V = NA (B = I): a certified "not for every V" for a non-symmetric A.
 """
 from __future__ import annotations
 
@@ -414,8 +418,8 @@ def _float_sign_gram(A, S, Ns):
 
 
 def _finite_search(A, Ns, tries, seed):
-    """Float minimisation over Σ in the domain (Σ = r·Σ₀/√λ_max(Σ₀^{1/2}AᵀΣ₀AΣ₀^{1/2}), r = 1 − e^{−y²} ∈ [0, 1): the negative
-    regions can lie very close to the boundary of the domain)
+    """Float minimisation over Σ in the domain, Σ = r·Σ₀/√λ_max(Σ₀^{1/2}AᵀΣ₀AΣ₀^{1/2}) with
+    r = 1 − e^{−y²} ∈ [0, 1) (the negative regions can lie very close to the boundary),
     of the smallest eigenvalue of the sign form on span(Ns), relative to its largest; returns
     (value, Σ as floats, coefficient vector)."""
     from scipy.linalg import eigh, sqrtm

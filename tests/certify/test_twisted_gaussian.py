@@ -246,7 +246,10 @@ def test_second_variation_formula_against_high_precision_finite_differences():
             continue
         B = B0 + B0.T
         N = V * A.inv() * B
-        M = lambda X: mp.matrix([[mp.mpf(sp.Rational(X[i, j]).p) / sp.Rational(X[i, j]).q for j in range(d)] for i in range(d)])  # noqa: E731
+
+        def M(X):
+            return mp.matrix([[mp.mpf(sp.Rational(X[i, j]).p) / sp.Rational(X[i, j]).q for j in range(d)]
+                              for i in range(d)])
         Am, Sm, Nm = M(A), M(S), M(N)
 
         def E(s):
