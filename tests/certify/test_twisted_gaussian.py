@@ -312,3 +312,17 @@ def test_free_direction_witness_finds_nothing_for_symmetric_definite_A():
     from symbolic_tf.certify.twisted_gaussian import free_direction_witness
 
     assert free_direction_witness([[2, 1], [1, 1]], tries=4) is None
+
+
+def test_rotation_scaling_witness_embeds_block_diagonally():
+    """A = A₂ ⊕ A′, V = V₂ ⊕ V′, B = B₂ ⊕ 0, Σ = Σ₂ ⊕ δI: E factorises, the sign is the block's (docs §7)."""
+    A2, V2 = [[1, 2], [-2, 1]], [[2, 1], [0, -1]]
+    S2, B2 = rotation_scaling_witness(A2, V2)
+    t2, _ = second_variation_sign_data(qmat(A2), qmat(V2), S2, B2)
+    A = sp.diag(sp.Matrix(A2), sp.Rational(5))
+    V = sp.diag(sp.Matrix(V2), sp.Rational(7))
+    S = sp.diag(sp.Matrix(2, 2, lambda i, j: sp.Rational(int(S2[i, j].p), int(S2[i, j].q))), sp.Rational(1, 100))
+    B = sp.diag(sp.Matrix(2, 2, lambda i, j: sp.Rational(int(B2[i, j].p), int(B2[i, j].q))), 0)
+    assert _finite(A, S)
+    t3, _ = second_variation_sign_data(qmat(A), qmat(V), qmat(S), qmat(B))
+    assert t3 == t2 < 0
