@@ -326,3 +326,19 @@ def test_rotation_scaling_witness_embeds_block_diagonally():
     assert _finite(A, S)
     t3, _ = second_variation_sign_data(qmat(A), qmat(V), qmat(S), qmat(B))
     assert t3 == t2 < 0
+
+
+def test_v_identity_can_fail_for_a_non_symmetric_A_with_definite_symmetric_part():
+    """d = 3, A = [[2, 1, 0], [0, 1, 0], [0, 0, 1]] (A + Aᵀ ≻ 0), V = I: a point found by the finite-Gaussian
+    search (docs §7), stored here and re-checked by the certificate checker."""
+    from symbolic_tf.certify.certificate import Certificate
+    from symbolic_tf.certify.claims import Claim, Quantifier
+
+    data = {"A": [["2", "1", "0"], ["0", "1", "0"], ["0", "0", "1"]], "V": [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]],
+            "Sigma": [["25/88", "-16/175", "3/227"], ["-16/175", "239/251", "8/163"], ["3/227", "8/163", "1/256"]],
+            "B": [["127577/928034", "21622/440503", "-1"], ["21622/440503", "-12340/833043", "6206/49007"],
+                  ["-1", "6206/49007", "-38147/724552"]]}
+    assert definiteness(qmat(data["A"]) + qmat(data["A"]).transpose()).pd
+    cert = Certificate(kind="twisted-gaussian-nonconvexity", status="PROVED", data=data,
+                       claim=Claim("twisted-gaussian-nonconvexity", Quantifier.NONE, data))
+    assert check(cert.to_dict()).status == "PROVED"
