@@ -21,7 +21,8 @@ Full-rank Gaussians (docs/mathematics.md §7, "the decision"):
   ½log det(I + Y), convex on −I ≺ Y ≺ I with gradient Y(I − Y²)⁻¹ ⪰ 0 on 0 ⪯ Y ≺ I; along the
   geodesic Y_s = RΣ_sR has Y'' = 2RNΣNᵀR ⪰ 0, hence E'' = ½(D²e^g[Y', Y'] + ⟨∇e^g, Y''⟩) ≥ 0.
   The matrix-form steps are the proofs ``twisted-geodesic-second-derivative``,
-  ``twisted-symmetric-similarity`` and the stored theorem ``twisted-symmetric-convexity``.
+  ``twisted-symmetric-similarity`` and the stored theorem ``twisted-symmetric-convexity``; the
+  certificate kind ``twisted-gaussian-convexity`` replays the theorem and checks A exactly.
 * Small Gaussians Σ = εΣ₀: E = ½(1 + ½tr(AᵀΣAΣ)) + O(ε⁴), so E'' = (ε²/4)Q(Σ₀, N) + O(ε⁴) with
   Q = tr(AᵀS₂AΣ₀) + tr(AᵀΣ₀AS₂) + 2tr(AᵀS₁AS₁), S₁ = NΣ₀ + Σ₀Nᵀ, S₂ = 2NΣ₀Nᵀ.  Q < 0 for some
   N ∈ VA⁻¹·Sym gives E'' < 0 for all small ε — found by search, re-checked exactly at a finite ε.
@@ -48,9 +49,11 @@ from .claims import Claim, Quantifier
 
 __all__ = ["rank_one_second_variation", "twisted_gaussian_witness", "small_gaussian_second_variation",
            "rotation_scaling_sign_term", "rotation_scaling_witness", "small_gaussian_witness",
-           "finite_gaussian_witness", "free_direction_witness", "twisted_gaussian_convexity", "SYMMETRIC_THEOREM"]
+           "finite_gaussian_witness", "free_direction_witness", "symmetric_convexity_certificate",
+           "twisted_gaussian_convexity", "SYMMETRIC_THEOREM"]
 
 KIND = "twisted-gaussian-nonconvexity"
+CONVEX_KIND = "twisted-gaussian-convexity"
 
 
 def rank_one_second_variation(A, V, u, v, eps):
@@ -577,13 +580,58 @@ def _nonconvexity_certificate(A, V, S, B, reason):
                    evidence={"certificate": cert.to_dict()}, reason=reason)
 
 
+def symmetric_convexity_certificate(A):
+    """A ``twisted-gaussian-convexity`` certificate for A = Aᵀ definite: E'' ≥ 0 along every twisted
+    geodesic through every finite-energy Gaussian, for every V (docs/mathematics.md §7).  Its data are
+    A, the stored theorem ``twisted-symmetric-convexity`` and that file's SHA-256; it is re-checked by
+    :func:`symbolic_tf.certify.check.check` before it is returned.
+
+    Parameters
+    ----------
+    A : matrix-like
+        An exact d×d matrix.
+
+    Returns
+    -------
+    dict or None
+        The checked certificate (``Certificate.to_dict()``), or None when A is not symmetric
+        definite, the theorem does not replay or the checker rejects the certificate.
+    """
+    from ..spec.errors import CertificationFailed
+    from .check import check
+
+    Aq = qmat(A)
+    n = Aq.nrows()
+    if n < 1 or Aq.ncols() != n or Aq != Aq.transpose():
+        return None
+    dA = definiteness(Aq)
+    if not (dA.pd or dA.nd):
+        return None
+    from .matrix_proofs.order import stored_theorem
+
+    try:
+        sha, _ = stored_theorem(SYMMETRIC_THEOREM)
+    except CertificationFailed:
+        return None
+    data = {"A": [[frac_str(Aq[i, j]) for j in range(n)] for i in range(n)],
+            "theorem": SYMMETRIC_THEOREM, "theorem_sha256": sha}
+    c = Claim(CONVEX_KIND, Quantifier.NONE, {"A": data["A"], "definite": "positive" if dA.pd else "negative"})
+    cert = Certificate(kind=CONVEX_KIND, claim=c, status=PROVED, data=data).to_dict()
+    try:
+        res = check(cert)
+    except CertificationFailed:
+        return None
+    return cert if res.ok and res.status == PROVED else None
+
+
 def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
     """Decide "E'' ≥ 0 along every twisted geodesic on every full-rank Gaussian" for (A, V)
     (docs/mathematics.md §7).
 
     * PROVED when A = Aᵀ is definite (any V): E = ½det(I − Y²)^{-1/2}, Y = RΣR, ±A = R², is a
       convex non-decreasing function of Y on 0 ⪯ Y ≺ I and Y_s is Loewner-convex; the evidence
-      names the replayed matrix-form theorem and proofs.  Also PROVED when V = 0 (constant geodesics).
+      carries a ``twisted-gaussian-convexity`` certificate (:func:`symmetric_convexity_certificate`:
+      A, the stored theorem and its SHA-256, re-checked by the checker) and names the proofs.  Also PROVED when V = 0 (constant geodesics).
     * REFUTED, with a ``twisted-gaussian-nonconvexity`` certificate, when a witness is found: the
       rank-one family (A + Aᵀ indefinite, V invertible), the d = 2 rotation–scaling family
       (A = aI + bJ, b² > 3a², V invertible) or the small-Gaussian search
@@ -612,13 +660,13 @@ def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
         return Verdict(PROVED, CONVEX_CLAIM, "trivial", reason="V = 0: every twisted geodesic is constant")
     dA = definiteness((Aq + Aq.transpose()) / 2)
     if Aq == Aq.transpose() and (dA.pd or dA.nd):
-        from .matrix_proofs.order import stored_theorem
-
-        sha, params = stored_theorem(SYMMETRIC_THEOREM)
-        return Verdict(PROVED, CONVEX_CLAIM, "matrix-form theorem + convexity of −log det",
-                       evidence={"A_symmetric": True, "A_definite": "positive" if dA.pd else "negative",
-                                 "theorem": SYMMETRIC_THEOREM, "theorem_sha256": sha,
-                                 "theorem_conclusions": params["conclusions"],
+        cert = symmetric_convexity_certificate(Aq)
+        if cert is None:
+            return Verdict(UNDECIDED, CONVEX_CLAIM, reason="the stored theorem did not replay or the certificate "
+                                                           "was rejected by the checker")
+        return Verdict(PROVED, CONVEX_CLAIM, "matrix-form theorem + convexity of −log det (twisted-gaussian-convexity)",
+                       evidence={"certificate": cert, "theorem": SYMMETRIC_THEOREM,
+                                 "theorem_sha256": cert["data"]["theorem_sha256"],
                                  "proofs": ["twisted-geodesic-second-derivative", "twisted-symmetric-similarity"]},
                        reason="A = Aᵀ definite: E = ½det(I − Y²)^(-1/2), Y = RΣR (±A = R²), is convex and "
                               "non-decreasing in 0 ⪯ Y ≺ I, and Y'' = 2RNΣNᵀR ⪰ 0 — for every V")
