@@ -8,6 +8,7 @@ import pytest
 import sympy as sp
 
 from symbolic_tf.certify.check import check
+from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.exact.definiteness import definiteness
 from symbolic_tf.exact.rational import qmat
 from symbolic_tf.certify.kinds.twisted_gaussian import second_variation_sign_data
@@ -141,6 +142,9 @@ def test_symmetric_definite_A_has_nonnegative_second_variation_everywhere(d):
         done += 1
         ver = twisted_gaussian_convexity(A.tolist(), V.tolist())
         assert ver.status == "PROVED" and ver.evidence["theorem"] == "twisted-symmetric-convexity"
+        res = check(ver.evidence["certificate"])
+        assert res.kind == "twisted-gaussian-convexity" and res.claim.params["A"] == ver.evidence["certificate"]["data"]["A"]
+        assert res.claim.params["definite"] == ("positive" if A[0, 0] > 0 else "negative")
 
 
 def test_the_symmetric_case_rests_on_replayed_matrix_form_steps():
@@ -342,3 +346,77 @@ def test_v_identity_can_fail_for_a_non_symmetric_A_with_definite_symmetric_part(
     cert = Certificate(kind="twisted-gaussian-nonconvexity", status="PROVED", data=data,
                        claim=Claim("twisted-gaussian-nonconvexity", Quantifier.NONE, data))
     assert check(cert.to_dict()).status == "PROVED"
+
+
+# ---- the certificate of the symmetric theorem (kind twisted-gaussian-convexity) -----------------
+def _convexity_cert(A):
+    from symbolic_tf.certify.twisted_gaussian import symmetric_convexity_certificate
+
+    return symmetric_convexity_certificate(A)
+
+
+def _with_data(cert, **data):
+    import copy
+
+    out = copy.deepcopy(cert)
+    out["data"].update(data)
+    return out
+
+
+def test_convexity_certificate_is_checked_and_binds_A():
+    cert = _convexity_cert([[2, "1/2"], ["1/2", 1]])
+    res = check(cert)
+    assert res.status == "PROVED" and res.claim.subject == "twisted-gaussian-convexity"
+    assert res.claim.params == {"A": [["2", "1/2"], ["1/2", "1"]], "definite": "positive"}
+    assert "A = [2, 1/2; 1/2, 1] (symmetric, positive definite)" in res.claim_text
+    assert "for every value matrix V" in res.claim_text
+    # another symmetric definite A in the data proves another claim: the stated one is rejected
+    with pytest.raises(CertificationFailed):
+        check(_with_data(cert, A=[["3", "1/2"], ["1/2", "1"]]))
+    # the claim text is bound: edited words, or "negative" for a positive definite A, are rejected
+    for edit in ({"text": cert["claim"]["text"].replace("every value matrix V", "V = I")},
+                 {"params": {**cert["claim"]["params"], "definite": "negative"}}):
+        with pytest.raises(CertificationFailed):
+            check({**cert, "claim": {**cert["claim"], **edit}})
+    neg = _convexity_cert([[-1, 0], [0, "-1/3"]])
+    assert check(neg).claim.params["definite"] == "negative"
+
+
+@pytest.mark.parametrize("A, why", [
+    ([["2", "1"], ["0", "1"]], "symmetric"),                # non-symmetric (A + Aᵀ ≻ 0 even)
+    ([["1", "0"], ["0", "-1"]], "definite"),                # indefinite
+    ([["1", "1"], ["1", "1"]], "definite"),                 # singular (semidefinite)
+    ([["1", "0"], ["0", "0"]], "definite"),
+    ([], "square"),
+])
+def test_convexity_certificate_rejects_A_that_is_not_symmetric_definite(A, why):
+    cert = _convexity_cert([[2, "1/2"], ["1/2", 1]])
+    with pytest.raises(CertificationFailed, match=why):
+        check(_with_data(cert, A=A))
+    assert _convexity_cert(A) is None                       # and the builder refuses it
+
+
+def test_convexity_certificate_rejects_another_theorem_or_sha():
+    cert = _convexity_cert([[1, 0], [0, 1]])
+    sha = cert["data"]["theorem_sha256"]
+    assert len(sha) == 64
+    bad_sha = ("0" if sha[0] != "0" else "1") + sha[1:]
+    with pytest.raises(CertificationFailed, match="SHA-256"):
+        check(_with_data(cert, theorem_sha256=bad_sha))
+    with pytest.raises(CertificationFailed, match="theorem"):
+        check(_with_data(cert, theorem="l2-growth", theorem_sha256=sha))
+
+
+def test_convexity_kind_expects_the_stored_statement():
+    """The statement the kind requires is the replayed theorem's (not a copy that drifted)."""
+    from symbolic_tf.certify.kinds.twisted_convexity import STATEMENT, THEOREM
+    from symbolic_tf.certify.matrix_proofs.order import stored_theorem
+
+    assert stored_theorem(THEOREM)[1] == STATEMENT
+
+
+def test_non_symmetric_A_gets_no_convexity_certificate():
+    """A + Aᵀ ≻ 0 but A ≠ Aᵀ: not the theorem's case (docs §7: a certified d = 3 witness exists for V = I)."""
+    ver = twisted_gaussian_convexity([[1, 3], [-3, 1]], [[1, 0], [0, 1]])
+    assert ver.status != "PROVED"
+    assert "certificate" not in ver.evidence or ver.evidence["certificate"]["kind"] != "twisted-gaussian-convexity"
