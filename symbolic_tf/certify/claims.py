@@ -358,6 +358,14 @@ def _twisted_gaussian(p):
             "d²E/ds² < 0")
 
 
+@_property("twisted-gaussian-convexity")
+def _twisted_convexity(p):
+    """Convexity on Gaussians along every twisted geodesic, A = Aᵀ definite (docs/mathematics.md §7)."""
+    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))} "
+            f"(symmetric, {p.get('definite')} definite) is convex (d²E/ds² ≥ 0) along every twisted Gaussian geodesic "
+            "Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ, B = Bᵀ, through every Σ ≻ 0 of finite energy, for every value matrix V")
+
+
 @_property("schedule-endpoint")
 def _schedule_endpoint(p):
     """A depth schedule's end point enclosed in a box (docs/schedules.md)."""

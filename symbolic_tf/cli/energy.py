@@ -93,6 +93,12 @@ def _cmd_convexity(args) -> int:
         v = twisted_convexity(A, Vm)
         data = {"variant": args.variant, "along": "twisted", **v.to_dict()}
         text = f"{v.status}: {v.claim}\n  {v.reason}"
+        if args.variant == "softmax":   # restricted to Gaussians (docs/mathematics.md §7)
+            from ..certify.twisted_gaussian import twisted_gaussian_convexity
+
+            g = twisted_gaussian_convexity(A, Vm)
+            data["gaussians"] = g.to_dict()
+            text += f"\non Gaussians — {g.status}: {g.claim}\n  {g.reason}"
     elif args.sigma is None and args.target is None and d == 1:
         from ..symbolic.convexity_bounds import gaussian_bw_convexity_1d
 

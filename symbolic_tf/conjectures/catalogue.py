@@ -65,17 +65,38 @@ def _sinkhorn_refuted(symmetric_a, v_equals_a):
 
 
 def _twisted_gaussian():
-    """REFUTED by a certified Gaussian witness (A = diag(1, −1), V = I)."""
+    """REFUTED by a certified Gaussian witness (A = diag(1, −1), V = I); the evidence also records the
+    partial result of docs/mathematics.md §7: a proof for every d when A = Aᵀ is definite (any V; the
+    stored theorem ``twisted-symmetric-convexity``, instances certified by the kind
+    ``twisted-gaussian-convexity``) and, for A ≠ Aᵀ, certified witnesses where the searches find one
+    (``twisted-gaussian-nonconvexity``)."""
     from ..certify.check import check
-    from ..certify.twisted_gaussian import twisted_gaussian_witness
+    from ..certify.twisted_gaussian import symmetric_convexity_certificate, twisted_gaussian_witness
     from ..spec.verdict import REFUTED, UNDECIDED, Verdict
+    from .theorems import COUNTEREXAMPLE, EVERY_D
 
     v = twisted_gaussian_witness([[1, 0], [0, -1]], [[1, 0], [0, 1]])
     if v.status != "PROVED" or check(v.evidence["certificate"]).status != "PROVED":
         return Verdict(UNDECIDED, v.claim, reason=v.reason)
+    partial = [{"evidence_kind": COUNTEREXAMPLE, "case": "A + Aᵀ indefinite, V invertible (this entry)",
+                "certificate": v.evidence["certificate"]},
+               {"evidence_kind": COUNTEREXAMPLE, "case": "A ≠ Aᵀ with A + Aᵀ semidefinite: certified witnesses where "
+                "the searches find one (e.g. A = aI + bJ, b² > 3a², d = 2); not decided for every such A",
+                "families": ["rotation–scaling (d = 2)", "small Gaussians Σ = εΣ₀",
+                             "finite Gaussians (float search, exact re-check)"]}]
+    sym = symmetric_convexity_certificate([[1, 0], [0, 2]])
+    if sym is not None:
+        partial.insert(0, {"evidence_kind": EVERY_D, "case": "A = Aᵀ definite, any V: convex (E'' ≥ 0)",
+                           "theorem": sym["data"]["theorem"], "theorem_sha256": sym["data"]["theorem_sha256"],
+                           "certificate": sym})
     return Verdict(REFUTED, "λ-convexity along twisted Gaussian geodesics", "exact second variation",
-                   evidence={"evidence_kind": "certified counterexample", "certificate": v.evidence["certificate"]},
-                   reason="certified: " + v.claim)
+                   evidence={"evidence_kind": COUNTEREXAMPLE, "certificate": v.evidence["certificate"],
+                             "partial": partial},
+                   reason=("certified counterexample (A + Aᵀ indefinite); partial result: "
+                           + ("proof for every d for A = Aᵀ definite, any V (certificate kind "
+                              "twisted-gaussian-convexity); " if sym is not None else "")
+                           + "certified witnesses for non-symmetric A (twisted-gaussian-nonconvexity); certified: "
+                           + v.claim))
 
 
 def _trace_refuted(claim):

@@ -8,6 +8,7 @@ import pytest
 import sympy as sp
 
 from symbolic_tf.certify.check import check
+from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.exact.definiteness import definiteness
 from symbolic_tf.exact.rational import qmat
 from symbolic_tf.certify.kinds.twisted_gaussian import second_variation_sign_data
@@ -103,3 +104,319 @@ def test_tampered_witness_is_rejected():
     bad = {**cert, "data": {**cert["data"], "B": [["0", "0"], ["0", "0"]]}}
     with pytest.raises(CertificationFailed):
         check(bad)
+
+
+# ---- full-rank Gaussians: the decision (docs/mathematics.md §7) -------------------------------
+from symbolic_tf.certify.twisted_gaussian import (rotation_scaling_sign_term, rotation_scaling_witness,  # noqa: E402
+                                                  small_gaussian_second_variation, small_gaussian_witness,
+                                                  twisted_gaussian_convexity)
+
+
+def _spd(rng, d):
+    L_ = _rand(rng, d)
+    return (L_ * L_.T + sp.eye(d)) / 4
+
+
+def _finite(A, S):
+    return definiteness(qmat(S.inv() - A.T * S * A)).pd
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_symmetric_definite_A_has_nonnegative_second_variation_everywhere(d):
+    """A = Aᵀ ≻ 0 or ≺ 0, random V, Σ ≻ 0 of finite energy (up to the domain boundary), B = Bᵀ: the exact
+    sign term t₁² + 2t₂ − 2t₃ is ≥ 0 — the theorem, checked on exact instances."""
+    rng = random.Random(30 + d)
+    done = 0
+    while done < 25:
+        L_ = _rand(rng, d)
+        A = (L_ * L_.T + sp.eye(d) / 2) * rng.choice([1, -1])
+        V, B0 = _rand(rng, d), _rand(rng, d)
+        S = _spd(rng, d) * sp.Rational(rng.randint(1, 8), 8)
+        while not _finite(A, S):
+            S = S / 2
+        S = S * rng.choice([1, sp.Rational(3, 2), 2])    # close to the boundary when still finite
+        if not _finite(A, S):
+            continue
+        term, xi2 = second_variation_sign_data(qmat(A), qmat(V), qmat(S), qmat(B0 + B0.T))
+        assert term >= 0
+        done += 1
+        ver = twisted_gaussian_convexity(A.tolist(), V.tolist())
+        assert ver.status == "PROVED" and ver.evidence["theorem"] == "twisted-symmetric-convexity"
+        res = check(ver.evidence["certificate"])
+        assert res.kind == "twisted-gaussian-convexity" and res.claim.params["A"] == ver.evidence["certificate"]["data"]["A"]
+        assert res.claim.params["definite"] == ("positive" if A[0, 0] > 0 else "negative")
+
+
+def test_the_symmetric_case_rests_on_replayed_matrix_form_steps():
+    from symbolic_tf.certify.matrix_proofs import library as ML
+    from symbolic_tf.certify.matrix_proofs.order import replay_theorem, stored_theorem
+
+    for name in ("twisted-geodesic-second-derivative", "twisted-symmetric-similarity"):
+        assert ML.proof(name)["steps"]
+    _, concl = replay_theorem(ML.theorem("twisted-symmetric-convexity"))
+    assert [k for k, _ in concl] == ["psd", "psd"]
+    sha, params = stored_theorem("twisted-symmetric-convexity")
+    assert params["conclusions"] and len(sha) == 64
+
+
+def test_symmetric_similarity_and_second_derivative_on_instances():
+    """R⁻¹(AᵀΣAΣ)R = (RΣR)² for A = R², and d²/ds²[(I + sN)Σ(I + sN)ᵀ] = 2NΣNᵀ, exactly."""
+    rng = random.Random(7)
+    s = sp.Symbol("s")
+    for d in (2, 3):
+        R0 = _rand(rng, d)
+        R = R0 + R0.T + 4 * sp.eye(d)
+        A, S, N = R * R, _spd(rng, d), _rand(rng, d)
+        assert R.inv() * A.T * S * A * S * R == (R * S * R) ** 2
+        P = sp.eye(d) + s * N
+        assert sp.expand(sp.diff(P * S * P.T, s, 2)) == 2 * N * S * N.T
+
+
+def test_rotation_scaling_closed_form_matches_the_exact_sign_term():
+    """t₁² + 2t₂ − 2t₃ at Σ = εI, N symmetric traceless, A = aI + bJ, against the checker's formula."""
+    rng = random.Random(3)
+    for _ in range(12):
+        a, b = sp.Rational(rng.randint(-4, 4), 2), sp.Rational(rng.randint(-6, 6), 2)
+        A = sp.Matrix([[a, b], [-b, a]])
+        if A.det() == 0:
+            continue
+        x, y = sp.Rational(rng.randint(-3, 3), 2), sp.Rational(rng.randint(-3, 3), 2)
+        N = sp.Matrix([[x, y], [y, -x]])
+        eps = sp.Rational(1, rng.randint(2, 9)) / (1 + abs(a) + abs(b))
+        B = A * N                                      # V = I: B = AN is symmetric (JN is)
+        assert B == B.T
+        term, _ = second_variation_sign_data(qmat(A), qmat(sp.eye(2)), qmat(eps * sp.eye(2)), qmat(B))
+        closed = rotation_scaling_sign_term(Fraction(str(a)), Fraction(str(b)), Fraction(str(eps)), N.tolist())
+        assert Fraction(int(term.p), int(term.q)) == closed
+
+
+@pytest.mark.parametrize("V", [[[1, 0], [0, 1]], [[2, 1], [0, -1]], [[0, 1], [1, 0]], [[1, 2], [3, 4]]])
+@pytest.mark.parametrize("ab", [(1, 2), (0, 1), (-1, 3), (2, 7)])
+def test_rotation_scaling_family_is_certified_for_every_invertible_V(ab, V):
+    a, b = ab
+    A = [[a, b], [-b, a]]
+    S, B = rotation_scaling_witness(A, V)
+    term, xi2 = second_variation_sign_data(qmat(A), qmat(V), S, B)
+    assert term < 0 and xi2 > 0
+    ver = twisted_gaussian_convexity(A, V)
+    assert ver.status == "REFUTED"
+    assert check(ver.evidence["certificate"]).status == "PROVED"
+
+
+def test_rotation_scaling_family_needs_b2_above_3a2():
+    assert rotation_scaling_witness([[1, 1], [-1, 1]], [[1, 0], [0, 1]]) is None
+    for b in (1, 2):      # b² ≤ 3a² with a = 1 (b = 2 is beyond): the closed form at small ε
+        val = rotation_scaling_sign_term(1, b, Fraction(1, 100), [[1, 0], [0, -1]])
+        assert (val < 0) == (b * b > 3)
+
+
+def test_small_gaussian_coefficient_is_the_limit_of_the_exact_second_variation():
+    """4E''/E = 8E'' + O(ε⁴) at Σ = εΣ₀ and E'' = ε²Q/4 + O(ε⁴): (t₁² + 2t₂ − 2t₃)/ε² → 2Q."""
+    rng = random.Random(11)
+    for d in (2, 3):
+        A, V, B0, S0 = _rand(rng, d) + sp.eye(d), _rand(rng, d), _rand(rng, d), _spd(rng, d)
+        if A.det() == 0:
+            continue
+        B = B0 + B0.T
+        Q = small_gaussian_second_variation(A.tolist(), V.tolist(), S0.tolist(), B.tolist())
+        errs = []
+        for k in (8, 10, 12):
+            eps = sp.Rational(1, 2 ** k)
+            term, _ = second_variation_sign_data(qmat(A), qmat(V), qmat(eps * S0), qmat(B))
+            errs.append(abs(Fraction(int(term.p), int(term.q)) / Fraction(1, 4 ** k) - 2 * Q))
+        assert errs[1] < errs[0] / 8 and errs[2] < errs[1] / 8      # O(ε²) convergence
+
+
+@pytest.mark.parametrize("A", [[[1, 2], [0, 1]], [[1, 0, 0], [0, 0, 2], [0, -2, 0]], [[2, 1, 0], [-1, 0, 1], [0, -1, 1]]])
+def test_small_gaussian_witness_is_certified(A):
+    V = [[1 if i == j else 0 for j in range(len(A))] for i in range(len(A))]
+    w = small_gaussian_witness(A, V)
+    assert w is not None
+    S, B = w
+    ver = twisted_gaussian_convexity(A, V)
+    assert ver.status == "REFUTED"
+    assert check(ver.evidence["certificate"]).status == "PROVED"
+
+
+def test_second_variation_formula_against_high_precision_finite_differences():
+    """E''(0) = (E/4)(t₁² + 2t₂ − 2t₃) against a central difference of E(Σ_s) in 60-digit arithmetic."""
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    rng = random.Random(5)
+    for d in (2, 3):
+        A, V, B0, S = _rand(rng, d) + sp.eye(d), _rand(rng, d), _rand(rng, d), _spd(rng, d) / 4
+        if A.det() == 0 or not _finite(A, S):
+            continue
+        B = B0 + B0.T
+        N = V * A.inv() * B
+
+        def M(X):
+            return mp.matrix([[mp.mpf(sp.Rational(X[i, j]).p) / sp.Rational(X[i, j]).q for j in range(d)]
+                              for i in range(d)])
+        Am, Sm, Nm = M(A), M(S), M(N)
+
+        def E(s):
+            P = mp.eye(d) + s * Nm
+            Ss = P * Sm * P.T
+            return mp.mpf(1) / 2 / mp.sqrt(mp.det(mp.eye(d) - Am.T * Ss * Am * Ss))
+        h = mp.mpf(10) ** -15
+        fd = (E(h) - 2 * E(0) + E(-h)) / h ** 2
+        term, _ = second_variation_sign_data(qmat(A), qmat(V), qmat(S), qmat(B))
+        exact = E(0) / 4 * mp.mpf(int(term.p)) / int(term.q)
+        assert abs(fd - exact) < mp.mpf(10) ** -20 * (1 + abs(exact))
+
+
+def test_decision_edge_cases():
+    assert twisted_gaussian_convexity([[1, 1], [1, 1]], [[1, 0], [0, 1]]).status == "UNDECIDED"   # A singular
+    assert twisted_gaussian_convexity([[1, 3], [-3, 1]], [[0, 0], [0, 0]]).status == "PROVED"     # V = 0
+    ver = twisted_gaussian_convexity([[1, 0], [0, -1]], [[1, 0], [0, 1]])                         # A + Aᵀ indefinite
+    assert ver.status == "REFUTED" and check(ver.evidence["certificate"]).status == "PROVED"
+
+
+def test_cli_reports_the_gaussian_decision(capsys):
+    """d = 1 keeps the (slow) Dirac-configuration search of the measure-level verdict short."""
+    import json
+
+    from symbolic_tf.cli import main
+
+    assert main(["convexity", "softmax", "--A", "[[-1]]", "--V", "[[2]]", "--along", "twisted", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "REFUTED"                       # among Dirac masses
+    assert out["gaussians"]["status"] == "PROVED"           # on Gaussians: A = Aᵀ definite
+    assert out["gaussians"]["evidence"]["theorem"] == "twisted-symmetric-convexity"
+
+
+def test_a_finite_gaussian_refutes_where_small_gaussians_do_not():
+    """A = I + ½J, V = diag(−1, 1/20)·A: exact negative sign term at Σ = diag(13/25, 23/25) (docs §7),
+    and the finite-Gaussian search certifies a point of its own."""
+    h = Fraction(1, 2)
+    A = qmat([[1, h], [-h, 1]])
+    V = qmat([[-1, 0], [0, Fraction(1, 20)]]) * A
+    S = qmat([[Fraction(13, 25), 0], [0, Fraction(23, 25)]])
+    assert definiteness(S.inv() - A.transpose() * S * A).pd
+    term, _ = second_variation_sign_data(A, V, S, qmat([[1, 0], [0, 1]]))
+    assert term < 0
+    ver = twisted_gaussian_convexity(A, V)
+    assert ver.status == "REFUTED"
+    assert check(ver.evidence["certificate"]).status == "PROVED"
+
+
+@pytest.mark.parametrize("A", [[[1, "1/2"], ["-1/2", 1]], [[1, 1], [0, 1]], [[2, 1, 0], [0, 1, 0], [0, 0, 1]]])
+def test_free_direction_witness_gives_a_certified_V(A):
+    from symbolic_tf.certify.twisted_gaussian import free_direction_witness
+
+    A = [[Fraction(x) for x in row] for row in A]
+    V, S, B = free_direction_witness(A)
+    term, xi2 = second_variation_sign_data(qmat(A), V, S, B)
+    assert term < 0 and xi2 > 0 and definiteness(S.inv() - qmat(A).transpose() * S * qmat(A)).pd
+
+
+def test_free_direction_witness_finds_nothing_for_symmetric_definite_A():
+    from symbolic_tf.certify.twisted_gaussian import free_direction_witness
+
+    assert free_direction_witness([[2, 1], [1, 1]], tries=4) is None
+
+
+def test_rotation_scaling_witness_embeds_block_diagonally():
+    """A = A₂ ⊕ A′, V = V₂ ⊕ V′, B = B₂ ⊕ 0, Σ = Σ₂ ⊕ δI: E factorises, the sign is the block's (docs §7)."""
+    A2, V2 = [[1, 2], [-2, 1]], [[2, 1], [0, -1]]
+    S2, B2 = rotation_scaling_witness(A2, V2)
+    t2, _ = second_variation_sign_data(qmat(A2), qmat(V2), S2, B2)
+    A = sp.diag(sp.Matrix(A2), sp.Rational(5))
+    V = sp.diag(sp.Matrix(V2), sp.Rational(7))
+    S = sp.diag(sp.Matrix(2, 2, lambda i, j: sp.Rational(int(S2[i, j].p), int(S2[i, j].q))), sp.Rational(1, 100))
+    B = sp.diag(sp.Matrix(2, 2, lambda i, j: sp.Rational(int(B2[i, j].p), int(B2[i, j].q))), 0)
+    assert _finite(A, S)
+    t3, _ = second_variation_sign_data(qmat(A), qmat(V), qmat(S), qmat(B))
+    assert t3 == t2 < 0
+
+
+def test_v_identity_can_fail_for_a_non_symmetric_A_with_definite_symmetric_part():
+    """d = 3, A = [[2, 1, 0], [0, 1, 0], [0, 0, 1]] (A + Aᵀ ≻ 0), V = I: a point found by the finite-Gaussian
+    search (docs §7), stored here and re-checked by the certificate checker."""
+    from symbolic_tf.certify.certificate import Certificate
+    from symbolic_tf.certify.claims import Claim, Quantifier
+
+    data = {"A": [["2", "1", "0"], ["0", "1", "0"], ["0", "0", "1"]], "V": [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]],
+            "Sigma": [["25/88", "-16/175", "3/227"], ["-16/175", "239/251", "8/163"], ["3/227", "8/163", "1/256"]],
+            "B": [["127577/928034", "21622/440503", "-1"], ["21622/440503", "-12340/833043", "6206/49007"],
+                  ["-1", "6206/49007", "-38147/724552"]]}
+    assert definiteness(qmat(data["A"]) + qmat(data["A"]).transpose()).pd
+    cert = Certificate(kind="twisted-gaussian-nonconvexity", status="PROVED", data=data,
+                       claim=Claim("twisted-gaussian-nonconvexity", Quantifier.NONE, data))
+    assert check(cert.to_dict()).status == "PROVED"
+
+
+# ---- the certificate of the symmetric theorem (kind twisted-gaussian-convexity) -----------------
+def _convexity_cert(A):
+    from symbolic_tf.certify.twisted_gaussian import symmetric_convexity_certificate
+
+    return symmetric_convexity_certificate(A)
+
+
+def _with_data(cert, **data):
+    import copy
+
+    out = copy.deepcopy(cert)
+    out["data"].update(data)
+    return out
+
+
+def test_convexity_certificate_is_checked_and_binds_A():
+    cert = _convexity_cert([[2, "1/2"], ["1/2", 1]])
+    res = check(cert)
+    assert res.status == "PROVED" and res.claim.subject == "twisted-gaussian-convexity"
+    assert res.claim.params == {"A": [["2", "1/2"], ["1/2", "1"]], "definite": "positive"}
+    assert "A = [2, 1/2; 1/2, 1] (symmetric, positive definite)" in res.claim_text
+    assert "for every value matrix V" in res.claim_text
+    # another symmetric definite A in the data proves another claim: the stated one is rejected
+    with pytest.raises(CertificationFailed):
+        check(_with_data(cert, A=[["3", "1/2"], ["1/2", "1"]]))
+    # the claim text is bound: edited words, or "negative" for a positive definite A, are rejected
+    for edit in ({"text": cert["claim"]["text"].replace("every value matrix V", "V = I")},
+                 {"params": {**cert["claim"]["params"], "definite": "negative"}}):
+        with pytest.raises(CertificationFailed):
+            check({**cert, "claim": {**cert["claim"], **edit}})
+    neg = _convexity_cert([[-1, 0], [0, "-1/3"]])
+    assert check(neg).claim.params["definite"] == "negative"
+
+
+@pytest.mark.parametrize("A, why", [
+    ([["2", "1"], ["0", "1"]], "symmetric"),                # non-symmetric (A + Aᵀ ≻ 0 even)
+    ([["1", "0"], ["0", "-1"]], "definite"),                # indefinite
+    ([["1", "1"], ["1", "1"]], "definite"),                 # singular (semidefinite)
+    ([["1", "0"], ["0", "0"]], "definite"),
+    ([], "square"),
+])
+def test_convexity_certificate_rejects_A_that_is_not_symmetric_definite(A, why):
+    cert = _convexity_cert([[2, "1/2"], ["1/2", 1]])
+    with pytest.raises(CertificationFailed, match=why):
+        check(_with_data(cert, A=A))
+    assert _convexity_cert(A) is None                       # and the builder refuses it
+
+
+def test_convexity_certificate_rejects_another_theorem_or_sha():
+    cert = _convexity_cert([[1, 0], [0, 1]])
+    sha = cert["data"]["theorem_sha256"]
+    assert len(sha) == 64
+    bad_sha = ("0" if sha[0] != "0" else "1") + sha[1:]
+    with pytest.raises(CertificationFailed, match="SHA-256"):
+        check(_with_data(cert, theorem_sha256=bad_sha))
+    with pytest.raises(CertificationFailed, match="theorem"):
+        check(_with_data(cert, theorem="l2-growth", theorem_sha256=sha))
+
+
+def test_convexity_kind_expects_the_stored_statement():
+    """The statement the kind requires is the replayed theorem's (not a copy that drifted)."""
+    from symbolic_tf.certify.kinds.twisted_convexity import STATEMENT, THEOREM
+    from symbolic_tf.certify.matrix_proofs.order import stored_theorem
+
+    assert stored_theorem(THEOREM)[1] == STATEMENT
+
+
+def test_non_symmetric_A_gets_no_convexity_certificate():
+    """A + Aᵀ ≻ 0 but A ≠ Aᵀ: not the theorem's case (docs §7: a certified d = 3 witness exists for V = I)."""
+    ver = twisted_gaussian_convexity([[1, 3], [-3, 1]], [[1, 0], [0, 1]])
+    assert ver.status != "PROVED"
+    assert "certificate" not in ver.evidence or ver.evidence["certificate"]["kind"] != "twisted-gaussian-convexity"

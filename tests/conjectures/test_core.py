@@ -62,6 +62,23 @@ def test_catalogue_smoke():
     assert by == {"invariance-sigmoid": "REFUTED", "sinkhorn-mean": "PROVED", "drift-opposite-sign": "NO_COUNTEREXAMPLE"}
 
 
+def test_twisted_gaussian_entry_records_the_partial_result():
+    """Refuted as stated (A + Aᵀ indefinite, certified witness); the evidence records the proof for every d
+    when A = Aᵀ is definite (a twisted-gaussian-convexity certificate) and the witness families otherwise."""
+    from symbolic_tf.certify.check import check
+
+    (r,) = run_catalogue(only={"twisted-convexity-gaussians"})
+    assert r.verdict == "REFUTED" and r.evidence_kind == "certified counterexample"
+    assert check(r.evidence["certificate"]).kind == "twisted-gaussian-nonconvexity"
+    part = {p["evidence_kind"]: p for p in r.evidence["partial"]}
+    assert set(part) == {"proof for every d", "certified counterexample"}
+    proof = part["proof for every d"]
+    res = check(proof["certificate"])
+    assert res.kind == "twisted-gaussian-convexity" and res.status == "PROVED"
+    assert proof["theorem"] == "twisted-symmetric-convexity" == proof["certificate"]["data"]["theorem"]
+    assert "proof for every d for A = Aᵀ definite" in r.reason
+
+
 @pytest.mark.parametrize("doc,field", [
     ({"name": "x", "bogus": 1}, "bogus"),
     ({"hypothesis": {"value": "weird"}}, "hypothesis.value"),

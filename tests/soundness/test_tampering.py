@@ -236,6 +236,10 @@ def _build_certs() -> dict:
 
         out["twisted-gaussian-nonconvexity"] = twisted_gaussian_witness(
             [[1, 0], [0, -1]], [[1, 0], [0, 1]]).evidence["certificate"]
+    if "twisted-gaussian-convexity" in kinds():
+        from symbolic_tf.certify.twisted_gaussian import symmetric_convexity_certificate
+
+        out["twisted-gaussian-convexity"] = symmetric_convexity_certificate([[2, "1/2"], ["1/2", 1]])
     if "exponential-growth-theorem" in kinds():
         out["exponential-growth-theorem/l2"] = _classified(
             _softmax(None, I2, S0, variant="l2", Q=_s(I2), K=_s([[2, 1], [0, 1]])), "exponential-growth-theorem")
@@ -266,7 +270,8 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "blowup-riccati-vI-batch",
               "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation-collapse", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
               "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
-              "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "schedule-phases",
+              "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
+              "schedule-phases",
               "schedule-phases/end-box"]
 
 

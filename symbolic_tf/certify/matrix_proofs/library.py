@@ -664,7 +664,43 @@ def logdet_second_derivative():
     return p.step("differentiate").step("trace").done()
 
 
+def twisted_geodesic_second_derivative():
+    """Along the twisted geodesic Σ_s = P_sΣP_sᵀ, P_s = I + sN (so P_s' = N, N' = 0), and for a
+    constant R: d²/ds²(RΣ_sR) = 2RNΣNᵀR (R = I gives Σ_s'' = 2NΣNᵀ; docs/mathematics.md §7).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    R, P, N = S("R"), S("P"), S("N")
+    p = Proof("twisted geodesic: d²/ds²(RP_sΣP_sᵀR) = 2RNΣNᵀR when P_s' = N, N' = 0",
+              {"R": dd, "P": dd, "N": dd, "Sigma": dd},
+              ddt(ddt(mul(R, P, Sg, T(P), R))), mul(num(2), R, N, Sg, T(N), R), symmetric=["Sigma", "R"],
+              derivatives={"P": N, "N": num(0), "Sigma": num(0), "R": num(0)})
+    return p.step("differentiate").done()
+
+
+def twisted_symmetric_similarity():
+    """For A = R² with R symmetric (A symmetric positive semidefinite; A = −R² gives the same
+    product): R⁻¹(AᵀΣAΣ)R = (RΣR)², so det(I − AᵀΣAΣ) = det(I − Y²) with Y = RΣR
+    (docs/mathematics.md §7).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    R = S("R")
+    p = Proof("A = R², R = Rᵀ: R⁻¹(AᵀΣAΣ)R = (RΣR)(RΣR)", {"A": dd, "R": dd, "Sigma": dd},
+              mul(inv(R), T(A), Sg, A, Sg, R), mul(R, Sg, R, R, Sg, R), symmetric=["Sigma", "R", "A"],
+              positive=["Sigma"], equations=[(A, mul(R, R))])
+    return p.step("symmetric", names=["A"]).step("substitute", equation=0).step("cancel").done()
+
+
 _BUILDERS = {
+    "twisted-geodesic-second-derivative": twisted_geodesic_second_derivative,
+    "twisted-symmetric-similarity": twisted_symmetric_similarity,
     "inverse-identity-vI": inverse_identity_vI,
     "logdet-second-derivative": logdet_second_derivative,
     "closed-form-vI": closed_form_vI,
@@ -850,7 +886,35 @@ def sinkhorn_growth_theorem():
             "facts": facts, "conclusion": [2, 4]}
 
 
-THEOREMS = {"l2-growth": l2_growth_theorem, "sinkhorn-growth": sinkhorn_growth_theorem}
+def twisted_symmetric_convexity_theorem():
+    """For every d, Σ ≻ 0, A = R² with R symmetric and any N: Y = RΣR ⪰ 0 and
+    Y'' = 2RNΣNᵀR ⪰ 0 along the twisted geodesic Σ_s = (I + sN)Σ(I + sN)ᵀ — the Loewner half of
+    the proof that E(Σ_s) = ½det(I − Y_s²)^{-1/2} is convex in s when A is symmetric definite
+    (docs/mathematics.md §7).  Its identity is the similarity R⁻¹(AᵀΣAΣ)R = Y²; the second
+    derivative is the proof ``twisted-geodesic-second-derivative``.
+
+    Returns
+    -------
+    dict
+        The theorem document (:mod:`.order`): its identities, facts and conclusion.
+    """
+    R, N = S("R"), S("N")
+    facts = [
+        _fact("pd", Sg, "hypothesis", symbol="Sigma"),                               # 0
+        _fact("psd", mul(R, Sg, R), "congruence", [0], X=R),                         # 1  Y ⪰ 0
+        _fact("psd", mul(N, Sg, T(N)), "congruence", [0], X=N),                      # 2
+        _fact("psd", mul(R, N, Sg, T(N), R), "congruence", [2], X=R),                # 3
+        _fact("psd", mul(num(2), R, N, Sg, T(N), R), "sum", [3], weights=["2"]),     # 4  Y'' ⪰ 0
+    ]
+    return {"name": "twisted geodesics, A = R²: Y = RΣR ⪰ 0 and Y'' = 2RNΣNᵀR ⪰ 0",
+            "symbols": {"matrices": {"Sigma": list(dd), "A": list(dd), "R": list(dd), "N": list(dd)}, "scalars": []},
+            "hypotheses": {"symmetric": ["Sigma", "R", "A"], "positive": ["Sigma"], "equations": [[A, mul(R, R)]]},
+            "identities": [twisted_symmetric_similarity()],
+            "facts": facts, "conclusion": [1, 4]}
+
+
+THEOREMS = {"l2-growth": l2_growth_theorem, "sinkhorn-growth": sinkhorn_growth_theorem,
+            "twisted-symmetric-convexity": twisted_symmetric_convexity_theorem}
 _BUILDERS.update({"l2-rr-identity": l2_rr_identity, "sinkhorn-conditional-identity": sinkhorn_conditional_identity,
                   "sinkhorn-whitening-identity": sinkhorn_whitening_identity})
 NAMES = tuple(_BUILDERS)
