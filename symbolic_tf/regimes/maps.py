@@ -82,14 +82,48 @@ _CACHE: dict = {}
 def _prepared(spec_doc: dict):
     key = json.dumps(spec_doc, sort_keys=True)
     if key not in _CACHE:
-        from ..certify.cells import no_route_reason, pencil_for
+        from ..certify.cells import pencil_for
 
         doc = dict(spec_doc)
         doc.pop("schema", None)
         spec = parse_map_spec(doc)
         _CACHE.clear()
-        _CACHE[key] = (spec, pencil_for(spec), no_route_reason(spec))
+        pen = pencil_for(spec)
+        tubes = None
+        if pen is None and cell_route(spec)[0] is not None:
+            from ..certify.cell_tubes import TubeCells
+
+            tubes = TubeCells(spec)
+        _CACHE[key] = (spec, pen, tubes, cell_route(spec)[1])
     return _CACHE[key]
+
+
+def cell_route(spec: MapSpec) -> tuple:
+    """The whole-cell certificate kind of a slice and, when there is none, why not.
+
+    ``cell-riccati-vI`` (:mod:`symbolic_tf.certify.cells`) for V = vI and F = fI; else ``cell-tube``
+    (:mod:`symbolic_tf.certify.cell_tubes`) for slices of Σ₀ only with a drift; else point verdicts.
+
+    Parameters
+    ----------
+    spec : MapSpec
+        The map's slice.
+
+    Returns
+    -------
+    tuple of (str or None, str or None)
+        (the kind, None) or (None, the reasons neither kind applies).
+    """
+    from ..certify.cell_tubes import KIND as TUBE, search_reason
+    from ..certify.cells import KIND as PENCIL, no_route_reason
+
+    why = no_route_reason(spec)
+    if why is None:
+        return PENCIL, None
+    why_tube = search_reason(spec)
+    if why_tube is None:
+        return TUBE, None
+    return None, f"{why}; {why_tube}"
 
 
 def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
@@ -103,7 +137,7 @@ def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
             out[key] = r[key]
     if r["status"] in ("PROVED", "OUTSIDE"):
         out["claim"] = r["claim"]
-        out["certificate"] = {"kind": kind, "argument": r["argument"], "data": r["data"]}
+        out["certificate"] = {"kind": r.get("kind", kind), "argument": r["argument"], "data": r["data"]}
     else:
         out["reason"] = r.get("reason", "")
     return out
@@ -170,11 +204,18 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
         certificate (PROVED / OUTSIDE) or reason, and a ``point`` verdict at the centre for a
         slice without a whole-cell argument or an UNDECIDED cell at ``max_depth``.
     """
-    spec, pen, reason = _prepared(spec_doc)
+    spec, pen, tubes, reason = _prepared(spec_doc)
     boxes = [cell_box(spec, level, i, j) for level, i, j in cells]
     if pen is None:
         out = []
         for (level, i, j), box in zip(cells, boxes):
+            if tubes is not None:
+                r = tubes.certify(box)
+                rec = _cell_record(level, i, j, box, r)
+                if r["status"] == "UNDECIDED" and level >= spec.max_depth:
+                    rec["point"] = _point_verdict(spec, None, box)
+                out.append(rec)
+                continue
             rec = _cell_record(level, i, j, box, {"status": "UNDECIDED", "reason": reason})
             rec["point"] = _point_verdict(spec, None, box)
             out.append(rec)
@@ -266,7 +307,6 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     dict
         The map document (schema ``symbolic_tf.regime_map/1``).
     """
-    from ..certify.cells import no_route_reason
     from .executors import SerialExecutor
 
     if isinstance(spec, dict):
@@ -275,7 +315,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         raise InvalidParameters("chunk_size", "must be ≥ 1")
     spec_doc, spec_hash = spec.to_dict(), spec.content_hash()
     validate_spec(spec)
-    route_reason = no_route_reason(spec)
+    route_kind, route_reason = cell_route(spec)
     ex = executor or SerialExecutor()
     outp = Path(out) if out is not None else None
     prog = _Progress(progress)
@@ -346,7 +386,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     leaves.sort(key=lambda r: tuple(r["id"]))
     wall = time.perf_counter() - t0
     doc = {"schema": SCHEMA, "spec": spec_doc, "spec_hash": spec_hash,
-           "route": "cell-riccati-vI" if route_reason is None else None, "route_reason": route_reason,
+           "route": route_kind, "route_reason": route_reason,
            "semantics": "a cell's verdict holds at every interior point of its box (edges are shared with the "
                         "neighbours and not claimed); point verdicts hold at the stated dyadic point; areas are exact",
            "cells": leaves, "totals": totals(spec, leaves),
@@ -539,6 +579,7 @@ def check_map(doc: dict) -> dict:
         ``{"cells_checked", "points_checked", "cells"}``.
     """
     from ..certify.check import check
+    from ..certify.kinds.cell_tube import KIND as TUBE_KIND, TubeCellChecker
     from ..certify.kinds.cells import CellChecker
 
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
@@ -565,12 +606,19 @@ def check_map(doc: dict) -> dict:
     if totals(spec, cells) != doc.get("totals"):
         raise CertificationFailed("map: the totals do not match the cells")
     ck = None
+    checkers = {}
     n_cells = n_points = 0
     for c in cells:
         if c["status"] in ("PROVED", "OUTSIDE"):
-            if ck is None:
-                ck = CellChecker(spec)
-            _checked(f"cell {c['id']}", ck.check, c)
+            kind = (c.get("certificate") or {}).get("kind")
+            if kind == TUBE_KIND:
+                if kind not in checkers:
+                    _checked(f"cell {c['id']}", lambda s: checkers.setdefault(kind, TubeCellChecker(s)), spec)
+                _checked(f"cell {c['id']}", checkers[kind].check, c)
+            else:
+                if ck is None:
+                    ck = CellChecker(spec)
+                _checked(f"cell {c['id']}", ck.check, c)
             n_cells += 1
         p = c.get("point")
         if p and p["status"] in ("PROVED", "OUTSIDE") and p.get("certificate"):

@@ -7,10 +7,13 @@
     (β < 0 < f), collapse (β < 0, f < 0, or below the threshold 2β·λ_max(Σ₀) + 2f < 0),
     blow-up (above it), with T* over the blow-up region;
 (c) the reference "converges or blows up depending on Σ₀" experiment (Castin et al.,
-    experiment 6: its fixed A, V with V not a multiple of I) as a Σ₀-disk map: the toolkit has
-    no whole-cell argument for general V, so the map holds the point classifier's verdicts
-    at the cell centres, shown next to the numerical evidence of the batched integrator
+    experiment 6: its fixed A, V with V not a multiple of I) as a Σ₀-disk map: without a drift the
+    toolkit has no whole-cell argument for general V (a cell's solutions spread along a neutral line
+    of equilibria, :mod:`symbolic_tf.certify.cell_tubes`), so the map holds the point classifier's
+    verdicts at the cell centres, shown next to the numerical evidence of the batched integrator
     (labelled as such, never as certified);
+(d) the same A and general V with a damping drift F = −I, as a Σ₀-disk map certified whole cell by
+    whole cell with validated tubes from each cell's set of Σ₀ (kind ``cell-tube``);
 (c′) a Σ₀-disk map where the dependence on Σ₀ *is* certified: V = I, A = diag(3, −1),
     F = −I (threshold case of docs/mathematics.md §6: blow-up ⟺ λ_max(Σ₀^½RΣ₀^½) > 2).
 
@@ -34,7 +37,7 @@ def _exact(M):
 
 
 def map_specs(quick: bool = True) -> dict:
-    """The four map specs (documents) of the reproduction.
+    """The five map specs (documents) of the reproduction.
 
     Parameters
     ----------
@@ -70,6 +73,11 @@ def map_specs(quick: bool = True) -> dict:
             "family": "cov-disk", "name": "(c) reference experiment 6 (V general): Σ₀ disk",
             "resolution": [6, 6] if quick else [12, 12], "max_depth": 0,
             "problem": {"variant": "softmax", "d": 2, "A": _exact(A6), "V": _exact(P["V"])}},
+        "d_drift_disk": {
+            "family": "cov-disk", "name": "(d) reference experiment 6 (V general) with damping F = −I: Σ₀ disk",
+            "resolution": [8, 8], "max_depth": 2 if quick else 4,
+            "problem": {"variant": "softmax", "d": 2, "A": _exact(A6), "V": _exact(P["V"]),
+                        "F": [[-1, 0], [0, -1]], "b": [0, 0]}},
         "c_threshold_disk": {
             "family": "cov-disk", "name": "(c′) V = I, A = diag(3, −1), F = −I: Σ₀ disk (threshold)",
             "resolution": [16, 16], "max_depth": depth,

@@ -122,6 +122,26 @@ def _cell_certificate():
     return Certificate(kind=KIND, claim=claim, status=status, data=data).to_dict()
 
 
+def _cell_tube_certificate():
+    """A standalone ``cell-tube`` certificate: a collapse cell of a general-V Σ₀-disk slice with a damping
+    drift, certified by :class:`TubeCells`; its claim is the one the checker derives."""
+    from symbolic_tf.certify.cell_tubes import TubeCells
+    from symbolic_tf.certify.kinds.cell_tube import KIND
+    from symbolic_tf.spec.mapspec import parse_map_spec
+
+    doc = {"family": "cov-disk", "resolution": [2, 2], "max_depth": 0,
+           "problem": {"variant": "softmax", "d": 2, "A": [[1, "1/2"], ["-1/4", -1]], "V": [[1, "1/2"], ["-1/2", 1]],
+                       "F": [[-1, 0], [0, -1]], "b": [0, 0]}}
+    box = (Fraction(7, 32), Fraction(9, 32), Fraction(-1, 32), Fraction(1, 32))
+    r = TubeCells(parse_map_spec(doc)).certify(box)
+    assert r["status"] == "PROVED" and r["regime"] == "CLUSTERING", r.get("reason")
+    cell = {"box": [str(b) for b in box], "status": r["status"], "regime": r["regime"], "rank": r["rank"],
+            "claim": r["claim"], "certificate": {"kind": KIND, "data": r["data"]}}
+    data = {"spec": doc, "cell": cell}
+    status, claim = declaration(KIND).derive(SimpleNamespace(kind=KIND, status="PROVED", data=data), None)
+    return Certificate(kind=KIND, claim=claim, status=status, data=data).to_dict()
+
+
 def _build_certs() -> dict:
     from symbolic_tf.certify.batch import blowup_brackets_batch
     from symbolic_tf.certify.convexity import find_nonconvexity_witness
@@ -166,6 +186,8 @@ def _build_certs() -> dict:
         "nonconvexity-witness": find_nonconvexity_witness(-1, optimise=False).evidence["certificate"],
         "cell-riccati-vI": _cell_certificate(),
     }
+    if "cell-tube" in kinds():
+        out["cell-tube"] = _cell_tube_certificate()
     F = Fraction
     members = [((F(1), F(0)), (F(0), F(1))), ((F(1, 2), F(1, 4)), (F(1, 4), F(1, 2))),
                ((F(2), F(-1, 2)), (F(-1, 2), F(1, 4)))]
@@ -267,7 +289,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "global-riccati-vI/stationary", "stationary", "stationary/zero", "bounded-drift-vI-nsd", "equilibrium-drift-vI", "global-drift-vI", "growth-drift-vI-nsd", "stratum",
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
-              "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "blowup-riccati-vI-batch",
+              "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "blowup-riccati-vI-batch",
               "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation-collapse", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
               "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
@@ -585,7 +607,7 @@ def all_mutations(c):
         yield label, m, False
     for label, m in _data_mutations(c, schema):
         # a standalone cell's map spec plays the role of the embedded problem
-        yield label, m, c["kind"] == "cell-riccati-vI" and label.startswith("data['spec']")
+        yield label, m, c["kind"] in ("cell-riccati-vI", "cell-tube") and label.startswith("data['spec']")
     for label, m in _claim_mutations(c):
         yield label, m, False
     yield from _problem_mutations(c)

@@ -162,7 +162,7 @@ def int_in(x, name, lo, hi, fail):
     return x
 
 
-def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int = 50_000):
+def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int = 50_000, initial=None):
     """Validate a certificate's stored tube (``steps``: exact times from 0, strictly increasing;
     ``order``; ``tube_prec``; ``method``) and replay it from the exact Σ₀ (:func:`replay_tube` at
     ``tube_prec`` bits).  Returns (the end box S_N, the exact times).
@@ -173,8 +173,8 @@ def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int 
         The exact heads (C_h, A_h).
     F : flint.fmpq_mat or None
         The exact drift.
-    S0 : flint.fmpq_mat
-        The exact Σ₀.
+    S0 : flint.fmpq_mat or flint.arb_mat
+        The exact Σ₀ (with ``initial``: a ball box containing the set of initial values).
     data : dict
         The certificate's data (``steps``, ``order``, ``tube_prec``, ``method``).
     fail : callable
@@ -183,6 +183,8 @@ def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int 
         The largest admissible Taylor order k.
     max_steps : int
         The largest admissible number of steps N.
+    initial : tuple or None
+        An initial parallelepiped for a set of Σ₀ (:func:`replay_tube`); ``S0`` is then its enclosing box.
 
     Returns
     -------
@@ -203,7 +205,7 @@ def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int 
     if any(b <= a for a, b in zip(ts, ts[1:])):
         fail("step times must be strictly increasing")
     with working_precision(tprec):
-        return replay_tube(Field(pairs, F), S0, ts, order, data["method"], fail), ts
+        return replay_tube(Field(pairs, F), S0, ts, order, data["method"], fail, initial=initial), ts
 
 
 def _acc(total, term):
@@ -467,7 +469,7 @@ def _approx(q) -> str:
         return str(q)
 
 
-def replay_tube(field, S0, ts, order, method, fail, on_step=None):
+def replay_tube(field, S0, ts, order, method, fail, on_step=None, initial=None):
     """The enclosure (arb_mat) of Σ(t_N) from the exact Σ₀ (fmpq_mat) along the exact times ``ts``
     (fmpq, ts[0] = 0), replayed at the current working precision as the kinds define it.  Calls
     ``on_step(t_i, S_i)`` for i = 0..N (S_0 = Σ₀) and ``fail(message)`` (which must raise) when a
@@ -477,8 +479,8 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None):
     ----------
     field : Field
         The covariance field.
-    S0 : flint.fmpq_mat
-        The exact Σ₀.
+    S0 : flint.fmpq_mat or flint.arb_mat
+        The exact Σ₀ (with ``initial``: a ball box containing the set of initial values).
     ts : list of flint.fmpq
         The exact times, ts[0] = 0, strictly increasing.
     order : int
@@ -489,6 +491,9 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None):
         ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
     on_step : callable or None
         ``on_step(t_i, S_i)`` called after each step (and at t_0).
+    initial : tuple or None
+        ("qr") a parallelepiped (center, basis, coords), svec Σ₀ ∈ center + basis·coords, for a *set* of
+        initial values contained in the box ``S0``; default: S0's midpoint, I and S0 − midpoint.
 
     Returns
     -------
@@ -501,6 +506,8 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None):
     center = _to_svec(box).mid()            # parallelepiped center + basis·coords ∋ svec Σ
     basis = _identity(len(dirs))
     coords = _to_svec(box) - center
+    if initial is not None:
+        center, basis, coords = initial
     if on_step is not None:
         on_step(ts[0], box)
     for i in range(1, len(ts)):

@@ -19,7 +19,7 @@ import flint
 from ...exact.precision import working_precision
 from ...spec.errors import InvalidParameters
 from ...variants import quadratic_heads
-from .flow import (Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad, prepare_step, singularity_distance, svec_basis,
+from .flow import (Flow, State, arb_of, dyadic_down, initial_state, max_mid, max_rad, prepare_step, singularity_distance, svec_basis,
                    taylor_step)
 
 __all__ = ["Tube", "enclose", "flow_data", "psd_flow_inputs", "integrate_tube", "MAX_D"]
@@ -205,7 +205,7 @@ def psd_flow_inputs(problem, drift: bool, drift_reason: str):
 
 
 def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_steps=20000, rel_tol=1e-2,
-                   seconds=None, until=None, local_tol=_LOCAL_TOL) -> Tube:
+                   seconds=None, until=None, local_tol=_LOCAL_TOL, start=None) -> Tube:
     """The integration loop behind :func:`enclose` (exact inputs: fmpq heads, F, Σ₀).
 
     ``T`` (Fraction or None = no end time), ``local_tol`` (target radius of each step's Lagrange
@@ -239,6 +239,9 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
         ``until(state, t)``: stop when it returns true.
     local_tol : float
         The relative target radius of each step's Lagrange remainder.
+    start : tuple or None
+        ("qr") an initial parallelepiped (center, basis, coords) of a *set* of initial values contained
+        in the box ``S0q`` (an arb_mat); default: the box's midpoint, I and the box − midpoint.
 
     Returns
     -------
@@ -250,6 +253,8 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
         flow = Flow(heads, F)
         S = flint.arb_mat(S0q)
         state = initial_state(S, method)
+        if start is not None and method == "qr":
+            state = State(S, *start)
         basis = svec_basis(S.nrows())
         t = Fraction(0)
         times, ends, boxes = [t], [S], []

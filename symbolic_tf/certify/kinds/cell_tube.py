@@ -1,0 +1,329 @@
+"""Independent checker of whole-cell tube certificates (kind ``cell-tube``) of regime maps whose
+slice varies only Σ₀ (families ``cov`` and ``cov-disk``) of a (multi-head) softmax flow with a
+general value matrix V and an optional drift F (docs/mathematics.md §8, "Whole cells").
+
+A cell is the open box B = (x₀, x₁) × (y₀, y₁) of the slice, and Σ₀(x, y) = C₀ + x·C_x + y·C_y is
+affine.  The checker
+
+1. requires that nothing but the initial Gaussian depends on the coordinates, and proves
+   Σ₀(x, y) ≻ 0 on the open cell (:func:`~symbolic_tf.certify.kinds.cell_enclosures.pd_on_open_box`);
+2. describes the set {Σ₀(x, y) : (x, y) ∈ closed B} exactly as a parallelepiped in svec coordinates,
+   svec Σ₀ = c + s·h_x·svec C_x + t·h_y·svec C_y, (s, t) ∈ [−1, 1]² (:func:`cell_parallelepiped`), inside
+   the box of its entries' exact ranges (:func:`sigma0_enclosure`);
+3. replays the stored validated tube from that *set* (:func:`~symbolic_tf.certify.kinds.replay.replay_stored`
+   with the initial parallelepiped: Lohner's method carries a set of initial values as well as a point,
+   so every solution from the set exists on [0, t_N] and Σ(t_N) lies in the end box S_N);
+4. checks the stored end condition — one of the point kinds' end conditions, each of which holds for
+   *every* state of the end box — on S_N: an attracting blow-up ray (``tube-ray``: T* ∈ t_N + u₁·[1/c_hi,
+   1/c_lo] with u₁ ranging over 1/tr S_N), the contracting neighbourhood of an isotropic rank-one line
+   (``tube-cluster``), the collapse set {tr(PΣ) < λ/c} (``tube-collapse``) or the contraction ellipsoid
+   of a rank-(d − 1) equilibrium (``tube-singular-equilibrium``).
+
+So the end kind's conclusion holds for every Σ₀ of the cell.  The claim (regime, rank, T* bracket) is
+derived from the data: the cell's stored regime, rank and bracket must be exactly the derived ones
+(the stored bracket must contain the derived one), and its claim text the rendered claim.
+OUTSIDE cells (Σ₀ not positive semidefinite anywhere on the cell) need a rational z with zᵀΣ₀z ≤ 0
+on the whole closed cell.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ...exact.precision import working_precision
+from ...spec.errors import CertificationFailed, SymtfError
+from ...spec.mapspec import parse_map_spec
+from ..check import declaration, kind
+from ..claims import REGIME_SUBJECTS, Claim, Quantifier
+from ..schema import parse_rat, validate
+from .cell_enclosures import MatPoly, pd_on_open_box, rat_box, scalar_range
+from .cluster import check_cluster_end
+from .collapse import check_collapse_bounds, end_inside
+from .ray import check_ray_end
+from .replay import bracket_claim, flow_pairs, int_in, replay_stored
+from .singular_eq import check_singular_end
+
+KIND = "cell-tube"
+MAX_D = 6
+MAX_ORDER = 40
+MAX_STEPS = 20000
+ENCLOSURE_PREC = 128   # bits of the arb enclosure of the cell's Σ₀ set (part of the kind's definition)
+
+__all__ = ["KIND", "END_KINDS", "TubeCellChecker", "sigma0_enclosure", "cell_parallelepiped", "cell_claim",
+           "route_reason"]
+
+
+def _fail(msg):
+    raise CertificationFailed(f"cell-tube certificate: {msg}")
+
+
+def _num(s):
+    return parse_rat(s, "cell")
+
+
+def route_reason(spec) -> str | None:
+    """None when a map spec has the shape this kind covers, else why not (one line).
+
+    Parameters
+    ----------
+    spec : symbolic_tf.spec.mapspec.MapSpec
+        The map spec.
+
+    Returns
+    -------
+    str or None
+        None, or the reason: coordinates outside the initial Gaussian, no Σ₀, d > 6, or a
+        flow that is not (multi-head) softmax-type.
+    """
+    from ...spec.errors import InvalidParameters
+    from ...variants import quadratic_heads
+
+    if any(not p.startswith("initial") for p in spec.leaves):
+        return "whole-cell tubes need a slice of Σ₀ only (the parameters must not depend on the coordinates)"
+    if spec.cov_affine() is None:
+        return "whole-cell tubes need the initial covariance"
+    if spec.problem_doc.get("d", 0) > MAX_D:
+        return f"whole-cell tubes cover d ≤ {MAX_D}"
+    try:
+        quadratic_heads(_centre_problem(spec))
+    except InvalidParameters as exc:
+        return f"whole-cell tubes need quadratic (softmax-type) heads: {exc.reason}"
+    return None
+
+
+def _centre_problem(spec):
+    return spec.problem_at((spec.x_range[0] + spec.x_range[1]) / 2, (spec.y_range[0] + spec.y_range[1]) / 2)
+
+
+def sigma0_enclosure(cov, box, prec: int = ENCLOSURE_PREC) -> flint.arb_mat:
+    """One arb ball matrix containing Σ₀(x, y) = C₀ + x·C_x + y·C_y for every (x, y) of the closed box.
+
+    Each entry is affine in (x, y), so its exact range over the box is [min, max] of its four corner
+    values (exact rationals); the ball is the arb hull of the two ends at ``prec`` bits.
+
+    Parameters
+    ----------
+    cov : tuple of (list, list, list)
+        (C₀, C_x, C_y), exact (Fractions or anything :func:`fractions.Fraction` reads).
+    box : sequence of 4 exact rationals
+        (x₀, x₁, y₀, y₁).
+    prec : int
+        The arb precision in bits.
+
+    Returns
+    -------
+    flint.arb_mat
+        The d×d enclosure.
+    """
+    C0, Cx, Cy = cov
+    x0, x1, y0, y1 = (Fraction(b) for b in box)
+    d = len(C0)
+    out = flint.arb_mat(d, d)
+    with working_precision(prec):
+        for i in range(d):
+            for j in range(d):
+                vals = [Fraction(C0[i][j]) + Fraction(Cx[i][j]) * x + Fraction(Cy[i][j]) * y
+                        for x in (x0, x1) for y in (y0, y1)]
+                lo, hi = min(vals), max(vals)
+                out[i, j] = flint.arb(flint.fmpq(lo.numerator, lo.denominator)).union(
+                    flint.arb(flint.fmpq(hi.numerator, hi.denominator)))
+    return out
+
+
+def _ray(pairs, F, S_end, t_end, data, d):
+    prec = int_in(data["prec"], "prec", 64, 4096, _fail)
+    return "BLOWUP", check_ray_end(pairs, F, S_end, t_end, data, prec, _fail)
+
+
+def _cluster(pairs, F, S_end, t_end, data, d):
+    if d != 2 or F is not None:
+        _fail("the tube-cluster end covers d = 2 without drift only")
+    check_cluster_end(pairs, S_end, data, int_in(data["prec"], "prec", 64, 4096, _fail), _fail)
+    return "CLUSTERING", {"rank": 1}
+
+
+def _collapse(pairs, F, S_end, t_end, data, d):
+    P, level = check_collapse_bounds(pairs, F, data, d, _fail)
+    if not end_inside(P, level, S_end, data["tube_prec"]):
+        _fail("the tube's end is not inside {tr(PΣ) < lam/c}")
+    return "CLUSTERING", {"rank": 0}
+
+
+def _singular(pairs, F, S_end, t_end, data, d):
+    check_singular_end(pairs, F, S_end, data, d, int_in(data["prec"], "prec", 64, 4096, _fail), _fail)
+    return "CLUSTERING", {"rank": d - 1}
+
+
+#: end kind → the end condition checked on the tube's end box (its data is that kind's data); it returns
+#: (regime, params) — for BLOWUP the arb bounds (lo, hi) of the blow-up time in the last segment's clock.
+END_KINDS = {"tube-ray": _ray, "tube-cluster": _cluster, "tube-collapse": _collapse,
+             "tube-singular-equilibrium": _singular}
+
+
+def cell_parallelepiped(cov, box, prec: int = ENCLOSURE_PREC):
+    """The cell's Σ₀ set as a parallelepiped in svec coordinates (upper entries, row-major):
+    svec Σ₀(x_c + s·h_x, y_c + t·h_y) = c + s·svec(C_x)h_x + t·svec(C_y)h_y, (s, t) ∈ [−1, 1]², completed to a
+    square basis by unit vectors with zero coordinates.
+
+    Parameters
+    ----------
+    cov : tuple of (list, list, list)
+        (C₀, C_x, C_y), exact.
+    box : sequence of 4 exact rationals
+        (x₀, x₁, y₀, y₁).
+    prec : int
+        The arb precision in bits.
+
+    Returns
+    -------
+    tuple of (flint.arb_mat, flint.arb_mat, flint.arb_mat)
+        (center, basis, coords).
+    """
+    C0, Cx, Cy = cov
+    x0, x1, y0, y1 = (Fraction(b) for b in box)
+    xc, yc, hx, hy = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2, (y1 - y0) / 2
+    d = len(C0)
+    up = [(i, j) for i in range(d) for j in range(i, d)]
+    m = len(up)
+
+    def q(v):
+        v = Fraction(v)
+        return flint.fmpq(v.numerator, v.denominator)
+
+    with working_precision(prec):
+        center = flint.arb_mat(m, 1, [q(Fraction(C0[i][j]) + Fraction(Cx[i][j]) * xc + Fraction(Cy[i][j]) * yc)
+                                      for i, j in up])
+        basis = flint.arb_mat(m, m)
+        for k, (i, j) in enumerate(up):
+            basis[k, 0] = q(Fraction(Cx[i][j]) * hx)
+            if m > 1:
+                basis[k, 1] = q(Fraction(Cy[i][j]) * hy)
+            for c in range(2, m):
+                basis[k, c] = int(k == c - 2)
+        coords = flint.arb_mat(m, 1, [flint.arb(0, 1), flint.arb(0, 1)][:m] + [0] * max(0, m - 2))
+    return center, basis, coords
+
+
+def cell_claim(regime: str, params: dict) -> Claim:
+    """The claim of a cell: the regime (with rank or T* bracket) at every interior point of the cell.
+
+    Parameters
+    ----------
+    regime : str
+        The regime name.
+    params : dict
+        ``rank`` or ``T_lo``/``T_hi``.
+
+    Returns
+    -------
+    symbolic_tf.certify.claims.Claim
+        ``Claim(regime, EVERY_IN_CELL, params)``.
+    """
+    return Claim(regime, Quantifier.EVERY_IN_CELL, params)
+
+
+class TubeCellChecker:
+    """Checks the ``cell-tube`` cells of one map spec (the flow is built once)."""
+
+    def __init__(self, spec):
+        reason = route_reason(spec)
+        if reason is not None:
+            _fail(reason)
+        problem = _centre_problem(spec)
+        self.pairs, self.F = flow_pairs(problem, _fail)
+        self.d = problem.d
+        self.cov = spec.cov_affine()
+        self.S = MatPoly.affine(*self.cov)
+
+    def check(self, cell: dict) -> Claim | None:
+        """Re-verify one stored cell; returns its derived claim (None for an OUTSIDE cell).
+
+        Parameters
+        ----------
+        cell : dict
+            The stored cell: ``box``, ``status``, ``regime``, ``claim``, ``rank`` or ``T_lo``/``T_hi``,
+            and ``certificate`` (``kind`` ``cell-tube``, ``data``).
+
+        Returns
+        -------
+        symbolic_tf.certify.claims.Claim or None
+            The claim derived from the data.
+
+        Raises
+        ------
+        symbolic_tf.spec.errors.CertificationFailed
+            When anything does not verify or the stored claim differs from the derived one.
+        """
+        try:
+            box = rat_box([_num(s) for s in cell["box"]])
+        except ValueError:
+            _fail("malformed box")
+        cert = cell.get("certificate") or {}
+        if cert.get("kind") != KIND:
+            _fail(f"kind {str(cert.get('kind'))[:40]!r} is not {KIND}")
+        data = cert.get("data")
+        if not isinstance(data, dict):
+            _fail("data must be an object")
+        status = cell.get("status")
+        if status == "OUTSIDE":
+            validate(data, {"z": "rat[]"}, "cell-tube.data")
+            z = [_num(s) for s in data["z"]]
+            if len(z) != self.d:
+                _fail("z has the wrong length")
+            _lo, hi = scalar_range(self.S.quad(z), box)
+            if not hi <= 0:
+                _fail("OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
+            if cell.get("regime") != "OUTSIDE":
+                _fail("an OUTSIDE cell must say regime OUTSIDE")
+            return None
+        if status != "PROVED":
+            _fail(f"status {status!r} carries no certificate")
+        end = data.get("end")
+        if end not in END_KINDS:
+            _fail(f"unknown end kind {str(end)[:40]!r}; known: {', '.join(END_KINDS)}")
+        inner = {k: v for k, v in data.items() if k != "end"}
+        validate(inner, declaration(end).schema, "cell-tube.data")
+        if inner["method"] != "qr":
+            _fail('cell tubes use method "qr"')
+        if self.d > MAX_D:
+            _fail(f"d ≤ {MAX_D} only")
+        if not pd_on_open_box(self.S, box):
+            _fail("Σ₀ is not positive definite on the open cell")
+        fbox = [Fraction(int(b.p), int(b.q)) for b in box]
+        S0, par = sigma0_enclosure(self.cov, fbox), cell_parallelepiped(self.cov, fbox)
+        S_end, ts = replay_stored(self.pairs, self.F, S0, inner, _fail, MAX_ORDER, MAX_STEPS, initial=par)
+        regime, params = END_KINDS[end](self.pairs, self.F, S_end, ts[-1], inner, self.d)
+        if regime == "BLOWUP":   # the stored bracket must contain the derived one
+            params = bracket_claim(data, *params, _fail).params
+        claim = cell_claim(regime, params)
+        if cell.get("regime") != regime:
+            _fail(f"the cell says {str(cell.get('regime'))[:20]}, the certificate proves {regime}")
+        for key in ("rank", "T_lo", "T_hi"):
+            stored = cell.get(key)
+            derived = params.get(key)
+            if (stored is None) != (derived is None) or (stored is not None and _num(stored) != _num(derived)):
+                _fail(f"{key} differs from the derived claim")
+        if cell.get("claim") != claim.text():
+            _fail("the claim text is not the derived claim")
+        return claim
+
+
+@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
+def _check_standalone(cert, problem):
+    """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
+    PROVED: the cell's regime at every interior point of its box."""
+    import hashlib
+    import json
+
+    try:
+        spec = parse_map_spec(cert.data["spec"])
+    except SymtfError as exc:
+        _fail(f"invalid map spec: {exc}")
+    cell = cert.data["cell"]
+    claim = TubeCellChecker(spec).check(cell)
+    if claim is None or claim.subject not in REGIME_SUBJECTS:
+        _fail("only a PROVED regime cell is a standalone claim")
+    spec_hash = hashlib.sha256(json.dumps(cert.data["spec"], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return "PROVED", Claim(claim.subject, Quantifier.EVERY_IN_CELL,
+                           {"box": [str(x) for x in cell["box"]], "spec_sha256": spec_hash, **claim.params})
