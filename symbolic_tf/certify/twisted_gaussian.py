@@ -631,7 +631,8 @@ def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
     * PROVED when A = Aᵀ is definite (any V): E = ½det(I − Y²)^{-1/2}, Y = RΣR, ±A = R², is a
       convex non-decreasing function of Y on 0 ⪯ Y ≺ I and Y_s is Loewner-convex; the evidence
       carries a ``twisted-gaussian-convexity`` certificate (:func:`symmetric_convexity_certificate`:
-      A, the stored theorem and its SHA-256, re-checked by the checker) and names the proofs.  Also PROVED when V = 0 (constant geodesics).
+      A, the stored theorem and its SHA-256, re-checked by the checker) and names the proofs.  V = 0 (constant
+      geodesics) is UNDECIDED with that reason: no certificate kind states it.
     * REFUTED, with a ``twisted-gaussian-nonconvexity`` certificate, when a witness is found: the
       rank-one family (A + Aᵀ indefinite, V invertible), the d = 2 rotation–scaling family
       (A = aI + bJ, b² > 3a², V invertible) or the small-Gaussian search
@@ -656,8 +657,6 @@ def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
         return Verdict(UNDECIDED, CONVEX_CLAIM, reason="A and V must be square of one size")
     if Aq.det() == 0:
         return Verdict(UNDECIDED, CONVEX_CLAIM, reason="A singular: the twisted metric needs A⁻¹")
-    if Vq == flint.fmpq_mat(n, n):
-        return Verdict(PROVED, CONVEX_CLAIM, "trivial", reason="V = 0: every twisted geodesic is constant")
     dA = definiteness((Aq + Aq.transpose()) / 2)
     if Aq == Aq.transpose() and (dA.pd or dA.nd):
         cert = symmetric_convexity_certificate(Aq)
@@ -670,6 +669,9 @@ def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
                                  "proofs": ["twisted-geodesic-second-derivative", "twisted-symmetric-similarity"]},
                        reason="A = Aᵀ definite: E = ½det(I − Y²)^(-1/2), Y = RΣR (±A = R²), is convex and "
                               "non-decreasing in 0 ⪯ Y ≺ I, and Y'' = 2RNΣNᵀR ⪰ 0 — for every V")
+    if Vq == flint.fmpq_mat(n, n):   # true but uncertified: no kind states it (a PROVED verdict needs one)
+        return Verdict(UNDECIDED, CONVEX_CLAIM, reason="V = 0: every twisted geodesic is constant, so E'' = 0 "
+                                                       "(trivially convex); no certificate kind covers this case")
     if not (dA.psd or dA.nsd) and Vq.det() != 0:
         ver = twisted_gaussian_witness(Aq.tolist(), Vq.tolist())
         if ver.status == PROVED:

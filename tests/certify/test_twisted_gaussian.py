@@ -269,7 +269,8 @@ def test_second_variation_formula_against_high_precision_finite_differences():
 
 def test_decision_edge_cases():
     assert twisted_gaussian_convexity([[1, 1], [1, 1]], [[1, 0], [0, 1]]).status == "UNDECIDED"   # A singular
-    assert twisted_gaussian_convexity([[1, 3], [-3, 1]], [[0, 0], [0, 0]]).status == "PROVED"     # V = 0
+    v0 = twisted_gaussian_convexity([[1, 3], [-3, 1]], [[0, 0], [0, 0]])   # V = 0: true, but no kind certifies it
+    assert v0.status == "UNDECIDED" and "V = 0" in v0.reason
     ver = twisted_gaussian_convexity([[1, 0], [0, -1]], [[1, 0], [0, 1]])                         # A + Aᵀ indefinite
     assert ver.status == "REFUTED" and check(ver.evidence["certificate"]).status == "PROVED"
 
