@@ -131,7 +131,7 @@ def test_drift_rotating_blowup_holds_the_reference(which):
     _reference_inside(p, lo, hi)
 
 
-def test_drift_change_of_basis():
+def test_drift_change_of_basis_and_homogeneity():
     # Σ ↦ OΣOᵀ maps the flow of (A, V, F) to that of (OAOᵀ, OVOᵀ, OFOᵀ): same T*
     O = [[Fraction(3, 5), Fraction(-4, 5)], [Fraction(4, 5), Fraction(3, 5)]]
 
@@ -144,6 +144,10 @@ def test_drift_change_of_basis():
     lo1, hi1 = _bracket(_p(A, ROT, S0, F1), rel_width=1e-4)
     lo2, hi2 = _bracket(_p(conj(A), conj(ROT), conj(S0), conj(F1)), rel_width=1e-4)
     assert max(lo1, lo2) <= min(hi1, hi2)
+    # homogeneity with drift: Σ(t) ↦ 3Σ(3t) solves the flow with F ↦ 3F, so T*(3Σ₀, 3F) = T*(Σ₀, F)/3
+    F3 = [[str(3 * Fraction(x)) for x in r] for r in F1]
+    lo3, hi3 = _bracket(_p(A, ROT, [[6, 1], [1, 3]], F3), rel_width=1e-4)
+    assert max(lo1 / 3, lo3) <= min(hi1 / 3, hi3)
 
 
 @pytest.fixture(scope="module")

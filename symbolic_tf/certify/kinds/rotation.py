@@ -1,5 +1,6 @@
 """Checker of ``tube-rotation``: blow-up of *this* Σ₀ with a bracket when the blow-up *rotates*
-(d = 2, no drift; issue 15 item 2 (ii)).
+(d = 2, without or with a drift F; issue 15 item 2 (ii)).  The argument without drift comes
+first; the drift version (the stored ``u_max``) is at the end.
 
 Without drift the flow Σ̇ = Q(Σ) = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) is homogeneous quadratic.  In the
 projective coordinates of :mod:`symbolic_tf.certify.kinds.ray` (Σ = X/u, dτ = dt/u) with
@@ -24,13 +25,13 @@ an annulus), and N = {D ≤ D0, r ≤ 1}.  Verified, in balls at ``prec`` bits, 
 at most ``max_depth`` times) and, per piece, [r_b, 1] into ``n_r`` pieces, where r_b = the lower
 bound over the piece of the boundary radius √(1 − D0·e^{−η(ψ)}):
 
-1. d = 2, no drift, Σ₀ ⪰ 0 (exact); 0 < D0 < 1;
+1. d = 2, Σ₀ ⪰ 0 (exact); 0 < D0 < 1; no drift and no ``u_max`` (the drift case is below);
 2. *invariance*: on the boundary D = D0, i.e. at r = √(1 − D0e^{−η(ψ)}) for ψ in each piece,
    2(tr K(X) − c(X)) + η'(ψ)·ψ' < 0, where K(X) = Σ_h C_hXA_h.  Since Σ̇ = KΣ + ΣKᵀ,
    (log det Σ)˙ = 2 tr K(Σ), and det X = u²det Σ = (1 − r²)/4, the factor (1 − r²) divides exactly:
    (1 − r²)' = 2(tr K(X) − c(X))·(1 − r²), so D' = D·(2(tr K − c) + η'ψ') < 0 there (a form with
    no cancellation near the circle, where (r²)' itself vanishes);
-3. *growth*: κ_lo := lower(hull of G') > 0 over the pieces of N; κ_hi := its upper bound;
+3. *growth*: κ_lo := lower(hull of G') > 0 over the pieces of N (of N' with a drift, below); κ_hi := its upper bound;
    φ_lo, φ_hi := the bounds of the hull of φ over the ψ-pieces;
 4. *the tube* (:func:`symbolic_tf.certify.kinds.replay.replay_tube`, exact times) from Σ₀:
    Σ(t_N) ∈ S_N; tr S_N > 0; u₁ = 1/tr S_N; (p₁, q₁) from X₁ = u₁S_N; r₁² = p₁² + q₁² > 0 and
@@ -44,6 +45,27 @@ decays exponentially, t(τ) = t_N + ∫₀^τ u increases to T* ∈ [t_N + u₁e
 t_N + u₁e^{φ_hi − φ₁}/κ_lo], and tr Σ = 1/u → ∞: the solution from Σ₀ blows up at T* (the map
 (X, u) ↦ X/u sends solutions of the projective field to solutions of Σ̇ = Q(Σ), see
 :mod:`symbolic_tf.certify.kinds.ray`).  Claim BLOWUP for THIS Σ₀ with T* ∈ [T_lo, T_hi].
+
+**With a drift F ≠ 0** (Σ̇ = FΣ + ΣFᵀ + Q(Σ)) the projective field is
+
+    X' = Q(X) + u·L(X) − c̃·X,   u' = −c̃·u,   c̃ = tr Q(X) + u·tr L(X),   L(X) = FX + XFᵀ,
+
+and Q(X) + uL(X) = K̃X + XK̃ᵀ with K̃ = K(X) + u·F; (p', q', c̃, tr K̃) are computed from K̃
+exactly as (p', q', c, tr K) from K, so checks 2–3 read the same with the tilded quantities
+((log det Σ)˙ = 2 tr(K(Σ) + F), hence (1 − r²)' = 2(tr K̃ − c̃)(1 − r²)), and they are verified
+with u the ball [0, u_max] (the stored positive rational ``u_max``, required exactly when F ≠ 0
+and refused without drift), over N' = {D ≤ D0, r ≤ 1, 0 < u ≤ u_max}.  c̃ need not be positive
+on N' (c changes sign along the circle; only its average is positive), so u may grow for a while
+and u₁ ≤ u_max does not keep the state in N'.  The extra check is
+
+4'. u₁·e^{φ_hi − φ₁} < u_max (upper bound of the ball).
+
+*Why.*  Let τ_e be the first time the state leaves N' (∞ if never).  On [0, τ_e), G' ≥ κ_lo > 0,
+so G ≥ G₁ and u = e^{φ − G} ≤ u₁e^{φ_hi − φ₁} < u_max by 4'; D cannot reach D0 from below
+(D' < 0 on D = D0 for every u ∈ [0, u_max], check 2), r ≤ 1 as before, and u > 0 (u' = −c̃u).  So
+the state stays in a compact subset of N' and τ_e = ∞; the solution of the projective field
+exists for all τ ≥ 0 and G' ∈ [κ_lo, κ_hi] throughout.  Check 5 and the rest of the argument are
+unchanged (dt = u dτ, u = e^{φ − G}), with κ_lo, κ_hi the bounds over N'.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Rotating blow-up of *this* Σ₀ with a bracket (d = 2, no drift; issue 15 item 2 (ii); kind
-``tube-rotation``).
+"""Rotating blow-up of *this* Σ₀ with a bracket (d = 2, with or without drift; issue 15 item 2
+(ii); kind ``tube-rotation``).
 
 When V has no real eigenvector, the rank-one circle of the trace-one plane carries no ray: the
 top eigenvector of Σ keeps turning while Σ grows in bursts.  On the circle (p, q) = (cos ψ, sin ψ)
@@ -11,7 +11,9 @@ rate) has a periodic solution φ, approximated here by a truncated Fourier serie
 {(1 − r²)e^{η(ψ)} ≤ D0} of the circle that the field enters (η solves the analogous equation for
 the transversal attraction rate, so the circle need only attract on average), and a validated tube from Σ₀ (:mod:`.tube`) into it gives
 T* ∈ t_N + u₁·[e^{φ_lo − φ₁}/κ_hi, e^{φ_hi − φ₁}/κ_lo] (u₁ = 1/tr Σ(t_N)); the tube runs on until
-the bracket is narrower than ``rel_width`` or the budget ends.
+the bracket is narrower than ``rel_width`` or the budget ends.  With a drift F the guesses are
+those of the quadratic part (u = 0); the region also bounds u ≤ u_max (:func:`u_ladder`, the
+largest candidate the ball checks accept), and the tube runs on until u₁e^{φ_hi − φ₁} < u_max.
 
 Every float here is a guess; the checker's own procedures verify it, and the certificate is
 re-checked independently.
