@@ -221,6 +221,10 @@ def _build_certs() -> dict:
         ver = find_rotation_blowup(_softmax(I2, [[1, -2], [2, 1]], [[2, 0], [0, 1]]), rel_width=1e-2)
         assert ver.status == "PROVED", ver.reason
         out["tube-rotation"] = ver.evidence["certificate"]
+        ver = find_rotation_blowup(_softmax(I2, [[1, -2], [2, 1]], [[2, 0], [0, 1]], F=[["1/4", "-1/2"], ["1/3", "-1/5"]]),
+                                   rel_width=1e-2)  # the same with a drift: u ∈ [0, u_max] joins the region
+        assert ver.status == "PROVED", ver.reason
+        out["tube-rotation/drift"] = ver.evidence["certificate"]
     if "tube-rotation-collapse" in kinds():  # A + Aᵀ ≺ 0, V general: Σ → 0 while the eigenvector turns
         from symbolic_tf.certify.validated.rotation_collapse import find_rotation_collapse
 
@@ -290,7 +294,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation-collapse", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
               "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
               "schedule-phases",
@@ -316,6 +320,8 @@ def test_every_cheap_kind_is_covered(certs):
     assert "partition" in certs["blowup-riccati-vI/drift"]["data"]
     assert "partition" not in certs["blowup-riccati-vI/drift-fI"]["data"]
     assert "T_lo" in certs["blowup-lmi/bracket"]["data"]
+    if "tube-rotation/drift" in certs:
+        assert "u_max" in certs["tube-rotation/drift"]["data"] and "u_max" not in certs["tube-rotation"]["data"]
     assert "mean" in certs["equilibrium-drift-vI"]["data"]
     assert "u_A" in certs["no-blowup/l2"]["data"]
     assert certs["global-riccati-vI/stationary"]["claim"]["subject"] == "EQUILIBRIUM"

@@ -1,5 +1,6 @@
 """Checker of ``tube-rotation``: blow-up of *this* Σ₀ with a bracket when the blow-up *rotates*
-(d = 2, no drift; issue 15 item 2 (ii)).
+(d = 2, without or with a drift F; issue 15 item 2 (ii)).  The argument without drift comes
+first; the drift version (the stored ``u_max``) is at the end.
 
 Without drift the flow Σ̇ = Q(Σ) = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) is homogeneous quadratic.  In the
 projective coordinates of :mod:`symbolic_tf.certify.kinds.ray` (Σ = X/u, dτ = dt/u) with
@@ -24,13 +25,13 @@ an annulus), and N = {D ≤ D0, r ≤ 1}.  Verified, in balls at ``prec`` bits, 
 at most ``max_depth`` times) and, per piece, [r_b, 1] into ``n_r`` pieces, where r_b = the lower
 bound over the piece of the boundary radius √(1 − D0·e^{−η(ψ)}):
 
-1. d = 2, no drift, Σ₀ ⪰ 0 (exact); 0 < D0 < 1;
+1. d = 2, Σ₀ ⪰ 0 (exact); 0 < D0 < 1; no drift and no ``u_max`` (the drift case is below);
 2. *invariance*: on the boundary D = D0, i.e. at r = √(1 − D0e^{−η(ψ)}) for ψ in each piece,
    2(tr K(X) − c(X)) + η'(ψ)·ψ' < 0, where K(X) = Σ_h C_hXA_h.  Since Σ̇ = KΣ + ΣKᵀ,
    (log det Σ)˙ = 2 tr K(Σ), and det X = u²det Σ = (1 − r²)/4, the factor (1 − r²) divides exactly:
    (1 − r²)' = 2(tr K(X) − c(X))·(1 − r²), so D' = D·(2(tr K − c) + η'ψ') < 0 there (a form with
    no cancellation near the circle, where (r²)' itself vanishes);
-3. *growth*: κ_lo := lower(hull of G') > 0 over the pieces of N; κ_hi := its upper bound;
+3. *growth*: κ_lo := lower(hull of G') > 0 over the pieces of N (of N' with a drift, below); κ_hi := its upper bound;
    φ_lo, φ_hi := the bounds of the hull of φ over the ψ-pieces;
 4. *the tube* (:func:`symbolic_tf.certify.kinds.replay.replay_tube`, exact times) from Σ₀:
    Σ(t_N) ∈ S_N; tr S_N > 0; u₁ = 1/tr S_N; (p₁, q₁) from X₁ = u₁S_N; r₁² = p₁² + q₁² > 0 and
@@ -44,6 +45,27 @@ decays exponentially, t(τ) = t_N + ∫₀^τ u increases to T* ∈ [t_N + u₁e
 t_N + u₁e^{φ_hi − φ₁}/κ_lo], and tr Σ = 1/u → ∞: the solution from Σ₀ blows up at T* (the map
 (X, u) ↦ X/u sends solutions of the projective field to solutions of Σ̇ = Q(Σ), see
 :mod:`symbolic_tf.certify.kinds.ray`).  Claim BLOWUP for THIS Σ₀ with T* ∈ [T_lo, T_hi].
+
+**With a drift F ≠ 0** (Σ̇ = FΣ + ΣFᵀ + Q(Σ)) the projective field is
+
+    X' = Q(X) + u·L(X) − c̃·X,   u' = −c̃·u,   c̃ = tr Q(X) + u·tr L(X),   L(X) = FX + XFᵀ,
+
+and Q(X) + uL(X) = K̃X + XK̃ᵀ with K̃ = K(X) + u·F; (p', q', c̃, tr K̃) are computed from K̃
+exactly as (p', q', c, tr K) from K, so checks 2–3 read the same with the tilded quantities
+((log det Σ)˙ = 2 tr(K(Σ) + F), hence (1 − r²)' = 2(tr K̃ − c̃)(1 − r²)), and they are verified
+with u the ball [0, u_max] (the stored positive rational ``u_max``, required exactly when F ≠ 0
+and refused without drift), over N' = {D ≤ D0, r ≤ 1, 0 < u ≤ u_max}.  c̃ need not be positive
+on N' (c changes sign along the circle; only its average is positive), so u may grow for a while
+and u₁ ≤ u_max does not keep the state in N'.  The extra check is
+
+4'. u₁·e^{φ_hi − φ₁} < u_max (upper bound of the ball).
+
+*Why.*  Let τ_e be the first time the state leaves N' (∞ if never).  On [0, τ_e), G' ≥ κ_lo > 0,
+so G ≥ G₁ and u = e^{φ − G} ≤ u₁e^{φ_hi − φ₁} < u_max by 4'; D cannot reach D0 from below
+(D' < 0 on D = D0 for every u ∈ [0, u_max], check 2), r ≤ 1 as before, and u > 0 (u' = −c̃u).  So
+the state stays in a compact subset of N' and τ_e = ∞; the solution of the projective field
+exists for all τ ≥ 0 and G' ∈ [κ_lo, κ_hi] throughout.  Check 5 and the rest of the argument are
+unchanged (dt = u dτ, u = e^{φ − G}), with κ_lo, κ_hi the bounds over N'.
 """
 from __future__ import annotations
 
@@ -67,19 +89,22 @@ def _bad(msg):
 
 
 class PlaneField:
-    """(p', q', c, tr K) of the projective field on the trace-one plane, over arb balls
-    (K = Σ_h C_hXA_h, so that Q(X) = KX + XKᵀ)."""
+    """(p', q', c̃, tr K̃) of the projective field on the trace-one plane, over arb balls
+    (K̃ = Σ_h C_hXA_h + u·F, so that Q(X) + u·L(X) = K̃X + XK̃ᵀ; F = None: no drift, u unused)."""
 
-    def __init__(self, pairs):
+    def __init__(self, pairs, F=None):
         self.pairs = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in pairs]
+        self.F = None if F is None else flint.arb_mat(F)
 
-    def __call__(self, p, q):
+    def __call__(self, p, q, u=None):
         half = flint.arb(flint.fmpq(1, 2))
         X = flint.arb_mat([[half * (1 + p), half * q], [half * q, half * (1 - p)]])
         K = None
         for C, A in self.pairs:
             t = C * X * A
             K = t if K is None else K + t
+        if self.F is not None:
+            K = K + self.F * u
         KX = K * X
         Q = KX + KX.transpose()
         c = Q[0, 0] + Q[1, 1]
@@ -109,9 +134,28 @@ def _pieces(lo, hi, n):
     return out
 
 
-def _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign=1):
-    """(ok, G hull, φ hull) over one ψ-piece: ok is False when check 2 or 3 (sign·G' > 0) is not
-    verified."""
+def u_ball(u_max):
+    """A ball containing [0, u_max] (None when u_max is None: no drift).
+
+    Parameters
+    ----------
+    u_max : flint.fmpq or None
+        The largest projective scale u of the region N' (drift only).
+
+    Returns
+    -------
+    flint.arb or None
+        A ball ⊇ [0, u_max].
+    """
+    if u_max is None:
+        return None
+    h = flint.arb(u_max) / 2
+    return h + flint.arb(0, h.upper())
+
+
+def _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign=1, u=None):
+    """(ok, G hull, φ hull) over one ψ-piece (and u in the ball ``u``): ok is False when check 2
+    or 3 (sign·G' > 0) is not verified."""
     cs, sn = psi.cos(), psi.sin()
     z = flint.acb(cs, sn)
     et, det = _phi_sum(ea, eb, z), _phi_sum(ea, eb, z, derivative=True)
@@ -121,7 +165,7 @@ def _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign=1):
         return False, None, None
     rb = (1 - delta).sqrt()
     p, q = rb * cs, rb * sn
-    dp, dq, c, trK = f(p, q)
+    dp, dq, c, trK = f(p, q, u)
     rate = 2 * (trK - c) + det * (p * dq - q * dp) / (p * p + q * q)
     if not (rate < 0):
         return False, None, None
@@ -129,7 +173,7 @@ def _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign=1):
     G_hull = None
     for r in _pieces(flint.arb(rb.lower()), flint.arb(1), n_r):
         p, q = r * cs, r * sn
-        dp, dq, c, _ = f(p, q)
+        dp, dq, c, _ = f(p, q, u)
         G = c + dph * (p * dq - q * dp) / (p * p + q * q)
         if not (G * sign > 0):
             return False, None, None
@@ -137,8 +181,9 @@ def _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign=1):
     return True, G_hull, ph
 
 
-def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign=1):
+def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign=1, F=None, u_max=None):
     """Checks 2–3 of the module docstring; returns (κ_lo, κ_hi, φ_lo, φ_hi) as arb bounds.
+    With a drift F the field carries the u-terms and u ranges over the ball [0, u_max].
     ``eta`` and ``phi`` are (a, b) coefficient lists.  A ψ-piece on which a check is not
     verified is bisected (deterministically, at most ``max_depth`` times) before failing.
     ``sign = −1`` verifies G' < 0 instead (the rotating collapse of ``tube-rotation-collapse``).
@@ -163,14 +208,21 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign
         The largest number of bisections of a failing ψ-piece.
     sign : int
         +1 to verify the growth G' > 0 (``tube-rotation``), −1 for the decay G' < 0.
+    F : flint.fmpq_mat or None
+        The exact drift (None: no drift; then ``u_max`` is None too).
+    u_max : flint.fmpq or None
+        With a drift, the largest u of N' = {D ≤ D0, r ≤ 1, 0 < u ≤ u_max}.
 
     Returns
     -------
     tuple of 4 flint.arb
-        (κ_lo, κ_hi, φ_lo, φ_hi): the bounds of G' over N and of φ over the ψ-pieces.
+        (κ_lo, κ_hi, φ_lo, φ_hi): the bounds of G' over N (N') and of φ over the ψ-pieces.
     """
+    if (F is None) != (u_max is None):
+        fail("a drift F needs u_max, and u_max needs a drift")
     with working_precision(prec):
-        f = PlaneField(pairs)
+        f = PlaneField(pairs, F)
+        u = u_ball(u_max)
         ea, eb = ([flint.arb(x) for x in v] for v in eta)
         pa, pb = ([flint.arb(x) for x in v] for v in phi)
         D0b = flint.arb(D0)
@@ -179,7 +231,7 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign
         stack.reverse()
         while stack:
             k, psi, depth = stack.pop()
-            ok, G, ph = _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign)
+            ok, G, ph = _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign, u)
             if not ok:
                 if depth >= max_depth:
                     fail(f"D' < 0 on D = D0 or G' = c + φ'ψ' {'>' if sign > 0 else '<'} 0 is not verified on the ψ-piece {k} "
@@ -230,7 +282,7 @@ def end_point(S_end, D0, eta, phi, fail):
     return u1, phi1
 
 
-def end_bracket(S_end, t_end, D0, eta, phi, bounds, prec, fail):
+def end_bracket(S_end, t_end, D0, eta, phi, bounds, prec, fail, u_max=None):
     """Checks 4–5 on the tube's end box: (lower, upper) arb bounds of T*.
 
     Parameters
@@ -249,6 +301,8 @@ def end_bracket(S_end, t_end, D0, eta, phi, bounds, prec, fail):
         The arb working precision in bits.
     fail : callable
         ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    u_max : flint.fmpq or None
+        With a drift, the largest u of N'; then also u₁·e^{φ_hi − φ₁} < u_max is checked (check 4').
 
     Returns
     -------
@@ -258,6 +312,8 @@ def end_bracket(S_end, t_end, D0, eta, phi, bounds, prec, fail):
     k_lo, k_hi, ph_lo, ph_hi = bounds
     with working_precision(prec):
         u1, phi1 = end_point(S_end, D0, eta, phi, fail)
+        if u_max is not None and not (u1 * (ph_hi - phi1).exp() < flint.arb(u_max)):
+            fail("u₁·e^(φ_hi − φ₁) < u_max fails: the tube does not end where u stays below u_max")
         t = flint.arb(t_end if isinstance(t_end, flint.fmpq) else rat(t_end))
         lo = t + u1 * (ph_lo - phi1).exp() / k_hi
         hi = t + u1 * (ph_hi - phi1).exp() / k_lo
@@ -346,7 +402,7 @@ def parse_region(data, fail):
 
 _SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]", "D0": "rat", "max_depth": "int", "n_psi": "int", "n_r": "int", "T_lo": "rat",
            "T_hi": "rat", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
-           "method": ("enum", "qr", "direct")}
+           "method": ("enum", "qr", "direct"), "u_max?": "rat"}
 
 
 @kind(KIND, _SCHEMA)
@@ -359,7 +415,7 @@ def check_tube_rotation(cert, problem):
     cert : symbolic_tf.certify.certificate.Certificate
         The certificate; ``cert.data`` is already validated against the kind's schema.
     problem : symbolic_tf.spec.problem.Problem or None
-        The embedded problem: (multi-head) softmax, d = 2, no drift, Σ₀ ⪰ 0 exact.
+        The embedded problem: (multi-head) softmax, d = 2, with or without a drift F, Σ₀ ⪰ 0 exact.
 
     Returns
     -------
@@ -371,10 +427,22 @@ def check_tube_rotation(cert, problem):
     symbolic_tf.spec.errors.CertificationFailed
         When a check 1–5 of the module docstring fails or [T_lo, T_hi] does not contain the derived bracket.
     """
-    pairs, S0 = planar_problem(cert, problem, _bad)
+    pairs, F, S0 = tube_problem(cert, problem, _bad, psd=True)
+    if problem.d != 2:
+        _bad("covers d = 2 only")
     data = cert.data
+    u_max = None
+    if F is None:
+        if "u_max" in data:
+            _bad("u_max belongs to a flow with drift only")
+    else:
+        if "u_max" not in data:
+            _bad("a flow with drift needs u_max")
+        u_max = rat(data["u_max"])
+        if not u_max > 0:
+            _bad("u_max must be positive")
     D0, eta, phi, n_psi, n_r, prec, max_depth = parse_region(data, _bad)
-    bounds = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, _bad, max_depth)
-    S_end, ts = replay_stored(pairs, None, S0, data, _bad, MAX_ORDER, MAX_STEPS)
-    lo, hi = end_bracket(S_end, ts[-1], D0, eta, phi, bounds, prec, _bad)
+    bounds = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, _bad, max_depth, F=F, u_max=u_max)
+    S_end, ts = replay_stored(pairs, F, S0, data, _bad, MAX_ORDER, MAX_STEPS)
+    lo, hi = end_bracket(S_end, ts[-1], D0, eta, phi, bounds, prec, _bad, u_max)
     return "PROVED", bracket_claim(data, lo, hi, _bad)

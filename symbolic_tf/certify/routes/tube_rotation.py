@@ -1,4 +1,4 @@
-"""Route: softmax or multi-head softmax in d = 2 without drift, general V with no real eigenvector
+"""Route: softmax or multi-head softmax in d = 2 (with or without a drift F), general V with no real eigenvector
 direction on the rank-one circle — a validated tube from the problem's Σ₀ enters an annulus of
 the trace-one plane on which a rotation-averaged growth functional increases at a certified
 rate, which proves BLOWUP for this Σ₀ with a bracket (kind ``tube-rotation``,
@@ -17,7 +17,7 @@ class TubeRotation(Route):
     modes = ("point",)
 
     def applies(self, problem, ctx: Context):
-        """Preconditions: a quadratic flow without drift, a tube-ready Σ₀ and d = 2 (:func:`tube_ready`).
+        """Preconditions: a quadratic flow (with or without drift), a tube-ready Σ₀ and d = 2 (:func:`tube_ready`).
 
         Parameters
         ----------
@@ -29,10 +29,10 @@ class TubeRotation(Route):
         Returns
         -------
         str or None
-            None when the flow is quadratic without drift, Σ₀ is given and d = 2, else the reason the route
+            None when the flow is quadratic (drift or not), Σ₀ is given and d = 2, else the reason the route
             does not apply.
         """
-        return tube_ready(problem, drift=False) or (None if problem.d == 2 else "the rotation certificate covers d = 2")
+        return tube_ready(problem) or (None if problem.d == 2 else "the rotation certificate covers d = 2")
 
     def search(self, problem, ctx: Context):
         """Integrate a validated tube from Σ₀ (10 s budget) into an annulus of the trace-one plane where a

@@ -1,5 +1,5 @@
-"""Rotating blow-up of *this* Σ₀ with a bracket (d = 2, no drift; issue 15 item 2 (ii); kind
-``tube-rotation``).
+"""Rotating blow-up of *this* Σ₀ with a bracket (d = 2, with or without drift; issue 15 item 2
+(ii); kind ``tube-rotation``).
 
 When V has no real eigenvector, the rank-one circle of the trace-one plane carries no ray: the
 top eigenvector of Σ keeps turning while Σ grows in bursts.  On the circle (p, q) = (cos ψ, sin ψ)
@@ -11,7 +11,9 @@ rate) has a periodic solution φ, approximated here by a truncated Fourier serie
 {(1 − r²)e^{η(ψ)} ≤ D0} of the circle that the field enters (η solves the analogous equation for
 the transversal attraction rate, so the circle need only attract on average), and a validated tube from Σ₀ (:mod:`.tube`) into it gives
 T* ∈ t_N + u₁·[e^{φ_lo − φ₁}/κ_hi, e^{φ_hi − φ₁}/κ_lo] (u₁ = 1/tr Σ(t_N)); the tube runs on until
-the bracket is narrower than ``rel_width`` or the budget ends.
+the bracket is narrower than ``rel_width`` or the budget ends.  With a drift F the guesses are
+those of the quadratic part (u = 0); the region also bounds u ≤ u_max (:func:`u_ladder`, the
+largest candidate the ball checks accept), and the tube runs on until u₁e^{φ_hi − φ₁} < u_max.
 
 Every float here is a guess; the checker's own procedures verify it, and the certificate is
 re-checked independently.
@@ -157,29 +159,63 @@ def D0_ladder(ff, phi, eta, kbar, gbar, n=2048, sign=1):
     return out
 
 
-def planar_inputs(problem):
+def planar_inputs(problem, drift=False):
     """(heads, exact Σ₀) of a d = 2 problem without drift and with Σ₀ ⪰ 0 — the setting of the
-    rotation certificates — or the reason (a string) why the problem is not one.
+    rotation certificates — or the reason (a string) why the problem is not one.  With
+    ``drift=True`` a drift is admitted too and the triple (heads, F or None, Σ₀) is returned.
 
     Parameters
     ----------
     problem : symbolic_tf.spec.problem.Problem
         The problem.
+    drift : bool
+        Whether a drift F ≠ 0 is admitted (the blow-up certificate covers it; the collapse does not).
 
     Returns
     -------
-    tuple of (list of (flint.fmpq_mat, flint.fmpq_mat), flint.fmpq_mat) or str
-        (the heads' exact (C_h, A_h), Σ₀), or the reason.
+    tuple or str
+        (the heads' exact (C_h, A_h), Σ₀) — or (heads, F or None, Σ₀) when ``drift`` — or the reason.
     """
     from .tube import psd_flow_inputs
 
     if problem.d != 2:
         return "the rotation certificates cover d = 2"
-    inputs = psd_flow_inputs(problem, False, "the rotation certificates cover the flow without drift")
+    if drift and problem.has_drift:
+        inputs = psd_flow_inputs(problem, True, "the drift vanishes")
+        if isinstance(inputs, str) and inputs == "the drift vanishes":
+            inputs = psd_flow_inputs(problem, False, "")
+    else:
+        inputs = psd_flow_inputs(problem, False, "the rotation certificates cover the flow without drift")
     if isinstance(inputs, str):
         return inputs
-    heads, _F, S0q = inputs
+    heads, F, S0q = inputs
+    if drift:
+        return heads, (F if F is not None and any(e != 0 for e in F.entries()) else None), S0q
     return heads, S0q
+
+
+def u_ladder(F, kbar):
+    """The candidate sizes u_max of the region N' = {D ≤ D0, r ≤ 1, 0 < u ≤ u_max}, largest first:
+    [None] without drift; with a drift F, u_max = 2^−j from about κ̄/(8‖F‖₁) down by factors of 4
+    (the u-terms of the field are O(u·‖F‖), a perturbation of the growth rate κ̄).
+
+    Parameters
+    ----------
+    F : flint.fmpq_mat or None
+        The exact drift.
+    kbar : float
+        The rotation-averaged growth rate κ̄ > 0 on the rank-one circle.
+
+    Returns
+    -------
+    list of (Fraction or None)
+        The candidates.
+    """
+    if F is None:
+        return [None]
+    norm = max(1.0, max(sum(abs(float(F[i, j])) for j in range(2)) for i in range(2)))
+    j0 = max(1, int(np.ceil(-np.log2(abs(kbar) / (8 * norm)))))
+    return [Fraction(1, 2 ** j) for j in range(j0, j0 + 13, 4)]
 
 
 def rational_functions(phi_f, eta_f):
@@ -260,17 +296,17 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
     from .lyapunov import certify_and_check, stored_bracket, tube_fields
     from .tube import integrate_tube
 
-    inputs = planar_inputs(problem)
+    inputs = planar_inputs(problem, drift=True)
     if isinstance(inputs, str):
         return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
-    heads, S0q = inputs
+    heads, F, S0q = inputs
     ff = FloatField(heads, None, 2)
     guess = float_guesses(ff, K)
     if isinstance(guess, str):
         return Verdict(UNDECIDED, _CLAIM0, reason=guess, numerical={"seconds": time.perf_counter() - t0})
     phi_f, eta_f, kbar, gbar = guess
     numerical = {"kappa_bar": kbar, "gamma_bar": gbar}
-    late = float_blowup(ff, qmat_to_float(S0q), horizon)
+    late = float_blowup(FloatField(heads, F, 2), qmat_to_float(S0q), horizon)
     if late is None:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=f"no float blow-up up to t = {horizon:g}")
@@ -284,20 +320,25 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
     phi, eta = rational_functions(phi_f, eta_f)
     phi_q = tuple([flint.fmpq(x.numerator, x.denominator) for x in v] for v in phi)
     eta_q = tuple([flint.fmpq(x.numerator, x.denominator) for x in v] for v in eta)
-    bounds, pieces, D0 = None, None, None
+    bounds, pieces, D0, u_max = None, None, None, None
     for D0_try in ladder[:3]:
         D0q = flint.fmpq(D0_try.numerator, D0_try.denominator)
-        for n_psi, n_r, depth in ((128, 2, 4), (256, 4, 6)):
-            if time.perf_counter() - t0 > seconds / 2:
+        for u_try in u_ladder(F, kbar):
+            uq = None if u_try is None else flint.fmpq(u_try.numerator, u_try.denominator)
+            for n_psi, n_r, depth in ((128, 2, 4), (256, 4, 6)):
+                if time.perf_counter() - t0 > seconds / 2:
+                    break
+                try:
+                    bounds = region_bounds(heads, D0q, eta_q, phi_q, n_psi, n_r, prec, _fail, depth, F=F, u_max=uq)
+                    pieces, D0, u_max = (n_psi, n_r, depth), D0_try, u_try
+                    break
+                except CertificationFailed as exc:
+                    numerical["region"] = str(exc)
+            if bounds is not None:
                 break
-            try:
-                bounds = region_bounds(heads, D0q, eta_q, phi_q, n_psi, n_r, prec, _fail, depth)
-                pieces, D0 = (n_psi, n_r, depth), D0_try
-                break
-            except CertificationFailed as exc:
-                numerical["region"] = str(exc)
         if bounds is not None:
             break
+    u_maxq = None if u_max is None else flint.fmpq(u_max.numerator, u_max.denominator)
     if bounds is None:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason="the region inequalities could not be verified: " + numerical.get("region", "budget"))
@@ -314,7 +355,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
             return time.perf_counter() > deadline and bool(best)
         last_tr[0] = trS
         try:
-            lo, hi = end_bracket(S, t, D0q, eta_q, phi_q, bounds, prec, _fail)
+            lo, hi = end_bracket(S, t, D0q, eta_q, phi_q, bounds, prec, _fail, u_maxq)
         except CertificationFailed:
             return time.perf_counter() > deadline and bool(best)
         T_lo, T_hi, width = stored_bracket(lo, hi)
@@ -323,7 +364,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
         return width <= rel_width or time.perf_counter() > deadline
 
     left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
-    tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+    tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
                           rel_tol=1e-2, seconds=left, until=until)
     numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds, stop=tube.stop)
     if not best:
@@ -335,6 +376,9 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
     D0q = flint.fmpq(D0.numerator, D0.denominator)
     data = {**function_fields(phi, eta), "D0": frac_str(D0), "n_psi": pieces[0], "n_r": pieces[1],
             "max_depth": pieces[2], "T_lo": best["T_lo"], "T_hi": best["T_hi"], "prec": prec, **tube_data}
+    if u_max is not None:
+        data["u_max"] = frac_str(u_max)
+        numerical["u_max"] = float(u_max)
     claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})
     numerical["rel_width"] = best["width"]
     return certify_and_check(problem, KIND, claim, data, (f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
