@@ -170,11 +170,20 @@ def ellipsoid_fields(centre_key, centre_str, guess, rho) -> dict:
 
 
 class Throttle:
-    """Spaces the (costly) tube-end checks geometrically in time: a check at t is due when t ≥ the
-    next slot, and a due check moves the slot to max(1.25·t, t + 10⁻³)."""
+    """Spaces the (costly) tube-end checks: a check at t is due when t ≥ the next slot (which a due check
+    moves to max(1.25·t, t + 10⁻³)) or when ``every`` calls have passed since the last due check — a
+    tube whose steps become short late (a large Σ makes the field fast) still gets checked.
 
-    def __init__(self):
+    Parameters
+    ----------
+    every : int
+        The largest number of calls (tube steps) between two due checks.
+    """
+
+    def __init__(self, every: int = 100):
         self.next = 0.0
+        self.every = every
+        self.calls = 0
 
     def due(self, t) -> bool:
         """Whether a check at time t is due (and, if so, book the next slot).
@@ -187,12 +196,14 @@ class Throttle:
         Returns
         -------
         bool
-            True when t ≥ the next slot.
+            True when t ≥ the next slot or ``every`` calls have passed since the last due check.
         """
         tf = float(t)
-        if tf < self.next:
+        self.calls += 1
+        if tf < self.next and self.calls < self.every:
             return False
         self.next = max(1.25 * tf, tf + 1e-3)
+        self.calls = 0
         return True
 
 

@@ -20,10 +20,12 @@ re-checked independently by :func:`symbolic_tf.certify.check.check`.
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 
 import flint
 import numpy as np
 
+from ...exact.precision import working_precision
 from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
@@ -132,6 +134,12 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     t_late, S_late = late
     numerical["float_T"] = t_late
     X, res = _newton_ray(ff, S_late / np.trace(S_late))
+    lam_min = float(np.linalg.eigvalsh(X).min())
+    if not lam_min > -1e-9:
+        numerical["ray_lambda_min"] = lam_min
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=("the float blow-up direction is not near a ray of the cone Σ ⪰ 0 (the nearest "
+                               f"ray point is indefinite, λ_min ≈ {lam_min:.3g}): a rotating or recurrent blow-up"))
     J = ff.jacobian(X)
     ev = np.linalg.eigvals(J)
     numerical.update(ray_residual=res, ray_spectral_abscissa=float(ev.real.max()))
@@ -152,12 +160,9 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     last_tr = [0.0]
     deadline = t0 + seconds
 
-    def attempt(S, t):
-        trS = float(sum(S[i, i].mid() for i in range(d)))
-        if not trS > 0 or trS < 2 * last_tr[0]:
-            return False
-        last_tr[0] = trS
-        u1 = 1.0 / trS
+    def end_check(S, t):
+        """The first guess whose ellipsoid certifies the box S at t: (data, lo, hi), or None."""
+        u1 = 1.0 / float(sum(S[i, i].mid() for i in range(d)))
         z = np.array([float(S[i, j].mid()) * u1 - X[i, j] for i, j in up] + [u1])
         for guess, ex_res in zip(guesses, floors):
             E1 = float(z @ guess.W @ z)
@@ -165,14 +170,24 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
             rho = dyadic(max(1.5 * E1 + 1e-30, 4.0 * ex_res / float(guess.mu) ** 2), 30)
             data = ellipsoid_fields("X_star", Xs_str, guess, rho)
             try:
-                lo, hi = check_ray_end(heads, F, S, t, data, prec, _fail)
+                return (data,) + tuple(check_ray_end(heads, F, S, t, data, prec, _fail))
             except CertificationFailed:
                 continue
-            T_lo, T_hi, width = stored_bracket(lo, hi, 1.0, 60)
-            if not best or width < best["width"]:
-                best.update(data=dict(data, T_lo=frac_str(T_lo), T_hi=frac_str(T_hi)), t=t, width=width)
-            return width <= rel_width
-        return False
+        return None
+
+    def attempt(S, t):
+        trS = float(sum(S[i, i].mid() for i in range(d)))
+        if not trS > 0 or trS < 2 * last_tr[0]:
+            return False
+        last_tr[0] = trS
+        found = end_check(S, t)
+        if found is None:
+            return False
+        data, lo, hi = found
+        T_lo, T_hi, width = stored_bracket(lo, hi, 1.0, 60)
+        if not best or width < best["width"]:
+            best.update(data=dict(data, T_lo=frac_str(T_lo), T_hi=frac_str(T_hi)), t=t, width=width)
+        return width <= rel_width
 
     def until(state, t):
         if time.perf_counter() > deadline:
@@ -182,8 +197,14 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     # The end test needs the tube close to the ray in projective coordinates; when the ray attracts
     # slowly (deviation ∝ u^(a/c)) the default local tolerance leaves the enclosure too wide before
     # that, so a failed pass is repeated with a tighter one (the same stored-step format).
+    # A float preview picks the first tolerance: if the float state at tr Σ ≈ 10⁸ (a point box) does not
+    # pass the end test yet, the tube must go much closer to T* and the default tolerance cannot.
+    with working_precision(prec):
+        preview = end_check(flint.arb_mat(S_late.tolist()), Fraction(t_late))
+    tols = _LOCAL_TOLS if preview is not None else _LOCAL_TOLS[1:]
+    numerical["float_preview_enters"] = preview is not None
     tube, passes = None, 0
-    for local_tol in _LOCAL_TOLS:
+    for local_tol in tols:
         left = 0.5 * (seconds - (time.perf_counter() - t0))
         if tube is not None and (best or left < 0.25 or not _too_wide(tube.stop)):
             break
