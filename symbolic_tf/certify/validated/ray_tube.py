@@ -12,6 +12,14 @@ growth rate c stays in [c_lo, c_hi] > 0; once the validated tube from Σ₀ (:mo
 it at t_N, T* ∈ [t_N + u₁/c_hi, t_N + u₁/c_lo] with u₁ = 1/tr Σ(t_N).  The tube continues until
 the bracket is relatively narrower than ``rel_width`` (the width is of order u₁²).
 
+The search tries two Lyapunov guesses, the perturbation-tolerant SDP one first
+(:func:`.lyapunov.robust_lyapunov_guess`): a ray on the boundary of the cone Σ ⪰ 0 often has a
+projective Jacobian far from normal, and the deviation from the ray only decays like u^(a/c), so the
+tube must get very close to T* before the box check passes.  A float preview at tr Σ ≈ 10⁸ picks the
+tube's first local tolerance (10⁻¹⁵, or 10⁻²⁰ when the preview fails), and a pass whose enclosure
+grows too wide is repeated with the tighter one.  A nearest ray point that is indefinite is no limit
+of Σ/tr Σ ⪰ 0: UNDECIDED at once (a rotating or recurrent blow-up).
+
 Every float here (the float blow-up integration, Newton on the ray, the Lyapunov solve, the
 radii) is a guess; the guesses are rounded to rationals and verified by the checker's own
 procedure (:func:`symbolic_tf.certify.kinds.ray.check_ray_end`), and the final certificate is
