@@ -54,6 +54,11 @@ CASES = {
     "general-V": dict(A=I2, V=[[2, "1/2"], ["1/4", -1]], S0=I2),
     "general-V-A": dict(A=[[1, "1/2"], ["-1/3", "1/4"]], V=[[1, "1/2"], [0, 2]], S0=[[1, "1/3"], ["1/3", 2]]),
     "drift": dict(A=I2, V=[[2, "1/2"], ["1/4", -1]], S0=I2, F=[["-1/2", 1], [0, "1/3"]]),
+    # a ray on the boundary of the cone (X* of rank one) whose projective Jacobian is far from normal
+    # (stability radius ≈ 0.02 against a decay rate ≈ 0.31): needs the robust Lyapunov guess and the
+    # tighter second tube pass
+    "rank-one-ray-nonnormal": dict(A=[[-1, "-5/3"], ["1/3", 2]], V=[["5/3", "-5/3"], ["-3/4", 1]],
+                                   S0=[["13/36", "-1/2"], ["-1/2", "77/18"]]),
 }
 
 
@@ -142,3 +147,33 @@ def test_tampered_certificate_is_rejected(cert, what):
         c = _mutate(cert, ("X_star", 0, 0), str(Fraction(d["X_star"][0][0]) + Fraction(1, 10)))
     with pytest.raises(CertificationFailed):
         check(c)
+
+
+def test_robust_lyapunov_guess_satisfies_the_lyapunov_inequality_exactly():
+    # J non-normal and Hurwitz (eigenvalues −1, −2, large coupling): the rational W and μ of the guess
+    # satisfy −(JᵀW + WJ) − 2μW ≻ 0 exactly, with 0 < μ < 1 (the decay rate)
+    import flint
+    import numpy as np
+
+    from symbolic_tf.certify.validated.lyapunov import robust_lyapunov_guess
+    from symbolic_tf.exact.definiteness import definiteness
+
+    Jq = flint.fmpq_mat([[-1, 40, 0], [0, -2, 25], [0, 0, -1]])
+    J = np.array([[float(Jq[i, j]) for j in range(3)] for i in range(3)])
+    g = robust_lyapunov_guess(J)
+    assert g is not None
+    mu = flint.fmpq(g.mu.numerator, g.mu.denominator)
+    assert 0 < mu < 1
+    assert g.Wq == g.Wq.transpose() and definiteness(g.Wq).pd
+    N = -(Jq.transpose() * g.Wq + g.Wq * Jq) - g.Wq * (2 * mu)
+    assert definiteness(N).pd
+
+
+def test_throttle_checks_every_n_calls_when_time_stalls():
+    from symbolic_tf.certify.validated.lyapunov import Throttle
+
+    th = Throttle(every=10)
+    assert th.due(1.0)                                  # first call: due, next slot at 1.25
+    dues = [th.due(1.0 + k * 1e-9) for k in range(1, 31)]
+    assert dues.count(True) == 3 and dues[9] and dues[19] and dues[29]
+    assert th.due(2.0)                                  # past the time slot

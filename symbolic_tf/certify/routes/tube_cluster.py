@@ -37,7 +37,7 @@ class TubeCluster(Route):
         return tube_ready(problem, drift=False) or (None if problem.d == 2 else "the clustering certificate covers d = 2")
 
     def search(self, problem, ctx: Context):
-        """Integrate a validated tube from Σ₀ (6 s budget) into a contracting neighbourhood of an isotropic
+        """Integrate a validated tube from Σ₀ (20 s budget) into a contracting neighbourhood of an isotropic
         rank-one equilibrium line (:func:`symbolic_tf.certify.validated.cluster_tube.find_cluster`).
 
         Parameters
@@ -56,4 +56,4 @@ class TubeCluster(Route):
         """
         from ..validated.cluster_tube import find_cluster
 
-        return ctx.skip(problem, "blowup") or find_cluster(problem, seconds=6.0)
+        return ctx.skip(problem, "blowup") or find_cluster(problem, seconds=20.0)

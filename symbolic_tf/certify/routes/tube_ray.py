@@ -34,7 +34,7 @@ class TubeRay(Route):
         return tube_ready(problem)
 
     def search(self, problem, ctx: Context):
-        """Integrate a validated tube from Σ₀ (10 s budget for d ≤ 2, else 25 s) into the certified basin
+        """Integrate a validated tube from Σ₀ (16 s budget for d ≤ 2, else 25 s) into the certified basin
         of an attracting ray of the projective field
         (:func:`symbolic_tf.certify.validated.ray_tube.find_ray_blowup`).
 
@@ -54,4 +54,4 @@ class TubeRay(Route):
         """
         from ..validated.ray_tube import find_ray_blowup
 
-        return ctx.skip(problem, "settles") or find_ray_blowup(problem, seconds=10.0 if problem.d <= 2 else 25.0)
+        return ctx.skip(problem, "settles") or find_ray_blowup(problem, seconds=16.0 if problem.d <= 2 else 25.0)

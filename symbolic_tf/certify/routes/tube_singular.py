@@ -33,7 +33,7 @@ class TubeSingular(Route):
         return tube_ready(problem, drift=True)
 
     def search(self, problem, ctx: Context):
-        """Integrate a validated tube from Σ₀ (6 s budget) into a contracting ellipsoid around an
+        """Integrate a validated tube from Σ₀ (20 s budget) into a contracting ellipsoid around an
         equilibrium on which det Σ decays
         (:func:`symbolic_tf.certify.validated.singular_tube.find_singular_equilibrium`).
 
@@ -53,4 +53,4 @@ class TubeSingular(Route):
         """
         from ..validated.singular_tube import find_singular_equilibrium
 
-        return ctx.skip(problem, "blowup") or find_singular_equilibrium(problem, seconds=6.0)
+        return ctx.skip(problem, "blowup") or find_singular_equilibrium(problem, seconds=20.0)

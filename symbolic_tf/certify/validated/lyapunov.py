@@ -14,7 +14,7 @@ import numpy as np
 from ...exact.ball import arb_lower, arb_upper
 from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, round_out
 
-__all__ = ["LyapunovGuess", "lyapunov_guess", "ellipsoid_radii", "ellipsoid_fields", "Throttle", "stored_bracket",
+__all__ = ["LyapunovGuess", "lyapunov_guess", "robust_lyapunov_guess", "ellipsoid_radii", "ellipsoid_fields", "Throttle", "stored_bracket",
            "tube_fields", "certify_and_check", "caller_rechecks"]
 
 
@@ -59,6 +59,69 @@ def lyapunov_guess(J) -> LyapunovGuess | None:
     Wq = (Wq + Wq.transpose()) / 2
     W_str = [[frac_str(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(n)] for i in range(n)]
     return LyapunovGuess(W, W_str, Wq, Wq.inv(), dyadic(mu_f, 30))
+
+
+def _rational_guess(W, mu_f) -> LyapunovGuess | None:
+    """W (float, symmetric PD) scaled to max-entry 1 and rounded to an exact symmetric rational, with μ."""
+    from ...exact.rational import qmat
+
+    W = 0.5 * (W + W.T)
+    W = W / np.abs(W).max()
+    if not np.all(np.isfinite(W)) or np.linalg.eigvalsh(W).min() <= 0 or not mu_f > 0:
+        return None
+    n = W.shape[0]
+    Wq = qmat(dyadic_matrix_str(W))
+    Wq = (Wq + Wq.transpose()) / 2
+    W_str = [[frac_str(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(n)] for i in range(n)]
+    return LyapunovGuess(W, W_str, Wq, Wq.inv(), dyadic(mu_f, 30))
+
+
+def robust_lyapunov_guess(J, mu_fraction: float = 0.1) -> LyapunovGuess | None:
+    """For a Hurwitz float Jacobian J with spectral abscissa −a < 0: the W of the SDP
+
+        minimise κ  subject to  I ⪯ W ⪯ κI,  JᵀW + WJ + 2μW ⪯ −I,   μ = ``mu_fraction``·a,
+
+    i.e. the quadratic Lyapunov function with contraction rate μ that tolerates the largest Jacobian
+    perturbation: for ‖ΔJ‖₂ < 1/(2κ), −((J+ΔJ)ᵀW + W(J+ΔJ)) − 2μW ⪰ (1 − 2κ‖ΔJ‖₂)·I ≻ 0.  When J is
+    far from normal (a ray or equilibrium of the projective field on the boundary of the cone
+    Σ ⪰ 0 often is), the plain solution of JᵀW + WJ = −I (:func:`lyapunov_guess`) tolerates far less,
+    so the ball checks over a box around the centre then need a much smaller box.  W is scaled to
+    max-entry 1 and rounded to rationals; a float guess (the checkers verify everything).
+
+    Parameters
+    ----------
+    J : numpy.ndarray
+        A Hurwitz float Jacobian (n×n).
+    mu_fraction : float
+        μ as a fraction of the decay rate a = −max Re λ(J), in (0, 1).
+
+    Returns
+    -------
+    LyapunovGuess or None
+        (W, W_str, Wq, Wq⁻¹, μ), or None when J is not Hurwitz or the SDP solver fails.
+    """
+    a = -float(np.linalg.eigvals(J).real.max())
+    if not a > 0 or not np.all(np.isfinite(J)):
+        return None
+    mu_f = mu_fraction * a
+    import warnings
+
+    import cvxpy as cp
+
+    n = J.shape[0]
+    W = cp.Variable((n, n), symmetric=True)
+    kappa = cp.Variable()
+    eye = np.eye(n)
+    prob = cp.Problem(cp.Minimize(kappa), [W >> eye, W << kappa * eye, J.T @ W + W @ J + 2 * mu_f * W << -eye])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate": the status says it
+            prob.solve(solver="CLARABEL")
+    except (cp.error.SolverError, ValueError, ArithmeticError):
+        return None
+    if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or W.value is None:
+        return None
+    return _rational_guess(np.array(W.value, dtype=float), mu_f)
 
 
 def ellipsoid_radii(rho: Fraction, Winv) -> list:
@@ -107,11 +170,20 @@ def ellipsoid_fields(centre_key, centre_str, guess, rho) -> dict:
 
 
 class Throttle:
-    """Spaces the (costly) tube-end checks geometrically in time: a check at t is due when t ≥ the
-    next slot, and a due check moves the slot to max(1.25·t, t + 10⁻³)."""
+    """Spaces the (costly) tube-end checks: a check at t is due when t ≥ the next slot (which a due check
+    moves to max(1.25·t, t + 10⁻³)) or when ``every`` calls have passed since the last due check — a
+    tube whose steps become short late (a large Σ makes the field fast) still gets checked.
 
-    def __init__(self):
+    Parameters
+    ----------
+    every : int
+        The largest number of calls (tube steps) between two due checks.
+    """
+
+    def __init__(self, every: int = 100):
         self.next = 0.0
+        self.every = every
+        self.calls = 0
 
     def due(self, t) -> bool:
         """Whether a check at time t is due (and, if so, book the next slot).
@@ -124,24 +196,31 @@ class Throttle:
         Returns
         -------
         bool
-            True when t ≥ the next slot.
+            True when t ≥ the next slot or ``every`` calls have passed since the last due check.
         """
         tf = float(t)
-        if tf < self.next:
+        self.calls += 1
+        if tf < self.next and self.calls < self.every:
             return False
         self.next = max(1.25 * tf, tf + 1e-3)
+        self.calls = 0
         return True
 
 
-def stored_bracket(lo, hi):
+def stored_bracket(lo, hi, slack_width: float = 1e-3, slack_bits: int = 80):
     """The rational bracket [T_lo, T_hi] to store for the derived ball bounds lo ≤ T* ≤ hi, with a little
     slack outward (the checker replays the tube with its own code, whose end box may differ from the
-    search's in the last bits): slack = (hi − lo)/1000 + |hi|/2⁸⁰, rounded out to 64-bit dyadics.
+    search's in the last bits): slack = ``slack_width``·(hi − lo) + |hi|/2^``slack_bits``, rounded out to
+    64-bit dyadics.
 
     Parameters
     ----------
     lo, hi : flint.arb
         The derived lower and upper bounds of T*.
+    slack_width : float
+        The slack as a fraction of the derived width hi − lo.
+    slack_bits : int
+        The relative slack floor 2^−``slack_bits``·|hi|.
 
     Returns
     -------
@@ -149,7 +228,8 @@ def stored_bracket(lo, hi):
         (T_lo, T_hi, the relative width (T_hi − T_lo)/T_lo).
     """
     qlo, qhi = arb_lower(lo), arb_upper(hi)
-    slack = (qhi - qlo) / 1000 + abs(qhi) / 2 ** 80
+    sw = Fraction(slack_width)
+    slack = (qhi - qlo) * sw.numerator / sw.denominator + abs(qhi) / 2 ** slack_bits
     T_lo, T_hi = round_out(qlo - slack, False), round_out(qhi + slack, True)
     return T_lo, T_hi, float(T_hi - T_lo) / max(float(T_lo), 1e-300)
 

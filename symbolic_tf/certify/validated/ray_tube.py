@@ -12,6 +12,14 @@ growth rate c stays in [c_lo, c_hi] > 0; once the validated tube from Σ₀ (:mo
 it at t_N, T* ∈ [t_N + u₁/c_hi, t_N + u₁/c_lo] with u₁ = 1/tr Σ(t_N).  The tube continues until
 the bracket is relatively narrower than ``rel_width`` (the width is of order u₁²).
 
+The search tries two Lyapunov guesses, the perturbation-tolerant SDP one first
+(:func:`.lyapunov.robust_lyapunov_guess`): a ray on the boundary of the cone Σ ⪰ 0 often has a
+projective Jacobian far from normal, and the deviation from the ray only decays like u^(a/c), so the
+tube must get very close to T* before the box check passes.  A float preview at tr Σ ≈ 10⁸ picks the
+tube's first local tolerance (10⁻¹⁵, or 10⁻²⁰ when the preview fails), and a pass whose enclosure
+grows too wide is repeated with the tighter one.  A nearest ray point that is indefinite is no limit
+of Σ/tr Σ ⪰ 0: UNDECIDED at once (a rotating or recurrent blow-up).
+
 Every float here (the float blow-up integration, Newton on the ray, the Lyapunov solve, the
 radii) is a guess; the guesses are rounded to rationals and verified by the checker's own
 procedure (:func:`symbolic_tf.certify.kinds.ray.check_ray_end`), and the final certificate is
@@ -20,10 +28,12 @@ re-checked independently by :func:`symbolic_tf.certify.check.check`.
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 
 import flint
 import numpy as np
 
+from ...exact.precision import working_precision
 from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
@@ -108,7 +118,8 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..claims import Claim, Quantifier
     from ..kinds.ray import check_ray_end
-    from .lyapunov import certify_and_check, ellipsoid_fields, lyapunov_guess, stored_bracket, tube_fields
+    from .lyapunov import (certify_and_check, ellipsoid_fields, lyapunov_guess, robust_lyapunov_guess,
+                           stored_bracket, tube_fields)
     from .tube import flow_data, integrate_tube
 
     try:
@@ -131,6 +142,12 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     t_late, S_late = late
     numerical["float_T"] = t_late
     X, res = _newton_ray(ff, S_late / np.trace(S_late))
+    lam_min = float(np.linalg.eigvalsh(X).min())
+    if not lam_min > -1e-9:
+        numerical["ray_lambda_min"] = lam_min
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=("the float blow-up direction is not near a ray of the cone Σ ⪰ 0 (the nearest "
+                               f"ray point is indefinite, λ_min ≈ {lam_min:.3g}): a rotating or recurrent blow-up"))
     J = ff.jacobian(X)
     ev = np.linalg.eigvals(J)
     numerical.update(ray_residual=res, ray_spectral_abscissa=float(ev.real.max()))
@@ -139,34 +156,43 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
                        reason=("the float blow-up has no hyperbolically attracting ray "
                                f"(ray residual {res:.2g}, spectral abscissa {ev.real.max():.3g}): "
                                "a rotating blow-up or a degenerate one"))
-    guess = lyapunov_guess(J)
-    if guess is None:
+    # Lyapunov guesses, the most perturbation-tolerant first: near a ray on the boundary of the cone
+    # Σ ⪰ 0 the Jacobian is far from normal and JᵀW + WJ = −I tolerates little variation over the box.
+    guesses = [g for g in (robust_lyapunov_guess(J), lyapunov_guess(J)) if g is not None]
+    if not guesses:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
-    W, Wq, mu = guess.W, guess.Wq, guess.mu
     Xs_str = dyadic_matrix_str(X)
     Xs = qmat(Xs_str)
-    ex_res = _residual_energy(heads, F, Xs, Wq, d)
+    floors = [_residual_energy(heads, F, Xs, g.Wq, d) for g in guesses]
     best = {}
     last_tr = [0.0]
     deadline = t0 + seconds
+
+    def end_check(S, t):
+        """The first guess whose ellipsoid certifies the box S at t: (data, lo, hi), or None."""
+        u1 = 1.0 / float(sum(S[i, i].mid() for i in range(d)))
+        z = np.array([float(S[i, j].mid()) * u1 - X[i, j] for i, j in up] + [u1])
+        for guess, ex_res in zip(guesses, floors):
+            E1 = float(z @ guess.W @ z)
+            # ρ: room for the tube's width and for the residual condition rᵀWr < μ²ρ
+            rho = dyadic(max(1.5 * E1 + 1e-30, 4.0 * ex_res / float(guess.mu) ** 2), 30)
+            data = ellipsoid_fields("X_star", Xs_str, guess, rho)
+            try:
+                return (data,) + tuple(check_ray_end(heads, F, S, t, data, prec, _fail))
+            except CertificationFailed:
+                continue
+        return None
 
     def attempt(S, t):
         trS = float(sum(S[i, i].mid() for i in range(d)))
         if not trS > 0 or trS < 2 * last_tr[0]:
             return False
         last_tr[0] = trS
-        u1 = 1.0 / trS
-        z = np.array([float(S[i, j].mid()) * u1 - X[i, j] for i, j in up] + [u1])
-        E1 = float(z @ W @ z)
-        # ρ: room for the tube's width and for the residual condition rᵀWr < μ²ρ
-        rho_f = max(1.5 * E1 + 1e-30, 4.0 * ex_res / float(mu) ** 2)
-        rho = dyadic(rho_f, 30)
-        data = ellipsoid_fields("X_star", Xs_str, guess, rho)
-        try:
-            lo, hi = check_ray_end(heads, F, S, t, data, prec, _fail)
-        except CertificationFailed:
+        found = end_check(S, t)
+        if found is None:
             return False
-        T_lo, T_hi, width = stored_bracket(lo, hi)
+        data, lo, hi = found
+        T_lo, T_hi, width = stored_bracket(lo, hi, 1.0, 60)
         if not best or width < best["width"]:
             best.update(data=dict(data, T_lo=frac_str(T_lo), T_hi=frac_str(T_hi)), t=t, width=width)
         return width <= rel_width
@@ -176,10 +202,26 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
             return bool(best)
         return attempt(state.S, t)
 
-    left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
-    tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=1e-2, seconds=left, until=until)
-    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds, stop=tube.stop)
+    # The end test needs the tube close to the ray in projective coordinates; when the ray attracts
+    # slowly (deviation ∝ u^(a/c)) the default local tolerance leaves the enclosure too wide before
+    # that, so a failed pass is repeated with a tighter one (the same stored-step format).
+    # A float preview picks the first tolerance: if the float state at tr Σ ≈ 10⁸ (a point box) does not
+    # pass the end test yet, the tube must go much closer to T* and the default tolerance cannot.
+    with working_precision(prec):
+        preview = end_check(flint.arb_mat(S_late.tolist()), Fraction(t_late))
+    tols = _LOCAL_TOLS if preview is not None else _LOCAL_TOLS[1:]
+    numerical["float_preview_enters"] = preview is not None
+    tube, passes = None, 0
+    for local_tol in tols:
+        left = 0.5 * (seconds - (time.perf_counter() - t0))
+        if tube is not None and (best or left < 0.25 or not _too_wide(tube.stop)):
+            break
+        last_tr[0] = 0.0
+        tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+                              rel_tol=1e-2, seconds=max(0.5, left), until=until, local_tol=local_tol)
+        passes += 1
+    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds, stop=tube.stop,
+                     passes=passes)
     if not best:
         numerical["seconds"] = time.perf_counter() - t0
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
@@ -196,6 +238,14 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
                              {"regime": "BLOWUP", "T_lo": data["T_lo"], "T_hi": data["T_hi"]},
                              f"validated tube from Σ₀ ({len(times) - 1} steps) into the certified basin of an "
                              f"attracting ray; relative bracket width {best['width']:.2g}")
+
+
+_LOCAL_TOLS = (1e-15, 1e-20)   # the tube's per-step local tolerance, pass by pass
+
+
+def _too_wide(stop: str) -> bool:
+    """Whether a tube stopped because its enclosure grew too wide (not for time or step limits)."""
+    return stop.startswith("enclosure width") or stop.startswith("no validated step")
 
 
 def _fail(msg):
