@@ -195,7 +195,7 @@ class SerialExecutor(Executor):
 
 #: modules a pool worker imports when it starts, so the first task does not pay for them (the map
 #: worker's); named, not imported here: an executor runs any function and depends on none of them
-WARM_MODULES = ("symbolic_tf.regimes.maps", "symbolic_tf.certify.cells")
+WARM_MODULES = ("symbolic_tf.regimes.maps", "symbolic_tf.certify.cells", "symbolic_tf.certify.riccati")
 
 
 def _warm_worker() -> None:

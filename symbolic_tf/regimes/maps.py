@@ -90,11 +90,12 @@ def _prepared(spec_doc: dict):
         _CACHE.clear()
         pen = pencil_for(spec)
         tubes = None
-        if pen is None and cell_route(spec)[0] is not None:
+        kind, reason = (None, None) if pen is not None else cell_route(spec)
+        if kind is not None:
             from ..certify.cell_tubes import TubeCells
 
             tubes = TubeCells(spec)
-        _CACHE[key] = (spec, pen, tubes, cell_route(spec)[1])
+        _CACHE[key] = (spec, pen, tubes, reason)
     return _CACHE[key]
 
 
@@ -114,12 +115,13 @@ def cell_route(spec: MapSpec) -> tuple:
     tuple of (str or None, str or None)
         (the kind, None) or (None, the reasons neither kind applies).
     """
-    from ..certify.cell_tubes import KIND as TUBE, search_reason
     from ..certify.cells import KIND as PENCIL, no_route_reason
 
     why = no_route_reason(spec)
     if why is None:
         return PENCIL, None
+    from ..certify.cell_tubes import KIND as TUBE, search_reason
+
     why_tube = search_reason(spec)
     if why_tube is None:
         return TUBE, None
