@@ -32,12 +32,12 @@ from fractions import Fraction
 import flint
 
 from ...exact.precision import working_precision
-from ...spec.errors import CertificationFailed, SymtfError
-from ...spec.mapspec import parse_map_spec
+from ...spec.errors import CertificationFailed
 from ..check import declaration, kind
-from ..claims import REGIME_SUBJECTS, Claim, Quantifier
+from ..claims import Claim, Quantifier
 from ..schema import parse_rat, validate
 from .cell_enclosures import MatPoly, pd_on_open_box, rat_box, scalar_range
+from .cells import standalone_cell_claim
 from .cluster import check_cluster_end
 from .collapse import check_collapse_bounds, end_inside
 from .ray import check_ray_end
@@ -60,6 +60,10 @@ def _fail(msg):
 
 def _num(s):
     return parse_rat(s, "cell")
+
+
+def _fq(v: Fraction) -> flint.fmpq:
+    return flint.fmpq(v.numerator, v.denominator)
 
 
 def route_reason(spec) -> str | None:
@@ -126,8 +130,7 @@ def sigma0_enclosure(cov, box, prec: int = ENCLOSURE_PREC) -> flint.arb_mat:
                 vals = [Fraction(C0[i][j]) + Fraction(Cx[i][j]) * x + Fraction(Cy[i][j]) * y
                         for x in (x0, x1) for y in (y0, y1)]
                 lo, hi = min(vals), max(vals)
-                out[i, j] = flint.arb(flint.fmpq(lo.numerator, lo.denominator)).union(
-                    flint.arb(flint.fmpq(hi.numerator, hi.denominator)))
+                out[i, j] = flint.arb(_fq(lo)).union(flint.arb(_fq(hi)))
     return out
 
 
@@ -156,7 +159,7 @@ def _singular(pairs, F, S_end, t_end, data, d):
 
 
 #: end kind → the end condition checked on the tube's end box (its data is that kind's data); it returns
-#: (regime, params) — for BLOWUP the arb bounds (lo, hi) of the blow-up time in the last segment's clock.
+#: (regime, params) — for BLOWUP the arb bounds (lo, hi) of the blow-up time.
 END_KINDS = {"tube-ray": _ray, "tube-cluster": _cluster, "tube-collapse": _collapse,
              "tube-singular-equilibrium": _singular}
 
@@ -187,18 +190,14 @@ def cell_parallelepiped(cov, box, prec: int = ENCLOSURE_PREC):
     up = [(i, j) for i in range(d) for j in range(i, d)]
     m = len(up)
 
-    def q(v):
-        v = Fraction(v)
-        return flint.fmpq(v.numerator, v.denominator)
-
     with working_precision(prec):
-        center = flint.arb_mat(m, 1, [q(Fraction(C0[i][j]) + Fraction(Cx[i][j]) * xc + Fraction(Cy[i][j]) * yc)
+        center = flint.arb_mat(m, 1, [_fq(Fraction(C0[i][j]) + Fraction(Cx[i][j]) * xc + Fraction(Cy[i][j]) * yc)
                                       for i, j in up])
         basis = flint.arb_mat(m, m)
         for k, (i, j) in enumerate(up):
-            basis[k, 0] = q(Fraction(Cx[i][j]) * hx)
+            basis[k, 0] = _fq(Fraction(Cx[i][j]) * hx)
             if m > 1:
-                basis[k, 1] = q(Fraction(Cy[i][j]) * hy)
+                basis[k, 1] = _fq(Fraction(Cy[i][j]) * hy)
             for c in range(2, m):
                 basis[k, c] = int(k == c - 2)
         coords = flint.arb_mat(m, 1, [flint.arb(0, 1), flint.arb(0, 1)][:m] + [0] * max(0, m - 2))
@@ -313,17 +312,4 @@ class TubeCellChecker:
 def _check_standalone(cert, problem):
     """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
     PROVED: the cell's regime at every interior point of its box."""
-    import hashlib
-    import json
-
-    try:
-        spec = parse_map_spec(cert.data["spec"])
-    except SymtfError as exc:
-        _fail(f"invalid map spec: {exc}")
-    cell = cert.data["cell"]
-    claim = TubeCellChecker(spec).check(cell)
-    if claim is None or claim.subject not in REGIME_SUBJECTS:
-        _fail("only a PROVED regime cell is a standalone claim")
-    spec_hash = hashlib.sha256(json.dumps(cert.data["spec"], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    return "PROVED", Claim(claim.subject, Quantifier.EVERY_IN_CELL,
-                           {"box": [str(x) for x in cell["box"]], "spec_sha256": spec_hash, **claim.params})
+    return "PROVED", standalone_cell_claim(cert.data, lambda spec, cell: TubeCellChecker(spec).check(cell), _fail)

@@ -26,7 +26,7 @@ from .cell_enclosures import MatPoly, pd_on_open_box, psd_on_box, rat, rat_box, 
 
 KIND = "cell-riccati-vI"
 
-__all__ = ["KIND", "CellChecker", "check_cell"]
+__all__ = ["KIND", "CellChecker", "check_cell", "standalone_cell_claim"]
 
 
 def _fail(msg):
@@ -195,26 +195,49 @@ def check_cell(spec, cell: dict) -> None:
     CellChecker(spec).check(cell)
 
 
-@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
-def _check_standalone(cert, problem):
-    """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
-    PROVED: the cell's regime at every interior point of its box."""
-    from ...spec.errors import SymtfError
+def standalone_cell_claim(data: dict, check_one, fail) -> Claim:
+    """The claim of a single map cell exported as a certificate, data = {"spec": map spec, "cell": cell}:
+    the spec is parsed, ``check_one(spec, cell)`` re-verifies the cell (it raises on failure), and only a
+    PROVED regime cell is a claim — its regime at every interior point of its box, bound to the spec by
+    its SHA-256.
 
-    try:
-        spec = parse_map_spec(cert.data["spec"])
-    except SymtfError as exc:
-        _fail(f"invalid map spec: {exc}")
-    cell = cert.data["cell"]
-    check_cell(spec, cell)
-    if cell.get("regime") not in REGIME_SUBJECTS or cell.get("status") != "PROVED":
-        _fail("only a PROVED regime cell is a standalone claim")
+    Parameters
+    ----------
+    data : dict
+        The certificate's data.
+    check_one : callable
+        ``check_one(spec, cell)`` re-verifies the cell (a kind's checker).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    symbolic_tf.certify.claims.Claim
+        ``Claim(regime, EVERY_IN_CELL, {"box", "spec_sha256", and T_lo/T_hi/rank when stated})``.
+    """
     import hashlib
     import json
 
-    spec_hash = hashlib.sha256(json.dumps(cert.data["spec"], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    from ...spec.errors import SymtfError
+
+    try:
+        spec = parse_map_spec(data["spec"])
+    except SymtfError as exc:
+        fail(f"invalid map spec: {exc}")
+    cell = data["cell"]
+    check_one(spec, cell)
+    if cell.get("regime") not in REGIME_SUBJECTS or cell.get("status") != "PROVED":
+        fail("only a PROVED regime cell is a standalone claim")
+    spec_hash = hashlib.sha256(json.dumps(data["spec"], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
     params = {"box": [str(x) for x in cell["box"]], "spec_sha256": spec_hash}
     for k in ("T_lo", "T_hi", "rank"):
         if cell.get(k) is not None:
             params[k] = cell[k]
-    return "PROVED", Claim(cell["regime"], Quantifier.EVERY_IN_CELL, params)
+    return Claim(cell["regime"], Quantifier.EVERY_IN_CELL, params)
+
+
+@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
+def _check_standalone(cert, problem):
+    """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
+    PROVED: the cell's regime at every interior point of its box."""
+    return "PROVED", standalone_cell_claim(cert.data, check_cell, _fail)
