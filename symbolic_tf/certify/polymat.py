@@ -23,7 +23,7 @@ import flint
 from ..exact import definiteness
 
 __all__ = ["const", "affine", "add", "scale", "mul", "transpose", "degree", "evaluate", "quad",
-           "centred", "scalar_bounds", "psd_on_box", "pd_on_open_box", "corners", "q", "is_psd", "is_pd"]
+           "centred", "scalar_bounds", "psd_on_box", "pd_on_open_box", "corners", "q"]
 
 
 def q(x) -> flint.fmpq:
@@ -356,52 +356,6 @@ def scalar_bounds(p: dict, box) -> tuple[flint.fmpq, flint.fmpq, str]:
     return min(vals) - E[0, 0], max(vals) + E[0, 0], "centred-form"
 
 
-def is_psd(M: flint.fmpq_mat) -> bool:
-    """M = Mᵀ ⪰ 0, exactly: for n ≤ 2 by the principal minors (a ≥ 0, c ≥ 0, ac − b² ≥ 0), else
-    :func:`symbolic_tf.exact.definiteness.is_psd` (inertia).
-
-    Parameters
-    ----------
-    M : flint.fmpq_mat
-        A square rational matrix.
-
-    Returns
-    -------
-    bool
-        True iff M is symmetric with no negative eigenvalue.
-    """
-    n = M.nrows()
-    if n == 1:
-        return M[0, 0] >= 0
-    if n == 2:
-        a, b, b2, c = M[0, 0], M[0, 1], M[1, 0], M[1, 1]
-        return b == b2 and a >= 0 and c >= 0 and a * c >= b * b
-    return definiteness.is_psd(M)
-
-
-def is_pd(M: flint.fmpq_mat) -> bool:
-    """M = Mᵀ ≻ 0, exactly: for n ≤ 2 by Sylvester's criterion (a > 0, ac − b² > 0), else
-    :func:`symbolic_tf.exact.definiteness.is_pd` (inertia).
-
-    Parameters
-    ----------
-    M : flint.fmpq_mat
-        A square rational matrix.
-
-    Returns
-    -------
-    bool
-        True iff M is symmetric with every eigenvalue > 0.
-    """
-    n = M.nrows()
-    if n == 1:
-        return M[0, 0] > 0
-    if n == 2:
-        a, b, b2, c = M[0, 0], M[0, 1], M[1, 0], M[1, 1]
-        return b == b2 and a > 0 and a * c > b * b
-    return definiteness.is_pd(M)
-
-
 def _row_sum_bound(E) -> flint.fmpq:
     return max(sum((E[i, j] for j in range(E.ncols())), flint.fmpq(0)) for i in range(E.nrows()))
 
@@ -451,10 +405,10 @@ def psd_on_box(P: dict, box) -> tuple[bool, str]:
         form"``, the latter checking C + s·Lx + t·Ly − ρI ⪰ 0 at the corners).
     """
     if degree(P) <= 1:
-        return all(is_psd(V) for V in _affine_corner_values(P, box)), "vertex"
+        return all(definiteness.is_psd(V) for V in _affine_corner_values(P, box)), "vertex"
     vals, E = _centred_corners(P, box)
     rho = _row_sum_bound(E)
-    return all(is_psd(_shift_identity(V, rho)) for V in vals), "centred-form"
+    return all(definiteness.is_psd(_shift_identity(V, rho)) for V in vals), "centred-form"
 
 
 def pd_on_open_box(P: dict, box) -> tuple[bool, str]:
@@ -480,9 +434,9 @@ def pd_on_open_box(P: dict, box) -> tuple[bool, str]:
     x0, x1, y0, y1 = box
     if degree(P) <= 1:
         centre = evaluate(P, (q(x0) + q(x1)) / 2, (q(y0) + q(y1)) / 2)
-        if not is_pd(centre):
+        if not definiteness.is_pd(centre):
             return False, "vertex"
-        return all(is_psd(V) for V in _affine_corner_values(P, box)), "vertex"
+        return all(definiteness.is_psd(V) for V in _affine_corner_values(P, box)), "vertex"
     vals, E = _centred_corners(P, box)
     rho = _row_sum_bound(E)
-    return all(is_pd(_shift_identity(V, rho)) for V in vals), "centred-form"
+    return all(definiteness.is_pd(_shift_identity(V, rho)) for V in vals), "centred-form"

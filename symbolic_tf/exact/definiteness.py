@@ -105,7 +105,8 @@ def inertia(M) -> tuple[int, int, int]:
 
 
 def is_pd(M) -> bool:
-    """Is M a symmetric positive definite rational matrix?  Decided exactly (inertia).
+    """Is M a symmetric positive definite rational matrix?  Decided exactly: Sylvester's criterion
+    (a > 0, ac − b² > 0) for n ≤ 2, the inertia otherwise.
 
     Parameters
     ----------
@@ -118,11 +119,18 @@ def is_pd(M) -> bool:
         True iff M = Mᵀ and all its eigenvalues are > 0 (False for a non-symmetric M).
     """
     A = qmat(M)
-    return A == A.transpose() and inertia(A)[0] == A.nrows()
+    n = A.nrows()
+    if n == 1:
+        return A.ncols() == 1 and A[0, 0] > 0
+    if n == 2 and A.ncols() == 2:
+        a, b, b2, c = A[0, 0], A[0, 1], A[1, 0], A[1, 1]
+        return b == b2 and a > 0 and a * c > b * b
+    return A == A.transpose() and inertia(A)[0] == n
 
 
 def is_psd(M) -> bool:
-    """Is M a symmetric positive semidefinite rational matrix?  Decided exactly (inertia).
+    """Is M a symmetric positive semidefinite rational matrix?  Decided exactly: the principal minors
+    (a ≥ 0, c ≥ 0, ac − b² ≥ 0) for n ≤ 2, the inertia otherwise.
 
     Parameters
     ----------
@@ -135,6 +143,12 @@ def is_psd(M) -> bool:
         True iff M = Mᵀ and no eigenvalue is < 0 (False for a non-symmetric M).
     """
     A = qmat(M)
+    n = A.nrows()
+    if n == 1:
+        return A.ncols() == 1 and A[0, 0] >= 0
+    if n == 2 and A.ncols() == 2:
+        a, b, b2, c = A[0, 0], A[0, 1], A[1, 0], A[1, 1]
+        return b == b2 and a >= 0 and c >= 0 and a * c >= b * b
     return A == A.transpose() and inertia(A)[1] == 0
 
 

@@ -87,18 +87,6 @@ def test_centred_form_shrinks_with_the_box():
     assert C == pm.evaluate(M, Fr(1, 128), Fr(1, 128))
 
 
-@given(small, small, small, small, st.booleans())
-def test_small_definiteness_by_minors_is_inertia(a, b, b2, c, symmetric):
-    """The 1×1 / 2×2 minor tests agree with the inertia (Descartes) tests of exact.definiteness,
-    also for non-symmetric input (both say no)."""
-    from symbolic_tf.exact.definiteness import is_pd, is_psd
-
-    M = pm.evaluate(pm.const([[a, b], [b if symmetric else b2, c]]), 0, 0)
-    assert pm.is_psd(M) == is_psd(M) and pm.is_pd(M) == is_pd(M)
-    m = pm.evaluate(pm.const([[a]]), 0, 0)
-    assert pm.is_psd(m) == (a >= 0) and pm.is_pd(m) == (a > 0)
-
-
 @given(affine_sym(), boxes(), st.lists(small, min_size=2, max_size=2))
 def test_affine_scalar_bounds_are_the_extreme_corner_values(P, box, z):
     p = pm.quad(P, z)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symbolic_tf.exact.ball import arb_matrix, ball_pd
-from symbolic_tf.exact.definiteness import definiteness, exact_factor, inertia
+from symbolic_tf.exact.definiteness import definiteness, exact_factor, inertia, is_pd, is_psd
 from symbolic_tf.exact.rational import qmat
 from symbolic_tf.exact.congruence import quad_form
 
@@ -100,3 +100,19 @@ def test_is_pd_of_a_non_symmetric_matrix_is_false():
     from symbolic_tf.exact.definiteness import is_pd, is_psd
 
     assert not is_pd([[1, 1], [0, 1]]) and not is_psd([[1, 1], [0, 1]])
+
+
+_small = st.fractions(min_value=-4, max_value=4, max_denominator=6)
+
+
+@given(_small, _small, _small, _small, st.booleans())
+def test_small_matrices_by_minors_agree_with_the_inertia(a, b, b2, c, symmetric):
+    """1×1 and 2×2 matrices are decided by their minors: the same answer as the inertia (Descartes)
+    test, also for non-symmetric input (both say no)."""
+    q = lambda x: flint.fmpq(x.numerator, x.denominator)
+    M = flint.fmpq_mat([[q(a), q(b)], [q(b if symmetric else b2), q(c)]])
+    sym = M == M.transpose()
+    assert is_psd(M) == (sym and inertia(M)[1] == 0)
+    assert is_pd(M) == (sym and inertia(M)[0] == 2)
+    m = flint.fmpq_mat([[q(a)]])
+    assert is_psd(m) == (a >= 0) and is_pd(m) == (a > 0)
