@@ -237,6 +237,13 @@ def _build_certs() -> dict:
         ver = find_cluster(_softmax(CLUSTER_A, CLUSTER_V, S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-cluster"] = ver.evidence["certificate"]
+    if "tube-growth" in kinds():  # drift + general V: Σ/tr Σ settles on an isotropic direction, tr Σ grows
+        from symbolic_tf.certify.validated.growth_tube import find_growth
+
+        ver = find_growth(_softmax([["1/4", "-1/3"], ["-5/3", "-3/4"]], [[-2, 2], [0, 0]],
+                                   [["19/8", "-3/2"], ["-3/2", "217/36"]], F=[["-4/3", "4/3"], [-2, 1]]))
+        assert ver.status == "PROVED", ver.reason
+        out["tube-growth"] = ver.evidence["certificate"]
     if "tube-collapse" in kinds():  # a Hurwitz drift dominates a general V near 0
         from symbolic_tf.certify.validated.collapse_tube import find_collapse
 
@@ -295,7 +302,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "blowup-riccati-vI-batch",
               "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
-              "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
+              "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
               "schedule-phases",
               "schedule-phases/end-box"]

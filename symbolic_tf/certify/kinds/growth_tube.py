@@ -1,0 +1,266 @@
+"""Checker of ``tube-growth``: *this* Σ₀ has a global solution that grows at most exponentially —
+single-head softmax in d = 2 with a drift F and a general V, when Σ(t)/tr Σ(t) settles on an
+isotropic rank-one direction of A (issue 15).
+
+The flow is Σ̇ = Q(Σ) + L(Σ), Q(Σ) = VΣAΣ + ΣAᵀΣVᵀ, L(Σ) = FΣ + ΣFᵀ.  For w ∈ ℝ² with
+wᵀAw = 0 (an isotropic direction of A + Aᵀ, :func:`symbolic_tf.certify.kinds.cluster.isotropic_points`)
+the rank-one trace-one matrix P = wwᵀ/(wᵀw) has PAP = 0, hence **Q(P) = 0 exactly** and
+tr P = 1.  Split Σ = sP + Y with s = tr Σ and Y = Σ − (tr Σ)·P (trace zero; coordinates
+(Y₀₀, Y₀₁)).  Since Q is quadratic, Q(sP + Y) = s·DQ(P)[Y] + Q(Y), and
+
+    s' = s·φ(Y, v),        φ(Y, v) = tr DQ(P)[Y] + tr L(P) + v·(tr Q(Y) + tr L(Y)),
+    Y' = s·G(Y, v),        G(Y, v) = 𝓜Y + b + v·R(Y),                 v := 1/s,
+
+with 𝓜Y = DQ(P)[Y] − tr(DQ(P)[Y])·P, b = L(P) − tr L(P)·P and
+R(Y) = Q(Y) − tr Q(Y)·P + L(Y) − tr L(Y)·P (all trace zero).  In the projective coordinates of
+:mod:`symbolic_tf.certify.kinds.ray` (u = 1/tr Σ = v, X = Σ/tr Σ), Y = (X − P)/u and
+c̃ = u·φ: the region below is a *cone* {‖X − P − uY*‖_W ≤ √rho·u} around the centre manifold
+of the non-hyperbolic point (P, 0), on which |c̃| ≤ K·u — the bound that a ball
+{E(X) ≤ rho} around P cannot give (c̃ is linear in X − P there).
+
+The certificate stores rationals Y_star (2×2 symmetric, trace zero), W (2×2), rho, mu, R (2 radii),
+v_max, branch (0/1: which isotropic point), prec and the tube (steps, order, tube_prec, method).
+Verified (balls at ``prec`` bits unless "exact"; H = the box Y_star ± R, 𝐯 = [0, v_max]):
+
+1. the tube from the embedded exact Σ₀ ⪰ 0 along the stored exact times: Σ(t_N) ∈ S_N;
+2. (exact) W ≻ 0, rho, mu, v_max > 0, R_k > 0, rho·(W⁻¹)_kk ≤ R_k², tr Y_star = 0;
+3. over H × 𝐯 the ball Jacobian 𝐉 = D_Y G satisfies −(JᵀW + WJ) − 2·mu·W ≻ 0;
+4. r = G(Y_star, 𝐯) (a ball over all v ∈ 𝐯) has upper(rᵀWr) < mu²·rho;
+5. φ over H × 𝐯 has lower bound λ_lo > 0 and a finite upper bound K;
+6. s₁ = tr S_N > 0, s₁·v_max > 1, and Y₁ = S_N − s₁P has (y₁ − y*)ᵀW(y₁ − y*) < rho.
+
+**Why.**  Let N = {(s, Y): s ≥ 1/v_max, (y − y*)ᵀW(y − y*) ≤ rho} (𝓔 the ellipsoid, 𝓔 ⊆ H by 2).
+For y ∈ ∂𝓔 and v ∈ 𝐯, G(Y, v) = G(Y*, v) + J̄(y − y*) with J̄ the mean of D_Y G on the segment
+(in 𝐉, convex), so (y − y*)ᵀW G ≤ √rho·√(rᵀWr) − mu·rho < 0 (3, 4): with s > 0, Y cannot leave
+𝓔; and on s = 1/v_max, s' = sφ > 0 (5).  So N is forward invariant and the solution from
+(s₁, Y₁) ∈ N (6) stays in N on its whole maximal interval [t_N, T*); there λ_lo ≤ (log s)' ≤ K,
+so s(t) ≤ s₁e^{K(t − t_N)} and ‖Σ(t)‖_F ≤ s(t) + ‖Y(t)‖_F (‖P‖_F = 1) is bounded on bounded
+intervals: T* = ∞ (the blow-up alternative).  With the tube on [0, t_N], Σ(t) exists for all
+t ≥ 0 and ‖Σ(t)‖ ≤ C·e^{Kt}.  Claim EXPONENTIAL_GROWTH for THIS Σ₀ (no rate γ is stated; tr Σ
+in fact grows at least like e^{λ_lo·t}, and X = Σ/tr Σ → P along the cone).
+"""
+from __future__ import annotations
+
+import flint
+
+from ...exact.precision import working_precision
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from .cluster import isotropic_points
+from .krawczyk_box import rat
+from .ray import ProjectiveField, check_contraction, ellipsoid_data
+from .replay import int_in, replay_stored, tube_problem
+
+KIND = "tube-growth"
+_MAX_ORDER = 60
+_MAX_STEPS = 50_000
+_UP = [(0, 0), (0, 1)]
+
+
+def _bad(msg):
+    raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+def _tr(X):
+    return X[0, 0] + X[1, 1]
+
+
+def _proj(M, P):
+    """M − tr(M)·P (the trace-zero part along P)."""
+    return M - P * _tr(M)
+
+
+def _coords(M):
+    return [M[i, j] for i, j in _UP]
+
+
+def trace_zero(y0, y1):
+    """The trace-zero symmetric 2×2 matrix [[y0, y1], [y1, −y0]] (arb balls).
+
+    Parameters
+    ----------
+    y0, y1 : flint.arb
+        The coordinates (Y₀₀, Y₀₁).
+
+    Returns
+    -------
+    flint.arb_mat
+        [[y0, y1], [y1, −y0]].
+    """
+    return flint.arb_mat([[y0, y1], [y1, -y0]])
+
+
+def growth_fields(pf, P, Y, v):
+    """G(Y, v) = 𝓜Y + b + v·R(Y) and φ(Y, v) of the module docstring (balls).
+
+    Parameters
+    ----------
+    pf : ProjectiveField
+        The field (Q, dQ, L) over arb matrices.
+    P : flint.arb_mat
+        The isotropic rank-one point (a ball containing the exact P, Q(P) = 0, tr P = 1).
+    Y : flint.arb_mat
+        A trace-zero symmetric ball matrix.
+    v : flint.arb
+        v = 1/tr Σ (a ball, e.g. [0, v_max]).
+
+    Returns
+    -------
+    tuple of (list of flint.arb, flint.arb)
+        (the coordinates (G₀₀, G₀₁), φ).
+    """
+    dq = pf.dQ(P, Y)
+    QY, LY, LP = pf.Q(Y), pf.L(Y), pf.L(P)
+    G = _proj(dq, P) + _proj(LP, P) + (_proj(QY, P) + _proj(LY, P)) * v
+    phi = _tr(dq) + _tr(LP) + v * (_tr(QY) + _tr(LY))
+    return _coords(G), phi
+
+
+def growth_jacobian(pf, P, Y, v):
+    """The 2×2 ball Jacobian D_Y G(Y, v) in the coordinates (Y₀₀, Y₀₁).
+
+    D_Y G[E] = 𝓜E + v·(DQ(Y)[E] − tr DQ(Y)[E]·P + L(E) − tr L(E)·P) for E = [[1, 0], [0, −1]],
+    [[0, 1], [1, 0]].
+
+    Parameters
+    ----------
+    pf : ProjectiveField
+        The field over arb matrices.
+    P : flint.arb_mat
+        The isotropic point (ball).
+    Y : flint.arb_mat
+        The trace-zero box.
+    v : flint.arb
+        The ball of v.
+
+    Returns
+    -------
+    flint.arb_mat
+        D_Y G over the box.
+    """
+    cols = []
+    for E in (trace_zero(flint.arb(1), flint.arb(0)), trace_zero(flint.arb(0), flint.arb(1))):
+        col = _proj(pf.dQ(P, E), P) + (_proj(pf.dQ(Y, E), P) + _proj(pf.L(E), P)) * v
+        cols.append(_coords(col))
+    return flint.arb_mat([[cols[c][r] for c in range(2)] for r in range(2)])
+
+
+def check_growth_region(pairs, F, data, prec, fail):
+    """Checks 2–5: the forward-invariant region N.  Returns (P, y*, W, rho, v_max, λ_lo, K) (balls/exact).
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The single head's exact (C, A), A scaled by the temperature.
+    F : flint.fmpq_mat
+        The exact drift.
+    data : dict
+        The certificate's data (Y_star, W, rho, mu, R, v_max, branch).
+    prec : int
+        The arb working precision in bits.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple
+        (P ball, Y_star exact, W exact, rho exact, v_max exact, λ_lo ball, K ball).
+    """
+    if len(pairs) != 1:
+        fail("covers single-head softmax only")
+    Ys, W, _Winv, rho, mu, R = ellipsoid_data(data, "Y_star", 2, 2, fail)
+    if Ys[0, 0] + Ys[1, 1] != 0:
+        fail("Y_star must have trace zero")
+    v_max = rat(data["v_max"])
+    if not v_max > 0:
+        fail("v_max must be positive")
+    branch = int_in(data["branch"], "branch", 0, 1, fail)
+    with working_precision(prec):
+        pts = isotropic_points(pairs[0][1])
+        if not pts:
+            fail("A + Aᵀ is not indefinite: no isotropic rank-one point")
+        P = pts[branch]
+        pf = ProjectiveField(pairs, F, flint.arb_mat)
+        H = trace_zero(flint.arb(Ys[0, 0]) + flint.arb(0, flint.arb(R[0]).upper()),
+                       flint.arb(Ys[0, 1]) + flint.arb(0, flint.arb(R[1]).upper()))
+        half = flint.arb(v_max / 2)
+        vb = half + flint.arb(0, half.upper())   # ⊇ [0, v_max]
+        Wb = flint.arb_mat(W)
+        check_contraction(growth_jacobian(pf, P, H, vb), Wb, mu, fail)
+        r, _ = growth_fields(pf, P, trace_zero(flint.arb(Ys[0, 0]), flint.arb(Ys[0, 1])), vb)
+        rv = flint.arb_mat(2, 1, r)
+        if not ((rv.transpose() * Wb * rv)[0, 0] < flint.arb(mu * mu * rho)):
+            fail("the centre's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho for some v)")
+        _, phi = growth_fields(pf, P, H, vb)
+        if not (phi > 0):
+            fail("the growth rate φ = (log tr Σ)˙ is not positive over the region")
+        if not phi.is_finite():
+            fail("the growth rate is not bounded over the region")
+        return P, Ys, W, rho, v_max, flint.arb(phi.lower()), flint.arb(phi.upper())
+
+
+def check_growth_end(P, Ys, W, rho, v_max, S_end, prec, fail):
+    """Check 6: the tube's end (s₁, Y₁) lies in N.
+
+    Parameters
+    ----------
+    P : flint.arb_mat
+        The isotropic point (ball).
+    Ys, W : flint.fmpq_mat
+        The ellipsoid's centre and matrix.
+    rho, v_max : flint.fmpq
+        The level and the bound of v = 1/tr Σ.
+    S_end : flint.arb_mat
+        The tube's end box Σ(t_N) ∈ S_N.
+    prec : int
+        The arb working precision in bits.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    """
+    with working_precision(prec):
+        s1 = _tr(S_end)
+        if not (s1 > 0 and s1 * flint.arb(v_max) > 1):
+            fail("tr Σ(t_N) is not above 1/v_max on the tube's end box")
+        Y1 = S_end - P * s1
+        z = flint.arb_mat(2, 1, [Y1[i, j] - Ys[i, j] for i, j in _UP])
+        if not ((z.transpose() * flint.arb_mat(W) * z)[0, 0] < flint.arb(rho)):
+            fail("the tube's end is not inside the certified ellipsoid")
+
+
+_SCHEMA = {"Y_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "v_max": "rat",
+           "branch": "int", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
+           "method": ("enum", "qr", "direct")}
+
+
+@kind(KIND, _SCHEMA)
+def check_tube_growth(cert, problem):
+    """PROVED: the solution from the embedded problem's Σ₀ exists for all t ≥ 0 and grows at most
+    exponentially (regime EXPONENTIAL_GROWTH, quantifier THIS).
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: single-head softmax, d = 2, a drift F ≠ 0, Σ₀ ⪰ 0 exact.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("EXPONENTIAL_GROWTH", THIS, {}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the tube does not replay or a check 1–6 fails.
+    """
+    pairs, F, S0 = tube_problem(cert, problem, _bad, psd=True)
+    if problem.d != 2 or F is None or all(e == 0 for e in F.entries()):
+        _bad("covers d = 2 with a drift F ≠ 0 only")
+    data = cert.data
+    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
+    P, Ys, W, rho, v_max, _lo, _K = check_growth_region(pairs, F, data, prec, _bad)
+    S_end, _ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
+    check_growth_end(P, Ys, W, rho, v_max, S_end, prec, _bad)
+    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.THIS, {})
