@@ -162,7 +162,7 @@ def find_tube_basin(problem, *, order: int = 20, prec: int = 128, method: str = 
 
 def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, t0) -> Verdict:
     from ...spec.errors import InvalidParameters
-    from .lyapunov import certify_and_check
+    from .lyapunov import certify_and_check, tube_missed, tube_summary
     from ..claims import Claim, Quantifier
     from ..basin import basin_inputs_reason, stable_equilibrium
     from .tube import flow_data, integrate_tube
@@ -208,13 +208,9 @@ def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, 
     left = max(0.2, 0.55 * (seconds - (time.perf_counter() - t0)))
     tube = integrate_tube(heads, F, S0, None, order=order, prec=prec, method=method, max_steps=max_steps,
                           rel_tol=rel_tol, seconds=left, until=until, local_tol=local_tol)
-    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds,
-                     final_max_radius=max(tube.widths()), stop=tube.stop)
+    numerical.update(tube_summary(tube), final_max_radius=max(tube.widths()))
     if not hit:
-        numerical["seconds"] = time.perf_counter() - t0
-        return Verdict(UNDECIDED, claim0, numerical=numerical,
-                       reason=(f"the validated tube from Σ₀ did not reach a certified basin: {tube.stop} "
-                               f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
+        return tube_missed(tube, claim0, numerical, t0, "reach a certified basin")
     data_w = cands[hit[0]][0]
     data = {"basis": "svec-upper", "prec": bprec, "Sigma_mid": ed["Sigma_mid"], "r": ed["r"], "Y": ed["Y"],
             **data_w, "steps": vec_str(tube.times), "order": order, "tube_prec": prec, "method": method}

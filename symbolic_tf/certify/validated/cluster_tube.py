@@ -103,7 +103,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ..claims import Claim, Quantifier
     from ..kinds.cluster import check_cluster_end
     from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, robust_lyapunov_guess,
-                           tube_fields)
+                           tube_fields, tube_missed, tube_summary)
     from ...variants import get as get_variant
     from .tube import integrate_tube, psd_flow_inputs
 
@@ -179,12 +179,9 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
     tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
                           rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t))
-    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds, stop=tube.stop)
+    numerical.update(tube_summary(tube))
     if not found:
-        numerical["seconds"] = time.perf_counter() - t0
-        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
-                       reason=(f"the validated tube from Σ₀ did not enter a certified basin of the rank-one line: "
-                               f"{tube.stop} (t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
+        return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified basin of the rank-one line")
     times, tube_data = tube_fields(tube, found["t"], order, prec)
     data = dict(found["data"], prec=prec, **tube_data)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})

@@ -54,7 +54,7 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     from ...spec.errors import CertificationFailed
     from ..claims import Claim, Quantifier
     from ..kinds.collapse import check_collapse_bounds, end_inside
-    from .lyapunov import certify_and_check, tube_fields
+    from .lyapunov import certify_and_check, tube_fields, tube_missed, tube_summary
     from .tube import integrate_tube, psd_flow_inputs
 
     inputs = psd_flow_inputs(problem, True, "needs a drift F")
@@ -89,13 +89,9 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
                           rel_tol=1e-2, seconds=max(0.5, 0.5 * (seconds - (time.perf_counter() - t0))),
                           until=lambda state, t: end_inside(Pq, level, state.S, prec) and not hit.append(t))
-    numerical = {"steps": tube.steps, "t_final": float(tube.t_final), "tube_seconds": tube.seconds, "stop": tube.stop,
-                 "level": float(Fraction(int(level.p), int(level.q)))}
+    numerical = dict(tube_summary(tube), level=float(Fraction(int(level.p), int(level.q))))
     if not hit:
-        numerical["seconds"] = time.perf_counter() - t0
-        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
-                       reason=(f"the validated tube from Σ₀ did not reach {{tr(PΣ) < lam/c}}: {tube.stop} "
-                               f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
+        return tube_missed(tube, _CLAIM0, numerical, t0, "reach {tr(PΣ) < lam/c}")
     times, tube_data = tube_fields(tube, hit[0], order, prec)
     data.update(tube_data)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})

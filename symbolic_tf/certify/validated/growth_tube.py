@@ -109,7 +109,8 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ...variants import get as get_variant
     from ..claims import Claim, Quantifier
     from ..kinds.growth_tube import check_growth_end, check_growth_region
-    from .lyapunov import Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, tube_fields
+    from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, tube_fields, tube_missed,
+                           tube_summary)
     from .tube import integrate_tube, psd_flow_inputs
 
     if problem.d != 2 or get_variant(problem.variant).composite:
@@ -181,12 +182,9 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     left = max(0.5, seconds - (time.perf_counter() - t0))
     tube = integrate_tube(heads, Fq, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
                           rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t))
-    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds, stop=tube.stop)
+    numerical.update(tube_summary(tube))
     if not found:
-        numerical["seconds"] = time.perf_counter() - t0
-        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
-                       reason=(f"the validated tube from Σ₀ did not enter the certified cone: {tube.stop} "
-                               f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
+        return tube_missed(tube, _CLAIM0, numerical, t0, "enter the certified cone")
     times, tube_data = tube_fields(tube, found["t"], order, prec)
     data = dict(data, prec=prec, **tube_data)
     claim = Claim("EXPONENTIAL_GROWTH", Quantifier.THIS, {})

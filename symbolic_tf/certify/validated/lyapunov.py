@@ -14,7 +14,7 @@ import numpy as np
 from ...exact.ball import arb_lower, arb_upper
 from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, round_out
 
-__all__ = ["LyapunovGuess", "lyapunov_guess", "robust_lyapunov_guess", "ellipsoid_radii", "ellipsoid_fields", "Throttle", "stored_bracket",
+__all__ = ["tube_summary", "tube_missed", "LyapunovGuess", "lyapunov_guess", "robust_lyapunov_guess", "ellipsoid_radii", "ellipsoid_fields", "Throttle", "stored_bracket",
            "tube_fields", "certify_and_check", "caller_rechecks"]
 
 
@@ -280,6 +280,56 @@ def caller_rechecks():
         yield
     finally:
         _CALLER_RECHECKS.reset(token)
+
+
+def tube_summary(tube) -> dict:
+    """The float diagnostics every tube search reports about its tube.
+
+    Parameters
+    ----------
+    tube : symbolic_tf.certify.validated.tube.Tube
+        The integrated tube.
+
+    Returns
+    -------
+    dict
+        ``steps``, ``t_final``, ``tube_seconds`` and ``stop``.
+    """
+    return {"steps": tube.steps, "t_final": float(tube.t_final), "tube_seconds": tube.seconds, "stop": tube.stop}
+
+
+def tube_missed(tube, claim0: str, numerical: dict, t0: float, target: str, note: str = ""):
+    """The UNDECIDED verdict of a search whose tube from Σ₀ never reached its target: the reason says
+    where and why the tube stopped.
+
+    Parameters
+    ----------
+    tube : symbolic_tf.certify.validated.tube.Tube
+        The integrated tube.
+    claim0 : str
+        The search's claim.
+    numerical : dict
+        Float diagnostics; ``seconds`` (since ``t0``) is added.
+    t0 : float
+        ``time.perf_counter()`` at the start of the search.
+    target : str
+        What the tube did not do ("enter the certified annulus", …).
+    note : str
+        Appended inside the parenthesis of the reason ("; float T* ≈ …").
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        UNDECIDED with the reason.
+    """
+    import time
+
+    from ...spec.verdict import UNDECIDED, Verdict
+
+    numerical["seconds"] = time.perf_counter() - t0
+    return Verdict(UNDECIDED, claim0, numerical=numerical,
+                   reason=(f"the validated tube from Σ₀ did not {target}: {tube.stop} "
+                           f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps{note})"))
 
 
 def certify_and_check(problem, kind, claim, data, note, numerical, t0, argument, evidence, reason):

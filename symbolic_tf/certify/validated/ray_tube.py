@@ -119,7 +119,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     from ..claims import Claim, Quantifier
     from ..kinds.ray import check_ray_end
     from .lyapunov import (certify_and_check, ellipsoid_fields, lyapunov_guess, robust_lyapunov_guess,
-                           stored_bracket, tube_fields)
+                           stored_bracket, tube_fields, tube_missed, tube_summary)
     from .tube import flow_data, integrate_tube
 
     try:
@@ -220,13 +220,9 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
         tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
                               rel_tol=1e-2, seconds=max(0.5, left), until=until, local_tol=local_tol)
         passes += 1
-    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds, stop=tube.stop,
-                     passes=passes)
+    numerical.update(tube_summary(tube), passes=passes)
     if not best:
-        numerical["seconds"] = time.perf_counter() - t0
-        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
-                       reason=(f"the validated tube from Σ₀ did not enter a certified ray basin: {tube.stop} "
-                               f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps; float T* ≈ {t_late:.6g})"))
+        return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified ray basin", f"; float T* ≈ {t_late:.6g}")
     times, tube_data = tube_fields(tube, best["t"], order, prec)
     data = dict(best["data"], prec=prec, **tube_data)
     claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})

@@ -64,7 +64,7 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
     from ...spec.errors import CertificationFailed
     from ..claims import Claim, Quantifier
     from ..kinds.rotation_collapse import check_collapse_region
-    from .lyapunov import certify_and_check, tube_fields
+    from .lyapunov import certify_and_check, tube_fields, tube_missed, tube_summary
     from .tube import integrate_tube
 
     inputs = planar_inputs(problem)
@@ -123,12 +123,9 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
     left = max(0.5, seconds - (time.perf_counter() - t0))
     tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
                           rel_tol=1e-2, seconds=left, until=until)
-    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds, stop=tube.stop)
+    numerical.update(tube_summary(tube))
     if not found:
-        numerical["seconds"] = time.perf_counter() - t0
-        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
-                       reason=(f"the validated tube from Σ₀ did not enter the certified annulus: {tube.stop} "
-                               f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
+        return tube_missed(tube, _CLAIM0, numerical, t0, "enter the certified annulus")
     times, tube_data = tube_fields(tube, found["t"], order, prec)
     data = dict(region, **tube_data)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})

@@ -293,7 +293,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
     from ...spec.errors import CertificationFailed
     from ..claims import Claim, Quantifier
     from ..kinds.rotation import end_bracket, region_bounds
-    from .lyapunov import certify_and_check, stored_bracket, tube_fields
+    from .lyapunov import certify_and_check, stored_bracket, tube_fields, tube_missed, tube_summary
     from .tube import integrate_tube
 
     inputs = planar_inputs(problem, drift=True)
@@ -366,12 +366,9 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
     left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
     tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
                           rel_tol=1e-2, seconds=left, until=until)
-    numerical.update(steps=tube.steps, t_final=float(tube.t_final), tube_seconds=tube.seconds, stop=tube.stop)
+    numerical.update(tube_summary(tube))
     if not best:
-        numerical["seconds"] = time.perf_counter() - t0
-        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
-                       reason=(f"the validated tube from Σ₀ did not enter the certified annulus: {tube.stop} "
-                               f"(t ≈ {float(tube.t_final):.6g}, {tube.steps} steps)"))
+        return tube_missed(tube, _CLAIM0, numerical, t0, "enter the certified annulus")
     times, tube_data = tube_fields(tube, best["t"], order, prec)
     D0q = flint.fmpq(D0.numerator, D0.denominator)
     data = {**function_fields(phi, eta), "D0": frac_str(D0), "n_psi": pieces[0], "n_r": pieces[1],
