@@ -27,7 +27,7 @@ from ...spec.errors import CertificationFailed
 from ...variants import growth_bound_of
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..matrix_proofs.order import stored_theorem
+from ..matrix_proofs.order import require_theorem
 from .growth import growth_rate
 
 KIND = "exponential-growth-theorem"
@@ -73,13 +73,7 @@ def check_growth_theorem(cert, problem):
     if bound not in STATEMENTS:
         raise CertificationFailed(f"{KIND}: no growth theorem for variant {problem.variant!r}")
     name, expected = STATEMENTS[bound]
-    if d["theorem"] != name:
-        raise CertificationFailed(f"{KIND}: the {problem.variant} bound needs theorem {name!r}")
-    sha, params = stored_theorem(name)
-    if d["theorem_sha256"] != sha:
-        raise CertificationFailed(f"{KIND}: the stored theorem {name!r} has another SHA-256")
-    if params != expected:
-        raise CertificationFailed(f"{KIND}: the stored theorem does not state what this kind needs")
+    require_theorem(d, name, expected, KIND)
     if bound == "coupling" and ("u_A" in d or "g" in d):
         raise CertificationFailed(f"{KIND}: the Sinkhorn bound takes no u_A, g")
     gamma = growth_rate(d, problem, KIND)

@@ -22,7 +22,7 @@ from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from ..matrix_proofs.order import stored_theorem
+from ..matrix_proofs.order import require_theorem
 
 KIND = "twisted-gaussian-convexity"
 THEOREM = "twisted-symmetric-convexity"
@@ -58,13 +58,7 @@ def check_twisted_convexity(cert, problem):
         or not definite.
     """
     d = cert.data
-    if d["theorem"] != THEOREM:
-        raise CertificationFailed(f"{KIND}: the claim needs theorem {THEOREM!r}")
-    sha, params = stored_theorem(THEOREM)
-    if d["theorem_sha256"] != sha:
-        raise CertificationFailed(f"{KIND}: the stored theorem {THEOREM!r} has another SHA-256")
-    if params != STATEMENT:
-        raise CertificationFailed(f"{KIND}: the stored theorem does not state what this kind needs")
+    require_theorem(d, THEOREM, STATEMENT, KIND)
     A = qmat(d["A"])
     n = A.nrows()
     if n < 1 or n > 12 or A.ncols() != n:

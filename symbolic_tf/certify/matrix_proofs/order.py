@@ -29,7 +29,7 @@ from .replay import parse_statement, replay, statement_params
 from .rules import apply_rule
 from .terms import normal, render_poly, typecheck
 
-__all__ = ["replay_theorem", "theorem_params", "stored_theorem", "THEOREM_DIR", "MAX_FACTS"]
+__all__ = ["replay_theorem", "theorem_params", "stored_theorem", "require_theorem", "THEOREM_DIR", "MAX_FACTS"]
 
 MAX_FACTS = 64
 THEOREM_DIR = __import__("pathlib").Path(__file__).resolve().parent / "theorems"
@@ -66,6 +66,36 @@ def stored_theorem(name: str):
         st, concl = replay_theorem(json.loads(raw.decode("utf-8")))
         _REPLAYED[sha] = theorem_params(st, concl)
     return sha, _REPLAYED[sha]
+
+
+def require_theorem(data: dict, name: str, statement: dict, kind: str) -> None:
+    """Check that a certificate names the stored theorem ``name`` with the stored file's SHA-256
+    (``data["theorem"]``, ``data["theorem_sha256"]``) and that the replayed theorem states exactly
+    ``statement`` (:func:`stored_theorem`).
+
+    Parameters
+    ----------
+    data : dict
+        The certificate's data.
+    name : str
+        The theorem the kind needs.
+    statement : dict
+        The claim parameters the kind is defined by.
+    kind : str
+        The kind, for the failure messages.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the name, the SHA-256 or the replayed statement is not the expected one.
+    """
+    if data["theorem"] != name:
+        raise CertificationFailed(f"{kind}: the claim needs theorem {name!r}")
+    sha, params = stored_theorem(name)
+    if data["theorem_sha256"] != sha:
+        raise CertificationFailed(f"{kind}: the stored theorem {name!r} has another SHA-256")
+    if params != statement:
+        raise CertificationFailed(f"{kind}: the stored theorem does not state what this kind needs")
 
 
 def _canon(p, ctx):
