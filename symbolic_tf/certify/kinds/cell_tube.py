@@ -50,7 +50,7 @@ MAX_ORDER = 40
 MAX_STEPS = 20000
 ENCLOSURE_PREC = 128   # bits of the arb enclosure of the cell's Σ₀ set (part of the kind's definition)
 
-__all__ = ["KIND", "END_KINDS", "TubeCellChecker", "sigma0_enclosure", "cell_parallelepiped", "cell_claim",
+__all__ = ["KIND", "END_KINDS", "TubeCellChecker", "check_outside_cell", "sigma0_enclosure", "cell_parallelepiped", "cell_claim",
            "route_reason"]
 
 
@@ -222,6 +222,34 @@ def cell_claim(regime: str, params: dict) -> Claim:
     return Claim(regime, Quantifier.EVERY_IN_CELL, params)
 
 
+def check_outside_cell(S, box, cell, data, fail) -> None:
+    """An OUTSIDE cell: Σ₀ is not positive definite at any point of the closed cell, shown by a
+    rational z with zᵀΣ₀(x, y)z ≤ 0 on the whole box (an exact range of a polynomial in (x, y)).
+
+    Parameters
+    ----------
+    S : symbolic_tf.certify.kinds.cell_enclosures.MatPoly
+        Σ₀(x, y), affine.
+    box : tuple of 4 flint.fmpq
+        The closed cell.
+    cell : dict
+        The stored cell (its ``regime`` must be OUTSIDE).
+    data : dict
+        The certificate's data ``{"z": [...]}``.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+    """
+    validate(data, {"z": "rat[]"}, "cell.data")
+    z = [_num(s) for s in data["z"]]
+    if len(z) != S.nrows:
+        fail("z has the wrong length")
+    _lo, hi = scalar_range(S.quad(z), box)
+    if not hi <= 0:
+        fail("OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
+    if cell.get("regime") != "OUTSIDE":
+        fail("an OUTSIDE cell must say regime OUTSIDE")
+
+
 class TubeCellChecker:
     """Checks the ``cell-tube`` cells of one map spec (the flow is built once)."""
 
@@ -266,15 +294,7 @@ class TubeCellChecker:
             _fail("data must be an object")
         status = cell.get("status")
         if status == "OUTSIDE":
-            validate(data, {"z": "rat[]"}, "cell-tube.data")
-            z = [_num(s) for s in data["z"]]
-            if len(z) != self.d:
-                _fail("z has the wrong length")
-            _lo, hi = scalar_range(self.S.quad(z), box)
-            if not hi <= 0:
-                _fail("OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
-            if cell.get("regime") != "OUTSIDE":
-                _fail("an OUTSIDE cell must say regime OUTSIDE")
+            check_outside_cell(self.S, box, cell, data, _fail)
             return None
         if status != "PROVED":
             _fail(f"status {status!r} carries no certificate")
