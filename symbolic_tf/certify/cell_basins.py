@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..exact.rational import dyadic, frac_str
-from .kinds.cell_basin import (KIND, PlanarField, basin_schema, check_basin, check_target, poly_range,
+from .kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, poly_range,
                                ray_bracket, route_reason)
 from .kinds.cell_enclosures import MatPoly, pd_on_open_box, rat
 from .kinds.cell_tube import cell_claim
@@ -33,6 +33,7 @@ DEGREE = 8            # of L
 DEPTH = 8             # quadtree depth of the basin check
 _GRID = 48            # samples per side of the reach-time grid
 _DT, _T_END = 0.02, 80.0
+_ROUNDS, _NEW_SAMPLES = 1, 400
 
 
 def search_reason(spec) -> str | None:
@@ -194,15 +195,44 @@ class BasinCells:
         if not regions:
             self._why = "no target ellipsoid passed its check"
             return []
-        pts, hit, tau = self._reach(ff, regions)
+        pts = self._samples()
+        hit, tau = self._reach(ff, regions, pts)
         out = []
         for k, region in enumerate(regions):
-            b = self._fit(ff, region, pts, hit == k, tau, (hit != k))
+            b = self._fit(ff, regions, k, pts, hit, tau)
             if b is not None:
                 out.append(b)
         if not out:
             self._why = "no decreasing function passed its check"
         return out
+
+    @staticmethod
+    def _lp(ff, region, pts, mine, tau, others, t_cap):
+        """Coefficients (dyadic) of L of degree :data:`DEGREE` from a linear program on the samples:
+        L' ≤ −1 and L ≥ 0 where the sample reaches the target by t_cap (so L is about the time left),
+        L ≥ 1.25·t_cap where it does not reach it (there L ends above the level), L ≤ 10·t_cap everywhere
+        (no wild swings between samples); minimise Σ L over the reaching samples."""
+        from scipy.optimize import linprog
+
+        z = pts - region["p"]
+        energy = np.einsum("ni,ij,nj->n", z, region["W"], z)
+        # inside the target L' < 0 is needed only near its boundary (boxes straddle it); at the
+        # attractor itself g = 0
+        good = mine & (tau <= t_cap) & (energy > 0.25 * region["rho_f"])
+        bad = others | (mine & (tau > 1.5 * t_cap))
+        mons = [(i, j) for i in range(DEGREE + 1) for j in range(DEGREE + 1 - i)]
+        a, b = pts[:, 0], pts[:, 1]
+        Vm = np.array([a ** i * b ** j for i, j in mons]).T
+        G = ff(pts)[0]
+        da = np.array([i * a ** max(i - 1, 0) * b ** j for i, j in mons]).T
+        db = np.array([j * a ** i * b ** max(j - 1, 0) for i, j in mons]).T
+        dV = da * G[:, [0]] + db * G[:, [1]]
+        A_ub = np.vstack([dV[good], -Vm[good], -Vm[bad]])
+        b_ub = np.concatenate([-np.ones(good.sum()), np.zeros(good.sum()), -1.25 * t_cap * np.ones(bad.sum())])
+        res = linprog(Vm[good].sum(axis=0), A_ub=A_ub, b_ub=b_ub, bounds=[(-1e5, 1e5)] * len(mons), method="highs")
+        if res.status != 0:
+            return None
+        return {m: dyadic(float(c), 32) for m, c in zip(mons, res.x) if abs(c) > 1e-12}
 
     def _target(self, kind, p, J):
         """A contracting ellipsoid around the attractor p, checked by the checker's own procedure."""
@@ -226,32 +256,57 @@ class BasinCells:
         rate = np.linalg.eigvalsh(L.T @ M @ L).min() / 2
         if not rate > 0:
             return None
-        centre = [dyadic(p[0], 44), dyadic(p[1], 44)]
-        for mu_frac in (Fraction(1, 2), Fraction(1, 4)):
-            mu = dyadic(rate * float(mu_frac), 20)
-            for k in range(16):
-                rho = Fraction(1, 4 ** k)
-                R = [dyadic(float(np.sqrt(float(rho) * Wi[i, i])) * (1 + 2 ** -12), 24) + Fraction(1, 2 ** 40)
-                     for i in range(2)]
-                data = {"target": kind, "centre": [frac_str(v) for v in centre],
-                        "W": [[frac_str(v) for v in r] for r in Wq], "rho": frac_str(rho), "mu": frac_str(mu),
-                        "R": [frac_str(v) for v in R]}
+        q = p * (1 - 2.0 ** -30) if p @ p > 1 - 1e-12 else p     # strictly inside the disk
+        centre = [dyadic(q[0], 44), dyadic(q[1], 44)]
+        if centre[0] ** 2 + centre[1] ** 2 > 1:
+            return None
+        # the largest level rho (then the largest rate mu) that passes: a big target is worth more
+        # than a fast one (the decreasing function must reach it from everywhere)
+        inner = None
+        for k in range(16):
+            rho = Fraction(1, 4 ** k)
+            R = _box_radii(rho, Wi)
+            for mu_frac in (Fraction(1, 2), Fraction(1, 8), Fraction(1, 32)):
+                mu = dyadic(rate * float(mu_frac), 20)
+                inner = {"target": kind, "centre": [frac_str(v) for v in centre],
+                         "W": [[frac_str(v) for v in r] for r in Wq], "rho": frac_str(rho), "mu": frac_str(mu),
+                         "R": [frac_str(v) for v in R]}
                 try:
-                    energy, rho_q, cs = check_target(self.checker.field, self.checker.pairs, data, _fail)
+                    check_inner(self.checker.field, self.checker.pairs, inner, _fail)
+                except CertificationFailed:
+                    inner = None
+                    continue
+                break
+            if inner is not None:
+                break
+        if inner is None:
+            return None
+        # the outer ellipsoid: the largest rho_out where zᵀWz still decays at a rate kappa
+        for j in range(12, -1, -1):
+            rho_out = rho * 4 ** j
+            for k_frac in (Fraction(1, 2), Fraction(1, 8)):
+                data = dict(inner, rho_out=frac_str(rho_out), R_out=[frac_str(v) for v in _box_radii(rho_out, Wi)],
+                            kappa=frac_str(dyadic(rate * float(k_frac), 20)))
+                try:
+                    tg = check_target(self.checker.field, self.checker.pairs, data, _fail)
                 except CertificationFailed:
                     continue
-                return {"data": data, "energy": energy, "rho": rho_q, "cs": cs, "W": Wf,
-                        "p": np.array([float(v) for v in centre]), "rho_f": float(rho),
-                        "regime": "CLUSTERING" if kind == "cluster" else "BLOWUP"}
+                return {"data": data, "target": tg, "W": Wf, "p": np.array([float(v) for v in centre]),
+                        "rho_f": float(rho_out), "regime": "CLUSTERING" if kind == "cluster" else "BLOWUP"}
         return None
 
-    def _reach(self, ff, regions):
-        """Grid samples of the disk (and its circle), the target each reaches and the time (RK4, floats)."""
+    @staticmethod
+    def _samples():
+        """Grid samples of the disk and of its circle."""
         g = np.linspace(-1, 1, _GRID)
         P = np.array([(a, b) for a in g for b in g if a * a + b * b <= 1], dtype=float)
         th = np.linspace(0, 2 * np.pi, 4 * _GRID, endpoint=False)
-        P = np.vstack([P, np.c_[np.cos(th), np.sin(th)]])
-        pts = P.copy()
+        return np.vstack([P, np.c_[np.cos(th), np.sin(th)]])
+
+    @staticmethod
+    def _reach(ff, regions, pts):
+        """The outer target each sample reaches (−1: none by _T_END) and when (RK4, floats)."""
+        P = pts.copy()
         hit = np.full(len(P), -1)
         tau = np.full(len(P), np.inf)
         live = np.ones(len(P), bool)
@@ -272,62 +327,57 @@ class BasinCells:
                 k4 = f(Z + _DT * k3)
                 P[live] = Z + _DT / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
                 t += _DT
-        return pts, hit, tau
+        return hit, tau
 
-    def _fit(self, ff, region, pts, mine, tau, others):
-        """L by a linear program on the samples, then ℓ from the boxes where L' < −ε fails; checked."""
-        from scipy.optimize import linprog
-
+    def _fit(self, ff, regions, k, pts, hit, tau):
+        """L by a linear program on the samples, ℓ from the boxes where L' < −ε fails; rounds of
+        constraint generation add the centres of failing boxes below the wanted level as samples."""
         from ..spec.errors import CertificationFailed
 
+        region = regions[k]
+        mine = hit == k
         if mine.sum() < 10:
             return None
-        finite = tau[mine]
-        t_cap = float(np.quantile(finite, 0.97))
-        z = pts - region["p"]
-        energy = np.einsum("ni,ij,nj->n", z, region["W"], z)
-        # inside the target L' < 0 is needed only near its boundary (boxes straddle it); at the
-        # attractor itself g = 0
-        good = mine & (tau <= t_cap) & (energy > 0.25 * region["rho_f"])
-        bad = others | (mine & (tau > 1.5 * t_cap))
-        mons = [(i, j) for i in range(DEGREE + 1) for j in range(DEGREE + 1 - i)]
-        a, b = pts[:, 0], pts[:, 1]
-        Vm = np.array([a ** i * b ** j for i, j in mons]).T
-        G = ff(pts)[0]
-        da = np.array([i * a ** max(i - 1, 0) * b ** j for i, j in mons]).T
-        db = np.array([j * a ** i * b ** max(j - 1, 0) for i, j in mons]).T
-        dV = da * G[:, [0]] + db * G[:, [1]]
-        # L' ≤ −1 and L ≥ 0 on the good samples (so L is about the time left to the target), and
-        # L ≥ 1.25·t_cap on the samples that do not reach it (they end above the level)
-        A_ub = np.vstack([dV[good], -Vm[good], -Vm[bad]])
-        b_ub = np.concatenate([-np.ones(good.sum()), np.zeros(good.sum()), -1.25 * t_cap * np.ones(bad.sum())])
-        res = linprog(Vm[good].sum(axis=0), A_ub=A_ub, b_ub=b_ub, bounds=[(-1e4, 1e4)] * len(mons), method="highs")
-        if res.status != 0:
-            return None
-        import flint
-
-        coeffs = {m: dyadic(float(c), 32) for m, c in zip(mons, res.x) if abs(c) > 1e-12}
-        ctx = flint.fmpq_mpoly_ctx.get(("a", "b"), "lex")
-        L = ctx.from_dict({m: rat(v) for m, v in coeffs.items()})
         eps = Fraction(1, 8)
-        misses = []
         field = self.checker.field
-        big = rat(10 ** 9)
-        check_basin(field, L, big, rat(eps), DEPTH, region["energy"], region["rho"], _fail, misses)
-        if misses:
-            level_f = min(Fraction(int(lo.p), int(lo.q)) for _box, lo in misses)
-            level = Fraction(int(np.floor(float(level_f) * 2 ** 20)) - 1, 2 ** 20)
-        else:
-            level = Fraction(10 ** 9)
+        tg = region["target"]
+        level = None
+        for rnd in range(_ROUNDS):
+            for q in (0.98, 0.95, 0.9):      # the most reach times the polynomial can fit
+                t_cap = float(np.quantile(tau[hit == k], q))
+                coeffs = self._lp(ff, region, pts, hit == k, tau, hit != k, t_cap)
+                if coeffs is not None:
+                    break
+            if coeffs is None:
+                return None
+            L = _mpoly(coeffs)
+            misses = []
+            depth = DEPTH - 2 if rnd < _ROUNDS - 1 else DEPTH
+            check_basin(field, L, rat(10 ** 9), rat(eps), depth, tg["energy"], tg["rho_out"], _fail, misses)
+            lows = [(Fraction(int(lo.p), int(lo.q)), box) for box, lo in misses]
+            level = min((v for v, _b in lows), default=Fraction(10 ** 9))
+            new = [box for v, box in sorted(lows, key=lambda e: e[0]) if v < 0.8 * t_cap][:_NEW_SAMPLES]
+            if not new or rnd == _ROUNDS - 1:
+                break
+            P = np.array([[float((b[0] + b[1]) / 2), float((b[2] + b[3]) / 2)] for b in new])
+            h, t = self._reach(ff, regions, P)
+            pts, hit, tau = np.vstack([pts, P]), np.concatenate([hit, h]), np.concatenate([tau, t])
+        if depth != DEPTH:
+            misses = []
+            check_basin(field, L, rat(10 ** 9), rat(eps), DEPTH, tg["energy"], tg["rho_out"], _fail, misses)
+            level = min((Fraction(int(lo.p), int(lo.q)) for _b, lo in misses), default=Fraction(10 ** 9))
+        level = min(level, Fraction(10 ** 6))
+        level = Fraction(int(np.floor(float(level) * 2 ** 20)) - 1, 2 ** 20)
         data = dict(region["data"], L=[[i, j, frac_str(v)] for (i, j), v in sorted(coeffs.items())],
                     level=frac_str(level), eps=frac_str(eps), depth=DEPTH)
         try:
-            L_min, c_min, c_max = check_basin(field, L, rat(level), rat(eps), DEPTH, region["energy"], region["rho"], _fail)
+            L_min, c_min, c_max = check_basin(field, L, rat(level), rat(eps), DEPTH, tg["energy"], tg["rho_out"], _fail)
         except CertificationFailed:
             return None
         T = None
         if region["regime"] == "BLOWUP":
-            lo, hi = ray_bracket(self.checker.T0, rat(level), L_min, rat(eps), (c_min, c_max), region["cs"])
+            lo, hi = ray_bracket(self.checker.T0, rat(level), L_min, rat(eps), [(c_min, c_max), tg["c_out"]],
+                                 tg["c"], tg["tau_out"])
             T_lo = _down(lo)
             T_hi = _up(hi)
             if T_lo is None or T_hi is None:
@@ -336,6 +386,18 @@ class BasinCells:
             T = (T_lo, T_hi)
         assert set(data) == set(basin_schema(data["target"]))
         return _Basin(data, L, rat(level), region["regime"], T)
+
+
+def _mpoly(coeffs):
+    """The exact polynomial Σ coeffs[(i, j)]·aⁱbʲ."""
+    import flint
+
+    return flint.fmpq_mpoly_ctx.get(("a", "b"), "lex").from_dict({m: rat(v) for m, v in coeffs.items()})
+
+
+def _box_radii(rho, Wi):
+    """Rational half-widths R_k ≥ √(rho·(W⁻¹)_kk) (with a small margin) of the ellipsoid's bounding box."""
+    return [dyadic(float(np.sqrt(float(rho) * Wi[i, i])) * (1 + 2 ** -12), 24) + Fraction(1, 2 ** 40) for i in range(2)]
 
 
 def _down(x):

@@ -73,14 +73,15 @@ from .replay import bracket_claim, flow_pairs
 KIND = "cell-basin"
 MAX_DEPTH = 14          # quadtree depth limit of the basin (part of the kind's definition)
 TARGET_DEPTH = 6        # subdivision depth of the target's contraction test
+ANNULUS_DEPTH = 9       # subdivision depth of the target's annulus test
 MAX_DEGREE = 16
 _PREC = 128
 
 __all__ = ["KIND", "BasinCellChecker", "PlanarField", "route_reason", "poly_range", "basin_schema",
-           "check_target", "check_basin", "ray_bracket"]
+           "check_inner", "check_target", "check_basin", "ray_bracket"]
 
 _DATA_SCHEMA = {"target": ("enum", "cluster", "ray"), "centre": "rat[]", "W": "rat[][]", "rho": "rat",
-                "mu": "rat", "R": "rat[]", "L": "rat[][]", "level": "rat", "eps": "rat", "depth": "int"}
+                "mu": "rat", "R": "rat[]", "rho_out": "rat", "R_out": "rat[]", "kappa": "rat", "L": "rat[][]", "level": "rat", "eps": "rat", "depth": "int"}
 
 
 def basin_schema(target: str) -> dict:
@@ -264,8 +265,8 @@ def _energy(p, W):
     return W[0, 0] * za * za + 2 * W[0, 1] * za * zb + W[1, 1] * zb * zb
 
 
-def check_target(field, pairs, data, fail):
-    """Step 1: the target ellipsoid is contracting and holds its attractor.
+def check_inner(field, pairs, data, fail):
+    """Step 1: the inner target ellipsoid is contracting and holds its attractor.
 
     Parameters
     ----------
@@ -281,7 +282,7 @@ def check_target(field, pairs, data, fail):
     Returns
     -------
     tuple
-        (energy polynomial zᵀWz, rho, (c_lo, c_hi) for a ``ray`` target else None).
+        (p*, W, rho, the polynomial zᵀWz, (c_lo, c_hi) on the box for a ``ray`` target else None).
     """
     p, W, rho, mu, R = _ellipsoid(data, fail)
     r = [gi(p[0], p[1]) for gi in field.g]
@@ -294,10 +295,16 @@ def check_target(field, pairs, data, fail):
     P = [[-(sum((J[k][i] * Wl[k][j] for k in range(2)), 0 * J[0][0]) + sum((Wl[i][k] * J[k][j] for k in range(2)), 0 * J[0][0]))
           - 2 * mu * Wl[i][j] for j in range(2)] for i in range(2)]
     det = P[0][0] * P[1][1] - P[0][1] * P[1][0]
+    if not p[0] ** 2 + p[1] ** 2 <= 1:
+        fail("the target's centre must lie in the closed disk")
+    a, b = _GENS or _gens()
+    disk = 1 - a * a - b * b
     H = (p[0] - R[0], p[0] + R[0], p[1] - R[1], p[1] + R[1])
     todo = [(H, 0)]
     while todo:
         box, depth = todo.pop()
+        if poly_range(disk, box)[1] < 0:     # no state of the flow: the disk is invariant
+            continue
         if poly_range(P[0][0], box)[0] > 0 and poly_range(det, box)[0] >= 0:
             continue
         if depth >= TARGET_DEPTH:
@@ -315,11 +322,78 @@ def check_target(field, pairs, data, fail):
                     pts.append(X)
         if not pts:
             fail("no isotropic rank-one point of A + Aᵀ lies in the target ellipsoid")
-        return energy, rho, None
-    c_lo, c_hi = poly_range(field.c, H)
-    if not c_lo > 0:
-        fail("the growth rate c = tr Q(X) is not positive on the target's box")
-    return energy, rho, (c_lo, c_hi)
+        cs = None
+    else:
+        c_lo, c_hi = poly_range(field.c, H)
+        if not c_lo > 0:
+            fail("the growth rate c = tr Q(X) is not positive on the target's box")
+        cs = (c_lo, c_hi)
+    return p, W, rho, energy, cs
+
+
+def check_target(field, pairs, data, fail):
+    """Steps 1 and 1′: the inner ellipsoid (:func:`check_inner`) and the annulus around it on which zᵀWz
+    decays at the rate ``kappa`` out to ``rho_out``.
+
+    Parameters
+    ----------
+    field : PlanarField
+        The exact projective field.
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The head's exact (V, A).
+    data : dict
+        The cell's data (target, centre, W, rho, mu, R, rho_out, R_out, kappa).
+    fail : callable
+        ``fail(msg)`` raises.
+
+    Returns
+    -------
+    dict
+        ``energy`` (zᵀWz), ``rho_out``, ``c`` ((c_lo, c_hi) on the inner box for a ``ray`` target, else
+        None), ``c_out`` (bounds of c on the annulus boxes, or None), ``tau_out`` (an arb upper bound of
+        the time from the outer ellipsoid into the inner one).
+    """
+    p, W, rho, energy, cs = check_inner(field, pairs, data, fail)
+    out = _annulus(field, data, p, W, rho, energy, fail)
+    out.update(energy=energy, c=cs)
+    return out
+
+
+def _annulus(field, data, p, W, rho, energy, fail):
+    """Step 1′: zᵀWz decreases at rate ≥ kappa·zᵀWz on the annulus rho ≤ zᵀWz ≤ rho_out of the disk."""
+    rho_out, kappa = _q(data["rho_out"]), _q(data["kappa"])
+    R_out = [_q(v) for v in data["R_out"]]
+    if len(R_out) != 2 or not (rho_out >= rho and kappa > 0 and all(r > 0 for r in R_out)):
+        fail("rho_out ≥ rho, kappa > 0 and R_out > 0 are required")
+    Winv = W.inv()
+    if any(rho_out * Winv[k, k] > R_out[k] ** 2 for k in range(2)):
+        fail("the outer ellipsoid does not lie in the box centre ± R_out")
+    a, b = _GENS or _gens()
+    disk = 1 - a * a - b * b
+    za, zb = a - p[0], b - p[1]
+    ga, gb = field.g
+    # d/dτ zᵀWz = 2zᵀW·g; the test is 2zᵀW·g + kappa·zᵀWz < 0
+    decay = 2 * (za * (W[0, 0] * ga + W[0, 1] * gb) + zb * (W[0, 1] * ga + W[1, 1] * gb)) + kappa * energy
+    todo = [((p[0] - R_out[0], p[0] + R_out[0], p[1] - R_out[1], p[1] + R_out[1]), 0)]
+    c_min = c_max = None
+    while todo:
+        box, depth = todo.pop()
+        if poly_range(disk, box)[1] < 0:
+            continue
+        e_lo, e_hi = poly_range(energy, box)
+        if e_lo > rho_out or e_hi < rho:
+            continue
+        if poly_range(decay, box)[1] < 0:
+            c_lo, c_hi = poly_range(field.c, box)
+            c_min = c_lo if c_min is None or c_lo < c_min else c_min
+            c_max = c_hi if c_max is None or c_hi > c_max else c_max
+            continue
+        if depth >= ANNULUS_DEPTH:
+            fail("zᵀWz does not decrease at the stated rate on the annulus of the target")
+        todo += [(q, depth + 1) for q in _quarters(box)]
+    with working_precision(_PREC):
+        tau = (flint.arb(rho_out) / flint.arb(rho)).log() / flint.arb(kappa)
+    return {"rho_out": rho_out, "c_out": None if c_min is None else (c_min, c_max), "tau_out": tau}
 
 
 def _polynomial(terms, fail):
@@ -397,7 +471,13 @@ def check_basin(field, L, level, eps, depth, energy, rho, fail, misses=None):
     return L_min, c_min, c_max
 
 
-def ray_bracket(T0, level, L_min, eps, c_R, c_target):
+def _hull(ranges):
+    """The smallest interval holding (lo, hi) ranges (None or (None, None) entries are ignored)."""
+    rs = [r for r in ranges if r is not None and r[0] is not None]
+    return min(r[0] for r in rs), max(r[1] for r in rs)
+
+
+def ray_bracket(T0, level, L_min, eps, c_R, c_target, tau_out):
     """Arb bounds (lo, hi) of T* for every Σ₀ of trace T₀ whose direction lies in the basin of a ray
     target (the module docstring's "Why", ``ray``).
 
@@ -407,10 +487,13 @@ def ray_bracket(T0, level, L_min, eps, c_R, c_target):
         tr Σ₀ > 0.
     level, L_min, eps : flint.fmpq
         ℓ, the lower bound of L on the disk and ε; τ_max = (ℓ − L_min)/ε bounds the time to the target.
-    c_R : tuple of flint.fmpq or None
-        (c_min, c_max), bounds of c = tr Q(X) on the basin's leaves (None when no leaf needs them).
+    c_R : list of tuple
+        Ranges (c_min, c_max) of c = tr Q(X) on the regions crossed before the inner target (the basin's
+        leaves, the annulus); None or (None, None) entries are ignored.
     c_target : tuple of flint.fmpq
         (c_lo, c_hi) on the target's box, c_lo > 0.
+    tau_out : flint.arb
+        An upper bound of the time from the outer ellipsoid into the inner one.
 
     Returns
     -------
@@ -418,18 +501,19 @@ def ray_bracket(T0, level, L_min, eps, c_R, c_target):
         lo = max(u₀/max(c_max, c_hi), u₁_lo/c_hi), hi = t₁_hi + u₁_hi/c_lo, u₀ = 1/T₀.
     """
     c_lo, c_hi = c_target
-    c_min, c_max = c_R if c_R[0] is not None else (c_lo, c_hi)
+    c_min, c_max = _hull(c_R + [c_target])
     c_max = max(c_max, c_hi)
-    tau = (level - L_min) / eps if L_min is not None and level > L_min else flint.fmpq(0)
+    tau_L = (level - L_min) / eps if L_min is not None and level > L_min else flint.fmpq(0)
     with working_precision(_PREC):
+        tau = flint.arb(tau_L) + flint.arb(tau_out.upper())
         u0 = flint.arb(1 / T0)
-        up = flint.arb(-min(0, c_min) * tau).exp()
-        u1_lo = u0 * flint.arb(-max(0, c_max) * tau).exp()
+        up = (flint.arb(-min(0, c_min)) * tau).exp()
+        u1_lo = u0 * (flint.arb(-max(0, c_max)) * tau).exp()
         lo = u1_lo / flint.arb(c_hi)
         lo2 = u0 / flint.arb(c_max)
         if lo2.lower() > lo.lower():
             lo = lo2
-        hi = flint.arb(tau) * u0 * up + u0 * up / flint.arb(c_lo)
+        hi = tau * u0 * up + u0 * up / flint.arb(c_lo)
     return lo, hi
 
 
@@ -477,11 +561,12 @@ class BasinCellChecker:
             if not eps > 0:
                 _fail("eps must be positive")
             L = _polynomial(data["L"], _fail)
-            energy, rho, cs = check_target(self.field, self.pairs, data, _fail)
-            L_min, c_min, c_max = check_basin(self.field, L, level, eps, depth, energy, rho, _fail)
+            tg = check_target(self.field, self.pairs, data, _fail)
+            L_min, c_min, c_max = check_basin(self.field, L, level, eps, depth, tg["energy"], tg["rho_out"], _fail)
             out = {"L": L, "level": level}
-            if cs is not None:
-                out["T"] = ray_bracket(self.T0, level, L_min, eps, (c_min, c_max), cs)
+            if tg["c"] is not None:
+                out["T"] = ray_bracket(self.T0, level, L_min, eps, [(c_min, c_max), tg["c_out"]], tg["c"],
+                                       tg["tau_out"])
             self._basins[key] = out
         return self._basins[key]
 
