@@ -353,7 +353,10 @@ class BasinCells:
             L = _mpoly(coeffs)
             misses = []
             depth = DEPTH - 2 if rnd < _ROUNDS - 1 else DEPTH
-            check_basin(field, L, rat(10 ** 9), rat(eps), depth, tg["energy"], tg["rho_out"], _fail, misses)
+            try:
+                check_basin(field, L, rat(10 ** 9), rat(eps), depth, tg["energy"], tg["rho_out"], _fail, misses)
+            except CertificationFailed:      # too many failing boxes: this L is no use
+                return None
             lows = [(Fraction(int(lo.p), int(lo.q)), box) for box, lo in misses]
             level = min((v for v, _b in lows), default=Fraction(10 ** 9))
             new = [box for v, box in sorted(lows, key=lambda e: e[0]) if v < 0.8 * t_cap][:_NEW_SAMPLES]
@@ -364,7 +367,10 @@ class BasinCells:
             pts, hit, tau = np.vstack([pts, P]), np.concatenate([hit, h]), np.concatenate([tau, t])
         if depth != DEPTH:
             misses = []
-            check_basin(field, L, rat(10 ** 9), rat(eps), DEPTH, tg["energy"], tg["rho_out"], _fail, misses)
+            try:
+                check_basin(field, L, rat(10 ** 9), rat(eps), DEPTH, tg["energy"], tg["rho_out"], _fail, misses)
+            except CertificationFailed:
+                return None
             level = min((Fraction(int(lo.p), int(lo.q)) for _b, lo in misses), default=Fraction(10 ** 9))
         level = min(level, Fraction(10 ** 6))
         level = Fraction(int(np.floor(float(level) * 2 ** 20)) - 1, 2 ** 20)

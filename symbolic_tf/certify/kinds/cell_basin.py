@@ -75,6 +75,7 @@ MAX_DEPTH = 14          # quadtree depth limit of the basin (part of the kind's 
 TARGET_DEPTH = 6        # subdivision depth of the target's contraction test
 ANNULUS_DEPTH = 9       # subdivision depth of the target's annulus test
 MAX_DEGREE = 16
+MAX_MISSES = 6000       # search side: more failing boxes than this and the candidate L is given up
 _PREC = 128
 
 __all__ = ["KIND", "BasinCellChecker", "PlanarField", "route_reason", "poly_range", "basin_schema",
@@ -434,7 +435,8 @@ def check_basin(field, L, level, eps, depth, energy, rho, fail, misses=None):
         ``fail(msg)`` raises.
     misses : list or None
         Search side only: when a list, a box of depth ``depth`` that passes no test is appended to it
-        (with its lower bound of L) instead of failing — a certificate is never built from this mode.
+        (with its lower bound of L) instead of failing, up to :data:`MAX_MISSES` boxes — a certificate
+        is never built from this mode.
 
     Returns
     -------
@@ -462,7 +464,7 @@ def check_basin(field, L, level, eps, depth, energy, rho, fail, misses=None):
             c_max = c_hi if c_max is None or c_hi > c_max else c_max
             continue
         if k >= depth:
-            if misses is not None:
+            if misses is not None and len(misses) < MAX_MISSES:
                 misses.append((box, lo))
                 continue
             fail(f"a box of depth {k} near ({float((box[0] + box[1]) / 2):.4g}, {float((box[2] + box[3]) / 2):.4g}) "
