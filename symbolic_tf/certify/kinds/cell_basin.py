@@ -16,35 +16,43 @@ of degree 3 with exact rational coefficients, and c is a quadratic polynomial.
 **The certificate** (per cell) stores a rational polynomial L(a, b) (``L``: [i, j, coefficient]
 triples), a level ``level`` = ℓ, a margin ``eps`` = ε > 0, a quadtree depth ``depth``, and a target:
 ``target`` ∈ {``cluster``, ``ray``} with a rational ellipsoid (``centre`` p*, ``W`` ≻ 0, ``rho``,
-``mu``, ``R``) in (a, b); a ``ray`` cell also stores its bracket ``T_lo``, ``T_hi``.  Verified,
-all in exact rational arithmetic unless said otherwise (ranges of polynomials over boxes by the
-exact Taylor shift: p(x_c + s·h_x, y_c + t·h_y) = Σ d_ij sⁱtʲ, so p ∈ d₀₀ ± Σ_{(i,j)≠0}|d_ij|):
+``mu``, ``R``) in (a, b) and an annulus around it (``rho_out`` ≥ rho, ``R_out``, ``kappa`` > 0); a
+``ray`` cell also stores its bracket ``T_lo``, ``T_hi``.  Verified, all in exact rational arithmetic
+unless said otherwise (ranges of polynomials over boxes by the exact Taylor shift:
+p(x_c + s·h_x, y_c + t·h_y) = Σ d_ij sⁱtʲ, so p ∈ d₀₀ ± Σ_{(i,j)≠0}|d_ij|; every subdivision below is
+deterministic and stops with a failure past its depth or :data:`MAX_BOXES` boxes):
 
-1. *Target.*  W = Wᵀ ≻ 0, rho, mu, R_k > 0, rho·(W⁻¹)_kk ≤ R_k² (the ellipsoid 𝓔 = {zᵀWz ≤ rho},
-   z = p − p*, lies in the box H = p* ± R); the residual r = g(p*) has rᵀWr < mu²·rho; over H,
-   P = −(DgᵀW + W·Dg) − 2·mu·W ⪰ 0 (P₀₀ > 0 and det P ≥ 0 on every box of a deterministic
-   subdivision of H of depth ≤ 6).  ``cluster``: an isotropic point p_iso of A + Aᵀ (an arb ball;
-   X_iso = wwᵀ/wᵀw with wᵀAw = 0, so Q(X_iso) = 0 and c(X_iso) = 0) has (p_iso − p*)ᵀW(…) < rho.
-   ``ray``: c_lo = min_H c > 0 (c_hi = max_H c).
-2. *Basin.*  The square [−1, 1]² is split by the deterministic quadtree (a box is split into its
-   four quarters when none of the tests below holds, down to ``depth``); every leaf satisfies one
-   of: 1 − a² − b² < 0 on it (outside the disk); L > ℓ on it; zᵀWz < rho on it (inside 𝓔°);
-   L' := ∇L·g < −ε on it.  L_min is the least lower bound of L over the leaves that meet the disk.
+1. *Target.*  p* lies in the closed disk; W = Wᵀ ≻ 0, rho, mu, R_k > 0, rho·(W⁻¹)_kk ≤ R_k² (the
+   ellipsoid 𝓔 = {zᵀWz ≤ rho}, z = p − p*, lies in the box H = p* ± R); the residual r = g(p*) has
+   rᵀWr < mu²·rho; P = −(DgᵀW + W·Dg) − 2·mu·W ⪰ 0 (P₀₀ > 0 and det P ≥ 0) on every box of a
+   subdivision of H of depth ≤ 6 that meets the disk.  ``cluster``: an isotropic point p_iso of
+   A + Aᵀ (an arb ball; X_iso = wwᵀ/wᵀw with wᵀAw = 0, so Q(X_iso) = 0 and c(X_iso) = 0) has
+   (p_iso − p*)ᵀW(…) < rho.  ``ray``: c_lo = min_H c > 0 (c_hi = max_H c).
+1′. *Annulus.*  rho_out·(W⁻¹)_kk ≤ R_out_k²; on every box of a subdivision of p* ± R_out (depth ≤ 9)
+   that meets the disk and the annulus rho ≤ zᵀWz ≤ rho_out: 2zᵀW·g + kappa·zᵀWz < 0.
+2. *Basin.*  The square [−1, 1]² is split by the quadtree (a box is split into its four quarters
+   when none of the tests below holds, down to ``depth``); every leaf satisfies one of:
+   1 − a² − b² < 0 on it (outside the disk); L > ℓ on it; zᵀWz < rho_out on it (inside the outer
+   ellipsoid); L' := ∇L·g < −ε on it.  L_min is the least lower bound of L over the leaves that meet
+   the disk; c_min, c_max bound c over the leaves that meet the disk with lower(L) ≤ ℓ.
 3. *Cell.*  Σ₀(x, y) ≻ 0 on the open cell, tr Σ₀ ≡ T₀ is constant, and L(a(x, y), b(x, y)) < ℓ on
    the closed cell, (a, b) = ((Σ₀₀ − Σ₁₁)/T₀, 2Σ₀₁/T₀) (affine in (x, y)).
 
-**Why.**  Let R = {p in the disk : L(p) ≤ ℓ}.  A point of R outside 𝓔° lies in a leaf that is not
-outside the disk, not above ℓ and not inside 𝓔°, so L' < −ε there: along the flow L decreases while
-p ∉ 𝓔°, so p stays in R, and since L ≥ L_min on the disk it enters 𝓔° by τ_max = (ℓ − L_min)/ε.
-By 1, 𝓔 is forward invariant and contracting (as for ``tube-ray``: Ė ≤ 2√E·√(rᵀWr) − 2·mu·E < 0 on
-E = rho, the mean Jacobian along a segment of the convex 𝓔 lies in the convex set where P ⪰ 0),
-so p(τ) converges exponentially to the unique equilibrium of g in 𝓔.
+**Why.**  Let R = {p in the disk : L(p) ≤ ℓ} and 𝓔_out = {zᵀWz < rho_out}.  A point of R outside
+𝓔_out lies in a leaf that is not outside the disk, not above ℓ and not inside 𝓔_out, so L' < −ε
+there: along the flow L decreases while p ∉ 𝓔_out, so p stays in R, and since L ≥ L_min on the
+disk it enters 𝓔_out by τ_L = (ℓ − L_min)/ε.  By 1′, zᵀWz then decays at the rate kappa until it
+is below rho, within log(rho_out/rho)/kappa.  By 1, 𝓔 ∩ disk (convex) is forward invariant and
+contracting (as for ``tube-ray``: Ė ≤ 2√E·√(rᵀWr) − 2·mu·E < 0 on E = rho, and the mean Jacobian
+along a segment of 𝓔 ∩ disk lies in the convex set where P ⪰ 0), so p(τ) converges exponentially
+to the unique equilibrium of g in 𝓔.
 * ``cluster``: that equilibrium is p_iso, where c = 0; c is Lipschitz on H, so ∫|c| < ∞,
   u → u∞ > 0, t = ∫u dτ → ∞: Σ(t) is global and converges to X_iso/u∞, of rank exactly one.
   Claim CLUSTERING (rank 1) at every interior point of the cell.
 * ``ray``: c ∈ [c_lo, c_hi] on 𝓔, so the time left from entering 𝓔 with u₁ is
-  u₁∫₀^∞e^{−∫c} ∈ u₁[1/c_hi, 1/c_lo], and Σ = X/u → ∞.  With u₀ = 1/T₀, c ∈ [c_min, c_max] over the
-  square and τ₁ ≤ τ_max: u₁ ∈ u₀[e^{−max(0, c_max)τ_max}, e^{−min(0, c_min)τ_max}],
+  u₁∫₀^∞e^{−∫c} ∈ u₁[1/c_hi, 1/c_lo], and Σ = X/u → ∞.  With u₀ = 1/T₀, [c_min, c_max] the hull of
+  the bounds of c on the basin's leaves, on the annulus boxes and on H, and τ₁ ≤ τ_max = τ_L +
+  log(rho_out/rho)/kappa: u₁ ∈ u₀[e^{−max(0, c_max)τ_max}, e^{−min(0, c_min)τ_max}],
   t₁ = ∫₀^{τ₁}u ≤ τ_max·u₀e^{−min(0, c_min)τ_max}; and d(tr Σ)/dt = (tr Σ)²c(X) ≤ c_max(tr Σ)² gives
   T* ≥ u₀/c_max.  So T* ≥ max(u₀/c_max, u₁_lo/c_hi) and T* ≤ t₁_hi + u₁_hi/c_lo (balls); the stored
   bracket must contain this one.  Claim BLOWUP with [T_lo, T_hi] at every interior point.
@@ -71,7 +79,8 @@ from .cluster import isotropic_points
 from .replay import bracket_claim, flow_pairs
 
 KIND = "cell-basin"
-MAX_DEPTH = 14          # quadtree depth limit of the basin (part of the kind's definition)
+MAX_DEPTH = 11          # quadtree depth limit of the basin (part of the kind's definition)
+MAX_BOXES = 120_000     # box budget of each quadtree (a hostile certificate cannot make the check hang)
 TARGET_DEPTH = 6        # subdivision depth of the target's contraction test
 ANNULUS_DEPTH = 9       # subdivision depth of the target's annulus test
 MAX_DEGREE = 16
@@ -377,8 +386,12 @@ def _annulus(field, data, p, W, rho, energy, fail):
     decay = 2 * (za * (W[0, 0] * ga + W[0, 1] * gb) + zb * (W[0, 1] * ga + W[1, 1] * gb)) + kappa * energy
     todo = [((p[0] - R_out[0], p[0] + R_out[0], p[1] - R_out[1], p[1] + R_out[1]), 0)]
     c_min = c_max = None
+    boxes = 0
     while todo:
         box, depth = todo.pop()
+        boxes += 1
+        if boxes > MAX_BOXES:
+            fail(f"the annulus test needs more than {MAX_BOXES} boxes")
         if poly_range(disk, box)[1] < 0:
             continue
         e_lo, e_hi = poly_range(energy, box)
@@ -450,8 +463,12 @@ def check_basin(field, L, level, eps, depth, energy, rho, fail, misses=None):
     one = flint.fmpq(1)
     todo = [((-one, one, -one, one), 0)]
     L_min = c_min = c_max = None
+    boxes = 0
     while todo:
         box, k = todo.pop()
+        boxes += 1
+        if boxes > MAX_BOXES:
+            fail(f"the basin's quadtree needs more than {MAX_BOXES} boxes")
         if poly_range(disk, box)[1] < 0:
             continue
         lo = poly_range(L, box)[0]
