@@ -24,7 +24,7 @@ import numpy as np
 from ..exact.rational import dyadic, frac_str
 from .kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, poly_range,
                                ray_bracket, route_reason)
-from .kinds.cell_enclosures import MatPoly, pd_on_open_box, rat
+from .kinds.cell_enclosures import pd_on_open_box, rat
 from .kinds.cell_tube import cell_claim
 
 __all__ = ["KIND", "BasinCells", "search_reason"]

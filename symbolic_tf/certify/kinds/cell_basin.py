@@ -71,9 +71,9 @@ from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim
-from ..schema import parse_rat, validate
-from .cell_enclosures import MatPoly, pd_on_open_box, rat_box
-from .cell_tube import cell_claim, check_outside_cell
+from ..schema import validate
+from .cell_enclosures import MatPoly, pd_on_open_box
+from .cell_tube import derived_cell_claim, open_cell
 from .cells import standalone_cell_claim
 from .cluster import isotropic_points
 from .replay import bracket_claim, flow_pairs
@@ -608,21 +608,10 @@ class BasinCellChecker:
         symbolic_tf.spec.errors.CertificationFailed
             When anything does not verify or the stored claim differs from the derived one.
         """
-        try:
-            box = rat_box([parse_rat(s, "cell") for s in cell["box"]])
-        except (ValueError, KeyError, TypeError):
-            _fail("malformed box")
-        cert = cell.get("certificate") or {}
-        if cert.get("kind") != KIND:
-            _fail(f"kind {str(cert.get('kind'))[:40]!r} is not {KIND}")
-        data = cert.get("data")
-        if not isinstance(data, dict):
-            _fail("data must be an object")
-        if cell.get("status") == "OUTSIDE":
-            check_outside_cell(self.S, box, cell, data, _fail)
+        opened = open_cell(cell, KIND, self.S, _fail)
+        if opened is None:
             return None
-        if cell.get("status") != "PROVED":
-            _fail(f"status {cell.get('status')!r} carries no certificate")
+        box, data = opened
         target = data.get("target")
         if target not in ("cluster", "ray"):
             _fail("target must be 'cluster' or 'ray'")
@@ -638,16 +627,7 @@ class BasinCellChecker:
         else:
             regime = "BLOWUP"
             params = bracket_claim(data, *basin["T"], _fail).params
-        claim = cell_claim(regime, params)
-        if cell.get("regime") != regime:
-            _fail(f"the cell says {str(cell.get('regime'))[:20]}, the certificate proves {regime}")
-        for key in ("rank", "T_lo", "T_hi"):
-            stored, derived = cell.get(key), params.get(key)
-            if (stored is None) != (derived is None) or (stored is not None and Fraction(stored) != Fraction(derived)):
-                _fail(f"{key} differs from the derived claim")
-        if cell.get("claim") != claim.text():
-            _fail("the claim text is not the derived claim")
-        return claim
+        return derived_cell_claim(cell, regime, params, _fail)
 
 
 @kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
