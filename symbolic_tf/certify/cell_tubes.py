@@ -28,7 +28,7 @@ from ..exact.rational import frac_str
 from .kinds.cell_enclosures import MatPoly, pd_on_open_box, rat, scalar_range
 from .kinds.cell_tube import END_KINDS, KIND, cell_claim, cell_parallelepiped, route_reason, sigma0_enclosure
 
-__all__ = ["KIND", "TubeCells", "search_reason"]
+__all__ = ["KIND", "TubeCells", "outside_cell", "search_reason"]
 
 _TUBE_KEYS = ("steps", "order", "tube_prec", "method", "T_lo", "T_hi")
 ORDER, PREC = 20, 128
@@ -132,7 +132,7 @@ class TubeCells:
         box = tuple(Fraction(b) for b in box)
         rbox = tuple(rat(b) for b in box)
         if not pd_on_open_box(self.S, rbox):
-            out = self._outside(box, rbox)
+            out = outside_cell(self.S, self.cov, box, rbox, KIND)
             return out or {"status": "UNDECIDED", "reason": "Σ₀ is not positive definite on the whole cell"}
         start = (sigma0_enclosure(self.cov, box), cell_parallelepiped(self.cov, box))
         stop = "no target yet"
@@ -215,21 +215,43 @@ class TubeCells:
                 return target
         return None
 
-    def _outside(self, box, rbox):
-        """Σ₀ not positive semidefinite anywhere on the cell: a rational z with zᵀΣ₀z ≤ 0 there."""
-        C0, Cx, Cy = self.cov
-        xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
-        S = np.array([[float(Fraction(C0[i][j]) + Fraction(Cx[i][j]) * xc + Fraction(Cy[i][j]) * yc)
-                       for j in range(self.d)] for i in range(self.d)])
-        w, U = np.linalg.eigh(S)
-        if w[0] > 0:
-            return None
-        u = U[:, 0] / np.max(np.abs(U[:, 0]))
-        for bits in (8, 20):
-            z = [Fraction(float(e)).limit_denominator(2 ** bits) for e in u]
-            _lo, hi = scalar_range(self.S.quad(z), rbox)
-            if hi <= 0:
-                return {"status": "OUTSIDE", "regime": "OUTSIDE", "kind": KIND, "argument": "vertex",
-                        "claim": "Σ₀ is not positive definite at any point of the cell (outside the map's domain)",
-                        "data": {"z": [frac_str(e) for e in z]}}
+
+def outside_cell(S, cov, box, rbox, kind: str) -> dict | None:
+    """An OUTSIDE record when Σ₀ is not positive semidefinite anywhere on the cell: a rational z with
+    zᵀΣ₀z ≤ 0 on the whole closed cell (checked exactly), else None.
+
+    Parameters
+    ----------
+    S : symbolic_tf.certify.kinds.cell_enclosures.MatPoly
+        Σ₀(x, y), affine.
+    cov : tuple of (list, list, list)
+        (C₀, C_x, C_y), exact.
+    box : tuple of 4 fractions.Fraction
+        The cell.
+    rbox : tuple of 4 flint.fmpq
+        The same box.
+    kind : str
+        The certificate kind of the record.
+
+    Returns
+    -------
+    dict or None
+        ``{"status": "OUTSIDE", …, "data": {"z": […]}}`` or None.
+    """
+    C0, Cx, Cy = cov
+    d = len(C0)
+    xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
+    M = np.array([[float(Fraction(C0[i][j]) + Fraction(Cx[i][j]) * xc + Fraction(Cy[i][j]) * yc)
+                   for j in range(d)] for i in range(d)])
+    w, U = np.linalg.eigh(M)
+    if w[0] > 0:
         return None
+    u = U[:, 0] / np.max(np.abs(U[:, 0]))
+    for bits in (8, 20):
+        z = [Fraction(float(e)).limit_denominator(2 ** bits) for e in u]
+        _lo, hi = scalar_range(S.quad(z), rbox)
+        if hi <= 0:
+            return {"status": "OUTSIDE", "regime": "OUTSIDE", "kind": kind, "argument": "vertex",
+                    "claim": "Σ₀ is not positive definite at any point of the cell (outside the map's domain)",
+                    "data": {"z": [frac_str(e) for e in z]}}
+    return None

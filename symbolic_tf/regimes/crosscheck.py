@@ -9,7 +9,8 @@ evidence).  A whole-cell verdict must agree with both:
   the integration reaches 0.99·T_lo without blowing up and blows up before 1.01·T_hi;
 * global regimes — the point classifier says the same regime (BOUNDED/EXPONENTIAL_GROWTH
   cells accept any global regime); the integration reaches the horizon, and for
-  CLUSTERING tr Σ decreases, for EQUILIBRIUM Σ moves towards Σ*.
+  CLUSTERING to 0 tr Σ decreases, for CLUSTERING to a limit of rank r ≥ 1 the d − r smallest
+  eigenvalues shrink relative to the largest, for EQUILIBRIUM Σ moves towards Σ*.
 """
 from __future__ import annotations
 
@@ -25,6 +26,22 @@ def _compatible(cell_regime: str, point_regime: str) -> bool:
     if cell_regime in ("BOUNDED", "EXPONENTIAL_GROWTH"):
         return point_regime in _GLOBAL
     return cell_regime == point_regime
+
+
+def _clustering_evidence(p, S_end, rank, rec) -> bool:
+    """The integration behaves as the cell's CLUSTERING claim says: a limit of rank 0 (or no rank
+    stated) — tr Σ decreases; a limit of rank r ≥ 1 — the d − r smallest eigenvalues shrink relative
+    to the largest (the ratio λ_{d−r}/λ_max at T is below its value at t = 0)."""
+    import numpy as np
+
+    S0 = np.array([[float(e) for e in row] for row in p.cov])
+    S1 = np.array([[float(S_end[i, j]) for j in range(S0.shape[0])] for i in range(S0.shape[0])])
+    if rank is None or int(rank) == 0:
+        return float(np.trace(S1)) < float(np.trace(S0))
+    k = S0.shape[0] - int(rank)      # the eigenvalues that must vanish: the k smallest
+    w0, w1 = np.linalg.eigvalsh(S0), np.linalg.eigvalsh(S1)
+    rec["eigen_ratio_0"], rec["eigen_ratio_T"] = float(w0[k - 1] / w0[-1]), float(w1[k - 1] / w1[-1])
+    return w1[-1] > 0 and w1[k - 1] / w1[-1] < w0[k - 1] / w0[-1]
 
 
 def _trace(S) -> float:
@@ -101,7 +118,7 @@ def crosscheck(doc: dict, n: int = 10, seed: int = 0, *, horizon: float = 20.0, 
                 tr0, tr1 = _trace(mpmath.matrix([[float(e) for e in row] for row in p.cov])), _trace(r.Sigma_end)
                 rec["integration"] = {"trace_0": tr0, "trace_T": tr1, "T": horizon}
                 if c["regime"] == "CLUSTERING":
-                    ok = ok and tr1 < tr0
+                    ok = ok and _clustering_evidence(p, r.Sigma_end, c.get("rank"), rec["integration"])
                 elif c["regime"] == "EQUILIBRIUM":
                     # Σ* = −2f·R⁻¹ with R = v(Ã + Ãᵀ), Ã = c·τ·A, F = fI (docs/mathematics.md §6)
                     V, At = single_quadratic_head(p)

@@ -92,18 +92,49 @@ def _prepared(spec_doc: dict):
         tubes = None
         kind, reason = (None, None) if pen is not None else cell_route(spec)
         if kind is not None:
-            from ..certify.cell_tubes import TubeCells
-
-            tubes = TubeCells(spec)
+            tubes = _CELL_SEARCHES[kind](spec)
         _CACHE[key] = (spec, pen, tubes, reason)
     return _CACHE[key]
+
+
+def _tube_cells(spec):
+    from ..certify.cell_tubes import TubeCells
+
+    return TubeCells(spec)
+
+
+def _basin_cells(spec):
+    from ..certify.cell_basins import BasinCells
+
+    return BasinCells(spec)
+
+
+def _tube_checker(spec):
+    from ..certify.kinds.cell_tube import TubeCellChecker
+
+    return TubeCellChecker(spec)
+
+
+def _basin_checker(spec):
+    from ..certify.kinds.cell_basin import BasinCellChecker
+
+    return BasinCellChecker(spec)
+
+
+#: whole-cell kinds beyond the Riccati pencil, in route order: kind → (module with ``search_reason``,
+#: the cell search, the cell checker)
+_CELL_KINDS = {"cell-tube": ("cell_tubes", _tube_cells, _tube_checker),
+               "cell-basin": ("cell_basins", _basin_cells, _basin_checker)}
+_CELL_SEARCHES = {k: v[1] for k, v in _CELL_KINDS.items()}
 
 
 def cell_route(spec: MapSpec) -> tuple:
     """The whole-cell certificate kind of a slice and, when there is none, why not.
 
     ``cell-riccati-vI`` (:mod:`symbolic_tf.certify.cells`) for V = vI and F = fI; else ``cell-tube``
-    (:mod:`symbolic_tf.certify.cell_tubes`) for slices of Σ₀ only with a drift; else point verdicts.
+    (:mod:`symbolic_tf.certify.cell_tubes`) for slices of Σ₀ only with a drift; else ``cell-basin``
+    (:mod:`symbolic_tf.certify.cell_basins`) for trace-constant Σ₀ slices in d = 2 without drift; else
+    point verdicts.
 
     Parameters
     ----------
@@ -117,15 +148,18 @@ def cell_route(spec: MapSpec) -> tuple:
     """
     from ..certify.cells import KIND as PENCIL, no_route_reason
 
+    import importlib
+
     why = no_route_reason(spec)
     if why is None:
         return PENCIL, None
-    from ..certify.cell_tubes import KIND as TUBE, search_reason
-
-    why_tube = search_reason(spec)
-    if why_tube is None:
-        return TUBE, None
-    return None, f"{why}; {why_tube}"
+    whys = [why]
+    for kind, (module, _search, _checker) in _CELL_KINDS.items():
+        why_k = importlib.import_module(f"symbolic_tf.certify.{module}").search_reason(spec)
+        if why_k is None:
+            return kind, None
+        whys.append(why_k)
+    return None, "; ".join(whys)
 
 
 def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
@@ -581,7 +615,6 @@ def check_map(doc: dict) -> dict:
         ``{"cells_checked", "points_checked", "cells"}``.
     """
     from ..certify.check import check
-    from ..certify.kinds.cell_tube import KIND as TUBE_KIND, TubeCellChecker
     from ..certify.kinds.cells import CellChecker
 
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
@@ -613,9 +646,9 @@ def check_map(doc: dict) -> dict:
     for c in cells:
         if c["status"] in ("PROVED", "OUTSIDE"):
             kind = (c.get("certificate") or {}).get("kind")
-            if kind == TUBE_KIND:
+            if kind in _CELL_KINDS:
                 if kind not in checkers:
-                    _checked(f"cell {c['id']}", lambda s: checkers.setdefault(kind, TubeCellChecker(s)), spec)
+                    _checked(f"cell {c['id']}", lambda s: checkers.setdefault(kind, _CELL_KINDS[kind][2](s)), spec)
                 _checked(f"cell {c['id']}", checkers[kind].check, c)
             else:
                 if ck is None:

@@ -152,10 +152,11 @@ def test_map_route_and_whole_map_check():
         check_map(bad)
 
 
-def test_slices_without_drift_keep_point_verdicts():
+def test_slices_without_drift_are_not_tube_cells():
+    """Without drift tubes from a cell spread along the neutral line: the slice goes to the basin
+    kind (trace-constant disk in d = 2, tests/certify/test_cell_basin.py) instead."""
     doc = copy.deepcopy(DRIFT)
     del doc["problem"]["F"], doc["problem"]["b"]
     spec = parse_map_spec(doc)
-    assert "drift" in search_reason(spec)
-    kind, why = cell_route(spec)
-    assert kind is None and "neutral line" in why
+    assert "neutral line" in search_reason(spec)
+    assert cell_route(spec) == ("cell-basin", None)

@@ -142,6 +142,25 @@ def _cell_tube_certificate():
     return Certificate(kind=KIND, claim=claim, status=status, data=data).to_dict()
 
 
+def _cell_basin_certificate():
+    """A standalone ``cell-basin`` certificate: a CLUSTERING cell of the reference general-V Σ₀ disk (no
+    drift) inside the certified basin of its isotropic point, found by :class:`BasinCells`."""
+    from symbolic_tf.certify.cell_basins import BasinCells
+    from symbolic_tf.certify.kinds.cell_basin import KIND
+    from symbolic_tf.reproduce.regimes import map_specs
+    from symbolic_tf.spec.mapspec import parse_map_spec
+
+    doc = map_specs(True)["c_reference_disk"]
+    box = (Fraction(-1, 6), Fraction(0), Fraction(-1, 6), Fraction(0))
+    r = BasinCells(parse_map_spec(doc)).certify(box)
+    assert r["status"] == "PROVED" and r["regime"] == "CLUSTERING", r.get("reason")
+    cell = {"box": [str(b) for b in box], "status": r["status"], "regime": r["regime"], "rank": r["rank"],
+            "claim": r["claim"], "certificate": {"kind": KIND, "data": r["data"]}}
+    data = {"spec": doc, "cell": cell}
+    status, claim = declaration(KIND).derive(SimpleNamespace(kind=KIND, status="PROVED", data=data), None)
+    return Certificate(kind=KIND, claim=claim, status=status, data=data).to_dict()
+
+
 def _build_certs() -> dict:
     from symbolic_tf.certify.batch import blowup_brackets_batch
     from symbolic_tf.certify.convexity import find_nonconvexity_witness
@@ -188,6 +207,8 @@ def _build_certs() -> dict:
     }
     if "cell-tube" in kinds():
         out["cell-tube"] = _cell_tube_certificate()
+    if "cell-basin" in kinds():
+        out["cell-basin"] = _cell_basin_certificate()
     F = Fraction
     members = [((F(1), F(0)), (F(0), F(1))), ((F(1, 2), F(1, 4)), (F(1, 4), F(1, 2))),
                ((F(2), F(-1, 2)), (F(-1, 2), F(1, 4)))]
@@ -300,7 +321,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "global-riccati-vI/stationary", "stationary", "stationary/zero", "bounded-drift-vI-nsd", "equilibrium-drift-vI", "global-drift-vI", "growth-drift-vI-nsd", "stratum",
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
-              "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "blowup-riccati-vI-batch",
+              "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "blowup-riccati-vI-batch",
               "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
@@ -620,7 +641,7 @@ def all_mutations(c):
         yield label, m, False
     for label, m in _data_mutations(c, schema):
         # a standalone cell's map spec plays the role of the embedded problem
-        yield label, m, c["kind"] in ("cell-riccati-vI", "cell-tube") and label.startswith("data['spec']")
+        yield label, m, c["kind"] in ("cell-riccati-vI", "cell-tube", "cell-basin") and label.startswith("data['spec']")
     for label, m in _claim_mutations(c):
         yield label, m, False
     yield from _problem_mutations(c)

@@ -50,7 +50,7 @@ MAX_ORDER = 40
 MAX_STEPS = 20000
 ENCLOSURE_PREC = 128   # bits of the arb enclosure of the cell's Σ₀ set (part of the kind's definition)
 
-__all__ = ["KIND", "END_KINDS", "TubeCellChecker", "sigma0_enclosure", "cell_parallelepiped", "cell_claim",
+__all__ = ["KIND", "END_KINDS", "TubeCellChecker", "check_outside_cell", "open_cell", "derived_cell_claim", "sigma0_enclosure", "cell_parallelepiped", "cell_claim",
            "route_reason"]
 
 
@@ -222,6 +222,106 @@ def cell_claim(regime: str, params: dict) -> Claim:
     return Claim(regime, Quantifier.EVERY_IN_CELL, params)
 
 
+def check_outside_cell(S, box, cell, data, fail) -> None:
+    """An OUTSIDE cell: Σ₀ is not positive definite at any point of the closed cell, shown by a
+    rational z with zᵀΣ₀(x, y)z ≤ 0 on the whole box (an exact range of a polynomial in (x, y)).
+
+    Parameters
+    ----------
+    S : symbolic_tf.certify.kinds.cell_enclosures.MatPoly
+        Σ₀(x, y), affine.
+    box : tuple of 4 flint.fmpq
+        The closed cell.
+    cell : dict
+        The stored cell (its ``regime`` must be OUTSIDE).
+    data : dict
+        The certificate's data ``{"z": [...]}``.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+    """
+    validate(data, {"z": "rat[]"}, "cell.data")
+    z = [_num(s) for s in data["z"]]
+    if len(z) != S.nrows:
+        fail("z has the wrong length")
+    _lo, hi = scalar_range(S.quad(z), box)
+    if not hi <= 0:
+        fail("OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
+    if cell.get("regime") != "OUTSIDE":
+        fail("an OUTSIDE cell must say regime OUTSIDE")
+
+
+def open_cell(cell: dict, kind_name: str, S, fail):
+    """The common opening of a whole-cell checker: the exact box, the certificate's kind and data;
+    an OUTSIDE cell is checked here (:func:`check_outside_cell`).
+
+    Parameters
+    ----------
+    cell : dict
+        The stored cell.
+    kind_name : str
+        The kind the checker covers.
+    S : symbolic_tf.certify.kinds.cell_enclosures.MatPoly
+        Σ₀(x, y).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+
+    Returns
+    -------
+    tuple or None
+        (box as 4 fmpq, data) of a PROVED cell; None for a verified OUTSIDE cell.
+    """
+    try:
+        box = rat_box([_num(s) for s in cell["box"]])
+    except (ValueError, KeyError, TypeError):
+        fail("malformed box")
+    cert = cell.get("certificate") or {}
+    if cert.get("kind") != kind_name:
+        fail(f"kind {str(cert.get('kind'))[:40]!r} is not {kind_name}")
+    data = cert.get("data")
+    if not isinstance(data, dict):
+        fail("data must be an object")
+    status = cell.get("status")
+    if status == "OUTSIDE":
+        check_outside_cell(S, box, cell, data, fail)
+        return None
+    if status != "PROVED":
+        fail(f"status {str(status)[:20]!r} carries no certificate")
+    return box, data
+
+
+def derived_cell_claim(cell: dict, regime: str, params: dict, fail) -> Claim:
+    """The claim a checker derived for a cell, after requiring that the cell's stored regime, rank,
+    bracket and claim text are exactly the derived ones.
+
+    Parameters
+    ----------
+    cell : dict
+        The stored cell.
+    regime : str
+        The derived regime.
+    params : dict
+        The derived ``rank`` or ``T_lo``/``T_hi``.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+
+    Returns
+    -------
+    symbolic_tf.certify.claims.Claim
+        :func:`cell_claim` (regime, params).
+    """
+    claim = cell_claim(regime, params)
+    if cell.get("regime") != regime:
+        fail(f"the cell says {str(cell.get('regime'))[:20]}, the certificate proves {regime}")
+    for key in ("rank", "T_lo", "T_hi"):
+        stored = cell.get(key)
+        derived = params.get(key)
+        if (stored is None) != (derived is None) or (stored is not None and _num(stored) != _num(derived)):
+            fail(f"{key} differs from the derived claim")
+    if cell.get("claim") != claim.text():
+        fail("the claim text is not the derived claim")
+    return claim
+
+
 class TubeCellChecker:
     """Checks the ``cell-tube`` cells of one map spec (the flow is built once)."""
 
@@ -254,30 +354,10 @@ class TubeCellChecker:
         symbolic_tf.spec.errors.CertificationFailed
             When anything does not verify or the stored claim differs from the derived one.
         """
-        try:
-            box = rat_box([_num(s) for s in cell["box"]])
-        except ValueError:
-            _fail("malformed box")
-        cert = cell.get("certificate") or {}
-        if cert.get("kind") != KIND:
-            _fail(f"kind {str(cert.get('kind'))[:40]!r} is not {KIND}")
-        data = cert.get("data")
-        if not isinstance(data, dict):
-            _fail("data must be an object")
-        status = cell.get("status")
-        if status == "OUTSIDE":
-            validate(data, {"z": "rat[]"}, "cell-tube.data")
-            z = [_num(s) for s in data["z"]]
-            if len(z) != self.d:
-                _fail("z has the wrong length")
-            _lo, hi = scalar_range(self.S.quad(z), box)
-            if not hi <= 0:
-                _fail("OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
-            if cell.get("regime") != "OUTSIDE":
-                _fail("an OUTSIDE cell must say regime OUTSIDE")
+        opened = open_cell(cell, KIND, self.S, _fail)
+        if opened is None:
             return None
-        if status != "PROVED":
-            _fail(f"status {status!r} carries no certificate")
+        box, data = opened
         end = data.get("end")
         if end not in END_KINDS:
             _fail(f"unknown end kind {str(end)[:40]!r}; known: {', '.join(END_KINDS)}")
@@ -295,17 +375,7 @@ class TubeCellChecker:
         regime, params = END_KINDS[end](self.pairs, self.F, S_end, ts[-1], inner, self.d)
         if regime == "BLOWUP":   # the stored bracket must contain the derived one
             params = bracket_claim(data, *params, _fail).params
-        claim = cell_claim(regime, params)
-        if cell.get("regime") != regime:
-            _fail(f"the cell says {str(cell.get('regime'))[:20]}, the certificate proves {regime}")
-        for key in ("rank", "T_lo", "T_hi"):
-            stored = cell.get(key)
-            derived = params.get(key)
-            if (stored is None) != (derived is None) or (stored is not None and _num(stored) != _num(derived)):
-                _fail(f"{key} differs from the derived claim")
-        if cell.get("claim") != claim.text():
-            _fail("the claim text is not the derived claim")
-        return claim
+        return derived_cell_claim(cell, regime, params, _fail)
 
 
 @kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
