@@ -427,8 +427,11 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
                     nxt += [(lv + 1, 2 * i + a, 2 * j + b) for a in (0, 1) for b in (0, 1)]
             else:
                 leaves.append(r)
-        for part, k in enumerate(range(0, len(nxt), size)):
-            schedule(f"{cid}-{part:03d}", nxt[k][0], nxt[k:k + size])
+        # children at max_depth are not refined further: their task is their chunk alone, so
+        # their chunks are larger (a deterministic rule: the ids depend on the records only)
+        piece = size if not nxt or nxt[0][0] < spec.max_depth else max(size, budget // 2)
+        for part, k in enumerate(range(0, len(nxt), piece)):
+            schedule(f"{cid}-{part:03d}", nxt[k][0], nxt[k:k + piece])
 
     def drain():
         while ready:
