@@ -140,7 +140,8 @@ class _DaskDynamic(Dynamic):
         from dask.distributed import as_completed
 
         self.client, self.fn, self.keys = client, fn, {}
-        self.ac = as_completed()
+        # with_results: the results are gathered as the tasks finish, not one request per result
+        self.ac = as_completed(with_results=True)
 
     def add(self, key, args):
         fut = self.client.submit(self.fn, *args, pure=False)
@@ -149,8 +150,8 @@ class _DaskDynamic(Dynamic):
 
     def __iter__(self):
         try:
-            for fut in self.ac:
-                yield self.keys.pop(fut.key), fut.result()
+            for fut, res in self.ac:
+                yield self.keys.pop(fut.key), res
         finally:
             for fut in list(self.ac.futures):
                 fut.cancel()
