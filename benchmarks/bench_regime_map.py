@@ -95,7 +95,7 @@ def _quiet(limit=0.1, max_wait=30.0):
             return
 
 
-def compare(spec, reps, executors, smoke=False):
+def _compare(spec, reps, executors, smoke=False):
     """Median wall seconds of ``run_map(spec)`` per executor, over reps runs in which other
     processes took < 0.08 cores (at most 3·reps tries each), and the maps (to compare).
 
@@ -138,7 +138,7 @@ def _strip(m):
     return json.dumps({k: v for k, v in m.items() if k != "run"}, sort_keys=True)
 
 
-def parallel_maps(smoke):
+def _parallel_maps(smoke):
     """Three maps on 1 worker, 2 processes and a 2-worker Dask LocalCluster; start-up timed apart."""
     reps = 1 if smoke else 5
     specs = {"slice (a), 16×16, depth 4": ("a_softmax_A", 4), "Σ₀ disk (c′), depth 4": ("c_threshold_disk", 4),
@@ -155,7 +155,7 @@ def parallel_maps(smoke):
         for name, (key, depth) in specs.items():
             doc = dict(map_specs(quick=False)[key], max_depth=1 if smoke else depth,
                        **({"resolution": [4, 4]} if smoke else {}))
-            res = compare(parse_map_spec(doc), reps, exs, smoke)
+            res = _compare(parse_map_spec(doc), reps, exs, smoke)
             serial = res["1 worker"][0]
             same = len({_strip(r[3]) for r in res.values()}) == 1
             cells = res["1 worker"][3]["run"]["cells_computed"]
@@ -168,7 +168,7 @@ def parallel_maps(smoke):
             ex.close()
 
 
-def whole_command(smoke):
+def _whole_command(smoke):
     """``symtf regime-map SPEC --workers N`` in a fresh process (Python start-up, imports, pool,
     map, map.json, figure): wall seconds for N = 1 and 2."""
     doc = dict(map_specs(quick=False)["c_threshold_disk"], max_depth=1 if smoke else 6,
@@ -251,8 +251,8 @@ def main():
     print(f"  one cell at a time (certify_cell, a batch of one): {1 / t_one:6.0f} cells/s; in batches of 64: "
           f"{n * n / t_uniform:6.0f} cells/s")
 
-    parallel_maps(smoke)
-    whole_command(smoke)
+    _parallel_maps(smoke)
+    _whole_command(smoke)
 
 if __name__ == "__main__":
     main()
