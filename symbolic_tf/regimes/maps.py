@@ -391,7 +391,6 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     # chunk size: level 0 over 4 chunks per worker (8..256 cells); refinements use the same size
     size = chunk_size or min(256, max(8, -(-len(top) // (4 * ex.workers))))
     counts = {"new": 0, "deferred": 0, "written": 0, "computed": 0, "resumed": 0, "done": 0, "total": 0, "decided": 0, "cells": 0}
-    max_level = [0]
     dyn = ex.dynamic(certify_subtree)
     ready: list = []      # (cid, level, ids, results) read back from finished chunk files
 
@@ -421,10 +420,10 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         nxt = []
         for r in res:
             lv, i, j = r["id"]
-            max_level[0] = max(max_level[0], lv)
+            if here and (lv + 1, 2 * i, 2 * j) in here:
+                continue  # refined inside the task: its children are in res
             if route_reason is None and lv < spec.max_depth and _wants_refinement(r, bracket_ratio):
-                if (lv + 1, 2 * i, 2 * j) not in here:
-                    nxt += [(lv + 1, 2 * i + a, 2 * j + b) for a in (0, 1) for b in (0, 1)]
+                nxt += [(lv + 1, 2 * i + a, 2 * j + b) for a in (0, 1) for b in (0, 1)]
             else:
                 leaves.append(r)
         # children at max_depth are not refined further: their task is their chunk alone, so
@@ -454,7 +453,8 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     prog.newline()
     if counts["deferred"]:
         raise MapInterrupted(f"stopped after {counts['written']} new chunk(s)")
-    computed_cells, resumed_cells, level = counts["computed"], counts["resumed"], max_level[0] + 1
+    computed_cells, resumed_cells = counts["computed"], counts["resumed"]
+    level = max((r["id"][0] for r in leaves), default=0) + 1
     leaves.sort(key=lambda r: tuple(r["id"]))
     wall = time.perf_counter() - t0
     doc = {"schema": SCHEMA, "spec": spec_doc, "spec_hash": spec_hash,
