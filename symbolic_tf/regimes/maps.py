@@ -13,7 +13,9 @@ at the centres of the level-0 cells, and no refinement.
 Execution: the level-0 cells are cut into chunks, and the cells a finished chunk refines form
 chunks of their own, submitted at once (no barrier between levels, so no worker idles while a
 level's last chunks finish; a chunk's id and contents depend only on its parent's results, never
-on the arrival order).  Each chunk's results are written atomically to ``OUT/chunks/`` as soon
+on the arrival order).  A task refines its chunk further inside the worker while it has certified
+at most ``task_cells`` cells (:func:`certify_subtree`), so it carries tens of milliseconds of work
+and the fixed cost of a task stays small.  Each chunk's results are written atomically to ``OUT/chunks/`` as soon
 as it finishes, so an interrupted run resumes where it
 stopped (finished chunks are read back, not recomputed) and a dead worker loses only its chunk.
 The chunks run on an :mod:`~symbolic_tf.regimes.executors` executor (serial, local processes
@@ -268,7 +270,8 @@ def certify_subtree(spec_doc: dict, cells: list, budget: int = 0,
     cells : list of tuple
         The cells ``(level, i, j)`` of the chunk.
     budget : int, optional
-        The most cells the task certifies beyond its first level (0: the chunk's cells only).
+        The most cells the task certifies in all: it goes one level further only while the total
+        stays ≤ ``budget`` (0: the chunk's own cells only, however many).
     bracket_ratio : Fraction or None
         As in :func:`run_map`: which PROVED blow-up cells are split.
 
@@ -388,7 +391,8 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     leaves: list[dict] = []
     nx, ny = spec.resolution
     top = [(0, i, j) for i in range(nx) for j in range(ny)]
-    # chunk size: level 0 over 4 chunks per worker (8..256 cells); refinements use the same size
+    # chunk size: level 0 over 4 chunks per worker (8..256 cells); refinements use the same size,
+    # except children at max_depth (see finish)
     size = chunk_size or min(256, max(8, -(-len(top) // (4 * ex.workers))))
     counts = {"new": 0, "deferred": 0, "written": 0, "computed": 0, "resumed": 0, "done": 0, "total": 0, "decided": 0, "cells": 0}
     dyn = ex.dynamic(certify_subtree)
