@@ -113,23 +113,25 @@ class _SerialDynamic(Dynamic):
 
 
 class _FutureDynamic(Dynamic):
-    """concurrent.futures pools: wait for the first completed future, any number pending."""
+    """concurrent.futures pools: each future puts itself on a queue when done (no ``wait`` over
+    every pending future for each result)."""
 
     def __init__(self, pool, fn):
-        self.pool, self.fn, self.pending = pool, fn, {}
+        import queue
+
+        self.pool, self.fn, self.pending, self.done = pool, fn, {}, queue.SimpleQueue()
 
     def add(self, key, args):
-        self.pending[self.pool.submit(self.fn, *args)] = key
+        fut = self.pool.submit(self.fn, *args)
+        self.pending[fut] = key
+        fut.add_done_callback(self.done.put)
 
     def __iter__(self):
-        from concurrent.futures import FIRST_COMPLETED, wait
-
         try:
             while self.pending:
-                done, _ = wait(list(self.pending), return_when=FIRST_COMPLETED)
-                for fut in done:
-                    key = self.pending.pop(fut)
-                    yield key, fut.result()
+                fut = self.done.get()
+                key = self.pending.pop(fut)
+                yield key, fut.result()
         finally:
             for fut in self.pending:
                 fut.cancel()
@@ -140,7 +142,8 @@ class _DaskDynamic(Dynamic):
         from dask.distributed import as_completed
 
         self.client, self.fn, self.keys = client, fn, {}
-        self.ac = as_completed()
+        # with_results: the results are gathered as the tasks finish, not one request per result
+        self.ac = as_completed(with_results=True)
 
     def add(self, key, args):
         fut = self.client.submit(self.fn, *args, pure=False)
@@ -149,8 +152,8 @@ class _DaskDynamic(Dynamic):
 
     def __iter__(self):
         try:
-            for fut in self.ac:
-                yield self.keys.pop(fut.key), fut.result()
+            for fut, res in self.ac:
+                yield self.keys.pop(fut.key), res
         finally:
             for fut in list(self.ac.futures):
                 fut.cancel()

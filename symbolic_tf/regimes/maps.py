@@ -13,7 +13,9 @@ at the centres of the level-0 cells, and no refinement.
 Execution: the level-0 cells are cut into chunks, and the cells a finished chunk refines form
 chunks of their own, submitted at once (no barrier between levels, so no worker idles while a
 level's last chunks finish; a chunk's id and contents depend only on its parent's results, never
-on the arrival order).  Each chunk's results are written atomically to ``OUT/chunks/`` as soon
+on the arrival order).  A task refines its chunk further inside the worker while it has certified
+at most ``task_cells`` cells (:func:`certify_subtree`), so it carries tens of milliseconds of work
+and the fixed cost of a task stays small.  Each chunk's results are written atomically to ``OUT/chunks/`` as soon
 as it finishes, so an interrupted run resumes where it
 stopped (finished chunks are read back, not recomputed) and a dead worker loses only its chunk.
 The chunks run on an :mod:`~symbolic_tf.regimes.executors` executor (serial, local processes
@@ -34,10 +36,14 @@ from ..exact.rational import frac_str
 from ..spec.errors import CertificationFailed, InvalidParameters
 from ..spec.mapspec import MapSpec, parse_map_spec
 
-__all__ = ["SCHEMA", "run_map", "certify_chunk", "cell_box", "check_map", "MapInterrupted", "theory_fields", "validate_spec",
+__all__ = ["SCHEMA", "run_map", "certify_chunk", "certify_subtree", "TASK_CELLS", "cell_box", "check_map", "MapInterrupted", "theory_fields", "validate_spec",
            "REGIME_ORDER"]
 
 SCHEMA = "symbolic_tf.regime_map/1"
+#: default most cells one task certifies (its chunk and the refinements it runs itself, see
+#: :func:`certify_subtree`): ~20 ms of pencil cells, ~50 ms of centred-form disk cells, so that a
+#: task's fixed cost (scheduling, pickling, a Dask round trip: 1–5 ms) stays a few per cent
+TASK_CELLS = 256
 REGIME_ORDER = ("BLOWUP", "EQUILIBRIUM", "CLUSTERING", "BOUNDED", "EXPONENTIAL_GROWTH", "UNDECIDED", "OUTSIDE")
 
 
@@ -271,6 +277,58 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
     return out
 
 
+def _children(res: list[dict], max_depth: int, bracket_ratio: Fraction | None) -> list[tuple]:
+    """The four children of every record of ``res`` the refinement splits, in record order."""
+    out = []
+    for r in res:
+        lv, i, j = r["id"]
+        if lv < max_depth and _wants_refinement(r, bracket_ratio):
+            out += [(lv + 1, 2 * i + a, 2 * j + b) for a in (0, 1) for b in (0, 1)]
+    return out
+
+
+def certify_subtree(spec_doc: dict, cells: list, budget: int = 0,
+                    bracket_ratio: Fraction | None = Fraction(2)) -> list[dict]:
+    """Certify a chunk of cells and go on refining it inside the task while the work stays small.
+
+    Level by level: certify the cells (:func:`certify_chunk`), and while the cells the refinement
+    splits have children and (cells certified so far) + (children) ≤ ``budget``, certify the
+    children too.  The rule depends on the verdicts only, never on timing, so a chunk's records are
+    the same on every executor (and a resumed run finds the same chunks); every cell gets the
+    record it would get alone, so the map does not depend on ``budget`` either.
+
+    Parameters
+    ----------
+    spec_doc : dict
+        The map spec document.
+    cells : list of tuple
+        The cells ``(level, i, j)`` of the chunk.
+    budget : int, optional
+        The most cells the task certifies in all: it goes one level further only while the total
+        stays ≤ ``budget`` (0: the chunk's own cells only, however many).
+    bracket_ratio : Fraction or None
+        As in :func:`run_map`: which PROVED blow-up cells are split.
+
+    Returns
+    -------
+    list of dict
+        The record of every cell certified, level by level: the chunk's cells, then the children
+        certified inside the task.  A record the refinement splits whose children are not in the
+        list is left for the driver to refine.
+    """
+    spec, _pen, _tubes, reason = _prepared(spec_doc)
+    out: list[dict] = []
+    frontier = list(cells)
+    while True:
+        res = certify_chunk(spec_doc, frontier)
+        out += res
+        if reason is not None:  # point verdicts only: no refinement
+            return out
+        frontier = _children(res, spec.max_depth, bracket_ratio)
+        if not frontier or len(out) + len(frontier) > budget:
+            return out
+
+
 # ---------------------------------------------------------------------------------------
 # the driver
 # ---------------------------------------------------------------------------------------
@@ -318,7 +376,7 @@ def _load_chunk(path: Path, spec_hash: str, ids: list) -> list | None:
 
 def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=None, chunk_size: int | None = None,
             progress: bool = False, max_new_chunks: int | None = None,
-            bracket_ratio: Fraction | None = Fraction(2)) -> dict:
+            bracket_ratio: Fraction | None = Fraction(2), task_cells: int | None = None) -> dict:
     """Compute a certified regime map.
 
     Parameters
@@ -330,13 +388,18 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     executor : Executor, optional
         From :func:`symbolic_tf.regimes.executors.make_executor`; default serial.
     chunk_size : int, optional
-        Cells per chunk (the unit of work, of atomic writing and of loss on a worker death);
-        default: a level's cells over 4 chunks per worker, between 8 and 256 cells each.
+        Cells per chunk (a task's first cells; a chunk file holds them and the refinements the task
+        ran); default: the level-0 cells over 4 chunks per worker, between 8 and 256 cells each.
     max_new_chunks : int, optional
         Stop with :class:`MapInterrupted` after this many newly computed chunks.
     bracket_ratio : Fraction or None
         Blow-up cells with T_hi/T_lo above it (or no finite bracket) are split too, down to
         ``max_depth``; None splits undecided cells only.
+    task_cells : int, optional
+        A task refines its own chunk inside the worker while it has certified at most this many
+        cells (:func:`certify_subtree`; default :data:`TASK_CELLS`; 0: one level per task), so a
+        task carries tens of milliseconds of work and its fixed cost stays small.  The map does
+        not depend on it (nor on ``chunk_size`` or the executor); the chunk files do.
 
     Returns
     -------
@@ -349,6 +412,9 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         spec = parse_map_spec(spec)
     if chunk_size is not None and chunk_size < 1:
         raise InvalidParameters("chunk_size", "must be ≥ 1")
+    if task_cells is not None and task_cells < 0:
+        raise InvalidParameters("task_cells", "must be ≥ 0")
+    budget = TASK_CELLS if task_cells is None else task_cells
     spec_doc, spec_hash = spec.to_dict(), spec.content_hash()
     validate_spec(spec)
     route_kind, route_reason = cell_route(spec)
@@ -359,43 +425,50 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     leaves: list[dict] = []
     nx, ny = spec.resolution
     top = [(0, i, j) for i in range(nx) for j in range(ny)]
-    # chunk size: level 0 over 4 chunks per worker (8..256 cells); refinements use the same size
+    # chunk size: level 0 over 4 chunks per worker (8..256 cells); refinements use the same size,
+    # except children at max_depth (see finish)
     size = chunk_size or min(256, max(8, -(-len(top) // (4 * ex.workers))))
     counts = {"new": 0, "deferred": 0, "written": 0, "computed": 0, "resumed": 0, "done": 0, "total": 0, "decided": 0, "cells": 0}
-    max_level = [0]
-    dyn = ex.dynamic(certify_chunk)
+    dyn = ex.dynamic(certify_subtree)
     ready: list = []      # (cid, level, ids, results) read back from finished chunk files
 
     def schedule(cid, level, ids):
         counts["total"] += 1
-        max_level[0] = max(max_level[0], level)
         got = _load_chunk(_chunk_path(outp, level, cid), spec_hash, ids) if outp is not None else None
         if got is not None:
-            counts["resumed"] += len(ids)
+            counts["resumed"] += len(got)
             ready.append((cid, level, ids, got))
             return
         if max_new_chunks is not None and counts["new"] >= max_new_chunks:
             counts["deferred"] += 1    # over the budget of new chunks: the run stops (MapInterrupted)
             return
         counts["new"] += 1
-        dyn.add((cid, level, ids), (spec_doc, ids))
+        dyn.add((cid, level, ids), (spec_doc, ids, budget, bracket_ratio))
 
     def finish(cid, level, ids, res):
         """Record a chunk's leaves and schedule its refinement (children of one chunk form
-        chunks of their own, so chunk ids and contents do not depend on the arrival order)."""
+        chunks of their own, so chunk ids and contents do not depend on the arrival order).
+        ``res`` holds every cell the task certified: a split cell whose children are there was
+        refined inside the task (:func:`certify_subtree`)."""
         counts["done"] += 1
         counts["cells"] += len(res)
         counts["decided"] += sum(r["status"] == "PROVED" for r in res)
         prog.update(counts["done"], counts["total"], counts["cells"], counts["decided"], counts["resumed"])
+        here = {tuple(r["id"]) for r in res} if len(res) > len(ids) else ()
         nxt = []
         for r in res:
             lv, i, j = r["id"]
+            if here and (lv + 1, 2 * i, 2 * j) in here:
+                continue  # refined inside the task: its children are in res
             if route_reason is None and lv < spec.max_depth and _wants_refinement(r, bracket_ratio):
                 nxt += [(lv + 1, 2 * i + a, 2 * j + b) for a in (0, 1) for b in (0, 1)]
             else:
                 leaves.append(r)
-        for part, k in enumerate(range(0, len(nxt), size)):
-            schedule(f"{cid}-{part:03d}", level + 1, nxt[k:k + size])
+        # children at max_depth are not refined further: their task is their chunk alone, so
+        # their chunks are larger (a deterministic rule: the ids depend on the records only)
+        piece = size if not nxt or nxt[0][0] < spec.max_depth else max(size, budget // 2)
+        for part, k in enumerate(range(0, len(nxt), piece)):
+            schedule(f"{cid}-{part:03d}", nxt[k][0], nxt[k:k + piece])
 
     def drain():
         while ready:
@@ -418,7 +491,8 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     prog.newline()
     if counts["deferred"]:
         raise MapInterrupted(f"stopped after {counts['written']} new chunk(s)")
-    computed_cells, resumed_cells, level = counts["computed"], counts["resumed"], max_level[0] + 1
+    computed_cells, resumed_cells = counts["computed"], counts["resumed"]
+    level = max((r["id"][0] for r in leaves), default=0) + 1
     leaves.sort(key=lambda r: tuple(r["id"]))
     wall = time.perf_counter() - t0
     doc = {"schema": SCHEMA, "spec": spec_doc, "spec_hash": spec_hash,

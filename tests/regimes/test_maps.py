@@ -84,13 +84,26 @@ def test_decided_cells_agree_with_point_classifier_and_integration(map_a):
 
 
 def test_resume_after_interruption_gives_the_same_map(tmp_path, map_a):
+    # one level per task (task_cells=0): the whole map is many small chunks
     with pytest.raises(MapInterrupted):
-        run_map(SPEC_A, tmp_path, chunk_size=8, max_new_chunks=3)
+        run_map(SPEC_A, tmp_path, chunk_size=8, max_new_chunks=3, task_cells=0)
     assert len(list((tmp_path / "chunks").glob("*.json"))) == 3
     with pytest.raises(MapInterrupted):
-        run_map(SPEC_A, tmp_path, chunk_size=8, max_new_chunks=2)
+        run_map(SPEC_A, tmp_path, chunk_size=8, max_new_chunks=2, task_cells=0)
+    files = list((tmp_path / "chunks").glob("*.json"))
+    assert len(files) == 5
     resumed = run_map(SPEC_A, tmp_path, chunk_size=8)
-    assert resumed["run"]["cells_resumed"] == 5 * 8
+    # a chunk file holds its cells and the refinements its task ran: all of them are read back
+    assert resumed["run"]["cells_resumed"] == sum(len(json.loads(f.read_text())["results"]) for f in files)
+    assert _strip(resumed) == _strip(map_a)
+    # tasks that refine inside the worker: their chunk files hold several levels, resumed alike
+    sub = tmp_path / "sub"
+    with pytest.raises(MapInterrupted):
+        run_map(SPEC_A, sub, chunk_size=4, max_new_chunks=3, task_cells=40)
+    files = list((sub / "chunks").glob("*.json"))
+    assert len({r["id"][0] for f in files for r in json.loads(f.read_text())["results"]}) > 1
+    resumed = run_map(SPEC_A, sub, chunk_size=4, task_cells=40)
+    assert resumed["run"]["cells_resumed"] == sum(len(json.loads(f.read_text())["results"]) for f in files)
     assert _strip(resumed) == _strip(map_a)
 
 
@@ -101,7 +114,7 @@ def test_stale_chunks_are_recomputed(tmp_path, map_a):
     doc["spec_hash"] = "0" * 64  # a chunk of another spec is never trusted
     f.write_text(json.dumps(doc))
     again = run_map(SPEC_A, tmp_path, chunk_size=16)
-    assert again["run"]["cells_computed"] == 16
+    assert again["run"]["cells_computed"] == len(doc["results"])  # the chunk and the refinements its task ran
     assert _strip(again) == _strip(map_a)
 
 
@@ -141,3 +154,36 @@ def test_chunks_certify_the_same_cells_whatever_their_grouping():
     batch = certify_chunk(doc, cells)
     assert batch == [certify_chunk(doc, [c])[0] for c in cells]
     assert any("point" in r for r in batch)  # undecided max-depth cells carry a centre verdict
+
+
+def test_map_does_not_depend_on_chunking_or_task_size(map_a):
+    """However the cells are grouped into tasks (chunk size, refinement inside a task or not,
+    serial or two processes), the map is the same, byte for byte, and so are the cell counts."""
+    runs = [run_map(SPEC_A, chunk_size=cs, task_cells=tc) for cs, tc in ((None, 0), (1, 0), (3, 7), (8, 10 ** 6))]
+    with ProcessExecutor(2) as ex:
+        runs += [run_map(SPEC_A, executor=ex, chunk_size=5, task_cells=tc) for tc in (0, 40)]
+    for m in runs:
+        assert _strip(m) == _strip(map_a)
+        assert m["run"]["cells_computed"] == map_a["run"]["cells_computed"]
+        assert m["run"]["levels"] == map_a["run"]["levels"] == SPEC_A["max_depth"] + 1
+
+
+def test_subtree_task_records_are_those_of_its_cells_alone():
+    """certify_subtree certifies a chunk, then the children of its split cells level by level while
+    the budget allows: its records are exactly the cells' own records (certify_chunk), and it stops
+    at the first level that would exceed the budget."""
+    from symbolic_tf.regimes.maps import certify_chunk, certify_subtree
+
+    doc = dict(SPEC_A, max_depth=3)
+    cells = [(0, i, j) for i in range(4) for j in range(4)]
+    one = certify_subtree(doc, cells, 0)
+    assert one == certify_chunk(doc, cells)
+    whole = certify_subtree(doc, cells, 10 ** 6)
+    assert whole == certify_chunk(doc, [tuple(r["id"]) for r in whole])
+    assert {r["id"][0] for r in whole} == {0, 1, 2, 3}
+    # the budget is a cap on the cells certified: each prefix of levels that fits is taken whole
+    sizes = [sum(r["id"][0] == lv for r in whole) for lv in range(4)]
+    for budget in sorted({max(0, sum(sizes[:n]) + d) for n in range(1, 5) for d in (-1, 0)}):
+        got = certify_subtree(doc, cells, budget)
+        k = max(n for n in range(1, 5) if n == 1 or sum(sizes[:n]) <= budget)
+        assert len(got) == sum(sizes[:k]) and got == whole[:len(got)]
