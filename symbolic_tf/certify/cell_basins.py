@@ -33,7 +33,6 @@ DEGREE = 8            # of L
 DEPTH = 8             # quadtree depth of the basin check
 _GRID = 48            # samples per side of the reach-time grid
 _DT, _T_END = 0.02, 80.0
-_ROUNDS, _NEW_SAMPLES = 1, 400
 
 
 def search_reason(spec) -> str | None:
@@ -98,8 +97,8 @@ def _equilibria(ff):
 class _Basin:
     """A verified basin: the cell data without the bracket, and its checker results."""
 
-    def __init__(self, data, L, level, regime, T=None):
-        self.data, self.L, self.level, self.regime, self.T = data, L, level, regime, T
+    def __init__(self, data, L, level, regime):
+        self.data, self.L, self.level, self.regime = data, L, level, regime
 
 
 class BasinCells:
@@ -210,8 +209,8 @@ class BasinCells:
     def _lp(ff, region, pts, mine, tau, others, t_cap):
         """Coefficients (dyadic) of L of degree :data:`DEGREE` from a linear program on the samples:
         L' ≤ −1 and L ≥ 0 where the sample reaches the target by t_cap (so L is about the time left),
-        L ≥ 1.25·t_cap where it does not reach it (there L ends above the level), L ≤ 10·t_cap everywhere
-        (no wild swings between samples); minimise Σ L over the reaching samples."""
+        L ≥ 1.25·t_cap where it does not reach it (there L ends above the level); minimise Σ L over the
+        reaching samples."""
         from scipy.optimize import linprog
 
         z = pts - region["p"]
@@ -330,8 +329,9 @@ class BasinCells:
         return hit, tau
 
     def _fit(self, ff, regions, k, pts, hit, tau):
-        """L by a linear program on the samples, ℓ from the boxes where L' < −ε fails; rounds of
-        constraint generation add the centres of failing boxes below the wanted level as samples."""
+        """L by a linear program on the samples, then ℓ: just below the least lower bound of L over
+        the boxes of the quadtree where no basin test holds (the checker's procedure in its search
+        mode); the basin is then checked as the checker checks it."""
         from ..spec.errors import CertificationFailed
 
         region = regions[k]
@@ -341,37 +341,20 @@ class BasinCells:
         eps = Fraction(1, 8)
         field = self.checker.field
         tg = region["target"]
-        level = None
-        for rnd in range(_ROUNDS):
-            for q in (0.98, 0.95, 0.9):      # the most reach times the polynomial can fit
-                t_cap = float(np.quantile(tau[hit == k], q))
-                coeffs = self._lp(ff, region, pts, hit == k, tau, hit != k, t_cap)
-                if coeffs is not None:
-                    break
-            if coeffs is None:
-                return None
-            L = _mpoly(coeffs)
-            misses = []
-            depth = DEPTH - 2 if rnd < _ROUNDS - 1 else DEPTH
-            try:
-                check_basin(field, L, rat(10 ** 9), rat(eps), depth, tg["energy"], tg["rho_out"], _fail, misses)
-            except CertificationFailed:      # too many failing boxes: this L is no use
-                return None
-            lows = [(Fraction(int(lo.p), int(lo.q)), box) for box, lo in misses]
-            level = min((v for v, _b in lows), default=Fraction(10 ** 9))
-            new = [box for v, box in sorted(lows, key=lambda e: e[0]) if v < 0.8 * t_cap][:_NEW_SAMPLES]
-            if not new or rnd == _ROUNDS - 1:
+        for q in (0.98, 0.95, 0.9):      # the most reach times the polynomial can fit
+            t_cap = float(np.quantile(tau[mine], q))
+            coeffs = self._lp(ff, region, pts, mine, tau, hit != k, t_cap)
+            if coeffs is not None:
                 break
-            P = np.array([[float((b[0] + b[1]) / 2), float((b[2] + b[3]) / 2)] for b in new])
-            h, t = self._reach(ff, regions, P)
-            pts, hit, tau = np.vstack([pts, P]), np.concatenate([hit, h]), np.concatenate([tau, t])
-        if depth != DEPTH:
-            misses = []
-            try:
-                check_basin(field, L, rat(10 ** 9), rat(eps), DEPTH, tg["energy"], tg["rho_out"], _fail, misses)
-            except CertificationFailed:
-                return None
-            level = min((Fraction(int(lo.p), int(lo.q)) for _b, lo in misses), default=Fraction(10 ** 9))
+        if coeffs is None:
+            return None
+        L = _mpoly(coeffs)
+        misses = []
+        try:
+            check_basin(field, L, rat(10 ** 9), rat(eps), DEPTH, tg["energy"], tg["rho_out"], _fail, misses)
+        except CertificationFailed:      # too many failing boxes: this L is no use
+            return None
+        level = min((Fraction(int(lo.p), int(lo.q)) for _b, lo in misses), default=Fraction(10 ** 9))
         level = min(level, Fraction(10 ** 6))
         level = Fraction(int(np.floor(float(level) * 2 ** 20)) - 1, 2 ** 20)
         data = dict(region["data"], L=[[i, j, frac_str(v)] for (i, j), v in sorted(coeffs.items())],
@@ -380,7 +363,6 @@ class BasinCells:
             L_min, c_min, c_max = check_basin(field, L, rat(level), rat(eps), DEPTH, tg["energy"], tg["rho_out"], _fail)
         except CertificationFailed:
             return None
-        T = None
         if region["regime"] == "BLOWUP":
             lo, hi = ray_bracket(self.checker.T0, rat(level), L_min, rat(eps), [(c_min, c_max), tg["c_out"]],
                                  tg["c"], tg["tau_out"])
@@ -389,9 +371,8 @@ class BasinCells:
             if T_lo is None or T_hi is None:
                 return None
             data.update(T_lo=frac_str(T_lo), T_hi=frac_str(T_hi))
-            T = (T_lo, T_hi)
         assert set(data) == set(basin_schema(data["target"]))
-        return _Basin(data, L, rat(level), region["regime"], T)
+        return _Basin(data, L, rat(level), region["regime"])
 
 
 def _mpoly(coeffs):

@@ -185,3 +185,52 @@ def test_cells_outside_the_basin_are_refused(search, grid):
     cell["box"] = ["-5/6", "-2/3", "1/6", "1/3"]
     with pytest.raises(CertificationFailed):
         BasinCellChecker(spec).check(cell)
+
+
+RAY = {"family": "cov-disk", "resolution": [8, 8], "max_depth": 0,
+       "problem": {"variant": "softmax", "d": 2, "A": [["-5/4", "1/4"], [-3, -1]], "V": [["-5/4", "-3/2"], ["-7/4", -1]]}}
+
+
+def test_blowup_basin_cells_contain_the_blowup_time():
+    """A certified basin of an attracting blow-up ray (found by a random search): every certified cell
+    passes the checker, the float blow-up time from interior points lies in the cell's bracket, and a
+    bracket that does not contain the derived one is rejected."""
+    spec = parse_map_spec(RAY)
+    bc = BasinCells(spec)
+    assert any(b.regime == "BLOWUP" for b in bc.basins())
+    pairs, _F = flow_pairs(spec.problem_at(0, 0), None)
+    V = np.array([[float(pairs[0][0][i, j]) for j in range(2)] for i in range(2)])
+    A = np.array([[float(pairs[0][1][i, j]) for j in range(2)] for i in range(2)])
+
+    def rhs(_t, y):
+        S = y.reshape(2, 2)
+        H = V @ S @ A @ S
+        return (H + H.T).ravel()
+
+    def big(_t, y):
+        return 1e12 - np.abs(y).max()
+
+    big.terminal = True
+    ck = BasinCellChecker(spec)
+    rng = np.random.default_rng(1)
+    n, checked, cell = 8, 0, None
+    for i in range(n):
+        for j in range(n):
+            box = (F(-1) + F(2 * i, n), F(-1) + F(2 * i + 2, n), F(-1) + F(2 * j, n), F(-1) + F(2 * j + 2, n))
+            r = bc.certify(box)
+            if r.get("regime") != "BLOWUP":
+                continue
+            cell = _cell(r, box)
+            ck.check(cell)
+            x, y = (float(box[0]) + rng.random() * float(box[1] - box[0]),
+                    float(box[2]) + rng.random() * float(box[3] - box[2]))
+            S0 = np.array([[0.5 + x / 2, y / 2], [y / 2, 0.5 - x / 2]])
+            sol = solve_ivp(rhs, (0, 50), S0.ravel(), method="LSODA", rtol=1e-10, atol=1e-13, events=big)
+            assert sol.t_events[0].size == 1
+            assert float(F(r["T_lo"])) <= sol.t_events[0][0] <= float(F(r["T_hi"]))
+            checked += 1
+    assert checked >= 4
+    bad = copy.deepcopy(cell)
+    bad["certificate"]["data"]["T_lo"] = bad["T_lo"] = str(F(cell["T_lo"]) * 2)
+    with pytest.raises(CertificationFailed):
+        BasinCellChecker(spec).check(bad)
