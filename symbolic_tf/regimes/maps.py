@@ -152,9 +152,9 @@ def cell_route(spec: MapSpec) -> tuple:
     tuple of (str or None, str or None)
         (the kind, None) or (None, the reasons neither kind applies).
     """
-    from ..certify.cells import KIND as PENCIL, no_route_reason
-
     import importlib
+
+    from ..certify.cells import KIND as PENCIL, no_route_reason
 
     why = no_route_reason(spec)
     if why is None:
