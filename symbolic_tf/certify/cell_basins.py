@@ -29,9 +29,9 @@ from .kinds.cell_tube import cell_claim
 
 __all__ = ["KIND", "BasinCells", "search_reason"]
 
-DEGREE = 8            # of L
+DEGREE = 10           # of L
 DEPTH = 8             # quadtree depth of the basin check
-_GRID = 48            # samples per side of the reach-time grid
+_GRID = 64            # samples per side of the reach-time grid
 _DT, _T_END = 0.02, 80.0
 
 
