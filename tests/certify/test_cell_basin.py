@@ -50,6 +50,20 @@ def grid(search):
     return out
 
 
+def _float_flow(spec):
+    """The float right-hand side Σ̇ = VΣAΣ + ΣAᵀΣVᵀ of the slice's flow (for solve_ivp)."""
+    pairs, _F = flow_pairs(spec.problem_at(0, 0), None)
+    V = np.array([[float(pairs[0][0][i, j]) for j in range(2)] for i in range(2)])
+    A = np.array([[float(pairs[0][1][i, j]) for j in range(2)] for i in range(2)])
+
+    def rhs(_t, y):
+        S = y.reshape(2, 2)
+        H = V @ S @ A @ S
+        return (H + H.T).ravel()
+
+    return rhs
+
+
 def _matrix_field(V, A, X):
     H = V * X * A * X
     Q = H + H.transpose()
@@ -119,15 +133,7 @@ def test_certified_cells_agree_with_independent_integration(search, grid):
     """From interior points of CLUSTERING cells the float flow Σ̇ = VΣAΣ + ΣAᵀΣVᵀ stays bounded and
     becomes rank one (the second eigenvalue over the first → 0)."""
     spec, _bc = search
-    pairs, _F = flow_pairs(spec.problem_at(0, 0), None)
-    V = np.array([[float(pairs[0][0][i, j]) for j in range(2)] for i in range(2)])
-    A = np.array([[float(pairs[0][1][i, j]) for j in range(2)] for i in range(2)])
-
-    def rhs(_t, y):
-        S = y.reshape(2, 2)
-        H = V @ S @ A @ S
-        return (H + H.T).ravel()
-
+    rhs = _float_flow(spec)
     rng = np.random.default_rng(0)
     checked = 0
     for box, r in grid:
@@ -198,14 +204,7 @@ def test_blowup_basin_cells_contain_the_blowup_time():
     spec = parse_map_spec(RAY)
     bc = BasinCells(spec)
     assert any(b.regime == "BLOWUP" for b in bc.basins())
-    pairs, _F = flow_pairs(spec.problem_at(0, 0), None)
-    V = np.array([[float(pairs[0][0][i, j]) for j in range(2)] for i in range(2)])
-    A = np.array([[float(pairs[0][1][i, j]) for j in range(2)] for i in range(2)])
-
-    def rhs(_t, y):
-        S = y.reshape(2, 2)
-        H = V @ S @ A @ S
-        return (H + H.T).ravel()
+    rhs = _float_flow(spec)
 
     def big(_t, y):
         return 1e12 - np.abs(y).max()
