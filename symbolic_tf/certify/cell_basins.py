@@ -24,7 +24,7 @@ import numpy as np
 from ..exact.rational import dyadic, frac_str
 from .kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, poly_range,
                                ray_bracket, route_reason)
-from .kinds.cell_enclosures import pd_on_open_box, rat
+from .kinds.cell_enclosures import rat
 from .kinds.cell_tube import cell_claim
 
 __all__ = ["KIND", "BasinCells", "search_reason"]
@@ -145,13 +145,13 @@ class BasinCells:
             ``status`` PROVED (``kind``, ``regime``, ``claim``, ``argument``, ``data``, ``rank`` or
             ``T_lo``/``T_hi``), OUTSIDE, or UNDECIDED with ``reason``.
         """
-        from .cell_tubes import outside_cell
+        from .cell_tubes import off_domain
 
         box = tuple(Fraction(b) for b in box)
+        off = off_domain(self.S, self.spec.cov_affine(), box, KIND)
+        if off is not None:
+            return off
         rbox = tuple(rat(b) for b in box)
-        if not pd_on_open_box(self.S, rbox):
-            out = outside_cell(self.S, self.spec.cov_affine(), box, rbox, KIND)
-            return out or {"status": "UNDECIDED", "reason": "Σ₀ is not positive definite on the whole cell"}
         basins = self.basins()
         if not basins:
             return {"status": "UNDECIDED", "reason": f"no certified basin on the projective disk ({self._why})"}

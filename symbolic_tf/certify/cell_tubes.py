@@ -28,7 +28,7 @@ from ..exact.rational import frac_str
 from .kinds.cell_enclosures import MatPoly, pd_on_open_box, rat, scalar_range
 from .kinds.cell_tube import END_KINDS, KIND, cell_claim, cell_parallelepiped, route_reason, sigma0_enclosure
 
-__all__ = ["KIND", "TubeCells", "outside_cell", "search_reason"]
+__all__ = ["KIND", "TubeCells", "off_domain", "outside_cell", "search_reason"]
 
 _TUBE_KEYS = ("steps", "order", "tube_prec", "method", "T_lo", "T_hi")
 ORDER, PREC = 20, 128
@@ -130,10 +130,9 @@ class TubeCells:
             ``reason``.
         """
         box = tuple(Fraction(b) for b in box)
-        rbox = tuple(rat(b) for b in box)
-        if not pd_on_open_box(self.S, rbox):
-            out = outside_cell(self.S, self.cov, box, rbox, KIND)
-            return out or {"status": "UNDECIDED", "reason": "Σ₀ is not positive definite on the whole cell"}
+        off = off_domain(self.S, self.cov, box, KIND)
+        if off is not None:
+            return off
         start = (sigma0_enclosure(self.cov, box), cell_parallelepiped(self.cov, box))
         stop = "no target yet"
         if self.targets:
@@ -214,6 +213,33 @@ class TubeCells:
                 del self.targets[_MAX_TARGETS:]
                 return target
         return None
+
+
+def off_domain(S, cov, box, kind: str) -> dict | None:
+    """None when Σ₀ ≻ 0 on the whole open cell; else the cell's record: OUTSIDE (:func:`outside_cell`)
+    or UNDECIDED.
+
+    Parameters
+    ----------
+    S : symbolic_tf.certify.kinds.cell_enclosures.MatPoly
+        Σ₀(x, y), affine.
+    cov : tuple of (list, list, list)
+        (C₀, C_x, C_y), exact.
+    box : tuple of 4 fractions.Fraction
+        The cell.
+    kind : str
+        The certificate kind of an OUTSIDE record.
+
+    Returns
+    -------
+    dict or None
+        The record of a cell where Σ₀ is not positive definite throughout, or None.
+    """
+    rbox = tuple(rat(b) for b in box)
+    if pd_on_open_box(S, rbox):
+        return None
+    out = outside_cell(S, cov, box, rbox, kind)
+    return out or {"status": "UNDECIDED", "reason": "Σ₀ is not positive definite on the whole cell"}
 
 
 def outside_cell(S, cov, box, rbox, kind: str) -> dict | None:
