@@ -607,10 +607,8 @@ def _boundary_form(A, S, Ns):
         C1 = N.T @ C + C @ N
         lin[i] = x @ C1 @ y
         h[i] = W[:, :-1].T @ np.concatenate([C1 @ y, C1.T @ x]) / np.sqrt(2)
-    Cx = [N @ x for N in Nt]
-    Cy = [C @ (N @ y) for N in Nt]
-    P = np.array([[Cx[i] @ Cy[j] for j in range(k)] for i in range(k)])
-    G = (P + P.T) * 1.0 + 2 * (h / (lam[-1] - lam[:-1])) @ h.T
+    P = np.array([N @ x for N in Nt]) @ np.array([C @ (N @ y) for N in Nt]).T    # (Ñᵢx)ᵀC(Ñⱼy)
+    G = P + P.T + 2 * (h / (lam[-1] - lam[:-1])) @ h.T
     return S / sig, lin, G
 
 
@@ -796,8 +794,8 @@ def boundary_witness(A, V=None, tries: int = 8, seed: int = 0):
             return _boundary_direction(Af, point(x), Ns)[0]
         except np.linalg.LinAlgError:
             return np.inf
-    for _, Sb, _ in scored[:2]:
-        r = minimize(f, np.linalg.cholesky(Sb)[iu], method="Nelder-Mead", options={"maxiter": 300 * n})
+    for _, Sb, _ in scored[:1]:
+        r = minimize(f, np.linalg.cholesky(Sb)[iu], method="Nelder-Mead", options={"maxiter": 200 * n})
         val, Sb2, coef = _boundary_direction(Af, point(r.x), Ns)
         if val < 0:
             out = _certify_boundary(A, Sb2, coef, Ns_exact, make)
