@@ -437,7 +437,7 @@ from symbolic_tf.certify.twisted_gaussian import (EVERY_V_CLAIM, boundary_plane_
 def test_boundary_plane_closed_form_is_the_limit_of_the_exact_sign_term(cs, tau):
     """A = C = xyᵀ + τx₂y₂ᵀ (‖C‖ = 1), Σ = rI, N = diag(s², −c²), V = NA, B = I: the determinant formula
     (checker) and the singular-value closed form agree, (1 − r²)(t₁² + 2t₂ − 2t₃) = 4σ₁''(0) + O(1 − r²);
-    its sign is that of 1/3 − τ."""
+    its sign is that of 1/3 − τ; and σ₁'(0) = 0, σ₁''(0) = the closed form from the exact root formula."""
     c, s = cs
     A = qmat([[c * c - s * s * tau, -c * s * (1 + tau)], [c * s * (1 + tau), c * c * tau - s * s]])
     N = qmat([[s * s, 0], [0, -c * c]])
@@ -453,6 +453,13 @@ def test_boundary_plane_closed_form_is_the_limit_of_the_exact_sign_term(cs, tau)
         if tau > Fraction(1, 3) and k == 24:
             assert term < 0                                                 # a witness, exactly
     assert errs[1] < errs[0] / 32 and errs[2] < errs[1] / 32                # O(1 − r) convergence
+    # and directly: σ₁(s)² is the larger root of λ² − tr(C_sᵀC_s)λ + det(C_s)² (SymPy, exact)
+    t = sp.Symbol("t")
+    Cs = (sp.eye(2) + t * sp.Matrix(N.tolist())).T * sp.Matrix(A.tolist()) * (sp.eye(2) + t * sp.Matrix(N.tolist()))
+    T, D = (Cs.T * Cs).trace(), Cs.det() ** 2
+    sigma1 = sp.sqrt((T + sp.sqrt(T ** 2 - 4 * D)) / 2)
+    assert sp.simplify(sp.diff(sigma1, t).subs(t, 0)) == 0
+    assert sp.nsimplify(sp.simplify(sp.diff(sigma1, t, 2).subs(t, 0))) == sp.Rational(limit.numerator, 4 * limit.denominator)
     with pytest.raises(ValueError):
         boundary_plane_curvature(c, s + 1, tau)
 
