@@ -292,6 +292,16 @@ def _sym_basis(n):
     return out
 
 
+def _unit_basis(n):
+    out = []
+    for i in range(n):
+        for j in range(n):
+            E = flint.fmpq_mat(n, n)
+            E[i, j] = 1
+            out.append(E)
+    return out
+
+
 def _quad_matrix(A, V, S0):
     """The Gram matrix of B ↦ Q(Σ₀, VA⁻¹B) in the basis E_ij + E_ji (exact, by polarisation)."""
     W = V * A.inv()
@@ -566,12 +576,7 @@ def free_direction_witness(A, tries: int = 12, seed: int = 0):
     if w is not None:
         return w[1], w[0], w[2]
     n = A.nrows()
-    units = []
-    for i in range(n):
-        for j in range(n):
-            E = flint.fmpq_mat(n, n)
-            E[i, j] = 1
-            units.append(E)
+    units = _unit_basis(n)
     Af = np.array([[float(A[i, j]) for j in range(n)] for i in range(n)])
     Ns = [np.array([[float(M[i, j]) for j in range(n)] for i in range(n)]) for M in units]
     found = _finite_search(Af, Ns, tries, seed)
@@ -742,12 +747,7 @@ def boundary_witness(A, V=None, tries: int = 8, seed: int = 0):
     if A.det() == 0:
         return None
     if V is None:
-        Ns_exact = []
-        for i in range(n):
-            for j in range(n):
-                E = flint.fmpq_mat(n, n)
-                E[i, j] = 1
-                Ns_exact.append(E)
+        Ns_exact = _unit_basis(n)
 
         def make(_cq, Nq):
             return Nq * A, _eye(n)
