@@ -33,6 +33,13 @@ Full-rank Gaussians (docs/mathematics.md §7, "the decision"):
   only near the boundary of the domain); a float search over Σ (up to the boundary) and B guides,
   the exact sign term decides.  ``free_direction_witness`` searches an unrestricted N and returns
   V = NA (B = I): a certified "not for every V" for a non-symmetric A.
+* The converse (docs/mathematics.md §7): near a boundary point Σ_b (top singular value σ₁ = 1 of
+  C = LᵀAL, Σ_b = LLᵀ) a direction with σ₁' = 0 and σ₁'' < 0 gives 4E''/E = 4r²σ₁''/(1 − r²) + O(1)
+  at Σ = rΣ_b, negative as r → 1.  In d = 2, C = xyᵀ + τx₂y₂ᵀ, N = diag(s², −c²) gives
+  σ₁'' = −2c²s²(3τ − 1)/(1 + τ); every invertible A ≠ Aᵀ with A + Aᵀ semidefinite and nonzero has such
+  a C in its congruence class (in a plane, Σ concentrated on it).  ``boundary_witness`` finds Σ_b
+  and N by floats and certifies Σ = rΣ_b exactly; ``twisted_gaussian_convexity_every_v`` decides
+  "convex for every V" (true exactly for A = Aᵀ definite).
 """
 from __future__ import annotations
 
@@ -49,8 +56,9 @@ from .claims import Claim, Quantifier
 
 __all__ = ["rank_one_second_variation", "twisted_gaussian_witness", "small_gaussian_second_variation",
            "rotation_scaling_sign_term", "rotation_scaling_witness", "small_gaussian_witness",
-           "finite_gaussian_witness", "free_direction_witness", "symmetric_convexity_certificate",
-           "twisted_gaussian_convexity", "SYMMETRIC_THEOREM"]
+           "finite_gaussian_witness", "free_direction_witness", "boundary_plane_curvature",
+           "boundary_witness", "symmetric_convexity_certificate", "twisted_gaussian_convexity",
+           "twisted_gaussian_convexity_every_v", "SYMMETRIC_THEOREM", "EVERY_V_CLAIM"]
 
 KIND = "twisted-gaussian-nonconvexity"
 CONVEX_KIND = "twisted-gaussian-convexity"
@@ -280,6 +288,16 @@ def _sym_basis(n):
             E = flint.fmpq_mat(n, n)
             E[i, j] = 1
             E[j, i] = 1
+            out.append(E)
+    return out
+
+
+def _unit_basis(n):
+    out = []
+    for i in range(n):
+        for j in range(n):
+            E = flint.fmpq_mat(n, n)
+            E[i, j] = 1
             out.append(E)
     return out
 
@@ -532,9 +550,10 @@ def finite_gaussian_witness(A, V, tries: int = 12, seed: int = 0):
 
 
 def free_direction_witness(A, tries: int = 12, seed: int = 0):
-    """A value matrix V for which twisted convexity on Gaussians fails: floats search Σ and an
-    unrestricted N; then B = I and V = NA (so VA⁻¹B = N), rationalised and re-checked exactly.
-    For A = Aᵀ definite none exists (docs/mathematics.md §7).
+    """A value matrix V for which twisted convexity on Gaussians fails: first the boundary family
+    (:func:`boundary_witness` with N unrestricted), then a float search of Σ and an unrestricted N;
+    B = I and V = NA (so VA⁻¹B = N), rationalised and re-checked exactly.  For A = Aᵀ definite none
+    exists (docs/mathematics.md §7).
 
     Parameters
     ----------
@@ -553,13 +572,11 @@ def free_direction_witness(A, tries: int = 12, seed: int = 0):
     A = qmat(A)
     if A.det() == 0:
         return None
+    w = boundary_witness(A, None, seed=seed)
+    if w is not None:
+        return w[1], w[0], w[2]
     n = A.nrows()
-    units = []
-    for i in range(n):
-        for j in range(n):
-            E = flint.fmpq_mat(n, n)
-            E[i, j] = 1
-            units.append(E)
+    units = _unit_basis(n)
     Af = np.array([[float(A[i, j]) for j in range(n)] for i in range(n)])
     Ns = [np.array([[float(M[i, j]) for j in range(n)] for i in range(n)]) for M in units]
     found = _finite_search(Af, Ns, tries, seed)
@@ -568,6 +585,223 @@ def free_direction_witness(A, tries: int = 12, seed: int = 0):
     _, S, vec = found
     out = _certify_finite(A, None, units, S, vec, lambda Nq: (Nq * A, _eye(n)))
     return None if out is None else (out[1], out[0], out[2])
+
+
+# ---- the boundary family (docs/mathematics.md §7, "the converse") ----------------------------
+def _boundary_form(A, S, Ns):
+    """Float data of the boundary mechanism at Σ (scaled onto the boundary): with Σ = LLᵀ,
+    C = LᵀAL/σ₁, Ñ = L⁻¹NL, the top singular value σ₁ of C_s = (I + sÑ)ᵀC(I + sÑ) has
+    σ₁' = xᵀC₁y and σ₁'' = xᵀC₂y + 2Σ_j (w_jᵀH₁v)²/(1 − λ_j) (H the symmetric embedding of C).
+    Returns (Σ on the boundary, linear form, Gram matrix) on span(Ns), or None (σ₁ not simple)."""
+    n = A.shape[0]
+    L = np.linalg.cholesky((S + S.T) / 2)
+    C = L.T @ A @ L
+    sig = np.linalg.norm(C, 2)
+    C = C / sig
+    Z = np.zeros((n, n))
+    lam, W = np.linalg.eigh(np.block([[Z, C], [C.T, Z]]))
+    if lam[-1] - lam[-2] < 1e-6:
+        return None
+    v = W[:, -1]
+    x, y = v[:n] * np.sqrt(2), v[n:] * np.sqrt(2)
+    Nt = [np.linalg.solve(L, N @ L) for N in Ns]
+    k = len(Nt)
+    lin = np.empty(k)
+    h = np.empty((k, 2 * n - 1))
+    for i, N in enumerate(Nt):
+        C1 = N.T @ C + C @ N
+        lin[i] = x @ C1 @ y
+        h[i] = W[:, :-1].T @ np.concatenate([C1 @ y, C1.T @ x]) / np.sqrt(2)
+    P = np.array([N @ x for N in Nt]) @ np.array([C @ (N @ y) for N in Nt]).T    # (Ñᵢx)ᵀC(Ñⱼy)
+    G = P + P.T + 2 * (h / (lam[-1] - lam[:-1])) @ h.T
+    return S / sig, lin, G
+
+
+def _boundary_direction(A, S, Ns):
+    """(relative smallest eigenvalue, Σ on the boundary, coefficients) of σ₁'' on span(Ns) ∩ {σ₁' = 0}."""
+    out = _boundary_form(A, S, Ns)
+    if out is None:
+        return np.inf, None, None
+    Sb, lin, G = out
+    F = np.array([N.ravel() for N in Ns])
+    U, s, _ = np.linalg.svd(F, full_matrices=False)
+    keep = s > 1e-10 * s[0]
+    T = U[:, keep] / s[keep]                       # coefficients of an orthonormal basis of span(Ns)
+    l2 = lin @ T
+    if np.linalg.norm(l2) > 0:
+        Q, _ = np.linalg.qr(np.column_stack([l2, np.eye(len(l2))]))
+        T = T @ Q[:, 1:len(l2)]
+    if T.shape[1] == 0:
+        return np.inf, None, None
+    ev, Ev = np.linalg.eigh(T.T @ G @ T)
+    return ev[0] / max(abs(ev).max(), 1e-300), Sb, T @ Ev[:, 0]
+
+
+def _plane_seeds(A):
+    """Boundary candidates Σ concentrated on the plane of the largest skew rotation of A: Σ = LLᵀ,
+    L = [W·L₂, η·W⊥], with C₂ = L₂ᵀ(WᵀAW)L₂ of singular-value ratio in (1/3, 1)."""
+    n = A.shape[0]
+    K = (A - A.T) / 2
+    if np.linalg.norm(K) < 1e-12:
+        return []
+    U, _, _ = np.linalg.svd(K)
+    u = U[:, 0]
+    w = K @ u
+    w /= np.linalg.norm(w)
+    Wp = np.column_stack([u, w])
+    comp = np.linalg.qr(np.column_stack([Wp, np.eye(n)]))[0][:, 2:n]
+    M = Wp.T @ A @ Wp
+    out = []
+    for phi in np.linspace(0, np.pi, 6, endpoint=False):
+        R = np.array([[np.cos(phi), -np.sin(phi)], [np.sin(phi), np.cos(phi)]])
+        for b in np.geomspace(1 / 20, 20, 13):
+            L2 = R @ np.diag([1.0, b])
+            sv = np.linalg.svd(L2.T @ M @ L2, compute_uv=False)
+            if not 0.34 * sv[0] < sv[1] < 0.98 * sv[0]:
+                continue
+            for eta in ((0.3, 0.1) if n > 2 else (0.0,)):
+                L = np.column_stack([Wp @ L2, eta * np.sqrt(sv[0] / np.linalg.norm(A, 2)) * comp])
+                out.append(L @ L.T)
+    return out
+
+
+def boundary_plane_curvature(c, s, tau):
+    """The closed form of the d = 2 boundary family: for C = xyᵀ + τx₂y₂ᵀ with x = (c, s),
+    y = (c, −s), x₂ = (−s, c), y₂ = (s, c) (c² + s² = 1, 0 ≤ τ < 1, so ‖C‖ = 1 with top singular
+    pair (x, y)) and N = diag(s², −c²), the top singular value of C_s = (I + sN)ᵀC(I + sN) has
+    σ₁'(0) = 0 and
+
+        σ₁''(0) = −2c²s²(3τ − 1)/(1 + τ),
+
+    negative when cs ≠ 0 (x ≠ ±y) and τ > 1/3.  At A = C, Σ = rI (r → 1⁻) and V = NA, B = I,
+    (1 − r²)(t₁² + 2t₂ − 2t₃) → 4σ₁''(0) (docs/mathematics.md §7, "the converse").
+
+    Parameters
+    ----------
+    c, s : number
+        Exact rationals with c² + s² = 1.
+    tau : number
+        The second singular value, an exact rational in [0, 1).
+
+    Returns
+    -------
+    Fraction
+        σ₁''(0).
+    """
+    c, s, t = Fraction(c), Fraction(s), Fraction(tau)
+    if c * c + s * s != 1 or not 0 <= t < 1:
+        raise ValueError("needs c² + s² = 1 and 0 ≤ τ < 1")
+    return -2 * c * c * s * s * (3 * t - 1) / (1 + t)
+
+
+def _certify_boundary(A, Sb, coef, Ns_exact, make):
+    """Rationalise the direction, move Σ = rΣ_b inside the domain (r = 1 − 2⁻ᵏ) and keep the first
+    exact negative sign term: (Σ, V, B) or None."""
+    from .kinds.twisted_gaussian import second_variation_sign_data
+
+    At = A.transpose()
+    for den in (1 << 24, 1 << 40):
+        cq = [_q(_rat(x / np.abs(coef).max(), den)) for x in coef]
+        Nq = flint.fmpq_mat(A.nrows(), A.ncols())
+        for ci, Ni in zip(cq, Ns_exact):
+            Nq += Ni * ci
+        Vq, Bq = make(cq, Nq)
+        for k in range(2, 42, 2):
+            Sq = _rat_pd((1 - 2.0 ** -k) * Sb, max(den, 1 << (k + 16)))
+            if not definiteness(Sq).pd or not definiteness(Sq.inv() - At * Sq * A).pd:
+                continue
+            term, xi2 = second_variation_sign_data(A, Vq, Sq, Bq)
+            if term < 0 and xi2 > 0:
+                return Sq, Vq, Bq
+    return None
+
+
+def boundary_witness(A, V=None, tries: int = 8, seed: int = 0):
+    """A ``twisted-gaussian-nonconvexity`` point near the boundary of the domain (docs/mathematics.md
+    §7, "the converse").  At a boundary point Σ_b (top singular value σ₁ = 1 of C = LᵀAL, Σ_b = LLᵀ,
+    simple) and a direction N with σ₁' = 0, σ₁'' < 0 along C_s = (I + sÑ)ᵀC(I + sÑ), Ñ = L⁻¹NL,
+    the points Σ = rΣ_b have 4E''/E = t₁² + 2t₂ − 2t₃ = 4(c''/c − ½m''/m), m = 1 − r²σ₁(s)²
+    (c the smooth rest of det^{-1/2}), which is negative for r close to 1.  Floats find Σ_b (first
+    the plane family of the largest skew rotation of A, then random points and a Nelder–Mead
+    descent) and N; Σ = rΣ_b and N are rationalised and the sign term is re-checked exactly.
+
+    Parameters
+    ----------
+    A : matrix-like
+        An exact invertible d×d matrix.
+    V : matrix-like or None
+        The value matrix (N ranges over VA⁻¹·Sym), or None: N unrestricted, and the returned
+        V = NA, B = I realise it (a "not for every V" witness).
+    tries : int
+        Random boundary candidates besides the plane family.
+    seed : int
+        Seed of the random candidates.
+
+    Returns
+    -------
+    tuple of (flint.fmpq_mat, flint.fmpq_mat, flint.fmpq_mat) or None
+        (Σ, V, B) with E'' < 0 at Σ along N = VA⁻¹B (exact), or None if none was found.
+    """
+    A = qmat(A)
+    n = A.nrows()
+    if A.det() == 0:
+        return None
+    if V is None:
+        Ns_exact = _unit_basis(n)
+
+        def make(_cq, Nq):
+            return Nq * A, _eye(n)
+    else:
+        V = qmat(V)
+        basis = _sym_basis(n)
+        W = V * A.inv()
+        Ns_exact = [W * E for E in basis]
+
+        def make(cq, _Nq):
+            Bq = flint.fmpq_mat(n, n)
+            for ci, E in zip(cq, basis):
+                Bq += E * ci
+            return V, Bq
+    Af = np.array([[float(A[i, j]) for j in range(n)] for i in range(n)])
+    Ns = [np.array([[float(M[i, j]) for j in range(n)] for i in range(n)]) for M in Ns_exact]
+    if max(np.abs(N).max() for N in Ns) == 0:
+        return None
+    rng = np.random.default_rng(seed)
+    cands = _plane_seeds(Af)
+    for _ in range(tries):
+        L = rng.normal(size=(n, n))
+        cands.append(L @ L.T + 0.05 * np.eye(n))
+    scored = sorted((t for t in (_boundary_direction(Af, S, Ns) for S in cands) if t[1] is not None),
+                    key=lambda t: t[0])
+    for val, Sb, coef in scored[:4]:
+        if val < 0:
+            out = _certify_boundary(A, Sb, coef, Ns_exact, make)
+            if out is not None:
+                return out
+    if not scored:
+        return None
+    from scipy.optimize import minimize
+
+    iu = np.tril_indices(n)
+
+    def point(x):
+        L = np.zeros((n, n))
+        L[iu] = x
+        return L @ L.T + 1e-6 * np.eye(n)
+
+    def f(x):
+        try:
+            return _boundary_direction(Af, point(x), Ns)[0]
+        except np.linalg.LinAlgError:
+            return np.inf
+    for _, Sb, _ in scored[:1]:
+        r = minimize(f, np.linalg.cholesky(Sb)[iu], method="Nelder-Mead", options={"maxiter": 200 * n})
+        val, Sb2, coef = _boundary_direction(Af, point(r.x), Ns)
+        if val < 0:
+            out = _certify_boundary(A, Sb2, coef, Ns_exact, make)
+            if out is not None:
+                return out
+    return None
 
 
 def _nonconvexity_certificate(A, V, S, B, reason):
@@ -635,8 +869,9 @@ def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
       geodesics) is UNDECIDED with that reason: no certificate kind states it.
     * REFUTED, with a ``twisted-gaussian-nonconvexity`` certificate, when a witness is found: the
       rank-one family (A + Aᵀ indefinite, V invertible), the d = 2 rotation–scaling family
-      (A = aI + bJ, b² > 3a², V invertible) or the small-Gaussian search
-      (:func:`small_gaussian_witness`).
+      (A = aI + bJ, b² > 3a², V invertible), the small-Gaussian search
+      (:func:`small_gaussian_witness`), the boundary search (:func:`boundary_witness`, N ∈ VA⁻¹·Sym)
+      or the finite-Gaussian search (:func:`finite_gaussian_witness`).
     * UNDECIDED otherwise (A singular, or no witness found — numerical evidence only).
 
     Parameters
@@ -689,10 +924,70 @@ def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
     if w is not None:
         return _nonconvexity_certificate(Aq, Vq, *w, "a small Gaussian Σ = εΣ₀ with Q(Σ₀, N) < 0 "
                                                       "(E'' = ε²Q/4 + O(ε⁴)), checked exactly at a finite ε")
+    w = boundary_witness(Aq, Vq)
+    if w is not None:
+        return _nonconvexity_certificate(Aq, Vq, w[0], w[2], "near the boundary of the domain: σ₁' = 0, σ₁'' < 0 "
+                                                             "along N = VA⁻¹B at a boundary point, Σ = rΣ_b, r → 1")
     w = finite_gaussian_witness(Aq, Vq)
     if w is not None:
         return _nonconvexity_certificate(Aq, Vq, *w, "a finite Gaussian found by a float search of Σ and B, "
                                                       "re-checked exactly")
     why = ("A + Aᵀ semidefinite, A not symmetric: " if dA.psd or dA.nsd else "") + \
-        "no witness found (rank-one, rotation–scaling, small- and finite-Gaussian searches); not a proof of convexity"
+        "no witness found (rank-one, rotation–scaling, small-Gaussian, boundary and finite-Gaussian searches); " \
+        "not a proof of convexity"
     return Verdict(UNDECIDED, CONVEX_CLAIM, reason=why)
+EVERY_V_CLAIM = ("for every value matrix V, the softmax energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) is convex "
+                 "along every twisted geodesic through every Σ ≻ 0 of finite energy")
+
+
+def twisted_gaussian_convexity_every_v(A) -> Verdict:
+    """Decide "E'' ≥ 0 along every twisted Gaussian geodesic, for every V" for an invertible A
+    (docs/mathematics.md §7, "the converse"): it holds exactly when A = Aᵀ is definite.
+
+    * PROVED when A = Aᵀ is definite (certificate ``twisted-gaussian-convexity``).
+    * REFUTED otherwise, with a ``twisted-gaussian-nonconvexity`` certificate carrying the breaking V:
+      A + Aᵀ indefinite — the rank-one family with V = I (:func:`twisted_gaussian_witness`);
+      A + Aᵀ semidefinite and nonzero, A ≠ Aᵀ — the boundary family (:func:`boundary_witness`,
+      V = NA, B = I); A skew — Σ = εI along a symmetric N (:func:`small_gaussian_witness` with
+      V = I, which covers the rotation–scaling family).  Each REFUTED verdict is an exact,
+      re-checked instance; that a witness exists for every such A is the argument of §7.
+    * UNDECIDED when A is singular (N = VA⁻¹B is undefined) or a search fails (not a proof).
+
+    Parameters
+    ----------
+    A : matrix-like
+        An exact d×d matrix.
+
+    Returns
+    -------
+    Verdict
+        PROVED / REFUTED / UNDECIDED about :data:`EVERY_V_CLAIM`.
+    """
+    Aq = qmat(A)
+    n = Aq.nrows()
+    if n < 1 or Aq.ncols() != n:
+        return Verdict(UNDECIDED, EVERY_V_CLAIM, reason="A must be square")
+    if Aq.det() == 0:
+        return Verdict(UNDECIDED, EVERY_V_CLAIM, reason="A singular: the twisted displacement VA⁻¹B is undefined")
+    Id = _eye(n)
+    dA = definiteness((Aq + Aq.transpose()) / 2)
+    if Aq == Aq.transpose() and (dA.pd or dA.nd):
+        ver = twisted_gaussian_convexity(Aq, Id)
+        return Verdict(ver.status, EVERY_V_CLAIM, ver.argument, evidence=ver.evidence, reason=ver.reason)
+    if not (dA.psd or dA.nsd):
+        ver = twisted_gaussian_witness(Aq, Id)
+        if ver.status == PROVED:
+            return Verdict(REFUTED, EVERY_V_CLAIM, ver.argument, evidence=ver.evidence,
+                           reason="A + Aᵀ indefinite: the rank-one family, V = I")
+    w = boundary_witness(Aq)
+    if w is not None:
+        S, V, B = w
+        ver = _nonconvexity_certificate(Aq, V, S, B, "A ≠ Aᵀ: the boundary family, V = NA, B = I — σ₁' = 0, "
+                                                     "σ₁'' < 0 at a boundary point, Σ = rΣ_b with r close to 1")
+        return Verdict(REFUTED, EVERY_V_CLAIM, ver.argument, evidence=ver.evidence, reason=ver.reason)
+    w = small_gaussian_witness(Aq, Id)
+    if w is not None:
+        ver = _nonconvexity_certificate(Aq, Id, *w, "a small Gaussian Σ = εΣ₀ with Q(Σ₀, N) < 0, V = I")
+        return Verdict(REFUTED, EVERY_V_CLAIM, ver.argument, evidence=ver.evidence, reason=ver.reason)
+    return Verdict(UNDECIDED, EVERY_V_CLAIM, reason="no witness found (rank-one, boundary, small-Gaussian); "
+                                                    "not a proof of convexity")

@@ -68,10 +68,12 @@ def _twisted_gaussian():
     """REFUTED by a certified Gaussian witness (A = diag(1, −1), V = I); the evidence also records the
     partial result of docs/mathematics.md §7: a proof for every d when A = Aᵀ is definite (any V; the
     stored theorem ``twisted-symmetric-convexity``, instances certified by the kind
-    ``twisted-gaussian-convexity``) and, for A ≠ Aᵀ, certified witnesses where the searches find one
-    (``twisted-gaussian-nonconvexity``)."""
+    ``twisted-gaussian-convexity``) and, for every other invertible A, a breaking V (the boundary
+    family for A ≠ Aᵀ with A + Aᵀ semidefinite; an instance certified by
+    ``twisted-gaussian-nonconvexity``)."""
     from ..certify.check import check
-    from ..certify.twisted_gaussian import symmetric_convexity_certificate, twisted_gaussian_witness
+    from ..certify.twisted_gaussian import (symmetric_convexity_certificate, twisted_gaussian_convexity_every_v,
+                                            twisted_gaussian_witness)
     from ..spec.verdict import REFUTED, UNDECIDED, Verdict
     from .theorems import COUNTEREXAMPLE, EVERY_D
 
@@ -79,11 +81,17 @@ def _twisted_gaussian():
     if v.status != "PROVED" or check(v.evidence["certificate"]).status != "PROVED":
         return Verdict(UNDECIDED, v.claim, reason=v.reason)
     partial = [{"evidence_kind": COUNTEREXAMPLE, "case": "A + Aᵀ indefinite, V invertible (this entry)",
-                "certificate": v.evidence["certificate"]},
-               {"evidence_kind": COUNTEREXAMPLE, "case": "A ≠ Aᵀ with A + Aᵀ semidefinite: certified witnesses where "
-                "the searches find one (e.g. A = aI + bJ, b² > 3a², d = 2); not decided for every such A",
-                "families": ["rotation–scaling (d = 2)", "small Gaussians Σ = εΣ₀",
-                             "finite Gaussians (float search, exact re-check)"]}]
+                "certificate": v.evidence["certificate"]}]
+    semi = {"evidence_kind": COUNTEREXAMPLE,
+            "case": "A ≠ Aᵀ with A + Aᵀ semidefinite: some V breaks convexity, for every such invertible A "
+                    "(docs/mathematics.md §7, the boundary family; skew A: rotation–scaling); so 'convex for "
+                    "every V' holds exactly for A = Aᵀ definite. Certified instance: A = [[2, 1], [0, 1]]",
+            "families": ["boundary family (every such A, V = NA)", "rotation–scaling (d = 2)",
+                         "small Gaussians Σ = εΣ₀", "finite Gaussians (float search, exact re-check)"]}
+    every = twisted_gaussian_convexity_every_v([[2, 1], [0, 1]])
+    if every.status == "REFUTED" and check(every.evidence["certificate"]).status == "PROVED":
+        semi["certificate"] = every.evidence["certificate"]
+    partial.append(semi)
     sym = symmetric_convexity_certificate([[1, 0], [0, 2]])
     if sym is not None:
         partial.insert(0, {"evidence_kind": EVERY_D, "case": "A = Aᵀ definite, any V: convex (E'' ≥ 0)",
@@ -95,7 +103,8 @@ def _twisted_gaussian():
                    reason=("certified counterexample (A + Aᵀ indefinite); partial result: "
                            + ("proof for every d for A = Aᵀ definite, any V (certificate kind "
                               "twisted-gaussian-convexity); " if sym is not None else "")
-                           + "certified witnesses for non-symmetric A (twisted-gaussian-nonconvexity); certified: "
+                           + "for every other invertible A some V breaks it (boundary family; certified instances, "
+                           "twisted-gaussian-nonconvexity); certified: "
                            + v.claim))
 
 

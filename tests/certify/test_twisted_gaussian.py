@@ -421,3 +421,116 @@ def test_non_symmetric_A_gets_no_convexity_certificate():
     ver = twisted_gaussian_convexity([[1, 3], [-3, 1]], [[1, 0], [0, 1]])
     assert ver.status != "PROVED"
     assert "certificate" not in ver.evidence or ver.evidence["certificate"]["kind"] != "twisted-gaussian-convexity"
+
+
+# ---- the converse: every A other than a symmetric definite one has a breaking V (docs §7) ---------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from symbolic_tf.certify.twisted_gaussian import (EVERY_V_CLAIM, boundary_plane_curvature,  # noqa: E402
+                                                  boundary_witness, twisted_gaussian_convexity_every_v)
+
+
+@pytest.mark.parametrize("cs", [(Fraction(3, 5), Fraction(4, 5)), (Fraction(5, 13), Fraction(-12, 13)),
+                                (Fraction(-8, 17), Fraction(15, 17))])
+@pytest.mark.parametrize("tau", [Fraction(1, 10), Fraction(1, 5), Fraction(1, 2), Fraction(9, 10)])
+def test_boundary_plane_closed_form_is_the_limit_of_the_exact_sign_term(cs, tau):
+    """A = C = xyᵀ + τx₂y₂ᵀ (‖C‖ = 1), Σ = rI, N = diag(s², −c²), V = NA, B = I: the determinant formula
+    (checker) and the singular-value closed form agree, (1 − r²)(t₁² + 2t₂ − 2t₃) = 4σ₁''(0) + O(1 − r²);
+    its sign is that of 1/3 − τ; and σ₁'(0) = 0, σ₁''(0) = the closed form from the exact root formula."""
+    c, s = cs
+    A = qmat([[c * c - s * s * tau, -c * s * (1 + tau)], [c * s * (1 + tau), c * c * tau - s * s]])
+    N = qmat([[s * s, 0], [0, -c * c]])
+    limit = 4 * boundary_plane_curvature(c, s, tau)
+    assert (limit < 0) == (tau > Fraction(1, 3)) and limit != 0
+    errs = []
+    for k in (12, 18, 24):
+        r = 1 - Fraction(1, 2 ** k)
+        S = qmat([[r, 0], [0, r]])
+        assert definiteness(S.inv() - A.transpose() * S * A).pd            # inside the domain
+        term, _ = second_variation_sign_data(A, N * A, S, qmat([[1, 0], [0, 1]]))
+        errs.append(abs(Fraction(int(term.p), int(term.q)) * (1 - r * r) - limit))
+        if tau > Fraction(1, 3) and k == 24:
+            assert term < 0                                                 # a witness, exactly
+    assert errs[1] < errs[0] / 32 and errs[2] < errs[1] / 32                # O(1 − r) convergence
+    # and directly: σ₁(s)² is the larger root of λ² − tr(C_sᵀC_s)λ + det(C_s)² (SymPy, exact)
+    t = sp.Symbol("t")
+    Cs = (sp.eye(2) + t * sp.Matrix(N.tolist())).T * sp.Matrix(A.tolist()) * (sp.eye(2) + t * sp.Matrix(N.tolist()))
+    T, D = (Cs.T * Cs).trace(), Cs.det() ** 2
+    sigma1 = sp.sqrt((T + sp.sqrt(T ** 2 - 4 * D)) / 2)
+    assert sp.simplify(sp.diff(sigma1, t).subs(t, 0)) == 0
+    assert sp.simplify(sp.diff(sigma1, t, 2).subs(t, 0) - sp.Rational(limit.numerator, 4 * limit.denominator)) == 0
+    with pytest.raises(ValueError):
+        boundary_plane_curvature(c, s + 1, tau)
+
+
+@st.composite
+def non_symmetric_semidefinite(draw, d):
+    """A = ±LLᵀ + K, K skew, L d×rank (A + Aᵀ semidefinite, singular when rank < d)."""
+    ints = st.integers(-3, 3)
+    rank = draw(st.integers(1, d))
+    L = sp.Matrix(d, rank, draw(st.lists(ints, min_size=d * rank, max_size=d * rank)))
+    K0 = sp.Matrix(d, d, draw(st.lists(ints, min_size=d * d, max_size=d * d)))
+    sign = draw(st.sampled_from([1, -1]))
+    A = sign * L * L.T + (K0 - K0.T) / 2
+    return A
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+@settings(max_examples=20)
+@given(data=st.data())
+def test_every_non_symmetric_A_with_semidefinite_symmetric_part_gets_a_certified_V(d, data):
+    from hypothesis import assume
+
+    A = data.draw(non_symmetric_semidefinite(d))
+    assume(A != A.T and A.det() != 0 and A + A.T != sp.zeros(*A.shape))
+    ver = twisted_gaussian_convexity_every_v(A.tolist())
+    assert ver.status == "REFUTED", ver.reason
+    assert ver.claim == EVERY_V_CLAIM and "boundary family" in ver.reason
+    cert = ver.evidence["certificate"]
+    res = check(cert)
+    assert res.status == "PROVED" and res.kind == "twisted-gaussian-nonconvexity"
+    assert qmat(res.claim.params["A"]) == qmat(A.tolist())
+    V, B = qmat(cert["data"]["V"]), qmat(cert["data"]["B"])
+    assert B == qmat([[1 if i == j else 0 for j in range(A.rows)] for i in range(A.rows)])
+    # tampering: zero displacement, or Σ doubled (beyond the boundary: ‖Σ^½AΣ^½‖ > 1), is rejected
+    for bad in ({"B": [["0"] * A.rows for _ in range(A.rows)]},
+                {"Sigma": [[str(2 * Fraction(x)) for x in row] for row in cert["data"]["Sigma"]]}):
+        with pytest.raises(CertificationFailed):
+            check({**cert, "data": {**cert["data"], **bad}})
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_symmetric_definite_A_gets_no_boundary_witness_and_is_proved_for_every_V(d):
+    rng = random.Random(40 + d)
+    for i in range(3):
+        L_ = _rand(rng, d)
+        A = (L_ * L_.T + sp.eye(d) / 2) * rng.choice([1, -1])
+        assert boundary_witness(A.tolist(), tries=4) is None
+        V = _rand(rng, d) + 2 * sp.eye(d)
+        if V.det() != 0 and d + i <= 4:
+            assert boundary_witness(A.tolist(), V.tolist(), tries=2) is None
+        ver = twisted_gaussian_convexity_every_v(A.tolist())
+        assert ver.status == "PROVED" and check(ver.evidence["certificate"]).kind == "twisted-gaussian-convexity"
+
+
+def test_every_v_decision_on_the_other_cases():
+    assert "singular" in twisted_gaussian_convexity_every_v([[1, 2], [0, 0]]).reason
+    for A, why in (([[1, 0], [0, -1]], "rank-one"), ([[0, 2], [-2, 0]], "small Gaussian"),
+                   ([[0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 0, 3], [0, 0, -3, 0]], "small Gaussian")):
+        ver = twisted_gaussian_convexity_every_v(A)
+        assert ver.status == "REFUTED" and why in ver.reason
+        assert check(ver.evidence["certificate"]).status == "PROVED"
+
+
+@pytest.mark.parametrize("A, V", [
+    ([[1, "1/2"], ["-1/2", 1]], [[-1, "-1/40"], ["-1/2", "1/20"]]),        # diag(−1, 1/20)·A (docs §7)
+    ([[1, "1/2"], ["-1/2", 1]], [[2, 1], [0, -1]]),
+    ([[2, 1, 0], [0, 1, 0], [0, 0, 1]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]),
+])
+def test_boundary_witness_for_a_fixed_V_stays_in_its_directions(A, V):
+    """N = VA⁻¹B with the given V (B symmetric): the witness is about (A, V), re-checked exactly."""
+    S, V2, B = boundary_witness(A, V)
+    assert V2 == qmat(V) and B == B.transpose()
+    term, xi2 = second_variation_sign_data(qmat(A), V2, S, B)
+    assert term < 0 and xi2 > 0 and definiteness(S.inv() - qmat(A).transpose() * S * qmat(A)).pd
