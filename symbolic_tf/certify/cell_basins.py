@@ -22,6 +22,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..exact.rational import dyadic, frac_str
+from .cell_grids import lower_rational, upper_rational
 from .kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, poly_range,
                                ray_bracket, route_reason)
 from .kinds.cell_enclosures import rat
@@ -117,6 +118,7 @@ class BasinCells:
         self.checker = BasinCellChecker(spec)   # the exact field, (a, b) of the slice, Σ₀(x, y)
         self.S = self.checker.S
         self._basins = None
+        self._grids = None
         self._why = None
 
     def basins(self) -> list:
@@ -153,7 +155,7 @@ class BasinCells:
             return off
         rbox = tuple(rat(b) for b in box)
         basins = self.basins()
-        if not basins:
+        if not basins and not self._grids.basins:
             return {"status": "UNDECIDED", "reason": f"no certified basin on the projective disk ({self._why})"}
         for bs in basins:
             Lc = bs.L.compose(*self.checker.ab)
@@ -166,11 +168,31 @@ class BasinCells:
                        "data": dict(bs.data)}
                 out.update(params)
                 return out
-        return {"status": "UNDECIDED", "reason": "the cell's directions are not inside one certified basin {L < ℓ} "
-                                                 "(near a basin boundary: refine)"}
+        return self._grid_cell(rbox)
+
+    def _grid_cell(self, rbox) -> dict:
+        """The verdict of a grid basin (:mod:`.cell_grids`) holding the cell's directions, else UNDECIDED."""
+        from .kinds.cell_grid import KIND as GRID
+
+        (a0, a1), (b0, b1) = (poly_range(p, rbox) for p in self.checker.ab)
+        got = self._grids.certify((a0, a1, b0, b1))
+        if got is None:
+            return {"status": "UNDECIDED", "reason": "the cell's directions are not inside one certified basin "
+                                                     "(near a basin boundary: refine)"}
+        doc, regime, bracket = got
+        params = {"rank": 1} if bracket is None else {"T_lo": bracket[0], "T_hi": bracket[1]}
+        out = {"status": "PROVED", "kind": GRID, "regime": regime, "claim": cell_claim(regime, params).text(),
+               "argument": ("the cell's directions lie in a certified grid basin {L < ℓ} of the projective disk "
+                            f"(a piecewise-bilinear L decreases along the flow into a {doc['target']['target']} target)"),
+               "data": {"basin": doc, **({} if bracket is None else {"T_lo": bracket[0], "T_hi": bracket[1]})}}
+        out.update(params)
+        return out
 
     # --- the search ---------------------------------------------------------------------
     def _build(self) -> list:
+        from .cell_grids import GridBasins
+
+        self._grids = GridBasins(None, None, None, None)     # none yet (replaced by _build_grids)
         V = np.array([[float(self.checker.pairs[0][0][i, j]) for j in range(2)] for i in range(2)])
         A = np.array([[float(self.checker.pairs[0][1][i, j]) for j in range(2)] for i in range(2)])
         ff = _FloatField(V, A)
@@ -197,13 +219,68 @@ class BasinCells:
         pts = self._samples()
         hit, tau = self._reach(ff, regions, pts)
         out = []
+        fitted = {}
         for k, region in enumerate(regions):
             b = self._fit(ff, regions, k, pts, hit, tau)
             if b is not None:
                 out.append(b)
-        if not out:
+                fitted[k] = b
+        self._build_grids(ff, regions, fitted)
+        if not out and not self._grids.basins:
             self._why = "no decreasing function passed its check"
         return out
+
+    def _build_grids(self, ff, regions, fitted):
+        """Grid basins (:mod:`.cell_grids`) for the blow-up rays fed by a saddle's unstable manifold,
+        through a growth region around it (the clustering side keeps its polynomial basin: a grid over
+        the whole clustering basin would cost a linear program of 10⁵ constraints)."""
+        from .cell_grids import GridBasins, float_inside, growth_region
+
+        ck = self.checker
+        self._grids = GridBasins(ff, ck.field, ck.pairs, ck.T0)
+        tests = [float_inside(dict(region["data"], **({key: fitted[k].data[key] for key in ("L", "level")}
+                                                      if k in fitted else {})))
+                 for k, region in enumerate(regions)]
+        for k, region in enumerate(regions):
+            if region["data"]["target"] != "ray":
+                continue
+            for saddle in self._saddles(ff):
+                if not self._feeds(ff, saddle, region["p"]):
+                    continue
+                grown = growth_region(ff, ck.field, ck.pairs, saddle, region["p"])
+                if grown is not None:
+                    self._grids.add(grown[0], float_inside(grown[0]), tests[:k] + tests[k + 1:])
+                    break
+
+    @staticmethod
+    def _saddles(ff):
+        """The saddles of the float field inside the disk with c > 0 (candidates for growth regions)."""
+        out = []
+        for p in _equilibria(ff):
+            ev = np.linalg.eigvals(ff.jac(p))
+            if np.all(np.isreal(ev)) and ev.real.min() < 0 < ev.real.max() and float(ff(p)[1]) > 0:
+                out.append(p)
+        return out
+
+    @staticmethod
+    def _feeds(ff, saddle, ray, t_end=400.0, dt=0.02):
+        """Whether the saddle's unstable manifold (the branch towards the ray) ends at the ray (floats)."""
+        w, U = np.linalg.eig(ff.jac(saddle))
+        eu = U[:, np.argmax(w.real)].real
+        eu = eu if eu @ (ray - saddle) > 0 else -eu
+        z = saddle + 1e-6 * eu / np.linalg.norm(eu)
+        f = lambda X: ff(X)[0]                                       # noqa: E731
+        t = 0.0
+        while t < t_end:
+            k1 = f(z)
+            k2 = f(z + dt / 2 * k1)
+            k3 = f(z + dt / 2 * k2)
+            k4 = f(z + dt * k3)
+            z = z + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            t += dt
+            if np.linalg.norm(z - ray) < 1e-3:
+                return True
+        return False
 
     @staticmethod
     def _lp(ff, region, pts, mine, tau, others, t_cap):
@@ -366,8 +443,8 @@ class BasinCells:
         if region["regime"] == "BLOWUP":
             lo, hi = ray_bracket(self.checker.T0, rat(level), L_min, rat(eps), [(c_min, c_max), tg["c_out"]],
                                  tg["c"], tg["tau_out"])
-            T_lo = _down(lo)
-            T_hi = _up(hi)
+            T_lo = lower_rational(lo)
+            T_hi = upper_rational(hi)
             if T_lo is None or T_hi is None:
                 return None
             data.update(T_lo=frac_str(T_lo), T_hi=frac_str(T_hi))
@@ -385,24 +462,3 @@ def _mpoly(coeffs):
 def _box_radii(rho, Wi):
     """Rational half-widths R_k ≥ √(rho·(W⁻¹)_kk) (with a small margin) of the ellipsoid's bounding box."""
     return [dyadic(float(np.sqrt(float(rho) * Wi[i, i])) * (1 + 2 ** -12), 24) + Fraction(1, 2 ** 40) for i in range(2)]
-
-
-def _down(x):
-    """A short rational ≤ the lower end of an arb ball (None if not finite)."""
-    import math
-
-    v = float(x.lower())
-    if not math.isfinite(v) or v <= 0:
-        return None
-    return Fraction(math.floor(Fraction(v) * (1 - Fraction(1, 2 ** 30)) * 2 ** 40), 2 ** 40)
-
-
-def _up(x):
-    """A short rational ≥ the upper end of an arb ball (None if not finite)."""
-    import math
-
-    v = float(x.upper())
-    if not math.isfinite(v):
-        return None
-    q = Fraction(v) * (1 + Fraction(1, 2 ** 30))
-    return Fraction(math.ceil(q * 2 ** 20), 2 ** 20)

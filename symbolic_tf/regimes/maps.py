@@ -37,7 +37,7 @@ from ..spec.errors import CertificationFailed, InvalidParameters
 from ..spec.mapspec import MapSpec, parse_map_spec
 
 __all__ = ["SCHEMA", "run_map", "certify_chunk", "certify_subtree", "TASK_CELLS", "cell_box", "check_map", "MapInterrupted", "theory_fields", "validate_spec",
-           "REGIME_ORDER"]
+           "REGIME_ORDER", "resolve_shared"]
 
 SCHEMA = "symbolic_tf.regime_map/1"
 #: default most cells one task certifies (its chunk and the refinements it runs itself, see
@@ -127,10 +127,18 @@ def _basin_checker(spec):
     return BasinCellChecker(spec)
 
 
+def _grid_checker(spec):
+    from ..certify.kinds.cell_grid import GridCellChecker
+
+    return GridCellChecker(spec)
+
+
 #: whole-cell kinds beyond the Riccati pencil, in route order: kind → (module with ``search_reason``,
-#: the cell search, the cell checker)
+#: the cell search, the cell checker).  ``cell-grid`` cells come from the ``cell-basin`` search (the
+#: same slices), so that route is found first and the entry serves the checker.
 _CELL_KINDS = {"cell-tube": ("cell_tubes", _tube_cells, _tube_checker),
-               "cell-basin": ("cell_basins", _basin_cells, _basin_checker)}
+               "cell-basin": ("cell_basins", _basin_cells, _basin_checker),
+               "cell-grid": ("cell_basins", _basin_cells, _grid_checker)}
 _CELL_SEARCHES = {k: v[1] for k, v in _CELL_KINDS.items()}
 
 
@@ -179,9 +187,93 @@ def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
             out[key] = r[key]
     if r["status"] in ("PROVED", "OUTSIDE"):
         out["claim"] = r["claim"]
-        out["certificate"] = {"kind": r.get("kind", kind), "argument": r["argument"], "data": r["data"]}
+        data, shared = _shared_out(r["data"])
+        out["certificate"] = {"kind": r.get("kind", kind), "argument": r["argument"], "data": data}
+        if shared:
+            out["shared"] = shared
     else:
         out["reason"] = r.get("reason", "")
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# shared certificate data: a large object many cells use (a grid basin) is stored once, in the
+# map's "shared" table under its SHA-256, and a cell's data names it as {"$shared": sha}
+# ---------------------------------------------------------------------------------------
+SHARE_BYTES = 16_384
+_SHA_MEMO: dict = {}
+
+
+def _canonical_sha(obj) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _shared_out(data: dict) -> tuple:
+    """(data with every large object value replaced by {"$shared": sha}, {sha: object})."""
+    if not isinstance(data, dict):
+        return data, {}
+    out, shared = dict(data), {}
+    for key, value in data.items():
+        if not isinstance(value, dict):
+            continue
+        memo = _SHA_MEMO.get(id(value))
+        if memo is None or memo[0] is not value:
+            if len(json.dumps(value, separators=(",", ":"))) <= SHARE_BYTES:
+                continue
+            # a large object: kept in the memo (so its id stays its own) with its hash
+            memo = _SHA_MEMO[id(value)] = (value, _canonical_sha(value))
+        out[key] = {"$shared": memo[1]}
+        shared[memo[1]] = value
+    return out, shared
+
+
+def _dedupe_shared(records: list) -> list:
+    """Keep each shared object on the first record of a task's list that uses it."""
+    seen = set()
+    for rec in records:
+        table = rec.get("shared")
+        if table:
+            for sha in [k for k in table if k in seen]:
+                del table[sha]
+            seen.update(table)
+            if not table:
+                del rec["shared"]
+    return records
+
+
+def resolve_shared(data, shared: dict, where: str = "cell"):
+    """A cell's certificate data with every {"$shared": sha} value replaced by the map's shared object.
+
+    Parameters
+    ----------
+    data : dict
+        The stored certificate data.
+    shared : dict
+        The map's ``shared`` table (sha → object, hashes already verified).
+    where : str
+        The cell, for the message.
+
+    Returns
+    -------
+    dict
+        The data the certificate kind reads.
+
+    Raises
+    ------
+    CertificationFailed
+        When a reference names no shared object.
+    """
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for key, value in data.items():
+        if isinstance(value, dict) and set(value) == {"$shared"}:
+            obj = shared.get(value["$shared"]) if isinstance(value["$shared"], str) else None
+            if obj is None:
+                _reject(f"{where}: data.{key} names no shared object")
+            out[key] = obj
     return out
 
 
@@ -323,10 +415,10 @@ def certify_subtree(spec_doc: dict, cells: list, budget: int = 0,
         res = certify_chunk(spec_doc, frontier)
         out += res
         if reason is not None:  # point verdicts only: no refinement
-            return out
+            return _dedupe_shared(out)
         frontier = _children(res, spec.max_depth, bracket_ratio)
         if not frontier or len(out) + len(frontier) > budget:
-            return out
+            return _dedupe_shared(out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -431,6 +523,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     counts = {"new": 0, "deferred": 0, "written": 0, "computed": 0, "resumed": 0, "done": 0, "total": 0, "decided": 0, "cells": 0}
     dyn = ex.dynamic(certify_subtree)
     ready: list = []      # (cid, level, ids, results) read back from finished chunk files
+    shared: dict = {}     # sha → object named by cells' certificate data (see _shared_out)
 
     def schedule(cid, level, ids):
         counts["total"] += 1
@@ -452,6 +545,8 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         refined inside the task (:func:`certify_subtree`)."""
         counts["done"] += 1
         counts["cells"] += len(res)
+        for r in res:
+            shared.update(r.pop("shared", None) or {})
         counts["decided"] += sum(r["status"] == "PROVED" for r in res)
         prog.update(counts["done"], counts["total"], counts["cells"], counts["decided"], counts["resumed"])
         here = {tuple(r["id"]) for r in res} if len(res) > len(ids) else ()
@@ -500,11 +595,22 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
            "semantics": "a cell's verdict holds at every interior point of its box (edges are shared with the "
                         "neighbours and not claimed); point verdicts hold at the stated dyadic point; areas are exact",
            "cells": leaves, "totals": totals(spec, leaves),
+           **({"shared": {sha: shared[sha] for sha in sorted(_used_shared(leaves))}} if shared else {}),
            "run": {"executor": ex.name, "workers": ex.workers, "wall_seconds": round(wall, 3),
                    "cells_computed": computed_cells, "cells_resumed": resumed_cells,
                    "cells_per_second": round(computed_cells / wall, 1) if wall > 0 else None,
                    "levels": level}}
     return doc
+
+
+def _used_shared(cells: list) -> set:
+    """The shared objects the cells' certificate data name."""
+    used = set()
+    for c in cells:
+        for value in ((c.get("certificate") or {}).get("data") or {}).values():
+            if isinstance(value, dict) and set(value) == {"$shared"}:
+                used.add(value["$shared"])
+    return used
 
 
 def _wants_refinement(rec: dict, bracket_ratio: Fraction | None) -> bool:
@@ -714,10 +820,19 @@ def check_map(doc: dict) -> dict:
     cells = [{k: v for k, v in c.items() if k != "_box"} for c in cells]
     if totals(spec, cells) != doc.get("totals"):
         raise CertificationFailed("map: the totals do not match the cells")
+    shared = doc.get("shared", {})
+    if not isinstance(shared, dict) or not all(isinstance(v, dict) for v in shared.values()):
+        _reject("`shared` must be an object of objects")
+    for sha, obj in shared.items():
+        if _canonical_sha(obj) != sha:
+            _reject(f"shared object {str(sha)[:16]}… does not hash to its name")
     ck = None
     checkers = {}
     n_cells = n_points = 0
     for c in cells:
+        if c["status"] in ("PROVED", "OUTSIDE") and shared:
+            cert = c["certificate"]
+            c = {**c, "certificate": {**cert, "data": resolve_shared(cert.get("data"), shared, f"cell {c['id']}")}}
         if c["status"] in ("PROVED", "OUTSIDE"):
             kind = (c.get("certificate") or {}).get("kind")
             if kind in _CELL_KINDS:

@@ -161,6 +161,34 @@ def _cell_basin_certificate():
     return Certificate(kind=KIND, claim=claim, status=status, data=data).to_dict()
 
 
+def _cell_grid_certificate():
+    """A standalone ``cell-grid`` certificate: a BLOWUP cell of the blow-up crescent of the reference
+    general-V Σ₀ disk, in a grid basin around the growth region of its saddle–ray connection (a coarse
+    128 × 128 grid, so that every mutant's re-check stays short)."""
+    from symbolic_tf.certify.cell_basins import BasinCells
+    from symbolic_tf.certify.cell_grids import GridBasins, float_inside
+    from symbolic_tf.certify.kinds.cell_grid import KIND
+    from symbolic_tf.reproduce.regimes import map_specs
+    from symbolic_tf.spec.mapspec import parse_map_spec
+
+    doc = map_specs(True)["c_reference_disk"]
+    bc = BasinCells(parse_map_spec(doc))
+    bc.basins()
+    region = bc._grids.basins[0][0]["target"]
+    coarse = GridBasins(bc._grids.ff, bc.checker.field, bc.checker.pairs, bc.checker.T0, level=7)
+    coarse.add(region, float_inside(region), [float_inside(b.data) for b in bc.basins()])
+    bc._grids = coarse
+    box = next(b for b in ((Fraction(i, 96), Fraction(i + 1, 96), Fraction(j, 96), Fraction(j + 1, 96))
+                           for i in range(-95, -88) for j in range(-8, 8))
+               if bc.certify(b).get("kind") == KIND)
+    r = bc.certify(box)
+    cell = {"box": [str(b) for b in box], "status": r["status"], "regime": r["regime"], "T_lo": r["T_lo"],
+            "T_hi": r["T_hi"], "claim": r["claim"], "certificate": {"kind": KIND, "data": r["data"]}}
+    data = {"spec": doc, "cell": cell}
+    status, claim = declaration(KIND).derive(SimpleNamespace(kind=KIND, status="PROVED", data=data), None)
+    return Certificate(kind=KIND, claim=claim, status=status, data=data).to_dict()
+
+
 def _build_certs() -> dict:
     from symbolic_tf.certify.batch import blowup_brackets_batch
     from symbolic_tf.certify.convexity import find_nonconvexity_witness
@@ -209,6 +237,8 @@ def _build_certs() -> dict:
         out["cell-tube"] = _cell_tube_certificate()
     if "cell-basin" in kinds():
         out["cell-basin"] = _cell_basin_certificate()
+    if "cell-grid" in kinds():
+        out["cell-grid"] = _cell_grid_certificate()
     F = Fraction
     members = [((F(1), F(0)), (F(0), F(1))), ((F(1, 2), F(1, 4)), (F(1, 4), F(1, 2))),
                ((F(2), F(-1, 2)), (F(-1, 2), F(1, 4)))]
@@ -321,7 +351,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "global-riccati-vI/stationary", "stationary", "stationary/zero", "bounded-drift-vI-nsd", "equilibrium-drift-vI", "global-drift-vI", "growth-drift-vI-nsd", "stratum",
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
-              "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "blowup-riccati-vI-batch",
+              "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
               "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
@@ -641,7 +671,7 @@ def all_mutations(c):
         yield label, m, False
     for label, m in _data_mutations(c, schema):
         # a standalone cell's map spec plays the role of the embedded problem
-        yield label, m, c["kind"] in ("cell-riccati-vI", "cell-tube", "cell-basin") and label.startswith("data['spec']")
+        yield label, m, c["kind"] in ("cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid") and label.startswith("data['spec']")
     for label, m in _claim_mutations(c):
         yield label, m, False
     yield from _problem_mutations(c)

@@ -87,10 +87,10 @@ MAX_DEGREE = 16
 MAX_MISSES = 6000       # search side: more failing boxes than this and the candidate L is given up
 _PREC = 128
 
-__all__ = ["KIND", "BasinCellChecker", "PlanarField", "route_reason", "poly_range", "basin_schema",
-           "check_inner", "check_target", "check_basin", "ray_bracket"]
+__all__ = ["KIND", "DATA_SCHEMA", "rational", "quarters", "polynomial", "BasinCellChecker", "PlanarField", "route_reason", "poly_range", "basin_schema",
+           "check_inner", "check_target", "check_basin", "ray_bracket", "blowup_bracket"]
 
-_DATA_SCHEMA = {"target": ("enum", "cluster", "ray"), "centre": "rat[]", "W": "rat[][]", "rho": "rat",
+DATA_SCHEMA = {"target": ("enum", "cluster", "ray"), "centre": "rat[]", "W": "rat[][]", "rho": "rat",
                 "mu": "rat", "R": "rat[]", "rho_out": "rat", "R_out": "rat[]", "kappa": "rat", "L": "rat[][]", "level": "rat", "eps": "rat", "depth": "int"}
 
 
@@ -107,7 +107,7 @@ def basin_schema(target: str) -> dict:
     dict
         The field → type schema (:func:`symbolic_tf.certify.schema.validate`).
     """
-    return dict(_DATA_SCHEMA, **({"T_lo": "rat", "T_hi": "rat"} if target == "ray" else {}))
+    return dict(DATA_SCHEMA, **({"T_lo": "rat", "T_hi": "rat"} if target == "ray" else {}))
 
 
 def _fail(msg):
@@ -126,7 +126,17 @@ def _gens():
     return _GENS
 
 
-def _q(v) -> flint.fmpq:
+def rational(v) -> flint.fmpq:
+    """An exact rational (int, "p/q" string or Fraction) as an fmpq.
+
+    Parameters
+    ----------
+    v : int, str or Fraction
+
+    Returns
+    -------
+    flint.fmpq
+    """
     v = Fraction(v)
     return flint.fmpq(v.numerator, v.denominator)
 
@@ -157,7 +167,17 @@ def poly_range(p, box) -> tuple:
     return c0 - spread, c0 + spread
 
 
-def _quarters(box):
+def quarters(box):
+    """The four quarters of a box (x₀, x₁, y₀, y₁).
+
+    Parameters
+    ----------
+    box : tuple
+
+    Returns
+    -------
+    list of tuple
+    """
     x0, x1, y0, y1 = box
     xm, ym = (x0 + x1) / 2, (y0 + y1) / 2
     return [(x0, xm, y0, ym), (x0, xm, ym, y1), (xm, x1, y0, ym), (xm, x1, ym, y1)]
@@ -251,15 +271,15 @@ def _ellipsoid(data, fail):
     """(p*, W, W⁻¹, rho, mu, R) read exactly, with the checks of step 1 that need no field."""
     from ...exact.definiteness import definiteness
 
-    p = [_q(v) for v in data["centre"]]
+    p = [rational(v) for v in data["centre"]]
     W = data["W"]
     if len(p) != 2 or len(W) != 2 or any(len(r) != 2 for r in W) or len(data["R"]) != 2:
         fail("centre, W and R must be 2-dimensional")
-    Wm = flint.fmpq_mat(2, 2, [_q(v) for r in W for v in r])
+    Wm = flint.fmpq_mat(2, 2, [rational(v) for r in W for v in r])
     if Wm != Wm.transpose() or not definiteness(Wm).pd:
         fail("W must be symmetric positive definite")
-    rho, mu = _q(data["rho"]), _q(data["mu"])
-    R = [_q(v) for v in data["R"]]
+    rho, mu = rational(data["rho"]), rational(data["mu"])
+    R = [rational(v) for v in data["R"]]
     if not (rho > 0 and mu > 0 and all(r > 0 for r in R)):
         fail("rho, mu and R must be positive")
     Winv = Wm.inv()
@@ -319,7 +339,7 @@ def check_inner(field, pairs, data, fail):
             continue
         if depth >= TARGET_DEPTH:
             fail("the contraction −(DgᵀW + W·Dg) − 2·mu·W ⪰ 0 fails on the target's box")
-        todo += [(q, depth + 1) for q in _quarters(box)]
+        todo += [(q, depth + 1) for q in quarters(box)]
     energy = _energy(p, W)
     if data["target"] == "cluster":
         with working_precision(_PREC):
@@ -371,8 +391,8 @@ def check_target(field, pairs, data, fail):
 
 def _annulus(field, data, p, W, rho, energy, fail):
     """Step 1′: zᵀWz decreases at rate ≥ kappa·zᵀWz on the annulus rho ≤ zᵀWz ≤ rho_out of the disk."""
-    rho_out, kappa = _q(data["rho_out"]), _q(data["kappa"])
-    R_out = [_q(v) for v in data["R_out"]]
+    rho_out, kappa = rational(data["rho_out"]), rational(data["kappa"])
+    R_out = [rational(v) for v in data["R_out"]]
     if len(R_out) != 2 or not (rho_out >= rho and kappa > 0 and all(r > 0 for r in R_out)):
         fail("rho_out ≥ rho, kappa > 0 and R_out > 0 are required")
     Winv = W.inv()
@@ -404,13 +424,26 @@ def _annulus(field, data, p, W, rho, energy, fail):
             continue
         if depth >= ANNULUS_DEPTH:
             fail("zᵀWz does not decrease at the stated rate on the annulus of the target")
-        todo += [(q, depth + 1) for q in _quarters(box)]
+        todo += [(q, depth + 1) for q in quarters(box)]
     with working_precision(_PREC):
         tau = (flint.arb(rho_out) / flint.arb(rho)).log() / flint.arb(kappa)
     return {"rho_out": rho_out, "c_out": None if c_min is None else (c_min, c_max), "tau_out": tau}
 
 
-def _polynomial(terms, fail):
+def polynomial(terms, fail):
+    """The exact polynomial Σ cᵢⱼ aⁱbʲ of [i, j, c] triples (total degree ≤ :data:`MAX_DEGREE`).
+
+    Parameters
+    ----------
+    terms : list
+        [i, j, coefficient] triples.
+    fail : callable
+        ``fail(msg)`` raises.
+
+    Returns
+    -------
+    flint.fmpq_mpoly
+    """
     ctx = _ctx()
     coeffs = {}
     for t in terms:
@@ -422,7 +455,7 @@ def _polynomial(terms, fail):
         key = (int(i), int(j))
         if key in coeffs:
             fail("L repeats a monomial")
-        coeffs[key] = _q(t[2])
+        coeffs[key] = rational(t[2])
     return ctx.from_dict(coeffs)
 
 
@@ -486,7 +519,7 @@ def check_basin(field, L, level, eps, depth, energy, rho, fail, misses=None):
                 continue
             fail(f"a box of depth {k} near ({float((box[0] + box[1]) / 2):.4g}, {float((box[2] + box[3]) / 2):.4g}) "
                  "passes none of the basin tests")
-        todo += [(q, k + 1) for q in _quarters(box)]
+        todo += [(q, k + 1) for q in quarters(box)]
     return L_min, c_min, c_max
 
 
@@ -505,7 +538,7 @@ def ray_bracket(T0, level, L_min, eps, c_R, c_target, tau_out):
     T0 : flint.fmpq
         tr Σ₀ > 0.
     level, L_min, eps : flint.fmpq
-        ℓ, the lower bound of L on the disk and ε; τ_max = (ℓ − L_min)/ε bounds the time to the target.
+        ℓ, the lower bound of L on the disk and ε; τ_L = (ℓ − L_min)/ε bounds the time to the target.
     c_R : list of tuple
         Ranges (c_min, c_max) of c = tr Q(X) on the regions crossed before the inner target (the basin's
         leaves, the annulus); None or (None, None) entries are ignored.
@@ -517,14 +550,44 @@ def ray_bracket(T0, level, L_min, eps, c_R, c_target, tau_out):
     Returns
     -------
     tuple of flint.arb
-        lo = max(u₀/max(c_max, c_hi), u₁_lo/c_hi), hi = t₁_hi + u₁_hi/c_lo, u₀ = 1/T₀.
+        :func:`blowup_bracket` with τ = τ_L + τ_out.
+    """
+    tau_L = (level - L_min) / eps if L_min is not None and level > L_min else flint.fmpq(0)
+    with working_precision(_PREC):
+        tau = flint.arb(tau_L) + flint.arb(tau_out.upper())
+    return blowup_bracket(T0, tau, c_R, c_target)
+
+
+def blowup_bracket(T0, tau, c_R, c_target):
+    """Arb bounds (lo, hi) of T* from a projective time bound τ ≥ τ₁ to the inner ray target.
+
+    With u₀ = 1/T₀ and [c_min, c_max] the hull of the ranges of c = tr Q(X) crossed:
+    u₁ ∈ u₀[e^{−max(0, c_max)τ}, e^{−min(0, c_min)τ}], t₁ ≤ τ·u₀e^{−min(0, c_min)τ}, and from the
+    target on the time left is u₁∫e^{−∫c} ∈ u₁[1/c_hi, 1/c_lo]; d(tr Σ)/dt ≤ c_max(tr Σ)² gives
+    T* ≥ u₀/c_max.
+
+    Parameters
+    ----------
+    T0 : flint.fmpq
+        tr Σ₀ > 0.
+    tau : flint.arb
+        An upper bound of the projective time to the inner target.
+    c_R : list of tuple
+        Ranges (c_min, c_max) of c on the regions crossed before the inner target; None entries are
+        ignored.
+    c_target : tuple of flint.fmpq
+        (c_lo, c_hi) on the target's box, c_lo > 0.
+
+    Returns
+    -------
+    tuple of flint.arb
+        lo = max(u₀/max(c_max, c_hi), u₁_lo/c_hi), hi = t₁_hi + u₁_hi/c_lo.
     """
     c_lo, c_hi = c_target
     c_min, c_max = _hull(c_R + [c_target])
     c_max = max(c_max, c_hi)
-    tau_L = (level - L_min) / eps if L_min is not None and level > L_min else flint.fmpq(0)
     with working_precision(_PREC):
-        tau = flint.arb(tau_L) + flint.arb(tau_out.upper())
+        tau = flint.arb(tau.upper())
         u0 = flint.arb(1 / T0)
         up = (flint.arb(-min(0, c_min)) * tau).exp()
         u1_lo = u0 * (flint.arb(-max(0, c_max)) * tau).exp()
@@ -548,7 +611,7 @@ class BasinCellChecker:
         self.field = PlanarField(*self.pairs[0])
         self.cov = spec.cov_affine()
         self.S = MatPoly.affine(*self.cov)
-        C0, Cx, Cy = ([[_q(e) for e in row] for row in M] for M in self.cov)
+        C0, Cx, Cy = ([[rational(e) for e in row] for row in M] for M in self.cov)
         self.T0 = C0[0][0] + C0[1][1]
         # (a, b) = ((Σ₀₀ − Σ₁₁)/T₀, 2Σ₀₁/T₀), affine in (x, y)
         x, y = _ctx().gens()
@@ -571,15 +634,15 @@ class BasinCellChecker:
             ``L`` (fmpq_mpoly), ``level``, and for a ray target the arb bounds ``T`` = (lo, hi) of T*
             for every Σ₀ of trace T₀ in the basin.
         """
-        key = json.dumps({k: data[k] for k in _DATA_SCHEMA}, sort_keys=True)
+        key = json.dumps({k: data[k] for k in DATA_SCHEMA}, sort_keys=True)
         if key not in self._basins:
             depth = data["depth"]
             if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= MAX_DEPTH:
                 _fail(f"depth must be an integer in [0, {MAX_DEPTH}]")
-            eps, level = _q(data["eps"]), _q(data["level"])
+            eps, level = rational(data["eps"]), rational(data["level"])
             if not eps > 0:
                 _fail("eps must be positive")
-            L = _polynomial(data["L"], _fail)
+            L = polynomial(data["L"], _fail)
             tg = check_target(self.field, self.pairs, data, _fail)
             L_min, c_min, c_max = check_basin(self.field, L, level, eps, depth, tg["energy"], tg["rho_out"], _fail)
             out = {"L": L, "level": level}

@@ -1,0 +1,385 @@
+"""Grid basins for trace-constant Σ₀ slices of single-head softmax flows in d = 2 without drift (kind
+``cell-grid``, :mod:`symbolic_tf.certify.kinds.cell_grid`); the search side.
+
+The polynomial basins of :mod:`symbolic_tf.certify.cell_basins` stop short of a separatrix, and a
+blow-up ray whose approach is slow (a weak eigenvalue, often a saddle's unstable manifold running into
+it) gets no basin at all.  This search builds, per attractor,
+
+* a *target*: the :mod:`.cell_basins` ellipsoid (with its polynomial basin when there is one), or — for
+  a blow-up ray fed by a saddle's unstable manifold — a *growth region*: a wedge around that manifold,
+  bounded by lines along the saddle's eigenvectors (the cap parallel to the stable one, so the flow
+  crosses it inwards at any width), forward invariant, with c = tr Q(X) > 0 on it;
+* a piecewise-bilinear L on a uniform grid that decreases along the flow into the target: the vertex
+  values solve a sparse linear program (∇L·g ≤ −1 at sample points of every grid box that is not
+  inside the target, L ≥ half the float reach time outside it, slack weighted towards short reach
+  times), rounded up to
+  multiples of 2⁻¹²; the level ℓ is the largest candidate at which the checker's own procedure finds
+  no failing box below ℓ.
+
+Floats only guess (equilibria, the wedge's directions, reach times, the LP); every basin is verified by
+:class:`~symbolic_tf.certify.kinds.cell_grid.GridBasin` before it is used and every cell is
+re-verified by the map's checker.  docs/mathematics.md §8, "Grid basins".
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..exact.rational import dyadic, frac_str
+from .kinds.cell_grid import KIND, GridBasin, RegionTarget
+
+__all__ = ["KIND", "GridBasins", "growth_region", "float_inside", "lower_rational", "upper_rational"]
+
+LEVEL = 8                 # the grid: 256 × 256 boxes
+SCALE_BITS = 12           # values in units of 2⁻¹²
+BIG = 10 ** 9             # the value of vertices that do not reach the target (never below ℓ)
+EPS = Fraction(1, 8)
+_DT, _T_END = 0.02, 80.0
+#: wedge shapes tried, as fractions of the saddle–ray distance D: (cap s₀/D, half-width w₀/D, slope β)
+_WEDGES = ((0.25, 0.1, 0.3), (0.25, 0.05, 0.3), (0.4, 0.1, 0.3), (0.15, 0.03, 0.2), (0.4, 0.2, 0.5))
+
+
+def _fail(msg):
+    from ..spec.errors import CertificationFailed
+
+    raise CertificationFailed(msg)
+
+
+def _line(coef, const):
+    """The polynomial coef·(a, b) + const as [i, j, coefficient] triples (dyadic, 30 bits)."""
+    return [[1, 0, frac_str(dyadic(coef[0], 30))], [0, 1, frac_str(dyadic(coef[1], 30))],
+            [0, 0, frac_str(dyadic(const, 30))]]
+
+
+def _float_poly(terms):
+    """A float evaluator (points (…, 2) → values) of a polynomial given as [i, j, coefficient] triples."""
+    from numpy.polynomial.polynomial import polyval2d
+
+    deg = max(max(int(i), int(j)) for i, j, _c in terms)
+    C = np.zeros((deg + 1, deg + 1))
+    for i, j, c in terms:
+        C[int(i), int(j)] += float(Fraction(c))
+    return lambda P: polyval2d(P[..., 0], P[..., 1], C)
+
+
+def growth_region(ff, field, pairs, saddle, ray):
+    """A growth region (a wedge around the saddle's unstable manifold, which ends at the ray) checked by
+    the checker's own procedure, or None.
+
+    With e_u, e_s the saddle's unit eigenvectors (e_u towards the ray), x − x_s = u·e_u + v·e_s and
+    D = |x_ray − x_s|, the wedge is {u ≥ s₀, |v| ≤ w₀ + β(u − s₀)}: three linear pieces G ≤ 0.
+
+    Parameters
+    ----------
+    ff : callable
+        The float field (``ff(P)`` → (g, c)) with a ``jac`` method.
+    field : symbolic_tf.certify.kinds.cell_basin.PlanarField
+        The exact field.
+    pairs : list
+        The head's exact (V, A).
+    saddle, ray : numpy.ndarray
+        The two equilibria (floats).
+
+    Returns
+    -------
+    tuple of (dict, RegionTarget) or None
+        The target document and its verified form.
+    """
+    from ..spec.errors import CertificationFailed
+
+    w, U = np.linalg.eig(ff.jac(saddle))
+    if np.iscomplexobj(w) and np.abs(w.imag).max() > 0:
+        return None
+    w, U = w.real, U.real
+    eu, es = U[:, np.argmax(w)], U[:, np.argmin(w)]
+    eu, es = eu / np.linalg.norm(eu), es / np.linalg.norm(es)
+    D = float(np.linalg.norm(ray - saddle))
+    if eu @ (ray - saddle) < 0:
+        eu = -eu
+    lu, lv = np.linalg.inv(np.c_[eu, es])
+    for fs, fw, beta in _WEDGES:
+        s0, w0 = fs * D, fw * D
+        G = [_line(lv - beta * lu, -(lv @ saddle) + beta * (lu @ saddle) - w0 + beta * s0),
+             _line(-lv - beta * lu, (lv @ saddle) + beta * (lu @ saddle) - w0 + beta * s0),
+             _line(-lu, lu @ saddle + s0)]
+        for c_lo in ("1/32", "1/256"):
+            doc = {"target": "region", "G": G, "c_lo": c_lo, "depth": 10}
+            try:
+                return doc, RegionTarget(field, pairs, doc, _fail)
+            except CertificationFailed:
+                continue
+    return None
+
+
+class GridBasins:
+    """The grid basins of one map spec (built on first use by :class:`.cell_basins.BasinCells`).
+
+    Parameters
+    ----------
+    ff : callable
+        The float field.
+    field, pairs :
+        The exact field and the head's exact (V, A).
+    T0 : flint.fmpq
+        tr Σ₀ of the slice.
+    level : int, optional
+        The grid: 2^level × 2^level boxes (default :data:`LEVEL`).
+    """
+
+    def __init__(self, ff, field, pairs, T0, level: int = LEVEL):
+        self.ff, self.field, self.pairs, self.T0, self.level = ff, field, pairs, T0, level
+        self.basins = []      # (basin document, GridBasin, regime, (T_lo, T_hi) or None)
+
+    def add(self, target_doc, inside, others):
+        """Build and verify the grid basin of one target (a failure is skipped silently).
+
+        Parameters
+        ----------
+        target_doc : dict
+            The target (an ellipsoid target, with its polynomial basin or not, or a growth region).
+        inside : callable
+            Float test of the target's region on points (n, 2) → bool (n,).
+        others : list of callable
+            Float tests of the other attractors' regions (a sample entering one does not reach this
+            target).
+        """
+        from ..spec.errors import CertificationFailed
+
+        n = 1 << self.level
+        tau = self._reach(inside, others, n)
+        try:
+            vals = self._values(tau, inside, n)
+            doc = self._level(target_doc, vals, n)
+        except (CertificationFailed, ValueError):
+            return
+        if doc is None:
+            return
+        grid = GridBasin(self.field, self.pairs, doc, _fail)
+        regime = "BLOWUP" if grid.target.ray else "CLUSTERING"
+        bracket = None
+        if grid.target.ray:
+            lo, hi = grid.bracket(self.T0)
+            T_lo, T_hi = lower_rational(lo), upper_rational(hi)
+            if T_lo is None or T_hi is None:
+                return
+            bracket = (frac_str(T_lo), frac_str(T_hi))
+        self.basins.append((doc, grid, regime, bracket))
+
+    # --- the float guesses -------------------------------------------------------------
+    def _reach(self, inside, others, n):
+        """Float reach times of the grid's vertices (RK4; vertices within 2/n of the circle start at
+        their radial projection to radius 1 − 2/n, as the field outside the disk is not the flow)."""
+        g = np.linspace(-1, 1, n + 1)
+        P = np.array([(a, b) for a in g for b in g])
+        r = np.hypot(P[:, 0], P[:, 1])
+        pull = 1 - 2 / n
+        Z = np.where(r[:, None] > pull, P / np.maximum(r, 1e-300)[:, None] * pull, P)
+        tau = np.full(len(Z), np.inf)
+        live = np.ones(len(Z), bool)
+        t = 0.0
+        f = lambda X: self.ff(X)[0]                                   # noqa: E731
+        with np.errstate(all="ignore"):
+            while t < _T_END and live.any():
+                idx = np.flatnonzero(live)
+                hit = inside(Z[idx])
+                tau[idx[hit]] = t
+                live[idx[hit]] = False
+                for other in others:
+                    idx = np.flatnonzero(live)
+                    live[idx[other(Z[idx])]] = False
+                X = Z[live]
+                k1 = f(X)
+                k2 = f(X + _DT / 2 * k1)
+                k3 = f(X + _DT / 2 * k2)
+                k4 = f(X + _DT * k3)
+                Z[live] = X + _DT / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+                t += _DT
+        return tau.reshape(n + 1, n + 1)
+
+    def _values(self, tau, inside, n):
+        """Integer vertex values from a sparse LP (module docstring)."""
+        import scipy.sparse as sp
+        from scipy.optimize import linprog
+
+        h = 2 / n
+        g = np.linspace(-1, 1, n + 1)
+        fin = np.isfinite(tau)
+        var = -np.ones((n + 1, n + 1), int)
+        S = np.array([-1.0, 0.0, 1.0])
+        sx, sy = (m.ravel() for m in np.meshgrid(S, S, indexing="ij"))
+        rows, cols, coef, boxes, owner, tb = [], [], [], [], [], []
+        nv = 0
+        for i in range(n):
+            for j in range(n):
+                if not fin[i:i + 2, j:j + 2].all():
+                    continue
+                x0, y0 = g[i], g[j]
+                cx, cy = min(max(0.0, x0), x0 + h), min(max(0.0, y0), y0 + h)
+                if cx * cx + cy * cy > 1:
+                    continue
+                pts = np.c_[x0 + (sx + 1) * h / 2, y0 + (sy + 1) * h / 2]
+                keep = np.hypot(pts[:, 0], pts[:, 1]) <= 1 + h
+                if inside(pts[keep]).all():
+                    continue
+                # a box that leaves the target is checked whole (up to the pieces inside it), so every
+                # sample of it is constrained, those inside the target too
+                b = len(boxes)
+                boxes.append((i, j))
+                tb.append(tau[i:i + 2, j:j + 2].max())
+                corners = ((i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1))
+                for c in corners:
+                    if var[c] < 0:
+                        var[c] = nv
+                        nv += 1
+                G = self.ff(pts[keep])[0]
+                s, t = sx[keep], sy[keep]
+                # ∂L/∂a = [(v10 − v00)(1 − t) + (v11 − v01)(1 + t)]/(2h), ∂L/∂b likewise with s
+                cs = (-(1 - t) * G[:, 0] - (1 - s) * G[:, 1], (1 - t) * G[:, 0] - (1 + s) * G[:, 1],
+                      -(1 + t) * G[:, 0] + (1 - s) * G[:, 1], (1 + t) * G[:, 0] + (1 + s) * G[:, 1])
+                for q in range(len(G)):
+                    row = len(owner)
+                    owner.append(b)
+                    for c, cc in zip(corners, cs):
+                        rows.append(row)
+                        cols.append(var[c])
+                        coef.append(cc[q] / (2 * h))
+        if not boxes:
+            raise ValueError("no grid box reaches the target")
+        m, nb = len(owner), len(boxes)
+        A_ub = sp.hstack([sp.csr_matrix((coef, (rows, cols)), shape=(m, nv)),
+                          sp.csr_matrix((-np.ones(m), (np.arange(m), owner)), shape=(m, nb))]).tocsr()
+        lo = np.zeros(nv)
+        for ii, jj in zip(*np.nonzero(var >= 0)):
+            lo[var[ii, jj]] = 0.5 * tau[ii, jj]          # at least half the reach time (0 in the target)
+        cost = np.r_[np.full(nv, 1e-3), 1 + 100 * np.exp(-np.array(tb) / 4)]
+        res = linprog(cost, A_ub=A_ub, b_ub=-np.ones(m), bounds=[(lo[q], 1e4) for q in range(nv)] + [(0, None)] * nb,
+                      method="highs")
+        if res.status != 0:
+            raise ValueError("the grid LP failed")
+        vals = np.where(fin & (tau == 0), 0, BIG).astype(np.int64)
+        for ii, jj in zip(*np.nonzero(var >= 0)):
+            vals[ii, jj] = int(np.ceil(res.x[var[ii, jj]] * 2 ** SCALE_BITS))
+        return vals
+
+    def _level(self, target_doc, vals, n):
+        """The largest candidate ℓ at which the checker's procedure finds no failing box below ℓ, and
+        the window of the boxes below it; None when none passes."""
+        scale = Fraction(1, 2 ** SCALE_BITS)
+        full = {"target": target_doc, "k": self.level, "window": [0, n, 0, n], "scale": frac_str(scale), "eps": frac_str(EPS)}
+
+        target = GridBasin(self.field, self.pairs, dict(full, values=[[BIG] * (n + 1)] * (n + 1), level="0"),
+                           _fail).target
+
+        def misses_at(level, window=(0, n, 0, n)):
+            i0, i1, j0, j1 = window
+            doc = dict(full, window=list(window), values=vals[i0:i1 + 1, j0:j1 + 1].tolist(), level=frac_str(level))
+            misses = []
+            GridBasin(self.field, self.pairs, doc, _fail, misses, target=target)
+            return [m for m in misses if Fraction(int(m[0].p), int(m[0].q)) <= level], doc
+
+        first, _ = misses_at(Fraction(BIG // 2) * scale)
+        cands = sorted({Fraction(int(m[0].p), int(m[0].q)) for m in first})
+        cands = [c - scale for c in cands if c > scale] or [Fraction(BIG // 4) * scale]
+        lo_i, hi_i, best = 0, len(cands) - 1, None
+        while lo_i <= hi_i:                 # the largest passing candidate (passing is monotone in ℓ in practice)
+            mid = (lo_i + hi_i) // 2
+            if not misses_at(cands[mid])[0]:
+                best, lo_i = cands[mid], mid + 1
+            else:
+                hi_i = mid - 1
+        if best is None:
+            return None
+        below = np.argwhere(vals <= best / scale)
+        if not len(below):
+            return None
+        i0, j0 = (below.min(axis=0) - 2).clip(0, n)
+        i1, j1 = (below.max(axis=0) + 2).clip(0, n)
+        bad, doc = misses_at(best, (int(i0), int(i1), int(j0), int(j1)))
+        return None if bad else doc
+
+    def certify(self, bbox):
+        """The first grid basin whose region holds the directions' box, as (document, regime, bracket).
+
+        Parameters
+        ----------
+        bbox : tuple of flint.fmpq
+            (a₀, a₁, b₀, b₁).
+
+        Returns
+        -------
+        tuple or None
+        """
+        for doc, grid, regime, bracket in self.basins:
+            if grid.covers(bbox):
+                return doc, regime, bracket
+        return None
+
+
+def float_inside(target_doc):
+    """A float test of a target's region on points (n, 2) (guesses only: the basin is checked exactly).
+
+    Parameters
+    ----------
+    target_doc : dict
+        An ellipsoid target (with or without its polynomial basin) or a growth region.
+
+    Returns
+    -------
+    callable
+    """
+    if target_doc["target"] == "region":
+        Gs = [_float_poly(G) for G in target_doc["G"]]
+        return lambda P: np.all([G(P) < 0 for G in Gs], axis=0)
+    p = np.array([float(Fraction(v)) for v in target_doc["centre"]])
+    W = np.array([[float(Fraction(v)) for v in r] for r in target_doc["W"]])
+    rho_out = float(Fraction(target_doc["rho_out"]))
+    L = _float_poly(target_doc["L"]) if "L" in target_doc else None
+    level = float(Fraction(target_doc.get("level", 0)))
+
+    def inside(P):
+        z = P - p
+        out = np.einsum("ni,ij,nj->n", z, W, z) < rho_out
+        if L is not None:
+            out |= L(P) < level
+        return out
+    return inside
+
+
+def lower_rational(x):
+    """A short rational ≤ the lower end of an arb ball (None if not finite or not positive).
+
+    Parameters
+    ----------
+    x : flint.arb
+
+    Returns
+    -------
+    Fraction or None
+    """
+    import math
+
+    v = float(x.lower())
+    if not math.isfinite(v) or v <= 0:
+        return None
+    return Fraction(math.floor(Fraction(v) * (1 - Fraction(1, 2 ** 30)) * 2 ** 40), 2 ** 40)
+
+
+def upper_rational(x):
+    """A short rational ≥ the upper end of an arb ball (None if not finite).
+
+    Parameters
+    ----------
+    x : flint.arb
+
+    Returns
+    -------
+    Fraction or None
+    """
+    import math
+
+    v = float(x.upper())
+    if not math.isfinite(v):
+        return None
+    q = Fraction(v) * (1 + Fraction(1, 2 ** 30))
+    return Fraction(math.ceil(q * 2 ** 20), 2 ** 20)

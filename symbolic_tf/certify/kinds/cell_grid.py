@@ -1,0 +1,624 @@
+"""Independent checker of grid-basin certificates (kind ``cell-grid``) of regime maps on the projective
+disk of a d = 2 softmax flow without drift (docs/mathematics.md §8, "Grid basins").
+
+The setting is that of :mod:`.cell_basin`: Σ = X/u with tr X = 1, X(a, b) = ½[[1 + a, b], [b, 1 − a]],
+the projective field g(a, b) (an exact rational polynomial of degree 3) on the closed unit disk, which
+is forward invariant.  A ``cell-basin`` certificate needs one polynomial L that decreases along the
+flow on a whole sublevel set; near a separatrix (the stable manifold of a saddle between two basins)
+the time to reach a target grows like a logarithm of the distance, and no polynomial of moderate
+degree follows it.  A *piecewise-bilinear* L on a uniform grid does: it is continuous, bilinear on
+each grid box, and can be as steep as the grid allows.
+
+**The certificate** stores a target — a rational ellipsoid target of :mod:`.cell_basin` (``target``
+∈ {cluster, ray}, centre, W, rho, mu, R, annulus rho_out, R_out, kappa), optionally with a verified
+polynomial basin of it (``L``, ``level``, ``eps``, ``depth``) — and the grid function: the level ``k``
+(vertices (−1 + 2i/2^k, −1 + 2j/2^k)), a window of vertex indices ``window`` = [i₀, i₁, j₀, j₁], the
+integer ``values`` v_ij (row by row: i outer, j inner), a rational ``scale`` (L = scale·v at the
+vertices, bilinear in between), the level ``level`` = ℓ and the margin ``eps`` = ε > 0; a cell reaching
+a ``ray`` target stores its bracket ``T_lo``, ``T_hi``.  Verified in exact rational arithmetic:
+
+1. *Target* (and its polynomial basin, when given): steps 1, 1′ and 2 of :mod:`.cell_basin`.  Its
+   *region* Z is its outer ellipsoid {zᵀWz < rho_out} together with its polynomial basin {L_p < ℓ_p}.
+2. *Fence.*  Each edge of the window's boundary that meets the closed disk and does not lie on the
+   boundary of the square [−1, 1]² has L > ℓ at both ends (L is linear on an edge).
+3. *Boxes.*  Every grid box of the window that meets the closed disk satisfies one of: L > ℓ at its
+   four corners (its minimum); it lies in Z (an exact range of zᵀWz, or of L_p); or
+   ∇L·g < −ε on it (∇L·g is a polynomial of degree 4 in the box's local coordinates; exact range by
+   the Taylor shift).  L_min is the least corner value over the boxes that meet the disk.
+4. *Cell.*  Σ₀ ≻ 0 on the open cell, tr Σ₀ ≡ T₀ constant, and the bounding box of the cell's
+   directions (a, b) lies in the window with L < ℓ at every corner of every grid box it meets.
+
+**Why.**  L is continuous and C¹ on each closed box, so along a trajectory L(x(τ)) is Lipschitz and
+its derivative, where it exists, is ∇L_B·g for a box B that holds x(τ) and the points just after.  Let
+R = {x in the disk and the window : L(x) ≤ ℓ}.  A point of R outside Z lies only in boxes that are
+not above ℓ and not inside Z, so L decreases at a rate > ε there.  By the fence a trajectory cannot
+leave the window from R without L rising above ℓ first (the disk itself is invariant), so it stays in
+R and enters Z within τ_R = (ℓ − L_min)/ε; from Z the target's argument applies: CLUSTERING (rank 1)
+for a ``cluster`` target; BLOWUP for a ``ray`` target, with the bracket of
+:func:`.cell_basin.blowup_bracket` for τ = τ_R + τ_Z (τ_Z the target's own time) and c bounded over
+the boxes of R and the target's regions.
+
+Each distinct grid basin is verified once per map check and reused for the other cells.
+"""
+from __future__ import annotations
+
+import json
+
+import flint
+
+from ...exact.precision import working_precision
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim
+from ..schema import validate
+from .cell_basin import (DATA_SCHEMA as _BASIN_SCHEMA, blowup_bracket, check_basin, check_target, poly_range,
+                         polynomial, quarters, rational)
+from .cell_enclosures import pd_on_open_box
+from .cell_tube import derived_cell_claim, open_cell
+from .cells import standalone_cell_claim
+from .replay import bracket_claim, int_in
+
+KIND = "cell-grid"
+MAX_LEVEL = 9            # the finest grid: 512 × 512 boxes
+SUB_DEPTH = 3            # subdivision depth of a grid box's decrease test
+MAX_VALUES = 300_000     # vertex budget of one grid (a hostile certificate cannot make the check hang)
+_PREC = 128
+_L_FIELDS = ("L", "level", "eps", "depth")
+REGION_DEPTH = 12        # quadtree depth limit of a growth region's check
+MAX_REGION_BOXES = 200_000
+MAX_PIECES = 8
+#: a grid basin: target, level k, window [i₀, i₁, j₀, j₁], values (rows i₀…i₁ of columns j₀…j₁), scale, ℓ, ε
+BASIN_SCHEMA = {"target": "obj", "k": "int", "window": "int[]", "values": "int[][]", "scale": "rat", "level": "rat",
+                "eps": "rat"}
+REGION_SCHEMA = {"target": ("enum", "region"), "G": "any", "c_lo": "rat", "depth": "int"}
+
+__all__ = ["KIND", "GridBasin", "GridCellChecker", "RegionTarget", "grid_schema", "target_schema", "meets_disk"]
+
+
+def _fail(msg):
+    raise CertificationFailed(f"cell-grid certificate: {msg}")
+
+
+def target_schema() -> dict:
+    """The schema of a ``cell-grid`` target: a :mod:`.cell_basin` target with an optional polynomial
+    basin (all of ``L``, ``level``, ``eps``, ``depth``, or none).
+
+    Returns
+    -------
+    dict
+        The field → type schema (:func:`symbolic_tf.certify.schema.validate`).
+    """
+    return {(k + "?" if k in _L_FIELDS else k): t for k, t in _BASIN_SCHEMA.items()}
+
+
+def grid_schema(ray: bool) -> dict:
+    """The schema of a ``cell-grid`` cell's data: the grid basin under ``basin`` (an object checked
+    against :data:`BASIN_SCHEMA` once per distinct basin), and for a cell whose target proves blow-up its
+    bracket ``T_lo``, ``T_hi``.
+
+    Parameters
+    ----------
+    ray : bool
+        Whether the target proves blow-up.
+
+    Returns
+    -------
+    dict
+        The field → type schema (:func:`symbolic_tf.certify.schema.validate`).
+    """
+    return {"basin": "obj", **({"T_lo": "rat", "T_hi": "rat"} if ray else {})}
+
+
+def meets_disk(box) -> bool:
+    """Whether the closed box (x₀, x₁, y₀, y₁) meets the closed unit disk (its point nearest the origin).
+
+    Parameters
+    ----------
+    box : tuple of flint.fmpq
+
+    Returns
+    -------
+    bool
+    """
+    x0, x1, y0, y1 = box
+    zero = flint.fmpq(0)
+    cx = x0 if x0 > 0 else (x1 if x1 < 0 else zero)
+    cy = y0 if y0 > 0 else (y1 if y1 < 0 else zero)
+    return cx * cx + cy * cy <= 1
+
+
+def _range_of(coeffs: dict) -> tuple:
+    """(lower, upper) of Σ d_ij sⁱtʲ over |s|, |t| ≤ 1."""
+    c0 = coeffs.get((0, 0), flint.fmpq(0))
+    spread = sum((abs(c) for e, c in coeffs.items() if e != (0, 0)), flint.fmpq(0))
+    return c0 - spread, c0 + spread
+
+
+class _Target:
+    """A verified target: its region test, the time τ_Z from its region into the inner ellipsoid, and
+    the ranges of c over its regions (ray targets)."""
+
+    @staticmethod
+    def ray_kind(doc) -> bool:
+        """Whether a target document of this class proves blow-up.
+
+        Parameters
+        ----------
+        doc : dict
+            The target document.
+
+        Returns
+        -------
+        bool
+            True for a ``ray`` target.
+        """
+        return doc.get("target") == "ray"
+
+    def __init__(self, field, pairs, data, fail):
+        validate(data, target_schema(), "cell-grid.target")
+        present = [k for k in _L_FIELDS if k in data]
+        if present and len(present) != len(_L_FIELDS):
+            fail("a target's polynomial basin needs all of L, level, eps and depth")
+        tg = check_target(field, pairs, data, fail)
+        self._held, self.passes = {}, set()
+        self.ray = data["target"] == "ray"
+        self.c_target, self.c_R = tg["c"], [tg["c_out"]]
+        self._energy, self._rho_out = tg["energy"], tg["rho_out"]
+        self.L = None
+        tau_L = flint.fmpq(0)
+        if present:
+            from .cell_basin import MAX_DEPTH as L_DEPTH
+
+            depth = int_in(data["depth"], "depth", 0, L_DEPTH, fail)
+            eps, level = rational(data["eps"]), rational(data["level"])
+            if not eps > 0:
+                fail("eps must be positive")
+            self.L, self.level = polynomial(data["L"], fail), level
+            L_min, c_min, c_max = check_basin(field, self.L, level, eps, depth, self._energy, self._rho_out, fail)
+            self.c_R.append((c_min, c_max))
+            if L_min is not None and level > L_min:
+                tau_L = (level - L_min) / eps
+        with working_precision(_PREC):
+            self.tau = flint.arb(tau_L) + flint.arb(tg["tau_out"].upper())
+
+    def holds(self, box, key=None) -> bool:
+        """Whether the box lies in the region Z (outer ellipsoid or polynomial basin).
+
+        Parameters
+        ----------
+        box : tuple of flint.fmpq
+            (x₀, x₁, y₀, y₁).
+        key : tuple or None
+            The box's name (level, i, j) for the memo; None computes afresh.
+
+        Returns
+        -------
+        bool
+        """
+        got = self._held.get(key) if key is not None else None
+        if got is None:
+            got = poly_range(self._energy, box)[1] < self._rho_out or (
+                self.L is not None and poly_range(self.L, box)[1] < self.level)
+            if key is not None:
+                self._held[key] = got
+        return got
+
+
+class RegionTarget:
+    """A verified growth region R = {G_i ≤ 0 for every i} ∩ disk: forward invariant (∇G_i·g < 0 where G_i
+    = 0 on R) with c = tr Q(X) ≥ c_lo > 0 on R, checked on a deterministic quadtree of depth ≤ ``depth``
+    (a box that meets the disk and may meet R — every lower bound of G_j ≤ 0 — needs c ≥ c_lo on it,
+    and ∇G_i·g < 0 on it for each i whose range contains 0; else it is split)."""
+
+    ray = True
+
+    @staticmethod
+    def ray_kind(doc) -> bool:
+        """A growth region proves blow-up.
+
+        Parameters
+        ----------
+        doc : dict
+            The target document.
+
+        Returns
+        -------
+        bool
+            True.
+        """
+        return True
+
+    def __init__(self, field, pairs, data, fail):
+        validate(data, REGION_SCHEMA, "cell-grid.target")
+        self._held, self.passes = {}, set()
+        depth = int_in(data["depth"], "depth", 0, REGION_DEPTH, fail)
+        if not isinstance(data["G"], list) or not 1 <= len(data["G"]) <= MAX_PIECES:
+            fail(f"a growth region needs a list of 1 to {MAX_PIECES} polynomials")
+        for n, terms in enumerate(data["G"]):
+            validate({"G": terms}, {"G": "rat[][]"}, f"cell-grid.target.G[{n}]")
+        self.G = [polynomial(terms, fail) for terms in data["G"]]
+        dG = [field.lie(G) for G in self.G]
+        c_lo = rational(data["c_lo"])
+        if not c_lo > 0:
+            fail("c_lo must be positive")
+        one = flint.fmpq(1)
+        todo = [((-one, one, -one, one), 0)]
+        c_hi = None
+        boxes = 0
+        while todo:
+            box, k = todo.pop()
+            boxes += 1
+            if boxes > MAX_REGION_BOXES:
+                fail(f"the growth region's quadtree needs more than {MAX_REGION_BOXES} boxes")
+            if not meets_disk(box):
+                continue
+            ranges = [poly_range(G, box) for G in self.G]
+            if any(lo > 0 for lo, _hi in ranges):
+                continue
+            c_rng = poly_range(field.c, box)
+            ok = c_rng[0] >= c_lo and all(poly_range(d, box)[1] < 0 for d, (lo, hi) in zip(dG, ranges) if hi >= 0)
+            if ok:
+                c_hi = c_rng[1] if c_hi is None or c_rng[1] > c_hi else c_hi
+                continue
+            if k >= depth:
+                fail(f"the growth region's test fails near ({float((box[0] + box[1]) / 2):.4g}, "
+                     f"{float((box[2] + box[3]) / 2):.4g})")
+            todo += [(q, k + 1) for q in quarters(box)]
+        if c_hi is None:
+            fail("the growth region is empty")
+        self.c_target, self.c_R = (c_lo, c_hi), []
+        self.tau = flint.arb(0)
+
+    def holds(self, box, key=None) -> bool:
+        """Whether the box lies in R (every G_i < 0 on it).
+
+        Parameters
+        ----------
+        box : tuple of flint.fmpq
+            (x₀, x₁, y₀, y₁).
+        key : tuple or None
+            The box's name (level, i, j) for the memo; None computes afresh.
+
+        Returns
+        -------
+        bool
+        """
+        got = self._held.get(key) if key is not None else None
+        if got is None:
+            got = all(poly_range(G, box)[1] < 0 for G in self.G)
+            if key is not None:
+                self._held[key] = got
+        return got
+
+
+#: target kinds → their verifiers (a new kind of target is one more class with ``holds``, ``ray``,
+#: ``c_target``, ``c_R`` and ``tau``)
+_TARGETS = {"cluster": _Target, "ray": _Target, "region": RegionTarget}
+
+
+class GridBasin:
+    """A grid basin, verified on construction (steps 1–3 of the module docstring).
+
+    Parameters
+    ----------
+    field : symbolic_tf.certify.kinds.cell_basin.PlanarField
+        The exact projective field.
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The head's exact (V, A).
+    data : dict
+        The basin (:data:`BASIN_SCHEMA`): ``target``, ``k``, ``window``, ``values``, ``scale``, ``level``,
+        ``eps``.
+    fail : callable
+        ``fail(msg)`` raises.
+    misses : list or None
+        Search side only: when a list, a box that passes no test of step 3 is appended to it as
+        (its least corner value, box) instead of failing — a certificate is never built from this mode.
+    target : object or None
+        Search side only: the already verified target of ``data`` (reused across levels); the checker
+        never passes it.
+
+    Attributes
+    ----------
+    target : _Target
+    L_min : flint.fmpq or None
+        The least corner value over the boxes that meet the disk.
+    c_R : list of tuple
+        Ranges of c = tr Q(X) over the boxes of R (ray targets only) and the target's regions.
+    """
+
+    def __init__(self, field, pairs, data, fail, misses=None, target=None):
+        self.field, self.fail = field, fail
+        self._gens = field.g[0].context().gens()
+        tdoc = data["target"]
+        cls = _TARGETS.get(tdoc.get("target")) if isinstance(tdoc, dict) else None
+        if cls is None:
+            fail(f"target must be one of {', '.join(_TARGETS)}")
+        self.target = target if target is not None else cls(field, pairs, tdoc, fail)
+        self.k = int_in(data["k"], "k", 1, MAX_LEVEL, fail)
+        n = 1 << self.k
+        w = data["window"]
+        if not isinstance(w, list) or len(w) != 4:
+            fail("window must be [i0, i1, j0, j1]")
+        self.i0, self.i1, self.j0, self.j1 = (int_in(v, "window", 0, n, fail) for v in w)
+        if not (self.i0 < self.i1 and self.j0 < self.j1):
+            fail("the window must hold at least one box")
+        rows = data["values"]
+        size = (self.i1 - self.i0 + 1) * (self.j1 - self.j0 + 1)
+        if size > MAX_VALUES or len(rows) != self.i1 - self.i0 + 1 or any(len(r) != self.j1 - self.j0 + 1 for r in rows):
+            fail(f"values must be the window's {self.i1 - self.i0 + 1} rows of {self.j1 - self.j0 + 1} vertices "
+                 f"(at most {MAX_VALUES} in all)")
+        self.scale, self.level, eps = rational(data["scale"]), rational(data["level"]), rational(data["eps"])
+        if not (self.scale > 0 and eps > 0):
+            fail("scale and eps must be positive")
+        self.values = data["values"]
+        # ℓ in value units: L > ℓ ⟺ v > ℓ/scale
+        self._top = self.level / self.scale
+        self._fence()
+        self.L_min, self.c_R = self._boxes(eps, misses)
+        if self.L_min is not None and self.level > self.L_min:
+            self.tau_R = (self.level - self.L_min) / eps
+        else:
+            self.tau_R = flint.fmpq(0)
+
+    def vertex(self, i) -> flint.fmpq:
+        """The coordinate −1 + 2i/2^k of vertex index i (either axis).
+
+        Parameters
+        ----------
+        i : int
+            A vertex index.
+
+        Returns
+        -------
+        flint.fmpq
+        """
+        return flint.fmpq(2 * i - (1 << self.k), 1 << self.k)
+
+    def v(self, i, j) -> int:
+        """The stored value at vertex (i, j) of the window.
+
+        Parameters
+        ----------
+        i, j : int
+            Vertex indices inside the window.
+
+        Returns
+        -------
+        int
+        """
+        return self.values[i - self.i0][j - self.j0]
+
+    def box(self, i, j) -> tuple:
+        """The grid box with lower-left vertex (i, j) as (x₀, x₁, y₀, y₁).
+
+        Parameters
+        ----------
+        i, j : int
+
+        Returns
+        -------
+        tuple of flint.fmpq
+        """
+        return self.vertex(i), self.vertex(i + 1), self.vertex(j), self.vertex(j + 1)
+
+    def _fence(self):
+        n = 1 << self.k
+        edges = []
+        for i in range(self.i0, self.i1):
+            for j in (self.j0, self.j1):
+                if j not in (0, n):
+                    edges.append(((i, j), (i + 1, j)))
+        for j in range(self.j0, self.j1):
+            for i in (self.i0, self.i1):
+                if i not in (0, n):
+                    edges.append(((i, j), (i, j + 1)))
+        for (p, q) in edges:
+            xs = sorted((self.vertex(p[0]), self.vertex(q[0])))
+            ys = sorted((self.vertex(p[1]), self.vertex(q[1])))
+            if meets_disk((xs[0], xs[1], ys[0], ys[1])) and not (self.v(*p) > self._top and self.v(*q) > self._top):
+                self.fail("the window's boundary is not above the level where it meets the disk")
+
+    def _boxes(self, eps, misses):
+        # boxes above ℓ cannot lower L_min below ℓ (and τ_R needs L_min only when it is below ℓ)
+        L_min = None
+        c_R = list(self.target.c_R)
+        top, rows = self._top, self.values
+        for i in range(self.i0, self.i1):
+            r0, r1 = rows[i - self.i0], rows[i + 1 - self.i0]
+            for j in range(self.j0, self.j1):
+                jj = j - self.j0
+                v00, v10, v01, v11 = r0[jj], r1[jj], r0[jj + 1], r1[jj + 1]
+                lo = min(v00, v10, v01, v11)
+                if lo > top:
+                    continue
+                box = self.box(i, j)
+                if not meets_disk(box):
+                    continue
+                lo_q = lo * self.scale
+                L_min = lo_q if L_min is None or lo_q < L_min else L_min
+                if self.target.holds(box, (self.k, i, j)):
+                    continue
+                if self._decreases(box, (self.k, i, j), (v00, v10, v01, v11), eps):
+                    if self.target.ray:
+                        c_R.append(poly_range(self.field.c, box))
+                    continue
+                if misses is None:
+                    self.fail(f"L decreases too slowly near ({float((box[0] + box[1]) / 2):.4g}, "
+                              f"{float((box[2] + box[3]) / 2):.4g})")
+                misses.append((lo_q, box))
+        return L_min, c_R
+
+    def _decreases(self, box, key, corners, eps) -> bool:
+        """∇L·g < −ε on the part of the grid box in the disk, outside Z and with L ≤ ℓ: the exact range over
+        the box, else over the quarters of a subdivision of depth ≤ :data:`SUB_DEPTH` (pieces that miss the
+        disk, lie in Z or have L > ℓ are dropped).  ``key`` = (k, i, j) names the box; a pass that dropped
+        no piece for being above ℓ holds at every level and is remembered with the target."""
+        memo = self.target.passes
+        if (key, corners, eps) in memo:
+            return True
+        a, b = self._gens
+        x0, x1, y0, y1 = box
+        h = (x1 - x0) / 2
+        v00, v10, v01, v11 = corners
+        s, t = (a - (x0 + x1) / 2) / h, (b - (y0 + y1) / 2) / h
+        # L = ¼·scale·[v00(1−s)(1−t) + v10(1+s)(1−t) + v01(1−s)(1+t) + v11(1+s)(1+t)]
+        Lx = (self.scale / (4 * h)) * ((v10 - v00) * (1 - t) + (v11 - v01) * (1 + t))
+        Ly = (self.scale / (4 * h)) * ((v01 - v00) * (1 - s) + (v11 - v10) * (1 + s))
+        dL = Lx * self.field.g[0] + Ly * self.field.g[1]
+        L = None
+        above = False
+        todo = [(box, key)]
+        while todo:
+            piece, (k, i, j) = todo.pop()
+            if poly_range(dL, piece)[1] < -eps:
+                continue
+            if k >= key[0] + SUB_DEPTH:
+                return False
+            for q, sub in zip(quarters(piece), ((k + 1, 2 * i, 2 * j), (k + 1, 2 * i, 2 * j + 1),
+                                                 (k + 1, 2 * i + 1, 2 * j), (k + 1, 2 * i + 1, 2 * j + 1))):
+                if not meets_disk(q) or self.target.holds(q, sub):
+                    continue
+                if L is None:
+                    L = (self.scale / 4) * (v00 * (1 - s) * (1 - t) + v10 * (1 + s) * (1 - t)
+                                            + v01 * (1 - s) * (1 + t) + v11 * (1 + s) * (1 + t))
+                if poly_range(L, q)[0] > self.level:
+                    above = True
+                    continue
+                todo.append((q, sub))
+        if not above:
+            memo.add((key, corners, eps))
+        return True
+
+    def covers(self, bbox) -> bool:
+        """Whether the closed box (a₀, a₁, b₀, b₁) lies in the window with L < ℓ at every corner of every
+        grid box it meets (step 4).
+
+        Parameters
+        ----------
+        bbox : tuple of flint.fmpq
+
+        Returns
+        -------
+        bool
+        """
+        n = 1 << self.k
+        # box i (x_i ≤ a ≤ x_{i+1}) meets [a₀, a₁] ⟺ u(a₀) − 1 ≤ i ≤ u(a₁), u(a) = (a + 1)·2^{k−1}
+        u = [(v + 1) * n / 2 for v in bbox]
+        ia, ib = max(-int((-u[0]).floor()) - 1, 0), min(int(u[1].floor()), n - 1)
+        ja, jb = max(-int((-u[2]).floor()) - 1, 0), min(int(u[3].floor()), n - 1)
+        if ia > ib or ja > jb or ia < self.i0 or ib + 1 > self.i1 or ja < self.j0 or jb + 1 > self.j1:
+            return False
+        return all(self.v(i, j) < self._top for i in range(ia, ib + 2) for j in range(ja, jb + 2))
+
+    def bracket(self, T0) -> tuple:
+        """Arb bounds of T* for every Σ₀ of trace T₀ whose direction lies in R (ray targets).
+
+        Parameters
+        ----------
+        T0 : flint.fmpq
+            tr Σ₀ > 0.
+
+        Returns
+        -------
+        tuple of flint.arb
+            :func:`.cell_basin.blowup_bracket` with τ = τ_R + τ_Z.
+        """
+        with working_precision(_PREC):
+            tau = flint.arb(self.tau_R) + self.target.tau
+        return blowup_bracket(T0, tau, self.c_R, self.target.c_target)
+
+
+class GridCellChecker:
+    """Checks the ``cell-grid`` cells of one map spec (each distinct grid basin is verified once)."""
+
+    def __init__(self, spec):
+        from .cell_basin import BasinCellChecker
+
+        base = BasinCellChecker(spec)     # the slice's exact field, Σ₀(x, y) and (a, b)(x, y)
+        self.pairs, self.field, self.S, self.T0, self.ab = base.pairs, base.field, base.S, base.T0, base.ab
+        self._grids, self._seen = {}, {}
+
+    def grid(self, basin) -> GridBasin:
+        """The verified grid basin of a cell's data (once per distinct basin).
+
+        Parameters
+        ----------
+        basin : dict
+            The cell's ``basin`` (schema-checked).
+
+        Returns
+        -------
+        GridBasin
+        """
+        seen = self._seen.get(id(basin))
+        if seen is not None and seen[0] is basin:
+            key = seen[1]
+        else:
+            key = json.dumps(basin, sort_keys=True)
+            self._seen[id(basin)] = (basin, key)      # the object is kept, so its id stays its own
+        if key not in self._grids:
+            validate(basin, BASIN_SCHEMA, "cell-grid.data.basin")
+            self._grids[key] = GridBasin(self.field, self.pairs, basin, _fail)
+        return self._grids[key]
+
+    def directions(self, box) -> tuple:
+        """The exact bounding box (a₀, a₁, b₀, b₁) of the directions (a, b) of a cell.
+
+        Parameters
+        ----------
+        box : tuple of flint.fmpq
+            The cell (x₀, x₁, y₀, y₁).
+
+        Returns
+        -------
+        tuple of flint.fmpq
+        """
+        (a0, a1), (b0, b1) = (poly_range(p, box) for p in self.ab)
+        return a0, a1, b0, b1
+
+    def check(self, cell: dict) -> Claim | None:
+        """Re-verify one stored cell; returns its derived claim (None for an OUTSIDE cell).
+
+        Parameters
+        ----------
+        cell : dict
+            The stored cell: ``box``, ``status``, ``regime``, ``claim``, ``rank`` or ``T_lo``/``T_hi``,
+            and ``certificate`` (``kind`` ``cell-grid``, ``data``).
+
+        Returns
+        -------
+        symbolic_tf.certify.claims.Claim or None
+            The claim derived from the data.
+
+        Raises
+        ------
+        symbolic_tf.spec.errors.CertificationFailed
+            When anything does not verify or the stored claim differs from the derived one.
+        """
+        opened = open_cell(cell, KIND, self.S, _fail)
+        if opened is None:
+            return None
+        box, data = opened
+        basin = data.get("basin") if isinstance(data, dict) else None
+        if not isinstance(basin, dict) or not isinstance(basin.get("target"), dict):
+            _fail("basin.target must be an object")
+        ray = _TARGETS.get(basin["target"].get("target"), _Target).ray_kind(basin["target"])
+        validate(data, grid_schema(ray), "cell-grid.data")
+        if not pd_on_open_box(self.S, box):
+            _fail("Σ₀ is not positive definite on the open cell")
+        grid = self.grid(basin)
+        if not grid.covers(self.directions(box)):
+            _fail("L < level fails somewhere on the cell: the cell is not inside the certified grid basin")
+        if not ray:
+            regime, params = "CLUSTERING", {"rank": 1}
+        else:
+            regime = "BLOWUP"
+            params = bracket_claim(data, *grid.bracket(self.T0), _fail).params
+        return derived_cell_claim(cell, regime, params, _fail)
+
+
+@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
+def _check_standalone(cert, problem):
+    """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
+    PROVED: the cell's regime at every interior point of its box."""
+    return "PROVED", standalone_cell_claim(cert.data, lambda spec, cell: GridCellChecker(spec).check(cell), _fail)

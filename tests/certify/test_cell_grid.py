@@ -1,0 +1,223 @@
+"""Grid basins (kind ``cell-grid``) on the projective disk of a d = 2 softmax flow without drift: the
+growth region (forward invariant, c > 0) against float flows, the piecewise-bilinear decrease against
+the checker, soundness against independent float integrations from points of certified cells,
+tampering, and the map's shared storage of a grid basin."""
+import copy
+import random
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from symbolic_tf.certify.cell_basins import BasinCells
+from symbolic_tf.certify.cell_grids import float_inside
+from symbolic_tf.certify.kinds.cell_grid import GridBasin, GridCellChecker, RegionTarget
+from symbolic_tf.certify.kinds.replay import flow_pairs
+from symbolic_tf.regimes.maps import check_map, run_map
+from symbolic_tf.reproduce.regimes import map_specs
+from symbolic_tf.spec.errors import CertificationFailed
+from symbolic_tf.spec.mapspec import parse_map_spec
+
+REF = map_specs(True)["c_reference_disk"]     # reference experiment 6: general V, no drift, trace-one disk
+# a window of the blow-up crescent of that disk (near the rim, left of the saddle)
+CRESCENT = dict(REF, resolution=[2, 2], max_depth=0, x={"label": "x", "range": ["-63/64", "-61/64"]},
+                y={"label": "y", "range": ["-1/8", "0"]})
+
+
+def _cell(r, box):
+    cell = {"box": [str(b) for b in box], "status": r["status"], "regime": r["regime"], "claim": r["claim"],
+            "certificate": {"kind": r["kind"], "data": r["data"]}}
+    for k in ("rank", "T_lo", "T_hi"):
+        if r.get(k) is not None:
+            cell[k] = r[k]
+    return cell
+
+
+@pytest.fixture(scope="module")
+def search():
+    spec = parse_map_spec(REF)
+    bc = BasinCells(spec)
+    bc.basins()
+    return spec, bc
+
+
+@pytest.fixture(scope="module")
+def crescent_cells(search):
+    """Cells of side 1/96 in a band of the crescent, certified by the grid basin."""
+    spec, bc = search
+    out = []
+    for i in range(-96, -88):
+        for j in range(-24, 24):
+            box = (F(i, 96), F(i + 1, 96), F(j, 96), F(j + 1, 96))
+            r = bc.certify(box)
+            if r.get("kind") == "cell-grid":
+                out.append((box, r))
+    return out
+
+
+def _rhs(spec):
+    pairs, _F = flow_pairs(spec.problem_at(0, 0), None)
+    V = np.array([[float(pairs[0][0][i, j]) for j in range(2)] for i in range(2)])
+    A = np.array([[float(pairs[0][1][i, j]) for j in range(2)] for i in range(2)])
+
+    def rhs(_t, y):
+        S = y.reshape(2, 2)
+        H = V @ S @ A @ S
+        return (H + H.T).ravel()
+
+    return rhs, V, A
+
+
+def test_a_growth_region_and_a_grid_basin_are_found(search):
+    _spec, bc = search
+    kinds = [doc["target"]["target"] for doc, _grid, _regime, _b in bc._grids.basins]
+    assert kinds == ["region"]
+    doc, grid, regime, bracket = bc._grids.basins[0]
+    assert regime == "BLOWUP" and F(bracket[0]) > 0 and F(bracket[1]) > F(bracket[0])
+
+
+def test_growth_region_is_invariant_and_growing_in_floats(search):
+    """Float checks independent of the exact ones: c ≥ c_lo on sampled points of R, and the flow enters R
+    across its boundary (∇G_i·g < 0 where G_i ≈ 0 on R)."""
+    spec, bc = search
+    doc = bc._grids.basins[0][0]["target"]
+    _rhs_f, V, A = _rhs(spec)
+    inside = float_inside(doc)
+    g = np.linspace(-1, 1, 801)
+    P = np.stack(np.meshgrid(g, g, indexing="ij"), -1).reshape(-1, 2)
+    P = P[(P ** 2).sum(1) <= 1]
+    R = P[inside(P)]
+    assert len(R) > 50
+
+    def field(Q):
+        X = np.stack([np.stack([(1 + Q[:, 0]) / 2, Q[:, 1] / 2], -1), np.stack([Q[:, 1] / 2, (1 - Q[:, 0]) / 2], -1)], -2)
+        H = V @ X @ A @ X
+        Qm = H + np.swapaxes(H, -1, -2)
+        c = Qm[:, 0, 0] + Qm[:, 1, 1]
+        Y = Qm - c[:, None, None] * X
+        return np.stack([Y[:, 0, 0] - Y[:, 1, 1], 2 * Y[:, 0, 1]], -1), c
+
+    gR, cR = field(R)
+    assert cR.min() >= float(F(doc["c_lo"])) - 1e-12
+    for terms in doc["G"]:
+        coef = {(int(i), int(j)): float(F(c)) for i, j, c in terms}
+        val = sum(c * R[:, 0] ** i * R[:, 1] ** j for (i, j), c in coef.items())
+        edge = np.abs(val) < 2e-3
+        grad = np.stack([coef.get((1, 0), 0.0) + 0 * R[:, 0], coef.get((0, 1), 0.0) + 0 * R[:, 0]], -1)
+        assert ((grad * gR).sum(1)[edge] < 0).all()
+
+
+def test_region_check_rejects_a_wrong_region(search):
+    spec, bc = search
+    doc = copy.deepcopy(bc._grids.basins[0][0]["target"])
+    doc["c_lo"] = "1"                            # c ≥ 1 on R is false
+    with pytest.raises(CertificationFailed):
+        RegionTarget(bc.checker.field, bc.checker.pairs, doc, lambda m: (_ for _ in ()).throw(CertificationFailed(m)))
+    doc = copy.deepcopy(bc._grids.basins[0][0]["target"])
+    doc["G"] = doc["G"][:2]                      # no cap: the region runs into the saddle, where c·flow fails
+    with pytest.raises(CertificationFailed):
+        RegionTarget(bc.checker.field, bc.checker.pairs, doc, lambda m: (_ for _ in ()).throw(CertificationFailed(m)))
+
+
+def test_grid_cells_pass_the_checker(search, crescent_cells):
+    spec, _bc = search
+    assert len(crescent_cells) >= 20
+    ck = GridCellChecker(spec)
+    for box, r in crescent_cells:
+        claim = ck.check(_cell(r, box))
+        assert claim.params["T_lo"] == r["T_lo"] and claim.params["T_hi"] == r["T_hi"]
+
+
+def test_grid_cells_blow_up_in_float_integrations_inside_their_bracket(search, crescent_cells):
+    """From random interior points of certified BLOWUP cells, an independent float integration (DOP853,
+    the matrix flow, not the projective field) blows up, no earlier than T_lo."""
+    spec, _bc = search
+    rhs, _V, _A = _rhs(spec)
+    rng = random.Random(5)
+    for box, r in rng.sample(crescent_cells, 6):
+        x = float(box[0]) + rng.random() * float(box[1] - box[0])
+        y = float(box[2]) + rng.random() * float(box[3] - box[2])
+        S0 = np.array([[(1 + x) / 2, y / 2], [y / 2, (1 - x) / 2]])
+
+        def big(_t, s):
+            return abs(s[0]) + abs(s[3]) - 1e8
+        big.terminal = True
+        sol = solve_ivp(rhs, (0, 1e4), S0.ravel(), method="DOP853", rtol=1e-10, atol=1e-12, events=big)
+        assert sol.status == 1, "no blow-up seen"
+        t_star = sol.t_events[0][0]
+        assert t_star >= float(F(r["T_lo"])) and t_star <= float(F(r["T_hi"]))
+
+
+def test_tampered_grid_cells_are_rejected(search, crescent_cells):
+    spec, bc = search
+    box, r = crescent_cells[len(crescent_cells) // 2]
+    good = _cell(r, box)
+    basin = good["certificate"]["data"]["basin"]
+    i0, i1, j0, j1 = basin["window"]
+
+    def bad(mutate):
+        cell = copy.deepcopy(good)
+        mutate(cell)
+        with pytest.raises(CertificationFailed):
+            GridCellChecker(spec).check(cell)
+
+    # the level raised far above the values: the decrease fails somewhere below it
+    bad(lambda c: c["certificate"]["data"]["basin"].update(level="100000"))
+    # a hole in L: one vertex of the basin set to 0 breaks the decrease around it
+    def hole(c):
+        vals = c["certificate"]["data"]["basin"]["values"]
+        top = F(c["certificate"]["data"]["basin"]["level"]) / F(c["certificate"]["data"]["basin"]["scale"])
+        k = next((a, b) for a in range(1, len(vals) - 1) for b in range(1, len(vals[0]) - 1)
+                 if 2 * 4096 < vals[a][b] < top)
+        vals[k[0]][k[1]] = 0
+    bad(hole)
+    bad(lambda c: c.update(T_lo=str(F(c["T_lo"]) * 2)) or c["certificate"]["data"].update(T_lo=c["T_lo"]))
+    bad(lambda c: c["certificate"]["data"]["basin"].update(eps="0"))
+    bad(lambda c: c["certificate"]["data"]["basin"].update(window=[i0, i1 + 1, j0, j1]))
+    bad(lambda c: c["certificate"]["data"]["basin"]["target"].update(c_lo="1"))
+    bad(lambda c: c.update(regime="CLUSTERING"))
+    # the same certificate moved onto a clustering cell
+    moved = copy.deepcopy(good)
+    moved["box"] = ["1/2", "13/24", "0", "1/24"]
+    with pytest.raises(CertificationFailed):
+        GridCellChecker(spec).check(moved)
+
+
+def test_map_stores_a_grid_basin_once_and_checks_it():
+    doc = run_map(CRESCENT)
+    grid_cells = [c for c in doc["cells"] if (c.get("certificate") or {}).get("kind") == "cell-grid"]
+    assert grid_cells and len(doc["shared"]) == 1
+    sha = next(iter(doc["shared"]))
+    assert all(c["certificate"]["data"]["basin"] == {"$shared": sha} for c in grid_cells)
+    assert check_map(doc)["cells_checked"] == len([c for c in doc["cells"] if c["status"] in ("PROVED", "OUTSIDE")])
+    # a shared object that does not hash to its name
+    bad = copy.deepcopy(doc)
+    bad["shared"][sha]["level"] = "100000"
+    with pytest.raises(CertificationFailed, match="hash"):
+        check_map(bad)
+    # renamed consistently: then the kind's checker rejects the basin itself
+    import hashlib
+    import json
+    obj = bad["shared"].pop(sha)
+    new = hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    bad["shared"][new] = obj
+    for c in bad["cells"]:
+        if (c.get("certificate") or {}).get("kind") == "cell-grid":
+            c["certificate"]["data"]["basin"] = {"$shared": new}
+    with pytest.raises(CertificationFailed):
+        check_map(bad)
+    # a reference to nothing
+    bad = copy.deepcopy(doc)
+    grid = next(c for c in bad["cells"] if (c.get("certificate") or {}).get("kind") == "cell-grid")
+    grid["certificate"]["data"]["basin"] = {"$shared": "0" * 64}
+    with pytest.raises(CertificationFailed):
+        check_map(bad)
+
+
+def test_grid_basin_rejects_malformed_values(search):
+    _spec, bc = search
+    doc = copy.deepcopy(bc._grids.basins[0][0])
+    doc["values"] = doc["values"][:-1]
+    with pytest.raises(CertificationFailed):
+        GridBasin(bc.checker.field, bc.checker.pairs, doc, lambda m: (_ for _ in ()).throw(CertificationFailed(m)))
