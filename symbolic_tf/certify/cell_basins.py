@@ -8,7 +8,9 @@ This search certifies *regions* of the disk at once: for each attractor (an isot
 of A + Aᵀ, or an attracting blow-up ray) it finds a contracting target ellipsoid, a polynomial L that
 decreases along the flow on a sublevel set {L ≤ ℓ} outside the target, and the level ℓ; a map cell
 whose directions lie in {L < ℓ} is then certified by one exact polynomial range.  docs/mathematics.md
-§8 "Basins on the projective disk".
+§8 "Basins on the projective disk".  A cell outside every polynomial basin is tried against the grid
+basins of :mod:`.cell_grids` (kind ``cell-grid``): blow-up rays fed by a saddle's unstable manifold,
+through a growth region (§8 "Growth regions and grid basins").
 
 Floats only guess (equilibria, Lyapunov matrices, the reach times that shape L, the linear program
 that fits L); every basin is verified by the checker's own procedures before it is used, and every
