@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..exact.rational import dyadic, frac_str
-from .cell_grids import lower_rational, upper_rational
+from .cell_grids import lower_rational, rk4_step, upper_rational
 from .kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, poly_range,
                                ray_bracket, route_reason)
 from .kinds.cell_enclosures import rat
@@ -274,11 +274,7 @@ class BasinCells:
         f = lambda X: ff(X)[0]                                       # noqa: E731
         t = 0.0
         while t < t_end:
-            k1 = f(z)
-            k2 = f(z + dt / 2 * k1)
-            k3 = f(z + dt / 2 * k2)
-            k4 = f(z + dt * k3)
-            z = z + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            z = rk4_step(f, z, dt)
             t += dt
             if np.linalg.norm(z - ray) < 1e-3:
                 return True
@@ -398,12 +394,7 @@ class BasinCells:
                     idx = np.flatnonzero(live)[inside]
                     hit[idx], tau[idx] = k, t
                     live[idx] = False
-                Z = P[live]
-                k1 = f(Z)
-                k2 = f(Z + _DT / 2 * k1)
-                k3 = f(Z + _DT / 2 * k2)
-                k4 = f(Z + _DT * k3)
-                P[live] = Z + _DT / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+                P[live] = rk4_step(f, P[live], _DT)
                 t += _DT
         return hit, tau
 

@@ -29,7 +29,7 @@ import numpy as np
 from ..exact.rational import dyadic, frac_str
 from .kinds.cell_grid import KIND, GridBasin, RegionTarget
 
-__all__ = ["KIND", "GridBasins", "growth_region", "float_inside", "lower_rational", "upper_rational"]
+__all__ = ["KIND", "GridBasins", "growth_region", "float_inside", "lower_rational", "upper_rational", "rk4_step"]
 
 LEVEL = 8                 # the grid: 256 × 256 boxes
 SCALE_BITS = 12           # values in units of 2⁻¹²
@@ -44,6 +44,29 @@ def _fail(msg):
     from ..spec.errors import CertificationFailed
 
     raise CertificationFailed(msg)
+
+
+def rk4_step(f, Z, dt):
+    """One classical Runge–Kutta step Z + dt/6·(k₁ + 2k₂ + 2k₃ + k₄) of Ż = f(Z) (floats, vectorised).
+
+    Parameters
+    ----------
+    f : callable
+        The field.
+    Z : numpy.ndarray
+        The states.
+    dt : float
+        The step.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    k1 = f(Z)
+    k2 = f(Z + dt / 2 * k1)
+    k3 = f(Z + dt / 2 * k2)
+    k4 = f(Z + dt * k3)
+    return Z + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
 
 
 def _line(coef, const):
@@ -188,12 +211,7 @@ class GridBasins:
                 for other in others:
                     idx = np.flatnonzero(live)
                     live[idx[other(Z[idx])]] = False
-                X = Z[live]
-                k1 = f(X)
-                k2 = f(X + _DT / 2 * k1)
-                k3 = f(X + _DT / 2 * k2)
-                k4 = f(X + _DT * k3)
-                Z[live] = X + _DT / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+                Z[live] = rk4_step(f, Z[live], _DT)
                 t += _DT
         return tau.reshape(n + 1, n + 1)
 

@@ -782,7 +782,9 @@ def _checked(where: str, fn, arg) -> None:
 def check_map(doc: dict) -> dict:
     """Re-verify every certificate of a map document and that its cells tile the box.
 
-    Raises :class:`CertificationFailed` on the first failure; returns counts on success.
+    Raises :class:`CertificationFailed` on the first failure; returns counts on success.  Objects of
+    the ``shared`` table must hash (SHA-256 of their canonical JSON) to their names before a cell's
+    ``{"$shared": sha}`` is resolved (:func:`resolve_shared`).
 
     Parameters
     ----------

@@ -454,7 +454,8 @@ class GridBasin:
         disk, lie in Z or have L > ℓ are dropped).  ``key`` = (k, i, j) names the box; a pass that dropped
         no piece for being above ℓ holds at every level and is remembered with the target."""
         memo = self.target.passes
-        if (key, corners, eps) in memo:
+        name = (key, corners, self.scale, eps)
+        if name in memo:
             return True
         a, b = self._gens
         x0, x1, y0, y1 = box
@@ -486,7 +487,7 @@ class GridBasin:
                     continue
                 todo.append((q, sub))
         if not above:
-            memo.add((key, corners, eps))
+            memo.add(name)
         return True
 
     def covers(self, bbox) -> bool:
