@@ -134,7 +134,32 @@ def _range_of(coeffs: dict) -> tuple:
     return c0 - spread, c0 + spread
 
 
-class _Target:
+class _TargetBase:
+    """What every target of a grid basin shares: the memo of its region test (``_inside``, one per class)."""
+
+    def holds(self, box, key=None) -> bool:
+        """Whether the box lies in the target's region Z.
+
+        Parameters
+        ----------
+        box : tuple of flint.fmpq
+            (x₀, x₁, y₀, y₁).
+        key : tuple or None
+            The box's name (level, i, j) for the memo; None computes afresh.
+
+        Returns
+        -------
+        bool
+        """
+        got = self._held.get(key) if key is not None else None
+        if got is None:
+            got = self._inside(box)
+            if key is not None:
+                self._held[key] = got
+        return got
+
+
+class _Target(_TargetBase):
     """A verified target: its region test, the time τ_Z from its region into the inner ellipsoid, and
     the ranges of c over its regions (ray targets)."""
 
@@ -181,30 +206,13 @@ class _Target:
         with working_precision(_PREC):
             self.tau = flint.arb(tau_L) + flint.arb(tg["tau_out"].upper())
 
-    def holds(self, box, key=None) -> bool:
-        """Whether the box lies in the region Z (outer ellipsoid or polynomial basin).
-
-        Parameters
-        ----------
-        box : tuple of flint.fmpq
-            (x₀, x₁, y₀, y₁).
-        key : tuple or None
-            The box's name (level, i, j) for the memo; None computes afresh.
-
-        Returns
-        -------
-        bool
-        """
-        got = self._held.get(key) if key is not None else None
-        if got is None:
-            got = poly_range(self._energy, box)[1] < self._rho_out or (
-                self.L is not None and poly_range(self.L, box)[1] < self.level)
-            if key is not None:
-                self._held[key] = got
-        return got
+    def _inside(self, box) -> bool:
+        """The box lies in the outer ellipsoid or in the polynomial basin."""
+        return poly_range(self._energy, box)[1] < self._rho_out or (
+            self.L is not None and poly_range(self.L, box)[1] < self.level)
 
 
-class RegionTarget:
+class RegionTarget(_TargetBase):
     """A verified growth region R = {G_i ≤ 0 for every i} ∩ disk: forward invariant (∇G_i·g < 0 where G_i
     = 0 on R) with c = tr Q(X) ≥ c_lo > 0 on R, checked on a deterministic quadtree of depth ≤ ``depth``
     (a box that meets the disk and may meet R — every lower bound of G_j ≤ 0 — needs c ≥ c_lo on it,
@@ -269,26 +277,9 @@ class RegionTarget:
         self.c_target, self.c_R = (c_lo, c_hi), []
         self.tau = flint.arb(0)
 
-    def holds(self, box, key=None) -> bool:
-        """Whether the box lies in R (every G_i < 0 on it).
-
-        Parameters
-        ----------
-        box : tuple of flint.fmpq
-            (x₀, x₁, y₀, y₁).
-        key : tuple or None
-            The box's name (level, i, j) for the memo; None computes afresh.
-
-        Returns
-        -------
-        bool
-        """
-        got = self._held.get(key) if key is not None else None
-        if got is None:
-            got = all(poly_range(G, box)[1] < 0 for G in self.G)
-            if key is not None:
-                self._held[key] = got
-        return got
+    def _inside(self, box) -> bool:
+        """The box lies in R (every G_i < 0 on it)."""
+        return all(poly_range(G, box)[1] < 0 for G in self.G)
 
 
 #: target kinds → their verifiers (a new kind of target is one more class with ``holds``, ``ray``,
