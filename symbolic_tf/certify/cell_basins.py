@@ -25,8 +25,8 @@ import numpy as np
 
 from ..exact.rational import dyadic, frac_str
 from .cell_grids import lower_rational, rk4_step, upper_rational
-from .kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, poly_range,
-                               ray_bracket, route_reason)
+from .kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, pd_part_holds,
+                               poly_range, ray_bracket, route_reason)
 from .kinds.cell_enclosures import rat
 from .kinds.cell_tube import cell_claim
 
@@ -36,6 +36,7 @@ DEGREE = 10           # of L
 DEPTH = 8             # quadtree depth of the basin check
 _GRID = 64            # samples per side of the reach-time grid
 _DT, _T_END = 0.02, 80.0
+_PD_PART = {False: "", True: " where Σ₀ ≻ 0"}
 
 
 def search_reason(spec) -> str | None:
@@ -153,39 +154,51 @@ class BasinCells:
 
         box = tuple(Fraction(b) for b in box)
         off = off_domain(self.S, self.spec.cov_affine(), box, KIND)
-        if off is not None:
+        if off is not None and off["status"] == "OUTSIDE":
             return off
+        # a cell on the cone's boundary: its claim covers the points where Σ₀ ≻ 0 (pd_part_holds)
+        pd_only = off is not None
         rbox = tuple(rat(b) for b in box)
         basins = self.basins()
         if not basins and not self._grids.basins:
             return {"status": "UNDECIDED", "reason": f"no certified basin on the projective disk ({self._why})"}
         for bs in basins:
             Lc = bs.L.compose(*self.checker.ab)
-            if poly_range(Lc, rbox)[1] < bs.level:
+            if self._holds(rbox, lambda q: poly_range(Lc, q)[1] < bs.level, pd_only):
                 params = {"rank": 1} if bs.regime == "CLUSTERING" else {"T_lo": bs.data["T_lo"], "T_hi": bs.data["T_hi"]}
                 out = {"status": "PROVED", "kind": KIND, "regime": bs.regime,
-                       "claim": cell_claim(bs.regime, params).text(),
-                       "argument": (f"the cell's directions lie in a certified basin {{L < ℓ}} of the projective disk "
-                                    f"(L decreases along the flow into a contracting {bs.data['target']} ellipsoid)"),
+                       "claim": cell_claim(bs.regime, params, pd_only).text(),
+                       "argument": (f"the cell's directions{_PD_PART[pd_only]} lie in a certified basin {{L < ℓ}} "
+                                    f"of the projective disk (L decreases along the flow into a contracting "
+                                    f"{bs.data['target']} ellipsoid)"),
                        "data": dict(bs.data)}
                 out.update(params)
                 return out
-        return self._grid_cell(rbox)
+        return self._grid_cell(rbox, pd_only)
 
-    def _grid_cell(self, rbox) -> dict:
+    def _holds(self, rbox, test, pd_only) -> bool:
+        """A basin's test on the whole cell, or on its positive definite part (cells on the boundary)."""
+        return pd_part_holds(rbox, self.checker.ab, test) if pd_only else test(rbox)
+
+    def _grid_cell(self, rbox, pd_only) -> dict:
         """The verdict of a grid basin (:mod:`.cell_grids`) holding the cell's directions, else UNDECIDED."""
         from .kinds.cell_grid import KIND as GRID
 
-        (a0, a1), (b0, b1) = (poly_range(p, rbox) for p in self.checker.ab)
-        got = self._grids.certify((a0, a1, b0, b1))
-        if got is None:
+        def directions(q):
+            (a0, a1), (b0, b1) = (poly_range(p, q) for p in self.checker.ab)
+            return a0, a1, b0, b1
+
+        for doc, grid, regime, bracket in self._grids.basins:
+            if self._holds(rbox, lambda q: grid.covers(directions(q)), pd_only):
+                break
+        else:
             return {"status": "UNDECIDED", "reason": "the cell's directions are not inside one certified basin "
                                                      "(near a basin boundary: refine)"}
-        doc, regime, bracket = got
         params = {"rank": 1} if bracket is None else {"T_lo": bracket[0], "T_hi": bracket[1]}
-        out = {"status": "PROVED", "kind": GRID, "regime": regime, "claim": cell_claim(regime, params).text(),
-               "argument": ("the cell's directions lie in a certified grid basin {L < ℓ} of the projective disk "
-                            f"(a piecewise-bilinear L decreases along the flow into a {doc['target']['target']} target)"),
+        out = {"status": "PROVED", "kind": GRID, "regime": regime, "claim": cell_claim(regime, params, pd_only).text(),
+               "argument": (f"the cell's directions{_PD_PART[pd_only]} lie in a certified grid basin {{L < ℓ}} of "
+                            f"the projective disk (a piecewise-bilinear L decreases along the flow into a "
+                            f"{doc['target']['target']} target)"),
                "data": {"basin": doc, **({} if bracket is None else {"T_lo": bracket[0], "T_hi": bracket[1]})}}
         out.update(params)
         return out
@@ -233,25 +246,29 @@ class BasinCells:
         return out
 
     def _build_grids(self, ff, regions, fitted):
-        """Grid basins (:mod:`.cell_grids`) for the blow-up rays fed by a saddle's unstable manifold,
-        through a growth region around it (the clustering side keeps its polynomial basin: a grid over
-        the whole clustering basin would cost a linear program of 10⁵ constraints)."""
+        """Grid basins (:mod:`.cell_grids`): for each blow-up ray fed by a saddle's unstable manifold,
+        one into a growth region around it; for each attracting isotropic point with a polynomial basin,
+        one into that basin (it reaches further towards the separatrix than the polynomial can)."""
         from .cell_grids import GridBasins, float_inside, growth_region
 
         ck = self.checker
         self._grids = GridBasins(ff, ck.field, ck.pairs, ck.T0)
-        tests = [float_inside(dict(region["data"], **({key: fitted[k].data[key] for key in ("L", "level")}
-                                                      if k in fitted else {})))
-                 for k, region in enumerate(regions)]
+        docs = [dict(region["data"], **({key: fitted[k].data[key] for key in ("L", "level", "eps", "depth")}
+                                        if k in fitted else {}))
+                for k, region in enumerate(regions)]
+        tests = [float_inside(doc) for doc in docs]
         for k, region in enumerate(regions):
-            if region["data"]["target"] != "ray":
+            others = tests[:k] + tests[k + 1:]
+            if region["data"]["target"] == "cluster":
+                if k in fitted:
+                    self._grids.add(docs[k], tests[k], others)
                 continue
             for saddle in self._saddles(ff):
                 if not self._feeds(ff, saddle, region["p"]):
                     continue
                 grown = growth_region(ff, ck.field, ck.pairs, saddle, region["p"])
                 if grown is not None:
-                    self._grids.add(grown[0], float_inside(grown[0]), tests[:k] + tests[k + 1:])
+                    self._grids.add(grown[0], float_inside(grown[0]), others)
                     break
 
     @staticmethod

@@ -35,6 +35,8 @@ LEVEL = 8                 # the grid: 256 × 256 boxes
 SCALE_BITS = 12           # values in units of 2⁻¹²
 BIG = 10 ** 9             # the value of vertices that do not reach the target (never below ℓ)
 EPS = Fraction(1, 8)
+REPAIRS = 6               # rounds of LP repair (:meth:`GridBasins._repaired`)
+GOAL_QUANTILE = 0.97      # the repair's goal level: this quantile of the positive values
 _DT, _T_END = 0.02, 80.0
 #: wedge shapes tried, as fractions of the saddle–ray distance D: (cap s₀/D, half-width w₀/D, slope β)
 _WEDGES = ((0.25, 0.1, 0.3), (0.25, 0.05, 0.3), (0.4, 0.1, 0.3), (0.15, 0.03, 0.2), (0.4, 0.2, 0.5))
@@ -172,13 +174,16 @@ class GridBasins:
         n = 1 << self.level
         tau = self._reach(inside, others, n)
         try:
-            vals = self._values(tau, inside, n)
-            doc = self._level(target_doc, vals, n)
+            target = self._target(target_doc, n)
+            vals = self._repaired(target_doc, target, tau, inside, n)
+            doc = self._level(target_doc, target, vals, n)
         except (CertificationFailed, ValueError):
             return
         if doc is None:
             return
-        grid = GridBasin(self.field, self.pairs, doc, _fail)
+        # the checker's procedure on the final document (the target, verified above from the same
+        # document, is reused)
+        grid = GridBasin(self.field, self.pairs, doc, _fail, target=target)
         regime = "BLOWUP" if grid.target.ray else "CLUSTERING"
         bracket = None
         if grid.target.ray:
@@ -215,94 +220,129 @@ class GridBasins:
                 t += _DT
         return tau.reshape(n + 1, n + 1)
 
-    def _values(self, tau, inside, n):
-        """Integer vertex values from a sparse LP (module docstring)."""
+    def _repaired(self, target_doc, target, tau, inside, n):
+        """Vertex values after up to :data:`REPAIRS` rounds of repair: the boxes where the checker's
+        procedure finds L decreasing too slowly below a goal level (near a source or a saddle no L can
+        decrease) get every vertex raised to the goal, and the LP is solved again without their rows, so
+        that the values around them adapt (raising values alone makes the neighbours fail in turn)."""
+        vals = self._values(tau, inside, n)
+        pos = vals[(vals > 0) & (vals < BIG)]
+        if not len(pos):
+            return vals
+        scale = Fraction(1, 2 ** SCALE_BITS)
+        goal = int(np.quantile(pos, GOAL_QUANTILE))
+        raised = set()
+        for _ in range(REPAIRS):
+            bad = self._misses(target_doc, target, vals, n, Fraction(goal) * scale)
+            fresh = {(int((b[0] + 1) * n / 2), int((b[2] + 1) * n / 2)) for _lo, b in bad} - raised
+            if not fresh:
+                break
+            raised |= fresh
+            vals = self._values(tau, inside, n, raised, goal / 2 ** SCALE_BITS)
+        return vals
+
+    def _values(self, tau, inside, n, raised=frozenset(), goal=None):
+        """Integer vertex values from a sparse LP (module docstring); the boxes in ``raised`` get no
+        decrease rows and their vertices a lower bound ``goal``."""
         import scipy.sparse as sp
         from scipy.optimize import linprog
 
         h = 2 / n
         g = np.linspace(-1, 1, n + 1)
         fin = np.isfinite(tau)
-        var = -np.ones((n + 1, n + 1), int)
+        I, J = (m.ravel() for m in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+        x0, y0 = g[I], g[J]
+        cx, cy = np.clip(0.0, x0, x0 + h), np.clip(0.0, y0, y0 + h)
+        meets = cx * cx + cy * cy <= 1
+        live = fin[I, J] & fin[I + 1, J] & fin[I, J + 1] & fin[I + 1, J + 1] & meets
+        up = np.zeros(n * n, bool)
+        if raised:
+            up[[i * n + j for i, j in raised]] = True
+        up &= meets
+        # 9 samples per box (s, t ∈ {−1, 0, 1}), those within h of the disk
         S = np.array([-1.0, 0.0, 1.0])
         sx, sy = (m.ravel() for m in np.meshgrid(S, S, indexing="ij"))
-        rows, cols, coef, boxes, owner, tb = [], [], [], [], [], []
-        nv = 0
-        for i in range(n):
-            for j in range(n):
-                if not fin[i:i + 2, j:j + 2].all():
-                    continue
-                x0, y0 = g[i], g[j]
-                cx, cy = min(max(0.0, x0), x0 + h), min(max(0.0, y0), y0 + h)
-                if cx * cx + cy * cy > 1:
-                    continue
-                pts = np.c_[x0 + (sx + 1) * h / 2, y0 + (sy + 1) * h / 2]
-                keep = np.hypot(pts[:, 0], pts[:, 1]) <= 1 + h
-                if inside(pts[keep]).all():
-                    continue
-                # a box that leaves the target is checked whole (up to the pieces inside it), so every
-                # sample of it is constrained, those inside the target too
-                b = len(boxes)
-                boxes.append((i, j))
-                tb.append(tau[i:i + 2, j:j + 2].max())
-                corners = ((i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1))
-                for c in corners:
-                    if var[c] < 0:
-                        var[c] = nv
-                        nv += 1
-                G = self.ff(pts[keep])[0]
-                s, t = sx[keep], sy[keep]
-                # ∂L/∂a = [(v10 − v00)(1 − t) + (v11 − v01)(1 + t)]/(2h), ∂L/∂b likewise with s
-                cs = (-(1 - t) * G[:, 0] - (1 - s) * G[:, 1], (1 - t) * G[:, 0] - (1 + s) * G[:, 1],
-                      -(1 + t) * G[:, 0] + (1 - s) * G[:, 1], (1 + t) * G[:, 0] + (1 + s) * G[:, 1])
-                for q in range(len(G)):
-                    row = len(owner)
-                    owner.append(b)
-                    for c, cc in zip(corners, cs):
-                        rows.append(row)
-                        cols.append(var[c])
-                        coef.append(cc[q] / (2 * h))
-        if not boxes:
+        P = np.stack([x0[:, None] + (sx + 1) * h / 2, y0[:, None] + (sy + 1) * h / 2], -1)     # (n², 9, 2)
+        keep = np.hypot(P[..., 0], P[..., 1]) <= 1 + h
+        cand = live & ~up
+        ins = np.ones(keep.shape, bool)
+        sel = keep & cand[:, None]
+        ins[sel] = inside(P[sel])
+        # a box that leaves the target is checked whole (up to the pieces inside it), so every sample of
+        # it is constrained, those inside the target too
+        lp = cand & ~ins.all(1)
+        if not lp.any():
             raise ValueError("no grid box reaches the target")
-        m, nb = len(owner), len(boxes)
+        used = np.zeros((n + 1, n + 1), bool)
+        for di in (0, 1):
+            for dj in (0, 1):
+                used[I[lp | up] + di, J[lp | up] + dj] = True
+        used &= fin                     # a vertex that never reaches the target stays at BIG
+        var = -np.ones((n + 1, n + 1), int)
+        var[used] = np.arange(used.sum())
+        nv = int(used.sum())
+        boxes = np.flatnonzero(lp)
+        bi, bq = np.nonzero(keep[boxes])                    # (box number, sample) of every row
+        box = boxes[bi]
+        G = self.ff(P[box, bq])[0]
+        s, t = sx[bq], sy[bq]
+        # ∂L/∂a = [(v10 − v00)(1 − t) + (v11 − v01)(1 + t)]/(2h), ∂L/∂b likewise with s
+        cs = (-(1 - t) * G[:, 0] - (1 - s) * G[:, 1], (1 - t) * G[:, 0] - (1 + s) * G[:, 1],
+              -(1 + t) * G[:, 0] + (1 - s) * G[:, 1], (1 + t) * G[:, 0] + (1 + s) * G[:, 1])
+        corners = ((0, 0), (1, 0), (0, 1), (1, 1))
+        m, nb = len(box), len(boxes)
+        rows = np.tile(np.arange(m), 4)
+        cols = np.concatenate([var[I[box] + di, J[box] + dj] for di, dj in corners])
+        coef = np.concatenate(cs) / (2 * h)
         A_ub = sp.hstack([sp.csr_matrix((coef, (rows, cols)), shape=(m, nv)),
-                          sp.csr_matrix((-np.ones(m), (np.arange(m), owner)), shape=(m, nb))]).tocsr()
+                          sp.csr_matrix((-np.ones(m), (np.arange(m), bi)), shape=(m, nb))]).tocsr()
         lo = np.zeros(nv)
-        for ii, jj in zip(*np.nonzero(var >= 0)):
-            lo[var[ii, jj]] = 0.5 * tau[ii, jj]          # at least half the reach time (0 in the target)
-        cost = np.r_[np.full(nv, 1e-3), 1 + 100 * np.exp(-np.array(tb) / 4)]
-        res = linprog(cost, A_ub=A_ub, b_ub=-np.ones(m), bounds=[(lo[q], 1e4) for q in range(nv)] + [(0, None)] * nb,
+        lo[var[used]] = 0.5 * tau[used]                     # at least half the reach time (0 in the target)
+        for di, dj in corners:
+            k = var[I[up] + di, J[up] + dj]
+            k = k[k >= 0]
+            lo[k] = np.maximum(lo[k], goal if goal is not None else 0.0)
+        tb = np.max([tau[I[boxes] + di, J[boxes] + dj] for di, dj in corners], axis=0)
+        cost = np.r_[np.full(nv, 1e-3), 1 + 100 * np.exp(-tb / 4)]
+        res = linprog(cost, A_ub=A_ub, b_ub=-np.ones(m), bounds=np.c_[np.r_[lo, np.zeros(nb)],
+                                                                      np.r_[np.full(nv, 1e4), np.full(nb, np.inf)]],
                       method="highs")
         if res.status != 0:
             raise ValueError("the grid LP failed")
         vals = np.where(fin & (tau == 0), 0, BIG).astype(np.int64)
-        for ii, jj in zip(*np.nonzero(var >= 0)):
-            vals[ii, jj] = int(np.ceil(res.x[var[ii, jj]] * 2 ** SCALE_BITS))
+        vals[used] = np.ceil(res.x[var[used]] * 2 ** SCALE_BITS).astype(np.int64)
         return vals
 
-    def _level(self, target_doc, vals, n):
+    def _doc(self, target_doc, vals, n, level, window=None):
+        """The basin document of the values on a window (the whole grid by default) at level ℓ."""
+        i0, i1, j0, j1 = window or (0, n, 0, n)
+        return {"target": target_doc, "k": self.level, "window": [i0, i1, j0, j1],
+                "values": vals[i0:i1 + 1, j0:j1 + 1].tolist(), "scale": frac_str(Fraction(1, 2 ** SCALE_BITS)),
+                "eps": frac_str(EPS), "level": frac_str(level)}
+
+    def _target(self, target_doc, n):
+        """The target, verified once for every level tried."""
+        return GridBasin(self.field, self.pairs, self._doc(target_doc, np.full((n + 1, n + 1), BIG), n, 0),
+                         _fail).target
+
+    def _misses(self, target_doc, target, vals, n, level, window=None):
+        """The boxes below ℓ where the checker's procedure finds no test that holds, as (value, box)."""
+        misses = []
+        GridBasin(self.field, self.pairs, self._doc(target_doc, vals, n, level, window), _fail, misses,
+                  target=target)
+        return [m for m in misses if Fraction(int(m[0].p), int(m[0].q)) <= level]
+
+    def _level(self, target_doc, target, vals, n):
         """The largest candidate ℓ at which the checker's procedure finds no failing box below ℓ, and
         the window of the boxes below it; None when none passes."""
         scale = Fraction(1, 2 ** SCALE_BITS)
-        full = {"target": target_doc, "k": self.level, "window": [0, n, 0, n], "scale": frac_str(scale), "eps": frac_str(EPS)}
-
-        target = GridBasin(self.field, self.pairs, dict(full, values=[[BIG] * (n + 1)] * (n + 1), level="0"),
-                           _fail).target
-
-        def misses_at(level, window=(0, n, 0, n)):
-            i0, i1, j0, j1 = window
-            doc = dict(full, window=list(window), values=vals[i0:i1 + 1, j0:j1 + 1].tolist(), level=frac_str(level))
-            misses = []
-            GridBasin(self.field, self.pairs, doc, _fail, misses, target=target)
-            return [m for m in misses if Fraction(int(m[0].p), int(m[0].q)) <= level], doc
-
-        first, _ = misses_at(Fraction(BIG // 2) * scale)
+        first = self._misses(target_doc, target, vals, n, Fraction(BIG // 2) * scale)
         cands = sorted({Fraction(int(m[0].p), int(m[0].q)) for m in first})
         cands = [c - scale for c in cands if c > scale] or [Fraction(BIG // 4) * scale]
         lo_i, hi_i, best = 0, len(cands) - 1, None
         while lo_i <= hi_i:                 # the largest passing candidate (passing is monotone in ℓ in practice)
             mid = (lo_i + hi_i) // 2
-            if not misses_at(cands[mid])[0]:
+            if not self._misses(target_doc, target, vals, n, cands[mid]):
                 best, lo_i = cands[mid], mid + 1
             else:
                 hi_i = mid - 1
@@ -313,8 +353,10 @@ class GridBasins:
             return None
         i0, j0 = (below.min(axis=0) - 2).clip(0, n)
         i1, j1 = (below.max(axis=0) + 2).clip(0, n)
-        bad, doc = misses_at(best, (int(i0), int(i1), int(j0), int(j1)))
-        return None if bad else doc
+        window = (int(i0), int(i1), int(j0), int(j1))
+        if self._misses(target_doc, target, vals, n, best, window):
+            return None
+        return self._doc(target_doc, vals, n, best, window)
 
     def certify(self, bbox):
         """The first grid basin whose region holds the directions' box, as (document, regime, bracket).

@@ -50,6 +50,8 @@ class Quantifier(str, Enum):
     EVERY_PSD = "every Σ₀ ⪰ 0"             #: every PSD Σ₀, singular ones included
     EVERY_RANK = "every Σ₀ ⪰ 0 of rank r"  #: params["sigma0_rank"] = r
     EVERY_IN_CELL = "every point of the cell"  #: a map cell (parameters or Σ₀ in an open box)
+    #: a map cell of a Σ₀ slice that meets the boundary of the cone: its points where Σ₀ ≻ 0
+    EVERY_PD_IN_CELL = "every point of the cell where Σ₀ ≻ 0"
     NONE = "no Σ₀"                         #: a statement about the parameters alone
 
     def __str__(self) -> str:
@@ -163,6 +165,8 @@ class Claim:
             return f"for every Σ₀ ⪰ 0 of rank {self.params.get('sigma0_rank')}: {body}"
         if q is Quantifier.EVERY_IN_CELL:
             return f"at every interior point of the cell: {body}"
+        if q is Quantifier.EVERY_PD_IN_CELL:
+            return f"at every interior point of the cell where Σ₀ ≻ 0: {body}"
         return f"for {q.value}: {body}"
 
     # ---------------------------------------------------------------- data

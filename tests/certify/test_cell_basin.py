@@ -13,6 +13,7 @@ from scipy.integrate import solve_ivp
 
 from symbolic_tf.certify.cell_basins import BasinCells, search_reason
 from symbolic_tf.certify.kinds.cell_basin import BasinCellChecker, PlanarField, poly_range
+from symbolic_tf.certify.kinds.cell_grid import GridCellChecker
 from symbolic_tf.certify.kinds.replay import flow_pairs
 from symbolic_tf.regimes.maps import cell_route
 from symbolic_tf.reproduce.regimes import map_specs
@@ -118,12 +119,12 @@ def test_route_reasons():
 def test_basins_are_found_and_every_cell_passes_the_checker(search, grid):
     spec, bc = search
     assert any(b.regime == "CLUSTERING" for b in bc.basins())
-    ck = BasinCellChecker(spec)
+    checkers = {"cell-basin": BasinCellChecker(spec), "cell-grid": GridCellChecker(spec)}
     proved = [(box, r) for box, r in grid if r["status"] == "PROVED"]
     assert len(proved) >= 40            # most of the disk's 12×12 cells lie in the certified basin
     for box, r in grid:
         if r["status"] in ("PROVED", "OUTSIDE"):
-            claim = ck.check(_cell(r, box))
+            claim = checkers[r["kind"]].check(_cell(r, box))
             assert (claim is None) == (r["status"] == "OUTSIDE")
             if claim is not None:
                 assert claim.subject == r["regime"]
@@ -140,8 +141,10 @@ def test_certified_cells_agree_with_independent_integration(search, grid):
         if r.get("regime") != "CLUSTERING":
             continue
         for _ in range(2):
-            x, y = (float(box[0]) + rng.random() * float(box[1] - box[0]),
-                    float(box[2]) + rng.random() * float(box[3] - box[2]))
+            x, y = 1.0, 1.0
+            while x * x + y * y >= 1:       # a point where Σ₀ ≻ 0 (a cell on the rim claims only those)
+                x, y = (float(box[0]) + rng.random() * float(box[1] - box[0]),
+                        float(box[2]) + rng.random() * float(box[3] - box[2]))
             S0 = spec.problem_at(F(x), F(y)).exact.Sigma0
             S0 = np.array([[float(S0[i, j]) for j in range(2)] for i in range(2)])
             sol = solve_ivp(rhs, (0, 400), S0.ravel(), method="LSODA", rtol=1e-10, atol=1e-13)
@@ -155,7 +158,7 @@ def test_certified_cells_agree_with_independent_integration(search, grid):
 
 def test_tampering_is_rejected(search, grid):
     spec, _bc = search
-    box, r = next((b, r) for b, r in grid if r.get("regime") == "CLUSTERING")
+    box, r = next((b, r) for b, r in grid if r.get("regime") == "CLUSTERING" and r["kind"] == "cell-basin")
     cell = _cell(r, box)
     ck = BasinCellChecker(spec)
     ck.check(copy.deepcopy(cell))
@@ -185,7 +188,7 @@ def test_tampering_is_rejected(search, grid):
 def test_cells_outside_the_basin_are_refused(search, grid):
     """A clustering certificate moved onto a cell whose points blow up (numerically) is rejected."""
     spec, _bc = search
-    box, r = next((b, r) for b, r in grid if r.get("regime") == "CLUSTERING")
+    box, r = next((b, r) for b, r in grid if r.get("regime") == "CLUSTERING" and r["kind"] == "cell-basin")
     cell = _cell(r, box)
     # x ≈ −0.8, y ≈ 0.3: the blow-up side of the separatrix (float classification)
     cell["box"] = ["-5/6", "-2/3", "1/6", "1/3"]
@@ -233,3 +236,39 @@ def test_blowup_basin_cells_contain_the_blowup_time():
     bad["certificate"]["data"]["T_lo"] = bad["T_lo"] = str(F(cell["T_lo"]) * 2)
     with pytest.raises(CertificationFailed):
         BasinCellChecker(spec).check(bad)
+
+
+def test_rim_cells_claim_only_their_positive_definite_points(search, grid):
+    """A cell on the rim of the disk (Σ₀ indefinite on part of it) is certified for its points where
+    Σ₀ ≻ 0: the claim says so, the checker derives that quantifier (also for the standalone export), and
+    the stronger whole-cell claim on the same data is rejected."""
+    from symbolic_tf.certify.claims import Quantifier
+    from symbolic_tf.certify.kinds.cell_tube import cell_claim
+    from symbolic_tf.certify.kinds.cells import standalone_cell_claim
+
+    spec, _bc = search
+    checkers = {"cell-basin": BasinCellChecker(spec), "cell-grid": GridCellChecker(spec)}
+    rim = [(box, r) for box, r in grid if r["status"] == "PROVED"
+           and max(x * x + y * y for x in box[:2] for y in box[2:]) > 1]
+    assert len(rim) >= 8
+    for box, r in rim:
+        assert "where Σ₀ ≻ 0" in r["claim"]
+        claim = checkers[r["kind"]].check(_cell(r, box))
+        assert claim.quantifier is Quantifier.EVERY_PD_IN_CELL
+        whole = _cell(r, box)
+        whole["claim"] = cell_claim(r["regime"], claim.params).text()
+        with pytest.raises(CertificationFailed):
+            checkers[r["kind"]].check(whole)
+    box, r = next((b, r) for b, r in rim if r["kind"] == "cell-basin")
+
+    def fail(msg):
+        raise CertificationFailed(msg)
+    got = standalone_cell_claim({"spec": REF, "cell": _cell(r, box)}, lambda s, c: BasinCellChecker(s).check(c), fail)
+    assert got.quantifier is Quantifier.EVERY_PD_IN_CELL
+    # an interior cell's certificate with the rim's claim text is rejected (its derived claim is stronger)
+    inner_box, inner = next((b, r) for b, r in grid if r["status"] == "PROVED" and r["kind"] == "cell-basin"
+                            and max(x * x + y * y for x in b[:2] for y in b[2:]) < 1)
+    cell = _cell(inner, inner_box)
+    cell["claim"] = cell_claim(inner["regime"], {"rank": 1}, pd_only=True).text()
+    with pytest.raises(CertificationFailed):
+        BasinCellChecker(spec).check(cell)

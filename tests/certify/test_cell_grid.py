@@ -42,6 +42,26 @@ def search():
     return spec, bc
 
 
+def _grid(bc, target):
+    """The (document, GridBasin, regime, bracket) of the search's grid basin into a target of this kind."""
+    return next(g for g in bc._grids.basins if g[0]["target"]["target"] == target)
+
+
+@pytest.fixture(scope="module")
+def band_cells(search):
+    """Cells of side 1/96 between the polynomial basin and the separatrix, certified CLUSTERING by the
+    grid basin into the polynomial basin."""
+    spec, bc = search
+    out = []
+    for i in range(-84, -60):
+        for j in range(-12, 12):
+            box = (F(i, 96), F(i + 1, 96), F(j, 96), F(j + 1, 96))
+            r = bc.certify(box)
+            if r.get("kind") == "cell-grid" and r["regime"] == "CLUSTERING":
+                out.append((box, r))
+    return out
+
+
 @pytest.fixture(scope="module")
 def crescent_cells(search):
     """Cells of side 1/96 in a band of the crescent, certified by the grid basin."""
@@ -71,17 +91,19 @@ def _rhs(spec):
 
 def test_a_growth_region_and_a_grid_basin_are_found(search):
     _spec, bc = search
-    kinds = [doc["target"]["target"] for doc, _grid, _regime, _b in bc._grids.basins]
-    assert kinds == ["region"]
-    doc, grid, regime, bracket = bc._grids.basins[0]
+    kinds = sorted(doc["target"]["target"] for doc, _grid, _regime, _b in bc._grids.basins)
+    assert kinds == ["cluster", "region"]
+    doc, grid, regime, bracket = _grid(bc, "region")
     assert regime == "BLOWUP" and F(bracket[0]) > 0 and F(bracket[1]) > F(bracket[0])
+    doc, grid, regime, bracket = _grid(bc, "cluster")
+    assert regime == "CLUSTERING" and bracket is None and "L" in doc["target"]
 
 
 def test_growth_region_is_invariant_and_growing_in_floats(search):
     """Float checks independent of the exact ones: c ≥ c_lo on sampled points of R, and the flow enters R
     across its boundary (∇G_i·g < 0 where G_i ≈ 0 on R)."""
     spec, bc = search
-    doc = bc._grids.basins[0][0]["target"]
+    doc = _grid(bc, "region")[0]["target"]
     _rhs_f, V, A = _rhs(spec)
     inside = float_inside(doc)
     g = np.linspace(-1, 1, 801)
@@ -110,11 +132,11 @@ def test_growth_region_is_invariant_and_growing_in_floats(search):
 
 def test_region_check_rejects_a_wrong_region(search):
     spec, bc = search
-    doc = copy.deepcopy(bc._grids.basins[0][0]["target"])
+    doc = copy.deepcopy(_grid(bc, "region")[0]["target"])
     doc["c_lo"] = "1"                            # c ≥ 1 on R is false
     with pytest.raises(CertificationFailed):
         RegionTarget(bc.checker.field, bc.checker.pairs, doc, lambda m: (_ for _ in ()).throw(CertificationFailed(m)))
-    doc = copy.deepcopy(bc._grids.basins[0][0]["target"])
+    doc = copy.deepcopy(_grid(bc, "region")[0]["target"])
     doc["G"] = doc["G"][:2]                      # no cap: the region runs into the saddle, where c·flow fails
     with pytest.raises(CertificationFailed):
         RegionTarget(bc.checker.field, bc.checker.pairs, doc, lambda m: (_ for _ in ()).throw(CertificationFailed(m)))
@@ -147,6 +169,28 @@ def test_grid_cells_blow_up_in_float_integrations_inside_their_bracket(search, c
         assert sol.status == 1, "no blow-up seen"
         t_star = sol.t_events[0][0]
         assert t_star >= float(F(r["T_lo"])) and t_star <= float(F(r["T_hi"]))
+
+
+def test_band_cells_pass_the_checker_and_cluster_in_float_integrations(search, band_cells):
+    """The clustering side of the separatrix band: every grid cell passes the checker, and from random
+    interior points an independent float integration (LSODA, the matrix flow) stays bounded and becomes
+    rank one."""
+    spec, _bc = search
+    assert len(band_cells) >= 10
+    ck = GridCellChecker(spec)
+    for box, r in band_cells:
+        assert ck.check(_cell(r, box)).params == {"rank": 1}
+    rhs, _V, _A = _rhs(spec)
+    rng = random.Random(7)
+    for box, _r in rng.sample(band_cells, 6):
+        x = float(box[0]) + rng.random() * float(box[1] - box[0])
+        y = float(box[2]) + rng.random() * float(box[3] - box[2])
+        S0 = np.array([[(1 + x) / 2, y / 2], [y / 2, (1 - x) / 2]])
+        sol = solve_ivp(rhs, (0, 400), S0.ravel(), method="LSODA", rtol=1e-10, atol=1e-13)
+        S = sol.y[:, -1].reshape(2, 2)
+        assert sol.status == 0 and np.all(np.isfinite(S)) and np.abs(S).max() < 1e6
+        w = np.linalg.eigvalsh((S + S.T) / 2)
+        assert w[0] < 1e-5 * w[1] and w[1] > 0
 
 
 def test_tampered_grid_cells_are_rejected(search, crescent_cells):
@@ -217,7 +261,7 @@ def test_map_stores_a_grid_basin_once_and_checks_it():
 
 def test_grid_basin_rejects_malformed_values(search):
     _spec, bc = search
-    doc = copy.deepcopy(bc._grids.basins[0][0])
+    doc = copy.deepcopy(_grid(bc, "region")[0])
     doc["values"] = doc["values"][:-1]
     with pytest.raises(CertificationFailed):
         GridBasin(bc.checker.field, bc.checker.pairs, doc, lambda m: (_ for _ in ()).throw(CertificationFailed(m)))

@@ -35,8 +35,12 @@ deterministic and stops with a failure past its depth or :data:`MAX_BOXES` boxes
    1 − a² − b² < 0 on it (outside the disk); L > ℓ on it; zᵀWz < rho_out on it (inside the outer
    ellipsoid); L' := ∇L·g < −ε on it.  L_min is the least lower bound of L over the leaves that meet
    the disk; c_min, c_max bound c over the leaves that meet the disk with lower(L) ≤ ℓ.
-3. *Cell.*  Σ₀(x, y) ≻ 0 on the open cell, tr Σ₀ ≡ T₀ is constant, and L(a(x, y), b(x, y)) < ℓ on
-   the closed cell, (a, b) = ((Σ₀₀ − Σ₁₁)/T₀, 2Σ₀₁/T₀) (affine in (x, y)).
+3. *Cell.*  tr Σ₀ ≡ T₀ is constant, and L(a(x, y), b(x, y)) < ℓ on the closed cell,
+   (a, b) = ((Σ₀₀ − Σ₁₁)/T₀, 2Σ₀₁/T₀) (affine in (x, y)); the claim covers every point of the cell.
+   A cell on the boundary of the cone (Σ₀ ≻ 0 fails somewhere on it) is checked on its positive
+   semidefinite part instead (:func:`pd_part_holds`: the pieces of a deterministic quadtree of depth
+   ≤ :data:`RIM_DEPTH` whose directions' bounding box meets the closed disk), and its claim covers the
+   cell's points where Σ₀ ≻ 0.
 
 **Why.**  Let R = {p in the disk : L(p) ≤ ℓ} and 𝓔_out = {zᵀWz < rho_out}.  A point of R outside
 𝓔_out lies in a leaf that is not outside the disk, not above ℓ and not inside 𝓔_out, so L' < −ε
@@ -84,6 +88,7 @@ MAX_BOXES = 120_000     # box budget of each quadtree (a hostile certificate can
 TARGET_DEPTH = 6        # subdivision depth of the target's contraction test
 ANNULUS_DEPTH = 9       # subdivision depth of the target's annulus test
 MAX_DEGREE = 16
+RIM_DEPTH = 4           # subdivision depth of a cell on the cone's boundary (its positive definite part)
 MAX_MISSES = 6000       # search side: more failing boxes than this and the candidate L is given up
 _PREC = 128
 
@@ -181,6 +186,57 @@ def quarters(box):
     x0, x1, y0, y1 = box
     xm, ym = (x0 + x1) / 2, (y0 + y1) / 2
     return [(x0, xm, y0, ym), (x0, xm, ym, y1), (xm, x1, y0, ym), (xm, x1, ym, y1)]
+
+
+def meets_disk(box) -> bool:
+    """Whether the closed box (x₀, x₁, y₀, y₁) meets the closed unit disk (its point nearest the origin).
+
+    Parameters
+    ----------
+    box : tuple of flint.fmpq
+
+    Returns
+    -------
+    bool
+    """
+    x0, x1, y0, y1 = box
+    zero = flint.fmpq(0)
+    cx = x0 if x0 > 0 else (x1 if x1 < 0 else zero)
+    cy = y0 if y0 > 0 else (y1 if y1 < 0 else zero)
+    return cx * cx + cy * cy <= 1
+
+
+def pd_part_holds(box, ab, test, depth: int = RIM_DEPTH) -> bool:
+    """Whether ``test`` holds on the part of a cell where Σ₀ ⪰ 0: on a deterministic quadtree of the cell
+    (depth ≤ ``depth``), a piece whose directions' bounding box misses the closed unit disk is dropped
+    (Σ₀ is indefinite on all of it), a piece where ``test`` holds is kept, any other is split; a piece
+    at the depth limit that is neither fails.
+
+    Parameters
+    ----------
+    box : tuple of flint.fmpq
+        The cell (x₀, x₁, y₀, y₁).
+    ab : tuple of flint.fmpq_mpoly
+        The directions (a(x, y), b(x, y)).
+    test : callable
+        ``test(piece)`` → bool, the basin's test on a piece of the cell.
+    depth : int, optional
+        The subdivision depth (default :data:`RIM_DEPTH`).
+
+    Returns
+    -------
+    bool
+    """
+    todo = [(box, 0)]
+    while todo:
+        piece, k = todo.pop()
+        (a0, a1), (b0, b1) = (poly_range(p, piece) for p in ab)
+        if not meets_disk((a0, a1, b0, b1)) or test(piece):
+            continue
+        if k >= depth:
+            return False
+        todo += [(q, k + 1) for q in quarters(piece)]
+    return True
 
 
 class PlanarField:
@@ -679,18 +735,20 @@ class BasinCellChecker:
         if target not in ("cluster", "ray"):
             _fail("target must be 'cluster' or 'ray'")
         validate(data, basin_schema(target), "cell-basin.data")
-        if not pd_on_open_box(self.S, box):
-            _fail("Σ₀ is not positive definite on the open cell")
         basin = self.basin(data)
         Lc = basin["L"].compose(*self.ab)
-        if not poly_range(Lc, box)[1] < basin["level"]:
+        pd_only = not pd_on_open_box(self.S, box)
+
+        def inside(piece):
+            return poly_range(Lc, piece)[1] < basin["level"]
+        if not (pd_part_holds(box, self.ab, inside) if pd_only else inside(box)):
             _fail("L < level fails somewhere on the cell: the cell is not inside the certified basin")
         if target == "cluster":
             regime, params = "CLUSTERING", {"rank": 1}
         else:
             regime = "BLOWUP"
             params = bracket_claim(data, *basin["T"], _fail).params
-        return derived_cell_claim(cell, regime, params, _fail)
+        return derived_cell_claim(cell, regime, params, _fail, pd_only)
 
 
 @kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)

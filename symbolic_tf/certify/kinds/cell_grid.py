@@ -25,8 +25,12 @@ a ``ray`` target stores its bracket ``T_lo``, ``T_hi``.  Verified in exact ratio
    four corners (its minimum); it lies in Z (an exact range of zᵀWz, or of L_p); or
    ∇L·g < −ε on it (∇L·g is a polynomial of degree 4 in the box's local coordinates; exact range by
    the Taylor shift).  L_min is the least corner value over the boxes that meet the disk.
-4. *Cell.*  Σ₀ ≻ 0 on the open cell, tr Σ₀ ≡ T₀ constant, and the bounding box of the cell's
-   directions (a, b) lies in the window with L < ℓ at every corner of every grid box it meets.
+4. *Cell.*  tr Σ₀ ≡ T₀ constant, and L < ℓ on the bounding box of the cell's directions (a, b) where
+   it meets the disk: every grid box that meets both lies in the window, and L (bilinear there) is
+   < ℓ at the four corners of its intersection with the bounding box.  If Σ₀ ≻ 0 on the open cell
+   the claim covers every point of the cell; if not (a cell on the boundary of the cone), the test
+   runs on the pieces of a deterministic quadtree of the cell (depth ≤ 4) whose directions may lie in
+   the closed disk, and the claim covers the cell's points where Σ₀ ≻ 0.
 
 **Why.**  L is continuous and C¹ on each closed box, so along a trajectory L(x(τ)) is Lipschitz and
 its derivative, where it exists, is ∇L_B·g for a box B that holds x(τ) and the points just after.  Let
@@ -51,8 +55,8 @@ from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim
 from ..schema import validate
-from .cell_basin import (DATA_SCHEMA as _BASIN_SCHEMA, blowup_bracket, check_basin, check_target, poly_range,
-                         polynomial, quarters, rational)
+from .cell_basin import (DATA_SCHEMA as _BASIN_SCHEMA, blowup_bracket, check_basin, check_target, meets_disk,
+                         pd_part_holds, poly_range, polynomial, quarters, rational)
 from .cell_enclosures import pd_on_open_box
 from .cell_tube import derived_cell_claim, open_cell
 from .cells import standalone_cell_claim
@@ -107,24 +111,6 @@ def grid_schema(ray: bool) -> dict:
         The field → type schema (:func:`symbolic_tf.certify.schema.validate`).
     """
     return {"basin": "obj", **({"T_lo": "rat", "T_hi": "rat"} if ray else {})}
-
-
-def meets_disk(box) -> bool:
-    """Whether the closed box (x₀, x₁, y₀, y₁) meets the closed unit disk (its point nearest the origin).
-
-    Parameters
-    ----------
-    box : tuple of flint.fmpq
-
-    Returns
-    -------
-    bool
-    """
-    x0, x1, y0, y1 = box
-    zero = flint.fmpq(0)
-    cx = x0 if x0 > 0 else (x1 if x1 < 0 else zero)
-    cy = y0 if y0 > 0 else (y1 if y1 < 0 else zero)
-    return cx * cx + cy * cy <= 1
 
 
 def _range_of(coeffs: dict) -> tuple:
@@ -482,8 +468,9 @@ class GridBasin:
         return True
 
     def covers(self, bbox) -> bool:
-        """Whether the closed box (a₀, a₁, b₀, b₁) lies in the window with L < ℓ at every corner of every
-        grid box it meets (step 4).
+        """Whether L < ℓ at every point of the closed box (a₀, a₁, b₀, b₁) in the disk (step 4): every grid
+        box that meets both lies in the window, and L, bilinear on the grid box, is < ℓ at the four corners
+        of its intersection with the box (its maximum there).
 
         Parameters
         ----------
@@ -498,9 +485,27 @@ class GridBasin:
         u = [(v + 1) * n / 2 for v in bbox]
         ia, ib = max(-int((-u[0]).floor()) - 1, 0), min(int(u[1].floor()), n - 1)
         ja, jb = max(-int((-u[2]).floor()) - 1, 0), min(int(u[3].floor()), n - 1)
-        if ia > ib or ja > jb or ia < self.i0 or ib + 1 > self.i1 or ja < self.j0 or jb + 1 > self.j1:
+        if ia > ib or ja > jb:
             return False
-        return all(self.v(i, j) < self._top for i in range(ia, ib + 2) for j in range(ja, jb + 2))
+        a0, a1, b0, b1 = bbox
+        for i in range(ia, ib + 1):
+            for j in range(ja, jb + 1):
+                box = self.box(i, j)
+                x0, x1, y0, y1 = max(a0, box[0]), min(a1, box[1]), max(b0, box[2]), min(b1, box[3])
+                if x0 > x1 or y0 > y1 or not meets_disk(box):
+                    continue
+                if not (self.i0 <= i < self.i1 and self.j0 <= j < self.j1):
+                    return False
+                h = box[1] - box[0]
+                v00, v10, v01, v11 = self.v(i, j), self.v(i + 1, j), self.v(i, j + 1), self.v(i + 1, j + 1)
+                for x in (x0, x1):
+                    s = (x - box[0]) / h
+                    for y in (y0, y1):
+                        t = (y - box[2]) / h
+                        val = (v00 * (1 - s) + v10 * s) * (1 - t) + (v01 * (1 - s) + v11 * s) * t
+                        if not val < self._top:
+                            return False
+        return True
 
     def bracket(self, T0) -> tuple:
         """Arb bounds of T* for every Σ₀ of trace T₀ whose direction lies in R (ray targets).
@@ -596,17 +601,19 @@ class GridCellChecker:
             _fail("basin.target must be an object")
         ray = _TARGETS.get(basin["target"].get("target"), _Target).ray_kind(basin["target"])
         validate(data, grid_schema(ray), "cell-grid.data")
-        if not pd_on_open_box(self.S, box):
-            _fail("Σ₀ is not positive definite on the open cell")
         grid = self.grid(basin)
-        if not grid.covers(self.directions(box)):
+        pd_only = not pd_on_open_box(self.S, box)
+
+        def inside(piece):
+            return grid.covers(self.directions(piece))
+        if not (pd_part_holds(box, self.ab, inside) if pd_only else inside(box)):
             _fail("L < level fails somewhere on the cell: the cell is not inside the certified grid basin")
         if not ray:
             regime, params = "CLUSTERING", {"rank": 1}
         else:
             regime = "BLOWUP"
             params = bracket_claim(data, *grid.bracket(self.T0), _fail).params
-        return derived_cell_claim(cell, regime, params, _fail)
+        return derived_cell_claim(cell, regime, params, _fail, pd_only)
 
 
 @kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)

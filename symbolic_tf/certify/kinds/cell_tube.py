@@ -204,8 +204,9 @@ def cell_parallelepiped(cov, box, prec: int = ENCLOSURE_PREC):
     return center, basis, coords
 
 
-def cell_claim(regime: str, params: dict) -> Claim:
-    """The claim of a cell: the regime (with rank or T* bracket) at every interior point of the cell.
+def cell_claim(regime: str, params: dict, pd_only: bool = False) -> Claim:
+    """The claim of a cell: the regime (with rank or T* bracket) at every interior point of the cell, or,
+    for a cell that meets the boundary of the cone, at every interior point where Σ₀ ≻ 0.
 
     Parameters
     ----------
@@ -213,13 +214,15 @@ def cell_claim(regime: str, params: dict) -> Claim:
         The regime name.
     params : dict
         ``rank`` or ``T_lo``/``T_hi``.
+    pd_only : bool, optional
+        Whether the claim covers only the cell's positive definite points.
 
     Returns
     -------
     symbolic_tf.certify.claims.Claim
-        ``Claim(regime, EVERY_IN_CELL, params)``.
+        ``Claim(regime, EVERY_IN_CELL or EVERY_PD_IN_CELL, params)``.
     """
-    return Claim(regime, Quantifier.EVERY_IN_CELL, params)
+    return Claim(regime, Quantifier.EVERY_PD_IN_CELL if pd_only else Quantifier.EVERY_IN_CELL, params)
 
 
 def check_outside_cell(S, box, cell, data, fail) -> None:
@@ -289,7 +292,7 @@ def open_cell(cell: dict, kind_name: str, S, fail):
     return box, data
 
 
-def derived_cell_claim(cell: dict, regime: str, params: dict, fail) -> Claim:
+def derived_cell_claim(cell: dict, regime: str, params: dict, fail, pd_only: bool = False) -> Claim:
     """The claim a checker derived for a cell, after requiring that the cell's stored regime, rank,
     bracket and claim text are exactly the derived ones.
 
@@ -303,13 +306,15 @@ def derived_cell_claim(cell: dict, regime: str, params: dict, fail) -> Claim:
         The derived ``rank`` or ``T_lo``/``T_hi``.
     fail : callable
         ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+    pd_only : bool, optional
+        Whether the derived claim covers only the cell's positive definite points.
 
     Returns
     -------
     symbolic_tf.certify.claims.Claim
-        :func:`cell_claim` (regime, params).
+        :func:`cell_claim` (regime, params, pd_only).
     """
-    claim = cell_claim(regime, params)
+    claim = cell_claim(regime, params, pd_only)
     if cell.get("regime") != regime:
         fail(f"the cell says {str(cell.get('regime'))[:20]}, the certificate proves {regime}")
     for key in ("rank", "T_lo", "T_hi"):

@@ -213,7 +213,9 @@ def standalone_cell_claim(data: dict, check_one, fail) -> Claim:
     Returns
     -------
     symbolic_tf.certify.claims.Claim
-        ``Claim(regime, EVERY_IN_CELL, {"box", "spec_sha256", and T_lo/T_hi/rank when stated})``.
+        ``Claim(regime, q, {"box", "spec_sha256", and T_lo/T_hi/rank when stated})`` with the quantifier q
+        of the checker's derived claim (EVERY_IN_CELL, or EVERY_PD_IN_CELL for a cell on the cone's
+        boundary).
     """
     import hashlib
     import json
@@ -225,7 +227,7 @@ def standalone_cell_claim(data: dict, check_one, fail) -> Claim:
     except SymtfError as exc:
         fail(f"invalid map spec: {exc}")
     cell = data["cell"]
-    check_one(spec, cell)
+    derived = check_one(spec, cell)
     if cell.get("regime") not in REGIME_SUBJECTS or cell.get("status") != "PROVED":
         fail("only a PROVED regime cell is a standalone claim")
     spec_hash = hashlib.sha256(json.dumps(data["spec"], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
@@ -233,7 +235,8 @@ def standalone_cell_claim(data: dict, check_one, fail) -> Claim:
     for k in ("T_lo", "T_hi", "rank"):
         if cell.get(k) is not None:
             params[k] = cell[k]
-    return Claim(cell["regime"], Quantifier.EVERY_IN_CELL, params)
+    quantifier = derived.quantifier if isinstance(derived, Claim) else Quantifier.EVERY_IN_CELL
+    return Claim(cell["regime"], quantifier, params)
 
 
 @kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
