@@ -5,7 +5,8 @@ The polynomial basins of :mod:`symbolic_tf.certify.cell_basins` stop short of a 
 blow-up ray whose approach is slow (a weak eigenvalue, often a saddle's unstable manifold running into
 it) gets no basin at all.  This search builds, per attractor,
 
-* a *target*: the :mod:`.cell_basins` ellipsoid (with its polynomial basin when there is one), or — for
+* a *target*: for an attracting isotropic point, the :mod:`.cell_basins` ellipsoid with its polynomial
+  basin (the grid reaches further towards the separatrix), or — for
   a blow-up ray fed by a saddle's unstable manifold — a *growth region*: a wedge around that manifold,
   bounded by lines along the saddle's eigenvectors (the cap parallel to the stable one, so the flow
   crosses it inwards at any width), forward invariant, with c = tr Q(X) > 0 on it;
@@ -13,8 +14,10 @@ it) gets no basin at all.  This search builds, per attractor,
   values solve a sparse linear program (∇L·g ≤ −1 at sample points of every grid box that is not
   inside the target, L ≥ half the float reach time outside it, slack weighted towards short reach
   times), rounded up to
-  multiples of 2⁻¹²; the level ℓ is the largest candidate at which the checker's own procedure finds
-  no failing box below ℓ.
+  multiples of 2⁻¹², then *repaired*: the boxes where the checker's procedure fails below a goal
+  level (a box holding an equilibrium can never decrease) get their vertices bounded below by the goal
+  and lose their rows, and the LP is solved again (:data:`REPAIRS` rounds at most); the level ℓ is the
+  largest candidate at which the checker's own procedure finds no failing box below ℓ.
 
 Floats only guess (equilibria, the wedge's directions, reach times, the LP); every basin is verified by
 :class:`~symbolic_tf.certify.kinds.cell_grid.GridBasin` before it is used and every cell is
