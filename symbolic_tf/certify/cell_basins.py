@@ -181,25 +181,30 @@ class BasinCells:
         return pd_part_holds(rbox, self.checker.ab, test) if pd_only else test(rbox)
 
     def _grid_cell(self, rbox, pd_only) -> dict:
-        """The verdict of a grid basin (:mod:`.cell_grids`) holding the cell's directions, else UNDECIDED."""
-        from .kinds.cell_grid import KIND as GRID
+        """The verdict of a grid basin (:mod:`.cell_grids`) holding the cell's directions (a blow-up bracket
+        from the cell's own largest L), else UNDECIDED."""
+        from .kinds.cell_grid import KIND as GRID, cell_peak
 
-        def directions(q):
-            (a0, a1), (b0, b1) = (poly_range(p, q) for p in self.checker.ab)
-            return a0, a1, b0, b1
-
-        for doc, grid, regime, bracket in self._grids.basins:
-            if self._holds(rbox, lambda q: grid.covers(directions(q)), pd_only):
-                break
+        for doc, grid, regime, _bracket in self._grids.basins:
+            m = cell_peak(grid, self.checker.ab, rbox, pd_only)
+            if m is None:
+                continue
+            params = {"rank": 1}
+            if regime == "BLOWUP":
+                lo, hi = grid.bracket(self.checker.T0, m)
+                T_lo, T_hi = lower_rational(lo), upper_rational(hi)
+                if T_lo is None or T_hi is None:
+                    continue
+                params = {"T_lo": frac_str(T_lo), "T_hi": frac_str(T_hi)}
+            break
         else:
             return {"status": "UNDECIDED", "reason": "the cell's directions are not inside one certified basin "
                                                      "(near a basin boundary: refine)"}
-        params = {"rank": 1} if bracket is None else {"T_lo": bracket[0], "T_hi": bracket[1]}
         out = {"status": "PROVED", "kind": GRID, "regime": regime, "claim": cell_claim(regime, params, pd_only).text(),
                "argument": (f"the cell's directions{_PD_PART[pd_only]} lie in a certified grid basin {{L < ℓ}} of "
                             f"the projective disk (a piecewise-bilinear L decreases along the flow into a "
                             f"{doc['target']['target']} target)"),
-               "data": {"basin": doc, **({} if bracket is None else {"T_lo": bracket[0], "T_hi": bracket[1]})}}
+               "data": {"basin": doc, **({} if regime != "BLOWUP" else params)}}
         out.update(params)
         return out
 

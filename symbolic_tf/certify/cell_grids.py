@@ -361,23 +361,6 @@ class GridBasins:
             return None
         return self._doc(target_doc, vals, n, best, window)
 
-    def certify(self, bbox):
-        """The first grid basin whose region holds the directions' box, as (document, regime, bracket).
-
-        Parameters
-        ----------
-        bbox : tuple of flint.fmpq
-            (a₀, a₁, b₀, b₁).
-
-        Returns
-        -------
-        tuple or None
-        """
-        for doc, grid, regime, bracket in self.basins:
-            if grid.covers(bbox):
-                return doc, regime, bracket
-        return None
-
 
 def float_inside(target_doc):
     """A float test of a target's region on points (n, 2) (guesses only: the basin is checked exactly).

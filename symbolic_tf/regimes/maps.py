@@ -593,7 +593,9 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     doc = {"schema": SCHEMA, "spec": spec_doc, "spec_hash": spec_hash,
            "route": route_kind, "route_reason": route_reason,
            "semantics": "a cell's verdict holds at every interior point of its box (edges are shared with the "
-                        "neighbours and not claimed); point verdicts hold at the stated dyadic point; areas are exact",
+                        "neighbours and not claimed), or, when its claim says so (a cell on the boundary of the "
+                        "cone), at its interior points where Σ₀ ≻ 0; point verdicts hold at the stated dyadic "
+                        "point; areas are exact (the domain is the area of the cells that are not OUTSIDE)",
            "cells": leaves, "totals": totals(spec, leaves),
            **({"shared": {sha: shared[sha] for sha in sorted(_used_shared(leaves))}} if shared else {}),
            "run": {"executor": ex.name, "workers": ex.workers, "wall_seconds": round(wall, 3),

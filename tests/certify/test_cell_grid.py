@@ -143,12 +143,17 @@ def test_region_check_rejects_a_wrong_region(search):
 
 
 def test_grid_cells_pass_the_checker(search, crescent_cells):
-    spec, _bc = search
+    """Every crescent cell passes; its bracket, from the cell's own largest L, lies inside the bracket of
+    the whole basin (L ≤ ℓ), and is much narrower for some cells."""
+    spec, bc = search
     assert len(crescent_cells) >= 20
     ck = GridCellChecker(spec)
+    whole = _grid(bc, "region")[3]
     for box, r in crescent_cells:
         claim = ck.check(_cell(r, box))
         assert claim.params["T_lo"] == r["T_lo"] and claim.params["T_hi"] == r["T_hi"]
+        assert F(r["T_lo"]) >= F(whole[0]) * (1 - F(1, 10 ** 6)) and F(r["T_hi"]) <= F(whole[1])
+    assert min(F(r["T_hi"]) for _b, r in crescent_cells) < F(whole[1]) / 10 ** 20
 
 
 def test_grid_cells_blow_up_in_float_integrations_inside_their_bracket(search, crescent_cells):

@@ -76,7 +76,8 @@ BASIN_SCHEMA = {"target": "obj", "k": "int", "window": "int[]", "values": "int[]
                 "eps": "rat"}
 REGION_SCHEMA = {"target": ("enum", "region"), "G": "any", "c_lo": "rat", "depth": "int"}
 
-__all__ = ["KIND", "GridBasin", "GridCellChecker", "RegionTarget", "grid_schema", "target_schema", "meets_disk"]
+__all__ = ["KIND", "GridBasin", "GridCellChecker", "RegionTarget", "cell_peak", "grid_schema", "target_schema",
+           "meets_disk"]
 
 
 def _fail(msg):
@@ -171,7 +172,7 @@ class _Target(_TargetBase):
         if present and len(present) != len(_L_FIELDS):
             fail("a target's polynomial basin needs all of L, level, eps and depth")
         tg = check_target(field, pairs, data, fail)
-        self._held, self.passes = {}, set()
+        self._held, self.passes = {}, {}
         self.ray = data["target"] == "ray"
         self.c_target, self.c_R = tg["c"], [tg["c_out"]]
         self._energy, self._rho_out = tg["energy"], tg["rho_out"]
@@ -224,7 +225,7 @@ class RegionTarget(_TargetBase):
 
     def __init__(self, field, pairs, data, fail):
         validate(data, REGION_SCHEMA, "cell-grid.target")
-        self._held, self.passes = {}, set()
+        self._held, self.passes = {}, {}
         depth = int_in(data["depth"], "depth", 0, REGION_DEPTH, fail)
         if not isinstance(data["G"], list) or not 1 <= len(data["G"]) <= MAX_PIECES:
             fail(f"a growth region needs a list of 1 to {MAX_PIECES} polynomials")
@@ -399,6 +400,7 @@ class GridBasin:
         # boxes above ℓ cannot lower L_min below ℓ (and τ_R needs L_min only when it is below ℓ)
         L_min = None
         c_R = list(self.target.c_R)
+        self._ray_boxes = []          # (least corner value, c_lo, c_hi, δ) of the decreasing boxes (ray targets)
         top, rows = self._top, self.values
         for i in range(self.i0, self.i1):
             r0, r1 = rows[i - self.i0], rows[i + 1 - self.i0]
@@ -415,25 +417,30 @@ class GridBasin:
                 L_min = lo_q if L_min is None or lo_q < L_min else L_min
                 if self.target.holds(box, (self.k, i, j)):
                     continue
-                if self._decreases(box, (self.k, i, j), (v00, v10, v01, v11), eps):
+                delta = self._decreases(box, (self.k, i, j), (v00, v10, v01, v11), eps)
+                if delta is not None:
                     if self.target.ray:
-                        c_R.append(poly_range(self.field.c, box))
+                        c_rng = poly_range(self.field.c, box)
+                        c_R.append(c_rng)
+                        self._ray_boxes.append((lo_q, c_rng[0], c_rng[1], delta))
                     continue
                 if misses is None:
                     self.fail(f"L decreases too slowly near ({float((box[0] + box[1]) / 2):.4g}, "
                               f"{float((box[2] + box[3]) / 2):.4g})")
                 misses.append((lo_q, box))
+        self._ray_boxes.sort(key=lambda r: r[0])
         return L_min, c_R
 
-    def _decreases(self, box, key, corners, eps) -> bool:
+    def _decreases(self, box, key, corners, eps):
         """∇L·g < −ε on the part of the grid box in the disk, outside Z and with L ≤ ℓ: the exact range over
         the box, else over the quarters of a subdivision of depth ≤ :data:`SUB_DEPTH` (pieces that miss the
-        disk, lie in Z or have L > ℓ are dropped).  ``key`` = (k, i, j) names the box; a pass that dropped
-        no piece for being above ℓ holds at every level and is remembered with the target."""
+        disk, lie in Z or have L > ℓ are dropped).  Returns δ > ε with ∇L·g ≤ −δ on that part (the least
+        of the pieces' bounds), or None.  ``key`` = (k, i, j) names the box; a pass that dropped no piece
+        for being above ℓ holds at every level and is remembered with the target."""
         memo = self.target.passes
         name = (key, corners, self.scale, eps)
         if name in memo:
-            return True
+            return memo[name]
         a, b = self._gens
         x0, x1, y0, y1 = box
         h = (x1 - x0) / 2
@@ -445,13 +452,16 @@ class GridBasin:
         dL = Lx * self.field.g[0] + Ly * self.field.g[1]
         L = None
         above = False
+        delta = None
         todo = [(box, key)]
         while todo:
             piece, (k, i, j) = todo.pop()
-            if poly_range(dL, piece)[1] < -eps:
+            top = poly_range(dL, piece)[1]
+            if top < -eps:
+                delta = -top if delta is None or -top < delta else delta
                 continue
             if k >= key[0] + SUB_DEPTH:
-                return False
+                return None
             for q, sub in zip(quarters(piece), ((k + 1, 2 * i, 2 * j), (k + 1, 2 * i, 2 * j + 1),
                                                  (k + 1, 2 * i + 1, 2 * j), (k + 1, 2 * i + 1, 2 * j + 1))):
                 if not meets_disk(q) or self.target.holds(q, sub):
@@ -463,14 +473,57 @@ class GridBasin:
                     above = True
                     continue
                 todo.append((q, sub))
+        if delta is None:           # every piece was dropped: nothing of the box is visited below ℓ
+            delta = eps + 1
         if not above:
-            memo.add(name)
-        return True
+            memo[name] = delta
+        return delta
+
+    def peak(self, bbox):
+        """The maximum of L over the closed box (a₀, a₁, b₀, b₁) where it meets the disk, if it is < ℓ
+        (step 4): every grid box that meets both lies in the window, and L, bilinear on the grid box,
+        takes its maximum over their intersection at one of its four corners.
+
+        Parameters
+        ----------
+        bbox : tuple of flint.fmpq
+
+        Returns
+        -------
+        flint.fmpq or None
+            max L (None when it is not < ℓ somewhere, or a grid box lies outside the window).
+        """
+        n = 1 << self.k
+        # box i (x_i ≤ a ≤ x_{i+1}) meets [a₀, a₁] ⟺ u(a₀) − 1 ≤ i ≤ u(a₁), u(a) = (a + 1)·2^{k−1}
+        u = [(v + 1) * n / 2 for v in bbox]
+        ia, ib = max(-int((-u[0]).floor()) - 1, 0), min(int(u[1].floor()), n - 1)
+        ja, jb = max(-int((-u[2]).floor()) - 1, 0), min(int(u[3].floor()), n - 1)
+        if ia > ib or ja > jb:
+            return None
+        a0, a1, b0, b1 = bbox
+        best = None
+        for i in range(ia, ib + 1):
+            for j in range(ja, jb + 1):
+                box = self.box(i, j)
+                x0, x1, y0, y1 = max(a0, box[0]), min(a1, box[1]), max(b0, box[2]), min(b1, box[3])
+                if x0 > x1 or y0 > y1 or not meets_disk(box):
+                    continue
+                if not (self.i0 <= i < self.i1 and self.j0 <= j < self.j1):
+                    return None
+                h = box[1] - box[0]
+                v00, v10, v01, v11 = self.v(i, j), self.v(i + 1, j), self.v(i, j + 1), self.v(i + 1, j + 1)
+                for x in (x0, x1):
+                    s = (x - box[0]) / h
+                    for y in (y0, y1):
+                        t = (y - box[2]) / h
+                        val = (v00 * (1 - s) + v10 * s) * (1 - t) + (v01 * (1 - s) + v11 * s) * t
+                        if not val < self._top:
+                            return None
+                        best = val if best is None or val > best else best
+        return None if best is None else best * self.scale
 
     def covers(self, bbox) -> bool:
-        """Whether L < ℓ at every point of the closed box (a₀, a₁, b₀, b₁) in the disk (step 4): every grid
-        box that meets both lies in the window, and L, bilinear on the grid box, is < ℓ at the four corners
-        of its intersection with the box (its maximum there).
+        """Whether L < ℓ at every point of the closed box where it meets the disk (:meth:`peak`).
 
         Parameters
         ----------
@@ -480,49 +533,103 @@ class GridBasin:
         -------
         bool
         """
-        n = 1 << self.k
-        # box i (x_i ≤ a ≤ x_{i+1}) meets [a₀, a₁] ⟺ u(a₀) − 1 ≤ i ≤ u(a₁), u(a) = (a + 1)·2^{k−1}
-        u = [(v + 1) * n / 2 for v in bbox]
-        ia, ib = max(-int((-u[0]).floor()) - 1, 0), min(int(u[1].floor()), n - 1)
-        ja, jb = max(-int((-u[2]).floor()) - 1, 0), min(int(u[3].floor()), n - 1)
-        if ia > ib or ja > jb:
-            return False
-        a0, a1, b0, b1 = bbox
-        for i in range(ia, ib + 1):
-            for j in range(ja, jb + 1):
-                box = self.box(i, j)
-                x0, x1, y0, y1 = max(a0, box[0]), min(a1, box[1]), max(b0, box[2]), min(b1, box[3])
-                if x0 > x1 or y0 > y1 or not meets_disk(box):
-                    continue
-                if not (self.i0 <= i < self.i1 and self.j0 <= j < self.j1):
-                    return False
-                h = box[1] - box[0]
-                v00, v10, v01, v11 = self.v(i, j), self.v(i + 1, j), self.v(i, j + 1), self.v(i + 1, j + 1)
-                for x in (x0, x1):
-                    s = (x - box[0]) / h
-                    for y in (y0, y1):
-                        t = (y - box[2]) / h
-                        val = (v00 * (1 - s) + v10 * s) * (1 - t) + (v01 * (1 - s) + v11 * s) * t
-                        if not val < self._top:
-                            return False
-        return True
+        return self.peak(bbox) is not None
 
-    def bracket(self, T0) -> tuple:
-        """Arb bounds of T* for every Σ₀ of trace T₀ whose direction lies in R (ray targets).
+    def bracket(self, T0, m=None) -> tuple:
+        """Arb bounds of T* for every Σ₀ of trace T₀ whose direction lies in R with L ≤ m (ray targets).
+
+        Along a trajectory from L ≤ m the visited boxes are those whose least corner value is ≤ m; on each,
+        −c ≤ κ⁻_B·(−L') and c ≤ κ⁺_B·(−L') with κ⁻_B = max(0, −c_lo)/δ_B, κ⁺_B = max(0, c_hi)/δ_B
+        (∇L·g ≤ −δ_B there).  With ΔL = m − L_min, u = 1/tr Σ and u' = −c·u, up to the target:
+        u₁ ∈ u₀[e^{−κ⁺ΔL}, e^{κ⁻ΔL}] and t₁ = ∫u dτ ≤ u₀(e^{κ⁻ΔL} − 1)/(κ⁻δ) (δ the least δ_B);
+        also, with τ₁ ≤ ΔL/δ, the bounds of :func:`.cell_basin.blowup_bracket` from the range of c —
+        the smaller of each pair is used.  From the target on, :func:`.cell_basin.blowup_bracket`
+        for u₁ (its bounds are linear in u₁).
 
         Parameters
         ----------
         T0 : flint.fmpq
             tr Σ₀ > 0.
+        m : flint.fmpq or None
+            An upper bound of L on the directions (None: ℓ).
 
         Returns
         -------
         tuple of flint.arb
-            :func:`.cell_basin.blowup_bracket` with τ = τ_R + τ_Z.
         """
+        m = self.level if m is None or m > self.level else m
+        boxes = [r for r in self._ray_boxes if r[0] <= m]
+        dL = m - self.L_min if self.L_min is not None and m > self.L_min else flint.fmpq(0)
+        zero = flint.fmpq(0)
+        k_minus = max((max(zero, -c_lo) / d for _lo, c_lo, _hi, d in boxes), default=zero)
+        k_plus = max((max(zero, c_hi) / d for _lo, _c_lo, c_hi, d in boxes), default=zero)
+        delta = min((d for *_r, d in boxes), default=None)
+        c_min = min((c_lo for _lo, c_lo, _hi, _d in boxes), default=zero)
+        c_max = max((c_hi for _lo, _c_lo, c_hi, _d in boxes), default=zero)
+        tgt_lo, tgt_hi = blowup_bracket(flint.fmpq(1), self.target.tau, self.target.c_R, self.target.c_target)
+        c_top = max([c_max, self.target.c_target[1]]
+                    + [r[1] for r in self.target.c_R if r is not None and r[1] is not None])
         with working_precision(_PREC):
-            tau = flint.arb(self.tau_R) + self.target.tau
-        return blowup_bracket(T0, tau, self.c_R, self.target.c_target)
+            u0 = flint.arb(1 / T0)
+            if delta is None or dL == 0:
+                grow = shrink = flint.arb(1)
+                t1 = flint.arb(0)
+            else:
+                tau = flint.arb(dL / delta)
+                grow_c = (flint.arb(-min(zero, c_min)) * tau).exp()
+                grow_k = (flint.arb(k_minus) * flint.arb(dL)).exp()
+                grow = grow_k if grow_k.upper() < grow_c.upper() else grow_c
+                shrink_c = (flint.arb(-max(zero, c_max)) * tau).exp()
+                shrink_k = (flint.arb(-k_plus) * flint.arb(dL)).exp()
+                shrink = shrink_k if shrink_k.lower() > shrink_c.lower() else shrink_c
+                t1_c = tau * grow_c
+                t1_k = (grow_k - 1) / (flint.arb(k_minus) * flint.arb(delta)) if k_minus > 0 else tau
+                t1 = t1_k if t1_k.upper() < t1_c.upper() else t1_c
+            lo = u0 * shrink * tgt_lo
+            lo2 = u0 / flint.arb(c_top)
+            if lo2.lower() > lo.lower():
+                lo = lo2
+            hi = u0 * (t1 + grow * tgt_hi)
+        return lo, hi
+
+
+def cell_peak(grid, ab, box, pd_only):
+    """The maximum of L over a cell's directions in the disk, if the cell lies in the grid basin: over the
+    bounding box of its directions, or — for a cell on the cone's boundary — the largest over the pieces
+    of :func:`.cell_basin.pd_part_holds` (step 4).
+
+    Parameters
+    ----------
+    grid : GridBasin
+    ab : tuple of flint.fmpq_mpoly
+        The directions (a(x, y), b(x, y)).
+    box : tuple of flint.fmpq
+        The cell.
+    pd_only : bool
+        Whether Σ₀ ≻ 0 fails somewhere on the open cell.
+
+    Returns
+    -------
+    flint.fmpq or None
+        An upper bound of L on the cell's directions in the disk (None: not in the basin; ℓ for a rim
+        cell with no piece in the disk).
+    """
+    def directions(piece):
+        (a0, a1), (b0, b1) = (poly_range(p, piece) for p in ab)
+        return a0, a1, b0, b1
+
+    if not pd_only:
+        return grid.peak(directions(box))
+    peaks = []
+
+    def inside(piece):
+        got = grid.peak(directions(piece))
+        if got is not None:
+            peaks.append(got)
+        return got is not None
+    if not pd_part_holds(box, ab, inside):
+        return None
+    return max(peaks, default=grid.level)
 
 
 class GridCellChecker:
@@ -558,21 +665,6 @@ class GridCellChecker:
             self._grids[key] = GridBasin(self.field, self.pairs, basin, _fail)
         return self._grids[key]
 
-    def directions(self, box) -> tuple:
-        """The exact bounding box (a₀, a₁, b₀, b₁) of the directions (a, b) of a cell.
-
-        Parameters
-        ----------
-        box : tuple of flint.fmpq
-            The cell (x₀, x₁, y₀, y₁).
-
-        Returns
-        -------
-        tuple of flint.fmpq
-        """
-        (a0, a1), (b0, b1) = (poly_range(p, box) for p in self.ab)
-        return a0, a1, b0, b1
-
     def check(self, cell: dict) -> Claim | None:
         """Re-verify one stored cell; returns its derived claim (None for an OUTSIDE cell).
 
@@ -603,16 +695,14 @@ class GridCellChecker:
         validate(data, grid_schema(ray), "cell-grid.data")
         grid = self.grid(basin)
         pd_only = not pd_on_open_box(self.S, box)
-
-        def inside(piece):
-            return grid.covers(self.directions(piece))
-        if not (pd_part_holds(box, self.ab, inside) if pd_only else inside(box)):
+        m = cell_peak(grid, self.ab, box, pd_only)
+        if m is None:
             _fail("L < level fails somewhere on the cell: the cell is not inside the certified grid basin")
         if not ray:
             regime, params = "CLUSTERING", {"rank": 1}
         else:
             regime = "BLOWUP"
-            params = bracket_claim(data, *grid.bracket(self.T0), _fail).params
+            params = bracket_claim(data, *grid.bracket(self.T0, m), _fail).params
         return derived_cell_claim(cell, regime, params, _fail, pd_only)
 
 
