@@ -186,12 +186,12 @@ class BasinCells:
         from .kinds.cell_grid import KIND as GRID, cell_peak
 
         for doc, grid, regime, _bracket in self._grids.basins:
-            m = cell_peak(grid, self.checker.ab, rbox, pd_only)
-            if m is None:
+            peak = cell_peak(grid, self.checker.ab, rbox, pd_only)
+            if peak is None:
                 continue
             params = {"rank": 1}
             if regime == "BLOWUP":
-                lo, hi = grid.bracket(self.checker.T0, m)
+                lo, hi = grid.bracket(self.checker.T0, *peak)
                 T_lo, T_hi = lower_rational(lo), upper_rational(hi)
                 if T_lo is None or T_hi is None:
                     continue

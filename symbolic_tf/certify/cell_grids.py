@@ -39,6 +39,7 @@ SCALE_BITS = 12           # values in units of 2⁻¹²
 BIG = 10 ** 9             # the value of vertices that do not reach the target (never below ℓ)
 EPS = Fraction(1, 8)
 REPAIRS = 6               # rounds of LP repair (:meth:`GridBasins._repaired`)
+PHI_MARGIN = 0.1          # the growth function's LP margin: ∇Φ·g ≤ c − PHI_MARGIN at the samples
 GOAL_QUANTILE = 0.97      # the repair's goal level: this quantile of the positive values
 _DT, _T_END = 0.02, 80.0
 #: wedge shapes tried, as fractions of the saddle–ray distance D: (cap s₀/D, half-width w₀/D, slope β)
@@ -187,6 +188,15 @@ class GridBasins:
         # the checker's procedure on the final document (the target, verified above from the same
         # document, is reused)
         grid = GridBasin(self.field, self.pairs, doc, _fail, target=target)
+        if grid.target.ray:
+            phi = self._growth(grid, n)
+            if phi is not None:
+                with_phi = dict(doc, phi=phi, phi_scale=frac_str(Fraction(1, 2 ** SCALE_BITS)))
+                try:
+                    grid = GridBasin(self.field, self.pairs, with_phi, _fail, target=target)
+                    doc = with_phi
+                except CertificationFailed:
+                    pass
         regime = "BLOWUP" if grid.target.ray else "CLUSTERING"
         bracket = None
         if grid.target.ray:
@@ -315,6 +325,57 @@ class GridBasins:
         vals = np.where(fin & (tau == 0), 0, BIG).astype(np.int64)
         vals[used] = np.ceil(res.x[var[used]] * 2 ** SCALE_BITS).astype(np.int64)
         return vals
+
+    def _growth(self, grid, n):
+        """Integer values (on the basin's window) of a growth function Φ with ∇Φ·g ≤ c − margin at sample
+        points of the basin's decreasing boxes and the least spread max Φ − min Φ (a sparse LP), or None.
+        Φ ≈ −∫c along the flow up to the target, so log u + Φ does not increase and the blow-up bracket
+        follows the growth of tr Σ on the way (:meth:`GridBasin.bracket`)."""
+        import scipy.sparse as sp
+        from scipy.optimize import linprog
+
+        boxes = [(i, j) for *_r, i, j in grid._ray_boxes]
+        if not boxes:
+            return None
+        h = 2 / n
+        S = np.linspace(-1.0, 1.0, 4)
+        sx, sy = (m.ravel() for m in np.meshgrid(S, S, indexing="ij"))
+        I = np.array([b[0] for b in boxes])
+        J = np.array([b[1] for b in boxes])
+        x0, y0 = -1 + h * I, -1 + h * J
+        P = np.stack([x0[:, None] + (sx + 1) * h / 2, y0[:, None] + (sy + 1) * h / 2], -1)
+        keep = np.hypot(P[..., 0], P[..., 1]) <= 1 + h
+        corners = ((0, 0), (1, 0), (0, 1), (1, 1))
+        used = np.zeros((n + 1, n + 1), bool)
+        for di, dj in corners:
+            used[I + di, J + dj] = True
+        var = -np.ones((n + 1, n + 1), int)
+        nv = int(used.sum())
+        var[used] = np.arange(nv)
+        bi, bq = np.nonzero(keep)
+        G, c = self.ff(P[bi, bq])
+        s, t = sx[bq], sy[bq]
+        cs = (-(1 - t) * G[:, 0] - (1 - s) * G[:, 1], (1 - t) * G[:, 0] - (1 + s) * G[:, 1],
+              -(1 + t) * G[:, 0] + (1 - s) * G[:, 1], (1 + t) * G[:, 0] + (1 + s) * G[:, 1])
+        m = len(bi)
+        rows = np.tile(np.arange(m), 4)
+        cols = np.concatenate([var[I[bi] + di, J[bi] + dj] for di, dj in corners])
+        A1 = sp.csr_matrix((np.concatenate(cs) / (2 * h), (rows, cols)), shape=(m, nv + 2))
+        # Φ_v − top ≤ 0 and bottom − Φ_v ≤ 0 (variables: Φ, top, bottom)
+        idx = np.arange(nv)
+        A2 = sp.csr_matrix((np.r_[np.ones(nv), -np.ones(nv)], (np.r_[idx, idx], np.r_[idx, np.full(nv, nv)])),
+                           shape=(nv, nv + 2))
+        A3 = sp.csr_matrix((np.r_[-np.ones(nv), np.ones(nv)], (np.r_[idx, idx], np.r_[idx, np.full(nv, nv + 1)])),
+                           shape=(nv, nv + 2))
+        cost = np.zeros(nv + 2)
+        cost[nv], cost[nv + 1] = 1, -1
+        res = linprog(cost, A_ub=sp.vstack([A1, A2, A3]).tocsr(),
+                      b_ub=np.r_[c - PHI_MARGIN, np.zeros(2 * nv)], bounds=[(-1e4, 1e4)] * (nv + 2), method="highs")
+        if res.status != 0:
+            return None
+        phi = np.zeros((n + 1, n + 1), np.int64)
+        phi[used] = np.round(res.x[var[used]] * 2 ** SCALE_BITS).astype(np.int64)
+        return phi[grid.i0:grid.i1 + 1, grid.j0:grid.j1 + 1].tolist()
 
     def _doc(self, target_doc, vals, n, level, window=None):
         """The basin document of the values on a window (the whole grid by default) at level ℓ."""

@@ -223,6 +223,18 @@ def test_tampered_grid_cells_are_rejected(search, crescent_cells):
     bad(hole)
     bad(lambda c: c.update(T_lo=str(F(c["T_lo"]) * 2)) or c["certificate"]["data"].update(T_lo=c["T_lo"]))
     bad(lambda c: c["certificate"]["data"]["basin"].update(eps="0"))
+    # the growth function: a dip in Φ breaks Φ' ≤ c around it; Φ without its scale; Φ dropped (the
+    # bracket without it is wider than the stored one)
+    assert "phi" in basin
+
+    grid = GridCellChecker(spec).grid(basin)
+    *_r, bi, bj = grid._ray_boxes[len(grid._ray_boxes) // 2]
+
+    def dip(c):
+        c["certificate"]["data"]["basin"]["phi"][bi - i0][bj - j0] -= 40 * 4096
+    bad(dip)
+    bad(lambda c: c["certificate"]["data"]["basin"].pop("phi_scale"))
+    bad(lambda c: c["certificate"]["data"]["basin"].pop("phi") and c["certificate"]["data"]["basin"].pop("phi_scale"))
     bad(lambda c: c["certificate"]["data"]["basin"].update(window=[i0, i1 + 1, j0, j1]))
     bad(lambda c: c["certificate"]["data"]["basin"]["target"].update(c_lo="1"))
     bad(lambda c: c.update(regime="CLUSTERING"))

@@ -174,7 +174,7 @@ def _cell_grid_certificate():
     doc = map_specs(True)["c_reference_disk"]
     bc = BasinCells(parse_map_spec(doc))
     bc.basins()
-    region = bc._grids.basins[0][0]["target"]
+    region = next(d["target"] for d, *_rest in bc._grids.basins if d["target"]["target"] == "region")
     coarse = GridBasins(bc._grids.ff, bc.checker.field, bc.checker.pairs, bc.checker.T0, level=7)
     coarse.add(region, float_inside(region), [float_inside(b.data) for b in bc.basins()])
     bc._grids = coarse

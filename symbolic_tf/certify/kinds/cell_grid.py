@@ -38,9 +38,13 @@ R = {x in the disk and the window : L(x) ≤ ℓ}.  A point of R outside Z lies 
 not above ℓ and not inside Z, so L decreases at a rate > ε there.  By the fence a trajectory cannot
 leave the window from R without L rising above ℓ first (the disk itself is invariant), so it stays in
 R and enters Z within τ_R = (ℓ − L_min)/ε; from Z the target's argument applies: CLUSTERING (rank 1)
-for a ``cluster`` target; BLOWUP for a ``ray`` target, with the bracket of
-:func:`.cell_basin.blowup_bracket` for τ = τ_R + τ_Z (τ_Z the target's own time) and c bounded over
-the boxes of R and the target's regions.
+for a ``cluster`` target; BLOWUP for a ``ray`` or ``region`` target, with the bracket of
+:meth:`GridBasin.bracket` for the cell's own largest L (and Φ).
+
+5. *Growth function* (optional, blow-up targets): integer values ``phi`` on the window times
+   ``phi_scale`` define a bilinear Φ; on the part of every decreasing box of step 3 that matters,
+   ∇Φ·g − c ≤ 0 (the same pieces as for L' < −ε).  Then log u + Φ does not increase before the
+   target, so u ≤ u₀e^{φ − Φ_min} on the way (the bracket's tighter bound).
 
 Each distinct grid basin is verified once per map check and reused for the other cells.
 """
@@ -73,7 +77,7 @@ MAX_REGION_BOXES = 200_000
 MAX_PIECES = 8
 #: a grid basin: target, level k, window [i₀, i₁, j₀, j₁], values (rows i₀…i₁ of columns j₀…j₁), scale, ℓ, ε
 BASIN_SCHEMA = {"target": "obj", "k": "int", "window": "int[]", "values": "int[][]", "scale": "rat", "level": "rat",
-                "eps": "rat"}
+                "eps": "rat", "phi?": "int[][]", "phi_scale?": "rat"}
 REGION_SCHEMA = {"target": ("enum", "region"), "G": "any", "c_lo": "rat", "depth": "int"}
 
 __all__ = ["KIND", "GridBasin", "GridCellChecker", "RegionTarget", "cell_peak", "grid_schema", "target_schema",
@@ -333,10 +337,19 @@ class GridBasin:
         self._top = self.level / self.scale
         self._fence()
         self.L_min, self.c_R = self._boxes(eps, misses)
-        if self.L_min is not None and self.level > self.L_min:
-            self.tau_R = (self.level - self.L_min) / eps
-        else:
-            self.tau_R = flint.fmpq(0)
+        self.phi = None
+        if ("phi" in data) != ("phi_scale" in data):
+            fail("a growth function needs both phi and phi_scale")
+        if "phi" in data:
+            if not self.target.ray:
+                fail("a growth function phi belongs to a blow-up target")
+            phi = data["phi"]
+            if len(phi) != len(rows) or any(len(r) != len(q) for r, q in zip(phi, rows)):
+                fail("phi must have the shape of values")
+            self.phi, self.phi_scale = phi, rational(data["phi_scale"])
+            if not self.phi_scale > 0:
+                fail("phi_scale must be positive")
+            self._check_phi()
 
     def vertex(self, i) -> flint.fmpq:
         """The coordinate −1 + 2i/2^k of vertex index i (either axis).
@@ -400,7 +413,7 @@ class GridBasin:
         # boxes above ℓ cannot lower L_min below ℓ (and τ_R needs L_min only when it is below ℓ)
         L_min = None
         c_R = list(self.target.c_R)
-        self._ray_boxes = []          # (least corner value, c_lo, c_hi, δ) of the decreasing boxes (ray targets)
+        self._ray_boxes = []          # (least corner value, c_lo, c_hi, δ, i, j) of the decreasing boxes (ray targets)
         top, rows = self._top, self.values
         for i in range(self.i0, self.i1):
             r0, r1 = rows[i - self.i0], rows[i + 1 - self.i0]
@@ -422,7 +435,7 @@ class GridBasin:
                     if self.target.ray:
                         c_rng = poly_range(self.field.c, box)
                         c_R.append(c_rng)
-                        self._ray_boxes.append((lo_q, c_rng[0], c_rng[1], delta))
+                        self._ray_boxes.append((lo_q, c_rng[0], c_rng[1], delta, i, j))
                     continue
                 if misses is None:
                     self.fail(f"L decreases too slowly near ({float((box[0] + box[1]) / 2):.4g}, "
@@ -441,48 +454,99 @@ class GridBasin:
         name = (key, corners, self.scale, eps)
         if name in memo:
             return memo[name]
-        a, b = self._gens
-        x0, x1, y0, y1 = box
-        h = (x1 - x0) / 2
-        v00, v10, v01, v11 = corners
-        s, t = (a - (x0 + x1) / 2) / h, (b - (y0 + y1) / 2) / h
-        # L = ¼·scale·[v00(1−s)(1−t) + v10(1+s)(1−t) + v01(1−s)(1+t) + v11(1+s)(1+t)]
-        Lx = (self.scale / (4 * h)) * ((v10 - v00) * (1 - t) + (v11 - v01) * (1 + t))
-        Ly = (self.scale / (4 * h)) * ((v01 - v00) * (1 - s) + (v11 - v10) * (1 + s))
-        dL = Lx * self.field.g[0] + Ly * self.field.g[1]
-        L = None
+        L, dL = self._local(box, corners, self.scale)
         above = False
         delta = None
         todo = [(box, key)]
         while todo:
-            piece, (k, i, j) = todo.pop()
+            piece, sub = todo.pop()
             top = poly_range(dL, piece)[1]
             if top < -eps:
                 delta = -top if delta is None or -top < delta else delta
                 continue
-            if k >= key[0] + SUB_DEPTH:
+            if sub[0] >= key[0] + SUB_DEPTH:
                 return None
-            for q, sub in zip(quarters(piece), ((k + 1, 2 * i, 2 * j), (k + 1, 2 * i, 2 * j + 1),
-                                                 (k + 1, 2 * i + 1, 2 * j), (k + 1, 2 * i + 1, 2 * j + 1))):
-                if not meets_disk(q) or self.target.holds(q, sub):
-                    continue
-                if L is None:
-                    L = (self.scale / 4) * (v00 * (1 - s) * (1 - t) + v10 * (1 + s) * (1 - t)
-                                            + v01 * (1 - s) * (1 + t) + v11 * (1 + s) * (1 + t))
-                if poly_range(L, q)[0] > self.level:
-                    above = True
-                    continue
-                todo.append((q, sub))
+            kept, dropped_above = self._split(piece, sub, L)
+            above |= dropped_above
+            todo += kept
         if delta is None:           # every piece was dropped: nothing of the box is visited below ℓ
             delta = eps + 1
         if not above:
             memo[name] = delta
         return delta
 
+    def _local(self, box, corners, scale):
+        """The bilinear function with these corner values (times ``scale``) on the grid box, and its
+        derivative along the field, as polynomials in (a, b)."""
+        a, b = self._gens
+        x0, x1, y0, y1 = box
+        h = (x1 - x0) / 2
+        v00, v10, v01, v11 = corners
+        s, t = (a - (x0 + x1) / 2) / h, (b - (y0 + y1) / 2) / h
+        # F = ¼·scale·[v00(1−s)(1−t) + v10(1+s)(1−t) + v01(1−s)(1+t) + v11(1+s)(1+t)]
+        Fx = (scale / (4 * h)) * ((v10 - v00) * (1 - t) + (v11 - v01) * (1 + t))
+        Fy = (scale / (4 * h)) * ((v01 - v00) * (1 - s) + (v11 - v10) * (1 + s))
+        F = (scale / 4) * (v00 * (1 - s) * (1 - t) + v10 * (1 + s) * (1 - t)
+                           + v01 * (1 - s) * (1 + t) + v11 * (1 + s) * (1 + t))
+        return F, Fx * self.field.g[0] + Fy * self.field.g[1]
+
+    def _split(self, piece, name, L):
+        """The quarters of a piece that still matter — they meet the disk, are not inside Z and have
+        L ≤ ℓ somewhere — with their names; and whether one was dropped for lying above ℓ."""
+        k, i, j = name
+        kept, above = [], False
+        for q, sub in zip(quarters(piece), ((k + 1, 2 * i, 2 * j), (k + 1, 2 * i, 2 * j + 1),
+                                             (k + 1, 2 * i + 1, 2 * j), (k + 1, 2 * i + 1, 2 * j + 1))):
+            if not meets_disk(q) or self.target.holds(q, sub):
+                continue
+            if poly_range(L, q)[0] > self.level:
+                above = True
+                continue
+            kept.append((q, sub))
+        return kept, above
+
+    def _check_phi(self):
+        """The growth function Φ (bilinear, ``phi``·``phi_scale`` at the vertices): Φ' = ∇Φ·g ≤ c on the
+        part of every decreasing box of R that matters (as for L' < −ε), so that log u + Φ does not
+        increase before the target (u' = −c·u); and the least corner value of Φ per box."""
+        self._phi_lo = []
+        for lo_q, _c_lo, _c_hi, _d, i, j in self._ray_boxes:
+            box = self.box(i, j)
+            corners = (self.v(i, j), self.v(i + 1, j), self.v(i, j + 1), self.v(i + 1, j + 1))
+            ph = (self.p(i, j), self.p(i + 1, j), self.p(i, j + 1), self.p(i + 1, j + 1))
+            L, _dL = self._local(box, corners, self.scale)
+            _P, dP = self._local(box, ph, self.phi_scale)
+            excess = dP - self.field.c
+            todo = [(box, (self.k, i, j))]
+            while todo:
+                piece, sub = todo.pop()
+                if poly_range(excess, piece)[1] <= 0:
+                    continue
+                if sub[0] >= self.k + SUB_DEPTH:
+                    self.fail(f"the growth function's Φ' ≤ c fails near ({float((box[0] + box[1]) / 2):.4g}, "
+                              f"{float((box[2] + box[3]) / 2):.4g})")
+                todo += self._split(piece, sub, L)[0]
+            self._phi_lo.append((lo_q, min(ph) * self.phi_scale))
+
+    def p(self, i, j) -> int:
+        """The stored growth-function value at vertex (i, j) of the window.
+
+        Parameters
+        ----------
+        i, j : int
+            Vertex indices inside the window.
+
+        Returns
+        -------
+        int
+        """
+        return self.phi[i - self.i0][j - self.j0]
+
     def peak(self, bbox):
-        """The maximum of L over the closed box (a₀, a₁, b₀, b₁) where it meets the disk, if it is < ℓ
-        (step 4): every grid box that meets both lies in the window, and L, bilinear on the grid box,
-        takes its maximum over their intersection at one of its four corners.
+        """The maxima of L (and of the growth function Φ) over the closed box (a₀, a₁, b₀, b₁) where it
+        meets the disk, if L < ℓ there (step 4): every grid box that meets both lies in the window, and
+        L, bilinear on the grid box, takes its maximum over their intersection at one of its four corners
+        (Φ likewise).
 
         Parameters
         ----------
@@ -490,8 +554,9 @@ class GridBasin:
 
         Returns
         -------
-        flint.fmpq or None
-            max L (None when it is not < ℓ somewhere, or a grid box lies outside the window).
+        tuple or None
+            (max L, max Φ or None without Φ); None when L < ℓ fails somewhere, or a grid box lies outside
+            the window.
         """
         n = 1 << self.k
         # box i (x_i ≤ a ≤ x_{i+1}) meets [a₀, a₁] ⟺ u(a₀) − 1 ≤ i ≤ u(a₁), u(a) = (a + 1)·2^{k−1}
@@ -501,7 +566,7 @@ class GridBasin:
         if ia > ib or ja > jb:
             return None
         a0, a1, b0, b1 = bbox
-        best = None
+        best = phi = None
         for i in range(ia, ib + 1):
             for j in range(ja, jb + 1):
                 box = self.box(i, j)
@@ -512,6 +577,8 @@ class GridBasin:
                     return None
                 h = box[1] - box[0]
                 v00, v10, v01, v11 = self.v(i, j), self.v(i + 1, j), self.v(i, j + 1), self.v(i + 1, j + 1)
+                if self.phi is not None:
+                    p00, p10, p01, p11 = self.p(i, j), self.p(i + 1, j), self.p(i, j + 1), self.p(i + 1, j + 1)
                 for x in (x0, x1):
                     s = (x - box[0]) / h
                     for y in (y0, y1):
@@ -520,7 +587,12 @@ class GridBasin:
                         if not val < self._top:
                             return None
                         best = val if best is None or val > best else best
-        return None if best is None else best * self.scale
+                        if self.phi is not None:
+                            pv = (p00 * (1 - s) + p10 * s) * (1 - t) + (p01 * (1 - s) + p11 * s) * t
+                            phi = pv if phi is None or pv > phi else phi
+        if best is None:
+            return None
+        return best * self.scale, (None if phi is None else phi * self.phi_scale)
 
     def covers(self, bbox) -> bool:
         """Whether L < ℓ at every point of the closed box where it meets the disk (:meth:`peak`).
@@ -535,16 +607,18 @@ class GridBasin:
         """
         return self.peak(bbox) is not None
 
-    def bracket(self, T0, m=None) -> tuple:
-        """Arb bounds of T* for every Σ₀ of trace T₀ whose direction lies in R with L ≤ m (ray targets).
+    def bracket(self, T0, m=None, phi=None) -> tuple:
+        """Arb bounds of T* for every Σ₀ of trace T₀ whose direction lies in R with L ≤ m (and Φ ≤ φ)
+        (ray targets).
 
         Along a trajectory from L ≤ m the visited boxes are those whose least corner value is ≤ m; on each,
         −c ≤ κ⁻_B·(−L') and c ≤ κ⁺_B·(−L') with κ⁻_B = max(0, −c_lo)/δ_B, κ⁺_B = max(0, c_hi)/δ_B
         (∇L·g ≤ −δ_B there).  With ΔL = m − L_min, u = 1/tr Σ and u' = −c·u, up to the target:
         u₁ ∈ u₀[e^{−κ⁺ΔL}, e^{κ⁻ΔL}] and t₁ = ∫u dτ ≤ u₀(e^{κ⁻ΔL} − 1)/(κ⁻δ) (δ the least δ_B);
-        also, with τ₁ ≤ ΔL/δ, the bounds of :func:`.cell_basin.blowup_bracket` from the range of c —
-        the smaller of each pair is used.  From the target on, :func:`.cell_basin.blowup_bracket`
-        for u₁ (its bounds are linear in u₁).
+        with the growth function Φ (log u + Φ does not increase), u ≤ u₀e^{φ − Φ_min} on the way and
+        t₁ ≤ τ₁u₀e^{φ − Φ_min}; with τ₁ ≤ ΔL/δ, also the bounds of :func:`.cell_basin.blowup_bracket`
+        from the range of c — the best of each is used.  From the target on,
+        :func:`.cell_basin.blowup_bracket` for u₁ (its bounds are linear in u₁).
 
         Parameters
         ----------
@@ -552,6 +626,8 @@ class GridBasin:
             tr Σ₀ > 0.
         m : flint.fmpq or None
             An upper bound of L on the directions (None: ℓ).
+        phi : flint.fmpq or None
+            An upper bound of Φ on the directions (None: not used).
 
         Returns
         -------
@@ -561,14 +637,21 @@ class GridBasin:
         boxes = [r for r in self._ray_boxes if r[0] <= m]
         dL = m - self.L_min if self.L_min is not None and m > self.L_min else flint.fmpq(0)
         zero = flint.fmpq(0)
-        k_minus = max((max(zero, -c_lo) / d for _lo, c_lo, _hi, d in boxes), default=zero)
-        k_plus = max((max(zero, c_hi) / d for _lo, _c_lo, c_hi, d in boxes), default=zero)
-        delta = min((d for *_r, d in boxes), default=None)
-        c_min = min((c_lo for _lo, c_lo, _hi, _d in boxes), default=zero)
-        c_max = max((c_hi for _lo, _c_lo, c_hi, _d in boxes), default=zero)
+        k_minus = max((max(zero, -r[1]) / r[3] for r in boxes), default=zero)
+        k_plus = max((max(zero, r[2]) / r[3] for r in boxes), default=zero)
+        delta = min((r[3] for r in boxes), default=None)
+        c_min = min((r[1] for r in boxes), default=zero)
+        c_max = max((r[2] for r in boxes), default=zero)
+        phi_min = None
+        if phi is not None and self.phi is not None:
+            phi_min = min((lo_phi for lo_q, lo_phi in self._phi_lo if lo_q <= m), default=None)
         tgt_lo, tgt_hi = blowup_bracket(flint.fmpq(1), self.target.tau, self.target.c_R, self.target.c_target)
         c_top = max([c_max, self.target.c_target[1]]
                     + [r[1] for r in self.target.c_R if r is not None and r[1] is not None])
+
+        def least(*xs):
+            return min(xs, key=lambda x: x.upper())
+
         with working_precision(_PREC):
             u0 = flint.arb(1 / T0)
             if delta is None or dL == 0:
@@ -578,13 +661,17 @@ class GridBasin:
                 tau = flint.arb(dL / delta)
                 grow_c = (flint.arb(-min(zero, c_min)) * tau).exp()
                 grow_k = (flint.arb(k_minus) * flint.arb(dL)).exp()
-                grow = grow_k if grow_k.upper() < grow_c.upper() else grow_c
+                grows = [grow_c, grow_k]
+                if phi_min is not None:
+                    grows.append(flint.arb(max(zero, phi - phi_min)).exp())
+                grow = least(*grows)
                 shrink_c = (flint.arb(-max(zero, c_max)) * tau).exp()
                 shrink_k = (flint.arb(-k_plus) * flint.arb(dL)).exp()
                 shrink = shrink_k if shrink_k.lower() > shrink_c.lower() else shrink_c
-                t1_c = tau * grow_c
-                t1_k = (grow_k - 1) / (flint.arb(k_minus) * flint.arb(delta)) if k_minus > 0 else tau
-                t1 = t1_k if t1_k.upper() < t1_c.upper() else t1_c
+                t1s = [tau * g for g in grows]
+                if k_minus > 0:
+                    t1s.append((grow_k - 1) / (flint.arb(k_minus) * flint.arb(delta)))
+                t1 = least(*t1s)
             lo = u0 * shrink * tgt_lo
             lo2 = u0 / flint.arb(c_top)
             if lo2.lower() > lo.lower():
@@ -594,9 +681,9 @@ class GridBasin:
 
 
 def cell_peak(grid, ab, box, pd_only):
-    """The maximum of L over a cell's directions in the disk, if the cell lies in the grid basin: over the
-    bounding box of its directions, or — for a cell on the cone's boundary — the largest over the pieces
-    of :func:`.cell_basin.pd_part_holds` (step 4).
+    """The maxima of L (and Φ) over a cell's directions in the disk, if the cell lies in the grid basin:
+    over the bounding box of its directions, or — for a cell on the cone's boundary — the largest over
+    the pieces of :func:`.cell_basin.pd_part_holds` (step 4).
 
     Parameters
     ----------
@@ -610,9 +697,9 @@ def cell_peak(grid, ab, box, pd_only):
 
     Returns
     -------
-    flint.fmpq or None
-        An upper bound of L on the cell's directions in the disk (None: not in the basin; ℓ for a rim
-        cell with no piece in the disk).
+    tuple or None
+        Upper bounds (m, φ) of L and Φ on the cell's directions in the disk (φ None without Φ); None
+        when the cell is not in the basin.  A rim cell with no piece in the disk gets (ℓ, None).
     """
     def directions(piece):
         (a0, a1), (b0, b1) = (poly_range(p, piece) for p in ab)
@@ -629,7 +716,10 @@ def cell_peak(grid, ab, box, pd_only):
         return got is not None
     if not pd_part_holds(box, ab, inside):
         return None
-    return max(peaks, default=grid.level)
+    if not peaks:
+        return grid.level, None
+    phis = [q for _m, q in peaks]
+    return max(m for m, _q in peaks), (None if None in phis else max(phis))
 
 
 class GridCellChecker:
@@ -695,14 +785,14 @@ class GridCellChecker:
         validate(data, grid_schema(ray), "cell-grid.data")
         grid = self.grid(basin)
         pd_only = not pd_on_open_box(self.S, box)
-        m = cell_peak(grid, self.ab, box, pd_only)
-        if m is None:
+        peak = cell_peak(grid, self.ab, box, pd_only)
+        if peak is None:
             _fail("L < level fails somewhere on the cell: the cell is not inside the certified grid basin")
         if not ray:
             regime, params = "CLUSTERING", {"rank": 1}
         else:
             regime = "BLOWUP"
-            params = bracket_claim(data, *grid.bracket(self.T0, m), _fail).params
+            params = bracket_claim(data, *grid.bracket(self.T0, *peak), _fail).params
         return derived_cell_claim(cell, regime, params, _fail, pd_only)
 
 
