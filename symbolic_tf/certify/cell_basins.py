@@ -37,6 +37,10 @@ DEPTH = 8             # quadtree depth of the basin check
 _GRID = 64            # samples per side of the reach-time grid
 _DT, _T_END = 0.02, 80.0
 _PD_PART = {False: "", True: " where Σ₀ ≻ 0"}
+#: verified basins per (flow, tr Σ₀): they live on the projective disk, so every slice of the same flow
+#: and trace — a map's cells, its re-runs, the quick and the full spec — shares one deterministic search
+_BUILT: dict = {}
+_BUILT_MAX = 8
 
 
 def search_reason(spec) -> str | None:
@@ -133,7 +137,16 @@ class BasinCells:
             One per certified attractor.
         """
         if self._basins is None:
-            self._basins = self._build()
+            ck = self.checker
+            key = (tuple(tuple(str(M[i, j]) for M in pair for i in range(2) for j in range(2)) for pair in ck.pairs),
+                   str(ck.T0))
+            got = _BUILT.get(key)
+            if got is None:
+                got = (self._build(), self._grids, self._why)
+                if len(_BUILT) >= _BUILT_MAX:
+                    _BUILT.pop(next(iter(_BUILT)))
+                _BUILT[key] = got
+            self._basins, self._grids, self._why = got
         return self._basins
 
     def certify(self, box) -> dict:

@@ -51,6 +51,7 @@ Each distinct grid basin is verified once per map check and reused for the other
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 
 import flint
 
@@ -607,6 +608,25 @@ class GridBasin:
         """
         return self.peak(bbox) is not None
 
+    def _prefix(self):
+        """The decreasing boxes sorted by least corner value, with running extrema of κ⁻, κ⁺, δ (least),
+        c_lo (least), c_hi (largest) and the least corner value of Φ (computed once)."""
+        if getattr(self, "_prefix_cols", None) is None:
+            zero = flint.fmpq(0)
+            cols = [[], [], [], [], [], [], []]
+            acc = [None] * 6
+            phi_lo = [lo_phi for _lo, lo_phi in self._phi_lo] if self.phi is not None else None
+            for n, (lo_q, c_lo, c_hi, d, _i, _j) in enumerate(self._ray_boxes):
+                new = (max(zero, -c_lo) / d, max(zero, c_hi) / d, d, c_lo, c_hi,
+                       None if phi_lo is None else phi_lo[n])
+                pick = (max, max, min, min, max, min)
+                acc = [v if a is None else (a if v is None else f(a, v)) for a, v, f in zip(acc, new, pick)]
+                cols[0].append(lo_q)
+                for col, a in zip(cols[1:], acc):
+                    col.append(a)
+            self._prefix_cols = cols
+        return self._prefix_cols
+
     def bracket(self, T0, m=None, phi=None) -> tuple:
         """Arb bounds of T* for every Σ₀ of trace T₀ whose direction lies in R with L ≤ m (and Φ ≤ φ)
         (ray targets).
@@ -634,17 +654,15 @@ class GridBasin:
         tuple of flint.arb
         """
         m = self.level if m is None or m > self.level else m
-        boxes = [r for r in self._ray_boxes if r[0] <= m]
         dL = m - self.L_min if self.L_min is not None and m > self.L_min else flint.fmpq(0)
         zero = flint.fmpq(0)
-        k_minus = max((max(zero, -r[1]) / r[3] for r in boxes), default=zero)
-        k_plus = max((max(zero, r[2]) / r[3] for r in boxes), default=zero)
-        delta = min((r[3] for r in boxes), default=None)
-        c_min = min((r[1] for r in boxes), default=zero)
-        c_max = max((r[2] for r in boxes), default=zero)
-        phi_min = None
-        if phi is not None and self.phi is not None:
-            phi_min = min((lo_phi for lo_q, lo_phi in self._phi_lo if lo_q <= m), default=None)
+        k = bisect_right(self._prefix()[0], m)          # the boxes whose least corner value is ≤ m
+        if k:
+            k_minus, k_plus, delta, c_min, c_max, phi_least = (col[k - 1] for col in self._prefix()[1:])
+        else:
+            k_minus = k_plus = c_min = c_max = zero
+            delta = phi_least = None
+        phi_min = phi_least if phi is not None and self.phi is not None else None
         tgt_lo, tgt_hi = blowup_bracket(flint.fmpq(1), self.target.tau, self.target.c_R, self.target.c_target)
         c_top = max([c_max, self.target.c_target[1]]
                     + [r[1] for r in self.target.c_R if r is not None and r[1] is not None])
