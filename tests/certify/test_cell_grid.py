@@ -47,33 +47,30 @@ def _grid(bc, target):
     return next(g for g in bc._grids.basins if g[0]["target"]["target"] == target)
 
 
-@pytest.fixture(scope="module")
-def band_cells(search):
-    """Cells of side 1/96 between the polynomial basin and the separatrix, certified CLUSTERING by the
-    grid basin into the polynomial basin."""
-    spec, bc = search
+def _cells(bc, irange, jrange, keep):
+    """(box, record) of the cells of side 1/96 with i ∈ irange, j ∈ jrange whose record passes ``keep``."""
     out = []
-    for i in range(-84, -60):
-        for j in range(-12, 12):
+    for i in irange:
+        for j in jrange:
             box = (F(i, 96), F(i + 1, 96), F(j, 96), F(j + 1, 96))
             r = bc.certify(box)
-            if r.get("kind") == "cell-grid" and r["regime"] == "CLUSTERING":
+            if keep(r):
                 out.append((box, r))
     return out
+
+
+@pytest.fixture(scope="module")
+def band_cells(search):
+    """Cells between the polynomial basin and the separatrix, certified CLUSTERING by the grid basin into
+    the polynomial basin."""
+    return _cells(search[1], range(-84, -60), range(-12, 12),
+                  lambda r: r.get("kind") == "cell-grid" and r["regime"] == "CLUSTERING")
 
 
 @pytest.fixture(scope="module")
 def crescent_cells(search):
-    """Cells of side 1/96 in a band of the crescent, certified by the grid basin."""
-    spec, bc = search
-    out = []
-    for i in range(-96, -88):
-        for j in range(-24, 24):
-            box = (F(i, 96), F(i + 1, 96), F(j, 96), F(j + 1, 96))
-            r = bc.certify(box)
-            if r.get("kind") == "cell-grid":
-                out.append((box, r))
-    return out
+    """Cells in a band of the crescent, certified by the grid basin."""
+    return _cells(search[1], range(-96, -88), range(-24, 24), lambda r: r.get("kind") == "cell-grid")
 
 
 def _rhs(spec):

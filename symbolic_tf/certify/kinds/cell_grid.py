@@ -514,7 +514,7 @@ class GridBasin:
         for lo_q, _c_lo, _c_hi, _d, i, j in self._ray_boxes:
             box = self.box(i, j)
             corners = (self.v(i, j), self.v(i + 1, j), self.v(i, j + 1), self.v(i + 1, j + 1))
-            ph = (self.p(i, j), self.p(i + 1, j), self.p(i, j + 1), self.p(i + 1, j + 1))
+            ph = (self._p(i, j), self._p(i + 1, j), self._p(i, j + 1), self._p(i + 1, j + 1))
             L, _dL = self._local(box, corners, self.scale)
             _P, dP = self._local(box, ph, self.phi_scale)
             excess = dP - self.field.c
@@ -529,18 +529,8 @@ class GridBasin:
                 todo += self._split(piece, sub, L)[0]
             self._phi_lo.append((lo_q, min(ph) * self.phi_scale))
 
-    def p(self, i, j) -> int:
-        """The stored growth-function value at vertex (i, j) of the window.
-
-        Parameters
-        ----------
-        i, j : int
-            Vertex indices inside the window.
-
-        Returns
-        -------
-        int
-        """
+    def _p(self, i, j) -> int:
+        """Φ's stored value at vertex (i, j) of the window (as :meth:`v` for L)."""
         return self.phi[i - self.i0][j - self.j0]
 
     def peak(self, bbox):
@@ -579,7 +569,7 @@ class GridBasin:
                 h = box[1] - box[0]
                 v00, v10, v01, v11 = self.v(i, j), self.v(i + 1, j), self.v(i, j + 1), self.v(i + 1, j + 1)
                 if self.phi is not None:
-                    p00, p10, p01, p11 = self.p(i, j), self.p(i + 1, j), self.p(i, j + 1), self.p(i + 1, j + 1)
+                    p00, p10, p01, p11 = self._p(i, j), self._p(i + 1, j), self._p(i, j + 1), self._p(i + 1, j + 1)
                 for x in (x0, x1):
                     s = (x - box[0]) / h
                     for y in (y0, y1):
