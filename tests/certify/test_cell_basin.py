@@ -19,17 +19,9 @@ from symbolic_tf.regimes.maps import cell_route
 from symbolic_tf.reproduce.regimes import map_specs
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
+from cellcase import cell_of   # tests/certify/cellcase.py
 
 REF = map_specs(True)["c_reference_disk"]     # reference experiment 6: general V, no drift, trace-one disk
-
-
-def _cell(r, box):
-    cell = {"box": [str(b) for b in box], "status": r["status"], "regime": r["regime"], "claim": r["claim"],
-            "certificate": {"kind": r["kind"], "data": r["data"]}}
-    for k in ("rank", "T_lo", "T_hi"):
-        if r.get(k) is not None:
-            cell[k] = r[k]
-    return cell
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +116,7 @@ def test_basins_are_found_and_every_cell_passes_the_checker(search, grid):
     assert len(proved) >= 40            # most of the disk's 12×12 cells lie in the certified basin
     for box, r in grid:
         if r["status"] in ("PROVED", "OUTSIDE"):
-            claim = checkers[r["kind"]].check(_cell(r, box))
+            claim = checkers[r["kind"]].check(cell_of(r, box))
             assert (claim is None) == (r["status"] == "OUTSIDE")
             if claim is not None:
                 assert claim.subject == r["regime"]
@@ -159,7 +151,7 @@ def test_certified_cells_agree_with_independent_integration(search, grid):
 def test_tampering_is_rejected(search, grid):
     spec, _bc = search
     box, r = next((b, r) for b, r in grid if r.get("regime") == "CLUSTERING" and r["kind"] == "cell-basin")
-    cell = _cell(r, box)
+    cell = cell_of(r, box)
     ck = BasinCellChecker(spec)
     ck.check(copy.deepcopy(cell))
     d = cell["certificate"]["data"]
@@ -189,7 +181,7 @@ def test_cells_outside_the_basin_are_refused(search, grid):
     """A clustering certificate moved onto a cell whose points blow up (numerically) is rejected."""
     spec, _bc = search
     box, r = next((b, r) for b, r in grid if r.get("regime") == "CLUSTERING" and r["kind"] == "cell-basin")
-    cell = _cell(r, box)
+    cell = cell_of(r, box)
     # x ≈ −0.8, y ≈ 0.3: the blow-up side of the separatrix (float classification)
     cell["box"] = ["-5/6", "-2/3", "1/6", "1/3"]
     with pytest.raises(CertificationFailed):
@@ -222,7 +214,7 @@ def test_blowup_basin_cells_contain_the_blowup_time():
             r = bc.certify(box)
             if r.get("regime") != "BLOWUP":
                 continue
-            cell = _cell(r, box)
+            cell = cell_of(r, box)
             ck.check(cell)
             x, y = (float(box[0]) + rng.random() * float(box[1] - box[0]),
                     float(box[2]) + rng.random() * float(box[3] - box[2]))
@@ -253,9 +245,9 @@ def test_rim_cells_claim_only_their_positive_definite_points(search, grid):
     assert len(rim) >= 8
     for box, r in rim:
         assert "where Σ₀ ≻ 0" in r["claim"]
-        claim = checkers[r["kind"]].check(_cell(r, box))
+        claim = checkers[r["kind"]].check(cell_of(r, box))
         assert claim.quantifier is Quantifier.EVERY_PD_IN_CELL
-        whole = _cell(r, box)
+        whole = cell_of(r, box)
         whole["claim"] = cell_claim(r["regime"], claim.params).text()
         with pytest.raises(CertificationFailed):
             checkers[r["kind"]].check(whole)
@@ -263,12 +255,12 @@ def test_rim_cells_claim_only_their_positive_definite_points(search, grid):
 
     def fail(msg):
         raise CertificationFailed(msg)
-    got = standalone_cell_claim({"spec": REF, "cell": _cell(r, box)}, lambda s, c: BasinCellChecker(s).check(c), fail)
+    got = standalone_cell_claim({"spec": REF, "cell": cell_of(r, box)}, lambda s, c: BasinCellChecker(s).check(c), fail)
     assert got.quantifier is Quantifier.EVERY_PD_IN_CELL
     # an interior cell's certificate with the rim's claim text is rejected (its derived claim is stronger)
     inner_box, inner = next((b, r) for b, r in grid if r["status"] == "PROVED" and r["kind"] == "cell-basin"
                             and max(x * x + y * y for x in b[:2] for y in b[2:]) < 1)
-    cell = _cell(inner, inner_box)
+    cell = cell_of(inner, inner_box)
     cell["claim"] = cell_claim(inner["regime"], {"rank": 1}, pd_only=True).text()
     with pytest.raises(CertificationFailed):
         BasinCellChecker(spec).check(cell)

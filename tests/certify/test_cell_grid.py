@@ -18,20 +18,12 @@ from symbolic_tf.regimes.maps import check_map, run_map
 from symbolic_tf.reproduce.regimes import map_specs
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
+from cellcase import cell_of   # tests/certify/cellcase.py
 
 REF = map_specs(True)["c_reference_disk"]     # reference experiment 6: general V, no drift, trace-one disk
 # a window of the blow-up crescent of that disk (near the rim, left of the saddle)
 CRESCENT = dict(REF, resolution=[2, 2], max_depth=0, x={"label": "x", "range": ["-63/64", "-61/64"]},
                 y={"label": "y", "range": ["-1/8", "0"]})
-
-
-def _cell(r, box):
-    cell = {"box": [str(b) for b in box], "status": r["status"], "regime": r["regime"], "claim": r["claim"],
-            "certificate": {"kind": r["kind"], "data": r["data"]}}
-    for k in ("rank", "T_lo", "T_hi"):
-        if r.get(k) is not None:
-            cell[k] = r[k]
-    return cell
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +63,13 @@ def band_cells(search):
 def crescent_cells(search):
     """Cells in a band of the crescent, certified by the grid basin."""
     return _cells(search[1], range(-96, -88), range(-24, 24), lambda r: r.get("kind") == "cell-grid")
+
+
+def _sigma0_in(box, rng):
+    """Σ₀ = ½[[1 + x, y], [y, 1 − x]] at a random point of the cell (floats)."""
+    x = float(box[0]) + rng.random() * float(box[1] - box[0])
+    y = float(box[2]) + rng.random() * float(box[3] - box[2])
+    return np.array([[(1 + x) / 2, y / 2], [y / 2, (1 - x) / 2]])
 
 
 def _rhs(spec):
@@ -147,7 +146,7 @@ def test_grid_cells_pass_the_checker(search, crescent_cells):
     ck = GridCellChecker(spec)
     whole = _grid(bc, "region")[3]
     for box, r in crescent_cells:
-        claim = ck.check(_cell(r, box))
+        claim = ck.check(cell_of(r, box))
         assert claim.params["T_lo"] == r["T_lo"] and claim.params["T_hi"] == r["T_hi"]
         assert F(r["T_lo"]) >= F(whole[0]) * (1 - F(1, 10 ** 6)) and F(r["T_hi"]) <= F(whole[1])
     assert min(F(r["T_hi"]) for _b, r in crescent_cells) < F(whole[1]) / 10 ** 20
@@ -160,9 +159,7 @@ def test_grid_cells_blow_up_in_float_integrations_inside_their_bracket(search, c
     rhs, _V, _A = _rhs(spec)
     rng = random.Random(5)
     for box, r in rng.sample(crescent_cells, 6):
-        x = float(box[0]) + rng.random() * float(box[1] - box[0])
-        y = float(box[2]) + rng.random() * float(box[3] - box[2])
-        S0 = np.array([[(1 + x) / 2, y / 2], [y / 2, (1 - x) / 2]])
+        S0 = _sigma0_in(box, rng)
 
         def big(_t, s):
             return abs(s[0]) + abs(s[3]) - 1e8
@@ -181,13 +178,11 @@ def test_band_cells_pass_the_checker_and_cluster_in_float_integrations(search, b
     assert len(band_cells) >= 10
     ck = GridCellChecker(spec)
     for box, r in band_cells:
-        assert ck.check(_cell(r, box)).params == {"rank": 1}
+        assert ck.check(cell_of(r, box)).params == {"rank": 1}
     rhs, _V, _A = _rhs(spec)
     rng = random.Random(7)
     for box, _r in rng.sample(band_cells, 6):
-        x = float(box[0]) + rng.random() * float(box[1] - box[0])
-        y = float(box[2]) + rng.random() * float(box[3] - box[2])
-        S0 = np.array([[(1 + x) / 2, y / 2], [y / 2, (1 - x) / 2]])
+        S0 = _sigma0_in(box, rng)
         sol = solve_ivp(rhs, (0, 400), S0.ravel(), method="LSODA", rtol=1e-10, atol=1e-13)
         S = sol.y[:, -1].reshape(2, 2)
         assert sol.status == 0 and np.all(np.isfinite(S)) and np.abs(S).max() < 1e6
@@ -198,7 +193,7 @@ def test_band_cells_pass_the_checker_and_cluster_in_float_integrations(search, b
 def test_tampered_grid_cells_are_rejected(search, crescent_cells):
     spec, bc = search
     box, r = crescent_cells[len(crescent_cells) // 2]
-    good = _cell(r, box)
+    good = cell_of(r, box)
     basin = good["certificate"]["data"]["basin"]
     i0, i1, j0, j1 = basin["window"]
 

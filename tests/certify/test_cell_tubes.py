@@ -16,6 +16,7 @@ from symbolic_tf.certify.kinds.cell_tube import TubeCellChecker, cell_parallelep
 from symbolic_tf.regimes.maps import cell_route, check_map, run_map
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
+from cellcase import cell_of   # tests/certify/cellcase.py
 
 A = [[1, "1/2"], ["-1/4", -1]]
 V = [[1, "1/2"], ["-1/2", 1]]          # not symmetric, not a multiple of I
@@ -24,21 +25,12 @@ DRIFT = {"family": "cov-disk", "resolution": [2, 2], "max_depth": 0,
 BOX = (F(7, 32), F(9, 32), F(-1, 32), F(1, 32))
 
 
-def _cell(r, box):
-    cell = {"box": [str(b) for b in box], "status": r["status"], "regime": r["regime"], "claim": r["claim"],
-            "certificate": {"kind": r["kind"], "data": r["data"]}}
-    for k in ("rank", "T_lo", "T_hi"):
-        if r.get(k) is not None:
-            cell[k] = r[k]
-    return cell
-
-
 @pytest.fixture(scope="module")
 def proved():
     spec = parse_map_spec(DRIFT)
     r = TubeCells(spec).certify(BOX)
     assert r["status"] == "PROVED", r.get("reason")
-    return spec, _cell(r, BOX)
+    return spec, cell_of(r, BOX)
 
 
 def _sigma0(x, y):
