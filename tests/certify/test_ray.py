@@ -177,3 +177,62 @@ def test_throttle_checks_every_n_calls_when_time_stalls():
     dues = [th.due(1.0 + k * 1e-9) for k in range(1, 31)]
     assert dues.count(True) == 3 and dues[9] and dues[19] and dues[29]
     assert th.due(2.0)                                  # past the time slot
+
+
+def test_a_rest_point_on_the_isotropic_cone_is_no_ray():
+    # d = 3, general V (issue 15's fixed set, seed 1 #25): the float solution heads for a rank-one
+    # X = wwᵀ with wᵀAw ≈ 0, where Q(X) = (wᵀAw)(VwwᵀAᵀ…) vanishes: a rest point of the projective field
+    # with growth rate c = tr Q(X) ≈ 0, not a blow-up ray.  The search must say so, never PROVED.
+    import numpy as np
+
+    p = _p([["-1", "2", "1"], ["2", "-1/3", "1"], ["4/3", "0", "-1/3"]],
+           [["1", "2", "2"], ["2", "1", "2"], ["1/4", "-3/4", "5/3"]],
+           [["181/196", "-5/6", "35/24"], ["-5/6", "161/36", "-7/6"], ["35/24", "-7/6", "15/4"]])
+    v = find_ray_blowup(p, seconds=10.0)
+    assert v.status == "UNDECIDED"
+    assert "not clearly positive" in v.reason and "no blow-up ray" in v.reason
+    assert abs(v.numerical["ray_growth_rate"]) < 1e-8
+    # the same point by an independent route: the top eigenvector w of the float Σ late on is
+    # isotropic for A + Aᵀ up to the float's accuracy
+    from symbolic_tf.certify.validated.float_field import FloatField, float_blowup
+    from symbolic_tf.certify.validated.tube import flow_data
+    from symbolic_tf.exact.rational import qmat_to_float
+
+    heads, F = flow_data(p)
+    late = float_blowup(FloatField(heads, F, 3), qmat_to_float(p.exact.Sigma0), 50.0)
+    assert late is not None
+    w = np.linalg.eigh(late[1])[1][:, -1]
+    A = qmat_to_float(heads[0][1])
+    assert abs(w @ A @ w) < 1e-6 * np.abs(A).max()
+
+
+# A slowly attracting ray with drift (issue 15's fixed set, seed 0 #50): the rotation towards the ray
+# decays at 0.19 against the growth rate c ≈ 1.56, so the tube ends where the distance to the ray
+# is about 5·10⁻³ and the Jacobian's ball over the ellipsoid's whole box is too coarse; the
+# contraction inequality holds pointwise there and is certified piece by piece (``splits``).
+SLOW = dict(A=[["-5/4", "1/3"], ["-1", "-1/2"]], V=[["-1/2", "3/2"], ["0", "-2/3"]],
+            S0=[["109/36", "1"], ["1", "5/4"]], F=[["0", "2"], ["3/2", "2"]])
+
+
+@pytest.fixture(scope="module")
+def slow_verdict():
+    return _find(_p(SLOW["A"], SLOW["V"], SLOW["S0"], F=SLOW["F"]))
+
+
+def test_slow_ray_is_certified_piecewise_and_holds_the_reference(slow_verdict):
+    lo, hi = _bracket(slow_verdict)
+    data = slow_verdict.evidence["certificate"]["data"]
+    assert data["splits"] > 1
+    assert (hi - lo) / lo < Fraction(1, 10 ** 6)
+    p = _p(SLOW["A"], SLOW["V"], SLOW["S0"], F=SLOW["F"])
+    ref = reference_solve_problem(p, T=Fraction(hi) * 2, dps=40, blowup_norm=1e30)
+    t_end = Fraction(str(mpmath.nstr(ref.t_end, 35)))
+    assert ref.blowup and lo <= t_end + Fraction(1, 10 ** 20) and t_end <= hi
+
+
+@pytest.mark.parametrize("splits", [1, 0, 9, True])
+def test_tampered_splits_are_rejected(slow_verdict, splits):
+    # 1: the whole-box check, which fails here; 0, 9, True: outside the allowed integers
+    c = _mutate(slow_verdict.evidence["certificate"], ("splits",), splits)
+    with pytest.raises(CertificationFailed):
+        check(c)

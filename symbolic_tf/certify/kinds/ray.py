@@ -28,14 +28,18 @@ Verified (balls at ``prec`` bits unless "exact"):
    𝓔 = {zᵀWz ≤ rho} lies in the box |z_k| ≤ R_k.
 3. Over the box H = {|svec(X − X_star)_k| ≤ R_k, 0 ≤ u ≤ R_u} (the part of the box hull of 𝓔 with
    u ≥ 0), the ball enclosure 𝐌 of the Jacobian DΦ satisfies −(MᵀW + WM) − 2·mu·W ≻ 0 for every
-   M ∈ 𝐌 (ball LDLᵀ).
+   M ∈ 𝐌 (ball LDLᵀ).  With the optional ``splits`` = k > 1, H is cut into kᵐ⁺¹ equal pieces (each
+   coordinate's range in k); a piece whose ball lower bound of zᵀWz exceeds rho holds no point of 𝓔
+   and is skipped, and every other piece's ball Jacobian 𝐌_P must satisfy the inequality.
 4. (exact) r = Φ(X_star, 0) = (Q(X_star) − tr Q(X_star)·X_star, 0) has rᵀWr < mu²·rho.
 5. z₁ᵀWz₁ < rho (upper bound of the ball).
 6. c_lo := lower(c(H)) > 0 and lower(tr X over H) > 0; c_hi := upper(c(H)).
 7. T_lo ≤ t_N + lower(u₁)/c_hi and T_hi ≥ t_N + upper(u₁)/c_lo (ball comparisons), T_lo ≤ T_hi.
 
 **Why this proves the claim.**  For z ∈ 𝓔 with u ≥ 0, the segment from z* = (X_star, 0) to z lies
-in H, so Φ(z) = r + M̄(z − z*) with M̄ (the mean of DΦ along the segment) in the convex ball 𝐌;
+in H, so Φ(z) = r + M̄(z − z*) with M̄ (the mean of DΦ along the segment) in the convex ball 𝐌
+(with pieces: each point of the segment lies in 𝓔, hence in a kept piece, so M̄ is a mean of matrices
+that each satisfy the inequality of 3, and so does M̄ — λ_min(−(MᵀW + WM) − 2·mu·W) is concave in M);
 with E = (z − z*)ᵀW(z − z*), by 3 and Cauchy–Schwarz, Ė = 2(z − z*)ᵀW(r + M̄(z − z*)) ≤
 2√E·√(rᵀWr) − 2·mu·E, which is < 0 on the boundary E = rho by 4.  u = 0 is invariant (u' = −cu),
 so 𝓔 ∩ {u > 0} is forward invariant and compact: the solution of Φ from z₁ (5) exists for all
@@ -334,9 +338,14 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
         H = centre_box(Xs, R, up)
         half = flint.arb(R[m] / 2)
         uH = half + flint.arb(0, half.upper())   # ⊇ [0, R_u]
-        J = bf.jacobian(H, uH, svec_basis(d))
         Wb = flint.arb_mat(W)
-        check_contraction(flint.arb_mat(J), Wb, mu, fail)
+        splits = int_in(data.get("splits", 1), "splits", 1, _MAX_SPLITS, fail)
+        if splits ** (m + 1) > _MAX_PIECES:
+            fail(f"splits = {splits} gives more than {_MAX_PIECES} pieces in dimension {m + 1}")
+        if splits == 1:
+            check_contraction(flint.arb_mat(bf.jacobian(H, uH, svec_basis(d))), Wb, mu, fail)
+        else:
+            _check_contraction_pieces(bf, Xs, R, Wb, rho, mu, splits, fail)
         c = bf.c(H, uH)
         trH = _tr(H)
         if not (c > 0):
@@ -362,9 +371,58 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
         return lo, hi
 
 
+def _check_contraction_pieces(bf, Xs, R, Wb, rho, mu, splits, fail):
+    """Check 3 piecewise: the box H of :func:`check_ray_end` (svec coordinates |z_k| ≤ R_k and
+    0 ≤ u ≤ R_u) cut into ``splits`` equal parts per coordinate; the pieces whose ball lower bound of
+    zᵀWz exceeds rho hold no point of the ellipsoid and are skipped, and every other piece's ball
+    Jacobian must pass :func:`check_contraction`.
+
+    Parameters
+    ----------
+    bf : ProjectiveField
+        The field over arb matrices.
+    Xs : flint.fmpq_mat
+        The exact centre X_star.
+    R : list of flint.fmpq
+        The m + 1 radii (the last one bounds u).
+    Wb : flint.arb_mat
+        W as a ball matrix.
+    rho, mu : flint.fmpq
+        The level and the contraction rate.
+    splits : int
+        The number of parts per coordinate.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    """
+    import itertools
+
+    d = Xs.nrows()
+    up = svec_pairs(d)
+    m = len(up)
+    basis = svec_basis(d)
+    # coordinate k's parts, as exact (centre, half-width) pairs that cover [−R_k, R_k] (u: [0, R_u])
+    parts = []
+    for k in range(m + 1):
+        lo, width = (-R[k], 2 * R[k]) if k < m else (R[k] * 0, R[k])
+        step = width / splits
+        parts.append([(lo + step * i + step / 2, step / 2) for i in range(splits)])
+    rho_b = flint.arb(rho)
+    for choice in itertools.product(*parts):
+        z = [flint.arb(cen) + flint.arb(0, flint.arb(rad).upper()) for cen, rad in choice]
+        zc = flint.arb_mat(m + 1, 1, z)
+        if (zc.transpose() * Wb * zc)[0, 0] > rho_b:
+            continue   # no point of the ellipsoid in this piece
+        P = flint.arb_mat(d, d)
+        for k, (i, j) in enumerate(up):
+            P[i, j] = P[j, i] = flint.arb(Xs[i, j]) + z[k]
+        check_contraction(flint.arb_mat(bf.jacobian(P, z[m], basis)), Wb, mu, fail)
+
+
+_MAX_SPLITS = 8
+_MAX_PIECES = 4096
 _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "T_lo": "rat",
            "T_hi": "rat", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
-           "method": ("enum", "qr", "direct")}
+           "method": ("enum", "qr", "direct"), "splits?": "int"}
 
 
 @kind(KIND, _SCHEMA)

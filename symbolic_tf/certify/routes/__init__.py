@@ -80,9 +80,7 @@ def _float_outlook(problem, horizon: float) -> str:
     import numpy as np
 
     try:
-        from scipy.integrate import solve_ivp
-
-        from ..validated.float_budget import capped
+        from ..validated.float_budget import solve_capped
 
         from ...exact.rational import qmat
         from ..validated.tube import flow_data
@@ -104,8 +102,7 @@ def _float_outlook(problem, horizon: float) -> str:
 
         big.terminal = True
         S0 = f(qmat(problem.cov))
-        with np.errstate(all="ignore"):
-            sol = solve_ivp(capped(rhs), (0.0, horizon), S0.ravel(), method="DOP853", rtol=1e-8, atol=1e-12, events=big)
+        sol = solve_capped(rhs, (0.0, horizon), S0.ravel(), rtol=1e-8, atol=1e-12, events=big)
         if sol.status == 1:
             return "blowup"
         y = sol.y[:, -1]

@@ -34,7 +34,8 @@ class TubeBasin(Route):
         return single_head_drift(problem)
 
     def search(self, problem, ctx: Context):
-        """Integrate a validated tube from Σ₀ (5 s budget) until it lies inside a certified basin of a
+        """Integrate a validated tube from Σ₀ (10 s budget: a slow approach needs
+        a few thousand steps) until it lies inside a certified basin of a
         Krawczyk-certified equilibrium Σ* (:func:`symbolic_tf.certify.validated.basin_tube.find_tube_basin`).
 
         Parameters
@@ -53,4 +54,4 @@ class TubeBasin(Route):
         """
         from ..validated.basin_tube import find_tube_basin
 
-        return ctx.skip(problem, "blowup") or find_tube_basin(problem, seconds=5.0)
+        return ctx.skip(problem, "blowup") or find_tube_basin(problem, seconds=10.0)

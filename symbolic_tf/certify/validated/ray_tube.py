@@ -148,6 +148,17 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=("the float blow-up direction is not near a ray of the cone Σ ⪰ 0 (the nearest "
                                f"ray point is indefinite, λ_min ≈ {lam_min:.3g}): a rotating or recurrent blow-up"))
+    # A ray needs the growth rate c = tr Q(X) > 0.  Newton may instead land on a rank-one point wwᵀ with
+    # wᵀAw = 0, where Q vanishes: a rest point of the projective field with c = 0 (the isotropic cone is a
+    # continuum of equilibria of Σ̇ = Q(Σ)), whose neighbourhood no hyperbolic certificate covers.
+    c_ray = float(np.trace(ff.Q(X)))
+    numerical["ray_growth_rate"] = c_ray
+    if not c_ray > 1e-6 * max(1.0, float(np.abs(ff.dQ(X, X)).max())):
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=("the float solution's direction approaches a rest point X of the projective field "
+                               f"with growth rate c = tr Q(X) ≈ {c_ray:.2g}, not clearly positive (near a rank-one X = wwᵀ with "
+                               "wᵀAw = 0, Q vanishes): no blow-up ray; the limit is non-hyperbolic (slow growth "
+                               "or clustering onto the isotropic cone) and the float blow-up may be an artefact"))
     J = ff.jacobian(X)
     ev = np.linalg.eigvals(J)
     numerical.update(ray_residual=res, ray_spectral_abscissa=float(ev.real.max()))
@@ -168,7 +179,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     last_tr = [0.0]
     deadline = t0 + seconds
 
-    def end_check(S, t):
+    def end_check(S, t, splits=1):
         """The first guess whose ellipsoid certifies the box S at t: (data, lo, hi), or None."""
         u1 = 1.0 / float(sum(S[i, i].mid() for i in range(d)))
         z = np.array([float(S[i, j].mid()) * u1 - X[i, j] for i, j in up] + [u1])
@@ -177,6 +188,8 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
             # ρ: room for the tube's width and for the residual condition rᵀWr < μ²ρ
             rho = dyadic(max(1.5 * E1 + 1e-30, 4.0 * ex_res / float(guess.mu) ** 2), 30)
             data = ellipsoid_fields("X_star", Xs_str, guess, rho)
+            if splits > 1:
+                data["splits"] = splits
             try:
                 return (data,) + tuple(check_ray_end(heads, F, S, t, data, prec, _fail))
             except CertificationFailed:
@@ -221,6 +234,8 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
                               rel_tol=1e-2, seconds=max(0.5, left), until=until, local_tol=local_tol)
         passes += 1
     numerical.update(tube_summary(tube), passes=passes)
+    if not best and tube is not None:
+        _split_retry(tube, end_check, best, t0 + seconds + _SPLIT_SECONDS, d, numerical)
     if not best:
         return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified ray basin", f"; float T* ≈ {t_late:.6g}")
     times, tube_data = tube_fields(tube, best["t"], order, prec)
@@ -237,6 +252,42 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
 
 
 _LOCAL_TOLS = (1e-15, 1e-20)   # the tube's per-step local tolerance, pass by pass
+_SPLIT_SECONDS = 6.0           # the extra budget of the piecewise contraction check after a missed tube
+_SPLITS = {1: (2, 4, 8), 2: (2, 3, 4), 3: (2,)}   # per d: pieces per coordinate, kᵐ⁺¹ ≤ 4096
+
+
+def _split_retry(tube, end_check, best, deadline, d, numerical):
+    """After a tube that never entered a ray basin: test its last end boxes again with the contraction
+    check done piecewise (the certificate's ``splits``).  A slowly attracting ray leaves the tube's end
+    at a distance from the ray where the Jacobian's ball over the whole box is too coarse, although the
+    inequality holds pointwise; pieces of the box shrink the ball.  Latest box first, one box per
+    doubling of tr Σ, until ``deadline``; the first success fills ``best``."""
+    cand, last = [], None
+    for k in range(len(tube.ends) - 1, 0, -1):
+        S = tube.ends[k]
+        trS = float(sum(S[i, i].mid() for i in range(d)))
+        if trS > 0 and (last is None or trS <= last / 2):
+            cand.append((S, tube.times[k]))
+            last = trS
+        if len(cand) == 4:
+            break
+    from .lyapunov import stored_bracket
+
+    tried = 0
+    for splits in _SPLITS.get(d, ()):
+        for S, t in cand:
+            if time.perf_counter() > deadline:
+                numerical["split_retries"] = tried
+                return
+            tried += 1
+            found = end_check(S, t, splits)
+            if found is not None:
+                data, lo, hi = found
+                T_lo, T_hi, width = stored_bracket(lo, hi, 1.0, 60)
+                best.update(data=dict(data, T_lo=frac_str(T_lo), T_hi=frac_str(T_hi)), t=t, width=width)
+                numerical.update(split_retries=tried, splits=splits)
+                return
+    numerical["split_retries"] = tried
 
 
 def _too_wide(stop: str) -> bool:
