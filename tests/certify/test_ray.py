@@ -209,7 +209,7 @@ def test_a_rest_point_on_the_isotropic_cone_is_no_ray():
 # A slowly attracting ray with drift (issue 15's fixed set, seed 0 #50): the rotation towards the ray
 # decays at 0.19 against the growth rate c ≈ 1.56, so the tube ends where the distance to the ray
 # is about 5·10⁻³ and the Jacobian's ball over the ellipsoid's whole box is too coarse; the
-# contraction inequality holds pointwise there and is certified piece by piece (``splits``).
+# contraction inequality holds pointwise there and is certified on adaptive pieces (``pieces``).
 SLOW = dict(A=[["-5/4", "1/3"], ["-1", "-1/2"]], V=[["-1/2", "3/2"], ["0", "-2/3"]],
             S0=[["109/36", "1"], ["1", "5/4"]], F=[["0", "2"], ["3/2", "2"]])
 
@@ -222,7 +222,7 @@ def slow_verdict():
 def test_slow_ray_is_certified_piecewise_and_holds_the_reference(slow_verdict):
     lo, hi = _bracket(slow_verdict)
     data = slow_verdict.evidence["certificate"]["data"]
-    assert data["splits"] > 1
+    assert data["pieces"] > 1
     assert (hi - lo) / lo < Fraction(1, 10 ** 6)
     p = _p(SLOW["A"], SLOW["V"], SLOW["S0"], F=SLOW["F"])
     ref = reference_solve_problem(p, T=Fraction(hi) * 2, dps=40, blowup_norm=1e30)
@@ -230,9 +230,32 @@ def test_slow_ray_is_certified_piecewise_and_holds_the_reference(slow_verdict):
     assert ref.blowup and lo <= t_end + Fraction(1, 10 ** 20) and t_end <= hi
 
 
-@pytest.mark.parametrize("splits", [1, 0, 9, True])
-def test_tampered_splits_are_rejected(slow_verdict, splits):
-    # 1: the whole-box check, which fails here; 0, 9, True: outside the allowed integers
-    c = _mutate(slow_verdict.evidence["certificate"], ("splits",), splits)
+@pytest.mark.parametrize("pieces", [1, 4, 0, "MAX+1", True])
+def test_tampered_piece_budgets_are_rejected(slow_verdict, pieces):
+    # 1: the whole-box check and 4: too few pieces, both fail here; 0, MAX+1, True: not allowed
+    from symbolic_tf.certify.kinds.ray import MAX_PIECES
+
+    c = _mutate(slow_verdict.evidence["certificate"], ("pieces",), MAX_PIECES + 1 if pieces == "MAX+1" else pieces)
     with pytest.raises(CertificationFailed):
         check(c)
+
+
+def test_piecewise_check_passes_a_true_rate_and_rejects_a_false_one():
+    # d = 1: the adaptive procedure passes a rate μ below the Jacobian's and exhausts its budget on a
+    # rate above it (the inequality then fails on every piece near the centre)
+    import flint
+
+    from symbolic_tf.certify.kinds.ray import ProjectiveField, check_contraction_pieces
+
+    pf = ProjectiveField([(flint.fmpq_mat([[1]]), flint.fmpq_mat([[1]]))], None, flint.arb_mat)
+    # d = 1: Φ(X, u) = (2X² − 2X³, −2X²u); at X* = 1 the Jacobian is diag(−2, −2) (in (x, u))
+    W = flint.fmpq_mat([[1, 0], [0, 1]])
+    R = [flint.fmpq(1, 10), flint.fmpq(1, 10)]
+
+    def fail(msg):
+        raise CertificationFailed(msg)
+
+    check_contraction_pieces(pf, flint.fmpq_mat([[1]]), R, W, flint.fmpq(1, 100), flint.fmpq(1, 2), 64, fail)
+    # a rate above the Jacobian's (μ = 3 > 2) fails on every piece: the budget runs out
+    with pytest.raises(CertificationFailed, match="more than 16 pieces"):
+        check_contraction_pieces(pf, flint.fmpq_mat([[1]]), R, W, flint.fmpq(1, 100), flint.fmpq(3), 16, fail)

@@ -28,9 +28,11 @@ Verified (balls at ``prec`` bits unless "exact"):
    𝓔 = {zᵀWz ≤ rho} lies in the box |z_k| ≤ R_k.
 3. Over the box H = {|svec(X − X_star)_k| ≤ R_k, 0 ≤ u ≤ R_u} (the part of the box hull of 𝓔 with
    u ≥ 0), the ball enclosure 𝐌 of the Jacobian DΦ satisfies −(MᵀW + WM) − 2·mu·W ≻ 0 for every
-   M ∈ 𝐌 (ball LDLᵀ).  With the optional ``splits`` = k > 1, H is cut into kᵐ⁺¹ equal pieces (each
-   coordinate's range in k); a piece whose ball lower bound of zᵀWz exceeds rho holds no point of 𝓔
-   and is skipped, and every other piece's ball Jacobian 𝐌_P must satisfy the inequality.
+   M ∈ 𝐌 (ball LDLᵀ).  With the optional ``pieces`` = n > 1, H is instead bisected adaptively
+   (:func:`check_contraction_pieces`: a piece whose ball lower bound of zᵀWz exceeds rho holds no
+   point of 𝓔 and is dropped; a piece whose ball Jacobian 𝐌_P satisfies the inequality is done;
+   any other piece is halved along the coordinate k of largest width²·W_kk, the lowest such k),
+   and fails when more than n pieces are examined.
 4. (exact) r = Φ(X_star, 0) = (Q(X_star) − tr Q(X_star)·X_star, 0) has rᵀWr < mu²·rho.
 5. z₁ᵀWz₁ < rho (upper bound of the ball).
 6. c_lo := lower(c(H)) > 0 and lower(tr X over H) > 0; c_hi := upper(c(H)).
@@ -339,13 +341,11 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
         half = flint.arb(R[m] / 2)
         uH = half + flint.arb(0, half.upper())   # ⊇ [0, R_u]
         Wb = flint.arb_mat(W)
-        splits = int_in(data.get("splits", 1), "splits", 1, _MAX_SPLITS, fail)
-        if splits ** (m + 1) > _MAX_PIECES:
-            fail(f"splits = {splits} gives more than {_MAX_PIECES} pieces in dimension {m + 1}")
-        if splits == 1:
+        pieces = int_in(data.get("pieces", 1), "pieces", 1, MAX_PIECES, fail)
+        if pieces == 1:
             check_contraction(flint.arb_mat(bf.jacobian(H, uH, svec_basis(d))), Wb, mu, fail)
         else:
-            _check_contraction_pieces(bf, Xs, R, Wb, rho, mu, splits, fail)
+            check_contraction_pieces(bf, Xs, R, W, rho, mu, pieces, fail)
         c = bf.c(H, uH)
         trH = _tr(H)
         if not (c > 0):
@@ -371,11 +371,16 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
         return lo, hi
 
 
-def _check_contraction_pieces(bf, Xs, R, Wb, rho, mu, splits, fail):
-    """Check 3 piecewise: the box H of :func:`check_ray_end` (svec coordinates |z_k| ≤ R_k and
-    0 ≤ u ≤ R_u) cut into ``splits`` equal parts per coordinate; the pieces whose ball lower bound of
-    zᵀWz exceeds rho hold no point of the ellipsoid and are skipped, and every other piece's ball
-    Jacobian must pass :func:`check_contraction`.
+def check_contraction_pieces(bf, Xs, R, W, rho, mu, budget, fail):
+    """Check 3 of the module docstring piecewise, by adaptive bisection of the box H (svec coordinates
+    |z_k| ≤ R_k, and 0 ≤ u ≤ R_u).
+
+    A piece (exact rational bounds) is dropped when the ball lower bound of zᵀWz over it exceeds rho
+    (no point of the ellipsoid lies in it), done when its ball Jacobian passes
+    :func:`check_contraction`, and otherwise halved along the coordinate k with the largest
+    width_k²·W_kk (the lowest such k).  Depth first, the lower half first; fails when more than
+    ``budget`` pieces are examined.  The procedure is deterministic: the search and the checker
+    examine the same pieces.
 
     Parameters
     ----------
@@ -385,44 +390,57 @@ def _check_contraction_pieces(bf, Xs, R, Wb, rho, mu, splits, fail):
         The exact centre X_star.
     R : list of flint.fmpq
         The m + 1 radii (the last one bounds u).
-    Wb : flint.arb_mat
-        W as a ball matrix.
+    W : flint.fmpq_mat
+        The exact ellipsoid matrix.
     rho, mu : flint.fmpq
         The level and the contraction rate.
-    splits : int
-        The number of parts per coordinate.
+    budget : int
+        The largest number of pieces examined.
     fail : callable
         ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
     """
-    import itertools
-
     d = Xs.nrows()
     up = svec_pairs(d)
     m = len(up)
     basis = svec_basis(d)
-    # coordinate k's parts, as exact (centre, half-width) pairs that cover [−R_k, R_k] (u: [0, R_u])
-    parts = []
-    for k in range(m + 1):
-        lo, width = (-R[k], 2 * R[k]) if k < m else (R[k] * 0, R[k])
-        step = width / splits
-        parts.append([(lo + step * i + step / 2, step / 2) for i in range(splits)])
+    Wb = flint.arb_mat(W)
     rho_b = flint.arb(rho)
-    for choice in itertools.product(*parts):
-        z = [flint.arb(cen) + flint.arb(0, flint.arb(rad).upper()) for cen, rad in choice]
+    weight = [W[k, k] for k in range(m + 1)]
+    stack = [[(-R[k], R[k]) for k in range(m)] + [(R[m] * 0, R[m])]]
+    seen = 0
+    while stack:
+        piece = stack.pop()
+        seen += 1
+        if seen > budget:
+            fail(f"the piecewise contraction check needs more than {budget} pieces")
+        z = [_interval(lo, hi) for lo, hi in piece]
         zc = flint.arb_mat(m + 1, 1, z)
         if (zc.transpose() * Wb * zc)[0, 0] > rho_b:
             continue   # no point of the ellipsoid in this piece
         P = flint.arb_mat(d, d)
         for k, (i, j) in enumerate(up):
             P[i, j] = P[j, i] = flint.arb(Xs[i, j]) + z[k]
-        check_contraction(flint.arb_mat(bf.jacobian(P, z[m], basis)), Wb, mu, fail)
+        J = flint.arb_mat(bf.jacobian(P, z[m], basis))
+        if ball_pd(-(J.transpose() * Wb + Wb * J) - Wb * (2 * flint.arb(mu))) is True:
+            continue
+        widths = [(hi - lo) * (hi - lo) * weight[k] for k, (lo, hi) in enumerate(piece)]
+        k = max(range(m + 1), key=lambda j: (widths[j], -j))
+        lo, hi = piece[k]
+        mid = (lo + hi) / 2
+        stack.append(piece[:k] + [(mid, hi)] + piece[k + 1:])
+        stack.append(piece[:k] + [(lo, mid)] + piece[k + 1:])
 
 
-_MAX_SPLITS = 8
-_MAX_PIECES = 4096
+def _interval(lo, hi):
+    """A ball containing the exact interval [lo, hi] (fmpq ends)."""
+    c = (lo + hi) / 2
+    return flint.arb(c) + flint.arb(0, flint.arb((hi - lo) / 2).upper())
+
+
+MAX_PIECES = 8192   #: the largest piece budget a certificate may ask for
 _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "T_lo": "rat",
            "T_hi": "rat", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
-           "method": ("enum", "qr", "direct"), "splits?": "int"}
+           "method": ("enum", "qr", "direct"), "pieces?": "int"}
 
 
 @kind(KIND, _SCHEMA)

@@ -179,7 +179,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     last_tr = [0.0]
     deadline = t0 + seconds
 
-    def end_check(S, t, splits=1):
+    def end_check(S, t, pieces=1):
         """The first guess whose ellipsoid certifies the box S at t: (data, lo, hi), or None."""
         u1 = 1.0 / float(sum(S[i, i].mid() for i in range(d)))
         z = np.array([float(S[i, j].mid()) * u1 - X[i, j] for i, j in up] + [u1])
@@ -188,8 +188,8 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
             # ρ: room for the tube's width and for the residual condition rᵀWr < μ²ρ
             rho = dyadic(max(1.5 * E1 + 1e-30, 4.0 * ex_res / float(guess.mu) ** 2), 30)
             data = ellipsoid_fields("X_star", Xs_str, guess, rho)
-            if splits > 1:
-                data["splits"] = splits
+            if pieces > 1:
+                data["pieces"] = pieces
             try:
                 return (data,) + tuple(check_ray_end(heads, F, S, t, data, prec, _fail))
             except CertificationFailed:
@@ -235,7 +235,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
         passes += 1
     numerical.update(tube_summary(tube), passes=passes)
     if not best and tube is not None:
-        _split_retry(tube, end_check, best, t0 + seconds + _SPLIT_SECONDS, d, numerical)
+        _piecewise_retry(tube, end_check, best, t0 + seconds + _PIECE_SECONDS, d, numerical)
     if not best:
         return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified ray basin", f"; float T* ≈ {t_late:.6g}")
     times, tube_data = tube_fields(tube, best["t"], order, prec)
@@ -252,16 +252,18 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
 
 
 _LOCAL_TOLS = (1e-15, 1e-20)   # the tube's per-step local tolerance, pass by pass
-_SPLIT_SECONDS = 6.0           # the extra budget of the piecewise contraction check after a missed tube
-_SPLITS = {1: (2, 4, 8), 2: (2, 3, 4), 3: (2,)}   # per d: pieces per coordinate, kᵐ⁺¹ ≤ 4096
+_PIECE_SECONDS = 8.0           # the extra budget of the piecewise contraction check after a missed tube
+_PIECE_BUDGETS = (256, 2048)   # pieces of the adaptive check (kinds.ray.check_contraction_pieces), in turn
 
 
-def _split_retry(tube, end_check, best, deadline, d, numerical):
+def _piecewise_retry(tube, end_check, best, deadline, d, numerical):
     """After a tube that never entered a ray basin: test its last end boxes again with the contraction
-    check done piecewise (the certificate's ``splits``).  A slowly attracting ray leaves the tube's end
+    check done piecewise (the certificate's ``pieces``).  A slowly attracting ray leaves the tube's end
     at a distance from the ray where the Jacobian's ball over the whole box is too coarse, although the
-    inequality holds pointwise; pieces of the box shrink the ball.  Latest box first, one box per
-    doubling of tr Σ, until ``deadline``; the first success fills ``best``."""
+    inequality holds pointwise; adaptive pieces of the box shrink the ball where it matters.  Latest
+    box first, one box per doubling of tr Σ, until ``deadline``; the first success fills ``best``."""
+    from .lyapunov import stored_bracket
+
     cand, last = [], None
     for k in range(len(tube.ends) - 1, 0, -1):
         S = tube.ends[k]
@@ -269,25 +271,23 @@ def _split_retry(tube, end_check, best, deadline, d, numerical):
         if trS > 0 and (last is None or trS <= last / 2):
             cand.append((S, tube.times[k]))
             last = trS
-        if len(cand) == 4:
+        if len(cand) == 3:
             break
-    from .lyapunov import stored_bracket
-
     tried = 0
-    for splits in _SPLITS.get(d, ()):
+    for pieces in _PIECE_BUDGETS:
         for S, t in cand:
             if time.perf_counter() > deadline:
-                numerical["split_retries"] = tried
+                numerical["piecewise_retries"] = tried
                 return
             tried += 1
-            found = end_check(S, t, splits)
+            found = end_check(S, t, pieces)
             if found is not None:
                 data, lo, hi = found
                 T_lo, T_hi, width = stored_bracket(lo, hi, 1.0, 60)
                 best.update(data=dict(data, T_lo=frac_str(T_lo), T_hi=frac_str(T_hi)), t=t, width=width)
-                numerical.update(split_retries=tried, splits=splits)
+                numerical.update(piecewise_retries=tried, pieces=pieces)
                 return
-    numerical["split_retries"] = tried
+    numerical["piecewise_retries"] = tried
 
 
 def _too_wide(stop: str) -> bool:
