@@ -156,9 +156,10 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     if not c_ray > 1e-6 * max(1.0, float(np.abs(ff.dQ(X, X)).max())):
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason=("the float solution's direction approaches a rest point X of the projective field "
-                               f"with growth rate c = tr Q(X) ≈ {c_ray:.2g}, not clearly positive (near a rank-one X = wwᵀ with "
-                               "wᵀAw = 0, Q vanishes): no blow-up ray; the limit is non-hyperbolic (slow growth "
-                               "or clustering onto the isotropic cone) and the float blow-up may be an artefact"))
+                               f"with growth rate c = tr Q(X) ≈ {c_ray:.2g}, not clearly positive (near a rank-one "
+                               "X = wwᵀ with wᵀAw = 0, Q vanishes): no blow-up ray; the limit is non-hyperbolic "
+                               "(slow growth or clustering onto the isotropic cone) and the float blow-up may be an "
+                               "artefact"))
     J = ff.jacobian(X)
     ev = np.linalg.eigvals(J)
     numerical.update(ray_residual=res, ray_spectral_abscissa=float(ev.real.max()))
