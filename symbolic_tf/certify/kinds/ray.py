@@ -294,9 +294,13 @@ def check_contraction(J, Wb, mu, fail):
     fail : callable
         ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
     """
-    N = -(J.transpose() * Wb + Wb * J) - Wb * (2 * flint.arb(mu))
-    if ball_pd(N) is not True:
+    if not _contracts(J, Wb, mu):
         fail("−(MᵀW + WM) − 2·mu·W ≻ 0 is not verified over the box (ball LDLᵀ)")
+
+
+def _contracts(J, Wb, mu) -> bool:
+    """Whether −(MᵀW + WM) − 2·mu·W ≻ 0 is verified for every M in the ball matrix J (ball LDLᵀ)."""
+    return ball_pd(-(J.transpose() * Wb + Wb * J) - Wb * (2 * flint.arb(mu))) is True
 
 
 def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
@@ -420,8 +424,7 @@ def check_contraction_pieces(bf, Xs, R, W, rho, mu, budget, fail):
         P = flint.arb_mat(d, d)
         for k, (i, j) in enumerate(up):
             P[i, j] = P[j, i] = flint.arb(Xs[i, j]) + z[k]
-        J = flint.arb_mat(bf.jacobian(P, z[m], basis))
-        if ball_pd(-(J.transpose() * Wb + Wb * J) - Wb * (2 * flint.arb(mu))) is True:
+        if _contracts(flint.arb_mat(bf.jacobian(P, z[m], basis)), Wb, mu):
             continue
         widths = [(hi - lo) * (hi - lo) * weight[k] for k, (lo, hi) in enumerate(piece)]
         k = max(range(m + 1), key=lambda j: (widths[j], -j))

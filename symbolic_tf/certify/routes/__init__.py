@@ -80,28 +80,20 @@ def _float_outlook(problem, horizon: float) -> str:
     import numpy as np
 
     try:
+        from ...exact.rational import qmat, qmat_to_float
         from ..validated.float_budget import solve_capped
-
-        from ...exact.rational import qmat
+        from ..validated.float_field import FloatField
         from ..validated.tube import flow_data
 
         heads, F = flow_data(problem)
-        f = lambda M: np.array([[int(M[i, j].p) / int(M[i, j].q) for j in range(M.ncols())]  # noqa: E731
-                                for i in range(M.nrows())])
-        pairs = [(f(C), f(A)) for C, A in heads]
-        Ff = f(F) if F is not None else 0 * pairs[0][0]
         d = problem.d
-
-        def rhs(_t, y):
-            S = y.reshape(d, d)
-            H = Ff @ S + sum(C @ S @ A @ S for C, A in pairs)
-            return (H + H.T).ravel()
+        rhs = FloatField(heads, F, d).sigma_rhs
 
         def big(_t, y):
             return 1e8 - abs(np.trace(y.reshape(d, d)))
 
         big.terminal = True
-        S0 = f(qmat(problem.cov))
+        S0 = qmat_to_float(qmat(problem.cov))
         sol = solve_capped(rhs, (0.0, horizon), S0.ravel(), rtol=1e-8, atol=1e-12, events=big)
         if sol.status == 1:
             return "blowup"
