@@ -88,10 +88,9 @@ def arb_lower(x: flint.arb) -> flint.fmpq:
     Returns
     -------
     flint.fmpq
-        mid(L) − rad(L) for the ball L = ``x.lower()``, a rational lower bound of x.
+        mid(x) − rad(x), exactly (independent of the context's precision).
     """
-    L = x.lower()
-    return L.mid().fmpq() - L.rad().mid().fmpq()
+    return x.mid().fmpq() - x.rad().mid().fmpq()
 
 
 def arb_upper(x: flint.arb) -> flint.fmpq:
@@ -105,7 +104,6 @@ def arb_upper(x: flint.arb) -> flint.fmpq:
     Returns
     -------
     flint.fmpq
-        mid(U) + rad(U) for the ball U = ``x.upper()``, a rational upper bound of x.
+        mid(x) + rad(x), exactly (independent of the context's precision).
     """
-    U = x.upper()
-    return U.mid().fmpq() + U.rad().mid().fmpq()
+    return x.mid().fmpq() + x.rad().mid().fmpq()

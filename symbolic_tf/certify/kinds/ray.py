@@ -59,6 +59,7 @@ from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from .krawczyk_box import rat, square
+from .projective import ProjectiveSeries, projective_start, replay_projective
 from .replay import bracket_claim, int_in, replay_stored, svec_basis, svec_pairs, tube_problem
 
 KIND = "tube-ray"
@@ -329,7 +330,45 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
     tuple of (flint.arb, flint.arb)
         Lower and upper bounds of the blow-up time T* (t_N + u₁/c_hi, t_N + u₁/c_lo).
     """
-    d = S_end.nrows()
+    with working_precision(prec):
+        trS = _tr(S_end)
+        if not (trS > 0):
+            fail("tr Σ(t_N) is not positive on the tube's end box")
+        u1 = 1 / trS
+        t = flint.arb(t_end if isinstance(t_end, flint.fmpq) else rat(t_end))
+        return check_ray_state(pairs, F, S_end * u1, u1, t, data, prec, fail)
+
+
+def check_ray_state(pairs, F, X1, u1, t1, data, prec, fail):
+    """Checks 2 to 7 of the module docstring for a projective end state: the box (X1, u1) ∋ (X, u) at
+    a time in the ball ``t1`` (the solution's Σ = X/u, u > 0 there); returns (lower, upper) arb bounds
+    of T*.  ``fail`` raises.
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The heads' exact (C_h, A_h).
+    F : flint.fmpq_mat or None
+        The exact drift, or None.
+    X1 : flint.arb_mat
+        The box of X = Σ/tr Σ… (any X with Σ = X/u).
+    u1 : flint.arb
+        The ball of u (its true value is positive).
+    t1 : flint.arb
+        The ball of the time at which the state is enclosed.
+    data : dict
+        The certificate's data (X_star, W, rho, mu, R).
+    prec : int
+        The arb working precision in bits.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.arb, flint.arb)
+        Lower and upper bounds of T* (t1 + u₁/c_hi, t1 + u₁/c_lo, outward).
+    """
+    d = X1.nrows()
     m = d * (d + 1) // 2
     Xs, W, _Winv, rho, mu, R = ellipsoid_data(data, "X_star", d, m + 1, fail)
     # 4. the residual of the (rational) ray point, exactly
@@ -356,22 +395,17 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
             fail("the growth rate c = tr Q(X) + u·tr L(X) is not positive over the box")
         if not (trH > 0):
             fail("tr X is not positive over the box")
-        # 5. the tube's end in projective coordinates
-        trS = _tr(S_end)
-        if not (trS > 0):
-            fail("tr Σ(t_N) is not positive on the tube's end box")
-        u1 = 1 / trS
-        X1 = S_end * u1
+        # 5. the end state in projective coordinates
         z1 = flint.arb_mat(m + 1, 1, [X1[i, j] - Xs[i, j] for i, j in up] + [u1])
         E1 = (z1.transpose() * Wb * z1)[0, 0]
         if not (E1 < flint.arb(rho)):
             fail("the tube's end is not inside the certified ellipsoid (z₁ᵀWz₁ < rho fails)")
-        # 7. the bracket
+        # 7. the bracket (u > 0 at the end: lower(u₁) may be replaced by 0)
         c_lo = flint.arb(c.lower())
         c_hi = flint.arb(c.upper())
-        t = flint.arb(t_end if isinstance(t_end, flint.fmpq) else rat(t_end))
-        lo = t + flint.arb(u1.lower()) / c_hi
-        hi = t + flint.arb(u1.upper()) / c_lo
+        u_lo = max(u1.lower(), flint.arb(0))
+        lo = flint.arb(t1.lower()) + flint.arb(u_lo) / c_hi
+        hi = flint.arb(t1.upper()) + flint.arb(u1.upper()) / c_lo
         return lo, hi
 
 
@@ -443,7 +477,7 @@ def _interval(lo, hi):
 MAX_PIECES = 8192   #: the largest piece budget a certificate may ask for
 _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "T_lo": "rat",
            "T_hi": "rat", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
-           "method": ("enum", "qr", "direct"), "pieces?": "int"}
+           "method": ("enum", "qr", "direct"), "pieces?": "int", "proj_steps?": "rat[]", "proj_order?": "int"}
 
 
 @kind(KIND, _SCHEMA)
@@ -473,5 +507,53 @@ def check_tube_ray(cert, problem):
     data = cert.data
     prec = int_in(data["prec"], "prec", 64, 4096, _bad)
     S_end, ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
-    lo, hi = check_ray_end(pairs, F, S_end, ts[-1], data, prec, _bad)
+    if "proj_steps" in data or "proj_order" in data:
+        X1, u1, t1 = replay_projective_part(pairs, F, S_end, ts[-1], data, _bad)
+        lo, hi = check_ray_state(pairs, F, X1, u1, t1, data, prec, _bad)
+    else:
+        lo, hi = check_ray_end(pairs, F, S_end, ts[-1], data, prec, _bad)
     return "PROVED", bracket_claim(data, lo, hi, _bad)
+
+
+def replay_projective_part(pairs, F, S_end, t_end, data, fail):
+    """Check 1′ of the module docstring: the projective continuation (``proj_steps``, ``proj_order``) from
+    the covariance tube's end box, replayed at ``tube_prec`` bits (:mod:`.projective`); returns the end
+    state (X, u) and the ball t_N + s of its time.
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The heads' exact (C_h, A_h).
+    F : flint.fmpq_mat or None
+        The exact drift, or None.
+    S_end : flint.arb_mat
+        The covariance tube's end box.
+    t_end : flint.fmpq
+        The covariance tube's exact end time t_N.
+    data : dict
+        The certificate's data.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.arb_mat, flint.arb, flint.arb)
+        (X, u, t) at the end of the projective tube.
+    """
+    if "proj_steps" not in data or "proj_order" not in data:
+        fail("proj_steps and proj_order go together")
+    order = int_in(data["proj_order"], "proj_order", 1, _MAX_ORDER, fail)
+    steps = data["proj_steps"]
+    if not isinstance(steps, list) or len(steps) < 2 or len(steps) > _MAX_STEPS + 1:
+        fail(f"proj_steps must be a list of 2..{_MAX_STEPS + 1} times")
+    taus = [rat(x) for x in steps]
+    if taus[0] != 0:
+        fail("the first projective time must be 0")
+    if any(b <= a for a, b in zip(taus, taus[1:])):
+        fail("projective times must be strictly increasing")
+    tprec = int_in(data["tube_prec"], "tube_prec", 53, 4096, fail)
+    with working_precision(tprec):
+        field = ProjectiveSeries(pairs, F)
+        Z = replay_projective(field, projective_start(field, S_end, fail), taus, order, fail)
+        X, u, s = field.split(Z)
+        return X, u, flint.arb(t_end) + s

@@ -31,13 +31,14 @@ from fractions import Fraction
 
 import flint
 
+from ...exact.ball import arb_lower, arb_upper
 from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...exact.rational import frac_str
 from ..claims import Claim, Quantifier
 from .krawczyk_box import initial_cov, rat
 
-__all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube",
+__all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "start_state", "TubeState",
            "svec_basis", "svec_pairs", "int_in"]
 
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
@@ -113,7 +114,8 @@ def tube_problem(cert, problem, fail, max_d=None, psd=False):
 
 def bracket_claim(data, lo, hi, fail):
     """The BLOWUP claim for THIS Σ₀ with the stored bracket [T_lo, T_hi], after checking that it
-    contains the derived one: T_lo ≤ T_hi, T_lo ≤ lower(lo) and T_hi ≥ upper(hi) (ball comparisons).
+    contains the derived one: T_lo ≤ T_hi, T_lo ≤ lower(lo) and T_hi ≥ upper(hi) (exact rational comparisons
+    with the balls' end points).
 
     Parameters
     ----------
@@ -132,7 +134,8 @@ def bracket_claim(data, lo, hi, fail):
     T_lo, T_hi = rat(data["T_lo"]), rat(data["T_hi"])
     if not (T_lo <= T_hi):
         fail("T_lo > T_hi")
-    if not (flint.arb(T_lo) <= lo and flint.arb(T_hi) >= hi):
+    # exact rational comparison: a ball of T_lo at the context's precision could be wider than the bracket
+    if not (T_lo <= arb_lower(lo) and T_hi >= arb_upper(hi)):
         fail("the stored bracket [T_lo, T_hi] does not contain the derived one")
     return Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(Fraction(data["T_lo"])),
                                              "T_hi": frac_str(Fraction(data["T_hi"]))})
@@ -226,6 +229,16 @@ class Field:
 
     def _start(self, X):
         return None if self.F is None else self.F * X
+
+    @staticmethod
+    def vec(X):
+        """The coordinates of the replay's parallelepiped: svec-upper of the symmetric X (m×1)."""
+        return _to_svec(X)
+
+    @staticmethod
+    def unvec(v, like):
+        """The symmetric matrix (the shape of ``like``) with svec-upper coordinates v."""
+        return _from_svec(v, like.nrows())
 
     def __call__(self, X):
         acc = self._start(X)
@@ -478,7 +491,8 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None, initial=None):
     Parameters
     ----------
     field : Field
-        The covariance field.
+        The vector field (:class:`Field`, or any object with the same methods: ``__call__``,
+        ``coefficients``, ``jacobian``, ``vec``, ``unvec``).
     S0 : flint.fmpq_mat or flint.arb_mat
         The exact Σ₀ (with ``initial``: a ball box containing the set of initial values).
     ts : list of flint.fmpq
@@ -492,7 +506,7 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None, initial=None):
     on_step : callable or None
         ``on_step(t_i, S_i)`` called after each step (and at t_0).
     initial : tuple or None
-        ("qr") a parallelepiped (center, basis, coords), svec Σ₀ ∈ center + basis·coords, for a *set* of
+        ("qr") a parallelepiped (center, basis, coords), vec Σ₀ ∈ center + basis·coords, for a *set* of
         initial values contained in the box ``S0``; default: S0's midpoint, I and S0 − midpoint.
 
     Returns
@@ -500,47 +514,114 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None, initial=None):
     flint.arb_mat
         The box S_N ∋ Σ(t_N).
     """
-    d = S0.nrows()
+    state = start_state(field, S0, initial)
+    if on_step is not None:
+        on_step(ts[0], state.box)
+    for i in range(1, len(ts)):
+        step = replay_step(field, state, flint.arb(ts[i] - ts[i - 1]), order, method)
+        if isinstance(step, str):
+            fail(_STEP_FAILURES[step].format(i=i, a=_approx(ts[i - 1]), b=_approx(ts[i])))
+        state = step
+        if on_step is not None:
+            on_step(ts[i], state.box)
+    return state.box
+
+
+_STEP_FAILURES = {
+    "picard": "the a priori (Picard) enclosure fails on step {i} [{a}, {b}]",
+    "disjoint": "step {i}: the parallelepiped and the direct enclosure are disjoint",
+    "infinite": "the enclosure is not finite after step {i}",
+}
+
+
+class TubeState:
+    """One enclosure of a replayed tube: the box, and ("qr") the parallelepiped center + basis·coords
+    (in the field's ``vec`` coordinates) that it intersects; ``remainder`` is the Lagrange remainder
+    of the step that produced it (None at the start)."""
+
+    def __init__(self, box, center, basis, coords, remainder=None):
+        self.box, self.center, self.basis, self.coords = box, center, basis, coords
+        self.remainder = remainder
+
+
+def start_state(field, S0, initial=None):
+    """The :class:`TubeState` at the start: the box S0 and the parallelepiped ``initial`` or
+    (S0's midpoint, I, S0 − midpoint).
+
+    Parameters
+    ----------
+    field : Field
+        The vector field (its ``vec`` coordinates).
+    S0 : flint.fmpq_mat or flint.arb_mat
+        The initial box.
+    initial : tuple or None
+        A parallelepiped (center, basis, coords) containing the initial set, or None.
+
+    Returns
+    -------
+    TubeState
+        The initial state.
+    """
     box = flint.arb_mat(S0)
-    dirs = svec_basis(d)
-    center = _to_svec(box).mid()            # parallelepiped center + basis·coords ∋ svec Σ
-    basis = _identity(len(dirs))
-    coords = _to_svec(box) - center
+    v = field.vec(box)
+    center = v.mid()
+    basis, coords = _identity(v.nrows()), v - center
     if initial is not None:
         center, basis, coords = initial
-    if on_step is not None:
-        on_step(ts[0], box)
-    for i in range(1, len(ts)):
-        h = flint.arb(ts[i] - ts[i - 1])
-        Y = _picard(field, box, h)
-        if Y is None:
-            fail(f"the a priori (Picard) enclosure fails on step {i} "
-                 f"[{_approx(ts[i - 1])}, {_approx(ts[i])}]")
-        remainder = field.coefficients(Y, order + 1)[order + 1] * h ** (order + 1)
-        if method == "direct":
-            box = _poly(field.coefficients(box, order), h) + remainder
-        else:
-            Cm = _from_svec(center, d)
-            hull = flint.arb_mat(d, d)
-            for a, b in _entries(box):
-                hull[a, b] = box[a, b].union(Cm[a, b])
-            sig = field.coefficients(hull, order)
-            direct = _poly(sig, h) + remainder
-            Jac = field.jacobian(sig, h)
-            image = _to_svec(_poly(field.coefficients(Cm, order), h) + remainder)
-            center = image.mid()
-            A = Jac * basis
-            basis, inverse = _new_basis(A, coords)
-            coords = (inverse * A) * coords + inverse * (image - center)
-            par = _from_svec(center + basis * coords, d)
-            box = flint.arb_mat(d, d)
-            for a, b in _entries(par):
-                try:
-                    box[a, b] = par[a, b].intersection(direct[a, b])
-                except ValueError:
-                    fail(f"step {i}: the parallelepiped and the direct enclosure are disjoint")
-        if any(not box[a, b].is_finite() for a, b in _entries(box)):
-            fail(f"the enclosure is not finite after step {i}")
-        if on_step is not None:
-            on_step(ts[i], box)
-    return box
+    return TubeState(box, center, basis, coords)
+
+
+def replay_step(field, state, h, order, method):
+    """One validated step of length h (an exact arb) from ``state``, as the kinds define it (module
+    docstring): the next :class:`TubeState`, or the reason it does not validate ("picard",
+    "disjoint", "infinite").
+
+    Parameters
+    ----------
+    field : Field
+        The vector field.
+    state : TubeState
+        The enclosure at the start of the step.
+    h : flint.arb
+        The exact step length.
+    order : int
+        The Taylor order k.
+    method : str
+        ``"direct"`` or ``"qr"``.
+
+    Returns
+    -------
+    TubeState or str
+        The enclosure at the end of the step, or the failure's key.
+    """
+    box = state.box
+    Y = _picard(field, box, h)
+    if Y is None:
+        return "picard"
+    remainder = field.coefficients(Y, order + 1)[order + 1] * h ** (order + 1)
+    center, basis, coords = state.center, state.basis, state.coords
+    if method == "direct":
+        box = _poly(field.coefficients(box, order), h) + remainder
+    else:
+        Cm = field.unvec(center, box)
+        hull = flint.arb_mat(box.nrows(), box.ncols())
+        for a, b in _entries(box):
+            hull[a, b] = box[a, b].union(Cm[a, b])
+        sig = field.coefficients(hull, order)
+        direct = _poly(sig, h) + remainder
+        Jac = field.jacobian(sig, h)
+        image = field.vec(_poly(field.coefficients(Cm, order), h) + remainder)
+        center = image.mid()
+        A = Jac * basis
+        basis, inverse = _new_basis(A, coords)
+        coords = (inverse * A) * coords + inverse * (image - center)
+        par = field.unvec(center + basis * coords, box)
+        box = flint.arb_mat(box.nrows(), box.ncols())
+        for a, b in _entries(par):
+            try:
+                box[a, b] = par[a, b].intersection(direct[a, b])
+            except ValueError:
+                return "disjoint"
+    if any(not box[a, b].is_finite() for a, b in _entries(box)):
+        return "infinite"
+    return TubeState(box, center, basis, coords, remainder)

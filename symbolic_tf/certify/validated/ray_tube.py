@@ -27,6 +27,7 @@ re-checked independently by :func:`symbolic_tf.certify.check.check`.
 """
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 
@@ -117,7 +118,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     from ...exact.rational import qmat
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..claims import Claim, Quantifier
-    from ..kinds.ray import check_ray_end
+    from ..kinds.ray import check_ray_end, check_ray_state
     from .lyapunov import (certify_and_check, ellipsoid_fields, lyapunov_guess, robust_lyapunov_guess,
                            stored_bracket, tube_fields, tube_missed, tube_summary)
     from .tube import flow_data, integrate_tube
@@ -180,19 +181,25 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     last_tr = [0.0]
     deadline = t0 + seconds
 
-    def end_check(S, t, pieces=1):
-        """The first guess whose ellipsoid certifies the box S at t: (data, lo, hi), or None."""
-        u1 = 1.0 / float(sum(S[i, i].mid() for i in range(d)))
-        z = np.array([float(S[i, j].mid()) * u1 - X[i, j] for i, j in up] + [u1])
+    def end_check(S, t, pieces=1, state=None):
+        """The first guess whose ellipsoid certifies the box S at t (or, with ``state`` = (X₁, u₁, t₁),
+        that projective end state): (data, lo, hi), or None."""
+        if state is None:
+            u1 = 1.0 / float(sum(S[i, i].mid() for i in range(d)))
+            z = np.array([float(S[i, j].mid()) * u1 - X[i, j] for i, j in up] + [u1])
+        else:
+            z = np.array([float(state[0][i, j].mid()) - X[i, j] for i, j in up] + [float(state[1].mid())])
         for guess, ex_res in zip(guesses, floors):
             E1 = float(z @ guess.W @ z)
             # ρ: room for the tube's width and for the residual condition rᵀWr < μ²ρ
-            rho = dyadic(max(1.5 * E1 + 1e-30, 4.0 * ex_res / float(guess.mu) ** 2), 30)
+            rho = dyadic(max(1.5 * E1 + 1e-300, 4.0 * ex_res / float(guess.mu) ** 2), 30)
             data = ellipsoid_fields("X_star", Xs_str, guess, rho)
             if pieces > 1:
                 data["pieces"] = pieces
             try:
-                return (data,) + tuple(check_ray_end(heads, F, S, t, data, prec, _fail))
+                if state is None:
+                    return (data,) + tuple(check_ray_end(heads, F, S, t, data, prec, _fail))
+                return (data,) + tuple(check_ray_state(heads, F, *state, data, prec, _fail))
             except CertificationFailed:
                 continue
         return None
@@ -236,11 +243,17 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
         passes += 1
     numerical.update(tube_summary(tube), passes=passes)
     if not best and tube is not None:
-        _piecewise_retry(tube, end_check, best, t0 + seconds + _PIECE_SECONDS, d, numerical)
+        _projective_retry(heads, F, tube, end_check, best, time.perf_counter() + _PROJ_SECONDS, prec, numerical)
+    if not best and tube is not None:
+        _piecewise_retry(tube, end_check, best, time.perf_counter() + _PIECE_SECONDS, d, numerical)
     if not best:
         return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified ray basin", f"; float T* ≈ {t_late:.6g}")
     times, tube_data = tube_fields(tube, best["t"], order, prec)
     data = dict(best["data"], prec=prec, **tube_data)
+    if "proj" in best:
+        from ..certificate import vec_str
+
+        data.update(proj_steps=vec_str(best["proj"]), proj_order=_PROJ_ORDER)
     claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})
     note = (f"validated order-{order} Taylor tube (qr, {prec} bits) over {len(times) - 1} steps to "
             f"t = {float(best['t']):.12g}, ending in the certified basin of the attracting ray (X*, 0) of the "
@@ -289,6 +302,81 @@ def _piecewise_retry(tube, end_check, best, deadline, d, numerical):
                 numerical.update(piecewise_retries=tried, pieces=pieces)
                 return
     numerical["piecewise_retries"] = tried
+
+
+_PROJ_SECONDS = 12.0       # the budget of the projective continuation after a missed tube
+_PROJ_ORDER = 16           # its Taylor order
+_PROJ_SWITCH = 1e-12       # switch at the last covariance box of relative width ≤ this
+_PROJ_TOL = 1e-24          # the largest Lagrange remainder radius of a projective step
+_PROJ_WIDE = 1e-4          # stop when the projective enclosure is wider than this
+
+
+def _projective_retry(heads, F, tube, end_check, best, deadline, prec, numerical):
+    """After a tube that never entered a ray basin: continue it in projective coordinates
+    (:mod:`symbolic_tf.certify.kinds.projective`, the checker's own step).  The covariance tube's box
+    grows relatively like δ/(T* − t) (δ its uncertainty about T*), so it cannot get close to a slowly
+    attracting ray; in (X, u, s) the state stays of order one.  Switch at the last covariance box whose
+    relative width is at most 10⁻¹², step adaptively (remainder radius ≤ 10⁻²⁴), and test the end state
+    each time u halves; the first success fills ``best`` (with the covariance switch time ``t`` and the
+    projective times ``proj``)."""
+    from ...spec.errors import CertificationFailed
+    from ..kinds.projective import ProjectiveSeries, projective_start
+    from ..kinds.replay import replay_step, start_state
+    from .flow import max_mid, max_rad
+    from .lyapunov import stored_bracket
+
+    k = 0
+    for i, S in enumerate(tube.ends):
+        if max_rad(S) <= _PROJ_SWITCH * max(1.0, max_mid(S)):
+            k = i
+    if k == 0:
+        numerical["projective"] = "no covariance box narrow enough to switch"
+        return
+    S_k, t_k = tube.ends[k], tube.times[k]
+    taus, h, n_fail, checks = [Fraction(0)], 1.0 / 64, 0, 0
+    with working_precision(tube.prec):
+        field = ProjectiveSeries(heads, F)
+        try:
+            state = start_state(field, projective_start(field, S_k, _fail))
+        except CertificationFailed:
+            numerical["projective"] = "tr Σ is not positive at the switch"
+            return
+        last_u = float(field.split(state.box)[1].mid())
+        stop = "time limit"
+        while time.perf_counter() < deadline:
+            hq = dyadic(h, 24)
+            step = replay_step(field, state, flint.arb(flint.fmpq(hq.numerator, hq.denominator)), _PROJ_ORDER, "qr")
+            err = max_rad(step.remainder) if not isinstance(step, str) else math.inf
+            if err > _PROJ_TOL:
+                n_fail += 1
+                h = float(hq) * (0.5 if isinstance(step, str) else
+                                 max(0.2, 0.9 * (_PROJ_TOL / err) ** (1.0 / (_PROJ_ORDER + 1))))
+                if h < 1e-9:
+                    stop = "the projective step collapsed"
+                    break
+                continue
+            state = step
+            taus.append(taus[-1] + hq)
+            h = float(hq) * (1.5 if err == 0 else min(1.5, 0.9 * (_PROJ_TOL / err) ** (1.0 / (_PROJ_ORDER + 1))))
+            if max_rad(state.box) > _PROJ_WIDE:
+                stop = "the projective enclosure grew too wide"
+                break
+            Xb, ub, sb = field.split(state.box)
+            u_now = float(ub.mid())
+            if not u_now <= 0.5 * last_u:
+                continue
+            last_u = u_now
+            checks += 1
+            found = end_check(None, None, state=(Xb, ub, flint.arb(flint.fmpq(t_k.numerator, t_k.denominator)) + sb))
+            if found is not None:
+                data, lo, hi = found
+                T_lo, T_hi, width = stored_bracket(lo, hi, 1.0, 60)
+                best.update(data=dict(data, T_lo=frac_str(T_lo), T_hi=frac_str(T_hi)), t=t_k, width=width,
+                            proj=list(taus))
+                stop = "entered the basin"
+                break
+    numerical["projective"] = {"switch_t": float(t_k), "steps": len(taus) - 1, "tau": float(taus[-1]),
+                               "rejected": n_fail, "checks": checks, "stop": stop}
 
 
 def _too_wide(stop: str) -> bool:

@@ -1,0 +1,416 @@
+"""Checker-side validated tube of the *projective* covariance flow (the continuation of a ``tube-ray``
+tube past the point where the covariance tube loses its relative accuracy).
+
+Near a blow-up Σ(t) ≈ C/(T* − t) an enclosure of Σ(t) at a fixed t has a relative width of order
+δ/(T* − t), where δ is the enclosure's uncertainty about T* itself (accumulated remainders): it must
+stop before T* − t reaches δ.  A slowly attracting ray is approached only like (T* − t)^(a/c), so
+the tube ends far from the ray.  In projective coordinates the uncertainty about T* is harmless:
+with Σ = X/u and dτ = dt/u (:mod:`symbolic_tf.certify.kinds.ray`),
+
+    X' = Q(X) + u·L(X) − c·X,   u' = −c·u,   s' = u,   c = tr Q(X) + u·tr L(X),      (Φₛ)
+
+where s is the elapsed time t − t_N.  Any solution with u(0) > 0 gives the covariance solution
+Σ(t_N + s(τ)) = X(τ)/u(τ) (the ray module's computation; s' = u is dt/dτ), and the state stays of
+order one while τ → ∞.
+
+**The procedure** (part of the ``tube-ray`` kind's definition).  The state is the block-diagonal
+(d + 2)×(d + 2) matrix Z = diag(X, u, s); the parallelepiped's coordinates are (svec-upper X, u, s)
+(:meth:`ProjectiveSeries.vec`), and the other entries of Z are zero for every solution (their
+component of the field is zero), so their enclosures stay exactly 0.  From the covariance tube's end
+box S_N (tr S_N > 0): Z_0 = diag(S_N/tr S_N, 1/tr S_N, 0) in balls.  Each stored step of length
+h = τ_i − τ_{i−1} is :func:`symbolic_tf.certify.kinds.replay.replay_step` (the deterministic Picard
+test, the Lagrange remainder, Lohner's QR parallelepiped intersected with the direct enclosure) with
+the Taylor recurrence of Φₛ:
+
+    Q_n = Σ_h Σ_{j≤n} C_hX_jA_hX_{n−j} + transpose,  (uL)_n = Σ_{j≤n} u_jL(X_{n−j}),
+    c_n = tr Q_n + tr (uL)_n,
+    X_{n+1} = (Q_n + (uL)_n − Σ_{j≤n} c_jX_{n−j})/(n+1),  u_{n+1} = −Σ_{j≤n} c_ju_{n−j}/(n+1),
+    s_{n+1} = u_n/(n+1),
+
+and the Jacobian of the order-k Taylor map by D_0 = I, D_{n+1} = Σ_{j≤n} G_jD_{n−j}/(n+1), where
+G_j is the j-th Taylor coefficient of DΦₛ(z(τ)) (DΦₛ is polynomial in z, so G_j is a finite sum of
+products of the coefficients X_i, u_i, c_i): for the direction E of X,
+
+    DΦₛ[E] = (DQ(X)[E] + u·L(E) − δc·X − c·E, −δc·u, 0),  δc = tr DQ(X)[E] + u·tr L(E),
+
+for u: (L(X) − tr L(X)·X, −c − u·tr L(X), 1), and for s: 0.
+"""
+from __future__ import annotations
+
+import flint
+
+from .replay import replay_step, start_state, svec_basis, svec_pairs
+
+__all__ = ["ProjectiveSeries", "projective_start", "replay_projective", "projective_end"]
+
+
+class _Series(list):
+    """Taylor coefficients Z_0, …, Z_n with the coefficients ``c`` of c(X, u) alongside."""
+
+    c: list
+
+
+def _acc(total, term):
+    return term if total is None else total + term
+
+
+class ProjectiveSeries:
+    """The field Φₛ of the module docstring on Z = diag(X, u, s), in arb balls; ``pairs`` are exact
+    (C_h, A_h), ``F`` exact or None (all-zero: None)."""
+
+    def __init__(self, pairs, F=None):
+        self.exact_pairs = [(flint.fmpq_mat(C), flint.fmpq_mat(A)) for C, A in pairs]
+        self.pairs = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in pairs]
+        none = F is None or all(e == 0 for e in F.entries())
+        self.exact_F = None if none else flint.fmpq_mat(F)
+        self.F = None if none else flint.arb_mat(F)
+        self.d = self.exact_pairs[0][0].nrows()
+        self.up = svec_pairs(self.d)
+        self._ops = {}
+
+    # ------------------------------------------------------------------ coordinates
+    def vec(self, Z):
+        """The parallelepiped's coordinates (svec-upper X, u, s) of Z = diag(X, u, s), as an (m+2)×1 column.
+
+        Parameters
+        ----------
+        Z : flint.arb_mat
+            The (d+2)×(d+2) state.
+
+        Returns
+        -------
+        flint.arb_mat
+            The column (m + 2 entries, m = d(d+1)/2).
+        """
+        d = self.d
+        vals = [Z[i, j] for i, j in self.up] + [Z[d, d], Z[d + 1, d + 1]]
+        return flint.arb_mat(len(vals), 1, vals)
+
+    def unvec(self, v, like=None):
+        """The state Z = diag(X, u, s) with coordinates v (the inverse of :meth:`vec`).
+
+        Parameters
+        ----------
+        v : flint.arb_mat
+            An (m+2)×1 column.
+        like : object
+            Unused (the shape is the field's).
+
+        Returns
+        -------
+        flint.arb_mat
+            The (d+2)×(d+2) state.
+        """
+        d = self.d
+        Z = flint.arb_mat(d + 2, d + 2)
+        for k, (i, j) in enumerate(self.up):
+            Z[i, j] = Z[j, i] = v[k, 0]
+        m = len(self.up)
+        Z[d, d] = v[m, 0]
+        Z[d + 1, d + 1] = v[m + 1, 0]
+        return Z
+
+    def split(self, Z):
+        """(X, u, s) of the state Z.
+
+        Parameters
+        ----------
+        Z : flint.arb_mat
+            The (d+2)×(d+2) state.
+
+        Returns
+        -------
+        tuple of (flint.arb_mat, flint.arb, flint.arb)
+            The blocks.
+        """
+        d = self.d
+        X = flint.arb_mat(d, d)
+        for i in range(d):
+            for j in range(d):
+                X[i, j] = Z[i, j]
+        return X, Z[d, d], Z[d + 1, d + 1]
+
+    def join(self, X, u, s):
+        """The state Z = diag(X, u, s).
+
+        Parameters
+        ----------
+        X : flint.arb_mat
+            The d×d block.
+        u, s : flint.arb
+            The scalars.
+
+        Returns
+        -------
+        flint.arb_mat
+            The (d+2)×(d+2) state.
+        """
+        d = self.d
+        Z = flint.arb_mat(d + 2, d + 2)
+        for i in range(d):
+            for j in range(d):
+                Z[i, j] = X[i, j]
+        Z[d, d] = u
+        Z[d + 1, d + 1] = s
+        return Z
+
+    # ------------------------------------------------------------------ the field
+    def _Q(self, X, Y):
+        acc = None
+        for C, A in self.pairs:
+            acc = _acc(acc, C * X * A * Y)
+        return acc
+
+    def _L(self, X):
+        t = self.F * X
+        return t + t.transpose()
+
+    def __call__(self, Z):
+        X, u, _s = self.split(Z)
+        QX = self._Q(X, X)
+        QX = QX + QX.transpose()
+        c = _tr(QX)
+        top = QX
+        if self.F is not None:
+            LX = self._L(X)
+            c = c + u * _tr(LX)
+            top = top + LX * u
+        return self.join(top - X * c, -c * u, u)
+
+    def coefficients(self, Z, upto):
+        """Taylor coefficients Z_0, …, Z_upto of the solution of Φₛ through Z (module docstring).
+
+        Parameters
+        ----------
+        Z : flint.arb_mat
+            The (ball) state the solution passes through.
+        upto : int
+            The highest order.
+
+        Returns
+        -------
+        list of flint.arb_mat
+            [Z_0, …, Z_upto], with the attribute ``c`` = [c_0, …, c_{upto−1}].
+        """
+        X0, u0, s0 = self.split(Z)
+        Xs, us, cs, Ls, left = [X0], [u0], [], [], []
+        for n in range(upto):
+            left.append([C * Xs[n] * A for C, A in self.pairs])
+            acc = None
+            for j in range(n + 1):
+                for Lft in left[j]:
+                    acc = _acc(acc, Lft * Xs[n - j])
+            Qn = acc + acc.transpose()
+            c = _tr(Qn)
+            top = Qn
+            if self.F is not None:
+                Ls.append(self._L(Xs[n]))
+                uL = None
+                for j in range(n + 1):
+                    uL = _acc(uL, Ls[n - j] * us[j])
+                c = c + _tr(uL)
+                top = top + uL
+            cs.append(c)
+            cX, cu = None, None
+            for j in range(n + 1):
+                cX = _acc(cX, Xs[n - j] * cs[j])
+                cu = _acc(cu, cs[j] * us[n - j])
+            Xs.append((top - cX) / (n + 1))
+            us.append(-cu / (n + 1))
+        out = _Series(self.join(X, u, us[n - 1] / n if n else s0) for n, (X, u) in enumerate(zip(Xs, us)))
+        out.c = cs
+        return out
+
+    def _operators(self):
+        """Exact linear maps as arb matrices at the working precision: ``lin`` (m²×m) with
+        rows-of-Op(Y) = lin·svec(Y), Op(Y) the svec matrix of E ↦ DQ(Y)[E]; ``Lop`` the svec matrix
+        of E ↦ L(E) (None without drift); ``ell`` the 1×m row of the trace."""
+        key = flint.ctx.prec
+        if key not in self._ops:
+            dirs = svec_basis(self.d, flint.fmpq_mat)
+            up = self.up
+            m = len(dirs)
+            lin = flint.fmpq_mat(m * m, m)
+            for f, Ef in enumerate(dirs):
+                for c, Ec in enumerate(dirs):
+                    acc = None
+                    for C, A in self.exact_pairs:
+                        acc = _acc(acc, C * Ec * A * Ef + C * Ef * A * Ec)
+                    sym = acc + acc.transpose()
+                    for r, (i, j) in enumerate(up):
+                        lin[r * m + c, f] = sym[i, j]
+            Lop = None
+            if self.exact_F is not None:
+                Lop = flint.fmpq_mat(m, m)
+                for c, Ec in enumerate(dirs):
+                    sym = self.exact_F * Ec + Ec * self.exact_F.transpose()
+                    for r, (i, j) in enumerate(up):
+                        Lop[r, c] = sym[i, j]
+                Lop = flint.arb_mat(Lop)
+            ell = flint.arb_mat(1, m, [int(i == j) for i, j in up])
+            self._ops[key] = (flint.arb_mat(lin), Lop, ell)
+        return self._ops[key]
+
+    def jacobian(self, sig, h):
+        """The (m+2)×(m+2) ball Jacobian Σ_n D_n hⁿ of the order-k Taylor map over the box sig[0]
+        (module docstring), in the coordinates of :meth:`vec`.
+
+        Parameters
+        ----------
+        sig : list of flint.arb_mat
+            The Taylor coefficients Z_0..Z_k over the box (from :meth:`coefficients`, with ``c``).
+        h : flint.arb
+            The step length.
+
+        Returns
+        -------
+        flint.arb_mat
+            The ball Jacobian.
+        """
+        lin, Lop, ell = self._operators()
+        m = lin.ncols()
+        k = len(sig) - 1
+        parts = [self.split(Z) for Z in sig[:k]]
+        x = [_svec(X, self.up) for X, _u, _s in parts]
+        u = [p[1] for p in parts]
+        c = sig.c
+        op = [flint.arb_mat(m, m, (lin * xj).entries()) for xj in x]
+        # δc along each X direction: dc[i] = ell·Op(X_i) + u_i·ell·Lop (1×m); tr L(X_i) = ell·Lop·x_i
+        dc = [ell * op[i] for i in range(k)]
+        trL = None
+        if Lop is not None:
+            ellL = ell * Lop
+            dc = [dc[i] + ellL * u[i] for i in range(k)]
+            trL = [(ellL * x[i])[0, 0] for i in range(k)]
+        n_all = m + 2
+        G = []
+        for j in range(k):
+            g = flint.arb_mat(n_all, n_all)
+            blk = op[j] - _identity(m) * c[j]
+            if Lop is not None:
+                blk = blk + Lop * u[j]
+            conv_x, conv_u = None, None
+            for i in range(j + 1):
+                conv_x = _acc(conv_x, x[j - i] * dc[i])
+                conv_u = _acc(conv_u, dc[i] * u[j - i])
+            blk = blk - conv_x
+            for a in range(m):
+                for b in range(m):
+                    g[a, b] = blk[a, b]
+                g[m, a] = -conv_u[0, a]
+            # the u column
+            ucol = None if Lop is None else Lop * x[j]
+            uu = -c[j]
+            if Lop is not None:
+                for i in range(j + 1):
+                    ucol = ucol - x[j - i] * trL[i]
+                    uu = uu - u[i] * trL[j - i]
+            for a in range(m):
+                g[a, m] = 0 if ucol is None else ucol[a, 0]
+            g[m, m] = uu
+            g[m + 1, m] = 1 if j == 0 else 0
+            G.append(g)
+        D = [_identity(n_all)]
+        for n in range(k):
+            acc = None
+            for j in range(n + 1):
+                acc = _acc(acc, G[j] * D[n - j])
+            D.append(acc / (n + 1))
+        value = D[k]
+        for n in reversed(range(k)):
+            value = value * h + D[n]
+        return value
+
+
+def _tr(X):
+    acc = X[0, 0]
+    for i in range(1, X.nrows()):
+        acc = acc + X[i, i]
+    return acc
+
+
+def _svec(X, up):
+    return flint.arb_mat(len(up), 1, [X[i, j] for i, j in up])
+
+
+def _identity(m):
+    return flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])
+
+
+def projective_start(field, S_end, fail):
+    """Z_0 = diag(S_N/tr S_N, 1/tr S_N, 0) from the covariance tube's end box (tr S_N > 0 required).
+
+    Parameters
+    ----------
+    field : ProjectiveSeries
+        The projective field.
+    S_end : flint.arb_mat
+        The covariance tube's end box.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    flint.arb_mat
+        The initial state box.
+    """
+    trS = _tr(S_end)
+    if not (trS > 0):
+        fail("tr Σ(t_N) is not positive on the covariance tube's end box")
+    u = 1 / trS
+    return field.join(S_end * u, u, flint.arb(0))
+
+
+def replay_projective(field, Z0, taus, order, fail, on_step=None):
+    """The end state of the projective tube from Z_0 along the exact times ``taus`` (fmpq, taus[0] = 0),
+    method "qr", at the working precision; ``on_step(τ_i, Z_i)`` after each step.
+
+    Parameters
+    ----------
+    field : ProjectiveSeries
+        The projective field.
+    Z0 : flint.arb_mat
+        The initial state box (:func:`projective_start`).
+    taus : list of flint.fmpq
+        The exact projective times, strictly increasing from 0.
+    order : int
+        The Taylor order k.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    on_step : callable or None
+        Called as ``on_step(τ_i, Z_i)`` for i = 0..N.
+
+    Returns
+    -------
+    flint.arb_mat
+        The box Z_N ∋ (X, u, s)(τ_N).
+    """
+    state = start_state(field, Z0)
+    if on_step is not None:
+        on_step(taus[0], state.box)
+    for i in range(1, len(taus)):
+        step = replay_step(field, state, flint.arb(taus[i] - taus[i - 1]), order, "qr")
+        if isinstance(step, str):
+            fail(f"the projective tube's step {i} does not validate ({step})")
+        state = step
+        if on_step is not None:
+            on_step(taus[i], state.box)
+    return state.box
+
+
+def projective_end(field, Z):
+    """(X, u, s) of an end box, for the ray's end checks.
+
+    Parameters
+    ----------
+    field : ProjectiveSeries
+        The projective field.
+    Z : flint.arb_mat
+        The state box.
+
+    Returns
+    -------
+    tuple of (flint.arb_mat, flint.arb, flint.arb)
+        (X, u, s).
+    """
+    return field.split(Z)
