@@ -259,3 +259,164 @@ def test_piecewise_check_passes_a_true_rate_and_rejects_a_false_one():
     # a rate above the Jacobian's (μ = 3 > 2) fails on every piece: the budget runs out
     with pytest.raises(CertificationFailed, match="more than 16 pieces"):
         check_contraction_pieces(pf, flint.fmpq_mat([[1]]), R, W, flint.fmpq(1, 100), flint.fmpq(3), 16, fail)
+
+
+# ----------------------------------------------------------------------------- the projective continuation
+def _series_case(d3):
+    if d3:
+        p = _p([["2", "2", "5/3"], ["1/2", "-5/3", "0"], ["1", "-2", "-2"]],
+               [["3/2", "1", "-1"], ["3/4", "-3/2", "-2"], ["-1", "-1/4", "-2"]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    else:
+        p = _p(SLOW["A"], SLOW["V"], I2, F=SLOW["F"])
+    from symbolic_tf.certify.validated.tube import flow_data
+
+    return p, flow_data(p)
+
+
+@pytest.mark.parametrize("d3", [False, True], ids=["d2-drift", "d3"])
+def test_projective_series_and_jacobian_match_float_integration(d3):
+    # the Taylor recurrence of (X, u, s) agrees with DOP853 on the field Φₛ, and the Jacobian recurrence
+    # with finite differences of the Taylor map
+    import flint
+    import numpy as np
+    from scipy.integrate import solve_ivp
+
+    from symbolic_tf.certify.kinds.projective import ProjectiveSeries
+    from symbolic_tf.certify.validated.float_field import FloatField
+    from symbolic_tf.exact.precision import working_precision
+
+    p, (heads, F) = _series_case(d3)
+    d = p.d
+    ff = FloatField(heads, F, d)
+    rng = np.random.default_rng(3)
+    G = rng.normal(size=(d, d))
+    X0 = G @ G.T
+    X0 /= np.trace(X0)
+    u0, h, K = 0.3, 0.02, 18
+
+    def phi(_t, y):
+        X, u = y[:d * d].reshape(d, d), y[d * d]
+        QX, LX = ff.Q(X), ff.L(X)
+        c = np.trace(QX) + u * np.trace(LX)
+        return np.concatenate([(QX + u * LX - c * X).ravel(), [-c * u, u]])
+
+    sol = solve_ivp(phi, (0, h), np.concatenate([X0.ravel(), [u0, 0.0]]), method="DOP853", rtol=1e-13, atol=1e-15)
+    with working_precision(128):
+        pf = ProjectiveSeries(heads, F)
+        Z = pf.join(flint.arb_mat(X0.tolist()), flint.arb(u0), flint.arb(0))
+
+        def taylor(Zm):
+            sig = pf.coefficients(Zm, K)
+            v = sig[K]
+            for n in reversed(range(K)):
+                v = v * flint.arb(h) + sig[n]
+            return np.array([float(x.mid()) for x in pf.vec(v).entries()])
+
+        up = [(i, j) for i in range(d) for j in range(i, d)]
+        want = np.array([sol.y[i * d + j, -1] for i, j in up] + [sol.y[d * d, -1], sol.y[d * d + 1, -1]])
+        base = taylor(Z)
+        assert np.abs(base - want).max() < 1e-11
+        J = pf.jacobian(pf.coefficients(Z, K), flint.arb(h))
+        v0 = pf.vec(Z)
+        m = len(up) + 2
+        eps = 1e-8
+        for k in range(m):
+            Zp = pf.unvec(flint.arb_mat(m, 1, [v0[q, 0] + (eps if q == k else 0) for q in range(m)]))
+            fd = (taylor(Zp) - base) / eps
+            assert np.abs(fd - np.array([float(J[q, k].mid()) for q in range(m)])).max() < 1e-6
+
+
+def test_projective_tube_encloses_the_closed_form():
+    # V = I: Σ(t) = (Σ₀⁻¹ − t(A + Aᵀ))⁻¹.  Along the projective tube, X = u·Σ(s) and u = 1/tr Σ(s) must
+    # meet every enclosure (the true (X, u, s) lies in each box), and the boxes stay narrow
+    import flint
+
+    from symbolic_tf.certify.kinds.projective import ProjectiveSeries, projective_start, replay_projective
+    from symbolic_tf.certify.validated.tube import flow_data
+    from symbolic_tf.exact.precision import working_precision
+
+    A, S0 = [[1, "1/2"], [0, "1/3"]], [[2, "1/2"], ["1/2", 1]]
+    p = _p(A, I2, S0)
+    heads, F = flow_data(p)
+    Aq = flint.fmpq_mat([[flint.fmpq(Fraction(x).numerator, Fraction(x).denominator) for x in r] for r in A])
+    S0q = p.exact.Sigma0
+    seen = []
+    with working_precision(128):
+        field = ProjectiveSeries(heads, F)
+        R = flint.arb_mat(Aq + Aq.transpose())
+        P0 = flint.arb_mat(S0q.inv())
+
+        def on_step(tau, Z):
+            X, u, s = field.split(Z)
+            Sig = (P0 - R * s).inv()
+            trS = Sig[0, 0] + Sig[1, 1]
+            assert (u - 1 / trS).contains(0)
+            for i in range(2):
+                for j in range(2):
+                    assert (X[i, j] - u * Sig[i, j]).contains(0)
+            assert max(Z[i, i].rad() for i in range(4)) < flint.arb(10) ** -20
+            seen.append(s)
+
+        taus = [flint.fmpq(k, 64) for k in range(321)]
+        replay_projective(field, projective_start(field, flint.arb_mat(S0q), _bad_test), taus, 20, _bad_test, on_step)
+    # T* = 1/λ_max(Σ₀^{1/2}(A + Aᵀ)Σ₀^{1/2}): the elapsed time s approaches it from below
+    import mpmath
+
+    with mpmath.workdps(40):
+        M = _mat(S0) * (_mat(A) + _mat(A).T)
+        T = 1 / max(mpmath.re(x) for x in mpmath.eig(M)[0])
+    s_end = seen[-1]
+    assert 0 < float(T) - float(s_end.mid()) < 1e-4
+
+
+def _bad_test(msg):
+    raise CertificationFailed(msg)
+
+
+SLOW3 = dict(A=[["2", "2", "5/3"], ["1/2", "-5/3", "0"], ["1", "-2", "-2"]],
+             V=[["3/2", "1", "-1"], ["3/4", "-3/2", "-2"], ["-1", "-1/4", "-2"]],
+             S0=[["45/16", "-1/8", "1/16"], ["-1/8", "3/4", "-7/8"], ["1/16", "-7/8", "315/92"]])
+
+
+@pytest.fixture(scope="module")
+def slow3_verdict():
+    # issue 15's fixed set, seed 0 #37 (d = 3): the covariance tube's box widens like δ/(T* − t) before it
+    # gets near this slowly attracting ray; the projective continuation gets there
+    return _find(_p(SLOW3["A"], SLOW3["V"], SLOW3["S0"]))
+
+
+def test_slow_d3_ray_is_certified_in_projective_coordinates(slow3_verdict):
+    lo, hi = _bracket(slow3_verdict)
+    data = slow3_verdict.evidence["certificate"]["data"]
+    assert len(data["proj_steps"]) > 2 and data["proj_order"] >= 1
+    assert (hi - lo) / lo < Fraction(1, 10 ** 12)
+    p = _p(SLOW3["A"], SLOW3["V"], SLOW3["S0"])
+    ref = reference_solve_problem(p, T=Fraction(hi) * 2, dps=40, blowup_norm=1e30)
+    t_end = Fraction(str(mpmath.nstr(ref.t_end, 35)))
+    assert ref.blowup and lo <= t_end + Fraction(1, 10 ** 25) and t_end <= hi
+
+
+@pytest.mark.parametrize("what", ["truncated", "one-huge-step", "not-from-0", "not-increasing", "order-only",
+                                  "order-0", "T_lo"])
+def test_tampered_projective_continuation_is_rejected(slow3_verdict, what):
+    cert = slow3_verdict.evidence["certificate"]
+    d = cert["data"]
+    taus = d["proj_steps"]
+    if what == "truncated":        # the end state is still far from the ray
+        c = _mutate(cert, ("proj_steps",), taus[:2])
+    elif what == "one-huge-step":  # the Picard test fails
+        c = _mutate(cert, ("proj_steps",), ["0", str(Fraction(taus[-1]))])
+    elif what == "not-from-0":
+        c = _mutate(cert, ("proj_steps",), taus[1:])
+    elif what == "not-increasing":
+        c = _mutate(cert, ("proj_steps",), taus[:3] + [taus[2]] + taus[3:])
+    elif what == "order-only":
+        c2 = copy.deepcopy(cert)
+        del c2["data"]["proj_steps"]
+        c = Certificate.from_dict(c2)
+    elif what == "order-0":
+        c = _mutate(cert, ("proj_order",), 0)
+    else:
+        c = _mutate(cert, ("T_lo",), str((Fraction(d["T_lo"]) + Fraction(d["T_hi"])) / 2))
+    with pytest.raises(CertificationFailed):
+        check(c)

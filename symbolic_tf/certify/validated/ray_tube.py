@@ -242,10 +242,12 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
                               rel_tol=1e-2, seconds=max(0.5, left), until=until, local_tol=local_tol)
         passes += 1
     numerical.update(tube_summary(tube), passes=passes)
-    if not best and tube is not None:
-        _projective_retry(heads, F, tube, end_check, best, time.perf_counter() + _PROJ_SECONDS, prec, numerical)
+    # after a missed tube: pieces of the last boxes first (cheap when it works), then the projective
+    # continuation (slower, but it reaches rays whose basin the covariance tube cannot enter)
     if not best and tube is not None:
         _piecewise_retry(tube, end_check, best, time.perf_counter() + _PIECE_SECONDS, d, numerical)
+    if not best and tube is not None:
+        _projective_retry(heads, F, tube, end_check, best, time.perf_counter() + _PROJ_SECONDS, prec, numerical)
     if not best:
         return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified ray basin", f"; float T* ≈ {t_late:.6g}")
     times, tube_data = tube_fields(tube, best["t"], order, prec)
