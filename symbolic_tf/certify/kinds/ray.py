@@ -24,6 +24,12 @@ Verified (balls at ``prec`` bits unless "exact"):
 1. *The tube* from the embedded problem's exact Σ₀ along the stored exact times 0 = t_0 < … < t_N
    (:func:`symbolic_tf.certify.kinds.replay.replay_tube`): the solution exists on [0, t_N] and
    Σ(t_N) ∈ S_N.  tr S_N > 0; u₁ = 1/tr S_N, X₁ = u₁·S_N, z₁ = (svec(X₁ − X_star), u₁).
+1′. *Optional projective continuation* (``proj_steps``: exact τ times 0 = τ_0 < … < τ_M, ``proj_order``;
+   both or neither): from Z_0 = diag(S_N/tr S_N, 1/tr S_N, 0) the validated tube of
+   X' = Q(X) + u·L(X) − c·X, u' = −c·u, s' = u along the stored τ steps, replayed at ``tube_prec``
+   bits (:func:`symbolic_tf.certify.kinds.projective.replay_projective`), encloses (X, u, s)(τ_M);
+   then z₁ = (svec(X − X_star), u) and the time t_N + s replace those of step 1 below (the solution
+   is Σ = X/u at t = t_N + s, and u > 0 there since u' = −c·u and u(0) > 0).
 2. (exact) W = Wᵀ ≻ 0, rho > 0, mu > 0, R_k > 0 and rho·(W⁻¹)_kk ≤ R_k²: the ellipsoid
    𝓔 = {zᵀWz ≤ rho} lies in the box |z_k| ≤ R_k.
 3. Over the box H = {|svec(X − X_star)_k| ≤ R_k, 0 ≤ u ≤ R_u} (the part of the box hull of 𝓔 with
@@ -36,7 +42,8 @@ Verified (balls at ``prec`` bits unless "exact"):
 4. (exact) r = Φ(X_star, 0) = (Q(X_star) − tr Q(X_star)·X_star, 0) has rᵀWr < mu²·rho.
 5. z₁ᵀWz₁ < rho (upper bound of the ball).
 6. c_lo := lower(c(H)) > 0 and lower(tr X over H) > 0; c_hi := upper(c(H)).
-7. T_lo ≤ t_N + lower(u₁)/c_hi and T_hi ≥ t_N + upper(u₁)/c_lo (ball comparisons), T_lo ≤ T_hi.
+7. T_lo ≤ t_N + max(lower(u₁), 0)/c_hi and T_hi ≥ t_N + upper(u₁)/c_lo (exact comparisons with the
+   balls' end points; with 1′, t_N + s in place of t_N), T_lo ≤ T_hi.
 
 **Why this proves the claim.**  For z ∈ 𝓔 with u ≥ 0, the segment from z* = (X_star, 0) to z lies
 in H, so Φ(z) = r + M̄(z − z*) with M̄ (the mean of DΦ along the segment) in the convex ball 𝐌
