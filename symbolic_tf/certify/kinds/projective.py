@@ -28,7 +28,8 @@ the Taylor recurrence of Φₛ:
     s_{n+1} = u_n/(n+1),
 
 and the Jacobian of the order-k Taylor map by D_0 = I, D_{n+1} = Σ_{j≤n} G_jD_{n−j}/(n+1), where
-G_j is the j-th Taylor coefficient of DΦₛ(z(τ)) (DΦₛ is polynomial in z, so G_j is a finite sum of
+G_j is the j-th Taylor coefficient of DΦₛ(z(τ)) on the (X, u) block (the s row of the Jacobian is
+Σ_{n≥1} (u row of D_{n−1})·hⁿ/n, from s_n = u_{n−1}/n) (DΦₛ is polynomial in z, so G_j is a finite sum of
 products of the coefficients X_i, u_i, c_i): for the direction E of X,
 
     DΦₛ[E] = (DQ(X)[E] + u·L(E) − δc·X − c·E, −δc·u, 0),  δc = tr DQ(X)[E] + u·tr L(E),
@@ -198,23 +199,24 @@ class ProjectiveSeries:
             left.append([C * Xs[n] * A for C, A in self.pairs])
             acc = None
             for j in range(n + 1):
+                Xj = Xs[n - j]
                 for Lft in left[j]:
-                    acc = _acc(acc, Lft * Xs[n - j])
+                    acc = Lft * Xj if acc is None else acc + Lft * Xj
             Qn = acc + acc.transpose()
             c = _tr(Qn)
             top = Qn
             if self.F is not None:
                 Ls.append(self._L(Xs[n]))
-                uL = None
-                for j in range(n + 1):
-                    uL = _acc(uL, Ls[n - j] * us[j])
+                uL = Ls[n] * us[0]
+                for j in range(1, n + 1):
+                    uL += Ls[n - j] * us[j]
                 c = c + _tr(uL)
                 top = top + uL
             cs.append(c)
-            cX, cu = None, None
-            for j in range(n + 1):
-                cX = _acc(cX, Xs[n - j] * cs[j])
-                cu = _acc(cu, cs[j] * us[n - j])
+            cX, cu = Xs[n] * cs[0], cs[0] * us[n]
+            for j in range(1, n + 1):
+                cX += Xs[n - j] * cs[j]
+                cu += cs[j] * us[n - j]
             Xs.append((top - cX) / (n + 1))
             us.append(-cu / (n + 1))
         out = _Series(self.join(X, u, us[n - 1] / n if n else s0) for n, (X, u) in enumerate(zip(Xs, us)))
@@ -282,43 +284,55 @@ class ProjectiveSeries:
             ellL = ell * Lop
             dc = [dc[i] + ellL * u[i] for i in range(k)]
             trL = [(ellL * x[i])[0, 0] for i in range(k)]
-        n_all = m + 2
+        # G_j on the (X, u) block only: Φₛ's (X, u) part does not depend on s
+        n_xu = m + 1
         G = []
         for j in range(k):
-            g = flint.arb_mat(n_all, n_all)
+            g = flint.arb_mat(n_xu, n_xu)
             blk = op[j] - _identity(m) * c[j]
             if Lop is not None:
                 blk = blk + Lop * u[j]
-            conv_x, conv_u = None, None
-            for i in range(j + 1):
-                conv_x = _acc(conv_x, x[j - i] * dc[i])
-                conv_u = _acc(conv_u, dc[i] * u[j - i])
+            conv_x = x[j] * dc[0]
+            conv_u = dc[0] * u[j]
+            for i in range(1, j + 1):
+                conv_x += x[j - i] * dc[i]
+                conv_u += dc[i] * u[j - i]
             blk = blk - conv_x
             for a in range(m):
                 for b in range(m):
                     g[a, b] = blk[a, b]
                 g[m, a] = -conv_u[0, a]
             # the u column
-            ucol = None if Lop is None else Lop * x[j]
             uu = -c[j]
             if Lop is not None:
+                ucol = Lop * x[j]
                 for i in range(j + 1):
                     ucol = ucol - x[j - i] * trL[i]
                     uu = uu - u[i] * trL[j - i]
-            for a in range(m):
-                g[a, m] = 0 if ucol is None else ucol[a, 0]
+                for a in range(m):
+                    g[a, m] = ucol[a, 0]
             g[m, m] = uu
-            g[m + 1, m] = 1 if j == 0 else 0
             G.append(g)
-        D = [_identity(n_all)]
+        D = [_identity(n_xu)]
         for n in range(k):
-            acc = None
-            for j in range(n + 1):
-                acc = _acc(acc, G[j] * D[n - j])
+            acc = G[0] * D[n]
+            for j in range(1, n + 1):
+                acc += G[j] * D[n - j]
             D.append(acc / (n + 1))
-        value = D[k]
+        block = D[k]
         for n in reversed(range(k)):
-            value = value * h + D[n]
+            block = block * h + D[n]
+        # s = s_0 + Σ_{n≥1} u_{n−1}hⁿ/n: its row is Σ_{n≥1} (row u of D_{n−1})·hⁿ/n, and ∂s/∂s_0 = 1
+        value = flint.arb_mat(m + 2, m + 2)
+        for a in range(n_xu):
+            for b in range(n_xu):
+                value[a, b] = block[a, b]
+        hp = h
+        for n in range(1, k + 1):
+            for b in range(n_xu):
+                value[m + 1, b] += D[n - 1][m, b] * hp / n
+            hp = hp * h
+        value[m + 1, m + 1] = 1
         return value
 
 
