@@ -382,7 +382,7 @@ SLOW3 = dict(A=[["2", "2", "5/3"], ["1/2", "-5/3", "0"], ["1", "-2", "-2"]],
 def slow3_verdict():
     # issue 15's fixed set, seed 0 #37 (d = 3): the covariance tube's box widens like δ/(T* − t) before it
     # gets near this slowly attracting ray; the projective continuation gets there
-    return _find(_p(SLOW3["A"], SLOW3["V"], SLOW3["S0"]))
+    return _find(_p(SLOW3["A"], SLOW3["V"], SLOW3["S0"]), projective_seconds=240.0)
 
 
 def test_slow_d3_ray_is_certified_in_projective_coordinates(slow3_verdict):

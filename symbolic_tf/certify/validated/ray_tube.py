@@ -80,7 +80,7 @@ def _newton_ray(ff: FloatField, X: np.ndarray, iters: int = 40):
 
 # ----------------------------------------------------------------------------- the search
 def find_ray_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float = 6.0, rel_width: float = 5e-7,
-                    horizon: float = 50.0, max_steps: int = 20000) -> Verdict:
+                    horizon: float = 50.0, max_steps: int = 20000, projective_seconds: float = 12.0) -> Verdict:
     """PROVED (BLOWUP for this Σ₀, T* ∈ [T_lo, T_hi]) with a ``tube-ray`` certificate, or UNDECIDED
     with the reason.  Never raises on float trouble.
 
@@ -103,6 +103,8 @@ def find_ray_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float
         The end time of the float guess (SciPy) that precedes the tube.
     max_steps : int
         The largest number of tube steps.
+    projective_seconds : float
+        The budget of the projective continuation after a tube that missed the ray's basin.
 
     Returns
     -------
@@ -110,11 +112,12 @@ def find_ray_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float
         PROVED (BLOWUP, THIS, T* ∈ [T_lo, T_hi]) with ``evidence["certificate"]`` of kind ``tube-ray``,
         else UNDECIDED with the reason.
     """
-    return guarded(lambda t0: _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0),
+    return guarded(lambda t0: _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projective_seconds,
+                                    t0),
                    _CLAIM0, "tube-ray search")
 
 
-def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> Verdict:
+def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projective_seconds, t0) -> Verdict:
     from ...exact.rational import qmat
     from ...spec.errors import CertificationFailed, InvalidParameters
     from ..claims import Claim, Quantifier
@@ -247,7 +250,8 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
     if not best and tube is not None:
         _piecewise_retry(tube, end_check, best, time.perf_counter() + _PIECE_SECONDS, d, numerical)
     if not best and tube is not None:
-        _projective_retry(heads, F, tube, end_check, best, time.perf_counter() + _PROJ_SECONDS, prec, numerical)
+        _projective_retry(heads, F, tube, end_check, best, time.perf_counter() + projective_seconds, prec,
+                          numerical)
     if not best:
         return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified ray basin", f"; float T* ≈ {t_late:.6g}")
     times, tube_data = tube_fields(tube, best["t"], order, prec)
@@ -306,7 +310,6 @@ def _piecewise_retry(tube, end_check, best, deadline, d, numerical):
     numerical["piecewise_retries"] = tried
 
 
-_PROJ_SECONDS = 12.0       # the budget of the projective continuation after a missed tube
 _PROJ_ORDER = 16           # its Taylor order
 _PROJ_SWITCH = 1e-12       # switch at the last covariance box of relative width ≤ this
 _PROJ_TOL = 1e-24          # the largest Lagrange remainder radius of a projective step
