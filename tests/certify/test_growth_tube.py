@@ -83,11 +83,70 @@ def test_proved_and_rechecked(verdicts, i):
     assert res.ok and res.claim.subject == "EXPONENTIAL_GROWTH"
 
 
-@pytest.mark.parametrize("i", [26, 59])
-def test_projective_float_integration_grows_without_blowup(verdicts, i):
+# issue 15's fixed general-V set, seed 0 #20: φ varies fast across the cone (|∇φ| ≈ 60 against λ ≈ 1.25),
+# so only a thin cone verifies, and with a constant centre its residual v·R(Y*) forces v_max ≈ 2⁻⁹:
+# the tube cannot get that far in time.  The first-order centre Y* + v·Y₁ admits v_max = 2⁻⁶.
+THIN = ([["-1/3", "2"], ["-2", "3/4"]], [["2", "-3/4"], ["-5/4", "1/3"]], [["0", "-1/3"], ["0", "3/2"]],
+        [["65/16", "-7/2"], ["-7/2", "169/36"]])
+
+
+@pytest.fixture(scope="module")
+def thin_verdict():
+    return find_growth(_p(*THIN), seconds=60.0)
+
+
+def test_first_order_centre_certifies_a_thin_cone(thin_verdict):
+    v = thin_verdict
+    assert v.status == "PROVED", v.reason
+    data = v.evidence["certificate"]["data"]
+    assert "Y_one" in data and Fraction(data["v_max"]) >= Fraction(1, 64)
+    assert check(copy.deepcopy(v.evidence["certificate"])).ok
+
+
+@pytest.mark.parametrize("what", ["dropped", "negated", "trace"])
+def test_tampered_first_order_centre_is_rejected(thin_verdict, what):
+    c = copy.deepcopy(thin_verdict.evidence["certificate"])
+    d = c["data"]
+    if what == "dropped":    # the constant centre's residual is too large for this v_max
+        del d["Y_one"]
+    elif what == "negated":
+        d["Y_one"] = [[str(-Fraction(x)) for x in r] for r in d["Y_one"]]
+    else:
+        d["Y_one"][1][1] = str(Fraction(d["Y_one"][1][1]) + 1)
+    with pytest.raises(CertificationFailed):
+        check(Certificate.from_dict(c))
+
+
+def test_centre_residual_expansion_matches_direct_evaluation():
+    # r(v) = Ĝ(c(v), v) from its coefficients, against G and φ evaluated at the point c(v) for exact v
+    import flint
+
+    from symbolic_tf.certify.kinds.cluster import isotropic_points
+    from symbolic_tf.certify.kinds.growth_tube import _centre_residual, growth_fields, trace_zero
+    from symbolic_tf.certify.kinds.ray import ProjectiveField
+    from symbolic_tf.certify.validated.tube import psd_flow_inputs
+    from symbolic_tf.exact.precision import working_precision
+
+    heads, Fq, _S0 = psd_flow_inputs(_p(*THIN), True, "")
+    Ys = flint.fmpq_mat([[flint.fmpq(-1, 2), flint.fmpq(1, 5)], [flint.fmpq(1, 5), flint.fmpq(1, 2)]])
+    Y1 = flint.fmpq_mat([[flint.fmpq(3, 7), flint.fmpq(-2, 3)], [flint.fmpq(-2, 3), flint.fmpq(-3, 7)]])
+    with working_precision(200):
+        P = isotropic_points(heads[0][1])[0]
+        pf = ProjectiveField(heads, Fq, flint.arb_mat)
+        for v in (flint.fmpq(0), flint.fmpq(1, 8), flint.fmpq(3, 4)):
+            got = _centre_residual(pf, P, Ys, Y1, flint.arb(v))
+            c = flint.arb_mat(Ys) + flint.arb_mat(Y1) * flint.arb(v)
+            G, phi = growth_fields(pf, P, trace_zero(c[0, 0], c[0, 1]), flint.arb(v))
+            want = [G[i] + flint.arb(v) ** 2 * phi * flint.arb(Y1[a, b]) for i, (a, b) in enumerate([(0, 0), (0, 1)])]
+            for g, w in zip(got, want):
+                assert (g - w).contains(0) and abs(float((g - w).mid())) < 1e-40
+
+
+@pytest.mark.parametrize("i", [26, 59, "thin"])
+def test_projective_float_integration_grows_without_blowup(verdicts, thin_verdict, i):
     from scipy.integrate import solve_ivp
 
-    A, V, F, S0 = (_f(M) for M in DOCS[i])
+    A, V, F, S0 = (_f(M) for M in (THIN if i == "thin" else DOCS[i]))
 
     def rhs(_tau, z):
         X, u = z[:4].reshape(2, 2), z[4]
@@ -113,7 +172,7 @@ def test_projective_float_integration_grows_without_blowup(verdicts, i):
     assert abs(u[-1] * taus[-1] * lam - 1) < 1e-2
     assert abs((t[-1] - t[-2]) * lam / math.log(100) - 1) < 1e-2
     # the certified bounds of (log tr Σ)˙ contain the float rate
-    num = verdicts[i].numerical
+    num = (thin_verdict if i == "thin" else verdicts[i]).numerical
     assert num["growth_lower"] < lam < num["growth_upper"]
 
 

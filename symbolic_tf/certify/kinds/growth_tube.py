@@ -18,21 +18,28 @@ c̃ = u·φ: the region below is a *cone* {‖X − P − uY*‖_W ≤ √rho·u
 of the non-hyperbolic point (P, 0), on which |c̃| ≤ K·u — the bound that a ball
 {E(X) ≤ rho} around P cannot give (c̃ is linear in X − P there).
 
-The certificate stores rationals Y_star (2×2 symmetric, trace zero), W (2×2), rho, mu, R (2 radii),
-v_max, branch (0/1: which isotropic point), prec and the tube (steps, order, tube_prec, method).
-Verified (balls at ``prec`` bits unless "exact"; H = the box Y_star ± R, 𝐯 = [0, v_max]):
+The certificate stores rationals Y_star (2×2 symmetric, trace zero), optionally Y_one (2×2
+symmetric, trace zero; absent = 0), W (2×2), rho, mu, R (2 radii), v_max, branch (0/1: which
+isotropic point), prec and the tube (steps, order, tube_prec, method).  The ellipsoid's centre
+moves with v: c(v) = Y_star + v·Y_one (Y_one ≈ −𝓜⁻¹R(Y*), the first-order term of the centre
+manifold, makes the centre's residual O(v²) and admits a much larger v_max).  With
+Ĝ(Y, v) = G(Y, v) + v²·φ(Y, v)·Y_one, verified (balls at ``prec`` bits unless "exact"; H = the box
+Y_star + [0, v_max]·Y_one ± R, 𝐯 = [0, v_max]):
 
 1. the tube from the embedded exact Σ₀ ⪰ 0 along the stored exact times: Σ(t_N) ∈ S_N;
-2. (exact) W ≻ 0, rho, mu, v_max > 0, R_k > 0, rho·(W⁻¹)_kk ≤ R_k², tr Y_star = 0;
-3. over H × 𝐯 the ball Jacobian 𝐉 = D_Y G satisfies −(JᵀW + WJ) − 2·mu·W ≻ 0;
-4. r = G(Y_star, 𝐯) (a ball over all v ∈ 𝐯) has upper(rᵀWr) < mu²·rho;
+2. (exact) W ≻ 0, rho, mu, v_max > 0, R_k > 0, rho·(W⁻¹)_kk ≤ R_k², tr Y_star = tr Y_one = 0;
+3. over H × 𝐯 the ball Jacobian 𝐉 = D_Y Ĝ (= D_Y G + v²·Y_one·∇_Yφᵀ) satisfies
+   −(JᵀW + WJ) − 2·mu·W ≻ 0;
+4. r(v) = Ĝ(c(v), v), a polynomial of degree ≤ 5 in v whose coefficients are computed first and
+   then evaluated on 𝐯 (a ball over all v ∈ 𝐯), has upper(rᵀWr) < mu²·rho;
 5. φ over H × 𝐯 has lower bound λ_lo > 0 and a finite upper bound K;
-6. s₁ = tr S_N > 0, s₁·v_max > 1, and Y₁ = S_N − s₁P has (y₁ − y*)ᵀW(y₁ − y*) < rho.
+6. s₁ = tr S_N > 0, s₁·v_max > 1, and Y₁ = S_N − s₁P has e₁ᵀWe₁ < rho, e₁ = y₁ − c(1/s₁).
 
-**Why.**  Let N = {(s, Y): s ≥ 1/v_max, (y − y*)ᵀW(y − y*) ≤ rho} (𝓔 the ellipsoid, 𝓔 ⊆ H by 2).
-For y ∈ ∂𝓔 and v ∈ 𝐯, G(Y, v) = G(Y*, v) + J̄(y − y*) with J̄ the mean of D_Y G on the segment
-(in 𝐉, convex), so (y − y*)ᵀW G ≤ √rho·√(rᵀWr) − mu·rho < 0 (3, 4): with s > 0, Y cannot leave
-𝓔; and on s = 1/v_max, s' = sφ > 0 (5).  So N is forward invariant and the solution from
+**Why.**  Let N = {(s, Y): s ≥ 1/v_max, e = y − c(v) has eᵀWe ≤ rho} (𝓔_v the ellipsoid around
+c(v), 𝓔_v ⊆ H by 2).  Along the flow v̇ = −v·φ, so ė = Ẏ − v̇·Y_one = s·G + vφ·Y_one = s·Ĝ(Y, v).
+For y on the boundary of 𝓔_v, Ĝ(Y, v) = r(v) + J̄e with J̄ the mean of D_Y Ĝ on the segment from
+c(v) to y (in 𝐉, convex), so eᵀWĜ ≤ √rho·√(rᵀWr) − mu·rho < 0 (3, 4): with s > 0, e cannot leave
+the ellipsoid; and on s = 1/v_max, s' = sφ > 0 (5).  So N is forward invariant and the solution from
 (s₁, Y₁) ∈ N (6) stays in N on its whole maximal interval [t_N, T*); there λ_lo ≤ (log s)' ≤ K,
 so s(t) ≤ s₁e^{K(t − t_N)} and ‖Σ(t)‖_F ≤ s(t) + ‖Y(t)‖_F (‖P‖_F = 1) is bounded on bounded
 intervals: T* = ∞ (the blow-up alternative).  With the tube on [0, t_N], Σ(t) exists for all
@@ -48,7 +55,7 @@ from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
 from .cluster import isotropic_points
-from .krawczyk_box import rat
+from .krawczyk_box import rat, square
 from .ray import ProjectiveField, check_contraction, ellipsoid_data
 from .replay import int_in, replay_stored, tube_problem
 
@@ -146,8 +153,32 @@ def growth_jacobian(pf, P, Y, v):
     return flint.arb_mat([[cols[c][r] for c in range(2)] for r in range(2)])
 
 
+def _centre_residual(pf, P, Ys, Y1, vb):
+    """A ball of r(v) = G(c(v), v) + v²·φ(c(v), v)·Y₁ for v ∈ ``vb``, c(v) = Y* + v·Y₁, computed from
+    r's exact expansion in powers of v (its coefficients first, then Σ_k r_k·vᵏ: evaluating G at the
+    ball c(vb) instead would lose the cancellation in the coefficient of v)."""
+    c = [flint.arb_mat(Ys), flint.arb_mat(Y1)]
+    dq = [pf.dQ(P, x) for x in c]
+    Lc = [pf.L(x) for x in c]
+    LP = pf.L(P)
+    Qc = [pf.Q(c[0]), pf.dQ(c[0], c[1]), pf.Q(c[1])]    # Q(c(v)) = Q(Y*) + v·DQ(Y*)[Y₁] + v²·Q(Y₁)
+    g = [_proj(dq[0], P) + _proj(LP, P), _proj(dq[1], P) + _proj(Qc[0], P) + _proj(Lc[0], P),
+         _proj(Qc[1], P) + _proj(Lc[1], P), _proj(Qc[2], P)]
+    f = [_tr(dq[0]) + _tr(LP), _tr(dq[1]) + _tr(Qc[0]) + _tr(Lc[0]), _tr(Qc[1]) + _tr(Lc[1]), _tr(Qc[2])]
+    coeffs = [_coords(x) for x in g] + [[flint.arb(0), flint.arb(0)] for _ in range(2)]
+    for k, fk in enumerate(f):
+        for i, (a, b) in enumerate(_UP):
+            coeffs[k + 2][i] = coeffs[k + 2][i] + fk * c[1][a, b]
+    out = [flint.arb(0), flint.arb(0)]
+    power = flint.arb(1)
+    for ck in coeffs:
+        out = [out[i] + ck[i] * power for i in range(2)]
+        power = power * vb
+    return out
+
+
 def check_growth_region(pairs, F, data, prec, fail):
-    """Checks 2–5: the forward-invariant region N.  Returns (P, y*, W, rho, v_max, λ_lo, K) (balls/exact).
+    """Checks 2–5: the forward-invariant region N.  Returns (P, y*, Y₁, W, rho, v_max, λ_lo, K) (balls/exact).
 
     Parameters
     ----------
@@ -156,7 +187,7 @@ def check_growth_region(pairs, F, data, prec, fail):
     F : flint.fmpq_mat
         The exact drift.
     data : dict
-        The certificate's data (Y_star, W, rho, mu, R, v_max, branch).
+        The certificate's data (Y_star, optional Y_one, W, rho, mu, R, v_max, branch).
     prec : int
         The arb working precision in bits.
     fail : callable
@@ -165,13 +196,18 @@ def check_growth_region(pairs, F, data, prec, fail):
     Returns
     -------
     tuple
-        (P ball, Y_star exact, W exact, rho exact, v_max exact, λ_lo ball, K ball).
+        (P ball, Y_star exact, Y_one exact, W exact, rho exact, v_max exact, λ_lo ball, K ball).
     """
     if len(pairs) != 1:
         fail("covers single-head softmax only")
     Ys, W, _Winv, rho, mu, R = ellipsoid_data(data, "Y_star", 2, 2, fail)
     if Ys[0, 0] + Ys[1, 1] != 0:
         fail("Y_star must have trace zero")
+    Y1 = flint.fmpq_mat(2, 2)
+    if "Y_one" in data:
+        Y1 = square(data["Y_one"], 2, "Y_one", fail)
+        if Y1 != Y1.transpose() or Y1[0, 0] + Y1[1, 1] != 0:
+            fail("Y_one must be symmetric with trace zero")
     v_max = rat(data["v_max"])
     if not v_max > 0:
         fail("v_max must be positive")
@@ -182,14 +218,21 @@ def check_growth_region(pairs, F, data, prec, fail):
             fail("A + Aᵀ is not indefinite: no isotropic rank-one point")
         P = pts[branch]
         pf = ProjectiveField(pairs, F, flint.arb_mat)
-        H = trace_zero(flint.arb(Ys[0, 0]) + flint.arb(0, flint.arb(R[0]).upper()),
-                       flint.arb(Ys[0, 1]) + flint.arb(0, flint.arb(R[1]).upper()))
         half = flint.arb(v_max / 2)
         vb = half + flint.arb(0, half.upper())   # ⊇ [0, v_max]
+        # H ⊇ every ellipsoid around c(v) = Y* + v·Y₁, v ∈ [0, v_max]
+        H = trace_zero(flint.arb(Ys[0, 0]) + vb * flint.arb(Y1[0, 0]) + flint.arb(0, flint.arb(R[0]).upper()),
+                       flint.arb(Ys[0, 1]) + vb * flint.arb(Y1[0, 1]) + flint.arb(0, flint.arb(R[1]).upper()))
         Wb = flint.arb_mat(W)
-        check_contraction(growth_jacobian(pf, P, H, vb), Wb, mu, fail)
-        r, _ = growth_fields(pf, P, trace_zero(flint.arb(Ys[0, 0]), flint.arb(Ys[0, 1])), vb)
-        rv = flint.arb_mat(2, 1, r)
+        J = growth_jacobian(pf, P, H, vb)
+        if "Y_one" in data:   # D_Y of v²·φ(Y, v)·Y₁: the rank-one term v²·Y₁·∇φᵀ
+            y1 = [flint.arb(Y1[i, j]) for i, j in _UP]
+            for col, E in enumerate((trace_zero(flint.arb(1), flint.arb(0)), trace_zero(flint.arb(0), flint.arb(1)))):
+                dphi = _tr(pf.dQ(P, E)) + vb * (_tr(pf.dQ(H, E)) + _tr(pf.L(E)))
+                for row in range(2):
+                    J[row, col] = J[row, col] + vb * vb * y1[row] * dphi
+        check_contraction(J, Wb, mu, fail)
+        rv = flint.arb_mat(2, 1, _centre_residual(pf, P, Ys, Y1, vb))
         if not ((rv.transpose() * Wb * rv)[0, 0] < flint.arb(mu * mu * rho)):
             fail("the centre's residual is too large for the contraction rate (rᵀWr ≥ mu²·rho for some v)")
         _, phi = growth_fields(pf, P, H, vb)
@@ -197,18 +240,18 @@ def check_growth_region(pairs, F, data, prec, fail):
             fail("the growth rate φ = (log tr Σ)˙ is not positive over the region")
         if not phi.is_finite():
             fail("the growth rate is not bounded over the region")
-        return P, Ys, W, rho, v_max, flint.arb(phi.lower()), flint.arb(phi.upper())
+        return P, Ys, Y1, W, rho, v_max, flint.arb(phi.lower()), flint.arb(phi.upper())
 
 
-def check_growth_end(P, Ys, W, rho, v_max, S_end, prec, fail):
+def check_growth_end(P, Ys, Y1, W, rho, v_max, S_end, prec, fail):
     """Check 6: the tube's end (s₁, Y₁) lies in N.
 
     Parameters
     ----------
     P : flint.arb_mat
         The isotropic point (ball).
-    Ys, W : flint.fmpq_mat
-        The ellipsoid's centre and matrix.
+    Ys, Y1, W : flint.fmpq_mat
+        The ellipsoid's centre c(v) = Ys + v·Y1 and matrix.
     rho, v_max : flint.fmpq
         The level and the bound of v = 1/tr Σ.
     S_end : flint.arb_mat
@@ -222,13 +265,14 @@ def check_growth_end(P, Ys, W, rho, v_max, S_end, prec, fail):
         s1 = _tr(S_end)
         if not (s1 > 0 and s1 * flint.arb(v_max) > 1):
             fail("tr Σ(t_N) is not above 1/v_max on the tube's end box")
-        Y1 = S_end - P * s1
-        z = flint.arb_mat(2, 1, [Y1[i, j] - Ys[i, j] for i, j in _UP])
+        v1 = 1 / s1
+        Yend = S_end - P * s1
+        z = flint.arb_mat(2, 1, [Yend[i, j] - Ys[i, j] - v1 * Y1[i, j] for i, j in _UP])
         if not ((z.transpose() * flint.arb_mat(W) * z)[0, 0] < flint.arb(rho)):
             fail("the tube's end is not inside the certified ellipsoid")
 
 
-_SCHEMA = {"Y_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "v_max": "rat",
+_SCHEMA = {"Y_star": "rat[][]", "Y_one?": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "v_max": "rat",
            "branch": "int", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
            "method": ("enum", "qr", "direct")}
 
@@ -260,7 +304,7 @@ def check_tube_growth(cert, problem):
         _bad("covers d = 2 with a drift F ≠ 0 only")
     data = cert.data
     prec = int_in(data["prec"], "prec", 64, 4096, _bad)
-    P, Ys, W, rho, v_max, _lo, _K = check_growth_region(pairs, F, data, prec, _bad)
+    P, Ys, Y1, W, rho, v_max, _lo, _K = check_growth_region(pairs, F, data, prec, _bad)
     S_end, _ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
-    check_growth_end(P, Ys, W, rho, v_max, S_end, prec, _bad)
+    check_growth_end(P, Ys, Y1, W, rho, v_max, S_end, prec, _bad)
     return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.THIS, {})

@@ -81,6 +81,27 @@ def find_growth(problem, *, order: int = 20, prec: int = 128, seconds: float = 8
                    _CLAIM0, "tube-growth search")
 
 
+def _trace_zero_str(y):
+    """The exact trace-zero [[y₀, y₁], [y₁, −y₀]] of dyadic roundings, as strings."""
+    out = dyadic_matrix_str(np.array([[y[0], y[1]], [y[1], -y[0]]]))
+    out[1][1] = frac_str(-Fraction(out[0][0]))
+    return out
+
+
+def _first_order(V, A, F, P, M, y):
+    """Y₁ = −𝓜⁻¹R(Y*) (coordinates (Y₀₀, Y₀₁)), R(Y) = Q(Y) + L(Y) minus their traces along P: the
+    first-order term of the centre manifold Y*(v) = Y* + v·Y₁ + O(v²); None when not finite."""
+    Y = np.array([[y[0], y[1]], [y[1], -y[0]]])
+    H = V @ Y @ A @ Y + F @ Y
+    R = H + H.T
+    R = R - np.trace(R) * P
+    try:
+        y1 = -np.linalg.solve(M, np.array([R[0, 0], R[0, 1]]))
+    except np.linalg.LinAlgError:
+        return None
+    return y1 if np.all(np.isfinite(y1)) else None
+
+
 def _float_check(V, A, F, S0, P, y, horizon):
     from scipy.integrate import solve_ivp
 
@@ -146,24 +167,30 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     guess = lyapunov_guess(M)
     if guess is None:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
-    ys_str = dyadic_matrix_str(np.array([[y[0], y[1]], [y[1], -y[0]]]))
-    ys_str[1][1] = frac_str(-Fraction(ys_str[0][0]))
+    ys_str = _trace_zero_str(y)
+    # the first-order centre c(v) = Y* + v·Y₁, Y₁ = −𝓜⁻¹R(Y*): its residual is O(v²), so a larger v_max
+    y1 = _first_order(V, A, F, iso[k], M, y)
+    centres = [{"Y_one": _trace_zero_str(y1)}] if y1 is not None else []
+    centres.append({})
     scale = 1.0 + float(y @ y)
     region = None
-    for rf in (0.05, 0.01, 0.002, 0.0004):
-        rho = dyadic(rf * scale, 20)
-        for e in range(1, 14):
-            data = dict(ellipsoid_fields("Y_star", ys_str, guess, rho), v_max=frac_str(Fraction(1, 2 ** e)), branch=k)
-            try:
-                reg = check_growth_region(heads, Fq, data, prec, _fail)
-            except CertificationFailed:
-                continue
-            if region is None or Fraction(data["v_max"]) > Fraction(region[0]["v_max"]):
-                region = (data, reg)
-            break
+    for extra in centres:
+        for rf in (0.05, 0.01, 0.002, 0.0004, 8e-5, 1.6e-5, 3.2e-6):
+            rho = dyadic(rf * scale, 20)
+            for e in range(1, 24):
+                data = dict(ellipsoid_fields("Y_star", ys_str, guess, rho), v_max=frac_str(Fraction(1, 2 ** e)),
+                            branch=k, **extra)
+                try:
+                    reg = check_growth_region(heads, Fq, data, prec, _fail)
+                except CertificationFailed:
+                    continue
+                if region is None or Fraction(data["v_max"]) > Fraction(region[0]["v_max"]):
+                    region = (data, reg)
+                break
     if region is None:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no verified invariant cone around the centre manifold")
-    data, (P, Ys, W, rho_q, v_max, lam_lo, K) = region
+    data, (P, Ys, Y1q, W, rho_q, v_max, lam_lo, K) = region
+    numerical["first_order_centre"] = "Y_one" in data
     numerical.update(v_max=float(Fraction(data["v_max"])), rho=float(Fraction(data["rho"])),
                      growth_lower=float(lam_lo.mid()), growth_upper=float(K.mid()))
     found = {}
@@ -173,7 +200,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         if not throttle.due(t):
             return False
         try:
-            check_growth_end(P, Ys, W, rho_q, v_max, S, prec, _fail)
+            check_growth_end(P, Ys, Y1q, W, rho_q, v_max, S, prec, _fail)
         except CertificationFailed:
             return False
         found["t"] = t
