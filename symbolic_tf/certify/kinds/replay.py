@@ -232,12 +232,36 @@ class Field:
 
     @staticmethod
     def vec(X):
-        """The coordinates of the replay's parallelepiped: svec-upper of the symmetric X (m×1)."""
+        """The coordinates of the replay's parallelepiped: svec-upper of the symmetric X.
+
+        Parameters
+        ----------
+        X : flint.arb_mat
+            A symmetric d×d ball matrix.
+
+        Returns
+        -------
+        flint.arb_mat
+            The m×1 column, m = d(d+1)/2.
+        """
         return _to_svec(X)
 
     @staticmethod
     def unvec(v, like):
-        """The symmetric matrix (the shape of ``like``) with svec-upper coordinates v."""
+        """The symmetric matrix with svec-upper coordinates v (the inverse of :meth:`vec`).
+
+        Parameters
+        ----------
+        v : flint.arb_mat
+            An m×1 column.
+        like : flint.arb_mat
+            A matrix of the result's size.
+
+        Returns
+        -------
+        flint.arb_mat
+            The symmetric matrix.
+        """
         return _from_svec(v, like.nrows())
 
     def __call__(self, X):
