@@ -248,7 +248,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
     # after a missed tube: pieces of the last boxes first (cheap when it works), then the projective
     # continuation (slower, but it reaches rays whose basin the covariance tube cannot enter)
     if not best and tube is not None:
-        _piecewise_retry(tube, end_check, best, time.perf_counter() + _PIECE_SECONDS, d, numerical)
+        _piecewise_retry(tube, end_check, best, t0 + seconds + _PIECE_SECONDS, d, numerical)
     if not best and tube is not None:
         _projective_retry(heads, F, tube, end_check, best, time.perf_counter() + projective_seconds, prec,
                           numerical)
