@@ -312,7 +312,7 @@ def _piecewise_retry(tube, end_check, best, deadline, d, numerical):
 
 _PROJ_ORDER = 16           # its Taylor order
 _PROJ_SWITCH = 1e-12       # switch at the last covariance box of relative width ≤ this
-_PROJ_TOL = 1e-24          # the largest Lagrange remainder radius of a projective step
+_PROJ_TOL = 1e-20          # the largest Lagrange remainder radius of a projective step
 _PROJ_WIDE = 1e-4          # stop when the projective enclosure is wider than this
 
 
@@ -321,7 +321,7 @@ def _projective_retry(heads, F, tube, end_check, best, deadline, prec, numerical
     (:mod:`symbolic_tf.certify.kinds.projective`, the checker's own step).  The covariance tube's box
     grows relatively like δ/(T* − t) (δ its uncertainty about T*), so it cannot get close to a slowly
     attracting ray; in (X, u, s) the state stays of order one.  Switch at the last covariance box whose
-    relative width is at most 10⁻¹², step adaptively (remainder radius ≤ 10⁻²⁴), and test the end state
+    relative width is at most 10⁻¹², step adaptively (remainder radius ≤ 10⁻²⁰), and test the end state
     each time u halves; the first success fills ``best`` (with the covariance switch time ``t`` and the
     projective times ``proj``)."""
     from ...spec.errors import CertificationFailed
