@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import flint
 
-from .replay import replay_step, start_state, svec_basis, svec_pairs
+from .replay import Field, replay_step, start_state, svec_pairs
 
 __all__ = ["ProjectiveSeries", "projective_start", "replay_projective", "projective_end"]
 
@@ -67,7 +67,7 @@ class ProjectiveSeries:
         self.F = None if none else flint.arb_mat(F)
         self.d = self.exact_pairs[0][0].nrows()
         self.up = svec_pairs(self.d)
-        self._ops = {}
+        self.cov = Field(pairs, F)   # the covariance field's exact operators
 
     # ------------------------------------------------------------------ coordinates
     def vec(self, Z):
@@ -224,34 +224,10 @@ class ProjectiveSeries:
         return out
 
     def _operators(self):
-        """Exact linear maps as arb matrices at the working precision: ``lin`` (m²×m) with
-        rows-of-Op(Y) = lin·svec(Y), Op(Y) the svec matrix of E ↦ DQ(Y)[E]; ``Lop`` the svec matrix
-        of E ↦ L(E) (None without drift); ``ell`` the 1×m row of the trace."""
-        key = flint.ctx.prec
-        if key not in self._ops:
-            dirs = svec_basis(self.d, flint.fmpq_mat)
-            up = self.up
-            m = len(dirs)
-            lin = flint.fmpq_mat(m * m, m)
-            for f, Ef in enumerate(dirs):
-                for c, Ec in enumerate(dirs):
-                    acc = None
-                    for C, A in self.exact_pairs:
-                        acc = _acc(acc, C * Ec * A * Ef + C * Ef * A * Ec)
-                    sym = acc + acc.transpose()
-                    for r, (i, j) in enumerate(up):
-                        lin[r * m + c, f] = sym[i, j]
-            Lop = None
-            if self.exact_F is not None:
-                Lop = flint.fmpq_mat(m, m)
-                for c, Ec in enumerate(dirs):
-                    sym = self.exact_F * Ec + Ec * self.exact_F.transpose()
-                    for r, (i, j) in enumerate(up):
-                        Lop[r, c] = sym[i, j]
-                Lop = flint.arb_mat(Lop)
-            ell = flint.arb_mat(1, m, [int(i == j) for i, j in up])
-            self._ops[key] = (flint.arb_mat(lin), Lop, ell)
-        return self._ops[key]
+        """(lin, Lop, ell): the covariance field's exact operators (:meth:`.replay.Field.operators`:
+        Op(Y) = E ↦ DQ(Y)[E] and E ↦ L(E) in svec coordinates) and the 1×m row of the trace."""
+        lin, Lop = self.cov.operators(self.d)
+        return lin, Lop, flint.arb_mat(1, len(self.up), [int(i == j) for i, j in self.up])
 
     def jacobian(self, sig, h):
         """The (m+2)×(m+2) ball Jacobian Σ_n D_n hⁿ of the order-k Taylor map over the box sig[0]

@@ -298,10 +298,21 @@ class Field:
             out.append((acc + acc.transpose()) / (n + 1))
         return out
 
-    def _operators(self, d):
-        """Exact linear maps of the variational recurrence as arb matrices at the working precision:
-        ``lin`` (m²×m) with rows-of-Op(Y) = lin·svec(Y), where Op(Y) is the matrix of
-        E ↦ Σ_h (C_h E A_h Y + C_h Y A_h E) + transpose, and ``drift`` the matrix of E ↦ FE + EFᵀ."""
+    def operators(self, d):
+        """Exact linear maps of the variational recurrence as arb matrices at the working precision.
+
+        Parameters
+        ----------
+        d : int
+            The dimension (cached per (d, working precision)).
+
+        Returns
+        -------
+        tuple of (flint.arb_mat, flint.arb_mat or None)
+            ``lin`` (m²×m) with rows-of-Op(Y) = lin·svec(Y), where Op(Y) is the svec matrix of
+            E ↦ Σ_h (C_h E A_h Y + C_h Y A_h E) + transpose (= DQ(Y)[E]), and ``drift`` the svec matrix
+            of E ↦ FE + EFᵀ (None without drift).
+        """
         key = (d, flint.ctx.prec)
         if key not in self._ops:
             dirs = svec_basis(d, flint.fmpq_mat)
@@ -344,7 +355,7 @@ class Field:
             The m×m ball Jacobian [DT_k] in svec coordinates, m = d(d+1)/2.
         """
         d = sig[0].nrows()
-        lin, drift = self._operators(d)
+        lin, drift = self.operators(d)
         m = lin.ncols()
         k = len(sig) - 1
         op = [flint.arb_mat(m, m, (lin * _to_svec(s)).entries()) for s in sig[:k]]
