@@ -358,7 +358,7 @@ def check_ray_state(pairs, F, X1, u1, t1, data, prec, fail):
     F : flint.fmpq_mat or None
         The exact drift, or None.
     X1 : flint.arb_mat
-        The box of X = Σ/tr Σ… (any X with Σ = X/u).
+        The box of X, where Σ = X/u (X = Σ/tr Σ for a covariance box).
     u1 : flint.arb
         The ball of u (its true value is positive).
     t1 : flint.arb
