@@ -77,6 +77,13 @@ def _softmax(A, V, cov=None, F=None, b=None, variant="softmax", **kw):
 I2 = [[1, 0], [0, 1]]
 NEG_I2 = [[-1, 0], [0, -1]]
 S0 = [[1, "1/4"], ["1/4", "1/2"]]
+# seed 1 #7 of the general-V benchmark set, started at (a dyadic rounding of) its own Σ(9): the tube is
+# empty and the slow–fast funnel certificate is cheap to re-check
+NEUTRAL_AV = ([["-1", "1", "4/3"], ["0", "2", "-1/3"], ["-7/4", "0", "1"]],
+              [["-5/3", "-1/2", "1"], ["-1", "-2/3", "5/3"], ["-1", "3/4", "-2"]])
+NEUTRAL_S0 = [["16485885/1048576", "-377437/262144", "20558389/1048576"],
+              ["-377437/262144", "49983/262144", "-950925/524288"],
+              ["20558389/1048576", "-950925/524288", "25642869/1048576"]]
 SINGULAR_AV = ([["-2", "2/3"], ["3/2", 1]], [["1/4", 2], ["-1/2", "1/2"]])
 SINGULAR_F = [[0, "-5/3"], ["-2/3", "-3/2"]]
 CLUSTER_A, CLUSTER_V = [["1/2", -1], ["1/2", "-1/3"]], [[0, "-2/3"], ["3/2", "-1/2"]]   # settles on a rank-one line
@@ -288,6 +295,12 @@ def _build_certs() -> dict:
         ver = find_cluster(_softmax(CLUSTER_A, CLUSTER_V, S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-cluster"] = ver.evidence["certificate"]
+    if "tube-cluster-neutral" in kinds():  # d = 3: a rank-one limit with a neutral (1/t) direction
+        from symbolic_tf.certify.validated.neutral_tube import find_neutral_cluster
+
+        ver = find_neutral_cluster(_softmax(*NEUTRAL_AV, NEUTRAL_S0))
+        assert ver.status == "PROVED", ver.reason
+        out["tube-cluster-neutral"] = ver.evidence["certificate"]
     if "tube-growth" in kinds():  # drift + general V: Σ/tr Σ settles on an isotropic direction, tr Σ grows
         from symbolic_tf.certify.validated.growth_tube import find_growth
 
@@ -352,7 +365,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-collapse", "tube-singular-equilibrium",
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-collapse", "tube-singular-equilibrium",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
               "schedule-phases",

@@ -1,0 +1,354 @@
+"""Checker of ``tube-cluster-neutral``: *this* Σ₀ clusters — the solution is global and Σ(t)
+converges to a rank-one limit — for single-head softmax in d = 3 without drift and a general V,
+where the limit is not hyperbolic (issue 15 item 2, "convergence of this Σ₀ … to a low-rank limit,
+with the rank proved").  Mathematics: docs/mathematics.md §8 ("neutral clustering").
+
+**The degeneracy.**  In d = 3 the rank-one equilibria s·wwᵀ (wᵀAw = 0) form a two-parameter
+family, and at each of them one more transversal direction is neutral: the middle eigenvalue of
+Σ(t) decays only like 1/t, and while it does the limit direction keeps drifting along the
+isotropic cone, by an amount of order log t, until it settles where a scalar φ vanishes.  No
+quadratic Lyapunov function of Σ sees this; the certificate works in the chart of
+:mod:`~symbolic_tf.certify.kinds.neutral_chart` (after the exact rational change of basis
+Σ ↦ TΣTᵀ, V ↦ TVT⁻¹, A ↦ T⁻ᵀAT⁻¹ stored as ``frame``).
+
+**Data.**  ``frame`` T (3×3), the tube (steps, order, tube_prec, method, prec), r̃ (``r_tilde``),
+a direction t (``t_dir``; m = Jt, ℓ = t/|t|², r = r̃ + θt + s·m), the region θ ∈ Θ
+(``theta_box``), |s − s_c(θ)| ≤ w_s (``s_width``; s_c(θ) the isotropic cone a = 0), 0 < ζ̄ ≤ ``zeta_max``, a bracket [θ_a, θ_b] (``theta_star``) of the slow rest
+point, the fast Lyapunov data W (3×3), ``mu``, ``k``, and the number of θ-pieces.
+
+**Checks** (ball arithmetic; every region quantity over each θ-piece × S × [0, ζ̄_max] × the box
+of the ellipsoid 𝓔 = {êᵀWê ≤ k²}; derivatives by dual numbers over balls):
+
+1. the tube from the exact Σ₀ replays; at its end (chart of TΣ(t_N)Tᵀ): 0 < ζ̄₁ ≤ ζ̄_max and
+   ê₁ = (y₁ − y_c(r₁))/ζ̄₁ ∈ 𝓔 strictly;
+2. W ≻ 0, mu, k > 0 (exact); per piece ∂_s a = ∇a·m is sign-definite (|∂_s a| ≥ δ_a > 0);
+3. fast funnel: per piece −(M₀ᵀW + WM₀) − 2μW ≻ 0 for the ball Jacobian M₀ of the fast field at
+   ζ̄ = 0, and (μ − ζ̄_max·|g|)·k > |B|_W with B = ∂_ζ̄G − Dy_c[ρ] (mean value form in ζ̄);
+4. γ := −sup g > 0 (so ζ̄_T ≤ −γζ̄);
+5. slow contraction: f(θ) = φ(r_c(θ)) changes sign on [θ_a, θ_b] ⊂ Θ, and
+   c := inf(−f′(Θ)·ℓᵀβ) > 0 per piece (f′ over the whole Θ, β over the piece);
+6. the reach: with E = |∇φ·m|·ᾱ_max/δ_a·|ℓᵀβ| + |ℓᵀ∂_ζ̄ρ|, u₁ = max|θ₁ − θ_{a,b}| and
+   ε = Eζ̄₁/c, [min(θ₁, θ_a) − ε, max(θ₁, θ_b) + ε] ⊂ Θ and ζ̄₁ᾱ_max/δ_a < w_s;
+7. the bound D = |s̃|(|f′|·I_u + |∇φ·m|ᾱ_max I_ζ/δ_a) + |∂_ζ̄λ|·I_ζ (I_u = u₁/c + Eζ̄₁/(cγ),
+   I_ζ = ζ̄₁/γ) on |log σ(∞) − log σ₁| is finite.
+
+**Why.**  While the state is in the region: 3 makes 𝓔 forward invariant for ê (dê/dt̄ =
+M₀ê + B − ζ̄gê), so ᾱ = ᾱ_c + ζ̄ê_α is bounded by ᾱ_max and a = ζ̄ᾱ; 4 gives ζ̄ ≤ ζ̄₁e^{−γT};
+with θ* the zero of f (5) and u = θ − θ*, θ_T = φ(r)ℓᵀβ + ζ̄ℓᵀ∂_ζ̄ρ and φ(r) = f′(ξ)u + O(|a|)
+give d|u|/dT ≤ −c|u| + Eζ̄, so u stays between min(u(0), 0) − ε and max(u(0), 0) + ε (on the far
+side of 0 the field points back once |u| > ε) and ∫|u| dT ≤ I_u; 6 keeps θ and s strictly
+inside, and the state never leaves the region (first-exit argument).  Hence ζ̄ → 0, a → 0,
+θ → θ*, r → r* (the cone point at θ*), and (log σ)_T = φs̃ + ζ̄∂_ζ̄λ is integrable (7):
+σ → σ∞ ∈ σ₁[e^{−D}, e^{D}].  T = ∫ζ dt → ∞ with t (ζ̇ ≥ −Cζ²), so the solution is global and
+Σ(t) = T⁻¹L(r)diag(σ, ζZ)L(r)ᵀT⁻ᵀ → σ∞T⁻¹w*w*ᵀT⁻ᵀ, w* = (1, r*): rank exactly one.  Claim
+CLUSTERING (rank 1) for THIS Σ₀.
+"""
+from __future__ import annotations
+
+import flint
+
+from ...exact.definiteness import is_pd
+from ...exact.dual import Dual, slope, value
+from ...exact.precision import working_precision
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from .krawczyk_box import rat, square
+from .neutral_chart import Chart, chart_of, cone_point, fast_centre, fast_field, slow_parts
+from .ray import check_contraction
+from .replay import int_in, replay_stored, tube_problem
+
+KIND = "tube-cluster-neutral"
+MAX_PIECES = 4096
+_MAX_ORDER = 60
+_MAX_STEPS = 50_000
+
+
+def _bad(msg):
+    raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+def _interval(lo, hi):
+    """A ball containing the exact interval [lo, hi] (fmpq ends)."""
+    return flint.arb((lo + hi) / 2) + flint.arb(0, flint.arb((hi - lo) / 2).upper())
+
+
+def _mag(x):
+    """An exact arb upper bound of |x| (a ball); an infinite one when x is not finite, so that no
+    NaN ever passes as a bound (a NaN would lose every comparison, including the max)."""
+    if not x.is_finite():
+        return flint.arb("inf")
+    return flint.arb(abs(x).upper())
+
+
+def _max(a, b):
+    """max of two exact arb bounds (either may be +inf)."""
+    if not a.is_finite() or not b.is_finite():
+        return flint.arb("inf")
+    return b if b > a else a
+
+
+def _pair(data, key, fail):
+    v = [rat(x) for x in data[key]]
+    if len(v) != 2:
+        fail(f"{key} must have two entries")
+    return v
+
+
+def parse_region(data, fail):
+    """The exact region data: (T, T⁻¹, r̃, t, m, ℓ, Θ, w_s, [θ_a, θ_b], ζ̄_max, W, W⁻¹, μ, k, pieces)."""
+    T = square(data["frame"], 3, "frame", fail)
+    if T.det() == 0:
+        fail("frame is singular")
+    rt, t = _pair(data, "r_tilde", fail), _pair(data, "t_dir", fail)
+    if t[0] == 0 and t[1] == 0:
+        fail("t_dir is zero")
+    m = [-t[1], t[0]]
+    nt = t[0] * t[0] + t[1] * t[1]
+    ell = [t[0] / nt, t[1] / nt]
+    th, ts = _pair(data, "theta_box", fail), _pair(data, "theta_star", fail)
+    sw = rat(data["s_width"])
+    if not (th[0] < ts[0] < ts[1] < th[1]) or not sw > 0:
+        fail("need θ_lo < θ_a < θ_b < θ_hi and s_width > 0")
+    zmax, mu, k = rat(data["zeta_max"]), rat(data["mu"]), rat(data["k"])
+    if not (zmax > 0 and mu > 0 and k > 0):
+        fail("zeta_max, mu and k must be positive")
+    W = square(data["W"], 3, "W", fail)
+    if W != W.transpose() or not is_pd(W):
+        fail("W is not symmetric positive definite")
+    pieces = int_in(data["pieces"], "pieces", 1, MAX_PIECES, fail)
+    return T, T.inv(), rt, t, m, ell, th, sw, ts, zmax, W, W.inv(), mu, k, pieces
+
+
+def _arbify(M):
+    return [[flint.arb(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())]
+
+
+def _r_of(rt, t, m, theta, s):
+    return [rt[0] + theta * t[0] + s * m[0], rt[1] + theta * t[1] + s * m[1]]
+
+
+def _cone(At, rt, t, m, theta, fail):
+    """(s_c(θ), r_c(θ)) over arb or Dual; fails unless the linear coefficient's sign is decided."""
+    try:
+        return cone_point(At, rt, t, m, theta)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def _f(Vt, At, rt, t, m, theta, fail):
+    """f(θ) = φ(r_c(θ)) (over arb or Dual)."""
+    _s, r = _cone(At, rt, t, m, theta, fail)
+    return Chart(Vt, At, r).phi
+
+
+_KEYS = ("g", "alpha_c", "lT", "lb", "st", "dphi", "dlam", "fprime", "da")
+
+
+def _piece_values(Vb, Ab, rt, t, m, ell, theta, sig_s, zbox, ebox, fail):
+    """The region quantities at θ, s = s_c(θ) + σ_s (θ, σ_s arb or tag-1 duals; ζ̄ ∈ zbox and ê ∈ ebox
+    as balls); inner derivatives use tag-2 duals.  Returns a flat dict of scalars (M0 and B as
+    lists): g, the fast Jacobian M₀ at ζ̄ = 0, B = ∂_ζ̄G − Dy_c[ρ], ᾱ_c, ℓᵀ∂_ζ̄ρ, ℓᵀβ, s̃, ∇φ·m,
+    ∂_ζ̄λ, f′(θ) and ∂_s a."""
+    one = flint.arb(1)
+    sc, _rc = _cone(Ab, rt, t, m, theta, fail)
+    r = _r_of(rt, t, m, theta, sc + sig_s)
+    ch = Chart(Vb, Ab, r)
+    ac, ec = fast_centre(ch)
+    yc = [ac, ec[0], ec[1]]
+    M0 = [None] * 9
+    for i in range(3):      # the fast field is affine in y at ζ̄ = 0: its slopes are M₀'s columns
+        yd = [Dual(yc[n], one if n == i else 0 * one, 2) for n in range(3)]
+        ff = fast_field(ch, 0 * one, yd[0], [yd[1], yd[2]])
+        for row, val in enumerate((ff["alpha_dot"], ff["eta_dot"][0], ff["eta_dot"][1])):
+            M0[3 * row + i] = slope(val, 2)
+    y = [yc[n] + zbox * ebox[n] for n in range(3)]
+    fz = fast_field(ch, Dual(zbox, one, 2), y[0], [y[1], y[2]])
+    rho = [value(x, 2) for x in fz["rho"]]
+    acD, ecD = fast_centre(Chart(Vb, Ab, [Dual(r[0], rho[0], 2), Dual(r[1], rho[1], 2)]))
+    B = [slope(fz["alpha_dot"], 2) - slope(acD, 2), slope(fz["eta_dot"][0], 2) - slope(ecD[0], 2),
+         slope(fz["eta_dot"][1], 2) - slope(ecD[1], 2)]
+    yz = [Dual(yc[n] + zbox * ebox[n], ebox[n], 2) for n in range(3)]
+    fs = fast_field(ch, Dual(zbox, one, 2), yz[0], [yz[1], yz[2]])
+    beta, st = slow_parts(ch)
+    chM = Chart(Vb, Ab, [Dual(r[0], one * m[0], 2), Dual(r[1], one * m[1], 2)])
+    out = {"g": value(fz["g"], 2), "alpha_c": ac, "lT": ell[0] * slope(fs["rho"][0], 2) + ell[1] * slope(fs["rho"][1], 2),
+           "lb": ell[0] * beta[0] + ell[1] * beta[1], "st": st, "dphi": slope(chM.phi, 2), "dlam": slope(fs["lam"], 2),
+           "fprime": slope(_f(Vb, Ab, rt, t, m, Dual(theta, one, 2), fail), 2), "da": ch.grad_a(m), "M0": M0, "B": B}
+    return out
+
+
+def _centred(Vb, Ab, rt, t, m, ell, lo, hi, s_off, zbox, ebox, fail):
+    """The region quantities over the piece θ ∈ [lo, hi], σ_s ∈ s_off in mean-value (centred) form:
+    q(θ_c, 0) + ∂_θq(piece)·(θ − θ_c) + ∂_σq(piece)·σ_s, with ζ̄ and ê as balls throughout — far
+    tighter than the direct ball evaluation, whose dependency blow-up is large in this chart."""
+    one = flint.arb(1)
+    tb, tc = _interval(lo, hi), flint.arb((lo + hi) / 2)
+    vc = _piece_values(Vb, Ab, rt, t, m, ell, tc, 0 * one, zbox, ebox, fail)
+    vt = _piece_values(Vb, Ab, rt, t, m, ell, Dual(tb, one, 1), s_off, zbox, ebox, fail)
+    vs = _piece_values(Vb, Ab, rt, t, m, ell, tb, Dual(s_off, one, 1), zbox, ebox, fail)
+    dt, ds = tb - tc, s_off
+
+    def comb(a, b, c):
+        return a + slope(b, 1) * dt + slope(c, 1) * ds
+
+    out = {key: comb(vc[key], vt[key], vs[key]) for key in _KEYS}
+    out["M0"] = [comb(a, b, c) for a, b, c in zip(vc["M0"], vt["M0"], vs["M0"])]
+    out["B"] = [comb(a, b, c) for a, b, c in zip(vc["B"], vt["B"], vs["B"])]
+    return out
+
+
+def check_neutral_end(pairs, S_end, data, prec, fail):
+    """Checks 1 (after the tube) to 7 of the module docstring; returns (σ₁, D) as arb balls.
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The head's exact (V, A), A scaled by the temperature.
+    S_end : flint.arb_mat
+        The tube's end box Σ(t_N) ∈ S_N (3×3).
+    data : dict
+        The certificate's data.
+    prec : int
+        The arb working precision in bits.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple of (flint.arb, flint.arb)
+        σ₁ and the bound D of |log σ(∞) − log σ₁|.
+    """
+    if len(pairs) != 1:
+        fail("covers single-head softmax only")
+    T, Ti, rt, t, m, ell, th, sw, ts, zmax, W, Winv, mu, k, pieces = parse_region(data, fail)
+    V, A = pairs[0]
+    Vt, At = T * V * Ti, Ti.transpose() * A * Ti
+    with working_precision(prec):
+        Vb, Ab = _arbify(Vt), _arbify(At)
+        Wb = flint.arb_mat(W)
+        k_b, mu_b, zmax_b = flint.arb(k), flint.arb(mu), flint.arb(zmax)
+        rad = [(k_b * k_b * flint.arb(Winv[i, i])).sqrt() for i in range(3)]
+        ebox = [flint.arb(0, rad[i].upper()) for i in range(3)]
+        zbox = _interval(flint.fmpq(0), zmax)
+        s_off = _interval(-sw, sw)
+        # 5a. the slow rest point: f changes sign on [θ_a, θ_b]
+        fa, fb = _f(Vb, Ab, rt, t, m, flint.arb(ts[0]), fail), _f(Vb, Ab, rt, t, m, flint.arb(ts[1]), fail)
+        if not ((fa > 0 and fb < 0) or (fa < 0 and fb > 0)):
+            fail("f = φ(r_c(θ)) does not change sign on theta_star")
+        width = (th[1] - th[0]) / pieces
+        per_piece, fprime = [], None
+        big = {"g_hi": None, "g_abs": flint.arb(0), "B": flint.arb(0), "alpha_c": flint.arb(0), "lT": flint.arb(0),
+               "dphi": flint.arb(0), "st": flint.arb(0), "dlam": flint.arb(0), "lb": flint.arb(0)}
+        da_min = None
+        for j in range(pieces):
+            lo, hi = th[0] + j * width, th[0] + (j + 1) * width
+            q = _centred(Vb, Ab, rt, t, m, ell, lo, hi, s_off, zbox, ebox, fail)
+            fprime = q["fprime"] if fprime is None else fprime.union(q["fprime"])
+            da = q["da"]
+            if not (da > 0 or da < 0):
+                fail("∂a/∂s is not sign-definite over the region")
+            da_lo = flint.arb(abs(da).lower())
+            da_min = da_lo if da_min is None else flint.arb(min(da_min.lower(), da_lo.lower()))
+            check_contraction(flint.arb_mat(3, 3, q["M0"]), Wb, mu, fail)
+            B = flint.arb_mat(3, 1, q["B"])
+            BW = (B.transpose() * Wb * B)[0, 0]
+            g = q["g"]
+            if not g < 0:
+                fail("g is not negative over the region: ζ̄ = ζ/σ is not proved to decay")
+            big["g_hi"] = flint.arb(g.upper()) if big["g_hi"] is None else _max(big["g_hi"], flint.arb(g.upper()))
+            for key in ("alpha_c", "lT", "dphi", "st", "dlam", "lb"):
+                big[key] = _max(big[key], _mag(q[key]))
+            big["g_abs"] = _max(big["g_abs"], _mag(g))
+            big["B"] = _max(big["B"], _mag(BW).sqrt())
+            per_piece.append(q["lb"])
+        # 4. ζ̄ decays
+        gamma = -big["g_hi"]
+        if not gamma > 0:
+            fail("g is not negative over the region: ζ̄ = ζ/σ is not proved to decay")
+        # 3b. the fast funnel's margin
+        if not (mu_b - zmax_b * big["g_abs"]) * k_b > big["B"]:
+            fail("the fast funnel is not invariant: (mu − ζ̄_max|g|)·k ≤ |B|_W")
+        # 5b. slow contraction over every piece
+        c = None
+        for lb in per_piece:
+            prod = -(fprime * lb)
+            if not prod > 0:
+                fail("the slow field does not contract along the isotropic cone (f′·ℓᵀβ ≥ 0 somewhere)")
+            c = flint.arb(prod.lower()) if c is None else flint.arb(min(c.lower(), prod.lower()))
+        alpha_max = big["alpha_c"] + zmax_b * rad[0]
+        E = big["dphi"] * alpha_max / da_min * big["lb"] + big["lT"]
+        # 1. the tube's end
+        z1, sig1, r1, eh1 = _entry(Vb, Ab, T, S_end, W, fail)
+        if not (z1 > 0 and z1 < zmax_b):
+            fail("ζ̄ at the tube's end is not in (0, zeta_max)")
+        if not (eh1.transpose() * Wb * eh1)[0, 0] < k_b * k_b:
+            fail("the tube's end is not inside the fast funnel")
+        th1 = ell[0] * (r1[0] - rt[0]) + ell[1] * (r1[1] - rt[1])
+        u1 = flint.arb(max(abs(th1 - ts[0]).upper(), abs(th1 - ts[1]).upper()))
+        over = E * z1 / c
+        lo_reach = flint.arb(min(th1.lower(), flint.arb(ts[0]).lower())) - over
+        hi_reach = flint.arb(max(th1.upper(), flint.arb(ts[1]).upper())) + over
+        if not (lo_reach > th[0] and hi_reach < th[1]):
+            fail("the slow drift may leave theta_box")
+        if not z1 * alpha_max / da_min < flint.arb(sw):
+            fail("the transversal offset |a|/δ_a may exceed s_width")
+        Iu = u1 / c + E * z1 / (c * gamma)
+        Iz = z1 / gamma
+        D = big["st"] * (_mag(fprime) * Iu + big["dphi"] * alpha_max * Iz / da_min) + big["dlam"] * Iz
+        if not D.is_finite():
+            fail("the bound on the drift of log σ is not finite")
+        return sig1, D
+
+
+def _entry(Vb, Ab, T, S_end, W, fail):
+    """(ζ̄₁, σ₁, r₁, ê₁) at the tube's end (chart of TΣ(t_N)Tᵀ)."""
+    Sb = flint.arb_mat(T) * S_end * flint.arb_mat(T.transpose())
+    S = [[Sb[i, j] for j in range(3)] for i in range(3)]
+    sig, r, zeta, Z = chart_of(S)
+    if not (sig > 0 and zeta > 0):
+        fail("σ or ζ is not positive at the tube's end")
+    zb = zeta / sig
+    ch = Chart(Vb, Ab, r)
+    y = [sig * ch.a / zeta, sig * (Z[0][0] - ch.Zh[0][0]) / zeta, sig * (Z[0][1] - ch.Zh[0][1]) / zeta]
+    ac, ec = fast_centre(ch)
+    yc = [ac, ec[0], ec[1]]
+    eh = flint.arb_mat(3, 1, [(y[n] - yc[n]) / zb for n in range(3)])
+    return zb, sig, r, eh
+
+
+_SCHEMA = {"frame": "rat[][]", "r_tilde": "rat[]", "t_dir": "rat[]", "theta_box": "rat[]", "s_width": "rat",
+           "theta_star": "rat[]", "zeta_max": "rat", "W": "rat[][]", "mu": "rat", "k": "rat", "pieces": "int",
+           "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int", "method": ("enum", "qr", "direct")}
+
+
+@kind(KIND, _SCHEMA)
+def check_tube_cluster_neutral(cert, problem):
+    """PROVED: the solution from the embedded problem's Σ₀ is global and converges to a rank-one
+    limit (regime CLUSTERING, rank 1, quantifier THIS), d = 3.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: single-head softmax, d = 3, no drift, Σ₀ ⪰ 0 exact.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("CLUSTERING", THIS, {"rank": 1}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When the tube does not replay or a check 1–7 fails.
+    """
+    pairs, F, S0 = tube_problem(cert, problem, _bad, psd=True)
+    if problem.d != 3 or F is not None:
+        _bad("covers d = 3 without drift only")
+    data = cert.data
+    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
+    S_end, _ts = replay_stored(pairs, None, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
+    check_neutral_end(pairs, S_end, data, prec, _bad)
+    return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})

@@ -1,0 +1,293 @@
+"""Clustering of *this* Σ₀ to a rank-one limit that is not hyperbolic (single-head softmax, d = 3,
+no drift, general V; kind ``tube-cluster-neutral``, :mod:`symbolic_tf.certify.kinds.neutral`).
+
+The float solution is followed until it settles near a rank-one matrix; its top eigenvector fixes
+a permutation frame (the limit's largest entry first).  In the chart of
+:mod:`~symbolic_tf.certify.kinds.neutral_chart` the slow rest point θ* (the zero of φ on the
+isotropic cone) is located in floats, r̃ is put on the cone there and t along it, and a Lyapunov
+matrix of the fast Jacobian is chosen with a shifted Lyapunov equation.  A validated tube from Σ₀ is
+then run, and at (throttled) times its end box is tried as the entry of the region certificate,
+with the region sized from the float picture (θ between the entry and θ*, s-width from the
+transversal offset, k from the fast forcing).  Every float is a guess verified by the checker's
+own procedure; the final certificate is re-checked independently.
+"""
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from ...exact.rational import dyadic, frac_str, qmat_to_float
+from ...spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
+
+__all__ = ["KIND", "find_neutral_cluster"]
+
+KIND = "tube-cluster-neutral"
+ARGUMENT = "validated-tube+slow-fast-funnel-at-a-neutral-rank-one-limit"
+_CLAIM0 = ("for this Σ₀: the solution is global and Σ(t) converges to a rank-one limit (validated tube + "
+           "slow–fast funnel)")
+
+
+def find_neutral_cluster(problem, *, order: int = 14, prec: int = 128, seconds: float = 20.0,
+                         horizon: float = 400.0, max_steps: int = 40000) -> Verdict:
+    """PROVED (CLUSTERING, rank 1, for this Σ₀) with a ``tube-cluster-neutral`` certificate, or
+    UNDECIDED with the reason.  Never raises on float trouble.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀ (d = 3).
+    order : int
+        The Taylor order of the tube.
+    prec : int
+        The arb working precision in bits (tube and region checks).
+    seconds : float
+        The wall-clock budget of the search.
+    horizon : float
+        The end time of the float guess (SciPy) that precedes the tube.
+    max_steps : int
+        The largest number of tube steps.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (CLUSTERING, rank 1, THIS) with ``evidence["certificate"]``, else UNDECIDED with the
+        reason.
+    """
+    return guarded(lambda t0: _find(problem, order, prec, seconds, horizon, max_steps, t0),
+                   _CLAIM0, "tube-cluster-neutral search")
+
+
+def _lyapunov(M0):
+    """(W as dyadic strings, W float, μ) for a Hurwitz 3×3 M₀: W from (M₀ + μ₀I)ᵀW + W(M₀ + μ₀I) = −I
+    with μ₀ half the decay rate, μ half of the float margin; None if that fails."""
+    from scipy.linalg import solve_continuous_lyapunov
+
+    ab = float(np.linalg.eigvals(M0).real.max())
+    if not ab < 0:
+        return None
+    W = solve_continuous_lyapunov((M0 + 0.5 * abs(ab) * np.eye(3)).T, -np.eye(3))
+    W = 0.5 * (W + W.T)
+    W /= np.abs(W).max()
+    if np.linalg.eigvalsh(W).min() <= 0:
+        return None
+    Wq = [[dyadic(W[i, j], 30) for j in range(3)] for i in range(3)]
+    for i in range(3):
+        for j in range(i):
+            Wq[i][j] = Wq[j][i]
+    Wf = np.array([[float(x) for x in row] for row in Wq])
+    Lc = np.linalg.cholesky(Wf)
+    margin = float(np.linalg.eigvalsh(np.linalg.solve(Lc, np.linalg.solve(Lc, -(M0.T @ Wf + Wf @ M0)).T)).min()) / 2
+    if not margin > 0:
+        return None
+    return [[frac_str(x) for x in row] for row in Wq], Wf, dyadic(0.5 * margin, 20)
+
+
+class _Plan:
+    """The float picture at the settled end: frame (permutation), r̃, t, θ*, W, μ."""
+
+    def __init__(self, P, Vt, At, rq, tq, theta_star, W_str, Wf, mu):
+        self.P, self.Vt, self.At, self.rq, self.tq = P, Vt, At, rq, tq
+        self.rf, self.tf = [float(x) for x in rq], [float(x) for x in tq]
+        self.mf = [-self.tf[1], self.tf[0]]
+        self.theta_star, self.W_str, self.Wf, self.mu = theta_star, W_str, Wf, mu
+
+
+def _plan(V, A, S_end):
+    """The float :class:`_Plan` at a settled float state, or the reason why not."""
+    from scipy.optimize import brentq
+
+    from ...exact.dual import Dual, slope
+    from ..kinds.neutral_chart import chart_of, cone_point, fast_centre, fast_field, frame
+
+    _w, U = np.linalg.eigh(S_end)
+    P = np.eye(3)[np.argsort(-np.abs(U[:, -1]))]
+    Vt, At = (P @ V @ P.T).tolist(), (P @ A @ P.T).tolist()
+    _sig, r, _z, _Z = chart_of((P @ S_end @ P.T).tolist())
+
+    def tangent(rr):
+        ga = np.array(frame(Vt, At, rr)._ga, dtype=float)
+        return [dyadic(x, 20) for x in np.array([-ga[1], ga[0]]) / np.linalg.norm(ga)]
+
+    rq, tq = [dyadic(x, 40) for x in r], tangent(r)
+    for _ in range(2):
+        rf, tf = [float(x) for x in rq], [float(x) for x in tq]
+        mf = [-tf[1], tf[0]]
+
+        def f(th):
+            return frame(Vt, At, cone_point(At, rf, tf, mf, th)[1]).phi
+
+        grid = np.linspace(-0.5, 0.5, 1001)
+        vals = [f(x) for x in grid]
+        roots = [brentq(f, grid[j], grid[j + 1], xtol=1e-15) for j in range(1000)
+                 if np.isfinite(vals[j]) and np.isfinite(vals[j + 1]) and vals[j] * vals[j + 1] < 0]
+        if not roots:
+            return "φ has no zero on the isotropic cone near the limit direction"
+        th = min(roots, key=abs)
+        rq = [dyadic(x, 40) for x in cone_point(At, rf, tf, mf, th)[1]]
+        tq = tangent([float(x) for x in rq])
+    rf, tf = [float(x) for x in rq], [float(x) for x in tq]
+    mf = [-tf[1], tf[0]]
+    theta_star = brentq(lambda th: frame(Vt, At, cone_point(At, rf, tf, mf, th)[1]).phi, -1e-3, 1e-3, xtol=1e-16)
+    ch = frame(Vt, At, rf)
+    ac, ec = fast_centre(ch)
+    yc, cols = [ac, ec[0], ec[1]], []
+    for j in range(3):
+        yd = [Dual(yc[n], 1.0 if n == j else 0.0) for n in range(3)]
+        ff = fast_field(ch, 0.0, yd[0], [yd[1], yd[2]])
+        cols.append([slope(ff["alpha_dot"]), slope(ff["eta_dot"][0]), slope(ff["eta_dot"][1])])
+    ly = _lyapunov(np.array(cols).T)
+    if ly is None:
+        return "the fast variables are not attracted at the slow rest point"
+    return _Plan(P, Vt, At, rq, tq, theta_star, *ly)
+
+
+def _entry_float(plan, S):
+    """(ζ̄₁, θ₁, ê₁, |ê₁|_W, |B|_W, max|ᾱ_c|, |∂_s a|) in floats at a 3×3 float Σ (None if the chart fails)."""
+    from ...exact.dual import Dual, slope
+    from ..kinds.neutral_chart import chart_of, fast_centre, fast_field, frame
+
+    Vt, At, rf, tf, mf = plan.Vt, plan.At, plan.rf, plan.tf, plan.mf
+    sig, r, zeta, Z = chart_of((plan.P @ S @ plan.P.T).tolist())
+    if not (sig > 0 and zeta > 0):
+        return None
+    zb = zeta / sig
+    ch = frame(Vt, At, r)
+    y = [sig * ch.a / zeta, sig * (Z[0][0] - ch.Zh[0][0]) / zeta, sig * (Z[0][1] - ch.Zh[0][1]) / zeta]
+    ac, ec = fast_centre(ch)
+    yc = [ac, ec[0], ec[1]]
+    eh = np.array([(y[n] - yc[n]) / zb for n in range(3)])
+    th1 = float(np.dot(tf, np.array(r) - rf) / np.dot(tf, tf))
+    fz = fast_field(ch, Dual(zb / 2, 1.0), yc[0], [yc[1], yc[2]])
+    rho = [x.v for x in fz["rho"]]
+    acD, ecD = fast_centre(frame(Vt, At, [Dual(r[0], rho[0]), Dual(r[1], rho[1])]))
+    B = np.array([slope(fz["alpha_dot"]) - slope(acD), slope(fz["eta_dot"][0]) - slope(ecD[0]),
+                  slope(fz["eta_dot"][1]) - slope(ecD[1])])
+    W = plan.Wf
+    return zb, th1, float(np.sqrt(eh @ W @ eh)), float(np.sqrt(B @ W @ B)), abs(ac), abs(ch.grad_a(mf))
+
+
+def _region_data(plan, zb, th1, ew, Bw, ac, da, k_factor, pieces, margin=0.15):
+    """The certificate's region fields from the float entry (a guess the checker verifies)."""
+    from ..kinds.neutral_chart import cone_point, fast_centre, frame
+
+    ts = plan.theta_star
+    gap = abs(th1 - ts)
+    mg = margin * gap + 1e-7
+    lo, hi = min(th1, ts) - mg, max(th1, ts) + mg
+    acs = [abs(fast_centre(frame(plan.Vt, plan.At, cone_point(plan.At, plan.rf, plan.tf, plan.mf, x)[1]))[0])
+           for x in np.linspace(lo, hi, 17)]
+    k = max(k_factor * Bw / float(plan.mu), 2.0 * ew, 1e-3)
+    ws = 3.0 * zb * (max(acs + [ac]) + zb * k * 3.0) / da + 1e-14
+    eps = max(1e-13, 1e-9 * gap)
+    return {"frame": [[frac_str(Fraction(int(round(x)))) for x in row] for row in plan.P],
+            "r_tilde": [frac_str(x) for x in plan.rq], "t_dir": [frac_str(x) for x in plan.tq],
+            "theta_box": [frac_str(dyadic(lo, 30)), frac_str(dyadic(hi, 30))], "s_width": frac_str(dyadic(ws, 20)),
+            "theta_star": [frac_str(dyadic(ts - eps, 50)), frac_str(dyadic(ts + eps, 50))],
+            "zeta_max": frac_str(dyadic(zb * 1.001, 24)), "W": plan.W_str, "mu": frac_str(plan.mu),
+            "k": frac_str(dyadic(k, 20)), "pieces": pieces}
+
+
+def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
+    from scipy.integrate import solve_ivp
+
+    from ...spec.errors import CertificationFailed
+    from ...variants import get as get_variant
+    from ..claims import Claim, Quantifier
+    from ..kinds.neutral import check_neutral_end
+    from .float_budget import capped
+    from .lyapunov import Throttle, certify_and_check, tube_fields, tube_missed, tube_summary
+    from .tube import integrate_tube, psd_flow_inputs
+
+    if problem.d != 3 or get_variant(problem.variant).composite:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the neutral clustering certificate covers one quadratic "
+                       "(softmax) head in d = 3")
+    inputs = psd_flow_inputs(problem, False, "the neutral clustering certificate covers the flow without drift")
+    if isinstance(inputs, str):
+        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
+    heads, _F, S0q = inputs
+    V, A = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1])
+    if np.linalg.eigvalsh(A + A.T).min() >= 0 or np.linalg.eigvalsh(A + A.T).max() <= 0:
+        return Verdict(UNDECIDED, _CLAIM0, reason="A + Aᵀ is not indefinite: no rank-one equilibria")
+
+    def rhs(_t, y):
+        S = y.reshape(3, 3)
+        H = V @ S @ A @ S
+        return (H + H.T).ravel()
+
+    def big(_t, y):
+        return 1e8 - np.abs(y).max()
+
+    big.terminal = True
+    with np.errstate(all="ignore"):
+        sol = solve_ivp(capped(rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="LSODA", rtol=1e-11,
+                        atol=1e-14, events=big)
+    S_end = sol.y[:, -1].reshape(3, 3)
+    numerical = {"seconds": time.perf_counter() - t0}
+    if sol.status != 0 or not np.all(np.isfinite(S_end)) or np.trace(S_end) <= 0:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason="the float solution does not settle (it blows up or fails)")
+    ev = np.linalg.eigvalsh(S_end)
+    numerical["float_eigenvalue_ratios"] = [float(ev[0] / ev[2]), float(ev[1] / ev[2])]
+    if not ev[1] < 1e-2 * ev[2]:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="the float solution does not approach rank one")
+    plan = _plan(V, A, S_end)
+    if isinstance(plan, str):
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason=plan)
+    found = {}
+    throttle = Throttle(every=400)
+    gate = {"zeta": 0.02}
+
+    def attempt(S, t):
+        # a region check costs 0.1–2 s, so it runs on the throttle's schedule and only once the float
+        # entry looks ready: ζ̄ below a gate that drops after each check the region was too coarse for
+        if not throttle.due(t):
+            return False
+        Sf = np.array([[float(S[i, j].mid()) for j in range(3)] for i in range(3)])
+        try:
+            ent = _entry_float(plan, Sf)
+        except (ZeroDivisionError, ValueError, FloatingPointError):
+            return False
+        if ent is None or not ent[0] < gate["zeta"]:
+            return False
+        for k_factor, pieces, margin in ((3.0, 32, 0.15), (6.0, 64, 0.15), (3.0, 64, 0.6), (3.0, 128, 0.15)):
+            data = _region_data(plan, *ent, k_factor, pieces, margin)
+            try:
+                check_neutral_end(heads, S, data, prec, _fail)
+            except CertificationFailed as exc:
+                found["last"] = str(exc)
+                if "tube's end" in str(exc):
+                    break
+                continue
+            found.update(data=data, t=t)
+            return True
+        gate["zeta"] = 0.6 * ent[0]
+        return False
+
+    left = max(0.5, seconds - (time.perf_counter() - t0))
+    tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t),
+                          local_tol=1e-14)
+    numerical.update(tube_summary(tube))
+    if "data" not in found:
+        if "last" in found:
+            numerical["last_region_failure"] = found["last"]
+        return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified slow–fast region of the rank-one limit")
+    times, tube_data = tube_fields(tube, found["t"], order, prec)
+    data = dict(found["data"], prec=prec, **tube_data)
+    claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})
+    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
+            "ending in a slow–fast funnel around a neutral rank-one limit (middle eigenvalue ~ 1/t, drift along "
+            "the isotropic cone to the zero of φ)")
+    return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
+                             {"regime": "CLUSTERING", "rank": 1},
+                             f"validated tube from Σ₀ ({len(times) - 1} steps) into a slow–fast funnel of a "
+                             "rank-one limit; the limit has rank 1")
+
+
+def _fail(msg):
+    from ...spec.errors import CertificationFailed
+
+    raise CertificationFailed(msg)

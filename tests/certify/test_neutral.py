@@ -1,0 +1,185 @@
+"""Neutral clustering in d = 3 (kind ``tube-cluster-neutral``): the chart's division-free field is
+the flow's exact derivative (dual numbers over exact rationals against the hand-derived formulas),
+the fast centre is an exact zero, certificates are PROVED for a benchmark problem and agree with a
+long independent integration (the limit's size and direction), homogeneity, and tampered
+certificates are rejected — including a NaN that must never pass as a bound."""
+from __future__ import annotations
+
+import copy
+import random
+from fractions import Fraction
+
+import flint
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from symbolic_tf.certify.check import check
+from symbolic_tf.certify.kinds.neutral import _mag, _max
+from symbolic_tf.certify.kinds.neutral_chart import (Chart, chart_of, cone_point, fast_centre, fast_field,
+                                                     slow_parts)
+from symbolic_tf.certify.validated.neutral_tube import find_neutral_cluster
+from symbolic_tf.exact.dual import Dual, slope, value
+from symbolic_tf.spec.errors import CertificationFailed
+from symbolic_tf.spec.problem import parse_problem
+
+A7 = [["-1", "1", "4/3"], ["0", "2", "-1/3"], ["-7/4", "0", "1"]]
+V7 = [["-5/3", "-1/2", "1"], ["-1", "-2/3", "5/3"], ["-1", "3/4", "-2"]]
+# seed 1 #7 of benchmarks/undecided_rate.py's general-V set, and a dyadic rounding of its Σ(9)
+S7 = [["25/18", "7/9", "1/3"], ["7/9", "161/36", "-28/9"], ["1/3", "-28/9", "17/4"]]
+S9 = [["16485885/1048576", "-377437/262144", "20558389/1048576"],
+      ["-377437/262144", "49983/262144", "-950925/524288"],
+      ["20558389/1048576", "-950925/524288", "25642869/1048576"]]
+
+
+def _p(S0, A=A7, V=V7):
+    return parse_problem({"variant": "softmax", "d": 3, "A": A, "V": V, "initial": {"cov": S0}})
+
+
+def _q(M):
+    return [[flint.fmpq(Fraction(x).numerator, Fraction(x).denominator) for x in row] for row in M]
+
+
+def _Q(V, A, S):
+    def mm(X, Y):
+        return [[sum(X[i][k] * Y[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
+    H = mm(mm(mm(V, S), A), S)
+    return [[H[i][j] + H[j][i] for j in range(3)] for i in range(3)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_division_free_field_is_the_exact_derivative(seed):
+    # along Σ̇ = Q(Σ) the chart (σ, r, ζ̄, ᾱ, η̄) moves exactly as the division-free field says:
+    # ṙ = σζ̄ρ, (log σ)˙ = σζ̄λ, ζ̄̇ = σζ̄²g, ᾱ̇ = σ·α̇_field, η̄̇ = σ·η̇_field (exact rationals)
+    rng = random.Random(seed)
+    rq = lambda: flint.fmpq(rng.randint(-9, 9), rng.randint(1, 5))  # noqa: E731
+    V = [[rq() for _ in range(3)] for _ in range(3)]
+    A = [[rq() for _ in range(3)] for _ in range(3)]
+    L = [[rq() for _ in range(3)] for _ in range(3)]
+    S = [[sum(L[i][k] * L[j][k] for k in range(3)) + (3 if i == j else 0) for j in range(3)] for i in range(3)]
+    Sd = _Q(V, A, S)
+    D = [[Dual(S[i][j], Sd[i][j]) for j in range(3)] for i in range(3)]
+    sig, r, zeta, Z = chart_of(D)
+    ch = Chart(V, A, r)
+    zb = zeta / sig
+    al = sig * ch.a / zeta
+    eta = [sig * (Z[0][0] - ch.Zh[0][0]) / zeta, sig * (Z[0][1] - ch.Zh[0][1]) / zeta]
+    chv = Chart(V, A, [value(x) for x in r])
+    f = fast_field(chv, value(zb), value(al), [value(e) for e in eta])
+    s, z = value(sig), value(zb)
+    assert [slope(x) for x in r] == [s * z * x for x in f["rho"]]
+    assert slope(sig) / s == s * z * f["lam"]
+    assert slope(zb) == s * z * z * f["g"]
+    assert slope(al) == s * f["alpha_dot"]
+    assert [slope(e) for e in eta] == [s * x for x in f["eta_dot"]]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fast_centre_is_an_exact_zero_and_the_slow_field_has_the_factor_phi(seed):
+    rng = random.Random(10 + seed)
+    rq = lambda: flint.fmpq(rng.randint(-9, 9), rng.randint(1, 5))  # noqa: E731
+    V = [[rq() for _ in range(3)] for _ in range(3)]
+    A = [[rq() for _ in range(3)] for _ in range(3)]
+    ch = Chart(V, A, [rq(), rq()])
+    ac, ec = fast_centre(ch)
+    f = fast_field(ch, flint.fmpq(0), ac, ec)
+    assert f["alpha_dot"] == 0 and f["eta_dot"] == [0, 0]
+    beta, st = slow_parts(ch)
+    assert f["rho"] == [ch.phi * b for b in beta] and f["lam"] == ch.phi * st
+
+
+def test_cone_point_is_on_the_cone():
+    A = [[flint.arb(x) for x in row] for row in _q(A7)]
+    s, r = cone_point(A, [flint.arb("0.8"), flint.arb("0.06")], [flint.arb("-0.35"), flint.arb("-0.94")],
+                      [flint.arb("0.94"), flint.arb("-0.35")], flint.arb("0.01"))
+    w = [1, r[0], r[1]]
+    a = sum(w[i] * A[i][j] * w[j] for i in range(3) for j in range(3))
+    assert a.contains(0) and a.rad() < 1e-12
+
+
+@pytest.fixture(scope="module")
+def proved():
+    v = find_neutral_cluster(_p(S9), seconds=60.0)
+    assert v.status == "PROVED", v.reason
+    return v
+
+
+def test_certificate_checks_and_agrees_with_a_long_integration(proved):
+    cert = proved.evidence["certificate"]
+    res = check(copy.deepcopy(cert))
+    assert res.ok and res.status == "PROVED" and res.claim.subject == "CLUSTERING"
+    assert res.claim.params == {"rank": 1}
+    # independent: DOP853 from the same Σ₀ to t = 2·10⁴; Σ/tr Σ is nearly rank one along w*, the
+    # cone point at the certified rest point θ* ∈ theta_star (r_tilde is on the cone at θ ≈ 0)
+    data = cert["data"]
+    P = np.array([[float(Fraction(x)) for x in row] for row in data["frame"]])
+    rt = [float(Fraction(x)) for x in data["r_tilde"]]
+    V, A = np.array(_q(V7), dtype=float), np.array(_q(A7), dtype=float)
+    S0 = np.array(_q(S9), dtype=float)
+
+    def rhs(_t, y):
+        S = y.reshape(3, 3)
+        H = V @ S @ A @ S
+        return (H + H.T).ravel()
+
+    sol = solve_ivp(rhs, (0, 2e4), S0.ravel(), method="LSODA", rtol=1e-11, atol=1e-13)
+    S = P @ sol.y[:, -1].reshape(3, 3) @ P.T
+    w = np.array([1.0, *rt])
+    X = S / np.trace(S)
+    assert np.abs(X - np.outer(w, w) / (w @ w)).max() < 5e-3
+    assert np.linalg.eigvalsh(S)[1] < 1e-3 * np.trace(S)
+
+
+def test_homogeneity_and_a_permuted_basis():
+    # Σ₀ ↦ 2Σ₀ (time ↦ t/2) and a permutation of the coordinates keep the verdict
+    v = find_neutral_cluster(_p([[str(2 * Fraction(x)) for x in row] for row in S9]), seconds=60.0)
+    assert v.status == "PROVED", v.reason
+    perm = [2, 0, 1]
+    pm = lambda M: [[M[perm[i]][perm[j]] for j in range(3)] for i in range(3)]  # noqa: E731
+    v = find_neutral_cluster(_p(pm(S9), pm(A7), pm(V7)), seconds=60.0)
+    assert v.status == "PROVED", v.reason
+
+
+def test_the_benchmark_problem_from_its_own_sigma0():
+    # the full problem: a long stiff tube (about 10⁴ steps) into the funnel
+    v = find_neutral_cluster(_p(S7), seconds=240.0)
+    assert v.status == "PROVED", v.reason
+
+
+def _tamper(cert, key, val):
+    c = copy.deepcopy(cert)
+    c["data"][key] = val
+    return c
+
+
+@pytest.mark.parametrize("key,how", [
+    ("k", lambda d: str(Fraction(d["k"]) / 100)),                 # the funnel is too thin to be invariant
+    ("k", lambda d: str(Fraction(d["k"]) * 1000)),                # the funnel is too wide: g, contraction
+    ("theta_star", lambda d: [d["theta_box"][0], d["theta_star"][0]]),   # no sign change of f
+    ("zeta_max", lambda d: str(Fraction(d["zeta_max"]) / 2)),      # the entry is above ζ̄_max
+    ("s_width", lambda d: str(Fraction(d["s_width"]) / 1000)),    # the transversal offset may leave
+    ("theta_box", lambda d: [str(Fraction(d["theta_star"][0]) - Fraction(1, 10 ** 9)), d["theta_box"][1]]),  # drift leaves
+    ("W", lambda d: [[d["W"][0][0], d["W"][0][1], d["W"][0][2]], d["W"][1], ["0", "0", "0"]]),   # W not PD
+    ("frame", lambda d: [["1", "0", "0"], ["1", "0", "0"], ["0", "0", "1"]]),  # singular frame
+    ("mu", lambda d: str(Fraction(d["mu"]) * 100)),              # no contraction at that rate
+])
+def test_tampered_certificate_is_rejected(proved, key, how):
+    cert = proved.evidence["certificate"]
+    with pytest.raises(CertificationFailed):
+        check(_tamper(cert, key, how(cert["data"])))
+
+
+def test_a_nan_is_never_a_bound():
+    nan = flint.arb("nan")
+    assert not _mag(nan).is_finite()
+    assert not _max(flint.arb(0), _mag(nan)).is_finite()
+    assert not _max(_mag(nan), flint.arb(1)).is_finite()
+
+
+def test_refuses_other_dimensions_and_drift():
+    v = find_neutral_cluster(parse_problem({"variant": "softmax", "d": 2, "A": [[1, 0], [0, -1]], "V": [[1, 0], [0, 1]],
+                                            "initial": {"cov": [[1, 0], [0, 1]]}}))
+    assert v.status == "UNDECIDED" and "d = 3" in v.reason
+    v = find_neutral_cluster(parse_problem({"variant": "softmax", "d": 3, "A": A7, "V": V7, "F": [[1, 0, 0], [0, 0, 0], [0, 0, 0]],
+                                            "initial": {"cov": S7}}))
+    assert v.status == "UNDECIDED" and "drift" in v.reason
