@@ -55,7 +55,7 @@ from ..check import kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
 from .neutral_chart import Chart, chart_of, cone_point, fast_centre, fast_field, slow_parts
-from .ray import check_contraction
+from .ray import _interval, check_contraction
 from .replay import int_in, replay_stored, tube_problem
 
 KIND = "tube-cluster-neutral"
@@ -66,11 +66,6 @@ _MAX_STEPS = 50_000
 
 def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
-
-
-def _interval(lo, hi):
-    """A ball containing the exact interval [lo, hi] (fmpq ends)."""
-    return flint.arb((lo + hi) / 2) + flint.arb(0, flint.arb((hi - lo) / 2).upper())
 
 
 def _mag(x):
