@@ -107,3 +107,20 @@ def arb_upper(x: flint.arb) -> flint.fmpq:
         mid(x) + rad(x), exactly (independent of the context's precision).
     """
     return x.mid().fmpq() + x.rad().mid().fmpq()
+
+
+def interval_ball(lo, hi) -> flint.arb:
+    """A ball containing the exact interval [lo, hi]: midpoint (lo + hi)/2 plus an exact radius
+    bound (hi − lo)/2 rounded up.
+
+    Parameters
+    ----------
+    lo, hi : flint.fmpq
+        The interval's exact ends, lo ≤ hi.
+
+    Returns
+    -------
+    flint.arb
+        A ball ⊇ [lo, hi].
+    """
+    return flint.arb((lo + hi) / 2) + flint.arb(0, flint.arb((hi - lo) / 2).upper())

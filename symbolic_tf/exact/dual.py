@@ -82,7 +82,13 @@ class Dual:
         return Dual(o / self.v, -(o * self.d) / (self.v * self.v), self.tag)
 
     def sqrt(self):
-        """√(v + dε) = √v + d/(2√v)·ε."""
+        """√(v + dε) = √v + d/(2√v)·ε.
+
+        Returns
+        -------
+        Dual
+            The square root, with the same tag.
+        """
         s = sqrt(self.v)
         return Dual(s, self.d / (2 * s), self.tag)
 
@@ -91,30 +97,76 @@ class Dual:
 
 
 def sqrt(x):
-    """√x for a float, an arb ball or a dual number."""
+    """√x for a float, an arb ball or a dual number.
+
+    Parameters
+    ----------
+    x : float, flint.arb or Dual
+        The radicand.
+
+    Returns
+    -------
+    float, flint.arb or Dual
+        √x (a dual number's derivative part by the chain rule).
+    """
     if isinstance(x, Dual) or hasattr(x, "sqrt"):
         return x.sqrt()
     return x ** 0.5
 
 
 def value(x, tag=None):
-    """The value part of x for the perturbation ``tag`` (x's own tag if None; x itself when x carries
-    no such perturbation)."""
+    """The value part of x for the perturbation ``tag``.
+
+    Parameters
+    ----------
+    x : scalar or Dual
+        A number.
+    tag : int or None
+        The perturbation (x's own tag if None).
+
+    Returns
+    -------
+    scalar or Dual
+        x.v when x is a dual number of that tag, else x itself.
+    """
     if isinstance(x, Dual) and (tag is None or x.tag == tag):
         return x.v
     return x
 
 
 def slope(x, tag=None):
-    """The derivative part of x for the perturbation ``tag`` (x's own tag if None; 0 when x carries
-    no such perturbation)."""
+    """The derivative part of x for the perturbation ``tag``.
+
+    Parameters
+    ----------
+    x : scalar or Dual
+        A number.
+    tag : int or None
+        The perturbation (x's own tag if None).
+
+    Returns
+    -------
+    scalar or Dual
+        x.d when x is a dual number of that tag, else 0.
+    """
     if isinstance(x, Dual) and (tag is None or x.tag == tag):
         return x.d
     return 0
 
 
 def base(x):
-    """The innermost value of a (nested) dual number: the plain scalar it perturbs."""
+    """The innermost value of a (nested) dual number.
+
+    Parameters
+    ----------
+    x : scalar or Dual
+        A number.
+
+    Returns
+    -------
+    scalar
+        The plain scalar that x perturbs (x itself when it is not a dual number).
+    """
     while isinstance(x, Dual):
         x = x.v
     return x

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.ball import interval_ball
 from ...exact.definiteness import is_pd
 from ...exact.dual import Dual, slope, value
 from ...exact.precision import working_precision
@@ -55,7 +56,7 @@ from ..check import kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
 from .neutral_chart import Chart, chart_of, cone_point, fast_centre, fast_field, slow_parts
-from .ray import _interval, check_contraction
+from .ray import check_contraction
 from .replay import int_in, replay_stored, tube_problem
 
 KIND = "tube-cluster-neutral"
@@ -91,7 +92,21 @@ def _pair(data, key, fail):
 
 
 def parse_region(data, fail):
-    """The exact region data: (T, T⁻¹, r̃, t, m, ℓ, Θ, w_s, [θ_a, θ_b], ζ̄_max, W, W⁻¹, μ, k, pieces)."""
+    """The certificate's exact region data, checked for shape and sign.
+
+    Parameters
+    ----------
+    data : dict
+        The certificate's data (frame, r_tilde, t_dir, theta_box, s_width, theta_star, zeta_max, W,
+        mu, k, pieces).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    tuple
+        (T, T⁻¹, r̃, t, m = Jt, ℓ = t/|t|², Θ, w_s, [θ_a, θ_b], ζ̄_max, W, W⁻¹, μ, k, pieces), exact.
+    """
     T = square(data["frame"], 3, "frame", fail)
     if T.det() == 0:
         fail("frame is singular")
@@ -178,7 +193,7 @@ def _centred(Vb, Ab, rt, t, m, ell, lo, hi, s_off, zbox, ebox, fail):
     q(θ_c, 0) + ∂_θq(piece)·(θ − θ_c) + ∂_σq(piece)·σ_s, with ζ̄ and ê as balls throughout — far
     tighter than the direct ball evaluation, whose dependency blow-up is large in this chart."""
     one = flint.arb(1)
-    tb, tc = _interval(lo, hi), flint.arb((lo + hi) / 2)
+    tb, tc = interval_ball(lo, hi), flint.arb((lo + hi) / 2)
     vc = _piece_values(Vb, Ab, rt, t, m, ell, tc, 0 * one, zbox, ebox, fail)
     vt = _piece_values(Vb, Ab, rt, t, m, ell, Dual(tb, one, 1), s_off, zbox, ebox, fail)
     vs = _piece_values(Vb, Ab, rt, t, m, ell, tb, Dual(s_off, one, 1), zbox, ebox, fail)
@@ -225,8 +240,8 @@ def check_neutral_end(pairs, S_end, data, prec, fail):
         k_b, mu_b, zmax_b = flint.arb(k), flint.arb(mu), flint.arb(zmax)
         rad = [(k_b * k_b * flint.arb(Winv[i, i])).sqrt() for i in range(3)]
         ebox = [flint.arb(0, rad[i].upper()) for i in range(3)]
-        zbox = _interval(flint.fmpq(0), zmax)
-        s_off = _interval(-sw, sw)
+        zbox = interval_ball(flint.fmpq(0), zmax)
+        s_off = interval_ball(-sw, sw)
         # 5a. the slow rest point: f changes sign on [θ_a, θ_b]
         fa, fb = _f(Vb, Ab, rt, t, m, flint.arb(ts[0]), fail), _f(Vb, Ab, rt, t, m, flint.arb(ts[1]), fail)
         if not ((fa > 0 and fb < 0) or (fa < 0 and fb > 0)):

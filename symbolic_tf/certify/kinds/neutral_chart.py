@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ...exact.dual import base, sqrt
 
-__all__ = ["Chart", "chart_of", "frame", "fast_field", "fast_centre", "slow_parts", "cone_point", "tz"]
+__all__ = ["Chart", "chart_of", "fast_field", "fast_centre", "slow_parts", "cone_point", "tz"]
 
 
 def _mm(X, Y):
@@ -58,13 +58,32 @@ def _scale(X, c):
 
 
 def tz(e0, e1):
-    """The trace-zero symmetric 2×2 matrix [[e0, e1], [e1, −e0]]."""
+    """The trace-zero symmetric 2×2 matrix [[e0, e1], [e1, −e0]].
+
+    Parameters
+    ----------
+    e0, e1 : scalar
+        Its (0, 0) and (0, 1) entries.
+
+    Returns
+    -------
+    list of list
+        The matrix as nested lists.
+    """
     return [[e0, e1], [e1, -e0]]
 
 
 class Chart:
     """The frame quantities of the chart at r (any scalar type): V̂, Â, a, p, q, ẑ, |ẑ|², Ẑ, φ and
-    ∇a (as a function of a direction)."""
+    ∇a (as a function of a direction).
+
+    Parameters
+    ----------
+    Vt, At : list of list
+        V and A in the frame (3×3 nested lists).
+    r : sequence of 2 scalars
+        The point r.
+    """
 
     def __init__(self, Vt, At, r):
         one, zero = r[0] * 0 + 1, r[0] * 0
@@ -91,11 +110,33 @@ class Chart:
         self._ga = [_dot(_mv(_tr(S), w), [zero, one, zero]), _dot(_mv(_tr(S), w), [zero, zero, one])]
 
     def grad_a(self, v):
-        """∇a(r)·v, a(r) = wᵀAw with w = (1, r)."""
+        """∇a(r)·v, a(r) = wᵀAw with w = (1, r).
+
+        Parameters
+        ----------
+        v : sequence of 2 scalars
+            The direction.
+
+        Returns
+        -------
+        scalar
+            The directional derivative of a at r.
+        """
         return self._ga[0] * v[0] + self._ga[1] * v[1]
 
     def dZh(self, v):
-        """The derivative DẐ(r)[v] (Ẑ = ẑẑᵀ/|ẑ|², ẑ = Jq(r), q = (LᵀAL)₀,₁:)."""
+        """The derivative DẐ(r)[v] (Ẑ = ẑẑᵀ/|ẑ|², ẑ = Jq(r), q = (LᵀAL)₀,₁:).
+
+        Parameters
+        ----------
+        v : sequence of 2 scalars
+            The direction.
+
+        Returns
+        -------
+        list of list
+            The symmetric 2×2 derivative (trace zero).
+        """
         r, At = self.r, self.At
         zero = r[0] * 0
         dL = [[zero, zero, zero], [v[0], zero, zero], [v[1], zero, zero]]
@@ -110,8 +151,19 @@ class Chart:
 
 
 def chart_of(S):
-    """(σ, r, ζ, Z) of a symmetric 3×3 Σ (nested lists, any scalar type): σ = Σ₀₀, r = Σ₁:,₀/σ,
-    Ŝ = Σ₁:,₁: − σrrᵀ, ζ = tr Ŝ, Z = Ŝ/ζ."""
+    """The chart coordinates of a symmetric 3×3 Σ: σ = Σ₀₀, r = Σ₁:,₀/σ, Ŝ = Σ₁:,₁: − σrrᵀ,
+    ζ = tr Ŝ, Z = Ŝ/ζ.
+
+    Parameters
+    ----------
+    S : list of list
+        Σ as nested lists (any scalar type).
+
+    Returns
+    -------
+    tuple
+        (σ, r, ζ, Z), r a list of 2 and Z a 2×2 nested list.
+    """
     sig = S[0][0]
     r = [S[1][0] / sig, S[2][0] / sig]
     Sh = [[S[1 + i][1 + j] - sig * r[i] * r[j] for j in range(2)] for i in range(2)]
@@ -119,13 +171,19 @@ def chart_of(S):
     return sig, r, zeta, _scale(Sh, 1 / zeta)
 
 
-def frame(Vt, At, r):
-    """The :class:`Chart` at r."""
-    return Chart(Vt, At, r)
-
-
 def fast_field(ch, zeta, alpha, eta):
-    """The division-free, scale-free field at (r, ζ̄, ᾱ, η̄) (ch = the Chart at r).
+    """The division-free, scale-free field at (r, ζ̄, ᾱ, η̄).
+
+    Parameters
+    ----------
+    ch : Chart
+        The chart quantities at r.
+    zeta : scalar
+        ζ̄ = ζ/σ.
+    alpha : scalar
+        ᾱ = σa/ζ.
+    eta : sequence of 2 scalars
+        η̄ = σ(Z − Ẑ)/ζ in coordinates (η̄₀₀, η̄₀₁).
 
     Returns
     -------
@@ -151,7 +209,18 @@ def fast_field(ch, zeta, alpha, eta):
 
 def slow_parts(ch):
     """β(r) and s̃(r) with r_T = φβ and (log σ)_T = φs̃ at ζ̄ = 0, y = y_c:
-    β = (V̂₂₂ẑ − p(∇a·V̂₂₂ẑ)/(∇a·p))/|ẑ|², s̃ = 2(V̂₀,₁:ẑ − V̂₀₀(∇a·V̂₂₂ẑ)/(∇a·p))/|ẑ|²."""
+    β = (V̂₂₂ẑ − p(∇a·V̂₂₂ẑ)/(∇a·p))/|ẑ|², s̃ = 2(V̂₀,₁:ẑ − V̂₀₀(∇a·V̂₂₂ẑ)/(∇a·p))/|ẑ|².
+
+    Parameters
+    ----------
+    ch : Chart
+        The chart quantities at r.
+
+    Returns
+    -------
+    tuple
+        (β as a list of 2, s̃).
+    """
     Vz = _mv(ch.V22, ch.zh)
     ratio = ch.grad_a(Vz) / ch.grad_a(ch.p)
     beta = [(v - pi * ratio) / ch.nz for v, pi in zip(Vz, ch.p)]
@@ -164,6 +233,16 @@ def fast_centre(ch):
 
     ᾱ_c = −φ(∇a·V̂₂₂ẑ)/(|ẑ|²∇a·p); η̄_c solves 𝓛η = −c₀ with 𝓛η = pqᵀη + ηqpᵀ − 2(qᵀηp)Ẑ,
     c₀ = N + Nᵀ − 2(tr N)Ẑ − DẐ[φβ], N = V̂₂₂ẐÂ₂₂Ẑ.
+
+    Parameters
+    ----------
+    ch : Chart
+        The chart quantities at r.
+
+    Returns
+    -------
+    tuple
+        (ᾱ_c, [η̄_c,00, η̄_c,01]).
     """
     beta, _st = slow_parts(ch)
     b = [ch.phi * x for x in beta]
@@ -185,8 +264,28 @@ def fast_centre(ch):
 
 
 def cone_point(At, rt, t, m, theta):
-    """s with a(rt + θt + s·m) = 0, the root nearest 0 (stable form −2a₀/(a₁ + sgn(a₁)√(a₁² − 4a₀a₂))),
-    and the point r = rt + θt + s·m.  Any scalar type; over arb the sign of a₁ must be decided."""
+    """The point of the isotropic cone a = 0 on the line rt + θt + s·m: the root s nearest 0, in the
+    stable form −2a₀/(a₁ + sgn(a₁)√(a₁² − 4a₀a₂)).
+
+    Parameters
+    ----------
+    At : list of list
+        A in the frame (3×3, any scalar type).
+    rt, t, m : sequence of 2 scalars
+        The base point r̃, the direction along the cone and the transversal direction.
+    theta : scalar
+        θ (a ball or a dual number for derivatives).
+
+    Returns
+    -------
+    tuple
+        (s, r) with r = rt + θt + s·m.
+
+    Raises
+    ------
+    ValueError
+        When the sign of a₁ (the line's transversality to the cone) is not decided.
+    """
     rth = [rt[0] + theta * t[0], rt[1] + theta * t[1]]
     one = theta * 0 + 1
     w = [one, rth[0], rth[1]]

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import flint
 
-from ...exact.ball import ball_pd
+from ...exact.ball import ball_pd, interval_ball
 from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
@@ -475,10 +475,7 @@ def check_contraction_pieces(bf, Xs, R, W, rho, mu, budget, fail):
         stack.append(piece[:k] + [(lo, mid)] + piece[k + 1:])
 
 
-def _interval(lo, hi):
-    """A ball containing the exact interval [lo, hi] (fmpq ends)."""
-    c = (lo + hi) / 2
-    return flint.arb(c) + flint.arb(0, flint.arb((hi - lo) / 2).upper())
+_interval = interval_ball   # a ball containing the exact interval [lo, hi] (fmpq ends)
 
 
 MAX_PIECES = 8192   #: the largest piece budget a certificate may ask for

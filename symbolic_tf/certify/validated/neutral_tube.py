@@ -100,7 +100,7 @@ def _plan(V, A, S_end):
     from scipy.optimize import brentq
 
     from ...exact.dual import Dual, slope
-    from ..kinds.neutral_chart import chart_of, cone_point, fast_centre, fast_field, frame
+    from ..kinds.neutral_chart import Chart, chart_of, cone_point, fast_centre, fast_field
 
     _w, U = np.linalg.eigh(S_end)
     P = np.eye(3)[np.argsort(-np.abs(U[:, -1]))]
@@ -108,7 +108,8 @@ def _plan(V, A, S_end):
     _sig, r, _z, _Z = chart_of((P @ S_end @ P.T).tolist())
 
     def tangent(rr):
-        ga = np.array(frame(Vt, At, rr)._ga, dtype=float)
+        ch = Chart(Vt, At, rr)
+        ga = np.array([ch.grad_a([1.0, 0.0]), ch.grad_a([0.0, 1.0])], dtype=float)
         return [dyadic(x, 20) for x in np.array([-ga[1], ga[0]]) / np.linalg.norm(ga)]
 
     rq, tq = [dyadic(x, 40) for x in r], tangent(r)
@@ -117,7 +118,7 @@ def _plan(V, A, S_end):
         mf = [-tf[1], tf[0]]
 
         def f(th):
-            return frame(Vt, At, cone_point(At, rf, tf, mf, th)[1]).phi
+            return Chart(Vt, At, cone_point(At, rf, tf, mf, th)[1]).phi
 
         grid = np.linspace(-0.5, 0.5, 1001)
         vals = [f(x) for x in grid]
@@ -130,8 +131,8 @@ def _plan(V, A, S_end):
         tq = tangent([float(x) for x in rq])
     rf, tf = [float(x) for x in rq], [float(x) for x in tq]
     mf = [-tf[1], tf[0]]
-    theta_star = brentq(lambda th: frame(Vt, At, cone_point(At, rf, tf, mf, th)[1]).phi, -1e-3, 1e-3, xtol=1e-16)
-    ch = frame(Vt, At, rf)
+    theta_star = brentq(lambda th: Chart(Vt, At, cone_point(At, rf, tf, mf, th)[1]).phi, -1e-3, 1e-3, xtol=1e-16)
+    ch = Chart(Vt, At, rf)
     ac, ec = fast_centre(ch)
     yc, cols = [ac, ec[0], ec[1]], []
     for j in range(3):
@@ -147,14 +148,14 @@ def _plan(V, A, S_end):
 def _entry_float(plan, S):
     """(ζ̄₁, θ₁, ê₁, |ê₁|_W, |B|_W, max|ᾱ_c|, |∂_s a|) in floats at a 3×3 float Σ (None if the chart fails)."""
     from ...exact.dual import Dual, slope
-    from ..kinds.neutral_chart import chart_of, fast_centre, fast_field, frame
+    from ..kinds.neutral_chart import Chart, chart_of, fast_centre, fast_field
 
     Vt, At, rf, tf, mf = plan.Vt, plan.At, plan.rf, plan.tf, plan.mf
     sig, r, zeta, Z = chart_of((plan.P @ S @ plan.P.T).tolist())
     if not (sig > 0 and zeta > 0):
         return None
     zb = zeta / sig
-    ch = frame(Vt, At, r)
+    ch = Chart(Vt, At, r)
     y = [sig * ch.a / zeta, sig * (Z[0][0] - ch.Zh[0][0]) / zeta, sig * (Z[0][1] - ch.Zh[0][1]) / zeta]
     ac, ec = fast_centre(ch)
     yc = [ac, ec[0], ec[1]]
@@ -162,7 +163,7 @@ def _entry_float(plan, S):
     th1 = float(np.dot(tf, np.array(r) - rf) / np.dot(tf, tf))
     fz = fast_field(ch, Dual(zb / 2, 1.0), yc[0], [yc[1], yc[2]])
     rho = [x.v for x in fz["rho"]]
-    acD, ecD = fast_centre(frame(Vt, At, [Dual(r[0], rho[0]), Dual(r[1], rho[1])]))
+    acD, ecD = fast_centre(Chart(Vt, At, [Dual(r[0], rho[0]), Dual(r[1], rho[1])]))
     B = np.array([slope(fz["alpha_dot"]) - slope(acD), slope(fz["eta_dot"][0]) - slope(ecD[0]),
                   slope(fz["eta_dot"][1]) - slope(ecD[1])])
     W = plan.Wf
@@ -171,13 +172,13 @@ def _entry_float(plan, S):
 
 def _region_data(plan, zb, th1, ew, Bw, ac, da, k_factor, pieces, margin=0.15):
     """The certificate's region fields from the float entry (a guess the checker verifies)."""
-    from ..kinds.neutral_chart import cone_point, fast_centre, frame
+    from ..kinds.neutral_chart import Chart, cone_point, fast_centre
 
     ts = plan.theta_star
     gap = abs(th1 - ts)
     mg = margin * gap + 1e-7
     lo, hi = min(th1, ts) - mg, max(th1, ts) + mg
-    acs = [abs(fast_centre(frame(plan.Vt, plan.At, cone_point(plan.At, plan.rf, plan.tf, plan.mf, x)[1]))[0])
+    acs = [abs(fast_centre(Chart(plan.Vt, plan.At, cone_point(plan.At, plan.rf, plan.tf, plan.mf, x)[1]))[0])
            for x in np.linspace(lo, hi, 17)]
     k = max(k_factor * Bw / float(plan.mu), 2.0 * ew, 1e-3)
     ws = 3.0 * zb * (max(acs + [ac]) + zb * k * 3.0) / da + 1e-14
