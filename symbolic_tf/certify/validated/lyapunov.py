@@ -26,8 +26,9 @@ class LyapunovGuess:
         self.W, self.W_str, self.Wq, self.Winv, self.mu = W, W_str, Wq, Winv, mu
 
 
-def lyapunov_guess(J) -> LyapunovGuess | None:
-    """For a Hurwitz float Jacobian J: W with JᵀW + WJ = −I (scaled), rounded to rationals, and μ =
+def lyapunov_guess(J, shift: float = 0.0) -> LyapunovGuess | None:
+    """For a Hurwitz float Jacobian J: W with JₛᵀW + WJₛ = −I (scaled; Jₛ = J + shift·a·I, −a the
+    spectral abscissa of J — a shift weights W towards the slowest modes), rounded to rationals, and μ =
     a quarter of λ_min(Lc⁻¹(−JᵀW − WJ)Lc⁻ᵀ) (W = LcLcᵀ) — half the margin of
     −(JᵀW + WJ) − 2μW ≻ 0 is left for the Jacobian's variation over the box.  None if W is not PD.
 
@@ -35,6 +36,8 @@ def lyapunov_guess(J) -> LyapunovGuess | None:
     ----------
     J : numpy.ndarray
         A Hurwitz float Jacobian (n×n).
+    shift : float
+        The share of the decay rate a added to J in the Lyapunov equation (0: the plain equation).
 
     Returns
     -------
@@ -46,7 +49,8 @@ def lyapunov_guess(J) -> LyapunovGuess | None:
     from ...exact.rational import qmat
 
     n = J.shape[0]
-    W = solve_continuous_lyapunov(J.T, -np.eye(n))
+    Js = J + shift * abs(float(np.linalg.eigvals(J).real.max())) * np.eye(n) if shift else J
+    W = solve_continuous_lyapunov(Js.T, -np.eye(n))
     W = 0.5 * (W + W.T)
     W /= np.abs(W).max()
     if np.linalg.eigvalsh(W).min() <= 0:

@@ -60,31 +60,6 @@ def find_neutral_cluster(problem, *, order: int = 14, prec: int = 128, seconds: 
                    _CLAIM0, "tube-cluster-neutral search")
 
 
-def _lyapunov(M0):
-    """(W as dyadic strings, W float, μ) for a Hurwitz 3×3 M₀: W from (M₀ + μ₀I)ᵀW + W(M₀ + μ₀I) = −I
-    with μ₀ half the decay rate, μ half of the float margin; None if that fails."""
-    from scipy.linalg import solve_continuous_lyapunov
-
-    ab = float(np.linalg.eigvals(M0).real.max())
-    if not ab < 0:
-        return None
-    W = solve_continuous_lyapunov((M0 + 0.5 * abs(ab) * np.eye(3)).T, -np.eye(3))
-    W = 0.5 * (W + W.T)
-    W /= np.abs(W).max()
-    if np.linalg.eigvalsh(W).min() <= 0:
-        return None
-    Wq = [[dyadic(W[i, j], 30) for j in range(3)] for i in range(3)]
-    for i in range(3):
-        for j in range(i):
-            Wq[i][j] = Wq[j][i]
-    Wf = np.array([[float(x) for x in row] for row in Wq])
-    Lc = np.linalg.cholesky(Wf)
-    margin = float(np.linalg.eigvalsh(np.linalg.solve(Lc, np.linalg.solve(Lc, -(M0.T @ Wf + Wf @ M0)).T)).min()) / 2
-    if not margin > 0:
-        return None
-    return [[frac_str(x) for x in row] for row in Wq], Wf, dyadic(0.5 * margin, 20)
-
-
 class _Plan:
     """The float picture at the settled end: frame (permutation), r̃, t, θ*, W, μ."""
 
@@ -101,6 +76,7 @@ def _plan(V, A, S_end):
 
     from ...exact.dual import Dual, slope
     from ..kinds.neutral_chart import Chart, chart_of, cone_point, fast_centre, fast_field
+    from .lyapunov import lyapunov_guess
 
     _w, U = np.linalg.eigh(S_end)
     P = np.eye(3)[np.argsort(-np.abs(U[:, -1]))]
@@ -139,10 +115,11 @@ def _plan(V, A, S_end):
         yd = [Dual(yc[n], 1.0 if n == j else 0.0) for n in range(3)]
         ff = fast_field(ch, 0.0, yd[0], [yd[1], yd[2]])
         cols.append([slope(ff["alpha_dot"]), slope(ff["eta_dot"][0]), slope(ff["eta_dot"][1])])
-    ly = _lyapunov(np.array(cols).T)
+    M0 = np.array(cols).T
+    ly = lyapunov_guess(M0, shift=0.5) if np.linalg.eigvals(M0).real.max() < 0 else None
     if ly is None:
         return "the fast variables are not attracted at the slow rest point"
-    return _Plan(P, Vt, At, rq, tq, theta_star, *ly)
+    return _Plan(P, Vt, At, rq, tq, theta_star, ly.W_str, ly.W, ly.mu)
 
 
 def _entry_float(plan, S):
