@@ -29,7 +29,7 @@ from ..spec.errors import CertificationFailed
 __all__ = ["validate", "parse_rat", "MAX_DIGITS", "MAX_LIST"]
 
 MAX_DIGITS = 4000
-MAX_LIST = 20000
+MAX_LIST = 50000  # the longest stored tubes (the d = 3 chart kinds) have up to 50 000 steps
 _RAT = re.compile(r"-?[0-9]{1,%d}(/[0-9]{1,%d})?" % (MAX_DIGITS, MAX_DIGITS))
 
 

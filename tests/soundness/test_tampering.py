@@ -84,6 +84,12 @@ NEUTRAL_AV = ([["-1", "1", "4/3"], ["0", "2", "-1/3"], ["-7/4", "0", "1"]],
 NEUTRAL_S0 = [["16485885/1048576", "-377437/262144", "20558389/1048576"],
               ["-377437/262144", "49983/262144", "-950925/524288"],
               ["20558389/1048576", "-950925/524288", "25642869/1048576"]]
+# seed 0 #1 of the same set, started at a dyadic rounding of its Σ(1.5): Σ grows along a rank-one part
+GROWTH_AV = ([["1/2", "-2", "-7/4"], ["-2", "1", "2"], ["-2", "1/2", "-2/3"]],
+             [["-2", "-2/3", "-1"], ["1", "-1/2", "-3/2"], ["2", "-1/3", "-1"]])
+GROWTH_S0 = [["1171712753/1048576", "40886233/131072", "-107684457/524288"],
+             ["40886233/131072", "91611447/1048576", "-30317375/524288"],
+             ["-107684457/524288", "-30317375/524288", "20228669/524288"]]
 SINGULAR_AV = ([["-2", "2/3"], ["3/2", 1]], [["1/4", 2], ["-1/2", "1/2"]])
 SINGULAR_F = [[0, "-5/3"], ["-2/3", "-3/2"]]
 CLUSTER_A, CLUSTER_V = [["1/2", -1], ["1/2", "-1/3"]], [[0, "-2/3"], ["3/2", "-1/2"]]   # settles on a rank-one line
@@ -301,6 +307,12 @@ def _build_certs() -> dict:
         ver = find_neutral_cluster(_softmax(*NEUTRAL_AV, NEUTRAL_S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-cluster-neutral"] = ver.evidence["certificate"]
+    if "tube-growth-neutral" in kinds():  # d = 3: a growing rank-one part beside a settling eigenvalue
+        from symbolic_tf.certify.validated.neutral_growth import find_neutral_growth
+
+        ver = find_neutral_growth(_softmax(*GROWTH_AV, GROWTH_S0))
+        assert ver.status == "PROVED", ver.reason
+        out["tube-growth-neutral"] = ver.evidence["certificate"]
     if "tube-growth" in kinds():  # drift + general V: Σ/tr Σ settles on an isotropic direction, tr Σ grows
         from symbolic_tf.certify.validated.growth_tube import find_growth
 
@@ -365,7 +377,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-collapse", "tube-singular-equilibrium",
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-collapse", "tube-singular-equilibrium",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
               "schedule-phases",

@@ -29,8 +29,13 @@ of the ellipsoid 𝓔 = {êᵀWê ≤ k²}; derivatives by dual numbers over bal
    c := inf(−f′(Θ)·ℓᵀβ) > 0 per piece (f′ over the whole Θ, β over the piece);
 6. the reach: with E = |∇φ·m|·ᾱ_max/δ_a·|ℓᵀβ| + |ℓᵀ∂_ζ̄ρ|, u₁ = max|θ₁ − θ_{a,b}| and
    ε = Eζ̄₁/c, [min(θ₁, θ_a) − ε, max(θ₁, θ_b) + ε] ⊂ Θ and ζ̄₁ᾱ_max/δ_a < w_s;
-7. the bound D = |s̃|(|f′|·I_u + |∇φ·m|ᾱ_max I_ζ/δ_a) + |∂_ζ̄λ|·I_ζ (I_u = u₁/c + Eζ̄₁/(cγ),
-   I_ζ = ζ̄₁/γ) on |log σ(∞) − log σ₁| is finite.
+7. with R(r) = λ(r, 0, y_c(r)) = φs̃ (zero at θ*), the bound D = |R′(Θ)|·I_u +
+   |∇R·m|ᾱ_max I_ζ/δ_a + |∂_ζ̄λ|·I_ζ (I_u = u₁/c + Eζ̄₁/(cγ), I_ζ = ζ̄₁/γ) on
+   |log σ(∞) − log σ₁| is finite.
+
+The checks are written once for a :class:`SlowMode` — which factor of θ_T = φ·ℓᵀβ vanishes at
+θ* and which logarithm is bounded; the growth kind (:mod:`.neutral_growth`) swaps φ and ℓᵀβ and
+bounds log ζ.
 
 **Why.**  While the state is in the region: 3 makes 𝓔 forward invariant for ê (dê/dt̄ =
 M₀ê + B − ζ̄gê), so ᾱ = ᾱ_c + ζ̄ê_α is bounded by ᾱ_max and a = ζ̄ᾱ; 4 gives ζ̄ ≤ ζ̄₁e^{−γT};
@@ -38,7 +43,8 @@ with θ* the zero of f (5) and u = θ − θ*, θ_T = φ(r)ℓᵀβ + ζ̄ℓᵀ
 give d|u|/dT ≤ −c|u| + Eζ̄, so u stays between min(u(0), 0) − ε and max(u(0), 0) + ε (on the far
 side of 0 the field points back once |u| > ε) and ∫|u| dT ≤ I_u; 6 keeps θ and s strictly
 inside, and the state never leaves the region (first-exit argument).  Hence ζ̄ → 0, a → 0,
-θ → θ*, r → r* (the cone point at θ*), and (log σ)_T = φs̃ + ζ̄∂_ζ̄λ is integrable (7):
+θ → θ*, r → r* (the cone point at θ*), and (log σ)_T = R(r) + ζ̄∂_ζ̄λ with
+R(r) = R′(ξ)u + ∇R·m(s − s_c) is integrable (7):
 σ → σ∞ ∈ σ₁[e^{−D}, e^{D}].  T = ∫ζ dt → ∞ with t (ζ̇ ≥ −Cζ²), so the solution is global and
 Σ(t) = T⁻¹L(r)diag(σ, ζZ)L(r)ᵀT⁻ᵀ → σ∞T⁻¹w*w*ᵀT⁻ᵀ, w* = (1, r*): rank exactly one.  Claim
 CLUSTERING (rank 1) for THIS Σ₀.
@@ -146,20 +152,114 @@ def _cone(At, rt, t, m, theta, fail):
         fail(str(exc))
 
 
-def _f(Vt, At, rt, t, m, theta, fail):
-    """f(θ) = φ(r_c(θ)) (over arb or Dual)."""
+class SlowMode:
+    """What pins the slow rest point and which logarithm stays bounded, for one use of the chart
+    (clustering here; growth in :mod:`~symbolic_tf.certify.kinds.neutral_growth`).
+
+    At ζ̄ = 0, y = y_c(r) the slow field is r_T = φβ(r), so θ_T = φ·ℓᵀβ: one of the two factors
+    (:meth:`factor`) vanishes at the rest point θ* and the other (:meth:`cofactor`) sets the rate of
+    approach.  :meth:`rate` picks, from the chart field, the T-derivative of the logarithm the
+    certificate bounds; the mode's mathematics guarantees that its value R(r) at (r, 0, y_c(r))
+    vanishes where :meth:`factor` does, under the hypotheses that :meth:`conditions` lists.
+    """
+
+    #: what the bounded logarithm is, for messages
+    bounded = "log σ"
+    #: the names of :meth:`conditions`' quantities, for messages
+    condition_names: tuple = ()
+
+    def factor(self, ch, ell):
+        """The factor of θ_T that vanishes at θ* (clustering: φ).
+
+        Parameters
+        ----------
+        ch : Chart
+            The chart quantities at r.
+        ell : sequence of 2 scalars
+            ℓ = t/|t|².
+
+        Returns
+        -------
+        scalar
+            The factor at r.
+        """
+        return ch.phi
+
+    def cofactor(self, ch, ell):
+        """The other factor of θ_T (clustering: ℓᵀβ).
+
+        Parameters
+        ----------
+        ch : Chart
+            The chart quantities at r.
+        ell : sequence of 2 scalars
+            ℓ = t/|t|².
+
+        Returns
+        -------
+        scalar
+            The cofactor at r.
+        """
+        beta, _st = slow_parts(ch)
+        return ell[0] * beta[0] + ell[1] * beta[1]
+
+    def rate(self, field):
+        """The T-derivative of the bounded logarithm (clustering: (log σ)_T = λ, and λ = φs̃ at
+        ζ̄ = 0, y = y_c).
+
+        Parameters
+        ----------
+        field : dict
+            The output of :func:`~symbolic_tf.certify.kinds.neutral_chart.fast_field`.
+
+        Returns
+        -------
+        scalar
+            The rate.
+        """
+        return field["lam"]
+
+    def conditions(self, ch):
+        """Quantities that must be sign-definite over the region for R to vanish where the factor
+        does (clustering: none — R = φs̃ has the factor φ outright).
+
+        Parameters
+        ----------
+        ch : Chart
+            The chart quantities at r.
+
+        Returns
+        -------
+        list of scalar
+            The quantities, named by :attr:`condition_names`.
+        """
+        return []
+
+
+CLUSTER = SlowMode()
+
+
+def _f(mode, Vt, At, rt, t, m, ell, theta, fail):
+    """f(θ): the mode's factor at r_c(θ) (over arb or Dual)."""
     _s, r = _cone(At, rt, t, m, theta, fail)
-    return Chart(Vt, At, r).phi
+    return mode.factor(Chart(Vt, At, r), ell)
 
 
-_KEYS = ("g", "alpha_c", "lT", "lb", "st", "dphi", "dlam", "fprime", "da")
+def _rest_rate(mode, ch):
+    """R(r): the mode's rate at ζ̄ = 0 on the slow manifold y = y_c(r)."""
+    ac, ec = fast_centre(ch)
+    return mode.rate(fast_field(ch, 0 * ch.phi, ac, ec))
 
 
-def _piece_values(Vb, Ab, rt, t, m, ell, theta, sig_s, zbox, ebox, fail):
+_KEYS = ("g", "alpha_c", "lT", "co", "dfac", "Rprime", "dR", "drate", "fprime", "da")
+
+
+def _piece_values(mode, Vb, Ab, rt, t, m, ell, theta, sig_s, zbox, ebox, fail):
     """The region quantities at θ, s = s_c(θ) + σ_s (θ, σ_s arb or tag-1 duals; ζ̄ ∈ zbox and ê ∈ ebox
-    as balls); inner derivatives use tag-2 duals.  Returns a flat dict of scalars (M0 and B as
-    lists): g, the fast Jacobian M₀ at ζ̄ = 0, B = ∂_ζ̄G − Dy_c[ρ], ᾱ_c, ℓᵀ∂_ζ̄ρ, ℓᵀβ, s̃, ∇φ·m,
-    ∂_ζ̄λ, f′(θ) and ∂_s a."""
+    as balls); inner derivatives use tag-2 duals.  Returns a flat dict of scalars (M0, B and the
+    mode's conditions as lists): g, the fast Jacobian M₀ at ζ̄ = 0, B = ∂_ζ̄G − Dy_c[ρ], ᾱ_c,
+    ℓᵀ∂_ζ̄ρ, the cofactor, ∇f·m, R′(θ) = d/dθ R(r_c(θ)), ∇R·m, ∂_ζ̄ of the rate along
+    y = y_c + ζ̄ê, f′(θ) and ∂_s a."""
     one = flint.arb(1)
     sc, _rc = _cone(Ab, rt, t, m, theta, fail)
     r = _r_of(rt, t, m, theta, sc + sig_s)
@@ -180,36 +280,40 @@ def _piece_values(Vb, Ab, rt, t, m, ell, theta, sig_s, zbox, ebox, fail):
          slope(fz["eta_dot"][1], 2) - slope(ecD[1], 2)]
     yz = [Dual(yc[n] + zbox * ebox[n], ebox[n], 2) for n in range(3)]
     fs = fast_field(ch, Dual(zbox, one, 2), yz[0], [yz[1], yz[2]])
-    beta, st = slow_parts(ch)
     chM = Chart(Vb, Ab, [Dual(r[0], one * m[0], 2), Dual(r[1], one * m[1], 2)])
-    out = {"g": value(fz["g"], 2), "alpha_c": ac, "lT": ell[0] * slope(fs["rho"][0], 2) + ell[1] * slope(fs["rho"][1], 2),
-           "lb": ell[0] * beta[0] + ell[1] * beta[1], "st": st, "dphi": slope(chM.phi, 2), "dlam": slope(fs["lam"], 2),
-           "fprime": slope(_f(Vb, Ab, rt, t, m, Dual(theta, one, 2), fail), 2), "da": ch.grad_a(m), "M0": M0, "B": B}
-    return out
+    _sD, rD = _cone(Ab, rt, t, m, Dual(theta, one, 2), fail)
+    chT = Chart(Vb, Ab, rD)
+    return {"g": value(fz["g"], 2), "alpha_c": ac,
+            "lT": ell[0] * slope(fs["rho"][0], 2) + ell[1] * slope(fs["rho"][1], 2),
+            "co": mode.cofactor(ch, ell), "dfac": slope(mode.factor(chM, ell), 2),
+            "Rprime": slope(_rest_rate(mode, chT), 2), "dR": slope(_rest_rate(mode, chM), 2),
+            "drate": slope(mode.rate(fs), 2), "fprime": slope(mode.factor(chT, ell), 2), "da": ch.grad_a(m),
+            "M0": M0, "B": B, "cond": mode.conditions(ch)}
 
 
-def _centred(Vb, Ab, rt, t, m, ell, lo, hi, s_off, zbox, ebox, fail):
+def _centred(mode, Vb, Ab, rt, t, m, ell, lo, hi, s_off, zbox, ebox, fail):
     """The region quantities over the piece θ ∈ [lo, hi], σ_s ∈ s_off in mean-value (centred) form:
     q(θ_c, 0) + ∂_θq(piece)·(θ − θ_c) + ∂_σq(piece)·σ_s, with ζ̄ and ê as balls throughout — far
     tighter than the direct ball evaluation, whose dependency blow-up is large in this chart."""
     one = flint.arb(1)
     tb, tc = interval_ball(lo, hi), flint.arb((lo + hi) / 2)
-    vc = _piece_values(Vb, Ab, rt, t, m, ell, tc, 0 * one, zbox, ebox, fail)
-    vt = _piece_values(Vb, Ab, rt, t, m, ell, Dual(tb, one, 1), s_off, zbox, ebox, fail)
-    vs = _piece_values(Vb, Ab, rt, t, m, ell, tb, Dual(s_off, one, 1), zbox, ebox, fail)
+    vc = _piece_values(mode, Vb, Ab, rt, t, m, ell, tc, 0 * one, zbox, ebox, fail)
+    vt = _piece_values(mode, Vb, Ab, rt, t, m, ell, Dual(tb, one, 1), s_off, zbox, ebox, fail)
+    vs = _piece_values(mode, Vb, Ab, rt, t, m, ell, tb, Dual(s_off, one, 1), zbox, ebox, fail)
     dt, ds = tb - tc, s_off
 
     def comb(a, b, c):
         return a + slope(b, 1) * dt + slope(c, 1) * ds
 
     out = {key: comb(vc[key], vt[key], vs[key]) for key in _KEYS}
-    out["M0"] = [comb(a, b, c) for a, b, c in zip(vc["M0"], vt["M0"], vs["M0"])]
-    out["B"] = [comb(a, b, c) for a, b, c in zip(vc["B"], vt["B"], vs["B"])]
+    for key in ("M0", "B", "cond"):
+        out[key] = [comb(a, b, c) for a, b, c in zip(vc[key], vt[key], vs[key])]
     return out
 
 
-def check_neutral_end(pairs, S_end, data, prec, fail):
-    """Checks 1 (after the tube) to 7 of the module docstring; returns (σ₁, D) as arb balls.
+def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER):
+    """Checks 1 (after the tube) to 7 of the module docstring, for a slow mode; returns D as an
+    arb ball.
 
     Parameters
     ----------
@@ -223,11 +327,15 @@ def check_neutral_end(pairs, S_end, data, prec, fail):
         The arb working precision in bits.
     fail : callable
         ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    mode : SlowMode
+        Which factor of the slow field vanishes at θ* and which logarithm is bounded
+        (:data:`CLUSTER`: φ and log σ).
 
     Returns
     -------
-    tuple of (flint.arb, flint.arb)
-        σ₁ and the bound D of |log σ(∞) − log σ₁|.
+    flint.arb
+        The bound D of the bounded logarithm's total drift after the tube's end (log σ for
+        :data:`CLUSTER`).
     """
     if len(pairs) != 1:
         fail("covers single-head softmax only")
@@ -243,18 +351,23 @@ def check_neutral_end(pairs, S_end, data, prec, fail):
         zbox = interval_ball(flint.fmpq(0), zmax)
         s_off = interval_ball(-sw, sw)
         # 5a. the slow rest point: f changes sign on [θ_a, θ_b]
-        fa, fb = _f(Vb, Ab, rt, t, m, flint.arb(ts[0]), fail), _f(Vb, Ab, rt, t, m, flint.arb(ts[1]), fail)
+        fa = _f(mode, Vb, Ab, rt, t, m, ell, flint.arb(ts[0]), fail)
+        fb = _f(mode, Vb, Ab, rt, t, m, ell, flint.arb(ts[1]), fail)
         if not ((fa > 0 and fb < 0) or (fa < 0 and fb > 0)):
-            fail("f = φ(r_c(θ)) does not change sign on theta_star")
+            fail("f (the vanishing factor at r_c(θ)) does not change sign on theta_star")
         width = (th[1] - th[0]) / pieces
-        per_piece, fprime = [], None
-        big = {"g_hi": None, "g_abs": flint.arb(0), "B": flint.arb(0), "alpha_c": flint.arb(0), "lT": flint.arb(0),
-               "dphi": flint.arb(0), "st": flint.arb(0), "dlam": flint.arb(0), "lb": flint.arb(0)}
+        per_piece, fprime, Rprime = [], None, None
+        big = {"g_hi": None, "g_abs": flint.arb(0), "B": flint.arb(0)}
+        big.update({key: flint.arb(0) for key in ("alpha_c", "lT", "dfac", "dR", "drate", "co")})
         da_min = None
         for j in range(pieces):
             lo, hi = th[0] + j * width, th[0] + (j + 1) * width
-            q = _centred(Vb, Ab, rt, t, m, ell, lo, hi, s_off, zbox, ebox, fail)
+            q = _centred(mode, Vb, Ab, rt, t, m, ell, lo, hi, s_off, zbox, ebox, fail)
             fprime = q["fprime"] if fprime is None else fprime.union(q["fprime"])
+            Rprime = q["Rprime"] if Rprime is None else Rprime.union(q["Rprime"])
+            for name, val in zip(mode.condition_names, q["cond"]):
+                if not (val > 0 or val < 0):
+                    fail(f"{name} is not sign-definite over the region")
             da = q["da"]
             if not (da > 0 or da < 0):
                 fail("∂a/∂s is not sign-definite over the region")
@@ -267,11 +380,11 @@ def check_neutral_end(pairs, S_end, data, prec, fail):
             if not g < 0:
                 fail("g is not negative over the region: ζ̄ = ζ/σ is not proved to decay")
             big["g_hi"] = flint.arb(g.upper()) if big["g_hi"] is None else _max(big["g_hi"], flint.arb(g.upper()))
-            for key in ("alpha_c", "lT", "dphi", "st", "dlam", "lb"):
+            for key in ("alpha_c", "lT", "dfac", "dR", "drate", "co"):
                 big[key] = _max(big[key], _mag(q[key]))
             big["g_abs"] = _max(big["g_abs"], _mag(g))
             big["B"] = _max(big["B"], _mag(BW).sqrt())
-            per_piece.append(q["lb"])
+            per_piece.append(q["co"])
         # 4. ζ̄ decays
         gamma = -big["g_hi"]
         if not gamma > 0:
@@ -281,15 +394,15 @@ def check_neutral_end(pairs, S_end, data, prec, fail):
             fail("the fast funnel is not invariant: (mu − ζ̄_max|g|)·k ≤ |B|_W")
         # 5b. slow contraction over every piece
         c = None
-        for lb in per_piece:
-            prod = -(fprime * lb)
+        for co in per_piece:
+            prod = -(fprime * co)
             if not prod > 0:
-                fail("the slow field does not contract along the isotropic cone (f′·ℓᵀβ ≥ 0 somewhere)")
+                fail("the slow field does not contract along the isotropic cone (f′·cofactor ≥ 0 somewhere)")
             c = flint.arb(prod.lower()) if c is None else flint.arb(min(c.lower(), prod.lower()))
         alpha_max = big["alpha_c"] + zmax_b * rad[0]
-        E = big["dphi"] * alpha_max / da_min * big["lb"] + big["lT"]
+        E = big["dfac"] * alpha_max / da_min * big["co"] + big["lT"]
         # 1. the tube's end
-        z1, sig1, r1, eh1 = _entry(Vb, Ab, T, S_end, W, fail)
+        z1, _sig1, r1, eh1 = _entry(Vb, Ab, T, S_end, W, fail)
         if not (z1 > 0 and z1 < zmax_b):
             fail("ζ̄ at the tube's end is not in (0, zeta_max)")
         if not (eh1.transpose() * Wb * eh1)[0, 0] < k_b * k_b:
@@ -305,10 +418,10 @@ def check_neutral_end(pairs, S_end, data, prec, fail):
             fail("the transversal offset |a|/δ_a may exceed s_width")
         Iu = u1 / c + E * z1 / (c * gamma)
         Iz = z1 / gamma
-        D = big["st"] * (_mag(fprime) * Iu + big["dphi"] * alpha_max * Iz / da_min) + big["dlam"] * Iz
+        D = _mag(Rprime) * Iu + big["dR"] * alpha_max * Iz / da_min + big["drate"] * Iz
         if not D.is_finite():
-            fail("the bound on the drift of log σ is not finite")
-        return sig1, D
+            fail(f"the bound on the drift of {mode.bounded} is not finite")
+        return D
 
 
 def _entry(Vb, Ab, T, S_end, W, fail):
@@ -327,12 +440,43 @@ def _entry(Vb, Ab, T, S_end, W, fail):
     return zb, sig, r, eh
 
 
-_SCHEMA = {"frame": "rat[][]", "r_tilde": "rat[]", "t_dir": "rat[]", "theta_box": "rat[]", "s_width": "rat",
-           "theta_star": "rat[]", "zeta_max": "rat", "W": "rat[][]", "mu": "rat", "k": "rat", "pieces": "int",
-           "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int", "method": ("enum", "qr", "direct")}
+#: the data schema shared by the kinds built on the chart (clustering here, growth in neutral_growth)
+REGION_SCHEMA = {"frame": "rat[][]", "r_tilde": "rat[]", "t_dir": "rat[]", "theta_box": "rat[]", "s_width": "rat",
+                 "theta_star": "rat[]", "zeta_max": "rat", "W": "rat[][]", "mu": "rat", "k": "rat", "pieces": "int",
+                 "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
+                 "method": ("enum", "qr", "direct")}
 
 
-@kind(KIND, _SCHEMA)
+def check_chart_certificate(cert, problem, mode, bad):
+    """The whole check of a chart certificate for a slow mode: the problem's preconditions, the
+    stored tube's replay from the exact Σ₀, then checks 1–7 at the tube's end.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against :data:`REGION_SCHEMA`.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: single-head softmax, d = 3, no drift, Σ₀ ⪰ 0 exact.
+    mode : SlowMode
+        The slow mode of the kind.
+    bad : callable
+        ``bad(msg)`` raises the kind's :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+
+    Returns
+    -------
+    flint.arb
+        The bound D of the mode's bounded logarithm after the tube's end.
+    """
+    pairs, F, S0 = tube_problem(cert, problem, bad, psd=True)
+    if problem.d != 3 or F is not None:
+        bad("covers d = 3 without drift only")
+    data = cert.data
+    prec = int_in(data["prec"], "prec", 64, 4096, bad)
+    S_end, _ts = replay_stored(pairs, None, S0, data, bad, _MAX_ORDER, _MAX_STEPS)
+    return check_neutral_end(pairs, S_end, data, prec, bad, mode)
+
+
+@kind(KIND, REGION_SCHEMA)
 def check_tube_cluster_neutral(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and converges to a rank-one
     limit (regime CLUSTERING, rank 1, quantifier THIS), d = 3.
@@ -354,11 +498,5 @@ def check_tube_cluster_neutral(cert, problem):
     symbolic_tf.spec.errors.CertificationFailed
         When the tube does not replay or a check 1–7 fails.
     """
-    pairs, F, S0 = tube_problem(cert, problem, _bad, psd=True)
-    if problem.d != 3 or F is not None:
-        _bad("covers d = 3 without drift only")
-    data = cert.data
-    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
-    S_end, _ts = replay_stored(pairs, None, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
-    check_neutral_end(pairs, S_end, data, prec, _bad)
+    check_chart_certificate(cert, problem, CLUSTER, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})

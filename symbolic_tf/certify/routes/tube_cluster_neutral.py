@@ -34,8 +34,8 @@ class TubeClusterNeutral(Route):
         why = single_quadratic(problem)
         if why is not None:
             return why
-        return tube_ready(problem, drift=False) or (None if problem.d == 3 else "the neutral clustering "
-                                                    "certificate covers d = 3")
+        return tube_ready(problem, drift=False) or (None if problem.d == 3 else "the chart of a rank-one "
+                                                    "limit covers d = 3")
 
     def search(self, problem, ctx: Context):
         """Integrate a validated tube from Σ₀ (90 s budget) into a slow–fast funnel of a rank-one limit

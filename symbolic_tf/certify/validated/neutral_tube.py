@@ -10,6 +10,9 @@ then run, and at (throttled) times its end box is tried as the entry of the regi
 with the region sized from the float picture (θ between the entry and θ*, s-width from the
 transversal offset, k from the fast forcing).  Every float is a guess verified by the checker's
 own procedure; the final certificate is re-checked independently.
+
+The search is written once (:func:`find_chart_certificate`) for a :class:`ChartSearch`: the kind,
+its slow mode and claim; :mod:`~symbolic_tf.certify.validated.neutral_growth` uses it for growth.
 """
 from __future__ import annotations
 
@@ -22,12 +25,51 @@ from ...exact.rational import dyadic, frac_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 
-__all__ = ["KIND", "find_neutral_cluster"]
+__all__ = ["KIND", "ChartSearch", "find_neutral_cluster", "find_chart_certificate"]
 
 KIND = "tube-cluster-neutral"
-ARGUMENT = "validated-tube+slow-fast-funnel-at-a-neutral-rank-one-limit"
-_CLAIM0 = ("for this Σ₀: the solution is global and Σ(t) converges to a rank-one limit (validated tube + "
-           "slow–fast funnel)")
+
+
+class ChartSearch:
+    """What a search in the chart looks for: the kind, its slow mode, its claim and words.
+
+    Parameters
+    ----------
+    kind : str
+        The certificate kind.
+    mode : symbolic_tf.certify.kinds.neutral.SlowMode
+        The slow mode (which factor vanishes at the rest point).
+    claim : symbolic_tf.certify.claims.Claim
+        The claim a certificate proves.
+    claim0 : str
+        The claim's words for an UNDECIDED verdict.
+    argument : str
+        The argument's name in the verdict.
+    note : str
+        What the tube ends in (for the certificate's note).
+    grows : bool
+        Whether the float guess follows a growing solution (in scale-free form) — else it must
+        settle.
+    configs : tuple of (float, int, float)
+        The region sizes tried at each entry: (k factor, θ-pieces, θ-margin as a fraction of the
+        gap to θ*).
+    """
+
+    def __init__(self, kind, mode, claim, claim0, argument, note, grows,
+                 configs=((3.0, 32, 0.15), (6.0, 64, 0.15), (3.0, 64, 0.6), (3.0, 128, 0.15))):
+        self.kind, self.mode, self.claim, self.claim0 = kind, mode, claim, claim0
+        self.argument, self.note, self.grows, self.configs = argument, note, grows, configs
+
+
+def _cluster_search():
+    from ..claims import Claim, Quantifier
+    from ..kinds.neutral import CLUSTER
+
+    return ChartSearch(KIND, CLUSTER, Claim("CLUSTERING", Quantifier.THIS, {"rank": 1}),
+                       "for this Σ₀: the solution is global and Σ(t) converges to a rank-one limit (validated "
+                       "tube + slow–fast funnel)", "validated-tube+slow-fast-funnel-at-a-neutral-rank-one-limit",
+                       "a slow–fast funnel around a neutral rank-one limit (middle eigenvalue ~ 1/t, drift along "
+                       "the isotropic cone to the zero of φ)", False)
 
 
 def find_neutral_cluster(problem, *, order: int = 14, prec: int = 128, seconds: float = 20.0,
@@ -56,8 +98,31 @@ def find_neutral_cluster(problem, *, order: int = 14, prec: int = 128, seconds: 
         PROVED (CLUSTERING, rank 1, THIS) with ``evidence["certificate"]``, else UNDECIDED with the
         reason.
     """
-    return guarded(lambda t0: _find(problem, order, prec, seconds, horizon, max_steps, t0),
-                   _CLAIM0, "tube-cluster-neutral search")
+    return find_chart_certificate(problem, _cluster_search(), order=order, prec=prec, seconds=seconds,
+                                  horizon=horizon, max_steps=max_steps)
+
+
+def find_chart_certificate(problem, spec, *, order: int = 14, prec: int = 128, seconds: float = 20.0,
+                           horizon: float = 400.0, max_steps: int = 40000) -> Verdict:
+    """PROVED with a certificate of ``spec.kind``, or UNDECIDED with the reason: the search shared by
+    the kinds built on the chart.  Never raises on float trouble.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀ (d = 3).
+    spec : ChartSearch
+        What to look for.
+    order, prec, seconds, horizon, max_steps
+        As in :func:`find_neutral_cluster`.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (``spec.claim``) with ``evidence["certificate"]``, else UNDECIDED with the reason.
+    """
+    return guarded(lambda t0: _find(problem, spec, order, prec, seconds, horizon, max_steps, t0),
+                   spec.claim0, f"{spec.kind} search")
 
 
 class _Plan:
@@ -70,7 +135,7 @@ class _Plan:
         self.theta_star, self.W_str, self.Wf, self.mu = theta_star, W_str, Wf, mu
 
 
-def _plan(V, A, S_end):
+def _plan(V, A, S_end, mode):
     """The float :class:`_Plan` at a settled float state, or the reason why not."""
     from scipy.optimize import brentq
 
@@ -93,21 +158,25 @@ def _plan(V, A, S_end):
         rf, tf = [float(x) for x in rq], [float(x) for x in tq]
         mf = [-tf[1], tf[0]]
 
+        ell = [x / (tf[0] ** 2 + tf[1] ** 2) for x in tf]
+
         def f(th):
-            return Chart(Vt, At, cone_point(At, rf, tf, mf, th)[1]).phi
+            return mode.factor(Chart(Vt, At, cone_point(At, rf, tf, mf, th)[1]), ell)
 
         grid = np.linspace(-0.5, 0.5, 1001)
         vals = [f(x) for x in grid]
         roots = [brentq(f, grid[j], grid[j + 1], xtol=1e-15) for j in range(1000)
                  if np.isfinite(vals[j]) and np.isfinite(vals[j + 1]) and vals[j] * vals[j + 1] < 0]
         if not roots:
-            return "φ has no zero on the isotropic cone near the limit direction"
+            return "the slow field's factor has no zero on the isotropic cone near the limit direction"
         th = min(roots, key=abs)
         rq = [dyadic(x, 40) for x in cone_point(At, rf, tf, mf, th)[1]]
         tq = tangent([float(x) for x in rq])
     rf, tf = [float(x) for x in rq], [float(x) for x in tq]
     mf = [-tf[1], tf[0]]
-    theta_star = brentq(lambda th: Chart(Vt, At, cone_point(At, rf, tf, mf, th)[1]).phi, -1e-3, 1e-3, xtol=1e-16)
+    ell = [x / (tf[0] ** 2 + tf[1] ** 2) for x in tf]
+    theta_star = brentq(lambda th: mode.factor(Chart(Vt, At, cone_point(At, rf, tf, mf, th)[1]), ell), -1e-3, 1e-3,
+                        xtol=1e-16)
     ch = Chart(Vt, At, rf)
     ac, ec = fast_centre(ch)
     yc, cols = [ac, ec[0], ec[1]], []
@@ -168,52 +237,55 @@ def _region_data(plan, zb, th1, ew, Bw, ac, da, k_factor, pieces, margin=0.15):
             "k": frac_str(dyadic(k, 20)), "pieces": pieces}
 
 
-def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
+def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from scipy.integrate import solve_ivp
 
     from ...spec.errors import CertificationFailed
     from ...variants import get as get_variant
-    from ..claims import Claim, Quantifier
     from ..kinds.neutral import check_neutral_end
     from .float_budget import capped
     from .lyapunov import Throttle, certify_and_check, tube_fields, tube_missed, tube_summary
     from .tube import integrate_tube, psd_flow_inputs
 
+    claim0 = spec.claim0
     if problem.d != 3 or get_variant(problem.variant).composite:
-        return Verdict(UNDECIDED, _CLAIM0, reason="the neutral clustering certificate covers one quadratic "
-                       "(softmax) head in d = 3")
-    inputs = psd_flow_inputs(problem, False, "the neutral clustering certificate covers the flow without drift")
+        return Verdict(UNDECIDED, claim0, reason=f"the {spec.kind} certificate covers one quadratic (softmax) head "
+                       "in d = 3")
+    inputs = psd_flow_inputs(problem, False, f"the {spec.kind} certificate covers the flow without drift")
     if isinstance(inputs, str):
-        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
+        return Verdict(UNDECIDED, claim0, reason=inputs)
     heads, _F, S0q = inputs
     V, A = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1])
     if np.linalg.eigvalsh(A + A.T).min() >= 0 or np.linalg.eigvalsh(A + A.T).max() <= 0:
-        return Verdict(UNDECIDED, _CLAIM0, reason="A + Aᵀ is not indefinite: no rank-one equilibria")
+        return Verdict(UNDECIDED, claim0, reason="A + Aᵀ is not indefinite: no rank-one equilibria")
 
-    def rhs(_t, y):
-        S = y.reshape(3, 3)
-        H = V @ S @ A @ S
-        return (H + H.T).ravel()
+    if spec.grows:
+        sol, S_end = _scale_free_guess(V, A, qmat_to_float(S0q), horizon)
+    else:
+        def rhs(_t, y):
+            S = y.reshape(3, 3)
+            H = V @ S @ A @ S
+            return (H + H.T).ravel()
 
-    def big(_t, y):
-        return 1e8 - np.abs(y).max()
+        def big(_t, y):
+            return 1e8 - np.abs(y).max()
 
-    big.terminal = True
-    with np.errstate(all="ignore"):
-        sol = solve_ivp(capped(rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="LSODA", rtol=1e-11,
-                        atol=1e-14, events=big)
-    S_end = sol.y[:, -1].reshape(3, 3)
+        big.terminal = True
+        with np.errstate(all="ignore"):
+            sol = solve_ivp(capped(rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="LSODA", rtol=1e-11,
+                            atol=1e-14, events=big)
+        S_end = sol.y[:, -1].reshape(3, 3)
     numerical = {"seconds": time.perf_counter() - t0}
     if sol.status != 0 or not np.all(np.isfinite(S_end)) or np.trace(S_end) <= 0:
-        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+        return Verdict(UNDECIDED, claim0, numerical=numerical,
                        reason="the float solution does not settle (it blows up or fails)")
     ev = np.linalg.eigvalsh(S_end)
     numerical["float_eigenvalue_ratios"] = [float(ev[0] / ev[2]), float(ev[1] / ev[2])]
     if not ev[1] < 1e-2 * ev[2]:
-        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="the float solution does not approach rank one")
-    plan = _plan(V, A, S_end)
+        return Verdict(UNDECIDED, claim0, numerical=numerical, reason="the float solution does not approach rank one")
+    plan = _plan(V, A, S_end, spec.mode)
     if isinstance(plan, str):
-        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason=plan)
+        return Verdict(UNDECIDED, claim0, numerical=numerical, reason=plan)
     found = {}
     throttle = Throttle(every=400)
     gate = {"zeta": 0.02}
@@ -230,10 +302,10 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
             return False
         if ent is None or not ent[0] < gate["zeta"]:
             return False
-        for k_factor, pieces, margin in ((3.0, 32, 0.15), (6.0, 64, 0.15), (3.0, 64, 0.6), (3.0, 128, 0.15)):
+        for k_factor, pieces, margin in spec.configs:
             data = _region_data(plan, *ent, k_factor, pieces, margin)
             try:
-                check_neutral_end(heads, S, data, prec, _fail)
+                check_neutral_end(heads, S, data, prec, _fail, spec.mode)
             except CertificationFailed as exc:
                 found["last"] = str(exc)
                 if "tube's end" in str(exc):
@@ -252,17 +324,44 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     if "data" not in found:
         if "last" in found:
             numerical["last_region_failure"] = found["last"]
-        return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified slow–fast region of the rank-one limit")
+        return tube_missed(tube, claim0, numerical, t0, "enter a certified slow–fast region of the rank-one limit")
     times, tube_data = tube_fields(tube, found["t"], order, prec)
     data = dict(found["data"], prec=prec, **tube_data)
-    claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})
     note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
-            "ending in a slow–fast funnel around a neutral rank-one limit (middle eigenvalue ~ 1/t, drift along "
-            "the isotropic cone to the zero of φ)")
-    return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
-                             {"regime": "CLUSTERING", "rank": 1},
-                             f"validated tube from Σ₀ ({len(times) - 1} steps) into a slow–fast funnel of a "
-                             "rank-one limit; the limit has rank 1")
+            f"ending in {spec.note}")
+    return certify_and_check(problem, spec.kind, spec.claim, data, note, numerical, t0, spec.argument,
+                             {"regime": spec.claim.subject, **spec.claim.params},
+                             f"validated tube from Σ₀ ({len(times) - 1} steps) into {spec.note}")
+
+
+def _scale_free_guess(V, A, S0, horizon):
+    """The float solution of a growing flow in scale-free form: N = Σ/tr Σ, u = log tr Σ and t as
+    functions of s with ds = tr Σ dt (dN/ds = Q(N) − tr Q(N)·N, du/ds = tr Q(N), dt/ds = e^{−u}),
+    up to t = horizon or s = 10⁷ — the growth's stiffness in t is gone.  Returns (SciPy solution,
+    Σ at the end)."""
+    from scipy.integrate import solve_ivp
+
+    from .float_budget import capped
+
+    def rhs(_s, y):
+        N = y[:9].reshape(3, 3)
+        H = V @ N @ A @ N
+        Q = H + H.T
+        tq = np.trace(Q)
+        return np.concatenate([(Q - tq * N).ravel(), [tq, np.exp(-y[9])]])
+
+    def late(_s, y):
+        return horizon - y[10]
+
+    late.terminal = True
+    tr = np.trace(S0)
+    with np.errstate(all="ignore"):
+        sol = solve_ivp(capped(rhs), (0.0, 1e7), np.concatenate([(S0 / tr).ravel(), [np.log(tr), 0.0]]),
+                        method="LSODA", rtol=1e-11, atol=1e-14, events=late)
+    y = sol.y[:, -1]
+    if sol.status == 1:      # reached the horizon in t
+        sol.status = 0
+    return sol, np.exp(y[9]) * y[:9].reshape(3, 3)
 
 
 def _fail(msg):
