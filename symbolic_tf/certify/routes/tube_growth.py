@@ -38,8 +38,9 @@ class TubeGrowth(Route):
         return tube_ready(problem, drift=True) or (None if problem.d == 2 else "the growth certificate covers d = 2")
 
     def search(self, problem, ctx: Context):
-        """Integrate a validated tube from Σ₀ (8 s budget) into a forward-invariant cone around an isotropic
-        rank-one direction (:func:`symbolic_tf.certify.validated.growth_tube.find_growth`).
+        """Integrate a validated tube from Σ₀ (30 s budget: some tubes need 6·10³ steps) into a
+        forward-invariant cone around an isotropic rank-one direction
+        (:func:`symbolic_tf.certify.validated.growth_tube.find_growth`).
 
         Parameters
         ----------
@@ -57,4 +58,4 @@ class TubeGrowth(Route):
         """
         from ..validated.growth_tube import find_growth
 
-        return ctx.skip(problem, "settles") or find_growth(problem, seconds=8.0)
+        return ctx.skip(problem, "settles") or find_growth(problem, seconds=30.0)

@@ -260,7 +260,10 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
         return Verdict(UNDECIDED, claim0, reason="A + Aᵀ is not indefinite: no rank-one equilibria")
 
     if spec.grows:
-        sol, S_end = _scale_free_guess(V, A, qmat_to_float(S0q), horizon)
+        sol, S_end, slope = _scale_free_guess(V, A, qmat_to_float(S0q), horizon)
+        if slope > 1e-4:
+            return Verdict(UNDECIDED, claim0, numerical={"seconds": time.perf_counter() - t0, "scale_free_slope": slope},
+                           reason="the float solution blows up (log tr Σ grows linearly in the scale-free time)")
     else:
         def rhs(_t, y):
             S = y.reshape(3, 3)
@@ -334,11 +337,12 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
                              f"validated tube from Σ₀ ({len(times) - 1} steps) into {spec.note}")
 
 
-def _scale_free_guess(V, A, S0, horizon):
+def _scale_free_guess(V, A, S0, horizon, s_max=1e7):
     """The float solution of a growing flow in scale-free form: N = Σ/tr Σ, u = log tr Σ and t as
     functions of s with ds = tr Σ dt (dN/ds = Q(N) − tr Q(N)·N, du/ds = tr Q(N), dt/ds = e^{−u}),
-    up to t = horizon or s = 10⁷ — the growth's stiffness in t is gone.  Returns (SciPy solution,
-    Σ at the end)."""
+    up to t = horizon or s = s_max — the growth's stiffness in t is gone.  A blow-up shows as u
+    growing linearly in s (Σ ~ C/(T* − t) gives u ~ s/tr C), exponential growth as du/ds → 0.
+    Returns (SciPy solution, Σ at the end, the mean du/ds over the second half of the s-range)."""
     from scipy.integrate import solve_ivp
 
     from .float_budget import capped
@@ -355,13 +359,18 @@ def _scale_free_guess(V, A, S0, horizon):
 
     late.terminal = True
     tr = np.trace(S0)
-    with np.errstate(all="ignore"):
-        sol = solve_ivp(capped(rhs), (0.0, 1e7), np.concatenate([(S0 / tr).ravel(), [np.log(tr), 0.0]]),
-                        method="LSODA", rtol=1e-11, atol=1e-14, events=late)
-    y = sol.y[:, -1]
+    y, s0, slope, sol = np.concatenate([(S0 / tr).ravel(), [np.log(tr), 0.0]]), 0.0, 0.0, None
+    field = capped(rhs)
+    for s1 in (s_max / 2, s_max):
+        with np.errstate(all="ignore"):
+            sol = solve_ivp(field, (s0, s1), y, method="LSODA", rtol=1e-11, atol=1e-14, events=late)
+        slope = (sol.y[9, -1] - y[9]) / max(sol.t[-1] - s0, 1e-300)
+        y, s0 = sol.y[:, -1], sol.t[-1]
+        if sol.status != 0:
+            break
     if sol.status == 1:      # reached the horizon in t
         sol.status = 0
-    return sol, np.exp(y[9]) * y[:9].reshape(3, 3)
+    return sol, np.exp(y[9]) * y[:9].reshape(3, 3), slope
 
 
 def _fail(msg):
