@@ -90,6 +90,12 @@ GROWTH_AV = ([["1/2", "-2", "-7/4"], ["-2", "1", "2"], ["-2", "1/2", "-2/3"]],
 GROWTH_S0 = [["1171712753/1048576", "40886233/131072", "-107684457/524288"],
              ["40886233/131072", "91611447/1048576", "-30317375/524288"],
              ["-107684457/524288", "-30317375/524288", "20228669/524288"]]
+# seed 0 #40 of the same set, started at a dyadic rounding of 10⁵·Σ(10⁵)/16: a collapsing ray C/(t + t₀)
+COLLAPSE_AV = ([["-2", "-1", "1"], ["-1/2", "-3/4", "-2"], ["5/4", "1", "-7/4"]],
+               [["2", "0", "-3/2"], ["1", "5/4", "-1"], ["0", "-1", "1"]])
+COLLAPSE_S0 = [["114999/524288", "-39557/524288", "69633/524288"],
+               ["-39557/524288", "57219/524288", "105/16384"],
+               ["69633/524288", "105/16384", "63451/524288"]]
 SINGULAR_AV = ([["-2", "2/3"], ["3/2", 1]], [["1/4", 2], ["-1/2", "1/2"]])
 SINGULAR_F = [[0, "-5/3"], ["-2/3", "-3/2"]]
 CLUSTER_A, CLUSTER_V = [["1/2", -1], ["1/2", "-1/3"]], [[0, "-2/3"], ["3/2", "-1/2"]]   # settles on a rank-one line
@@ -307,6 +313,12 @@ def _build_certs() -> dict:
         ver = find_neutral_cluster(_softmax(*NEUTRAL_AV, NEUTRAL_S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-cluster-neutral"] = ver.evidence["certificate"]
+    if "tube-ray-collapse" in kinds():  # Σ → 0 like 1/t along an attracting collapsing ray
+        from symbolic_tf.certify.validated.collapse_ray import find_collapse_ray
+
+        ver = find_collapse_ray(_softmax(*COLLAPSE_AV, COLLAPSE_S0))
+        assert ver.status == "PROVED", ver.reason
+        out["tube-ray-collapse"] = ver.evidence["certificate"]
     if "tube-growth-neutral" in kinds():  # d = 3: a growing rank-one part beside a settling eigenvalue
         from symbolic_tf.certify.validated.neutral_growth import find_neutral_growth
 
@@ -377,7 +389,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-collapse", "tube-singular-equilibrium",
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
               "schedule-phases",

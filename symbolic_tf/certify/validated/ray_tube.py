@@ -41,7 +41,7 @@ from .float_budget import guarded
 from ..kinds.replay import svec_pairs
 from .float_field import float_blowup, FloatField
 
-__all__ = ["KIND", "find_ray_blowup"]
+__all__ = ["KIND", "find_ray_blowup", "newton_ray"]
 
 KIND = "tube-ray"
 ARGUMENT = "validated-tube+projective-ray-lyapunov"
@@ -49,8 +49,24 @@ _CLAIM0 = "for this Σ₀: Σ(t) blows up in finite time along an attracting ray
 
 
 # ----------------------------------------------------------------------------- float guesses
-def _newton_ray(ff: FloatField, X: np.ndarray, iters: int = 40):
-    """Refine X with tr X = 1 and Q(X) = tr Q(X)·X (Gauss–Newton on svec coordinates)."""
+def newton_ray(ff: FloatField, X: np.ndarray, iters: int = 40):
+    """Refine a ray point: X with tr X = 1 and Q(X) = tr Q(X)·X (Gauss–Newton on svec coordinates;
+    a blow-up ray when tr Q(X) > 0, a collapsing one when tr Q(X) < 0).
+
+    Parameters
+    ----------
+    ff : FloatField
+        The float field (its Q and Jacobian).
+    X : numpy.ndarray
+        The starting guess (d×d, symmetric).
+    iters : int
+        The largest number of Gauss–Newton steps.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, float)
+        The refined X and the residual max|Q(X) − tr Q(X)·X|.
+    """
     d = ff.d
     up = svec_pairs(d)
     m = len(up)
@@ -145,7 +161,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
                        numerical={"seconds": time.perf_counter() - t0})
     t_late, S_late = late
     numerical["float_T"] = t_late
-    X, res = _newton_ray(ff, S_late / np.trace(S_late))
+    X, res = newton_ray(ff, S_late / np.trace(S_late))
     lam_min = float(np.linalg.eigvalsh(X).min())
     if not lam_min > -1e-9:
         numerical["ray_lambda_min"] = lam_min
