@@ -157,7 +157,6 @@ def _plan(V, A, S_end, mode):
     for _ in range(2):
         rf, tf = [float(x) for x in rq], [float(x) for x in tq]
         mf = [-tf[1], tf[0]]
-
         ell = [x / (tf[0] ** 2 + tf[1] ** 2) for x in tf]
 
         def f(th):
