@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import random
+import time
 from fractions import Fraction
 
 import flint
@@ -100,8 +101,12 @@ def test_certificate_checks_and_agrees_with_an_independent_integration(proved):
         Q = H + H.T
         return np.concatenate([(Q - np.trace(Q) * N).ravel(), [np.trace(Q), np.exp(-y[9])]])
 
+    def past(_s, y):
+        return y[10] - 8.5
+
+    past.terminal = True
     y0 = np.concatenate([(S0 / np.trace(S0)).ravel(), [np.log(np.trace(S0)), 0.0]])
-    sol = solve_ivp(rhs, (0, 1e9), y0, method="LSODA", rtol=1e-11, atol=1e-14, dense_output=True)
+    sol = solve_ivp(rhs, (0, 1e9), y0, method="LSODA", rtol=1e-11, atol=1e-14, events=past)
     t_of, u_of = sol.y[10], sol.y[9]
     assert t_of[-1] > 8
     N = sol.y[:9, -1].reshape(3, 3)
@@ -153,3 +158,53 @@ def test_refuses_other_dimensions():
     v = find_neutral_growth(parse_problem({"variant": "softmax", "d": 2, "A": [[1, 0], [0, -1]], "V": [[1, 0], [0, 1]],
                                            "initial": {"cov": [[1, 0], [0, 1]]}}))
     assert v.status == "UNDECIDED" and "d = 3" in v.reason
+
+
+# ----------------------------------------------------------------------------- check 1′
+def _continued(cert, tau_end, apriori="taylor"):
+    """The certificate with a projective continuation of its tube (integrate_projective, the checker's
+    own step) to τ ≥ tau_end.  The funnel is forward invariant, so the region data still fit there."""
+    from symbolic_tf.certify.kinds.replay import flow_pairs
+    from symbolic_tf.certify.validated.projective_tube import integrate_projective
+    from symbolic_tf.exact.rational import qmat
+
+    pairs, _F = flow_pairs(_p(S1), None)
+    run = integrate_projective(pairs, None, qmat(S1), lambda X, u, s, tau: tau >= tau_end, prec=128, order=20,
+                               deadline=time.perf_counter() + 120, tol=1e-17, apriori=apriori)
+    assert run.stop == "accepted by until"
+    c = copy.deepcopy(cert)
+    c["data"].update(proj_steps=[str(x) for x in run.taus], proj_order=20, proj_apriori=apriori)
+    return c, run
+
+
+@pytest.fixture(scope="module")
+def continued(proved):
+    return _continued(proved.evidence["certificate"], 4)
+
+
+def test_a_projective_continuation_is_checked_and_its_end_is_scale_free(continued):
+    # the checks 1–7 now run at X(τ) = Σ(t)/tr Σ(t), t = s(τ): the region data of the original entry still
+    # fit (the funnel is forward invariant) and the verdict is the same
+    c, run = continued
+    res = check(copy.deepcopy(c))
+    assert res.ok and res.status == "PROVED" and res.claim.subject == "EXPONENTIAL_GROWTH"
+    X = run.box
+    assert abs(sum(float(X[i, i].mid()) for i in range(3)) - 1) < 1e-12      # X is the direction: tr X = 1
+
+
+@pytest.mark.parametrize("how", ["drop_order", "skip_step", "not_zero", "picard", "order"])
+def test_a_tampered_projective_continuation_is_rejected(continued, how):
+    c = copy.deepcopy(continued[0])
+    d = c["data"]
+    if how == "drop_order":
+        del d["proj_order"]                                  # proj_steps without proj_order
+    elif how == "skip_step":
+        d["proj_steps"] = [d["proj_steps"][0], d["proj_steps"][-1]]     # one step too long to validate
+    elif how == "not_zero":
+        d["proj_steps"] = d["proj_steps"][1:]
+    elif how == "picard":
+        d["proj_apriori"] = "picard"                       # the first-order test fails at these step sizes
+    else:
+        d["proj_order"] = 6                                # the remainder of an order-6 step is too wide
+    with pytest.raises(CertificationFailed):
+        check(c)

@@ -326,9 +326,11 @@ def test_projective_series_and_jacobian_match_float_integration(d3):
             assert np.abs(fd - np.array([float(J[q, k].mid()) for q in range(m)])).max() < 1e-6
 
 
-def test_projective_tube_encloses_the_closed_form():
+@pytest.mark.parametrize("apriori", ["picard", "taylor"])
+def test_projective_tube_encloses_the_closed_form(apriori):
     # V = I: Σ(t) = (Σ₀⁻¹ − t(A + Aᵀ))⁻¹.  Along the projective tube, X = u·Σ(s) and u = 1/tr Σ(s) must
-    # meet every enclosure (the true (X, u, s) lies in each box), and the boxes stay narrow
+    # meet every enclosure (the true (X, u, s) lies in each box), and the boxes stay narrow — with either
+    # a priori enclosure of the steps
     import flint
 
     from symbolic_tf.certify.kinds.projective import ProjectiveSeries, projective_start, replay_projective
@@ -358,7 +360,8 @@ def test_projective_tube_encloses_the_closed_form():
             seen.append(s)
 
         taus = [flint.fmpq(k, 64) for k in range(321)]
-        replay_projective(field, projective_start(field, flint.arb_mat(S0q), _bad_test), taus, 20, _bad_test, on_step)
+        replay_projective(field, projective_start(field, flint.arb_mat(S0q), _bad_test), taus, 20, _bad_test, on_step,
+                          apriori=apriori)
     # T* = 1/λ_max(Σ₀^{1/2}(A + Aᵀ)Σ₀^{1/2}): the elapsed time s approaches it from below
     import mpmath
 

@@ -21,6 +21,16 @@ of the ellipsoid 𝓔 = {êᵀWê ≤ k²}; derivatives by dual numbers over bal
 
 1. the tube from the exact Σ₀ replays; at its end (chart of TΣ(t_N)Tᵀ): 0 < ζ̄₁ ≤ ζ̄_max and
    ê₁ = (y₁ − y_c(r₁))/ζ̄₁ ∈ 𝓔 strictly;
+1′. optional projective continuation (``proj_steps``, ``proj_order``; both or neither): the
+   validated tube of X' = Q(X) − tr Q(X)·X, u' = −tr Q(X)·u, s' = u from
+   (Σ(t_N)/tr Σ(t_N), 1/tr Σ(t_N), 0) along the stored τ-steps
+   (:func:`~symbolic_tf.certify.kinds.ray.replay_projective_part`, the ``tube-ray`` kind's check
+   1′, with its optional ``proj_apriori``) encloses X(τ_M); the checks below then start from the box of X(τ_M) in place of Σ(t_N).
+   This is sound by homogeneity: Σ(t_N + s) = X/u (u > 0), and Σ̇ = Q(Σ) is homogeneous
+   quadratic, so the solution from X is t′ ↦ u·Σ(t_N + s + u·t′) — the same solution up to the
+   constant scales u of size and time, which change neither global existence, nor the rank of
+   the limit, nor exponential growth.  (The chart's ζ̄, r, ê are scale-free anyway.)  The
+   projective flow is not stiff where Σ grows: its fast rates are those of Σ̇ divided by tr Σ.
 2. W ≻ 0, mu, k > 0 (exact); per piece ∂_s a = ∇a·m is sign-definite (|∂_s a| ≥ δ_a > 0);
 3. fast funnel: per piece −(M₀ᵀW + WM₀) − 2μW ≻ 0 for the ball Jacobian M₀ of the fast field at
    ζ̄ = 0, and (μ − ζ̄_max·|g|)·k > |B|_W with B = ∂_ζ̄G − Dy_c[ρ] (mean value form in ζ̄);
@@ -62,7 +72,7 @@ from ..check import kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
 from .neutral_chart import Chart, chart_of, cone_point, fast_centre, fast_field, slow_parts
-from .ray import check_contraction
+from .ray import check_contraction, replay_projective_part
 from .replay import int_in, replay_stored, tube_problem
 
 KIND = "tube-cluster-neutral"
@@ -444,7 +454,8 @@ def _entry(Vb, Ab, T, S_end, W, fail):
 REGION_SCHEMA = {"frame": "rat[][]", "r_tilde": "rat[]", "t_dir": "rat[]", "theta_box": "rat[]", "s_width": "rat",
                  "theta_star": "rat[]", "zeta_max": "rat", "W": "rat[][]", "mu": "rat", "k": "rat", "pieces": "int",
                  "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
-                 "method": ("enum", "qr", "direct")}
+                 "method": ("enum", "qr", "direct"), "proj_steps?": "rat[]", "proj_order?": "int",
+                 "proj_apriori?": ("enum", "picard", "taylor")}
 
 
 def check_chart_certificate(cert, problem, mode, bad):
@@ -472,7 +483,10 @@ def check_chart_certificate(cert, problem, mode, bad):
         bad("covers d = 3 without drift only")
     data = cert.data
     prec = int_in(data["prec"], "prec", 64, 4096, bad)
-    S_end, _ts = replay_stored(pairs, None, S0, data, bad, _MAX_ORDER, _MAX_STEPS)
+    S_end, ts = replay_stored(pairs, None, S0, data, bad, _MAX_ORDER, _MAX_STEPS)
+    if "proj_steps" in data or "proj_order" in data:
+        # check 1′: the scale-free continuation; its X stands for Σ by homogeneity
+        S_end, _u, _t = replay_projective_part(pairs, None, S_end, ts[-1], data, bad)
     return check_neutral_end(pairs, S_end, data, prec, bad, mode)
 
 

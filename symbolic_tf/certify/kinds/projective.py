@@ -351,7 +351,7 @@ def projective_start(field, S_end, fail):
     return field.join(S_end * u, u, flint.arb(0))
 
 
-def replay_projective(field, Z0, taus, order, fail, on_step=None):
+def replay_projective(field, Z0, taus, order, fail, on_step=None, apriori="picard"):
     """The end state of the projective tube from Z_0 along the exact times ``taus`` (fmpq, taus[0] = 0),
     method "qr", at the working precision; ``on_step(τ_i, Z_i)`` after each step.
 
@@ -369,6 +369,9 @@ def replay_projective(field, Z0, taus, order, fail, on_step=None):
         ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
     on_step : callable or None
         Called as ``on_step(τ_i, Z_i)`` for i = 0..N.
+    apriori : str
+        The steps' a priori enclosure, ``"picard"`` or ``"taylor"``
+        (:func:`~symbolic_tf.certify.kinds.replay.replay_step`).
 
     Returns
     -------
@@ -379,7 +382,7 @@ def replay_projective(field, Z0, taus, order, fail, on_step=None):
     if on_step is not None:
         on_step(taus[0], state.box)
     for i in range(1, len(taus)):
-        step = replay_step(field, state, flint.arb(taus[i] - taus[i - 1]), order, "qr")
+        step = replay_step(field, state, flint.arb(taus[i] - taus[i - 1]), order, "qr", apriori)
         if isinstance(step, str):
             fail(f"the projective tube's step {i} does not validate ({step})")
         state = step

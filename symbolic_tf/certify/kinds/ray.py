@@ -29,7 +29,9 @@ Verified (balls at ``prec`` bits unless "exact"):
    X' = Q(X) + u·L(X) − c·X, u' = −c·u, s' = u along the stored τ steps, replayed at ``tube_prec``
    bits (:func:`symbolic_tf.certify.kinds.projective.replay_projective`), encloses (X, u, s)(τ_M);
    then z₁ = (svec(X − X_star), u) and the time t_N + s replace those of step 1 below (the solution
-   is Σ = X/u at t = t_N + s, and u > 0 there since u' = −c·u and u(0) > 0).
+   is Σ = X/u at t = t_N + s, and u > 0 there since u' = −c·u and u(0) > 0).  The optional
+   ``proj_apriori`` ("picard", the default, or "taylor") picks the steps' a priori enclosure
+   (:mod:`symbolic_tf.certify.kinds.replay`).
 2. (exact) W = Wᵀ ≻ 0, rho > 0, mu > 0, R_k > 0 and rho·(W⁻¹)_kk ≤ R_k²: the ellipsoid
    𝓔 = {zᵀWz ≤ rho} lies in the box |z_k| ≤ R_k.
 3. Over the box H = {|svec(X − X_star)_k| ≤ R_k, 0 ≤ u ≤ R_u} (the part of the box hull of 𝓔 with
@@ -481,7 +483,8 @@ _interval = interval_ball   # a ball containing the exact interval [lo, hi] (fmp
 MAX_PIECES = 8192   #: the largest piece budget a certificate may ask for
 _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "T_lo": "rat",
            "T_hi": "rat", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
-           "method": ("enum", "qr", "direct"), "pieces?": "int", "proj_steps?": "rat[]", "proj_order?": "int"}
+           "method": ("enum", "qr", "direct"), "pieces?": "int", "proj_steps?": "rat[]", "proj_order?": "int",
+           "proj_apriori?": ("enum", "picard", "taylor")}
 
 
 @kind(KIND, _SCHEMA)
@@ -558,6 +561,7 @@ def replay_projective_part(pairs, F, S_end, t_end, data, fail):
     tprec = int_in(data["tube_prec"], "tube_prec", 53, 4096, fail)
     with working_precision(tprec):
         field = ProjectiveSeries(pairs, F)
-        Z = replay_projective(field, projective_start(field, S_end, fail), taus, order, fail)
+        Z = replay_projective(field, projective_start(field, S_end, fail), taus, order, fail,
+                              apriori=data.get("proj_apriori", "picard"))
         X, u, s = field.split(Z)
         return X, u, flint.arb(t_end) + s

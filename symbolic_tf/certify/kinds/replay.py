@@ -23,6 +23,24 @@ part of the kinds' definitions and recomputed here with this module's own code. 
   inverse of the exact point matrix B', and S ← box(c' + B'r') ∩ (T_k(H) + Z).
 
 Hence the solution exists on [0, t_N] and Σ(t_i) ∈ S_i for every i.
+
+**The high-order a priori enclosure** (``apriori="taylor"``, for the tubes whose certificate asks
+for it).  The first-order Picard test needs h·‖∂f‖ ≲ 1 over the box, which caps the step far
+below the accuracy of an order-k Taylor step where the flow is slow but its Jacobian large.
+Instead, with P(S, J) = Σ_{n≤k} σ_n(S)·Jⁿ (J = [0, h], interval Horner; S is the box, or in
+"qr" its hull with the parallelepiped's centre, whose coefficients the step computes anyway) and
+the same deterministic inflate-and-iterate rounds, find X with
+
+    P(S, J) + J^{k+1}·σ_{k+1}(X) ⊂ int X   (entrywise, ``arb.contains_interior``);
+
+the Lagrange remainder is then Z = h^{k+1}·σ_{k+1}(X).  *Why.*  For y₀ ∈ S let t* be the largest
+t ≤ h such that the solution exists on [0, t] with values in X (the set of such t is closed: f is
+polynomial and X compact).  For t ≤ t*, each component of y(t) is its order-k Taylor polynomial
+at 0 plus the Lagrange term tᵏ⁺¹·σ_{k+1}(y(ξ)) (ξ ∈ (0, t); the (k+1)-th coefficient of the
+autonomous flow at y(ξ) ∈ X), so y(t) ∈ P(S, J) + J^{k+1}σ_{k+1}(X) ⊂ int X.  At t = 0 this puts
+y₀ in int X, and if t* < h the solution stays in X a little beyond t* — so t* = h: the solution
+exists on [0, h], stays in X, and its remainder at h lies in Z.  (Strictness matters: with a
+non-strict inclusion the argument does not exclude leaving X through its boundary.)
 """
 from __future__ import annotations
 
@@ -510,6 +528,35 @@ def _picard(field, S, h):
     return None
 
 
+def _taylor_apriori(field, S, sig, h):
+    """High-order a priori enclosure (module docstring, "taylor"): (X, σ_{k+1}(X)) with
+    P(S, [0,h]) + [0,h]^{k+1}·σ_{k+1}(X) in the interior of X entrywise, where P is the order-k
+    Taylor polynomial with the coefficients ``sig`` = σ_0..σ_k over the box S; or None.  The same
+    deterministic inflate-and-iterate rounds as :func:`_picard`."""
+    q = len(sig)
+    J = h.upper() * flint.arb(flint.fmpq(1, 2), flint.fmpq(1, 2))
+    idx = _entries(S)
+    top = max(abs(S[i, j]).upper() for i, j in idx)
+    tiny_abs = top * flint.arb(2) ** -60
+    eighth = flint.fmpq(1, 8)
+    P = _poly(sig, J)
+    Jq = J ** q
+    Y = P
+    for _ in range(PICARD_ROUNDS):
+        X = flint.arb_mat(S.nrows(), S.ncols())
+        for i, j in idx:
+            e = Y[i, j]
+            widen = e.rad() * eighth + abs(e.mid()) * flint.arb(2) ** -40 + tiny_abs
+            X[i, j] = e + flint.arb(0, widen.upper())
+        sq = field.coefficients(X, q)[q]
+        Y = P + sq * Jq
+        if any(not Y[i, j].is_finite() for i, j in idx):
+            return None
+        if all(X[i, j].contains_interior(Y[i, j]) for i, j in idx):
+            return X, sq
+    return None
+
+
 def _approx(q) -> str:
     try:
         return f"{int(q.p) / int(q.q):.17g}"
@@ -606,7 +653,7 @@ def start_state(field, S0, initial=None):
     return TubeState(box, center, basis, coords)
 
 
-def replay_step(field, state, h, order, method):
+def replay_step(field, state, h, order, method, apriori="picard"):
     """One validated step of length h (an exact arb) from ``state``, as the kinds define it (module
     docstring): the next :class:`TubeState`, or the reason it does not validate ("picard",
     "disjoint", "infinite").
@@ -623,6 +670,8 @@ def replay_step(field, state, h, order, method):
         The Taylor order k.
     method : str
         ``"direct"`` or ``"qr"``.
+    apriori : str
+        The a priori enclosure: ``"picard"`` (first order) or ``"taylor"`` (order k + 1).
 
     Returns
     -------
@@ -630,19 +679,27 @@ def replay_step(field, state, h, order, method):
         The enclosure at the end of the step, or the failure's key.
     """
     box = state.box
-    Y = _picard(field, box, h)
-    if Y is None:
-        return "picard"
-    remainder = field.coefficients(Y, order + 1)[order + 1] * h ** (order + 1)
     center, basis, coords = state.center, state.basis, state.coords
-    if method == "direct":
-        box = _poly(field.coefficients(box, order), h) + remainder
-    else:
+    base = box    # "direct": the box; "qr": its hull with the parallelepiped's centre
+    if method != "direct":
         Cm = field.unvec(center, box)
-        hull = flint.arb_mat(box.nrows(), box.ncols())
+        base = flint.arb_mat(box.nrows(), box.ncols())
         for a, b in _entries(box):
-            hull[a, b] = box[a, b].union(Cm[a, b])
-        sig = field.coefficients(hull, order)
+            base[a, b] = box[a, b].union(Cm[a, b])
+    sig = field.coefficients(base, order)
+    if apriori == "taylor":
+        found = _taylor_apriori(field, base, sig, h)
+        if found is None:
+            return "picard"
+        remainder = found[1] * h ** (order + 1)
+    else:
+        Y = _picard(field, box, h)
+        if Y is None:
+            return "picard"
+        remainder = field.coefficients(Y, order + 1)[order + 1] * h ** (order + 1)
+    if method == "direct":
+        box = _poly(sig, h) + remainder
+    else:
         direct = _poly(sig, h) + remainder
         Jac = field.jacobian(sig, h)
         image = field.vec(_poly(field.coefficients(Cm, order), h) + remainder)

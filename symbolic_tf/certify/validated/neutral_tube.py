@@ -50,9 +50,9 @@ class ChartSearch:
     grows : bool
         Whether the float guess follows a growing solution (in scale-free form) — else it must
         settle.
-    configs : tuple of (float, int, float)
-        The region sizes tried at each entry: (k factor, θ-pieces, θ-margin as a fraction of the
-        gap to θ*).
+    configs : tuple of tuples
+        The regions tried at each entry: (k factor, θ-pieces, θ-margin as a fraction of the gap to
+        θ*[, "plan" | "common"]) — the last item picks the funnel's W (:func:`_region_data`).
     """
 
     def __init__(self, kind, mode, claim, claim0, argument, note, grows,
@@ -139,8 +139,7 @@ def _plan(V, A, S_end, mode):
     """The float :class:`_Plan` at a settled float state, or the reason why not."""
     from scipy.optimize import brentq
 
-    from ...exact.dual import Dual, slope
-    from ..kinds.neutral_chart import Chart, chart_of, cone_point, fast_centre, fast_field
+    from ..kinds.neutral_chart import Chart, chart_of, cone_point
     from .lyapunov import lyapunov_guess
 
     _w, U = np.linalg.eigh(S_end)
@@ -176,22 +175,47 @@ def _plan(V, A, S_end, mode):
     ell = [x / (tf[0] ** 2 + tf[1] ** 2) for x in tf]
     theta_star = brentq(lambda th: mode.factor(Chart(Vt, At, cone_point(At, rf, tf, mf, th)[1]), ell), -1e-3, 1e-3,
                         xtol=1e-16)
-    ch = Chart(Vt, At, rf)
-    ac, ec = fast_centre(ch)
-    yc, cols = [ac, ec[0], ec[1]], []
-    for j in range(3):
-        yd = [Dual(yc[n], 1.0 if n == j else 0.0) for n in range(3)]
-        ff = fast_field(ch, 0.0, yd[0], [yd[1], yd[2]])
-        cols.append([slope(ff["alpha_dot"]), slope(ff["eta_dot"][0]), slope(ff["eta_dot"][1])])
-    M0 = np.array(cols).T
+    M0 = _fast_jacobian(Vt, At, rf)
     ly = lyapunov_guess(M0, shift=0.5) if np.linalg.eigvals(M0).real.max() < 0 else None
     if ly is None:
         return "the fast variables are not attracted at the slow rest point"
     return _Plan(P, Vt, At, rq, tq, theta_star, ly.W_str, ly.W, ly.mu)
 
 
+def _fast_jacobian(Vt, At, r):
+    """The float Jacobian M₀ of the fast field at ζ̄ = 0 on the slow manifold over the chart point r
+    (the fast field is affine in y there: its slopes are M₀'s columns)."""
+    from ...exact.dual import Dual, slope
+    from ..kinds.neutral_chart import Chart, fast_centre, fast_field
+
+    ch = Chart(Vt, At, r)
+    ac, ec = fast_centre(ch)
+    yc, cols = [ac, ec[0], ec[1]], []
+    for j in range(3):
+        yd = [Dual(yc[n], 1.0 if n == j else 0.0) for n in range(3)]
+        ff = fast_field(ch, 0.0, yd[0], [yd[1], yd[2]])
+        cols.append([slope(ff["alpha_dot"]), slope(ff["eta_dot"][0]), slope(ff["eta_dot"][1])])
+    return np.array(cols).T
+
+
+def _common_lyapunov(plan, lo, hi):
+    """A Lyapunov guess common to the fast Jacobians at 9 cone points θ ∈ [lo, hi]
+    (:func:`~symbolic_tf.certify.validated.lyapunov.robust_lyapunov_guess`): where the entry is far
+    from θ*, the plan's W (solved at θ* alone) may not contract at the entry's end of the region,
+    and its ill-conditioning widens the funnel's box.  None if the SDP fails."""
+    from ..kinds.neutral_chart import cone_point
+    from .lyapunov import robust_lyapunov_guess
+
+    Ms = [_fast_jacobian(plan.Vt, plan.At, cone_point(plan.At, plan.rf, plan.tf, plan.mf, x)[1])
+          for x in np.linspace(lo, hi, 9)]
+    if not all(np.all(np.isfinite(M)) for M in Ms):
+        return None
+    return robust_lyapunov_guess(Ms[0], 0.3, others=Ms[1:])
+
+
 def _entry_float(plan, S):
-    """(ζ̄₁, θ₁, ê₁, |ê₁|_W, |B|_W, max|ᾱ_c|, |∂_s a|) in floats at a 3×3 float Σ (None if the chart fails)."""
+    """(ζ̄₁, θ₁, ê₁, B, max|ᾱ_c|, |∂_s a|) in floats at a 3×3 float Σ (ê₁ and B as vectors; None if
+    the chart fails)."""
     from ...exact.dual import Dual, slope
     from ..kinds.neutral_chart import Chart, chart_of, fast_centre, fast_field
 
@@ -211,28 +235,36 @@ def _entry_float(plan, S):
     acD, ecD = fast_centre(Chart(Vt, At, [Dual(r[0], rho[0]), Dual(r[1], rho[1])]))
     B = np.array([slope(fz["alpha_dot"]) - slope(acD), slope(fz["eta_dot"][0]) - slope(ecD[0]),
                   slope(fz["eta_dot"][1]) - slope(ecD[1])])
-    W = plan.Wf
-    return zb, th1, float(np.sqrt(eh @ W @ eh)), float(np.sqrt(B @ W @ B)), abs(ac), abs(ch.grad_a(mf))
+    return zb, th1, eh, B, abs(ac), abs(ch.grad_a(mf))
 
 
-def _region_data(plan, zb, th1, ew, Bw, ac, da, k_factor, pieces, margin=0.15):
-    """The certificate's region fields from the float entry (a guess the checker verifies)."""
+def _region_data(plan, zb, th1, eh, B, ac, da, k_factor, pieces, margin=0.15, lyap="plan"):
+    """The certificate's region fields from the float entry (a guess the checker verifies); the
+    funnel's W and μ are the plan's (``lyap`` "plan") or common to the region's θ-range ("common");
+    None when the common guess fails."""
     from ..kinds.neutral_chart import Chart, cone_point, fast_centre
 
     ts = plan.theta_star
     gap = abs(th1 - ts)
     mg = margin * gap + 1e-7
     lo, hi = min(th1, ts) - mg, max(th1, ts) + mg
+    W_str, Wf, mu = plan.W_str, plan.Wf, plan.mu
+    if lyap == "common":
+        guess = _common_lyapunov(plan, lo, hi)
+        if guess is None:
+            return None
+        W_str, Wf, mu = guess.W_str, guess.W, guess.mu
+    ew, Bw = float(np.sqrt(eh @ Wf @ eh)), float(np.sqrt(B @ Wf @ B))
     acs = [abs(fast_centre(Chart(plan.Vt, plan.At, cone_point(plan.At, plan.rf, plan.tf, plan.mf, x)[1]))[0])
            for x in np.linspace(lo, hi, 17)]
-    k = max(k_factor * Bw / float(plan.mu), 2.0 * ew, 1e-3)
+    k = max(k_factor * Bw / float(mu), 2.0 * ew, 1e-3)
     ws = 3.0 * zb * (max(acs + [ac]) + zb * k * 3.0) / da + 1e-14
     eps = max(1e-13, 1e-9 * gap)
     return {"frame": [[frac_str(Fraction(int(round(x)))) for x in row] for row in plan.P],
             "r_tilde": [frac_str(x) for x in plan.rq], "t_dir": [frac_str(x) for x in plan.tq],
             "theta_box": [frac_str(dyadic(lo, 30)), frac_str(dyadic(hi, 30))], "s_width": frac_str(dyadic(ws, 20)),
             "theta_star": [frac_str(dyadic(ts - eps, 50)), frac_str(dyadic(ts + eps, 50))],
-            "zeta_max": frac_str(dyadic(zb * 1.001, 24)), "W": plan.W_str, "mu": frac_str(plan.mu),
+            "zeta_max": frac_str(dyadic(zb * 1.01, 24)), "W": W_str, "mu": frac_str(mu),
             "k": frac_str(dyadic(k, 20)), "pieces": pieces}
 
 
@@ -289,10 +321,9 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
     if isinstance(plan, str):
         return Verdict(UNDECIDED, claim0, numerical=numerical, reason=plan)
     found = {}
-    throttle = Throttle(every=400)
     gate = {"zeta": 0.02}
 
-    def attempt(S, t):
+    def attempt(S, t, throttle):
         # a region check costs 0.1–2 s, so it runs on the throttle's schedule and only once the float
         # entry looks ready: ζ̄ below a gate that drops after each check the region was too coarse for
         if not throttle.due(t):
@@ -304,8 +335,10 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
             return False
         if ent is None or not ent[0] < gate["zeta"]:
             return False
-        for k_factor, pieces, margin in spec.configs:
-            data = _region_data(plan, *ent, k_factor, pieces, margin)
+        for config in spec.configs:
+            data = _region_data(plan, *ent, *config)
+            if data is None:
+                continue
             try:
                 check_neutral_end(heads, S, data, prec, _fail, spec.mode)
             except CertificationFailed as exc:
@@ -318,11 +351,16 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
         gate["zeta"] = 0.6 * ent[0]
         return False
 
-    left = max(0.5, seconds - (time.perf_counter() - t0))
+    # a growing solution gets a share of the budget in t, then the projective continuation
+    left = max(0.5, (_T_SHARE if spec.grows else 1.0) * (seconds - (time.perf_counter() - t0)))
+    throttle = Throttle(every=400)
     tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t),
+                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t, throttle),
                           local_tol=1e-14)
     numerical.update(tube_summary(tube))
+    if "data" not in found and spec.grows:
+        gate["zeta"] = 0.02     # the tube in t failed for its width; the projective one is far narrower
+        return _continue_projective(problem, spec, heads, tube, attempt, found, order, prec, numerical, t0, seconds)
     if "data" not in found:
         if "last" in found:
             numerical["last_region_failure"] = found["last"]
@@ -334,6 +372,55 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
     return certify_and_check(problem, spec.kind, spec.claim, data, note, numerical, t0, spec.argument,
                              {"regime": spec.claim.subject, **spec.claim.params},
                              f"validated tube from Σ₀ ({len(times) - 1} steps) into {spec.note}")
+
+
+_T_SHARE = 0.1      # a growing solution's share of the budget for the tube in t (it stalls early)
+_PROJ_ORDER = 24     # the Taylor order of the projective continuation
+_PROJ_TOL = 1e-17    # the largest Lagrange remainder radius of one of its steps
+_PROJ_WIDE = 1e-9    # stop when its X is wider than this (the chart's ê has sensitivity ~ 1/ζ̄³)
+_PROJ_SWITCH = 1e-12  # switch at the last box of the tube in t of relative width ≤ this
+
+
+def _continue_projective(problem, spec, heads, tube, attempt, found, order, prec, numerical, t0, seconds) -> Verdict:
+    """After a tube in t that missed: its continuation in projective (scale-free) form
+    (:mod:`~symbolic_tf.certify.validated.projective_tube`; the kinds' check 1′), from the last box of
+    relative width ≤ 10⁻¹² (Σ₀ itself if none).  In t the fast rates grow with σ and an explicit
+    tube stalls; in τ (dτ = tr Σ dt) they stay of order one.  The chart of X = Σ/tr Σ is Σ's chart
+    (it is scale-free), so ``attempt`` runs on X's box.  The steps use the high-order a priori
+    enclosure (``proj_apriori`` "taylor"): the first-order Picard test caps them at h·‖∂f‖ ≲ 1, well
+    below the accuracy limit of the order-24 series here."""
+    from ..certificate import vec_str
+    from .flow import max_mid, max_rad
+    from .lyapunov import Throttle, certify_and_check, tube_fields
+    from .projective_tube import integrate_projective
+
+    k = 0
+    for i, S in enumerate(tube.ends):
+        if max_rad(S) <= _PROJ_SWITCH * max(1.0, max_mid(S)):
+            k = i
+    throttle = Throttle(every=400)
+    run = integrate_projective(heads, None, tube.ends[k], lambda X, u, s, tau: attempt(X, tau, throttle),
+                               prec=prec, order=_PROJ_ORDER, deadline=t0 + seconds, tol=_PROJ_TOL, wide=_PROJ_WIDE,
+                               apriori="taylor", watch_time=False)
+    numerical["projective"] = dict(run.summary(), switch_t=float(tube.times[k]))
+    if "data" not in found:
+        if "last" in found:
+            numerical["last_region_failure"] = found["last"]
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, spec.claim0, numerical=numerical,
+                       reason=f"neither the tube in t ({numerical.get('stop', '?')}) nor its projective continuation "
+                              f"({run.stop}, τ = {float(run.taus[-1]):.4g}) entered a certified slow–fast region of "
+                              "the rank-one part")
+    times, tube_data = tube_fields(tube, tube.times[k], order, prec)
+    data = dict(found["data"], prec=prec, **tube_data, proj_steps=vec_str(run.taus), proj_order=_PROJ_ORDER,
+                proj_apriori="taylor")
+    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(tube.times[k]):.10g}, "
+            f"continued by an order-{_PROJ_ORDER} tube of the projective flow over {len(run.taus) - 1} steps to "
+            f"τ = {float(run.taus[-1]):.10g} (dτ = tr Σ dt), ending in {spec.note}")
+    return certify_and_check(problem, spec.kind, spec.claim, data, note, numerical, t0, spec.argument,
+                             {"regime": spec.claim.subject, **spec.claim.params},
+                             f"validated tube from Σ₀ ({len(times) - 1} steps in t, {len(run.taus) - 1} projective) "
+                             f"into {spec.note}")
 
 
 def _scale_free_guess(V, A, S0, horizon, s_max=1e7):

@@ -275,7 +275,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
     if "proj" in best:
         from ..certificate import vec_str
 
-        data.update(proj_steps=vec_str(best["proj"]), proj_order=_PROJ_ORDER)
+        data.update(proj_steps=vec_str(best["proj"]), proj_order=_PROJ_ORDER, proj_apriori="taylor")
     claim = Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]})
     note = (f"validated order-{order} Taylor tube (qr, {prec} bits) over {len(times) - 1} steps to "
             f"t = {float(best['t']):.12g}, ending in the certified basin of the attracting ray (X*, 0) of the "
@@ -334,17 +334,15 @@ _PROJ_WIDE = 1e-4          # stop when the projective enclosure is wider than th
 
 def _projective_retry(heads, F, tube, end_check, best, deadline, prec, numerical):
     """After a tube that never entered a ray basin: continue it in projective coordinates
-    (:mod:`symbolic_tf.certify.kinds.projective`, the checker's own step).  The covariance tube's box
-    grows relatively like δ/(T* − t) (δ its uncertainty about T*), so it cannot get close to a slowly
+    (:mod:`~symbolic_tf.certify.validated.projective_tube`, the checker's own step).  The covariance tube's
+    box grows relatively like δ/(T* − t) (δ its uncertainty about T*), so it cannot get close to a slowly
     attracting ray; in (X, u, s) the state stays of order one.  Switch at the last covariance box whose
     relative width is at most 10⁻¹², step adaptively (remainder radius ≤ 10⁻²⁰), and test the end state
     each time u halves; the first success fills ``best`` (with the covariance switch time ``t`` and the
     projective times ``proj``)."""
-    from ...spec.errors import CertificationFailed
-    from ..kinds.projective import ProjectiveSeries, projective_start
-    from ..kinds.replay import replay_step, start_state
     from .flow import max_mid, max_rad
     from .lyapunov import stored_bracket
+    from .projective_tube import integrate_projective
 
     k = 0
     for i, S in enumerate(tube.ends):
@@ -354,50 +352,31 @@ def _projective_retry(heads, F, tube, end_check, best, deadline, prec, numerical
         numerical["projective"] = "no covariance box narrow enough to switch"
         return
     S_k, t_k = tube.ends[k], tube.times[k]
-    taus, h, n_fail, checks = [Fraction(0)], 1.0 / 64, 0, 0
-    with working_precision(tube.prec):
-        field = ProjectiveSeries(heads, F)
-        try:
-            state = start_state(field, projective_start(field, S_k, _fail))
-        except CertificationFailed:
-            numerical["projective"] = "tr Σ is not positive at the switch"
-            return
-        last_u = float(field.split(state.box)[1].mid())
-        stop = "time limit"
-        while time.perf_counter() < deadline:
-            hq = dyadic(h, 24)
-            step = replay_step(field, state, flint.arb(flint.fmpq(hq.numerator, hq.denominator)), _PROJ_ORDER, "qr")
-            err = max_rad(step.remainder) if not isinstance(step, str) else math.inf
-            if err > _PROJ_TOL:
-                n_fail += 1
-                h = float(hq) * (0.5 if isinstance(step, str) else
-                                 max(0.2, 0.9 * (_PROJ_TOL / err) ** (1.0 / (_PROJ_ORDER + 1))))
-                if h < 1e-9:
-                    stop = "the projective step collapsed"
-                    break
-                continue
-            state = step
-            taus.append(taus[-1] + hq)
-            h = float(hq) * (1.5 if err == 0 else min(1.5, 0.9 * (_PROJ_TOL / err) ** (1.0 / (_PROJ_ORDER + 1))))
-            if max_rad(state.box) > _PROJ_WIDE:
-                stop = "the projective enclosure grew too wide"
-                break
-            Xb, ub, sb = field.split(state.box)
-            u_now = float(ub.mid())
-            if not u_now <= 0.5 * last_u:
-                continue
-            last_u = u_now
-            checks += 1
-            found = end_check(None, None, state=(Xb, ub, flint.arb(flint.fmpq(t_k.numerator, t_k.denominator)) + sb))
-            if found is not None:
-                data, lo, hi = found
-                T_lo, T_hi, width = stored_bracket(lo, hi, 1.0, 60)
-                best.update(data=dict(data, T_lo=frac_str(T_lo), T_hi=frac_str(T_hi)), t=t_k, width=width,
-                            proj=list(taus))
-                stop = "entered the basin"
-                break
-    numerical["projective"] = {"switch_t": float(t_k), "steps": len(taus) - 1, "tau": float(taus[-1]),
-                               "rejected": n_fail, "checks": checks, "stop": stop}
+    t_arb = flint.arb(flint.fmpq(t_k.numerator, t_k.denominator))
+    last_u, checks = [math.inf], [0]
+
+    def until(Xb, ub, sb, tau):
+        u_now = float(ub.mid())
+        if not u_now <= 0.5 * last_u[0]:
+            if last_u[0] == math.inf:
+                last_u[0] = u_now
+            return False
+        last_u[0] = u_now
+        checks[0] += 1
+        found = end_check(None, None, state=(Xb, ub, t_arb + sb))
+        if found is None:
+            return False
+        data, lo, hi = found
+        T_lo, T_hi, width = stored_bracket(lo, hi, 1.0, 60)
+        best.update(data=dict(data, T_lo=frac_str(T_lo), T_hi=frac_str(T_hi)), t=t_k, width=width, proj=[tau])
+        return True
+
+    run = integrate_projective(heads, F, S_k, until, prec=tube.prec, order=_PROJ_ORDER, deadline=deadline,
+                               tol=_PROJ_TOL, wide=_PROJ_WIDE, apriori="taylor")
+    if "proj" in best:
+        best["proj"] = list(run.taus)
+    stop = "entered the basin" if run.stop == "accepted by until" else run.stop
+    numerical["projective"] = dict(run.summary(), switch_t=float(t_k), checks=checks[0], stop=stop)
 
 
 def _too_wide(stop: str) -> bool:
