@@ -80,13 +80,10 @@ def _rational_guess(W, mu_f) -> LyapunovGuess | None:
     return LyapunovGuess(W, W_str, Wq, Wq.inv(), dyadic(mu_f, 30))
 
 
-def robust_lyapunov_guess(J, mu_fraction: float = 0.1, others=()) -> LyapunovGuess | None:
+def robust_lyapunov_guess(J, mu_fraction: float = 0.1) -> LyapunovGuess | None:
     """For a Hurwitz float Jacobian J with spectral abscissa −a < 0: the W of the SDP
 
         minimise κ  subject to  I ⪯ W ⪯ κI,  JᵀW + WJ + 2μW ⪯ −I,   μ = ``mu_fraction``·a,
-
-    (with ``others``: the same inequality for each of them too, and a the smallest decay rate —
-    a Lyapunov function common to a family of Jacobians),
 
     i.e. the quadratic Lyapunov function with contraction rate μ that tolerates the largest Jacobian
     perturbation: for ‖ΔJ‖₂ < 1/(2κ), −((J+ΔJ)ᵀW + W(J+ΔJ)) − 2μW ⪰ (1 − 2κ‖ΔJ‖₂)·I ≻ 0.  When J is
@@ -101,19 +98,14 @@ def robust_lyapunov_guess(J, mu_fraction: float = 0.1, others=()) -> LyapunovGue
         A Hurwitz float Jacobian (n×n).
     mu_fraction : float
         μ as a fraction of the decay rate a = −max Re λ(J), in (0, 1).
-    others : sequence of numpy.ndarray
-        More Jacobians that W must serve too.
 
     Returns
     -------
     LyapunovGuess or None
         (W, W_str, Wq, Wq⁻¹, μ), or None when J is not Hurwitz or the SDP solver fails.
     """
-    Js = [J, *others]
-    if not all(np.all(np.isfinite(M)) for M in Js):
-        return None
-    a = min(-float(np.linalg.eigvals(M).real.max()) for M in Js)
-    if not a > 0:
+    a = -float(np.linalg.eigvals(J).real.max())
+    if not a > 0 or not np.all(np.isfinite(J)):
         return None
     mu_f = mu_fraction * a
     import warnings
@@ -124,8 +116,7 @@ def robust_lyapunov_guess(J, mu_fraction: float = 0.1, others=()) -> LyapunovGue
     W = cp.Variable((n, n), symmetric=True)
     kappa = cp.Variable()
     eye = np.eye(n)
-    prob = cp.Problem(cp.Minimize(kappa), [W >> eye, W << kappa * eye]
-                      + [M.T @ W + W @ M + 2 * mu_f * W << -eye for M in Js])
+    prob = cp.Problem(cp.Minimize(kappa), [W >> eye, W << kappa * eye, J.T @ W + W @ J + 2 * mu_f * W << -eye])
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate": the status says it

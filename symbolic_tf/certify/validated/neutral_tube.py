@@ -50,9 +50,9 @@ class ChartSearch:
     grows : bool
         Whether the float guess follows a growing solution (in scale-free form) — else it must
         settle.
-    configs : tuple of tuples
-        The regions tried at each entry: (k factor, θ-pieces, θ-margin as a fraction of the gap to
-        θ*[, "plan" | "common"]) — the last item picks the funnel's W (:func:`_region_data`).
+    configs : tuple of (float, int, float)
+        The region sizes tried at each entry: (k factor, θ-pieces, θ-margin as a fraction of the
+        gap to θ*).
     """
 
     def __init__(self, kind, mode, claim, claim0, argument, note, grows,
@@ -198,21 +198,6 @@ def _fast_jacobian(Vt, At, r):
     return np.array(cols).T
 
 
-def _common_lyapunov(plan, lo, hi):
-    """A Lyapunov guess common to the fast Jacobians at 9 cone points θ ∈ [lo, hi]
-    (:func:`~symbolic_tf.certify.validated.lyapunov.robust_lyapunov_guess`): where the entry is far
-    from θ*, the plan's W (solved at θ* alone) may not contract at the entry's end of the region,
-    and its ill-conditioning widens the funnel's box.  None if the SDP fails."""
-    from ..kinds.neutral_chart import cone_point
-    from .lyapunov import robust_lyapunov_guess
-
-    Ms = [_fast_jacobian(plan.Vt, plan.At, cone_point(plan.At, plan.rf, plan.tf, plan.mf, x)[1])
-          for x in np.linspace(lo, hi, 9)]
-    if not all(np.all(np.isfinite(M)) for M in Ms):
-        return None
-    return robust_lyapunov_guess(Ms[0], 0.3, others=Ms[1:])
-
-
 def _entry_float(plan, S):
     """(ζ̄₁, θ₁, ê₁, B, max|ᾱ_c|, |∂_s a|) in floats at a 3×3 float Σ (ê₁ and B as vectors; None if
     the chart fails)."""
@@ -238,10 +223,8 @@ def _entry_float(plan, S):
     return zb, th1, eh, B, abs(ac), abs(ch.grad_a(mf))
 
 
-def _region_data(plan, zb, th1, eh, B, ac, da, k_factor, pieces, margin=0.15, lyap="plan"):
-    """The certificate's region fields from the float entry (a guess the checker verifies); the
-    funnel's W and μ are the plan's (``lyap`` "plan") or common to the region's θ-range ("common");
-    None when the common guess fails."""
+def _region_data(plan, zb, th1, eh, B, ac, da, k_factor, pieces, margin=0.15):
+    """The certificate's region fields from the float entry (a guess the checker verifies)."""
     from ..kinds.neutral_chart import Chart, cone_point, fast_centre
 
     ts = plan.theta_star
@@ -249,11 +232,6 @@ def _region_data(plan, zb, th1, eh, B, ac, da, k_factor, pieces, margin=0.15, ly
     mg = margin * gap + 1e-7
     lo, hi = min(th1, ts) - mg, max(th1, ts) + mg
     W_str, Wf, mu = plan.W_str, plan.Wf, plan.mu
-    if lyap == "common":
-        guess = _common_lyapunov(plan, lo, hi)
-        if guess is None:
-            return None
-        W_str, Wf, mu = guess.W_str, guess.W, guess.mu
     ew, Bw = float(np.sqrt(eh @ Wf @ eh)), float(np.sqrt(B @ Wf @ B))
     acs = [abs(fast_centre(Chart(plan.Vt, plan.At, cone_point(plan.At, plan.rf, plan.tf, plan.mf, x)[1]))[0])
            for x in np.linspace(lo, hi, 17)]
@@ -337,8 +315,6 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
             return False
         for config in spec.configs:
             data = _region_data(plan, *ent, *config)
-            if data is None:
-                continue
             try:
                 check_neutral_end(heads, S, data, prec, _fail, spec.mode)
             except CertificationFailed as exc:
