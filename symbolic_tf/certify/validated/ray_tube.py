@@ -326,9 +326,9 @@ def _piecewise_retry(tube, end_check, best, deadline, d, numerical):
     numerical["piecewise_retries"] = tried
 
 
-_PROJ_ORDER = 16           # its Taylor order
+_PROJ_ORDER = 20           # its Taylor order
 _PROJ_SWITCH = 1e-12       # switch at the last covariance box of relative width ≤ this
-_PROJ_TOL = 1e-20          # the largest Lagrange remainder radius of a projective step
+_PROJ_TOL = 1e-18          # the largest Lagrange remainder radius of a projective step
 _PROJ_WIDE = 1e-4          # stop when the projective enclosure is wider than this
 
 
