@@ -506,20 +506,31 @@ def _entries(X):
     return [(i, j) for i in range(n) for j in range(n)]
 
 
-def _picard(field, S, h):
-    """Deterministic Picard test; returns Y = S + [0,h]·f(X) with S + [0,h]·f(X) ⊆ X, or None."""
+def _setup(S, h):
+    """(J = [0, h], the entry indices, the absolute inflation 2⁻⁶⁰·max|S|) of an a priori test."""
     J = h.upper() * flint.arb(flint.fmpq(1, 2), flint.fmpq(1, 2))
     idx = _entries(S)
     top = max(abs(S[i, j]).upper() for i, j in idx)
-    tiny_abs = top * flint.arb(2) ** -60
+    return J, idx, top * flint.arb(2) ** -60
+
+
+def _inflated(Y, idx, tiny_abs):
+    """One deterministic inflation round: Y + [±(rad(Y)/8 + |Y|·2⁻⁴⁰ + tiny_abs)] entrywise."""
+    X = flint.arb_mat(Y.nrows(), Y.ncols())
     eighth = flint.fmpq(1, 8)
+    for i, j in idx:
+        e = Y[i, j]
+        widen = e.rad() * eighth + abs(e.mid()) * flint.arb(2) ** -40 + tiny_abs
+        X[i, j] = e + flint.arb(0, widen.upper())
+    return X
+
+
+def _picard(field, S, h):
+    """Deterministic Picard test; returns Y = S + [0,h]·f(X) with S + [0,h]·f(X) ⊆ X, or None."""
+    J, idx, tiny_abs = _setup(S, h)
     Y = S + field(S) * J
     for _ in range(PICARD_ROUNDS):
-        X = flint.arb_mat(S.nrows(), S.ncols())
-        for i, j in idx:
-            e = Y[i, j]
-            widen = e.rad() * eighth + abs(e.mid()) * flint.arb(2) ** -40 + tiny_abs
-            X[i, j] = e + flint.arb(0, widen.upper())
+        X = _inflated(Y, idx, tiny_abs)
         Y = S + field(X) * J
         if any(not Y[i, j].is_finite() for i, j in idx):
             return None
@@ -534,20 +545,12 @@ def _taylor_apriori(field, S, sig, h):
     Taylor polynomial with the coefficients ``sig`` = σ_0..σ_k over the box S; or None.  The same
     deterministic inflate-and-iterate rounds as :func:`_picard`."""
     q = len(sig)
-    J = h.upper() * flint.arb(flint.fmpq(1, 2), flint.fmpq(1, 2))
-    idx = _entries(S)
-    top = max(abs(S[i, j]).upper() for i, j in idx)
-    tiny_abs = top * flint.arb(2) ** -60
-    eighth = flint.fmpq(1, 8)
+    J, idx, tiny_abs = _setup(S, h)
     P = _poly(sig, J)
     Jq = J ** q
     Y = P
     for _ in range(PICARD_ROUNDS):
-        X = flint.arb_mat(S.nrows(), S.ncols())
-        for i, j in idx:
-            e = Y[i, j]
-            widen = e.rad() * eighth + abs(e.mid()) * flint.arb(2) ** -40 + tiny_abs
-            X[i, j] = e + flint.arb(0, widen.upper())
+        X = _inflated(Y, idx, tiny_abs)
         sq = field.coefficients(X, q)[q]
         Y = P + sq * Jq
         if any(not Y[i, j].is_finite() for i, j in idx):

@@ -351,8 +351,8 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
 
 
 _T_SHARE = 0.1      # a growing solution's share of the budget for the tube in t (it stalls early)
-_PROJ_ORDER = 24     # the Taylor order of the projective continuation
-_PROJ_TOL = 1e-17    # the largest Lagrange remainder radius of one of its steps
+_PROJ_ORDER = 20     # the Taylor order of the projective continuation
+_PROJ_TOL = 1e-16    # the largest Lagrange remainder radius of one of its steps
 _PROJ_WIDE = 1e-9    # stop when its X is wider than this (the chart's ê has sensitivity ~ 1/ζ̄³)
 _PROJ_SWITCH = 1e-12  # switch at the last box of the tube in t of relative width ≤ this
 
@@ -364,7 +364,7 @@ def _continue_projective(problem, spec, heads, tube, attempt, found, order, prec
     tube stalls; in τ (dτ = tr Σ dt) they stay of order one.  The chart of X = Σ/tr Σ is Σ's chart
     (it is scale-free), so ``attempt`` runs on X's box.  The steps use the high-order a priori
     enclosure (``proj_apriori`` "taylor"): the first-order Picard test caps them at h·‖∂f‖ ≲ 1, well
-    below the accuracy limit of the order-24 series here."""
+    below the accuracy limit of the order-20 series here."""
     from ..certificate import vec_str
     from .flow import max_mid, max_rad
     from .lyapunov import Throttle, certify_and_check, tube_fields
