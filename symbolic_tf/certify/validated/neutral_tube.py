@@ -327,12 +327,13 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
         gate["zeta"] = 0.6 * ent[0]
         return False
 
-    # a growing solution gets a share of the budget in t, then the projective continuation
+    # a growing solution gets a share of the budget in t — while the tube stays narrow enough for an
+    # entry (ê's sensitivity to Σ is of order 1/ζ̄³) — then the projective continuation
     left = max(0.5, (_T_SHARE if spec.grows else 1.0) * (seconds - (time.perf_counter() - t0)))
     throttle = Throttle(every=400)
     tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t, throttle),
-                          local_tol=1e-14)
+                          rel_tol=_T_WIDE if spec.grows else 1e-2, seconds=left,
+                          until=lambda state, t: attempt(state.S, t, throttle), local_tol=1e-14)
     numerical.update(tube_summary(tube))
     if "data" not in found and spec.grows:
         gate["zeta"] = 0.02     # the tube in t failed for its width; the projective one is far narrower
@@ -350,7 +351,8 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
                              f"validated tube from Σ₀ ({len(times) - 1} steps) into {spec.note}")
 
 
-_T_SHARE = 0.1      # a growing solution's share of the budget for the tube in t (it stalls early)
+_T_SHARE = 0.1      # a growing solution's largest share of the budget for the tube in t
+_T_WIDE = 1e-8      # ... which stops once it is wider than this (relative): no entry can pass then
 _PROJ_ORDER = 20     # the Taylor order of the projective continuation
 _PROJ_TOL = 1e-16    # the largest Lagrange remainder radius of one of its steps
 _PROJ_WIDE = 1e-9    # stop when its X is wider than this (the chart's ê has sensitivity ~ 1/ζ̄³)
