@@ -400,7 +400,7 @@ def test_slow_d3_ray_is_certified_in_projective_coordinates(slow3_verdict):
 
 
 @pytest.mark.parametrize("what", ["truncated", "one-huge-step", "not-from-0", "not-increasing", "order-only",
-                                  "order-0", "T_lo"])
+                                  "order-0", "T_lo", "apriori", "apriori-unknown"])
 def test_tampered_projective_continuation_is_rejected(slow3_verdict, what):
     cert = slow3_verdict.evidence["certificate"]
     d = cert["data"]
@@ -419,6 +419,11 @@ def test_tampered_projective_continuation_is_rejected(slow3_verdict, what):
         c = Certificate.from_dict(c2)
     elif what == "order-0":
         c = _mutate(cert, ("proj_order",), 0)
+    elif what == "apriori":        # steps sized for the high-order enclosure: the first-order Picard test fails
+        assert d["proj_apriori"] == "taylor"
+        c = _mutate(cert, ("proj_apriori",), "picard")
+    elif what == "apriori-unknown":
+        c = _mutate(cert, ("proj_apriori",), "euler")
     else:
         c = _mutate(cert, ("T_lo",), str((Fraction(d["T_lo"]) + Fraction(d["T_hi"])) / 2))
     with pytest.raises(CertificationFailed):
