@@ -319,6 +319,14 @@ def _build_certs() -> dict:
         ver = find_collapse_ray(_softmax(*COLLAPSE_AV, COLLAPSE_S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-ray-collapse"] = ver.evidence["certificate"]
+    if "trace-growth-lmi" in kinds():  # a skew A in d = 2 with an unstable drift: q_P ≤ 0 only on the PSD cone
+        from symbolic_tf.certify.trace_growth import find_trace_growth
+
+        ver = find_trace_growth(parse_problem({"variant": "softmax", "d": 2, "A": [["0", "-2"], ["2", "0"]],
+                                               "V": [["0", "-1"], ["2", "1"]], "F": [["0", "1"], ["-1", "3/2"]],
+                                               "initial": {"cov": [["5/4", "-3/4"], ["-3/4", "77/16"]]}}))
+        assert ver.status == "PROVED", ver.reason
+        out["trace-growth-lmi"] = ver.evidence["certificate"]
     if "tube-growth-neutral" in kinds():  # d = 3: a growing rank-one part beside a settling eigenvalue
         from symbolic_tf.certify.validated.neutral_growth import find_neutral_growth
 
@@ -389,7 +397,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium",
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium", "trace-growth-lmi",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
               "schedule-phases",

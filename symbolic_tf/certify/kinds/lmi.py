@@ -69,8 +69,25 @@ def _pairs(d):
     return out
 
 
-def _qform(P, heads, d):
-    """Q_P with sᵀQ_Ps = 2 Σ_h tr(P C_h Σ A_h Σ), assembled entry by entry."""
+def trace_qform(P, heads, d):
+    """The exact matrix Q_P of the quadratic form q_P(Σ) = 2 Σ_h tr(P C_h Σ A_h Σ) = sᵀQ_Ps on the
+    plain svec coordinates s (s_k = Σ_ij, k = (i, j), i ≤ j), assembled entry by entry (module
+    docstring).
+
+    Parameters
+    ----------
+    P : flint.fmpq_mat
+        The d×d weight.
+    heads : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The exact heads (C_h, A_h).
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    flint.fmpq_mat
+        The symmetric m×m matrix Q_P, m = d(d+1)/2.
+    """
     pairs = _pairs(d)
     m = len(pairs)
     B = [[flint.fmpq(0)] * m for _ in range(m)]
@@ -146,7 +163,7 @@ def _lmi_start(kind, cert, problem):
 def _check_bounded(cert, problem):
     kind = "bounded-lmi"
     heads, d, P = _lmi_start(kind, cert, problem)
-    Qm = _qform(P, heads, d)
+    Qm = trace_qform(P, heads, d)
     pos, _, _ = inertia(Qm)
     if pos:
         _fail(f"{kind} certificate: Q_P is not negative semidefinite ({pos} positive eigenvalue(s))")
@@ -197,7 +214,7 @@ def _check_blowup(cert, problem):
     c = _q(data["c"])
     if not c > 0:
         _fail(f"{kind} certificate: c must be positive")
-    Qm = _qform(P, heads, d)
+    Qm = trace_qform(P, heads, d)
     p = _pvec(P, d)
     m = len(p)
     M = flint.fmpq_mat(m, m, [Qm[k, l] - c * p[k] * p[l] for k in range(m) for l in range(m)])
