@@ -24,8 +24,6 @@ global.  Claim BOUNDED (κ ≤ 0) or EXPONENTIAL_GROWTH (κ > 0) for every Σ₀
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import flint
 
 from ...exact.definiteness import inertia
@@ -34,6 +32,7 @@ from ...spec.errors import CertificationFailed, InvalidParameters
 from ...variants import quadratic_heads
 from ..check import kind
 from ..claims import Claim, Quantifier
+from .krawczyk_box import rat, square
 from .lmi import trace_qform
 
 KIND = "trace-growth-lmi"
@@ -41,13 +40,6 @@ KIND = "trace-growth-lmi"
 
 def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
-
-
-def _rat(x) -> flint.fmpq:
-    if isinstance(x, bool) or not isinstance(x, (str, int)):
-        _bad(f"expected an exact number as a string, got {str(x)[:40]!r}")
-    f = Fraction(x)
-    return flint.fmpq(f.numerator, f.denominator)
 
 
 def minor_forms(d):
@@ -134,19 +126,16 @@ def check_trace_growth(cert, problem):
         _bad(exc.reason)
     d = problem.d
     data = cert.data
-    raw = data["P"]
-    if not isinstance(raw, list) or len(raw) != d or any(not isinstance(r, list) or len(r) != d for r in raw):
-        _bad(f"P must be a {d}×{d} matrix")
-    P = flint.fmpq_mat(d, d, [_rat(x) for r in raw for x in r])
+    P = square(data["P"], d, "P", _bad)
     if P != P.transpose() or inertia(P)[0] != d:
         _bad("P is not symmetric positive definite")
-    lam = [_rat(x) for x in data["lam"]]
+    lam = [rat(x) for x in data["lam"]]
     if len(lam) != d * (d - 1) // 2 or any(x < 0 for x in lam):
         _bad(f"lam needs {d * (d - 1) // 2} non-negative multipliers (one per pair i < j)")
     pos = inertia(cone_form(P, lam, heads, d))[0]
     if pos:
         _bad(f"Q_P + Σ λ_ij·D_ij is not negative semidefinite ({pos} positive eigenvalue(s))")
-    kappa = _rat(data["kappa"])
+    kappa = rat(data["kappa"])
     F = flint.fmpq_mat(d, d) if problem.F is None else qmat(problem.F)
     if inertia(P * F + F.transpose() * P - P * kappa)[0]:
         _bad("PF + FᵀP − κP is not negative semidefinite")
