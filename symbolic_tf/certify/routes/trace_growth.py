@@ -1,8 +1,8 @@
 """Route: softmax / multi-head softmax with or without drift, general V — a trace functional tr(PΣ)
 whose quadratic part is ≤ 0 on the PSD cone (an S-procedure with the principal 2×2 minors) and
 PF + FᵀP ⪯ κP: every Σ₀ ⪰ 0 has a global solution, bounded (κ ≤ 0) or growing at most like e^{κt}
-(kind ``trace-growth-lmi``).  It says less than a tube route that finds an equilibrium or a limit,
-so it runs after all of them (66)."""
+(kind ``trace-growth-lmi``).  It says less than a route that finds an equilibrium, a basin or a
+limit, so it runs after all of them (95: after the Krawczyk equilibrium route, 90)."""
 from __future__ import annotations
 
 from . import Context, Route, quadratic_family, route
@@ -13,7 +13,7 @@ _MAX_D = 8
 @route
 class TraceGrowth(Route):
     name = "trace-growth"
-    order = 66
+    order = 95
     regimes = ("BOUNDED", "EXPONENTIAL_GROWTH")
     modes = ("point", "uniform")
 
