@@ -25,7 +25,8 @@ of the ellipsoid 𝓔 = {êᵀWê ≤ k²}; derivatives by dual numbers over bal
    validated tube of X' = Q(X) − tr Q(X)·X, u' = −tr Q(X)·u, s' = u from
    (Σ(t_N)/tr Σ(t_N), 1/tr Σ(t_N), 0) along the stored τ-steps
    (:func:`~symbolic_tf.certify.kinds.ray.replay_projective_part`, the ``tube-ray`` kind's check
-   1′, with its optional ``proj_apriori``) encloses X(τ_M); the checks below then start from the box of X(τ_M) in place of Σ(t_N).
+   1′, with its optional ``proj_apriori``) encloses X(τ_M); the checks below then start from the
+   box of X(τ_M) in place of Σ(t_N).
    This is sound by homogeneity: Σ(t_N + s) = X/u (u > 0), and Σ̇ = Q(Σ) is homogeneous
    quadratic, so the solution from X is t′ ↦ u·Σ(t_N + s + u·t′) — the same solution up to the
    constant scales u of size and time, which change neither global existence, nor the rank of

@@ -356,7 +356,6 @@ _T_WIDE = 1e-8      # ... which stops once it is wider than this (relative): no 
 _PROJ_ORDER = 20     # the Taylor order of the projective continuation
 _PROJ_TOL = 1e-16    # the largest Lagrange remainder radius of one of its steps
 _PROJ_WIDE = 1e-9    # stop when its X is wider than this (the chart's ê has sensitivity ~ 1/ζ̄³)
-_PROJ_SWITCH = 1e-12  # switch at the last box of the tube in t of relative width ≤ this
 
 
 def _continue_projective(problem, spec, heads, tube, attempt, found, order, prec, numerical, t0, seconds) -> Verdict:
@@ -368,14 +367,10 @@ def _continue_projective(problem, spec, heads, tube, attempt, found, order, prec
     enclosure (``proj_apriori`` "taylor"): the first-order Picard test caps them at h·‖∂f‖ ≲ 1, well
     below the accuracy limit of the order-20 series here."""
     from ..certificate import vec_str
-    from .flow import max_mid, max_rad
     from .lyapunov import Throttle, certify_and_check, tube_fields
-    from .projective_tube import integrate_projective
+    from .projective_tube import integrate_projective, switch_index
 
-    k = 0
-    for i, S in enumerate(tube.ends):
-        if max_rad(S) <= _PROJ_SWITCH * max(1.0, max_mid(S)):
-            k = i
+    k = switch_index(tube)
     throttle = Throttle(every=400)
     run = integrate_projective(heads, None, tube.ends[k], lambda X, u, s, tau: attempt(X, tau, throttle),
                                prec=prec, order=_PROJ_ORDER, deadline=t0 + seconds, tol=_PROJ_TOL, wide=_PROJ_WIDE,

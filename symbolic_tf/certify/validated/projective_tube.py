@@ -26,7 +26,9 @@ import flint
 from ...exact.precision import working_precision
 from ...exact.rational import dyadic
 
-__all__ = ["ProjectiveRun", "integrate_projective"]
+__all__ = ["ProjectiveRun", "integrate_projective", "switch_index", "SWITCH_WIDTH"]
+
+SWITCH_WIDTH = 1e-12   #: a tube in t is continued from its last box of relative width ≤ this
 
 
 class ProjectiveRun:
@@ -146,6 +148,31 @@ def integrate_projective(heads, F, S_start, until, *, prec: int, order: int = 16
                 stop = "accepted by until"
                 break
     return ProjectiveRun(taus, stop, rejected, state.box)
+
+
+def switch_index(tube, rel: float = SWITCH_WIDTH) -> int:
+    """The index of the last box of a tube in t whose largest radius is at most ``rel``·max(1, max|mid|)
+    — where its projective continuation starts (0, i.e. Σ₀ itself, if no later box is that narrow).
+
+    Parameters
+    ----------
+    tube : symbolic_tf.certify.validated.tube.Tube
+        The tube in t.
+    rel : float
+        The relative width allowed at the switch.
+
+    Returns
+    -------
+    int
+        The index k into ``tube.ends`` and ``tube.times``.
+    """
+    from .flow import max_mid, max_rad
+
+    k = 0
+    for i, S in enumerate(tube.ends):
+        if max_rad(S) <= rel * max(1.0, max_mid(S)):
+            k = i
+    return k
 
 
 def _fail(msg):

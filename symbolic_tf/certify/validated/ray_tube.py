@@ -27,7 +27,6 @@ re-checked independently by :func:`symbolic_tf.certify.check.check`.
 """
 from __future__ import annotations
 
-import math
 import time
 from fractions import Fraction
 
@@ -327,7 +326,6 @@ def _piecewise_retry(tube, end_check, best, deadline, d, numerical):
 
 
 _PROJ_ORDER = 20           # its Taylor order
-_PROJ_SWITCH = 1e-12       # switch at the last covariance box of relative width ≤ this
 _PROJ_TOL = 1e-18          # the largest Lagrange remainder radius of a projective step
 _PROJ_WIDE = 1e-4          # stop when the projective enclosure is wider than this
 
@@ -337,29 +335,24 @@ def _projective_retry(heads, F, tube, end_check, best, deadline, prec, numerical
     (:mod:`~symbolic_tf.certify.validated.projective_tube`, the checker's own step).  The covariance tube's
     box grows relatively like δ/(T* − t) (δ its uncertainty about T*), so it cannot get close to a slowly
     attracting ray; in (X, u, s) the state stays of order one.  Switch at the last covariance box whose
-    relative width is at most 10⁻¹², step adaptively (remainder radius ≤ 10⁻²⁰), and test the end state
-    each time u halves; the first success fills ``best`` (with the covariance switch time ``t`` and the
+    relative width is at most 10⁻¹², step adaptively with the high-order a priori enclosure (remainder
+    radius ≤ 10⁻¹⁸), and test the end state each time u halves; the first success fills ``best`` (with the covariance switch time ``t`` and the
     projective times ``proj``)."""
-    from .flow import max_mid, max_rad
     from .lyapunov import stored_bracket
-    from .projective_tube import integrate_projective
+    from .projective_tube import integrate_projective, switch_index
 
-    k = 0
-    for i, S in enumerate(tube.ends):
-        if max_rad(S) <= _PROJ_SWITCH * max(1.0, max_mid(S)):
-            k = i
+    k = switch_index(tube)
     if k == 0:
         numerical["projective"] = "no covariance box narrow enough to switch"
         return
     S_k, t_k = tube.ends[k], tube.times[k]
     t_arb = flint.arb(flint.fmpq(t_k.numerator, t_k.denominator))
-    last_u, checks = [math.inf], [0]
+    last_u = [1.0 / float(sum(S_k[i, i].mid() for i in range(S_k.nrows())))]   # u = 1/tr Σ at the switch
+    checks = [0]
 
     def until(Xb, ub, sb, tau):
         u_now = float(ub.mid())
         if not u_now <= 0.5 * last_u[0]:
-            if last_u[0] == math.inf:
-                last_u[0] = u_now
             return False
         last_u[0] = u_now
         checks[0] += 1
