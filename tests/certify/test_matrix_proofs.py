@@ -299,7 +299,7 @@ def test_stored_theorems_are_the_library_theorems_and_replay(name):
     stored = json.loads((THEOREM_DIR / f"{name}.json").read_text(encoding="utf-8"))
     assert stored == json.loads(json.dumps(L.theorem(name)))
     st, concl = replay_theorem(stored)
-    assert len(concl) == 2
+    assert len(concl) in (2, 3)
     sha, params = stored_theorem(name)
     assert len(sha) == 64 and params["conclusions"]
 
@@ -318,6 +318,91 @@ def test_a_theorem_with_an_overclaimed_fact_is_rejected():
     bad["hypotheses"]["positive"] = []  # G ≻ 0 is needed
     with pytest.raises(CertificationFailed):
         replay_theorem(bad)
+
+
+def _twisted_point(rng, n):
+    """Exact R = Rᵀ invertible, A = R², Σ ≻ 0 scaled into the domain W = I − (RΣR)² ≻ 0, any N."""
+    from symbolic_tf.exact.definiteness import definiteness
+
+    R0 = _rand(rng, n, n)
+    R = R0 + R0.transpose() + 5 * _eye(n)
+    L_ = _rand(rng, n, n)
+    Sg = L_ * L_.transpose() + _eye(n)
+    Y = R * Sg * R
+    while not definiteness(_eye(n) - Y * Y).pd:
+        Sg, Y = Sg / 3, Y / 3
+    Sg = Sg * flint.fmpq(rng.choice((1, 2)), 1) if definiteness(_eye(n) - 4 * Y * Y).pd else Sg
+    Y = R * Sg * R
+    return {"R": R, "A": R * R, "Sigma": Sg, "N": _rand(rng, n, n), "W": _eye(n) - Y * Y}
+
+
+def _eye(n):
+    return flint.fmpq_mat(n, n, [1 if i == j else 0 for i in range(n) for j in range(n)])
+
+
+def test_twisted_convexity_theorem_is_the_second_variation_and_is_non_negative():
+    """The replayed conclusion t₁² + 2t₂ − 2t₃ ≥ 0 (in R, Σ, N, W) equals, exactly, the sign term the
+    ``twisted-gaussian-nonconvexity`` checker computes from X = I − AᵀΣAΣ (with V = NA, B = I so that
+    VA⁻¹B = N), d = 1…4; and it is 4E''/E from differentiating E(s) = ½det(X_s)^{-1/2} (d = 2)."""
+    from symbolic_tf.certify.kinds.twisted_gaussian import second_variation_sign_data
+
+    st, concl = replay_theorem(L.theorem("twisted-symmetric-convexity"))
+    assert [k for k, _ in concl] == ["psd", "psd", "nonneg"]
+    rng = random.Random(11)
+    for d in (1, 2, 3, 4):
+        for _ in range(3):
+            env = _twisted_point(rng, d)
+            got = evaluate(concl[2][1], env, st.decl, d)
+            term, _ = second_variation_sign_data(env["A"], env["N"] * env["A"], env["Sigma"], _eye(d))
+            assert got[0, 0] == term and term >= 0, (d, got, term)
+    for d in (1, 2, 3):     # 4E''/E from D(s) = det(X_s), E = ½D^{-1/2}: 4E''/E = 3(D'/D)² − 2D''/D
+        env = _twisted_point(rng, d)
+        s = sp.Symbol("s")
+        M = {k: sp.Matrix(d, d, [sp.Rational(int(x.p), int(x.q)) for x in v.entries()]) for k, v in env.items()}
+        P = sp.eye(d) + s * M["N"]
+        Ss = P * M["Sigma"] * P.T
+        D = sp.expand((sp.eye(d) - M["A"].T * Ss * M["A"] * Ss).det())
+        D0, D1, D2 = (sp.diff(D, s, k).subs(s, 0) for k in range(3))
+        got = evaluate(concl[2][1], env, st.decl, d)[0, 0]
+        assert 3 * (D1 / D0) ** 2 - 2 * D2 / D0 == sp.Rational(int(got.p), int(got.q)), d
+
+
+def test_scalar_facts_are_checked():
+    """Scalar (trace) facts: a wrong weight in the final sum, a premise that is not a matrix fact, a
+    square of a matrix, the commuting rule with the wrong identity, and a scalar fact claimed ≻ 0
+    are rejected."""
+    doc = L.theorem("twisted-symmetric-convexity")
+    replay_theorem(doc)
+    cases = []
+    bad = copy.deepcopy(doc)
+    bad["facts"][16]["args"]["weights"][2] = "2"          # 4tr(W⁻¹Y'Y') is needed, not 2
+    cases.append(bad)
+    bad = copy.deepcopy(doc)
+    bad["facts"][16]["args"]["weights"][0] = "-1"         # weights must be positive
+    cases.append(bad)
+    bad = copy.deepcopy(doc)
+    bad["facts"][12]["from"] = [6, 9]                     # a scalar fact is no matrix premise
+    cases.append(bad)
+    bad = copy.deepcopy(doc)
+    bad["facts"][15]["args"]["X"] = S("W")                # W² is a matrix, not a scalar square
+    bad["facts"][15]["expr"] = mul(S("W"), S("W"))
+    cases.append(bad)
+    bad = copy.deepcopy(doc)
+    bad["facts"][7]["args"]["identity"] = 0               # the similarity is not W⁻¹Y = YW⁻¹
+    cases.append(bad)
+    bad = copy.deepcopy(doc)
+    bad["facts"][16]["fact"] = "pd"                       # a scalar is not a matrix fact
+    cases.append(bad)
+    bad = copy.deepcopy(doc)
+    bad["facts"][7]["from"] = [6, 4]                      # W⁻¹Y'' is not W⁻¹Y
+    cases.append(bad)
+    bad = copy.deepcopy(doc)
+    bad["hypotheses"]["positive"] = ["Sigma"]             # W ≻ 0 (the domain) is needed
+    cases.append(bad)
+    for i, b in enumerate(cases):
+        with pytest.raises(CertificationFailed):
+            replay_theorem(b)
+            pytest.fail(f"case {i} replayed")
 
 
 def test_l2_theorem_numerically_sharp():

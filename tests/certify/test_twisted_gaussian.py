@@ -151,10 +151,12 @@ def test_the_symmetric_case_rests_on_replayed_matrix_form_steps():
     from symbolic_tf.certify.matrix_proofs import library as ML
     from symbolic_tf.certify.matrix_proofs.order import replay_theorem, stored_theorem
 
-    for name in ("twisted-geodesic-second-derivative", "twisted-symmetric-similarity"):
+    from symbolic_tf.certify.twisted_gaussian import SYMMETRIC_PROOFS
+
+    for name in SYMMETRIC_PROOFS + ("twisted-symmetric-commutation",):
         assert ML.proof(name)["steps"]
     _, concl = replay_theorem(ML.theorem("twisted-symmetric-convexity"))
-    assert [k for k, _ in concl] == ["psd", "psd"]
+    assert [k for k, _ in concl] == ["psd", "psd", "nonneg"]
     sha, params = stored_theorem("twisted-symmetric-convexity")
     assert params["conclusions"] and len(sha) == 64
 

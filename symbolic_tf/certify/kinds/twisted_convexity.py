@@ -2,13 +2,18 @@
 
 Claim: for A = Aᵀ definite, the softmax energy on centred Gaussians, E(Σ) = ½det(I − AᵀΣAΣ)^{-1/2},
 is convex along every twisted geodesic Σ_s = (I + sN)Σ(I + sN)ᵀ, N = VA⁻¹B, B = Bᵀ, through every
-Σ ≻ 0 of finite energy — for every value matrix V.  The argument: with ±A = R², R = Rᵀ, and
-Y = RΣR, R⁻¹(AᵀΣAΣ)R = Y² (the proof ``twisted-symmetric-similarity``), so E = ½exp(g(Y)),
-g(Y) = −½log det(I − Y) − ½log det(I + Y), which is convex on −I ≺ Y ≺ I with gradient
-Y(I − Y²)⁻¹ ⪰ 0 on 0 ⪯ Y ≺ I; along the geodesic (``twisted-geodesic-second-derivative``,
-Σ'' = 2NΣNᵀ) the stored theorem ``twisted-symmetric-convexity`` gives Y ⪰ 0 and Y'' ⪰ 0, hence
-E'' = ½(D²e^g[Y', Y'] + ⟨∇e^g, Y''⟩) ≥ 0.  (A ↦ −A leaves E unchanged and maps the geodesics of
-(A, V) to those of (−A, V) with B ↦ −B, so negative definite A is covered by −A = R².)
+Σ ≻ 0 of finite energy — for every value matrix V.  The argument, every step of it replayed: with
+±A = R², R = Rᵀ, and Y = RΣR, R⁻¹(AᵀΣAΣ)R = I − W with W = I − Y² (the proof
+``twisted-symmetric-similarity``), and the domain is W ≻ 0.  With X = I − AᵀΣ_sAΣ_s,
+E'' = (E/4)(t₁² + 2t₂ − 2t₃), t₁ = tr(X⁻¹X'), t₂ = tr(X⁻¹X'X⁻¹X'), t₃ = tr(X⁻¹X'') (the proof
+``logdet-second-derivative`` and E = ½exp(−½log det X)); the t's are unchanged by the similarity
+with R, so they are those of W_s, whose derivatives are W' = −(Y'Y + YY'), W'' = −(Y''Y + 2Y'Y' + YY'')
+(``twisted-symmetric-derivatives``) with Y' = R(NΣ + ΣNᵀ)R, Y'' = 2RNΣNᵀR
+(``twisted-geodesic-first-derivative``, ``twisted-geodesic-second-derivative``).  The stored theorem
+``twisted-symmetric-convexity`` writes t₁² + 2t₂ − 2t₃ as t₁² + 2tr(W⁻¹·W'W⁻¹W') + 4tr(W⁻¹·Y'Y')
++ 2tr(W⁻¹Y·Y'') + 2tr(YW⁻¹·Y''), each term ≥ 0 (W⁻¹ ≻ 0; W⁻¹Y ⪰ 0 since W⁻¹ and Y ⪰ 0 commute;
+Y'' ⪰ 0; tr(PQ) ≥ 0 for P, Q ⪰ 0), so E'' ≥ 0.  (A ↦ −A leaves E unchanged and maps the geodesics
+of (A, V) to those of (−A, V) with B ↦ −B, so negative definite A is covered by −A = R².)
 
 The data name the stored theorem (``symbolic_tf/certify/matrix_proofs/theorems/<name>.json``)
 and its SHA-256; the checker replays it (:func:`symbolic_tf.certify.matrix_proofs.order.stored_theorem`)
@@ -27,11 +32,25 @@ from ..matrix_proofs.order import require_theorem
 KIND = "twisted-gaussian-convexity"
 THEOREM = "twisted-symmetric-convexity"
 
-#: the statement this kind is defined by (rendered from the replayed theorem)
-STATEMENT = {"name": "twisted geodesics, A = R²: Y = RΣR ⪰ 0 and Y'' = 2RNΣNᵀR ⪰ 0",
-             "symbols": "A (d×d), N (d×d), R (d×d), Σ (d×d)",
-             "hypotheses": ["symmetric: Σ, R, A", "positive definite: Σ", "A = RR"],
-             "conclusions": ["RΣR ⪰ 0", "2·RNΣNᵀR ⪰ 0"]}
+#: the statement this kind is defined by (rendered from the replayed theorem); the third
+#: conclusion is t₁² + 2t₂ − 2t₃ ≥ 0 with Y = RΣR, Y' = R(NΣ + ΣNᵀ)R, Y'' = 2RNΣNᵀR,
+#: W' = −(Y'Y + YY'), W'' = −(Y''Y + 2Y'Y' + YY''), written out in normal form
+STATEMENT = {"name": "twisted geodesics, A = R², W = I − (RΣR)² ≻ 0: t₁² + 2t₂ − 2t₃ ≥ 0",
+             "symbols": "A (d×d), N (d×d), R (d×d), Σ (d×d), W (d×d)",
+             "hypotheses": ["symmetric: Σ, R, A, W", "positive definite: Σ, W", "A = RR", "W = I − RΣRRΣR"],
+             "conclusions": ["RΣR ⪰ 0", "2·RNΣNᵀR ⪰ 0",
+                 "4·tr(W⁻¹RNΣRRNΣR) + tr(W⁻¹RNΣRRΣR)tr(W⁻¹RNΣRRΣR) + 2·tr(W⁻¹RNΣRRΣR)tr(W⁻¹RΣRRNΣR)"
+                 " + 2·tr(W⁻¹RNΣRRΣR)tr(W⁻¹RΣRRΣNᵀR) + 2·tr(W⁻¹RNΣRRΣR)tr(W⁻¹RΣNᵀRRΣR)"
+                 " + 2·tr(W⁻¹RNΣRRΣRW⁻¹RNΣRRΣR) + 4·tr(W⁻¹RNΣRRΣRW⁻¹RΣRRNΣR)"
+                 " + 4·tr(W⁻¹RNΣRRΣRW⁻¹RΣRRΣNᵀR) + 4·tr(W⁻¹RNΣRRΣRW⁻¹RΣNᵀRRΣR) + 4·tr(W⁻¹RNΣRRΣNᵀR)"
+                 " + 4·tr(W⁻¹RNΣNᵀRRΣR) + tr(W⁻¹RΣRRNΣR)tr(W⁻¹RΣRRNΣR)"
+                 " + 2·tr(W⁻¹RΣRRNΣR)tr(W⁻¹RΣRRΣNᵀR) + 2·tr(W⁻¹RΣRRNΣR)tr(W⁻¹RΣNᵀRRΣR)"
+                 " + 2·tr(W⁻¹RΣRRNΣRW⁻¹RΣRRNΣR) + 4·tr(W⁻¹RΣRRNΣRW⁻¹RΣRRΣNᵀR)"
+                 " + 4·tr(W⁻¹RΣRRNΣRW⁻¹RΣNᵀRRΣR) + 4·tr(W⁻¹RΣRRNΣNᵀR) + tr(W⁻¹RΣRRΣNᵀR)tr(W⁻¹RΣRRΣNᵀR)"
+                 " + 2·tr(W⁻¹RΣRRΣNᵀR)tr(W⁻¹RΣNᵀRRΣR) + 2·tr(W⁻¹RΣRRΣNᵀRW⁻¹RΣRRΣNᵀR)"
+                 " + 4·tr(W⁻¹RΣRRΣNᵀRW⁻¹RΣNᵀRRΣR) + 4·tr(W⁻¹RΣNᵀRRNΣR)"
+                 " + tr(W⁻¹RΣNᵀRRΣR)tr(W⁻¹RΣNᵀRRΣR) + 2·tr(W⁻¹RΣNᵀRRΣRW⁻¹RΣNᵀRRΣR)"
+                 " + 4·tr(W⁻¹RΣNᵀRRΣNᵀR) ≥ 0"]}
 
 
 @kind(KIND, {"A": "rat[][]", "theorem": "str", "theorem_sha256": "str"}, needs_problem=False)

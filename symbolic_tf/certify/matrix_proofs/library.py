@@ -886,36 +886,121 @@ def sinkhorn_growth_theorem():
             "facts": facts, "conclusion": [2, 4]}
 
 
+def twisted_symmetric_commutation():
+    """W⁻¹Y = YW⁻¹ for Y = RΣR and W = I − Y² (a matrix commutes with a function of itself).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    R, W = S("R"), S("W")
+    Y = mul(R, Sg, R)
+    p = Proof("W = I − Y², Y = RΣR: W⁻¹Y = YW⁻¹", _TWISTED_SYMBOLS, mul(inv(W), Y), mul(Y, inv(W)),
+              **(_TWISTED_HYPOTHESES | {"positive": ["Sigma"]}))   # W invertible suffices (and samples)
+    p.step("insert_inverse", M=W, side="right")
+    p.step("substitute", equation=1).step("substitute", on="rhs", equation=1)
+    return p.step("cancel").done()
+
+
+def twisted_symmetric_derivatives():
+    """Along a curve Y_s with Y' = Y₁, Y₁' = Y₂: W = I − Y² has W' = −(Y₁Y + YY₁) and
+    W'' = −(Y₂Y + 2Y₁Y₁ + YY₂); with Y_s = RΣ_sR on the twisted geodesic, Y₁ = R(NΣ + ΣNᵀ)R at
+    s = 0 (the proof ``twisted-geodesic-first-derivative``) and Y₂ = 2RNΣNᵀR.
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    Y, Y1, Y2 = S("Y"), S("Y1"), S("Y2")
+    p = Proof("W = I − Y²: W'' = −(Y''Y + 2Y'Y' + YY'')", {"Y": dd, "Y1": dd, "Y2": dd},
+              ddt(ddt(sub(I, mul(Y, Y)))), neg(add(mul(Y2, Y), mul(num(2), Y1, Y1), mul(Y, Y2))),
+              symmetric=["Y", "Y1", "Y2"], derivatives={"Y": Y1, "Y1": Y2, "Y2": num(0)})
+    return p.step("differentiate").done()
+
+
+def twisted_geodesic_first_derivative():
+    """d/ds(RP_sΣP_sᵀR) = R(NΣP_sᵀ + P_sΣNᵀ)R along P_s = I + sN (at s = 0, P = I: R(NΣ + ΣNᵀ)R).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    R, P, N = S("R"), S("P"), S("N")
+    p = Proof("twisted geodesic: d/ds(RP_sΣP_sᵀR) = R(NΣP_sᵀ + P_sΣNᵀ)R when P_s' = N",
+              {"R": dd, "P": dd, "N": dd, "Sigma": dd}, ddt(mul(R, P, Sg, T(P), R)),
+              mul(R, add(mul(N, Sg, T(P)), mul(P, Sg, T(N))), R), symmetric=["Sigma", "R"],
+              derivatives={"P": N, "N": num(0), "Sigma": num(0), "R": num(0)})
+    return p.step("differentiate").done()
+
+
+_TWISTED_SYMBOLS = {"Sigma": dd, "A": dd, "R": dd, "N": dd, "W": dd}
+_TWISTED_HYPOTHESES = {"symmetric": ["Sigma", "R", "A", "W"], "positive": ["Sigma", "W"],
+                       "equations": [(S("A"), mul(S("R"), S("R"))),
+                                     (S("W"), sub(I, mul(S("R"), Sg, S("R"), S("R"), Sg, S("R"))))]}
+
+
 def twisted_symmetric_convexity_theorem():
-    """For every d, Σ ≻ 0, A = R² with R symmetric and any N: Y = RΣR ⪰ 0 and
-    Y'' = 2RNΣNᵀR ⪰ 0 along the twisted geodesic Σ_s = (I + sN)Σ(I + sN)ᵀ — the Loewner half of
-    the proof that E(Σ_s) = ½det(I − Y_s²)^{-1/2} is convex in s when A is symmetric definite
-    (docs/mathematics.md §7).  Its identity is the similarity R⁻¹(AᵀΣAΣ)R = Y²; the second
-    derivative is the proof ``twisted-geodesic-second-derivative``.
+    """For every d, Σ ≻ 0, A = R² with R symmetric, any N, and W = I − Y² ≻ 0 with Y = RΣR (the
+    energy's domain): along the twisted geodesic Σ_s = (I + sN)Σ(I + sN)ᵀ, with Y' = R(NΣ + ΣNᵀ)R,
+    Y'' = 2RNΣNᵀR, W' = −(Y'Y + YY') and W'' = −(Y''Y + 2Y'Y' + YY''),
+
+        t₁² + 2t₂ − 2t₃ ≥ 0,   t₁ = tr(W⁻¹W'), t₂ = tr(W⁻¹W'W⁻¹W'), t₃ = tr(W⁻¹W''),
+
+    as the sum t₁² + 2tr(W⁻¹·W'W⁻¹W') + 4tr(W⁻¹·Y'Y') + 2tr(W⁻¹Y·Y'') + 2tr(YW⁻¹·Y'') of five
+    non-negative terms (W⁻¹Y ⪰ 0: W⁻¹ and Y commute).  Since R⁻¹(AᵀΣAΣ)R = W (the identity
+    ``twisted-symmetric-similarity``), the t's are those of X = I − AᵀΣ_sAΣ_s, and
+    E'' = (E/4)(t₁² + 2t₂ − 2t₃) ≥ 0 (docs/mathematics.md §7).
 
     Returns
     -------
     dict
         The theorem document (:mod:`.order`): its identities, facts and conclusion.
     """
-    R, N = S("R"), S("N")
+    R, N, W = S("R"), S("N"), S("W")
+    Y = mul(R, Sg, R)
+    Y1 = mul(R, add(mul(N, Sg), mul(Sg, T(N))), R)
+    Y2 = mul(num(2), R, N, Sg, T(N), R)
+    Wi = inv(W)
+    W1 = neg(add(mul(Y1, Y), mul(Y, Y1)))
+    W2 = neg(add(mul(Y2, Y), mul(num(2), Y1, Y1), mul(Y, Y2)))
+    t1 = tr(mul(Wi, W1))
+    sign = add(mul(t1, t1), mul(num(2), tr(mul(Wi, W1, Wi, W1))), mul(num(-2), tr(mul(Wi, W2))))
     facts = [
         _fact("pd", Sg, "hypothesis", symbol="Sigma"),                               # 0
-        _fact("psd", mul(R, Sg, R), "congruence", [0], X=R),                         # 1  Y ⪰ 0
+        _fact("psd", Y, "congruence", [0], X=R),                                     # 1  Y ⪰ 0
         _fact("psd", mul(N, Sg, T(N)), "congruence", [0], X=N),                      # 2
         _fact("psd", mul(R, N, Sg, T(N), R), "congruence", [2], X=R),                # 3
-        _fact("psd", mul(num(2), R, N, Sg, T(N), R), "sum", [3], weights=["2"]),     # 4  Y'' ⪰ 0
+        _fact("psd", Y2, "sum", [3], weights=["2"]),                                 # 4  Y'' ⪰ 0
+        _fact("pd", W, "hypothesis", symbol="W"),                                    # 5  the domain
+        _fact("pd", Wi, "inverse", [5]),                                             # 6
+        _fact("psd", mul(Wi, Y), "commuting", [6, 1], identity=1),                   # 7  W⁻¹Y ⪰ 0
+        _fact("psd", mul(Y, Wi), "identity", [7], identity=1),                       # 8  YW⁻¹ ⪰ 0
+        _fact("nonneg", tr(mul(Wi, Y, Y2)), "trace_product", [7, 4]),                # 9
+        _fact("nonneg", tr(mul(Y, Wi, Y2)), "trace_product", [8, 4]),                # 10
+        _fact("psd", mul(W1, Wi, W1), "congruence", [6], X=W1),                      # 11
+        _fact("nonneg", tr(mul(Wi, W1, Wi, W1)), "trace_product", [6, 11]),          # 12
+        _fact("psd", mul(Y1, Y1), "gram", X=Y1),                                     # 13
+        _fact("nonneg", tr(mul(Wi, Y1, Y1)), "trace_product", [6, 13]),              # 14
+        _fact("nonneg", mul(t1, t1), "square", X=t1),                                # 15
+        _fact("nonneg", sign, "sum", [15, 12, 14, 9, 10], weights=["1", "2", "4", "2", "2"]),  # 16
     ]
-    return {"name": "twisted geodesics, A = R²: Y = RΣR ⪰ 0 and Y'' = 2RNΣNᵀR ⪰ 0",
-            "symbols": {"matrices": {"Sigma": list(dd), "A": list(dd), "R": list(dd), "N": list(dd)}, "scalars": []},
-            "hypotheses": {"symmetric": ["Sigma", "R", "A"], "positive": ["Sigma"], "equations": [[A, mul(R, R)]]},
-            "identities": [twisted_symmetric_similarity()],
-            "facts": facts, "conclusion": [1, 4]}
+    return {"name": "twisted geodesics, A = R², W = I − (RΣR)² ≻ 0: t₁² + 2t₂ − 2t₃ ≥ 0",
+            "symbols": {"matrices": {k: list(v) for k, v in _TWISTED_SYMBOLS.items()}, "scalars": []},
+            "hypotheses": {"symmetric": _TWISTED_HYPOTHESES["symmetric"], "positive": _TWISTED_HYPOTHESES["positive"],
+                           "equations": [list(e) for e in _TWISTED_HYPOTHESES["equations"]]},
+            "identities": [twisted_symmetric_similarity(), twisted_symmetric_commutation()],
+            "facts": facts, "conclusion": [1, 4, 16]}
 
 
 THEOREMS = {"l2-growth": l2_growth_theorem, "sinkhorn-growth": sinkhorn_growth_theorem,
             "twisted-symmetric-convexity": twisted_symmetric_convexity_theorem}
-_BUILDERS.update({"l2-rr-identity": l2_rr_identity, "sinkhorn-conditional-identity": sinkhorn_conditional_identity,
+_BUILDERS.update({"twisted-symmetric-commutation": twisted_symmetric_commutation,
+                  "twisted-symmetric-derivatives": twisted_symmetric_derivatives,
+                  "twisted-geodesic-first-derivative": twisted_geodesic_first_derivative,
+                  "l2-rr-identity": l2_rr_identity, "sinkhorn-conditional-identity": sinkhorn_conditional_identity,
                   "sinkhorn-whitening-identity": sinkhorn_whitening_identity})
 NAMES = tuple(_BUILDERS)
 

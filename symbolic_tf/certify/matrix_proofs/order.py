@@ -1,16 +1,21 @@
-"""Operator inequalities for every dimension: theorems as chains of Loewner-order facts, each
-derived by a named rule from earlier facts and matrix-form identities (docs/mathematics.md §10).
+"""Operator inequalities for every dimension: theorems as chains of Loewner-order facts (and of
+scalar facts about traces), each derived by a named rule from earlier facts and matrix-form
+identities (docs/mathematics.md §10).
 
 A theorem document::
 
     {"name": "...", "symbols": {...}, "hypotheses": {...},      # as in a proof (:mod:`.replay`)
      "identities": [proof, ...],                                # matrix-form proofs, replayed
-     "facts": [{"fact": "pd" | "psd", "expr": term, "by": rule, "from": [i, ...], "args": {...}}, ...],
+     "facts": [{"fact": "pd" | "psd" | "nonneg", "expr": term, "by": rule, "from": [i, ...],
+                "args": {...}}, ...],
      "conclusion": [i, ...]}
 
-A fact says expr ≻ 0 ("pd") or expr ⪰ 0 ("psd") for every d and all matrices satisfying the
-hypotheses.  Facts are compared after pushing transposes to the letters and writing the
-symmetric symbols untransposed.  The rules (each a standard statement of linear algebra):
+A matrix fact says that expr is a symmetric matrix with expr ≻ 0 ("pd") or expr ⪰ 0 ("psd"),
+for every d and all real matrices satisfying the hypotheses (every rule below yields a
+symmetric matrix); a scalar fact ("nonneg") says that the scalar expr (a polynomial in traces,
+with no matrix letters outside them) is ≥ 0.  Facts are compared after pushing transposes to
+the letters, writing the symmetric symbols untransposed and expanding traces (linearity,
+cyclicity).  The rules (each a standard statement of linear algebra):
 
 ``hypothesis``   X ≻ 0 for a symbol X the hypotheses declare positive definite; I ≻ 0
 ``gram``         X Xᵀ ⪰ 0 for any X (args ``X``)
@@ -21,6 +26,12 @@ symmetric symbols untransposed.  The rules (each a standard statement of linear 
 ``identity``     Y ⪰ 0 (≻ 0) and a replayed identity Y = Z (either side) ⇒ Z ⪰ 0 (≻ 0); the
                  identity's hypotheses must be among the theorem's (args ``identity``: index)
 ``weaken``       Y ≻ 0 ⇒ Y ⪰ 0
+``commuting``    P ⪰ 0, Q ⪰ 0 (≻ 0 both: ≻ 0) and a replayed identity PQ = QP ⇒ PQ ⪰ 0 (commuting
+                 symmetric matrices diagonalise in one basis; args ``identity``)
+``trace_product`` P ⪰ 0, Q ⪰ 0 ⇒ tr(PQ) ≥ 0 (tr(PQ) = tr(P^{1/2}QP^{1/2})); a scalar fact
+``square``       s² ≥ 0 for a real scalar expression s (args ``X``)
+
+``sum`` and ``identity`` apply to scalar facts too (a sum of scalar facts only).
 """
 from __future__ import annotations
 
@@ -32,6 +43,7 @@ from .terms import normal, render_poly, typecheck
 __all__ = ["replay_theorem", "theorem_params", "stored_theorem", "require_theorem", "THEOREM_DIR", "MAX_FACTS"]
 
 MAX_FACTS = 64
+_RELATION = {"pd": "≻", "psd": "⪰", "nonneg": "≥"}
 THEOREM_DIR = __import__("pathlib").Path(__file__).resolve().parent / "theorems"
 _REPLAYED: dict = {}
 
@@ -102,7 +114,21 @@ def _canon(p, ctx):
     p = apply_rule("transpose", p, ctx)
     if ctx.symmetric:
         p = apply_rule("symmetric", p, ctx, {"names": sorted(ctx.symmetric)})
-    return p
+    return apply_rule("trace", p, ctx)
+
+
+def _is_scalar(p) -> bool:
+    """A polynomial in traces: no matrix letter outside a trace, and some trace (a bare number is
+    a multiple of I, a matrix)."""
+    return bool(p) and all(not w for (_, w) in p) and any(s for (s, _) in p)
+
+
+def _implies(derived: str, claimed: str) -> bool:
+    return derived == claimed or (derived, claimed) == ("pd", "psd")
+
+
+def _matrix_facts(prem) -> bool:
+    return all(k in ("pd", "psd") for k, _ in prem)
 
 
 def _included(sub, st):
@@ -153,7 +179,7 @@ def replay_theorem(doc):
             raise CertificationFailed(f"theorem: fact {i} must be {{fact, expr, by, from, args}}")
         kind, by = f.get("fact"), f.get("by")
         frm, args = f.get("from", []), f.get("args", {})
-        if kind not in ("pd", "psd") or not isinstance(frm, list) or not isinstance(args, dict):
+        if kind not in ("pd", "psd", "nonneg") or not isinstance(frm, list) or not isinstance(args, dict):
             raise CertificationFailed(f"theorem: fact {i} is malformed")
         if any(isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < i for j in frm):
             raise CertificationFailed(f"theorem: fact {i} may only use earlier facts")
@@ -162,8 +188,10 @@ def replay_theorem(doc):
         sh = typecheck(expr, st.decl)
         if sh is not None and sh[0] != sh[1]:
             raise CertificationFailed(f"theorem: fact {i} is about a non-square expression")
+        if (kind == "nonneg") != _is_scalar(expr):
+            raise CertificationFailed(f"theorem: fact {i}: a scalar fact needs a scalar expression, and only it")
         derived = _derive(by, prem, args, st, ctx, eqs)
-        if derived is None or derived[1] != expr or (derived[0] == "psd" and kind == "pd"):
+        if derived is None or derived[1] != expr or not _implies(derived[0], kind):
             raise CertificationFailed(f"theorem: fact {i} ({str(by)[:20]}) does not follow: "
                                       f"{render_poly(expr)[:120]}")
         out.append((kind, expr))
@@ -189,7 +217,7 @@ def _derive(by, prem, args, st, ctx, eqs):
         X = normal(args.get("X"), d)
         return "psd", _canon(_mul(X, _T(X, ctx)), ctx)
     if by == "congruence":
-        if len(prem) != 1:
+        if len(prem) != 1 or not _matrix_facts(prem):
             return None
         X = normal(args.get("X"), d)
         return "psd", _canon(_mul(_mul(X, prem[0][1]), _T(X, ctx)), ctx)
@@ -203,8 +231,12 @@ def _derive(by, prem, args, st, ctx, eqs):
         ws = [parse_rat(x, "weight") for x in w]
         if any(x <= 0 for x in ws):
             return None
-        tot = padd(*[pscale(p[1], x) for p, x in zip(prem, ws)])
-        return ("pd" if any(p[0] == "pd" for p in prem) else "psd"), _canon(tot, ctx)
+        tot = _canon(padd(*[pscale(p[1], x) for p, x in zip(prem, ws)]), ctx)
+        if all(p[0] == "nonneg" for p in prem):
+            return "nonneg", tot
+        if not _matrix_facts(prem):
+            return None
+        return ("pd" if any(p[0] == "pd" for p in prem) else "psd"), tot
     if by == "inverse":
         if len(prem) != 1 or prem[0][0] != "pd":
             return None
@@ -223,7 +255,25 @@ def _derive(by, prem, args, st, ctx, eqs):
             return prem[0][0], a
         return None
     if by == "weaken":
-        return ("psd", prem[0][1]) if len(prem) == 1 else None
+        return ("psd", prem[0][1]) if len(prem) == 1 and _matrix_facts(prem) else None
+    if by == "commuting":
+        j = args.get("identity")
+        if len(prem) != 2 or not _matrix_facts(prem) or isinstance(j, bool) or not isinstance(j, int) \
+                or not 0 <= j < len(eqs):
+            return None
+        pq, qp = _canon(_mul(prem[0][1], prem[1][1]), ctx), _canon(_mul(prem[1][1], prem[0][1]), ctx)
+        if eqs[j] not in ((pq, qp), (qp, pq)):
+            return None
+        return ("pd" if prem[0][0] == prem[1][0] == "pd" else "psd"), pq
+    if by == "trace_product":
+        if len(prem) != 2 or not _matrix_facts(prem):
+            return None
+        return "nonneg", _canon(_trace(_mul(prem[0][1], prem[1][1])), ctx)
+    if by == "square":
+        if prem:
+            return None
+        x = _canon(normal(args.get("X"), d), ctx)
+        return ("nonneg", _canon(_mul(x, x), ctx)) if _is_scalar(x) else None
     raise CertificationFailed(f"theorem: unknown rule {str(by)[:30]!r}")
 
 
@@ -231,6 +281,15 @@ def _mul(a, b):
     from .terms import pmul
 
     return pmul(a, b)
+
+
+def _trace(p):
+    """The scalar tr(p), as one opaque atom (the ``trace`` rule of :func:`_canon` expands it)."""
+    from fractions import Fraction
+
+    from .terms import key
+
+    return {((("tr", key(p)),), ()): Fraction(1)}
 
 
 def _T(p, ctx):
@@ -255,5 +314,5 @@ def theorem_params(st, concl) -> dict:
         ``{"name", "symbols", "hypotheses", "conclusions": ["E ≻ 0", …]}``.
     """
     base = statement_params(st)
-    words = [f"{render_poly(e)} {'≻' if k == 'pd' else '⪰'} 0" for k, e in concl]
+    words = [f"{render_poly(e)} {_RELATION[k]} 0" for k, e in concl]
     return {"name": st.name, "symbols": base["symbols"], "hypotheses": base["hypotheses"], "conclusions": words}
