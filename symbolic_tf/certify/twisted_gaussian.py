@@ -21,8 +21,9 @@ Full-rank Gaussians (docs/mathematics.md §7, "the decision"):
   the t's of W_s.  The stored theorem ``twisted-symmetric-convexity`` writes t₁² + 2t₂ − 2t₃ as
   t₁² + 2tr(W⁻¹·W'W⁻¹W') + 4tr(W⁻¹·Y'Y') + 2tr(W⁻¹Y·Y'') + 2tr(YW⁻¹·Y''), five non-negative
   terms (W⁻¹Y ⪰ 0: W⁻¹ and Y commute; Y'' = 2RNΣNᵀR ⪰ 0).  The matrix-form steps are the proofs
-  ``twisted-symmetric-similarity``, ``logdet-second-derivative``, ``twisted-symmetric-derivatives``,
-  ``twisted-geodesic-first-derivative``, ``twisted-geodesic-second-derivative`` and the theorem;
+  ``energy-second-variation``, ``twisted-symmetric-similarity``, ``similarity-sign-term``,
+  ``twisted-symmetric-derivatives``, ``twisted-geodesic-first-derivative``,
+  ``twisted-geodesic-second-derivative`` and the theorem;
   the certificate kind ``twisted-gaussian-convexity`` replays the theorem and checks A exactly.
 * Small Gaussians Σ = εΣ₀: E = ½(1 + ½tr(AᵀΣAΣ)) + O(ε⁴), so E'' = (ε²/4)Q(Σ₀, N) + O(ε⁴) with
   Q = tr(AᵀS₂AΣ₀) + tr(AᵀΣ₀AS₂) + 2tr(AᵀS₁AS₁), S₁ = NΣ₀ + Σ₀Nᵀ, S₂ = 2NΣ₀Nᵀ.  Q < 0 for some
@@ -167,8 +168,9 @@ def twisted_gaussian_witness(A, V) -> Verdict:
 # ---- full-rank Gaussians (docs/mathematics.md §7, "the decision") -----------------------------
 SYMMETRIC_THEOREM = "twisted-symmetric-convexity"
 #: the matrix-form proofs that take E'' to the stored theorem's sign term (docs/mathematics.md §7)
-SYMMETRIC_PROOFS = ("twisted-symmetric-similarity", "logdet-second-derivative", "twisted-symmetric-derivatives",
-                    "twisted-geodesic-first-derivative", "twisted-geodesic-second-derivative")
+SYMMETRIC_PROOFS = ("energy-second-variation", "twisted-symmetric-similarity", "similarity-sign-term",
+                    "twisted-symmetric-derivatives", "twisted-geodesic-first-derivative",
+                    "twisted-geodesic-second-derivative")
 CONVEX_CLAIM = ("the softmax energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) is convex (d²E/ds² ≥ 0) along every "
                 "twisted geodesic Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ, B = Bᵀ, through every Σ ≻ 0 of finite energy")
 

@@ -6,8 +6,8 @@ is convex along every twisted geodesic Σ_s = (I + sN)Σ(I + sN)ᵀ, N = VA⁻¹
 ±A = R², R = Rᵀ, and Y = RΣR, R⁻¹(AᵀΣAΣ)R = I − W with W = I − Y² (the proof
 ``twisted-symmetric-similarity``), and the domain is W ≻ 0.  With X = I − AᵀΣ_sAΣ_s,
 E'' = (E/4)(t₁² + 2t₂ − 2t₃), t₁ = tr(X⁻¹X'), t₂ = tr(X⁻¹X'X⁻¹X'), t₃ = tr(X⁻¹X'') (the proof
-``logdet-second-derivative`` and E = ½exp(−½log det X)); the t's are unchanged by the similarity
-with R, so they are those of W_s, whose derivatives are W' = −(Y'Y + YY'), W'' = −(Y''Y + 2Y'Y' + YY'')
+``energy-second-variation``, from Jacobi's formula E' = −½E·tr(X⁻¹X')); the sign term is unchanged
+by the similarity with R (``similarity-sign-term``), so it is that of W_s, whose derivatives are W' = −(Y'Y + YY'), W'' = −(Y''Y + 2Y'Y' + YY'')
 (``twisted-symmetric-derivatives``) with Y' = R(NΣ + ΣNᵀ)R, Y'' = 2RNΣNᵀR
 (``twisted-geodesic-first-derivative``, ``twisted-geodesic-second-derivative``).  The stored theorem
 ``twisted-symmetric-convexity`` writes t₁² + 2t₂ − 2t₃ as t₁² + 2tr(W⁻¹·W'W⁻¹W') + 4tr(W⁻¹·Y'Y')

@@ -936,6 +936,49 @@ def twisted_geodesic_first_derivative():
     return p.step("differentiate").done()
 
 
+def energy_second_variation():
+    """E'' = (E/4)(t₁² + 2t₂ − 2t₃) for E = ½det(X)^{-1/2} along any curve X_s: the hypothesis is
+    E' = −½E·tr(X⁻¹X') (Jacobi's formula, (log det X)' = tr(X⁻¹X'), with the chain rule), and
+    t₁ = tr(X⁻¹X'), t₂ = tr(X⁻¹X'X⁻¹X'), t₃ = tr(X⁻¹X'') (docs/mathematics.md §7).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    X, X1, X2, e = S("X"), S("X1"), S("X2"), sc("e")
+    p = Proof("E = ½det(X)^(-1/2), E' = −½E·tr(X⁻¹X'): E'' = (E/4)(t₁² + 2t₂ − 2t₃)",
+              {"X": dd, "X1": dd, "X2": dd}, ddt(ddt(e)), mul(num("1/4"), e, _sign_term(X, X1, X2)),
+              scalars=["e"], derivatives={"e": mul(num("-1/2"), e, tr(mul(inv(X), X1))), "X": X1, "X1": X2,
+                                          "X2": num(0)})
+    return p.step("differentiate").step("trace").done()
+
+
+def similarity_sign_term():
+    """The sign term t₁² + 2t₂ − 2t₃ of X = RWR⁻¹ (X' = RW'R⁻¹, X'' = RW''R⁻¹ for a constant R) is
+    that of W (docs/mathematics.md §7).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    R, W, W1, W2 = S("R"), S("W"), S("W1"), S("W2")
+
+    def conj(M):
+        return mul(R, M, inv(R))
+    p = Proof("X = RWR⁻¹: the sign term t₁² + 2t₂ − 2t₃ of X is that of W", {"R": dd, "W": dd, "W1": dd, "W2": dd},
+              _sign_term(conj(W), conj(W1), conj(W2)), _sign_term(W, W1, W2))
+    p.step("inverse_product", factors=[R, W, inv(R)]).step("inverse_inverse").step("cancel")
+    return p.step("trace").done()
+
+
+def _sign_term(X, X1, X2):
+    """t₁² + 2t₂ − 2t₃ with t₁ = tr(X⁻¹X1), t₂ = tr(X⁻¹X1X⁻¹X1), t₃ = tr(X⁻¹X2)."""
+    t1 = tr(mul(inv(X), X1))
+    return add(mul(t1, t1), mul(num(2), tr(mul(inv(X), X1, inv(X), X1))), mul(num(-2), tr(mul(inv(X), X2))))
+
+
 _TWISTED_SYMBOLS = {"Sigma": dd, "A": dd, "R": dd, "N": dd, "W": dd}
 _TWISTED_HYPOTHESES = {"symmetric": ["Sigma", "R", "A", "W"], "positive": ["Sigma", "W"],
                        "equations": [(S("A"), mul(S("R"), S("R"))),
@@ -967,7 +1010,7 @@ def twisted_symmetric_convexity_theorem():
     W1 = neg(add(mul(Y1, Y), mul(Y, Y1)))
     W2 = neg(add(mul(Y2, Y), mul(num(2), Y1, Y1), mul(Y, Y2)))
     t1 = tr(mul(Wi, W1))
-    sign = add(mul(t1, t1), mul(num(2), tr(mul(Wi, W1, Wi, W1))), mul(num(-2), tr(mul(Wi, W2))))
+    sign = _sign_term(W, W1, W2)
     facts = [
         _fact("pd", Sg, "hypothesis", symbol="Sigma"),                               # 0
         _fact("psd", Y, "congruence", [0], X=R),                                     # 1  Y ⪰ 0
@@ -998,6 +1041,8 @@ def twisted_symmetric_convexity_theorem():
 THEOREMS = {"l2-growth": l2_growth_theorem, "sinkhorn-growth": sinkhorn_growth_theorem,
             "twisted-symmetric-convexity": twisted_symmetric_convexity_theorem}
 _BUILDERS.update({"twisted-symmetric-commutation": twisted_symmetric_commutation,
+                  "energy-second-variation": energy_second_variation,
+                  "similarity-sign-term": similarity_sign_term,
                   "twisted-symmetric-derivatives": twisted_symmetric_derivatives,
                   "twisted-geodesic-first-derivative": twisted_geodesic_first_derivative,
                   "l2-rr-identity": l2_rr_identity, "sinkhorn-conditional-identity": sinkhorn_conditional_identity,
