@@ -362,9 +362,22 @@ def _twisted_gaussian(p):
             "d²E/ds² < 0")
 
 
+@_property("gaussian-curve-nonconvexity")
+def _gaussian_curve(p):
+    """Non-convexity on Gaussians along one curve (I + sN)Σ(I + sN)ᵀ, any A (docs/mathematics.md §7)."""
+    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))} "
+            f"is not convex along the curve Σ_s = (I + sN)Σ(I + sN)ᵀ, N = {_mat_text(p.get('N', []))}, at "
+            f"Σ = {_mat_text(p.get('Sigma', []))}: d²E/ds² < 0 (so not along every such curve)")
+
+
 @_property("twisted-gaussian-convexity")
 def _twisted_convexity(p):
-    """Convexity on Gaussians along every twisted geodesic, A = Aᵀ definite (docs/mathematics.md §7)."""
+    """Convexity on Gaussians along every twisted geodesic, A = Aᵀ definite (docs/mathematics.md §7);
+    along every curve (I + sN)Σ(I + sN)ᵀ when A = Aᵀ is semidefinite and singular."""
+    if str(p.get("definite", "")).endswith("semidefinite"):
+        return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))} "
+                f"(symmetric, {p.get('definite')}, singular: no twisted metric VA⁻¹) is convex (d²E/ds² ≥ 0) along "
+                "every curve Σ_s = (I + sN)Σ(I + sN)ᵀ, N any, through every Σ ≻ 0 of finite energy")
     return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))} "
             f"(symmetric, {p.get('definite')} definite) is convex (d²E/ds² ≥ 0) along every twisted Gaussian geodesic "
             "Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ, B = Bᵀ, through every Σ ≻ 0 of finite energy, for every value matrix V")

@@ -60,7 +60,8 @@ __all__ = ["rank_one_second_variation", "twisted_gaussian_witness", "small_gauss
            "rotation_scaling_sign_term", "rotation_scaling_witness", "small_gaussian_witness",
            "finite_gaussian_witness", "free_direction_witness", "boundary_plane_curvature",
            "boundary_witness", "symmetric_convexity_certificate", "twisted_gaussian_convexity",
-           "twisted_gaussian_convexity_every_v", "SYMMETRIC_THEOREM", "SYMMETRIC_PROOFS", "EVERY_V_CLAIM"]
+           "twisted_gaussian_convexity_every_v", "SYMMETRIC_THEOREM", "SYMMETRIC_PROOFS", "EVERY_V_CLAIM",
+           "EVERY_CURVE_CLAIM", "gaussian_convexity_every_curve", "rank_one_curve_witness", "small_curve_witness"]
 
 KIND = "twisted-gaussian-nonconvexity"
 CONVEX_KIND = "twisted-gaussian-convexity"
@@ -702,8 +703,9 @@ def boundary_plane_curvature(c, s, tau):
 
 def _certify_boundary(A, Sb, coef, Ns_exact, make):
     """Rationalise the direction, move Σ = rΣ_b inside the domain (r = 1 − 2⁻ᵏ) and keep the first
-    exact negative sign term: (Σ, V, B) or None."""
-    from .kinds.twisted_gaussian import second_variation_sign_data
+    exact negative sign term: (Σ, *make(...)) or None — (Σ, V, B), or (Σ, N) when ``make`` returns
+    the curve's N alone."""
+    from .kinds.twisted_gaussian import curve_sign_data, second_variation_sign_data
 
     At = A.transpose()
     for den in (1 << 24, 1 << 40):
@@ -711,18 +713,19 @@ def _certify_boundary(A, Sb, coef, Ns_exact, make):
         Nq = flint.fmpq_mat(A.nrows(), A.ncols())
         for ci, Ni in zip(cq, Ns_exact):
             Nq += Ni * ci
-        Vq, Bq = make(cq, Nq)
+        made = make(cq, Nq)
         for k in range(2, 42, 2):
             Sq = _rat_pd((1 - 2.0 ** -k) * Sb, max(den, 1 << (k + 16)))
             if not definiteness(Sq).pd or not definiteness(Sq.inv() - At * Sq * A).pd:
                 continue
-            term, xi2 = second_variation_sign_data(A, Vq, Sq, Bq)
+            term, xi2 = (curve_sign_data(A, made[0], Sq) if len(made) == 1
+                         else second_variation_sign_data(A, made[0], Sq, made[1]))
             if term < 0 and xi2 > 0:
-                return Sq, Vq, Bq
+                return (Sq, *made)
     return None
 
 
-def boundary_witness(A, V=None, tries: int = 8, seed: int = 0):
+def boundary_witness(A, V=None, tries: int = 8, seed: int = 0, curve: bool = False):
     """A ``twisted-gaussian-nonconvexity`` point near the boundary of the domain (docs/mathematics.md
     §7, "the converse").  At a boundary point Σ_b (top singular value σ₁ = 1 of C = LᵀAL, Σ_b = LLᵀ,
     simple) and a direction N with σ₁' = 0, σ₁'' < 0 along C_s = (I + sÑ)ᵀC(I + sÑ), Ñ = L⁻¹NL,
@@ -742,17 +745,26 @@ def boundary_witness(A, V=None, tries: int = 8, seed: int = 0):
         Random boundary candidates besides the plane family.
     seed : int
         Seed of the random candidates.
+    curve : bool
+        With V None: return the curve's N itself, (Σ, N), so that A may be singular (the kind
+        ``gaussian-curve-nonconvexity``).
 
     Returns
     -------
     tuple of (flint.fmpq_mat, flint.fmpq_mat, flint.fmpq_mat) or None
-        (Σ, V, B) with E'' < 0 at Σ along N = VA⁻¹B (exact), or None if none was found.
+        (Σ, V, B) with E'' < 0 at Σ along N = VA⁻¹B (exact) — (Σ, N) when ``curve`` — or None if
+        none was found.
     """
     A = qmat(A)
     n = A.nrows()
-    if A.det() == 0:
+    if V is None and curve:
+        Ns_exact = _unit_basis(n)
+
+        def make(_cq, Nq):
+            return (Nq,)
+    elif A.det() == 0:
         return None
-    if V is None:
+    elif V is None:
         Ns_exact = _unit_basis(n)
 
         def make(_cq, Nq):
@@ -845,7 +857,11 @@ def symmetric_convexity_certificate(A):
     if n < 1 or Aq.ncols() != n or Aq != Aq.transpose():
         return None
     dA = definiteness(Aq)
-    if not (dA.pd or dA.nd):
+    if dA.pd or dA.nd:
+        definite = "positive" if dA.pd else "negative"
+    elif Aq.det() == 0 and (dA.psd or dA.nsd):
+        definite = "positive semidefinite" if dA.psd else "negative semidefinite"
+    else:
         return None
     from .matrix_proofs.order import stored_theorem
 
@@ -855,7 +871,7 @@ def symmetric_convexity_certificate(A):
         return None
     data = {"A": [[frac_str(Aq[i, j]) for j in range(n)] for i in range(n)],
             "theorem": SYMMETRIC_THEOREM, "theorem_sha256": sha}
-    c = Claim(CONVEX_KIND, Quantifier.NONE, {"A": data["A"], "definite": "positive" if dA.pd else "negative"})
+    c = Claim(CONVEX_KIND, Quantifier.NONE, {"A": data["A"], "definite": definite})
     cert = Certificate(kind=CONVEX_KIND, claim=c, status=PROVED, data=data).to_dict()
     try:
         res = check(cert)
@@ -958,7 +974,9 @@ def twisted_gaussian_convexity_every_v(A) -> Verdict:
       V = NA, B = I); A skew — Σ = εI along a symmetric N (:func:`small_gaussian_witness` with
       V = I, which covers the rotation–scaling family).  Each REFUTED verdict is an exact,
       re-checked instance; that a witness exists for every such A is the argument of §7.
-    * UNDECIDED when A is singular (N = VA⁻¹B is undefined) or a search fails (not a proof).
+    * A singular: N = VA⁻¹B is undefined, and the verdict is :func:`gaussian_convexity_every_curve`'s,
+      about every curve (I + sN)Σ(I + sN)ᵀ (:data:`EVERY_CURVE_CLAIM`).
+    * UNDECIDED when a search fails (not a proof).
 
     Parameters
     ----------
@@ -974,8 +992,12 @@ def twisted_gaussian_convexity_every_v(A) -> Verdict:
     n = Aq.nrows()
     if n < 1 or Aq.ncols() != n:
         return Verdict(UNDECIDED, EVERY_V_CLAIM, reason="A must be square")
-    if Aq.det() == 0:
-        return Verdict(UNDECIDED, EVERY_V_CLAIM, reason="A singular: the twisted displacement VA⁻¹B is undefined")
+    if Aq.det() == 0:   # no twisted metric: the question is asked of every curve (I + sN)Σ(I + sN)ᵀ
+        ver = gaussian_convexity_every_curve(Aq)
+        return Verdict(ver.status, EVERY_CURVE_CLAIM, ver.argument, evidence=ver.evidence,
+                       reason="A singular: no twisted displacement VA⁻¹B, so the claim is asked of every curve "
+                              f"(I + sN)Σ(I + sN)ᵀ (which, for an invertible A, are the twisted geodesics of every V) — "
+                              f"{ver.reason}")
     Id = _eye(n)
     dA = definiteness((Aq + Aq.transpose()) / 2)
     if Aq == Aq.transpose() and (dA.pd or dA.nd):
@@ -998,3 +1020,166 @@ def twisted_gaussian_convexity_every_v(A) -> Verdict:
         return Verdict(REFUTED, EVERY_V_CLAIM, ver.argument, evidence=ver.evidence, reason=ver.reason)
     return Verdict(UNDECIDED, EVERY_V_CLAIM, reason="no witness found (rank-one, boundary, small-Gaussian); "
                                                     "not a proof of convexity")
+
+
+EVERY_CURVE_CLAIM = ("the softmax energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) is convex along every curve "
+                     "Σ_s = (I + sN)Σ(I + sN)ᵀ, N any, through every Σ ≻ 0 of finite energy")
+CURVE_KIND = "gaussian-curve-nonconvexity"
+
+
+def _curve_certificate(A, N, S, reason) -> Verdict:
+    from .check import check
+
+    n = A.nrows()
+    data = {k: [[frac_str(M[i, j]) for j in range(n)] for i in range(n)] for k, M in (("A", A), ("N", N), ("Sigma", S))}
+    cert = Certificate(kind=CURVE_KIND, claim=Claim(CURVE_KIND, Quantifier.NONE, data), status=PROVED,
+                       data=data).to_dict()
+    res = check(cert)
+    if not (res.ok and res.status == PROVED):
+        return Verdict(UNDECIDED, EVERY_CURVE_CLAIM, reason="the witness was rejected by the checker")
+    return Verdict(REFUTED, EVERY_CURVE_CLAIM, "exact second variation along one curve (gaussian-curve-nonconvexity)",
+                   evidence={"certificate": cert}, reason=reason)
+
+
+def rank_one_curve_witness(A):
+    """(Σ, N) with E'' < 0 along (I + sN)Σ(I + sN)ᵀ when A + Aᵀ is indefinite (A may be singular): the
+    rank-one family of docs/mathematics.md §7 with w = Nu free — u with uᵀAu > 0, w (A + Aᵀ)-orthogonal
+    to u with wᵀAw < 0, N = wuᵀ/|u|², Σ = εuuᵀ + δI with δ shrunk until the exact sign term is negative.
+
+    Parameters
+    ----------
+    A : matrix-like
+        An exact d×d matrix.
+
+    Returns
+    -------
+    tuple of (flint.fmpq_mat, flint.fmpq_mat) or None
+        (Σ, N), or None when A + Aᵀ is semidefinite or no rational point keeps the sign.
+    """
+    from .kinds.twisted_gaussian import curve_sign_data
+
+    Aq = qmat(A)
+    n = Aq.nrows()
+    As = (Aq + Aq.transpose()) / 2
+    dA = definiteness(As)
+    if dA.psd or dA.nsd:
+        return None
+    lam, Q = np.linalg.eigh(np.array([[float(As[i, j]) for j in range(n)] for i in range(n)]))
+    uq = flint.fmpq_mat(n, 1, [_q(_rat(x)) for x in Q[:, -1]])
+    zq = flint.fmpq_mat(n, 1, [_q(_rat(x)) for x in Q[:, 0]])
+    quu, quz = (uq.transpose() * As * uq)[0, 0], (uq.transpose() * As * zq)[0, 0]
+    if quu <= 0:
+        return None
+    wq = zq - uq * (quz / quu)
+    if (wq.transpose() * As * wq)[0, 0] >= 0:
+        return None
+    N = wq * uq.transpose() / (uq.transpose() * uq)[0, 0]
+    eps = 1 / (2 * quu)
+    delta = flint.fmpq(1, 16) * eps
+    for _ in range(40):
+        S = uq * uq.transpose() * eps + _eye(n) * delta
+        if definiteness(S.inv() - Aq.transpose() * S * Aq).pd and curve_sign_data(Aq, N, S)[0] < 0:
+            return S, N
+        delta /= 4
+    return None
+
+
+def small_curve_witness(A, tries: int = 8, seed: int = 0):
+    """(Σ, N) with E'' < 0 along (I + sN)Σ(I + sN)ᵀ among small Gaussians Σ = εΣ₀ (A may be singular):
+    the exact form N ↦ Q(Σ₀, N) of docs/mathematics.md §7 on the d² unit matrices, its most negative
+    direction (floats guide; Σ₀ = I, then random), rationalised and re-checked exactly at a finite ε.
+
+    Parameters
+    ----------
+    A : matrix-like
+        An exact d×d matrix.
+    tries : int
+        Random Σ₀ besides I.
+    seed : int
+        Seed of the random Σ₀.
+
+    Returns
+    -------
+    tuple of (flint.fmpq_mat, flint.fmpq_mat) or None
+        (Σ, N), or None if no candidate Σ₀ has a negative direction that survives rationalisation.
+    """
+    from .kinds.twisted_gaussian import curve_sign_data
+
+    Aq = qmat(A)
+    n = Aq.nrows()
+    basis = _unit_basis(n)
+    rng = np.random.default_rng(seed)
+    cands = [np.eye(n)] + [(lambda L: L @ L.T + 0.1 * np.eye(n))(rng.normal(size=(n, n))) for _ in range(tries)]
+    for S0f in cands:
+        S0 = _rat_pd(S0f / np.trace(S0f), 1 << 10)
+        if not definiteness(S0).pd:
+            continue
+        k = len(basis)
+        G = [[flint.fmpq(0)] * k for _ in range(k)]
+        for i in range(k):
+            for j in range(i, k):
+                G[i][j] = G[j][i] = (_small_q(Aq, basis[i] + basis[j], S0) - _small_q(Aq, basis[i] - basis[j], S0)) / 4
+        lam, vec = _float_min_dir(G)
+        if not lam < 0:
+            continue
+        c = [_q(_rat(x / np.abs(vec).max(), 1 << 10)) for x in vec]
+        N = flint.fmpq_mat(n, n)
+        for ci, E in zip(c, basis):
+            N += E * ci
+        eps = flint.fmpq(1)
+        for _ in range(80):
+            S = S0 * eps
+            if definiteness(S.inv() - Aq.transpose() * S * Aq).pd and curve_sign_data(Aq, N, S)[0] < 0:
+                return S, N
+            eps /= 2
+    return None
+
+
+def gaussian_convexity_every_curve(A) -> Verdict:
+    """Decide "E'' ≥ 0 along every curve Σ_s = (I + sN)Σ(I + sN)ᵀ through every finite-energy Σ ≻ 0"
+    for any A, singular included (docs/mathematics.md §7, "every curve"): it holds exactly when A = Aᵀ
+    is semidefinite.  For an invertible A these curves are the twisted geodesics of every V (V = NA,
+    B = I), so this is :func:`twisted_gaussian_convexity_every_v`'s question; for a singular A there
+    is no twisted metric and this is the question that remains.
+
+    * PROVED when A = Aᵀ is definite, or singular and semidefinite (certificate
+      ``twisted-gaussian-convexity``).
+    * REFUTED otherwise, with a ``gaussian-curve-nonconvexity`` certificate: A + Aᵀ indefinite — the
+      rank-one family (:func:`rank_one_curve_witness`); A + Aᵀ semidefinite, A ≠ Aᵀ — the boundary
+      family (:func:`boundary_witness` with ``curve=True``), then small Gaussians
+      (:func:`small_curve_witness`, which covers skew A).
+    * UNDECIDED when a search fails (not a proof) or A is not square.
+
+    Parameters
+    ----------
+    A : matrix-like
+        An exact d×d matrix.
+
+    Returns
+    -------
+    Verdict
+        PROVED / REFUTED / UNDECIDED about :data:`EVERY_CURVE_CLAIM`.
+    """
+    Aq = qmat(A)
+    n = Aq.nrows()
+    if n < 1 or Aq.ncols() != n:
+        return Verdict(UNDECIDED, EVERY_CURVE_CLAIM, reason="A must be square")
+    if Aq == Aq.transpose():
+        cert = symmetric_convexity_certificate(Aq)
+        if cert is not None:
+            return Verdict(PROVED, EVERY_CURVE_CLAIM, "matrix-form theorem: E''/E as a sum of five non-negative traces "
+                                                     "(twisted-gaussian-convexity)",
+                           evidence={"certificate": cert, "theorem": SYMMETRIC_THEOREM, "proofs": list(SYMMETRIC_PROOFS)},
+                           reason=f"A = Aᵀ {cert['claim']['params']['definite']}")
+    w = rank_one_curve_witness(Aq)
+    if w is not None:
+        return _curve_certificate(Aq, w[1], w[0], "A + Aᵀ indefinite: the rank-one family, N = wuᵀ/|u|²")
+    w = boundary_witness(Aq, curve=True)
+    if w is not None:
+        return _curve_certificate(Aq, w[1], w[0], "A ≠ Aᵀ: the boundary family — σ₁' = 0, σ₁'' < 0 at a boundary "
+                                                  "point, Σ = rΣ_b with r close to 1")
+    w = small_curve_witness(Aq)
+    if w is not None:
+        return _curve_certificate(Aq, w[1], w[0], "a small Gaussian Σ = εΣ₀ with Q(Σ₀, N) < 0")
+    return Verdict(UNDECIDED, EVERY_CURVE_CLAIM, reason="no witness found (rank-one, boundary, small-Gaussian); "
+                                                        "not a proof of convexity")

@@ -388,8 +388,7 @@ def test_convexity_certificate_is_checked_and_binds_A():
 @pytest.mark.parametrize("A, why", [
     ([["2", "1"], ["0", "1"]], "symmetric"),                # non-symmetric (A + Aᵀ ≻ 0 even)
     ([["1", "0"], ["0", "-1"]], "definite"),                # indefinite
-    ([["1", "1"], ["1", "1"]], "definite"),                 # singular (semidefinite)
-    ([["1", "0"], ["0", "0"]], "definite"),
+    ([["1", "0", "0"], ["0", "-1", "0"], ["0", "0", "0"]], "definite"),   # singular, indefinite
     ([], "square"),
 ])
 def test_convexity_certificate_rejects_A_that_is_not_symmetric_definite(A, why):
@@ -397,6 +396,88 @@ def test_convexity_certificate_rejects_A_that_is_not_symmetric_definite(A, why):
     with pytest.raises(CertificationFailed, match=why):
         check(_with_data(cert, A=A))
     assert _convexity_cert(A) is None                       # and the builder refuses it
+
+
+# ---- every curve (I + sN)Σ(I + sN)ᵀ, singular A included (docs §7, "every curve") ------------------
+def _curve_second_variation_sign(A, N, S):
+    """sign of E''(0) from SymPy's derivatives of D(s) = det(I − AᵀΣ_sAΣ_s): 4E''/E = 3(D'/D)² − 2D''/D."""
+    s = sp.Symbol("s")
+    P = sp.eye(A.rows) + s * N
+    Ss = P * S * P.T
+    D = sp.expand((sp.eye(A.rows) - A.T * Ss * A * Ss).det())
+    D0, D1, D2 = (sp.diff(D, s, k).subs(s, 0) for k in range(3))
+    return sp.sign(3 * (D1 / D0) ** 2 - 2 * D2 / D0)
+
+
+def _sp(M):
+    return sp.Matrix(M.nrows(), M.ncols(), [sp.Rational(int(x.p), int(x.q)) for x in M.entries()])
+
+
+@pytest.mark.parametrize("A, status, kind", [
+    ([[1, 1], [1, 1]], "PROVED", "twisted-gaussian-convexity"),                       # singular ⪰ 0
+    ([[-1, 0, 0], [0, -2, 0], [0, 0, 0]], "PROVED", "twisted-gaussian-convexity"),    # singular ⪯ 0
+    ([[2, "1/2"], ["1/2", 1]], "PROVED", "twisted-gaussian-convexity"),               # definite
+    ([[1, 0, 0], [0, -1, 0], [0, 0, 0]], "REFUTED", "gaussian-curve-nonconvexity"),   # A + Aᵀ indefinite
+    ([[1, 2], [0, 0]], "REFUTED", "gaussian-curve-nonconvexity"),                     # singular, indefinite sym part
+    ([[1, 1, 0], [-1, 0, 0], [0, 0, 0]], "REFUTED", "gaussian-curve-nonconvexity"),   # A + Aᵀ ⪰ 0, A ≠ Aᵀ
+    ([[0, 1, 2], [-1, 0, 3], [-2, -3, 0]], "REFUTED", "gaussian-curve-nonconvexity"), # skew, d = 3
+    ([[1, 2], [0, 1]], "REFUTED", "gaussian-curve-nonconvexity"),                     # invertible, A ≠ Aᵀ
+])
+def test_every_curve_is_decided_for_singular_A_too(A, status, kind):
+    """Convex along every curve (I + sN)Σ(I + sN)ᵀ iff A = Aᵀ is semidefinite: each verdict carries a
+    certificate that the checker accepts; a REFUTED one has E''(0) < 0 by SymPy's derivatives of the
+    determinant (independent of the checker's formula)."""
+    from symbolic_tf.certify.twisted_gaussian import EVERY_CURVE_CLAIM, gaussian_convexity_every_curve
+
+    ver = gaussian_convexity_every_curve(A)
+    assert ver.status == status and ver.claim == EVERY_CURVE_CLAIM
+    cert = ver.evidence["certificate"]
+    res = check(cert)
+    assert res.status == "PROVED" and res.kind == kind
+    if status == "REFUTED":
+        d = {k: qmat(cert["data"][k]) for k in ("A", "N", "Sigma")}
+        assert _curve_second_variation_sign(_sp(d["A"]), _sp(d["N"]), _sp(d["Sigma"])) == -1
+        assert _finite(_sp(d["A"]), _sp(d["Sigma"]))
+
+
+@pytest.mark.parametrize("A", [[[1, 1], [1, 1]], [[2, 1, 0], [1, 1, 0], [0, 0, 0]], [[-1, 0], [0, 0]]])
+def test_singular_semidefinite_A_is_convex_along_random_curves(A):
+    """The PROVED claim for a singular semidefinite A (which rests on Sylvester's identity), at random
+    exact points of the domain and random N: the sign term is ≥ 0 (exact)."""
+    from symbolic_tf.certify.kinds.twisted_gaussian import curve_sign_data
+
+    rng = random.Random(5)
+    A = sp.Matrix(A)
+    d, done = A.rows, 0
+    for _ in range(60):
+        S = _spd(rng, d)
+        while not _finite(A, S):
+            S = S / 2
+        S = S * rng.choice([1, sp.Rational(3, 2), 2])
+        if not _finite(A, S):
+            continue
+        term, _ = curve_sign_data(qmat(A), qmat(_rand(rng, d)), qmat(S))
+        assert term >= 0
+        done += 1
+    assert done >= 20
+
+
+def test_curve_certificates_are_checked():
+    """A curve certificate with N = 0, Σ not ≻ 0, Σ outside the domain or a relabelled N is rejected;
+    the every-V question for a singular A is answered about every curve."""
+    from symbolic_tf.certify.twisted_gaussian import (EVERY_CURVE_CLAIM, gaussian_convexity_every_curve,
+                                                      twisted_gaussian_convexity_every_v)
+
+    cert = gaussian_convexity_every_curve([[1, 1, 0], [-1, 0, 0], [0, 0, 0]]).evidence["certificate"]
+    n = len(cert["data"]["A"])
+    zero = [["0"] * n for _ in range(n)]
+    eye = [["1" if i == j else "0" for j in range(n)] for i in range(n)]
+    for edit in ({"N": zero}, {"Sigma": [["-1" if i == j else "0" for j in range(n)] for i in range(n)]},
+                 {"Sigma": [["1000" if i == j else "0" for j in range(n)] for i in range(n)]}, {"N": eye}):
+        with pytest.raises(CertificationFailed):
+            check(_with_data(cert, **edit))
+    ver = twisted_gaussian_convexity_every_v([[1, 1, 0], [-1, 0, 0], [0, 0, 0]])
+    assert ver.status == "REFUTED" and ver.claim == EVERY_CURVE_CLAIM and "singular" in ver.reason
 
 
 def test_convexity_certificate_rejects_another_theorem_or_sha():

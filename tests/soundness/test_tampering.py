@@ -369,6 +369,11 @@ def _build_certs() -> dict:
         from symbolic_tf.certify.twisted_gaussian import symmetric_convexity_certificate
 
         out["twisted-gaussian-convexity"] = symmetric_convexity_certificate([[2, "1/2"], ["1/2", 1]])
+    if "gaussian-curve-nonconvexity" in kinds():  # a singular A: the curve stated by N
+        from symbolic_tf.certify.twisted_gaussian import gaussian_convexity_every_curve
+
+        out["gaussian-curve-nonconvexity"] = gaussian_convexity_every_curve(
+            [[1, 1, 0], [-1, 0, 0], [0, 0, 0]]).evidence["certificate"]
     if "exponential-growth-theorem" in kinds():
         out["exponential-growth-theorem/l2"] = _classified(
             _softmax(None, I2, S0, variant="l2", Q=_s(I2), K=_s([[2, 1], [0, 1]])), "exponential-growth-theorem")
@@ -400,7 +405,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium", "trace-growth-lmi",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
-              "schedule-phases",
+              "gaussian-curve-nonconvexity", "schedule-phases",
               "schedule-phases/end-box"]
 
 

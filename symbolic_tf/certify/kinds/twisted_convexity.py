@@ -14,11 +14,20 @@ by the similarity with R (``similarity-sign-term``), so it is that of W_s, whose
 + 2tr(W⁻¹Y·Y'') + 2tr(YW⁻¹·Y''), each term ≥ 0 (W⁻¹ ≻ 0; W⁻¹Y ⪰ 0 since W⁻¹ and Y ⪰ 0 commute;
 Y'' ⪰ 0; tr(PQ) ≥ 0 for P, Q ⪰ 0), so E'' ≥ 0.  (A ↦ −A leaves E unchanged and maps the geodesics
 of (A, V) to those of (−A, V) with B ↦ −B, so negative definite A is covered by −A = R².)
+Since N is arbitrary in the theorem, the claim holds along every curve (I + sN)Σ(I + sN)ᵀ.
+
+*A singular, symmetric semidefinite* (±A = R², R = Rᵀ ⪰ 0 singular): there is no twisted metric
+(VA⁻¹ does not exist), and the claim is convexity along every curve Σ_s = (I + sN)Σ(I + sN)ᵀ.  The
+similarity by R⁻¹ is replaced by Sylvester's identity det(I − UV) = det(I − VU) with U = R,
+V = RΣ_sRRΣ_s: det X_s = det W_s for every s, so E(Σ_s) = ½det(W_s)^{-1/2} and
+``energy-second-variation`` applies to W_s directly; the theorem's facts never use R⁻¹, and the
+domain is still W ≻ 0.  (Sylvester's identity is the one step here that is not a replayed proof.)
 
 The data name the stored theorem (``symbolic_tf/certify/matrix_proofs/theorems/<name>.json``)
 and its SHA-256; the checker replays it (:func:`symbolic_tf.certify.matrix_proofs.order.stored_theorem`)
 and requires its rendered statement to be exactly :data:`STATEMENT`; then it checks the instance
-exactly: A square (1 ≤ d ≤ 12), A = Aᵀ, and A positive or negative definite (exact inertia).
+exactly: A square (1 ≤ d ≤ 12), A = Aᵀ, and A positive or negative definite, or singular and
+positive or negative semidefinite (exact inertia).
 """
 from __future__ import annotations
 
@@ -67,14 +76,15 @@ def check_twisted_convexity(cert, problem):
     Returns
     -------
     tuple of (str, symbolic_tf.certify.claims.Claim)
-        ``("PROVED", Claim("twisted-gaussian-convexity", NONE, {"A": A, "definite": "positive" | "negative"}))``.
+        ``("PROVED", Claim("twisted-gaussian-convexity", NONE, {"A": A, "definite": d}))``, d one of
+        "positive", "negative" (A definite) or "positive semidefinite", "negative semidefinite" (A singular).
 
     Raises
     ------
     symbolic_tf.spec.errors.CertificationFailed
         When the theorem is not ``twisted-symmetric-convexity``, its SHA-256 is not the stored file's,
         its replayed statement is not :data:`STATEMENT`, A is not square of size 1…12, not symmetric,
-        or not definite.
+        or neither definite nor singular and semidefinite.
     """
     d = cert.data
     require_theorem(d, THEOREM, STATEMENT, KIND)
@@ -85,8 +95,11 @@ def check_twisted_convexity(cert, problem):
     if A != A.transpose():
         raise CertificationFailed(f"{KIND}: A must be symmetric")
     dA = definiteness(A)
-    if not (dA.pd or dA.nd):
-        raise CertificationFailed(f"{KIND}: A must be positive or negative definite (inertia {dA.kind})")
+    if dA.pd or dA.nd:
+        definite = "positive" if dA.pd else "negative"
+    elif A.det() == 0 and (dA.psd or dA.nsd):
+        definite = "positive semidefinite" if dA.psd else "negative semidefinite"
+    else:
+        raise CertificationFailed(f"{KIND}: A must be definite, or semidefinite and singular (inertia {dA.kind})")
     return "PROVED", Claim(KIND, Quantifier.NONE,
-                           {"A": [[frac_str(A[i, j]) for j in range(n)] for i in range(n)],
-                            "definite": "positive" if dA.pd else "negative"})
+                           {"A": [[frac_str(A[i, j]) for j in range(n)] for i in range(n)], "definite": definite})

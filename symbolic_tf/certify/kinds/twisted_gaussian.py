@@ -29,7 +29,7 @@ def _tr(M):
 
 
 def second_variation_sign_data(A, V, S, B):
-    """(t₁² + 2t₂ − 2t₃, tr(NΣNᵀ)) for exact fmpq matrices (see the module docstring).
+    """(t₁² + 2t₂ − 2t₃, tr(NΣNᵀ)) for exact fmpq matrices, N = VA⁻¹B (see the module docstring).
 
     Parameters
     ----------
@@ -47,7 +47,27 @@ def second_variation_sign_data(A, V, S, B):
     tuple of (flint.fmpq, flint.fmpq)
         (t₁² + 2t₂ − 2t₃, tr(NΣNᵀ)): the sign term of E'' and the squared size of the displacement.
     """
-    N = V * A.inv() * B
+    return curve_sign_data(A, V * A.inv() * B, S)
+
+
+def curve_sign_data(A, N, S):
+    """(t₁² + 2t₂ − 2t₃, tr(NΣNᵀ)) along the curve Σ_s = (I + sN)Σ(I + sN)ᵀ at s = 0, for exact fmpq
+    matrices (A need not be invertible).
+
+    Parameters
+    ----------
+    A : flint.fmpq_mat
+        The interaction matrix.
+    N : flint.fmpq_mat
+        The direction of the curve.
+    S : flint.fmpq_mat
+        The point Σ ≻ 0 with X = I − AᵀΣAΣ invertible.
+
+    Returns
+    -------
+    tuple of (flint.fmpq, flint.fmpq)
+        (t₁² + 2t₂ − 2t₃, tr(NΣNᵀ)): the sign term of E'' and the squared size of the displacement.
+    """
     S1 = N * S + S * N.transpose()
     S2 = 2 * N * S * N.transpose()
     n = A.nrows()
