@@ -25,11 +25,27 @@ def test_energy_gradient_flow_convexity(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["status"] == "REFUTED"
 
 
+def test_convexity_for_every_V_on_gaussians(tmp_path, capsys):
+    """Without --V (softmax): the every-V question on Gaussians; a singular A is answered along every
+    curve (I + sN)Σ(I + sN)ᵀ; the written certificates re-check."""
+    cases = (("[[2, 1], [1, 3]]", "PROVED", "twisted-gaussian-convexity"),
+             ("[[1, 2], [0, 1]]", "REFUTED", "twisted-gaussian-nonconvexity"),
+             ("[[1, 1], [1, 1]]", "PROVED", "twisted-gaussian-convexity"),
+             ("[[1, 1, 0], [-1, 0, 0], [0, 0, 0]]", "REFUTED", "gaussian-curve-nonconvexity"))
+    for A, status, kind in cases:
+        cert = tmp_path / "c.json"
+        assert main(["convexity", "softmax", "--A", A, "--along", "twisted", "--cert", str(cert), "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["status"] == status and out["every_V"] is True
+        res = check(json.loads(cert.read_text()))
+        assert res.ok and res.kind == kind
+
+
 def test_bad_inputs(capsys):
     for argv in (["energy", "sigmoid"], ["convexity", "softmax", "--A", "[[1, 2]]"],
                  ["convexity", "softmax", "--A", "nonsense"], ["gradient-flow", "l2"],
                  ["convexity", "softmax", "--A", "[[1, 0], [0, 1]]", "--along", "gaussian"],
-                 ["convexity", "softmax", "--A", "[[1]]", "--along", "twisted"]):
+                 ["convexity", "softmax", "--A", "[[1, 2, 3]]", "--along", "twisted"]):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("symtf: error:") and err.count("\n") == 1

@@ -82,11 +82,23 @@ def _cmd_convexity(args) -> int:
         if cert is not None:
             text += f"\n  λ-convexity fails for every λ > {cert['data'].get('lambda_bound')}"
             text += f"\n  witness positions {cert['data'].get('positions')}, displacements {cert['data'].get('displacements')}"
+    elif args.along == "twisted" and args.V is None and args.variant == "softmax":
+        # on Gaussians, for every V at once (for a singular A: along every curve (I + sN)Σ(I + sN)ᵀ)
+        from ..certify.twisted_gaussian import twisted_gaussian_convexity_every_v
+
+        v = twisted_gaussian_convexity_every_v(A)
+        cert = (v.evidence or {}).get("certificate")
+        if args.cert:
+            if cert is None:
+                raise InvalidParameters("--cert", f"no certificate ({v.status}: {v.reason})")
+            write_json_atomic(args.cert, cert)
+        data = {"variant": args.variant, "along": "twisted", "every_V": True, **v.to_dict()}
+        text = f"on Gaussians, for every V — {v.status}: {v.claim}\n  {v.reason}"
     elif args.along == "twisted":
         from ..symbolic.energy_structure import twisted_convexity
 
         if args.V is None:
-            raise InvalidParameters("--V", "--along twisted needs the value matrix V (M = VA⁻¹)")
+            raise InvalidParameters("--V", "--along twisted needs the value matrix V (M = VA⁻¹) for this variant")
         Vm = matrix_option(args.V, "--V")
         if len(Vm) != d:
             raise InvalidParameters("--V", f"must be {d}×{d} like A")
@@ -146,7 +158,8 @@ def _add_convexity(sub) -> None:
     s.add_argument("variant")
     s.add_argument("--A", required=True, help='attention matrix, e.g. "[[-1, 0], [0, -1]]"')
     s.add_argument("--along", choices=("dirac", "gaussian", "twisted"), default="dirac")
-    s.add_argument("--V", default=None, help="value matrix for --along twisted (M = VA⁻¹)")
+    s.add_argument("--V", default=None, help="value matrix for --along twisted (M = VA⁻¹); softmax without it: "
+                                            "on Gaussians, for every V (singular A: along every curve (I + sN)Σ(I + sN)ᵀ)")
     s.add_argument("--points", type=int_type(1, 10**4), default=2, help="number of Dirac masses (dirac)")
     s.add_argument("--sigma", default=None, help="Σ for --along gaussian")
     s.add_argument("--target", default=None, help="T (the geodesic's linear map) for --along gaussian")
