@@ -70,7 +70,8 @@ def _twisted_gaussian():
     stored theorem ``twisted-symmetric-convexity``, instances certified by the kind
     ``twisted-gaussian-convexity``) and, for every other invertible A, a breaking V (the boundary
     family for A ≠ Aᵀ with A + Aᵀ semidefinite; an instance certified by
-    ``twisted-gaussian-nonconvexity``)."""
+    ``twisted-gaussian-nonconvexity``); for a singular A, along every curve (I + sN)Σ(I + sN)ᵀ, convex
+    exactly when A = Aᵀ is semidefinite (certified instances of both answers)."""
     from ..certify.check import check
     from ..certify.twisted_gaussian import (symmetric_convexity_certificate, twisted_gaussian_convexity_every_v,
                                             twisted_gaussian_witness)
@@ -92,6 +93,16 @@ def _twisted_gaussian():
     if every.status == "REFUTED" and check(every.evidence["certificate"]).status == "PROVED":
         semi["certificate"] = every.evidence["certificate"]
     partial.append(semi)
+    from ..certify.twisted_gaussian import gaussian_convexity_every_curve
+
+    for A, kind in (([[1, 1], [1, 1]], EVERY_D), ([[1, 1, 0], [-1, 0, 0], [0, 0, 0]], COUNTEREXAMPLE)):
+        ver = gaussian_convexity_every_curve(A)     # a singular A: along every curve (I + sN)Σ(I + sN)ᵀ
+        cert = (ver.evidence or {}).get("certificate")
+        if ver.status in ("PROVED", "REFUTED") and cert is not None and check(cert).status == "PROVED":
+            partial.append({"evidence_kind": kind, "certificate": cert,
+                            "case": f"A singular (no twisted metric), A = {A}: {ver.status} along every curve "
+                                    "(I + sN)Σ(I + sN)ᵀ — convex exactly when A = Aᵀ is semidefinite "
+                                    "(docs/mathematics.md §7, 'every curve')"})
     sym = symmetric_convexity_certificate([[1, 0], [0, 2]])
     if sym is not None:
         partial.insert(0, {"evidence_kind": EVERY_D, "case": "A = Aᵀ definite, any V: convex (E'' ≥ 0)",
