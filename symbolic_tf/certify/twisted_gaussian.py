@@ -131,32 +131,16 @@ def twisted_gaussian_witness(A, V) -> Verdict:
     if dA.psd or dA.nsd:
         return Verdict(UNDECIDED, claim, reason="A + Aᵀ is semidefinite: E'' ≥ 0 on every rank-one Gaussian "
                                                 "(docs/mathematics.md §7); no witness of this family")
-    Af = np.array([[float(As[i, j]) for j in range(n)] for i in range(n)])
-    lam, Q = np.linalg.eigh(Af)
-    u = [_rat(x) for x in Q[:, -1]]
-    z = [_rat(x) for x in Q[:, 0]]
-    uq = flint.fmpq_mat(n, 1, [flint.fmpq(x.numerator, x.denominator) for x in u])
-    zq = flint.fmpq_mat(n, 1, [flint.fmpq(x.numerator, x.denominator) for x in z])
-    quu, quz = (uq.transpose() * As * uq)[0, 0], (uq.transpose() * As * zq)[0, 0]
-    if quu <= 0:
-        return Verdict(UNDECIDED, claim, reason="no rational direction with uᵀAu > 0 found")
-    wq = zq - uq * (quz / quu)                       # (A + Aᵀ)-orthogonal to u
-    if (wq.transpose() * As * wq)[0, 0] >= 0:
-        return Verdict(UNDECIDED, claim, reason="no rational negative direction found")
+    dirs = _rank_one_directions(As)
+    if dirs is None:
+        return Verdict(UNDECIDED, claim, reason="no rational pair u (uᵀAu > 0), w (wᵀAw < 0) found")
+    uq, wq, quu = dirs
     vq = Aq * Vq.inv() * wq                          # so that VA⁻¹v = w
     unorm = (uq.transpose() * uq)[0, 0]
     uv = (uq.transpose() * vq)[0, 0]
     B = (vq * uq.transpose() + uq * vq.transpose()) / unorm - uq * uq.transpose() * (uv / (unorm * unorm))
-    eps = 1 / (2 * abs(quu)) if quu != 0 else flint.fmpq(1)
-    Id = flint.fmpq_mat(n, n, [1 if i == j else 0 for i in range(n) for j in range(n)])
-    delta = flint.fmpq(1, 16) * eps
-    for _ in range(40):
-        S = uq * uq.transpose() * eps + Id * delta
-        ok = definiteness(S.inv() - Aq.transpose() * S * Aq).pd
-        if ok and second_variation_sign_data(Aq, Vq, S, B)[0] < 0:
-            break
-        delta /= 4
-    else:
+    S = _thicken(Aq, uq, quu, lambda S: second_variation_sign_data(Aq, Vq, S, B)[0] < 0)
+    if S is None:
         return Verdict(UNDECIDED, claim, reason="the full-rank perturbation did not keep the sign")
     data = {k: [[frac_str(M[i, j]) for j in range(n)] for i in range(n)]
             for k, M in (("A", Aq), ("V", Vq), ("Sigma", S), ("B", B))}
@@ -164,6 +148,57 @@ def twisted_gaussian_witness(A, V) -> Verdict:
     cert = Certificate(kind=KIND, claim=c, status=PROVED, data=data)
     return Verdict(PROVED, c.text(), "exact second variation", evidence={"certificate": cert.to_dict()},
                    reason="A + Aᵀ indefinite: a rank-one direction with q' = 0, qq'' < 0, made full rank")
+
+
+def _rank_one_directions(As):
+    """Rational u with uᵀAu > 0 and w ≠ 0, (A + Aᵀ)-orthogonal to u, with wᵀAw < 0 (from the extreme
+    eigenvectors of the symmetric part As): (u, w, uᵀAu), or None."""
+    n = As.nrows()
+    _, Q = np.linalg.eigh(np.array([[float(As[i, j]) for j in range(n)] for i in range(n)]))
+    uq = flint.fmpq_mat(n, 1, [_q(_rat(x)) for x in Q[:, -1]])
+    zq = flint.fmpq_mat(n, 1, [_q(_rat(x)) for x in Q[:, 0]])
+    quu, quz = (uq.transpose() * As * uq)[0, 0], (uq.transpose() * As * zq)[0, 0]
+    if quu <= 0:
+        return None
+    wq = zq - uq * (quz / quu)                       # (A + Aᵀ)-orthogonal to u
+    if (wq.transpose() * As * wq)[0, 0] >= 0:
+        return None
+    return uq, wq, quu
+
+
+def _thicken(A, uq, quu, negative):
+    """Σ = εuuᵀ + δI (ε = 1/(2uᵀAu)), δ divided by 4 until Σ has finite energy and ``negative(Σ)``
+    holds (the caller's exact sign test): Σ, or None after 40 tries."""
+    n = A.nrows()
+    eps = 1 / (2 * quu)
+    delta = flint.fmpq(1, 16) * eps
+    for _ in range(40):
+        S = uq * uq.transpose() * eps + _eye(n) * delta
+        if definiteness(S.inv() - A.transpose() * S * A).pd and negative(S):
+            return S
+        delta /= 4
+    return None
+
+
+def _shrink(A, S0, negative, tries: int = 80):
+    """Σ = εΣ₀, ε halved from 1 until Σ has finite energy and ``negative(Σ)`` holds: Σ or None."""
+    eps = flint.fmpq(1)
+    for _ in range(tries):
+        S = S0 * eps
+        if definiteness(S.inv() - A.transpose() * S * A).pd and negative(S):
+            return S
+        eps /= 2
+    return None
+
+
+def _gram(A, Ns, S0):
+    """The Gram matrix of c ↦ Q(Σ₀, Σ cᵢNᵢ) (exact, by polarisation)."""
+    k = len(Ns)
+    G = [[flint.fmpq(0)] * k for _ in range(k)]
+    for i in range(k):
+        for j in range(i, k):
+            G[i][j] = G[j][i] = (_small_q(A, Ns[i] + Ns[j], S0) - _small_q(A, Ns[i] - Ns[j], S0)) / 4
+    return G
 
 
 # ---- full-rank Gaussians (docs/mathematics.md §7, "the decision") -----------------------------
@@ -312,13 +347,7 @@ def _unit_basis(n):
 def _quad_matrix(A, V, S0):
     """The Gram matrix of B ↦ Q(Σ₀, VA⁻¹B) in the basis E_ij + E_ji (exact, by polarisation)."""
     W = V * A.inv()
-    basis = [W * E for E in _sym_basis(A.nrows())]
-    k = len(basis)
-    G = [[flint.fmpq(0)] * k for _ in range(k)]
-    for i in range(k):
-        for j in range(i, k):
-            G[i][j] = G[j][i] = (_small_q(A, basis[i] + basis[j], S0) - _small_q(A, basis[i] - basis[j], S0)) / 4
-    return G
+    return _gram(A, [W * E for E in _sym_basis(A.nrows())], S0)
 
 
 def _float_min_dir(G):
@@ -415,13 +444,8 @@ def small_gaussian_witness(A, V, tries: int = 40, seed: int = 0):
     B = flint.fmpq_mat(n, n)
     for ci, E in zip(c, basis):
         B += E * ci
-    eps = flint.fmpq(1)
-    for _ in range(80):
-        S = S0 * eps
-        if definiteness(S.inv() - A.transpose() * S * A).pd and second_variation_sign_data(A, V, S, B)[0] < 0:
-            return S, B
-        eps /= 2
-    return None
+    S = _shrink(A, S0, lambda S: second_variation_sign_data(A, V, S, B)[0] < 0)
+    return None if S is None else (S, B)
 
 
 def _float_sign_gram(A, S, Ns):
@@ -1059,29 +1083,17 @@ def rank_one_curve_witness(A):
     from .kinds.twisted_gaussian import curve_sign_data
 
     Aq = qmat(A)
-    n = Aq.nrows()
     As = (Aq + Aq.transpose()) / 2
     dA = definiteness(As)
     if dA.psd or dA.nsd:
         return None
-    lam, Q = np.linalg.eigh(np.array([[float(As[i, j]) for j in range(n)] for i in range(n)]))
-    uq = flint.fmpq_mat(n, 1, [_q(_rat(x)) for x in Q[:, -1]])
-    zq = flint.fmpq_mat(n, 1, [_q(_rat(x)) for x in Q[:, 0]])
-    quu, quz = (uq.transpose() * As * uq)[0, 0], (uq.transpose() * As * zq)[0, 0]
-    if quu <= 0:
+    dirs = _rank_one_directions(As)
+    if dirs is None:
         return None
-    wq = zq - uq * (quz / quu)
-    if (wq.transpose() * As * wq)[0, 0] >= 0:
-        return None
+    uq, wq, quu = dirs
     N = wq * uq.transpose() / (uq.transpose() * uq)[0, 0]
-    eps = 1 / (2 * quu)
-    delta = flint.fmpq(1, 16) * eps
-    for _ in range(40):
-        S = uq * uq.transpose() * eps + _eye(n) * delta
-        if definiteness(S.inv() - Aq.transpose() * S * Aq).pd and curve_sign_data(Aq, N, S)[0] < 0:
-            return S, N
-        delta /= 4
-    return None
+    S = _thicken(Aq, uq, quu, lambda S: curve_sign_data(Aq, N, S)[0] < 0)
+    return None if S is None else (S, N)
 
 
 def small_curve_witness(A, tries: int = 8, seed: int = 0):
@@ -1114,24 +1126,16 @@ def small_curve_witness(A, tries: int = 8, seed: int = 0):
         S0 = _rat_pd(S0f / np.trace(S0f), 1 << 10)
         if not definiteness(S0).pd:
             continue
-        k = len(basis)
-        G = [[flint.fmpq(0)] * k for _ in range(k)]
-        for i in range(k):
-            for j in range(i, k):
-                G[i][j] = G[j][i] = (_small_q(Aq, basis[i] + basis[j], S0) - _small_q(Aq, basis[i] - basis[j], S0)) / 4
-        lam, vec = _float_min_dir(G)
+        lam, vec = _float_min_dir(_gram(Aq, basis, S0))
         if not lam < 0:
             continue
         c = [_q(_rat(x / np.abs(vec).max(), 1 << 10)) for x in vec]
         N = flint.fmpq_mat(n, n)
         for ci, E in zip(c, basis):
             N += E * ci
-        eps = flint.fmpq(1)
-        for _ in range(80):
-            S = S0 * eps
-            if definiteness(S.inv() - Aq.transpose() * S * Aq).pd and curve_sign_data(Aq, N, S)[0] < 0:
-                return S, N
-            eps /= 2
+        S = _shrink(Aq, S0, lambda S: curve_sign_data(Aq, N, S)[0] < 0)
+        if S is not None:
+            return S, N
     return None
 
 
