@@ -53,6 +53,17 @@ def _growth(claim, theorem):
     return decide
 
 
+def _identity_nsd():
+    """PROVED for every d: the stored theorem ``identity-nsd-global`` (I + FᵀΣ₀F ≻ 0) with the replayed
+    inverse of I − t(A + Aᵀ)Σ₀ and the closed form ``closed-form-vI``: global for every Σ₀ ⪰ 0."""
+    from .theorems import by_theorem
+
+    return by_theorem("V = I and A + Aᵀ ⪯ 0 ⇒ global solution", "identity-nsd-global",
+                      "with A + Aᵀ = −GGᵀ, T = t(A + Aᵀ), F = √t·G (t ≥ 0), Σ₀ = HHᵀ: I − t(A + Aᵀ)Σ₀ has the inverse "
+                      "I − FM⁻¹FᵀΣ₀ (identity-nsd-inverse), so the closed form Σ(t) = Σ₀(I − t(A + Aᵀ)Σ₀)⁻¹ "
+                      "(closed-form-vI) exists for every t ≥ 0: no blow-up, for every Σ₀ ⪰ 0")
+
+
 def _sinkhorn_refuted(symmetric_a, v_equals_a):
     def decide():
         from ..certify.matrix_proofs.library import sinkhorn_gradient_statement, sinkhorn_gradient_witness
@@ -168,9 +179,8 @@ def catalogue(max_d: int = 3) -> list:
                          "T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})", f"{CASTIN}; docs/mathematics.md §4",
                          S.problems(d=dims, value_attention=functools.partial(S.v_a_with_positive_eig, value=_identity)),
                          "blowup"),
-        RegimeConjecture("identity-nsd-clustering", "V = I and A + Aᵀ ⪯ 0 ⇒ global solution (clustering)",
-                         f"{CASTIN}; docs/mathematics.md §4", S.problems(d=dims, value=_identity, attention=S.a_with_nsd_sym,
-                                                              cov=S.psd), "no_blowup"),
+        IdentityConjecture("identity-nsd-clustering", "V = I and A + Aᵀ ⪯ 0 ⇒ global solution (clustering)",
+                           f"{CASTIN}; docs/mathematics.md §4, §10", _identity_nsd),
         IdentityConjecture("rank-invariance", "rank Σ(t) = rank Σ₀", f"{CASTIN}; docs/mathematics.md §4",
                            _proofs("rank Σ(t) = rank Σ₀: Σ̇ = JΣ + ΣJᵀ for every closed variant and Σ = ΦΣ₀Φᵀ solves it",
                                    "congruence", "covariance-softmax", "covariance-l2", "covariance-linear",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 
 __all__ = ["EVIDENCE_KINDS", "EVERY_D", "FIXED_D", "COUNTEREXAMPLE", "by_matrix_proofs", "refuted_by_witness", "refuted_by_given_witness",
-           "closure_every_d", "growth_every_d"]
+           "closure_every_d", "growth_every_d", "by_theorem"]
 
 EVERY_D = "proof for every d"
 FIXED_D = "proof for fixed d"
@@ -184,6 +184,28 @@ def growth_every_d(claim: str, theorem: str) -> Verdict:
         PROVED with evidence kind ``proof for every d``, the theorem's SHA-256 and its statement,
         or UNDECIDED when it does not replay.
     """
+    return by_theorem(claim, theorem, "‖Σ̇‖ ≤ γ‖Σ‖ with γ from the parameters (Grönwall); each instance is "
+                                      "certified by the kind exponential-growth-theorem")
+
+
+def by_theorem(claim: str, theorem: str, consequence: str) -> Verdict:
+    """PROVED for every d by a stored operator-inequality theorem, replayed (docs/mathematics.md §10).
+
+    Parameters
+    ----------
+    claim : str
+        The claim's words.
+    theorem : str
+        A stored theorem name (:data:`symbolic_tf.certify.matrix_proofs.library.THEOREMS`).
+    consequence : str
+        How the claim follows from the theorem's conclusions (the words of the reason).
+
+    Returns
+    -------
+    Verdict
+        PROVED with evidence kind ``proof for every d``, the theorem's SHA-256 and its statement,
+        or UNDECIDED when it does not replay.
+    """
     from ..certify.matrix_proofs.order import stored_theorem
     from ..spec.errors import CertificationFailed
 
@@ -194,5 +216,4 @@ def growth_every_d(claim: str, theorem: str) -> Verdict:
     return Verdict(PROVED, claim, "matrix-form theorem",
                    evidence={"evidence_kind": EVERY_D, "theorem": theorem, "theorem_sha256": sha, "statement": params},
                    reason=f"theorem {theorem} replayed (every d): " + "; ".join(params["conclusions"])
-                          + " ⇒ ‖Σ̇‖ ≤ γ‖Σ‖ with γ from the parameters (Grönwall); each instance is certified by "
-                            "the kind exponential-growth-theorem")
+                          + " ⇒ " + consequence)

@@ -1038,9 +1038,73 @@ def twisted_symmetric_convexity_theorem():
             "facts": facts, "conclusion": [1, 4, 16]}
 
 
+def identity_nsd_inverse():
+    """(I − TΣ₀)(I − FM⁻¹FᵀΣ₀) = I with M = I + FᵀΣ₀F, when T = −FFᵀ: an explicit right inverse of
+    I − TΣ₀ wherever M is invertible (T = t(A + Aᵀ), F = √t·G for A + Aᵀ = −GGᵀ ⪯ 0, t ≥ 0).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    F, S0, Tm = S("F"), S("Sigma0"), S("T")
+    M = add(I, mul(T(F), S0, F))
+    p = Proof("T = −FFᵀ: (I − TΣ₀)(I − FM⁻¹FᵀΣ₀) = I, M = I + FᵀΣ₀F", _NSD_SYMBOLS,
+              mul(sub(I, mul(Tm, S0)), sub(I, mul(F, inv(M), T(F), S0))), I, **_NSD_HYPOTHESES)
+    return p.step("substitute", equation=0).step("cancel").done()
+
+
+def identity_nsd_gram():
+    """I + FᵀHHᵀF = I + FᵀΣ₀F when Σ₀ = HHᵀ.
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    F, H = S("F"), S("H")
+    p = Proof("Σ₀ = HHᵀ: I + FᵀHHᵀF = I + FᵀΣ₀F", _NSD_SYMBOLS, add(I, mul(T(F), H, T(H), F)),
+              add(I, mul(T(F), S("Sigma0"), F)), **_NSD_HYPOTHESES)
+    return p.step("substitute", on="rhs", equation=1).done()
+
+
+_NSD_SYMBOLS = {"F": dd, "H": dd, "Sigma0": dd, "T": dd}
+_NSD_HYPOTHESES = {"symmetric": ["T", "Sigma0"],
+                   "equations": [(S("T"), neg(mul(S("F"), T(S("F"))))), (S("Sigma0"), mul(S("H"), T(S("H"))))]}
+
+
+def identity_nsd_theorem():
+    """For every d, every Σ₀ = HHᵀ ⪰ 0 and every T = −FFᵀ ⪯ 0: M = I + FᵀΣ₀F ≻ 0, so M is invertible
+    and (the identity ``identity-nsd-inverse``) I − TΣ₀ has the inverse I − FM⁻¹FᵀΣ₀.  With V = I and
+    A + Aᵀ = −GGᵀ ⪯ 0, T = t(A + Aᵀ) and F = √t·G for every t ≥ 0: the closed form
+    Σ(t) = Σ₀(I − t(A + Aᵀ)Σ₀)⁻¹ (proof ``closed-form-vI``) exists for all t ≥ 0 — no blow-up, for every
+    Σ₀ ⪰ 0 (docs/mathematics.md §10).
+
+    Returns
+    -------
+    dict
+        The theorem document (:mod:`.order`): its identities, facts and conclusion.
+    """
+    F, H = S("F"), S("H")
+    facts = [
+        _fact("pd", I, "hypothesis", symbol="I"),                                             # 0
+        _fact("psd", mul(T(F), H, T(H), F), "gram", X=mul(T(F), H)),                          # 1
+        _fact("pd", add(I, mul(T(F), H, T(H), F)), "sum", [0, 1], weights=["1", "1"]),         # 2
+        _fact("pd", add(I, mul(T(F), S("Sigma0"), F)), "identity", [2], identity=0),          # 3  M ≻ 0
+    ]
+    return {"name": "V = I, A + Aᵀ ⪯ 0: I − t(A + Aᵀ)Σ₀ is invertible for every t ≥ 0, Σ₀ ⪰ 0",
+            "symbols": {"matrices": {k: list(v) for k, v in _NSD_SYMBOLS.items()}, "scalars": []},
+            "hypotheses": {"symmetric": _NSD_HYPOTHESES["symmetric"],
+                           "equations": [list(e) for e in _NSD_HYPOTHESES["equations"]]},
+            "identities": [identity_nsd_gram(), identity_nsd_inverse()],
+            "facts": facts, "conclusion": [3]}
+
+
 THEOREMS = {"l2-growth": l2_growth_theorem, "sinkhorn-growth": sinkhorn_growth_theorem,
-            "twisted-symmetric-convexity": twisted_symmetric_convexity_theorem}
-_BUILDERS.update({"twisted-symmetric-commutation": twisted_symmetric_commutation,
+            "twisted-symmetric-convexity": twisted_symmetric_convexity_theorem,
+            "identity-nsd-global": identity_nsd_theorem}
+_BUILDERS.update({"identity-nsd-inverse": identity_nsd_inverse, "identity-nsd-gram": identity_nsd_gram,
+                  "twisted-symmetric-commutation": twisted_symmetric_commutation,
                   "energy-second-variation": energy_second_variation,
                   "similarity-sign-term": similarity_sign_term,
                   "twisted-symmetric-derivatives": twisted_symmetric_derivatives,
