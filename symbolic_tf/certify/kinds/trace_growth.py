@@ -34,6 +34,7 @@ from ..check import kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
 from .lmi import trace_qform
+from .replay import svec_pairs
 
 KIND = "trace-growth-lmi"
 
@@ -56,7 +57,7 @@ def minor_forms(d):
         One symmetric m×m matrix per pair (i, j), i < j, in row-major order (m = d(d+1)/2; plain
         svec coordinates s_k = Σ_ij, k = (i, j), i ≤ j).
     """
-    index = {(i, j): k for k, (i, j) in enumerate((i, j) for i in range(d) for j in range(i, d))}
+    index = {ij: k for k, ij in enumerate(svec_pairs(d))}
     m = len(index)
     out = []
     for i in range(d):
