@@ -100,6 +100,10 @@ def _regime_text(subject: str, p: Mapping) -> str:
                     f"Sigma_mid = {_mat_text(p['Sigma_mid'])}")
         return "the solution is global and Σ(t) converges to a positive definite equilibrium Σ*"
     if subject == "BOUNDED":
+        if "return_time_lo" in p and "return_time_hi" in p:
+            return ("Σ(t) exists for all t and stays bounded; it returns to a box on a Poincaré section "
+                    f"at intervals in [{p['return_time_lo']}, {p['return_time_hi']}] "
+                    f"(≈ [{_approx(p['return_time_lo'])}, {_approx(p['return_time_hi'])}])")
         return "Σ(t) exists for all t and stays bounded"
     if subject == "EXPONENTIAL_GROWTH":
         g = p.get("gamma")

@@ -327,6 +327,17 @@ def _build_certs() -> dict:
                                                "initial": {"cov": [["5/4", "-3/4"], ["-3/4", "77/16"]]}}))
         assert ver.status == "PROVED", ver.reason
         out["trace-growth-lmi"] = ver.evidence["certificate"]
+    if "tube-return" in kinds():  # the drift model near its rank-one limit cycle (seed 0 #8 of the general-V set, Σ₀
+        # moved near the cycle so that the tube from Σ₀ is one period long and each check takes 0.2 s)
+        from symbolic_tf.certify.validated.return_tube import find_return
+
+        ver = find_return(parse_problem({"variant": "softmax", "d": 2, "A": [["0", "0"], ["1", "1/2"]],
+                                         "V": [["1", "-1"], ["5/3", "-1/3"]], "F": [["3/2", "3/2"], ["2/3", "-1/4"]],
+                                         "initial": {"cov": [["18015789/10000000", "30567926/10000000"],
+                                                             ["30567926/10000000", "51865550/10000000"]]}}),
+                          seconds=60.0)
+        assert ver.status == "PROVED", ver.reason
+        out["tube-return"] = ver.evidence["certificate"]
     if "tube-growth-neutral" in kinds():  # d = 3: a growing rank-one part beside a settling eigenvalue
         from symbolic_tf.certify.validated.neutral_growth import find_neutral_growth
 
@@ -402,7 +413,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium", "trace-growth-lmi",
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium", "trace-growth-lmi", "tube-return",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
               "gaussian-curve-nonconvexity", "schedule-phases",

@@ -57,7 +57,7 @@ from ..claims import Claim, Quantifier
 from .krawczyk_box import initial_cov, rat
 
 __all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "start_state", "TubeState",
-           "svec_basis", "svec_pairs", "int_in"]
+           "svec_basis", "svec_pairs", "int_in", "step_range"]
 
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
 
@@ -183,7 +183,8 @@ def int_in(x, name, lo, hi, fail):
     return x
 
 
-def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int = 50_000, initial=None):
+def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int = 50_000, initial=None,
+                  on_state=None):
     """Validate a certificate's stored tube (``steps``: exact times from 0, strictly increasing;
     ``order``; ``tube_prec``; ``method``) and replay it from the exact Σ₀ (:func:`replay_tube` at
     ``tube_prec`` bits).  Returns (the end box S_N, the exact times).
@@ -206,6 +207,8 @@ def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int 
         The largest admissible number of steps N.
     initial : tuple or None
         An initial parallelepiped for a set of Σ₀ (:func:`replay_tube`); ``S0`` is then its enclosing box.
+    on_state : callable or None
+        ``on_state(t_i, state)`` after each step and at t_0, with the :class:`TubeState` (:func:`replay_tube`).
 
     Returns
     -------
@@ -226,7 +229,7 @@ def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int 
     if any(b <= a for a, b in zip(ts, ts[1:])):
         fail("step times must be strictly increasing")
     with working_precision(tprec):
-        return replay_tube(Field(pairs, F), S0, ts, order, data["method"], fail, initial=initial), ts
+        return replay_tube(Field(pairs, F), S0, ts, order, data["method"], fail, initial=initial, on_state=on_state), ts
 
 
 def _acc(total, term):
@@ -539,6 +542,37 @@ def _picard(field, S, h):
     return None
 
 
+def step_range(field, S, h, order):
+    """An enclosure of the whole step: every solution from the box S over [0, h].
+
+    With Y the Picard box of :func:`_picard` (S + [0, h]·f(X) ⊆ X, so every solution from S stays in
+    X on [0, h]), each component of y(s), s ∈ [0, h], is its order-k Taylor polynomial at 0 plus
+    the Lagrange term s^{k+1}·σ_{k+1}(y(ξ)), y(ξ) ∈ Y: y(s) ∈ P(S, [0, h]) + [0, h]^{k+1}·σ_{k+1}(Y)
+    (interval Horner over J = [0, h]) — far tighter than Y over a step on which the flow moves.
+
+    Parameters
+    ----------
+    field : Field
+        The vector field.
+    S : flint.arb_mat
+        The box at the start of the step.
+    h : flint.arb
+        The exact step length.
+    order : int
+        The Taylor order k.
+
+    Returns
+    -------
+    flint.arb_mat or None
+        The enclosure, or None when the Picard test fails on this step.
+    """
+    Y = _picard(field, S, h)
+    if Y is None:
+        return None
+    J = _setup(S, h)[0]
+    return _poly(field.coefficients(S, order), J) + field.coefficients(Y, order + 1)[order + 1] * J ** (order + 1)
+
+
 def _taylor_apriori(field, S, sig, h):
     """High-order a priori enclosure (module docstring, "taylor"): (X, σ_{k+1}(X)) with
     P(S, [0,h]) + [0,h]^{k+1}·σ_{k+1}(X) in the interior of X entrywise, where P is the order-k
@@ -567,7 +601,7 @@ def _approx(q) -> str:
         return str(q)
 
 
-def replay_tube(field, S0, ts, order, method, fail, on_step=None, initial=None):
+def replay_tube(field, S0, ts, order, method, fail, on_step=None, initial=None, on_state=None):
     """The enclosure (arb_mat) of Σ(t_N) from the exact Σ₀ (fmpq_mat) along the exact times ``ts``
     (fmpq, ts[0] = 0), replayed at the current working precision as the kinds define it.  Calls
     ``on_step(t_i, S_i)`` for i = 0..N (S_0 = Σ₀) and ``fail(message)`` (which must raise) when a
@@ -593,6 +627,8 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None, initial=None):
     initial : tuple or None
         ("qr") a parallelepiped (center, basis, coords), vec Σ₀ ∈ center + basis·coords, for a *set* of
         initial values contained in the box ``S0``; default: S0's midpoint, I and S0 − midpoint.
+    on_state : callable or None
+        ``on_state(t_i, state)`` with the whole :class:`TubeState` (box and parallelepiped), like ``on_step``.
 
     Returns
     -------
@@ -602,6 +638,8 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None, initial=None):
     state = start_state(field, S0, initial)
     if on_step is not None:
         on_step(ts[0], state.box)
+    if on_state is not None:
+        on_state(ts[0], state)
     for i in range(1, len(ts)):
         step = replay_step(field, state, flint.arb(ts[i] - ts[i - 1]), order, method)
         if isinstance(step, str):
@@ -609,6 +647,8 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None, initial=None):
         state = step
         if on_step is not None:
             on_step(ts[i], state.box)
+        if on_state is not None:
+            on_state(ts[i], state)
     return state.box
 
 

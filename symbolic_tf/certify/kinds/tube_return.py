@@ -1,0 +1,125 @@
+"""Checker of ``tube-return``: *this* Σ₀ has a global, bounded solution because its flow keeps
+returning to a box on a Poincaré section (issue 15 item 2, "global existence of this Σ₀"; the
+oscillating solutions that no trace or quadratic functional bounds, e.g. a rank-one limit cycle of
+the drift model).  Mathematics: docs/mathematics.md §8 ("Returns to a section").
+
+For Σ̇ = f(Σ) = FΣ + ΣFᵀ + Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) (F = 0 allowed), in the svec-upper
+coordinates z = svec(Σ) (:func:`~symbolic_tf.certify.kinds.replay.svec_pairs`).
+
+**Data.**  The section {z_j = c} (``section`` = j, ``level`` = c, ``sense`` "increasing" or
+"decreasing"), a box B = {lo ≤ z ≤ hi} on it (``box_lo``, ``box_hi``, with lo_j = hi_j = c), and
+two tubes with the same ``order``, ``tube_prec`` and ``method``: ``steps`` from the problem's Σ₀,
+``return_steps`` from the box B.
+
+**Checks.**
+
+1. an embedded (multi-head) softmax problem, with or without drift, d ≤ 4, Σ₀ ⪰ 0 (exact);
+   0 ≤ j < m, lo_k ≤ hi_k, lo_j = hi_j = c;
+2. the tube from Σ₀ replays (:func:`~symbolic_tf.certify.kinds.replay.replay_stored`) and its end
+   is a crossing window (:func:`~symbolic_tf.certify.kinds.section.crossing_enclosure`) whose
+   crossing enclosure lies in B;
+3. the tube from the ball box ⊇ B replays, and its end is a crossing window whose crossing
+   enclosure lies in B; its window starts at t_a > 0 (a box *before* the section, so not t_0).
+
+**Why.**  By 3, every solution from a point x ∈ B exists on [0, t_N'] and crosses the section
+once in (t_a', t_N'), at τ(x) > t_a' > 0, at a point P(x) ∈ B.  By 2, the solution from Σ₀ exists
+on [0, t_N] and crosses at some τ₀ at x₀ ∈ B.  By induction x_{k+1} = P(x_k) ∈ B is reached at
+τ₀ + τ(x₀) + … + τ(x_k) ≥ τ₀ + (k + 1)·t_a' → ∞, and between returns Σ(t) lies in the tube from B.
+So the solution from Σ₀ exists for all t ≥ 0 and stays in the union of the two tubes' enclosures, a
+bounded set.  Claim BOUNDED for THIS Σ₀, with the return times' bracket [t_a', t_N'].  No fixed
+point, contraction or periodic orbit is claimed: only that B maps into itself.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ...exact.precision import working_precision
+from ...exact.rational import frac_str
+from ...spec.errors import CertificationFailed
+from ..check import kind
+from ..claims import Claim, Quantifier
+from .krawczyk_box import rat
+from .replay import Field, int_in, replay_stored, svec_pairs, tube_problem
+from .section import box_column, column_inside, crossing_enclosure
+
+KIND = "tube-return"
+_MAX_D = 4
+_MAX_ORDER = 60
+_MAX_STEPS = 50_000
+
+
+def _bad(msg):
+    raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+_SCHEMA = {"section": "int", "level": "rat", "sense": ("enum", "increasing", "decreasing"),
+           "box_lo": "rat[]", "box_hi": "rat[]", "steps": "rat[]", "return_steps": "rat[]", "order": "int",
+           "tube_prec": "int", "method": ("enum", "qr", "direct")}
+
+
+def _leg(pairs, F, start, data, steps, section, sense, lo, hi, what):
+    """Replay one tube and check that its end is a crossing window with its crossings in B; returns (t_a, t_N)."""
+    states = []
+    order = int(data["order"])
+    replay_stored(pairs, F, start, {**data, "steps": steps}, _bad, _MAX_ORDER, _MAX_STEPS,
+                  on_state=lambda _t, st: states.append(st))
+    ts = [rat(x) for x in steps]
+    boxes = [st.box for st in states]
+    frames = [(st.center, st.basis, st.coords) if data["method"] == "qr" else None for st in states]
+    with working_precision(int(data["tube_prec"])):
+        E, t_a, t_N = crossing_enclosure(Field(pairs, F), boxes, ts, section, lo[section], sense, order, _bad,
+                                         frames=frames)
+        if not column_inside(E, lo, hi, skip=section):
+            _bad(f"the crossing enclosure of the tube from {what} is not inside the section box")
+    return t_a, t_N
+
+
+@kind(KIND, _SCHEMA)
+def check_tube_return(cert, problem):
+    """PROVED: the solution from the embedded problem's Σ₀ is global and bounded (regime BOUNDED,
+    quantifier THIS): it reaches a box B on a section whose points all return to B.
+
+    Parameters
+    ----------
+    cert : symbolic_tf.certify.certificate.Certificate
+        The certificate; ``cert.data`` is already validated against the kind's schema.
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem: (multi-head) softmax, with or without drift, d ≤ 4, with Σ₀.
+
+    Returns
+    -------
+    tuple of (str, symbolic_tf.certify.claims.Claim)
+        ``("PROVED", Claim("BOUNDED", THIS, {"return_time_lo", "return_time_hi"}))``.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When a tube does not replay, an end is not a crossing window, or a crossing leaves the box.
+    """
+    pairs, F, S0 = tube_problem(cert, problem, _bad, max_d=_MAX_D, psd=True)
+    data = cert.data
+    d = problem.d
+    m = len(svec_pairs(d))
+    section = int_in(data["section"], "section", 0, m - 1, _bad)
+    int_in(data["order"], "order", 1, _MAX_ORDER, _bad)
+    int_in(data["tube_prec"], "tube_prec", 53, 4096, _bad)
+    if len(data["box_lo"]) != m or len(data["box_hi"]) != m:
+        _bad(f"box_lo and box_hi must have m = {m} entries")
+    lo, hi = [rat(x) for x in data["box_lo"]], [rat(x) for x in data["box_hi"]]
+    c = rat(data["level"])
+    if any(a > b for a, b in zip(lo, hi)):
+        _bad("box_lo must not exceed box_hi")
+    if lo[section] != c or hi[section] != c:
+        _bad("the box must lie on the section: box_lo and box_hi equal the level in the section's coordinate")
+    sense = 1 if data["sense"] == "increasing" else -1
+    _leg(pairs, F, S0, data, data["steps"], section, sense, lo, hi, "Σ₀")
+    with working_precision(int(data["tube_prec"])):
+        B = Field.unvec(box_column(lo, hi), flint.arb_mat(d, d))
+    t_a, t_N = _leg(pairs, F, B, data, data["return_steps"], section, sense, lo, hi, "the box")
+    if not t_a > 0:
+        _bad("the return window must start after t = 0")
+    params = {"return_time_lo": frac_str(Fraction(int(t_a.p), int(t_a.q))),
+              "return_time_hi": frac_str(Fraction(int(t_N.p), int(t_N.q)))}
+    return "PROVED", Claim("BOUNDED", Quantifier.THIS, params)
