@@ -295,6 +295,12 @@ def _build_certs() -> dict:
                                    rel_width=1e-2)  # the same with a drift: u ∈ [0, u_max] joins the region
         assert ver.status == "PROVED", ver.reason
         out["tube-rotation/drift"] = ver.evidence["certificate"]
+    if "tube-rotation-return" in kinds():  # V = I + 2J from near the rank-one circle: one turn to the section
+        from symbolic_tf.certify.validated.rotation_return import find_rotation_return
+
+        ver = find_rotation_return(_softmax(I2, [[1, -2], [2, 1]], [[1, 0], [0, "1/1000000"]]))
+        assert ver.status == "PROVED", ver.reason
+        out["tube-rotation-return"] = ver.evidence["certificate"]
     if "tube-rotation-collapse" in kinds():  # A + Aᵀ ≺ 0, V general: Σ → 0 while the eigenvector turns
         from symbolic_tf.certify.validated.rotation_collapse import find_rotation_collapse
 
@@ -413,7 +419,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium", "trace-growth-lmi", "tube-return",
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-return", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium", "trace-growth-lmi", "tube-return",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
               "gaussian-curve-nonconvexity", "schedule-phases",

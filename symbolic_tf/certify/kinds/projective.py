@@ -351,7 +351,7 @@ def projective_start(field, S_end, fail):
     return field.join(S_end * u, u, flint.arb(0))
 
 
-def replay_projective(field, Z0, taus, order, fail, on_step=None, apriori="picard"):
+def replay_projective(field, Z0, taus, order, fail, on_step=None, apriori="picard", on_state=None):
     """The end state of the projective tube from Z_0 along the exact times ``taus`` (fmpq, taus[0] = 0),
     method "qr", at the working precision; ``on_step(τ_i, Z_i)`` after each step.
 
@@ -372,6 +372,8 @@ def replay_projective(field, Z0, taus, order, fail, on_step=None, apriori="picar
     apriori : str
         The steps' a priori enclosure, ``"picard"`` or ``"taylor"``
         (:func:`~symbolic_tf.certify.kinds.replay.replay_step`).
+    on_state : callable or None
+        Called as ``on_state(τ_i, state)`` with the whole :class:`~symbolic_tf.certify.kinds.replay.TubeState`.
 
     Returns
     -------
@@ -381,6 +383,8 @@ def replay_projective(field, Z0, taus, order, fail, on_step=None, apriori="picar
     state = start_state(field, Z0)
     if on_step is not None:
         on_step(taus[0], state.box)
+    if on_state is not None:
+        on_state(taus[0], state)
     for i in range(1, len(taus)):
         step = replay_step(field, state, flint.arb(taus[i] - taus[i - 1]), order, "qr", apriori)
         if isinstance(step, str):
@@ -388,6 +392,8 @@ def replay_projective(field, Z0, taus, order, fail, on_step=None, apriori="picar
         state = step
         if on_step is not None:
             on_step(taus[i], state.box)
+        if on_state is not None:
+            on_state(taus[i], state)
     return state.box
 
 

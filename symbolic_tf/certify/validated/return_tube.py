@@ -22,7 +22,6 @@ Float trouble or any failed step gives UNDECIDED with the reason.
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 
 import flint
 import numpy as np
@@ -33,20 +32,13 @@ from ...spec.verdict import UNDECIDED, Verdict
 from ..certificate import vec_str
 from .float_budget import guarded
 
-__all__ = ["KIND", "find_return"]
+__all__ = ["KIND", "find_return", "section_box"]
 
 KIND = "tube-return"
 ARGUMENT = "validated-tube+poincare-return"
 #: relative half-widths of the section box B tried, in order
 BOX_SIZES = (1e-6, 1e-5, 1e-7, 1e-4, 1e-8)
-
-
-class _Miss(Exception):
-    """A crossing window that the checker's function refuses (raised by its ``fail``)."""
-
-
-def _miss(msg):
-    raise _Miss(msg)
+_TOL = 1e-18   #: the largest remainder radius per step (relative)
 
 
 def _claim0():
@@ -130,8 +122,26 @@ def _float_section(problem, heads, F, horizon):
     return j, c, pts[-1], ts[-1] - ts[-2], scale
 
 
-def _box(point, j, c, rel, scale):
-    """Rational corners of the section box around ``point`` (coordinate j = c exactly)."""
+def section_box(point, j, c, rel, scale):
+    """Rational corners of the section box around ``point``: coordinate j is c exactly, the others the
+    point's (30-bit dyadic) ± rel·scale (an 8-bit dyadic).
+
+    Parameters
+    ----------
+    point : sequence of float
+        The float crossing point (``vec`` coordinates of the section's space).
+    j : int
+        The section's coordinate.
+    c : fractions.Fraction
+        The section's level.
+    rel, scale : float
+        The half-width is rel·scale.
+
+    Returns
+    -------
+    tuple of (list of fractions.Fraction, list of fractions.Fraction)
+        The corners lo, hi.
+    """
     w = dyadic(rel * scale, 8)
     lo, hi = [], []
     for k, x in enumerate(point):
@@ -145,139 +155,39 @@ def _box(point, j, c, rel, scale):
     return lo, hi
 
 
-def _window(field, tube_times, boxes, frames, j, c, order, lo, hi):
-    """(t_a, t_N) when the tube's end is a crossing window with its crossings in the box (the checker's
-    test), else None."""
-    from ..kinds.section import column_inside, crossing_enclosure
-
-    ts = [flint.fmpq(t.numerator, t.denominator) for t in tube_times]
-    qlo, qhi = [flint.fmpq(x.numerator, x.denominator) for x in lo], [flint.fmpq(x.numerator, x.denominator) for x in hi]
-    try:
-        E, t_a, t_n = crossing_enclosure(field, boxes, ts, j, qlo[j], 1, order, _miss, frames=frames)
-    except _Miss:
-        return None
-    return (t_a, t_n) if column_inside(E, qlo, qhi, skip=j) else None
-
-
-class _Run:
-    """A validated tube as exact times and the search's states (box + Lohner parallelepiped)."""
-
-    def __init__(self, start):
-        from .flow import initial_state
-
-        self.times = [Fraction(0)]
-        self.states = [initial_state(flint.arb_mat(start), "qr")]
-        self.stop = ""
-
-    @property
-    def steps(self) -> int:
-        return len(self.times) - 1
-
-
-def _crossing_tube(heads, F, start, j, c, order, prec, seconds, field, lo, hi, max_steps, once):
-    """A validated tube from ``start`` up to its first crossing window (``once``: the return from B,
-    whatever it gives) or its first window whose crossings lie in the box; the window is refined
-    (:func:`_refine`) so that the crossing enclosure is tight.  Returns (the run, (t_a, t_N) when the
-    last window's crossings lie in the box, else None)."""
-    from .flow import Flow
-    from .tube import integrate_tube
-
-    from .float_field import FloatField
-
-    t0 = time.perf_counter()
-    flow = Flow(heads, F)
-    ff = FloatField(heads, F, start.nrows())
-    i, k = _ij(j, start.nrows())
-    cq = flint.arb(flint.fmpq(c.numerator, c.denominator))
-    run = _Run(start)
-    while True:
-        left = seconds - (time.perf_counter() - t0)
-        if left <= 0 or run.steps >= max_steps:
-            run.stop = run.stop or "time or step budget spent before a crossing window"
-            return run, None
-        offset, first = run.times[-1], run.states[-1]
-        flag = {"before": False}
-
-        def until(state, t, offset=offset, flag=flag):
-            if t == 0:
-                return False
-            run.times.append(offset + t)
-            run.states.append(state)
-            z = state.S[i, k] - cq
-            if z < 0:
-                flag["before"] = True
-            return bool(z > 0) and flag["before"]
-
-        tube = integrate_tube(heads, F, first.S, None, order=order, prec=prec, method="qr",
-                              max_steps=max_steps - run.steps, rel_tol=0.5, seconds=left, until=until,
-                              start=(first.xh, first.B, first.r))
-        if not tube.stop.startswith("condition met"):
-            run.stop = tube.stop
-            return run, None
-        if not _refine(run, flow, ff, field, i, k, cq, order):
-            run.stop = "the refined steps across the section do not validate"
-            return run, None
-        hit = _window(field, run.times, [st.S for st in run.states], [(st.xh, st.B, st.r) for st in run.states],
-                      j, c, order, lo, hi)
-        if once or hit is not None:
-            run.stop = "crossing window"
-            return run, hit
-
-
-#: fine steps across the section (per window width)
-_FINE = 8
-
-
-def _refine(run, flow, ff, field, i, k, cq, order) -> bool:
-    """Replace the last (coarse) step, which jumped over the section, by a step to just before the
-    crossing and :data:`_FINE` short steps across it: the window then spans about 8 box widths
-    (the spread of z_j over the box, over |f_j|) instead of a whole step, which keeps the crossing
-    enclosure's ratio f_y/f_j tight.  False when a step fails."""
-    from scipy.integrate import solve_ivp
-
-    from .flow import arb_of, dyadic_down, prepare_step, taylor_step
-
-    run.times.pop()
-    run.states.pop()
-    state, h_coarse = run.states[-1], float(run.times[-1] - run.times[-2]) if run.steps else 1.0
-    d = state.S.nrows()
-    mid = np.array([[float(state.S[a, b].mid()) for b in range(d)] for a in range(d)])
-    fj = float(field(state.S.mid())[i, k].mid())
-    spread = float(state.S[i, k].rad())
-    if not fj > 0:
-        return False
-
-    def cross(_t, y):
-        return y[i * d + k] - float(cq.mid())
-
-    cross.terminal, cross.direction = True, 1
-    sol = solve_ivp(ff.sigma_rhs, (0.0, 4 * h_coarse), mid.ravel(), method="DOP853", rtol=1e-13, atol=1e-300,
-                    events=cross)
-    if not len(sol.t_events[0]):
-        return False
-    s_star = float(sol.t_events[0][0])   # the centre's float crossing time
-    w = max(8 * spread / fj, 1e-6 * h_coarse)
-    plan = []
-    if s_star - w / 2 > 0:
-        plan.append(s_star - w / 2)
-    plan += [w / _FINE] * (2 * _FINE) + [w / _FINE * 2 ** (n // 4) for n in range(4, 60)]
-    for n, h in enumerate(plan):
-        hq = dyadic_down(h)
-        new = taylor_step(state, arb_of(hq), flow, order, "qr", None, prepare_step(state, flow, order, "qr"))
-        if new is None:
-            return False
-        state = new
-        run.times.append(run.times[-1] + hq)
-        run.states.append(state)
-        if state.S[i, k] - cq > 0 and n >= 1:
-            return True
-    return False
-
-
-def _ij(j, d):
+def _svec_rhs(ff, d):
+    """The float covariance field in svec-upper coordinates."""
     from ..kinds.replay import svec_pairs
 
-    return svec_pairs(d)[j]
+    up = svec_pairs(d)
+
+    def rhs(_t, z):
+        S = np.zeros((d, d))
+        for n, (a, b) in enumerate(up):
+            S[a, b] = S[b, a] = z[n]
+        f = ff.sigma_rhs(0.0, S.ravel()).reshape(d, d)
+        return np.array([f[a, b] for a, b in up])
+
+    return rhs
+
+
+def _inside(lo, hi, j):
+    """``accept`` for :func:`~symbolic_tf.certify.validated.section_tube.to_section`: the window's
+    (t_a, t_N) when its crossing enclosure lies in the box, else None."""
+    from ..kinds.section import column_inside
+
+    qlo = [flint.fmpq(x.numerator, x.denominator) for x in lo]
+    qhi = [flint.fmpq(x.numerator, x.denominator) for x in hi]
+
+    def accept(field, run, order, c):
+        from .section_tube import crossing_of
+
+        found = crossing_of(field, run, j, c, order)
+        if found is None or not column_inside(found[0], qlo, qhi, skip=j):
+            return None
+        return found[1], found[2]
+
+    return accept
 
 
 def _find(problem, order, prec, seconds, horizon, t0) -> Verdict:
@@ -302,19 +212,31 @@ def _find(problem, order, prec, seconds, horizon, t0) -> Verdict:
         return Verdict(UNDECIDED, claim0, reason=found, numerical={"seconds": time.perf_counter() - t0})
     j, c, point, period, scale = found
     numerical = {"section": j, "level": float(c), "float_return_time": period}
+    from ..kinds.replay import start_state
+    from .float_field import FloatField
+    from .section_tube import to_section
+
+    rhs = _svec_rhs(FloatField(heads, F, d), d)
     with working_precision(prec):
         field = Field(heads, F)
+
+        def leg(start, lo, hi, share, once):
+            test = _inside(lo, hi, j)
+            deadline = time.perf_counter() + share * max(0.0, seconds - (time.perf_counter() - t0))
+            return to_section(field, start_state(field, start), j, c, lambda run: test(field, run, order, c), rhs,
+                              order=order, apriori="picard", deadline=deadline, tol=_TOL, max_steps=20_000,
+                              once=once)
+
         box = None
         for rel in BOX_SIZES:
-            left = seconds - (time.perf_counter() - t0)
-            if left < 0.5:
+            if seconds - (time.perf_counter() - t0) < 0.5:
                 break
-            lo, hi = _box(point, j, c, rel, scale)
+            lo, hi = section_box(point, j, c, rel, scale)
             B = Field.unvec(box_column([flint.fmpq(x.numerator, x.denominator) for x in lo],
                                        [flint.fmpq(x.numerator, x.denominator) for x in hi]), flint.arb_mat(d, d))
-            back, ok = _crossing_tube(heads, F, B, j, c, order, prec, 0.3 * left, field, lo, hi, 20_000, True)
-            if ok is not None:
-                box = (lo, hi, back, rel, ok)
+            back, window = leg(B, lo, hi, 0.3, True)
+            if window is not None:
+                box = (lo, hi, back, rel, window)
                 break
         if box is None:
             numerical["seconds"] = time.perf_counter() - t0
@@ -322,8 +244,7 @@ def _find(problem, order, prec, seconds, horizon, t0) -> Verdict:
                            reason="no box on the section around the float crossing point maps into itself "
                                   f"under the validated return map (relative sizes {BOX_SIZES})")
         lo, hi, back, rel, window = box
-        left = 0.55 * (seconds - (time.perf_counter() - t0))
-        tube, ok = _crossing_tube(heads, F, S0, j, c, order, prec, max(0.2, left), field, lo, hi, 20_000, False)
+        tube, ok = leg(S0, lo, hi, 0.55, False)
     numerical.update(steps=tube.steps, t_final=float(tube.times[-1]), box_relative_size=rel, return_steps=back.steps)
     if ok is None:
         numerical["seconds"] = time.perf_counter() - t0
