@@ -49,8 +49,8 @@ from ...spec.errors import CertificationFailed
 from ..check import kind
 from .krawczyk_box import rat
 from .projective import ProjectiveSeries, projective_start, replay_projective
-from .replay import Field, bracket_claim, int_in, svec_pairs, tube_problem
-from .section import box_column, column_inside, crossing_enclosure
+from .replay import bracket_claim, int_in, svec_pairs, tube_problem
+from .section import box_matrix, column_inside, crossing_of_states
 
 KIND = "tube-rotation-return"
 _MAX_D = 4
@@ -83,9 +83,7 @@ def _leg(field, Z0, steps, name, data, section, sense, lo, hi, m):
     states = []
     replay_projective(field, Z0, ts, int(data["proj_order"]), _bad, apriori=data["proj_apriori"],
                       on_state=lambda _t, st: states.append(st))
-    E, _a, _n = crossing_enclosure(field, [st.box for st in states], ts, section, lo[section], sense,
-                                   int(data["proj_order"]), _bad,
-                                   frames=[(st.center, st.basis, st.coords) for st in states])
+    E, _a, _n = crossing_of_states(field, states, ts, section, lo[section], sense, int(data["proj_order"]), _bad)
     X = flint.arb_mat(m, 1, [E[k, 0] for k in range(m)])
     if not column_inside(X, lo, hi, skip=section):
         _bad(f"the crossing enclosure of the tube from {name} is not inside the section box")
@@ -142,7 +140,7 @@ def check_rotation_return(cert, problem):
         field = ProjectiveSeries(pairs, None)
         u1, s1 = _leg(field, projective_start(field, flint.arb_mat(S0), _bad), data["proj_steps"], "Σ₀", data,
                       section, sense, lo, hi, m)
-        B = field.join(Field.unvec(box_column(lo, hi), flint.arb_mat(d, d)), flint.arb(1), flint.arb(0))
+        B = field.join(box_matrix(lo, hi, d), flint.arb(1), flint.arb(0))
         mu, sigma = _leg(field, B, data["return_steps"], "the box", data, section, sense, lo, hi, m)
         if not (u1 > 0 and mu > 0 and mu < 1 and sigma > 0):
             _bad("the returns must shrink the size: need u₁ > 0, 0 < μ < 1 and σ > 0 at the crossings")

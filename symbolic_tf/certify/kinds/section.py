@@ -32,7 +32,7 @@ import flint
 
 from .replay import step_range
 
-__all__ = ["crossing_enclosure", "box_column", "column_inside"]
+__all__ = ["crossing_enclosure", "crossing_of_states", "box_column", "box_matrix", "column_inside"]
 
 #: the longest crossing window (steps) a checker scans back from the tube's end
 MAX_WINDOW = 400
@@ -53,6 +53,27 @@ def box_column(lo, hi):
         The m×1 ball column.
     """
     return flint.arb_mat(len(lo), 1, [flint.arb(a).union(flint.arb(b)) for a, b in zip(lo, hi)])
+
+
+def box_matrix(lo, hi, d):
+    """The symmetric d×d ball matrix containing the box of svec-upper coordinates [lo_k, hi_k]
+    (:func:`box_column`, unpacked by :meth:`~symbolic_tf.certify.kinds.replay.Field.unvec`).
+
+    Parameters
+    ----------
+    lo, hi : list of flint.fmpq
+        The box's corners, lo_k ≤ hi_k, m = d(d+1)/2 entries.
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    flint.arb_mat
+        The ball matrix.
+    """
+    from .replay import Field
+
+    return Field.unvec(box_column(lo, hi), flint.arb_mat(d, d))
 
 
 def column_inside(z, lo, hi, skip=None) -> bool:
@@ -153,6 +174,40 @@ def crossing_enclosure(field, boxes, ts, j: int, c, sense: int, order: int, fail
                 fail("the crossing enclosures of the window are disjoint")
     E[j] = cb
     return flint.arb_mat(m, 1, E), ts[a], ts[N]
+
+
+def crossing_of_states(field, states, ts, j: int, c, sense: int, order: int, fail, qr: bool = True):
+    """:func:`crossing_enclosure` for the states of a replayed tube
+    (:class:`~symbolic_tf.certify.kinds.replay.TubeState`: the boxes, and with ``qr`` their parallelepipeds).
+
+    Parameters
+    ----------
+    field : object
+        The vector field.
+    states : list of symbolic_tf.certify.kinds.replay.TubeState
+        The tube's states at the times ``ts``.
+    ts : list of flint.fmpq
+        The exact times.
+    j : int
+        The section's coordinate.
+    c : flint.fmpq
+        The section's level.
+    sense : int
+        +1 or −1.
+    order : int
+        The Taylor order of the step enclosures.
+    fail : callable
+        ``fail(msg)`` raises (never returns).
+    qr : bool
+        Whether the states carry valid parallelepipeds (Lohner's "qr" wrapping).
+
+    Returns
+    -------
+    tuple of (flint.arb_mat, flint.fmpq, flint.fmpq)
+        As :func:`crossing_enclosure`.
+    """
+    frames = [(st.center, st.basis, st.coords) for st in states] if qr else None
+    return crossing_enclosure(field, [st.box for st in states], ts, j, c, sense, order, fail, frames=frames)
 
 
 def _frame_form(frame, R, j, cb):

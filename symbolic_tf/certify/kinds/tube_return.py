@@ -33,8 +33,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import flint
-
 from ...exact.precision import working_precision
 from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
@@ -42,7 +40,7 @@ from ..check import kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat
 from .replay import Field, int_in, replay_stored, svec_pairs, tube_problem
-from .section import box_column, column_inside, crossing_enclosure
+from .section import box_matrix, column_inside, crossing_of_states
 
 KIND = "tube-return"
 _MAX_D = 4
@@ -66,11 +64,9 @@ def _leg(pairs, F, start, data, steps, section, sense, lo, hi, what):
     replay_stored(pairs, F, start, {**data, "steps": steps}, _bad, _MAX_ORDER, _MAX_STEPS,
                   on_state=lambda _t, st: states.append(st))
     ts = [rat(x) for x in steps]
-    boxes = [st.box for st in states]
-    frames = [(st.center, st.basis, st.coords) if data["method"] == "qr" else None for st in states]
     with working_precision(int(data["tube_prec"])):
-        E, t_a, t_N = crossing_enclosure(Field(pairs, F), boxes, ts, section, lo[section], sense, order, _bad,
-                                         frames=frames)
+        E, t_a, t_N = crossing_of_states(Field(pairs, F), states, ts, section, lo[section], sense, order, _bad,
+                                         qr=data["method"] == "qr")
         if not column_inside(E, lo, hi, skip=section):
             _bad(f"the crossing enclosure of the tube from {what} is not inside the section box")
     return t_a, t_N
@@ -116,7 +112,7 @@ def check_tube_return(cert, problem):
     sense = 1 if data["sense"] == "increasing" else -1
     _leg(pairs, F, S0, data, data["steps"], section, sense, lo, hi, "Σ₀")
     with working_precision(int(data["tube_prec"])):
-        B = Field.unvec(box_column(lo, hi), flint.arb_mat(d, d))
+        B = box_matrix(lo, hi, d)
     t_a, t_N = _leg(pairs, F, B, data, data["return_steps"], section, sense, lo, hi, "the box")
     if not t_a > 0:
         _bad("the return window must start after t = 0")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import time
 
-import flint
 import numpy as np
 
 from ...exact.precision import working_precision
@@ -32,7 +31,7 @@ from ...spec.verdict import UNDECIDED, Verdict
 from ..certificate import vec_str
 from .float_budget import guarded
 
-__all__ = ["KIND", "find_return", "section_box"]
+__all__ = ["KIND", "find_return"]
 
 KIND = "tube-return"
 ARGUMENT = "validated-tube+poincare-return"
@@ -122,39 +121,6 @@ def _float_section(problem, heads, F, horizon):
     return j, c, pts[-1], ts[-1] - ts[-2], scale
 
 
-def section_box(point, j, c, rel, scale):
-    """Rational corners of the section box around ``point``: coordinate j is c exactly, the others the
-    point's (30-bit dyadic) ± rel·scale (an 8-bit dyadic).
-
-    Parameters
-    ----------
-    point : sequence of float
-        The float crossing point (``vec`` coordinates of the section's space).
-    j : int
-        The section's coordinate.
-    c : fractions.Fraction
-        The section's level.
-    rel, scale : float
-        The half-width is rel·scale.
-
-    Returns
-    -------
-    tuple of (list of fractions.Fraction, list of fractions.Fraction)
-        The corners lo, hi.
-    """
-    w = dyadic(rel * scale, 8)
-    lo, hi = [], []
-    for k, x in enumerate(point):
-        if k == j:
-            lo.append(c)
-            hi.append(c)
-        else:
-            centre = dyadic(float(x), 30)
-            lo.append(centre - w)
-            hi.append(centre + w)
-    return lo, hi
-
-
 def _svec_rhs(ff, d):
     """The float covariance field in svec-upper coordinates."""
     from ..kinds.replay import svec_pairs
@@ -171,30 +137,10 @@ def _svec_rhs(ff, d):
     return rhs
 
 
-def _inside(lo, hi, j):
-    """``accept`` for :func:`~symbolic_tf.certify.validated.section_tube.to_section`: the window's
-    (t_a, t_N) when its crossing enclosure lies in the box, else None."""
-    from ..kinds.section import column_inside
-
-    qlo = [flint.fmpq(x.numerator, x.denominator) for x in lo]
-    qhi = [flint.fmpq(x.numerator, x.denominator) for x in hi]
-
-    def accept(field, run, order, c):
-        from .section_tube import crossing_of
-
-        found = crossing_of(field, run, j, c, order)
-        if found is None or not column_inside(found[0], qlo, qhi, skip=j):
-            return None
-        return found[1], found[2]
-
-    return accept
-
-
 def _find(problem, order, prec, seconds, horizon, t0) -> Verdict:
     from ...spec.errors import InvalidParameters
     from ..claims import Claim, Quantifier
     from ..kinds.replay import Field, svec_pairs
-    from ..kinds.section import box_column
     from .lyapunov import certify_and_check
     from .tube import flow_data
 
@@ -213,31 +159,27 @@ def _find(problem, order, prec, seconds, horizon, t0) -> Verdict:
     j, c, point, period, scale = found
     numerical = {"section": j, "level": float(c), "float_return_time": period}
     from ..kinds.replay import start_state
+    from ..kinds.section import box_matrix
     from .float_field import FloatField
-    from .section_tube import to_section
+    from .section_tube import box_accept, first_returning_box, fmpq_list, to_section
 
     rhs = _svec_rhs(FloatField(heads, F, d), d)
+
+    def left():
+        return seconds - (time.perf_counter() - t0)
+
     with working_precision(prec):
         field = Field(heads, F)
 
         def leg(start, lo, hi, share, once):
-            test = _inside(lo, hi, j)
-            deadline = time.perf_counter() + share * max(0.0, seconds - (time.perf_counter() - t0))
-            return to_section(field, start_state(field, start), j, c, lambda run: test(field, run, order, c), rhs,
-                              order=order, apriori="picard", deadline=deadline, tol=_TOL, max_steps=20_000,
-                              once=once)
+            accept = box_accept(field, j, c, order, lo, hi, lambda _E, t_a, t_n: (t_a, t_n))
+            return to_section(field, start_state(field, start), j, c, accept, rhs, order=order, apriori="picard",
+                              deadline=time.perf_counter() + share * max(0.0, left()), tol=_TOL,
+                              max_steps=20_000, once=once)
 
-        box = None
-        for rel in BOX_SIZES:
-            if seconds - (time.perf_counter() - t0) < 0.5:
-                break
-            lo, hi = section_box(point, j, c, rel, scale)
-            B = Field.unvec(box_column([flint.fmpq(x.numerator, x.denominator) for x in lo],
-                                       [flint.fmpq(x.numerator, x.denominator) for x in hi]), flint.arb_mat(d, d))
-            back, window = leg(B, lo, hi, 0.3, True)
-            if window is not None:
-                box = (lo, hi, back, rel, window)
-                break
+        box = first_returning_box(point, j, c, BOX_SIZES, scale,
+                                  lambda lo, hi: leg(box_matrix(fmpq_list(lo), fmpq_list(hi), d), lo, hi, 0.3, True),
+                                  left)
         if box is None:
             numerical["seconds"] = time.perf_counter() - t0
             return Verdict(UNDECIDED, claim0, numerical=numerical,

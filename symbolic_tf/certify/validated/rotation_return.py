@@ -87,7 +87,17 @@ def _projective_rhs(ff, d):
 
 
 def _float_section(problem, rhs, m, horizon):
-    """(j, c, X at the last crossing, μ) of a rotating float projective solution, or a reason (str)."""
+    """(j, c, X at the last crossing, μ) of a rotating float projective solution, or a reason (str); a
+    slow rotation (fewer than four crossings) is followed again over 8 and 64 times the horizon."""
+    found = None
+    for span in (horizon, 8 * horizon, 64 * horizon):
+        found = _float_crossings(problem, rhs, m, span)
+        if not (isinstance(found, str) and found.startswith("only")):
+            return found
+    return found
+
+
+def _float_crossings(problem, rhs, m, horizon):
     from ...exact.rational import qmat, qmat_to_float
     from ..kinds.replay import svec_pairs
     from .float_budget import solve_capped
@@ -128,12 +138,11 @@ def _find(problem, prec, seconds, horizon, t0) -> Verdict:
     from ...spec.errors import InvalidParameters
     from ..claims import Claim, Quantifier
     from ..kinds.projective import ProjectiveSeries, projective_start
-    from ..kinds.replay import Field, start_state
-    from ..kinds.section import box_column, column_inside
+    from ..kinds.replay import start_state
+    from ..kinds.section import box_matrix
     from .float_field import FloatField
     from .lyapunov import certify_and_check, stored_bracket
-    from .return_tube import section_box
-    from .section_tube import crossing_of, to_section
+    from .section_tube import box_accept, first_returning_box, fmpq_list, to_section
     from .tube import flow_data
 
     claim0 = _claim0()
@@ -153,49 +162,35 @@ def _find(problem, prec, seconds, horizon, t0) -> Verdict:
         return Verdict(UNDECIDED, claim0, reason=found, numerical={"seconds": time.perf_counter() - t0})
     j, c, point, mu_f = found
     numerical = {"section": j, "level": float(c), "float_size_ratio": float(mu_f)}
+    def left():
+        return seconds - (time.perf_counter() - t0)
+
     with working_precision(prec):
         field = ProjectiveSeries(heads, None)
 
-        def test(lo, hi, need):
-            qlo = [flint.fmpq(x.numerator, x.denominator) for x in lo]
-            qhi = [flint.fmpq(x.numerator, x.denominator) for x in hi]
+        def leg(Z0, lo, hi, value, share, once):
+            return to_section(field, start_state(field, Z0), j, c, box_accept(field, j, c, _ORDER, lo, hi, value), rhs,
+                              order=_ORDER, apriori="taylor", deadline=time.perf_counter() + share * max(0.0, left()),
+                              tol=_TOL, max_steps=20_000, once=once)
 
-            def accept(run):
-                got = crossing_of(field, run, j, c, _ORDER)
-                if got is None:
-                    return None
-                E = got[0]
-                X = flint.arb_mat(m, 1, [E[k, 0] for k in range(m)])
-                ok = column_inside(X, qlo, qhi, skip=j) and need(E[m, 0], E[m + 1, 0])
-                return (E[m, 0], E[m + 1, 0]) if ok else None
+        def returns(E, _a, _n):       # the size shrinks per return: 0 < μ < 1, σ > 0
+            mu, sigma = E[m, 0], E[m + 1, 0]
+            return (mu, sigma) if mu > 0 and mu < 1 and sigma > 0 else None
 
-            return accept
+        def lands(E, _a, _n):
+            return (E[m, 0], E[m + 1, 0]) if E[m, 0] > 0 else None
 
-        def leg(Z0, accept, share, once):
-            deadline = time.perf_counter() + share * max(0.0, seconds - (time.perf_counter() - t0))
-            return to_section(field, start_state(field, Z0), j, c, accept, rhs, order=_ORDER, apriori="taylor",
-                              deadline=deadline, tol=_TOL, max_steps=20_000, once=once)
-
-        box = None
-        for rel in BOX_SIZES:
-            if seconds - (time.perf_counter() - t0) < 0.5:
-                break
-            lo, hi = section_box(point, j, c, rel, 1.0)
-            box_X = Field.unvec(box_column([flint.fmpq(x.numerator, x.denominator) for x in lo],
-                                           [flint.fmpq(x.numerator, x.denominator) for x in hi]), flint.arb_mat(d, d))
-            B = field.join(box_X, flint.arb(1), flint.arb(0))
-            back, ret = leg(B, test(lo, hi, lambda mu, sg: bool(mu > 0 and mu < 1 and sg > 0)), 0.3, True)
-            if ret is not None:
-                box = (lo, hi, back, rel, ret)
-                break
+        box = first_returning_box(
+            point, j, c, BOX_SIZES, 1.0,
+            lambda lo, hi: leg(field.join(box_matrix(fmpq_list(lo), fmpq_list(hi), d), flint.arb(1), flint.arb(0)),
+                               lo, hi, returns, 0.3, True), left)
         if box is None:
             numerical["seconds"] = time.perf_counter() - t0
             return Verdict(UNDECIDED, claim0, numerical=numerical,
                            reason="no box on the section around the float crossing point returns into itself "
                                   f"under the validated projective flow (relative sizes {BOX_SIZES})")
         lo, hi, back, rel, (mu, sigma) = box
-        S0 = flint.arb_mat(problem.exact.Sigma0)
-        run, first = leg(projective_start(field, S0, _fail), test(lo, hi, lambda u, s: bool(u > 0)), 0.55, False)
+        run, first = leg(projective_start(field, flint.arb_mat(problem.exact.Sigma0), _fail), lo, hi, lands, 0.55, False)
         numerical.update(steps=run.steps, tau_final=float(run.times[-1]), box_relative_size=rel,
                          return_steps=back.steps)
         if first is None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ...exact.rational import dyadic
 
-__all__ = ["SectionRun", "to_section", "crossing_of"]
+__all__ = ["SectionRun", "to_section", "crossing_of", "section_box", "box_accept", "first_returning_box", "fmpq_list"]
 
 #: short steps per window width across the section
 FINE = 8
@@ -58,9 +58,25 @@ def _refuse(msg):
     raise _Refused(msg)
 
 
+def fmpq_list(xs) -> list:
+    """Exact flint rationals from Fractions.
+
+    Parameters
+    ----------
+    xs : sequence of fractions.Fraction
+        The rationals.
+
+    Returns
+    -------
+    list of flint.fmpq
+        The same values.
+    """
+    return [flint.fmpq(x.numerator, x.denominator) for x in xs]
+
+
 def crossing_of(field, run, j: int, c: Fraction, order: int):
     """The checker's crossing enclosure at the end of ``run`` (sense +1), or None when its end is not a
-    crossing window (:func:`~symbolic_tf.certify.kinds.section.crossing_enclosure`).
+    crossing window (:func:`~symbolic_tf.certify.kinds.section.crossing_of_states`).
 
     Parameters
     ----------
@@ -80,14 +96,119 @@ def crossing_of(field, run, j: int, c: Fraction, order: int):
     tuple or None
         (E, t_a, t_N) as :func:`crossing_enclosure` returns them, or None.
     """
-    from ..kinds.section import crossing_enclosure
+    from ..kinds.section import crossing_of_states
 
-    ts = [flint.fmpq(t.numerator, t.denominator) for t in run.times]
     try:
-        return crossing_enclosure(field, [st.box for st in run.states], ts, j, flint.fmpq(c.numerator, c.denominator),
-                                  1, order, _refuse, frames=[(st.center, st.basis, st.coords) for st in run.states])
+        return crossing_of_states(field, run.states, fmpq_list(run.times), j, flint.fmpq(c.numerator, c.denominator),
+                                  1, order, _refuse)
     except _Refused:
         return None
+
+
+def section_box(point, j, c, rel, scale):
+    """Rational corners of the section box around ``point``: coordinate j is c exactly, the others the
+    point's (30-bit dyadic) ± rel·scale (an 8-bit dyadic).
+
+    Parameters
+    ----------
+    point : sequence of float
+        The float crossing point (the section's coordinates).
+    j : int
+        The section's coordinate.
+    c : fractions.Fraction
+        The section's level.
+    rel, scale : float
+        The half-width is rel·scale.
+
+    Returns
+    -------
+    tuple of (list of fractions.Fraction, list of fractions.Fraction)
+        The corners lo, hi.
+    """
+    w = dyadic(rel * scale, 8)
+    lo, hi = [], []
+    for k, x in enumerate(point):
+        centre = c if k == j else dyadic(float(x), 30)
+        lo.append(centre if k == j else centre - w)
+        hi.append(centre if k == j else centre + w)
+    return lo, hi
+
+
+def box_accept(field, j: int, c: Fraction, order: int, lo, hi, value):
+    """An ``accept`` for :func:`to_section`: at a crossing window whose enclosure's first len(lo)
+    coordinates lie in the box [lo, hi], ``value(E, t_a, t_N)`` (None refuses), else None.
+
+    Parameters
+    ----------
+    field : object
+        The checker's field.
+    j : int
+        The section's coordinate.
+    c : fractions.Fraction
+        The section's level.
+    order : int
+        The Taylor order.
+    lo, hi : list of fractions.Fraction
+        The box's corners (the section's coordinates).
+    value : callable
+        ``value(E, t_a, t_N)``: what the caller keeps from an accepted window, or None.
+
+    Returns
+    -------
+    callable
+        ``accept(run)``.
+    """
+    from ..kinds.section import column_inside
+
+    qlo, qhi = fmpq_list(lo), fmpq_list(hi)
+    m = len(lo)
+
+    def accept(run):
+        got = crossing_of(field, run, j, c, order)
+        if got is None:
+            return None
+        E, t_a, t_n = got
+        if not column_inside(flint.arb_mat(m, 1, [E[k, 0] for k in range(m)]), qlo, qhi, skip=j):
+            return None
+        return value(E, t_a, t_n)
+
+    return accept
+
+
+def first_returning_box(point, j, c, sizes, scale, try_box, time_left):
+    """The first relative size whose box around ``point`` (:func:`section_box`) the validated flow maps
+    into itself.
+
+    Parameters
+    ----------
+    point : sequence of float
+        The float crossing point.
+    j : int
+        The section's coordinate.
+    c : fractions.Fraction
+        The section's level.
+    sizes : sequence of float
+        The relative half-widths to try, in order.
+    scale : float
+        Their scale.
+    try_box : callable
+        ``try_box(lo, hi) -> (run, value)``: the leg from the box (value None: it does not return inside).
+    time_left : callable
+        ``time_left()``: seconds left; below 0.5 the search stops.
+
+    Returns
+    -------
+    tuple or None
+        (lo, hi, run, rel, value) of the first box that returns into itself, or None.
+    """
+    for rel in sizes:
+        if time_left() < 0.5:
+            break
+        lo, hi = section_box(point, j, c, rel, scale)
+        run, value = try_box(lo, hi)
+        if value is not None:
+            return lo, hi, run, rel, value
+    return None
 
 
 def to_section(field, state0, j: int, c: Fraction, accept, float_rhs, *, order: int, apriori: str, deadline: float,
