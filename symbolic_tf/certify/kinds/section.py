@@ -1,6 +1,7 @@
 """Where a validated tube crosses a Poincaré section: the checker-side enclosure of the crossing
-points (shared by the kinds that certify a return map, :mod:`symbolic_tf.certify.kinds.tube_return`).
-Mathematics: docs/mathematics.md §8 ("Returns to a section").
+points (shared by the kinds that certify a return map, :mod:`symbolic_tf.certify.kinds.tube_return`
+and :mod:`symbolic_tf.certify.kinds.rotation_return`).  Mathematics: docs/mathematics.md §8 ("Returns
+to a section").
 
 The section is the coordinate hyperplane {z_j = c} of the field's ``vec`` coordinates z, crossed in
 the sense s = ±1 (s = +1: z_j increases through c).  Given the boxes S_0 … S_N of a replayed tube
