@@ -16,7 +16,7 @@ from scipy.integrate import solve_ivp
 
 from symbolic_tf.certify.check import check
 from symbolic_tf.certify.claims import Quantifier
-from symbolic_tf.certify.kinds.replay import Field, replay_tube, svec_pairs
+from symbolic_tf.certify.kinds.replay import Field, replay_tube, step_range, svec_pairs
 from symbolic_tf.certify.kinds.section import crossing_enclosure
 from symbolic_tf.certify.validated.return_tube import find_return
 from symbolic_tf.exact.precision import working_precision
@@ -38,6 +38,25 @@ def proved():
     ver = find_return(parse_problem(CYCLE), seconds=60.0)
     assert ver.status == "PROVED", ver.reason
     return ver
+
+
+def test_step_range_encloses_the_closed_form_over_the_whole_step():
+    # Σ̇ = 2Σ² (V = A = I): Σ(s) = Σ₀(I − 2sΣ₀)⁻¹; the step enclosure over [0, h] must hold Σ(s) for every s
+    I2 = flint.fmpq_mat([[1, 0], [0, 1]])
+    S0 = flint.fmpq_mat([[1, flint.fmpq(1, 3)], [flint.fmpq(1, 3), flint.fmpq(1, 2)]])
+    h = flint.fmpq(1, 20)
+    with working_precision(128):
+        Y = step_range(Field([(I2, I2)]), flint.arb_mat(S0), flint.arb(h), 12)
+        assert Y is not None
+        widths = []
+        for k in range(11):
+            s = h * k / 10
+            exact = S0 * (I2 - S0 * (2 * s)).inv()
+            assert all(Y[i, j].contains(exact[i, j]) for i in range(2) for j in range(2)), k
+            widths.append(float(Y[0, 0].rad()))
+        # the enclosure is about the step's motion wide, not the Picard box's inflation
+        motion = (S0 * (I2 - S0 * (2 * h)).inv() - S0)[0, 0]
+        assert widths[0] < float(motion)
 
 
 def _rotation_crossing(ts):
