@@ -50,7 +50,7 @@ from ..check import kind
 from .krawczyk_box import rat
 from .projective import ProjectiveSeries, projective_start, replay_projective
 from .replay import bracket_claim, int_in, svec_pairs, tube_problem
-from .section import box_matrix, column_inside, crossing_of_states
+from .section import box_matrix, column_inside, crossing_of_states, section_data
 
 KIND = "tube-rotation-return"
 _MAX_D = 4
@@ -120,22 +120,13 @@ def check_rotation_return(cert, problem):
     d = problem.d
     up = svec_pairs(d)
     m = len(up)
-    section = int_in(data["section"], "section", 0, m - 1, _bad)
     int_in(data["proj_order"], "proj_order", 1, _MAX_ORDER, _bad)
     tprec = int_in(data["tube_prec"], "tube_prec", 53, 4096, _bad)
-    if len(data["box_lo"]) != m or len(data["box_hi"]) != m:
-        _bad(f"box_lo and box_hi must have m = {m} entries")
-    lo, hi = [rat(x) for x in data["box_lo"]], [rat(x) for x in data["box_hi"]]
-    c = rat(data["level"])
-    if any(a > b for a, b in zip(lo, hi)):
-        _bad("box_lo must not exceed box_hi")
-    if lo[section] != c or hi[section] != c:
-        _bad("the box must lie on the section: box_lo and box_hi equal the level in the section's coordinate")
+    section, _c, sense, lo, hi = section_data(data, m, _bad)
     if not sum(lo[k] for k, (a, b) in enumerate(up) if a == b) > 0:
         _bad("tr X must be positive on the box")
     if not sum(S0[a, a] for a in range(d)) > 0:
         _bad("tr Σ₀ must be positive")
-    sense = 1 if data["sense"] == "increasing" else -1
     with working_precision(tprec):
         field = ProjectiveSeries(pairs, None)
         u1, s1 = _leg(field, projective_start(field, flint.arb_mat(S0), _bad), data["proj_steps"], "Σ₀", data,

@@ -31,12 +31,45 @@ from __future__ import annotations
 
 import flint
 
+from .krawczyk_box import rat
 from .replay import step_range
 
-__all__ = ["crossing_enclosure", "crossing_of_states", "box_column", "box_matrix", "column_inside"]
+__all__ = ["crossing_enclosure", "crossing_of_states", "box_column", "box_matrix", "column_inside", "section_data"]
 
 #: the longest crossing window (steps) a checker scans back from the tube's end
 MAX_WINDOW = 400
+
+
+def section_data(data, m: int, fail):
+    """The section and its box from a certificate's data (``section``, ``level``, ``sense``, ``box_lo``,
+    ``box_hi``), validated: 0 ≤ j < m, m corners each, lo ≤ hi, and lo_j = hi_j = c (the box lies on
+    the section).
+
+    Parameters
+    ----------
+    data : dict
+        The certificate's data (already schema-checked).
+    m : int
+        The number of the section space's coordinates.
+    fail : callable
+        ``fail(msg)`` raises (never returns).
+
+    Returns
+    -------
+    tuple of (int, flint.fmpq, int, list of flint.fmpq, list of flint.fmpq)
+        (j, c, sense ±1, lo, hi).
+    """
+    j = data["section"]
+    if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < m:
+        fail(f"section must be an integer in [0, {m - 1}]")
+    if len(data["box_lo"]) != m or len(data["box_hi"]) != m:
+        fail(f"box_lo and box_hi must have m = {m} entries")
+    lo, hi, c = [rat(x) for x in data["box_lo"]], [rat(x) for x in data["box_hi"]], rat(data["level"])
+    if any(a > b for a, b in zip(lo, hi)):
+        fail("box_lo must not exceed box_hi")
+    if lo[j] != c or hi[j] != c:
+        fail("the box must lie on the section: box_lo and box_hi equal the level in the section's coordinate")
+    return j, c, 1 if data["sense"] == "increasing" else -1, lo, hi
 
 
 def box_column(lo, hi):

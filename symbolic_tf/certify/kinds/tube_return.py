@@ -40,7 +40,7 @@ from ..check import kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat
 from .replay import Field, int_in, replay_stored, svec_pairs, tube_problem
-from .section import box_matrix, column_inside, crossing_of_states
+from .section import box_matrix, column_inside, crossing_of_states, section_data
 
 KIND = "tube-return"
 _MAX_D = 4
@@ -98,18 +98,9 @@ def check_tube_return(cert, problem):
     data = cert.data
     d = problem.d
     m = len(svec_pairs(d))
-    section = int_in(data["section"], "section", 0, m - 1, _bad)
     int_in(data["order"], "order", 1, _MAX_ORDER, _bad)
     int_in(data["tube_prec"], "tube_prec", 53, 4096, _bad)
-    if len(data["box_lo"]) != m or len(data["box_hi"]) != m:
-        _bad(f"box_lo and box_hi must have m = {m} entries")
-    lo, hi = [rat(x) for x in data["box_lo"]], [rat(x) for x in data["box_hi"]]
-    c = rat(data["level"])
-    if any(a > b for a, b in zip(lo, hi)):
-        _bad("box_lo must not exceed box_hi")
-    if lo[section] != c or hi[section] != c:
-        _bad("the box must lie on the section: box_lo and box_hi equal the level in the section's coordinate")
-    sense = 1 if data["sense"] == "increasing" else -1
+    section, _c, sense, lo, hi = section_data(data, m, _bad)
     _leg(pairs, F, S0, data, data["steps"], section, sense, lo, hi, "Σ₀")
     with working_precision(int(data["tube_prec"])):
         B = box_matrix(lo, hi, d)
