@@ -77,6 +77,29 @@ def _times(steps, name):
     return ts
 
 
+def return_bracket(s1, u1, mu, sigma):
+    """Balls bounding T* = t₁ + Σ_k u_kσ_k from below and above (check 4): lower(s₁) +
+    lower(u₁)·lower(σ)/(1 − lower(μ)) and upper(s₁) + upper(u₁)·upper(σ)/(1 − upper(μ)); the expression
+    increases in each of u₁, σ, μ on u₁, σ > 0, 0 < μ < 1.
+
+    Parameters
+    ----------
+    s1, u1 : flint.arb
+        The first crossing's time and size u = 1/tr Σ.
+    mu, sigma : flint.arb
+        The return's size ratio (0 < μ < 1) and elapsed time per unit size (σ > 0).
+
+    Returns
+    -------
+    tuple of (flint.arb, flint.arb)
+        The derived lower and upper bounds of T*.
+    """
+    def at(end):
+        return flint.arb(end(s1)) + flint.arb(end(u1)) * flint.arb(end(sigma)) / (1 - flint.arb(end(mu)))
+
+    return at(arb_lower), at(arb_upper)
+
+
 def _leg(field, Z0, steps, name, data, section, sense, lo, hi, m):
     """Replay one projective tube; its crossing enclosure (X part inside B) as (E, u, s) balls."""
     ts = _times(steps, name)
@@ -135,8 +158,4 @@ def check_rotation_return(cert, problem):
         mu, sigma = _leg(field, B, data["return_steps"], "the box", data, section, sense, lo, hi, m)
         if not (u1 > 0 and mu > 0 and mu < 1 and sigma > 0):
             _bad("the returns must shrink the size: need u₁ > 0, 0 < μ < 1 and σ > 0 at the crossings")
-        lo_T = flint.arb(arb_lower(s1)) + flint.arb(arb_lower(u1)) * flint.arb(arb_lower(sigma)) / (
-            1 - flint.arb(arb_lower(mu)))
-        hi_T = flint.arb(arb_upper(s1)) + flint.arb(arb_upper(u1)) * flint.arb(arb_upper(sigma)) / (
-            1 - flint.arb(arb_upper(mu)))
-        return "PROVED", bracket_claim(data, lo_T, hi_T, _bad)
+        return "PROVED", bracket_claim(data, *return_bracket(s1, u1, mu, sigma), _bad)

@@ -22,7 +22,6 @@ import time
 import flint
 import numpy as np
 
-from ...exact.ball import arb_lower, arb_upper
 from ...exact.precision import working_precision
 from ...exact.rational import dyadic, frac_str
 from ...spec.verdict import UNDECIDED, Verdict
@@ -139,6 +138,7 @@ def _find(problem, prec, seconds, horizon, t0) -> Verdict:
     from ..claims import Claim, Quantifier
     from ..kinds.projective import ProjectiveSeries, projective_start
     from ..kinds.replay import start_state
+    from ..kinds.rotation_return import return_bracket
     from ..kinds.section import box_matrix
     from .float_field import FloatField
     from .lyapunov import certify_and_check, stored_bracket
@@ -162,6 +162,7 @@ def _find(problem, prec, seconds, horizon, t0) -> Verdict:
         return Verdict(UNDECIDED, claim0, reason=found, numerical={"seconds": time.perf_counter() - t0})
     j, c, point, mu_f = found
     numerical = {"section": j, "level": float(c), "float_size_ratio": float(mu_f)}
+
     def left():
         return seconds - (time.perf_counter() - t0)
 
@@ -199,11 +200,7 @@ def _find(problem, prec, seconds, horizon, t0) -> Verdict:
                            reason=f"the validated projective tube from Σ₀ did not cross the section inside the box: "
                                   f"{run.stop}")
         u1, s1 = first
-        lo_T = flint.arb(arb_lower(s1)) + flint.arb(arb_lower(u1)) * flint.arb(arb_lower(sigma)) / (
-            1 - flint.arb(arb_lower(mu)))
-        hi_T = flint.arb(arb_upper(s1)) + flint.arb(arb_upper(u1)) * flint.arb(arb_upper(sigma)) / (
-            1 - flint.arb(arb_upper(mu)))
-        T_lo, T_hi, width = stored_bracket(lo_T, hi_T)
+        T_lo, T_hi, width = stored_bracket(*return_bracket(s1, u1, mu, sigma))
     data = {"section": j, "level": frac_str(c), "sense": "increasing", "box_lo": [frac_str(x) for x in lo],
             "box_hi": [frac_str(x) for x in hi], "proj_steps": vec_str(run.times), "proj_order": _ORDER,
             "proj_apriori": "taylor", "return_steps": vec_str(back.times), "tube_prec": prec,
