@@ -28,8 +28,9 @@ the Taylor recurrence of Φₛ:
     s_{n+1} = u_n/(n+1),
 
 and the Jacobian of the order-k Taylor map by D_0 = I, D_{n+1} = Σ_{j≤n} G_jD_{n−j}/(n+1), where
-G_j is the j-th Taylor coefficient of DΦₛ(z(τ)) on the (X, u) block (the s row of the Jacobian is
-Σ_{n≥1} (u row of D_{n−1})·hⁿ/n, from s_n = u_{n−1}/n) (DΦₛ is polynomial in z, so G_j is a finite sum of
+G_j is the j-th Taylor coefficient of DΦₛ(z(τ)) on the (X, u) block, the orders above the first p
+with a small majorant tail ε replaced by ±ε (:func:`~.replay.jacobian_series`) (the s row of the
+Jacobian is Σ_{n≥1} (u row of D_{n−1})·hⁿ/n, from s_n = u_{n−1}/n, with ±|h|ε for its tail) (DΦₛ is polynomial in z, so G_j is a finite sum of
 products of the coefficients X_i, u_i, c_i): for the direction E of X,
 
     DΦₛ[E] = (DQ(X)[E] + u·L(E) − δc·X − c·E, −δc·u, 0),  δc = tr DQ(X)[E] + u·tr L(E),
@@ -40,7 +41,7 @@ from __future__ import annotations
 
 import flint
 
-from .replay import Field, replay_step, start_state, svec_pairs
+from .replay import Field, jacobian_terms, norm_f, replay_step, start_state, svec_pairs
 
 __all__ = ["ProjectiveSeries", "projective_start", "replay_projective", "projective_end"]
 
@@ -262,54 +263,104 @@ class ProjectiveSeries:
             trL = [(ellL * x[i])[0, 0] for i in range(k)]
         # G_j on the (X, u) block only: Φₛ's (X, u) part does not depend on s
         n_xu = m + 1
-        G = []
-        for j in range(k):
-            g = flint.arb_mat(n_xu, n_xu)
-            blk = op[j] - _identity(m) * c[j]
-            if Lop is not None:
-                blk = blk + Lop * u[j]
-            conv_x = x[j] * dc[0]
-            conv_u = dc[0] * u[j]
-            for i in range(1, j + 1):
-                conv_x += x[j - i] * dc[i]
-                conv_u += dc[i] * u[j - i]
-            blk = blk - conv_x
-            for a in range(m):
-                for b in range(m):
-                    g[a, b] = blk[a, b]
-                g[m, a] = -conv_u[0, a]
-            # the u column
-            uu = -c[j]
-            if Lop is not None:
-                ucol = Lop * x[j]
-                for i in range(j + 1):
-                    ucol = ucol - x[j - i] * trL[i]
-                    uu = uu - u[i] * trL[j - i]
-                for a in range(m):
-                    g[a, m] = ucol[a, 0]
-            g[m, m] = uu
-            G.append(g)
-        D = [_identity(n_xu)]
-        for n in range(k):
-            acc = G[0] * D[n]
-            for j in range(1, n + 1):
-                acc += G[j] * D[n - j]
-            D.append(acc / (n + 1))
-        block = D[k]
-        for n in reversed(range(k)):
+        G = _Variational(m, x, u, c, op, dc, Lop, trL)
+        D, eps = jacobian_terms(G, h, G.norms())
+        block = D[-1]
+        for n in reversed(range(len(D) - 1)):
             block = block * h + D[n]
-        # s = s_0 + Σ_{n≥1} u_{n−1}hⁿ/n: its row is Σ_{n≥1} (row u of D_{n−1})·hⁿ/n, and ∂s/∂s_0 = 1
+        # s = s_0 + Σ_{n≥1} u_{n−1}hⁿ/n: its row is Σ_{n≥1} (row u of D_{n−1})·hⁿ/n, and ∂s/∂s_0 = 1;
+        # the orders past jacobian_terms' p add at most |h|·ε to each entry (ε bounds Σ‖D_n‖|h|ⁿ)
         value = flint.arb_mat(m + 2, m + 2)
+        rad = flint.arb(0, eps.upper()) if eps != 0 else None
+        srad = flint.arb(0, (abs(h) * eps).upper()) if eps != 0 else None
         for a in range(n_xu):
             for b in range(n_xu):
-                value[a, b] = block[a, b]
+                value[a, b] = block[a, b] if rad is None else block[a, b] + rad
         hp = h
-        for n in range(1, k + 1):
+        for n in range(1, min(len(D), k) + 1):
             for b in range(n_xu):
                 value[m + 1, b] += D[n - 1][m, b] * hp / n
             hp = hp * h
+        if srad is not None:
+            for b in range(n_xu):
+                value[m + 1, b] += srad
         value[m + 1, m + 1] = 1
         return value
+
+
+class _Variational:
+    """The Taylor coefficients G_j of DΦₛ(z(τ)) on the (X, u) block (the jacobian's docstring),
+    built on demand (:func:`~.replay.jacobian_terms` reads only the first few), with bounds of
+    their Frobenius norms from the parts' norms."""
+
+    def __init__(self, m, x, u, c, op, dc, Lop, trL):
+        self.m, self.x, self.u, self.c, self.op, self.dc, self.Lop, self.trL = m, x, u, c, op, dc, Lop, trL
+        self._built = {}
+
+    def __len__(self):
+        return len(self.c)
+
+    def __getitem__(self, j):
+        if j not in self._built:
+            self._built[j] = self._build(j)
+        return self._built[j]
+
+    def _build(self, j):
+        m, x, u, c, op, dc, Lop, trL = self.m, self.x, self.u, self.c, self.op, self.dc, self.Lop, self.trL
+        blk = op[j] - _identity(m) * c[j]
+        if Lop is not None:
+            blk = blk + Lop * u[j]
+        conv_x = x[j] * dc[0]
+        conv_u = dc[0] * u[j]
+        for i in range(1, j + 1):
+            conv_x += x[j - i] * dc[i]
+            conv_u += dc[i] * u[j - i]
+        blk = (blk - conv_x).entries()
+        # the u column
+        uu = -c[j]
+        ucol = [flint.arb(0)] * m
+        if Lop is not None:
+            col = Lop * x[j]
+            for i in range(j + 1):
+                col = col - x[j - i] * trL[i]
+                uu = uu - u[i] * trL[j - i]
+            ucol = col.entries()
+        rows = []
+        for a in range(m):
+            rows.extend(blk[a * m:(a + 1) * m])
+            rows.append(ucol[a])
+        rows.extend(-e for e in conv_u.entries())
+        rows.append(uu)
+        return flint.arb_mat(m + 1, m + 1, rows)
+
+    def norms(self):
+        """Upper bounds g_j ≥ ‖G_j‖_F: the Frobenius norm of a block matrix is at most the sum of
+        its blocks' norms, ‖x·dc‖_F = ‖x‖‖dc‖ for an outer product, and the triangle inequality on
+        each block's sum (:meth:`_build`)."""
+        m, k = self.m, len(self)
+        nx = [norm_f(v) for v in self.x]
+        ndc = [norm_f(v) for v in self.dc]
+        au = [_up(v) for v in self.u]
+        ac = [_up(v) for v in self.c]
+        nL = norm_f(self.Lop) if self.Lop is not None else None
+        atr = [_up(v) for v in self.trL] if self.Lop is not None else None
+        root_m = flint.arb(m).sqrt()
+        out = []
+        for j in range(k):
+            g = norm_f(self.op[j]) + root_m * ac[j] + ac[j]
+            for i in range(j + 1):
+                g += nx[j - i] * ndc[i] + ndc[i] * au[j - i]
+            if nL is not None:
+                g += au[j] * nL + nL * nx[j]
+                for i in range(j + 1):
+                    g += atr[i] * nx[j - i] + au[i] * atr[j - i]
+            out.append(_up(g))
+        return out
+
+
+def _up(x):
+    """An exact upper bound of |x| (+inf when x is not finite)."""
+    return flint.arb(abs(x).upper()) if x.is_finite() else flint.arb("inf")
 
 
 def _tr(X):

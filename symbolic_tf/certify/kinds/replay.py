@@ -17,7 +17,8 @@ part of the kinds' definitions and recomputed here with this module's own code. 
   σ_{n+1} = (M_n + M_nᵀ)/(n+1), M_n = Fσ_n + Σ_h Σ_{j≤n} C_h σ_j A_h σ_{n−j};
 * "direct": S ← T_k(S) + Z.  "qr": with the parallelepiped c + B·r ∋ svec Σ and the hull
   H = S ∪ {c}, svec Σ(t_i) ∈ W + ([DT_k](H)·B)·r, W = svec(T_k(c) + Z) (the Jacobian from the
-  variational recurrence δM_n = Fδσ_n + Σ_h Σ_j (C_h δσ_j A_h σ_{n−j} + C_h σ_j A_h δσ_{n−j}));
+  variational recurrence δM_n = Fδσ_n + Σ_h Σ_j (C_h δσ_j A_h σ_{n−j} + C_h σ_j A_h δσ_{n−j}),
+  its orders above the first p with a majorant tail ε ≤ 2⁻³² replaced by ±ε, :func:`jacobian_series`);
   c' = mid W, B' = the Q of a float Householder QR of mid([DT_k]B) (columns ordered by
   length·width(r); any invertible B' is sound), r' = (B'⁻¹[DT_k]B)·r + B'⁻¹(W − c') with a ball
   inverse of the exact point matrix B', and S ← box(c' + B'r') ∩ (T_k(H) + Z).
@@ -57,7 +58,8 @@ from ..claims import Claim, Quantifier
 from .krawczyk_box import initial_cov, rat
 
 __all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "start_state", "TubeState",
-           "svec_basis", "svec_pairs", "int_in", "step_range"]
+           "svec_basis", "svec_pairs", "int_in", "step_range", "jacobian_series",
+           "jacobian_terms", "JACOBIAN_TAIL", "norm_f"]
 
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
 
@@ -361,7 +363,8 @@ class Field:
 
     def jacobian(self, sig, h):
         """svec Jacobian of the order-k Taylor map over the box sig[0]: with D_0 = I,
-        D_{n+1} = (drift·D_n + Σ_{j≤n} Op(σ_{n−j})·D_j)/(n + 1), the result is Σ_n D_n hⁿ.
+        D_{n+1} = (drift·D_n + Σ_{j≤n} Op(σ_{n−j})·D_j)/(n + 1), the result is Σ_n D_n hⁿ
+        (:func:`jacobian_series` with G_0 = Op(σ_0) + drift, G_j = Op(σ_j)).
 
         Parameters
         ----------
@@ -379,14 +382,137 @@ class Field:
         lin, drift = self.operators(d)
         m = lin.ncols()
         k = len(sig) - 1
-        op = [flint.arb_mat(m, m, (lin * _to_svec(s)).entries()) for s in sig[:k]]
-        D = [_identity(m)]
-        for n in range(k):
-            acc = None if drift is None else drift * D[n]
-            for j in range(n + 1):
-                acc = _acc(acc, op[n - j] * D[j])
-            D.append(acc / (n + 1))
-        return _poly(D, h)
+        G = [flint.arb_mat(m, m, (lin * _to_svec(s)).entries()) for s in sig[:k]]
+        if drift is not None:
+            G[0] = G[0] + drift
+        return jacobian_series(G, h)
+
+
+#: the tail Σ_{p<n≤k} D_n hⁿ of :func:`jacobian_series` is bounded by a majorant once it is below this
+JACOBIAN_TAIL = flint.fmpq(1, 2 ** 32)
+
+
+def norm_f(M):
+    """An exact upper bound of the Frobenius norm of every point matrix in the ball matrix M
+    (submultiplicative, and a bound of every entry's modulus); +inf when it is not finite.
+
+    Parameters
+    ----------
+    M : flint.arb_mat
+        The ball matrix.
+
+    Returns
+    -------
+    flint.arb
+        The bound.
+    """
+    sq = _trace(M.transpose() * M)
+    if not sq.is_finite():
+        return flint.arb("inf")
+    return flint.arb(flint.arb(sq.upper()).sqrt().upper())
+
+
+def _trace(M):
+    acc = M[0, 0]
+    for i in range(1, M.nrows()):
+        acc += M[i, i]
+    return acc
+
+
+def jacobian_series(G, h):
+    """An enclosure of J = Σ_{n=0}^{k} D_n hⁿ, where D_0 = I and D_{n+1} = Σ_{j≤n} G_j D_{n−j}/(n + 1)
+    (k = len(G)): the Jacobian of an order-k Taylor map whose variational field has the Taylor
+    coefficients G_j.  Part of the kinds' definitions (the search calls the same function).
+
+    The D_n are computed in balls for n ≤ p and the rest is bounded by a majorant
+    (:func:`jacobian_terms`), so J ∈ Σ_{n≤p} D_n hⁿ + [±ε] entrywise.
+
+    Parameters
+    ----------
+    G : list of flint.arb_mat
+        G_0, …, G_{k−1}, square, of one size.
+    h : flint.arb
+        The step length.
+
+    Returns
+    -------
+    flint.arb_mat
+        The ball Jacobian.
+    """
+    D, eps = jacobian_terms(G, h)
+    J = _poly(D, h)
+    if eps == 0:
+        return J
+    rad = flint.arb(0, eps.upper())
+    return flint.arb_mat(J.nrows(), J.ncols(), [x + rad for x in J.entries()])
+
+
+def jacobian_terms(G, h, norms=None):
+    """The terms D_0, …, D_p of :func:`jacobian_series` in balls, and ε with
+    ‖Σ_{p<n≤k} D_n hⁿ‖_F ≤ Σ_{p<n≤k} ‖D_n‖_F|h|ⁿ ≤ ε.
+
+    With g_j ≥ ‖G_j‖_F and δ_n ≥ ‖D_n‖_F (the computed balls' bound for n ≤ p),
+    δ_{n+1} = Σ_{j≤n} g_jδ_{n−j}/(n + 1) bounds ‖D_{n+1}‖_F by induction (the Frobenius norm is
+    submultiplicative), and every entry of a matrix is at most its Frobenius norm in modulus.  p is
+    the first of the orders 6, 9, 12, 15 with ε ≤ :data:`JACOBIAN_TAIL`, else p = k and ε = 0.
+    The tail only widens the ball Jacobian, which multiplies the parallelepiped's (tiny) coordinates
+    in Lohner's step, so a small ε costs nothing measurable; the saving is the O(k²) matrix
+    products of the orders above p.
+
+    Parameters
+    ----------
+    G : sequence of flint.arb_mat
+        G_0, …, G_{k−1}, square, of one size (any object with ``len`` and indexing: G_j is read
+        only for j ≤ p, so a lazy sequence saves building the others).
+    h : flint.arb
+        The step length.
+    norms : list of flint.arb or None
+        Upper bounds g_j ≥ ‖G_j‖_F of every point matrix in G_j (default: the balls' bounds).
+
+    Returns
+    -------
+    tuple of (list of flint.arb_mat, flint.arb)
+        [D_0, …, D_p] and the exact bound ε (0 when p = k).
+    """
+    k = len(G)
+    D = [_identity(G[0].nrows())]
+    g, delta = norms, [flint.arb(G[0].nrows()).sqrt()]
+    habs = flint.arb(abs(h).upper())
+    for n in range(k):
+        if n in _TAIL_TRIES:
+            if g is None:
+                g = [norm_f(G[j]) for j in range(k)]
+            delta.extend(norm_f(Dn) for Dn in D[len(delta):])
+            eps = _majorant_tail(g, delta, habs)
+            if eps <= JACOBIAN_TAIL:
+                return D, eps
+        acc = G[0] * D[n]
+        for j in range(1, n + 1):
+            acc += G[j] * D[n - j]
+        D.append(acc / (n + 1))
+    return D, flint.arb(0)
+
+
+_TAIL_TRIES = (6, 9, 12, 15)   # the orders p at which jacobian_terms tries the majorant tail
+
+
+def _majorant_tail(g, delta, habs):
+    """ε = Σ_{p<n≤k} δ_n|h|ⁿ with δ_0..δ_p given and δ_{n+1} = Σ_{j≤n} g_jδ_{n−j}/(n + 1) beyond
+    (:func:`jacobian_series`); an exact arb upper bound (+inf when a norm is infinite)."""
+    k = len(g)
+    delta = list(delta)
+    eps = flint.arb(0)
+    hp = habs ** len(delta)
+    for n in range(len(delta) - 1, k):
+        nxt = flint.arb(0)
+        for j in range(n + 1):
+            nxt += g[j] * delta[n - j]
+        delta.append(nxt / (n + 1))
+        eps += delta[-1] * hp
+        hp = hp * habs
+    if not eps.is_finite():
+        return flint.arb("inf")
+    return flint.arb(eps.upper())
 
 
 def _poly(coeffs, h):
