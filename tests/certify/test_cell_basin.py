@@ -21,6 +21,9 @@ from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 from cellcase import cell_of   # tests/certify/cellcase.py
 
+# its module-scoped fixtures are expensive: keep the module on one xdist worker (--dist loadgroup)
+pytestmark = pytest.mark.xdist_group("cell-basin")
+
 REF = map_specs(True)["c_reference_disk"]     # reference experiment 6: general V, no drift, trace-one disk
 
 

@@ -17,6 +17,9 @@ from symbolic_tf.numeric.reference import reference_solve_problem
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 
+# its module-scoped fixtures are expensive: keep the module on one xdist worker (--dist loadgroup)
+pytestmark = pytest.mark.xdist_group("ray")
+
 I2 = [[1, 0], [0, 1]]
 
 

@@ -17,6 +17,9 @@ from symbolic_tf.numeric.reference import reference_solve_problem
 from symbolic_tf.spec import parse_problem
 from symbolic_tf.spec.errors import CertificationFailed, InvalidParameters
 
+# its module-scoped fixtures are expensive: keep the module on one xdist worker (--dist loadgroup)
+pytestmark = pytest.mark.xdist_group("validated")
+
 
 def _s(M):
     return [[str(x) for x in r] for r in M]

@@ -50,6 +50,9 @@ from symbolic_tf.certify.claims import PROPERTIES, REGIME_SUBJECTS, Claim, Quant
 from symbolic_tf.spec.errors import CertificationFailed, SymtfError
 from symbolic_tf.spec.problem import parse_problem
 
+# its module-scoped fixtures are expensive: keep the module on one xdist worker (--dist loadgroup)
+pytestmark = pytest.mark.xdist_group("tampering")
+
 # CPU seconds per hostile case (load + check): a guard against work blow-ups (huge integers, endless
 # loops), not a performance assertion — CPU time, generous, so a loaded machine does not fail it
 TIME_LIMIT = 10.0
