@@ -15,7 +15,7 @@ from ...exact.ball import arb_lower, arb_upper
 from ...exact.rational import dyadic, dyadic_matrix_str, frac_str, round_out
 
 __all__ = ["tube_summary", "tube_missed", "LyapunovGuess", "lyapunov_guess", "robust_lyapunov_guess", "ellipsoid_radii", "ellipsoid_fields", "Throttle", "stored_bracket",
-           "tube_fields", "certify_and_check", "caller_rechecks"]
+           "tube_fields", "certify_and_check", "caller_rechecks", "rechecked_by_caller"]
 
 
 class LyapunovGuess:
@@ -286,6 +286,17 @@ def caller_rechecks():
         _CALLER_RECHECKS.reset(token)
 
 
+def rechecked_by_caller() -> bool:
+    """Whether the current search runs inside :func:`caller_rechecks` (so it may skip its own check).
+
+    Returns
+    -------
+    bool
+        True inside the block.
+    """
+    return _CALLER_RECHECKS.get()
+
+
 def tube_summary(tube) -> dict:
     """The float diagnostics every tube search reports about its tube.
 
@@ -378,7 +389,7 @@ def certify_and_check(problem, kind, claim, data, note, numerical, t0, argument,
 
     cert = Certificate.for_problem(problem, kind, claim, PROVED, data, notes=[note])
     t2 = time.perf_counter()
-    if _CALLER_RECHECKS.get():  # inside prove(): the caller runs the checker on this certificate
+    if rechecked_by_caller():  # inside prove(): the caller runs the checker on this certificate
         numerical.update(check_seconds=0.0, check="left to the caller (routes.prove re-checks)",
                          seconds=time.perf_counter() - t0)
         return Verdict(PROVED, claim.text(), argument, evidence=dict(evidence, certificate=cert.to_dict()),
