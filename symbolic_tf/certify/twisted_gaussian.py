@@ -60,7 +60,7 @@ __all__ = ["rank_one_second_variation", "twisted_gaussian_witness", "small_gauss
            "rotation_scaling_sign_term", "rotation_scaling_witness", "small_gaussian_witness",
            "finite_gaussian_witness", "free_direction_witness", "boundary_plane_curvature",
            "boundary_witness", "symmetric_convexity_certificate", "twisted_gaussian_convexity",
-           "twisted_gaussian_convexity_every_v", "SYMMETRIC_THEOREM", "SYMMETRIC_PROOFS", "EVERY_V_CLAIM",
+           "twisted_gaussian_convexity_every_v", "SYMMETRIC_THEOREM", "SYMMETRIC_PROOFS", "SINGULAR_PROOFS", "EVERY_V_CLAIM",
            "EVERY_CURVE_CLAIM", "gaussian_convexity_every_curve", "rank_one_curve_witness", "small_curve_witness"]
 
 KIND = "twisted-gaussian-nonconvexity"
@@ -207,6 +207,9 @@ SYMMETRIC_THEOREM = "twisted-symmetric-convexity"
 SYMMETRIC_PROOFS = ("energy-second-variation", "twisted-symmetric-similarity", "similarity-sign-term",
                     "twisted-symmetric-derivatives", "twisted-geodesic-first-derivative",
                     "twisted-geodesic-second-derivative")
+#: for a singular A: the determinant identity by Sylvester's rule replaces the similarity by R⁻¹
+SINGULAR_PROOFS = ("energy-second-variation", "twisted-semidefinite-determinant", "twisted-symmetric-derivatives",
+                   "twisted-geodesic-first-derivative", "twisted-geodesic-second-derivative")
 CONVEX_CLAIM = ("the softmax energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) is convex (d²E/ds² ≥ 0) along every "
                 "twisted geodesic Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ, B = Bᵀ, through every Σ ≻ 0 of finite energy")
 
@@ -1173,7 +1176,8 @@ def gaussian_convexity_every_curve(A) -> Verdict:
         if cert is not None:
             return Verdict(PROVED, EVERY_CURVE_CLAIM, "matrix-form theorem: E''/E as a sum of five non-negative traces "
                                                      "(twisted-gaussian-convexity)",
-                           evidence={"certificate": cert, "theorem": SYMMETRIC_THEOREM, "proofs": list(SYMMETRIC_PROOFS)},
+                           evidence={"certificate": cert, "theorem": SYMMETRIC_THEOREM,
+                                     "proofs": list(SYMMETRIC_PROOFS if Aq.det() != 0 else SINGULAR_PROOFS)},
                            reason=f"A = Aᵀ {cert['claim']['params']['definite']}")
     w = rank_one_curve_witness(Aq)
     if w is not None:

@@ -14,12 +14,12 @@ import sympy as sp
 
 from symbolic_tf.certify.check import check
 from symbolic_tf.certify.matrix_proofs import library as L
-from symbolic_tf.certify.matrix_proofs.build import I, S, T, add, ddt, inv, mul, num, sub, tr
+from symbolic_tf.certify.matrix_proofs.build import I, S, T, add, ddt, inv, logdet, mul, neg, num, sub, tr
 from symbolic_tf.certify.matrix_proofs.certificates import identity_certificate, search_witness, witness_certificate
 from symbolic_tf.certify.matrix_proofs.order import replay_theorem, stored_theorem
 from symbolic_tf.certify.matrix_proofs.replay import check_witness, guard, replay
 from symbolic_tf.certify.matrix_proofs.rules import Context, apply_rule
-from symbolic_tf.certify.matrix_proofs.terms import Decl, evaluate, normal, padd, to_term
+from symbolic_tf.certify.matrix_proofs.terms import Decl, evaluate, evaluate_logs, normal, padd, to_term
 from symbolic_tf.exact.rational import qmat
 from symbolic_tf.spec.errors import CertificationFailed
 
@@ -118,6 +118,40 @@ def test_push_through_both_directions():
             assert _val(left, env, n) == _val(right, env, n)
         except ZeroDivisionError:
             pass
+
+
+def test_sylvester_rewrites_log_det_and_its_identity_holds_exactly():
+    """det(I + XY) = det(I + YX) exactly at random rational points, d = 1…5, for square X, Y and for
+    X (d×1), Y (1×d) (then I + YX is 1×1); the rule rewrites log det(I + XY) to log det(I + YX),
+    leaves log det(I + YX) alone when asked for I + XY, and the guard's formal log values agree."""
+    rng = random.Random(17)
+    for X, Y in ((S("A"), mul(num(3), S("B"))), (S("X"), S("Y")), (S("A"), neg(mul(S("S"), S("P"), S("A"))))):
+        left = normal(logdet(add(I, mul(X, Y))), DECL)
+        right = normal(logdet(add(I, mul(Y, X))), DECL)
+        assert apply_rule("sylvester", left, CTX, {"X": X, "Y": Y}) == right
+        assert apply_rule("sylvester", right, CTX, {"X": X, "Y": Y}) == right   # not of the form I + XY
+        for n in DIMS:
+            for _ in range(3):
+                env = _env(rng, n)
+                xy = evaluate(normal(add(I, mul(X, Y)), DECL), env, DECL, n)
+                yx = evaluate(normal(add(I, mul(Y, X)), DECL), env, DECL, n)
+                assert xy.det() == yx.det()
+                if xy.det() > 0:
+                    assert evaluate_logs(left, env, DECL, n) == evaluate_logs(right, env, DECL, n)
+    with pytest.raises(CertificationFailed):
+        apply_rule("sylvester", left, CTX, {"X": S("A")})
+
+
+def test_the_semidefinite_determinant_proof_rejects_a_wrong_conclusion():
+    """``twisted-semidefinite-determinant`` replays; with the right-hand side I − (RΣR)² replaced by
+    I − RΣRΣ (the similarity's product without its R's) it does not."""
+    doc = L.proof("twisted-semidefinite-determinant")
+    replay(json.loads(json.dumps(doc)))
+    bad = copy.deepcopy(doc)
+    bad["rhs"] = ["logdet", ["+", ["I"], ["*", ["num", "-1"], ["*", ["sym", "R"], ["sym", "Sigma"], ["sym", "R"],
+                                                                 ["sym", "Sigma"]]]]]
+    with pytest.raises(CertificationFailed):
+        replay(bad)
 
 
 def test_inverse_product_and_insert_inverse():

@@ -438,6 +438,15 @@ def test_every_curve_is_decided_for_singular_A_too(A, status, kind):
         d = {k: qmat(cert["data"][k]) for k in ("A", "N", "Sigma")}
         assert _curve_second_variation_sign(_sp(d["A"]), _sp(d["N"]), _sp(d["Sigma"])) == -1
         assert _finite(_sp(d["A"]), _sp(d["Sigma"]))
+    else:   # a singular A rests on Sylvester's identity (a replayed proof) instead of the similarity by R⁻¹
+        from symbolic_tf.certify.matrix_proofs import library as ML
+        from symbolic_tf.certify.matrix_proofs.replay import replay
+
+        singular = qmat(A).det() == 0
+        assert ("twisted-semidefinite-determinant" in ver.evidence["proofs"]) == singular
+        assert ("twisted-symmetric-similarity" in ver.evidence["proofs"]) == (not singular)
+        for name in ver.evidence["proofs"]:
+            replay(ML.proof(name))
 
 
 @pytest.mark.parametrize("A", [[[1, 1], [1, 1]], [[2, 1, 0], [1, 1, 0], [0, 0, 0]], [[-1, 0], [0, 0]]])

@@ -18,10 +18,10 @@ Since N is arbitrary in the theorem, the claim holds along every curve (I + sN)�
 
 *A singular, symmetric semidefinite* (±A = R², R = Rᵀ ⪰ 0 singular): there is no twisted metric
 (VA⁻¹ does not exist), and the claim is convexity along every curve Σ_s = (I + sN)Σ(I + sN)ᵀ.  The
-similarity by R⁻¹ is replaced by Sylvester's identity det(I − UV) = det(I − VU) with U = R,
-V = RΣ_sRRΣ_s: det X_s = det W_s for every s, so E(Σ_s) = ½det(W_s)^{-1/2} and
-``energy-second-variation`` applies to W_s directly; the theorem's facts never use R⁻¹, and the
-domain is still W ≻ 0.  (Sylvester's identity is the one step here that is not a replayed proof.)
+similarity by R⁻¹ is replaced by Sylvester's identity det(I + XY) = det(I + YX) with X = R,
+Y = −RΣ_sRRΣ_s: det X_s = det W_s for every s (the replayed proof ``twisted-semidefinite-determinant``,
+rule ``sylvester``), so E(Σ_s) = ½det(W_s)^{-1/2} and ``energy-second-variation`` applies to W_s
+directly; the theorem's facts never use R⁻¹, and the domain is still W ≻ 0.
 
 The data name the stored theorem (``symbolic_tf/certify/matrix_proofs/theorems/<name>.json``)
 and its SHA-256; the checker replays it (:func:`symbolic_tf.certify.matrix_proofs.order.stored_theorem`)

@@ -698,9 +698,31 @@ def twisted_symmetric_similarity():
     return p.step("symmetric", names=["A"]).step("substitute", equation=0).step("cancel").done()
 
 
+def twisted_semidefinite_determinant():
+    """For A = R² with R symmetric — R may be singular — det(I − AᵀΣAΣ) = det(I − Y²) with Y = RΣR,
+    by Sylvester's determinant identity det(I + XY) = det(I + YX) with X = R, Y = −RΣRRΣ (the rule
+    ``sylvester``), written for log det.  It replaces the similarity by R⁻¹
+    (``twisted-symmetric-similarity``) when A is singular semidefinite: E = ½det(W)^{-1/2},
+    W = I − Y² (A = −R² gives the same product; docs/mathematics.md §7).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    R = S("R")
+    p = Proof("A = R², R = Rᵀ (possibly singular): log det(I − AᵀΣAΣ) = log det(I − (RΣR)(RΣR))",
+              {"A": dd, "R": dd, "Sigma": dd},
+              logdet(sub(I, mul(T(A), Sg, A, Sg))), logdet(sub(I, mul(R, Sg, R, R, Sg, R))),
+              symmetric=["Sigma", "R", "A"], positive=["Sigma"], equations=[(A, mul(R, R))])
+    return (p.step("symmetric", names=["A"]).step("substitute", equation=0)
+            .step("sylvester", X=R, Y=neg(mul(R, Sg, R, R, Sg))).done())
+
+
 _BUILDERS = {
     "twisted-geodesic-second-derivative": twisted_geodesic_second_derivative,
     "twisted-symmetric-similarity": twisted_symmetric_similarity,
+    "twisted-semidefinite-determinant": twisted_semidefinite_determinant,
     "inverse-identity-vI": inverse_identity_vI,
     "logdet-second-derivative": logdet_second_derivative,
     "closed-form-vI": closed_form_vI,

@@ -33,7 +33,7 @@ import flint
 
 from ...spec.errors import CertificationFailed
 from .rules import Context, apply_rule
-from .terms import Decl, Unevaluable, evaluate, normal, render_poly, typecheck
+from .terms import Decl, Unevaluable, evaluate, evaluate_logs, normal, render_poly, typecheck
 
 __all__ = ["Statement", "replay", "guard", "statement_params", "check_witness",
            "MAX_STEPS"]
@@ -316,7 +316,7 @@ def target_shape(st, name, n):
 
 
 def _value(p, env, st, n, shape):
-    return evaluate(p, env, st.decl, n, n + 1, shape=shape)
+    return evaluate_logs(p, env, st.decl, n, n + 1, shape=shape)
 
 
 def guard(doc, dims=range(1, 7), seed: int | None = None, tries: int = 6) -> dict:

@@ -17,6 +17,9 @@ checker recomputes each step.  The rules and the identities they use (docs/mathe
 ``inverse_inverse``  (X⁻¹)⁻¹ = X
 ``push_through``     X(I + YX)⁻¹ = (I + XY)⁻¹X for any X (m×n), Y (n×m); args ``X``, ``Y``,
                      ``direction`` ("right": the left-hand form is rewritten, "left": the converse)
+``sylvester``        log det(I + XY) = log det(I + YX) for any X (m×n), Y (n×m) (Sylvester's
+                     determinant identity det(I_m + XY) = det(I_n + YX), so one side is defined
+                     exactly when the other is); args ``X``, ``Y``: every log det(I + XY) is rewritten
 ``trace``            linearity tr(Σ cᵢWᵢ) = Σ cᵢ tr(Wᵢ), tr(I) = d, cyclicity tr(XY) = tr(YX)
                      (each word is rotated to its least rotation)
 ``trace_transpose``  tr(W) = tr(Wᵀ) (the least of the two forms, for words of symbol letters)
@@ -490,6 +493,44 @@ def r_push_through(p, ctx, args):
     return _everywhere(p, fn)
 
 
+def r_sylvester(p, ctx, args):
+    """Rule ``sylvester``: log det(I + XY) = log det(I + YX) (Sylvester's determinant identity
+    det(I_m + XY) = det(I_n + YX) for X m×n, Y n×m; the two determinants are equal, so one log det
+    is defined — det > 0 — exactly when the other is).
+
+    Parameters
+    ----------
+    p : dict
+        The normal form to rewrite.
+    ctx : Context
+        The declaration, symmetric symbols, equations and derivatives of the hypotheses.
+    args : dict
+        The rule arguments: ``{"X": term, "Y": term}``; every log det whose argument is the normal
+        form of I + XY becomes log det(I + YX).
+
+    Returns
+    -------
+    dict
+        The rewritten normal form (unchanged where the rule does not apply).
+    """
+    X = _term_arg(args, "X", ctx)
+    Y = _term_arg(args, "Y", ctx)
+    if not (X and Y):
+        raise CertificationFailed("matrix proof: sylvester needs nonzero X and Y")
+    source = ("ld", key(padd(ONE, pmul(X, Y))))
+    target = ("ld", key(padd(ONE, pmul(Y, X))))
+
+    def fn(q):
+        out = {}
+        for (s, w), c in q.items():
+            acc = {((), w): c}
+            for a in s:
+                acc = pmul({((target if a == source else a,), ()): Fraction(1)}, acc)
+            out = padd(out, acc)
+        return out
+    return _everywhere(p, fn)
+
+
 def _rotations(w):
     return [w[i:] + w[:i] for i in range(len(w))] or [w]
 
@@ -784,6 +825,7 @@ RULES = {
     "inverse_product": r_inverse_product,
     "inverse_inverse": r_inverse_inverse,
     "push_through": r_push_through,
+    "sylvester": r_sylvester,
     "trace": r_trace,
     "trace_transpose": r_trace_transpose,
     "differentiate": r_differentiate,

@@ -28,7 +28,7 @@ import flint
 from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 
-__all__ = ["Decl", "normal", "key", "unkey", "to_term", "render", "render_poly", "evaluate",
+__all__ = ["Decl", "normal", "key", "unkey", "to_term", "render", "render_poly", "evaluate", "evaluate_logs",
            "Unevaluable", "ONE", "inverse_atom", "transpose_atom", "typecheck", "is_zero", "padd", "pmul", "pscale", "MAX_DEPTH", "MAX_NODES"]
 
 MAX_DEPTH = 60
@@ -669,6 +669,53 @@ def evaluate(p, env: dict, decl: Decl, n: int, k: int | None = None, shape=None)
                 M = L if M is None else M * L
         total += M * coef
     return total
+
+
+def evaluate_logs(p, env: dict, decl: Decl, n: int, k: int | None = None, shape=None) -> dict:
+    """Like :func:`evaluate`, but a log det atom is kept as the formal symbol log q, q = the exact
+    determinant of its argument (which must be > 0): the value is {(q₁, …, q_r): M} (the sorted
+    q's of each product of log dets, M the exact matrix coefficient; zero coefficients dropped).
+    Two such values are compared formally, so the guard checks rules that map a log det to the log
+    det of a matrix with the same determinant (``sylvester``); log q₁ + log q₂ and log q₁q₂ count
+    as different here — no rule produces either.
+
+    Parameters
+    ----------
+    p : dict
+        A polynomial.
+    env : dict
+        Symbol name → value (``fmpq_mat`` for a matrix, ``fmpq`` for a scalar).
+    decl : Decl
+        The declared symbols.
+    n : int
+        The value of d.
+    k : int, optional
+        The value of k (default n).
+    shape : tuple of int, optional
+        The (rows, cols) of the result (default: from :func:`poly_shape`, else n×n).
+
+    Returns
+    -------
+    dict
+        The formal value; raises :class:`Unevaluable` on a d/dt atom or a log det of a matrix
+        whose determinant is not positive.
+    """
+    k = n if k is None else k
+    sh = shape or poly_shape(p, decl, n, k) or (n, n)
+    out: dict = {}
+    for (s, w), c in p.items():
+        logs = []
+        for a in s:
+            if a[0] == "ld":
+                D = evaluate(unkey(a[1]), env, decl, n, k).det()
+                if not D > 0:
+                    raise Unevaluable("log det of a matrix whose determinant is not positive")
+                logs.append(D)
+        rest = {(tuple(x for x in s if x[0] != "ld"), w): c}
+        M = evaluate(rest, env, decl, n, k, shape=sh)
+        tag = tuple(sorted(logs))
+        out[tag] = out[tag] + M if tag in out else M
+    return {t: M for t, M in out.items() if any(x != 0 for x in M.entries())}
 
 
 def _eval_scalar(a, env, decl, n, k):
