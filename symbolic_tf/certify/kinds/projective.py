@@ -30,8 +30,9 @@ the Taylor recurrence of Φₛ:
 and the Jacobian of the order-k Taylor map by D_0 = I, D_{n+1} = Σ_{j≤n} G_jD_{n−j}/(n+1), where
 G_j is the j-th Taylor coefficient of DΦₛ(z(τ)) on the (X, u) block, the orders above the first p
 with a small majorant tail ε replaced by ±ε (:func:`~.replay.jacobian_series`) (the s row of the
-Jacobian is Σ_{n≥1} (u row of D_{n−1})·hⁿ/n, from s_n = u_{n−1}/n, with ±|h|ε for its tail) (DΦₛ is polynomial in z, so G_j is a finite sum of
-products of the coefficients X_i, u_i, c_i): for the direction E of X,
+Jacobian is Σ_{n≥1} (u row of D_{n−1})·hⁿ/n, from s_n = u_{n−1}/n, with ±|h|ε for its tail)
+(DΦₛ is polynomial in z, so G_j is a finite sum of products of the coefficients X_i, u_i, c_i):
+for the direction E of X,
 
     DΦₛ[E] = (DQ(X)[E] + u·L(E) − δc·X − c·E, −δc·u, 0),  δc = tr DQ(X)[E] + u·tr L(E),
 
