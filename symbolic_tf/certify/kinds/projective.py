@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import flint
 
-from .replay import Field, jacobian_terms, norm_f, replay_step, start_state, svec_pairs
+from .replay import Field, jacobian_terms, norm_f, replay_step, start_state, svec_pairs, trace
 
 __all__ = ["ProjectiveSeries", "projective_start", "replay_projective", "projective_end"]
 
@@ -172,11 +172,11 @@ class ProjectiveSeries:
         X, u, _s = self.split(Z)
         QX = self._Q(X, X)
         QX = QX + QX.transpose()
-        c = _tr(QX)
+        c = trace(QX)
         top = QX
         if self.F is not None:
             LX = self._L(X)
-            c = c + u * _tr(LX)
+            c = c + u * trace(LX)
             top = top + LX * u
         return self.join(top - X * c, -c * u, u)
 
@@ -205,14 +205,14 @@ class ProjectiveSeries:
                 for Lft in left[j]:
                     acc = Lft * Xj if acc is None else acc + Lft * Xj
             Qn = acc + acc.transpose()
-            c = _tr(Qn)
+            c = trace(Qn)
             top = Qn
             if self.F is not None:
                 Ls.append(self._L(Xs[n]))
                 uL = Ls[n] * us[0]
                 for j in range(1, n + 1):
                     uL += Ls[n - j] * us[j]
-                c = c + _tr(uL)
+                c = c + trace(uL)
                 top = top + uL
             cs.append(c)
             cX, cu = Xs[n] * cs[0], cs[0] * us[n]
@@ -364,13 +364,6 @@ def _up(x):
     return flint.arb(abs(x).upper()) if x.is_finite() else flint.arb("inf")
 
 
-def _tr(X):
-    acc = X[0, 0]
-    for i in range(1, X.nrows()):
-        acc = acc + X[i, i]
-    return acc
-
-
 def _svec(X, up):
     return flint.arb_mat(len(up), 1, [X[i, j] for i, j in up])
 
@@ -396,7 +389,7 @@ def projective_start(field, S_end, fail):
     flint.arb_mat
         The initial state box.
     """
-    trS = _tr(S_end)
+    trS = trace(S_end)
     if not (trS > 0):
         fail("tr Σ(t_N) is not positive on the covariance tube's end box")
     u = 1 / trS

@@ -69,7 +69,7 @@ from ...spec.errors import CertificationFailed
 from ..check import kind
 from .krawczyk_box import rat, square
 from .projective import ProjectiveSeries, projective_start, replay_projective
-from .replay import bracket_claim, int_in, replay_stored, svec_basis, svec_pairs, tube_problem
+from .replay import bracket_claim, int_in, replay_stored, svec_basis, svec_pairs, trace, tube_problem
 
 KIND = "tube-ray"
 _MAX_ORDER = 60
@@ -79,10 +79,6 @@ _MAX_D = 6
 
 def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
-
-
-def _tr(X):
-    return sum((X[i, i] for i in range(X.nrows())), X[0, 0] * 0)
 
 
 class ProjectiveField:
@@ -170,12 +166,12 @@ class ProjectiveField:
         d = X.nrows()
         up = svec_pairs(d)
         QX, LX = self.Q(X), self.L(X)
-        trL = _tr(LX)
-        c = _tr(QX) + u * trL
+        trL = trace(LX)
+        c = trace(QX) + u * trL
         cols = []
         for E in basis:
             dQE, LE = self.dQ(X, E), self.L(E)
-            dc = _tr(dQE) + u * _tr(LE)
+            dc = trace(dQE) + u * trace(LE)
             top = dQE + LE * u - X * dc - E * c
             cols.append([top[i, j] for i, j in up] + [-u * dc])
         top = LX - X * trL
@@ -198,7 +194,7 @@ class ProjectiveField:
         flint.arb or flint.fmpq
             c(X, u).
         """
-        return _tr(self.Q(X)) + u * _tr(self.L(X))
+        return trace(self.Q(X)) + u * trace(self.L(X))
 
 
 def ellipsoid_data(data, centre_key, d, n, fail):
@@ -340,7 +336,7 @@ def check_ray_end(pairs, F, S_end, t_end, data, prec, fail):
         Lower and upper bounds of the blow-up time T* (t_N + u₁/c_hi, t_N + u₁/c_lo).
     """
     with working_precision(prec):
-        trS = _tr(S_end)
+        trS = trace(S_end)
         if not (trS > 0):
             fail("tr Σ(t_N) is not positive on the tube's end box")
         u1 = 1 / trS
@@ -383,7 +379,7 @@ def check_ray_state(pairs, F, X1, u1, t1, data, prec, fail):
     # 4. the residual of the (rational) ray point, exactly
     ex = ProjectiveField(pairs, F, flint.fmpq_mat)
     QX = ex.Q(Xs)
-    rX = QX - Xs * _tr(QX)
+    rX = QX - Xs * trace(QX)
     up = svec_pairs(d)
     rv = flint.fmpq_mat(m + 1, 1, [rX[i, j] for i, j in up] + [0])
     check_residual(rv, W, mu, rho, "the ray point", fail)
@@ -399,7 +395,7 @@ def check_ray_state(pairs, F, X1, u1, t1, data, prec, fail):
         else:
             check_contraction_pieces(bf, Xs, R, W, rho, mu, pieces, fail)
         c = bf.c(H, uH)
-        trH = _tr(H)
+        trH = trace(H)
         if not (c > 0):
             fail("the growth rate c = tr Q(X) + u·tr L(X) is not positive over the box")
         if not (trH > 0):

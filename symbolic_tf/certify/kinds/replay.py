@@ -59,7 +59,7 @@ from .krawczyk_box import initial_cov, rat
 
 __all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "start_state", "TubeState",
            "svec_basis", "svec_pairs", "int_in", "step_range", "jacobian_series",
-           "jacobian_terms", "JACOBIAN_TAIL", "norm_f"]
+           "jacobian_terms", "JACOBIAN_TAIL", "norm_f", "trace"]
 
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
 
@@ -406,16 +406,28 @@ def norm_f(M):
     flint.arb
         The bound.
     """
-    sq = _trace(M.transpose() * M)
+    sq = trace(M.transpose() * M)
     if not sq.is_finite():
         return flint.arb("inf")
     return flint.arb(flint.arb(sq.upper()).sqrt().upper())
 
 
-def _trace(M):
+def trace(M):
+    """tr M of a square arb or fmpq matrix.
+
+    Parameters
+    ----------
+    M : flint.arb_mat or flint.fmpq_mat
+        The matrix.
+
+    Returns
+    -------
+    flint.arb or flint.fmpq
+        The sum of its diagonal entries.
+    """
     acc = M[0, 0]
     for i in range(1, M.nrows()):
-        acc += M[i, i]
+        acc = acc + M[i, i]
     return acc
 
 
