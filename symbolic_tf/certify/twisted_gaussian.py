@@ -708,7 +708,8 @@ def boundary_plane_curvature(c, s, tau):
         σ₁''(0) = −2c²s²(3τ − 1)/(1 + τ),
 
     negative when cs ≠ 0 (x ≠ ±y) and τ > 1/3.  At A = C, Σ = rI (r → 1⁻) and V = NA, B = I,
-    (1 − r²)(t₁² + 2t₂ − 2t₃) → 4σ₁''(0) (docs/mathematics.md §7, "the converse").
+    (1 − r²)(t₁² + 2t₂ − 2t₃) → 4σ₁''(0) (docs/mathematics.md §7, "the converse"), verified
+    symbolically for every member by :func:`symbolic_tf.symbolic.twisted_boundary.boundary_plane_limit`.
 
     Parameters
     ----------
