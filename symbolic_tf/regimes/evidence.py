@@ -116,8 +116,8 @@ def scale_free_outlook(problem, T: float) -> dict | None:
     Returns
     -------
     dict or None
-        ``summary``, ``outcome`` ("blowup" when the reading is a blow-up, else "unfinished"),
-        ``scale_free`` (τ, t and log tr Σ at :data:`TAU_DECADES`, ρ, and the reading), or None when
+        ``summary``, ``scale_free`` (τ, t and log tr Σ at :data:`TAU_DECADES`, ρ and the reading;
+        or ``reached_T``) and, only when the reading is a blow-up, ``outcome`` = "blowup"; None when
         the continuation fails.
     """
     from scipy.integrate import solve_ivp
