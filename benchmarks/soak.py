@@ -88,6 +88,10 @@ def _one(args):
     rec["status"] = d.get("status")
     rec["regime"] = d.get("regime")
     rec["route"] = d.get("route") or "?"
+    if rec["status"] == "UNDECIDED":   # what the float integration saw (regimes.evidence), for the report
+        ev = d.get("numerical_evidence") or {}
+        rec["evidence"] = ev.get("summary")
+        rec["reading"] = (ev.get("scale_free") or {}).get("reading") or ev.get("outcome")
     t1 = time.perf_counter()
     signal.setitimer(signal.ITIMER_REAL, _TIMEOUT)
     try:
@@ -137,6 +141,7 @@ def main(argv=None):
     rows = defaultdict(lambda: defaultdict(int))
     times = defaultdict(list)
     false_proved, crashes, slow, contexts = [], [], [], defaultdict(int)
+    undecided = []
     tc = to = 0.0
     done = 0
     global _MIX
@@ -178,6 +183,9 @@ def main(argv=None):
                     (bar.write if bar else print)(msg)
             elif st == "CRASH":
                 crashes.append(rec)
+            if st in ("UNDECIDED", "TIMEOUT"):
+                undecided.append({k: rec.get(k) for k in ("i", "family", "d", "status", "t_classify", "reading",
+                                                          "evidence")})
             if "context" in rec:
                 contexts[rec["context"]] += 1
             if bar and done % 50 == 0:
@@ -197,6 +205,8 @@ def main(argv=None):
     lines.append(("(stopped by --max-seconds) " if done < args.n else "") + f"{done} problems in {wall:.1f} s wall ({done / wall:.2f} problems/s with {args.workers} workers); "
                  f"classify {tc / max(done, 1):.3f} s/problem (CPU, per worker), oracle {to / max(done, 1):.3f} s/problem")
     lines.append(f"FALSE PROVED: {len(false_proved)}, crashes: {len(crashes)}; UNDECIDED sample, oracle saw: {dict(contexts)}")
+    lines.append("undecided: " + ("; ".join(f"#{u['i']} {u['status']} ({u['reading'] or 'no evidence'})"
+                                            for u in sorted(undecided, key=lambda u: u["i"])) or "none"))
     lines.append("slowest: " + "; ".join(f"#{i} {route} {fam} d={d} {t:.1f}s" for t, i, route, fam, d in slow))
     print("\n".join(lines))
     out = {"n": done, "seed": args.seed, "workers": args.workers, "wall_s": wall,
@@ -206,6 +216,7 @@ def main(argv=None):
            "route_mean_s": {k: sum(v) / len(v) for k, v in times.items()},
            "slowest": [dict(t=t, i=i, route=r, family=f, d=d) for t, i, r, f, d in slow],
            "false_proved": false_proved, "crashes": crashes, "undecided_context": dict(contexts),
+           "undecided": sorted(undecided, key=lambda u: u["i"]),
            "table": lines}
     Path(args.out).write_text(json.dumps(out, indent=1, default=str, ensure_ascii=False))
     return 1 if false_proved or crashes else 0
