@@ -112,15 +112,18 @@ class PlaneField:
         return Xd[0, 0] - Xd[1, 1], 2 * Xd[0, 1], c, K[0, 0] + K[1, 1]
 
 
+def _trig_polys(a, b):
+    """The complex polynomials P(z) = Σ_k (a_k − i b_k) z^k and P'(z) = Σ_k k(b_k + i a_k) z^k (arb
+    coefficients), so that φ(ψ) = Re P(e^{iψ}) and φ'(ψ) = Re P'(e^{iψ}) for the trigonometric
+    polynomial φ(ψ) = Σ_k a_k cos kψ + b_k sin kψ; evaluated in balls by Arb (Horner)."""
+    value = [flint.acb(0)] + [flint.acb(ak, -bk) for ak, bk in zip(a, b)]
+    slope = [flint.acb(0)] + [flint.acb(k * bk, k * ak) for k, (ak, bk) in enumerate(zip(a, b), start=1)]
+    return flint.acb_poly(value), flint.acb_poly(slope)
+
+
 def _phi_sum(a, b, z, derivative=False):
     """φ(ψ) (or φ'(ψ)) at z = e^{iψ} (acb ball): Re Σ_k (a_k − i b_k) z^k, or Re Σ_k k(b_k + i a_k) z^k."""
-    total = flint.acb(0)
-    zk = flint.acb(1)
-    for k, (ak, bk) in enumerate(zip(a, b), start=1):
-        zk = zk * z
-        coef = flint.acb(k * bk, k * ak) if derivative else flint.acb(ak, -bk)
-        total += coef * zk
-    return total.real
+    return _trig_polys(a, b)[1 if derivative else 0](z).real
 
 
 def _pieces(lo, hi, n):
@@ -153,12 +156,12 @@ def u_ball(u_max):
     return h + flint.arb(0, h.upper())
 
 
-def _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign=1, u=None):
+def _piece_values(f, psi, D0b, eta_p, phi_p, n_r, sign=1, u=None):
     """(ok, G hull, φ hull) over one ψ-piece (and u in the ball ``u``): ok is False when check 2
-    or 3 (sign·G' > 0) is not verified."""
+    or 3 (sign·G' > 0) is not verified.  ``eta_p``, ``phi_p``: :func:`_trig_polys` of η and φ."""
     cs, sn = psi.cos(), psi.sin()
     z = flint.acb(cs, sn)
-    et, det = _phi_sum(ea, eb, z), _phi_sum(ea, eb, z, derivative=True)
+    et, det = eta_p[0](z).real, eta_p[1](z).real
     # 2. invariance on the boundary D = D0, r = √(1 − D0·e^{−η})
     delta = D0b * (-et).exp()
     if not (delta < 1):
@@ -169,7 +172,7 @@ def _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign=1, u=None):
     rate = 2 * (trK - c) + det * (p * dq - q * dp) / (p * p + q * q)
     if not (rate < 0):
         return False, None, None
-    ph, dph = _phi_sum(pa, pb, z), _phi_sum(pa, pb, z, derivative=True)
+    ph, dph = phi_p[0](z).real, phi_p[1](z).real
     G_hull = None
     for r in _pieces(flint.arb(rb.lower()), flint.arb(1), n_r):
         p, q = r * cs, r * sn
@@ -223,15 +226,15 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign
     with working_precision(prec):
         f = PlaneField(pairs, F)
         u = u_ball(u_max)
-        ea, eb = ([flint.arb(x) for x in v] for v in eta)
-        pa, pb = ([flint.arb(x) for x in v] for v in phi)
+        eta_p = _trig_polys(*([flint.arb(x) for x in v] for v in eta))
+        phi_p = _trig_polys(*([flint.arb(x) for x in v] for v in phi))
         D0b = flint.arb(D0)
         G_hull = ph_hull = None   # unions (never a float min/max of overlapping balls)
         stack = [(k, psi, 0) for k, psi in enumerate(_pieces(flint.arb(0), 2 * flint.arb.pi(), n_psi))]
         stack.reverse()
         while stack:
             k, psi, depth = stack.pop()
-            ok, G, ph = _piece_values(f, psi, D0b, ea, eb, pa, pb, n_r, sign, u)
+            ok, G, ph = _piece_values(f, psi, D0b, eta_p, phi_p, n_r, sign, u)
             if not ok:
                 if depth >= max_depth:
                     fail(f"D' < 0 on D = D0 or G' = c + φ'ψ' {'>' if sign > 0 else '<'} 0 is not verified on the ψ-piece {k} "
