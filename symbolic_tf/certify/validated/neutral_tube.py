@@ -254,6 +254,7 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
     from ..kinds.neutral import check_neutral_end
     from .float_budget import capped
     from .lyapunov import Throttle, certify_and_check, tube_fields, tube_missed, tube_summary
+    from .projective_tube import SWITCH_WIDTH
     from .tube import integrate_tube, psd_flow_inputs
 
     claim0 = spec.claim0
@@ -327,12 +328,13 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
         gate["zeta"] = 0.6 * ent[0]
         return False
 
-    # a growing solution gets a share of the budget in t — while the tube stays narrow enough for an
-    # entry (ê's sensitivity to Σ is of order 1/ζ̄³) — then the projective continuation
+    # a growing solution gets a share of the budget in t — while the tube stays as narrow as the
+    # projective continuation's start must be (SWITCH_WIDTH): past that width no entry has ever passed
+    # (ê's sensitivity to Σ is of order 1/ζ̄³), and the continuation restarts from the last narrow box
     left = max(0.5, (_T_SHARE if spec.grows else 1.0) * (seconds - (time.perf_counter() - t0)))
     throttle = Throttle(every=400)
     tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=_T_WIDE if spec.grows else 1e-2, seconds=left,
+                          rel_tol=SWITCH_WIDTH if spec.grows else 1e-2, seconds=left,
                           until=lambda state, t: attempt(state.S, t, throttle), local_tol=1e-14)
     numerical.update(tube_summary(tube))
     if "data" not in found and spec.grows:
@@ -352,7 +354,6 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
 
 
 _T_SHARE = 0.1      # a growing solution's largest share of the budget for the tube in t
-_T_WIDE = 1e-8      # ... which stops once it is wider than this (relative): no entry can pass then
 _PROJ_ORDER = 20     # the Taylor order of the projective continuation
 _PROJ_TOL = 1e-15    # the largest Lagrange remainder radius of one of its steps (1e-14 is too wide for seed 1 #4 of the soak set, 1e-16 too slow for seed 0 #1)
 _PROJ_WIDE = 1e-9    # stop when its X is wider than this (the chart's ê has sensitivity ~ 1/ζ̄³)
