@@ -26,12 +26,22 @@ multiplied by a power of 1 + m², so D₀, D₁, D₂ are polynomials in ℤ[m, 
 division shows D₀ = (r − 1)·G and 3D₁² − 2D₂D₀ = (r − 1)·H with G, H polynomials; then
 (1 − r²)T = −(1 + r)H/G², whose value at r = 1 is −2H(1)/G(1)², and its difference from the closed
 form cancels to 0 in ℚ(m, τ).  Nothing is sampled: the identities hold for every m and τ.
+Moreover G(1) factors as 2(1 + m²)²⁴(τ − 1)(τ + 1), which vanishes nowhere for |τ| < 1: so
+(1 − r²)T(r) is continuous at r = 1, and where its limit is negative, T(r) < 0 (1 − r² > 0) for every
+r < 1 close enough to 1 — while X = I − r²CᵀC ≻ 0 there (‖C‖ = 1), so Σ = rI has finite energy.
+
+**Which τ the congruence class reaches** (:func:`congruence_ratio_ranges`).  The singular value
+ratio τ = σ₂/σ₁ ∈ [0, 1] of a 2×2 C is increasing in κ = |det C|/tr(CᵀC) = τ/(1 + τ²), and τ > 1/3
+⟺ κ > 3/10, τ < 1 ⟺ κ < 1/2.  For the two congruence families of the mathematics notes — C_p =
+diag(1, p) + ω√p·J (A + Aᵀ ≻ 0) and C_t = [[1, t], [−t, 0]] (A + Aᵀ of rank one) — the numerators of
+κ − 3/10 and 1/2 − κ factor so that 1/3 < τ < 1 holds for every p ∈ (1/3, 1) and every ω, and for
+every |t| > √3/2.
 """
 from __future__ import annotations
 
 import sympy as sp
 
-__all__ = ["boundary_plane_limit"]
+__all__ = ["boundary_plane_limit", "congruence_ratio_ranges"]
 
 
 def boundary_plane_limit():
@@ -47,7 +57,8 @@ def boundary_plane_limit():
         ``"limit"``: that value, a rational function of m and τ (cancelled);
         ``"closed_form"``: −8c²s²(3τ − 1)/(1 + τ) in the same parametrisation;
         ``"difference"``: limit − closed_form, cancelled (0 when the statement holds);
-        ``"sign_term"``: T(r) = (3D₁² − 2D₂D₀)/D₀² as an expression in m, τ and the symbol ``"r"``.
+        ``"sign_term"``: T(r) = (3D₁² − 2D₂D₀)/D₀² as an expression in m, τ and the symbol ``"r"``;
+        ``"G_at_1"``: G(1), factored (the limit's denominator is its square).
     """
     m, tau, r, e = sp.symbols("m tau r e")
     gens = (m, tau, r, e)
@@ -77,7 +88,33 @@ def boundary_plane_limit():
     s = 2 * m / (1 + m ** 2)
     closed = sp.cancel(-8 * c ** 2 * s ** 2 * (3 * tau - 1) / (1 + tau))
     return {"m": m, "tau": tau, "r": r, "sign_term": num.as_expr() / den.as_expr() ** 2, "divides": divides, "limit": limit, "closed_form": closed,
-            "difference": sp.cancel(limit - closed)}
+            "difference": sp.cancel(limit - closed), "G_at_1": sp.factor(G.as_expr().subs(r, 1))}
+
+
+def congruence_ratio_ranges():
+    """κ = |det C|/tr(CᵀC) on the two d = 2 congruence families, against the thresholds 3/10 (τ = 1/3)
+    and 1/2 (τ = 1) (module docstring).
+
+    Returns
+    -------
+    dict
+        ``"p"``, ``"omega"``, ``"t"``: the symbols (p > 0);
+        ``"kappa_p"``, ``"kappa_t"``: κ of C_p = diag(1, p) + ω√p·J and of C_t = [[1, t], [−t, 0]],
+        computed from the matrices (√p enters only squared);
+        ``"above_p"``, ``"below_p"``, ``"above_t"``, ``"below_t"``: the numerators of κ − 3/10 and
+        1/2 − κ over the positive denominator 10·tr (resp. 2·tr), factored.
+    """
+    p, w, t, q = sp.symbols("p omega t q", positive=True)
+    C_p = sp.Matrix([[1, w * q], [-w * q, q ** 2]])           # q = √p
+    C_t = sp.Matrix([[1, t], [-t, 0]])
+    out = {"p": p, "omega": w, "t": t}
+    for key, C in (("p", C_p), ("t", C_t)):
+        tr = sp.expand((C.T * C).trace()).subs(q, sp.sqrt(p))
+        det = sp.expand(C.det()).subs(q, sp.sqrt(p))          # positive on both families
+        out["kappa_" + key] = sp.cancel(det / tr)
+        out["above_" + key] = sp.factor(sp.expand(10 * det - 3 * tr))
+        out["below_" + key] = sp.factor(sp.expand(tr - 2 * det))
+    return out
 
 
 def _mul(X, Y):

@@ -1,7 +1,8 @@
 """The d = 2 boundary family of twisted non-convexity, symbolically for every member: the limit of
 (1 − r²)(t₁² + 2t₂ − 2t₃) at the boundary is 4σ₁''(0) = −8c²s²(3τ − 1)/(1 + τ) identically in the
 circle's parameter m and in τ; the symbolic sign term agrees exactly with the checker's matrix
-formula (traces of X⁻¹X', X⁻¹X'') at rational points."""
+formula (traces of X⁻¹X', X⁻¹X'') at rational points; the limit is regular (G(1) ≠ 0 for |τ| < 1);
+and the two congruence families reach every 1/3 < τ < 1 in explicit parameter ranges."""
 from fractions import Fraction
 
 import pytest
@@ -10,7 +11,7 @@ import sympy as sp
 from symbolic_tf.certify.kinds.twisted_gaussian import second_variation_sign_data
 from symbolic_tf.certify.twisted_gaussian import boundary_plane_curvature
 from symbolic_tf.exact.rational import qmat
-from symbolic_tf.symbolic.twisted_boundary import boundary_plane_limit
+from symbolic_tf.symbolic.twisted_boundary import boundary_plane_limit, congruence_ratio_ranges
 
 
 @pytest.fixture(scope="module")
@@ -46,3 +47,26 @@ def test_sign_term_agrees_with_the_matrix_formula(family, mv, tv):
                                 family["tau"]: sp.Rational(tv.numerator, tv.denominator)})
     closed = boundary_plane_curvature(c, s, tv)
     assert lim == 4 * sp.Rational(closed.numerator, closed.denominator)
+
+
+def test_the_limit_is_regular_on_the_whole_family(family):
+    m, tau = family["m"], family["tau"]
+    assert sp.expand(family["G_at_1"] - 2 * (1 + m ** 2) ** 24 * (tau ** 2 - 1)) == 0
+
+
+def test_congruence_families_reach_the_breaking_ratio():
+    r = congruence_ratio_ranges()
+    p, w, t = r["p"], r["omega"], r["t"]
+    # C_p: 10·det − 3·tr = 4ω²p + (3p − 1)(3 − p) > 0 and tr − 2·det = (p − 1)² > 0 on 1/3 < p < 1
+    assert sp.expand(r["above_p"] - 4 * w ** 2 * p - (3 * p - 1) * (3 - p)) == 0
+    assert sp.expand(r["below_p"] - (p - 1) ** 2) == 0
+    # C_t: 10·det − 3·tr = 4t² − 3 > 0 for |t| > √3/2, and tr − 2·det = 1
+    assert sp.expand(r["above_t"] - (4 * t ** 2 - 3)) == 0 and r["below_t"] == 1
+    # κ = τ/(1 + τ²) against the singular values themselves at a rational member of each family
+    for C, kappa in ((sp.Matrix([[1, 2 * sp.Rational(4, 5)], [-2 * sp.Rational(4, 5), sp.Rational(16, 25)]]),
+                      r["kappa_p"].subs({p: sp.Rational(16, 25), w: 2})),
+                     (sp.Matrix([[1, 1], [-1, 0]]), r["kappa_t"].subs(t, 1))):
+        s1, s2 = sorted(sp.sqrt(x) for x in (C.T * C).eigenvals())[::-1]
+        ratio = sp.nsimplify(s2 / s1)
+        assert sp.simplify(ratio / (1 + ratio ** 2) - kappa) == 0
+        assert sp.Rational(1, 3) < ratio < 1
