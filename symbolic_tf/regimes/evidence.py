@@ -153,18 +153,20 @@ def scale_free_outlook(problem, T: float) -> dict | None:
         return y[-2] - _HUGE_LOG
     huge.terminal = True
 
+    def half(_tau, y):            # t = T/2: the growth over [T/2, T] when t reaches T first
+        return y[-1] - T / 2
+
     y0 = np.concatenate([np.asarray(alpha, dtype=float).ravel(), (S / s0).ravel(), [np.log(s0), 0.0]])
     with np.errstate(all="ignore"):
         sol = solve_ivp(field, (0.0, TAU_DECADES[-1]), y0, method="LSODA", rtol=1e-10, atol=1e-12,
-                        t_eval=TAU_DECADES, events=(late, huge))
+                        t_eval=TAU_DECADES, events=(late, huge, half))
     if sol.status == 1 and len(sol.t_events[1]):
         t_big = float(sol.y_events[1][0][-1])
         return {"outcome": "blowup", "scale_free": {"reading": "blowup", "T_estimate": t_big},
                 "summary": f"numerical evidence: blows up near t ≈ {t_big:.6g} (in scale-free time dτ = tr Σ dt, "
                            f"tr Σ passes 10¹⁰⁰ at t ≈ {t_big:.6g})"}
     if sol.status == 1:
-        return {"summary": f"numerical evidence: no blow-up up to t = {T:g} (integrated in scale-free time "
-                           "dτ = tr Σ dt); tr Σ grows", "scale_free": {"reached_T": True}}
+        return _reached_T(sol, d, T)
     if sol.status != 0 or sol.y.shape[1] != len(TAU_DECADES) or not np.all(np.isfinite(sol.y)):
         return None
     ts, logs = sol.y[-1], sol.y[-2]
@@ -188,3 +190,22 @@ def scale_free_outlook(problem, T: float) -> dict | None:
             "summary": f"numerical evidence: Σ(t) grows {kind} — in scale-free time dτ = tr Σ dt, t advances by "
                        f"{d1:.3g} and then {d2:.3g} over the decades [10³, 10⁴] and [10⁴, 10⁵] of τ (ρ ≈ {rho:.2g}; "
                        f"a blow-up would make them shrink); {where}"}
+
+
+def _reached_T(sol, d, T):
+    """The outlook when t reaches T before τ = 10⁵: tr Σ(T), its growth factor over [T/2, T] and the
+    eigenvalues of Σ(T) relative to the largest (how close Σ is to low rank)."""
+    yT = sol.y_events[0][0]
+    X, log_s = yT[d:d + d * d].reshape(d, d), float(yT[-2])
+    ev = np.sort(np.linalg.eigvalsh((X + X.T) / 2))[::-1]
+    ratios = [float(x / ev[0]) for x in ev[1:]] if ev[0] > 0 else []
+    info = {"reached_T": True, "trace_T": float(np.exp(log_s)), "eigenvalue_ratios": ratios}
+    words = f"tr Σ(T) ≈ {np.exp(log_s):.4g}"
+    if len(sol.y_events[2]):
+        factor = float(np.exp(log_s - sol.y_events[2][0][-2]))
+        info["growth_factor_half"] = factor
+        words += f", a factor {factor:.4g} over [T/2, T]"
+    if ratios:
+        words += "; eigenvalues of Σ(T) relative to the largest: " + ", ".join(f"{x:.2g}" for x in ratios)
+    return {"summary": f"numerical evidence: no blow-up up to t = T = {T:g} (integrated in scale-free time "
+                       f"dτ = tr Σ dt); {words}", "scale_free": info}

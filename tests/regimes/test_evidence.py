@@ -43,8 +43,23 @@ def test_polynomial_growth_reads_subexponential():
 
 
 def test_horizon_reached_in_scale_free_time():
+    # Σ(t) = e^{2t}: τ(2) = (e⁴ − 1)/2 < 10³, so t reaches T = 2 first; tr Σ(2) = e⁴, a factor e² over [1, 2]
     out = scale_free_outlook(_problem(1, [["1"]], [["0"]], [["1"]], F=[["1"]]), 2.0)
-    assert out["scale_free"] == {"reached_T": True} and "t = 2" in out["summary"]
+    sf = out["scale_free"]
+    assert sf["reached_T"] and "t = T = 2" in out["summary"]
+    assert math.isclose(sf["trace_T"], math.exp(4), rel_tol=1e-6)
+    assert math.isclose(sf["growth_factor_half"], math.exp(2), rel_tol=1e-6)
+    assert sf["eigenvalue_ratios"] == []
+
+
+def test_horizon_reached_reports_the_eigenvalue_ratios():
+    # V = 0, F = diag(1, 0), Σ₀ = I: Σ(t) = diag(e^{2t}, 1), so at T = 3 the ratio is e⁻⁶
+    out = scale_free_outlook(_problem(2, [["1", "0"], ["0", "1"]], [["0", "0"], ["0", "0"]],
+                                      [["1", "0"], ["0", "1"]], F=[["1", "0"], ["0", "0"]]), 3.0)
+    sf = out["scale_free"]
+    assert math.isclose(sf["trace_T"], math.exp(6) + 1, rel_tol=1e-6)
+    assert math.isclose(sf["eigenvalue_ratios"][0], math.exp(-6), rel_tol=1e-5)
+    assert math.isclose(sf["growth_factor_half"], (math.exp(6) + 1) / (math.exp(3) + 1), rel_tol=1e-6)
 
 
 def test_blowup_seen_in_t_needs_no_continuation():
