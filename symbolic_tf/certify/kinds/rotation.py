@@ -121,9 +121,9 @@ def _trig_polys(a, b):
     return flint.acb_poly(value), flint.acb_poly(slope)
 
 
-def _phi_sum(a, b, z, derivative=False):
-    """φ(ψ) (or φ'(ψ)) at z = e^{iψ} (acb ball): Re Σ_k (a_k − i b_k) z^k, or Re Σ_k k(b_k + i a_k) z^k."""
-    return _trig_polys(a, b)[1 if derivative else 0](z).real
+def _phi_sum(a, b, z):
+    """φ(ψ) at z = e^{iψ} (acb ball): Re Σ_k (a_k − i b_k) z^k."""
+    return _trig_polys(a, b)[0](z).real
 
 
 def _pieces(lo, hi, n):
