@@ -387,6 +387,15 @@ def _twisted_convexity(p):
             "Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ, B = Bᵀ, through every Σ ≻ 0 of finite energy, for every value matrix V")
 
 
+@_property("twisted-rotation-scaling-convexity")
+def _twisted_rotation_scaling(p):
+    """Convexity on Gaussians along every twisted geodesic of one pair A = aI + bJ (b² ≤ 3a²), V = vI in
+    d = 2 (docs/mathematics.md §7, "A fixed pair")."""
+    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))} "
+            f"(rotation–scaling, b² ≤ 3a²) and V = {_mat_text(p.get('V', []))} is convex (d²E/ds² ≥ 0) along every "
+            "twisted Gaussian geodesic Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ, B = Bᵀ, through every Σ ≻ 0 of finite energy")
+
+
 @_property("schedule-endpoint")
 def _schedule_endpoint(p):
     """A depth schedule's end point enclosed in a box (docs/schedules.md)."""

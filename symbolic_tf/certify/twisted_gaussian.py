@@ -25,6 +25,10 @@ Full-rank Gaussians (docs/mathematics.md §7, "the decision"):
   ``twisted-symmetric-derivatives``, ``twisted-geodesic-first-derivative``,
   ``twisted-geodesic-second-derivative`` and the theorem;
   the certificate kind ``twisted-gaussian-convexity`` replays the theorem and checks A exactly.
+* d = 2, A = aI + bJ (a ≠ 0), V = vI (a fixed pair, A ≠ Aᵀ when b ≠ 0): E'' ≥ 0 exactly when
+  b² ≤ 3a² — the sign form's determinant is xy·D₀²·Q with Q's exact Bernstein coefficients ≥ 0 over
+  the whole domain (:mod:`symbolic_tf.symbolic.rotation_scaling_convexity`); the kind
+  ``twisted-rotation-scaling-convexity`` re-runs that verification and checks the pair's form.
 * Small Gaussians Σ = εΣ₀: E = ½(1 + ½tr(AᵀΣAΣ)) + O(ε⁴), so E'' = (ε²/4)Q(Σ₀, N) + O(ε⁴) with
   Q = tr(AᵀS₂AΣ₀) + tr(AᵀΣ₀AS₂) + 2tr(AᵀS₁AS₁), S₁ = NΣ₀ + Σ₀Nᵀ, S₂ = 2NΣ₀Nᵀ.  Q < 0 for some
   N ∈ VA⁻¹·Sym gives E'' < 0 for all small ε — found by search, re-checked exactly at a finite ε.
@@ -59,12 +63,13 @@ from .claims import Claim, Quantifier
 __all__ = ["rank_one_second_variation", "twisted_gaussian_witness", "small_gaussian_second_variation",
            "rotation_scaling_sign_term", "rotation_scaling_witness", "small_gaussian_witness",
            "finite_gaussian_witness", "free_direction_witness", "boundary_plane_curvature",
-           "boundary_witness", "symmetric_convexity_certificate", "twisted_gaussian_convexity",
+           "boundary_witness", "symmetric_convexity_certificate", "rotation_scaling_convexity_certificate", "twisted_gaussian_convexity",
            "twisted_gaussian_convexity_every_v", "SYMMETRIC_THEOREM", "SYMMETRIC_PROOFS", "SINGULAR_PROOFS", "EVERY_V_CLAIM",
            "EVERY_CURVE_CLAIM", "gaussian_convexity_every_curve", "rank_one_curve_witness", "small_curve_witness"]
 
 KIND = "twisted-gaussian-nonconvexity"
 CONVEX_KIND = "twisted-gaussian-convexity"
+ROTATION_SCALING_KIND = "twisted-rotation-scaling-convexity"
 
 
 def rank_one_second_variation(A, V, u, v, eps):
@@ -908,6 +913,44 @@ def symmetric_convexity_certificate(A):
     return cert if res.ok and res.status == PROVED else None
 
 
+def rotation_scaling_convexity_certificate(A, V):
+    """A ``twisted-rotation-scaling-convexity`` certificate for the pair A = aI + bJ (a ≠ 0,
+    b² ≤ 3a²), V = vI (v ≠ 0) in d = 2: E'' ≥ 0 along every twisted geodesic of this pair through
+    every finite-energy Gaussian (docs/mathematics.md §7, "A fixed pair";
+    :mod:`symbolic_tf.symbolic.rotation_scaling_convexity`).  It is re-checked by
+    :func:`symbolic_tf.certify.check.check` before it is returned.
+
+    Parameters
+    ----------
+    A, V : matrix-like
+        Exact 2×2 matrices.
+
+    Returns
+    -------
+    dict or None
+        The checked certificate, or None when the pair is not of that form or the checker rejects it.
+    """
+    from ..spec.errors import CertificationFailed
+    from .check import check
+
+    Aq, Vq = qmat(A), qmat(V)
+    if (Aq.nrows(), Aq.ncols(), Vq.nrows(), Vq.ncols()) != (2, 2, 2, 2):
+        return None
+    a, b = Aq[0, 0], Aq[0, 1]
+    if Aq[1, 1] != a or Aq[1, 0] != -b or a == 0 or b * b > 3 * a * a:
+        return None
+    if Vq[0, 1] != 0 or Vq[1, 0] != 0 or Vq[0, 0] != Vq[1, 1] or Vq[0, 0] == 0:
+        return None
+    data = {k: [[frac_str(M[i, j]) for j in range(2)] for i in range(2)] for k, M in (("A", Aq), ("V", Vq))}
+    c = Claim(ROTATION_SCALING_KIND, Quantifier.NONE, data)
+    cert = Certificate(kind=ROTATION_SCALING_KIND, claim=c, status=PROVED, data=data).to_dict()
+    try:
+        res = check(cert)
+    except CertificationFailed:
+        return None
+    return cert if res.ok and res.status == PROVED else None
+
+
 def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
     """Decide "E'' ≥ 0 along every twisted geodesic on every full-rank Gaussian" for (A, V)
     (docs/mathematics.md §7).
@@ -917,6 +960,9 @@ def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
       carries a ``twisted-gaussian-convexity`` certificate (:func:`symmetric_convexity_certificate`:
       A, the stored theorem and its SHA-256, re-checked by the checker) and names the proofs.  V = 0 (constant
       geodesics) is UNDECIDED with that reason: no certificate kind states it.
+    * PROVED when d = 2, A = aI + bJ with a ≠ 0, b² ≤ 3a², and V = vI, v ≠ 0 (a pair with A not
+      symmetric): certificate ``twisted-rotation-scaling-convexity``
+      (:func:`rotation_scaling_convexity_certificate`).
     * REFUTED, with a ``twisted-gaussian-nonconvexity`` certificate, when a witness is found: the
       rank-one family (A + Aᵀ indefinite, V invertible), the d = 2 rotation–scaling family
       (A = aI + bJ, b² > 3a², V invertible), the small-Gaussian search
@@ -955,6 +1001,13 @@ def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
                                  "proofs": list(SYMMETRIC_PROOFS)},
                        reason="A = Aᵀ definite: with Y = RΣR (±A = R²) and W = I − Y², 4E''/E = t₁² + "
                               "2tr(W⁻¹W'W⁻¹W') + 4tr(W⁻¹Y'Y') + 2tr(W⁻¹YY'') + 2tr(YW⁻¹Y'') ≥ 0 — for every V")
+    cert = rotation_scaling_convexity_certificate(Aq, Vq) if n == 2 else None
+    if cert is not None:
+        return Verdict(PROVED, CONVEX_CLAIM, "symbolic verification of the rotation–scaling family with V = vI "
+                                             "(twisted-rotation-scaling-convexity)",
+                       evidence={"certificate": cert},
+                       reason="d = 2, A = aI + bJ with b² ≤ 3a², V = vI: the sign form of E'' has det M = xy·D₀²·Q "
+                              "with Q's exact Bernstein coefficients ≥ 0 on the whole domain, and M ≻ 0 at one point")
     if Vq == flint.fmpq_mat(n, n):   # true but uncertified: no kind states it (a PROVED verdict needs one)
         return Verdict(UNDECIDED, CONVEX_CLAIM, reason="V = 0: every twisted geodesic is constant, so E'' = 0 "
                                                        "(trivially convex); no certificate kind covers this case")

@@ -82,7 +82,9 @@ def _twisted_gaussian():
     ``twisted-gaussian-convexity``) and, for every other invertible A, a breaking V (the boundary
     family for A ≠ Aᵀ with A + Aᵀ semidefinite; an instance certified by
     ``twisted-gaussian-nonconvexity``); for a singular A, along every curve (I + sN)Σ(I + sN)ᵀ, convex
-    exactly when A = Aᵀ is semidefinite (certified instances of both answers)."""
+    exactly when A = Aᵀ is semidefinite (certified instances of both answers); and for the fixed pairs
+    A = aI + bJ, V = vI in d = 2, convex exactly when b² ≤ 3a² (kind
+    ``twisted-rotation-scaling-convexity``)."""
     from ..certify.check import check
     from ..certify.twisted_gaussian import (symmetric_convexity_certificate, twisted_gaussian_convexity_every_v,
                                             twisted_gaussian_witness)
@@ -114,6 +116,14 @@ def _twisted_gaussian():
                             "case": f"A singular (no twisted metric), A = {A}: {ver.status} along every curve "
                                     "(I + sN)Σ(I + sN)ᵀ — convex exactly when A = Aᵀ is semidefinite "
                                     "(docs/mathematics.md §7, 'every curve')"})
+    from ..certify.twisted_gaussian import rotation_scaling_convexity_certificate
+    from .theorems import FIXED_D
+
+    pair = rotation_scaling_convexity_certificate([[1, 1], [-1, 1]], [[1, 0], [0, 1]])
+    if pair is not None:      # a fixed pair with A ≠ Aᵀ: the condition is on (A, V), not on A alone
+        partial.append({"evidence_kind": FIXED_D, "certificate": pair,
+                        "case": "d = 2, A = aI + bJ, V = vI: convex exactly when b² ≤ 3a² (docs/mathematics.md §7, "
+                                "'a fixed pair'); certified instance A = I + J, V = I"})
     sym = symmetric_convexity_certificate([[1, 0], [0, 2]])
     if sym is not None:
         partial.insert(0, {"evidence_kind": EVERY_D, "case": "A = Aᵀ definite, any V: convex (E'' ≥ 0)",

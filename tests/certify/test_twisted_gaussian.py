@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+import re
 from fractions import Fraction
 
 import pytest
@@ -393,7 +394,7 @@ def test_convexity_certificate_is_checked_and_binds_A():
 ])
 def test_convexity_certificate_rejects_A_that_is_not_symmetric_definite(A, why):
     cert = _convexity_cert([[2, "1/2"], ["1/2", 1]])
-    with pytest.raises(CertificationFailed, match=why):
+    with pytest.raises(CertificationFailed, match=re.escape(why)):
         check(_with_data(cert, A=A))
     assert _convexity_cert(A) is None                       # and the builder refuses it
 
@@ -513,6 +514,49 @@ def test_non_symmetric_A_gets_no_convexity_certificate():
     ver = twisted_gaussian_convexity([[1, 3], [-3, 1]], [[1, 0], [0, 1]])
     assert ver.status != "PROVED"
     assert "certificate" not in ver.evidence or ver.evidence["certificate"]["kind"] != "twisted-gaussian-convexity"
+
+
+@pytest.mark.parametrize("A,V", [([[1, 1], [-1, 1]], [[1, 0], [0, 1]]),
+                                 ([[2, 3], [-3, 2]], [[5, 0], [0, 5]]),
+                                 ([["-1/2", "5/6"], ["-5/6", "-1/2"]], [["-1/3", 0], [0, "-1/3"]])])
+def test_rotation_scaling_pair_with_scalar_V_is_proved(A, V):
+    """A = aI + bJ, b² ≤ 3a², V = vI: PROVED by the family's symbolic verification (docs §7, "A fixed pair"),
+    the certificate re-checked, the claim naming this pair."""
+    from symbolic_tf.certify.claims import Claim
+
+    ver = twisted_gaussian_convexity(A, V)
+    assert ver.status == "PROVED", ver.reason
+    cert = ver.evidence["certificate"]
+    assert cert["kind"] == "twisted-rotation-scaling-convexity"
+    res = check(cert)
+    assert res.ok and res.status == "PROVED" and res.claim.same_as(Claim.from_dict(cert["claim"]))
+
+
+@pytest.mark.parametrize("A,V,why", [
+    ([[1, 2], [-2, 1]], [[1, 0], [0, 1]], "b² ≤ 3a²"),            # b² = 4 > 3: REFUTED by the family
+    ([[1, 1], [-1, 1]], [[1, 0], [0, 2]], "vI"),                   # V not scalar
+    ([[1, 1], [-1, 1]], [[0, 0], [0, 0]], "vI"),                   # V = 0
+    ([[1, 1], [1, 1]], [[1, 0], [0, 1]], "aI + bJ"),               # not a rotation–scaling matrix
+    ([[0, 1], [-1, 0]], [[1, 0], [0, 1]], "aI + bJ"),              # a = 0 (skew)
+    ([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "2×2"),
+])
+def test_rotation_scaling_checker_rejects_other_pairs(A, V, why):
+    from symbolic_tf.certify.certificate import Certificate
+    from symbolic_tf.certify.claims import Claim, Quantifier
+    from symbolic_tf.exact.rational import frac_str
+
+    data = {k: [[frac_str(Fraction(x)) for x in row] for row in M] for k, M in (("A", A), ("V", V))}
+    cert = Certificate(kind="twisted-rotation-scaling-convexity",
+                       claim=Claim("twisted-rotation-scaling-convexity", Quantifier.NONE, data),
+                       status="PROVED", data=data).to_dict()
+    with pytest.raises(CertificationFailed, match=re.escape(why)):
+        check(cert)
+
+
+def test_rotation_scaling_threshold_matches_the_witness_family():
+    """Just above b² = 3a² the decision refutes with the rotation–scaling witness; at or below it, it proves."""
+    assert twisted_gaussian_convexity([[1, "7/4"], ["-7/4", 1]], [[1, 0], [0, 1]]).status == "REFUTED"
+    assert twisted_gaussian_convexity([[1, "17/10"], ["-17/10", 1]], [[1, 0], [0, 1]]).status == "PROVED"
 
 
 # ---- the converse: every A other than a symmetric definite one has a breaking V (docs §7) ---------

@@ -64,14 +64,17 @@ def test_catalogue_smoke():
 
 def test_twisted_gaussian_entry_records_the_partial_result():
     """Refuted as stated (A + Aᵀ indefinite, certified witness); the evidence records the proof for every d
-    when A = Aᵀ is definite (a twisted-gaussian-convexity certificate) and the witness families otherwise."""
+    when A = Aᵀ is definite (a twisted-gaussian-convexity certificate), the witness families otherwise, and
+    the fixed-pair proof for A = aI + bJ, V = vI (a twisted-rotation-scaling-convexity certificate)."""
     from symbolic_tf.certify.check import check
 
     (r,) = run_catalogue(only={"twisted-convexity-gaussians"})
     assert r.verdict == "REFUTED" and r.evidence_kind == "certified counterexample"
     assert check(r.evidence["certificate"]).kind == "twisted-gaussian-nonconvexity"
     part = {p["evidence_kind"]: p for p in r.evidence["partial"] if not p["case"].startswith("A singular")}
-    assert set(part) == {"proof for every d", "certified counterexample"}
+    assert set(part) == {"proof for every d", "certified counterexample", "proof for fixed d"}
+    pair = check(part["proof for fixed d"]["certificate"])   # A = I + J, V = I: convex (b² ≤ 3a²)
+    assert pair.kind == "twisted-rotation-scaling-convexity" and pair.status == "PROVED"
     singular = [p for p in r.evidence["partial"] if p["case"].startswith("A singular")]
     assert [check(p["certificate"]).kind for p in singular] == ["twisted-gaussian-convexity", "gaussian-curve-nonconvexity"]
     proof = part["proof for every d"]

@@ -394,6 +394,11 @@ def _build_certs() -> dict:
         from symbolic_tf.certify.twisted_gaussian import symmetric_convexity_certificate
 
         out["twisted-gaussian-convexity"] = symmetric_convexity_certificate([[2, "1/2"], ["1/2", 1]])
+    if "twisted-rotation-scaling-convexity" in kinds():  # a fixed non-symmetric pair (A = I + J, V = I)
+        from symbolic_tf.certify.twisted_gaussian import rotation_scaling_convexity_certificate
+
+        out["twisted-rotation-scaling-convexity"] = rotation_scaling_convexity_certificate([[1, 1], [-1, 1]],
+                                                                                           [[1, 0], [0, 1]])
     if "gaussian-curve-nonconvexity" in kinds():  # a singular A: the curve stated by N
         from symbolic_tf.certify.twisted_gaussian import gaussian_convexity_every_curve
 
@@ -430,7 +435,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-return", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium", "trace-growth-lmi", "tube-return",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
-              "gaussian-curve-nonconvexity", "schedule-phases",
+              "twisted-rotation-scaling-convexity", "gaussian-curve-nonconvexity", "schedule-phases",
               "schedule-phases/end-box"]
 
 
