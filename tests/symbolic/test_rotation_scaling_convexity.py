@@ -115,3 +115,19 @@ def test_bernstein_rejects_a_polynomial_negative_inside():
     assert min(coef.values()) < 0
     coef, _ = RS._bernstein(sp.Poly(lam * (1 - z) + z ** 2 * v, lam, z, v), (lam, z, v))
     assert min(coef.values()) >= 0
+
+
+def test_bernstein_coefficients_reproduce_the_polynomial():
+    """Σ b_ijk B_i(λ)B_j(z)B_k(v) equals the polynomial at rational points (the change of basis is exact)."""
+    from math import comb
+
+    lam, z, v = sp.symbols("lam z v")
+    p = sp.Poly(3 * lam ** 2 * z - 5 * z ** 3 * v + 7 * lam * v ** 2 - 2 + lam * z * v, lam, z, v)
+    coef, degs = RS._bernstein(p, (lam, z, v))
+
+    def basis(n, i, s):
+        return comb(n, i) * s ** i * (1 - s) ** (n - i)
+    for pt in ((Fraction(1, 3), Fraction(2, 5), Fraction(5, 7)), (Fraction(0), Fraction(1), Fraction(1, 2))):
+        val = sum(c * basis(degs[0], m[0], pt[0]) * basis(degs[1], m[1], pt[1]) * basis(degs[2], m[2], pt[2])
+                  for m, c in coef.items())
+        assert val == p.eval({lam: pt[0], z: pt[1], v: pt[2]})
