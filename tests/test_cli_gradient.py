@@ -41,6 +41,23 @@ def test_convexity_for_every_V_on_gaussians(tmp_path, capsys):
         assert res.ok and res.kind == kind
 
 
+def test_convexity_of_one_pair_writes_its_certificate(tmp_path, capsys):
+    """With --V (softmax) --cert writes the pair's Gaussian certificate: PROVED for A = I + J, V = I
+    (b² ≤ 3a²), REFUTED for A = I + 2J; a pair with no certificate is a clear error (exit 2)."""
+    for A, kind in (("[[1, 1], [-1, 1]]", "twisted-rotation-scaling-convexity"),
+                    ("[[1, 2], [-2, 1]]", "twisted-gaussian-nonconvexity")):
+        cert = tmp_path / "pair.json"
+        assert main(["convexity", "softmax", "--A", A, "--V", "[[1, 0], [0, 1]]", "--along", "twisted",
+                     "--cert", str(cert), "--json"]) == 0
+        capsys.readouterr()
+        res = check(json.loads(cert.read_text()))
+        assert res.ok and res.kind == kind and res.status == "PROVED"
+    bad = tmp_path / "none.json"
+    assert main(["convexity", "softmax", "--A", "[[1, 3], [-3, 1]]", "--V", "[[0, 0], [0, 0]]", "--along", "twisted",
+                 "--cert", str(bad)]) == 2                       # V = 0: UNDECIDED, no certificate
+    assert "--cert" in capsys.readouterr().err and not bad.exists()
+
+
 def test_bad_inputs(capsys):
     for argv in (["energy", "sigmoid"], ["convexity", "softmax", "--A", "[[1, 2]]"],
                  ["convexity", "softmax", "--A", "nonsense"], ["gradient-flow", "l2"],

@@ -111,6 +111,13 @@ def _cmd_convexity(args) -> int:
             g = twisted_gaussian_convexity(A, Vm)
             data["gaussians"] = g.to_dict()
             text += f"\non Gaussians — {g.status}: {g.claim}\n  {g.reason}"
+        if args.cert:   # the pair's certificate: on Gaussians (softmax), PROVED or REFUTED
+            gcert = (g.evidence or {}).get("certificate") if args.variant == "softmax" else None
+            if gcert is None:
+                raise InvalidParameters("--cert", "no certificate for this pair on Gaussians"
+                                        + (f" ({g.status}: {g.reason})" if args.variant == "softmax" else
+                                           " (only the softmax energy on Gaussians is certified for a pair)"))
+            write_json_atomic(args.cert, gcert)
     elif args.sigma is None and args.target is None and d == 1:
         from ..symbolic.convexity_bounds import gaussian_bw_convexity_1d
 
@@ -164,7 +171,8 @@ def _add_convexity(sub) -> None:
     s.add_argument("--sigma", default=None, help="Σ for --along gaussian")
     s.add_argument("--target", default=None, help="T (the geodesic's linear map) for --along gaussian")
     s.add_argument("--seed", type=int_type(0, 2**63 - 1), default=0)
-    s.add_argument("--cert", default=None)
+    s.add_argument("--cert", default=None, help="write the certificate (JSON) of the answer: the Dirac witness, the "
+                                               "every-V answer, or, with --V (softmax), the pair's answer on Gaussians")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_convexity)
 
