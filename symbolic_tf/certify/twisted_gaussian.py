@@ -933,15 +933,9 @@ def rotation_scaling_convexity_certificate(A, V):
     from ..spec.errors import CertificationFailed
     from .check import check
 
-    Aq, Vq = qmat(A), qmat(V)
-    if (Aq.nrows(), Aq.ncols(), Vq.nrows(), Vq.ncols()) != (2, 2, 2, 2):
-        return None
-    a, b = Aq[0, 0], Aq[0, 1]
-    if Aq[1, 1] != a or Aq[1, 0] != -b or a == 0 or b * b > 3 * a * a:
-        return None
-    if Vq[0, 1] != 0 or Vq[1, 0] != 0 or Vq[0, 0] != Vq[1, 1] or Vq[0, 0] == 0:
-        return None
-    data = {k: [[frac_str(M[i, j]) for j in range(2)] for i in range(2)] for k, M in (("A", Aq), ("V", Vq))}
+    # the checker decides the pair's form (2×2, aI + bJ with b² ≤ 3a², V = vI) before any symbolic work
+    data = {k: [[frac_str(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())]
+            for k, M in (("A", qmat(A)), ("V", qmat(V)))}
     c = Claim(ROTATION_SCALING_KIND, Quantifier.NONE, data)
     cert = Certificate(kind=ROTATION_SCALING_KIND, claim=c, status=PROVED, data=data).to_dict()
     try:

@@ -58,9 +58,19 @@ def _cmd_gradient_flow(args) -> int:
 _SIGN_WORDS = {1: "POSITIVE here", -1: "NEGATIVE here (not convex along this geodesic)", 0: "zero"}
 
 
+def _write_certificate(path, verdict, what: str) -> None:
+    """Write the certificate in ``verdict.evidence`` to ``path`` (atomically), or raise
+    :class:`InvalidParameters` for ``--cert`` when there is none (``verdict`` None: none can exist)."""
+    from ..atomic import write_json_atomic
+
+    cert = (verdict.evidence or {}).get("certificate") if verdict is not None else None
+    if cert is None:
+        raise InvalidParameters("--cert", f"no {what}" + (f" ({verdict.status}: {verdict.reason})" if verdict is not None else ""))
+    write_json_atomic(path, cert)
+
+
 def _cmd_convexity(args) -> int:
     """Geodesic convexity of the interaction energy E = ½∬e^{yᵀAx}dμdμ: certified witness or not."""
-    from ..atomic import write_json_atomic
     from ..symbolic.energy_structure import require_convexity_kernel
 
     require_convexity_kernel(args.variant)
@@ -74,9 +84,7 @@ def _cmd_convexity(args) -> int:
         v = find_nonconvexity_witness([[str(x) for x in r] for r in A], n_points=args.points, d=d, seed=args.seed)
         cert = v.evidence.get("certificate")
         if args.cert:
-            if cert is None:
-                raise InvalidParameters("--cert", f"no witness certificate ({v.status}: {v.reason})")
-            write_json_atomic(args.cert, cert)
+            _write_certificate(args.cert, v, "witness certificate")
         data = {"variant": args.variant, "along": "dirac", **v.to_dict()}
         text = f"{v.status}: {v.claim}\n  {v.reason}"
         if cert is not None:
@@ -87,11 +95,8 @@ def _cmd_convexity(args) -> int:
         from ..certify.twisted_gaussian import twisted_gaussian_convexity_every_v
 
         v = twisted_gaussian_convexity_every_v(A)
-        cert = (v.evidence or {}).get("certificate")
         if args.cert:
-            if cert is None:
-                raise InvalidParameters("--cert", f"no certificate ({v.status}: {v.reason})")
-            write_json_atomic(args.cert, cert)
+            _write_certificate(args.cert, v, "certificate")
         data = {"variant": args.variant, "along": "twisted", "every_V": True, **v.to_dict()}
         text = f"on Gaussians, for every V — {v.status}: {v.claim}\n  {v.reason}"
     elif args.along == "twisted":
@@ -112,12 +117,8 @@ def _cmd_convexity(args) -> int:
             data["gaussians"] = g.to_dict()
             text += f"\non Gaussians — {g.status}: {g.claim}\n  {g.reason}"
         if args.cert:   # the pair's certificate: on Gaussians (softmax), PROVED or REFUTED
-            gcert = (g.evidence or {}).get("certificate") if args.variant == "softmax" else None
-            if gcert is None:
-                raise InvalidParameters("--cert", "no certificate for this pair on Gaussians"
-                                        + (f" ({g.status}: {g.reason})" if args.variant == "softmax" else
-                                           " (only the softmax energy on Gaussians is certified for a pair)"))
-            write_json_atomic(args.cert, gcert)
+            _write_certificate(args.cert, g if args.variant == "softmax" else None,
+                               "certificate for this pair on Gaussians (only the softmax energy is certified)")
     elif args.sigma is None and args.target is None and d == 1:
         from ..symbolic.convexity_bounds import gaussian_bw_convexity_1d
 
