@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import flint
 
+from .frame import eigen_frame
 from .replay import Field, jacobian_terms, norm_f, replay_step, start_state, svec_pairs, trace
 
 __all__ = ["ProjectiveSeries", "projective_start", "replay_projective", "projective_end"]
@@ -70,6 +71,38 @@ class ProjectiveSeries:
         self.d = self.exact_pairs[0][0].nrows()
         self.up = svec_pairs(self.d)
         self.cov = Field(pairs, F)   # the covariance field's exact operators
+
+    def frame(self, Z):
+        """The eigenframe of the X block of ``Z`` (u and s unchanged) for a step's a priori enclosure
+        and remainder (:mod:`~symbolic_tf.certify.kinds.frame`: traces are invariant under an
+        orthogonal Q, so the rotated field is again Φₛ, of the rotated heads), or None.
+
+        Parameters
+        ----------
+        Z : flint.arb_mat
+            The step's starting state.
+
+        Returns
+        -------
+        symbolic_tf.certify.kinds.frame.Frame or None
+            The frame.
+        """
+        return eigen_frame(Z, self.d, 2)
+
+    def rotated(self, frame):
+        """Φₛ in the coordinates of ``frame``: the exact heads QᵀCQ, QᵀAQ and drift QᵀFQ.
+
+        Parameters
+        ----------
+        frame : symbolic_tf.certify.kinds.frame.Frame
+            The frame.
+
+        Returns
+        -------
+        ProjectiveSeries
+            The field in the frame.
+        """
+        return ProjectiveSeries(frame.pairs(self.exact_pairs), frame.drift(self.exact_F))
 
     # ------------------------------------------------------------------ coordinates
     def vec(self, Z):

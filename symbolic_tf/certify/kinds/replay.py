@@ -55,9 +55,10 @@ from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...exact.rational import frac_str
 from ..claims import Claim, Quantifier
+from .frame import eigen_frame
 from .krawczyk_box import initial_cov, rat
 
-__all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "start_state", "TubeState",
+__all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "lagrange_remainder", "start_state", "TubeState",
            "svec_basis", "svec_pairs", "int_in", "step_range", "jacobian_series",
            "jacobian_terms", "JACOBIAN_TAIL", "norm_f", "trace"]
 
@@ -249,6 +250,37 @@ class Field:
         self.exact_F = None if none else flint.fmpq_mat(F)
         self.F = None if none else flint.arb_mat(F)
         self._ops = {}
+
+    def frame(self, box):
+        """The eigenframe of ``box`` for a step's a priori enclosure and remainder
+        (:func:`~symbolic_tf.certify.kinds.frame.eigen_frame`), or None.
+
+        Parameters
+        ----------
+        box : flint.arb_mat
+            The step's starting box.
+
+        Returns
+        -------
+        symbolic_tf.certify.kinds.frame.Frame or None
+            The frame.
+        """
+        return eigen_frame(box)
+
+    def rotated(self, frame):
+        """This field in the coordinates of ``frame``: the exact heads QᵀCQ, QᵀAQ and drift QᵀFQ.
+
+        Parameters
+        ----------
+        frame : symbolic_tf.certify.kinds.frame.Frame
+            The frame.
+
+        Returns
+        -------
+        Field
+            The field in the frame.
+        """
+        return Field(frame.pairs(self.exact_pairs), frame.drift(self.exact_F))
 
     def _start(self, X):
         return None if self.F is None else self.F * X
@@ -704,11 +736,58 @@ def step_range(field, S, h, order):
     flint.arb_mat or None
         The enclosure, or None when the Picard test fails on this step.
     """
-    Y = _picard(field, S, h)
-    if Y is None:
-        return None
     J = _setup(S, h)[0]
-    return _poly(field.coefficients(S, order), J) + field.coefficients(Y, order + 1)[order + 1] * J ** (order + 1)
+    sig = field.coefficients(S, order)
+    remainder = lagrange_remainder(field, S, S, sig, J, order, "picard")
+    return None if remainder is None else _poly(sig, J) + remainder
+
+
+def lagrange_remainder(field, box, base, sig, h, order, apriori="picard"):
+    """An enclosure of the Lagrange remainder h^{k+1}·σ_{k+1}(y(ξ)) of a step of length h (an exact
+    arb, or the interval [0, h] for a whole-step range) from every point of ``box``: the a priori
+    enclosure (``apriori`` "picard" from ``box``, or "taylor" from the coefficients ``sig`` over
+    ``base``, module docstring) and the (k+1)-th coefficient over it — computed in the eigenframe
+    of the box when the field has one (:meth:`Field.frame`, :mod:`~symbolic_tf.certify.kinds.frame`:
+    R = TR'Tᵀ), else in the field's own coordinates; None when the a priori test fails.
+
+    Parameters
+    ----------
+    field : Field
+        The vector field (any object with ``__call__`` and ``coefficients``; ``frame`` and
+        ``rotated`` optional).
+    box : flint.arb_mat
+        The enclosure at the start of the step.
+    base : flint.arb_mat
+        The box of ``sig`` (``box``, or in "qr" its hull with the parallelepiped's centre).
+    sig : list of flint.arb_mat
+        The Taylor coefficients σ_0..σ_k over ``base``.
+    h : flint.arb
+        The step length, or the interval [0, h].
+    order : int
+        The Taylor order k.
+    apriori : str
+        ``"picard"`` or ``"taylor"``.
+
+    Returns
+    -------
+    flint.arb_mat or None
+        The remainder's enclosure.
+    """
+    frame = field.frame(box) if hasattr(field, "frame") else None
+    if frame is not None:
+        field = field.rotated(frame)
+        box, base, sig = frame.to(box), frame.to(base), [frame.to(s) for s in sig]
+    if apriori == "taylor":
+        found = _taylor_apriori(field, base, sig, h)
+        if found is None:
+            return None
+        Z = found[1] * h ** (order + 1)
+    else:
+        Y = _picard(field, box, h)
+        if Y is None:
+            return None
+        Z = field.coefficients(Y, order + 1)[order + 1] * h ** (order + 1)
+    return Z if frame is None else frame.back(Z)
 
 
 def _taylor_apriori(field, S, sig, h):
@@ -868,16 +947,9 @@ def replay_step(field, state, h, order, method, apriori="picard"):
         for a, b in _entries(box):
             base[a, b] = box[a, b].union(Cm[a, b])
     sig = field.coefficients(base, order)
-    if apriori == "taylor":
-        found = _taylor_apriori(field, base, sig, h)
-        if found is None:
-            return "picard"
-        remainder = found[1] * h ** (order + 1)
-    else:
-        Y = _picard(field, box, h)
-        if Y is None:
-            return "picard"
-        remainder = field.coefficients(Y, order + 1)[order + 1] * h ** (order + 1)
+    remainder = lagrange_remainder(field, box, base, sig, h, order, apriori)
+    if remainder is None:
+        return "picard"
     if method == "direct":
         box = _poly(sig, h) + remainder
     else:

@@ -25,6 +25,8 @@ from fractions import Fraction
 
 import flint
 
+from ..kinds.frame import eigen_frame
+
 __all__ = ["Flow", "PICARD_ITERATIONS", "State", "initial_state", "picard_enclosure", "taylor_step",
            "taylor_coefficients", "taylor_jacobian", "singularity_distance", "prepare_step", "dyadic_down", "arb_of", "svec", "unsvec", "svec_basis", "max_mid", "max_rad",
            "horner"]
@@ -85,6 +87,22 @@ class Flow:
                 opF = flint.arb_mat(m, m, [colsF[c][r] for r in range(m) for c in range(m)])
             self._variational[key] = (big, opF)
         return self._variational[key]
+
+    def rotated(self, frame):
+        """This field in the coordinates of ``frame`` (:mod:`~symbolic_tf.certify.kinds.frame`): the
+        exact heads QᵀCQ, QᵀAQ and drift QᵀFQ, for the a priori enclosure and the remainder of a step.
+
+        Parameters
+        ----------
+        frame : symbolic_tf.certify.kinds.frame.Frame
+            The frame.
+
+        Returns
+        -------
+        Flow
+            The field in the frame.
+        """
+        return Flow(frame.pairs(self.exact_heads), frame.drift(self.exact_F))
 
     def drift(self, X):
         """FX (the first summand of every recurrence), or None without drift.
@@ -602,12 +620,17 @@ def taylor_step(state, h, flow, order, method="qr", basis=None, pre=None):
         test fails or (qr) the parallelepiped and the direct enclosure are disjoint.
     """
     S = state.S
-    Y = picard_enclosure(S, h, flow)
+    # the a priori box and the remainder in the eigenframe of S (kinds.frame: tight near a singular Σ)
+    frame = eigen_frame(S)
+    local = flow if frame is None else flow.rotated(frame)
+    Y = picard_enclosure(S if frame is None else frame.to(S), h, local)
     if Y is None:
         return None
     if pre is None:
         pre = prepare_step(state, flow, order, method)
-    Z = taylor_coefficients(Y, flow, order + 1)[order + 1] * h ** (order + 1)
+    Z = taylor_coefficients(Y, local, order + 1)[order + 1] * h ** (order + 1)
+    if frame is not None:
+        Y, Z = frame.back(Y), frame.back(Z)
     if method == "direct":
         return State(horner(pre["direct"], h) + Z, zrad=max_rad(Z), picard=Y)
     d = S.nrows()

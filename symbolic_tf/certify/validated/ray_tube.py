@@ -27,6 +27,7 @@ re-checked independently by :func:`symbolic_tf.certify.check.check`.
 """
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 
@@ -198,6 +199,38 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
     best = {}
     last_tr = [0.0]
     deadline = t0 + seconds
+    ceilings = {}
+    too_big = {}    # (guess, pieces) -> the smallest level whose contraction check failed
+
+    def ceiling(g):
+        """A level ρ = 2^e at which the end checks fail at the ray point itself while 2^(e−1) passes
+        (bisection in e, once per guess; 16 when 16 passes, 0 when even the residual's floor fails): a
+        level above it cannot pass with any end state (a larger ellipsoid has a larger box, so its
+        contraction check is harder), so such end tests are skipped without their ball checks."""
+        if g not in ceilings:
+            guess, ex_res = guesses[g], floors[g]
+            lo_e = math.floor(math.log2(max(4.0 * ex_res / float(guess.mu) ** 2, 1e-60)))
+
+            def passes(e):
+                data = ellipsoid_fields("X_star", Xs_str, guess, Fraction(2) ** e)
+                try:
+                    with working_precision(prec):
+                        check_ray_state(heads, F, flint.arb_mat(Xs), flint.arb(0), flint.arb(0), data, prec, _fail)
+                    return True
+                except CertificationFailed:
+                    return False
+
+            lo, hi = lo_e, 4
+            if passes(hi):
+                ceilings[g] = 2.0 ** hi
+            elif not passes(lo):
+                ceilings[g] = 0.0
+            else:
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    lo, hi = (mid, hi) if passes(mid) else (lo, mid)
+                ceilings[g] = 2.0 ** hi
+        return ceilings[g]
 
     def end_check(S, t, pieces=1, state=None):
         """The first guess whose ellipsoid certifies the box S at t (or, with ``state`` = (X₁, u₁, t₁),
@@ -207,10 +240,14 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
             z = np.array([float(S[i, j].mid()) * u1 - X[i, j] for i, j in up] + [u1])
         else:
             z = np.array([float(state[0][i, j].mid()) - X[i, j] for i, j in up] + [float(state[1].mid())])
-        for guess, ex_res in zip(guesses, floors):
+        for g, (guess, ex_res) in enumerate(zip(guesses, floors)):
             E1 = float(z @ guess.W @ z)
             # ρ: room for the tube's width and for the residual condition rᵀWr < μ²ρ
             rho = dyadic(max(1.5 * E1 + 1e-300, 4.0 * ex_res / float(guess.mu) ** 2), 30)
+            if pieces == 1 and float(rho) > ceiling(g):
+                continue
+            if float(rho) >= too_big.get((g, pieces), math.inf):
+                continue
             data = ellipsoid_fields("X_star", Xs_str, guess, rho)
             if pieces > 1:
                 data["pieces"] = pieces
@@ -218,7 +255,10 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
                 if state is None:
                     return (data,) + tuple(check_ray_end(heads, F, S, t, data, prec, _fail))
                 return (data,) + tuple(check_ray_state(heads, F, *state, data, prec, _fail))
-            except CertificationFailed:
+            except CertificationFailed as exc:
+                if _CONTRACTION_FAILS in str(exc) or _PIECES_FAIL in str(exc):
+                    # the contraction part depends on the level alone: no larger level can pass it
+                    too_big[(g, pieces)] = min(float(rho), too_big.get((g, pieces), math.inf))
                 continue
         return None
 
@@ -286,6 +326,8 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
                              f"attracting ray; relative bracket width {best['width']:.2g}")
 
 
+_CONTRACTION_FAILS = "is not verified over the box"   # kinds.ray's failures of the contraction check
+_PIECES_FAIL = "the piecewise contraction check needs more than"
 _LOCAL_TOLS = (1e-15, 1e-20)   # the tube's per-step local tolerance, pass by pass
 _PIECE_SECONDS = 8.0           # the extra budget of the piecewise contraction check after a missed tube
 _PIECE_BUDGETS = (256, 2048)   # pieces of the adaptive check (kinds.ray.check_contraction_pieces), in turn
