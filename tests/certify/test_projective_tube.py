@@ -107,3 +107,18 @@ def test_a_step_too_long_for_the_enclosure_is_refused():
         for apriori in ("picard", "taylor"):
             assert replay_step(field, state, flint.arb(8), 16, "qr", apriori) == "picard"
         assert not isinstance(replay_step(field, state, flint.arb(flint.fmpq(1, 64)), 16, "qr", "taylor"), str)
+
+
+def test_no_step_is_longer_than_h_max_and_the_enclosure_stays_narrow():
+    """The cap on the step (h_max) is honoured, and with it the enclosure of a run along seed 0 #46's
+    slow drift stays as narrow as the one without the eigenframe's longer steps would be."""
+    p = _p(A3, V3, [[2, 0, 0], [0, 1, 0], [0, 0, 3]])
+    heads, F = flow_data(p)
+    run = integrate_projective(heads, F, p.exact.Sigma0, lambda X, u, s, tau: tau >= 30, prec=128, order=20,
+                               deadline=time.perf_counter() + 120, tol=1e-15, apriori="taylor", h_max=0.25)
+    assert run.stop == "accepted by until"
+    steps = [b - a for a, b in zip(run.taus, run.taus[1:])]
+    assert max(steps) <= Fraction(1, 4)
+    with working_precision(128):
+        X, u, _s = ProjectiveSeries(heads, F).split(run.box)
+        assert max(float(X[i, j].rad()) for i in range(3) for j in range(3)) < 1e-10
