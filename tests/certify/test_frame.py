@@ -14,7 +14,7 @@ import pytest
 from symbolic_tf.certify.kinds.frame import Frame, eigen_frame, rational_rotation
 from symbolic_tf.certify.kinds.projective import ProjectiveSeries
 from symbolic_tf.certify.kinds.replay import Field, lagrange_remainder
-from symbolic_tf.certify.validated import enclose
+from symbolic_tf.certify.validated.tube import flow_data, integrate_tube
 from symbolic_tf.exact.precision import working_precision
 from symbolic_tf.numeric.reference import reference_solve_problem
 from symbolic_tf.spec import parse_problem
@@ -135,12 +135,13 @@ def test_framed_remainder_is_far_tighter_near_a_singular_sigma():
 
 def test_a_tube_deep_into_a_general_v_blowup_contains_the_reference():
     """Seed 1 #36 of the general-V soak set (T* ≈ 0.0351520063): to t = 0.0351 (tr Σ grows ≈ 10⁴-fold),
-    where Σ is nearly rank one and every step's remainder is computed in the frame."""
+    where Σ is nearly rank one: a framed search tube (every step's remainder computed in the frame)."""
     doc = {"variant": "softmax", "d": 2, "A": [["-1", "-5/3"], ["1/3", "2"]], "V": [["5/3", "-5/3"], ["-3/4", "1"]],
            "initial": {"cov": [["13/36", "-1/2"], ["-1/2", "77/18"]]}}
     p = parse_problem(doc)
     T = Fraction(351, 10000)
-    tube = enclose(p, T)
+    heads, F = flow_data(p)
+    tube = integrate_tube(heads, F, p.exact.Sigma0, T, framed=True)
     assert tube.complete, tube.stop
     ref = reference_solve_problem(p, T=T, times=tube.times, dps=40)
     S_end = tube.ends[-1]

@@ -15,7 +15,7 @@ from scipy.integrate import solve_ivp
 
 from symbolic_tf.certify.kinds.projective import ProjectiveSeries, projective_start, replay_projective
 from symbolic_tf.certify.kinds.replay import replay_step, start_state
-from symbolic_tf.certify.validated.projective_tube import integrate_projective
+from symbolic_tf.certify.validated.projective_tube import TOO_WIDE, integrate_projective, integrate_projective_capped
 from symbolic_tf.certify.validated.tube import flow_data
 from symbolic_tf.exact.precision import working_precision
 from symbolic_tf.spec.errors import CertificationFailed
@@ -122,3 +122,25 @@ def test_no_step_is_longer_than_h_max_and_the_enclosure_stays_narrow():
     with working_precision(128):
         X, u, _s = ProjectiveSeries(heads, F).split(run.box)
         assert max(float(X[i, j].rad()) for i in range(3) for j in range(3)) < 1e-10
+
+
+def test_a_run_too_wide_is_repeated_with_the_next_cap():
+    """integrate_projective_capped restarts from the start with the next step cap while the enclosure
+    grows too wide, with a fresh ``until`` each time, and stops at the first run that is not."""
+    p = _p(A, [[1, 0], [0, 1]], S0)
+    heads, F = flow_data(p)
+    made = []
+
+    def make_until():
+        made.append(1)
+        return lambda X, u, s, tau: tau >= 1
+
+    common = dict(prec=128, order=16, deadline=time.perf_counter() + 60, tol=1e-18)
+    run = integrate_projective_capped(heads, F, p.exact.Sigma0, make_until, caps=(Fraction(1, 4), Fraction(1, 8)),
+                                      wide=1e-300, **common)
+    assert run.stop == TOO_WIDE and run.h_max == Fraction(1, 8) and len(made) == 2
+    made.clear()
+    run = integrate_projective_capped(heads, F, p.exact.Sigma0, make_until, caps=(Fraction(1, 4), Fraction(1, 8)),
+                                      **common)
+    assert run.stop == "accepted by until" and run.h_max == Fraction(1, 4) and len(made) == 1
+    assert max(b - a for a, b in zip(run.taus, run.taus[1:])) <= Fraction(1, 4)

@@ -357,7 +357,6 @@ _T_SHARE = 0.1      # a growing solution's largest share of the budget for the t
 _PROJ_ORDER = 20     # the Taylor order of the projective continuation
 _PROJ_TOL = 1e-15    # the largest Lagrange remainder radius of one of its steps (1e-14 is too wide for seed 1 #4 of the soak set, 1e-16 too slow for seed 0 #1)
 _PROJ_WIDE = 1e-9    # stop when its X is wider than this (the chart's ê has sensitivity ~ 1/ζ̄³)
-_PROJ_H_MAX = 0.25   # its longest step in τ (longer ones grow Lohner's wrapping: projective_tube's h_max)
 
 
 def _continue_projective(problem, spec, heads, tube, attempt, found, order, prec, numerical, t0, seconds) -> Verdict:
@@ -370,14 +369,17 @@ def _continue_projective(problem, spec, heads, tube, attempt, found, order, prec
     below the accuracy limit of the order-20 series here."""
     from ..certificate import vec_str
     from .lyapunov import Throttle, certify_and_check, tube_fields
-    from .projective_tube import integrate_projective, switch_index
+    from .projective_tube import integrate_projective_capped, switch_index
+
+    def fresh():
+        throttle = Throttle(every=400)
+        return lambda X, u, s, tau: attempt(X, tau, throttle)
 
     k = switch_index(tube)
-    throttle = Throttle(every=400)
-    run = integrate_projective(heads, None, tube.ends[k], lambda X, u, s, tau: attempt(X, tau, throttle),
-                               prec=prec, order=_PROJ_ORDER, deadline=t0 + seconds, tol=_PROJ_TOL, wide=_PROJ_WIDE,
-                               apriori="taylor", watch_time=False, h_max=_PROJ_H_MAX)
-    numerical["projective"] = dict(run.summary(), switch_t=float(tube.times[k]))
+    run = integrate_projective_capped(heads, None, tube.ends[k], fresh, prec=prec, order=_PROJ_ORDER,
+                                      deadline=t0 + seconds, tol=_PROJ_TOL, wide=_PROJ_WIDE, apriori="taylor",
+                                      watch_time=False)
+    numerical["projective"] = dict(run.summary(), switch_t=float(tube.times[k]), h_max=run.h_max)
     if "data" not in found:
         if "last" in found:
             numerical["last_region_failure"] = found["last"]

@@ -297,7 +297,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
             break
         last_tr[0] = 0.0
         tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                              rel_tol=1e-2, seconds=max(0.5, left), until=until, local_tol=local_tol)
+                              rel_tol=1e-2, seconds=max(0.5, left), until=until, local_tol=local_tol, framed=True)
         passes += 1
     numerical.update(tube_summary(tube), passes=passes)
     # after a missed tube: pieces of the last boxes first (cheap when it works), then the projective
@@ -381,7 +381,7 @@ def _projective_retry(heads, F, tube, end_check, best, deadline, prec, numerical
     radius ≤ 10⁻¹⁸), and test the end state each time u halves; the first success fills ``best`` (with the covariance switch time ``t`` and the
     projective times ``proj``)."""
     from .lyapunov import stored_bracket
-    from .projective_tube import integrate_projective, switch_index
+    from .projective_tube import integrate_projective_capped, switch_index
 
     k = switch_index(tube)
     if k == 0:
@@ -406,12 +406,17 @@ def _projective_retry(heads, F, tube, end_check, best, deadline, prec, numerical
         best.update(data=dict(data, T_lo=frac_str(T_lo), T_hi=frac_str(T_hi)), t=t_k, width=width, proj=[tau])
         return True
 
-    run = integrate_projective(heads, F, S_k, until, prec=tube.prec, order=_PROJ_ORDER, deadline=deadline,
-                               tol=_PROJ_TOL, wide=_PROJ_WIDE, apriori="taylor")
+    def fresh():
+        last_u[0] = u_switch
+        return until
+
+    u_switch = last_u[0]
+    run = integrate_projective_capped(heads, F, S_k, fresh, prec=tube.prec, order=_PROJ_ORDER, deadline=deadline,
+                                      tol=_PROJ_TOL, wide=_PROJ_WIDE, apriori="taylor")
     if "proj" in best:
         best["proj"] = list(run.taus)
     stop = "entered the basin" if run.stop == "accepted by until" else run.stop
-    numerical["projective"] = dict(run.summary(), switch_t=float(t_k), checks=checks[0], stop=stop)
+    numerical["projective"] = dict(run.summary(), switch_t=float(t_k), checks=checks[0], stop=stop, h_max=run.h_max)
 
 
 def _too_wide(stop: str) -> bool:

@@ -205,7 +205,7 @@ def psd_flow_inputs(problem, drift: bool, drift_reason: str):
 
 
 def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_steps=20000, rel_tol=1e-2,
-                   seconds=None, until=None, local_tol=_LOCAL_TOL, start=None) -> Tube:
+                   seconds=None, until=None, local_tol=_LOCAL_TOL, start=None, framed=False) -> Tube:
     """The integration loop behind :func:`enclose` (exact inputs: fmpq heads, F, Σ₀).
 
     ``T`` (Fraction or None = no end time), ``local_tol`` (target radius of each step's Lagrange
@@ -242,6 +242,8 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
     start : tuple or None
         ("qr") an initial parallelepiped (center, basis, coords) of a *set* of initial values contained
         in the box ``S0q`` (an arb_mat); default: the box's midpoint, I and the box − midpoint.
+    framed : bool
+        Each step's Picard box and remainder in the eigenframe of its box (:func:`.flow.taylor_step`).
 
     Returns
     -------
@@ -287,7 +289,7 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
                         hq = dyadic_down(h)
                     if hq <= 0:
                         break
-                    step = taylor_step(state, arb_of(hq), flow, order, method, basis, pre)
+                    step = taylor_step(state, arb_of(hq), flow, order, method, basis, pre, framed)
                     if step is None:
                         h, last = float(hq) / 2, False
                         continue
