@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...exact.rational import dyadic, frac_str, qmat_to_float
-from ...spec.verdict import UNDECIDED, Verdict
+from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from .float_budget import guarded
 
 __all__ = ["KIND", "ChartSearch", "find_neutral_cluster", "find_chart_certificate"]
@@ -331,15 +331,24 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
     # a growing solution gets a share of the budget in t — while the tube stays as narrow as the
     # projective continuation's start must be (SWITCH_WIDTH): past that width no entry has ever passed
     # (ê's sensitivity to Σ is of order 1/ζ̄³), and the continuation restarts from the last narrow box
-    left = max(0.5, (_T_SHARE if spec.grows else 1.0) * (seconds - (time.perf_counter() - t0)))
-    throttle = Throttle(every=400)
-    tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=SWITCH_WIDTH if spec.grows else 1e-2, seconds=left,
-                          until=lambda state, t: attempt(state.S, t, throttle), local_tol=1e-14)
-    numerical.update(tube_summary(tube))
-    if "data" not in found and spec.grows:
+    # A growing solution tries the tube in t with framed steps first (flow.taylor_step: its switch box
+    # is what seed 0 #46 needs) and, when the continuation from it fails early, unframed (seed 1 #4).
+    for framed in ((True, False) if spec.grows else (False,)):
+        left = max(0.5, (_T_SHARE if spec.grows else 1.0) * (seconds - (time.perf_counter() - t0)))
+        throttle = Throttle(every=400)
+        tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+                              rel_tol=SWITCH_WIDTH if spec.grows else 1e-2, seconds=left,
+                              until=lambda state, t: attempt(state.S, t, throttle), local_tol=1e-14,
+                              framed=framed)
+        numerical.update(tube_summary(tube), framed_t=framed)
+        if "data" in found or not spec.grows:
+            break
         gate["zeta"] = 0.02     # the tube in t failed for its width; the projective one is far narrower
-        return _continue_projective(problem, spec, heads, tube, attempt, found, order, prec, numerical, t0, seconds)
+        verdict = _continue_projective(problem, spec, heads, tube, attempt, found, order, prec, numerical, t0,
+                                       seconds)
+        if not framed or verdict.status == PROVED or seconds - (time.perf_counter() - t0) < _RETRY_SECONDS:
+            return verdict
+        numerical["framed_attempt"] = dict(numerical.pop("projective", {}))
     if "data" not in found:
         if "last" in found:
             numerical["last_region_failure"] = found["last"]
@@ -354,6 +363,7 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
 
 
 _T_SHARE = 0.1      # a growing solution's largest share of the budget for the tube in t
+_RETRY_SECONDS = 20.0   # the least time left for the unframed retry of a growing solution's tubes
 _PROJ_ORDER = 20     # the Taylor order of the projective continuation
 _PROJ_TOL = 1e-15    # the largest Lagrange remainder radius of one of its steps (1e-14 is too wide for seed 1 #4 of the soak set, 1e-16 too slow for seed 0 #1)
 _PROJ_WIDE = 1e-9    # stop when its X is wider than this (the chart's ê has sensitivity ~ 1/ζ̄³)

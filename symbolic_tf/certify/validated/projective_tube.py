@@ -167,8 +167,9 @@ def integrate_projective_capped(heads, F, S_start, make_until, *, deadline: floa
     Each step's remainder is computed in its eigenframe (:mod:`~symbolic_tf.certify.kinds.frame`), so
     the remainder alone lets the steps grow until Lohner's wrapping of a long step's Taylor map
     dominates; how long is too long depends on the flow.  Measured on the general-V set: along seed 1
-    #46's slow drift steps up to 0.25 in τ keep the enclosure near 10⁻¹³ (0.1 would need 33,000 steps),
-    while seed 1 #4 (growth) and seed 1 #52 (a slow ray) need at most 0.1.
+    #46's slow drift uncapped steps grow the enclosure too wide by τ ≈ 136, while steps ≤ 0.25 keep it
+    near 10⁻¹³ (0.1 would need 33,000 steps); seed 1 #4 (growth) and seed 1 #52 (a slow ray) need at
+    most 0.1.
 
     Parameters
     ----------
