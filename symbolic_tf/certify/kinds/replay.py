@@ -25,6 +25,14 @@ part of the kinds' definitions and recomputed here with this module's own code. 
 
 Hence the solution exists on [0, t_N] and Σ(t_i) ∈ S_i for every i.
 
+**The eigenframe** (:func:`lagrange_remainder`, :mod:`~symbolic_tf.certify.kinds.frame`).  The a
+priori test and the remainder Z are computed for the rotated flow (heads QᵀC_hQ, QᵀA_hQ, drift QᵀFQ)
+from the rotated box QᵀSQ — Q an exact rational orthogonal matrix near the eigenvectors of mid(S) —
+and mapped back, Z = Q Z' Qᵀ: the change of variables Σ = QΣ'Qᵀ maps solutions to solutions and
+Taylor coefficients covariantly, so this is the same enclosure argument in other coordinates, and it
+keeps the cancellations of a nearly singular Σ that an entrywise box loses.  Any orthogonal Q is
+sound, so the checker chooses its own.
+
 **The high-order a priori enclosure** (``apriori="taylor"``, for the tubes whose certificate asks
 for it).  The first-order Picard test needs h·‖∂f‖ ≲ 1 over the box, which caps the step far
 below the accuracy of an order-k Taylor step where the flow is slow but its Jacobian large.

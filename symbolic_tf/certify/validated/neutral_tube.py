@@ -334,6 +334,7 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
     # A growing solution tries the tube in t with framed steps first (flow.taylor_step: its switch box
     # is what seed 0 #46 needs) and, when the continuation from it fails early, unframed (seed 1 #4).
     for framed in ((True, False) if spec.grows else (False,)):
+        found.clear()
         left = max(0.5, (_T_SHARE if spec.grows else 1.0) * (seconds - (time.perf_counter() - t0)))
         throttle = Throttle(every=400)
         tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
