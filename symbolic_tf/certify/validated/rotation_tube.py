@@ -365,7 +365,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
 
     left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
     tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=1e-2, seconds=left, until=until)
+                          rel_tol=1e-2, seconds=left, until=until, framed=True)
     numerical.update(tube_summary(tube))
     if not best:
         return tube_missed(tube, _CLAIM0, numerical, t0, "enter the certified annulus")
