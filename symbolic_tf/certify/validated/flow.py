@@ -618,8 +618,9 @@ def taylor_step(state, h, flow, order, method="qr", basis=None, pre=None, framed
         Σ, so the step control allows much longer steps — which near a blow-up ray is what it is for,
         but on other flows can let Lohner's wrapping grow (measured on seed 0 #59 of the general-V
         set: exponential growth onto a rank-one direction, where steps 25 times the unframed ones
-        wrecked the enclosure).  The ray search takes framed steps, the neutral growth search tries
-        them first; the others keep the unframed steps, which the framed checker replays as well.
+        wrecked the enclosure).  The ray and rotation searches take framed steps, the neutral growth
+        search tries them first; the others keep the unframed steps, which the framed checker
+        replays as well.
 
     Returns
     -------
