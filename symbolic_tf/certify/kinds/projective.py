@@ -89,21 +89,6 @@ class ProjectiveSeries:
         """
         return eigen_frame(Z, self.d, 2)
 
-    def rotated(self, frame):
-        """Φₛ in the coordinates of ``frame``: the exact heads QᵀCQ, QᵀAQ and drift QᵀFQ.
-
-        Parameters
-        ----------
-        frame : symbolic_tf.certify.kinds.frame.Frame
-            The frame.
-
-        Returns
-        -------
-        ProjectiveSeries
-            The field in the frame.
-        """
-        return ProjectiveSeries(frame.pairs(self.exact_pairs), frame.drift(self.exact_F))
-
     # ------------------------------------------------------------------ coordinates
     def vec(self, Z):
         """The parallelepiped's coordinates (svec-upper X, u, s) of Z = diag(X, u, s), as an (m+2)×1 column.

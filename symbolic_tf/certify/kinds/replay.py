@@ -275,21 +275,6 @@ class Field:
         """
         return eigen_frame(box)
 
-    def rotated(self, frame):
-        """This field in the coordinates of ``frame``: the exact heads QᵀCQ, QᵀAQ and drift QᵀFQ.
-
-        Parameters
-        ----------
-        frame : symbolic_tf.certify.kinds.frame.Frame
-            The frame.
-
-        Returns
-        -------
-        Field
-            The field in the frame.
-        """
-        return Field(frame.pairs(self.exact_pairs), frame.drift(self.exact_F))
-
     def _start(self, X):
         return None if self.F is None else self.F * X
 
@@ -761,8 +746,8 @@ def lagrange_remainder(field, box, base, sig, h, order, apriori="picard"):
     Parameters
     ----------
     field : Field
-        The vector field (any object with ``__call__`` and ``coefficients``; ``frame`` and
-        ``rotated`` optional).
+        The vector field (any object with ``__call__`` and ``coefficients``; with a ``frame``
+        method it also has ``exact_pairs``, ``exact_F`` and the constructor ``(pairs, F)``).
     box : flint.arb_mat
         The enclosure at the start of the step.
     base : flint.arb_mat
@@ -782,8 +767,8 @@ def lagrange_remainder(field, box, base, sig, h, order, apriori="picard"):
         The remainder's enclosure.
     """
     frame = field.frame(box) if hasattr(field, "frame") else None
-    if frame is not None:
-        field = field.rotated(frame)
+    if frame is not None:   # the same field class, of the rotated exact heads and drift
+        field = type(field)(frame.pairs(field.exact_pairs), frame.drift(field.exact_F))
         box, base, sig = frame.to(box), frame.to(base), [frame.to(s) for s in sig]
     if apriori == "taylor":
         found = _taylor_apriori(field, base, sig, h)

@@ -88,22 +88,6 @@ class Flow:
             self._variational[key] = (big, opF)
         return self._variational[key]
 
-    def rotated(self, frame):
-        """This field in the coordinates of ``frame`` (:mod:`~symbolic_tf.certify.kinds.frame`): the
-        exact heads QᵀCQ, QᵀAQ and drift QᵀFQ, for the a priori enclosure and the remainder of a step.
-
-        Parameters
-        ----------
-        frame : symbolic_tf.certify.kinds.frame.Frame
-            The frame.
-
-        Returns
-        -------
-        Flow
-            The field in the frame.
-        """
-        return Flow(frame.pairs(self.exact_heads), frame.drift(self.exact_F))
-
     def drift(self, X):
         """FX (the first summand of every recurrence), or None without drift.
 
@@ -631,7 +615,7 @@ def taylor_step(state, h, flow, order, method="qr", basis=None, pre=None, framed
     S = state.S
     # the a priori box and the remainder in the eigenframe of S (kinds.frame: tight near a singular Σ)
     frame = eigen_frame(S) if framed else None
-    local = flow if frame is None else flow.rotated(frame)
+    local = flow if frame is None else Flow(frame.pairs(flow.exact_heads), frame.drift(flow.exact_F))
     Y = picard_enclosure(S if frame is None else frame.to(S), h, local)
     if Y is None:
         return None
