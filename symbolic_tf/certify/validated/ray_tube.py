@@ -300,13 +300,17 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
                               rel_tol=1e-2, seconds=max(0.5, left), until=until, local_tol=local_tol, framed=True)
         passes += 1
     numerical.update(tube_summary(tube), passes=passes)
-    # after a missed tube: pieces of the last boxes first (cheap when it works), then the projective
-    # continuation (slower, but it reaches rays whose basin the covariance tube cannot enter)
+    # after a missed tube: pieces of the last boxes first with the small budget (cheap when it works),
+    # then the projective continuation (slower, but it reaches rays whose basin the covariance tube
+    # cannot enter), then the large budget of pieces
     if not best and tube is not None:
-        _piecewise_retry(tube, end_check, best, t0 + seconds + _PIECE_SECONDS, d, numerical)
+        _piecewise_retry(tube, end_check, best, t0 + seconds + _PIECE_SECONDS, d, numerical, _PIECE_BUDGETS[:1])
     if not best and tube is not None:
         _projective_retry(heads, F, tube, end_check, best, time.perf_counter() + projective_seconds, prec,
                           numerical)
+    if not best and tube is not None:
+        _piecewise_retry(tube, end_check, best, time.perf_counter() + _PIECE_SECONDS, d, numerical,
+                         _PIECE_BUDGETS[1:])
     if not best:
         return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified ray basin", f"; float T* ≈ {t_late:.6g}")
     times, tube_data = tube_fields(tube, best["t"], order, prec)
@@ -333,12 +337,13 @@ _PIECE_SECONDS = 8.0           # the extra budget of the piecewise contraction c
 _PIECE_BUDGETS = (256, 2048)   # pieces of the adaptive check (kinds.ray.check_contraction_pieces), in turn
 
 
-def _piecewise_retry(tube, end_check, best, deadline, d, numerical):
+def _piecewise_retry(tube, end_check, best, deadline, d, numerical, budgets):
     """After a tube that never entered a ray basin: test its last end boxes again with the contraction
-    check done piecewise (the certificate's ``pieces``).  A slowly attracting ray leaves the tube's end
-    at a distance from the ray where the Jacobian's ball over the whole box is too coarse, although the
-    inequality holds pointwise; adaptive pieces of the box shrink the ball where it matters.  Latest
-    box first, one box per doubling of tr Σ, until ``deadline``; the first success fills ``best``."""
+    check done piecewise (the certificate's ``pieces``, at most each of ``budgets`` in turn).  A slowly
+    attracting ray leaves the tube's end at a distance from the ray where the Jacobian's ball over the
+    whole box is too coarse, although the inequality holds pointwise; adaptive pieces of the box shrink
+    the ball where it matters.  Latest box first, one box per doubling of tr Σ, until ``deadline``; the
+    first success fills ``best``."""
     from .lyapunov import stored_bracket
 
     cand, last = [], None
@@ -350,8 +355,8 @@ def _piecewise_retry(tube, end_check, best, deadline, d, numerical):
             last = trS
         if len(cand) == 3:
             break
-    tried = 0
-    for pieces in _PIECE_BUDGETS:
+    tried = numerical.get("piecewise_retries", 0)
+    for pieces in budgets:
         for S, t in cand:
             if time.perf_counter() > deadline:
                 numerical["piecewise_retries"] = tried
