@@ -48,6 +48,26 @@ def _trace(S) -> float:
     return float(sum(S[i, i] for i in range(S.rows)))
 
 
+def _interior_point(spec, cell, rng, tries: int = 64):
+    """A random rational point (x, y, problem) strictly inside the cell's box where Σ₀ ≻ 0, or None
+    after ``tries`` misses.  A cell on the rim of a Σ₀ disk is certified only where Σ₀ ≻ 0 (its claim's
+    quantifier), and part of its box lies outside the cone, where there is no problem to classify."""
+    from ..exact.definiteness import is_pd
+    from ..spec.errors import InvalidParameters
+
+    x0, x1, y0, y1 = (Fraction(b) for b in cell["box"])
+    for _ in range(tries):
+        x = x0 + (x1 - x0) * Fraction(rng.randint(1, 63), 64)
+        y = y0 + (y1 - y0) * Fraction(rng.randint(1, 63), 64)
+        try:
+            p = spec.problem_at(x, y)
+        except InvalidParameters:
+            continue
+        if is_pd(p.cov):
+            return x, y, p
+    return None
+
+
 def crosscheck(doc: dict, n: int = 10, seed: int = 0, *, horizon: float = 20.0, dps: int = 20,
                integrate: bool = True) -> list[dict]:
     """Check ``n`` random points inside decided cells of the map ``doc``; one record per point
@@ -58,7 +78,8 @@ def crosscheck(doc: dict, n: int = 10, seed: int = 0, *, horizon: float = 20.0, 
     doc : dict
         A regime map document (its ``spec`` and ``cells``).
     n : int
-        The number of decided cells sampled (one random rational point in each).
+        The number of decided cells sampled (one random rational point in each, where Σ₀ ≻ 0; a cell
+        with no such point in 64 tries is skipped).
     seed : int
         The random seed.
     horizon : float
@@ -89,10 +110,10 @@ def crosscheck(doc: dict, n: int = 10, seed: int = 0, *, horizon: float = 20.0, 
     decided = [c for c in doc["cells"] if c["status"] == "PROVED"]
     out = []
     for c in rng.sample(decided, min(n, len(decided))):
-        x0, x1, y0, y1 = (Fraction(b) for b in c["box"])
-        x = x0 + (x1 - x0) * Fraction(rng.randint(1, 63), 64)
-        y = y0 + (y1 - y0) * Fraction(rng.randint(1, 63), 64)
-        p = spec.problem_at(x, y)
+        found = _interior_point(spec, c, rng)
+        if found is None:
+            continue
+        x, y, p = found
         rec = {"cell": c["id"], "x": str(x), "y": str(y), "cell_regime": c["regime"]}
         cl = classify(p)
         rec["point_regime"], rec["point_status"] = cl.regime, cl.status
