@@ -303,14 +303,17 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
     # after a missed tube: pieces of the last boxes first with the small budget (cheap when it works),
     # then the projective continuation (slower, but it reaches rays whose basin the covariance tube
     # cannot enter), then the large budget of pieces
+    # (the two piecewise parts share one budget of _PIECE_SECONDS past the route's own)
+    piece_left = 0.0
     if not best and tube is not None:
-        _piecewise_retry(tube, end_check, best, t0 + seconds + _PIECE_SECONDS, d, numerical, _PIECE_BUDGETS[:1])
+        piece_deadline = t0 + seconds + _PIECE_SECONDS
+        _piecewise_retry(tube, end_check, best, piece_deadline, d, numerical, _PIECE_BUDGETS[:1])
+        piece_left = piece_deadline - time.perf_counter()
     if not best and tube is not None:
         _projective_retry(heads, F, tube, end_check, best, time.perf_counter() + projective_seconds, prec,
                           numerical)
-    if not best and tube is not None:
-        _piecewise_retry(tube, end_check, best, time.perf_counter() + _PIECE_SECONDS, d, numerical,
-                         _PIECE_BUDGETS[1:])
+    if not best and tube is not None and piece_left > 0:
+        _piecewise_retry(tube, end_check, best, time.perf_counter() + piece_left, d, numerical, _PIECE_BUDGETS[1:])
     if not best:
         return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified ray basin", f"; float T* ≈ {t_late:.6g}")
     times, tube_data = tube_fields(tube, best["t"], order, prec)
