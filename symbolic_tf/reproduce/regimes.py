@@ -74,7 +74,7 @@ def map_specs(quick: bool = True) -> dict:
                         "initial": {"mean": [0, 0], "cov": [[1, 0], [0, "1/2"]]}}},
         "c_reference_disk": {
             "family": "cov-disk", "name": "(c) reference experiment 6 (V general): Σ₀ disk",
-            "resolution": [6, 6] if quick else [12, 12], "max_depth": 1 if quick else 3,
+            "resolution": [6, 6] if quick else [12, 12], "max_depth": 1 if quick else 4,
             "problem": {"variant": "softmax", "d": 2, "A": _exact(A6), "V": _exact(P["V"])}},
         "d_drift_disk": {
             "family": "cov-disk", "name": "(d) reference experiment 6 (V general) with damping F = −I: Σ₀ disk",
