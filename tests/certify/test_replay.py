@@ -2,7 +2,8 @@
 the orders past p are replaced by a Frobenius-norm majorant ±ε, so the enclosure must still contain the
 exact full-order sum Σ_{n≤k} D_n hⁿ — checked against an exact rational recurrence, against random
 point matrices inside ball coefficients, and (for the projective field) against a high-precision
-central difference of the Taylor map itself."""
+central difference of the Taylor map itself; and the series product :func:`~symbolic_tf.certify.kinds.replay.cauchy_sum`
+of the Taylor recurrences against its exact rational value."""
 from __future__ import annotations
 
 import random
@@ -114,3 +115,32 @@ def test_the_projective_jacobian_contains_the_taylor_maps_central_difference():
             for a in range(n):
                 gap = abs(J[a, b].mid() - fd[a, 0].mid())
                 assert gap <= flint.arb(J[a, b].rad()) + flint.arb(flint.fmpq(1, 2 ** 150)), (a, b)
+
+
+@pytest.mark.parametrize("heads, with_start", [(1, False), (1, True), (3, False), (2, True)])
+def test_cauchy_sum_is_the_exact_series_product(heads, with_start):
+    """cauchy_sum's ball contains the exact Σ_{j≤n} Σ_h L_{j,h}R_{n−j} (+ start) over ℚ, and it is exactly
+    the loop of additions it replaces (the same operations in the same order)."""
+    from symbolic_tf.certify.kinds.replay import cauchy_sum
+
+    rng = random.Random(heads * 10 + with_start)
+    n, d = 7, 3
+    q = [[[flint.fmpq(rng.randint(-40, 40), rng.randint(1, 9)) for _ in range(d * d)] for _ in range(heads)]
+         for _ in range(n + 1)]
+    r = [[flint.fmpq(rng.randint(-40, 40), rng.randint(1, 9)) for _ in range(d * d)] for _ in range(n + 1)]
+    s = [flint.fmpq(rng.randint(-40, 40), rng.randint(1, 9)) for _ in range(d * d)]
+    with working_precision(64):
+        left = [[flint.arb_mat(d, d, [flint.arb(x) for x in e]) for e in row] for row in q]
+        right = [flint.arb_mat(d, d, [flint.arb(x) for x in e]) for e in r]
+        start = flint.arb_mat(d, d, [flint.arb(x) for x in s]) if with_start else None
+        got = cauchy_sum(left, right, n, start)
+        loop = start
+        for j in range(n + 1):
+            for L in left[j]:
+                loop = L * right[n - j] if loop is None else loop + L * right[n - j]
+    exact = flint.fmpq_mat(d, d, s) if with_start else flint.fmpq_mat(d, d)
+    for j in range(n + 1):
+        for e in q[j]:
+            exact += flint.fmpq_mat(d, d, e) * flint.fmpq_mat(d, d, r[n - j])
+    assert _holds(got, exact)
+    assert all(a.mid() == b.mid() and a.rad() == b.rad() for a, b in zip(got.entries(), loop.entries()))

@@ -43,7 +43,7 @@ from __future__ import annotations
 import flint
 
 from .frame import eigen_frame
-from .replay import Field, jacobian_terms, norm_f, replay_step, start_state, svec_pairs, trace
+from .replay import Field, cauchy_sum, jacobian_terms, norm_f, replay_step, start_state, svec_pairs, trace
 
 __all__ = ["ProjectiveSeries", "projective_start", "replay_projective", "projective_end"]
 
@@ -217,11 +217,7 @@ class ProjectiveSeries:
         Xs, us, cs, Ls, left = [X0], [u0], [], [], []
         for n in range(upto):
             left.append([C * Xs[n] * A for C, A in self.pairs])
-            acc = None
-            for j in range(n + 1):
-                Xj = Xs[n - j]
-                for Lft in left[j]:
-                    acc = Lft * Xj if acc is None else acc + Lft * Xj
+            acc = cauchy_sum(left, Xs, n)
             Qn = acc + acc.transpose()
             c = trace(Qn)
             top = Qn

@@ -26,6 +26,7 @@ from fractions import Fraction
 import flint
 
 from ..kinds.frame import eigen_frame
+from ..kinds.replay import cauchy_sum
 
 __all__ = ["Flow", "PICARD_ITERATIONS", "State", "initial_state", "picard_enclosure", "taylor_step",
            "taylor_coefficients", "taylor_jacobian", "singularity_distance", "prepare_step", "dyadic_down", "arb_of", "svec", "unsvec", "svec_basis", "max_mid", "max_rad",
@@ -149,10 +150,7 @@ def taylor_coefficients(S, flow, K):
     Y = []
     for n in range(K):
         Y.append([C * sig[n] * A for C, A in flow.heads])
-        W = flow.drift(sig[n])
-        for j in range(n + 1):
-            for y in Y[j]:
-                W = _acc(W, y * sig[n - j])
+        W = cauchy_sum(Y, sig, n, flow.drift(sig[n]))
         sig.append((W + W.transpose()) / (n + 1))
     return sig
 
@@ -187,9 +185,8 @@ def variational_coefficients(sig, flow):
     ops = [flint.arb_mat(m, m, (big * svec(s)).entries()) for s in sig[:K]]
     M = [flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])]
     for n in range(K):
-        acc = None if opF is None else opF * M[n]
-        for j in range(n + 1):
-            acc = _acc(acc, ops[n - j] * M[j])
+        terms = [ops[n - j] * M[j] for j in range(n + 1)]
+        acc = sum(terms, opF * M[n]) if opF is not None else sum(terms[1:], terms[0])
         M.append(acc / (n + 1))
     return M
 
