@@ -67,7 +67,7 @@ from .frame import eigen_frame
 from .krawczyk_box import initial_cov, rat
 
 __all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "lagrange_remainder", "start_state", "TubeState",
-           "svec_basis", "svec_pairs", "int_in", "step_range", "jacobian_series",
+           "cauchy_sum", "svec_basis", "svec_pairs", "int_in", "step_range", "jacobian_series",
            "jacobian_terms", "JACOBIAN_TAIL", "norm_f", "trace"]
 
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
