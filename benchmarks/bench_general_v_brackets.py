@@ -16,7 +16,8 @@ Contestants, all in this run, one problem at a time:
 Accuracy: a float estimate's relative error against the certified bracket's midpoint (it is exact
 to within the bracket's relative width, printed beside it).
 
-Run:  python benchmarks/bench_general_v_brackets.py [--seeds 0,1] [--json OUT]
+Run:  python benchmarks/bench_general_v_brackets.py [--seeds 0,1] [--n N] [--json OUT]
+(``--n``: only the first N d = 2 problems, for a toy-size run).
 """
 from __future__ import annotations
 
@@ -31,7 +32,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from bench_integrate import _table  # noqa: E402
 from reference_method import DIVERGE_TRACE, MAX_STEPS  # noqa: E402
 from undecided_rate import general_v_document  # noqa: E402
 
@@ -95,11 +95,12 @@ def scipy_T(doc, T=1e3):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", default="0,1")
+    ap.add_argument("--n", type=int, default=None, help="only the first N d = 2 problems")
     ap.add_argument("--json", default=None)
     a = ap.parse_args(argv)
     docs = [(s, i, general_v_document(np.random.default_rng([s, i]), i))
             for s in (int(x) for x in a.seeds.split(",")) for i in range(60)]
-    docs = [(s, i, doc) for s, i, doc in docs if doc["d"] == 2]
+    docs = [(s, i, doc) for s, i, doc in docs if doc["d"] == 2][:a.n]
     classify(parse_problem(docs[0][2]))     # imports and first-call set-up, not timed
     ours, rows = 0.0, []
     for s, i, doc in docs:
@@ -111,6 +112,9 @@ def main(argv=None):
             rows.append({"seed": s, "i": i, "route": c.route, "seconds": sec, "T_lo": float(lo), "T_hi": float(hi),
                          "rel_width": float((hi - lo) / hi), "doc": doc})
             ours += sec
+    if not rows:
+        print(f"no certified blow-up among the {len(docs)} problems")
+        return
     mids = np.array([(r["T_lo"] + r["T_hi"]) / 2 for r in rows])
     widths = np.array([r["rel_width"] for r in rows])
     out = {"problems": len(rows), "ours_seconds": ours,
@@ -132,8 +136,10 @@ def main(argv=None):
         e, text = err_text(ts)
         table.append((name, sec, text + " (not certified)", ""))
         out[name] = {"seconds": sec, "rel_error_median": float(np.median(e)), "rel_error_max": float(e.max())}
-    _table(f"general-V blow-up brackets, d = 2: {len(rows)} problems of seeds {a.seeds}", table,
-           ["reference (as it runs)", "scipy DOP853 per member"])
+    print(f"\ngeneral-V blow-up brackets, d = 2: {len(rows)} problems of seeds {a.seeds}")
+    print(f"  {'contestant':<30}{'seconds':>10}{'ours / it':>12}   accuracy")
+    for name, sec, acc, note in table:
+        print(f"  {name:<30}{sec:>10.4f}{ours / sec:>11.3g}x   {acc}{f'   ({note})' if note else ''}")
     if a.json:
         for r in rows:
             r.pop("doc")

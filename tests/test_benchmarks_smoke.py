@@ -21,6 +21,7 @@ SMOKE_ARGS = {
     "bench_codegen.py": ["--dims", "2", "--batch", "4"],
     "bench_conjectures.py": ["--examples", "2"],
     "bench_derive.py": ["--dims", "2", "--naive-dim", "2"],
+    "bench_general_v_brackets.py": ["--n", "2"],
     "bench_integrate.py": ["--smoke"],
     "bench_lmi.py": ["--dims", "2", "--n", "1"],
     "bench_particles.py": ["--Ns", "200", "--d", "4", "--repeats", "1"],
