@@ -40,7 +40,7 @@ from ...spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 from ..kinds.replay import svec_pairs
 from .float_field import float_blowup, FloatField
-from .projective_tube import STEP_CAPS
+from .projective_tube import STEP_CAPS, SWITCH_WIDTH
 
 __all__ = ["KIND", "find_ray_blowup", "newton_ray"]
 
@@ -305,7 +305,8 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
                               rel_tol=rel_stop, seconds=max(0.5, left), until=until, local_tol=local_tol, framed=True)
         passes += 1
     numerical.update(tube_summary(tube), passes=passes)
-    # after a missed tube: pieces of the last boxes first with the small budget (cheap when it works),
+    # after a missed tube: pieces of the last boxes first with the small budget (cheap when it works;
+    # after a missed preview the boxes are those near the switch, and it rarely does),
     # then the projective continuation (slower, but it reaches rays whose basin the covariance tube
     # cannot enter), then the large budget of pieces
     # (the two piecewise parts share one budget of _PIECE_SECONDS past the route's own)
@@ -341,7 +342,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
 _CONTRACTION_FAILS = "is not verified over the box"   # kinds.ray's failures of the contraction check
 _PIECES_FAIL = "the piecewise contraction check needs more than"
 _LOCAL_TOLS = (1e-15, 1e-20)   # the tube's per-step local tolerance, pass by pass
-_MISSED_PREVIEW_STOP = 1e-11   # the tube's relative width stop after a missed float preview (10·SWITCH_WIDTH)
+_MISSED_PREVIEW_STOP = 10 * SWITCH_WIDTH   # the tube's relative width stop after a missed float preview
 _PIECE_SECONDS = 8.0           # the extra budget of the piecewise contraction check after a missed tube
 _PIECE_BUDGETS = (256, 2048)   # pieces of the adaptive check (kinds.ray.check_contraction_pieces), in turn
 
