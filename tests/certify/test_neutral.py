@@ -15,7 +15,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.kinds.neutral import _mag, _max
+from symbolic_tf.certify.kinds.neutral import _barriers, _mag, _max, _slow_contraction
 from symbolic_tf.certify.kinds.neutral_chart import (Chart, chart_of, cone_point, fast_centre, fast_field,
                                                      slow_parts)
 from symbolic_tf.certify.validated.neutral_tube import find_neutral_cluster
@@ -111,23 +111,132 @@ def test_certificate_checks_and_agrees_with_a_long_integration(proved):
     assert res.claim.params == {"rank": 1}
     # independent: DOP853 from the same Σ₀ to t = 2·10⁴; Σ/tr Σ is nearly rank one along w*, the
     # cone point at the certified rest point θ* ∈ theta_star (r_tilde is on the cone at θ ≈ 0)
+    _assert_limit_agrees(cert, V7, A7, S9, 2e4)
+
+
+def _assert_limit_agrees(cert, V, A, S0, horizon):
+    # DOP853/LSODA from the same Σ₀ to a late time: Σ/tr Σ is nearly rank one along w*, the cone
+    # point at the certified rest point θ* ∈ theta_star (r_tilde is on the cone at θ ≈ 0)
     data = cert["data"]
     P = np.array([[float(Fraction(x)) for x in row] for row in data["frame"]])
     rt = [float(Fraction(x)) for x in data["r_tilde"]]
-    V, A = np.array(_q(V7), dtype=float), np.array(_q(A7), dtype=float)
-    S0 = np.array(_q(S9), dtype=float)
+    V, A = np.array(_q(V), dtype=float), np.array(_q(A), dtype=float)
 
     def rhs(_t, y):
         S = y.reshape(3, 3)
         H = V @ S @ A @ S
         return (H + H.T).ravel()
 
-    sol = solve_ivp(rhs, (0, 2e4), S0.ravel(), method="LSODA", rtol=1e-11, atol=1e-13)
+    sol = solve_ivp(rhs, (0, horizon), np.array(_q(S0), dtype=float).ravel(), method="LSODA", rtol=1e-11,
+                    atol=1e-13)
     S = P @ sol.y[:, -1].reshape(3, 3) @ P.T
     w = np.array([1.0, *rt])
     X = S / np.trace(S)
     assert np.abs(X - np.outer(w, w) / (w @ w)).max() < 5e-3
     assert np.linalg.eigvalsh(S)[1] < 1e-3 * np.trace(S)
+
+
+# seed 1 #58 of the general-V set: its slow angle starts far from θ* (|θ₁ − θ*| ≈ 0.55) and creeps
+# towards it like log t; a dyadic rounding of Σ(1) + 10⁻³I
+A58 = [["2", "-1", "1"], ["-1", "3/4", "-7/4"], ["-1", "-4/3", "-1"]]
+V58 = [["-1/3", "5/3", "-2"], ["-1", "-3/2", "0"], ["1", "4/3", "-2"]]
+S58 = [["290041/65536", "3047621/65536", "269581/32768"], ["3047621/65536", "33774505/65536", "6065171/65536"],
+       ["269581/32768", "6065171/65536", "1093651/65536"]]
+
+
+def test_a_far_entry_is_proved_by_the_sector_bound_and_barrier_pieces():
+    # with f′ over the whole Θ and the overshoot E·ζ̄₁/c on both sides the region was entered only at
+    # t ≈ 20 of the full problem; the sector bound f(θ)/(θ − θ*) per piece and barrier pieces admit
+    # an entry a whole gap of ≈ 0.5 away from θ*
+    v = find_neutral_cluster(_p(S58, A58, V58), seconds=90.0)
+    assert v.status == "PROVED", v.reason
+    cert = v.evidence["certificate"]
+    res = check(copy.deepcopy(cert))
+    assert res.ok and res.claim.subject == "CLUSTERING" and res.claim.params == {"rank": 1}
+    data = cert["data"]
+    th = [float(Fraction(x)) for x in data["theta_box"]]
+    ts = float(Fraction(data["theta_star"][0]))
+    assert th[1] - th[0] > 0.3
+    # independent: the scale-free float flow X' = Q(X) − tr Q(X)·X (LSODA) from the same Σ₀; the
+    # slow angle θ = ℓᵀ(r − r̃) of X's chart moves monotonically towards θ* inside Θ (the limit
+    # itself is reached only like log t, too slowly to compare)
+    P = np.array([[float(Fraction(x)) for x in row] for row in data["frame"]])
+    rt, t = [np.array([float(Fraction(x)) for x in data[k]]) for k in ("r_tilde", "t_dir")]
+    V, A = np.array(_q(V58), dtype=float), np.array(_q(A58), dtype=float)
+
+    def rhs(_tau, y):
+        X = y.reshape(3, 3)
+        H = V @ X @ A @ X
+        return (H + H.T - 2 * np.trace(H) * X).ravel()
+
+    S0 = np.array(_q(S58), dtype=float)
+    sol = solve_ivp(rhs, (0, 1e6), (S0 / np.trace(S0)).ravel(), method="LSODA", rtol=1e-11, atol=1e-13,
+                    t_eval=[1e2, 1e3, 1e4, 1e5, 1e6])
+    gaps = []
+    for k in range(sol.y.shape[1]):
+        X = P @ sol.y[:, k].reshape(3, 3) @ P.T
+        theta = t @ (X[1:, 0] / X[0, 0] - rt) / (t @ t)
+        assert th[0] < theta < th[1]
+        gaps.append(abs(theta - ts))
+    assert all(b < a for a, b in zip(gaps, gaps[1:])) and gaps[-1] < 0.5 * gaps[0]
+
+
+def _ball(lo, hi):
+    return flint.arb((lo + hi) / 2, (hi - lo) / 2)
+
+
+def test_sector_bound_and_barriers_are_sound():
+    # f(θ) = −u/(1 + u²), u = θ − θ*: f′ changes sign at |u| = 1, so no bound on f′ over Θ is
+    # negative, but f/u = −1/(1 + u²) is; every per-piece c_j must lie below the true
+    # inf of −(f/u)·co over the piece, and a barrier piece must really push θ towards θ*
+    star_c = flint.arb("0.1")
+    star = flint.arb(star_c.mid(), flint.arb("1e-9").mid())
+    lo, hi, n = -2.2, 0.9, 124
+    co = flint.arb(1, flint.arb("0.01").mid())      # the cofactor over a piece
+
+    def f(th):
+        u = th - star_c
+        return -u / (1 + u * u)
+
+    def fprime(th):
+        u = th - star_c
+        return (u * u - 1) / ((1 + u * u) ** 2)
+
+    per_piece, e_j = [], flint.arb("0.3")
+    for j in range(n):
+        a, b = lo + j * (hi - lo) / n, lo + (j + 1) * (hi - lo) / n
+        tb, tc = _ball(flint.arb(a), flint.arb(b)), flint.arb((a + b) / 2)
+        fp = fprime(tb)
+        per_piece.append((tb, co, fp, f(tc) + fp * (tb - tc), e_j))
+    union = per_piece[0][2]
+    for piece in per_piece[1:]:
+        union = union.union(piece[2])
+    assert not -(union * co) > 0           # the whole-Θ mean-value bound fails here
+    cs = _slow_contraction(per_piece, star, lambda msg: pytest.fail(msg))
+    rng = random.Random(3)
+    for (tb, _co, _fp, _fv, _e), c in zip(per_piece, cs):
+        assert c > 0
+        for _ in range(20):
+            th = float(tb.lower()) + rng.random() * float(tb.rad()) * 2
+            ts = float(star.lower()) + rng.random() * float(star.rad()) * 2
+            if abs(th - ts) > 1e-6:
+                true = (1 / (1 + (th - ts) ** 2)) * (1 - 0.01)      # inf of −(f/u)·co at this θ
+                assert float(c.upper()) <= true + 1e-12
+    z1, th1 = flint.arb("0.01"), flint.arb("-1.9")
+    L, U = _barriers(per_piece, cs, [flint.fmpq(1, 10) - flint.fmpq(1, 10 ** 9),
+                                     flint.fmpq(1, 10) + flint.fmpq(1, 10 ** 9)], th1, z1)
+    assert L is not None and U is not None and L < th1 and U > flint.arb("0.1") and U < flint.arb(hi)
+    # on the barrier pieces the drift points strictly towards θ*: (f/u)·co·|u| > E·ζ̄₁ at every θ
+    barriers = [tb for tb, *_ in per_piece if float(tb.lower()) == float(L.mid()) or float(tb.upper()) == float(U.mid())]
+    assert len(barriers) == 2
+    for tb in barriers:
+        for x in np.linspace(float(tb.lower()), float(tb.upper()), 9):
+            u = x - 0.1
+            assert (1 - 0.01) * abs(u) / (1 + u * u) > 0.3 * 0.01
+    # no barrier when the entry lies outside every candidate (θ₁ below Θ)
+    L2, _U2 = _barriers(per_piece, cs, [flint.fmpq(1, 10) - flint.fmpq(1, 10 ** 9),
+                                       flint.fmpq(1, 10) + flint.fmpq(1, 10 ** 9)], flint.arb(-3), z1)
+    assert L2 is None
 
 
 def test_homogeneity_and_a_permuted_basis():

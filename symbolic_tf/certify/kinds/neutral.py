@@ -367,14 +367,13 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER):
         if not ((fa > 0 and fb < 0) or (fa < 0 and fb > 0)):
             fail("f (the vanishing factor at r_c(θ)) does not change sign on theta_star")
         width = (th[1] - th[0]) / pieces
-        per_piece, fprime, Rprime = [], None, None
+        per_piece, Rprime = [], None
         big = {"g_hi": None, "g_abs": flint.arb(0), "B": flint.arb(0)}
         big.update({key: flint.arb(0) for key in ("alpha_c", "lT", "dfac", "dR", "drate", "co")})
         da_min = None
         for j in range(pieces):
             lo, hi = th[0] + j * width, th[0] + (j + 1) * width
             q = _centred(mode, Vb, Ab, rt, t, m, ell, lo, hi, s_off, zbox, ebox, fail)
-            fprime = q["fprime"] if fprime is None else fprime.union(q["fprime"])
             Rprime = q["Rprime"] if Rprime is None else Rprime.union(q["Rprime"])
             for name, val in zip(mode.condition_names, q["cond"]):
                 if not (val > 0 or val < 0):
@@ -395,7 +394,15 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER):
                 big[key] = _max(big[key], _mag(q[key]))
             big["g_abs"] = _max(big["g_abs"], _mag(g))
             big["B"] = _max(big["B"], _mag(BW).sqrt())
-            per_piece.append(q["co"])
+            if not (mu_b - zmax_b * big["g_abs"]) * k_b > big["B"]:     # 3b (its sups only grow): fail early
+                fail("the fast funnel is not invariant: (mu − ζ̄_max|g|)·k ≤ |B|_W")
+            tb = interval_ball(lo, hi)
+            f_piece = _f(mode, Vb, Ab, rt, t, m, ell, flint.arb((lo + hi) / 2), fail) + \
+                q["fprime"] * (tb - flint.arb((lo + hi) / 2))
+            # the piece's own bound on the off-cone and ζ̄ terms of θ_T (E of check 6, per piece)
+            e_piece = (_mag(q["dfac"]) * (_mag(q["alpha_c"]) + zmax_b * rad[0]) / da_lo * _mag(q["co"])
+                       + _mag(q["lT"]))
+            per_piece.append((tb, q["co"], q["fprime"], f_piece, e_piece))
         # 4. ζ̄ decays
         gamma = -big["g_hi"]
         if not gamma > 0:
@@ -404,12 +411,8 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER):
         if not (mu_b - zmax_b * big["g_abs"]) * k_b > big["B"]:
             fail("the fast funnel is not invariant: (mu − ζ̄_max|g|)·k ≤ |B|_W")
         # 5b. slow contraction over every piece
-        c = None
-        for co in per_piece:
-            prod = -(fprime * co)
-            if not prod > 0:
-                fail("the slow field does not contract along the isotropic cone (f′·cofactor ≥ 0 somewhere)")
-            c = flint.arb(prod.lower()) if c is None else flint.arb(min(c.lower(), prod.lower()))
+        cs = _slow_contraction(per_piece, interval_ball(ts[0], ts[1]), fail)
+        c = flint.arb(min(x.lower() for x in cs))
         alpha_max = big["alpha_c"] + zmax_b * rad[0]
         E = big["dfac"] * alpha_max / da_min * big["co"] + big["lT"]
         # 1. the tube's end
@@ -421,10 +424,18 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER):
         th1 = ell[0] * (r1[0] - rt[0]) + ell[1] * (r1[1] - rt[1])
         u1 = flint.arb(max(abs(th1 - ts[0]).upper(), abs(th1 - ts[1]).upper()))
         over = E * z1 / c
-        lo_reach = flint.arb(min(th1.lower(), flint.arb(ts[0]).lower())) - over
-        hi_reach = flint.arb(max(th1.upper(), flint.arb(ts[1]).upper())) + over
+        # u = θ − θ* stays in [min(u₁, −ε), max(u₁, ε)]: where |u| > ε it moves towards 0
+        lo_reach = flint.arb(min(th1.lower(), (flint.arb(ts[0]) - over).lower()))
+        hi_reach = flint.arb(max(th1.upper(), (flint.arb(ts[1]) + over).upper()))
+        # or a barrier piece: θ_T points towards θ* across all of it, so θ never crosses it
+        bar_lo, bar_hi = _barriers(per_piece, cs, ts, th1, z1)
+        if bar_lo is not None and bar_lo > lo_reach:
+            lo_reach = bar_lo
+        if bar_hi is not None and bar_hi < hi_reach:
+            hi_reach = bar_hi
         if not (lo_reach > th[0] and hi_reach < th[1]):
-            fail("the slow drift may leave theta_box")
+            fail(f"the slow drift may leave theta_box (overshoot E·ζ̄₁/c ≈ {float(over.upper()):.3g}, c ≈ "
+                 f"{float(c.lower()):.3g})")
         if not z1 * alpha_max / da_min < flint.arb(sw):
             fail("the transversal offset |a|/δ_a may exceed s_width")
         Iu = u1 / c + E * z1 / (c * gamma)
@@ -433,6 +444,83 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER):
         if not D.is_finite():
             fail(f"the bound on the drift of {mode.bounded} is not finite")
         return D
+
+
+def _barriers(per_piece, cs, ts, th1, z1):
+    """Bounds (L, U) with L ≤ θ ≤ U for ever after the entry, from barrier pieces (check 6).
+
+    A piece [θ_lo, θ_hi] wholly below the bracket [θ_a, θ_b] is a barrier when its contraction c_j
+    and its own perturbation bound E_j give c_j·(θ_a − θ_hi) > E_j·ζ̄₁: on it
+    θ_T ≥ c_j|u| − E_jζ̄ > 0 (ζ̄ ≤ ζ̄₁ while in the region), so a solution that starts at
+    θ₁ ≥ θ_lo never goes below θ_lo.  The same above the bracket.  The first and last pieces are
+    never barriers (their outer ends are Θ's).
+
+    Returns
+    -------
+    tuple of (flint.arb or None, flint.arb or None)
+        The highest lower barrier's θ_lo and the lowest upper barrier's θ_hi; None where no piece
+        qualifies.
+    """
+    lo_b = hi_b = None
+    a, b, z = flint.arb(ts[0]), flint.arb(ts[1]), flint.arb(z1.upper())
+    for j, (tb, _co, _fp, _fv, e_j) in enumerate(per_piece):
+        t_lo, t_hi = flint.arb(tb.lower()), flint.arb(tb.upper())
+        if 0 < j and t_hi < a and t_lo < th1 and cs[j] * (a - t_hi) > e_j * z:
+            lo_b = t_lo if lo_b is None or t_lo > lo_b else lo_b
+        if j < len(per_piece) - 1 and t_lo > b and t_hi > th1 and cs[j] * (t_lo - b) > e_j * z:
+            hi_b = t_hi if hi_b is None or t_hi < hi_b else hi_b
+    return lo_b, hi_b
+
+
+def _slow_contraction(per_piece, star, fail):
+    """c = min over the θ-pieces of a lower bound of −(f(θ)/(θ − θ*))·cofactor (check 5b).
+
+    For θ in a piece and θ* in the bracket ``star`` (f(θ*) = 0), f(θ)/(θ − θ*) = f′(ξ) with ξ
+    between θ and θ*, so it lies in the union of f′ over the pieces that meet the hull of the piece
+    and the bracket; for a piece disjoint from the bracket it also lies in f(piece)/(piece − star)
+    (the sector form, tighter where f is far from linear).  Each piece takes the larger of the two
+    lower bounds; both are sound, so is their maximum.
+
+    Parameters
+    ----------
+    per_piece : list of (arb, arb, arb, arb)
+        Per piece in θ order: its θ-ball, the cofactor, f′ and f over the piece (centred forms).
+    star : flint.arb
+        The ball of the bracket [θ_a, θ_b] of the rest point.
+    fail : callable
+        ``fail(msg)`` raises (never returns).
+
+    Returns
+    -------
+    list of flint.arb
+        Per piece, an exact lower bound c_j > 0 (c is their minimum).
+    """
+    n = len(per_piece)
+    near = [j for j in range(n) if per_piece[j][0].overlaps(star)]
+    if not near:
+        fail("theta_star lies outside every θ-piece")
+    lo, hi = near[0], near[-1]      # the pieces are contiguous, so are those meeting the bracket
+    core = per_piece[lo][2]
+    for j in range(lo + 1, hi + 1):
+        core = core.union(per_piece[j][2])
+    hull = [core] * n    # f′ over the pieces from j to the bracket (ξ lies between θ and θ*)
+    for j in range(hi + 1, n):
+        hull[j] = hull[j - 1].union(per_piece[j][2])
+    for j in range(lo - 1, -1, -1):
+        hull[j] = hull[j + 1].union(per_piece[j][2])
+    cs = []
+    for j, (tb, co, _fp, fv, _e) in enumerate(per_piece):
+        prod = -(hull[j] * co)
+        low = prod.lower() if prod > 0 else None
+        if not lo <= j <= hi:
+            sector = -((fv / (tb - star)) * co)
+            if sector > 0 and (low is None or sector.lower() > low):
+                low = sector.lower()
+        if low is None:
+            fail("the slow field does not contract along the isotropic cone (f·cofactor points away from θ* "
+                 "somewhere)")
+        cs.append(flint.arb(low))
+    return cs
 
 
 def _entry(Vb, Ab, T, S_end, W, fail):
