@@ -36,10 +36,16 @@ of the ellipsoid 𝓔 = {êᵀWê ≤ k²}; derivatives by dual numbers over bal
 3. fast funnel: per piece −(M₀ᵀW + WM₀) − 2μW ≻ 0 for the ball Jacobian M₀ of the fast field at
    ζ̄ = 0, and (μ − ζ̄_max·|g|)·k > |B|_W with B = ∂_ζ̄G − Dy_c[ρ] (mean value form in ζ̄);
 4. γ := −sup g > 0 (so ζ̄_T ≤ −γζ̄);
-5. slow contraction: f(θ) = φ(r_c(θ)) changes sign on [θ_a, θ_b] ⊂ Θ, and
-   c := inf(−f′(Θ)·ℓᵀβ) > 0 per piece (f′ over the whole Θ, β over the piece);
+5. slow contraction: f(θ) = φ(r_c(θ)) changes sign on [θ_a, θ_b] ⊂ Θ, and per piece
+   c_j := inf(−(f(θ)/(θ − θ*))·ℓᵀβ) > 0, the quotient enclosed by the larger of two sound bounds:
+   f′ over the pieces between the piece and the bracket (mean value: the quotient is f′(ξ), ξ
+   between θ and θ*), and, for a piece disjoint from the bracket, f(piece)/(piece − [θ_a, θ_b])
+   (the sector form; f in centred form); c := min c_j;
 6. the reach: with E = |∇φ·m|·ᾱ_max/δ_a·|ℓᵀβ| + |ℓᵀ∂_ζ̄ρ|, u₁ = max|θ₁ − θ_{a,b}| and
-   ε = Eζ̄₁/c, [min(θ₁, θ_a) − ε, max(θ₁, θ_b) + ε] ⊂ Θ and ζ̄₁ᾱ_max/δ_a < w_s;
+   ε = Eζ̄₁/c, θ stays in [L, U] ⊂ Θ strictly, where L is the larger of min(θ₁, θ_a − ε) and the
+   lower end of a *barrier piece* (one wholly below θ_a, not the first, with θ₁ above its lower
+   end and c_j·(θ_a − θ_hi) > E_jζ̄₁ for the piece's own E_j), U likewise above θ_b; and
+   ζ̄₁ᾱ_max/δ_a < w_s;
 7. with R(r) = λ(r, 0, y_c(r)) = φs̃ (zero at θ*), the bound D = |R′(Θ)|·I_u +
    |∇R·m|ᾱ_max I_ζ/δ_a + |∂_ζ̄λ|·I_ζ (I_u = u₁/c + Eζ̄₁/(cγ), I_ζ = ζ̄₁/γ) on
    |log σ(∞) − log σ₁| is finite.
@@ -50,9 +56,10 @@ bounds log ζ.
 
 **Why.**  While the state is in the region: 3 makes 𝓔 forward invariant for ê (dê/dt̄ =
 M₀ê + B − ζ̄gê), so ᾱ = ᾱ_c + ζ̄ê_α is bounded by ᾱ_max and a = ζ̄ᾱ; 4 gives ζ̄ ≤ ζ̄₁e^{−γT};
-with θ* the zero of f (5) and u = θ − θ*, θ_T = φ(r)ℓᵀβ + ζ̄ℓᵀ∂_ζ̄ρ and φ(r) = f′(ξ)u + O(|a|)
-give d|u|/dT ≤ −c|u| + Eζ̄, so u stays between min(u(0), 0) − ε and max(u(0), 0) + ε (on the far
-side of 0 the field points back once |u| > ε) and ∫|u| dT ≤ I_u; 6 keeps θ and s strictly
+with θ* the zero of f (5) and u = θ − θ*, θ_T = φ(r)ℓᵀβ + ζ̄ℓᵀ∂_ζ̄ρ and
+φ(r) = (f(θ)/u)·u + O(|a|) give d|u|/dT ≤ −c_j|u| + E_jζ̄ on piece j, hence ≤ −c|u| + Eζ̄: u
+stays in [min(u₁, −ε), max(u₁, ε)] (where |u| > ε it moves towards 0), θ never crosses a barrier
+piece (θ_T points towards θ* all across it), and ∫|u| dT ≤ I_u; 6 keeps θ and s strictly
 inside, and the state never leaves the region (first-exit argument).  Hence ζ̄ → 0, a → 0,
 θ → θ*, r → r* (the cone point at θ*), and (log σ)_T = R(r) + ζ̄∂_ζ̄λ with
 R(r) = R′(ξ)u + ∇R·m(s − s_c) is integrable (7):
