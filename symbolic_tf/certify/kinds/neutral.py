@@ -329,7 +329,7 @@ def _centred(mode, Vb, Ab, rt, t, m, ell, lo, hi, s_off, zbox, ebox, fail):
     return out
 
 
-def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER):
+def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER, report=None):
     """Checks 1 (after the tube) to 7 of the module docstring, for a slow mode; returns D as an
     arb ball.
 
@@ -348,6 +348,9 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER):
     mode : SlowMode
         Which factor of the slow field vanishes at θ* and which logarithm is bounded
         (:data:`CLUSTER`: φ and log σ).
+    report : dict, optional
+        Receives ``overshoot`` (a float upper bound of ε = Eζ̄₁/c) once check 6 computes it, so that a
+        search can size Θ for a retry; the verdict never depends on it.
 
     Returns
     -------
@@ -407,9 +410,8 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER):
             f_piece = _f(mode, Vb, Ab, rt, t, m, ell, flint.arb((lo + hi) / 2), fail) + \
                 q["fprime"] * (tb - flint.arb((lo + hi) / 2))
             # the piece's own bound on the off-cone and ζ̄ terms of θ_T (E of check 6, per piece)
-            e_piece = (_mag(q["dfac"]) * (_mag(q["alpha_c"]) + zmax_b * rad[0]) / da_lo * _mag(q["co"])
-                       + _mag(q["lT"]))
-            per_piece.append((tb, q["co"], q["fprime"], f_piece, e_piece))
+            e_off = _mag(q["dfac"]) * (_mag(q["alpha_c"]) + zmax_b * rad[0]) / da_lo * _mag(q["co"])
+            per_piece.append((tb, q["co"], q["fprime"], f_piece, e_off, q["lT"]))
         # 4. ζ̄ decays
         gamma = -big["g_hi"]
         if not gamma > 0:
@@ -440,6 +442,8 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER):
             lo_reach = bar_lo
         if bar_hi is not None and bar_hi < hi_reach:
             hi_reach = bar_hi
+        if report is not None:
+            report["overshoot"] = float(over.upper())
         if not (lo_reach > th[0] and hi_reach < th[1]):
             fail(f"the slow drift may leave theta_box (overshoot E·ζ̄₁/c ≈ {float(over.upper()):.3g}, c ≈ "
                  f"{float(c.lower()):.3g})")
@@ -456,11 +460,12 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER):
 def _barriers(per_piece, cs, ts, th1, z1):
     """Bounds (L, U) with L ≤ θ ≤ U for ever after the entry, from barrier pieces (check 6).
 
-    A piece [θ_lo, θ_hi] wholly below the bracket [θ_a, θ_b] is a barrier when its contraction c_j
-    and its own perturbation bound E_j give c_j·(θ_a − θ_hi) > E_j·ζ̄₁: on it
-    θ_T ≥ c_j|u| − E_jζ̄ > 0 (ζ̄ ≤ ζ̄₁ while in the region), so a solution that starts at
-    θ₁ ≥ θ_lo never goes below θ_lo.  The same above the bracket.  The first and last pieces are
-    never barriers (their outer ends are Θ's).
+    On piece j, θ_T = f·ℓᵀβ + (offset term) + ζ̄·ℓᵀ∂_ζ̄ρ with |offset term| ≤ O_jζ̄ and the last
+    term's factor in the ball l_j.  A piece [θ_lo, θ_hi] wholly below the bracket [θ_a, θ_b] is a
+    barrier when c_j·(θ_a − θ_hi) > ζ̄₁·(O_j + max(0, −inf l_j)): on it θ_T > 0 (0 < ζ̄ ≤ ζ̄₁ while in
+    the region; a ζ̄-term that pushes towards θ* only helps), so a solution that starts at
+    θ₁ ≥ θ_lo never goes below θ_lo.  The same above the bracket with max(0, sup l_j).  The first
+    and last pieces are never barriers (their outer ends are Θ's).
 
     Returns
     -------
@@ -470,11 +475,15 @@ def _barriers(per_piece, cs, ts, th1, z1):
     """
     lo_b = hi_b = None
     a, b, z = flint.arb(ts[0]), flint.arb(ts[1]), flint.arb(z1.upper())
-    for j, (tb, _co, _fp, _fv, e_j) in enumerate(per_piece):
+    zero = flint.arb(0)
+    for j, (tb, _co, _fp, _fv, o_j, l_j) in enumerate(per_piece):
         t_lo, t_hi = flint.arb(tb.lower()), flint.arb(tb.upper())
-        if 0 < j and t_hi < a and t_lo < th1 and cs[j] * (a - t_hi) > e_j * z:
+        if not l_j.is_finite():
+            continue
+        push_down, push_up = _max(zero, -flint.arb(l_j.lower())), _max(zero, flint.arb(l_j.upper()))
+        if 0 < j and t_hi < a and t_lo < th1 and cs[j] * (a - t_hi) > (o_j + push_down) * z:
             lo_b = t_lo if lo_b is None or t_lo > lo_b else lo_b
-        if j < len(per_piece) - 1 and t_lo > b and t_hi > th1 and cs[j] * (t_lo - b) > e_j * z:
+        if j < len(per_piece) - 1 and t_lo > b and t_hi > th1 and cs[j] * (t_lo - b) > (o_j + push_up) * z:
             hi_b = t_hi if hi_b is None or t_hi < hi_b else hi_b
     return lo_b, hi_b
 
@@ -491,7 +500,8 @@ def _slow_contraction(per_piece, star, fail):
     Parameters
     ----------
     per_piece : list of (arb, arb, arb, arb)
-        Per piece in θ order: its θ-ball, the cofactor, f′ and f over the piece (centred forms).
+        Per piece in θ order: its θ-ball, the cofactor, f′ and f over the piece (centred forms), and
+        the two parts of its perturbation (used by :func:`_barriers`).
     star : flint.arb
         The ball of the bracket [θ_a, θ_b] of the rest point.
     fail : callable
@@ -516,7 +526,7 @@ def _slow_contraction(per_piece, star, fail):
     for j in range(lo - 1, -1, -1):
         hull[j] = hull[j + 1].union(per_piece[j][2])
     cs = []
-    for j, (tb, co, _fp, fv, _e) in enumerate(per_piece):
+    for j, (tb, co, _fp, fv, *_e) in enumerate(per_piece):
         prod = -(hull[j] * co)
         low = prod.lower() if prod > 0 else None
         if not lo <= j <= hi:

@@ -50,7 +50,10 @@ def find_neutral_growth(problem, *, order: int = 14, prec: int = 128, seconds: f
                        "tube + slow–fast funnel)", "validated-tube+slow-fast-funnel-of-a-growing-rank-one-part",
                        "a slow–fast funnel around a growing rank-one part (the limit direction settles at the zero "
                        "of b = ℓᵀβ on the isotropic cone, the middle eigenvalue stays bounded)", True,
-                       # a wider θ-margin and a tighter funnel: the entry is early (the tube is stiff as σ grows)
-                       ((2.0, 32, 1.0), (3.0, 32, 0.15), (1.3, 32, 0.6), (3.0, 64, 1.0)))
+                       # a wider θ-margin and a tighter funnel: the entry is early (the tube is stiff as σ grows);
+                       # the last two, many pieces over a long Θ, are for a slow angle that starts far from θ*
+                       # (seed 0 #34, seed 1 #16)
+                       ((2.0, 32, 1.0), (3.0, 32, 0.15), (1.3, 32, 0.6), (3.0, 64, 1.0), (3.0, 256, 0.05, 0.2),
+                        (1.2, 256, 0.05, 0.5)))
     return find_chart_certificate(problem, spec, order=order, prec=prec, seconds=seconds, horizon=horizon,
                                   max_steps=max_steps)

@@ -57,7 +57,7 @@ class ChartSearch:
 
     def __init__(self, kind, mode, claim, claim0, argument, note, grows,
                  configs=((3.0, 32, 0.15), (6.0, 64, 0.15), (3.0, 64, 0.6), (3.0, 128, 0.15),
-                          (3.0, 256, 0.05, 0.2))):
+                          (3.0, 256, 0.05, 0.2), (1.2, 256, 0.05, 0.5))):
         self.kind, self.mode, self.claim, self.claim0 = kind, mode, claim, claim0
         self.argument, self.note, self.grows, self.configs = argument, note, grows, configs
 
@@ -317,14 +317,21 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
             return False
         if ent is None or not ent[0] < gate["zeta"]:
             return False
-        for config in spec.configs:
-            data = _region_data(plan, *ent, *config)
+        configs, resized = list(spec.configs), False
+        while configs:
+            config = configs.pop(0)
+            data, report = _region_data(plan, *ent, *config), {}
             try:
-                check_neutral_end(heads, S, data, prec, _fail, spec.mode)
+                check_neutral_end(heads, S, data, prec, _fail, spec.mode, report)
             except CertificationFailed as exc:
                 found["last"] = str(exc)
                 if "tube's end" in str(exc):
                     break
+                if "theta_box" in str(exc) and "overshoot" in report and not resized:
+                    # the slow drift may overshoot θ* by ε: once per entry, Θ reaches 1.5ε beyond θ*
+                    resized = True
+                    far = 1.5 * report["overshoot"] / max(abs(ent[1] - plan.theta_star), 1e-12)
+                    configs.insert(0, (*config[:3], max(far, config[3] if len(config) > 3 else config[2])))
                 continue
             found.update(data=data, t=t)
             return True
