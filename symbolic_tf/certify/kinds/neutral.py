@@ -44,7 +44,8 @@ of the ellipsoid 𝓔 = {êᵀWê ≤ k²}; derivatives by dual numbers over bal
 6. the reach: with E = |∇φ·m|·ᾱ_max/δ_a·|ℓᵀβ| + |ℓᵀ∂_ζ̄ρ|, u₁ = max|θ₁ − θ_{a,b}| and
    ε = Eζ̄₁/c, θ stays in [L, U] ⊂ Θ strictly, where L is the larger of min(θ₁, θ_a − ε) and the
    lower end of a *barrier piece* (one wholly below θ_a, not the first, with θ₁ above its lower
-   end and c_j·(θ_a − θ_hi) > E_jζ̄₁ for the piece's own E_j), U likewise above θ_b; and
+   end and c_j·(θ_a − θ_hi) > ζ̄₁·(O_j + max(0, −inf l_j)), O_j the piece's bound of the offset
+   term |∇φ·m|·ᾱ_max/δ_a·|ℓᵀβ| and l_j its ball of ℓᵀ∂_ζ̄ρ, signed), U likewise above θ_b; and
    ζ̄₁ᾱ_max/δ_a < w_s;
 7. with R(r) = λ(r, 0, y_c(r)) = φs̃ (zero at θ*), the bound D = |R′(Θ)|·I_u +
    |∇R·m|ᾱ_max I_ζ/δ_a + |∂_ζ̄λ|·I_ζ (I_u = u₁/c + Eζ̄₁/(cγ), I_ζ = ζ̄₁/γ) on
@@ -499,9 +500,9 @@ def _slow_contraction(per_piece, star, fail):
 
     Parameters
     ----------
-    per_piece : list of (arb, arb, arb, arb)
+    per_piece : list of tuple of 6 arb
         Per piece in θ order: its θ-ball, the cofactor, f′ and f over the piece (centred forms), and
-        the two parts of its perturbation (used by :func:`_barriers`).
+        the two parts of its perturbation, O_j and l_j (used by :func:`_barriers`).
     star : flint.arb
         The ball of the bracket [θ_a, θ_b] of the rest point.
     fail : callable
