@@ -6,9 +6,11 @@ a permutation frame (the limit's largest entry first).  In the chart of
 :mod:`~symbolic_tf.certify.kinds.neutral_chart` the slow rest point θ* (the zero of φ on the
 isotropic cone) is located in floats, r̃ is put on the cone there and t along it, and a Lyapunov
 matrix of the fast Jacobian is chosen with a shifted Lyapunov equation.  A validated tube from Σ₀ is
-then run, and at (throttled) times its end box is tried as the entry of the region certificate,
-with the region sized from the float picture (θ between the entry and θ*, s-width from the
-transversal offset, k from the fast forcing).  Every float is a guess verified by the checker's
+then run (in t for a share of the budget, then continued in projective form, where the fast rates
+do not grow with σ), and at (throttled) times its end box is tried as the entry of the region
+certificate, with the region sized from the float picture (θ between the entry and θ*, with
+margins beyond both and widened once beyond θ* to the overshoot the checker reports; s-width from
+the transversal offset, k from the fast forcing).  Every float is a guess verified by the checker's
 own procedure; the final certificate is re-checked independently.
 
 The search is written once (:func:`find_chart_certificate`) for a :class:`ChartSearch`: the kind,
@@ -342,7 +344,7 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
     # continuation's start must be (SWITCH_WIDTH): past that width no entry has ever passed (ê's
     # sensitivity to Σ is of order 1/ζ̄³), and the continuation restarts from the last narrow box.
     # In t the fast rates grow with σ; in τ they do not, for a growing solution and for a clustering
-    # one alike (seed 1 #7: 6,228 steps in t, 52 s; 494 projective steps, 32 s).
+    # one alike (seed 1 #7: 6,228 steps in t, 52 s; 29 in t and 494 projective steps, 23–32 s).
     # The tube in t takes framed steps first (flow.taylor_step: its switch box is what seed 0 #46
     # needs) and, when the continuation from it fails early, unframed (seed 1 #4).
     for framed in (True, False):
@@ -376,7 +378,7 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
 
 
 _T_SHARE = 0.1      # the largest share of the budget for the tube in t
-_RETRY_SECONDS = 20.0   # the least time left for the unframed retry of a growing solution's tubes
+_RETRY_SECONDS = 20.0   # the least time left for the unframed retry of the tubes
 _PROJ_ORDER = 20     # the Taylor order of the projective continuation
 _PROJ_TOL = 1e-15    # the largest Lagrange remainder radius of one of its steps (1e-14 is too wide for seed 1 #4 of the soak set, 1e-16 too slow for seed 0 #1)
 _PROJ_WIDE = 1e-9    # stop when its X is wider than this (the chart's ê has sensitivity ~ 1/ζ̄³)
