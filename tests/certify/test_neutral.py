@@ -19,6 +19,7 @@ from symbolic_tf.certify.kinds.neutral import _barriers, _mag, _max, _slow_contr
 from symbolic_tf.certify.kinds.neutral_chart import (Chart, chart_of, cone_point, fast_centre, fast_field,
                                                      slow_parts)
 from symbolic_tf.certify.validated.neutral_tube import find_neutral_cluster
+from symbolic_tf.exact.ball import interval_ball
 from symbolic_tf.exact.dual import Dual, slope, value
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
@@ -111,24 +112,18 @@ def test_certificate_checks_and_agrees_with_a_long_integration(proved):
     assert res.claim.params == {"rank": 1}
     # independent: DOP853 from the same Σ₀ to t = 2·10⁴; Σ/tr Σ is nearly rank one along w*, the
     # cone point at the certified rest point θ* ∈ theta_star (r_tilde is on the cone at θ ≈ 0)
-    _assert_limit_agrees(cert, V7, A7, S9, 2e4)
-
-
-def _assert_limit_agrees(cert, V, A, S0, horizon):
-    # DOP853/LSODA from the same Σ₀ to a late time: Σ/tr Σ is nearly rank one along w*, the cone
-    # point at the certified rest point θ* ∈ theta_star (r_tilde is on the cone at θ ≈ 0)
     data = cert["data"]
     P = np.array([[float(Fraction(x)) for x in row] for row in data["frame"]])
     rt = [float(Fraction(x)) for x in data["r_tilde"]]
-    V, A = np.array(_q(V), dtype=float), np.array(_q(A), dtype=float)
+    V, A = np.array(_q(V7), dtype=float), np.array(_q(A7), dtype=float)
+    S0 = np.array(_q(S9), dtype=float)
 
     def rhs(_t, y):
         S = y.reshape(3, 3)
         H = V @ S @ A @ S
         return (H + H.T).ravel()
 
-    sol = solve_ivp(rhs, (0, horizon), np.array(_q(S0), dtype=float).ravel(), method="LSODA", rtol=1e-11,
-                    atol=1e-13)
+    sol = solve_ivp(rhs, (0, 2e4), S0.ravel(), method="LSODA", rtol=1e-11, atol=1e-13)
     S = P @ sol.y[:, -1].reshape(3, 3) @ P.T
     w = np.array([1.0, *rt])
     X = S / np.trace(S)
@@ -181,17 +176,13 @@ def test_a_far_entry_is_proved_by_the_sector_bound_and_barrier_pieces():
     assert all(b < a for a, b in zip(gaps, gaps[1:])) and gaps[-1] < 0.5 * gaps[0]
 
 
-def _ball(lo, hi):
-    return flint.arb((lo + hi) / 2, (hi - lo) / 2)
-
-
 def test_sector_bound_and_barriers_are_sound():
     # f(θ) = −u/(1 + u²), u = θ − θ*: f′ changes sign at |u| = 1, so no bound on f′ over Θ is
     # negative, but f/u = −1/(1 + u²) is; every per-piece c_j must lie below the true
     # inf of −(f/u)·co over the piece, and a barrier piece must really push θ towards θ*
     star_c = flint.arb("0.1")
     star = flint.arb(star_c.mid(), flint.arb("1e-9").mid())
-    lo, hi, n = -2.2, 0.9, 124
+    hi, n = 0.9, 124       # Θ = [−2.2, 0.9] in n pieces
     co = flint.arb(1, flint.arb("0.01").mid())      # the cofactor over a piece
 
     def f(th):
@@ -203,11 +194,11 @@ def test_sector_bound_and_barriers_are_sound():
         return (u * u - 1) / ((1 + u * u) ** 2)
 
     # the perturbation: the offset term at most 0.1·ζ̄ and the ζ̄-term's factor in [−0.2, 0.1]
-    o_j, l_j = flint.arb("0.1"), _ball(flint.arb("-0.2"), flint.arb("0.1"))
+    o_j, l_j = flint.arb("0.1"), interval_ball(flint.fmpq(-2, 10), flint.fmpq(1, 10))
     per_piece = []
     for j in range(n):
-        a, b = lo + j * (hi - lo) / n, lo + (j + 1) * (hi - lo) / n
-        tb, tc = _ball(flint.arb(a), flint.arb(b)), flint.arb((a + b) / 2)
+        a, b = (flint.fmpq(-22, 10) + flint.fmpq(31 * k, 10 * n) for k in (j, j + 1))
+        tb, tc = interval_ball(a, b), flint.arb((a + b) / 2)
         fp = fprime(tb)
         per_piece.append((tb, co, fp, f(tc) + fp * (tb - tc), o_j, l_j))
     union = per_piece[0][2]
