@@ -405,7 +405,8 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER, report=None)
                 big[key] = _max(big[key], _mag(q[key]))
             big["g_abs"] = _max(big["g_abs"], _mag(g))
             big["B"] = _max(big["B"], _mag(BW).sqrt())
-            if not (mu_b - zmax_b * big["g_abs"]) * k_b > big["B"]:     # 3b (its sups only grow): fail early
+            # 3b. the fast funnel's margin, checked as the sups grow (so it fails at the first bad piece)
+            if not (mu_b - zmax_b * big["g_abs"]) * k_b > big["B"]:
                 fail("the fast funnel is not invariant: (mu − ζ̄_max|g|)·k ≤ |B|_W")
             tb = interval_ball(lo, hi)
             f_piece = _f(mode, Vb, Ab, rt, t, m, ell, flint.arb((lo + hi) / 2), fail) + \
@@ -417,9 +418,6 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER, report=None)
         gamma = -big["g_hi"]
         if not gamma > 0:
             fail("g is not negative over the region: ζ̄ = ζ/σ is not proved to decay")
-        # 3b. the fast funnel's margin
-        if not (mu_b - zmax_b * big["g_abs"]) * k_b > big["B"]:
-            fail("the fast funnel is not invariant: (mu − ζ̄_max|g|)·k ≤ |B|_W")
         # 5b. slow contraction over every piece
         cs = _slow_contraction(per_piece, interval_ball(ts[0], ts[1]), fail)
         c = flint.arb(min(x.lower() for x in cs))
