@@ -52,6 +52,12 @@ def kind_pages(folder: Path) -> list[str]:
                 "## What it proves", "", textwrap.dedent(doc).strip() or "(see the checker's module below)", "",
                 "## Data it stores", "", "| field | type |", "|---|---|", schema, "",
                 f"The certificate embeds the exact problem: {'yes' if decl.needs_problem else 'no'}.", "",
+                "## Hypotheses the checker verifies", "",
+                "Each hypothesis of the argument is re-verified from the data; the test beside it forges a "
+                "certificate that violates this hypothesis alone (every other field consistent) and asserts "
+                "the rejection names it.", "",
+                "| hypothesis | statement | forgery test |", "|---|---|---|",
+                *(f"| `{h.id}` | {h.statement.replace('|', '∣')} | `{h.forgery}` |" for h in decl.hypotheses), "",
                 "## How the checker re-derives it", "",
                 f"Checker: `{mod.__name__}.{decl.derive.__name__}`.", "", "```text", mdoc, "```", ""]
         fname = name.replace("/", "_")

@@ -26,25 +26,44 @@ from .certificate import Certificate
 from .claims import Claim
 from .schema import validate
 
-__all__ = ["check", "kind", "KindDecl", "CheckResult", "kinds", "declaration", "embedded_certificates"]
+__all__ = ["check", "kind", "KindDecl", "Hypothesis", "CheckResult", "kinds", "declaration",
+           "embedded_certificates"]
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One hypothesis of a kind's argument, checked from the data by the kind's checker.
+
+    ``statement`` is the mathematics in words; ``forgery`` names the test
+    (``tests/…/file.py::test_name``) that forges a certificate violating this hypothesis alone,
+    every other field kept consistent, and asserts the checker rejects it naming this failure.
+    The kind's documentation page lists them (docs/_generate.py).
+    """
+
+    id: str
+    statement: str
+    forgery: str
 
 
 @dataclass(frozen=True)
 class KindDecl:
-    """A registered certificate kind: its name, data schema and claim derivation."""
+    """A registered certificate kind: its name, data schema, claim derivation and the
+    hypotheses of its argument."""
 
     name: str
     schema: dict
     derive: Callable
     needs_problem: bool = True
     schedules: bool = False  # may the embedded problem have depth-dependent parameters?
+    hypotheses: tuple = ()
 
 
 _KINDS: dict[str, KindDecl] = {}
 _loaded = False
 
 
-def kind(name: str, schema: dict, *, needs_problem: bool = True, schedules: bool = False):
+def kind(name: str, schema: dict, *, needs_problem: bool = True, schedules: bool = False,
+         hypotheses: tuple = ()):
     """Decorator declaring a certificate kind; the function derives ``(status, Claim)``.
     Only a kind declared with ``schedules=True`` accepts a problem whose parameters depend on
     depth t (every other derivation assumes constant parameters).
@@ -59,6 +78,8 @@ def kind(name: str, schema: dict, *, needs_problem: bool = True, schedules: bool
         Whether a certificate of this kind must embed its problem (else it must not).
     schedules : bool
         Whether the embedded problem may have a depth schedule.
+    hypotheses : tuple of Hypothesis
+        The hypotheses of the kind's argument, each verified by ``fn`` from the data.
 
     Returns
     -------
@@ -67,7 +88,7 @@ def kind(name: str, schema: dict, *, needs_problem: bool = True, schedules: bool
         unchanged.
     """
     def deco(fn):
-        _KINDS[name] = KindDecl(name, schema, fn, needs_problem, schedules)
+        _KINDS[name] = KindDecl(name, schema, fn, needs_problem, schedules, tuple(hypotheses))
         return fn
     return deco
 
