@@ -30,9 +30,36 @@ from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ...spec.errors import InvalidParameters
 from ...variants import quadratic_heads
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 
+_T = "tests/soundness/forgeries/test_lmi.py::"
+_PROBLEM = Hypothesis(
+    "drift-free-quadratic", "The embedded problem is a drift-free quadratic flow Σ̇ = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) "
+    "(softmax or multi-head softmax, F = 0, b = 0, constant parameters): q_P is the derivative of tr(PΣ) "
+    "only for that flow.", _T + "test_lmi_refuses_a_drift")
+_P_PD = Hypothesis("P-positive-definite", "P is symmetric and P ≻ 0, so tr(PΣ) ≥ 0 on Σ ⪰ 0 and vanishes only at Σ = 0.",
+                   _T + "test_lmi_P_not_positive_definite")
+BOUNDED_HYPOTHESES = (
+    _PROBLEM, _P_PD,
+    Hypothesis("Q-nsd", "Q_P ⪯ 0 on the svec coordinates, so d/dt tr(PΣ) = q_P(Σ) ≤ 0 for every symmetric Σ.",
+               _T + "test_bounded_lmi_Q_not_nsd"),
+)
+BLOWUP_HYPOTHESES = (
+    _PROBLEM, _P_PD,
+    Hypothesis("c-positive", "c > 0.", _T + "test_blowup_lmi_c_not_positive"),
+    Hypothesis("schur", "Q_P − c·ppᵀ ⪰ 0 (p = svec weights of P), i.e. q_P(Σ) ≥ c·tr(PΣ)² for every symmetric Σ; "
+               "with y = tr(PΣ) this gives ẏ ≥ c·y².", _T + "test_blowup_lmi_schur_fails"),
+    Hypothesis("sigma0-nonzero", "For a bracket (T_lo or T_hi, either alone): the problem has Σ₀ and y₀ = tr(PΣ₀) > 0, "
+               "i.e. Σ₀ ≠ 0 — without it Σ ≡ 0 is an equilibrium and nothing blows up.",
+               _T + "test_blowup_lmi_T_lo_alone_on_sigma0_zero"),
+    Hypothesis("T_hi", "T_hi ≥ 1/(c·y₀): the comparison ẏ ≥ c·y² forces blow-up by then.",
+               _T + "test_blowup_lmi_T_hi_too_small"),
+    Hypothesis("norm-bounds", "u_V,h ≥ ‖C_h‖_F, u_A,h ≥ ‖A_h‖_F (one per head) and u_Σ ≥ ‖Σ₀‖_F, all ≥ 0.",
+               _T + "test_blowup_lmi_norm_bound_too_small"),
+    Hypothesis("T_lo", "0 < T_lo ≤ 1/(u_Σ·Σ_h 2u_V,h·u_A,h): ‖Σ‖_F obeys ẋ ≤ Kx², so it is finite before 1/(K‖Σ₀‖_F).",
+               _T + "test_blowup_lmi_T_lo_too_large"),
+)
 
 
 def _fail(msg):
@@ -126,7 +153,7 @@ def _check_status(kind, cert):
         _fail(f"{kind} certificate: only PROVED is meaningful, not {cert.status!r}")
 
 
-@kind("bounded-lmi", {"P": "rat[][]"})
+@kind("bounded-lmi", {"P": "rat[][]"}, hypotheses=BOUNDED_HYPOTHESES)
 def check_bounded(cert, problem):
     """PROVED: for every Σ₀ ⪰ 0, Σ(t) exists for all t and stays bounded (tr(PΣ) is
     non-increasing since q_P ⪯ 0).
@@ -174,7 +201,7 @@ def _frob_sq(M):
 
 
 @kind("blowup-lmi", {"P": "rat[][]", "c": "rat", "T_hi?": "rat", "T_lo?": "rat", "u_V?": "rat[]",
-                     "u_A?": "rat[]", "u_Sigma?": "rat"})
+                     "u_A?": "rat[]", "u_Sigma?": "rat"}, hypotheses=BLOWUP_HYPOTHESES)
 def check_blowup(cert, problem):
     """PROVED: every Σ₀ ⪰ 0, Σ₀ ≠ 0 blows up (q_P ≥ c·tr(PΣ)², P ≻ 0); with a bracket, this
     Σ₀ blows up at T* ∈ [T_lo, T_hi].
@@ -222,20 +249,19 @@ def _check_blowup(cert, problem):
     if neg:
         _fail(f"{kind} certificate: Q_P − c·ppᵀ is not positive semidefinite ({neg} negative eigenvalue(s))")
     T_hi = T_lo = None
-    if "T_hi" in data:
+    if "T_hi" in data or "T_lo" in data:
+        # any bracket is about this Σ₀: it must blow up at all (y₀ = tr(PΣ₀) > 0), T_lo alone included
         if problem.cov is None:
-            _fail(f"{kind} certificate: T_hi given but the problem has no initial covariance")
+            _fail(f"{kind} certificate: a T* bracket is given but the problem has no initial covariance")
         S0 = qmat(problem.cov)
         tr = sum((P[i, j] * S0[j, i] for i in range(d) for j in range(d)), flint.fmpq(0))
         if not tr > 0:
             _fail(f"{kind} certificate: tr(PΣ₀) = {tr} is not positive (Σ₀ = 0 does not blow up)")
+    if "T_hi" in data:
         T_hi = _q(data["T_hi"])
         if T_hi < 1 / (c * tr):
             _fail(f"{kind} certificate: T_hi = {T_hi} is below 1/(c·tr(PΣ₀)) = {1 / (c * tr)}")
     if "T_lo" in data:
-        if problem.cov is None:
-            _fail(f"{kind} certificate: T_lo given but the problem has no initial covariance")
-        S0 = qmat(problem.cov)
         uV = [_q(x) for x in data["u_V"]]
         uA = [_q(x) for x in data["u_A"]]
         uS = _q(data["u_Sigma"])
