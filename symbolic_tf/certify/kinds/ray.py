@@ -66,7 +66,7 @@ from ...exact.ball import ball_pd, interval_ball
 from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from .krawczyk_box import rat, square
 from .projective import ProjectiveSeries, projective_start, replay_projective
 from .replay import bracket_claim, int_in, replay_stored, svec_basis, svec_pairs, trace, tube_problem
@@ -389,17 +389,18 @@ def check_ray_state(pairs, F, X1, u1, t1, data, prec, fail):
         half = flint.arb(R[m] / 2)
         uH = half + flint.arb(0, half.upper())   # ⊇ [0, R_u]
         Wb = flint.arb_mat(W)
+        # 6 before 3: cheap, and each names its own hypothesis when a box is too large for both
+        c = bf.c(H, uH)
+        trH = trace(H)
+        if not (trH > 0):
+            fail("tr X is not positive over the box (‖Σ‖ ≥ tr X/(√d·u) → ∞ is not proved)")
+        if not (c > 0):
+            fail("the growth rate c = tr Q(X) + u·tr L(X) is not positive over the box")
         pieces = int_in(data.get("pieces", 1), "pieces", 1, MAX_PIECES, fail)
         if pieces == 1:
             check_contraction(flint.arb_mat(bf.jacobian(H, uH, svec_basis(d))), Wb, mu, fail)
         else:
             check_contraction_pieces(bf, Xs, R, W, rho, mu, pieces, fail)
-        c = bf.c(H, uH)
-        trH = trace(H)
-        if not (c > 0):
-            fail("the growth rate c = tr Q(X) + u·tr L(X) is not positive over the box")
-        if not (trH > 0):
-            fail("tr X is not positive over the box")
         # 5. the end state in projective coordinates
         z1 = flint.arb_mat(m + 1, 1, [X1[i, j] - Xs[i, j] for i, j in up] + [u1])
         E1 = (z1.transpose() * Wb * z1)[0, 0]
@@ -477,13 +478,48 @@ _interval = interval_ball   # a ball containing the exact interval [lo, hi] (fmp
 
 
 MAX_PIECES = 8192   #: the largest piece budget a certificate may ask for
+
+_T = "tests/soundness/forgeries/test_ray.py::"
+HYPOTHESES = (
+    Hypothesis("softmax-flow", "The embedded problem's covariance flow is the quadratic field Σ̇ = FΣ + ΣFᵀ + "
+               "Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) of (multi-head) softmax, a drift F allowed: Φ and the tube are built "
+               "from exactly these heads and this drift.", _T + "test_ray_other_variant"),
+    Hypothesis("constant-parameters", "The parameters do not depend on depth t (no schedule): Φ is autonomous.",
+               _T + "test_ray_schedule"),
+    Hypothesis("tube", "The validated Taylor tube replays from the exact Σ₀ along the stored times 0 = t₀ < … < t_N: "
+               "the solution exists on [0, t_N] and Σ(t_N) lies in the end box S_N.", _T + "test_ray_tube_step_too_long"),
+    Hypothesis("sigma-nonzero", "tr S_N > 0, so u₁ = 1/tr Σ(t_N) is a finite positive projective scale; "
+               "Σ₀ = 0 is the equilibrium 0 and does not blow up.", _T + "test_ray_sigma0_zero"),
+    Hypothesis("projective-tube", "When the projective continuation is stored, proj_steps and proj_order are both "
+               "given and the validated tube of (X, u, s) replays from (S_N/tr S_N, 1/tr S_N, 0); its end state and "
+               "time t_N + s replace those of the covariance tube.", _T + "test_ray_projective_step_too_long"),
+    Hypothesis("W-positive-definite", "W = Wᵀ ≻ 0 (exact), rho > 0, mu > 0 and every R_k > 0: 𝓔 = {zᵀWz ≤ rho} is a "
+               "compact ellipsoid around the ray point (X_star, 0).", _T + "test_ray_W_indefinite"),
+    Hypothesis("ellipsoid-in-box", "rho·(W⁻¹)_kk ≤ R_k² for every k: 𝓔 lies in the box H over which the field, "
+               "its Jacobian, c and tr X are bounded.", _T + "test_ray_ellipsoid_leaves_the_box"),
+    Hypothesis("trace-positive", "tr X > 0 over H, so ‖Σ‖_F ≥ tr X/(√d·u) → ∞ as u → 0.",
+               _T + "test_ray_trace_not_positive_over_the_box"),
+    Hypothesis("growth-rate-positive", "c = tr Q(X) + u·tr L(X) ∈ [c_lo, c_hi] with c_lo > 0 over H: "
+               "u = u₁·exp(−∫c) decays to 0 and ∫u dτ is finite — the blow-up time.",
+               _T + "test_ray_growth_rate_not_positive_over_the_box"),
+    Hypothesis("contraction", "−(MᵀW + WM) − 2·mu·W ≻ 0 for every M in the ball Jacobian of Φ over H ∩ {u ≥ 0} "
+               "(with pieces > 1: over every piece of the deterministic bisection that meets 𝓔, within the budget).",
+               _T + "test_ray_contraction_rate_too_large"),
+    Hypothesis("residual", "rᵀWr < mu²·rho for r = Φ(X_star, 0) (exact): with the contraction, Ė < 0 on the "
+               "boundary of 𝓔, so 𝓔 ∩ {u > 0} is forward invariant.", _T + "test_ray_residual_too_large"),
+    Hypothesis("end-in-ellipsoid", "z₁ᵀWz₁ < rho: the tube's end, in projective coordinates (X₁, u₁), lies inside 𝓔.",
+               _T + "test_ray_tube_ends_outside_the_ellipsoid"),
+    Hypothesis("bracket", "T_lo ≤ t_N + u₁/c_hi and T_hi ≥ t_N + u₁/c_lo (exact comparisons with the balls' end "
+               "points; t_N + s after a projective continuation), T_lo ≤ T_hi: T* = t_N + ∫u dτ lies in [T_lo, T_hi].",
+               _T + "test_ray_bracket_tighter_than_proved"),
+)
 _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "T_lo": "rat",
            "T_hi": "rat", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
            "method": ("enum", "qr", "direct"), "pieces?": "int", "proj_steps?": "rat[]", "proj_order?": "int",
            "proj_apriori?": ("enum", "picard", "taylor")}
 
 
-@kind(KIND, _SCHEMA)
+@kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_ray(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ blows up at a T* ∈ [T_lo, T_hi] (regime
     BLOWUP, quantifier THIS).
