@@ -28,7 +28,7 @@ import flint
 from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
 from .replay import replay_stored, tube_problem
@@ -36,6 +36,34 @@ from .replay import replay_stored, tube_problem
 KIND = "tube-collapse"
 _MAX_ORDER = 60
 _MAX_STEPS = 50_000
+
+_T = "tests/soundness/forgeries/test_collapse.py::"
+HYPOTHESES = (
+    Hypothesis("problem-class", "The embedded problem is softmax or multi-head softmax with constant parameters, so "
+               "Σ̇ = FΣ + ΣFᵀ + Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) (A_h scaled by the temperature): the formula for "
+               "the derivative of y = tr(PΣ) holds for that flow only.", _T + "test_collapse_other_variant"),
+    Hypothesis("drift", "The problem has a drift F ≠ 0: without one the right-hand side is quadratic and 0 attracts "
+               "nothing at first order (the Lyapunov inequality below cannot hold).", _T + "test_collapse_without_drift"),
+    Hypothesis("sigma0-psd", "Σ₀ ⪰ 0, decided exactly: then Σ(t) = Φ(t)Σ₀Φ(t)ᵀ ⪰ 0 for all t, which both bounds "
+               "of ẏ below need (tr(MΣ) ≤ 0 for M ⪯ 0, ‖Σ‖_F ≤ tr Σ).", _T + "test_collapse_sigma0_not_psd"),
+    Hypothesis("P-positive-definite", "P = Pᵀ and P − p_lo·I ⪰ 0 with p_lo > 0, so on Σ ⪰ 0 "
+               "y = tr(PΣ) ≥ p_lo·tr Σ ≥ p_lo·‖Σ‖_F.", _T + "test_collapse_p_lo_too_large"),
+    Hypothesis("lyapunov", "lam > 0 and −(PF + FᵀP) − lam·P ⪰ 0 (exact), so the drift's part of ẏ, "
+               "tr((PF + FᵀP)Σ), is at most −lam·y on Σ ⪰ 0.", _T + "test_collapse_lam_too_large"),
+    Hypothesis("head-bounds", "One n_h per head with n_h ≥ 0 and n_h² ≥ ‖PC_h‖_F²·‖A_h‖_F², so "
+               "∣tr(PC_hΣA_hΣ)∣ ≤ n_h·‖Σ‖_F².", _T + "test_collapse_head_bound_too_small"),
+    Hypothesis("quadratic-rate", "c > 0 and c·p_lo² ≥ 2·Σ_h n_h, so the attention's part of ẏ, "
+               "2·Σ_h tr(PC_hΣA_hΣ), is at most c·y² on Σ ⪰ 0: ẏ ≤ y·(c·y − lam).", _T + "test_collapse_c_too_small"),
+    Hypothesis("tube", "The validated Taylor tube replays from the exact Σ₀ along the stored exact times "
+               "(every step's a priori enclosure verified), so the solution exists on [0, t_N] and Σ(t_N) lies in "
+               "the end box S_N.", _T + "test_collapse_tube_step_too_long"),
+    Hypothesis("end-below-level", "Every matrix of S_N has tr(PΣ) < lam/c: below that level ẏ < 0, so "
+               "{tr(PΣ) < lam/c} is forward invariant, y(t) → 0 exponentially and Σ(t) → 0 (‖Σ‖_F ≤ y/p_lo).",
+               _T + "test_collapse_tube_ends_above_the_level"),
+    Hypothesis("claim", "The claim is what this argument gives: CLUSTERING with rank 0 (Σ(t) → 0) for this Σ₀ "
+               "only — not another rank, not every Σ₀ (a large Σ₀ may blow up).",
+               _T + "test_collapse_claim_for_every_sigma0"),
+)
 
 
 def _bad(msg):
@@ -76,8 +104,14 @@ def check_collapse_bounds(pairs, F, data, d, fail):
     n = [rat(x) for x in data["n"]]
     if len(n) != len(pairs):
         fail(f"n needs one bound per head ({len(pairs)})")
-    if not (lam > 0 and p_lo > 0 and c > 0 and all(x >= 0 for x in n)):
-        fail("lam, p_lo, c must be positive and every n_h ≥ 0")
+    if not p_lo > 0:
+        fail("p_lo must be positive (P ≻ 0)")
+    if not lam > 0:
+        fail("lam must be positive (the drift's decay rate)")
+    if not c > 0:
+        fail("c must be positive (the quadratic rate)")
+    if not all(x >= 0 for x in n):
+        fail("every head bound n_h must be ≥ 0")
     eye = flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
     if not definiteness(P - eye * p_lo).psd:
         fail("P − p_lo·I is not positive semidefinite")
@@ -85,7 +119,7 @@ def check_collapse_bounds(pairs, F, data, d, fail):
         fail("−(PF + FᵀP) − lam·P is not positive semidefinite")
     for k, ((C, A), nk) in enumerate(zip(pairs, n)):
         if nk * nk < _fro2(P * C) * _fro2(A):
-            fail(f"n[{k}]² < ‖PC‖_F²·‖A‖_F²")
+            fail(f"the head bound n[{k}]² < ‖PC‖_F²·‖A‖_F²")
     if c * p_lo * p_lo < 2 * sum(n, flint.fmpq(0)):
         fail("c·p_lo² < 2·Σ n_h")
     return P, lam / c
@@ -120,7 +154,7 @@ _SCHEMA = {"P": "rat[][]", "lam": "rat", "p_lo": "rat", "n": "rat[]", "c": "rat"
            "tube_prec": "int", "method": ("enum", "qr", "direct")}
 
 
-@kind(KIND, _SCHEMA)
+@kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_collapse(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and Σ(t) → 0 (regime
     CLUSTERING, rank 0, quantifier THIS).
@@ -148,5 +182,5 @@ def check_tube_collapse(cert, problem):
     P, level = check_collapse_bounds(pairs, F, data, d, _bad)
     S_end, ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
     if not end_inside(P, level, S_end, data["tube_prec"]):
-        _bad("the tube's end is not inside {tr(PΣ) < lam/c}")
+        _bad("the tube's end is not below the level: tr(PΣ) < lam/c fails on the end box")
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
