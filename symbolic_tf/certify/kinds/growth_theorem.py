@@ -25,12 +25,21 @@ from fractions import Fraction
 from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
 from ...variants import growth_bound_of
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from ..matrix_proofs.order import require_theorem
-from .growth import growth_rate
+from .growth import bound_hypotheses, growth_rate
 
 KIND = "exponential-growth-theorem"
+
+_T = "tests/soundness/forgeries/test_growth_theorem.py::"
+HYPOTHESES = bound_hypotheses("test_growth_theorem.py") + (
+    Hypothesis("theorem", "The data name the stored matrix-form theorem of the variant's bound (l2-growth for ℓ2, "
+               "sinkhorn-growth for Sinkhorn), which is replayed step by step and states exactly the operator "
+               "inequality this kind is defined by.", _T + "test_other_theorem"),
+    Hypothesis("theorem-sha256", "The stored theorem's file has the SHA-256 the certificate names (the proof "
+               "replayed is the one the certificate was issued with).", _T + "test_theorem_sha256"),
+)
 
 #: the statements this kind is defined by (rendered from the replayed theorem)
 STATEMENTS = {
@@ -46,7 +55,7 @@ STATEMENTS = {
 
 
 @kind(KIND, {"theorem": "str", "theorem_sha256": "str", "u_V": "rat", "u_F": "rat", "gamma": "rat",
-             "u_A?": "rat", "g?": "rat"})
+             "u_A?": "rat", "g?": "rat"}, hypotheses=HYPOTHESES)
 def check_growth_theorem(cert, problem):
     """PROVED: every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}.
 
@@ -78,5 +87,6 @@ def check_growth_theorem(cert, problem):
         raise CertificationFailed(f"{KIND}: the Sinkhorn bound takes no u_A, g")
     gamma = growth_rate(d, problem, KIND)
     if Fraction(d["gamma"]) != gamma:
-        raise CertificationFailed(f"{KIND}: the growth rate γ does not follow from the bounds")
+        raise CertificationFailed(f"{KIND}: the growth rate γ = {frac_str(Fraction(d['gamma']))} does not follow "
+                                  f"from the bounds (they prove γ = {frac_str(gamma)})")
     return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(gamma)})
