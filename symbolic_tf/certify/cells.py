@@ -39,6 +39,8 @@ from ..exact.precision import working_precision
 from ..exact.rational import frac_str
 from . import polymat as pm
 from ..variants import single_quadratic_factor
+from .claims import Claim, Quantifier
+from .kinds.cells import OUTSIDE_TEXT
 
 __all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "certify_cells", "g_ball", "no_route_reason"]
 
@@ -507,6 +509,9 @@ def _certify_one(pen: Pencil, box, lam: float, z: np.ndarray, f: float, gs: floa
         r = attempt(pen, box) if attempt is _global else attempt(pen, box, z, gs)
         if r is not None:
             r["status"] = "PROVED"
+            # the stored words are the claim the checker derives (it compares them exactly)
+            params = {k: r[k] for k in ("rank", "T_lo", "T_hi") if r.get(k) is not None}
+            r["claim"] = Claim(r["regime"], Quantifier.EVERY_IN_CELL, params).text()
             return r
     return {"status": "UNDECIDED", "reason": "no whole-cell certificate: the cell straddles a regime boundary "
             f"(at its centre λ_max(Σ₀^½RΣ₀^½) + 2·min(f, 0) = {phi:.3g})"}
@@ -531,6 +536,6 @@ def _outside(pen: Pencil, box):
         _lo, hi, arg = pm.scalar_bounds(pm.quad(pen.S, z), box)
         if hi <= 0:
             return {"status": "OUTSIDE", "regime": "OUTSIDE", "argument": arg,
-                    "claim": "Σ₀ is not positive definite at any point of the cell (outside the map's domain)",
+                    "claim": OUTSIDE_TEXT,
                     "data": {"z": [frac_str(e) for e in z]}}
     return None

@@ -781,8 +781,106 @@ def _checked(where: str, fn, arg) -> None:
                                   f"({type(exc).__name__}: {str(exc)[:120]})") from None
 
 
+def _check_tiling(spec: MapSpec, cells: list) -> None:
+    """The leaves tile the coordinate box exactly: ids unique and inside the quadtree of the spec
+    (level ≤ max_depth, 0 ≤ i < n_x·2ᴸ, 0 ≤ j < n_y·2ᴸ), each box the one its id names, no leaf
+    inside another, and the areas summing to the box's area — disjoint quadtree cells whose
+    areas add up to the whole cover it."""
+    ids = set()
+    nx, ny = spec.resolution
+    for c in cells:
+        lv, i, j = c["id"]
+        if lv > spec.max_depth or i >= nx << lv or j >= ny << lv:
+            _reject(f"cell {c['id']} is not a cell of the map's grid (level ≤ {spec.max_depth}, "
+                    f"{nx}·2ᴸ × {ny}·2ᴸ cells at level L)")
+        if (lv, i, j) in ids:
+            _reject(f"cell {c['id']} appears twice")
+        ids.add((lv, i, j))
+        if c["_box"] != cell_box(spec, lv, i, j):
+            _reject(f"cell {c['id']} has a box that does not match its id")
+    for lv, i, j in ids:
+        a, b, L = i, j, lv
+        while L > 0:
+            a, b, L = a // 2, b // 2, L - 1
+            if (L, a, b) in ids:
+                _reject(f"cell {[lv, i, j]} overlaps its ancestor {[L, a, b]}")
+    total = (spec.x_range[1] - spec.x_range[0]) * (spec.y_range[1] - spec.y_range[0])
+    if sum((_area(c["_box"]) for c in cells), Fraction(0)) != total:
+        _reject("the cells do not cover the coordinate box")
+
+
+def _check_point(spec: MapSpec, c: dict, cell_checker) -> bool:
+    """Re-verify a cell's point verdict, bound to the map's problem at its point; returns whether
+    it carried a certificate.
+
+    The point must be the cell's centre.  A ``cell-riccati-vI`` point is re-decided on the
+    degenerate box at the point by the pencil checker (the map's own polynomials).  A ``classify``
+    point embeds a certificate: it must check, its claim must cover the map's problem at (x, y)
+    exactly (same parameters, Σ₀ in the claim's quantifier) and state the point's regime, status,
+    rank and bracket.  An OUTSIDE classify point is the map's Σ₀ failing to be PSD there.  No
+    PROVED or REFUTED point without a certificate."""
+    from ..certify.check import check
+    from ..certify.kinds.cells import KIND
+    from ..spec.rational import parse_rational_str
+
+    p, where = c["point"], f"point of cell {c['id']}"
+    x, y = parse_rational_str(p["x"], "point.x"), parse_rational_str(p["y"], "point.y")
+    x0, x1, y0, y1 = c["_box"]
+    if (x, y) != ((x0 + x1) / 2, (y0 + y1) / 2):
+        _reject(f"{where}: ({p['x']}, {p['y']}) is not the cell's centre")
+    status, route = p["status"], p.get("route")
+    if status == "UNDECIDED":
+        if p["regime"] != "UNDECIDED":
+            _reject(f"{where}: an UNDECIDED point states regime {p['regime'][:20]}")
+        return False
+    if route == KIND:
+        if not isinstance(p.get("certificate"), dict):
+            _reject(f"{where}: a {status} point needs a certificate")
+        _checked(where, lambda pt: cell_checker().check(pt, point=True),
+                 {"box": [p["x"], p["x"], p["y"], p["y"]], **{k: p[k] for k in p if k not in ("x", "y")}})
+        return True
+    if route != "classify":
+        _reject(f"{where}: unknown route {str(route)[:40]!r}")
+    if status == "OUTSIDE":
+        if p["regime"] != "OUTSIDE" or p.get("certificate") is not None:
+            _reject(f"{where}: an OUTSIDE point says regime OUTSIDE and carries no certificate")
+        try:
+            spec.problem_at(x, y)
+        except InvalidParameters as exc:
+            if exc.field.startswith("initial.cov"):
+                return False
+        _reject(f"{where}: OUTSIDE, but the map's Σ₀ is positive semidefinite at the point")
+    if status not in ("PROVED", "REFUTED") or not isinstance(p.get("certificate"), dict):
+        _reject(f"{where}: a {str(status)[:20]} point needs a certificate")
+    problem = spec.problem_at(x, y)
+    res = None
+
+    def run(cert):
+        nonlocal res
+        res = check(cert)
+
+    _checked(where, run, p["certificate"])
+    if res.status != status:
+        _reject(f"{where}: the point says {status}, its certificate {res.status}")
+    from ..certify.certificate import Certificate
+
+    covers, why = res.claim.covers(problem, Certificate.from_dict(p["certificate"]).parsed_problem())
+    if not covers:
+        _reject(f"{where}: the certificate does not decide the map's problem at ({p['x']}, {p['y']}): {why}")
+    if p["regime"] != res.claim.subject:
+        _reject(f"{where}: the point says {p['regime'][:20]}, its certificate proves {res.claim.subject}")
+    for key in ("rank", "T_lo", "T_hi"):
+        stored, proved = p.get(key), res.claim.params.get(key)
+        if stored is not None and (proved is None or parse_rational_str(str(stored), key) != parse_rational_str(str(proved), key)):
+            _reject(f"{where}: {key} = {str(stored)[:40]} is not the certificate's")
+    return True
+
+
 def check_map(doc: dict) -> dict:
-    """Re-verify every certificate of a map document and that its cells tile the box.
+    """Re-verify a map document: the leaves tile the coordinate box exactly, every cell's and
+    point's verdict is re-derived from its certificate for the map's problem at that cell or
+    point (stated regime, rank, bracket and words equal to the derived ones; no PROVED without a
+    certificate), and the totals are recomputed from the checked cells.
 
     Raises :class:`CertificationFailed` on the first failure; returns counts on success.  Objects of
     the ``shared`` table must hash (SHA-256 of their canonical JSON) to their names before a cell's
@@ -798,67 +896,51 @@ def check_map(doc: dict) -> dict:
     dict
         ``{"cells_checked", "points_checked", "cells"}``.
     """
-    from ..certify.check import check
     from ..certify.kinds.cells import CellChecker
 
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         schema = doc.get("schema") if isinstance(doc, dict) else None
         raise CertificationFailed(f"map: unknown schema {str(schema)[:60]!r} (expected {SCHEMA})")
     spec, cells = _validated_structure(doc)
-    # tiling: cells are disjoint quadtree leaves whose areas add up to the box
-    ids = set()
-    for c in cells:
-        lv, i, j = c["id"]
-        if c["_box"] != cell_box(spec, lv, i, j):
-            raise CertificationFailed(f"map: cell {c['id']} has a box that does not match its id")
-        ids.add((lv, i, j))
-    for lv, i, j in ids:
-        a, b, L = i, j, lv
-        while L > 0:
-            a, b, L = a // 2, b // 2, L - 1
-            if (L, a, b) in ids:
-                raise CertificationFailed(f"map: cell {[lv, i, j]} overlaps its ancestor {[L, a, b]}")
-    total = (spec.x_range[1] - spec.x_range[0]) * (spec.y_range[1] - spec.y_range[0])
-    if sum((_area(c["_box"]) for c in cells), Fraction(0)) != total:
-        raise CertificationFailed("map: the cells do not cover the coordinate box")
-    cells = [{k: v for k, v in c.items() if k != "_box"} for c in cells]
-    if totals(spec, cells) != doc.get("totals"):
-        raise CertificationFailed("map: the totals do not match the cells")
+    _check_tiling(spec, cells)
     shared = doc.get("shared", {})
     if not isinstance(shared, dict) or not all(isinstance(v, dict) for v in shared.values()):
         _reject("`shared` must be an object of objects")
     for sha, obj in shared.items():
         if _canonical_sha(obj) != sha:
             _reject(f"shared object {str(sha)[:16]}… does not hash to its name")
-    ck = None
-    checkers = {}
+    checkers: dict = {}
+
+    def checker(kind):
+        if kind not in checkers:
+            make = _CELL_KINDS[kind][2] if kind in _CELL_KINDS else CellChecker
+            _checked(f"the map's {kind} checker", lambda s: checkers.setdefault(kind, make(s)), spec)
+        return checkers[kind]
+
+    from ..certify.kinds.cells import KIND as PENCIL_KIND
+
     n_cells = n_points = 0
     for c in cells:
-        if c["status"] in ("PROVED", "OUTSIDE") and shared:
+        status = c["status"]
+        if status == "REFUTED":
+            _reject(f"cell {c['id']}: a cell is PROVED, OUTSIDE or UNDECIDED")
+        if status == "UNDECIDED" and c["regime"] != "UNDECIDED":
+            _reject(f"cell {c['id']}: an UNDECIDED cell states regime {c['regime'][:20]}")
+        if status in ("PROVED", "OUTSIDE"):
             cert = c["certificate"]
-            c = {**c, "certificate": {**cert, "data": resolve_shared(cert.get("data"), shared, f"cell {c['id']}")}}
-        if c["status"] in ("PROVED", "OUTSIDE"):
-            kind = (c.get("certificate") or {}).get("kind")
-            if kind in _CELL_KINDS:
-                if kind not in checkers:
-                    _checked(f"cell {c['id']}", lambda s: checkers.setdefault(kind, _CELL_KINDS[kind][2](s)), spec)
-                _checked(f"cell {c['id']}", checkers[kind].check, c)
-            else:
-                if ck is None:
-                    ck = CellChecker(spec)
-                _checked(f"cell {c['id']}", ck.check, c)
+            if shared:
+                cert = {**cert, "data": resolve_shared(cert.get("data"), shared, f"cell {c['id']}")}
+            kind = cert.get("kind", PENCIL_KIND)
+            if kind not in _CELL_KINDS and kind != PENCIL_KIND:
+                _reject(f"cell {c['id']}: unknown cell certificate kind {str(kind)[:40]!r}")
+            cc = {k: v for k, v in c.items() if k not in ("_box", "point")}
+            _checked(f"cell {c['id']}", checker(kind).check, {**cc, "certificate": cert})
             n_cells += 1
-        p = c.get("point")
-        if p and p["status"] in ("PROVED", "OUTSIDE") and p.get("certificate"):
-            if p.get("route") == "classify":
-                _checked(f"point of cell {c['id']}", check, p["certificate"])
-            else:
-                if ck is None:
-                    ck = CellChecker(spec)
-                x, y = p["x"], p["y"]
-                _checked(f"point of cell {c['id']}", ck.check,
-                         {"box": [x, x, y, y], **{k: p[k] for k in p if k not in ("x", "y")}})
-            n_points += 1
+        if c.get("point") is not None:
+            n_points += _check_point(spec, c, lambda: checker(PENCIL_KIND))
+    cells = [{k: v for k, v in c.items() if k != "_box"} for c in cells]
+    if totals(spec, cells) != doc.get("totals"):
+        _reject("the totals do not match the cells")
     return {"cells_checked": n_cells, "points_checked": n_points, "cells": len(cells)}
 
 

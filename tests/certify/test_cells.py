@@ -64,7 +64,7 @@ def _interior(box, n=4):
 
 def _record(box, r):
     return {"box": [str(b) for b in box], "status": r["status"], "regime": r.get("regime"),
-            "rank": r.get("rank"), "T_lo": r.get("T_lo"), "T_hi": r.get("T_hi"),
+            "rank": r.get("rank"), "T_lo": r.get("T_lo"), "T_hi": r.get("T_hi"), "claim": r.get("claim"),
             "certificate": {"data": r.get("data", {})}}
 
 

@@ -56,7 +56,7 @@ def test_map_tampering_is_caught(map_a):
         check_map(bad)
     bad = copy.deepcopy(map_a)
     bad["cells"][j]["regime"] = "CLUSTERING"
-    with pytest.raises(CertificationFailed, match="totals"):
+    with pytest.raises(CertificationFailed, match="the cell says CLUSTERING, the certificate proves BLOWUP"):
         check_map(bad)
     bad["totals"] = map_a["totals"] | {}
     from symbolic_tf.regimes.maps import totals
@@ -64,7 +64,11 @@ def test_map_tampering_is_caught(map_a):
 
     spec = {k: v for k, v in bad["spec"].items() if k != "schema"}
     bad["totals"] = totals(parse_map_spec(spec), bad["cells"])
-    with pytest.raises(CertificationFailed, match="cell"):
+    with pytest.raises(CertificationFailed, match="the cell says CLUSTERING, the certificate proves BLOWUP"):
+        check_map(bad)
+    bad = copy.deepcopy(map_a)
+    bad["totals"]["area_decided"] = "0"
+    with pytest.raises(CertificationFailed, match="totals"):
         check_map(bad)
     bad = copy.deepcopy(map_a)
     bad["cells"].pop()

@@ -142,7 +142,7 @@ def _cell_certificate():
     r = certify_cell(pencil_for(parse_map_spec(doc)), box)
     assert r["status"] == "PROVED" and r["regime"] == "BLOWUP"
     cell = {"box": [str(b) for b in box], "status": r["status"], "regime": r.get("regime"),
-            "rank": r.get("rank"), "T_lo": r.get("T_lo"), "T_hi": r.get("T_hi"),
+            "rank": r.get("rank"), "T_lo": r.get("T_lo"), "T_hi": r.get("T_hi"), "claim": r["claim"],
             "certificate": {"data": r.get("data", {})}}
     data = {"spec": doc, "cell": cell}
     status, claim = declaration(KIND).derive(SimpleNamespace(kind=KIND, status="PROVED", data=data), None)

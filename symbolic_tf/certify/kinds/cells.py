@@ -19,18 +19,41 @@ from ...spec.errors import CertificationFailed
 from ...spec.mapspec import parse_map_spec
 from ...spec.rational import to_fraction
 from ...variants import single_quadratic_factor
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import REGIME_SUBJECTS, Claim, Quantifier
 from ..schema import parse_rat
 from .cell_enclosures import MatPoly, pd_on_open_box, psd_on_box, rat, rat_box, scalar_range
 
 KIND = "cell-riccati-vI"
 
-__all__ = ["KIND", "CellChecker", "check_cell", "standalone_cell_claim"]
+__all__ = ["KIND", "OUTSIDE_TEXT", "CellChecker", "bind_cell_claim", "check_cell", "standalone_cell_claim"]
 
 
 def _fail(msg):
     raise CertificationFailed(f"cell certificate: {msg}")
+
+
+_T = "tests/soundness/forgeries/test_cells.py::"
+HYPOTHESES = (
+    Hypothesis("vI-slice", "The slice is one softmax-type head with V = vI and scale independent of (x, y), a drift "
+               "F = fI or none, and an initial covariance: then P = Σ⁻¹ solves Ṗ = −2fP − R, R = v·scale·(A + Aᵀ).",
+               _T + "test_slice_with_a_general_V"),
+    Hypothesis("sigma0-pd", "Σ₀(x, y) ≻ 0 on the open cell (a PROVED cell's claim is about positive definite Σ₀).",
+               _T + "test_proved_cell_across_the_cone_boundary"),
+    Hypothesis("outside-witness", "An OUTSIDE cell: a rational z with zᵀΣ₀(x, y)z ≤ 0 on the whole closed cell; it says "
+               "regime OUTSIDE, states no rank or bracket and has the fixed words.", _T + "test_outside_cell_inside_the_domain"),
+    Hypothesis("blowup-direction", "BLOWUP: zᵀΣ₀RΣ₀z > 0 and zᵀ(−2fΣ₀ − Σ₀RΣ₀)z < 0 on the cell, so ⟨z, P(t)z⟩ reaches 0 "
+               "at every point.", _T + "test_blowup_certificate_moved_to_a_global_cell"),
+    Hypothesis("T_hi", "g(f_lo, T_hi)·min zᵀΣ₀RΣ₀z ≥ max zᵀΣ₀z over the cell, g(f, t) = ∫₀ᵗ e^{2fs} ds (arb balls).",
+               _T + "test_blowup_T_hi_too_small"),
+    Hypothesis("T_lo", "T_lo ≥ 0 and, when T_lo > 0: g(f_hi, T_lo) ≤ Γ and Σ₀ − Γ·Σ₀RΣ₀ ⪰ 0 on the cell, so P(t) ≻ 0 "
+               "before T_lo.", _T + "test_blowup_T_lo_too_large"),
+    Hypothesis("global-argument", "The global argument named by `via` holds on the cell: the signs of f, R (through "
+               "Σ₀RΣ₀) and −2fΣ₀ − Σ₀RΣ₀ it needs (collapse, bounded, equilibrium, exponential growth).",
+               _T + "test_global_certificate_moved_to_a_blowup_cell"),
+    Hypothesis("claim-bound", "The stored regime, rank, T_lo/T_hi and claim words are exactly the ones the argument "
+               "derives (the argument decides the regime, never the label).", _T + "test_relabelled_cell"),
+)
 
 
 def _num(s):
@@ -101,85 +124,172 @@ class CellChecker:
         return psd_on_box(-self.Q, box)
 
     # --- one cell ---------------------------------------------------------------------
-    def check(self, cell: dict) -> None:
-        """Re-verify one cell of the map: its claim re-decided over the closed cell box.
+    def check(self, cell: dict, point: bool = False) -> Claim | None:
+        """Re-verify one cell of the map: its claim re-derived over the closed cell box, and the
+        stored status, regime, rank, bracket and claim text required to be exactly the derived ones.
 
-        OUTSIDE cells need zᵀΣ₀z ≤ 0 on the cell; PROVED cells need Σ₀ ≻ 0 on the open cell and the
-        regime's inequalities over it (BLOWUP: zᵀQz > 0, zᵀMz < 0 and the bracket through
-        g(f, t) = ∫₀ᵗ e^{2fs} ds; CLUSTERING, BOUNDED, EQUILIBRIUM: the signs of f, M and Q = Σ₀RΣ₀ that
-        their argument ``via`` needs).
+        OUTSIDE cells need zᵀΣ₀z ≤ 0 on the cell (and say regime OUTSIDE); PROVED cells need Σ₀ ≻ 0
+        on the open cell and the inequalities of their argument over it — BLOWUP (no ``via``):
+        zᵀQz > 0, zᵀMz < 0 and the bracket through g(f, t) = ∫₀ᵗ e^{2fs} ds; the global arguments
+        (``via``) the signs of f, M and Q = Σ₀RΣ₀ they need.  The argument decides the regime; the
+        stored words are never trusted.
 
         Parameters
         ----------
         cell : dict
-            One stored cell: ``box``, ``status``, ``regime``, ``T_lo``/``T_hi`` and ``certificate.data``.
+            One stored cell: ``box``, ``status``, ``regime``, ``rank``/``T_lo``/``T_hi``, ``claim``
+            and ``certificate`` (``kind`` and ``data``).
+        point : bool
+            A point verdict (degenerate box): it carries no claim text.
+
+        Returns
+        -------
+        Claim or None
+            The derived claim (None for an OUTSIDE cell).
 
         Raises
         ------
         symbolic_tf.spec.errors.CertificationFailed
-            When the cell's claim does not hold on the whole cell.
+            When the cell's claim does not hold on the whole cell, or the stored words differ.
         """
         try:
             box = rat_box([_num(s) for s in cell["box"]])
-        except ValueError:
+        except (ValueError, TypeError):
             _fail("malformed box")
-        status, regime, data = cell["status"], cell.get("regime"), cell.get("certificate", {}).get("data", {})
+        cert = cell.get("certificate")
+        if not isinstance(cert, dict) or cert.get("kind", KIND) != KIND:
+            _fail(f"the certificate is not of kind {KIND}")
+        status, data = cell.get("status"), cert.get("data")
+        if not isinstance(data, dict):
+            _fail("data must be an object")
         if status == "OUTSIDE":
             z = [_num(s) for s in data["z"]]
+            if len(z) != self.S.nrows:
+                _fail("z has the wrong length")
             _lo, hi = scalar_range(self.S.quad(z), box)
             self._need(hi <= 0, "OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
-            return
+            self._need(cell.get("regime") == "OUTSIDE", "an OUTSIDE cell must say regime OUTSIDE")
+            self._need(all(cell.get(k) is None for k in ("rank", "T_lo", "T_hi")),
+                       "an OUTSIDE cell states no rank or bracket")
+            if not point:
+                self._need(cell.get("claim") == OUTSIDE_TEXT, "the claim text of an OUTSIDE cell is not the derived one")
+            return None
         if status != "PROVED":
-            _fail(f"status {status!r} carries no certificate")
+            _fail(f"status {str(status)[:20]!r} carries no certificate")
         self._need(pd_on_open_box(self.S, box), "Σ₀ is not positive definite on the open cell")
-        negQ = -self.Q
-        if regime == "BLOWUP":
-            z = [_num(s) for s in data["z"]]
-            n_lo, _ = scalar_range(self.Q.quad(z), box)
-            self._need(n_lo > 0, "BLOWUP: zᵀΣ₀RΣ₀z > 0 fails on the cell")
-            _, m_hi = scalar_range(self.M.quad(z), box)
-            self._need(m_hi < 0, "BLOWUP: zᵀ(−2fΣ₀ − Σ₀RΣ₀)z < 0 fails on the cell")
-            f_lo, f_hi = scalar_range(self.f, box)
-            if data.get("t_hi") is not None:
-                t_hi = rat(_num(data["t_hi"]))
-                if cell.get("T_hi") is None or _num(cell["T_hi"]) != _num(data["t_hi"]):
-                    _fail("T_hi differs from the certificate's t_hi")
-                _, q_hi = scalar_range(self.S.quad(z), box)
-                lhs = self._g_bounds(f_lo, t_hi) * flint.arb(n_lo)
-                self._need(t_hi > 0 and lhs.lower() >= flint.arb(q_hi), "BLOWUP: g(f_lo, t_hi)·min zᵀQz ≥ max zᵀΣ₀z fails")
-            elif cell.get("T_hi") is not None:
-                _fail("T_hi claimed without t_hi data")
-            t_lo = rat(_num(data.get("t_lo", "0")))
-            if _num(cell.get("T_lo", "0")) != _num(data.get("t_lo", "0")):
-                _fail("T_lo differs from the certificate's t_lo")
-            if t_lo < 0:
-                _fail("negative t_lo")
-            if t_lo > 0:
-                G = rat(_num(data["Gamma"]))
-                self._need(self._g_bounds(f_hi, t_lo).upper() <= flint.arb(G), "BLOWUP: g(f_hi, t_lo) ≤ Γ fails")
-                K = self.S - self.Q.times(G)
-                self._need(G >= 0 and psd_on_box(K, box), "BLOWUP: Σ₀ − Γ·Σ₀RΣ₀ ⪰ 0 fails on the cell")
-            return
         via = data.get("via")
-        if regime == "CLUSTERING" and via == "below-threshold":
-            self._need(pd_on_open_box(-self.f, box), "f < 0 fails on the cell")
-            self._need(pd_on_open_box(self.M, box), "−2fΣ₀ − Σ₀RΣ₀ ≻ 0 fails on the cell")
-            self._need(cell.get("rank") == 0, "collapse has rank 0")
-            return
-        self._need(self._nsd_Q(box), f"{regime}: R ⪯ 0 (Σ₀RΣ₀ ⪯ 0) fails on the cell")
-        if regime == "CLUSTERING" and via == "no-drift-contracting":
-            self._need(self.f_zero and pd_on_open_box(negQ, box), "R ≺ 0 with f ≡ 0 fails")
-            self._need(cell.get("rank") == 0, "collapse has rank 0")
-        elif regime == "CLUSTERING" and via == "drift-contracting":
-            self._need(pd_on_open_box(-self.f, box), "f < 0 fails on the cell")
-            self._need(cell.get("rank") == 0, "collapse has rank 0")
-        elif regime == "BOUNDED":
-            self._need(self.f_zero, "BOUNDED needs f ≡ 0")
-        elif regime == "EQUILIBRIUM":
-            self._need(pd_on_open_box(self.f, box), "f > 0 fails on the cell")
-            self._need(pd_on_open_box(negQ, box), "R ≺ 0 fails on the cell")
-        elif regime != "EXPONENTIAL_GROWTH":
-            _fail(f"unknown regime/argument {regime!r}/{via!r}")
+        if via is None:
+            regime, params = "BLOWUP", self._blowup(box, data)
+        elif via in self._GLOBAL:
+            regime, params = self._GLOBAL[via](self, box)
+        else:
+            _fail(f"unknown argument via {str(via)[:40]!r}")
+        return bind_cell_claim(cell, regime, params, _fail, text=not point)
+
+    def _blowup(self, box, data) -> dict:
+        """zᵀQz > 0 and zᵀMz < 0 on the cell (blow-up at every point), and the bracket: the
+        params {T_lo, T_hi?} the data prove."""
+        z = [_num(s) for s in data["z"]]
+        if len(z) != self.S.nrows:
+            _fail("z has the wrong length")
+        n_lo, _ = scalar_range(self.Q.quad(z), box)
+        self._need(n_lo > 0, "BLOWUP: zᵀΣ₀RΣ₀z > 0 fails on the cell")
+        _, m_hi = scalar_range(self.M.quad(z), box)
+        self._need(m_hi < 0, "BLOWUP: zᵀ(−2fΣ₀ − Σ₀RΣ₀)z < 0 fails on the cell")
+        f_lo, f_hi = scalar_range(self.f, box)
+        params = {}
+        if data.get("t_hi") is not None:
+            t_hi = rat(_num(data["t_hi"]))
+            _, q_hi = scalar_range(self.S.quad(z), box)
+            lhs = self._g_bounds(f_lo, t_hi) * flint.arb(n_lo)
+            self._need(t_hi > 0 and lhs.lower() >= flint.arb(q_hi), "BLOWUP: g(f_lo, t_hi)·min zᵀQz ≥ max zᵀΣ₀z fails")
+            params["T_hi"] = data["t_hi"]
+        t_lo = rat(_num(data.get("t_lo", "0")))
+        if t_lo < 0:
+            _fail("negative t_lo")
+        if t_lo > 0:
+            G = rat(_num(data["Gamma"]))
+            self._need(self._g_bounds(f_hi, t_lo).upper() <= flint.arb(G), "BLOWUP: g(f_hi, t_lo) ≤ Γ fails")
+            K = self.S - self.Q.times(G)
+            self._need(G >= 0 and psd_on_box(K, box), "BLOWUP: Σ₀ − Γ·Σ₀RΣ₀ ⪰ 0 fails on the cell")
+        params["T_lo"] = data.get("t_lo", "0")
+        return params
+
+    # the global arguments: via -> (regime, params) after checking the signs the argument needs
+    def _below_threshold(self, box):
+        self._need(pd_on_open_box(-self.f, box), "f < 0 fails on the cell")
+        self._need(pd_on_open_box(self.M, box), "−2fΣ₀ − Σ₀RΣ₀ ≻ 0 fails on the cell")
+        return "CLUSTERING", {"rank": 0}
+
+    def _no_drift_contracting(self, box):
+        self._need(self._nsd_Q(box), "R ⪯ 0 (Σ₀RΣ₀ ⪯ 0) fails on the cell")
+        self._need(self.f_zero and pd_on_open_box(-self.Q, box), "R ≺ 0 with f ≡ 0 fails")
+        return "CLUSTERING", {"rank": 0}
+
+    def _drift_contracting(self, box):
+        self._need(self._nsd_Q(box), "R ⪯ 0 (Σ₀RΣ₀ ⪯ 0) fails on the cell")
+        self._need(pd_on_open_box(-self.f, box), "f < 0 fails on the cell")
+        return "CLUSTERING", {"rank": 0}
+
+    def _no_drift_nsd(self, box):
+        self._need(self._nsd_Q(box), "R ⪯ 0 (Σ₀RΣ₀ ⪯ 0) fails on the cell")
+        self._need(self.f_zero, "BOUNDED needs f ≡ 0")
+        return "BOUNDED", {}
+
+    def _drift_equilibrium(self, box):
+        self._need(self._nsd_Q(box), "R ⪯ 0 (Σ₀RΣ₀ ⪯ 0) fails on the cell")
+        self._need(pd_on_open_box(self.f, box), "f > 0 fails on the cell")
+        self._need(pd_on_open_box(-self.Q, box), "R ≺ 0 fails on the cell")
+        return "EQUILIBRIUM", {}
+
+    def _nsd(self, box):
+        self._need(self._nsd_Q(box), "R ⪯ 0 (Σ₀RΣ₀ ⪯ 0) fails on the cell")
+        return "EXPONENTIAL_GROWTH", {}
+
+    _GLOBAL = {"below-threshold": _below_threshold, "no-drift-contracting": _no_drift_contracting,
+               "drift-contracting": _drift_contracting, "no-drift-nsd": _no_drift_nsd,
+               "drift-equilibrium": _drift_equilibrium, "nsd": _nsd}
+
+
+#: the words of an OUTSIDE cell (a fixed sentence: the cell is outside the map's domain)
+OUTSIDE_TEXT = "Σ₀ is not positive definite at any point of the cell (outside the map's domain)"
+
+
+def bind_cell_claim(cell: dict, regime: str, params: dict, fail, pd_only: bool = False, text: bool = True) -> Claim:
+    """The claim a checker derived for a cell — ``regime`` with ``params`` (rank or T_lo/T_hi) at
+    every interior point of the cell (or, ``pd_only``, at its points where Σ₀ ≻ 0) — after requiring
+    that the cell's stored regime, rank, bracket and (``text``) claim text are exactly the derived ones.
+
+    Parameters
+    ----------
+    cell : dict
+        The stored cell.
+    regime : str
+        The derived regime.
+    params : dict
+        The derived ``rank`` or ``T_lo``/``T_hi``.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+    pd_only : bool
+        Whether the derived claim covers only the cell's positive definite points.
+    text : bool
+        Whether the cell carries claim text (a point verdict does not).
+
+    Returns
+    -------
+    Claim
+        ``Claim(regime, EVERY_IN_CELL or EVERY_PD_IN_CELL, params)``.
+    """
+    claim = Claim(regime, Quantifier.EVERY_PD_IN_CELL if pd_only else Quantifier.EVERY_IN_CELL, params)
+    if cell.get("regime") != regime:
+        fail(f"the cell says {str(cell.get('regime'))[:20]}, the certificate proves {regime}")
+    for key in ("rank", "T_lo", "T_hi"):
+        stored, derived = cell.get(key), params.get(key)
+        if (stored is None) != (derived is None) or (stored is not None and _num(stored) != _num(derived)):
+            fail(f"{key} differs from the derived claim")
+    if text and cell.get("claim") != claim.text():
+        fail("the claim text is not the derived claim")
+    return claim
 
 
 def check_cell(spec, cell: dict) -> None:
@@ -191,8 +301,13 @@ def check_cell(spec, cell: dict) -> None:
         The parsed map spec the cell belongs to.
     cell : dict
         The stored cell.
+
+    Returns
+    -------
+    Claim or None
+        The derived claim (None for an OUTSIDE cell).
     """
-    CellChecker(spec).check(cell)
+    return CellChecker(spec).check(cell)
 
 
 def standalone_cell_claim(data: dict, check_one, fail) -> Claim:
@@ -239,7 +354,7 @@ def standalone_cell_claim(data: dict, check_one, fail) -> Claim:
     return Claim(cell["regime"], quantifier, params)
 
 
-@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
+@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False, hypotheses=HYPOTHESES)
 def _check_standalone(cert, problem):
     """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
     PROVED: the cell's regime at every interior point of its box."""
