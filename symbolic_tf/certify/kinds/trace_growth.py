@@ -30,13 +30,36 @@ from ...exact.definiteness import inertia
 from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed, InvalidParameters
 from ...variants import quadratic_heads
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
 from .lmi import trace_qform
 from .replay import svec_pairs
 
 KIND = "trace-growth-lmi"
+
+_T = "tests/soundness/forgeries/test_trace_growth.py::"
+HYPOTHESES = (
+    Hypothesis("proved-status", "Only PROVED is meaningful: the argument proves a bound, it refutes nothing.",
+               _T + "test_refuted_status"),
+    Hypothesis("quadratic-field", "The flow is softmax or multi-head softmax, with or without the affine drift "
+               "Fx + b: Σ̇ = FΣ + ΣFᵀ + Q(Σ) with Q(Σ) = Σ_h (C_hΣÃ_hΣ + ΣÃ_hᵀΣC_hᵀ), of congruence form, so "
+               "Σ(t) ⪰ 0 while it exists.", _T + "test_not_quadratic"),
+    Hypothesis("constant-parameters", "The parameters do not depend on depth t.", _T + "test_schedule"),
+    Hypothesis("P-pd", "P = Pᵀ ≻ 0 exactly, so tr(PΣ) ≥ λ_min(P)·tr Σ ≥ λ_min(P)·‖Σ‖ on the cone: a bound on "
+               "tr(PΣ) bounds Σ.", _T + "test_P_not_positive_definite"),
+    Hypothesis("lambda-nonneg", "One multiplier λ_ij ≥ 0 per pair i < j: the principal minors "
+               "Σ_iiΣ_jj − Σ_ij² are ≥ 0 on the cone, so only non-negative multiples may be added.",
+               _T + "test_negative_multiplier"),
+    Hypothesis("cone-lmi", "Q_P + Σ_(i<j) λ_ij·D_ij ⪯ 0 exactly on the svec coordinates (D_ij the form of the minor), "
+               "so q_P(Σ) = tr(P·Q(Σ)) ≤ −Σ λ_ij·minor_ij(Σ) ≤ 0 for every Σ ⪰ 0 (an S-procedure).",
+               _T + "test_cone_lmi_fails"),
+    Hypothesis("drift-kappa", "PF + FᵀP − κP ⪯ 0 exactly (F = 0 without drift), so "
+               "d/dt tr(PΣ) ≤ κ·tr(PΣ) and tr(PΣ(t)) ≤ e^(κt)·tr(PΣ₀): the solution is global.",
+               _T + "test_kappa_too_small"),
+    Hypothesis("regime-label", "The regime is BOUNDED when κ ≤ 0 and EXPONENTIAL_GROWTH when κ > 0 (derived from κ, "
+               "never read).", _T + "test_regime_label"),
+)
 
 
 def _bad(msg):
@@ -95,7 +118,7 @@ def cone_form(P, lam, heads, d):
     return M
 
 
-@kind(KIND, {"P": "rat[][]", "lam": "rat[]", "kappa": "rat"})
+@kind(KIND, {"P": "rat[][]", "lam": "rat[]", "kappa": "rat"}, hypotheses=HYPOTHESES)
 def check_trace_growth(cert, problem):
     """PROVED: for every Σ₀ ⪰ 0 the solution is global, with tr(PΣ(t)) ≤ e^{κt}·tr(PΣ₀) — BOUNDED
     when κ ≤ 0, EXPONENTIAL_GROWTH when κ > 0.
@@ -124,7 +147,7 @@ def check_trace_growth(cert, problem):
     try:
         heads = quadratic_heads(problem)
     except InvalidParameters as exc:
-        _bad(exc.reason)
+        _bad(f"the flow is not softmax / multi-head softmax (± drift): {exc.reason}")
     d = problem.d
     data = cert.data
     P = square(data["P"], d, "P", _bad)
