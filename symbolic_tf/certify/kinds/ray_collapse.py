@@ -42,7 +42,7 @@ import flint
 
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat
 from .ray import (MAX_PIECES, ProjectiveField, centre_box, check_contraction, check_contraction_pieces,
@@ -161,13 +161,14 @@ def check_collapse_region(pairs, d, data, prec, fail):
         H = centre_box(Xs, R, up)
         half = flint.arb(R[m] / 2)
         vH = half + flint.arb(0, half.upper())   # ⊇ [0, R_v]
+        # 6 before 3: cheap, and it names its own hypothesis when a box is too large for both
+        if not bf.c(H, vH) < 0:
+            fail("the rate c̃ = tr Q(X) + κ(tr X − 1) is not negative over the box: no collapse is proved")
         pieces = int_in(data.get("pieces", 1), "pieces", 1, MAX_PIECES, fail)
         if pieces == 1:
             check_contraction(flint.arb_mat(bf.jacobian(H, vH, svec_basis(d))), flint.arb_mat(W), mu, fail)
         else:
             check_contraction_pieces(bf, Xs, R, W, rho, mu, pieces, fail)
-        if not bf.c(H, vH) < 0:
-            fail("the rate c̃ = tr Q(X) + κ(tr X − 1) is not negative over the box: no collapse is proved")
     return Xs, W, rho
 
 
@@ -200,12 +201,42 @@ def check_collapse_end(pairs, S_end, data, prec, fail):
             fail("the tube's end is not inside the certified ellipsoid (z₁ᵀWz₁ < rho fails)")
 
 
+_T = "tests/soundness/forgeries/test_ray_collapse.py::"
+HYPOTHESES = (
+    Hypothesis("softmax-flow", "The embedded problem's covariance flow is the quadratic field Σ̇ = Q(Σ) = "
+               "Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) of (multi-head) softmax: Ψ and the tube are built from exactly these "
+               "heads.", _T + "test_collapse_other_variant"),
+    Hypothesis("no-drift", "F = 0: Ψ turns solutions into solutions only because Q is homogeneous quadratic "
+               "(dΣ/dt = v²Q(X) = Q(Σ)); a linear term FΣ + ΣFᵀ would not scale that way.",
+               _T + "test_collapse_drift"),
+    Hypothesis("constant-parameters", "The parameters do not depend on depth t (no schedule): Ψ is autonomous.",
+               _T + "test_collapse_schedule"),
+    Hypothesis("tube", "The validated Taylor tube replays from the exact Σ₀ ⪰ 0 along the stored times "
+               "0 = t₀ < … < t_N: the solution exists on [0, t_N] and Σ(t_N) lies in the end box S_N.",
+               _T + "test_collapse_tube_step_too_long"),
+    Hypothesis("sigma-nonzero", "tr S_N > 0, so v₁ = tr Σ(t_N) is a positive scale and X₁ = Σ(t_N)/v₁ is defined "
+               "(Σ₀ = 0 is the equilibrium 0: no projective argument covers it).", _T + "test_collapse_sigma0_zero"),
+    Hypothesis("W-positive-definite", "W = Wᵀ ≻ 0 (exact), rho > 0, mu > 0 and every R_k > 0: 𝓔 = {zᵀWz ≤ rho} is a "
+               "compact ellipsoid around the collapsing-ray point (X_star, 0).", _T + "test_collapse_W_indefinite"),
+    Hypothesis("ellipsoid-in-box", "rho·(W⁻¹)_kk ≤ R_k² for every k: 𝓔 lies in the box H = {X_star ± R, 0 ≤ v ≤ R_v} "
+               "over which the Jacobian and c̃ are bounded.", _T + "test_collapse_ellipsoid_leaves_the_box"),
+    Hypothesis("rate-negative", "c̃(X) = tr Q(X) + κ(tr X − 1) ≤ c_hi < 0 over H: v = v₁·exp∫c̃ → 0 while X stays "
+               "in H, so Σ = vX → 0, and t = t_N + ∫dτ/v → ∞, so the solution is global.",
+               _T + "test_collapse_rate_not_negative_over_the_box"),
+    Hypothesis("contraction", "−(MᵀW + WM) − 2·mu·W ≻ 0 for every M in the ball Jacobian of Ψ over H (with "
+               "pieces > 1: over every piece of the deterministic bisection that meets 𝓔, within the budget).",
+               _T + "test_collapse_contraction_rate_too_large"),
+    Hypothesis("residual", "rᵀWr < mu²·rho for r = Ψ(X_star, 0) = (Q(X_star) − c̃(X_star)·X_star, 0) (exact): with the "
+               "contraction, 𝓔 ∩ {v > 0} is forward invariant.", _T + "test_collapse_residual_too_large"),
+    Hypothesis("end-in-ellipsoid", "z₁ᵀWz₁ < rho: the tube's end (X₁ − X_star, v₁) lies inside 𝓔.",
+               _T + "test_collapse_tube_ends_outside_the_ellipsoid"),
+)
 _SCHEMA = {"X_star": "rat[][]", "kappa": "rat", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]",
            "pieces?": "int", "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int",
            "method": ("enum", "qr", "direct")}
 
 
-@kind(KIND, _SCHEMA)
+@kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_ray_collapse(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and Σ(t) → 0 (regime CLUSTERING,
     rank 0, quantifier THIS).
