@@ -30,7 +30,7 @@ import flint
 
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .ray import ProjectiveField, centre_box, check_contraction, check_residual, ellipsoid_data
 from .replay import int_in, replay_stored, svec_basis, svec_pairs, tube_problem
@@ -91,25 +91,56 @@ def check_singular_end(pairs, F, S_end, data, d, prec, fail):
             DG = bf.L(E) + bf.dQ(H, E)
             cols.append([DG[i, j] for i, j in up])
         J = flint.arb_mat([[cols[c][r] for c in range(m)] for r in range(m)])
-        Wb = flint.arb_mat(W)
-        check_contraction(J, Wb, mu, fail)
-        z = flint.arb_mat(m, 1, [S_end[i, j] - Ss[i, j] for i, j in up])
-        if not ((z.transpose() * Wb * z)[0, 0] < flint.arb(rho)):
-            fail("the tube's end is not inside the certified ellipsoid")
+        # 6 before 3: cheap, and each names its own hypothesis when a box is too large for all three
+        if not (_e_minus_one(H) > 0):
+            fail("e_{d−1}(Σ) > 0 is not verified over the box: the rank of the limit is not pinned")
         K = bf.F if bf.F is not None else flint.arb_mat(d, d)
         for C, A in bf.pairs:
             K = K + C * H * A
         if not (2 * sum((K[i, i] for i in range(d)), flint.arb(0)) < 0):
             fail("(log det Σ)˙ = 2 tr(F + Σ_h C_hΣA_h) < 0 is not verified over the box")
-        if not (_e_minus_one(H) > 0):
-            fail("e_{d−1}(Σ) > 0 is not verified over the box: the rank of the limit is not pinned")
+        Wb = flint.arb_mat(W)
+        check_contraction(J, Wb, mu, fail)
+        z = flint.arb_mat(m, 1, [S_end[i, j] - Ss[i, j] for i, j in up])
+        if not ((z.transpose() * Wb * z)[0, 0] < flint.arb(rho)):
+            fail("the tube's end is not inside the certified ellipsoid")
 
 
+_T = "tests/soundness/forgeries/test_singular_eq.py::"
+HYPOTHESES = (
+    Hypothesis("softmax-flow", "The embedded problem's covariance flow is Σ̇ = G(Σ) = FΣ + ΣFᵀ + Σ_h (C_hΣA_hΣ + "
+               "ΣA_hᵀΣC_hᵀ) of (multi-head) softmax, a drift F allowed: G, its Jacobian and the tube are built from "
+               "exactly these heads and this drift.", _T + "test_singular_other_variant"),
+    Hypothesis("constant-parameters", "The parameters do not depend on depth t (no schedule): G is autonomous.",
+               _T + "test_singular_schedule"),
+    Hypothesis("sigma0-psd", "Σ₀ ⪰ 0 (decided exactly): Σ(t) = Φ(t)Σ₀Φ(t)ᵀ stays ⪰ 0, so the limit is ⪰ 0 and its "
+               "rank is read off det = 0 and e_{d−1} > 0.", _T + "test_singular_sigma0_indefinite"),
+    Hypothesis("tube", "The validated Taylor tube replays from the exact Σ₀ along the stored times 0 = t₀ < … < t_N: "
+               "the solution exists on [0, t_N] and Σ(t_N) lies in the end box S_N.",
+               _T + "test_singular_tube_step_too_long"),
+    Hypothesis("W-positive-definite", "W = Wᵀ ≻ 0 (exact), rho > 0, mu > 0 and every R_k > 0: 𝓔 = {zᵀWz ≤ rho}, "
+               "z = svec(Σ − Sigma_star), is a compact convex ellipsoid.", _T + "test_singular_W_indefinite"),
+    Hypothesis("ellipsoid-in-box", "rho·(W⁻¹)_kk ≤ R_k² for every k: 𝓔 lies in the box H = Sigma_star ± R over "
+               "which the Jacobian, tr(F + Σ_h C_hΣA_h) and e_{d−1} are bounded.",
+               _T + "test_singular_ellipsoid_leaves_the_box"),
+    Hypothesis("limit-rank", "e_{d−1}(Σ), the sum of the principal (d−1)-minors, is > 0 over H: a Σ ⪰ 0 in H has "
+               "at least d − 1 positive eigenvalues, so the limit has rank ≥ d − 1.",
+               _T + "test_singular_minors_not_positive_over_the_box"),
+    Hypothesis("det-decay", "2·tr(F + Σ_h C_hΣA_h) < 0 over H: (log det Σ)˙ is bounded below 0 in 𝓔, so det Σ(t) → 0 "
+               "and the limit has rank ≤ d − 1.", _T + "test_singular_det_not_decaying_over_the_box"),
+    Hypothesis("contraction", "−(MᵀW + WM) − 2·mu·W ≻ 0 for every M in the ball Jacobian of G over H: two solutions "
+               "in 𝓔 approach at rate mu, so the time-s maps contract 𝓔 onto one equilibrium Σ∞.",
+               _T + "test_singular_contraction_rate_too_large"),
+    Hypothesis("residual", "rᵀWr < mu²·rho for r = svec G(Sigma_star) (exact): with the contraction, Ė < 0 on the "
+               "boundary of 𝓔, so 𝓔 is forward invariant.", _T + "test_singular_residual_too_large"),
+    Hypothesis("end-in-ellipsoid", "z₁ᵀWz₁ < rho for z₁ = svec(S_N − Sigma_star): the tube's end lies inside 𝓔.",
+               _T + "test_singular_tube_ends_outside_the_ellipsoid"),
+)
 _SCHEMA = {"Sigma_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "prec": "int",
            "steps": "rat[]", "order": "int", "tube_prec": "int", "method": ("enum", "qr", "direct")}
 
 
-@kind(KIND, _SCHEMA)
+@kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_singular(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and converges to an equilibrium
     of rank d − 1 (regime CLUSTERING, quantifier THIS).
