@@ -53,7 +53,7 @@ from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed
 from ...variants import get as get_variant
 from ...spec.schedule import leaves, problem_at, segments
-from ..check import derive, kind
+from ..check import Hypothesis, derive, kind
 from ..claims import Claim, Quantifier
 from ..schema import parse_rat, validate
 from .replay import flow_pairs, replay_stored
@@ -66,6 +66,60 @@ _LINEAR_PREC = 256
 MAX_SEGMENTS = 64        # segments a certificate may cross (each is an exact or ball computation)
 MAX_TOTAL_STEPS = 50_000  # validated tube steps over all segments (the single-tube kinds' limit)
 MAX_D = 6                # as the validated tubes: bounds the exact polynomial determinants too
+
+
+def _h(id_, statement, test):
+    return Hypothesis(id_, statement, f"{_FORGERIES}::{test}")
+
+
+_FORGERIES = "tests/soundness/forgeries/test_schedule.py"
+#: the hypotheses of the composed argument, each checked below from the data
+HYPOTHESES = (
+    _h("one-softmax-head", "The embedded problem is one softmax head (Σ̇ = VΣÃΣ + ΣÃᵀΣVᵀ + FΣ + ΣFᵀ, Ã = τ·A) "
+       "with a depth schedule, a Gaussian Σ₀ and d ≤ 6: no other variant, no multi-head sum.",
+       "test_another_variant_is_rejected"),
+    _h("segments-are-the-schedule", "The stored segments are exactly the schedule's maximal intervals of one "
+       "parameter function, cut at T_c: [0, t₁], …, [t_{m−1}, T_c], none dropped, moved or merged.",
+       "test_a_moved_segment_end_is_rejected"),
+    _h("riccati-vI-no-drift", "A riccati segment has V(t) = v(t)·I and no drift (F ≡ 0) on the whole segment, so "
+       "d/dt Σ⁻¹ = −v(t)τ(A(t) + A(t)ᵀ) and Σ(t_k + s) = S(I − W(s)S)⁻¹.",
+       "test_riccati_segment_with_a_drift_is_rejected"),
+    _h("riccati-exists", "On a riccati segment of length h, p(s) = det(I − W(s)S) has no root in [0, h] (Sturm "
+       "count): the solution exists on the whole segment and its end point is the exact S(I − W(h)S)⁻¹.",
+       "test_riccati_segment_through_a_blowup_is_rejected"),
+    _h("riccati-exact-start", "A riccati segment starts from an exact point S (not a tube's box): the closed form "
+       "and the Sturm count are about that one point.", "test_riccati_after_a_tube_is_rejected"),
+    _h("linear-V-zero", "A linear segment has V ≡ 0 and a constant drift F: Σ̇ = FΣ + ΣFᵀ, so Σ(t_k + h) = "
+       "e^{hF}S e^{hFᵀ} (S itself when F = 0).", "test_linear_segment_with_attention_is_rejected"),
+    _h("tube-constant-phase", "A tube segment lies in a phase of constant parameters, and the replayed validated "
+       "tube starts from the segment's start state and ends exactly at the segment's end.",
+       "test_tube_on_a_polynomial_phase_is_rejected"),
+    _h("blowup-last-riccati", "A blow-up bracket is stated only by the last segment, a riccati one, with no tail and "
+       "no end box (nothing is claimed after T*).", "test_blowup_followed_by_a_tail_is_rejected"),
+    _h("blowup-bracket-closed", "A blow-up record gives both ends T_lo and T_hi of the bracket.",
+       "test_blowup_with_only_T_lo_is_rejected"),
+    _h("blowup-first-root", "With t_k the segment's start, 0 ≤ T_lo − t_k ≤ T_hi − t_k ≤ h, p has no root in "
+       "[0, T_lo − t_k] and one in [T_lo − t_k, T_hi − t_k]: the first root of p, where D⁻¹ − BᵀW(s)B stops being "
+       "positive definite (S = BDBᵀ, S ≠ 0), is the blow-up time T* ∈ [T_lo, T_hi].",
+       "test_blowup_bracket_after_the_blowup_is_rejected"),
+    _h("tail-at-last-phase", "A tail starts at T_c, the start of the schedule's last segment, whose parameters are "
+       "constant for all t ≥ T_c (the tail's kind assumes constant parameters).",
+       "test_tail_before_the_last_phase_is_rejected"),
+    _h("tail-proves-a-regime", "The tail is a checked certificate of a constant kind, status PROVED, that proves its "
+       "stated claim, and that claim is a regime of Σ₀ (not a property).", "test_property_tail_is_rejected"),
+    _h("tail-same-parameters", "The tail embeds a problem whose parameters (variant, A, V, F, b, τ, d) are the "
+       "schedule's at T_c; only Σ₀ and the horizon may differ.", "test_tail_of_other_parameters_is_rejected"),
+    _h("tail-covers-end", "The tail's claim covers Σ(T_c): a point claim needs the exact end point equal to the "
+       "tail's Σ₀; a class claim (every Σ₀ ≻ 0, ⪰ 0 nonzero, ⪰ 0, of rank r) must contain rank Σ(T_c) = rank Σ₀ "
+       "(Σ(t) = Φ(t)Σ₀Φ(t)ᵀ, Φ invertible while the solution exists).",
+       "test_class_tail_not_covering_a_singular_start_is_rejected"),
+    _h("rest-zero-field", "With rest, the last segment starts at T_c, is constant and has V ≡ 0 and F ≡ 0, so Σ̇ = 0 "
+       "and Σ(t) = Σ(T_c) for every t ≥ T_c.", "test_rest_with_a_moving_last_phase_is_rejected"),
+    _h("rest-box", "With rest, the stated equilibrium box (entries within r ≥ 0 of the centre) contains the "
+       "certified enclosure of Σ(T_c).", "test_rest_box_too_small_is_rejected"),
+    _h("endpoint-box", "Without a tail or rest, the stated end box lo ≤ Σ(T_c) ≤ hi (entrywise) contains the "
+       "certified enclosure of Σ(T_c) at the stated T = T_c.", "test_end_box_not_containing_the_end_is_rejected"),
+)
 
 
 def _fail(msg):
@@ -397,7 +451,7 @@ def _inside(end, lo, hi) -> bool:
 
 
 @kind(KIND, {"T_c": "rat", "segments": "obj[]", "tail?": "obj", "lo?": "rat[][]", "hi?": "rat[][]",
-            "rest?": "bool", "mid?": "rat[][]", "r?": "rat"}, schedules=True)
+            "rest?": "bool", "mid?": "rat[][]", "r?": "rat"}, schedules=True, hypotheses=HYPOTHESES)
 def check_schedule(cert, problem):
     """PROVED: the tail's regime carried back to Σ₀, or Σ(T_c) in the stated box.
 
@@ -452,6 +506,8 @@ def check_schedule(cert, problem):
                 _fail("a blow-up is stated by the last segment only, a riccati one, with no tail or end box")
             if not isinstance(S, flint.fmpq_mat):
                 _fail("a riccati blow-up needs an exact start point")
+            if "T_lo" not in rec or "T_hi" not in rec:
+                _fail("a blow-up bracket needs both ends T_lo and T_hi")
             T_lo, T_hi = parse_rat(rec["T_lo"]), parse_rat(rec["T_hi"])
             riccati_blowup(seg, problem, S, t1 - seg.t0, T_lo - seg.t0, T_hi - seg.t0)
             return "PROVED", Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(_q(T_lo)), "T_hi": frac_str(_q(T_hi))})
@@ -485,11 +541,16 @@ def _with_tail(problem, tail_dict, T_c: Fraction, end):
     tail = Certificate.from_dict(tail_dict)
     if tail.kind == KIND:
         _fail("a tail must be a certificate for constant parameters")
-    status, claim, tail_problem = derive(tail)
+    try:
+        status, claim, tail_problem = derive(tail)
+    except CertificationFailed as exc:  # say that it is the tail which fails
+        _fail(f"the tail certificate does not check: {str(exc)[:300]}")
     if status != "PROVED" or status != tail.status or not claim.same_as(tail.claim):
         _fail("the tail certificate does not prove its stated claim")
     if claim.regime is None:
         _fail("the tail's claim is not a regime")
+    if tail_problem is None:
+        _fail("the tail embeds no problem, so its parameters cannot be the schedule's last phase")
     want = problem_to_dict(problem_at(problem, T_c))
     got = problem_to_dict(tail_problem)
     for dct in (want, got):
