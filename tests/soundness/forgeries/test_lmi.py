@@ -93,3 +93,20 @@ def test_blowup_lmi_T_lo_alone_on_sigma0_zero():
     # and the same data with Σ₀ ≠ 0 are genuine: the check is on Σ₀, not on the shape of the data
     doc2 = {**doc, "initial": {"cov": S0}}
     accepts(forge(c, problem=doc2, data={"u_Sigma": "6/5", "T_lo": "5/27"}, params={"T_lo": "5/27"}))
+
+
+def test_forged_certificate_is_refused_by_the_cli(tmp_path):
+    """`symtf check` on the Σ₀ = 0 forgery: exit 1 and one `REJECTED:` line naming the hypothesis."""
+    import json
+    import subprocess
+    import sys
+
+    p = parse_problem({"variant": "softmax", "d": 2, "A": I2, "V": I2, "initial": {"cov": [["0", "0"], ["0", "0"]]}})
+    data = {"P": I2, "c": "1", "T_lo": "1", "u_V": ["3/2"], "u_A": ["3/2"], "u_Sigma": "0"}
+    c = Certificate.for_problem(p, "blowup-lmi", Claim("BLOWUP", Quantifier.THIS, {"T_lo": "1"}), "PROVED", data).to_dict()
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(c), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symbolic_tf.cli", "check", str(path)], capture_output=True, text=True)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 1 and len(lines) == 1, r.stderr
+    assert lines[0].startswith("REJECTED:") and "tr(PΣ₀) = 0 is not positive" in lines[0]
