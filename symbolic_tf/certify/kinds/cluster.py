@@ -39,7 +39,7 @@ import flint
 
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat
 from .ray import ProjectiveField, centre_box, check_contraction, check_residual, ellipsoid_data
@@ -49,6 +49,38 @@ KIND = "tube-cluster"
 _MAX_ORDER = 60
 _MAX_STEPS = 50_000
 _UP = [(0, 0), (0, 1), (1, 1)]
+
+_T = "tests/soundness/forgeries/test_cluster.py::"
+HYPOTHESES = (
+    Hypothesis("problem-class", "The embedded problem is single-head softmax in d = 2 without drift, with constant "
+               "parameters: Σ̇ = Q(Σ) = VΣAΣ + ΣAᵀΣVᵀ (A scaled by the temperature), the field whose isotropic "
+               "rank-one points are equilibria.", _T + "test_cluster_with_a_drift"),
+    Hypothesis("sigma0-psd", "Σ₀ ⪰ 0, decided exactly (a covariance).", _T + "test_cluster_sigma0_not_psd"),
+    Hypothesis("tube", "The validated Taylor tube replays from the exact Σ₀ along the stored exact times, so the "
+               "solution exists on [0, t_N] and Σ(t_N) lies in the end box S_N.", _T + "test_cluster_tube_step_too_long"),
+    Hypothesis("trace-positive", "tr Σ(t_N) > 0 on the end box, so u₁ = 1/tr Σ(t_N) is finite and positive and "
+               "X₁ = Σ(t_N)/tr Σ(t_N) lies on the invariant plane tr X = 1 (Σ₀ = 0 stays 0: rank 0, not 1).",
+               _T + "test_cluster_sigma0_zero"),
+    Hypothesis("W-positive-definite", "W = Wᵀ ≻ 0 (exact), so 𝓔 = {zᵀWz ≤ rho}, z = svec(X − X_star), is a "
+               "bounded convex ellipsoid.", _T + "test_cluster_W_not_positive_definite"),
+    Hypothesis("ellipsoid-in-box", "rho, mu, R_k > 0 and rho·(W⁻¹)_kk ≤ R_k² for each coordinate, so 𝓔 lies in "
+               "the box H = X_star ± R over which the Jacobian is enclosed.", _T + "test_cluster_ellipsoid_leaves_the_box"),
+    Hypothesis("contraction", "Every M of the ball Jacobian of Φ(X) = Q(X) − c̃(X)·X over H "
+               "(c̃ = tr Q(X) + κ(tr X − 1), κ ≥ 0) has −(MᵀW + WM) − 2·mu·W ≻ 0.",
+               _T + "test_cluster_contraction_rate_too_large"),
+    Hypothesis("residual", "The exact residual r = Φ(X_star) has rᵀWr < mu²·rho: with the contraction, Φ points "
+               "into 𝓔 on its boundary, so 𝓔 is forward invariant for the projective flow.",
+               _T + "test_cluster_centre_off_the_equilibrium"),
+    Hypothesis("end-inside", "z₁ = svec(X₁ − X_star) has z₁ᵀWz₁ < rho on the whole end box: the projective "
+               "solution enters 𝓔 at t_N and stays in it for all τ ≥ 0.", _T + "test_cluster_tube_ends_outside"),
+    Hypothesis("isotropic-inside", "An isotropic rank-one point X_iso = wwᵀ/(wᵀw) of A + Aᵀ (wᵀAw = 0) lies in 𝓔: "
+               "Q(X_iso) = 0, so X_iso is a zero of Φ with c̃ = 0, the one X(τ) converges to, and "
+               "∫∣c̃∣ dτ < ∞ makes u converge to u∞ > 0 and Σ → X_iso/u∞ of rank one.  A contracting "
+               "ellipsoid around another zero X* of Φ (a ray, c̃(X*) ≠ 0) means blow-up or collapse instead.",
+               _T + "test_cluster_ellipsoid_around_a_blowup_ray"),
+    Hypothesis("claim", "The claim is what this argument gives: CLUSTERING with rank 1 (a global solution with a "
+               "rank-one limit) for this Σ₀ only.", _T + "test_cluster_claim_is_rank_one_for_this_sigma0"),
+)
 
 
 def _bad(msg):
@@ -217,7 +249,7 @@ _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": 
            "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int", "method": ("enum", "qr", "direct")}
 
 
-@kind(KIND, _SCHEMA)
+@kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_cluster(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and converges to a rank-one
     limit (regime CLUSTERING, rank 1, quantifier THIS).
