@@ -45,11 +45,36 @@ from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
 from ...spec.errors import InvalidParameters
 from ...variants import quadratic_heads
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .replay import Field, replay_tube, svec_basis
 
 KIND = "blowup-taylor-lmi"
+
+_T = "tests/soundness/forgeries/test_taylor.py::"
+HYPOTHESES = (
+    Hypothesis("drift-free-quadratic", "The flow is drift-free softmax or multi-head softmax, "
+               "Σ̇ = Σ_h (C_hΣÃ_hΣ + ΣÃ_hᵀΣC_hᵀ): the tube integrates this field and the LMI bounds only its "
+               "quadratic part (F = 0; a bias b, which does not enter Σ̇, is refused as well).", _T + "test_drift"),
+    Hypothesis("constant-parameters", "The parameters do not depend on depth t.", _T + "test_schedule"),
+    Hypothesis("sigma0-nonzero", "The problem states Σ₀ and Σ₀ ≠ 0: Σ₀ = 0 is the equilibrium 0 and does not blow "
+               "up; the claim is about this Σ₀ only.", _T + "test_sigma0_zero"),
+    Hypothesis("P-pd", "P = Pᵀ ≻ 0 exactly.", _T + "test_P_not_positive_definite"),
+    Hypothesis("c-positive", "c > 0.", _T + "test_c_not_positive"),
+    Hypothesis("blowup-lmi", "Q_P − c·ppᵀ ⪰ 0 exactly on the svec coordinates, i.e. q_P(Σ) ≥ c·tr(PΣ)² for every "
+               "symmetric Σ: L = tr(PΣ) obeys L̇ ≥ cL², so from L(t_i) > 0 the solution blows up by "
+               "t_i + 1/(c·L(t_i)).", _T + "test_lmi_fails"),
+    Hypothesis("norm-bounds", "One pair per head with u_V ≥ ‖C_h‖_F and u_A ≥ ‖Ã_h‖_F (u ≥ 0, u² ≥ Σ entries²) and "
+               "K = Σ_h 2u_Vu_A > 0: d/dt‖Σ‖_F ≤ K‖Σ‖_F², so the solution exists beyond t_i + 1/(K‖Σ(t_i)‖_F).",
+               _T + "test_norm_bounds"),
+    Hypothesis("tube", "The validated Taylor tube replays from S₀ = Σ₀: order, precision and method in range, step "
+               "times 0 = t_0 < t_1 < …, and at every step the a priori (Picard) enclosure holds, so Σ(t_i) exists "
+               "and lies in the recomputed box S_i.", _T + "test_tube"),
+    Hypothesis("T-lo", "0 < T_lo ≤ max_i (t_i + 1/(u_Σ,i·K)), u_Σ,i ≥ sup ‖S_i‖_F (the norm bound restarted at each "
+               "t_i).", _T + "test_T_lo_not_implied"),
+    Hypothesis("T-hi", "T_hi ≥ min_i (t_i + 1/(c·inf tr(PS_i))) over the steps where inf tr(PS_i) > 0 (the LMI "
+               "bound restarted at each t_i); some step must have tr(PS_i) > 0.", _T + "test_T_hi_not_implied"),
+)
 _MAX_ORDER = 60
 _MAX_STEPS = 100_000
 _PREC_RANGE = (53, 4096)
@@ -83,7 +108,7 @@ def _value_attention_pairs(problem):
     try:
         return quadratic_heads(problem)
     except InvalidParameters as exc:
-        _bad(exc.reason)
+        _bad(f"the flow is not softmax / multi-head softmax: {exc.reason}")
 
 
 def _trace(M):
@@ -140,7 +165,8 @@ def _approx(q) -> str:
 
 # --------------------------------------------------------------------------- the checker
 @kind(KIND, {"P": "rat[][]", "c": "rat", "u_V": "rat[]", "u_A": "rat[]", "order": "int", "prec": "int",
-            "method": ("enum", "qr", "direct"), "steps": "rat[]", "T_lo": "rat", "T_hi": "rat"})
+            "method": ("enum", "qr", "direct"), "steps": "rat[]", "T_lo": "rat", "T_hi": "rat"},
+      hypotheses=HYPOTHESES)
 def check_taylor_blowup(cert, problem):
     """PROVED: this Σ₀ blows up at T* ∈ [T_lo, T_hi] (validated Taylor tube + LMI restarts).
 
@@ -173,7 +199,7 @@ def _check_taylor_blowup(cert, problem):
     pairs = _value_attention_pairs(problem)
     d = problem.d
     if problem.cov is None:
-        _bad("the problem has no initial covariance")
+        _bad("the problem has no initial covariance Σ₀")
     S0 = qmat(problem.cov)
     if all(e == 0 for e in S0.entries()):
         _bad("Σ₀ = 0 does not blow up")
@@ -246,6 +272,8 @@ def _check_taylor_blowup(cert, problem):
     if best_lo is None or T_lo > best_lo:
         _bad(f"T_lo = {T_lo} ≈ {_approx(T_lo)} is not implied: the recomputed lower bound is "
              f"{_approx(best_lo)}")
-    if best_hi is None or T_hi < best_hi:
+    if best_hi is None:
+        _bad("T_hi is not implied: tr(PS_i) is not positive on any step box (no LMI upper bound)")
+    if T_hi < best_hi:
         _bad(f"T_hi = {T_hi} ≈ {_approx(T_hi)} is not implied: the recomputed upper bound is "
              f"{_approx(best_hi)}")
