@@ -73,7 +73,7 @@ import flint
 
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from .krawczyk_box import rat
 from .replay import bracket_claim, int_in, replay_stored, tube_problem
 
@@ -157,21 +157,23 @@ def u_ball(u_max):
 
 
 def _piece_values(f, psi, D0b, eta_p, phi_p, n_r, sign=1, u=None):
-    """(ok, G hull, φ hull) over one ψ-piece (and u in the ball ``u``): ok is False when check 2
-    or 3 (sign·G' > 0) is not verified.  ``eta_p``, ``phi_p``: :func:`_trig_polys` of η and φ."""
+    """(failure, G hull, φ hull) over one ψ-piece (and u in the ball ``u``): failure is None when
+    checks 2–3 hold there, else which one is not verified — ``"boundary"`` (D0·e^{−η} < 1, the
+    boundary radius is real and positive), ``"invariance"`` (check 2) or ``"growth"`` (check 3,
+    sign·G' > 0).  ``eta_p``, ``phi_p``: :func:`_trig_polys` of η and φ."""
     cs, sn = psi.cos(), psi.sin()
     z = flint.acb(cs, sn)
     et, det = eta_p[0](z).real, eta_p[1](z).real
     # 2. invariance on the boundary D = D0, r = √(1 − D0·e^{−η})
     delta = D0b * (-et).exp()
     if not (delta < 1):
-        return False, None, None
+        return "boundary", None, None
     rb = (1 - delta).sqrt()
     p, q = rb * cs, rb * sn
     dp, dq, c, trK = f(p, q, u)
     rate = 2 * (trK - c) + det * (p * dq - q * dp) / (p * p + q * q)
     if not (rate < 0):
-        return False, None, None
+        return "invariance", None, None
     ph, dph = phi_p[0](z).real, phi_p[1](z).real
     G_hull = None
     for r in _pieces(flint.arb(rb.lower()), flint.arb(1), n_r):
@@ -179,9 +181,21 @@ def _piece_values(f, psi, D0b, eta_p, phi_p, n_r, sign=1, u=None):
         dp, dq, c, _ = f(p, q, u)
         G = c + dph * (p * dq - q * dp) / (p * p + q * q)
         if not (G * sign > 0):
-            return False, None, None
+            return "growth", None, None
         G_hull = G if G_hull is None else G_hull.union(G)
-    return True, G_hull, ph
+    return None, G_hull, ph
+
+
+def _piece_failure(why, k, depth, sign):
+    """The one-line reason a ψ-piece failed, naming the hypothesis."""
+    where = f"on the ψ-piece {k} (after {depth} bisections)"
+    if why == "boundary":
+        return f"the boundary of N leaves the disc: D0·e^(−η(ψ)) < 1 is not verified {where}"
+    if why == "invariance":
+        return f"invariance of N: D' = D·(2(tr K − c) + η'ψ') < 0 on the boundary D = D0 is not verified {where}"
+    if sign > 0:
+        return f"growth: G' = c + φ'ψ' > 0 is not verified over N {where}"
+    return f"decay: G' = c + φ'ψ' < 0 is not verified over N {where}"
 
 
 def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign=1, F=None, u_max=None):
@@ -234,11 +248,10 @@ def region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth=0, sign
         stack.reverse()
         while stack:
             k, psi, depth = stack.pop()
-            ok, G, ph = _piece_values(f, psi, D0b, eta_p, phi_p, n_r, sign, u)
-            if not ok:
+            why, G, ph = _piece_values(f, psi, D0b, eta_p, phi_p, n_r, sign, u)
+            if why is not None:
                 if depth >= max_depth:
-                    fail(f"D' < 0 on D = D0 or G' = c + φ'ψ' {'>' if sign > 0 else '<'} 0 is not verified on the ψ-piece {k} "
-                         f"(after {depth} bisections)")
+                    fail(_piece_failure(why, k, depth, sign))
                 lo, hi = psi.mid() - psi.rad(), psi.mid() + psi.rad()
                 halves = _pieces(flint.arb(lo.lower()), flint.arb(hi.upper()), 2)
                 stack.extend([(k, halves[1], depth + 1), (k, halves[0], depth + 1)])
@@ -269,18 +282,18 @@ def end_point(S_end, D0, eta, phi, fail):
     """
     tr = S_end[0, 0] + S_end[1, 1]
     if not (tr > 0):
-        fail("tr Σ(t_N) is not positive on the tube's end box")
+        fail("the tube's end: tr Σ(t_N) is not certainly positive on its end box (Σ₀ = 0 is an equilibrium)")
     u1 = 1 / tr
     p1 = (S_end[0, 0] - S_end[1, 1]) * u1
     q1 = 2 * S_end[0, 1] * u1
     r2 = p1 * p1 + q1 * q1
     if not (r2 > 0):
-        fail("the tube's end is at the centre of the trace-one disk")
+        fail("the tube's end: r₁ > 0 is not verified (the end box meets the centre of the trace-one disk)")
     r1 = r2.sqrt()
     z1 = flint.acb(p1 / r1, q1 / r1)
     eta1 = _phi_sum([flint.arb(x) for x in eta[0]], [flint.arb(x) for x in eta[1]], z1)
     if not ((1 - r2) * eta1.exp() < flint.arb(D0)):
-        fail("the tube's end is not inside the certified region D < D0")
+        fail("the tube's end is not inside the certified region N: (1 − r₁²)·e^(η(ψ₁)) < D0 is not verified")
     phi1 = _phi_sum([flint.arb(x) for x in phi[0]], [flint.arb(x) for x in phi[1]], z1)
     return u1, phi1
 
@@ -408,7 +421,48 @@ _SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]
            "method": ("enum", "qr", "direct"), "u_max?": "rat"}
 
 
-@kind(KIND, _SCHEMA)
+_T = "tests/soundness/forgeries/test_rotation.py::"
+
+HYPOTHESES = (
+    Hypothesis("quadratic-flow", "The embedded problem's covariance flow is the (multi-head) softmax-type field "
+               "Σ̇ = FΣ + ΣFᵀ + Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) with constant parameters (no depth schedule, "
+               "no ReLU term): the projective field and its homogeneity are those of this flow.",
+               _T + "test_rotation_needs_the_quadratic_flow"),
+    Hypothesis("d-two", "d = 2: the trace-one plane X = ½[[1 + p, q], [q, 1 − p]] and its rank-one circle r = 1 "
+               "are the d = 2 objects the region N is built on.", _T + "test_rotation_needs_d_two"),
+    Hypothesis("sigma0-psd", "Σ₀ is an exact symmetric positive semidefinite matrix: Σ(t) = Φ(t)Σ₀Φ(t)ᵀ ⪰ 0, "
+               "so the projective state keeps r ≤ 1 and cannot leave N through the circle.",
+               _T + "test_rotation_sigma0_not_psd"),
+    Hypothesis("D0-range", "0 < D0 < 1, so N = {(1 − r²)e^{η(ψ)} ≤ D0, r ≤ 1} is a proper neighbourhood of the "
+               "rank-one circle.", _T + "test_rotation_D0_out_of_range"),
+    Hypothesis("boundary-in-disc", "D0·e^{−η(ψ)} < 1 for every ψ: the boundary D = D0 is the curve "
+               "r = √(1 − D0e^{−η(ψ)}) > 0, so N is compact and avoids the centre r = 0 where ψ is undefined.",
+               _T + "test_rotation_boundary_leaves_the_disc"),
+    Hypothesis("invariance", "D' = D·(2(tr K̃ − c̃) + η'(ψ)ψ') < 0 on the boundary D = D0 for every ψ (and every "
+               "u ∈ [0, u_max] with a drift): N (N') is forward invariant.", _T + "test_rotation_invariance_fails"),
+    Hypothesis("growth", "G' = c̃ + φ'(ψ)ψ' ∈ [κ_lo, κ_hi] with κ_lo > 0 over N (N'): G = −log u + φ(ψ) grows "
+               "at least linearly, so u = 1/tr Σ decays exponentially in τ.", _T + "test_rotation_growth_fails"),
+    Hypothesis("tube", "The validated tube replays from the exact Σ₀ at t = 0 along the stored exact times: the "
+               "solution exists on [0, t_N] and Σ(t_N) lies in the end box S_N.",
+               _T + "test_rotation_tube_does_not_replay"),
+    Hypothesis("sigma0-nonzero", "tr S_N > 0 on the end box: Σ(t_N) ≠ 0 (Σ₀ = 0 is an equilibrium and never "
+               "blows up), so u₁ = 1/tr Σ(t_N) and X₁ are defined.", _T + "test_rotation_sigma0_zero"),
+    Hypothesis("end-in-N", "The tube ends inside N: r₁ > 0 and (1 − r₁²)·e^{η(ψ₁)} < D0 on the end box.",
+               _T + "test_rotation_tube_ends_outside_N"),
+    Hypothesis("u-max-iff-drift", "A stored u_max > 0 exactly when the drift F ≠ 0: the drift terms u·F are "
+               "bounded over N' = {D ≤ D0, r ≤ 1, 0 < u ≤ u_max}, and without a drift there is no u to bound.",
+               _T + "test_rotation_u_max_iff_drift"),
+    Hypothesis("u-stays-below-u-max", "With a drift: u₁·e^{φ_hi − φ₁} < u_max, so u = e^{φ − G} stays below "
+               "u_max while G ≥ G₁ and the state never leaves N'.", _T + "test_rotation_u_exceeds_u_max"),
+    Hypothesis("bracket", "T_lo ≤ T_hi, T_lo ≤ t_N + u₁e^{φ_lo − φ₁}/κ_hi and "
+               "T_hi ≥ t_N + u₁e^{φ_hi − φ₁}/κ_lo (exact comparisons with the balls' end points).",
+               _T + "test_rotation_bracket_stretched"),
+    Hypothesis("claim", "The claim is BLOWUP for THIS Σ₀ (the embedded one) with the stored T_lo, T_hi, "
+               "status PROVED: the argument follows one solution.", _T + "test_rotation_claim_rebound"),
+)
+
+
+@kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_rotation(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ blows up (rotating) at a T* ∈ [T_lo, T_hi]
     (regime BLOWUP, quantifier THIS).
@@ -437,15 +491,17 @@ def check_tube_rotation(cert, problem):
     u_max = None
     if F is None:
         if "u_max" in data:
-            _bad("u_max belongs to a flow with drift only")
+            _bad("u_max belongs to a flow with drift only (the embedded problem has F = 0)")
     else:
         if "u_max" not in data:
-            _bad("a flow with drift needs u_max")
+            _bad("a flow with drift needs u_max (the embedded problem has F ≠ 0)")
         u_max = rat(data["u_max"])
         if not u_max > 0:
             _bad("u_max must be positive")
     D0, eta, phi, n_psi, n_r, prec, max_depth = parse_region(data, _bad)
     bounds = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, _bad, max_depth, F=F, u_max=u_max)
+    if not bounds[0] > 0:  # every piece has G' > 0; the hull's lower end must say so too
+        _bad("growth: the bound κ_lo of G' over N is not positive")
     S_end, ts = replay_stored(pairs, F, S0, data, _bad, MAX_ORDER, MAX_STEPS)
     lo, hi = end_bracket(S_end, ts[-1], D0, eta, phi, bounds, prec, _bad, u_max)
     return "PROVED", bracket_claim(data, lo, hi, _bad)
