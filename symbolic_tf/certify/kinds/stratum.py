@@ -16,8 +16,39 @@ from ...exact.definiteness import definiteness
 from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed, InvalidParameters, SymtfError
 from ...variants import get as get_variant, quadratic_heads
-from ..check import check, kind
+from ..check import Hypothesis, check, kind
 from ..claims import Claim, Quantifier
+
+_T = "tests/soundness/forgeries/test_stratum.py::"
+HYPOTHESES = (
+    Hypothesis("sigma0-given", "The problem states its Gaussian initial covariance Σ₀; the claim is about this Σ₀.",
+               _T + "test_no_sigma0"),
+    Hypothesis("constant-parameters", "The parameters do not depend on depth t (the reduced problem is built from "
+               "one set of matrices).", _T + "test_schedule"),
+    Hypothesis("quadratic-field", "The flow is softmax or multi-head softmax with or without the affine drift: "
+               "Σ̇ = FΣ + ΣFᵀ + Σ_h (C_hΣÃ_hΣ + ΣÃ_hᵀΣC_hᵀ), C_h = W_hV_h, Ã_h = τA_h, independent of the mean.",
+               _T + "test_not_quadratic"),
+    Hypothesis("B-full-rank", "B is d×r of full column rank with 0 < r < d, so Σ = BSBᵀ determines S, keeps its rank, "
+               "and ‖BSBᵀ‖ is unbounded exactly when ‖S‖ is.", _T + "test_B_not_full_rank"),
+    Hypothesis("S0-pd", "S₀ = S₀ᵀ ≻ 0 (r×r): the reduced Σ₀ is regular, and Σ₀ = BS₀Bᵀ has rank r.",
+               _T + "test_S0_not_positive_definite"),
+    Hypothesis("factor", "BS₀Bᵀ = Σ₀ exactly.", _T + "test_factor_not_sigma0"),
+    Hypothesis("invariant-range", "range(B) is invariant under F and every C_h: XB = BM exactly with "
+               "M = (BᵀB)⁻¹BᵀXB.  Then Σ(t) = BS(t)Bᵀ where S solves the reduced flow with F' = M_F, "
+               "C'_h = M_(C_h), Ã'_h = BᵀÃ_hB, S(0) = S₀ (substitute and use uniqueness).",
+               _T + "test_range_not_invariant"),
+    Hypothesis("reduced-problem", "The embedded reduced certificate is about exactly that reduced problem (its "
+               "problem hash is the one of the problem rebuilt here).", _T + "test_reduced_about_other_problem"),
+    Hypothesis("reduced-kind", "The reduced certificate is a certificate of another kind than stratum.",
+               _T + "test_reduced_is_stratum"),
+    Hypothesis("reduced-valid", "The reduced certificate passes the full check and is PROVED.",
+               _T + "test_reduced_fails_check"),
+    Hypothesis("reduced-covers", "Its claim is a regime whose quantifier covers the reduced Σ₀ = S₀ (a property of "
+               "the parameters, another Σ₀ or a cell does not).", _T + "test_reduced_does_not_cover"),
+    Hypothesis("map-back", "The claim is the reduced one mapped back by Σ = BSBᵀ: blow-up bracket, limit rank and "
+               "stationarity unchanged, Σ* = BS*Bᵀ, an entrywise enclosure radius r scaled by "
+               "(max_i Σ_k ∣B_ik∣)²; any other reduced claim is refused.", _T + "test_claim_not_mapped"),
+)
 
 
 def _fail(msg):
@@ -53,7 +84,7 @@ def _reduced_doc(problem, B, S0):
     return doc
 
 
-@kind("stratum", {"B": "rat[][]", "S0": "rat[][]", "reduced": "obj"})
+@kind("stratum", {"B": "rat[][]", "S0": "rat[][]", "reduced": "obj"}, hypotheses=HYPOTHESES)
 def check_stratum(cert, problem):
     """PROVED: this singular Σ₀'s regime, from the reduced problem on its invariant range.
 
@@ -91,6 +122,8 @@ def check_stratum(cert, problem):
         _fail("B·S0·Bᵀ ≠ Σ₀")
     try:
         reduced = parse_problem(_reduced_doc(problem, B, S0))
+    except CertificationFailed:
+        raise
     except SymtfError as exc:
         _fail(f"the reduced problem is invalid: {exc}")
     sub = cert.data["reduced"]
@@ -98,7 +131,10 @@ def check_stratum(cert, problem):
         _fail("the reduced certificate must be a (non-stratum) certificate")
     if sub.get("problem_hash") != reduced.content_hash():
         _fail("the reduced certificate is not about the reduced problem")
-    res = check(sub)
+    try:
+        res = check(sub)
+    except CertificationFailed as exc:
+        _fail(f"the reduced certificate fails its check: {str(exc)[:300]}")
     if res.status != "PROVED":
         _fail("the reduced certificate does not prove a regime")
     sub_problem = parse_problem(sub["problem"])
