@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .replay import replay_stored
 from .rotation import MAX_ORDER, MAX_STEPS, end_point, parse_region, planar_problem, region_bounds
@@ -35,6 +35,15 @@ KIND = "tube-rotation-collapse"
 
 def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
+
+
+def _region(pairs, data, fail):
+    """Checks 1 (D0), 2 and 3: (κ_hi, D0, η, φ, prec), κ_hi < 0."""
+    D0, eta, phi, n_psi, n_r, prec, max_depth = parse_region(data, fail)
+    _k_lo, k_hi, _ph_lo, _ph_hi = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth, sign=-1)
+    if not (k_hi < 0):
+        fail("decay: the bound κ_hi of G' over N is not negative")
+    return k_hi, D0, eta, phi, prec
 
 
 def check_collapse_region(pairs, S_end, data, fail):
@@ -56,10 +65,7 @@ def check_collapse_region(pairs, S_end, data, fail):
     flint.arb
         κ_hi < 0, the upper bound of G' over the neighbourhood N.
     """
-    D0, eta, phi, n_psi, n_r, prec, max_depth = parse_region(data, fail)
-    _k_lo, k_hi, _ph_lo, _ph_hi = region_bounds(pairs, D0, eta, phi, n_psi, n_r, prec, fail, max_depth, sign=-1)
-    if not (k_hi < 0):
-        fail("the decay rate bound κ_hi is not negative")
+    k_hi, D0, eta, phi, prec = _region(pairs, data, fail)
     with working_precision(prec):
         end_point(S_end, D0, eta, phi, fail)
     return k_hi
@@ -70,7 +76,42 @@ _SCHEMA = {"phi_a": "rat[]", "phi_b": "rat[]", "eta_a": "rat[]", "eta_b": "rat[]
            "method": ("enum", "qr", "direct")}
 
 
-@kind(KIND, _SCHEMA)
+_T = "tests/soundness/forgeries/test_rotation_collapse.py::"
+
+HYPOTHESES = (
+    Hypothesis("quadratic-flow", "The embedded problem's covariance flow is the (multi-head) softmax-type field "
+               "Σ̇ = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) with constant parameters (no depth schedule, no ReLU term).",
+               _T + "test_collapse_needs_the_quadratic_flow"),
+    Hypothesis("no-drift", "F = 0: the flow is homogeneous quadratic, so the projective field on the trace-one "
+               "plane does not involve u (a drift would add u·F terms the region checks do not bound).",
+               _T + "test_collapse_refuses_a_drift"),
+    Hypothesis("d-two", "d = 2: the region N lives on the trace-one plane X = ½[[1 + p, q], [q, 1 − p]] around "
+               "its rank-one circle.", _T + "test_collapse_needs_d_two"),
+    Hypothesis("sigma0-psd", "Σ₀ is an exact symmetric positive semidefinite matrix: Σ(t) ⪰ 0, so r ≤ 1 and the "
+               "projective state cannot leave N through the circle.", _T + "test_collapse_sigma0_not_psd"),
+    Hypothesis("D0-range", "0 < D0 < 1: N = {(1 − r²)e^{η(ψ)} ≤ D0, r ≤ 1} is a proper neighbourhood of the circle.",
+               _T + "test_collapse_D0_out_of_range"),
+    Hypothesis("boundary-in-disc", "D0·e^{−η(ψ)} < 1 for every ψ: the boundary of N is the curve "
+               "r = √(1 − D0e^{−η(ψ)}) > 0, N is compact and avoids r = 0.",
+               _T + "test_collapse_boundary_leaves_the_disc"),
+    Hypothesis("invariance", "D' = D·(2(tr K − c) + η'(ψ)ψ') < 0 on the boundary D = D0 for every ψ: N is "
+               "forward invariant, so the projective solution exists for all τ ≥ 0.",
+               _T + "test_collapse_invariance_fails"),
+    Hypothesis("decay", "G' = c + φ'(ψ)ψ' ≤ κ_hi < 0 over N: G = −log u + φ(ψ) decreases at least linearly, so "
+               "u = 1/tr Σ grows exponentially in τ, t = ∫u dτ → ∞ and tr Σ → 0.",
+               _T + "test_collapse_decay_fails"),
+    Hypothesis("tube", "The validated tube replays from the exact Σ₀ at t = 0 along the stored exact times: the "
+               "solution exists on [0, t_N] and Σ(t_N) lies in the end box.", _T + "test_collapse_tube_does_not_replay"),
+    Hypothesis("sigma0-nonzero", "tr Σ(t_N) > 0 on the end box, so u₁ and X₁ are defined (Σ₀ = 0 is excluded: "
+               "it needs no argument and has no projective state).", _T + "test_collapse_sigma0_zero"),
+    Hypothesis("end-in-N", "The tube ends inside N: r₁ > 0 and (1 − r₁²)·e^{η(ψ₁)} < D0 on the end box.",
+               _T + "test_collapse_tube_ends_outside_N"),
+    Hypothesis("claim", "The claim is CLUSTERING with rank 0 (Σ(t) → 0, global) for THIS Σ₀, status PROVED; "
+               "no bracket, no other rank or quantifier.", _T + "test_collapse_claim_rebound"),
+)
+
+
+@kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_rotation_collapse(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and Σ(t) → 0 (regime
     CLUSTERING, rank 0, quantifier THIS).
@@ -93,6 +134,9 @@ def check_tube_rotation_collapse(cert, problem):
         When a check 1–4 of the module docstring fails.
     """
     pairs, S0 = planar_problem(cert, problem, _bad)
+    # the region first (it does not depend on the tube), so that a failure names it
+    _k_hi, D0, eta, phi, prec = _region(pairs, cert.data, _bad)
     S_end, _ts = replay_stored(pairs, None, S0, cert.data, _bad, MAX_ORDER, MAX_STEPS)
-    check_collapse_region(pairs, S_end, cert.data, _bad)
+    with working_precision(prec):
+        end_point(S_end, D0, eta, phi, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
