@@ -31,7 +31,7 @@ from fractions import Fraction
 from ...exact.definiteness import definiteness
 from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import check_basin, drift_model, initial_cov
 
@@ -40,12 +40,53 @@ def _fail(msg):
     raise CertificationFailed(f"equilibrium-basin: {msg}")
 
 
+def basin_hypotheses(T, pre, what, level):
+    """The hypotheses of the basin argument shared by ``equilibrium-basin`` and ``tube-basin``
+    (:func:`~symbolic_tf.certify.kinds.krawczyk_box.check_basin`); ``T`` is the forgery file, ``pre`` the
+    forgery tests' name prefix, ``what`` the point or box that must lie in the basin and ``level`` the
+    (id, test name) of that last hypothesis."""
+    return (
+        Hypothesis("single-softmax-head", "The embedded problem is one softmax head with an affine drift, "
+                   "Σ̇ = G(Σ) = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ (F = 0 allowed, A scaled by the temperature): G, DG and "
+                   "Q(Δ) = VΔAΔ + ΔAᵀΔVᵀ are those of this flow.", T + f"test_{pre}_other_variant"),
+        Hypothesis("constant-parameters", "The parameters do not depend on depth t (no schedule): G is autonomous.",
+                   T + f"test_{pre}_schedule"),
+        Hypothesis("krawczyk", "Krawczyk: −Y·G(Sigma_mid) + (I − Y·DG(X))·[−r, r]^m lies in the open box (−r, r)^m "
+                   "(G(Sigma_mid) exact, DG over every Σ in X = Sigma_mid ± r): X holds exactly one zero Σ* of G.",
+                   T + f"test_{pre}_krawczyk_box_misses_the_equilibrium"),
+        Hypothesis("equilibrium-full-rank", "Every Σ in X is positive definite (ball Cholesky): the limit Σ* ≻ 0 has "
+                   "full rank — the EQUILIBRIUM regime, not a rank-deficient (CLUSTERING) limit.",
+                   T + f"test_{pre}_singular_equilibrium"),
+        Hypothesis("W-equivalence", "lam_lo > 0, W − lam_lo·D ⪰ 0 and lam_hi·D − W ⪰ 0 (exact; D the svec Gram "
+                   "matrix, δᵀDδ = ‖Δ‖_F²): the W-norm and the Frobenius norm are equivalent with these constants.",
+                   T + f"test_{pre}_W_bounds_wrong"),
+        Hypothesis("norm-bounds", "normV2·I − VᵀV ⪰ 0 and normA2·I − AᵀA ⪰ 0 (exact): ‖V‖₂² ≤ normV2, ‖A‖₂² ≤ normA2.",
+                   T + f"test_{pre}_norm_bound_too_small"),
+        Hypothesis("quadratic-bound", "c_Q ≥ 0 and c_Q²·lam_lo² ≥ 4·lam_hi·normV2·normA2: ‖svec Q(Δ)‖_W ≤ c_Q·‖δ‖_W².",
+                   T + f"test_{pre}_quadratic_bound_too_small"),
+        Hypothesis("linear-decay", "kappa > 0 and −(LᵀW + WL) − kappa·W ≻ 0 for every L in the ball DG(X) ∋ DG(Σ*): "
+                   "the linear part decays at rate kappa in the W-norm.", T + f"test_{pre}_decay_rate_too_large"),
+        Hypothesis("level", "0 < rho and 4·c_Q²·rho < kappa²: on {E ≤ rho}, Ė ≤ −(kappa − 2c_Q√E)·E ≤ "
+                   "−(kappa − 2c_Q√rho)·E < 0, so {E ≤ rho} is forward invariant and E → 0.",
+                   T + f"test_{pre}_level_too_high"),
+        Hypothesis(level[0], f"svec({what} − Σ)ᵀW svec({what} − Σ) < rho for every Σ in X (balls), so "
+                   f"for Σ*: {what} lies in the invariant basin {{E < rho}} of Σ*.", T + level[1]),
+    )
+
+
+HYPOTHESES = basin_hypotheses("tests/soundness/forgeries/test_basin.py::", "basin", "Σ₀",
+                              ("sigma0-in-level-set", "test_basin_sigma0_outside_the_level_set")) + (
+    Hypothesis("sigma0-full-rank", "Σ₀ ≻ 0 exactly (rank d): Σ(t) = Φ(t)Σ₀Φ(t)ᵀ keeps the rank of Σ₀, so only a "
+               "full-rank Σ₀ can converge to Σ* ≻ 0.", "tests/soundness/forgeries/test_basin.py::test_basin_singular_sigma0"),
+)
+
+
 _SCHEMA = {"basis": ("enum", "svec-upper"), "prec": "int", "Sigma_mid": "rat[][]", "r": "rat", "Y": "rat[][]",
            "W": "rat[][]", "kappa": "rat", "c_Q": "rat", "rho": "rat", "lam_lo": "rat", "lam_hi": "rat",
            "normV2": "rat", "normA2": "rat"}
 
 
-@kind("equilibrium-basin", _SCHEMA)
+@kind("equilibrium-basin", _SCHEMA, hypotheses=HYPOTHESES)
 def check_equilibrium_basin(cert, problem):
     """PROVED: for the embedded problem's Σ₀ the solution is global and converges to the unique
     equilibrium Σ* in the box Sigma_mid ± r (regime EQUILIBRIUM, quantifier THIS).

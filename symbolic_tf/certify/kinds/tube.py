@@ -40,8 +40,9 @@ from fractions import Fraction
 
 from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
+from .basin import basin_hypotheses
 from .krawczyk_box import check_basin, drift_model, initial_cov
 from .replay import int_in, replay_stored
 
@@ -54,13 +55,20 @@ def _bad(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
 
 
+_T = "tests/soundness/forgeries/test_tube.py::"
+HYPOTHESES = basin_hypotheses(_T, "tube", "every Σ in the tube's end box S_N",
+                              ("end-in-level-set", "test_tube_end_outside_the_level_set")) + (
+    Hypothesis("tube", "The validated Taylor tube of the drift model replays from the exact Σ₀ along the stored times "
+               "0 = t₀ < … < t_N: the solution exists on [0, t_N] and Σ(t_N) lies in the end box S_N.",
+               _T + "test_tube_step_too_long"),
+)
 _SCHEMA = {"basis": ("enum", "svec-upper"), "prec": "int", "Sigma_mid": "rat[][]", "r": "rat", "Y": "rat[][]",
            "W": "rat[][]", "kappa": "rat", "c_Q": "rat", "rho": "rat", "lam_lo": "rat", "lam_hi": "rat",
            "normV2": "rat", "normA2": "rat", "steps": "rat[]", "order": "int", "tube_prec": "int",
            "method": ("enum", "qr", "direct")}
 
 
-@kind(KIND, _SCHEMA)
+@kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_basin(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and converges to the unique
     equilibrium Σ* in Sigma_mid ± r (regime EQUILIBRIUM, quantifier THIS).
