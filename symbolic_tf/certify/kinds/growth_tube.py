@@ -52,7 +52,7 @@ import flint
 
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .cluster import isotropic_points
 from .krawczyk_box import rat, square
@@ -63,6 +63,43 @@ KIND = "tube-growth"
 _MAX_ORDER = 60
 _MAX_STEPS = 50_000
 _UP = [(0, 0), (0, 1)]
+
+_T = "tests/soundness/forgeries/test_growth_tube.py::"
+HYPOTHESES = (
+    Hypothesis("problem-class", "The embedded problem is single-head softmax in d = 2 with a drift F ≠ 0 and constant "
+               "parameters: Σ̇ = Q(Σ) + L(Σ), Q(Σ) = VΣAΣ + ΣAᵀΣVᵀ (A scaled by the temperature), "
+               "L(Σ) = FΣ + ΣFᵀ.", _T + "test_growth_without_drift"),
+    Hypothesis("sigma0-psd", "Σ₀ ⪰ 0, decided exactly (a covariance).", _T + "test_growth_sigma0_not_psd"),
+    Hypothesis("isotropic-point", "A + Aᵀ is indefinite and P is the isotropic rank-one point of the stored branch, "
+               "P = wwᵀ/(wᵀw) with wᵀAw = 0: then Q(P) = 0 and tr P = 1, so Q(sP + Y) = s·DQ(P)[Y] + Q(Y) and "
+               "the split Σ = sP + Y (s = tr Σ) gives s' = s·φ(Y, v), Y' = s·G(Y, v) with v = 1/s.",
+               _T + "test_growth_A_not_indefinite"),
+    Hypothesis("centre-trace-zero", "Y_star and Y_one (absent: 0) are symmetric with trace zero, so the centre "
+               "c(v) = Y_star + v·Y_one lies in the plane of Y = Σ − (tr Σ)·P, coordinates (Y₀₀, Y₀₁).",
+               _T + "test_growth_centre_not_trace_zero"),
+    Hypothesis("W-positive-definite", "W = Wᵀ ≻ 0 (exact), so each 𝓔_v = {e : eᵀWe ≤ rho}, e = y − c(v), is a "
+               "bounded convex ellipsoid.", _T + "test_growth_W_not_positive_definite"),
+    Hypothesis("ellipsoid-in-box", "rho, mu, R_k > 0 and rho·(W⁻¹)_kk ≤ R_k², so every 𝓔_v, v ∈ [0, v_max], lies in "
+               "the box H = Y_star + [0, v_max]·Y_one ± R over which the fields are enclosed.",
+               _T + "test_growth_ellipsoid_leaves_the_box"),
+    Hypothesis("contraction", "Over H × [0, v_max], every J of the ball Jacobian of Ĝ = G + v²·φ·Y_one "
+               "(D_YG + v²·Y_one·∇φᵀ) has −(JᵀW + WJ) − 2·mu·W ≻ 0.", _T + "test_growth_contraction_rate_too_large"),
+    Hypothesis("residual", "The centre's residual r(v) = Ĝ(c(v), v), bounded over all v ∈ [0, v_max] from its "
+               "expansion in powers of v, has rᵀWr < mu²·rho: with the contraction, e cannot leave 𝓔_v while "
+               "s > 0 (ė = s·Ĝ since v̇ = −v·φ).", _T + "test_growth_constant_centre_residual_too_large"),
+    Hypothesis("growth-rate", "φ = (log tr Σ)˙ has a lower bound λ_lo > 0 and a finite upper bound K over "
+               "H × [0, v_max]: s increases on s = 1/v_max, so N = {s ≥ 1/v_max, e ∈ 𝓔_v} is forward invariant, "
+               "and s(t) ≤ s₁·e^{K(t − t_N)} rules out blow-up.", _T + "test_growth_rate_not_positive"),
+    Hypothesis("tube", "The validated Taylor tube replays from the exact Σ₀ along the stored exact times, so the "
+               "solution exists on [0, t_N] and Σ(t_N) lies in the end box S_N.", _T + "test_growth_tube_step_too_long"),
+    Hypothesis("v-range", "v_max > 0 and s₁ = tr Σ(t_N) > 1/v_max on the end box: the tube's end has v = 1/s₁ in "
+               "the range [0, v_max] the region was verified for.", _T + "test_growth_tube_ends_below_one_over_v_max"),
+    Hypothesis("end-inside", "e₁ = y₁ − c(1/s₁), y₁ the coordinates of Σ(t_N) − s₁·P, has e₁ᵀWe₁ < rho on the whole "
+               "end box: the solution is in N at t_N and stays there for all later t.",
+               _T + "test_growth_tube_ends_outside"),
+    Hypothesis("claim", "The claim is what this argument gives: EXPONENTIAL_GROWTH (a global solution with "
+               "‖Σ(t)‖ ≤ C·e^{Kt}) for this Σ₀ only.", _T + "test_growth_claim_for_this_sigma0"),
+)
 
 
 def _bad(msg):
@@ -277,7 +314,7 @@ _SCHEMA = {"Y_star": "rat[][]", "Y_one?": "rat[][]", "W": "rat[][]", "rho": "rat
            "method": ("enum", "qr", "direct")}
 
 
-@kind(KIND, _SCHEMA)
+@kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_growth(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ exists for all t ≥ 0 and grows at most
     exponentially (regime EXPONENTIAL_GROWTH, quantifier THIS).
