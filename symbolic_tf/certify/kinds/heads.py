@@ -26,7 +26,7 @@ from pathlib import Path
 from ...atomic import file_sha256
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 
 KIND = "head-symA-witness"
@@ -42,10 +42,29 @@ def _rows(handle, keys, name, layer, lo, hi):
         key = f"{prefix}encoder.layer.{layer}.attention.self.{name}.weight"
         if key in keys:
             W = handle.get_tensor(key)
-            if W.ndim != 2 or hi > W.shape[0]:
+            if W.ndim != 2 or hi > W.shape[0] or W.shape[1] != W.shape[0]:
                 _fail(f"tensor {key} has shape {W.shape}")
             return W[lo:hi]
     _fail(f"no {name} weight for layer {layer} in the checkpoint")
+
+
+def _config_heads(path: Path) -> tuple[int, int]:
+    """(hidden_size, num_attention_heads) from the checkpoint folder's ``config.json``: the head
+    partition (head h = rows h·d_h … (h+1)·d_h − 1) is defined there, not by the weights."""
+    import json
+
+    cfg_path = path.parent / "config.json"
+    try:
+        if cfg_path.stat().st_size > 1_000_000:
+            raise ValueError("too large")
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+        hidden, nh = cfg["hidden_size"], cfg["num_attention_heads"]
+    except (OSError, ValueError, KeyError, TypeError):
+        _fail(f"the checkpoint folder has no readable config.json with hidden_size and num_attention_heads, "
+              "so the head partition is unknown")
+    if not (type(hidden) is int and type(nh) is int and hidden > 0 and nh > 0 and hidden % nh == 0):
+        _fail("config.json: hidden_size must be a positive multiple of num_attention_heads")
+    return hidden, nh
 
 
 def _head_tensors(data: dict, with_value_output: bool):
@@ -56,11 +75,20 @@ def _head_tensors(data: dict, with_value_output: bool):
     if file_sha256(path) != data["sha256"]:
         _fail("the checkpoint's SHA-256 does not match the certificate")
     layer, head, dh = int(data["layer"]), int(data["head"]), int(data["head_dim"])
+    # the claim names a head by its index: the rows it stands for must be the model's own head
+    hidden, nh = _config_heads(path)
+    if dh != hidden // nh:
+        _fail(f"head_dim = {dh} is not the checkpoint's head size hidden_size/num_attention_heads = "
+              f"{hidden}/{nh} = {hidden // nh}: head {head} would name other rows than the model's head {head}")
+    if not 0 <= head < nh:
+        _fail(f"head {head} is not a head of the checkpoint (0 ≤ head < {nh})")
     from safetensors import safe_open
 
     with safe_open(str(path), framework="numpy") as f:
         keys = set(f.keys())
         out = [_rows(f, keys, name, layer, head * dh, (head + 1) * dh) for name in ("key", "query")]
+        if out[0].shape[1] != hidden:
+            _fail(f"the weights have width {out[0].shape[1]}, config.json says hidden_size = {hidden}")
         if with_value_output:
             out.append(_rows(f, keys, "value", layer, head * dh, (head + 1) * dh))
             key = next((k for k in (f"{p}encoder.layer.{layer}.attention.output.dense.weight" for p in ("", "bert."))
@@ -85,6 +113,42 @@ def _exact_dot_rows(W, x) -> list:
 
 
 _HEAD = {"model_file": "str", "sha256": "str", "layer": "int", "head": "int", "head_dim": "int"}
+
+_FORGERIES = "tests/soundness/forgeries/test_heads.py"
+_PINNED = Hypothesis("checkpoint-pinned", "The weights are read from a checkpoint file whose SHA-256 is the one "
+                     "the claim names (float32 entries taken at their exact dyadic values).",
+                     f"{_FORGERIES}::test_other_checkpoint_hash_is_rejected")
+_PARTITION = Hypothesis("head-partition", "Head h of layer l is the model's own head: d_h = hidden_size ÷ "
+                        "num_attention_heads from the checkpoint's config.json, 0 ≤ h < num_attention_heads, and "
+                        "its rows h·d_h … (h+1)·d_h − 1 of W_Q, W_K, W_V (columns of W_O) are read.",
+                        f"{_FORGERIES}::test_other_head_size_is_rejected")
+#: the hypotheses of a sign witness
+WITNESS_HYPOTHESES = (
+    _PINNED, _PARTITION,
+    Hypothesis("x-nonzero", "x is a nonzero integer vector of the model's width.",
+               f"{_FORGERIES}::test_zero_witness_is_rejected"),
+    Hypothesis("form-positive", "For the verdicts symA_nsd and identity_value_blowup, (W_K x)·(W_Q x) > 0 exactly, "
+               "so xᵀ(A_h + A_hᵀ)x > 0: A_h + A_hᵀ is not ⪯ 0, and with V = I, Σ(t)⁻¹ = Σ₀⁻¹ − t(A_h + A_hᵀ) loses "
+               "definiteness in finite time from every Σ₀ ≻ 0.", f"{_FORGERIES}::test_negative_direction_is_rejected"),
+    Hypothesis("form-of-the-verdict", "For the verdict conjecture_hypothesis the form is the one of C_hA_h + "
+               "A_hᵀC_hᵀ, C_h = W_O,hW_V,h: (W_K W_Vᵀ W_Oᵀ x)·(W_Q x) > 0 exactly; a witness of A_h + A_hᵀ does "
+               "not serve for it.", f"{_FORGERIES}::test_witness_of_the_other_form_is_rejected"),
+)
+#: the hypotheses of an eigenline blow-up
+EIGENLINE_HYPOTHESES = (
+    _PINNED, _PARTITION,
+    Hypothesis("interval-of-one-sign", "v_lo < v_hi have one sign (so 0 is not in the interval) and the indices "
+               "k, r lie in 0 … d_h − 1.", f"{_FORGERIES}::test_interval_through_zero_is_rejected"),
+    Hypothesis("eigenvalue-in-interval", "The exact characteristic polynomial of W_V,hW_O,h (the nonzero spectrum "
+               "of C_h) changes sign on [v_lo, v_hi]: a real eigenvalue v* lies there.",
+               f"{_FORGERIES}::test_interval_beside_the_eigenvalue_is_rejected"),
+    Hypothesis("simple-eigenline", "W_V,hW_O,h − vI with row r and column k removed is certified invertible for "
+               "every v in [v_lo, v_hi], so at v* the eigenvector z is unique with z_k = 1, and u = W_O,h z ≠ 0 "
+               "satisfies C_hu = v*u.", f"{_FORGERIES}::test_singular_reduced_system_is_rejected"),
+    Hypothesis("blowup-sign", "v*·ûᵀA_hû > 0 (a ball over the interval): on the invariant line Σ = s·ûûᵀ, "
+               "ṡ = 2v*(ûᵀA_hû)s², which blows up in finite time from every s₀ > 0.",
+               f"{_FORGERIES}::test_eigenline_without_blowup_is_rejected"),
+)
 _STATUS = {v: s for s, v in CLAIMS}
 
 
@@ -92,7 +156,8 @@ def _head_params(data, **more):
     return {"sha256": data["sha256"], "layer": int(data["layer"]), "head": int(data["head"]), **more}
 
 
-@kind(KIND, {**_HEAD, "verdict": ("enum", *sorted(_STATUS)), "x": "int[]"}, needs_problem=False)
+@kind(KIND, {**_HEAD, "verdict": ("enum", *sorted(_STATUS)), "x": "int[]"}, needs_problem=False,
+      hypotheses=WITNESS_HYPOTHESES)
 def check_head_witness(cert, problem):
     """REFUTED "A_h + A_hᵀ ⪯ 0" / PROVED "V = I blows up from every Σ₀ ≻ 0" / REFUTED
     "C_hA_h + A_hᵀC_hᵀ ⪯ 0", from an integer witness x (status derived from the verdict).
@@ -124,7 +189,7 @@ def _check_head_witness(cert, problem):
     data = cert.data
     x = [int(v) for v in data["x"]]
     if not any(x):
-        _fail("x = 0")
+        _fail("the witness x is zero")
     ca = data["verdict"] == "conjecture_hypothesis"
     tensors = _head_tensors(data, ca)
     K, Q = tensors[:2]
@@ -153,7 +218,8 @@ def _int_matrix(W):
     return flint.fmpz_mat([[p << (s - (q.bit_length() - 1)) for p, q in row] for row in ratios]), s
 
 
-@kind("head-eigenline-blowup", {**_HEAD, "v_lo": "rat", "v_hi": "rat", "k": "int", "r": "int"}, needs_problem=False)
+@kind("head-eigenline-blowup", {**_HEAD, "v_lo": "rat", "v_hi": "rat", "k": "int", "r": "int"}, needs_problem=False,
+      hypotheses=EIGENLINE_HYPOTHESES)
 def check_head_eigenline(cert, problem):
     """PROVED: the head's own Gaussian flow blows up from a rank-one Σ₀ on a real eigenline.
 
@@ -201,7 +267,7 @@ def _check_head_eigenline(cert, problem):
     lo, hi = Fraction(data["v_lo"]), Fraction(data["v_hi"])
     k, r = int(data["k"]), int(data["r"])
     if not (lo < hi and lo * hi > 0) or not (0 <= k < dh and 0 <= r < dh):
-        _fail("malformed interval or indices")
+        _fail("need v_lo < v_hi of one sign (0 not inside) and indices 0 ≤ k, r < head_dim")
     K, Q, V, O = _head_tensors(data, True)
     (Vi, sV), (Oi, sO), (Ki, _), (Qi, _) = (_int_matrix(M) for M in (V, O, K, Q))
     N = Vi * Oi                                # = 2^{sV+sO} W_V W_O
