@@ -33,7 +33,7 @@ import flint
 
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import declaration, kind
+from ..check import Hypothesis, declaration, kind
 from ..claims import Claim, Quantifier
 from ..schema import parse_rat, validate
 from .cell_enclosures import MatPoly, pd_on_open_box, rat_box, scalar_range
@@ -50,8 +50,8 @@ MAX_ORDER = 40
 MAX_STEPS = 20000
 ENCLOSURE_PREC = 128   # bits of the arb enclosure of the cell's Σ₀ set (part of the kind's definition)
 
-__all__ = ["KIND", "END_KINDS", "TubeCellChecker", "check_outside_cell", "open_cell", "derived_cell_claim", "sigma0_enclosure", "cell_parallelepiped", "cell_claim",
-           "route_reason"]
+__all__ = ["KIND", "END_KINDS", "HYPOTHESES", "OUTSIDE_TEXT", "TubeCellChecker", "check_outside_cell", "open_cell",
+           "derived_cell_claim", "sigma0_enclosure", "cell_parallelepiped", "cell_claim", "route_reason", "flow_reason"]
 
 
 def _fail(msg):
@@ -89,10 +89,42 @@ def route_reason(spec) -> str | None:
         return "whole-cell tubes need the initial covariance"
     if spec.problem_doc.get("d", 0) > MAX_D:
         return f"whole-cell tubes cover d ≤ {MAX_D}"
+    centre = _centre_problem(spec)
+    why = flow_reason(centre, "whole-cell tubes")
+    if why is not None:
+        return why
     try:
-        quadratic_heads(_centre_problem(spec))
+        quadratic_heads(centre)
     except InvalidParameters as exc:
         return f"whole-cell tubes need quadratic (softmax-type) heads: {exc.reason}"
+    return None
+
+
+def flow_reason(problem, what: str) -> str | None:
+    """None when the slice's problem has an autonomous Gaussian-closed covariance flow, else why not.
+
+    The cell checkers replay or analyse the constant-parameter field Σ̇ = Σ_h(C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ)
+    + FΣ + ΣFᵀ; :func:`~symbolic_tf.variants.quadratic_heads` reads the parameters at depth 0 and
+    ignores a schedule and a ReLU term, so both are refused here.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The slice's problem at a point (its schedule and ReLU term do not depend on the point).
+    what : str
+        The certificate family, for the message.
+
+    Returns
+    -------
+    str or None
+        None, or the failed hypothesis in words.
+    """
+    if problem.schedule is not None:
+        return (f"{what} need constant parameters: the problem has a depth schedule, "
+                "so the flow is not the autonomous field the certificate analyses")
+    if problem.relu is not None:
+        return (f"{what} need a Gaussian-closed flow: the problem has a ReLU feed-forward term, "
+                "so Σ does not follow the covariance equation")
     return None
 
 
@@ -225,9 +257,14 @@ def cell_claim(regime: str, params: dict, pd_only: bool = False) -> Claim:
     return Claim(regime, Quantifier.EVERY_PD_IN_CELL if pd_only else Quantifier.EVERY_IN_CELL, params)
 
 
+#: the words of an OUTSIDE cell (a fixed sentence; the search side's cells store it)
+OUTSIDE_TEXT = "Σ₀ is not positive definite at any point of the cell (outside the map's domain)"
+
+
 def check_outside_cell(S, box, cell, data, fail) -> None:
     """An OUTSIDE cell: Σ₀ is not positive definite at any point of the closed cell, shown by a
-    rational z with zᵀΣ₀(x, y)z ≤ 0 on the whole box (an exact range of a polynomial in (x, y)).
+    rational z with zᵀΣ₀(x, y)z ≤ 0 on the whole box (an exact range of a polynomial in (x, y)); the
+    cell must say regime OUTSIDE, state no rank or bracket, and carry :data:`OUTSIDE_TEXT`.
 
     Parameters
     ----------
@@ -249,8 +286,13 @@ def check_outside_cell(S, box, cell, data, fail) -> None:
     _lo, hi = scalar_range(S.quad(z), box)
     if not hi <= 0:
         fail("OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
+    # the witness proves only "outside the domain": no regime, rank, bracket or other sentence
     if cell.get("regime") != "OUTSIDE":
         fail("an OUTSIDE cell must say regime OUTSIDE")
+    if any(cell.get(k) is not None for k in ("rank", "T_lo", "T_hi")):
+        fail("an OUTSIDE cell states no rank or bracket")
+    if cell.get("claim") != OUTSIDE_TEXT:
+        fail("the claim text of an OUTSIDE cell is not the derived one (Σ₀ is not positive definite on the cell)")
 
 
 def open_cell(cell: dict, kind_name: str, S, fail):
@@ -323,6 +365,8 @@ def derived_cell_claim(cell: dict, regime: str, params: dict, fail, pd_only: boo
         if (stored is None) != (derived is None) or (stored is not None and _num(stored) != _num(derived)):
             fail(f"{key} differs from the derived claim")
     if cell.get("claim") != claim.text():
+        if pd_only and cell.get("claim") == cell_claim(regime, params).text():
+            fail("Σ₀ ≻ 0 fails somewhere on the open cell: the claim covers only the cell's points where Σ₀ ≻ 0")
         fail("the claim text is not the derived claim")
     return claim
 
@@ -383,7 +427,47 @@ class TubeCellChecker:
         return derived_cell_claim(cell, regime, params, _fail)
 
 
-@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
+_T = "tests/soundness/forgeries/test_cell_tube.py::"
+#: the hypotheses of a whole-cell tube, each checked by :class:`TubeCellChecker` (and the spec parser)
+HYPOTHESES = (
+    Hypothesis("sigma0-slice", "Only the initial covariance varies over the slice: Σ₀(x, y) = C₀ + x·C_x + y·C_y "
+               "is affine and every parameter of the flow is the same at every point of the cell.",
+               _T + "test_a_parameter_varying_over_the_cell"),
+    Hypothesis("softmax-flow", "The flow is the quadratic softmax-type field Σ̇ = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) + FΣ + ΣFᵀ "
+               "of one or several heads, d ≤ 6: the field the stored tube is replayed with.",
+               _T + "test_a_flow_that_is_not_softmax_type"),
+    Hypothesis("constant-parameters", "No depth schedule: A, V and F do not depend on the depth t, so the replayed "
+               "autonomous field is the flow at every time.", _T + "test_a_depth_schedule"),
+    Hypothesis("gaussian-closed", "No ReLU feed-forward term: the token law stays Gaussian and Σ obeys the covariance "
+               "equation at all.", _T + "test_a_relu_feed_forward"),
+    Hypothesis("sigma0-pd", "Σ₀(x, y) ≻ 0 at every interior point of the cell (exact enclosure of the affine "
+               "matrix), so every point the claim covers is a covariance.", _T + "test_a_cell_leaving_the_cone"),
+    Hypothesis("whole-cell-set", "The tube starts from the set {Σ₀(x, y) : (x, y) in the closed cell} itself, an exact "
+               "parallelepiped in svec coordinates, replayed by the QR–Lohner method (which carries a set of initial "
+               "values): every solution from the cell exists on [0, t_N] and ends in the end box S_N.",
+               _T + "test_a_point_tube_method"),
+    Hypothesis("end-condition", "S_N satisfies the stored end kind's condition, which holds for every state of S_N: "
+               "an attracting blow-up ray, the contracting neighbourhood of an isotropic rank-one line (d = 2, no "
+               "drift), the collapse set {tr(PΣ) < λ/c} or the contraction ellipsoid of a rank-(d − 1) equilibrium.",
+               _T + "test_a_tube_cut_short"),
+    Hypothesis("end-regime", "The regime and rank are the end kind's: collapse ⇒ CLUSTERING of rank 0, isotropic line "
+               "⇒ CLUSTERING of rank 1, singular equilibrium ⇒ CLUSTERING of rank d − 1, ray ⇒ BLOWUP; the cell's "
+               "stored regime and rank are exactly these.", _T + "test_a_relabelled_rank"),
+    Hypothesis("bracket", "BLOWUP: the cell's T_lo, T_hi equal the data's, T_lo ≤ T_hi, and [T_lo, T_hi] contains the "
+               "bracket of T* derived from the end box (exact comparisons with the balls' ends).",
+               _T + "test_a_tightened_bracket"),
+    Hypothesis("claim-text", "The cell's claim sentence and the certificate's claim (subject, quantifier every point "
+               "of the cell, box, spec hash, rank or bracket) are rendered from the derived regime and parameters.",
+               _T + "test_a_swapped_claim_sentence"),
+    Hypothesis("proved-cell", "Only a PROVED cell carries a regime claim; an OUTSIDE cell proves only that Σ₀ is not "
+               "positive definite on the cell (a rational z with zᵀΣ₀z ≤ 0 on the closed cell): it says regime OUTSIDE "
+               "and states no rank, bracket or other sentence.", _T + "test_an_outside_cell_with_a_regime_claim"),
+    Hypothesis("kind", "The cell's certificate is of kind cell-tube, so its data are read as a tube.",
+               _T + "test_a_certificate_of_another_kind"),
+)
+
+
+@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False, hypotheses=HYPOTHESES)
 def _check_standalone(cert, problem):
     """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
     PROVED: the cell's regime at every interior point of its box."""
