@@ -73,11 +73,11 @@ import flint
 
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim
 from ..schema import validate
 from .cell_enclosures import MatPoly, pd_on_open_box
-from .cell_tube import derived_cell_claim, open_cell
+from .cell_tube import derived_cell_claim, flow_reason, open_cell
 from .cells import standalone_cell_claim
 from .cluster import isotropic_points
 from .replay import bracket_claim, flow_pairs
@@ -92,7 +92,7 @@ RIM_DEPTH = 4           # subdivision depth of a cell on the cone's boundary (it
 MAX_MISSES = 6000       # search side: more failing boxes than this and the candidate L is given up
 _PREC = 128
 
-__all__ = ["KIND", "DATA_SCHEMA", "rational", "quarters", "polynomial", "BasinCellChecker", "PlanarField", "route_reason", "poly_range", "basin_schema",
+__all__ = ["KIND", "HYPOTHESES", "DATA_SCHEMA", "rational", "quarters", "polynomial", "BasinCellChecker", "PlanarField", "route_reason", "poly_range", "basin_schema",
            "check_inner", "check_target", "check_basin", "ray_bracket", "blowup_bracket"]
 
 DATA_SCHEMA = {"target": ("enum", "cluster", "ray"), "centre": "rat[]", "W": "rat[][]", "rho": "rat",
@@ -314,6 +314,9 @@ def route_reason(spec) -> str | None:
             or not Fraction(C0[0][0]) + Fraction(C0[1][1]) > 0:
         return "basin certificates need a Σ₀ slice of constant positive trace"
     centre = spec.problem_at((spec.x_range[0] + spec.x_range[1]) / 2, (spec.y_range[0] + spec.y_range[1]) / 2)
+    why = flow_reason(centre, "basin certificates")
+    if why is not None:
+        return why
     try:
         heads = quadratic_heads(centre)
     except InvalidParameters as exc:
@@ -751,7 +754,58 @@ class BasinCellChecker:
         return derived_cell_claim(cell, regime, params, _fail, pd_only)
 
 
-@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
+_T = "tests/soundness/forgeries/test_cell_basin.py::"
+#: the hypotheses of a whole-cell basin, each checked by :class:`BasinCellChecker` (and the spec parser)
+HYPOTHESES = (
+    Hypothesis("sigma0-slice", "Only the initial covariance varies over the slice: Σ₀(x, y) is affine in the "
+               "coordinates and every parameter of the flow is the same at every point of the cell.",
+               _T + "test_a_parameter_varying_over_the_cell"),
+    Hypothesis("projective-disk", "d = 2, one softmax-type head and no drift (F = 0): the flow is homogeneous "
+               "quadratic, so Σ = X/u turns it into the planar field g on the closed unit disk of trace-one X.",
+               _T + "test_a_drift"),
+    Hypothesis("constant-trace", "tr Σ₀ ≡ T₀ > 0 on the slice, so the cell's directions (a, b) are affine in (x, y) "
+               "and every point starts at u₀ = 1/T₀.", _T + "test_a_slice_of_varying_trace"),
+    Hypothesis("constant-parameters", "No depth schedule: A and V do not depend on the depth t, so g is the "
+               "projective flow at every time.", _T + "test_a_depth_schedule"),
+    Hypothesis("gaussian-closed", "No ReLU feed-forward term: the token law stays Gaussian and Σ obeys the covariance "
+               "equation at all.", _T + "test_a_relu_feed_forward"),
+    Hypothesis("target-contracts", "The target ellipsoid 𝓔 = {zᵀWz ≤ rho} (W ≻ 0, rho, mu > 0) lies in the box p* ± R, "
+               "the residual at its centre has rᵀWr < mu²·rho and −(DgᵀW + W·Dg) − 2·mu·W ⪰ 0 on that box where it "
+               "meets the disk: 𝓔 ∩ disk is invariant and contracts to one equilibrium.",
+               _T + "test_a_target_that_does_not_contract"),
+    Hypothesis("cluster-target", "A cluster target holds an isotropic rank-one point of A + Aᵀ (there Q = 0 and c = 0): "
+               "the equilibrium is that point, u has a positive limit and Σ(t) converges to a rank-one limit.",
+               _T + "test_a_ray_target_relabelled_cluster"),
+    Hypothesis("ray-target", "A ray target has c = tr Q(X) ≥ c_lo > 0 on its box: u decays at least exponentially in "
+               "the projective time, so Σ = X/u blows up in finite time.", _T + "test_a_cluster_target_relabelled_ray"),
+    Hypothesis("annulus", "rho ≤ rho_out, kappa > 0, the outer ellipsoid lies in p* ± R_out and "
+               "2zᵀW·g + kappa·zᵀWz < 0 on the annulus rho ≤ zᵀWz ≤ rho_out in the disk: from the outer ellipsoid "
+               "the state enters 𝓔 within log(rho_out/rho)/kappa.", _T + "test_an_annulus_that_does_not_decay"),
+    Hypothesis("basin", "eps > 0 and every leaf of the quadtree of [−1, 1]² (depth ≤ 11) lies outside the disk, has "
+               "L > ℓ, lies inside the outer ellipsoid or has ∇L·g < −eps: {L ≤ ℓ} ∩ disk is invariant outside the "
+               "outer ellipsoid and is left for it within (ℓ − L_min)/eps.", _T + "test_a_basin_level_raised"),
+    Hypothesis("cell-in-basin", "L(a(x, y), b(x, y)) < ℓ on the closed cell (for a cell on the cone's boundary, on "
+               "the pieces of its quadtree whose directions may lie in the disk).", _T + "test_a_cell_outside_the_basin"),
+    Hypothesis("rim-quantifier", "If Σ₀ ≻ 0 is not proved on the whole open cell, the claim covers only the cell's "
+               "points where Σ₀ ≻ 0 (quantifier every point of the cell where Σ₀ ≻ 0), never every point.",
+               _T + "test_a_rim_cell_claiming_every_point"),
+    Hypothesis("target-regime", "The regime is the target's: cluster ⇒ CLUSTERING of rank 1, ray ⇒ BLOWUP; the cell's "
+               "stored regime and rank are exactly these.", _T + "test_a_relabelled_rank"),
+    Hypothesis("bracket", "BLOWUP: the cell's T_lo, T_hi equal the data's, T_lo ≤ T_hi, and [T_lo, T_hi] contains the "
+               "bracket derived from u₀, the time bound (ℓ − L_min)/eps + log(rho_out/rho)/kappa and the ranges of c.",
+               _T + "test_a_tightened_bracket"),
+    Hypothesis("claim-text", "The cell's claim sentence and the certificate's claim (subject, quantifier, box, spec "
+               "hash, rank or bracket) are rendered from the derived regime and parameters.",
+               _T + "test_a_swapped_claim_sentence"),
+    Hypothesis("proved-cell", "Only a PROVED cell carries a regime claim; an OUTSIDE cell proves only that Σ₀ is not "
+               "positive definite on the cell (zᵀΣ₀z ≤ 0 on the closed cell): it says regime OUTSIDE and states no "
+               "rank, bracket or other sentence.", _T + "test_an_outside_cell_with_a_regime_claim"),
+    Hypothesis("kind", "The cell's certificate is of kind cell-basin, so its data are read as a basin.",
+               _T + "test_a_certificate_of_another_kind"),
+)
+
+
+@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False, hypotheses=HYPOTHESES)
 def _check_standalone(cert, problem):
     """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
     PROVED: the cell's regime at every interior point of its box."""
