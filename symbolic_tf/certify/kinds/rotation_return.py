@@ -46,7 +46,7 @@ import flint
 from ...exact.ball import arb_lower, arb_upper
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from .krawczyk_box import rat
 from .projective import ProjectiveSeries, projective_start, replay_projective
 from .replay import bracket_claim, int_in, svec_pairs, tube_problem
@@ -68,12 +68,12 @@ _SCHEMA = {"section": "int", "level": "rat", "sense": ("enum", "increasing", "de
            "T_lo": "rat", "T_hi": "rat"}
 
 
-def _times(steps, name):
+def _times(steps, fail):
     if len(steps) < 2 or len(steps) > _MAX_STEPS + 1:
-        _bad(f"{name} must be a list of 2..{_MAX_STEPS + 1} times")
+        fail(f"its steps must be a list of 2..{_MAX_STEPS + 1} times")
     ts = [rat(x) for x in steps]
     if ts[0] != 0 or any(b <= a for a, b in zip(ts, ts[1:])):
-        _bad(f"{name} must start at 0 and increase strictly")
+        fail("its steps must start at 0 and increase strictly")
     return ts
 
 
@@ -101,19 +101,59 @@ def return_bracket(s1, u1, mu, sigma):
 
 
 def _leg(field, Z0, steps, name, data, section, sense, lo, hi, m):
-    """Replay one projective tube; its crossing enclosure (X part inside B) as (E, u, s) balls."""
-    ts = _times(steps, name)
+    """Replay one projective tube; its crossing enclosure (X part inside B) as (E, u, s) balls.  Every
+    failure names the leg ("the tube from Σ₀", "the tube from the box")."""
+    def fail(msg):
+        _bad(f"the tube from {name}: {msg}")
+
+    ts = _times(steps, fail)
     states = []
-    replay_projective(field, Z0, ts, int(data["proj_order"]), _bad, apriori=data["proj_apriori"],
+    replay_projective(field, Z0, ts, int(data["proj_order"]), fail, apriori=data["proj_apriori"],
                       on_state=lambda _t, st: states.append(st))
-    E, _a, _n = crossing_of_states(field, states, ts, section, lo[section], sense, int(data["proj_order"]), _bad)
+    E, _a, _n = crossing_of_states(field, states, ts, section, lo[section], sense, int(data["proj_order"]), fail)
     X = flint.arb_mat(m, 1, [E[k, 0] for k in range(m)])
     if not column_inside(X, lo, hi, skip=section):
-        _bad(f"the crossing enclosure of the tube from {name} is not inside the section box")
+        fail("its crossing enclosure is not inside the section box")
     return E[m, 0], E[m + 1, 0]
 
 
-@kind(KIND, _SCHEMA)
+_T = "tests/soundness/forgeries/test_rotation_return.py::"
+
+HYPOTHESES = (
+    Hypothesis("quadratic-flow", "The embedded problem's covariance flow is the (multi-head) softmax-type field "
+               "Σ̇ = Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) with constant parameters (no depth schedule, no ReLU term), "
+               "in dimension d ≤ 4.", _T + "test_return_needs_the_quadratic_flow"),
+    Hypothesis("no-drift", "F = 0: the projective field X' = Q(X) − cX, u' = −cu, s' = u has X' free of u and "
+               "u', s' linear in u, so the solution from (X, u₀, s₀) is (X, u₀ũ, s₀ + u₀s̃) — one return "
+               "tube from diag(B, 1, 0) serves every return.", _T + "test_return_refuses_a_drift"),
+    Hypothesis("sigma0", "Σ₀ is exact, symmetric, positive semidefinite and tr Σ₀ > 0 (Σ₀ ≠ 0): the "
+               "projective start diag(Σ₀/tr Σ₀, 1/tr Σ₀, 0) is defined.", _T + "test_return_sigma0_zero"),
+    Hypothesis("section-box", "The section {X_j = c} is a coordinate of X (0 ≤ j < m = d(d+1)/2) and the box B "
+               "lies on it: m corners each, lo ≤ hi, lo_j = hi_j = c.", _T + "test_return_section_box_malformed"),
+    Hypothesis("box-trace", "tr X > 0 on B (Σ_k lo_kk > 0): at the returns tr Σ(t_k) = tr X_k/u_k ≥ "
+               "(Σ_k lo_kk)/u_k, so u_k → 0 forces tr Σ → ∞.", _T + "test_return_box_trace_not_positive"),
+    Hypothesis("first-crossing", "The projective tube from Σ₀ replays and ends in a crossing window of the "
+               "section whose crossing enclosure has its X part in B: the solution reaches (X₁, u₁, s₁), "
+               "X₁ ∈ B, at t₁ = s₁.", _T + "test_return_first_crossing_fails"),
+    Hypothesis("return", "The projective tube from diag(B, 1, 0) replays and ends in a crossing window whose "
+               "crossing enclosure has its X part in B again: every X ∈ B returns into B, with size ratio μ "
+               "and elapsed time σ in the crossing's balls.", _T + "test_return_return_fails"),
+    Hypothesis("first-size", "u₁ > 0 at the first crossing (the covariance is finite there).",
+               _T + "test_return_first_size_and_return_time"),
+    Hypothesis("shrink", "0 < μ < 1: each return multiplies u = 1/tr-scale by at most upper(μ) < 1, so "
+               "u_k ≤ u₁·upper(μ)^{k−1} → 0 geometrically and T* = t₁ + Σ u_kσ_k is finite.",
+               _T + "test_return_size_does_not_shrink"),
+    Hypothesis("return-time", "σ > 0: each return takes a positive time u_kσ_k, so the t_k increase.",
+               _T + "test_return_first_size_and_return_time"),
+    Hypothesis("bracket", "T_lo ≤ T_hi, T_lo ≤ lower(s₁) + lower(u₁)·lower(σ)/(1 − lower(μ)) and "
+               "T_hi ≥ upper(s₁) + upper(u₁)·upper(σ)/(1 − upper(μ)) (exact comparisons).",
+               _T + "test_return_bracket_stretched"),
+    Hypothesis("claim", "The claim is BLOWUP for THIS Σ₀ with the stored T_lo, T_hi, status PROVED.",
+               _T + "test_return_claim_rebound"),
+)
+
+
+@kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_rotation_return(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ blows up at T* ∈ [T_lo, T_hi] (regime BLOWUP,
     quantifier THIS), by returns of its projective state to a box on a section.
@@ -147,15 +187,19 @@ def check_rotation_return(cert, problem):
     tprec = int_in(data["tube_prec"], "tube_prec", 53, 4096, _bad)
     section, _c, sense, lo, hi = section_data(data, m, _bad)
     if not sum(lo[k] for k, (a, b) in enumerate(up) if a == b) > 0:
-        _bad("tr X must be positive on the box")
+        _bad("tr X must be positive on the box: the sum of the lower corners of its diagonal entries is not positive")
     if not sum(S0[a, a] for a in range(d)) > 0:
-        _bad("tr Σ₀ must be positive")
+        _bad("tr Σ₀ must be positive (Σ₀ = 0 is an equilibrium and has no projective start)")
     with working_precision(tprec):
         field = ProjectiveSeries(pairs, None)
         u1, s1 = _leg(field, projective_start(field, flint.arb_mat(S0), _bad), data["proj_steps"], "Σ₀", data,
                       section, sense, lo, hi, m)
         B = field.join(box_matrix(lo, hi, d), flint.arb(1), flint.arb(0))
         mu, sigma = _leg(field, B, data["return_steps"], "the box", data, section, sense, lo, hi, m)
-        if not (u1 > 0 and mu > 0 and mu < 1 and sigma > 0):
-            _bad("the returns must shrink the size: need u₁ > 0, 0 < μ < 1 and σ > 0 at the crossings")
+        if not u1 > 0:
+            _bad("the size at the first crossing: u₁ > 0 is not verified")
+        if not (mu > 0 and mu < 1):
+            _bad("the returns do not shrink the size: 0 < μ < 1 is not verified for the return's size ratio μ")
+        if not sigma > 0:
+            _bad("the return time: σ > 0 is not verified")
         return "PROVED", bracket_claim(data, *return_bracket(s1, u1, mu, sigma), _bad)
