@@ -1,7 +1,8 @@
 """Search side of the ``stationary`` route: Σ̇(Σ₀) = 0 exactly ⇒ Σ(t) ≡ Σ₀ (Σ₀ = 0 included).
 
 Decides exactly the stationary initial covariances: Σ₀ = 0 for every Gaussian-closed variant
-of congruence form, and every exact equilibrium of softmax / multi-head softmax (± drift), e.g.
+of congruence form whose point mass moves globally (normalised heads, or α₀ = 0 and b = 0: with
+linear attention δ_α obeys α̇ = (αᵀAα)Vα, which may escape in finite time), and every exact equilibrium of softmax / multi-head softmax (± drift), e.g.
 the threshold case of a blow-up/collapse dichotomy, where Σ₀ sits on the unstable equilibrium.
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ from ..spec.errors import InvalidParameters
 from ..variants import quadratic_heads
 from .certificate import Certificate
 from .claims import Claim, Quantifier
+from .kinds.stationary import point_mass_reason
 
 __all__ = ["stationary"]
 
@@ -47,6 +49,8 @@ def stationary(problem) -> Verdict:
     S = qmat(problem.cov)
     d = problem.d
     zero = all(S[i, j] == 0 for i in range(d) for j in range(d))
+    if zero and (why := point_mass_reason(problem)) is not None:
+        return Verdict(UNDECIDED, "", reason=why)
     if not zero:
         try:
             G = _rhs(problem, S)

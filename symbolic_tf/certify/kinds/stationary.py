@@ -50,17 +50,37 @@ def _fail(msg):
     raise CertificationFailed(f"stationary certificate: {msg}")
 
 
-def _point_mass_global(problem):
-    """Σ₀ = 0: the point mass δ_α must move along a global trajectory (module docstring)."""
+def point_mass_reason(problem) -> str | None:
+    """Why the point mass δ_α (Σ₀ = 0) may fail to move along a global trajectory, or None when it
+    does: every head normalised (α̇ = (F + Σ_h W_hV_h)α + b is linear), or α₀ = 0 and b = 0 (α ≡ 0).
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem (its Σ₀ is 0).
+
+    Returns
+    -------
+    str or None
+        The reason, or None.
+    """
     v = get_variant(problem.variant)
     heads = [get_variant(h.variant) for h in problem.heads] if v.composite else [v]
     if all(h.normalisation in (ROW, BISTOCHASTIC) for h in heads):
-        return  # Γ_{δ_α}(x) = Σ_h W_hV_hα + Fx + b: α̇ linear in α, global
+        return None  # Γ_{δ_α}(x) = Σ_h W_hV_hα + Fx + b: α̇ linear in α, global
     at_rest = (all(e == 0 for e in (problem.mean or ()))
                and all(e == 0 for e in (problem.b or ())))
-    if not at_rest:
-        _fail("Σ₀ = 0 with an un-normalised head needs α₀ = 0 and b = 0: otherwise the point mass "
-              "α̇ = (αᵀÃα)Vα + … may escape to infinity in finite time (the solution is not global)")
+    if at_rest:
+        return None
+    return ("Σ₀ = 0 with an un-normalised head needs α₀ = 0 and b = 0: otherwise the point mass "
+            "α̇ = (αᵀÃα)Vα + … may escape to infinity in finite time (the solution is not global)")
+
+
+def _point_mass_global(problem):
+    """Σ₀ = 0: the point mass δ_α must move along a global trajectory (module docstring)."""
+    why = point_mass_reason(problem)
+    if why is not None:
+        _fail(why)
 
 
 def covariance_rhs_exact(problem, S):

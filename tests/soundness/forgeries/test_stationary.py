@@ -109,3 +109,14 @@ def test_point_mass_escapes(zero):
     rejects(forge(zero, problem=_doc(LINEAR, initial={"cov": [["0"]]}, b=["1"])), "α₀ = 0 and b = 0")
     # at rest (α₀ = 0, b = 0) the point mass stays at 0: still proved
     accepts(forge(zero, problem=_doc(LINEAR, initial={"mean": ["0"], "cov": [["0"]]})))
+
+
+def test_search_does_not_propose_the_escaping_point_mass():
+    """The search side applies the same condition: for linear attention from α₀ = 1, Σ₀ = 0 the
+    route answers UNDECIDED with the reason instead of a certificate the checker refuses."""
+    from symbolic_tf.certify.stationary import stationary
+    from symbolic_tf.spec.problem import parse_problem
+
+    v = stationary(parse_problem({"variant": "linear", "d": 1, "A": [[1]], "V": [[1]],
+                                  "initial": {"mean": [1], "cov": [[0]]}}))
+    assert v.status == "UNDECIDED" and "escape" in v.reason
