@@ -28,7 +28,7 @@ from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...exact.rational import qmat
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import EQ_PART_ORDER, EQ_PART_TEXT, Claim, Quantifier
 from .krawczyk_box import ball, drift_model, krawczyk, parse_box, rat, square
 
@@ -36,6 +36,37 @@ from .krawczyk_box import ball, drift_model, krawczyk, parse_box, rat, square
 
 def _fail(msg):
     raise CertificationFailed(f"equilibrium-krawczyk: {msg}")
+
+
+_FORGERIES = "tests/soundness/forgeries/test_equilibrium.py"
+#: the hypotheses of each part of the claim, checked from the data and the embedded problem
+HYPOTHESES = (
+    Hypothesis("one-softmax-head", "The embedded problem is one softmax head with constant parameters and an "
+               "optional drift: G(Σ) = FΣ + ΣFᵀ + VΣÃΣ + ΣÃᵀΣVᵀ, Ã = τ·A, any V (no other variant, no head sum).",
+               f"{_FORGERIES}::test_another_variant_is_rejected"),
+    Hypothesis("parts-consistent", "The stated parts include exists-unique, are distinct known tokens, stable and "
+               "unstable exclude each other and mean comes with stable; the status is PROVED.",
+               f"{_FORGERIES}::test_stable_and_unstable_together_are_rejected"),
+    Hypothesis("box-well-formed", "Sigma_mid is a symmetric d×d rational matrix, the radius r > 0 and Y is m×m, "
+               "m = d(d+1)/2 (coordinates Σ_ij, i ≤ j).", f"{_FORGERIES}::test_zero_radius_is_rejected"),
+    Hypothesis("krawczyk-inclusion", "K(X) − x̃ = −Y·G(x̃) + (I − Y·DG(X))[−r, r]^m lies in the open box (−r, r)^m, "
+               "G(x̃) exact and DG(X) enclosed over every Σ in X = Sigma_mid ± r: G has exactly one zero Σ* in X "
+               "(the claim's box).", f"{_FORGERIES}::test_box_of_other_parameters_is_rejected"),
+    Hypothesis("pd", "For the part pd: every Σ in X is positive definite (ball Cholesky), so Σ* ≻ 0; Σ = 0 is "
+               "always an equilibrium and must not be called one.", f"{_FORGERIES}::test_zero_equilibrium_called_pd_is_rejected"),
+    Hypothesis("stable-lyapunov", "For the part stable: W is given, symmetric and exactly positive definite, and "
+               "−(LᵀW + WL) is ball-PD for every L in DG(X): the linearisation at Σ* is Hurwitz.",
+               f"{_FORGERIES}::test_unstable_equilibrium_called_stable_is_rejected"),
+    Hypothesis("unstable-inertia", "For the part unstable: W is given, symmetric with a positive direction (exact "
+               "inertia) and LᵀW + WL is ball-PD over DG(X): by Ostrowski–Schneider DG(Σ*) has an eigenvalue with "
+               "positive real part.", f"{_FORGERIES}::test_stable_equilibrium_called_unstable_is_rejected"),
+    Hypothesis("mean-hurwitz", "For the part mean: the mean data are given, Wm ≻ 0 exactly and −(MᵀWm + WmM) is "
+               "ball-PD for every M in F + V + VXÃ, so M* = F + V + VΣ*Ã is Hurwitz and α̇ = M(Σ(t))α + b "
+               "converges to α* = −M*⁻¹b whenever Σ(t) → Σ*.", f"{_FORGERIES}::test_mean_without_a_hurwitz_certificate_is_rejected"),
+    Hypothesis("mean-box", "For the part mean: the interval solution of M(X)α = −b, recomputed from the problem's "
+               "b, lies in the stated α box alpha_mid ± alpha_rad (radii ≥ 0).",
+               f"{_FORGERIES}::test_mean_box_of_another_bias_is_rejected"),
+)
 
 
 def _sym_W(raw, n, what):
@@ -48,7 +79,8 @@ def _sym_W(raw, n, what):
 @kind("equilibrium-krawczyk", {"basis": ("enum", "svec-upper"), "prec": "int", "claims": "str[]",
                                 "Sigma_mid": "rat[][]", "r": "rat", "Y": "rat[][]", "K_rad?": "str",
                                 "W?": "rat[][]",
-                                "mean?": {"W": "rat[][]", "alpha_mid": "rat[]", "alpha_rad": "rat[]"}})
+                                "mean?": {"W": "rat[][]", "alpha_mid": "rat[]", "alpha_rad": "rat[]"}},
+      hypotheses=HYPOTHESES)
 def check_equilibrium_krawczyk(cert, problem):
     """PROVED: a property of the parameters — an equilibrium Σ* exists uniquely in the box,
     (PD, locally stable or unstable, the mean's limit).  Local: it decides no Σ₀ by itself.
@@ -113,6 +145,8 @@ def _check_equilibrium_krawczyk(cert, problem):
             _fail("the box Sigma_mid ± r is not certified positive definite")
         # --- (in)stability of the linearisation
         if "stable" in claims or "unstable" in claims:
+            if "W" not in data:
+                _fail("the part (un)stable needs the Lyapunov matrix W")
             W = _sym_W(data["W"], m, "W")
             Wb = ball(W)
             Q = L.transpose() * Wb + Wb * L
@@ -128,6 +162,8 @@ def _check_equilibrium_krawczyk(cert, problem):
                     _fail("LᵀW + WL is not certified PD over DG(X)")
         # --- the mean
         if "mean" in claims:
+            if "mean" not in data:
+                _fail("the part mean needs the mean data (W, alpha_mid, alpha_rad)")
             mean = data["mean"]
             Wm = _sym_W(mean["W"], d, "mean.W")
             if not definiteness(Wm).pd:
