@@ -36,7 +36,7 @@ from fractions import Fraction
 from ...exact.precision import working_precision
 from ...exact.rational import frac_str
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat
 from .replay import Field, int_in, replay_stored, svec_pairs, tube_problem
@@ -58,21 +58,50 @@ _SCHEMA = {"section": "int", "level": "rat", "sense": ("enum", "increasing", "de
 
 
 def _leg(pairs, F, start, data, steps, section, sense, lo, hi, what):
-    """Replay one tube and check that its end is a crossing window with its crossings in B; returns (t_a, t_N)."""
+    """Replay one tube and check that its end is a crossing window with its crossings in B; returns
+    (t_a, t_N).  Every failure names the leg ("the tube from Σ₀", "the tube from the box")."""
+    def fail(msg):
+        _bad(f"the tube from {what}: {msg}")
+
     states = []
     order = int(data["order"])
-    replay_stored(pairs, F, start, {**data, "steps": steps}, _bad, _MAX_ORDER, _MAX_STEPS,
+    replay_stored(pairs, F, start, {**data, "steps": steps}, fail, _MAX_ORDER, _MAX_STEPS,
                   on_state=lambda _t, st: states.append(st))
     ts = [rat(x) for x in steps]
     with working_precision(int(data["tube_prec"])):
-        E, t_a, t_N = crossing_of_states(Field(pairs, F), states, ts, section, lo[section], sense, order, _bad,
+        E, t_a, t_N = crossing_of_states(Field(pairs, F), states, ts, section, lo[section], sense, order, fail,
                                          qr=data["method"] == "qr")
         if not column_inside(E, lo, hi, skip=section):
-            _bad(f"the crossing enclosure of the tube from {what} is not inside the section box")
+            fail("its crossing enclosure is not inside the section box")
     return t_a, t_N
 
 
-@kind(KIND, _SCHEMA)
+_T = "tests/soundness/forgeries/test_tube_return.py::"
+
+HYPOTHESES = (
+    Hypothesis("quadratic-flow", "The embedded problem's covariance flow is Σ̇ = FΣ + ΣFᵀ + Σ_h (C_hΣA_hΣ + "
+               "ΣA_hᵀΣC_hᵀ) (softmax-type heads, a drift F allowed) with constant parameters (no depth schedule, "
+               "no ReLU term), in dimension d ≤ 4: the tubes are tubes of this autonomous flow, so a return from "
+               "B at any time is the same return.", _T + "test_tube_return_needs_the_quadratic_flow"),
+    Hypothesis("sigma0-psd", "Σ₀ is an exact symmetric positive semidefinite matrix (a covariance).",
+               _T + "test_tube_return_sigma0_not_psd"),
+    Hypothesis("section-box", "The section {z_j = c} is a coordinate of z = svec Σ (0 ≤ j < m) and the box B lies "
+               "on it: m corners each, lo ≤ hi, lo_j = hi_j = c.", _T + "test_tube_return_section_box_malformed"),
+    Hypothesis("first-crossing", "The tube from Σ₀ replays and ends in a crossing window (boxes strictly before "
+               "and after the section, the flow transversal over the window) whose crossing enclosure lies in B: "
+               "the solution exists until it reaches x₀ ∈ B.", _T + "test_tube_return_first_crossing_fails"),
+    Hypothesis("return", "The tube from (a ball box ⊇) B replays and ends in a crossing window whose crossing "
+               "enclosure lies in B: every solution from a point of B exists until it returns into B, and stays "
+               "in the tube's enclosures meanwhile.", _T + "test_tube_return_return_fails"),
+    Hypothesis("return-after-start", "The return window starts at t_a' > 0: every return takes at least t_a', so "
+               "infinitely many returns cover all t ≥ 0 (global existence).",
+               _T + "test_tube_return_window_at_the_start"),
+    Hypothesis("claim", "The claim is BOUNDED for THIS Σ₀ with the return times' bracket [t_a', t_N'] of the "
+               "return tube, status PROVED.", _T + "test_tube_return_claim_rebound"),
+)
+
+
+@kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_return(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and bounded (regime BOUNDED,
     quantifier THIS): it reaches a box B on a section whose points all return to B.
@@ -106,7 +135,7 @@ def check_tube_return(cert, problem):
         B = box_matrix(lo, hi, d)
     t_a, t_N = _leg(pairs, F, B, data, data["return_steps"], section, sense, lo, hi, "the box")
     if not t_a > 0:
-        _bad("the return window must start after t = 0")
+        _bad("the tube from the box: its return window must start after t = 0 (a box strictly before the section)")
     params = {"return_time_lo": frac_str(Fraction(int(t_a.p), int(t_a.q))),
               "return_time_hi": frac_str(Fraction(int(t_N.p), int(t_N.q)))}
     return "PROVED", Claim("BOUNDED", Quantifier.THIS, params)
