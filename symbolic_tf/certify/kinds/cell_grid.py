@@ -57,7 +57,7 @@ import flint
 
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim
 from ..schema import validate
 from .cell_basin import (DATA_SCHEMA as _BASIN_SCHEMA, blowup_bracket, check_basin, check_target, meets_disk,
@@ -81,7 +81,7 @@ BASIN_SCHEMA = {"target": "obj", "k": "int", "window": "int[]", "values": "int[]
                 "eps": "rat", "phi?": "int[][]", "phi_scale?": "rat"}
 REGION_SCHEMA = {"target": ("enum", "region"), "G": "any", "c_lo": "rat", "depth": "int"}
 
-__all__ = ["KIND", "GridBasin", "GridCellChecker", "RegionTarget", "cell_peak", "grid_schema", "target_schema",
+__all__ = ["KIND", "HYPOTHESES", "GridBasin", "GridCellChecker", "RegionTarget", "cell_peak", "grid_schema", "target_schema",
            "meets_disk"]
 
 
@@ -734,8 +734,11 @@ class GridCellChecker:
     """Checks the ``cell-grid`` cells of one map spec (each distinct grid basin is verified once)."""
 
     def __init__(self, spec):
-        from .cell_basin import BasinCellChecker
+        from .cell_basin import BasinCellChecker, route_reason
 
+        reason = route_reason(spec)       # the projective-disk setting (named here as this kind's failure)
+        if reason is not None:
+            _fail(reason)
         base = BasinCellChecker(spec)     # the slice's exact field, Σ₀(x, y) and (a, b)(x, y)
         self.pairs, self.field, self.S, self.T0, self.ab = base.pairs, base.field, base.S, base.T0, base.ab
         self._grids, self._seen = {}, {}
@@ -804,7 +807,59 @@ class GridCellChecker:
         return derived_cell_claim(cell, regime, params, _fail, pd_only)
 
 
-@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False)
+_T = "tests/soundness/forgeries/test_cell_grid.py::"
+#: the hypotheses of a grid-basin cell, each checked by :class:`GridCellChecker` (and the spec parser)
+HYPOTHESES = (
+    Hypothesis("sigma0-slice", "Only the initial covariance varies over the slice: Σ₀(x, y) is affine in the "
+               "coordinates and every parameter of the flow is the same at every point of the cell.",
+               _T + "test_a_parameter_varying_over_the_cell"),
+    Hypothesis("projective-disk", "d = 2, one softmax-type head and no drift (F = 0): the flow is homogeneous "
+               "quadratic, so Σ = X/u turns it into the planar field g on the closed unit disk of trace-one X.",
+               _T + "test_a_drift"),
+    Hypothesis("constant-trace", "tr Σ₀ ≡ T₀ > 0 on the slice, so the cell's directions (a, b) are affine in (x, y) "
+               "and every point starts at u₀ = 1/T₀.", _T + "test_a_slice_of_varying_trace"),
+    Hypothesis("constant-parameters", "No depth schedule: A and V do not depend on the depth t, so g is the "
+               "projective flow at every time.", _T + "test_a_depth_schedule"),
+    Hypothesis("gaussian-closed", "No ReLU feed-forward term: the token law stays Gaussian and Σ obeys the covariance "
+               "equation at all.", _T + "test_a_relu_feed_forward"),
+    Hypothesis("target", "The target is verified: an ellipsoid target of cell-basin (contracting, with its annulus "
+               "and optionally its polynomial basin), or a growth region R = {G_i ≤ 0 for every i} ∩ disk, forward "
+               "invariant (∇G_i·g < 0 on every box where G_i may vanish) with c = tr Q(X) ≥ c_lo > 0 on it.",
+               _T + "test_a_growth_region_that_does_not_hold"),
+    Hypothesis("fence", "Every edge of the window's boundary that meets the closed disk (off the square's boundary) "
+               "has L > ℓ at both ends: a trajectory cannot leave the window from {L ≤ ℓ}.",
+               _T + "test_a_window_without_a_fence"),
+    Hypothesis("decrease", "scale > 0, eps > 0, and every grid box of the window that meets the disk has L > ℓ at "
+               "its four corners, lies in the target's region, or has ∇L·g < −eps on its part in the disk outside the "
+               "region with L ≤ ℓ (subdivided to depth 3): {L ≤ ℓ} is left for the target within (ℓ − L_min)/eps.",
+               _T + "test_a_box_where_L_does_not_decrease"),
+    Hypothesis("growth-function", "A growth function Φ (blow-up targets only, phi and phi_scale > 0 together) has "
+               "∇Φ·g ≤ c on the part of every decreasing box that matters, so log u + Φ does not increase before "
+               "the target.", _T + "test_a_growth_function_that_grows_too_fast"),
+    Hypothesis("cell-in-basin", "L < ℓ on the directions of the closed cell: every grid box meeting their bounding box "
+               "and the disk lies in the window, and L < ℓ at the corners of the intersection (for a cell on the "
+               "cone's boundary, on the pieces of its quadtree whose directions may lie in the disk).",
+               _T + "test_a_cell_outside_the_grid_basin"),
+    Hypothesis("rim-quantifier", "If Σ₀ ≻ 0 is not proved on the whole open cell, the claim covers only the cell's "
+               "points where Σ₀ ≻ 0 (quantifier every point of the cell where Σ₀ ≻ 0), never every point.",
+               _T + "test_a_rim_cell_claiming_every_point"),
+    Hypothesis("target-regime", "The regime is the target's: cluster ⇒ CLUSTERING of rank 1, ray or growth region ⇒ "
+               "BLOWUP; the cell's stored regime and rank are exactly these.", _T + "test_a_relabelled_regime"),
+    Hypothesis("bracket", "BLOWUP: the cell's T_lo, T_hi equal the data's, T_lo ≤ T_hi, and [T_lo, T_hi] contains the "
+               "bracket derived for the cell's own largest L (and Φ) from u₀ = 1/T₀, the decrease rates and the ranges "
+               "of c.", _T + "test_a_tightened_bracket"),
+    Hypothesis("claim-text", "The cell's claim sentence and the certificate's claim (subject, quantifier, box, spec "
+               "hash, rank or bracket) are rendered from the derived regime and parameters.",
+               _T + "test_a_swapped_claim_sentence"),
+    Hypothesis("proved-cell", "Only a PROVED cell carries a regime claim; an OUTSIDE cell proves only that Σ₀ is not "
+               "positive definite on the cell (zᵀΣ₀z ≤ 0 on the closed cell): it says regime OUTSIDE and states no "
+               "rank, bracket or other sentence.", _T + "test_an_outside_cell_with_a_regime_claim"),
+    Hypothesis("kind", "The cell's certificate is of kind cell-grid, so its data are read as a grid basin.",
+               _T + "test_a_certificate_of_another_kind"),
+)
+
+
+@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False, hypotheses=HYPOTHESES)
 def _check_standalone(cert, problem):
     """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
     PROVED: the cell's regime at every interior point of its box."""
