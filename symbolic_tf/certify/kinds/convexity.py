@@ -16,8 +16,28 @@ import flint
 from ...exact.precision import working_precision
 from ...exact.rational import parse_frac
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
+
+
+_FORGERIES = "tests/soundness/forgeries/test_convexity.py"
+#: the hypotheses of the witness argument, each checked below
+HYPOTHESES = (
+    Hypothesis("shapes", "A is a square d×d rational matrix; positions x_i and displacements ξ_i are n rational "
+               "d-vectors, one displacement per position (n ≤ 256, precision ≤ 4096 bits).",
+               f"{_FORGERIES}::test_displacements_of_another_count_are_rejected"),
+    Hypothesis("second-variation-below", "The recomputed ball of d²E/ds²(0) = (1/(2n²)) Σ_ij (ξ_i, ξ_j)ᵀ∇²W(x_i, x_j)"
+               "(ξ_i, ξ_j), W(x, y) = e^{yᵀAx}, along the geodesic μ_s = (1/n) Σ δ_{x_i + sξ_i}, lies at or below the "
+               "stored rational value_upper.", f"{_FORGERIES}::test_upper_bound_below_the_second_variation_is_rejected"),
+    Hypothesis("upper-negative", "value_upper < 0: the energy is not even convex along this geodesic (the claim is "
+               "a nonconvexity).", f"{_FORGERIES}::test_nonnegative_upper_bound_is_rejected"),
+    Hypothesis("value-ball", "The stored value ball (a decimal midpoint and radius, 1e-20 relative slack) overlaps "
+               "the recomputed one.", f"{_FORGERIES}::test_value_ball_elsewhere_is_rejected"),
+    Hypothesis("xi-norm", "xi_norm2 equals ∫∣ξ∣²dμ = (1/n) Σ ∣ξ_i∣² exactly, and it is positive (a nonzero "
+               "displacement).", f"{_FORGERIES}::test_wrong_displacement_norm_is_rejected"),
+    Hypothesis("lambda-bound", "lambda_bound = value_upper ÷ ∫∣ξ∣²dμ exactly, so d²E/ds² ≤ lambda_bound·∫∣ξ∣²dμ "
+               "and λ-convexity fails for every λ > lambda_bound.", f"{_FORGERIES}::test_lower_lambda_bound_is_rejected"),
+)
 
 
 def _fmpq(x) -> flint.fmpq:
@@ -44,7 +64,7 @@ def _scalar(M) -> flint.fmpq:
 
 @kind("nonconvexity-witness", {"A": "rat[][]", "positions": "rat[][]", "displacements": "rat[][]",
                                "value": "str[]", "value_upper": "rat", "xi_norm2": "rat", "lambda_bound": "rat",
-                               "prec?": "int"}, needs_problem=False)
+                               "prec?": "int"}, needs_problem=False, hypotheses=HYPOTHESES)
 def check_nonconvexity_witness(cert, problem):
     """PROVED: the softmax interaction energy with this A is not λ-convex for λ > lambda_bound.
 
