@@ -138,11 +138,16 @@ def test_ray_trace_not_positive_over_the_box(ray):
     rejects(forge(ray, data={"R": R}), r"tr X is not positive over the box")
 
 
-def test_ray_growth_rate_not_positive_over_the_box(ray):
+def test_ray_growth_rate_not_positive_over_the_box(ray, pieces):
     """Off-diagonal radius 10: tr X is unchanged, but c = tr Q(X), quadratic in X₁₂, changes sign on the box."""
     R = list(ray["data"]["R"])
     R[1] = "10"
     rejects(forge(ray, data={"R": R}), r"growth rate c = tr Q\(X\) \+ u·tr L\(X\) is not positive")
+    # alone: on the piecewise certificate the off-diagonal radius ×64 keeps the piecewise contraction
+    # (only pieces meeting 𝓔 are examined; it passes within 8192 pieces) and tr X > 0, but c is not > 0 on H
+    R = list(pieces["data"]["R"])
+    R[1] = q(64 * Fraction(R[1]))
+    rejects(forge(pieces, data={"R": R, "pieces": 8192}), r"growth rate c = tr Q\(X\) \+ u·tr L\(X\) is not positive")
 
 
 def test_ray_contraction_rate_too_large(ray, pieces):
