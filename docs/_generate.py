@@ -54,8 +54,8 @@ def kind_pages(folder: Path) -> list[str]:
                 f"The certificate embeds the exact problem: {'yes' if decl.needs_problem else 'no'}.", "",
                 "## Hypotheses the checker verifies", "",
                 "Each hypothesis of the argument is re-verified from the data; the test beside it forges a "
-                "certificate that violates this hypothesis alone (every other field consistent) and asserts "
-                "the rejection names it.", "",
+                "certificate that violates this hypothesis (alone wherever the data allow it; every field a "
+                "forger controls kept consistent) and asserts the rejection names it.", "",
                 "| hypothesis | statement | forgery test |", "|---|---|---|",
                 *(f"| `{h.id}` | {h.statement.replace('|', '∣')} | `{h.forgery}` |" for h in decl.hypotheses), "",
                 "## How the checker re-derives it", "",
