@@ -150,3 +150,16 @@ def test_tube_return_tubes_swapped_or_method_changed(genuine):
     rejects(forge(genuine, data={"steps": d["return_steps"], "return_steps": d["steps"]}), r"the tube from (Σ₀|the box): ")
     rejects(forge(genuine, data={"method": "direct"}), r"the tube from (Σ₀|the box): ")
     rejects(forge(genuine, data={"sense": "decreasing"}), r"the tube from Σ₀: the tube's end is not past the section")
+
+
+def test_tube_return_smaller_box_is_a_true_claim(genuine):
+    """The box shrunk to a third is accepted: the return contracts (≈ 0.36 per turn), so the smaller box
+    still catches both crossings — a re-derived proof, and the solution is indeed bounded (DOP853 at
+    rtol 1e-12 over fifteen periods: log‖Σ‖ stays within the cycle's range)."""
+    from symbolic_tf.spec.problem import parse_problem
+
+    from ..oracle import simulate
+
+    accepts(forge(genuine, data=_box(genuine, Fraction(1, 3))))
+    res = simulate(parse_problem(genuine["problem"]), 30.0, times=[0.5 * k for k in range(61)])
+    assert res.status == "reached" and max(s for _t, s, _U in res.samples) < 3
