@@ -16,14 +16,30 @@ from __future__ import annotations
 from ...exact.definiteness import definiteness
 from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .twisted_gaussian import curve_sign_data
 
 KIND = "gaussian-curve-nonconvexity"
 
 
-@kind(KIND, {"A": "rat[][]", "N": "rat[][]", "Sigma": "rat[][]"}, needs_problem=False)
+_FORGERIES = "tests/soundness/forgeries/test_gaussian_curve.py"
+#: the hypotheses of the sign argument, each checked exactly over ℚ
+HYPOTHESES = (
+    Hypothesis("square-same-size", "A, N and Σ are square rational matrices of one size d, 1 ≤ d ≤ 12.",
+               f"{_FORGERIES}::test_matrices_of_different_sizes_are_rejected"),
+    Hypothesis("sigma-pd", "Σ = Σᵀ ≻ 0: a centred Gaussian N(0, Σ) with a density, the base point of the curve.",
+               f"{_FORGERIES}::test_singular_sigma_is_rejected"),
+    Hypothesis("finite-energy", "Σ⁻¹ − AᵀΣA ≻ 0: the integral of e^{yᵀAx} converges, E(Σ) = ½det(I − AᵀΣAΣ)^(-1/2) "
+               "is finite near Σ and E > 0.", f"{_FORGERIES}::test_sigma_of_infinite_energy_is_rejected"),
+    Hypothesis("displacement-nonzero", "tr(NΣNᵀ) > 0: the curve (I + sN)Σ(I + sN)ᵀ moves (NΣ^(1/2) ≠ 0).",
+               f"{_FORGERIES}::test_still_curve_is_rejected"),
+    Hypothesis("second-variation-negative", "t₁² + 2t₂ − 2t₃ < 0 exactly (t₁ = tr(X⁻¹X'), t₂ = tr(X⁻¹X'X⁻¹X'), "
+               "t₃ = tr(X⁻¹X'') at s = 0), so E'' = (E/4)(t₁² + 2t₂ − 2t₃) < 0 along the stated curve.",
+               f"{_FORGERIES}::test_convex_direction_is_rejected"),
+)
+
+@kind(KIND, {"A": "rat[][]", "N": "rat[][]", "Sigma": "rat[][]"}, needs_problem=False, hypotheses=HYPOTHESES)
 def check_gaussian_curve(cert, problem):
     """PROVED: E'' < 0 at Σ along the curve (I + sN)Σ(I + sN)ᵀ, for this A (invertible or not).
 

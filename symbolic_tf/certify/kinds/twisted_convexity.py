@@ -34,7 +34,7 @@ from __future__ import annotations
 from ...exact.definiteness import definiteness
 from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from ..matrix_proofs.order import require_theorem
 
@@ -62,7 +62,24 @@ STATEMENT = {"name": "twisted geodesics, A = R², W = I − (RΣR)² ≻ 0: t₁
                  " + 4·tr(W⁻¹RΣNᵀRRΣNᵀR) ≥ 0"]}
 
 
-@kind(KIND, {"A": "rat[][]", "theorem": "str", "theorem_sha256": "str"}, needs_problem=False)
+_FORGERIES = "tests/soundness/forgeries/test_twisted_convexity.py"
+#: the hypotheses of the argument: the replayed theorem, then the instance
+HYPOTHESES = (
+    Hypothesis("theorem-replayed", "The data name the stored theorem twisted-symmetric-convexity with its SHA-256, "
+               "and its replayed statement is exactly STATEMENT (t₁² + 2t₂ − 2t₃ ≥ 0 for A = R², W = I − (RΣR)² ≻ 0).",
+               f"{_FORGERIES}::test_other_theorem_is_rejected"),
+    Hypothesis("A-square", "A is a square rational matrix of size 1 … 12.",
+               f"{_FORGERIES}::test_non_square_A_is_rejected"),
+    Hypothesis("A-symmetric", "A = Aᵀ, so ±A = R² with R = Rᵀ (a symmetric square root).",
+               f"{_FORGERIES}::test_nonsymmetric_A_is_rejected"),
+    Hypothesis("A-semidefinite", "A is positive or negative definite, or singular and positive or negative "
+               "semidefinite (exact inertia): an indefinite A has no symmetric square root of ±A, and the claim's "
+               "label (definite or semidefinite, its sign) is the one of A.",
+               f"{_FORGERIES}::test_indefinite_A_is_rejected"),
+)
+
+@kind(KIND, {"A": "rat[][]", "theorem": "str", "theorem_sha256": "str"}, needs_problem=False,
+      hypotheses=HYPOTHESES)
 def check_twisted_convexity(cert, problem):
     """PROVED: E is convex along every twisted Gaussian geodesic for this A = Aᵀ definite and every V.
 

@@ -18,11 +18,28 @@ import flint
 from ...exact.definiteness import definiteness
 from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 
 KIND = "twisted-gaussian-nonconvexity"
 
+
+_FORGERIES = "tests/soundness/forgeries/test_twisted_gaussian.py"
+#: the hypotheses of the sign argument, each checked exactly over ℚ
+HYPOTHESES = (
+    Hypothesis("square-same-size", "A, V, Σ and B are square rational matrices of one size d ≤ 12.",
+               f"{_FORGERIES}::test_matrices_of_different_sizes_are_rejected"),
+    Hypothesis("A-invertible", "det A ≠ 0: the twist VA⁻¹ of the metric exists, and N = VA⁻¹B is the geodesic's "
+               "direction.", f"{_FORGERIES}::test_singular_A_is_rejected"),
+    Hypothesis("sigma-pd-B-symmetric", "Σ = Σᵀ ≻ 0 and B = Bᵀ: the displacement x ↦ x + sVA⁻¹∇(½xᵀBx) is a twisted "
+               "geodesic from N(0, Σ).", f"{_FORGERIES}::test_nonsymmetric_B_is_rejected"),
+    Hypothesis("finite-energy", "Σ⁻¹ − AᵀΣA ≻ 0: E(Σ) = ½det(I − AᵀΣAΣ)^(-1/2) is finite and positive at Σ.",
+               f"{_FORGERIES}::test_sigma_of_infinite_energy_is_rejected"),
+    Hypothesis("displacement-nonzero", "tr(NΣNᵀ) > 0, N = VA⁻¹B: the geodesic moves, ∫∣ξ∣²dμ > 0.",
+               f"{_FORGERIES}::test_zero_displacement_is_rejected"),
+    Hypothesis("second-variation-negative", "t₁² + 2t₂ − 2t₃ < 0 exactly at s = 0, so E'' < 0 ≤ λ∫∣ξ∣²dμ for every "
+               "λ ≥ 0: E is not λ-convex along this twisted geodesic.", f"{_FORGERIES}::test_convex_direction_is_rejected"),
+)
 
 def _tr(M):
     return sum((M[i, i] for i in range(M.nrows())), flint.fmpq(0))
@@ -81,7 +98,8 @@ def curve_sign_data(A, N, S):
     return t1 * t1 + 2 * t2 - 2 * t3, _tr(N * S * N.transpose())
 
 
-@kind(KIND, {"A": "rat[][]", "V": "rat[][]", "Sigma": "rat[][]", "B": "rat[][]"}, needs_problem=False)
+@kind(KIND, {"A": "rat[][]", "V": "rat[][]", "Sigma": "rat[][]", "B": "rat[][]"}, needs_problem=False,
+      hypotheses=HYPOTHESES)
 def check_twisted_gaussian(cert, problem):
     """PROVED: E is not λ-convex (λ ≥ 0) along twisted Gaussian geodesics for this A, V.
 

@@ -20,13 +20,29 @@ from __future__ import annotations
 
 from ...exact.rational import frac_str, qmat
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 
 KIND = "twisted-rotation-scaling-convexity"
 
 
-@kind(KIND, {"A": "rat[][]", "V": "rat[][]"}, needs_problem=False)
+_FORGERIES = "tests/soundness/forgeries/test_twisted_rotation_scaling.py"
+#: the hypotheses of the family argument
+HYPOTHESES = (
+    Hypothesis("d-2", "A and V are 2×2 (the reduction to Σ = diag(x, y) is planar).",
+               f"{_FORGERIES}::test_other_dimension_is_rejected"),
+    Hypothesis("rotation-scaling", "A = aI + bJ = [[a, b], [−b, a]] with a ≠ 0 (invertible, commuting with rotations).",
+               f"{_FORGERIES}::test_A_not_a_rotation_scaling_is_rejected"),
+    Hypothesis("b2-at-most-3a2", "b² ≤ 3a², i.e. t² = (b/a)² ∈ [0, 3], the range over which the Bernstein "
+               "coefficients were shown nonnegative.", f"{_FORGERIES}::test_rotation_beyond_the_range_is_rejected"),
+    Hypothesis("V-scalar", "V = vI with v ≠ 0, so the twisted geodesics are those of N = A⁻¹B up to the factor v.",
+               f"{_FORGERIES}::test_non_scalar_V_is_rejected"),
+    Hypothesis("family-verified", "The symbolic verification of the family (det M = xy·D₀²·Q with Q's Bernstein "
+               "coefficients ≥ 0, M(¼, ¼, 1) ≻ 0) is re-derived and holds.",
+               f"{_FORGERIES}::test_failed_family_verification_is_rejected"),
+)
+
+@kind(KIND, {"A": "rat[][]", "V": "rat[][]"}, needs_problem=False, hypotheses=HYPOTHESES)
 def check_rotation_scaling_convexity(cert, problem):
     """PROVED: E is convex along every twisted Gaussian geodesic of the pair A = aI + bJ (b² ≤ 3a²),
     V = vI in d = 2.

@@ -1,0 +1,68 @@
+"""Forgeries of ``twisted-rotation-scaling-convexity`` certificates
+(symbolic_tf/certify/kinds/twisted_rotation_scaling.py).
+
+The genuine certificate (A = I + J, V = I) is committed as data/twisted-rotation-scaling-convexity.json:
+building it, like checking it the first time in a process, re-derives the symbolic family
+verification (≈ 8 s).  Regenerate by hand with ``_regenerate()``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .forge import accepts, forge, rejects
+
+DATA = Path(__file__).parent / "data" / "twisted-rotation-scaling-convexity.json"
+
+
+def _regenerate():  # run by hand: python -c "from tests.soundness.forgeries.test_twisted_rotation_scaling import _regenerate; _regenerate()"
+    from symbolic_tf.certify.twisted_gaussian import rotation_scaling_convexity_certificate
+
+    cert = rotation_scaling_convexity_certificate([[1, 1], [-1, 1]], [[1, 0], [0, 1]])
+    DATA.write_text(json.dumps(cert, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def G():
+    return json.loads(DATA.read_text(encoding="utf-8"))
+
+
+def _with(c, **data):
+    d = {**c["data"], **data}
+    return forge(c, data=data, params={"A": d["A"], "V": d["V"]})
+
+
+def test_committed_genuine_certificate_checks(G):
+    assert accepts(G).ok
+
+
+def test_other_dimension_is_rejected(G):
+    I3 = [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]]
+    rejects(_with(G, A=I3, V=I3), "A and V must be 2×2")
+
+
+@pytest.mark.parametrize("A", [[["1", "1"], ["1", "1"]], [["0", "1"], ["-1", "0"]], [["1", "1"], ["-1", "2"]]],
+                         ids=["symmetric", "a=0", "unequal-diagonal"])
+def test_A_not_a_rotation_scaling_is_rejected(G, A):
+    rejects(_with(G, A=A), r"A must be aI \+ bJ")
+
+
+def test_rotation_beyond_the_range_is_rejected(G):
+    """b² = 4 > 3a² = 3: outside the family the argument covers."""
+    rejects(_with(G, A=[["1", "2"], ["-2", "1"]]), "b² ≤ 3a² fails")
+
+
+@pytest.mark.parametrize("V", [[["1", "0"], ["0", "2"]], [["1", "1"], ["0", "1"]], [["0", "0"], ["0", "0"]]],
+                         ids=["diagonal", "shear", "zero"])
+def test_non_scalar_V_is_rejected(G, V):
+    rejects(_with(G, V=V), "V must be vI with v ≠ 0")
+
+
+def test_failed_family_verification_is_rejected(G, monkeypatch):
+    """The instance checks are not enough: the family's symbolic verification must hold."""
+    from symbolic_tf.symbolic import rotation_scaling_convexity as rsc
+
+    monkeypatch.setattr(rsc, "identity_v_convexity", lambda: {"holds": False})
+    rejects(G, "symbolic verification of the rotation–scaling family failed")
