@@ -144,6 +144,14 @@ def test_tube_on_a_polynomial_phase_is_rejected(G):
     rejects(forge(c, problem=_problem(c, A=[["-1 + t/100", 0], [0, -1]])), "tubes cover constant phases only")
 
 
+def test_tube_starting_late_is_rejected(G):
+    """A tube from 1/100 to 1/4 would carry Σ over a shorter time than the segment's."""
+    c = G["endbox"]
+    seg = copy.deepcopy(c["data"]["segments"])
+    seg[0]["steps"][0] = "1/100"
+    rejects(forge(c, data={"segments": seg}), "the first step time must be 0")
+
+
 def test_tube_ending_short_of_the_segment_is_rejected(G):
     c = G["endbox"]
     seg = copy.deepcopy(c["data"]["segments"])

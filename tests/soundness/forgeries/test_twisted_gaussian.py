@@ -28,6 +28,14 @@ def _with(c, **data):
 
 def test_genuine_certificate_checks(G):
     assert accepts(G).ok
+    # independently, in floats: E(Σ_s) = ½det(I − AᵀΣ_sAΣ_s)^(-1/2) is concave at s = 0 along the geodesic
+    import numpy as np
+
+    A, V, S, B = (np.array([[float(Fr(x)) for x in r] for r in G["data"][k]]) for k in ("A", "V", "Sigma", "B"))
+    P = lambda s: np.eye(2) + s * V @ np.linalg.inv(A) @ B
+    E = lambda s: 0.5 * np.linalg.det(np.eye(2) - A.T @ (P(s) @ S @ P(s).T) @ A @ (P(s) @ S @ P(s).T)) ** -0.5
+    h = 1e-4
+    assert (E(h) - 2 * E(0) + E(-h)) / h ** 2 < -1e-3
 
 
 def test_matrices_of_different_sizes_are_rejected(G):

@@ -49,8 +49,35 @@ def test_A_not_a_rotation_scaling_is_rejected(G, A):
     rejects(_with(G, A=A), r"A must be aI \+ bJ")
 
 
+def _energy_second_derivative(A, V, S, B, h=1e-4):
+    """E'' at s = 0 along Σ_s = P_sΣP_sᵀ, P_s = I + sVA⁻¹B, by central differences in floats
+    (E(Σ) = ½det(I − AᵀΣAΣ)^(-1/2)), independent of the toolkit."""
+    import numpy as np
+
+    N = V @ np.linalg.inv(A) @ B
+    E = lambda s: 0.5 * np.linalg.det(np.eye(2) - A.T @ ((np.eye(2) + s * N) @ S @ (np.eye(2) + s * N).T) @ A
+                                      @ ((np.eye(2) + s * N) @ S @ (np.eye(2) + s * N).T)) ** -0.5
+    return (E(h) - 2 * E(0) + E(-h)) / h ** 2
+
+
 def test_rotation_beyond_the_range_is_rejected(G):
-    """b² = 4 > 3a² = 3: outside the family the argument covers."""
+    """b² = 4 > 3a² = 3: outside the family the argument covers — and there the claim is false: a
+    twisted geodesic of finite energy along which E'' < 0 (found by random search, floats)."""
+    import numpy as np
+
+    A, V = np.array([[1.0, 2.0], [-2.0, 1.0]]), np.eye(2)
+    rng = np.random.default_rng(3)
+    for _ in range(5000):
+        M = rng.normal(size=(2, 2)) * rng.uniform(0.01, 0.6)
+        S = M @ M.T
+        if np.linalg.eigvalsh(np.linalg.inv(S) - A.T @ S @ A).min() < 1e-2:
+            continue
+        B = rng.normal(size=(2, 2))
+        B = B + B.T
+        if _energy_second_derivative(A, V, S, B) < -1e-6 and _energy_second_derivative(A, V, S, B, h=2e-4) < -1e-6:
+            break
+    else:
+        raise AssertionError("no concave direction found")
     rejects(_with(G, A=[["1", "2"], ["-2", "1"]]), "b² ≤ 3a² fails")
 
 
