@@ -34,6 +34,7 @@ def _with(c, **data):
     return forge(c, data=data, params={"A": d["A"], "V": d["V"]})
 
 
+@pytest.mark.heavy  # the first check in a process re-derives the family verification (≈ 8–15 s)
 def test_committed_genuine_certificate_checks(G):
     assert accepts(G).ok
 
