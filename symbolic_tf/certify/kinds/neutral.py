@@ -19,8 +19,10 @@ point, the fast Lyapunov data W (3×3), ``mu``, ``k``, and the number of θ-piec
 **Checks** (ball arithmetic; every region quantity over each θ-piece × S × [0, ζ̄_max] × the box
 of the ellipsoid 𝓔 = {êᵀWê ≤ k²}; derivatives by dual numbers over balls):
 
-1. the tube from the exact Σ₀ replays; at its end (chart of TΣ(t_N)Tᵀ): 0 < ζ̄₁ ≤ ζ̄_max and
-   ê₁ = (y₁ − y_c(r₁))/ζ̄₁ ∈ 𝓔 strictly;
+1. the tube from the exact Σ₀ replays; its end (chart of TΣ(t_N)Tᵀ, σ₁ > 0, ζ₁ > 0) lies in the
+   region, strictly: θ₁ ∈ Θ, |s₁ − s_c(θ₁)| < w_s (the band around the cone's branch the region
+   follows — the line through θ₁ meets the cone a second time, where ᾱ = a/ζ̄ is small too),
+   0 < ζ̄₁ < ζ̄_max and ê₁ = (y₁ − y_c(r₁))/ζ̄₁ ∈ 𝓔; checked first;
 1′. optional projective continuation (``proj_steps``, ``proj_order``; both or neither): the
    validated tube of X' = Q(X) − tr Q(X)·X, u' = −tr Q(X)·u, s' = u from
    (Σ(t_N)/tr Σ(t_N), 1/tr Σ(t_N), 0) along the stored τ-steps
@@ -77,7 +79,7 @@ from ...exact.definiteness import is_pd
 from ...exact.dual import Dual, slope, value
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
-from ..check import kind
+from ..check import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
 from .neutral_chart import Chart, chart_of, cone_point, fast_centre, fast_field, slow_parts
@@ -360,7 +362,7 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER, report=None)
         :data:`CLUSTER`).
     """
     if len(pairs) != 1:
-        fail("covers single-head softmax only")
+        fail("covers one softmax-type head only (the chart is written for one pair V, A)")
     T, Ti, rt, t, m, ell, th, sw, ts, zmax, W, Winv, mu, k, pieces = parse_region(data, fail)
     V, A = pairs[0]
     Vt, At = T * V * Ti, Ti.transpose() * A * Ti
@@ -368,6 +370,8 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER, report=None)
         Vb, Ab = _arbify(Vt), _arbify(At)
         Wb = flint.arb_mat(W)
         k_b, mu_b, zmax_b = flint.arb(k), flint.arb(mu), flint.arb(zmax)
+        # 1. the tube's end lies in the region (first: the first-exit argument starts there)
+        z1, th1 = _check_entry(Vb, Ab, T, S_end, W, Wb, rt, t, m, ell, th, sw, zmax_b, k_b, fail)
         rad = [(k_b * k_b * flint.arb(Winv[i, i])).sqrt() for i in range(3)]
         ebox = [flint.arb(0, rad[i].upper()) for i in range(3)]
         zbox = interval_ball(flint.fmpq(0), zmax)
@@ -386,12 +390,12 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER, report=None)
             lo, hi = th[0] + j * width, th[0] + (j + 1) * width
             q = _centred(mode, Vb, Ab, rt, t, m, ell, lo, hi, s_off, zbox, ebox, fail)
             Rprime = q["Rprime"] if Rprime is None else Rprime.union(q["Rprime"])
+            da = q["da"]
+            if not (da > 0 or da < 0):
+                fail("∂a/∂s is not sign-definite over the region (the band is not transversal to the cone)")
             for name, val in zip(mode.condition_names, q["cond"]):
                 if not (val > 0 or val < 0):
                     fail(f"{name} is not sign-definite over the region")
-            da = q["da"]
-            if not (da > 0 or da < 0):
-                fail("∂a/∂s is not sign-definite over the region")
             da_lo = flint.arb(abs(da).lower())
             da_min = da_lo if da_min is None else flint.arb(min(da_min.lower(), da_lo.lower()))
             check_contraction(flint.arb_mat(3, 3, q["M0"]), Wb, mu, fail)
@@ -423,13 +427,6 @@ def check_neutral_end(pairs, S_end, data, prec, fail, mode=CLUSTER, report=None)
         c = flint.arb(min(x.lower() for x in cs))
         alpha_max = big["alpha_c"] + zmax_b * rad[0]
         E = big["dfac"] * alpha_max / da_min * big["co"] + big["lT"]
-        # 1. the tube's end
-        z1, _sig1, r1, eh1 = _entry(Vb, Ab, T, S_end, W, fail)
-        if not (z1 > 0 and z1 < zmax_b):
-            fail("ζ̄ at the tube's end is not in (0, zeta_max)")
-        if not (eh1.transpose() * Wb * eh1)[0, 0] < k_b * k_b:
-            fail("the tube's end is not inside the fast funnel")
-        th1 = ell[0] * (r1[0] - rt[0]) + ell[1] * (r1[1] - rt[1])
         u1 = flint.arb(max(abs(th1 - ts[0]).upper(), abs(th1 - ts[1]).upper()))
         over = E * z1 / c
         # u = θ − θ* stays in [min(u₁, −ε), max(u₁, ε)]: where |u| > ε it moves towards 0
@@ -539,13 +536,36 @@ def _slow_contraction(per_piece, star, fail):
     return cs
 
 
+def _check_entry(Vb, Ab, T, S_end, W, Wb, rt, t, m, ell, th, sw, zmax_b, k_b, fail):
+    """Check 1: the tube's end lies in the region — θ₁ ∈ Θ, |s₁ − s_c(θ₁)| < w_s, 0 < ζ̄₁ < ζ̄_max and
+    ê₁ ∈ 𝓔, all strictly; returns (ζ̄₁, θ₁) as balls.
+
+    Without the band, a Σ whose chart point r₁ sits on the *other* branch of the cone a = 0 on the
+    line through θ₁ (where ᾱ = a/ζ̄ can again be small and ê₁ ∈ 𝓔) passed every check, although
+    none of the region's enclosures says anything about it (there the fast centre is unstable)."""
+    z1, _sig1, r1, eh1 = _entry(Vb, Ab, T, S_end, W, fail)
+    if not (z1 > 0 and z1 < zmax_b):
+        fail("ζ̄ at the tube's end is not in (0, zeta_max)")
+    d = [r1[0] - rt[0], r1[1] - rt[1]]
+    th1 = ell[0] * d[0] + ell[1] * d[1]
+    if not (th1 > th[0] and th1 < th[1]):
+        fail("the tube's end is not inside theta_box (θ₁ ∉ Θ)")
+    s1 = (m[0] * d[0] + m[1] * d[1]) / (t[0] * t[0] + t[1] * t[1])  # m ⊥ t and |m| = |t|
+    sc1, _rc1 = _cone(Ab, rt, t, m, th1, fail)
+    if not abs(s1 - sc1) < flint.arb(sw):
+        fail("the tube's end is not within s_width of the isotropic cone's branch (|s₁ − s_c(θ₁)| ≥ w_s)")
+    if not (eh1.transpose() * Wb * eh1)[0, 0] < k_b * k_b:
+        fail("the tube's end is not inside the fast funnel (ê₁ ∉ 𝓔)")
+    return z1, th1
+
+
 def _entry(Vb, Ab, T, S_end, W, fail):
     """(ζ̄₁, σ₁, r₁, ê₁) at the tube's end (chart of TΣ(t_N)Tᵀ)."""
     Sb = flint.arb_mat(T) * S_end * flint.arb_mat(T.transpose())
     S = [[Sb[i, j] for j in range(3)] for i in range(3)]
     sig, r, zeta, Z = chart_of(S)
     if not (sig > 0 and zeta > 0):
-        fail("σ or ζ is not positive at the tube's end")
+        fail("the tube's end has no chart: σ = (TΣTᵀ)₀₀ or ζ = tr Ŝ is not positive (Σ = 0 or of rank ≤ 1 there)")
     zb = zeta / sig
     ch = Chart(Vb, Ab, r)
     y = [sig * ch.a / zeta, sig * (Z[0][0] - ch.Zh[0][0]) / zeta, sig * (Z[0][1] - ch.Zh[0][1]) / zeta]
@@ -584,8 +604,11 @@ def check_chart_certificate(cert, problem, mode, bad):
         The bound D of the mode's bounded logarithm after the tube's end.
     """
     pairs, F, S0 = tube_problem(cert, problem, bad, psd=True)
-    if problem.d != 3 or F is not None:
-        bad("covers d = 3 without drift only")
+    if problem.d != 3:
+        bad(f"covers d = 3 only (the embedded problem has d = {problem.d})")
+    if F is not None:
+        bad("covers the flow without drift only (F = 0): the chart and the projective continuation use "
+            "that Σ̇ is homogeneous quadratic")
     data = cert.data
     prec = int_in(data["prec"], "prec", 64, 4096, bad)
     S_end, ts = replay_stored(pairs, None, S0, data, bad, _MAX_ORDER, _MAX_STEPS)
@@ -595,7 +618,84 @@ def check_chart_certificate(cert, problem, mode, bad):
     return check_neutral_end(pairs, S_end, data, prec, bad, mode)
 
 
-@kind(KIND, REGION_SCHEMA)
+def chart_hypotheses(test_file, factor, cofactor, bounded, claim, extra=()):
+    """The hypotheses of the chart argument (checks 1–7), shared by the clustering and growth kinds.
+
+    Parameters
+    ----------
+    test_file : str
+        The forgery test file of the kind (``tests/soundness/forgeries/test_<module>.py``); each
+        hypothesis names its test ``test_<id with underscores>`` there.
+    factor, cofactor : str
+        The factor of θ_T that vanishes at θ* and the other one, in words.
+    bounded : str
+        The logarithm whose drift D bounds.
+    claim : str
+        The derived claim, in words.
+    extra : tuple of (str, str)
+        Mode-specific (id, statement) pairs, appended.
+
+    Returns
+    -------
+    tuple of Hypothesis
+    """
+    items = (
+        ("one-head", "The embedded flow is one quadratic softmax-type head, Σ̇ = VΣAΣ + ΣAᵀΣVᵀ (A scaled by the "
+         "temperature): the chart and every enclosure are written for one pair (V, A)."),
+        ("dimension-three", "d = 3: the chart splits Σ into σ, a point r of the plane and a 2×2 Schur complement "
+         "Ŝ, and the neutral direction and the isotropic cone are those of d = 3."),
+        ("no-drift", "No drift (F = 0): Σ̇ is homogeneous quadratic, which the scale-free chart variables and the "
+         "projective continuation (Σ = X/u) use."),
+        ("constant-parameters", "V and A do not depend on depth (no schedule): the region's enclosures are "
+         "those of one autonomous field."),
+        ("sigma0-psd", "Σ₀ is exactly symmetric and ⪰ 0, a covariance: the flow keeps Σ ⪰ 0, so the Schur "
+         "complement Ŝ stays ⪰ 0 along the solution."),
+        ("claim", f"The certificate states exactly what the argument gives, status PROVED: {claim}, for the "
+         "embedded Σ₀ only (quantifier this Σ₀)."),
+        ("tube-replays", "The stored Taylor tube (times from 0, strictly increasing) replays from the exact Σ₀ "
+         "and encloses Σ(t_N); a projective continuation, when present, has both proj_steps and proj_order "
+         "and replays from that box (Σ = X/u with u > 0, the same solution up to scales)."),
+        ("frame-invertible", "The frame T is invertible, so Σ ↦ TΣTᵀ is a change of basis: it preserves global "
+         "existence, growth rates and the rank of a limit."),
+        ("region-shape", "The region is a non-empty band along the cone that contains the bracket: t ≠ 0, "
+         "θ_lo < θ_a < θ_b < θ_hi, w_s > 0 and at least one θ-piece."),
+        ("funnel-data", "The funnel data are admissible: W symmetric ≻ 0 and μ, k, ζ̄_max > 0 (exact)."),
+        ("entry-chart", "At the tube's end σ = (TΣTᵀ)₀₀ > 0 and ζ = tr Ŝ > 0: Σ there is neither 0 nor of "
+         "rank ≤ 1 in the chart (Σ₀ = 0 stays 0 and has no rank-one limit)."),
+        ("entry-zeta", "At the tube's end 0 < ζ̄₁ < ζ̄_max: the entry lies in the region's ζ̄-range."),
+        ("entry-theta", "At the tube's end θ₁ = ℓᵀ(r₁ − r̃) lies strictly inside Θ."),
+        ("entry-cone-band", "At the tube's end ∣s₁ − s_c(θ₁)∣ < w_s: r₁ lies in the band around the branch "
+         "of the cone a = 0 that the region follows, not near the cone's other branch on the same line "
+         "(there a = ζ̄ᾱ is small as well, but no enclosure of the region covers it)."),
+        ("entry-funnel", "At the tube's end the scaled fast deviation ê₁ = (y₁ − y_c(r₁))/ζ̄₁ lies strictly "
+         "inside the ellipsoid 𝓔 = {êᵀWê ≤ k²}."),
+        ("cone-transversal", "On every θ-piece the line r̃ + θt + s·m crosses the cone transversally (the sign of "
+         "its linear coefficient is decided, so s_c(θ) is one continuous root) and ∂a/∂s = ∇a·m is "
+         "sign-definite over the band, ∣∂a/∂s∣ ≥ δ_a > 0, so ∣s − s_c∣ ≤ ∣a∣/δ_a."),
+        ("fast-contraction", "On every piece −(M₀ᵀW + WM₀) − 2μW ≻ 0 for the ball Jacobian M₀ of the fast "
+         "field at ζ̄ = 0: the fast variables contract at rate μ in the W-norm."),
+        ("fast-funnel-margin", "(μ − ζ̄_max·sup∣g∣)·k > sup‖B‖_W with B = ∂_ζ̄G − Dy_c[ρ] over the region: the "
+         "ellipsoid 𝓔 is forward invariant for ê, so ᾱ stays bounded by ᾱ_max and a = ζ̄ᾱ."),
+        ("zeta-decay", "g < 0 over the region, γ = −sup g > 0: ζ̄ ≤ ζ̄₁e^{−γT}, so the perturbation terms are "
+         "integrable and the bound D on the drift of " + bounded + " is finite."),
+        ("rest-point-bracket", f"f(θ) = {factor} at the cone point r_c(θ) changes sign on [θ_a, θ_b]: the "
+         "slow rest point θ* (f(θ*) = 0) lies in the bracket."),
+        ("slow-contraction", f"On every θ-piece c_j = inf −(f(θ)/(θ − θ*))·({cofactor}) > 0 for θ* in the "
+         "bracket (mean value or sector bound): ∣θ − θ*∣ decreases at rate ≥ c_j up to O(ζ̄)."),
+        ("reach-inside-theta", "The slow angle stays strictly inside Θ: [L, U] ⊂ (θ_lo, θ_hi), with L the "
+         "larger of min(θ₁, θ_a − Eζ̄₁/c) and a lower barrier piece (c_j·dist to the bracket beating its "
+         "ζ̄₁-terms, θ₁ above it), U likewise."),
+        ("offset-inside-band", "ζ̄₁·ᾱ_max/δ_a < w_s: the transversal offset ∣s − s_c(θ)∣ ≤ ∣a∣/δ_a stays "
+         "strictly inside the band, so the first-exit argument closes."),
+    ) + tuple(extra)
+    return tuple(Hypothesis(i, st, f"{test_file}::test_{i.replace('-', '_')}") for i, st in items)
+
+
+HYPOTHESES = chart_hypotheses("tests/soundness/forgeries/test_neutral.py", "φ(r_c(θ))", "ℓᵀβ", "log σ",
+                              "the solution is global and Σ(t) converges to a limit of rank exactly 1 (CLUSTERING)")
+
+
+@kind(KIND, REGION_SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_cluster_neutral(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and converges to a rank-one
     limit (regime CLUSTERING, rank 1, quantifier THIS), d = 3.

@@ -37,7 +37,7 @@ from __future__ import annotations
 from ...spec.errors import CertificationFailed
 from ..check import kind
 from ..claims import Claim, Quantifier
-from .neutral import REGION_SCHEMA, SlowMode, check_chart_certificate
+from .neutral import REGION_SCHEMA, SlowMode, chart_hypotheses, check_chart_certificate
 from .neutral_chart import slow_parts
 
 KIND = "tube-growth-neutral"
@@ -146,7 +146,15 @@ def growth_identity_parts(ch):
     return B, GROWTH.rate(ff), beta
 
 
-@kind(KIND, REGION_SCHEMA)
+HYPOTHESES = chart_hypotheses(
+    "tests/soundness/forgeries/test_neutral_growth.py", "b = ℓᵀβ", "φ", "log ζ",
+    "the solution exists for all t and grows at most exponentially (EXPONENTIAL_GROWTH)",
+    extra=(("identity-denominators", "On every θ-piece qᵀp, ∇a·p and ∣ẑ∣² are sign-definite: with ∂a/∂s ≠ 0 "
+            "(ℓᵀJ∇a = −∂a/∂s/∣t∣²), b = 0 forces B = det[V̂₂₂ẑ, p] = 0, and the identity "
+            "G·∣ẑ∣⁴(qᵀp)(∇a·p) = B·P makes the middle eigenvalue's rate G vanish at the rest point."),))
+
+
+@kind(KIND, REGION_SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_growth_neutral(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ exists for all t and grows at most
     exponentially (regime EXPONENTIAL_GROWTH, quantifier THIS), d = 3.
