@@ -337,13 +337,14 @@ _HEAD_TEXT = {"symA_nsd": "A_h + A_hᵀ ⪯ 0",
 
 @_property("head-property")
 def _head(p):
-    return (f"checkpoint sha256 {str(p.get('sha256'))[:12]}…, layer {p.get('layer')}, head {p.get('head')}: "
-            f"{_HEAD_TEXT.get(p.get('verdict'), '?')}")
+    return (f"checkpoint sha256 {str(p.get('sha256'))[:12]}…, layer {p.get('layer')}, head {p.get('head')} "
+            f"(d_h = {p.get('head_dim')}): {_HEAD_TEXT.get(p.get('verdict'), '?')}")
 
 
 @_property("head-eigenline-blowup")
 def _head_eig(p):
-    return (f"checkpoint sha256 {str(p.get('sha256'))[:12]}…, layer {p.get('layer')}, head {p.get('head')}: the "
+    return (f"checkpoint sha256 {str(p.get('sha256'))[:12]}…, layer {p.get('layer')}, head {p.get('head')} "
+            f"(d_h = {p.get('head_dim')}): the "
             f"single-head Gaussian flow (A = A_h, V = C_h) blows up in finite time from the rank-one Σ₀ = ûûᵀ on "
             f"the real eigenline of C_h with eigenvalue in [{p.get('v_lo')}, {p.get('v_hi')}]")
 

@@ -336,7 +336,8 @@ def _witness_certificates(hp, source: dict, x: list, which: str = "A") -> dict:
 
     def claim(k):
         return Claim("head-property", Quantifier.NONE,
-                     {"sha256": source["sha256"], "layer": hp.layer, "head": hp.head, "verdict": k})
+                     {"sha256": source["sha256"], "layer": hp.layer, "head": hp.head, "head_dim": hp.head_dim,
+                      "verdict": k})
 
     return {k: Certificate(kind="head-symA-witness", claim=claim(k), status=st,
                            data={**base, "verdict": k}).to_dict() for k, (st, c) in claims.items()}
@@ -452,7 +453,7 @@ def head_verdicts(hp, *, witnesses: bool = True, source: dict | None = None) -> 
             from ..exact.rational import frac_str
 
             cl = Claim("head-eigenline-blowup", Quantifier.NONE,
-                       {"sha256": source["sha256"], "layer": hp.layer, "head": hp.head,
+                       {"sha256": source["sha256"], "layer": hp.layer, "head": hp.head, "head_dim": hp.head_dim,
                         "v_lo": frac_str(Fraction(best.cert["v_lo"])), "v_hi": frac_str(Fraction(best.cert["v_hi"]))})
             out["head_blowup"].evidence["certificate"] = Certificate(
                 kind="head-eigenline-blowup", claim=cl, status=PROVED,

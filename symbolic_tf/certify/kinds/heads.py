@@ -153,7 +153,9 @@ _STATUS = {v: s for s, v in CLAIMS}
 
 
 def _head_params(data, **more):
-    return {"sha256": data["sha256"], "layer": int(data["layer"]), "head": int(data["head"]), **more}
+    # head_dim is part of the claim: "head h" names rows h·d_h … (h + 1)·d_h − 1 of the layer
+    return {"sha256": data["sha256"], "layer": int(data["layer"]), "head": int(data["head"]),
+            "head_dim": int(data["head_dim"]), **more}
 
 
 @kind(KIND, {**_HEAD, "verdict": ("enum", *sorted(_STATUS)), "x": "int[]"}, needs_problem=False,

@@ -69,7 +69,7 @@ def _eigenline(eig, W, head, dh, choose):
             lo, hi = sorted(Fr(v * (1 + s * 1e-10)).limit_denominator(10 ** 30) for s in (-1, 1))
             k = int(np.argmax(abs(z)))
             data = {"head": head, "head_dim": dh, "v_lo": q(lo), "v_hi": q(hi), "k": k, "r": k}
-            return forge(eig, data=data, params={**eig["claim"]["params"], "head": head, "v_lo": q(lo), "v_hi": q(hi)})
+            return forge(eig, data=data, params={**eig["claim"]["params"], "head": head, "head_dim": dh, "v_lo": q(lo), "v_hi": q(hi)})
     raise AssertionError("no such eigenvalue")
 
 
