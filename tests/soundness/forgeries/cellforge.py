@@ -99,3 +99,14 @@ def linear_relu(c) -> dict:
     c = str(Fraction(c))
     neg = str(-Fraction(c))
     return {"W1": [[1, 0], [0, 1], [-1, 0], [0, -1]], "W2": [[c, 0, neg, 0], [0, c, 0, neg]]}
+
+
+def indefinite_on(box) -> bool:
+    """Whether Σ₀(u, w) of the cov-disk family has a negative eigenvalue at the centre and near the corners of
+    the box (floats, numpy): no covariance lies there, so no regime sentence about the cell is true."""
+    import numpy as np
+
+    x0, x1, y0, y1 = (Fraction(b) for b in box)
+    pts = [(x0 + fx * (x1 - x0), y0 + fy * (y1 - y0)) for fx in (Fraction(1, 8), Fraction(1, 2), Fraction(7, 8))
+           for fy in (Fraction(1, 8), Fraction(1, 2), Fraction(7, 8))]
+    return all(np.linalg.eigvalsh(np.array(disk_sigma0(x, y))).min() < 0 for x, y in pts)

@@ -31,7 +31,7 @@ from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 
 from ..oracle import simulate
-from .cellforge import cell_points, disk_sigma0, linear_relu, load, problem_of, recell, save
+from .cellforge import cell_points, disk_sigma0, indefinite_on, linear_relu, load, problem_of, recell, save
 from .forge import accepts, rejects
 
 DAMP = Fraction(-1, 7)      # the isotropic drift c·I of the regressions: 1/(2|c|) = 7/2 < T_lo
@@ -210,6 +210,7 @@ def test_an_outside_cell_with_a_regime_claim(genuine):
     outside = {"box": ["1", "9/8", "-1/8", "1/8"], "status": "OUTSIDE", "regime": "OUTSIDE", "claim": OUTSIDE_TEXT,
                "certificate": {"kind": "cell-grid", "data": {"z": ["0", "1"]}}}
     assert ck.check(outside) is None
+    assert indefinite_on(outside["box"])      # Σ₀ is indefinite on the cell: a rank or a regime sentence is false
     for edit, pattern in ((dict(T_lo="1"), "states no rank or bracket"),
                           (dict(claim=genuine["data"]["cell"]["claim"]), "claim text of an OUTSIDE cell"),
                           (dict(regime="BLOWUP"), "must say regime OUTSIDE")):

@@ -33,7 +33,7 @@ from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 
 from ..oracle import simulate
-from .cellforge import cell_points, disk_sigma0, linear_relu, load, problem_of, recell, save
+from .cellforge import cell_points, disk_sigma0, indefinite_on, linear_relu, load, problem_of, recell, save
 from .forge import accepts, rejects
 
 
@@ -177,13 +177,15 @@ def test_a_relabelled_regime(genuine, ray):
 
 
 def test_a_tightened_bracket(ray):
-    """T_lo raised to the bracket's midpoint, T_hi lowered to it (the cell and the data together); the cell's
-    bracket differing from the data's; T_hi dropped."""
+    """T_lo raised to the bracket's midpoint, T_hi lowered to it (the cell and the data together); T_lo and T_hi
+    swapped; the cell's bracket differing from the data's; T_hi dropped."""
     lo, hi = (Fraction(ray["data"]["cell"][k]) for k in ("T_lo", "T_hi"))
     mid = str((lo + hi) / 2)
     for key in ("T_lo", "T_hi"):
         rejects(recell(ray, cell=lambda c: c.update({key: mid}), data=lambda d: d.update({key: mid})),
                 "does not contain the derived one")
+    swap = dict(T_lo=str(hi), T_hi=str(lo))        # the roles of the two numbers swapped
+    rejects(recell(ray, cell=lambda c: c.update(swap), data=lambda d: d.update(swap)), "T_lo > T_hi")
     rejects(recell(ray, cell=lambda c: c.update(T_lo=str(lo / 2))), "T_lo differs from the derived claim")
     rejects(recell(ray, cell=lambda c: c.pop("T_hi")), "T_hi differs from the derived claim")
 
@@ -206,6 +208,7 @@ def test_an_outside_cell_with_a_regime_claim(genuine):
     outside = {"box": ["1", "9/8", "-1/8", "1/8"], "status": "OUTSIDE", "regime": "OUTSIDE", "claim": OUTSIDE_TEXT,
                "certificate": {"kind": "cell-tube", "data": {"z": ["0", "1"]}}}
     assert ck.check(outside) is None
+    assert indefinite_on(outside["box"])      # Σ₀ is indefinite on the cell: a rank or a regime sentence is false
     for edit, pattern in ((dict(rank=0), "states no rank or bracket"),
                           (dict(claim=genuine["data"]["cell"]["claim"]), "claim text of an OUTSIDE cell"),
                           (dict(regime="CLUSTERING"), "must say regime OUTSIDE")):
