@@ -300,7 +300,7 @@ EQ_PART_TEXT = {
     "stable": "Σ* is locally exponentially stable (the linearisation on symmetric matrices is Hurwitz)",
     "unstable": "Σ* is unstable (the linearisation has an eigenvalue with positive real part)",
     "mean": ("along every solution with Σ(t) → Σ* the mean converges to α* = −M*⁻¹b, "
-             "M* = F + V + VΣ*A Hurwitz, with α* in the stated box"),
+             "M* = F + V + VΣ*A Hurwitz, with |α*_i − alpha_mid_i| ≤ alpha_rad_i"),
 }
 EQ_PART_ORDER = ("exists-unique", "pd", "stable", "unstable", "mean")
 
@@ -315,7 +315,10 @@ def _property(name):
 @_property("equilibrium-enclosure")
 def _eq_enclosure(p):
     parts = [c for c in EQ_PART_ORDER if c in p.get("parts", [])]
-    return "; ".join(EQ_PART_TEXT[c] for c in parts) + f" (r = {p.get('r')}, Sigma_mid = {_mat_text(p.get('Sigma_mid', []))})"
+    alpha = (f", alpha_mid = [{', '.join(str(x) for x in p['alpha_mid'])}], alpha_rad = "
+             f"[{', '.join(str(x) for x in p.get('alpha_rad', []))}]" if "alpha_mid" in p else "")
+    return ("; ".join(EQ_PART_TEXT[c] for c in parts)
+            + f" (r = {p.get('r')}, Sigma_mid = {_mat_text(p.get('Sigma_mid', []))}{alpha})")
 
 
 @_property("nonconvexity")

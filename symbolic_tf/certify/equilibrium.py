@@ -434,8 +434,10 @@ def _certificate(problem, res, prec):
                         "alpha_rad": [frac_str(q) for q in rads]}
     from .claims import EQ_PART_ORDER, Claim, Quantifier
 
-    claim = Claim("equilibrium-enclosure", Quantifier.NONE,
-                  {"parts": [c for c in EQ_PART_ORDER if c in claims], "Sigma_mid": data["Sigma_mid"], "r": data["r"]})
+    params = {"parts": [c for c in EQ_PART_ORDER if c in claims], "Sigma_mid": data["Sigma_mid"], "r": data["r"]}
+    if "mean" in data:
+        params.update(alpha_mid=data["mean"]["alpha_mid"], alpha_rad=data["mean"]["alpha_rad"])
+    claim = Claim("equilibrium-enclosure", Quantifier.NONE, params)
     return Certificate.for_problem(problem, KIND, claim, PROVED, data)
 
 

@@ -109,6 +109,9 @@ def check_equilibrium_krawczyk(cert, problem):
     data = cert.data
     params = {"parts": [c for c in EQ_PART_ORDER if c in data["claims"]],
               "Sigma_mid": [[frac_str(rat(x)) for x in row] for row in data["Sigma_mid"]], "r": frac_str(rat(data["r"]))}
+    if "mean" in params["parts"]:  # the α* box is part of what is claimed
+        params["alpha_mid"] = [frac_str(rat(x)) for x in data["mean"]["alpha_mid"]]
+        params["alpha_rad"] = [frac_str(rat(x)) for x in data["mean"]["alpha_rad"]]
     return "PROVED", Claim("equilibrium-enclosure", Quantifier.NONE, params)
 
 

@@ -45,6 +45,8 @@ def G():
 def _parts(cert, parts, **data):
     """The certificate re-stated with other parts (and data), the claim re-rendered."""
     params = {**cert["claim"]["params"], "parts": [p for p in EQ_PART_ORDER if p in parts]}
+    if "mean" not in parts:  # the α* box is claimed with the mean part only
+        params.pop("alpha_mid", None), params.pop("alpha_rad", None)
     return forge(cert, data={"claims": list(parts), **data}, params=params)
 
 
