@@ -28,7 +28,7 @@ from .cell_grids import lower_rational, rk4_step, upper_rational
 from .kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, pd_part_holds,
                                poly_range, ray_bracket, route_reason)
 from .kinds.cell_enclosures import rat
-from .kinds.cell_tube import cell_claim
+from .kinds.cells import cell_claim
 
 __all__ = ["KIND", "BasinCells", "search_reason"]
 

@@ -26,7 +26,8 @@ import numpy as np
 
 from ..exact.rational import frac_str
 from .kinds.cell_enclosures import MatPoly, pd_on_open_box, rat, scalar_range
-from .kinds.cell_tube import END_KINDS, KIND, cell_claim, cell_parallelepiped, route_reason, sigma0_enclosure
+from .kinds.cell_tube import END_KINDS, KIND, cell_parallelepiped, route_reason, sigma0_enclosure
+from .kinds.cells import OUTSIDE_TEXT, cell_claim
 
 __all__ = ["KIND", "TubeCells", "off_domain", "outside_cell", "search_reason"]
 
@@ -278,6 +279,6 @@ def outside_cell(S, cov, box, rbox, kind: str) -> dict | None:
         _lo, hi = scalar_range(S.quad(z), rbox)
         if hi <= 0:
             return {"status": "OUTSIDE", "regime": "OUTSIDE", "kind": kind, "argument": "vertex",
-                    "claim": "Σ₀ is not positive definite at any point of the cell (outside the map's domain)",
+                    "claim": OUTSIDE_TEXT,
                     "data": {"z": [frac_str(e) for e in z]}}
     return None

@@ -119,6 +119,8 @@ def no_route_reason(spec) -> str | None:
         None, or the one-line reason.
     """
     doc = spec.problem_doc
+    if "phase" in doc or "relu" in doc:  # the pencil is the autonomous Gaussian flow of depth 0
+        return "whole-cell certificates need constant parameters and no ReLU term (point verdicts only)"
     if "heads" in doc or single_quadratic_factor(doc.get("variant")) is None:
         return "whole-cell certificates need one quadratic (softmax-type) attention head"
     if "A" not in doc:

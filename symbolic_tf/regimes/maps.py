@@ -309,7 +309,7 @@ def _point_verdict(spec, pen, box, r: dict | None = None) -> dict:
         if not exc.field.startswith("initial.cov"):
             raise
         # Σ₀ is not PSD at this point (a cov-disk corner cell): outside the map's domain
-        return {**where, "status": "OUTSIDE", "regime": "OUTSIDE", "reason": str(exc)}
+        return {**where, "status": "OUTSIDE", "regime": "OUTSIDE", "route": "classify", "reason": str(exc)}
     d = c.to_dict()
     out = {**where, "status": d["status"], "regime": d["regime"], "route": "classify", "reason": d.get("reason", "")}
     for key in ("rank", "T_lo", "T_hi"):
@@ -828,7 +828,8 @@ def _check_point(spec: MapSpec, c: dict, cell_checker) -> bool:
     x0, x1, y0, y1 = c["_box"]
     if (x, y) != ((x0 + x1) / 2, (y0 + y1) / 2):
         _reject(f"{where}: ({p['x']}, {p['y']}) is not the cell's centre")
-    status, route = p["status"], p.get("route")
+    # maps written before points named their route gave none to an OUTSIDE classify point
+    status, route = p["status"], p.get("route", "classify" if p["status"] == "OUTSIDE" else None)
     if status == "UNDECIDED":
         if p["regime"] != "UNDECIDED":
             _reject(f"{where}: an UNDECIDED point states regime {p['regime'][:20]}")

@@ -238,7 +238,7 @@ def test_rim_cells_claim_only_their_positive_definite_points(search, grid):
     Σ₀ ≻ 0: the claim says so, the checker derives that quantifier (also for the standalone export), and
     the stronger whole-cell claim on the same data is rejected."""
     from symbolic_tf.certify.claims import Quantifier
-    from symbolic_tf.certify.kinds.cell_tube import cell_claim
+    from symbolic_tf.certify.kinds.cells import cell_claim
     from symbolic_tf.certify.kinds.cells import standalone_cell_claim
 
     spec, _bc = search

@@ -77,8 +77,8 @@ from ..check import Hypothesis, kind
 from ..claims import Claim
 from ..schema import validate
 from .cell_enclosures import MatPoly, pd_on_open_box
-from .cell_tube import derived_cell_claim, flow_reason, open_cell
-from .cells import standalone_cell_claim
+from .cell_tube import open_cell
+from .cells import bind_cell_claim, flow_reason, standalone_cell_claim
 from .cluster import isotropic_points
 from .replay import bracket_claim, flow_pairs
 
@@ -751,7 +751,7 @@ class BasinCellChecker:
         else:
             regime = "BLOWUP"
             params = bracket_claim(data, *basin["T"], _fail).params
-        return derived_cell_claim(cell, regime, params, _fail, pd_only)
+        return bind_cell_claim(cell, regime, params, _fail, pd_only)
 
 
 _T = "tests/soundness/forgeries/test_cell_basin.py::"

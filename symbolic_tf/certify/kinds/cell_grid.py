@@ -63,8 +63,8 @@ from ..schema import validate
 from .cell_basin import (DATA_SCHEMA as _BASIN_SCHEMA, blowup_bracket, check_basin, check_target, meets_disk,
                          pd_part_holds, poly_range, polynomial, quarters, rational)
 from .cell_enclosures import pd_on_open_box
-from .cell_tube import derived_cell_claim, open_cell
-from .cells import standalone_cell_claim
+from .cell_tube import open_cell
+from .cells import bind_cell_claim, standalone_cell_claim
 from .replay import bracket_claim, int_in
 
 KIND = "cell-grid"
@@ -804,7 +804,7 @@ class GridCellChecker:
         else:
             regime = "BLOWUP"
             params = bracket_claim(data, *grid.bracket(self.T0, *peak), _fail).params
-        return derived_cell_claim(cell, regime, params, _fail, pd_only)
+        return bind_cell_claim(cell, regime, params, _fail, pd_only)
 
 
 _T = "tests/soundness/forgeries/test_cell_grid.py::"

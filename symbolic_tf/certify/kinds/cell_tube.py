@@ -37,7 +37,7 @@ from ..check import Hypothesis, declaration, kind
 from ..claims import Claim, Quantifier
 from ..schema import parse_rat, validate
 from .cell_enclosures import MatPoly, pd_on_open_box, rat_box, scalar_range
-from .cells import standalone_cell_claim
+from .cells import OUTSIDE_TEXT, bind_cell_claim, bind_outside_cell, cell_claim, flow_reason, standalone_cell_claim
 from .cluster import check_cluster_end
 from .collapse import check_collapse_bounds, end_inside
 from .ray import check_ray_end
@@ -50,8 +50,8 @@ MAX_ORDER = 40
 MAX_STEPS = 20000
 ENCLOSURE_PREC = 128   # bits of the arb enclosure of the cell's Σ₀ set (part of the kind's definition)
 
-__all__ = ["KIND", "END_KINDS", "HYPOTHESES", "OUTSIDE_TEXT", "TubeCellChecker", "check_outside_cell", "open_cell",
-           "derived_cell_claim", "sigma0_enclosure", "cell_parallelepiped", "cell_claim", "route_reason", "flow_reason"]
+__all__ = ["KIND", "END_KINDS", "HYPOTHESES", "TubeCellChecker", "check_outside_cell", "open_cell",
+           "sigma0_enclosure", "cell_parallelepiped", "route_reason"]
 
 
 def _fail(msg):
@@ -97,34 +97,6 @@ def route_reason(spec) -> str | None:
         quadratic_heads(centre)
     except InvalidParameters as exc:
         return f"whole-cell tubes need quadratic (softmax-type) heads: {exc.reason}"
-    return None
-
-
-def flow_reason(problem, what: str) -> str | None:
-    """None when the slice's problem has an autonomous Gaussian-closed covariance flow, else why not.
-
-    The cell checkers replay or analyse the constant-parameter field Σ̇ = Σ_h(C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ)
-    + FΣ + ΣFᵀ; :func:`~symbolic_tf.variants.quadratic_heads` reads the parameters at depth 0 and
-    ignores a schedule and a ReLU term, so both are refused here.
-
-    Parameters
-    ----------
-    problem : symbolic_tf.spec.problem.Problem
-        The slice's problem at a point (its schedule and ReLU term do not depend on the point).
-    what : str
-        The certificate family, for the message.
-
-    Returns
-    -------
-    str or None
-        None, or the failed hypothesis in words.
-    """
-    if problem.schedule is not None:
-        return (f"{what} need constant parameters: the problem has a depth schedule, "
-                "so the flow is not the autonomous field the certificate analyses")
-    if problem.relu is not None:
-        return (f"{what} need a Gaussian-closed flow: the problem has a ReLU feed-forward term, "
-                "so Σ does not follow the covariance equation")
     return None
 
 
@@ -236,35 +208,10 @@ def cell_parallelepiped(cov, box, prec: int = ENCLOSURE_PREC):
     return center, basis, coords
 
 
-def cell_claim(regime: str, params: dict, pd_only: bool = False) -> Claim:
-    """The claim of a cell: the regime (with rank or T* bracket) at every interior point of the cell, or,
-    for a cell that meets the boundary of the cone, at every interior point where Σ₀ ≻ 0.
-
-    Parameters
-    ----------
-    regime : str
-        The regime name.
-    params : dict
-        ``rank`` or ``T_lo``/``T_hi``.
-    pd_only : bool, optional
-        Whether the claim covers only the cell's positive definite points.
-
-    Returns
-    -------
-    symbolic_tf.certify.claims.Claim
-        ``Claim(regime, EVERY_IN_CELL or EVERY_PD_IN_CELL, params)``.
-    """
-    return Claim(regime, Quantifier.EVERY_PD_IN_CELL if pd_only else Quantifier.EVERY_IN_CELL, params)
-
-
-#: the words of an OUTSIDE cell (a fixed sentence; the search side's cells store it)
-OUTSIDE_TEXT = "Σ₀ is not positive definite at any point of the cell (outside the map's domain)"
-
-
 def check_outside_cell(S, box, cell, data, fail) -> None:
     """An OUTSIDE cell: Σ₀ is not positive definite at any point of the closed cell, shown by a
     rational z with zᵀΣ₀(x, y)z ≤ 0 on the whole box (an exact range of a polynomial in (x, y)); the
-    cell must say regime OUTSIDE, state no rank or bracket, and carry :data:`OUTSIDE_TEXT`.
+    cell must say regime OUTSIDE, state no rank or bracket, and carry :data:`~symbolic_tf.certify.kinds.cells.OUTSIDE_TEXT`.
 
     Parameters
     ----------
@@ -286,13 +233,7 @@ def check_outside_cell(S, box, cell, data, fail) -> None:
     _lo, hi = scalar_range(S.quad(z), box)
     if not hi <= 0:
         fail("OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
-    # the witness proves only "outside the domain": no regime, rank, bracket or other sentence
-    if cell.get("regime") != "OUTSIDE":
-        fail("an OUTSIDE cell must say regime OUTSIDE")
-    if any(cell.get(k) is not None for k in ("rank", "T_lo", "T_hi")):
-        fail("an OUTSIDE cell states no rank or bracket")
-    if cell.get("claim") != OUTSIDE_TEXT:
-        fail("the claim text of an OUTSIDE cell is not the derived one (Σ₀ is not positive definite on the cell)")
+    bind_outside_cell(cell, fail)
 
 
 def open_cell(cell: dict, kind_name: str, S, fail):
@@ -332,43 +273,6 @@ def open_cell(cell: dict, kind_name: str, S, fail):
     if status != "PROVED":
         fail(f"status {str(status)[:20]!r} carries no certificate")
     return box, data
-
-
-def derived_cell_claim(cell: dict, regime: str, params: dict, fail, pd_only: bool = False) -> Claim:
-    """The claim a checker derived for a cell, after requiring that the cell's stored regime, rank,
-    bracket and claim text are exactly the derived ones.
-
-    Parameters
-    ----------
-    cell : dict
-        The stored cell.
-    regime : str
-        The derived regime.
-    params : dict
-        The derived ``rank`` or ``T_lo``/``T_hi``.
-    fail : callable
-        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
-    pd_only : bool, optional
-        Whether the derived claim covers only the cell's positive definite points.
-
-    Returns
-    -------
-    symbolic_tf.certify.claims.Claim
-        :func:`cell_claim` (regime, params, pd_only).
-    """
-    claim = cell_claim(regime, params, pd_only)
-    if cell.get("regime") != regime:
-        fail(f"the cell says {str(cell.get('regime'))[:20]}, the certificate proves {regime}")
-    for key in ("rank", "T_lo", "T_hi"):
-        stored = cell.get(key)
-        derived = params.get(key)
-        if (stored is None) != (derived is None) or (stored is not None and _num(stored) != _num(derived)):
-            fail(f"{key} differs from the derived claim")
-    if cell.get("claim") != claim.text():
-        if pd_only and cell.get("claim") == cell_claim(regime, params).text():
-            fail("Σ₀ ≻ 0 fails somewhere on the open cell: the claim covers only the cell's points where Σ₀ ≻ 0")
-        fail("the claim text is not the derived claim")
-    return claim
 
 
 class TubeCellChecker:
@@ -424,7 +328,7 @@ class TubeCellChecker:
         regime, params = END_KINDS[end](self.pairs, self.F, S_end, ts[-1], inner, self.d)
         if regime == "BLOWUP":   # the stored bracket must contain the derived one
             params = bracket_claim(data, *params, _fail).params
-        return derived_cell_claim(cell, regime, params, _fail)
+        return bind_cell_claim(cell, regime, params, _fail)
 
 
 _T = "tests/soundness/forgeries/test_cell_tube.py::"

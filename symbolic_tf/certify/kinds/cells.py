@@ -26,7 +26,8 @@ from .cell_enclosures import MatPoly, pd_on_open_box, psd_on_box, rat, rat_box, 
 
 KIND = "cell-riccati-vI"
 
-__all__ = ["KIND", "OUTSIDE_TEXT", "CellChecker", "bind_cell_claim", "check_cell", "standalone_cell_claim"]
+__all__ = ["KIND", "OUTSIDE_TEXT", "CellChecker", "bind_cell_claim", "bind_outside_cell", "cell_claim", "check_cell",
+           "flow_reason", "standalone_cell_claim"]
 
 
 def _fail(msg):
@@ -38,6 +39,9 @@ HYPOTHESES = (
     Hypothesis("vI-slice", "The slice is one softmax-type head with V = vI and scale independent of (x, y), a drift "
                "F = fI or none, and an initial covariance: then P = Σ⁻¹ solves Ṗ = −2fP − R, R = v·scale·(A + Aᵀ).",
                _T + "test_slice_with_a_general_V"),
+    Hypothesis("autonomous-gaussian", "The slice's problem has constant parameters (no depth schedule) and no ReLU "
+               "term: the pencil is the flow of depth 0, which a schedule stops following and a ReLU term leaves.",
+               _T + "test_slice_with_a_schedule_or_relu"),
     Hypothesis("sigma0-pd", "Σ₀(x, y) ≻ 0 on the open cell (a PROVED cell's claim is about positive definite Σ₀).",
                _T + "test_proved_cell_across_the_cone_boundary"),
     Hypothesis("outside-witness", "An OUTSIDE cell: a rational z with zᵀΣ₀(x, y)z ≤ 0 on the whole closed cell; it says "
@@ -71,6 +75,20 @@ def _scalar_identity(M):
     return c
 
 
+def _parameters_problem(spec):
+    """The slice's problem at the box's centre with Σ₀ replaced by I: its parameters (schedule, ReLU
+    term) do not depend on the point, and the replacement keeps a cov slice parseable there."""
+    import copy
+
+    from ...spec.problem import parse_problem
+
+    doc = copy.deepcopy(spec.problem_doc_at((spec.x_range[0] + spec.x_range[1]) / 2,
+                                            (spec.y_range[0] + spec.y_range[1]) / 2))
+    d = int(doc.get("d", 1))
+    doc.setdefault("initial", {})["cov"] = [[int(i == j) for j in range(d)] for i in range(d)]
+    return parse_problem(doc)
+
+
 class CellChecker:
     """Checks cells of one map spec (the polynomials are built once)."""
 
@@ -79,6 +97,9 @@ class CellChecker:
         factor = single_quadratic_factor(doc.get("variant"))
         if factor is None or "heads" in doc or "A" not in doc or "V" not in doc:
             _fail("the slice is not one quadratic (softmax-type) head with A and V")
+        why = flow_reason(_parameters_problem(spec), "cell-riccati-vI cells")
+        if why is not None:
+            _fail(why)
         for name in ("V", "scale"):
             if any(p == name or p.startswith(name + "[") for p in spec.leaves):
                 _fail(f"{name} depends on the coordinates")
@@ -168,11 +189,7 @@ class CellChecker:
                 _fail("z has the wrong length")
             _lo, hi = scalar_range(self.S.quad(z), box)
             self._need(hi <= 0, "OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
-            self._need(cell.get("regime") == "OUTSIDE", "an OUTSIDE cell must say regime OUTSIDE")
-            self._need(all(cell.get(k) is None for k in ("rank", "T_lo", "T_hi")),
-                       "an OUTSIDE cell states no rank or bracket")
-            if not point:
-                self._need(cell.get("claim") == OUTSIDE_TEXT, "the claim text of an OUTSIDE cell is not the derived one")
+            bind_outside_cell(cell, _fail, text=not point)
             return None
         if status != "PROVED":
             _fail(f"status {str(status)[:20]!r} carries no certificate")
@@ -255,6 +272,76 @@ class CellChecker:
 OUTSIDE_TEXT = "Σ₀ is not positive definite at any point of the cell (outside the map's domain)"
 
 
+def flow_reason(problem, what: str) -> str | None:
+    """None when the slice's problem has an autonomous Gaussian-closed covariance flow, else why not.
+
+    The cell checkers replay or analyse the constant-parameter field Σ̇ = Σ_h(C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ)
+    + FΣ + ΣFᵀ; :func:`~symbolic_tf.variants.quadratic_heads` reads the parameters at depth 0 and
+    ignores a schedule and a ReLU term, so both are refused here.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The slice's problem at a point (its schedule and ReLU term do not depend on the point).
+    what : str
+        The certificate family, for the message.
+
+    Returns
+    -------
+    str or None
+        None, or the failed hypothesis in words.
+    """
+    if problem.schedule is not None:
+        return (f"{what} need constant parameters: the problem has a depth schedule, "
+                "so the flow is not the autonomous field the certificate analyses")
+    if problem.relu is not None:
+        return (f"{what} need a Gaussian-closed flow: the problem has a ReLU feed-forward term, "
+                "so Σ does not follow the covariance equation")
+    return None
+
+
+def cell_claim(regime: str, params: dict, pd_only: bool = False) -> Claim:
+    """The claim of a cell: the regime (with rank or T* bracket) at every interior point of the cell, or,
+    for a cell that meets the boundary of the cone, at every interior point where Σ₀ ≻ 0.
+
+    Parameters
+    ----------
+    regime : str
+        The regime name.
+    params : dict
+        ``rank`` or ``T_lo``/``T_hi``.
+    pd_only : bool, optional
+        Whether the claim covers only the cell's positive definite points.
+
+    Returns
+    -------
+    Claim
+        ``Claim(regime, EVERY_IN_CELL or EVERY_PD_IN_CELL, params)``.
+    """
+    return Claim(regime, Quantifier.EVERY_PD_IN_CELL if pd_only else Quantifier.EVERY_IN_CELL, params)
+
+
+def bind_outside_cell(cell: dict, fail, text: bool = True) -> None:
+    """An OUTSIDE witness proves only "outside the domain": the cell says regime OUTSIDE, states no
+    rank or bracket and (``text``) carries :data:`OUTSIDE_TEXT`.
+
+    Parameters
+    ----------
+    cell : dict
+        The stored cell.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+    text : bool
+        Whether the cell carries claim text (a point verdict does not).
+    """
+    if cell.get("regime") != "OUTSIDE":
+        fail("an OUTSIDE cell must say regime OUTSIDE")
+    if any(cell.get(k) is not None for k in ("rank", "T_lo", "T_hi")):
+        fail("an OUTSIDE cell states no rank or bracket")
+    if text and cell.get("claim") != OUTSIDE_TEXT:
+        fail("the claim text of an OUTSIDE cell is not the derived one (Σ₀ is not positive definite on the cell)")
+
+
 def bind_cell_claim(cell: dict, regime: str, params: dict, fail, pd_only: bool = False, text: bool = True) -> Claim:
     """The claim a checker derived for a cell — ``regime`` with ``params`` (rank or T_lo/T_hi) at
     every interior point of the cell (or, ``pd_only``, at its points where Σ₀ ≻ 0) — after requiring
@@ -278,9 +365,9 @@ def bind_cell_claim(cell: dict, regime: str, params: dict, fail, pd_only: bool =
     Returns
     -------
     Claim
-        ``Claim(regime, EVERY_IN_CELL or EVERY_PD_IN_CELL, params)``.
+        :func:`cell_claim` (regime, params, pd_only).
     """
-    claim = Claim(regime, Quantifier.EVERY_PD_IN_CELL if pd_only else Quantifier.EVERY_IN_CELL, params)
+    claim = cell_claim(regime, params, pd_only)
     if cell.get("regime") != regime:
         fail(f"the cell says {str(cell.get('regime'))[:20]}, the certificate proves {regime}")
     for key in ("rank", "T_lo", "T_hi"):
@@ -288,11 +375,13 @@ def bind_cell_claim(cell: dict, regime: str, params: dict, fail, pd_only: bool =
         if (stored is None) != (derived is None) or (stored is not None and _num(stored) != _num(derived)):
             fail(f"{key} differs from the derived claim")
     if text and cell.get("claim") != claim.text():
+        if pd_only and cell.get("claim") == cell_claim(regime, params).text():
+            fail("Σ₀ ≻ 0 fails somewhere on the open cell: the claim covers only the cell's points where Σ₀ ≻ 0")
         fail("the claim text is not the derived claim")
     return claim
 
 
-def check_cell(spec, cell: dict) -> None:
+def check_cell(spec, cell: dict) -> Claim | None:
     """Re-verify one cell of a map of ``spec`` (raises CertificationFailed).
 
     Parameters

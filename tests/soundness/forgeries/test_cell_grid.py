@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from symbolic_tf.certify.kinds.cell_grid import GridCellChecker
-from symbolic_tf.certify.kinds.cell_tube import OUTSIDE_TEXT
+from symbolic_tf.certify.kinds.cells import OUTSIDE_TEXT
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 

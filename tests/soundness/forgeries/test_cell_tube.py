@@ -28,7 +28,8 @@ import numpy as np
 
 import pytest
 
-from symbolic_tf.certify.kinds.cell_tube import OUTSIDE_TEXT, TubeCellChecker
+from symbolic_tf.certify.kinds.cell_tube import TubeCellChecker
+from symbolic_tf.certify.kinds.cells import OUTSIDE_TEXT
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 
@@ -44,7 +45,8 @@ def _regenerate():
 
     from symbolic_tf.certify.certificate import Certificate
     from symbolic_tf.certify.check import declaration
-    from symbolic_tf.certify.kinds.cell_tube import KIND, cell_claim
+    from symbolic_tf.certify.kinds.cell_tube import KIND
+    from symbolic_tf.certify.kinds.cells import cell_claim
     from symbolic_tf.certify.validated.ray_tube import find_ray_blowup
     from symbolic_tf.spec.problem import parse_problem
 

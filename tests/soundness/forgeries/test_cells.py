@@ -162,3 +162,22 @@ def test_standalone_outside_cell_is_no_claim(disk):
     cert["data"]["cell"]["regime"] = "OUTSIDE"
     with pytest.raises(CertificationFailed, match="only a PROVED regime cell"):
         check(cert)
+
+
+@pytest.mark.parametrize("extra", [
+    {"phase": [{"duration": "1/100"}, {"duration": "1", "A": [[-1, 0], [0, -1]]}]},
+    {"relu": {"W1": [[1, 0], [0, 1], [-1, 0], [0, -1]], "b1": [0, 0, 0, 0],
+              "W2": [[-1, 0, 1, 0], [0, -1, 0, 1]]}},
+])
+def test_slice_with_a_schedule_or_relu(map_a, extra):
+    """A genuine BLOWUP cell of slice (a) with its spec given a schedule (A = −I from depth 1/100 on)
+    or a ReLU term W₂ReLU(W₁x) = −x (a contracting drift −I): the data are about the depth-0 pencil,
+    and the forged spec's flow is another one — with A = −I after t = 1/100, V = I, the closed form
+    Σ(t)⁻¹ = Σ(1/100)⁻¹ + 2(t − 1/100)·I stays positive definite: no blow-up."""
+    from symbolic_tf.spec.mapspec import parse_map_spec
+
+    c = _first(map_a, regime="BLOWUP", status="PROVED")
+    spec = copy.deepcopy(SLICE_A)
+    spec["problem"].update(copy.deepcopy(extra))
+    parse_map_spec(spec)   # a valid slice: only the certificate is wrong for it
+    rejects(_standalone(spec, c), r"need constant parameters|need a Gaussian-closed flow")
