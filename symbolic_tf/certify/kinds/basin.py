@@ -44,7 +44,24 @@ def basin_hypotheses(T, pre, what, level):
     """The hypotheses of the basin argument shared by ``equilibrium-basin`` and ``tube-basin``
     (:func:`~symbolic_tf.certify.kinds.krawczyk_box.check_basin`); ``T`` is the forgery file, ``pre`` the
     forgery tests' name prefix, ``what`` the point or box that must lie in the basin and ``level`` the
-    (id, test name) of that last hypothesis."""
+    (id, test name) of that last hypothesis.
+
+    Parameters
+    ----------
+    T : str
+        The forgery test file (``tests/…::``).
+    pre : str
+        The forgery tests' name prefix.
+    what : str
+        The point or box that must lie in the basin.
+    level : tuple of (str, str)
+        The id and test name of the last hypothesis.
+
+    Returns
+    -------
+    tuple of Hypothesis
+        The shared hypotheses.
+    """
     return (
         Hypothesis("single-softmax-head", "The embedded problem is one softmax head with an affine drift, "
                    "Σ̇ = G(Σ) = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ (F = 0 allowed, A scaled by the temperature): G, DG and "

@@ -34,10 +34,10 @@ import flint
 from ...exact.precision import working_precision
 from ...spec.errors import CertificationFailed
 from ..check import Hypothesis, declaration, kind
-from ..claims import Claim, Quantifier
+from ..claims import Claim
 from ..schema import parse_rat, validate
 from .cell_enclosures import MatPoly, pd_on_open_box, rat_box, scalar_range
-from .cells import OUTSIDE_TEXT, bind_cell_claim, bind_outside_cell, cell_claim, flow_reason, standalone_cell_claim
+from .cells import bind_cell_claim, bind_outside_cell, flow_reason, standalone_cell_claim
 from .cluster import check_cluster_end
 from .collapse import check_collapse_bounds, end_inside
 from .ray import check_ray_end

@@ -18,7 +18,18 @@ __all__ = ["check_no_blowup", "growth_rate", "bound_hypotheses"]
 
 def bound_hypotheses(test_file: str) -> tuple:
     """The hypotheses of the norm-growth argument ‖Σ̇‖₂ ≤ γ‖Σ‖₂ shared by ``no-blowup`` and
-    ``exponential-growth-theorem``; ``test_file`` holds the forgery tests (same test names)."""
+    ``exponential-growth-theorem``; ``test_file`` holds the forgery tests (same test names).
+
+    Parameters
+    ----------
+    test_file : str
+        The forgery test file's name under tests/soundness/forgeries/.
+
+    Returns
+    -------
+    tuple of Hypothesis
+        The shared hypotheses.
+    """
     t = f"tests/soundness/forgeries/{test_file}::"
     return (
         Hypothesis("growth-variant", "The problem is single-head Sinkhorn (the whitened cross-covariance of the "

@@ -60,7 +60,7 @@ def _config_heads(path: Path) -> tuple[int, int]:
         cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
         hidden, nh = cfg["hidden_size"], cfg["num_attention_heads"]
     except (OSError, ValueError, KeyError, TypeError):
-        _fail(f"the checkpoint folder has no readable config.json with hidden_size and num_attention_heads, "
+        _fail("the checkpoint folder has no readable config.json with hidden_size and num_attention_heads, "
               "so the head partition is unknown")
     if not (type(hidden) is int and type(nh) is int and hidden > 0 and nh > 0 and hidden % nh == 0):
         _fail("config.json: hidden_size must be a positive multiple of num_attention_heads")

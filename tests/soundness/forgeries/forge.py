@@ -19,7 +19,7 @@ from symbolic_tf.certify.claims import Claim, Quantifier
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 
-__all__ = ["forge", "rejects", "accepts", "q", "qm"]
+__all__ = ["forge", "edited", "rejects", "accepts", "q", "qm"]
 
 
 def q(x) -> str:
@@ -30,6 +30,18 @@ def q(x) -> str:
 
 def qm(M) -> list:
     return [[q(x) for x in row] for row in M]
+
+
+def edited(doc: dict, **changes) -> dict:
+    """A deep copy of a document (e.g. an embedded problem) with top-level keys replaced; a value
+    ``None`` removes the key."""
+    out = copy.deepcopy(doc)
+    for k, v in changes.items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
 
 
 def forge(cert: dict, *, data: dict | None = None, problem: dict | None = None, status: str | None = None,

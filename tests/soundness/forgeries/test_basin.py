@@ -23,7 +23,7 @@ from symbolic_tf.certify.claims import Claim, Quantifier
 from symbolic_tf.spec.problem import parse_problem
 
 from ..oracle import simulate
-from .forge import accepts, forge, q, rejects
+from .forge import accepts, edited, forge, q, rejects
 
 I2 = [["1", "0"], ["0", "1"]]
 MODEL = {"variant": "softmax", "d": 2, "A": [["1", "1/5"], ["0", "1"]], "V": [["-1", "1/10"], ["-1/20", "-1"]],
@@ -50,13 +50,7 @@ def cert():
 
 # ------------------------------------------------------------------ the shared forgeries (also test_tube.py)
 def problem_with(c, **changes):
-    p = copy.deepcopy(c["problem"])
-    for k, v in changes.items():
-        if v is None:
-            p.pop(k, None)
-        else:
-            p[k] = v
-    return p
+    return edited(c["problem"], **changes)
 
 
 def forge_other_variant(c):

@@ -15,7 +15,7 @@ from symbolic_tf.certify.certificate import Certificate
 from symbolic_tf.certify.check import check
 from symbolic_tf.certify.claims import Claim, Quantifier
 from symbolic_tf.certify.kinds.cells import KIND, OUTSIDE_TEXT
-from symbolic_tf.regimes.maps import check_map, run_map
+from symbolic_tf.regimes.maps import run_map
 from symbolic_tf.spec.errors import CertificationFailed
 
 from ..oracle import closed_form_Tstar

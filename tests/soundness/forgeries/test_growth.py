@@ -4,12 +4,11 @@ violates one hypothesis of the norm-growth argument, γ and the claim recomputed
 The helpers are shared with test_growth_theorem.py (the same bounds under a replayed theorem)."""
 from __future__ import annotations
 
-import copy
 from fractions import Fraction as Fr
 
 from symbolic_tf.spec.problem import parse_problem
 
-from .forge import accepts, forge, q, rejects
+from .forge import accepts, edited, forge, q, rejects
 
 SINKHORN = {"variant": "sinkhorn", "d": 2, "A": [["1", "0"], ["0", "1"]], "V": [["1", "1/3"], ["0", "1"]],
             "initial": {"cov": [["1", "1/4"], ["1/4", "1/2"]]}}
@@ -54,13 +53,7 @@ def with_data(cert, doc=None, **changes):
 
 
 def doc_with(doc, **kw):
-    out = copy.deepcopy(doc)
-    for k, v in kw.items():
-        if v is None:
-            out.pop(k, None)
-        else:
-            out[k] = v
-    return out
+    return edited(doc, **kw)
 
 
 # ---------------------------------------------------------------- the forgeries, per hypothesis

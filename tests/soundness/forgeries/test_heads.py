@@ -9,7 +9,6 @@ claim about "head 4" (rows 128…159), whose C_h has no eigenvalue anywhere near
 """
 from __future__ import annotations
 
-import copy
 from fractions import Fraction as Fr
 
 import numpy as np

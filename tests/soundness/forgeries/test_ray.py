@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import pytest
 
-from .forge import accepts, forge, q, rejects
+from .forge import accepts, edited, forge, q, rejects
 
 I2 = [["1", "0"], ["0", "1"]]
 RAY = {"variant": "softmax", "d": 2, "A": I2, "V": [["2", "1/2"], ["1/4", "-1"]], "initial": {"cov": I2}}
@@ -64,13 +64,7 @@ def pieces():
 
 
 def _problem(c, **changes):
-    p = copy.deepcopy(c["problem"])
-    for k, v in changes.items():
-        if v is None:
-            p.pop(k, None)
-        else:
-            p[k] = v
-    return p
+    return edited(c["problem"], **changes)
 
 
 def _residual_norm(c) -> Fraction:

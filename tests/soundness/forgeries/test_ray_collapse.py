@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import pytest
 
-from .forge import accepts, forge, q, rejects
+from .forge import accepts, edited, forge, q, rejects
 
 A = [["-2", "-1", "1"], ["-1/2", "-3/4", "-2"], ["5/4", "1", "-7/4"]]
 V = [["2", "0", "-3/2"], ["1", "5/4", "-1"], ["0", "-1", "1"]]
@@ -37,13 +37,7 @@ def cert():
 
 
 def _problem(c, **changes):
-    p = copy.deepcopy(c["problem"])
-    for k, v in changes.items():
-        if v is None:
-            p.pop(k, None)
-        else:
-            p[k] = v
-    return p
+    return edited(c["problem"], **changes)
 
 
 def _residual_norm(c) -> Fraction:

@@ -17,7 +17,7 @@ import pytest
 from symbolic_tf.spec.problem import parse_problem
 
 from ..oracle import simulate
-from .forge import accepts, forge, q, rejects
+from .forge import accepts, edited, forge, q, rejects
 
 DOC = {"variant": "softmax", "d": 2, "A": [["-2", "2/3"], ["3/2", "1"]], "V": [["1/4", "2"], ["-1/2", "1/2"]],
        "F": [["0", "-5/3"], ["-2/3", "-3/2"]], "initial": {"cov": [["1/2", "1/4"], ["1/4", "1/2"]]}}
@@ -36,13 +36,7 @@ def cert():
 
 
 def _problem(c, **changes):
-    p = copy.deepcopy(c["problem"])
-    for k, v in changes.items():
-        if v is None:
-            p.pop(k, None)
-        else:
-            p[k] = v
-    return p
+    return edited(c["problem"], **changes)
 
 
 def _fr(M):

@@ -2,7 +2,6 @@
 (symbolic_tf/certify/kinds/stationary.py, HYPOTHESES), every other field kept consistent."""
 from __future__ import annotations
 
-import copy
 import math
 
 import pytest
@@ -11,7 +10,7 @@ from scipy.integrate import solve_ivp
 from symbolic_tf.certify.stationary import stationary
 from symbolic_tf.spec.problem import parse_problem
 
-from .forge import accepts, forge, rejects
+from .forge import accepts, edited, forge, rejects
 
 SKEW = {"variant": "softmax", "d": 2, "A": [["0", "1"], ["-1", "0"]], "V": [["1", "0"], ["0", "1"]],
         "initial": {"cov": [["1", "1/4"], ["1/4", "1/2"]]}}   # Σ(A + Aᵀ)Σ = 0: every Σ₀ is stationary
@@ -40,13 +39,7 @@ def zero():
 
 
 def _doc(base, **kw):
-    doc = copy.deepcopy(base)
-    for k, v in kw.items():
-        if v is None:
-            doc.pop(k, None)
-        else:
-            doc[k] = v
-    return doc
+    return edited(base, **kw)
 
 
 def test_no_sigma0(skew):

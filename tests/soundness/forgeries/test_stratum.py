@@ -8,7 +8,7 @@ import pytest
 
 from symbolic_tf.spec.problem import parse_problem
 
-from .forge import accepts, forge, rejects
+from .forge import accepts, edited, forge, rejects
 
 # the drift model with V = I, A = −I, F = I from a rank-one Σ₀: the reduced flow Σ̇ = 2Σ − 2Σ² on range e₁
 # converges to 1, so Σ(t) → Σ* = diag(1, 0)
@@ -40,13 +40,7 @@ def cert():
 
 
 def _doc(base=DOC, **kw):
-    doc = copy.deepcopy(base)
-    for k, v in kw.items():
-        if v is None:
-            doc.pop(k, None)
-        else:
-            doc[k] = v
-    return doc
+    return edited(base, **kw)
 
 
 def test_no_sigma0(cert):

@@ -2,7 +2,6 @@
 violates one hypothesis of the bracket argument (validated Taylor tube + restarted LMI and norm bounds)."""
 from __future__ import annotations
 
-import copy
 from fractions import Fraction as Fr
 
 import pytest
@@ -10,7 +9,7 @@ import pytest
 from symbolic_tf.certify.taylor import tighten_blowup_bracket
 from symbolic_tf.spec.problem import parse_problem
 
-from .forge import accepts, forge, q, rejects
+from .forge import accepts, edited, forge, q, rejects
 
 # a general (non-scalar) V; the route's own search with a short, low-order tube (as in test_tampering.py)
 DOC = {"variant": "softmax", "d": 2, "A": [["1", "0"], ["0", "1"]], "V": [["1", "1/10"], ["0", "1"]],
@@ -28,13 +27,7 @@ def cert():
 
 
 def _doc(**kw):
-    doc = copy.deepcopy(DOC)
-    for k, v in kw.items():
-        if v is None:
-            doc.pop(k, None)
-        else:
-            doc[k] = v
-    return doc
+    return edited(DOC, **kw)
 
 
 def _bracket(c):

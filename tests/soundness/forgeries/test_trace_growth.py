@@ -2,14 +2,13 @@
 each violates one hypothesis of the trace-functional argument on the PSD cone, every other one kept."""
 from __future__ import annotations
 
-import copy
 
 import pytest
 
 from symbolic_tf.certify.trace_growth import find_trace_growth
 from symbolic_tf.spec.problem import parse_problem
 
-from .forge import accepts, forge, q, rejects
+from .forge import accepts, edited, forge, q, rejects
 
 # seed 0 #23 of the general-V set: a skew A (q_P = 2·tr(PVA)·det Σ, indefinite on Sym(2)), an unstable drift
 SKEW = {"variant": "softmax", "d": 2, "A": [["0", "-2"], ["2", "0"]], "V": [["0", "-1"], ["2", "1"]],
@@ -30,13 +29,7 @@ def cert():
 
 
 def _doc(base, **kw):
-    doc = copy.deepcopy(base)
-    for k, v in kw.items():
-        if v is None:
-            doc.pop(k, None)
-        else:
-            doc[k] = v
-    return doc
+    return edited(base, **kw)
 
 
 def test_refuted_status(cert):
