@@ -65,3 +65,39 @@ def run_notebook(tmp_path):
         return nb, outputs
 
     return run
+
+
+# ------------------------------------------------------------------------------ the heavy tier
+#: Tests run by `.ci/run` after the README's test command (`-m "not heavy"`, ≤ 6 min on 2 cores):
+#: every kind's tampering suite, the reproductions and executed notebooks, toy-size soaks, and the
+#: few searches that take tens of seconds.  Nothing here is skipped in CI: `.ci/run` runs
+#: `pytest -m heavy` right after.  Paths are whole modules; `path::name` is one test (all params).
+HEAVY = (
+    "tests/soundness/test_tampering.py",          # every kind's tampering (module-wide fixture)
+    "tests/soundness/test_soundness.py",          # classify against the float oracle (a soak)
+    "tests/test_benchmarks_smoke.py",             # every benchmark at toy size
+    "tests/reproduce/",                           # the papers' reproductions and their notebooks
+    "tests/conjectures/test_notebook_conjectures.py",
+    "tests/models/test_notebook_probe.py",
+    "tests/symbolic/test_notebook_gradient_flows.py",
+    "tests/certify/test_cell_basin.py",           # whole-disk basin searches (≈ 1 min of setup)
+    "tests/certify/test_cell_grid.py",
+    "tests/certify/test_neutral.py::test_a_far_entry_is_proved_by_the_sector_bound_and_barrier_pieces",
+    "tests/certify/test_neutral.py::test_the_benchmark_problem_from_its_own_sigma0",
+    "tests/certify/test_validated.py::test_random_sigma0_decided_fraction",
+    "tests/certify/test_rotation_return.py::test_d3_rotation_holds_the_reference",
+    "tests/certify/test_ray_collapse.py::test_the_benchmark_problem_homogeneity_and_a_permuted_basis",
+    "tests/certify/test_twisted_gaussian.py::test_rotation_scaling_pair_with_scalar_V_is_proved",
+    "tests/test_cli_gradient.py::test_convexity_of_one_pair_writes_its_certificate",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for item in items:
+        path = Path(str(item.fspath)).resolve().relative_to(root).as_posix()
+        name = item.originalname if hasattr(item, "originalname") else item.name
+        if any(path.startswith(h) if "::" not in h else h == f"{path}::{name}" for h in HEAVY):
+            item.add_marker(pytest.mark.heavy)
