@@ -93,6 +93,18 @@ HEAVY = (
     "tests/certify/test_validated.py::test_every_proved_rechecks_and_agrees_with_scipy",
     "tests/symbolic/test_energy.py::test_l2_energy_matches_monte_carlo_d2",
     "tests/certify/test_twisted_gaussian.py::test_rotation_scaling_threshold_matches_the_witness_family",
+    # compiled (numba) kernels: cold compiles of the large systems take 5–20 s each on a new machine
+    "tests/numeric/test_kernels.py::test_compiled_equals_numpy_on_every_variant[multihead[softmax,l2,sinkhorn]-d5]",
+    "tests/numeric/test_kernels.py::test_compiled_equals_numpy_on_every_variant[multihead[softmax,l2,sinkhorn]-d2]",
+    "tests/numeric/test_kernels.py::test_compiled_equals_numpy_on_every_variant[softmax+drift-d5]",
+    "tests/numeric/test_kernels.py::test_threaded_batch_equals_member_by_member_runs",
+    "tests/numeric/test_dense.py::test_dense_samples_match_the_closed_form",
+    "tests/numeric/test_phases.py::test_polynomial_parameters_on_the_compiled_loops",
+    "tests/certify/test_validated.py",             # validated tubes of classify (module fixtures ≈ 30 s)
+    "tests/conjectures/test_core.py::test_twisted_gaussian_entry_records_the_partial_result",
+    "tests/regimes/test_evidence.py::test_unfinished_slow_growth_gets_the_scale_free_reading",
+    "tests/control/test_cli_steer.py::test_tokens_follow_the_schedule",
+    "tests/certify/test_routes.py::test_growth_bound_holds_along_the_flow",
 )
 
 
@@ -102,6 +114,7 @@ def pytest_collection_modifyitems(config, items):
     root = Path(__file__).resolve().parents[1]
     for item in items:
         path = Path(str(item.fspath)).resolve().relative_to(root).as_posix()
-        name = item.originalname if hasattr(item, "originalname") else item.name
-        if any(path.startswith(h) if "::" not in h else h == f"{path}::{name}" for h in HEAVY):
+        name = getattr(item, "originalname", item.name)
+        ids = {f"{path}::{name}", f"{path}::{item.name}"}  # a test (every parameter) or one parameter
+        if any(path.startswith(h) if "::" not in h else h in ids for h in HEAVY):
             item.add_marker(pytest.mark.heavy)
