@@ -903,6 +903,8 @@ def check_map(doc: dict) -> dict:
         schema = doc.get("schema") if isinstance(doc, dict) else None
         raise CertificationFailed(f"map: unknown schema {str(schema)[:60]!r} (expected {SCHEMA})")
     spec, cells = _validated_structure(doc)
+    if doc.get("spec_hash") is not None and doc["spec_hash"] != spec.content_hash():
+        _reject("spec_hash is not the SHA-256 of the embedded spec")
     _check_tiling(spec, cells)
     shared = doc.get("shared", {})
     if not isinstance(shared, dict) or not all(isinstance(v, dict) for v in shared.values()):

@@ -211,3 +211,11 @@ def test_forged_map_is_refused_by_the_cli(map_a, tmp_path):
     assert r.returncode == 1, r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("REJECTED:") and "appears twice" in lines[0], r.stderr
+
+
+def test_spec_hash_names_the_embedded_spec(map_a):
+    """The map's spec_hash (what a resumed run and a reader use to name the slice) must be the
+    embedded spec's: cells of slice (a) filed under another spec's hash are refused."""
+    bad = copy.deepcopy(map_a)
+    bad["spec_hash"] = "0" * 64
+    _rejected(bad, r"spec_hash is not the SHA-256 of the embedded spec")
