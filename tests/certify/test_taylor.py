@@ -265,3 +265,47 @@ def test_bounded_or_unsupported_is_undecided(doc, why):
     assert v.status == UNDECIDED
     assert why in v.reason
     assert not v.evidence
+
+
+# A researcher's first own problem (a Jordan-block V): the integration's upper bound was ≈ 7·10⁻¹⁴
+# tighter than the checker's replay of the stored steps supports, the route returned it unchecked
+# inside classify and gave up.  The search now self-checks and widens outward on "not implied".
+FIRST_OWN = {"variant": "softmax", "d": 2, "A": [[1, "1/2"], ["-1/3", "1/4"]], "V": [[1, 2], [0, 1]],
+             "initial": {"cov": [[1, "1/5"], ["1/5", "1/2"]]}}
+
+
+def test_first_own_problem_is_proved_by_classify_and_holds_the_reference():
+    import sys
+    from pathlib import Path
+
+    from symbolic_tf.regimes.classify import classify
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from soundness.oracle import judge_blowup
+
+    p = parse_problem(FIRST_OWN)
+    c = classify(p)
+    assert c.status == PROVED and c.regime == "BLOWUP", c.reason
+    assert check(c.certificate).ok
+    lo, hi = Fraction(c.T_lo), Fraction(c.T_hi)
+    assert judge_blowup(p, float(lo), float(hi)).ok is True   # independent DOP853
+
+
+@pytest.mark.parametrize("ulps", [50, 5000])
+def test_a_tightened_float_proposal_still_proves(monkeypatch, ulps):
+    """The integration's upper bound moved down by many ulps (a proposal tighter than the checker
+    can replay): the search widens outward and still proves, with a bracket the checker accepts."""
+    import symbolic_tf.certify.taylor as tay
+    from symbolic_tf.certify.validated.lyapunov import caller_rechecks
+
+    real = tay._integrate
+
+    def tightened(*args, **kw):
+        times, lo, hi, info = real(*args, **kw)
+        return times, lo, hi - abs(hi.mid()) * ulps * 2.0 ** -52, info
+
+    monkeypatch.setattr(tay, "_integrate", tightened)
+    with caller_rechecks():   # as inside classify's routes, where the caller re-checks
+        v = tighten_blowup_bracket(parse_problem(FIRST_OWN))
+    assert v.status == PROVED, v.reason
+    assert check(v.evidence["certificate"]).ok
