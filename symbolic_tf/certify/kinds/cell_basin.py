@@ -92,7 +92,7 @@ RIM_DEPTH = 4           # subdivision depth of a cell on the cone's boundary (it
 MAX_MISSES = 6000       # search side: more failing boxes than this and the candidate L is given up
 _PREC = 128
 
-__all__ = ["KIND", "HYPOTHESES", "DATA_SCHEMA", "rational", "quarters", "polynomial", "BasinCellChecker", "PlanarField", "route_reason", "poly_range", "basin_schema",
+__all__ = ["KIND", "HYPOTHESES", "DATA_SCHEMA", "disk_setting_hypotheses", "rational", "quarters", "polynomial", "BasinCellChecker", "PlanarField", "route_reason", "poly_range", "basin_schema",
            "check_inner", "check_target", "check_basin", "ray_bracket", "blowup_bracket"]
 
 DATA_SCHEMA = {"target": ("enum", "cluster", "ray"), "centre": "rat[]", "W": "rat[][]", "rho": "rat",
@@ -754,21 +754,41 @@ class BasinCellChecker:
         return bind_cell_claim(cell, regime, params, _fail, pd_only)
 
 
+def disk_setting_hypotheses(T: str) -> tuple:
+    """The hypotheses of the projective-disk setting shared by ``cell-basin`` and ``cell-grid``
+    (checked by :func:`route_reason` and the spec parser); ``T`` is the forgery file (``…::``), whose
+    tests carry the same names.
+
+    Parameters
+    ----------
+    T : str
+        The forgery test file followed by ``::``.
+
+    Returns
+    -------
+    tuple of Hypothesis
+        sigma0-slice, projective-disk, constant-trace, constant-parameters, gaussian-closed.
+    """
+    return (
+    Hypothesis("sigma0-slice", "Only the initial covariance varies over the slice: Σ₀(x, y) is affine in the "
+               "coordinates and every parameter of the flow is the same at every point of the cell.",
+               T + "test_a_parameter_varying_over_the_cell"),
+    Hypothesis("projective-disk", "d = 2, one softmax-type head and no drift (F = 0): the flow is homogeneous "
+               "quadratic, so Σ = X/u turns it into the planar field g on the closed unit disk of trace-one X.",
+               T + "test_a_drift"),
+    Hypothesis("constant-trace", "tr Σ₀ ≡ T₀ > 0 on the slice, so the cell's directions (a, b) are affine in (x, y) "
+               "and every point starts at u₀ = 1/T₀.", T + "test_a_slice_of_varying_trace"),
+    Hypothesis("constant-parameters", "No depth schedule: A and V do not depend on the depth t, so g is the "
+               "projective flow at every time.", T + "test_a_depth_schedule"),
+    Hypothesis("gaussian-closed", "No ReLU feed-forward term: the token law stays Gaussian and Σ obeys the covariance "
+               "equation at all.", T + "test_a_relu_feed_forward"),
+    )
+
+
 _T = "tests/soundness/forgeries/test_cell_basin.py::"
 #: the hypotheses of a whole-cell basin, each checked by :class:`BasinCellChecker` (and the spec parser)
 HYPOTHESES = (
-    Hypothesis("sigma0-slice", "Only the initial covariance varies over the slice: Σ₀(x, y) is affine in the "
-               "coordinates and every parameter of the flow is the same at every point of the cell.",
-               _T + "test_a_parameter_varying_over_the_cell"),
-    Hypothesis("projective-disk", "d = 2, one softmax-type head and no drift (F = 0): the flow is homogeneous "
-               "quadratic, so Σ = X/u turns it into the planar field g on the closed unit disk of trace-one X.",
-               _T + "test_a_drift"),
-    Hypothesis("constant-trace", "tr Σ₀ ≡ T₀ > 0 on the slice, so the cell's directions (a, b) are affine in (x, y) "
-               "and every point starts at u₀ = 1/T₀.", _T + "test_a_slice_of_varying_trace"),
-    Hypothesis("constant-parameters", "No depth schedule: A and V do not depend on the depth t, so g is the "
-               "projective flow at every time.", _T + "test_a_depth_schedule"),
-    Hypothesis("gaussian-closed", "No ReLU feed-forward term: the token law stays Gaussian and Σ obeys the covariance "
-               "equation at all.", _T + "test_a_relu_feed_forward"),
+    *disk_setting_hypotheses(_T),
     Hypothesis("target-contracts", "The target ellipsoid 𝓔 = {zᵀWz ≤ rho} (W ≻ 0, rho, mu > 0) lies in the box p* ± R, "
                "the residual at its centre has rᵀWr < mu²·rho and −(DgᵀW + W·Dg) − 2·mu·W ⪰ 0 on that box where it "
                "meets the disk: 𝓔 ∩ disk is invariant and contracts to one equilibrium.",

@@ -60,8 +60,8 @@ from ...spec.errors import CertificationFailed
 from ..check import Hypothesis, kind
 from ..claims import Claim
 from ..schema import validate
-from .cell_basin import (DATA_SCHEMA as _BASIN_SCHEMA, blowup_bracket, check_basin, check_target, meets_disk,
-                         pd_part_holds, poly_range, polynomial, quarters, rational)
+from .cell_basin import (DATA_SCHEMA as _BASIN_SCHEMA, blowup_bracket, check_basin, check_target, disk_setting_hypotheses,
+                         meets_disk, pd_part_holds, poly_range, polynomial, quarters, rational)
 from .cell_enclosures import pd_on_open_box
 from .cell_tube import open_cell
 from .cells import bind_cell_claim, standalone_cell_claim
@@ -810,18 +810,7 @@ class GridCellChecker:
 _T = "tests/soundness/forgeries/test_cell_grid.py::"
 #: the hypotheses of a grid-basin cell, each checked by :class:`GridCellChecker` (and the spec parser)
 HYPOTHESES = (
-    Hypothesis("sigma0-slice", "Only the initial covariance varies over the slice: Σ₀(x, y) is affine in the "
-               "coordinates and every parameter of the flow is the same at every point of the cell.",
-               _T + "test_a_parameter_varying_over_the_cell"),
-    Hypothesis("projective-disk", "d = 2, one softmax-type head and no drift (F = 0): the flow is homogeneous "
-               "quadratic, so Σ = X/u turns it into the planar field g on the closed unit disk of trace-one X.",
-               _T + "test_a_drift"),
-    Hypothesis("constant-trace", "tr Σ₀ ≡ T₀ > 0 on the slice, so the cell's directions (a, b) are affine in (x, y) "
-               "and every point starts at u₀ = 1/T₀.", _T + "test_a_slice_of_varying_trace"),
-    Hypothesis("constant-parameters", "No depth schedule: A and V do not depend on the depth t, so g is the "
-               "projective flow at every time.", _T + "test_a_depth_schedule"),
-    Hypothesis("gaussian-closed", "No ReLU feed-forward term: the token law stays Gaussian and Σ obeys the covariance "
-               "equation at all.", _T + "test_a_relu_feed_forward"),
+    *disk_setting_hypotheses(_T),
     Hypothesis("target", "The target is verified: an ellipsoid target of cell-basin (contracting, with its annulus "
                "and optionally its polynomial basin), or a growth region R = {G_i ≤ 0 for every i} ∩ disk, forward "
                "invariant (∇G_i·g < 0 on every box where G_i may vanish) with c = tr Q(X) ≥ c_lo > 0 on it.",
