@@ -120,6 +120,11 @@ def _declared_softmax_kernel(cls) -> bool:
 def stability_bound(problem) -> StabilityBound:
     """The norms entering C(t); refuses variants other than softmax (+ affine drift).
 
+    A piecewise-constant depth schedule gives the largest norm of each parameter over its phases:
+    R(t) and L_x + L_μ increase with every norm, so the bound of the largest norms dominates the
+    phase-by-phase one at every depth.  Entries polynomial in t are refused (their norms are not
+    bounded by one constant).
+
     Parameters
     ----------
     problem : Problem
@@ -132,8 +137,22 @@ def stability_bound(problem) -> StabilityBound:
     Raises
     ------
     InvalidParameters
-        For a variant other than softmax (+ affine drift).
+        For a variant other than softmax (+ affine drift), or a schedule polynomial in t.
     """
+    if getattr(problem, "schedule", None) is not None:
+        from ..spec.schedule import problem_at, segments
+
+        segs = segments(problem.schedule)
+        if not all(seg.constant for seg in segs):
+            raise InvalidParameters("phase", "the stability constant covers piecewise-constant schedules only: "
+                                             "an entry polynomial in t has no single bound on its norm")
+        parts = [_constant_bound(problem_at(problem, seg.t0)) for seg in segs]
+        return StabilityBound(*(max(getattr(b, k) for b in parts) for k in ("normA", "normV", "normF", "normb")))
+    return _constant_bound(problem)
+
+
+def _constant_bound(problem) -> StabilityBound:
+    """The norms of a problem with constant parameters."""
     from .. import variants
 
     v = variants.bind(problem)

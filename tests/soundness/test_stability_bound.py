@@ -54,3 +54,51 @@ def test_measured_ratio_never_exceeds_C(case):
     ratio, logC = np.array(run["ratio"]), np.array(run["log_C"])
     assert run["W0"] > 0 and ratio[0] == 1.0
     assert np.all(np.log(ratio[1:]) <= logC[1:]), (doc, pert, T, p, seed, ratio.tolist(), logC.tolist())
+
+
+def test_schedule_uses_every_phase():
+    """A = 0 at the top and A = 4I from depth 1/10 (V = I): the bound of the top-level parameters
+    alone was C(1) = e, while the tokens' measured ratio reached ≈ 5; the bound now takes each
+    parameter's largest norm over the phases, and the measurement stays below it."""
+    doc = {"variant": "softmax", "d": 2, "A": [[0, 0], [0, 0]], "V": [[1, 0], [0, 1]],
+           "initial": {"law": "uniform_ball", "center": ["0", "0"], "radius": "1"},
+           "phase": [{"duration": "1/10"}, {"duration": "1", "A": [[4, 0], [0, 4]]}]}
+    p = parse_problem(doc)
+    from symbolic_tf.numeric.stability import stability_bound
+
+    assert stability_bound(p).normA >= 4
+    res = measure_stability(p, 1.0, (("scale", 0.05),), N=16, seeds=(0,), steps=16, n_save=4, p=2)
+    run = res["runs"][0]
+    assert np.all(np.log(np.array(run["ratio"][1:])) <= np.array(run["log_C"][1:]))
+
+
+def test_polynomial_schedule_is_refused():
+    from symbolic_tf.numeric.stability import stability_bound
+    from symbolic_tf.spec.errors import InvalidParameters
+
+    doc = {"variant": "softmax", "d": 1, "A": [["4*t"]], "V": [[1]], "initial": {"cov": [[1]]}}
+    with pytest.raises(InvalidParameters, match="piecewise-constant schedules only"):
+        stability_bound(parse_problem(doc))
+
+
+@st.composite
+def scheduled_cases(draw):
+    doc, pert, T, p, seed = draw(cases())
+    d = doc["d"]
+    phases = [{"duration": str(draw(st.sampled_from(["1/20", "1/10", "1/5"])))}]
+    for _ in range(draw(st.integers(1, 2))):
+        ph = {"duration": str(draw(st.sampled_from(["1/20", "1/10"])))}
+        for name in draw(st.sets(st.sampled_from(["A", "V"] + (["F"] if "F" in doc else [])), min_size=1)):
+            ph[name] = [[str(4 * draw(small)) for _ in range(d)] for _ in range(d)]
+        phases.append(ph)
+    return {**doc, "phase": phases}, pert, T, p, seed
+
+
+@settings(max_examples=25)
+@given(case=scheduled_cases())
+def test_measured_ratio_never_exceeds_C_over_schedules(case):
+    doc, pert, T, p, seed = case
+    res = measure_stability(parse_problem(doc), T, (pert,), N=16, seeds=(seed,), steps=8, n_save=4, p=p)
+    run = res["runs"][0]
+    ratio, logC = np.array(run["ratio"]), np.array(run["log_C"])
+    assert np.all(np.log(ratio[1:]) <= logC[1:]), (doc, pert, T, p, seed, ratio.tolist(), logC.tolist())
