@@ -46,10 +46,10 @@ def _cmd_energy(args) -> int:
 
 def _cmd_gradient_flow(args) -> int:
     """Is the variant's flow a gradient flow for the given metric? Decided exactly or with evidence."""
-    from ..symbolic.energy_structure import decide_gradient_flow
+    from ..conjectures.theorems import gradient_flow
 
     with as_options(d="--dim", metric="--metric"):
-        v = decide_gradient_flow(args.variant, args.metric, args.dim, symmetric=args.symmetric)
+        v = gradient_flow(args.variant, args.metric, args.dim, symmetric=args.symmetric)
     data = {"variant": args.variant, "metric": args.metric, "dim": args.dim, **v.to_dict()}
     emit(args, data, f"{v.status}: {v.claim}\n  {v.reason}")
     return 0
