@@ -69,7 +69,8 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
     Raises
     ------
     symbolic_tf.spec.errors.InvalidParameters
-        For a malformed entry, shape or a Σ₀ that is not PSD (the offending field first).
+        For a malformed entry, shape or a Σ₀ that is not PSD (the offending field first);
+        :class:`~symbolic_tf.spec.errors.UnknownVariant` for a variant that is not registered.
 
     Examples
     --------
@@ -80,7 +81,9 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
     """
     from .spec.problem import parse_problem
     from .spec.rational import as_lists
+    from .variants import get as get_variant
 
+    get_variant(variant)  # a typo is an error here, not at the first verb (UnknownVariant, with a suggestion)
     doc: dict = {"variant": variant}
     for key, val in (("A", A), ("V", V), ("Q", Q), ("K", K), ("F", F), ("b", b), ("scale", scale),
                      ("T", T), ("sigmoid_bias", sigmoid_bias), ("name", name),

@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 import sympy as sp
 
+import symbolic_tf as stf
 from symbolic_tf.cli import main
 from symbolic_tf.symbolic.convexity import gaussian_energy_is_finite, second_variation_gaussian_bw
 from symbolic_tf.spec.errors import InvalidParameters
@@ -101,3 +103,18 @@ def test_cli_gradient_flow_runs_the_requested_dimension(capsys):
     assert main(["gradient-flow", "sinkhorn", "--metric", "bures-wasserstein", "--dim", "9"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("symtf: error: --dim") and err.count("\n") == 1
+
+
+# ---- a typo is named where it is made ---------------------------------------------------
+def test_problem_with_a_mistyped_variant_is_refused_at_once():
+    from symbolic_tf.spec.errors import UnknownVariant
+
+    with pytest.raises(UnknownVariant, match=r"did you mean 'softmax'"):
+        stf.Problem("sofmax", A=[[1, 0], [0, 1]], V=[[1, 0], [0, 1]], cov=[[1, 0], [0, 1]])
+
+
+def test_a_mistyped_command_gets_one_line_with_the_closest_command(capsys):
+    assert main(["clasify", "x.toml"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("symtf: error: unknown command 'clasify' (did you mean 'classify'?)")
+    assert "symtf: error: symtf" not in err

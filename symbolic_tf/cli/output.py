@@ -38,7 +38,17 @@ class Parser(argparse.ArgumentParser):
         message : str
             The argparse error message.
         """
-        raise UsageError(f"{self.prog}: {message}")
+        import difflib
+        import re
+
+        m = re.match(r"argument command: invalid choice: '([^']*)'", message)
+        if m:  # a mistyped command: name the closest one instead of listing them all
+            sub = next(a for a in self._actions if isinstance(a, argparse._SubParsersAction))
+            close = difflib.get_close_matches(m.group(1), list(sub.choices), n=1)
+            message = (f"unknown command {m.group(1)!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+                       + f"; commands: {', '.join(sub.choices)}")
+        # the top-level parser's name is already in "symtf: error: …"; a subcommand names itself
+        raise UsageError(message if self.prog == "symtf" else f"{self.prog}: {message}")
 
 
 @contextmanager

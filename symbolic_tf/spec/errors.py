@@ -47,10 +47,14 @@ class UnknownVariant(InvalidParameters):
     """The requested attention variant is not registered."""
 
     def __init__(self, name: str, known: list[str] | tuple[str, ...]):
+        import difflib
+
         self.name = name
         self.known = tuple(known)
+        close = difflib.get_close_matches(str(name), self.known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
         super().__init__(
-            "variant", f"unknown variant {name!r}; known variants: {', '.join(self.known)}"
+            "variant", f"unknown variant {name!r}{hint}; known variants: {', '.join(self.known)}"
         )
 
 
