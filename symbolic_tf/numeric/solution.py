@@ -26,8 +26,10 @@ class Solution:
     Attributes
     ----------
     t_eval : (n,) sample times
-    alpha : (B, n, d) means at the samples (frozen at the last value after a member stops)
-    Sigma : (B, n, d, d) covariances at the samples (frozen likewise)
+    alpha : (B, n, d) means at the samples: after a member stops at ``t_end`` they are NaN when it
+        blew up, failed or ran out of steps (the solution is unknown or does not exist there), and
+        frozen at the last value when it converged or reached the horizon
+    Sigma : (B, n, d, d) covariances at the samples (likewise)
     status : (B,) int codes (see ``STATUS_NAMES``)
     t_end : (B,) last time reached
     alpha_end, Sigma_end : state at ``t_end``
@@ -46,6 +48,18 @@ class Solution:
     n_steps: np.ndarray
     n_rejected: np.ndarray
     method: str = "dopri5/numpy"
+
+    def __post_init__(self):
+        # samples past a blow-up (or a failure) are not values of the solution: NaN, never the
+        # last finite state held constant
+        gone = np.isin(np.asarray(self.status), (BLOWUP, FAILED, MAX_STEPS))
+        if gone.any() and len(self.t_eval):
+            past = gone[:, None] & (np.asarray(self.t_eval)[None, :] > np.asarray(self.t_end, dtype=float)[:, None])
+            if past.any():
+                self.alpha = np.array(self.alpha, dtype=float)
+                self.Sigma = np.array(self.Sigma, dtype=float)
+                self.alpha[past] = np.nan
+                self.Sigma[past] = np.nan
 
     def status_names(self) -> list[str]:
         """The status of every member as a name.
