@@ -19,18 +19,9 @@ import numpy as np
 from symbolic_tf.certify.kinds.neutral_chart import Chart, chart_of, cone_point, fast_centre
 from symbolic_tf.spec.problem import parse_problem
 
+# the tampering suite's neutral problems (seed 1 #7 and seed 0 #1 of the general-V set, from their own Σ(t))
+from ..test_tampering import GROWTH_AV, GROWTH_S0, NEUTRAL_AV, NEUTRAL_S0
 from .forge import forge, q, qm
-
-NEUTRAL_AV = ([["-1", "1", "4/3"], ["0", "2", "-1/3"], ["-7/4", "0", "1"]],
-              [["-5/3", "-1/2", "1"], ["-1", "-2/3", "5/3"], ["-1", "3/4", "-2"]])
-NEUTRAL_S0 = [["16485885/1048576", "-377437/262144", "20558389/1048576"],
-              ["-377437/262144", "49983/262144", "-950925/524288"],
-              ["20558389/1048576", "-950925/524288", "25642869/1048576"]]
-GROWTH_AV = ([["1/2", "-2", "-7/4"], ["-2", "1", "2"], ["-2", "1/2", "-2/3"]],
-             [["-2", "-2/3", "-1"], ["1", "-1/2", "-3/2"], ["2", "-1/3", "-1"]])
-GROWTH_S0 = [["1171712753/1048576", "40886233/131072", "-107684457/524288"],
-             ["40886233/131072", "91611447/1048576", "-30317375/524288"],
-             ["-107684457/524288", "-30317375/524288", "20228669/524288"]]
 
 
 def problem(A, V, S0):
