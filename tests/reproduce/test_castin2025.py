@@ -310,3 +310,19 @@ def test_run_quick_writes_json_and_figures(tmp_path):
     for p in figs:
         if p.suffix == ".png":
             _check_png(p)
+
+
+def test_eigenvalues_of_runs_with_nan_samples():
+    """Samples past a blow-up or the step limit are NaN (numeric.solution): the rank experiment reads
+    the eigenvalues of the finite ones and NaN for the rest (it raised LinAlgError in
+    ``symtf reproduce castin2025 --quick --seed 0``)."""
+    import numpy as np
+
+    from symbolic_tf.reproduce.castin2025.runs import eigvalsh_or_nan
+
+    S = np.array([[[2.0, 1.0], [1.0, 2.0]], [[np.nan, 0.0], [0.0, 1.0]], [[4.0, 0.0], [0.0, 9.0]]])
+    ev = eigvalsh_or_nan(S)
+    assert ev.shape == (3, 2)
+    assert np.allclose(ev[0], [1.0, 3.0]) and np.allclose(ev[2], [4.0, 9.0])
+    assert np.isnan(ev[1]).all()
+    assert np.isnan(eigvalsh_or_nan(np.full((2, 5, 3, 3), np.nan))).all()

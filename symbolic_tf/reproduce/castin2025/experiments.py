@@ -17,8 +17,8 @@ from .conventions import (BLOWUP_HORIZON_FACTOR, T_SCREEN, finite_time_blowup, a
                           draw_until, experiment_rng, indefinite, positive, reference_draws, rng_text, trace_one_grid)
 from .mathematics import (angle_to_lines, exact_matmul, exact_rank, isotropic_directions, numerical_rank,
                           softmax_blowup_time, softmax_closed_form)
-from .runs import (STATUS, grid_settings, has_closed_form, integrate_run, integrator_settings, progress_log,
-                   run_summary, sample_times, stats, status_counts)
+from .runs import (STATUS, eigvalsh_or_nan, grid_settings, has_closed_form, integrate_run, integrator_settings,
+                   progress_log, run_summary, sample_times, stats, status_counts)
 
 __all__ = ["exp_zero", "exp_line", "exp_plane", "exp_two_lines", "exp_blowup", "exp_mixed", "exp_ranks"]
 
@@ -772,8 +772,8 @@ def exp_ranks(seed: int = 0, *, dims=(3, 4, 5), n_draws: int = 100, T: float = 1
                     row["rank(Q) exact"] = np.bincount(rankQ, minlength=k + 1).tolist()
                 table[key] = row
                 data[key] = {"ranks": ranks, "exact": exact_soft if has_exact else None, "t_end": run["t_end"],
-                             "eig_end": np.linalg.eigvalsh(run["Sigma_end"]), "t": run["t"],
-                             "eig_t": np.linalg.eigvalsh(run["Sigma"])}
+                             "eig_end": eigvalsh_or_nan(run["Sigma_end"]), "t": run["t"],
+                             "eig_t": eigvalsh_or_nan(run["Sigma"])}
     return {
         "experiment": "ranks", "index": index,
         "title": "Histograms of the rank of the limit covariance (softmax, ℓ2; V = I and V = GᵀG)",

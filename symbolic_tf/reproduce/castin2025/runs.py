@@ -200,6 +200,30 @@ def stats(x) -> dict | None:
     return {"min": float(x.min()), "median": float(np.median(x)), "max": float(x.max())}
 
 
+def eigvalsh_or_nan(S):
+    """Eigenvalues (ascending) of each symmetric matrix in ``S``; NaN for a matrix with a NaN entry.
+
+    The integrator reports NaN samples past a blow-up, a failure or the step limit, where there
+    is no state to read (numeric.solution.Solution).
+
+    Parameters
+    ----------
+    S : numpy.ndarray, shape (..., d, d)
+        Symmetric matrices, some possibly NaN.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., d)
+        Their eigenvalues; all NaN where the matrix is not finite.
+    """
+    S = np.asarray(S, dtype=float)
+    out = np.full(S.shape[:-1], np.nan)
+    ok = np.isfinite(S).all(axis=(-2, -1))
+    if ok.any():
+        out[ok] = np.linalg.eigvalsh(S[ok])
+    return out
+
+
 def run_summary(run: dict, S0) -> dict:
     """Counts, blow-up times, trace ratios and eigenvalue ratios at the end of a batch run.
 
@@ -223,7 +247,7 @@ def run_summary(run: dict, S0) -> dict:
     st, Se = run["status"], run["Sigma_end"]
     tr0 = np.trace(S0, axis1=-2, axis2=-1)
     tr_end = np.trace(Se, axis1=-2, axis2=-1)
-    ev = np.linalg.eigvalsh(Se)
+    ev = eigvalsh_or_nan(Se)
     alive = st != BLOWUP
     out = {
         "members": int(st.size),
