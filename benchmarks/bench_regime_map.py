@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from symbolic_tf.certify.cells import certify_cell, certify_cells, pencil_for  # noqa: E402
+from symbolic_tf.certify.search.cell_riccati_vI import certify_cell, certify_cells, pencil_for  # noqa: E402
 from symbolic_tf.regimes.classify import classify  # noqa: E402
 from symbolic_tf.regimes.executors import make_executor  # noqa: E402
 from symbolic_tf.regimes.maps import check_map, run_map  # noqa: E402

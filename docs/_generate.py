@@ -35,7 +35,7 @@ def kind_pages(folder: Path) -> list[str]:
     from symbolic_tf.certify import check as chk
 
     chk._load()
-    names = chk.kinds()
+    names = chk.kind_names()
     index = ["# Certificate kinds", "",
              "One page per certificate kind: the claim it proves, the data it stores (its schema: field "
              "→ type) and how the independent checker re-derives the claim from those data with exact "

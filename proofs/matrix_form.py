@@ -14,10 +14,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from symbolic_tf.atomic import write_json_atomic  # noqa: E402
 from symbolic_tf.certify.check import check  # noqa: E402
-from symbolic_tf.certify.matrix_proofs import library as L  # noqa: E402
-from symbolic_tf.certify.matrix_proofs.certificates import (identity_certificate, search_witness,  # noqa: E402
+from symbolic_tf.certify.search.matrix_proofs import library as L  # noqa: E402
+from symbolic_tf.certify.search.matrix_proofs.certificates import (identity_certificate, search_witness,  # noqa: E402
                                                             witness_certificate)
-from symbolic_tf.certify.twisted_gaussian import twisted_gaussian_witness  # noqa: E402
+from symbolic_tf.certify.search.twisted_gaussian import twisted_gaussian_witness  # noqa: E402
 
 ap = argparse.ArgumentParser(description=__doc__)
 ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "certificates" / "matrix_form"))

@@ -8,7 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from symbolic_tf.atomic import write_json_atomic  # noqa: E402
-from symbolic_tf.certify.convexity import find_nonconvexity_witness  # noqa: E402
+from symbolic_tf.certify.search.convexity import find_nonconvexity_witness  # noqa: E402
 
 ap = argparse.ArgumentParser(description=__doc__)
 ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "certificates"))

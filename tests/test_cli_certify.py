@@ -61,7 +61,7 @@ def test_classify_uniform(tmp_path, capsys):
 ])
 def test_check_rejects_malformed_certificates(tmp_path, capsys, content, field, code):
     """Unparsable files are bad input (exit 2); parsable but wrong certificates are REJECTED (exit 1)."""
-    from symbolic_tf.certify.certificate import SCHEMA
+    from symbolic_tf.certify.check.certificate import SCHEMA
 
     f = tmp_path / "c.json"
     f.write_text(content.replace('"SCHEMA"', json.dumps(SCHEMA)))

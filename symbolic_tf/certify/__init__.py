@@ -1,6 +1,10 @@
-"""Certification: exact and ball decisions, certificates, and the independent checker.
+"""Certification, in two rooms with a wall between them.
 
-Floats search, rationals and balls decide.  Every PROVED/REFUTED produced here carries a
-:class:`~symbolic_tf.certify.certificate.Certificate` whose exact data
-:func:`symbolic_tf.certify.check.check` re-verifies from scratch.
+* :mod:`symbolic_tf.certify.check` — the checker kernel: claims, schemas, certificate I/O,
+  :func:`~symbolic_tf.certify.check.check` and one module per certificate kind in
+  :mod:`symbolic_tf.certify.check.kinds`, named as the kind.  It re-derives a certificate's claim
+  from its exact data and imports only the exact core, the problem spec and the standard library.
+* :mod:`symbolic_tf.certify.search` — what finds certificates: the routes, LMI builders,
+  Krawczyk, basins, cell searches and validated tubes.  Floats search, rationals and balls decide;
+  the search may call the checker to self-check, never the other way round.
 """

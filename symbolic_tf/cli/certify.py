@@ -86,7 +86,7 @@ def _cmd_check(args) -> int:
 
 def _cmd_enclose(args) -> int:
     """Validated tube (arb ball arithmetic) of the covariance flow from the problem's Σ₀ to T."""
-    from ..certify.validated import enclose
+    from ..certify.search.validated import enclose
     from ..spec.problem import load_problem
 
     T = exact_option(args.T, "--T", nonnegative=True)
@@ -101,7 +101,7 @@ def _cmd_enclose(args) -> int:
     if not tube.complete:
         text += f"\n  stopped: {tube.stop}"
     if args.plot:
-        from ..certify.validated.plot import tube_figure
+        from ..certify.search.validated.plot import tube_figure
 
         try:
             data["figure"] = str(tube_figure(tube, problem, args.plot))

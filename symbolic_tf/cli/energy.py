@@ -77,7 +77,7 @@ def _cmd_convexity(args) -> int:
     A = matrix_option(args.A, "--A")
     d = len(A)
     if args.along == "dirac":
-        from ..certify.convexity import find_nonconvexity_witness
+        from ..certify.search.convexity import find_nonconvexity_witness
 
         if args.points < 1:
             raise InvalidParameters("--points", "must be ≥ 1")
@@ -92,7 +92,7 @@ def _cmd_convexity(args) -> int:
             text += f"\n  witness positions {cert['data'].get('positions')}, displacements {cert['data'].get('displacements')}"
     elif args.along == "twisted" and args.V is None and args.variant == "softmax":
         # on Gaussians, for every V at once (for a singular A: along every curve (I + sN)Σ(I + sN)ᵀ)
-        from ..certify.twisted_gaussian import twisted_gaussian_convexity_every_v
+        from ..certify.search.twisted_gaussian import twisted_gaussian_convexity_every_v
 
         v = twisted_gaussian_convexity_every_v(A)
         if args.cert:
@@ -111,7 +111,7 @@ def _cmd_convexity(args) -> int:
         data = {"variant": args.variant, "along": "twisted", **v.to_dict()}
         text = f"{v.status}: {v.claim}\n  {v.reason}"
         if args.variant == "softmax":   # restricted to Gaussians (docs/mathematics.md §7)
-            from ..certify.twisted_gaussian import twisted_gaussian_convexity
+            from ..certify.search.twisted_gaussian import twisted_gaussian_convexity
 
             g = twisted_gaussian_convexity(A, Vm)
             data["gaussians"] = g.to_dict()

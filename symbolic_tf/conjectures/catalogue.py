@@ -66,7 +66,7 @@ def _identity_nsd():
 
 def _sinkhorn_refuted(symmetric_a, v_equals_a):
     def decide():
-        from ..certify.matrix_proofs.library import sinkhorn_gradient_statement, sinkhorn_gradient_witness
+        from ..certify.search.matrix_proofs.library import sinkhorn_gradient_statement, sinkhorn_gradient_witness
         from .theorems import refuted_by_given_witness
 
         return refuted_by_given_witness(sinkhorn_gradient_statement(symmetric_a, v_equals_a),
@@ -86,7 +86,7 @@ def _twisted_gaussian():
     A = aI + bJ, V = vI in d = 2, convex exactly when b² ≤ 3a² (kind
     ``twisted-rotation-scaling-convexity``)."""
     from ..certify.check import check
-    from ..certify.twisted_gaussian import (symmetric_convexity_certificate, twisted_gaussian_convexity_every_v,
+    from ..certify.search.twisted_gaussian import (symmetric_convexity_certificate, twisted_gaussian_convexity_every_v,
                                             twisted_gaussian_witness)
     from ..spec.verdict import REFUTED, UNDECIDED, Verdict
     from .theorems import COUNTEREXAMPLE, EVERY_D
@@ -106,7 +106,7 @@ def _twisted_gaussian():
     if every.status == "REFUTED" and check(every.evidence["certificate"]).status == "PROVED":
         semi["certificate"] = every.evidence["certificate"]
     partial.append(semi)
-    from ..certify.twisted_gaussian import gaussian_convexity_every_curve
+    from ..certify.search.twisted_gaussian import gaussian_convexity_every_curve
 
     for A, kind in (([[1, 1], [1, 1]], EVERY_D), ([[1, 1, 0], [-1, 0, 0], [0, 0, 0]], COUNTEREXAMPLE)):
         ver = gaussian_convexity_every_curve(A)     # a singular A: along every curve (I + sN)Σ(I + sN)ᵀ
@@ -116,7 +116,7 @@ def _twisted_gaussian():
                             "case": f"A singular (no twisted metric), A = {A}: {ver.status} along every curve "
                                     "(I + sN)Σ(I + sN)ᵀ — convex exactly when A = Aᵀ is semidefinite "
                                     "(docs/mathematics.md §7, 'every curve')"})
-    from ..certify.twisted_gaussian import rotation_scaling_convexity_certificate
+    from ..certify.search.twisted_gaussian import rotation_scaling_convexity_certificate
     from .theorems import FIXED_D
 
     pair = rotation_scaling_convexity_certificate([[1, 1], [-1, 1]], [[1, 0], [0, 1]])
@@ -142,7 +142,7 @@ def _twisted_gaussian():
 
 def _trace_refuted(claim):
     def decide():
-        from ..certify.matrix_proofs.library import trace_identity_statement
+        from ..certify.search.matrix_proofs.library import trace_identity_statement
         from .theorems import refuted_by_witness
 
         return refuted_by_witness(claim, trace_identity_statement(False).doc)

@@ -5,7 +5,7 @@ Each decider returns a :class:`~symbolic_tf.spec.verdict.Verdict` whose evidence
 that the independent checker re-verified:
 
 * ``proof for every d`` — a replayed ``matrix-identity`` proof
-  (:mod:`symbolic_tf.certify.matrix_proofs`) or a replayed operator-inequality theorem;
+  (:mod:`symbolic_tf.certify.check.matrix_proofs`) or a replayed operator-inequality theorem;
 * ``certified counterexample`` — an exact witness (a ``matrix-identity`` REFUTED certificate, or
   the non-closure witness of :func:`symbolic_tf.symbolic.closure.decide_invariance`).
 
@@ -37,7 +37,7 @@ CLOSURE_PROOFS = {
 
 
 def by_matrix_proofs(claim: str, *names: str) -> Verdict:
-    """PROVED for every d by the named proofs of :mod:`symbolic_tf.certify.matrix_proofs.library`,
+    """PROVED for every d by the named proofs of :mod:`symbolic_tf.certify.search.matrix_proofs.library`,
     each turned into a certificate and re-verified by the independent checker.
 
     Parameters
@@ -45,7 +45,7 @@ def by_matrix_proofs(claim: str, *names: str) -> Verdict:
     claim : str
         The claim's words.
     *names : str
-        Proof names (:data:`symbolic_tf.certify.matrix_proofs.library.NAMES`).
+        Proof names (:data:`symbolic_tf.certify.search.matrix_proofs.library.NAMES`).
 
     Returns
     -------
@@ -54,8 +54,8 @@ def by_matrix_proofs(claim: str, *names: str) -> Verdict:
         UNDECIDED when a proof does not check.
     """
     from ..certify.check import check
-    from ..certify.matrix_proofs import library as L
-    from ..certify.matrix_proofs.certificates import identity_certificate
+    from ..certify.search.matrix_proofs import library as L
+    from ..certify.search.matrix_proofs.certificates import identity_certificate
 
     certs, texts = [], []
     for n in names:
@@ -129,7 +129,7 @@ def refuted_by_witness(claim: str, statement: dict, dims=(2,)) -> Verdict:
         or UNDECIDED when none is found or it does not check.
     """
     from ..certify.check import check
-    from ..certify.matrix_proofs.certificates import search_witness, witness_certificate
+    from ..certify.search.matrix_proofs.certificates import search_witness, witness_certificate
 
     w = search_witness(statement, dims=dims)
     if w is None:
@@ -160,7 +160,7 @@ def refuted_by_given_witness(statement: dict, witness: dict) -> Verdict:
         witness does not check.
     """
     from ..certify.check import check
-    from ..certify.matrix_proofs.certificates import witness_certificate
+    from ..certify.search.matrix_proofs.certificates import witness_certificate
 
     cert = witness_certificate(statement, witness).to_dict()
     res = check(cert)
@@ -236,7 +236,7 @@ def by_theorem(claim: str, theorem: str, consequence: str) -> Verdict:
     claim : str
         The claim's words.
     theorem : str
-        A stored theorem name (:data:`symbolic_tf.certify.matrix_proofs.library.THEOREMS`).
+        A stored theorem name (:data:`symbolic_tf.certify.search.matrix_proofs.library.THEOREMS`).
     consequence : str
         How the claim follows from the theorem's conclusions (the words of the reason).
 
@@ -246,7 +246,7 @@ def by_theorem(claim: str, theorem: str, consequence: str) -> Verdict:
         PROVED with evidence kind ``proof for every d``, the theorem's SHA-256 and its statement,
         or UNDECIDED when it does not replay.
     """
-    from ..certify.matrix_proofs.order import stored_theorem
+    from ..certify.check.matrix_proofs.order import stored_theorem
     from ..spec.errors import CertificationFailed
 
     try:

@@ -2,7 +2,7 @@
 balls, or dual numbers again.  Evaluating a rational function f on Dual(x, v) gives f(x) and the
 directional derivative Df(x)[v]; over arb balls both parts are rigorous enclosures, so a ball
 Jacobian or a mean-value bound (f(x + h) − f(x) ∈ h·Df([x, x + h])) needs no hand-written
-derivative.  Used by the neutral clustering certificate (:mod:`symbolic_tf.certify.kinds.neutral`),
+derivative.  Used by the neutral clustering certificate (:mod:`symbolic_tf.certify.check.kinds.tube_cluster_neutral`),
 whose chart is a nest of rational maps.
 
 Nesting (a derivative of a derivative, or a derivative inside a mean-value form) uses *tags*: a

@@ -60,7 +60,7 @@ Verdicts per head (:class:`~symbolic_tf.spec.verdict.Verdict`):
 * ``conjecture_hypothesis`` — "C_hA_h + A_hᵀC_hᵀ ⪯ 0" (hypothesis of docs/mathematics.md §4's conjecture);
 * ``head_blowup`` — "the single-head Gaussian flow (A_h, V = C_h) blows up in finite time from
   some Σ₀ ⪰ 0": PROVED by a certified rank-one eigenline, otherwise UNDECIDED (the uniform
-  LMI certificates of :mod:`symbolic_tf.certify.lmi` live on svec(Σ), dimension d(d+1)/2 =
+  LMI certificates of :mod:`symbolic_tf.certify.search.lmi` live on svec(Σ), dimension d(d+1)/2 =
   73 920 here — out of reach).
 """
 from __future__ import annotations
@@ -322,17 +322,17 @@ def checkpoint_source(model) -> dict:
 
 
 def _witness_certificates(hp, source: dict, x: list, which: str = "A") -> dict:
-    """``head-symA-witness`` certificates (re-checked by :mod:`symbolic_tf.certify.kinds.heads`
+    """``head-symA-witness`` certificates (re-checked by :mod:`symbolic_tf.certify.check.kinds.heads`
     from the checkpoint file itself) for the verdicts a positive witness x decides: for
     xᵀ(A_h + A_hᵀ)x > 0 (``which="A"``) the first two, for xᵀ(C_hA_h + A_hᵀC_hᵀ)x > 0 the third."""
-    from ..certify.certificate import Certificate
+    from ..certify.check.certificate import Certificate
 
     base = {**source, "layer": hp.layer, "head": hp.head, "head_dim": hp.head_dim, "x": list(x)}
     claims = ({"symA_nsd": ("REFUTED", "A_h + A_hᵀ ⪯ 0"),
                "identity_value_blowup": ("PROVED", "with V = I the Gaussian flow of A_h blows up in finite time "
                                                     "from every Σ₀ ≻ 0")} if which == "A" else
               {"conjecture_hypothesis": ("REFUTED", "C_hA_h + A_hᵀC_hᵀ ⪯ 0")})
-    from ..certify.claims import Claim, Quantifier
+    from ..certify.check.claims import Claim, Quantifier
 
     def claim(k):
         return Claim("head-property", Quantifier.NONE,
@@ -448,8 +448,8 @@ def head_verdicts(hp, *, witnesses: bool = True, source: dict | None = None) -> 
             f"Σ₀ = ûûᵀ on a real eigenline of C_h (v = {best.v_float:.4g}, certified v·ûᵀA_hû > 0): "
             f"Σ(t) = ûûᵀ/(1 − 2v·a·t), T* ∈ {best.T_star}; {len(blow)} of {len(lines)} real eigenlines blow up")
         if source is not None:
-            from ..certify.certificate import Certificate
-            from ..certify.claims import Claim, Quantifier
+            from ..certify.check.certificate import Certificate
+            from ..certify.check.claims import Claim, Quantifier
             from ..exact.rational import frac_str
 
             cl = Claim("head-eigenline-blowup", Quantifier.NONE,

@@ -57,7 +57,7 @@ def check_document(doc: dict, size: int, label: str) -> DocumentCheck:
         certificate or the map does not verify; :class:`~symbolic_tf.spec.errors.ProblemFileError`
         when a single certificate is too large.
     """
-    from ..certify.certificate import SCHEMA as CERT_SCHEMA, Certificate
+    from ..certify.check.certificate import SCHEMA as CERT_SCHEMA, Certificate
     from ..certify.check import check, embedded_certificates
     from ..spec.errors import ProblemFileError
     from ..spec.limits import MAX_FILE_BYTES

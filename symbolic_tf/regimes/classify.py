@@ -1,18 +1,18 @@
 """Classify a parameter point: one regime with its status, claim and certificate.
 
-Regimes (:class:`symbolic_tf.certify.claims.Regime`): CLUSTERING (with the rank of the limit),
+Regimes (:class:`symbolic_tf.certify.check.claims.Regime`): CLUSTERING (with the rank of the limit),
 EQUILIBRIUM, BOUNDED, EXPONENTIAL_GROWTH, BLOWUP (with a rational bracket [T_lo, T_hi]) or
 UNDECIDED (with the reason and the numerical evidence).  For the problem's own Σ₀, or with
 ``uniform=True`` for a class of Σ₀ (the claim's quantifier says which).
 
-:func:`classify` is a loop over the route registry (:mod:`symbolic_tf.certify.routes`) in
+:func:`classify` is a loop over the route registry (:mod:`symbolic_tf.certify.search.routes`) in
 declared order; it names no route and no variant.  A route's PROVED verdict becomes the
 problem's regime only if
 
 1. its certificate passes the independent checker (:func:`symbolic_tf.certify.check.check`),
    which re-derives the claim and status from the data, and
 2. the checked claim's quantifier covers the problem's Σ₀, decided exactly
-   (:meth:`symbolic_tf.certify.claims.Claim.covers`): e.g. "every Σ₀ ≻ 0" does not decide a
+   (:meth:`symbolic_tf.certify.check.claims.Claim.covers`): e.g. "every Σ₀ ≻ 0" does not decide a
    singular Σ₀.
 
 Proved claims that are not regimes of this Σ₀ (a locally stable equilibrium, a statement for
@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from ..certify.claims import Claim, Regime
+from ..certify.check.claims import Claim, Regime
 from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED
 
@@ -149,7 +149,7 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
         The regime of the first route whose checked claim covers Σ₀ (status PROVED), else
         UNDECIDED with the reasons of every route and, when ``evidence``, the numerical evidence.
     """
-    from ..certify.routes import Context, prove
+    from ..certify.search.routes import Context, prove
     from ..variants import bind
 
     variant = bind(problem)

@@ -198,7 +198,7 @@ class SerialExecutor(Executor):
 
 #: modules a pool worker imports when it starts, so the first task does not pay for them (the map
 #: worker's); named, not imported here: an executor runs any function and depends on none of them
-WARM_MODULES = ("symbolic_tf.regimes.maps", "symbolic_tf.certify.cells", "symbolic_tf.certify.riccati")
+WARM_MODULES = ("symbolic_tf.regimes.maps", "symbolic_tf.certify.search.cell_riccati_vI", "symbolic_tf.certify.search.riccati")
 
 
 def _warm_worker() -> None:

@@ -2,7 +2,7 @@
 
 A map covers the coordinate box of a :class:`~symbolic_tf.spec.mapspec.MapSpec` with cells.
 Level 0 is the spec's ``resolution`` grid; at level L the grid is (n_x·2ᴸ) × (n_y·2ᴸ).  Each
-cell is certified *whole* (:mod:`symbolic_tf.certify.cells`: its verdict holds at every interior
+cell is certified *whole* (:mod:`symbolic_tf.certify.search.cell_riccati_vI`: its verdict holds at every interior
 point, by vertex or centred-form arguments); an undecided cell splits into four until
 ``max_depth``, so the boundary between regimes ends up thin (so does a blow-up cell whose T*
 bracket is wider than a factor ``bracket_ratio``).  Undecided cells at the minimum
@@ -88,7 +88,7 @@ _CACHE: dict = {}
 def _prepared(spec_doc: dict):
     key = json.dumps(spec_doc, sort_keys=True)
     if key not in _CACHE:
-        from ..certify.cells import pencil_for
+        from ..certify.search.cell_riccati_vI import pencil_for
 
         doc = dict(spec_doc)
         doc.pop("schema", None)
@@ -104,31 +104,31 @@ def _prepared(spec_doc: dict):
 
 
 def _tube_cells(spec):
-    from ..certify.cell_tubes import TubeCells
+    from ..certify.search.cell_tube import TubeCells
 
     return TubeCells(spec)
 
 
 def _basin_cells(spec):
-    from ..certify.cell_basins import BasinCells
+    from ..certify.search.cell_basin import BasinCells
 
     return BasinCells(spec)
 
 
 def _tube_checker(spec):
-    from ..certify.kinds.cell_tube import TubeCellChecker
+    from ..certify.check.kinds.cell_tube import TubeCellChecker
 
     return TubeCellChecker(spec)
 
 
 def _basin_checker(spec):
-    from ..certify.kinds.cell_basin import BasinCellChecker
+    from ..certify.check.kinds.cell_basin import BasinCellChecker
 
     return BasinCellChecker(spec)
 
 
 def _grid_checker(spec):
-    from ..certify.kinds.cell_grid import GridCellChecker
+    from ..certify.check.kinds.cell_grid import GridCellChecker
 
     return GridCellChecker(spec)
 
@@ -136,18 +136,18 @@ def _grid_checker(spec):
 #: whole-cell kinds beyond the Riccati pencil, in route order: kind → (module with ``search_reason``,
 #: the cell search, the cell checker).  ``cell-grid`` cells come from the ``cell-basin`` search (the
 #: same slices), so that route is found first and the entry serves the checker.
-_CELL_KINDS = {"cell-tube": ("cell_tubes", _tube_cells, _tube_checker),
-               "cell-basin": ("cell_basins", _basin_cells, _basin_checker),
-               "cell-grid": ("cell_basins", _basin_cells, _grid_checker)}
+_CELL_KINDS = {"cell-tube": ("search.cell_tube", _tube_cells, _tube_checker),
+               "cell-basin": ("search.cell_basin", _basin_cells, _basin_checker),
+               "cell-grid": ("search.cell_basin", _basin_cells, _grid_checker)}
 _CELL_SEARCHES = {k: v[1] for k, v in _CELL_KINDS.items()}
 
 
 def cell_route(spec: MapSpec) -> tuple:
     """The whole-cell certificate kind of a slice and, when there is none, why not.
 
-    ``cell-riccati-vI`` (:mod:`symbolic_tf.certify.cells`) for V = vI and F = fI; else ``cell-tube``
-    (:mod:`symbolic_tf.certify.cell_tubes`) for slices of Σ₀ only with a drift; else ``cell-basin``
-    (:mod:`symbolic_tf.certify.cell_basins`) for trace-constant Σ₀ slices in d = 2 without drift; else
+    ``cell-riccati-vI`` (:mod:`symbolic_tf.certify.search.cell_riccati_vI`) for V = vI and F = fI; else ``cell-tube``
+    (:mod:`symbolic_tf.certify.search.cell_tube`) for slices of Σ₀ only with a drift; else ``cell-basin``
+    (:mod:`symbolic_tf.certify.search.cell_basin`) for trace-constant Σ₀ slices in d = 2 without drift; else
     point verdicts.
 
     Parameters
@@ -162,7 +162,7 @@ def cell_route(spec: MapSpec) -> tuple:
     """
     import importlib
 
-    from ..certify.cells import KIND as PENCIL, no_route_reason
+    from ..certify.search.cell_riccati_vI import KIND as PENCIL, no_route_reason
 
     why = no_route_reason(spec)
     if why is None:
@@ -178,7 +178,7 @@ def cell_route(spec: MapSpec) -> tuple:
 
 def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
     if kind is None:
-        from ..certify.cells import KIND as kind
+        from ..certify.search.cell_riccati_vI import KIND as kind
 
     out = {"id": [level, i, j], "box": [_fraction_str(b) for b in box], "status": r["status"],
            "regime": r.get("regime", "UNDECIDED")}
@@ -288,7 +288,7 @@ def _point_verdict(spec, pen, box, r: dict | None = None) -> dict:
     xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
     where = {"x": frac_str(xc), "y": frac_str(yc)}
     if pen is not None:
-        from ..certify.cells import KIND, certify_cell
+        from ..certify.search.cell_riccati_vI import KIND, certify_cell
 
         if r is None:
             r = certify_cell(pen, (xc, xc, yc, yc))
@@ -354,7 +354,7 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
             rec["point"] = _point_verdict(spec, None, box)
             out.append(rec)
         return out
-    from ..certify.cells import KIND, certify_cells
+    from ..certify.search.cell_riccati_vI import KIND, certify_cells
 
     # all cells of the chunk at once (one stacked float search), then the centres of the
     # cells left UNDECIDED at max_depth, also at once
@@ -820,7 +820,7 @@ def _check_point(spec: MapSpec, c: dict, cell_checker) -> bool:
     rank and bracket.  An OUTSIDE classify point is the map's Σ₀ failing to be PSD there.  No
     PROVED or REFUTED point without a certificate."""
     from ..certify.check import check
-    from ..certify.kinds.cells import KIND
+    from ..certify.check.kinds.cell_riccati_vI import KIND
     from ..spec.rational import parse_rational_str
 
     p, where = c["point"], f"point of cell {c['id']}"
@@ -863,7 +863,7 @@ def _check_point(spec: MapSpec, c: dict, cell_checker) -> bool:
     _checked(where, run, p["certificate"])
     if res.status != status:
         _reject(f"{where}: the point says {status}, its certificate {res.status}")
-    from ..certify.certificate import Certificate
+    from ..certify.check.certificate import Certificate
 
     covers, why = res.claim.covers(problem, Certificate.from_dict(p["certificate"]).parsed_problem())
     if not covers:
@@ -897,7 +897,7 @@ def check_map(doc: dict) -> dict:
     dict
         ``{"cells_checked", "points_checked", "cells"}``.
     """
-    from ..certify.kinds.cells import CellChecker
+    from ..certify.check.kinds.cell_riccati_vI import CellChecker
 
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         schema = doc.get("schema") if isinstance(doc, dict) else None
@@ -920,7 +920,7 @@ def check_map(doc: dict) -> dict:
             _checked(f"the map's {kind} checker", lambda s: checkers.setdefault(kind, make(s)), spec)
         return checkers[kind]
 
-    from ..certify.kinds.cells import KIND as PENCIL_KIND
+    from ..certify.check.kinds.cell_riccati_vI import KIND as PENCIL_KIND
 
     n_cells = n_points = 0
     for c in cells:
@@ -970,7 +970,7 @@ def theory_fields(spec: MapSpec, n: int = 301):
     """
     import numpy as np
 
-    from ..certify.cells import pencil_for
+    from ..certify.search.cell_riccati_vI import pencil_for
 
     pen = pencil_for(spec)
     if pen is None:

@@ -99,7 +99,7 @@ def _fm(rows):
 def stable_problem(target=(Fraction(3, 2), Fraction(-1))):
     """The stable configuration: R = −2I ≺ 0, F anti-Hurwitz, v = −1; b = −M*·target so that α → target.
 
-    Σ → Σ* (the Riccati equilibrium of :func:`symbolic_tf.certify.riccati.classify_vI`) and
+    Σ → Σ* (the Riccati equilibrium of :func:`symbolic_tf.certify.search.riccati.classify_vI`) and
     M* = F + vI + vΣ*B is the mean's linear part at Σ*, so b = −M*·target makes α* = target.
 
     Parameters
@@ -116,7 +116,7 @@ def stable_problem(target=(Fraction(3, 2), Fraction(-1))):
     extra : dict
         What the experiment records beside it (``target``, ``M_star``).
     """
-    from ..certify import riccati
+    from ..certify.search import riccati
 
     v = Fraction(-1)
     F = _fm([[1, Fraction(1, 2)], [0, 2]])
@@ -224,7 +224,7 @@ def certified(problem) -> dict:
         ``certificate``, the Riccati evidence ``Sigma_star`` / ``alpha_star`` when found, and
         ``certificate_ok`` (with ``certificate_error`` when the check raised).
     """
-    from ..certify import riccati
+    from ..certify.search import riccati
     from ..certify.check import check
     from ..regimes.classify import classify
 

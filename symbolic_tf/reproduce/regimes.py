@@ -9,8 +9,8 @@
 (c) the reference "converges or blows up depending on Σ₀" experiment (Castin et al.,
     experiment 6: its fixed A, V with V not a multiple of I) as a Σ₀-disk map (Σ₀ of trace one, no
     drift): cells whose directions lie in a certified basin of the projective disk are certified
-    whole (kind ``cell-basin``, :mod:`symbolic_tf.certify.cell_basins`: the clustering basin of the
-    attracting isotropic point; kind ``cell-grid``, :mod:`symbolic_tf.certify.cell_grids`: the
+    whole (kind ``cell-basin``, :mod:`symbolic_tf.certify.search.cell_basin`: the clustering basin of the
+    attracting isotropic point; kind ``cell-grid``, :mod:`symbolic_tf.certify.search.cell_grid`: the
     blow-up crescent, through a growth region around the saddle's unstable manifold that feeds the
     blow-up ray); the rest keep the point classifier's verdicts at their centres,
     shown next to the numerical evidence of the batched integrator (labelled as such, never as

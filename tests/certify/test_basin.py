@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from symbolic_tf.certify.basin import find_basin
+from symbolic_tf.certify.search.equilibrium_basin import find_basin
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.equilibrium import find_equilibrium
+from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium
 from symbolic_tf.regimes.classify import classify
 from symbolic_tf.spec import parse_problem
 from symbolic_tf.spec.errors import CertificationFailed
@@ -175,20 +175,20 @@ def _mid_bump(c):
     S = c["data"]["Sigma_mid"]
     S[0][1] = S[1][0] = str(Fraction(S[0][1]) + Fraction(1, 1000))
     c["claim"]["params"]["Sigma_mid"] = copy.deepcopy(S)
-    from symbolic_tf.certify.claims import Claim
+    from symbolic_tf.certify.check.claims import Claim
 
     c["claim"]["text"] = Claim.from_dict({k: v for k, v in c["claim"].items() if k != "text"}).text()
 
 
 def _claim_r(c):
-    from symbolic_tf.certify.claims import Claim
+    from symbolic_tf.certify.check.claims import Claim
 
     c["claim"]["params"]["r"] = "1/10000000000000000"
     c["claim"]["text"] = Claim.from_dict({k: v for k, v in c["claim"].items() if k != "text"}).text()
 
 
 def _claim_quantifier(c):
-    from symbolic_tf.certify.claims import Claim
+    from symbolic_tf.certify.check.claims import Claim
 
     c["claim"]["quantifier"] = "every Σ₀ ≻ 0"
     c["claim"]["text"] = Claim.from_dict({k: v for k, v in c["claim"].items() if k != "text"}).text()

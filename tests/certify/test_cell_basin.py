@@ -1,6 +1,6 @@
 """Whole-cell basin certificates (kind ``cell-basin``) on the projective disk of a d = 2 softmax flow
 without drift: the exact planar field against the matrix flow, the exact polynomial ranges, the search
-(symbolic_tf.certify.cell_basins) against the independent checker (symbolic_tf.certify.kinds.cell_basin),
+(symbolic_tf.certify.search.cell_basin) against the independent checker (symbolic_tf.certify.check.kinds.cell_basin),
 soundness against independent float integrations from points of certified cells, tampering, the route."""
 import copy
 import random
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from symbolic_tf.certify.cell_basins import BasinCells, search_reason
-from symbolic_tf.certify.kinds.cell_basin import BasinCellChecker, PlanarField, poly_range
-from symbolic_tf.certify.kinds.cell_grid import GridCellChecker
-from symbolic_tf.certify.kinds.replay import flow_pairs
+from symbolic_tf.certify.search.cell_basin import BasinCells, search_reason
+from symbolic_tf.certify.check.kinds.cell_basin import BasinCellChecker, PlanarField, poly_range
+from symbolic_tf.certify.check.kinds.cell_grid import GridCellChecker
+from symbolic_tf.certify.check.tube_replay import flow_pairs
 from symbolic_tf.regimes.maps import cell_route
 from symbolic_tf.reproduce.regimes import map_specs
 from symbolic_tf.spec.errors import CertificationFailed
@@ -237,9 +237,9 @@ def test_rim_cells_claim_only_their_positive_definite_points(search, grid):
     """A cell on the rim of the disk (Σ₀ indefinite on part of it) is certified for its points where
     Σ₀ ≻ 0: the claim says so, the checker derives that quantifier (also for the standalone export), and
     the stronger whole-cell claim on the same data is rejected."""
-    from symbolic_tf.certify.claims import Quantifier
-    from symbolic_tf.certify.kinds.cells import cell_claim
-    from symbolic_tf.certify.kinds.cells import standalone_cell_claim
+    from symbolic_tf.certify.check.claims import Quantifier
+    from symbolic_tf.certify.check.kinds.cell_riccati_vI import cell_claim
+    from symbolic_tf.certify.check.kinds.cell_riccati_vI import standalone_cell_claim
 
     spec, _bc = search
     checkers = {"cell-basin": BasinCellChecker(spec), "cell-grid": GridCellChecker(spec)}

@@ -1,6 +1,6 @@
 """Whole-cell tube certificates (kind ``cell-tube``) for Σ₀ slices of general-V flows with a drift:
-the search (symbolic_tf.certify.cell_tubes) against the independent checker
-(symbolic_tf.certify.kinds.cell_tube), the exactness of the cell's initial set, soundness against
+the search (symbolic_tf.certify.search.cell_tube) against the independent checker
+(symbolic_tf.certify.check.kinds.cell_tube), the exactness of the cell's initial set, soundness against
 independent integrations from the cell's corners and interior points, tampering, and the map route."""
 import copy
 import random
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from symbolic_tf.certify.cell_tubes import TubeCells, search_reason
-from symbolic_tf.certify.kinds.cell_tube import TubeCellChecker, cell_parallelepiped, sigma0_enclosure
+from symbolic_tf.certify.search.cell_tube import TubeCells, search_reason
+from symbolic_tf.certify.check.kinds.cell_tube import TubeCellChecker, cell_parallelepiped, sigma0_enclosure
 from symbolic_tf.regimes.maps import cell_route, check_map, run_map
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec

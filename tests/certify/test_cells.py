@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from hypothesis import assume, event, given, settings, strategies as st
 
-from symbolic_tf.certify import cells as cells_mod
-from symbolic_tf.certify.cells import certify_cell, certify_cells, g_ball, pencil_for
-from symbolic_tf.certify.kinds.cells import CellChecker
+from symbolic_tf.certify.search import cell_riccati_vI as cells_mod
+from symbolic_tf.certify.search.cell_riccati_vI import certify_cell, certify_cells, g_ball, pencil_for
+from symbolic_tf.certify.check.kinds.cell_riccati_vI import CellChecker
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 
@@ -158,9 +158,9 @@ def test_g_ball_encloses_g():
 # --- the checker's own enclosures (kinds/cell_enclosures.py): soundness and completeness -------
 import flint  # noqa: E402
 
-from symbolic_tf.certify import polymat as pm  # noqa: E402  (search side: only to compare completeness)
+from symbolic_tf.certify.search import polymat as pm  # noqa: E402  (search side: only to compare completeness)
 from symbolic_tf.exact.definiteness import inertia  # noqa: E402
-from symbolic_tf.certify.kinds import cell_enclosures as ce  # noqa: E402
+from symbolic_tf.certify.check import cell_enclosures as ce  # noqa: E402
 
 small = st.fractions(min_value=-3, max_value=3, max_denominator=4)
 

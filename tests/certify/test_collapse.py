@@ -9,9 +9,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from symbolic_tf.certify.certificate import Certificate
+from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.validated.collapse_tube import find_collapse
+from symbolic_tf.certify.search.validated.tube_collapse import find_collapse
 from symbolic_tf.numeric.reference import reference_solve_problem
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symbolic_tf.certify.check import check, kinds
-from symbolic_tf.certify.convexity import (diag_family, find_nonconvexity_witness, scan_nonconvexity,
+from symbolic_tf.certify.check import check, kind_names
+from symbolic_tf.certify.search.convexity import (diag_family, find_nonconvexity_witness, scan_nonconvexity,
                                            second_variation_ball, second_variation_float)
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.symbolic.convexity import (bw_displacement_norm2, bw_geodesic, energy_dirac,
@@ -135,7 +135,7 @@ def witness_minus_I():
 
 
 def test_paper_case_minus_identity_is_certified(witness_minus_I):
-    assert "nonconvexity-witness" in kinds()
+    assert "nonconvexity-witness" in kind_names()
     cert = witness_minus_I.evidence["certificate"]
     assert cert["kind"] == "nonconvexity-witness"
     assert check(cert).ok

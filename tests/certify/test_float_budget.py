@@ -1,4 +1,4 @@
-"""The capped float guesses of the tube searches (:mod:`symbolic_tf.certify.validated.float_budget`):
+"""The capped float guesses of the tube searches (:mod:`symbolic_tf.certify.search.validated.float_budget`):
 an explicit method that exhausts the cap on a stiff flow hands over to LSODA, whose answer matches
 the closed form; when every method exhausts it the search gets FloatBudgetExceeded, which
 ``guarded`` turns into UNDECIDED with the reason."""
@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from symbolic_tf.certify.validated.float_budget import FloatBudgetExceeded, guarded, solve_capped
+from symbolic_tf.certify.search.validated.float_budget import FloatBudgetExceeded, guarded, solve_capped
 
 LAM = 1e6   # y' = −λ(y − cos t): stiff; y(t) = cos t + O(1/λ) after a transient of length 1/λ
 

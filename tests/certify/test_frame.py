@@ -1,4 +1,4 @@
-"""Rotated frames of the tube steps (symbolic_tf.certify.kinds.frame): the rotation is exactly
+"""Rotated frames of the tube steps (symbolic_tf.certify.check.frame): the rotation is exactly
 orthogonal, the rotated fields are the change of variables Σ = QΣ'Qᵀ (exact Taylor coefficients are
 enclosed after mapping back), the framed remainder is far tighter on a nearly singular Σ, and a tube
 run deep into a general-V blow-up contains the 40-digit reference solution at every step."""
@@ -11,10 +11,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from symbolic_tf.certify.kinds.frame import Frame, eigen_frame, jacobi_eigenvectors, rational_rotation
-from symbolic_tf.certify.kinds.projective import ProjectiveSeries
-from symbolic_tf.certify.kinds.replay import Field, lagrange_remainder
-from symbolic_tf.certify.validated.tube import flow_data, integrate_tube
+from symbolic_tf.certify.check.frame import Frame, eigen_frame, jacobi_eigenvectors, rational_rotation
+from symbolic_tf.certify.check.projective import ProjectiveSeries
+from symbolic_tf.certify.check.tube_replay import Field, lagrange_remainder
+from symbolic_tf.certify.search.validated.tube import flow_data, integrate_tube
 from symbolic_tf.exact.precision import working_precision
 from symbolic_tf.numeric.reference import reference_solve_problem
 from symbolic_tf.spec import parse_problem

@@ -16,9 +16,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from symbolic_tf.certify.certificate import Certificate
+from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.validated.growth_tube import find_growth
+from symbolic_tf.certify.search.validated.tube_growth import find_growth
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 
@@ -121,10 +121,10 @@ def test_centre_residual_expansion_matches_direct_evaluation():
     # r(v) = Ĝ(c(v), v) from its coefficients, against G and φ evaluated at the point c(v) for exact v
     import flint
 
-    from symbolic_tf.certify.kinds.cluster import isotropic_points
-    from symbolic_tf.certify.kinds.growth_tube import _centre_residual, growth_fields, trace_zero
-    from symbolic_tf.certify.kinds.ray import ProjectiveField
-    from symbolic_tf.certify.validated.tube import psd_flow_inputs
+    from symbolic_tf.certify.check.kinds.tube_cluster import isotropic_points
+    from symbolic_tf.certify.check.kinds.tube_growth import _centre_residual, growth_fields, trace_zero
+    from symbolic_tf.certify.check.kinds.tube_ray import ProjectiveField
+    from symbolic_tf.certify.search.validated.tube import psd_flow_inputs
     from symbolic_tf.exact.precision import working_precision
 
     heads, Fq, _S0 = psd_flow_inputs(_p(*THIN), True, "")

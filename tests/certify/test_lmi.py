@@ -11,10 +11,10 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.certificate import Certificate
+from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.exact.definiteness import inertia
 from symbolic_tf.exact.rational import qmat
-from symbolic_tf.certify.lmi import (find_blowup_certificate, find_bounded_certificate, p_vector,
+from symbolic_tf.certify.search.lmi import (find_blowup_certificate, find_bounded_certificate, p_vector,
                                      q_matrix, svec_index)
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
@@ -249,7 +249,7 @@ def test_boundary_case_exact_candidate_and_forced_kernel():
     # A + Aᵀ = diag(−2, 0) singular, V = Vᵀ ≻ 0: q_P(e₂e₂ᵀ) = 0 for every P, so the best
     # margin of Q_P ⪯ 0 is 0 and a rounded float P fails; the exact candidates (P = I,
     # P = V⁻¹) and the exact projection onto {Q_P N = 0} succeed.
-    from symbolic_tf.certify import lmi
+    from symbolic_tf.certify.search import lmi
 
     A = [[F(-1), F(1)], [F(-1), F(0)]]
     V = [[F(2), F(1)], [F(1), F(1)]]
@@ -277,7 +277,7 @@ def test_boundary_case_exact_candidate_and_forced_kernel():
     # while the forced-kernel search with exact projection succeeds
     P, desc = lmi._search_bounded(heads, 2, None, True, {})
     assert P is not None and "projection" in desc, desc
-    from symbolic_tf.certify.claims import Claim, Quantifier
+    from symbolic_tf.certify.check.claims import Claim, Quantifier
 
     c2 = Certificate.for_problem(prob, "bounded-lmi", Claim("BOUNDED", Quantifier.EVERY_PSD, {}), "PROVED",
                                  {"P": [[str(P[i, j]) for j in range(2)] for i in range(2)]})
@@ -350,7 +350,7 @@ def test_checker_rejects_drift_and_other_variants():
     for change in ({"F": [["1", "0"], ["0", "0"]]}, {"variant": "linear"}):
         doc = dict(cert["problem"], **change)
         p2 = parse_problem(doc)
-        from symbolic_tf.certify.claims import Claim
+        from symbolic_tf.certify.check.claims import Claim
 
         bad = Certificate.for_problem(p2, cert["kind"], Claim.from_dict(cert["claim"]), "PROVED", cert["data"]).to_dict()
         with pytest.raises(CertificationFailed):

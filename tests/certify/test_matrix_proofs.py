@@ -13,13 +13,13 @@ import pytest
 import sympy as sp
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.matrix_proofs import library as L
-from symbolic_tf.certify.matrix_proofs.build import I, S, T, add, ddt, inv, logdet, mul, neg, num, sub, tr
-from symbolic_tf.certify.matrix_proofs.certificates import identity_certificate, search_witness, witness_certificate
-from symbolic_tf.certify.matrix_proofs.order import replay_theorem, stored_theorem
-from symbolic_tf.certify.matrix_proofs.replay import check_witness, guard, replay
-from symbolic_tf.certify.matrix_proofs.rules import Context, apply_rule
-from symbolic_tf.certify.matrix_proofs.terms import Decl, evaluate, evaluate_logs, normal, padd, to_term
+from symbolic_tf.certify.search.matrix_proofs import library as L
+from symbolic_tf.certify.search.matrix_proofs.build import I, S, T, add, ddt, inv, logdet, mul, neg, num, sub, tr
+from symbolic_tf.certify.search.matrix_proofs.certificates import identity_certificate, search_witness, witness_certificate
+from symbolic_tf.certify.check.matrix_proofs.order import replay_theorem, stored_theorem
+from symbolic_tf.certify.check.matrix_proofs.replay import check_witness, guard, replay
+from symbolic_tf.certify.check.matrix_proofs.rules import Context, apply_rule
+from symbolic_tf.certify.check.matrix_proofs.terms import Decl, evaluate, evaluate_logs, normal, padd, to_term
 from symbolic_tf.exact.rational import qmat
 from symbolic_tf.spec.errors import CertificationFailed
 
@@ -328,7 +328,7 @@ def test_multihead_and_drift_covariances_agree_with_the_engine():
 # ---- operator-inequality theorems --------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(L.THEOREMS))
 def test_stored_theorems_are_the_library_theorems_and_replay(name):
-    from symbolic_tf.certify.matrix_proofs.order import THEOREM_DIR
+    from symbolic_tf.certify.check.matrix_proofs.order import THEOREM_DIR
 
     stored = json.loads((THEOREM_DIR / f"{name}.json").read_text(encoding="utf-8"))
     assert stored == json.loads(json.dumps(L.theorem(name)))
@@ -378,7 +378,7 @@ def test_twisted_convexity_theorem_is_the_second_variation_and_is_non_negative()
     """The replayed conclusion t₁² + 2t₂ − 2t₃ ≥ 0 (in R, Σ, N, W) equals, exactly, the sign term the
     ``twisted-gaussian-nonconvexity`` checker computes from X = I − AᵀΣAΣ (with V = NA, B = I so that
     VA⁻¹B = N), d = 1…4; and it is 4E''/E from differentiating E(s) = ½det(X_s)^{-1/2} (d = 2)."""
-    from symbolic_tf.certify.kinds.twisted_gaussian import second_variation_sign_data
+    from symbolic_tf.certify.check.kinds.twisted_gaussian_nonconvexity import second_variation_sign_data
 
     st, concl = replay_theorem(L.theorem("twisted-symmetric-convexity"))
     assert [k for k, _ in concl] == ["psd", "psd", "nonneg"]
@@ -554,7 +554,7 @@ def test_sinkhorn_value_gradient_numerically_d2():
 
 # ---- hostile or ill-formed proofs ---------------------------------------------------------------
 def test_ill_typed_statements_are_rejected():
-    from symbolic_tf.certify.matrix_proofs.replay import parse_statement
+    from symbolic_tf.certify.check.matrix_proofs.replay import parse_statement
 
     base = {"name": "x", "symbols": {"matrices": {"x": ["d", "1"], "A": ["d", "d"]}, "scalars": []},
             "hypotheses": {}, "steps": []}

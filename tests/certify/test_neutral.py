@@ -15,10 +15,10 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.kinds.neutral import _barriers, _mag, _max, _slow_contraction
-from symbolic_tf.certify.kinds.neutral_chart import (Chart, chart_of, cone_point, fast_centre, fast_field,
+from symbolic_tf.certify.check.kinds.tube_cluster_neutral import _barriers, _mag, _max, _slow_contraction
+from symbolic_tf.certify.check.neutral_chart import (Chart, chart_of, cone_point, fast_centre, fast_field,
                                                      slow_parts)
-from symbolic_tf.certify.validated.neutral_tube import find_neutral_cluster
+from symbolic_tf.certify.search.validated.tube_cluster_neutral import find_neutral_cluster
 from symbolic_tf.exact.ball import interval_ball
 from symbolic_tf.exact.dual import Dual, slope, value
 from symbolic_tf.spec.errors import CertificationFailed

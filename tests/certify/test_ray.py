@@ -10,9 +10,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from symbolic_tf.certify.certificate import Certificate
+from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.validated.ray_tube import find_ray_blowup
+from symbolic_tf.certify.search.validated.tube_ray import find_ray_blowup
 from symbolic_tf.numeric.reference import reference_solve_problem
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
@@ -158,7 +158,7 @@ def test_robust_lyapunov_guess_satisfies_the_lyapunov_inequality_exactly():
     import flint
     import numpy as np
 
-    from symbolic_tf.certify.validated.lyapunov import robust_lyapunov_guess
+    from symbolic_tf.certify.search.validated.lyapunov import robust_lyapunov_guess
     from symbolic_tf.exact.definiteness import definiteness
 
     Jq = flint.fmpq_mat([[-1, 40, 0], [0, -2, 25], [0, 0, -1]])
@@ -173,7 +173,7 @@ def test_robust_lyapunov_guess_satisfies_the_lyapunov_inequality_exactly():
 
 
 def test_throttle_checks_every_n_calls_when_time_stalls():
-    from symbolic_tf.certify.validated.lyapunov import Throttle
+    from symbolic_tf.certify.search.validated.lyapunov import Throttle
 
     th = Throttle(every=10)
     assert th.due(1.0)                                  # first call: due, next slot at 1.25
@@ -197,8 +197,8 @@ def test_a_rest_point_on_the_isotropic_cone_is_no_ray():
     assert abs(v.numerical["ray_growth_rate"]) < 1e-8
     # the same point by an independent route: the top eigenvector w of the float Σ late on is
     # isotropic for A + Aᵀ up to the float's accuracy
-    from symbolic_tf.certify.validated.float_field import FloatField, float_blowup
-    from symbolic_tf.certify.validated.tube import flow_data
+    from symbolic_tf.certify.search.validated.float_field import FloatField, float_blowup
+    from symbolic_tf.certify.search.validated.tube import flow_data
     from symbolic_tf.exact.rational import qmat_to_float
 
     heads, F = flow_data(p)
@@ -222,7 +222,7 @@ SLOW = dict(A=[["-5/4", "1/3"], ["-1", "-1/2"]], V=[["-1/2", "3/2"], ["0", "-2/3
 
 @pytest.fixture(scope="module")
 def slow_verdict():
-    import symbolic_tf.certify.validated.ray_tube as ray_tube
+    import symbolic_tf.certify.search.validated.tube_ray as ray_tube
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ray_tube, "_MISSED_PREVIEW_STOP", 1e-2)
@@ -254,7 +254,7 @@ def test_slow_ray_is_certified_piecewise_and_holds_the_reference(slow_verdict):
 @pytest.mark.parametrize("pieces", [1, 4, 0, "MAX+1", True])
 def test_tampered_piece_budgets_are_rejected(slow_verdict, pieces):
     # 1: the whole-box check and 4: too few pieces, both fail here; 0, MAX+1, True: not allowed
-    from symbolic_tf.certify.kinds.ray import MAX_PIECES
+    from symbolic_tf.certify.check.kinds.tube_ray import MAX_PIECES
 
     c = _mutate(slow_verdict.evidence["certificate"], ("pieces",), MAX_PIECES + 1 if pieces == "MAX+1" else pieces)
     with pytest.raises(CertificationFailed):
@@ -266,7 +266,7 @@ def test_piecewise_check_passes_a_true_rate_and_rejects_a_false_one():
     # rate above it (the inequality then fails on every piece near the centre)
     import flint
 
-    from symbolic_tf.certify.kinds.ray import ProjectiveField, check_contraction_pieces
+    from symbolic_tf.certify.check.kinds.tube_ray import ProjectiveField, check_contraction_pieces
 
     pf = ProjectiveField([(flint.fmpq_mat([[1]]), flint.fmpq_mat([[1]]))], None, flint.arb_mat)
     # d = 1: Φ(X, u) = (2X² − 2X³, −2X²u); at X* = 1 the Jacobian is diag(−2, −2) (in (x, u))
@@ -289,7 +289,7 @@ def _series_case(d3):
                [["3/2", "1", "-1"], ["3/4", "-3/2", "-2"], ["-1", "-1/4", "-2"]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
     else:
         p = _p(SLOW["A"], SLOW["V"], I2, F=SLOW["F"])
-    from symbolic_tf.certify.validated.tube import flow_data
+    from symbolic_tf.certify.search.validated.tube import flow_data
 
     return p, flow_data(p)
 
@@ -302,8 +302,8 @@ def test_projective_series_and_jacobian_match_float_integration(d3):
     import numpy as np
     from scipy.integrate import solve_ivp
 
-    from symbolic_tf.certify.kinds.projective import ProjectiveSeries
-    from symbolic_tf.certify.validated.float_field import FloatField
+    from symbolic_tf.certify.check.projective import ProjectiveSeries
+    from symbolic_tf.certify.search.validated.float_field import FloatField
     from symbolic_tf.exact.precision import working_precision
 
     p, (heads, F) = _series_case(d3)
@@ -354,8 +354,8 @@ def test_projective_tube_encloses_the_closed_form(apriori):
     # a priori enclosure of the steps
     import flint
 
-    from symbolic_tf.certify.kinds.projective import ProjectiveSeries, projective_start, replay_projective
-    from symbolic_tf.certify.validated.tube import flow_data
+    from symbolic_tf.certify.check.projective import ProjectiveSeries, projective_start, replay_projective
+    from symbolic_tf.certify.search.validated.tube import flow_data
     from symbolic_tf.exact.precision import working_precision
 
     A, S0 = [[1, "1/2"], [0, "1/3"]], [[2, "1/2"], ["1/2", 1]]

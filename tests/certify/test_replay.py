@@ -1,8 +1,8 @@
-"""The ball Jacobian of a validated Taylor step (:func:`symbolic_tf.certify.kinds.replay.jacobian_series`):
+"""The ball Jacobian of a validated Taylor step (:func:`symbolic_tf.certify.check.tube_replay.jacobian_series`):
 the orders past p are replaced by a Frobenius-norm majorant ±ε, so the enclosure must still contain the
 exact full-order sum Σ_{n≤k} D_n hⁿ — checked against an exact rational recurrence, against random
 point matrices inside ball coefficients, and (for the projective field) against a high-precision
-central difference of the Taylor map itself; and the series product :func:`~symbolic_tf.certify.kinds.replay.cauchy_sum`
+central difference of the Taylor map itself; and the series product :func:`~symbolic_tf.certify.check.tube_replay.cauchy_sum`
 of the Taylor recurrences against its exact rational value."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import random
 import flint
 import pytest
 
-from symbolic_tf.certify.kinds.projective import ProjectiveSeries
-from symbolic_tf.certify.kinds.replay import JACOBIAN_TAIL, jacobian_series, jacobian_terms
+from symbolic_tf.certify.check.projective import ProjectiveSeries
+from symbolic_tf.certify.check.tube_replay import JACOBIAN_TAIL, jacobian_series, jacobian_terms
 from symbolic_tf.exact.precision import working_precision
 
 
@@ -121,7 +121,7 @@ def test_the_projective_jacobian_contains_the_taylor_maps_central_difference():
 def test_cauchy_sum_is_the_exact_series_product(heads, with_start):
     """cauchy_sum's ball contains the exact Σ_{j≤n} Σ_h L_{j,h}R_{n−j} (+ start) over ℚ, and it is exactly
     the loop of additions it replaces (the same operations in the same order)."""
-    from symbolic_tf.certify.kinds.replay import cauchy_sum
+    from symbolic_tf.certify.check.tube_replay import cauchy_sum
 
     rng = random.Random(heads * 10 + with_start)
     n, d = 7, 3

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.riccati import classify_vI
+from symbolic_tf.certify.search.riccati import classify_vI
 from symbolic_tf.spec import parse_problem
 from symbolic_tf.spec.errors import CertificationFailed
 

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg import expm
 
-from symbolic_tf.certify.check import check, declaration, kinds
-from symbolic_tf.certify.claims import Quantifier
-from symbolic_tf.certify.routes import registry
+from symbolic_tf.certify.check import check, declaration, kind_names
+from symbolic_tf.certify.check.claims import Quantifier
+from symbolic_tf.certify.search.routes import registry
 from symbolic_tf.regimes.classify import classify
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
@@ -36,7 +36,7 @@ def test_routes_are_declared():
     assert [r.order for r in rs] == sorted(r.order for r in rs)
 
 
-@pytest.mark.parametrize("name", kinds())
+@pytest.mark.parametrize("name", kind_names())
 def test_kinds_declare_schema_and_derivation(name):
     decl = declaration(name)
     assert isinstance(decl.schema, dict) and callable(decl.derive) and decl.derive.__doc__

@@ -191,7 +191,7 @@ def test_an_undecided_last_phase_leaves_a_certified_end_box():
     bad = copy.deepcopy(cert)  # a box stated tighter than the enclosure is rejected
     bad["data"]["hi"][0][0] = bad["data"]["lo"][0][0]
     bad["claim"]["params"]["hi"][0][0] = bad["data"]["lo"][0][0]
-    from symbolic_tf.certify.claims import Claim
+    from symbolic_tf.certify.check.claims import Claim
     bad["claim"]["text"] = Claim.from_dict({k: v for k, v in bad["claim"].items() if k != "text"}).text()
     with pytest.raises(CertificationFailed):
         check(bad)

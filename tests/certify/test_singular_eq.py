@@ -9,9 +9,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from symbolic_tf.certify.certificate import Certificate
+from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.validated.singular_tube import find_singular_equilibrium
+from symbolic_tf.certify.search.validated.tube_singular_equilibrium import find_singular_equilibrium
 from symbolic_tf.numeric.reference import reference_solve_problem
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem

@@ -10,7 +10,7 @@ import mpmath
 import pytest
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.taylor import KIND, tighten_blowup_bracket
+from symbolic_tf.certify.search.blowup_taylor_lmi import KIND, tighten_blowup_bracket
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 from symbolic_tf.spec.verdict import PROVED, UNDECIDED
@@ -242,7 +242,7 @@ def test_tampered_problem_is_detected(cert):
 
 
 def test_weaker_claim_still_checks(cert):
-    from symbolic_tf.certify.claims import Claim, Quantifier
+    from symbolic_tf.certify.check.claims import Claim, Quantifier
 
     c = _tampered(cert, lambda d: d.update(T_lo=fs(F(d["T_lo"]) / 2), T_hi=fs(F(d["T_hi"]) * 2)))
     with pytest.raises(CertificationFailed):  # the stated claim no longer matches the data
@@ -295,8 +295,8 @@ def test_first_own_problem_is_proved_by_classify_and_holds_the_reference():
 def test_a_tightened_float_proposal_still_proves(monkeypatch, ulps):
     """The integration's upper bound moved down by many ulps (a proposal tighter than the checker
     can replay): the search widens outward and still proves, with a bracket the checker accepts."""
-    import symbolic_tf.certify.taylor as tay
-    from symbolic_tf.certify.validated.lyapunov import caller_rechecks
+    import symbolic_tf.certify.search.blowup_taylor_lmi as tay
+    from symbolic_tf.certify.search.validated.lyapunov import caller_rechecks
 
     real = tay._integrate
 

@@ -1,5 +1,5 @@
 """Trace functionals on the PSD cone (kind ``trace-growth-lmi``, search
-:mod:`symbolic_tf.certify.trace_growth`): the principal-minor forms, the exact identity that makes a
+:mod:`symbolic_tf.certify.search.trace_growth_lmi`): the principal-minor forms, the exact identity that makes a
 skew A work in d = 2, a PROVED certificate cross-checked against integrations from singular and
 regular Σ₀, a blow-up the search refuses and a forged certificate for it rejected, tamperings."""
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.claims import Claim, Quantifier
-from symbolic_tf.certify.kinds.lmi import trace_qform
-from symbolic_tf.certify.kinds.trace_growth import minor_forms
-from symbolic_tf.certify.trace_growth import find_trace_growth
+from symbolic_tf.certify.check.claims import Claim, Quantifier
+from symbolic_tf.certify.check.kinds.lmi import trace_qform
+from symbolic_tf.certify.check.kinds.trace_growth_lmi import minor_forms
+from symbolic_tf.certify.search.trace_growth_lmi import find_trace_growth
 from symbolic_tf.exact.rational import qmat
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
@@ -104,7 +104,7 @@ def test_without_drift_a_dissipative_A_is_bounded_and_a_blowup_is_refused():
     # V = I, A = I: Σ̇ = 2Σ², which blows up — the SDP is infeasible, and a forged certificate fails
     p = _p([["1", "0"], ["0", "1"]], [["1", "0"], ["0", "1"]], [["1", "0"], ["0", "1"]])
     assert find_trace_growth(p).status == "UNDECIDED"
-    from symbolic_tf.certify.certificate import Certificate
+    from symbolic_tf.certify.check.certificate import Certificate
 
     forged = Certificate.for_problem(p, "trace-growth-lmi", Claim("BOUNDED", Quantifier.EVERY_PSD, {}), "PROVED",
                                      {"P": [["1", "0"], ["0", "1"]], "lam": ["100"], "kappa": "0"})

@@ -12,8 +12,8 @@ from symbolic_tf.certify.check import check
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.exact.definiteness import definiteness
 from symbolic_tf.exact.rational import qmat
-from symbolic_tf.certify.kinds.twisted_gaussian import second_variation_sign_data
-from symbolic_tf.certify.twisted_gaussian import rank_one_second_variation, twisted_gaussian_witness
+from symbolic_tf.certify.check.kinds.twisted_gaussian_nonconvexity import second_variation_sign_data
+from symbolic_tf.certify.search.twisted_gaussian import rank_one_second_variation, twisted_gaussian_witness
 
 
 def _energy_along(A, V, S, B):
@@ -108,7 +108,7 @@ def test_tampered_witness_is_rejected():
 
 
 # ---- full-rank Gaussians: the decision (docs/mathematics.md §7) -------------------------------
-from symbolic_tf.certify.twisted_gaussian import (rotation_scaling_sign_term, rotation_scaling_witness,  # noqa: E402
+from symbolic_tf.certify.search.twisted_gaussian import (rotation_scaling_sign_term, rotation_scaling_witness,  # noqa: E402
                                                   small_gaussian_second_variation, small_gaussian_witness,
                                                   twisted_gaussian_convexity)
 
@@ -149,10 +149,10 @@ def test_symmetric_definite_A_has_nonnegative_second_variation_everywhere(d):
 
 
 def test_the_symmetric_case_rests_on_replayed_matrix_form_steps():
-    from symbolic_tf.certify.matrix_proofs import library as ML
-    from symbolic_tf.certify.matrix_proofs.order import replay_theorem, stored_theorem
+    from symbolic_tf.certify.search.matrix_proofs import library as ML
+    from symbolic_tf.certify.check.matrix_proofs.order import replay_theorem, stored_theorem
 
-    from symbolic_tf.certify.twisted_gaussian import SYMMETRIC_PROOFS
+    from symbolic_tf.certify.search.twisted_gaussian import SYMMETRIC_PROOFS
 
     for name in SYMMETRIC_PROOFS + ("twisted-symmetric-commutation",):
         assert ML.proof(name)["steps"]
@@ -308,7 +308,7 @@ def test_a_finite_gaussian_refutes_where_small_gaussians_do_not():
 
 @pytest.mark.parametrize("A", [[[1, "1/2"], ["-1/2", 1]], [[1, 1], [0, 1]], [[2, 1, 0], [0, 1, 0], [0, 0, 1]]])
 def test_free_direction_witness_gives_a_certified_V(A):
-    from symbolic_tf.certify.twisted_gaussian import free_direction_witness
+    from symbolic_tf.certify.search.twisted_gaussian import free_direction_witness
 
     A = [[Fraction(x) for x in row] for row in A]
     V, S, B = free_direction_witness(A)
@@ -317,7 +317,7 @@ def test_free_direction_witness_gives_a_certified_V(A):
 
 
 def test_free_direction_witness_finds_nothing_for_symmetric_definite_A():
-    from symbolic_tf.certify.twisted_gaussian import free_direction_witness
+    from symbolic_tf.certify.search.twisted_gaussian import free_direction_witness
 
     assert free_direction_witness([[2, 1], [1, 1]], tries=4) is None
 
@@ -339,8 +339,8 @@ def test_rotation_scaling_witness_embeds_block_diagonally():
 def test_v_identity_can_fail_for_a_non_symmetric_A_with_definite_symmetric_part():
     """d = 3, A = [[2, 1, 0], [0, 1, 0], [0, 0, 1]] (A + Aᵀ ≻ 0), V = I: a point found by the finite-Gaussian
     search (docs §7), stored here and re-checked by the certificate checker."""
-    from symbolic_tf.certify.certificate import Certificate
-    from symbolic_tf.certify.claims import Claim, Quantifier
+    from symbolic_tf.certify.check.certificate import Certificate
+    from symbolic_tf.certify.check.claims import Claim, Quantifier
 
     data = {"A": [["2", "1", "0"], ["0", "1", "0"], ["0", "0", "1"]], "V": [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]],
             "Sigma": [["25/88", "-16/175", "3/227"], ["-16/175", "239/251", "8/163"], ["3/227", "8/163", "1/256"]],
@@ -354,7 +354,7 @@ def test_v_identity_can_fail_for_a_non_symmetric_A_with_definite_symmetric_part(
 
 # ---- the certificate of the symmetric theorem (kind twisted-gaussian-convexity) -----------------
 def _convexity_cert(A):
-    from symbolic_tf.certify.twisted_gaussian import symmetric_convexity_certificate
+    from symbolic_tf.certify.search.twisted_gaussian import symmetric_convexity_certificate
 
     return symmetric_convexity_certificate(A)
 
@@ -428,7 +428,7 @@ def test_every_curve_is_decided_for_singular_A_too(A, status, kind):
     """Convex along every curve (I + sN)Σ(I + sN)ᵀ iff A = Aᵀ is semidefinite: each verdict carries a
     certificate that the checker accepts; a REFUTED one has E''(0) < 0 by SymPy's derivatives of the
     determinant (independent of the checker's formula)."""
-    from symbolic_tf.certify.twisted_gaussian import EVERY_CURVE_CLAIM, gaussian_convexity_every_curve
+    from symbolic_tf.certify.search.twisted_gaussian import EVERY_CURVE_CLAIM, gaussian_convexity_every_curve
 
     ver = gaussian_convexity_every_curve(A)
     assert ver.status == status and ver.claim == EVERY_CURVE_CLAIM
@@ -440,8 +440,8 @@ def test_every_curve_is_decided_for_singular_A_too(A, status, kind):
         assert _curve_second_variation_sign(_sp(d["A"]), _sp(d["N"]), _sp(d["Sigma"])) == -1
         assert _finite(_sp(d["A"]), _sp(d["Sigma"]))
     else:   # a singular A rests on Sylvester's identity (a replayed proof) instead of the similarity by R⁻¹
-        from symbolic_tf.certify.matrix_proofs import library as ML
-        from symbolic_tf.certify.matrix_proofs.replay import replay
+        from symbolic_tf.certify.search.matrix_proofs import library as ML
+        from symbolic_tf.certify.check.matrix_proofs.replay import replay
 
         singular = qmat(A).det() == 0
         assert ("twisted-semidefinite-determinant" in ver.evidence["proofs"]) == singular
@@ -454,7 +454,7 @@ def test_every_curve_is_decided_for_singular_A_too(A, status, kind):
 def test_singular_semidefinite_A_is_convex_along_random_curves(A):
     """The PROVED claim for a singular semidefinite A (which rests on Sylvester's identity), at random
     exact points of the domain and random N: the sign term is ≥ 0 (exact)."""
-    from symbolic_tf.certify.kinds.twisted_gaussian import curve_sign_data
+    from symbolic_tf.certify.check.kinds.twisted_gaussian_nonconvexity import curve_sign_data
 
     rng = random.Random(5)
     A = sp.Matrix(A)
@@ -475,7 +475,7 @@ def test_singular_semidefinite_A_is_convex_along_random_curves(A):
 def test_curve_certificates_are_checked():
     """A curve certificate with N = 0, Σ not ≻ 0, Σ outside the domain or a relabelled N is rejected;
     the every-V question for a singular A is answered about every curve."""
-    from symbolic_tf.certify.twisted_gaussian import (EVERY_CURVE_CLAIM, gaussian_convexity_every_curve,
+    from symbolic_tf.certify.search.twisted_gaussian import (EVERY_CURVE_CLAIM, gaussian_convexity_every_curve,
                                                       twisted_gaussian_convexity_every_v)
 
     cert = gaussian_convexity_every_curve([[1, 1, 0], [-1, 0, 0], [0, 0, 0]]).evidence["certificate"]
@@ -503,8 +503,8 @@ def test_convexity_certificate_rejects_another_theorem_or_sha():
 
 def test_convexity_kind_expects_the_stored_statement():
     """The statement the kind requires is the replayed theorem's (not a copy that drifted)."""
-    from symbolic_tf.certify.kinds.twisted_convexity import STATEMENT, THEOREM
-    from symbolic_tf.certify.matrix_proofs.order import stored_theorem
+    from symbolic_tf.certify.check.kinds.twisted_gaussian_convexity import STATEMENT, THEOREM
+    from symbolic_tf.certify.check.matrix_proofs.order import stored_theorem
 
     assert stored_theorem(THEOREM)[1] == STATEMENT
 
@@ -522,7 +522,7 @@ def test_non_symmetric_A_gets_no_convexity_certificate():
 def test_rotation_scaling_pair_with_scalar_V_is_proved(A, V):
     """A = aI + bJ, b² ≤ 3a², V = vI: PROVED by the family's symbolic verification (docs §7, "A fixed pair"),
     the certificate re-checked, the claim naming this pair."""
-    from symbolic_tf.certify.claims import Claim
+    from symbolic_tf.certify.check.claims import Claim
 
     ver = twisted_gaussian_convexity(A, V)
     assert ver.status == "PROVED", ver.reason
@@ -541,8 +541,8 @@ def test_rotation_scaling_pair_with_scalar_V_is_proved(A, V):
     ([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "2×2"),
 ])
 def test_rotation_scaling_checker_rejects_other_pairs(A, V, why):
-    from symbolic_tf.certify.certificate import Certificate
-    from symbolic_tf.certify.claims import Claim, Quantifier
+    from symbolic_tf.certify.check.certificate import Certificate
+    from symbolic_tf.certify.check.claims import Claim, Quantifier
     from symbolic_tf.exact.rational import frac_str
 
     data = {k: [[frac_str(Fraction(x)) for x in row] for row in M] for k, M in (("A", A), ("V", V))}
@@ -563,7 +563,7 @@ def test_rotation_scaling_threshold_matches_the_witness_family():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from symbolic_tf.certify.twisted_gaussian import (EVERY_V_CLAIM, boundary_plane_curvature,  # noqa: E402
+from symbolic_tf.certify.search.twisted_gaussian import (EVERY_V_CLAIM, boundary_plane_curvature,  # noqa: E402
                                                   boundary_witness, twisted_gaussian_convexity_every_v)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from symbolic_tf.certify.validated import enclose
+from symbolic_tf.certify.search.validated import enclose
 from symbolic_tf.numeric.reference import reference_solve_problem
 from symbolic_tf.spec import parse_problem
 from symbolic_tf.spec.errors import CertificationFailed, InvalidParameters
@@ -173,10 +173,10 @@ def test_no_sigma0_or_other_variant_is_a_project_error():
 # --------------------------------------------------------------------------------------------
 # milestone 2: the tube enters a certified basin (kind tube-basin, route tube-basin)
 # --------------------------------------------------------------------------------------------
-from symbolic_tf.certify.basin import find_basin  # noqa: E402
+from symbolic_tf.certify.search.equilibrium_basin import find_basin  # noqa: E402
 from symbolic_tf.certify.check import check  # noqa: E402
-from symbolic_tf.certify.equilibrium import find_equilibrium  # noqa: E402
-from symbolic_tf.certify.validated.basin_tube import find_tube_basin  # noqa: E402
+from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium  # noqa: E402
+from symbolic_tf.certify.search.validated.tube_basin import find_tube_basin  # noqa: E402
 
 
 def _q20(x):

@@ -126,7 +126,7 @@ def test_api_problem_takes_phases_and_numpy_entries():
 
 
 def test_validated_tubes_refuse_a_schedule():
-    from symbolic_tf.certify.validated import enclose
+    from symbolic_tf.certify.search.validated import enclose
 
     p = parse_problem({**BASE, "phase": [{"duration": "1/4"}, {"duration": 1, "A": [[0, 0], [0, 0]]}]})
     with pytest.raises(InvalidParameters, match="constant parameters"):

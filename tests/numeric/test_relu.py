@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from symbolic_tf.certify.certificate import Certificate
+from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.numeric.particles import simulate
 from symbolic_tf.numeric.feedforward import relu_drift
 from symbolic_tf.numeric.relu import affine_twin, gaussian_linearisation, relu_departure, residual_norm
@@ -75,7 +75,7 @@ def test_moment_ode_and_certification_refuse_a_relu_problem():
 
 
 def test_validated_tube_refuses_a_relu_problem():
-    from symbolic_tf.certify.validated import enclose
+    from symbolic_tf.certify.search.validated import enclose
 
     with pytest.raises(NotGaussianClosed):
         enclose(relu_problem(), Fraction(1, 10))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from symbolic_tf.certify.check import Hypothesis, declaration, kinds
+from symbolic_tf.certify.check import Hypothesis, declaration, kind_names
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,7 +18,7 @@ def _tests_in(path: Path) -> set[str]:
             and n.name.startswith("test")}
 
 
-@pytest.mark.parametrize("name", kinds())
+@pytest.mark.parametrize("name", kind_names())
 def test_kind_lists_its_hypotheses_with_a_forgery_each(name):
     decl = declaration(name)
     assert decl.hypotheses, f"{name}: no hypotheses declared"

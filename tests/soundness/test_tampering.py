@@ -44,9 +44,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from symbolic_tf.certify.certificate import SCHEMA, Certificate, load_certificate
-from symbolic_tf.certify.check import check, declaration, kinds
-from symbolic_tf.certify.claims import PROPERTIES, REGIME_SUBJECTS, Claim, Quantifier
+from symbolic_tf.certify.check.certificate import SCHEMA, Certificate, load_certificate
+from symbolic_tf.certify.check import check, declaration, kind_names
+from symbolic_tf.certify.check.claims import PROPERTIES, REGIME_SUBJECTS, Claim, Quantifier
 from symbolic_tf.spec.errors import CertificationFailed, SymtfError
 from symbolic_tf.spec.problem import parse_problem
 
@@ -113,7 +113,7 @@ ROT_COLLAPSE = ([[-1, "-1/4"], ["3/2", "-1/2"]], [["1/3", -2], [1, "1/4"]], [["1
 def _classified(problem, kind, uniform=False):
     """The certificate of ``kind`` found by the first route (in declared order, as
     :func:`classify` runs them) whose search proves something with that kind."""
-    from symbolic_tf.certify.routes import Context, registry
+    from symbolic_tf.certify.search.routes import Context, registry
 
     ctx, mode, seen = Context(uniform=uniform), ("uniform" if uniform else "point"), []
     for r in registry():
@@ -130,8 +130,8 @@ def _classified(problem, kind, uniform=False):
 def _cell_certificate():
     """A standalone ``cell-riccati-vI`` certificate: a BLOWUP cell of a V = I parameter slice
     certified by :func:`certify_cell`; its claim is the one the checker derives."""
-    from symbolic_tf.certify.cells import certify_cell, pencil_for
-    from symbolic_tf.certify.kinds.cells import KIND
+    from symbolic_tf.certify.search.cell_riccati_vI import certify_cell, pencil_for
+    from symbolic_tf.certify.check.kinds.cell_riccati_vI import KIND
     from symbolic_tf.spec.mapspec import parse_map_spec
 
     doc = {"family": "parameter", "resolution": [2, 2], "max_depth": 0,
@@ -152,8 +152,8 @@ def _cell_certificate():
 def _cell_tube_certificate():
     """A standalone ``cell-tube`` certificate: a collapse cell of a general-V Σ₀-disk slice with a damping
     drift, certified by :class:`TubeCells`; its claim is the one the checker derives."""
-    from symbolic_tf.certify.cell_tubes import TubeCells
-    from symbolic_tf.certify.kinds.cell_tube import KIND
+    from symbolic_tf.certify.search.cell_tube import TubeCells
+    from symbolic_tf.certify.check.kinds.cell_tube import KIND
     from symbolic_tf.spec.mapspec import parse_map_spec
 
     doc = {"family": "cov-disk", "resolution": [2, 2], "max_depth": 0,
@@ -172,8 +172,8 @@ def _cell_tube_certificate():
 def _cell_basin_certificate():
     """A standalone ``cell-basin`` certificate: a CLUSTERING cell of the reference general-V Σ₀ disk (no
     drift) inside the certified basin of its isotropic point, found by :class:`BasinCells`."""
-    from symbolic_tf.certify.cell_basins import BasinCells
-    from symbolic_tf.certify.kinds.cell_basin import KIND
+    from symbolic_tf.certify.search.cell_basin import BasinCells
+    from symbolic_tf.certify.check.kinds.cell_basin import KIND
     from symbolic_tf.reproduce.regimes import map_specs
     from symbolic_tf.spec.mapspec import parse_map_spec
 
@@ -192,9 +192,9 @@ def _cell_grid_certificate():
     """A standalone ``cell-grid`` certificate: a BLOWUP cell of the blow-up crescent of the reference
     general-V Σ₀ disk, in a grid basin around the growth region of its saddle–ray connection (a coarse
     128 × 128 grid, so that every mutant's re-check stays short)."""
-    from symbolic_tf.certify.cell_basins import BasinCells
-    from symbolic_tf.certify.cell_grids import GridBasins, float_inside
-    from symbolic_tf.certify.kinds.cell_grid import KIND
+    from symbolic_tf.certify.search.cell_basin import BasinCells
+    from symbolic_tf.certify.search.cell_grid import GridBasins, float_inside
+    from symbolic_tf.certify.check.kinds.cell_grid import KIND
     from symbolic_tf.reproduce.regimes import map_specs
     from symbolic_tf.spec.mapspec import parse_map_spec
 
@@ -217,11 +217,11 @@ def _cell_grid_certificate():
 
 
 def _build_certs() -> dict:
-    from symbolic_tf.certify.batch import blowup_brackets_batch
-    from symbolic_tf.certify.convexity import find_nonconvexity_witness
-    from symbolic_tf.certify.equilibrium import find_equilibrium
-    from symbolic_tf.certify.lmi import find_blowup_certificate
-    from symbolic_tf.certify.taylor import tighten_blowup_bracket
+    from symbolic_tf.certify.search.batch import blowup_brackets_batch
+    from symbolic_tf.certify.search.convexity import find_nonconvexity_witness
+    from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium
+    from symbolic_tf.certify.search.lmi import find_blowup_certificate
+    from symbolic_tf.certify.search.blowup_taylor_lmi import tighten_blowup_bracket
 
     A_ind = [[1, "1/2"], [0, "1/2"]]  # A + Aᵀ ≻ 0, not symmetric
     Vg = [[1, "1/10"], [0, 1]]        # a general (non-scalar) V
@@ -260,19 +260,19 @@ def _build_certs() -> dict:
         "nonconvexity-witness": find_nonconvexity_witness(-1, optimise=False).evidence["certificate"],
         "cell-riccati-vI": _cell_certificate(),
     }
-    if "cell-tube" in kinds():
+    if "cell-tube" in kind_names():
         out["cell-tube"] = _cell_tube_certificate()
-    if "cell-basin" in kinds():
+    if "cell-basin" in kind_names():
         out["cell-basin"] = _cell_basin_certificate()
-    if "cell-grid" in kinds():
+    if "cell-grid" in kind_names():
         out["cell-grid"] = _cell_grid_certificate()
     F = Fraction
     members = [((F(1), F(0)), (F(0), F(1))), ((F(1, 2), F(1, 4)), (F(1, 4), F(1, 2))),
                ((F(2), F(-1, 2)), (F(-1, 2), F(1, 4)))]
     _, batch = blowup_brackets_batch([[F(1), F(7, 10)], [F(-1, 10), F(-1, 5)]], 1, members)  # A + Aᵀ indefinite
     out["blowup-riccati-vI-batch"] = batch.to_dict()
-    if "equilibrium-basin" in kinds():  # Σ₀ near the Krawczyk-certified Σ* of the problem above
-        from symbolic_tf.certify.basin import find_basin
+    if "equilibrium-basin" in kind_names():  # Σ₀ near the Krawczyk-certified Σ* of the problem above
+        from symbolic_tf.certify.search.equilibrium_basin import find_basin
 
         mid = out["equilibrium-krawczyk"]["data"]["Sigma_mid"]
         near = [[Fraction(round(Fraction(x) * 1000), 1000) + Fraction(p) for x, p in zip(row, prow)]
@@ -280,21 +280,21 @@ def _build_certs() -> dict:
         ver = find_basin(_softmax([[1, "1/5"], [0, 1]], [[-1, "1/10"], ["-1/20", -1]], near, F=I2, b=[1, 2]))
         assert ver.status == "PROVED", ver.reason
         out["equilibrium-basin"] = ver.evidence["certificate"]
-    if "tube-basin" in kinds():  # a validated tube from a farther Σ₀ into that basin
-        from symbolic_tf.certify.validated.basin_tube import find_tube_basin
+    if "tube-basin" in kind_names():  # a validated tube from a farther Σ₀ into that basin
+        from symbolic_tf.certify.search.validated.tube_basin import find_tube_basin
 
         ver = find_tube_basin(_softmax([[1, "1/5"], [0, 1]], [[-1, "1/10"], ["-1/20", -1]], [[2, 0], [0, 1]],
                                        F=I2, b=[1, 2]), order=10)
         assert ver.status == "PROVED", ver.reason
         out["tube-basin"] = ver.evidence["certificate"]
-    if "tube-ray" in kinds():  # a general V with an attracting ray; a coarse bracket keeps it short
-        from symbolic_tf.certify.validated.ray_tube import find_ray_blowup
+    if "tube-ray" in kind_names():  # a general V with an attracting ray; a coarse bracket keeps it short
+        from symbolic_tf.certify.search.validated.tube_ray import find_ray_blowup
 
         ver = find_ray_blowup(_softmax(I2, [[2, "1/2"], ["1/4", -1]], I2), rel_width=1e-2)
         assert ver.status == "PROVED", ver.reason
         out["tube-ray"] = ver.evidence["certificate"]
-    if "tube-rotation" in kinds():  # V = I + 2J rotates the eigenvector forever; coarse bracket
-        from symbolic_tf.certify.validated.rotation_tube import find_rotation_blowup
+    if "tube-rotation" in kind_names():  # V = I + 2J rotates the eigenvector forever; coarse bracket
+        from symbolic_tf.certify.search.validated.tube_rotation import find_rotation_blowup
 
         ver = find_rotation_blowup(_softmax(I2, [[1, -2], [2, 1]], [[2, 0], [0, 1]]), rel_width=1e-2)
         assert ver.status == "PROVED", ver.reason
@@ -303,47 +303,47 @@ def _build_certs() -> dict:
                                    rel_width=1e-2)  # the same with a drift: u ∈ [0, u_max] joins the region
         assert ver.status == "PROVED", ver.reason
         out["tube-rotation/drift"] = ver.evidence["certificate"]
-    if "tube-rotation-return" in kinds():  # V = I + 2J from near the rank-one circle: one turn to the section
-        from symbolic_tf.certify.validated.rotation_return import find_rotation_return
+    if "tube-rotation-return" in kind_names():  # V = I + 2J from near the rank-one circle: one turn to the section
+        from symbolic_tf.certify.search.validated.tube_rotation_return import find_rotation_return
 
         ver = find_rotation_return(_softmax(I2, [[1, -2], [2, 1]], [[1, 0], [0, "1/1000000"]]))
         assert ver.status == "PROVED", ver.reason
         out["tube-rotation-return"] = ver.evidence["certificate"]
-    if "tube-rotation-collapse" in kinds():  # A + Aᵀ ≺ 0, V general: Σ → 0 while the eigenvector turns
-        from symbolic_tf.certify.validated.rotation_collapse import find_rotation_collapse
+    if "tube-rotation-collapse" in kind_names():  # A + Aᵀ ≺ 0, V general: Σ → 0 while the eigenvector turns
+        from symbolic_tf.certify.search.validated.tube_rotation_collapse import find_rotation_collapse
 
         ver = find_rotation_collapse(_softmax(*ROT_COLLAPSE))
         assert ver.status == "PROVED", ver.reason
         out["tube-rotation-collapse"] = ver.evidence["certificate"]
-    if "tube-cluster" in kinds():  # A + Aᵀ indefinite, V general: Σ(t) settles on an isotropic line
-        from symbolic_tf.certify.validated.cluster_tube import find_cluster
+    if "tube-cluster" in kind_names():  # A + Aᵀ indefinite, V general: Σ(t) settles on an isotropic line
+        from symbolic_tf.certify.search.validated.tube_cluster import find_cluster
 
         ver = find_cluster(_softmax(CLUSTER_A, CLUSTER_V, S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-cluster"] = ver.evidence["certificate"]
-    if "tube-cluster-neutral" in kinds():  # d = 3: a rank-one limit with a neutral (1/t) direction
-        from symbolic_tf.certify.validated.neutral_tube import find_neutral_cluster
+    if "tube-cluster-neutral" in kind_names():  # d = 3: a rank-one limit with a neutral (1/t) direction
+        from symbolic_tf.certify.search.validated.tube_cluster_neutral import find_neutral_cluster
 
         ver = find_neutral_cluster(_softmax(*NEUTRAL_AV, NEUTRAL_S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-cluster-neutral"] = ver.evidence["certificate"]
-    if "tube-ray-collapse" in kinds():  # Σ → 0 like 1/t along an attracting collapsing ray
-        from symbolic_tf.certify.validated.collapse_ray import find_collapse_ray
+    if "tube-ray-collapse" in kind_names():  # Σ → 0 like 1/t along an attracting collapsing ray
+        from symbolic_tf.certify.search.validated.tube_ray_collapse import find_collapse_ray
 
         ver = find_collapse_ray(_softmax(*COLLAPSE_AV, COLLAPSE_S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-ray-collapse"] = ver.evidence["certificate"]
-    if "trace-growth-lmi" in kinds():  # a skew A in d = 2 with an unstable drift: q_P ≤ 0 only on the PSD cone
-        from symbolic_tf.certify.trace_growth import find_trace_growth
+    if "trace-growth-lmi" in kind_names():  # a skew A in d = 2 with an unstable drift: q_P ≤ 0 only on the PSD cone
+        from symbolic_tf.certify.search.trace_growth_lmi import find_trace_growth
 
         ver = find_trace_growth(parse_problem({"variant": "softmax", "d": 2, "A": [["0", "-2"], ["2", "0"]],
                                                "V": [["0", "-1"], ["2", "1"]], "F": [["0", "1"], ["-1", "3/2"]],
                                                "initial": {"cov": [["5/4", "-3/4"], ["-3/4", "77/16"]]}}))
         assert ver.status == "PROVED", ver.reason
         out["trace-growth-lmi"] = ver.evidence["certificate"]
-    if "tube-return" in kinds():  # the drift model near its rank-one limit cycle (seed 0 #8 of the general-V set, Σ₀
+    if "tube-return" in kind_names():  # the drift model near its rank-one limit cycle (seed 0 #8 of the general-V set, Σ₀
         # moved near the cycle so that the tube from Σ₀ is one period long and each check takes 0.2 s)
-        from symbolic_tf.certify.validated.return_tube import find_return
+        from symbolic_tf.certify.search.validated.tube_return import find_return
 
         ver = find_return(parse_problem({"variant": "softmax", "d": 2, "A": [["0", "0"], ["1", "1/2"]],
                                          "V": [["1", "-1"], ["5/3", "-1/3"]], "F": [["3/2", "3/2"], ["2/3", "-1/4"]],
@@ -352,64 +352,64 @@ def _build_certs() -> dict:
                           seconds=60.0)
         assert ver.status == "PROVED", ver.reason
         out["tube-return"] = ver.evidence["certificate"]
-    if "tube-growth-neutral" in kinds():  # d = 3: a growing rank-one part beside a settling eigenvalue
-        from symbolic_tf.certify.validated.neutral_growth import find_neutral_growth
+    if "tube-growth-neutral" in kind_names():  # d = 3: a growing rank-one part beside a settling eigenvalue
+        from symbolic_tf.certify.search.validated.tube_growth_neutral import find_neutral_growth
 
         ver = find_neutral_growth(_softmax(*GROWTH_AV, GROWTH_S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-growth-neutral"] = ver.evidence["certificate"]
-    if "tube-growth" in kinds():  # drift + general V: Σ/tr Σ settles on an isotropic direction, tr Σ grows
-        from symbolic_tf.certify.validated.growth_tube import find_growth
+    if "tube-growth" in kind_names():  # drift + general V: Σ/tr Σ settles on an isotropic direction, tr Σ grows
+        from symbolic_tf.certify.search.validated.tube_growth import find_growth
 
         ver = find_growth(_softmax([["1/4", "-1/3"], ["-5/3", "-3/4"]], [[-2, 2], [0, 0]],
                                    [["19/8", "-3/2"], ["-3/2", "217/36"]], F=[["-4/3", "4/3"], [-2, 1]]))
         assert ver.status == "PROVED", ver.reason
         out["tube-growth"] = ver.evidence["certificate"]
-    if "tube-collapse" in kinds():  # a Hurwitz drift dominates a general V near 0
-        from symbolic_tf.certify.validated.collapse_tube import find_collapse
+    if "tube-collapse" in kind_names():  # a Hurwitz drift dominates a general V near 0
+        from symbolic_tf.certify.search.validated.tube_collapse import find_collapse
 
         ver = find_collapse(_softmax(I2, [[1, "1/2"], ["-1/2", 1]], S0, F=[[-2, "1/2"], [0, "-3/2"]]))
         assert ver.status == "PROVED", ver.reason
         out["tube-collapse"] = ver.evidence["certificate"]
-    if "tube-singular-equilibrium" in kinds():  # drift + general V settling on a rank-one equilibrium
-        from symbolic_tf.certify.validated.singular_tube import find_singular_equilibrium
+    if "tube-singular-equilibrium" in kind_names():  # drift + general V settling on a rank-one equilibrium
+        from symbolic_tf.certify.search.validated.tube_singular_equilibrium import find_singular_equilibrium
 
         ver = find_singular_equilibrium(_softmax(*SINGULAR_AV, [["1/2", "1/4"], ["1/4", "1/2"]], F=SINGULAR_F))
         assert ver.status == "PROVED", ver.reason
         out["tube-singular-equilibrium"] = ver.evidence["certificate"]
-    if "matrix-identity" in kinds():  # a matrix-form proof (every d) and an exact counter-witness
-        from symbolic_tf.certify.matrix_proofs import library as ML
-        from symbolic_tf.certify.matrix_proofs.certificates import (identity_certificate, search_witness,
+    if "matrix-identity" in kind_names():  # a matrix-form proof (every d) and an exact counter-witness
+        from symbolic_tf.certify.search.matrix_proofs import library as ML
+        from symbolic_tf.certify.search.matrix_proofs.certificates import (identity_certificate, search_witness,
                                                                     witness_certificate)
 
         out["matrix-identity"] = identity_certificate(ML.proof("homogeneity")).to_dict()
         stmt = ML.trace_identity_statement(False).doc
         out["matrix-identity/refuted"] = witness_certificate(stmt, search_witness(stmt, dims=(2,))).to_dict()
-    if "twisted-gaussian-nonconvexity" in kinds():
-        from symbolic_tf.certify.twisted_gaussian import twisted_gaussian_witness
+    if "twisted-gaussian-nonconvexity" in kind_names():
+        from symbolic_tf.certify.search.twisted_gaussian import twisted_gaussian_witness
 
         out["twisted-gaussian-nonconvexity"] = twisted_gaussian_witness(
             [[1, 0], [0, -1]], [[1, 0], [0, 1]]).evidence["certificate"]
-    if "twisted-gaussian-convexity" in kinds():
-        from symbolic_tf.certify.twisted_gaussian import symmetric_convexity_certificate
+    if "twisted-gaussian-convexity" in kind_names():
+        from symbolic_tf.certify.search.twisted_gaussian import symmetric_convexity_certificate
 
         out["twisted-gaussian-convexity"] = symmetric_convexity_certificate([[2, "1/2"], ["1/2", 1]])
-    if "twisted-rotation-scaling-convexity" in kinds():  # a fixed non-symmetric pair (A = I + J, V = I)
-        from symbolic_tf.certify.twisted_gaussian import rotation_scaling_convexity_certificate
+    if "twisted-rotation-scaling-convexity" in kind_names():  # a fixed non-symmetric pair (A = I + J, V = I)
+        from symbolic_tf.certify.search.twisted_gaussian import rotation_scaling_convexity_certificate
 
         out["twisted-rotation-scaling-convexity"] = rotation_scaling_convexity_certificate([[1, 1], [-1, 1]],
                                                                                            [[1, 0], [0, 1]])
-    if "gaussian-curve-nonconvexity" in kinds():  # a singular A: the curve stated by N
-        from symbolic_tf.certify.twisted_gaussian import gaussian_convexity_every_curve
+    if "gaussian-curve-nonconvexity" in kind_names():  # a singular A: the curve stated by N
+        from symbolic_tf.certify.search.twisted_gaussian import gaussian_convexity_every_curve
 
         out["gaussian-curve-nonconvexity"] = gaussian_convexity_every_curve(
             [[1, 1, 0], [-1, 0, 0], [0, 0, 0]]).evidence["certificate"]
-    if "exponential-growth-theorem" in kinds():
+    if "exponential-growth-theorem" in kind_names():
         out["exponential-growth-theorem/l2"] = _classified(
             _softmax(None, I2, S0, variant="l2", Q=_s(I2), K=_s([[2, 1], [0, 1]])), "exponential-growth-theorem")
         out["exponential-growth-theorem/sinkhorn"] = _classified(
             _softmax(I2, [[1, "1/3"], [0, 1]], S0, variant="sinkhorn"), "exponential-growth-theorem", uniform=True)
-    if "schedule-phases" in kinds():  # depth schedules: exact Riccati phases + a constant tail; a tube + end box
+    if "schedule-phases" in kind_names():  # depth schedules: exact Riccati phases + a constant tail; a tube + end box
         sched = {"variant": "softmax", "d": 2, "V": _s(I2), "A": [["-1", "1/3"], [0, "-1"]],
                  "initial": {"cov": _s(S0)},
                  "phase": [{"duration": "1/2"}, {"duration": "1/3", "A": [["1/2", 0], ["1/4", "-1/2"]]},
@@ -448,7 +448,7 @@ def _cert(certs, name):
 def test_every_cheap_kind_is_covered(certs):
     assert set(certs) <= set(CERT_NAMES)
     produced = {c["kind"] for c in certs.values()}
-    assert produced == set(kinds()) - HEAD_KINDS, set(kinds()) - HEAD_KINDS - produced
+    assert produced == set(kind_names()) - HEAD_KINDS, set(kind_names()) - HEAD_KINDS - produced
     for name, c in certs.items():
         assert c["kind"] == name.split("/")[0]
         res = check(copy.deepcopy(c))
@@ -718,7 +718,7 @@ def _top_mutations(c):
         m = copy.deepcopy(c)
         m["status"] = s
         yield f"status → {s!r}", m
-    for k in kinds() + ["", "no-such-kind"]:
+    for k in kind_names() + ["", "no-such-kind"]:
         if k != c["kind"]:
             m = copy.deepcopy(c)
             m["kind"] = k
@@ -949,7 +949,7 @@ json_docs = st.recursive(
 def certificate_shaped(draw):
     """A document shaped like a certificate, with random values in its fields."""
     doc = {"schema": draw(st.sampled_from([SCHEMA, SCHEMA, "x"])),
-           "kind": draw(st.sampled_from(kinds() + ["x"])),
+           "kind": draw(st.sampled_from(kind_names() + ["x"])),
            "claim": draw(st.one_of(json_docs, st.fixed_dictionaries(
                {"subject": st.sampled_from(list(REGIME_SUBJECTS) + sorted(PROPERTIES)),
                 "quantifier": st.sampled_from([q.value for q in Quantifier]),

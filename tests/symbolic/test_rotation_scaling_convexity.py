@@ -11,7 +11,7 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from symbolic_tf.certify.kinds.twisted_gaussian import second_variation_sign_data
+from symbolic_tf.certify.check.kinds.twisted_gaussian_nonconvexity import second_variation_sign_data
 from symbolic_tf.exact.definiteness import definiteness
 from symbolic_tf.exact.rational import qmat
 from symbolic_tf.symbolic import rotation_scaling_convexity as RS

@@ -8,8 +8,8 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from symbolic_tf.certify.kinds.twisted_gaussian import second_variation_sign_data
-from symbolic_tf.certify.twisted_gaussian import boundary_plane_curvature
+from symbolic_tf.certify.check.kinds.twisted_gaussian_nonconvexity import second_variation_sign_data
+from symbolic_tf.certify.search.twisted_gaussian import boundary_plane_curvature
 from symbolic_tf.exact.rational import qmat
 from symbolic_tf.symbolic.twisted_boundary import boundary_plane_limit, congruence_ratio_ranges
 

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from symbolic_tf.certify.kinds.neutral_chart import Chart, chart_of, cone_point, fast_centre
+from symbolic_tf.certify.check.neutral_chart import Chart, chart_of, cone_point, fast_centre
 from symbolic_tf.spec.problem import parse_problem
 
 # the tampering suite's neutral problems (seed 1 #7 and seed 0 #1 of the general-V set, from their own Σ(t))

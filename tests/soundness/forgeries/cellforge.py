@@ -11,8 +11,8 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-from symbolic_tf.certify.claims import REGIME_SUBJECTS, Claim, Quantifier
-from symbolic_tf.certify.kinds.cells import cell_claim
+from symbolic_tf.certify.check.claims import REGIME_SUBJECTS, Claim, Quantifier
+from symbolic_tf.certify.check.kinds.cell_riccati_vI import cell_claim
 from symbolic_tf.spec.problem import parse_problem
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -15,7 +15,7 @@ from fractions import Fraction
 import pytest
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.claims import Claim, Quantifier
+from symbolic_tf.certify.check.claims import Claim, Quantifier
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 

@@ -18,8 +18,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from symbolic_tf.certify.certificate import Certificate
-from symbolic_tf.certify.claims import Claim, Quantifier
+from symbolic_tf.certify.check.certificate import Certificate
+from symbolic_tf.certify.check.claims import Claim, Quantifier
 from symbolic_tf.spec.problem import parse_problem
 
 from ..oracle import simulate
@@ -33,8 +33,8 @@ MODEL = {"variant": "softmax", "d": 2, "A": [["1", "1/5"], ["0", "1"]], "V": [["
 @pytest.fixture(scope="module")
 def cert():
     """The tampering suite's certificate: Σ₀ a perturbed rounding of the Krawczyk-certified Σ*."""
-    from symbolic_tf.certify.basin import find_basin
-    from symbolic_tf.certify.equilibrium import find_equilibrium
+    from symbolic_tf.certify.search.equilibrium_basin import find_basin
+    from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium
 
     p = parse_problem({**MODEL, "initial": {"cov": I2}})
     mid = find_equilibrium(p).evidence["certificate"]["data"]["Sigma_mid"]

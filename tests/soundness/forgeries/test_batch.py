@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from symbolic_tf.certify.kinds.batch import batch_params
+from symbolic_tf.certify.check.kinds.blowup_riccati_vI_batch import batch_params
 from symbolic_tf.spec.problem import parse_problem
 
 from ..oracle import closed_form_Tstar
@@ -24,7 +24,7 @@ MEMBERS = [((F(1), F(0)), (F(0), F(1))), ((F(1, 2), F(1, 4)), (F(1, 4), F(1, 2))
 
 @pytest.fixture(scope="module")
 def batch():
-    from symbolic_tf.certify.batch import blowup_brackets_batch
+    from symbolic_tf.certify.search.batch import blowup_brackets_batch
 
     brackets, cert = blowup_brackets_batch(A, 1, MEMBERS)
     assert all(b is not None for b in brackets)

@@ -27,8 +27,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from symbolic_tf.certify.kinds.cell_basin import BasinCellChecker
-from symbolic_tf.certify.kinds.cells import OUTSIDE_TEXT
+from symbolic_tf.certify.check.kinds.cell_basin import BasinCellChecker
+from symbolic_tf.certify.check.kinds.cell_riccati_vI import OUTSIDE_TEXT
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 
@@ -44,10 +44,10 @@ def _regenerate():
     """Rebuild the committed genuine certificates (run by hand: a minute or two each)."""
     from types import SimpleNamespace
 
-    from symbolic_tf.certify.cell_basins import BasinCells
-    from symbolic_tf.certify.certificate import Certificate
+    from symbolic_tf.certify.search.cell_basin import BasinCells
+    from symbolic_tf.certify.check.certificate import Certificate
     from symbolic_tf.certify.check import declaration
-    from symbolic_tf.certify.kinds.cell_basin import KIND
+    from symbolic_tf.certify.check.kinds.cell_basin import KIND
 
     from ..test_tampering import _cell_basin_certificate
 

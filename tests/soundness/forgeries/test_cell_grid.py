@@ -25,8 +25,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from symbolic_tf.certify.kinds.cell_grid import GridCellChecker
-from symbolic_tf.certify.kinds.cells import OUTSIDE_TEXT
+from symbolic_tf.certify.check.kinds.cell_grid import GridCellChecker
+from symbolic_tf.certify.check.kinds.cell_riccati_vI import OUTSIDE_TEXT
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 

@@ -28,8 +28,8 @@ import numpy as np
 
 import pytest
 
-from symbolic_tf.certify.kinds.cell_tube import TubeCellChecker
-from symbolic_tf.certify.kinds.cells import OUTSIDE_TEXT
+from symbolic_tf.certify.check.kinds.cell_tube import TubeCellChecker
+from symbolic_tf.certify.check.kinds.cell_riccati_vI import OUTSIDE_TEXT
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 
@@ -43,11 +43,11 @@ def _regenerate():
     import sys
     from types import SimpleNamespace
 
-    from symbolic_tf.certify.certificate import Certificate
+    from symbolic_tf.certify.check.certificate import Certificate
     from symbolic_tf.certify.check import declaration
-    from symbolic_tf.certify.kinds.cell_tube import KIND
-    from symbolic_tf.certify.kinds.cells import cell_claim
-    from symbolic_tf.certify.validated.ray_tube import find_ray_blowup
+    from symbolic_tf.certify.check.kinds.cell_tube import KIND
+    from symbolic_tf.certify.check.kinds.cell_riccati_vI import cell_claim
+    from symbolic_tf.certify.search.validated.tube_ray import find_ray_blowup
     from symbolic_tf.spec.problem import parse_problem
 
     from ..test_tampering import _cell_tube_certificate

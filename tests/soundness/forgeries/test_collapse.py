@@ -21,7 +21,7 @@ DOC = {"variant": "softmax", "d": 2, "A": [["1", "0"], ["0", "1"]], "V": [["1", 
 @pytest.fixture(scope="module")
 def genuine():
     """The tampering suite's genuine certificate (the library's search, about 1 s)."""
-    from symbolic_tf.certify.validated.collapse_tube import find_collapse
+    from symbolic_tf.certify.search.validated.tube_collapse import find_collapse
 
     v = find_collapse(parse_problem(DOC))
     assert v.status == "PROVED", v.reason

@@ -1,4 +1,4 @@
-"""Forgeries of ``nonconvexity-witness`` certificates (symbolic_tf/certify/kinds/convexity.py).
+"""Forgeries of ``nonconvexity-witness`` certificates (symbolic_tf/certify/check/kinds/nonconvexity_witness.py).
 
 Genuine certificate: the library's search (``find_nonconvexity_witness(-1, optimise=False)``, < 1 s):
 A = −1 in d = 1, μ = ½δ₀ + ½δ₀ with ξ = (1, 0) — the mass split μ_s = ½δ_s + ½δ₀, a geodesic
@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from symbolic_tf.certify.convexity import find_nonconvexity_witness
+from symbolic_tf.certify.search.convexity import find_nonconvexity_witness
 
 from .forge import accepts, forge, rejects
 

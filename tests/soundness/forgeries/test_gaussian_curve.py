@@ -1,4 +1,4 @@
-"""Forgeries of ``gaussian-curve-nonconvexity`` certificates (symbolic_tf/certify/kinds/gaussian_curve.py).
+"""Forgeries of ``gaussian-curve-nonconvexity`` certificates (symbolic_tf/certify/check/kinds/gaussian_curve_nonconvexity.py).
 
 Genuine certificate: the library's search for a singular A (``gaussian_convexity_every_curve``,
 < 0.1 s, as in tests/soundness/test_tampering.py).  Every forgery re-renders the claim from its data.
@@ -9,8 +9,8 @@ from fractions import Fraction as Fr
 
 import pytest
 
-from symbolic_tf.certify.kinds.twisted_gaussian import curve_sign_data
-from symbolic_tf.certify.twisted_gaussian import gaussian_convexity_every_curve
+from symbolic_tf.certify.check.kinds.twisted_gaussian_nonconvexity import curve_sign_data
+from symbolic_tf.certify.search.twisted_gaussian import gaussian_convexity_every_curve
 from symbolic_tf.exact.rational import qmat
 
 from .forge import accepts, forge, q, rejects

@@ -1,4 +1,4 @@
-"""Forgeries of ``exponential-growth-theorem`` certificates (symbolic_tf/certify/kinds/growth_theorem.py,
+"""Forgeries of ``exponential-growth-theorem`` certificates (symbolic_tf/certify/check/kinds/exponential_growth_theorem.py,
 HYPOTHESES): the norm bounds of test_growth.py under the replayed matrix-form theorem, and the theorem
 itself (its name for the variant, its SHA-256)."""
 from __future__ import annotations

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from symbolic_tf.certify.certificate import Certificate
-from symbolic_tf.certify.claims import Claim, Quantifier
+from symbolic_tf.certify.check.certificate import Certificate
+from symbolic_tf.certify.check.claims import Claim, Quantifier
 from symbolic_tf.spec.problem import parse_problem
 
 from ..oracle import closed_form_Tstar, rhs_for
@@ -21,7 +21,7 @@ BLOWUP_DOC = {"variant": "softmax", "d": 2, "A": I2, "V": [["1", "1/10"], ["0", 
 @pytest.fixture(scope="module")
 def blowup():
     """A genuine bracketed blow-up LMI certificate found by the library's search."""
-    from symbolic_tf.certify.lmi import find_blowup_certificate
+    from symbolic_tf.certify.search.lmi import find_blowup_certificate
 
     c = find_blowup_certificate(parse_problem(BLOWUP_DOC)).evidence["certificate"]
     assert {"T_lo", "T_hi"} <= set(c["data"])

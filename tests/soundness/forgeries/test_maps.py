@@ -99,7 +99,7 @@ def test_leaf_outside_the_grid(map_a):
 @pytest.fixture(scope="module")
 def unrelated_blowup():
     """A genuine BLOWUP certificate of another problem (general V, A = I)."""
-    from symbolic_tf.certify.lmi import find_blowup_certificate
+    from symbolic_tf.certify.search.lmi import find_blowup_certificate
 
     return find_blowup_certificate(parse_problem(
         {"variant": "softmax", "d": 2, "A": [[1, 0], [0, 1]], "V": [[1, "1/10"], [0, 1]],
@@ -177,7 +177,7 @@ def test_free_text_claim_is_compared(map_a):
 def test_relabelled_cell_with_consistent_fields(map_a):
     """A CLUSTERING cell relabelled BLOWUP with a bracket and a rendered claim (all consistent),
     its certificate data unchanged: the argument (via) decides the regime, not the label."""
-    from symbolic_tf.certify.claims import Claim, Quantifier
+    from symbolic_tf.certify.check.claims import Claim, Quantifier
 
     bad = copy.deepcopy(map_a)
     c = next(c for c in bad["cells"] if c["regime"] == "CLUSTERING" and c["status"] == "PROVED")

@@ -1,4 +1,4 @@
-"""Forgeries of ``matrix-identity`` certificates (symbolic_tf/certify/kinds/matrix_identity.py).
+"""Forgeries of ``matrix-identity`` certificates (symbolic_tf/certify/check/kinds/matrix_identity.py).
 
 Genuine certificates (as in tests/soundness/test_tampering.py, < 0.1 s): the replayed proof
 ``homogeneity`` (PROVED) and the exact counter-witness of "d/dt tr(V⁻¹Σ) = tr(Σ(A + Aᵀ)Σ) for any
@@ -11,9 +11,9 @@ from fractions import Fraction as Fr
 
 import pytest
 
-from symbolic_tf.certify.matrix_proofs import library as ML
-from symbolic_tf.certify.matrix_proofs.certificates import identity_certificate, search_witness, witness_certificate
-from symbolic_tf.certify.matrix_proofs.replay import parse_statement, statement_params
+from symbolic_tf.certify.search.matrix_proofs import library as ML
+from symbolic_tf.certify.search.matrix_proofs.certificates import identity_certificate, search_witness, witness_certificate
+from symbolic_tf.certify.check.matrix_proofs.replay import parse_statement, statement_params
 
 from .forge import accepts, forge, q, rejects
 

@@ -1,4 +1,4 @@
-"""Forgeries of ``tube-cluster-neutral`` (symbolic_tf/certify/kinds/neutral.py): one consistent
+"""Forgeries of ``tube-cluster-neutral`` (symbolic_tf/certify/check/kinds/tube_cluster_neutral.py): one consistent
 forgery per declared hypothesis, each rejected naming that hypothesis, and the regression of the hole
 this suite found.
 
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from symbolic_tf.certify.check import declaration
-from symbolic_tf.certify.kinds.neutral import KIND, _bad, _slow_contraction
+from symbolic_tf.certify.check.kinds.tube_cluster_neutral import KIND, _bad, _slow_contraction
 from symbolic_tf.exact.ball import interval_ball
 from tests.soundness.oracle import simulate
 
@@ -30,7 +30,7 @@ from .forge import accepts, rejects
 
 @pytest.fixture(scope="module")
 def genuine():
-    from symbolic_tf.certify.validated.neutral_tube import find_neutral_cluster
+    from symbolic_tf.certify.search.validated.tube_cluster_neutral import find_neutral_cluster
 
     ver = find_neutral_cluster(N.problem(*N.NEUTRAL_AV, N.NEUTRAL_S0))
     assert ver.status == "PROVED", ver.reason

@@ -1,4 +1,4 @@
-"""Forgeries of ``tube-growth-neutral`` (symbolic_tf/certify/kinds/neutral_growth.py): one consistent
+"""Forgeries of ``tube-growth-neutral`` (symbolic_tf/certify/check/kinds/tube_growth_neutral.py): one consistent
 forgery per declared hypothesis, each rejected naming that hypothesis, and the regression of the hole
 found in the shared chart checks (tests/soundness/forgeries/test_neutral.py).
 
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from symbolic_tf.certify.check import declaration
-from symbolic_tf.certify.kinds.neutral_chart import chart_of
-from symbolic_tf.certify.kinds.neutral_growth import KIND
+from symbolic_tf.certify.check.neutral_chart import chart_of
+from symbolic_tf.certify.check.kinds.tube_growth_neutral import KIND
 from symbolic_tf.spec.problem import parse_problem
 from tests.soundness.oracle import simulate
 
@@ -24,7 +24,7 @@ from .forge import accepts, forge, rejects
 
 @pytest.fixture(scope="module")
 def genuine():
-    from symbolic_tf.certify.validated.neutral_growth import find_neutral_growth
+    from symbolic_tf.certify.search.validated.tube_growth_neutral import find_neutral_growth
 
     ver = find_neutral_growth(N.problem(*N.GROWTH_AV, N.GROWTH_S0))
     assert ver.status == "PROVED", ver.reason

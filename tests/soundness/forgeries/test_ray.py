@@ -25,7 +25,7 @@ SLOW = {"variant": "softmax", "d": 2, "A": [["-5/4", "1/3"], ["-1", "-1/2"]], "V
 
 
 def _search(doc, **kw):
-    from symbolic_tf.certify.validated.ray_tube import find_ray_blowup
+    from symbolic_tf.certify.search.validated.tube_ray import find_ray_blowup
     from symbolic_tf.spec.problem import parse_problem
 
     v = find_ray_blowup(parse_problem(doc), seconds=120.0, rel_width=1e-2, **kw)
@@ -54,7 +54,7 @@ def proj():
 @pytest.fixture(scope="module")
 def pieces():
     """The same problem with the tube run on (no projective part): proved by the piecewise contraction."""
-    import symbolic_tf.certify.validated.ray_tube as ray_tube
+    import symbolic_tf.certify.search.validated.tube_ray as ray_tube
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ray_tube, "_MISSED_PREVIEW_STOP", 1e-2)

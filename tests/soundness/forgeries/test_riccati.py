@@ -37,7 +37,7 @@ def _doc(A, V, cov=None, F=None, b=None):
 
 
 def _classified(doc, kind):
-    from symbolic_tf.certify.riccati import classify_vI
+    from symbolic_tf.certify.search.riccati import classify_vI
 
     c = classify_vI(parse_problem(doc)).evidence["certificate"]
     assert c["kind"] == kind, c["kind"]
@@ -48,7 +48,7 @@ def _classified(doc, kind):
 @pytest.fixture(scope="module")
 def certs():
     """One genuine certificate per kind and per branch of the blow-up argument."""
-    from symbolic_tf.certify.riccati import bounded_nsd, growth_nsd
+    from symbolic_tf.certify.search.riccati import bounded_nsd, growth_nsd
 
     out = {
         "blowup": _classified(_doc([["1", "1/2"], ["0", "1/2"]], I2, S0), "blowup-riccati-vI"),      # F = 0
@@ -87,7 +87,7 @@ def _s(M) -> list:
 
 def _lyapunov(F, C):
     """The exact solution W of FᵀW + WF = C (the search side's solver, only to forge consistent data)."""
-    from symbolic_tf.certify.riccati import _lyapunov as lyap
+    from symbolic_tf.certify.search.riccati import _lyapunov as lyap
 
     return lyap(_m(F), _m(C))
 

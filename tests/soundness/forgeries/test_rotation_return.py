@@ -20,7 +20,7 @@ from fractions import Fraction
 import flint
 import pytest
 
-from symbolic_tf.certify.kinds import rotation_return
+from symbolic_tf.certify.check.kinds import tube_rotation_return as rotation_return
 from symbolic_tf.spec.problem import parse_problem
 
 from ..oracle import simulate
@@ -36,7 +36,7 @@ _P = "the stated claim is not the one the data prove"
 
 @pytest.fixture(scope="module")
 def genuine():
-    from symbolic_tf.certify.validated.rotation_return import find_rotation_return
+    from symbolic_tf.certify.search.validated.tube_rotation_return import find_rotation_return
 
     v = find_rotation_return(parse_problem(DOC))
     assert v.status == "PROVED", v.reason
@@ -53,7 +53,7 @@ def _with_bracket(cert, lo, hi, **kw):
 
 def _diag(d):
     """The svec-upper indices of the diagonal entries."""
-    from symbolic_tf.certify.kinds.replay import svec_pairs
+    from symbolic_tf.certify.check.tube_replay import svec_pairs
 
     return [k for k, (a, b) in enumerate(svec_pairs(d)) if a == b]
 

@@ -1,4 +1,4 @@
-"""Forgeries of ``schedule-phases`` certificates (symbolic_tf/certify/kinds/schedule.py).
+"""Forgeries of ``schedule-phases`` certificates (symbolic_tf/certify/check/kinds/schedule_phases.py).
 
 Each test starts from a genuine certificate found by the library's own search (module fixture,
 ≈ 1.5 s: the problems of tests/certify/test_schedule_kind.py) and changes data, problem and claim
@@ -12,7 +12,7 @@ from fractions import Fraction as Fr
 import pytest
 
 import symbolic_tf as stf
-from symbolic_tf.certify.kinds.schedule import advance, cut_segments
+from symbolic_tf.certify.check.kinds.schedule_phases import advance, cut_segments
 from symbolic_tf.exact.rational import qmat
 from symbolic_tf.spec.problem import parse_problem
 
@@ -232,7 +232,7 @@ def test_tail_on_a_polynomial_last_phase_is_rejected(G):
 
 
 def test_property_tail_is_rejected(G):
-    from symbolic_tf.certify.twisted_gaussian import twisted_gaussian_witness
+    from symbolic_tf.certify.search.twisted_gaussian import twisted_gaussian_witness
 
     c = G["tail"]
     prop = twisted_gaussian_witness([[1, 0], [0, -1]], [[1, 0], [0, 1]]).evidence["certificate"]

@@ -25,7 +25,7 @@ DOC = {"variant": "softmax", "d": 2, "A": [["-2", "2/3"], ["3/2", "1"]], "V": [[
 
 @pytest.fixture(scope="module")
 def cert():
-    from symbolic_tf.certify.validated.singular_tube import find_singular_equilibrium
+    from symbolic_tf.certify.search.validated.tube_singular_equilibrium import find_singular_equilibrium
 
     v = find_singular_equilibrium(parse_problem(DOC))
     assert v.status == "PROVED", v.reason

@@ -1,4 +1,4 @@
-"""Forgeries of ``stratum`` certificates (symbolic_tf/certify/kinds/stratum.py, HYPOTHESES): each violates
+"""Forgeries of ``stratum`` certificates (symbolic_tf/certify/check/kinds/stratum.py, HYPOTHESES): each violates
 one hypothesis of the reduction Σ = BSBᵀ to the invariant range of a singular Σ₀."""
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ DOC = {"variant": "softmax", "d": 2, "A": [["-1", "0"], ["0", "-1"]], "V": [["1"
 
 def _classified(doc, kind):
     """The certificate of ``kind`` from the first point-mode route that proves it (as classify runs them)."""
-    from symbolic_tf.certify.routes import Context, registry
+    from symbolic_tf.certify.search.routes import Context, registry
 
     problem, ctx = parse_problem(doc), Context(uniform=False)
     for r in registry():
@@ -99,7 +99,7 @@ def test_reduced_fails_check(cert):
 
 def test_reduced_does_not_cover(cert):
     # a genuine Krawczyk enclosure of the reduced equilibrium: a property of the parameters, about no Σ₀
-    from symbolic_tf.certify.equilibrium import find_equilibrium
+    from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium
 
     ver = find_equilibrium(parse_problem(cert["data"]["reduced"]["problem"]))
     assert ver.status == "PROVED", ver.reason

@@ -1,4 +1,4 @@
-"""Forgeries of ``blowup-taylor-lmi`` certificates (symbolic_tf/certify/kinds/taylor.py, HYPOTHESES): each
+"""Forgeries of ``blowup-taylor-lmi`` certificates (symbolic_tf/certify/check/kinds/blowup_taylor_lmi.py, HYPOTHESES): each
 violates one hypothesis of the bracket argument (validated Taylor tube + restarted LMI and norm bounds)."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from fractions import Fraction as Fr
 
 import pytest
 
-from symbolic_tf.certify.taylor import tighten_blowup_bracket
+from symbolic_tf.certify.search.blowup_taylor_lmi import tighten_blowup_bracket
 from symbolic_tf.spec.problem import parse_problem
 
 from .forge import accepts, edited, forge, q, rejects

@@ -1,11 +1,11 @@
-"""Forgeries of ``trace-growth-lmi`` certificates (symbolic_tf/certify/kinds/trace_growth.py, HYPOTHESES):
+"""Forgeries of ``trace-growth-lmi`` certificates (symbolic_tf/certify/check/kinds/trace_growth_lmi.py, HYPOTHESES):
 each violates one hypothesis of the trace-functional argument on the PSD cone, every other one kept."""
 from __future__ import annotations
 
 
 import pytest
 
-from symbolic_tf.certify.trace_growth import find_trace_growth
+from symbolic_tf.certify.search.trace_growth_lmi import find_trace_growth
 from symbolic_tf.spec.problem import parse_problem
 
 from .forge import accepts, edited, forge, q, rejects

@@ -1,4 +1,4 @@
-"""Forgeries of ``twisted-gaussian-convexity`` certificates (symbolic_tf/certify/kinds/twisted_convexity.py).
+"""Forgeries of ``twisted-gaussian-convexity`` certificates (symbolic_tf/certify/check/kinds/twisted_gaussian_convexity.py).
 
 Genuine certificate: ``symmetric_convexity_certificate`` for A = [[2, ½], [½, 1]] (< 0.2 s, as in
 tests/soundness/test_tampering.py).  Every forgery re-renders the claim (A and its definiteness label).
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from symbolic_tf.certify.twisted_gaussian import symmetric_convexity_certificate
+from symbolic_tf.certify.search.twisted_gaussian import symmetric_convexity_certificate
 
 from .forge import accepts, forge, rejects
 

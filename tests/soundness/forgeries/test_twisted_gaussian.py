@@ -1,4 +1,4 @@
-"""Forgeries of ``twisted-gaussian-nonconvexity`` certificates (symbolic_tf/certify/kinds/twisted_gaussian.py).
+"""Forgeries of ``twisted-gaussian-nonconvexity`` certificates (symbolic_tf/certify/check/kinds/twisted_gaussian_nonconvexity.py).
 
 Genuine certificate: the library's search for A = diag(1, −1), V = I (``twisted_gaussian_witness``,
 < 0.2 s, as in tests/soundness/test_tampering.py).  Every forgery re-renders the claim from its data.
@@ -9,8 +9,8 @@ from fractions import Fraction as Fr
 
 import pytest
 
-from symbolic_tf.certify.kinds.twisted_gaussian import second_variation_sign_data
-from symbolic_tf.certify.twisted_gaussian import twisted_gaussian_witness
+from symbolic_tf.certify.check.kinds.twisted_gaussian_nonconvexity import second_variation_sign_data
+from symbolic_tf.certify.search.twisted_gaussian import twisted_gaussian_witness
 from symbolic_tf.exact.rational import qmat
 
 from .forge import accepts, forge, q, rejects

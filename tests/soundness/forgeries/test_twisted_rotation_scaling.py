@@ -1,5 +1,5 @@
 """Forgeries of ``twisted-rotation-scaling-convexity`` certificates
-(symbolic_tf/certify/kinds/twisted_rotation_scaling.py).
+(symbolic_tf/certify/check/kinds/twisted_rotation_scaling_convexity.py).
 
 The genuine certificate (A = I + J, V = I) is committed as data/twisted-rotation-scaling-convexity.json:
 building it, like checking it the first time in a process, re-derives the symbolic family
@@ -18,7 +18,7 @@ DATA = Path(__file__).parent / "data" / "twisted-rotation-scaling-convexity.json
 
 
 def _regenerate():  # run by hand: python -c "from tests.soundness.forgeries.test_twisted_rotation_scaling import _regenerate; _regenerate()"
-    from symbolic_tf.certify.twisted_gaussian import rotation_scaling_convexity_certificate
+    from symbolic_tf.certify.search.twisted_gaussian import rotation_scaling_convexity_certificate
 
     cert = rotation_scaling_convexity_certificate([[1, 1], [-1, 1]], [[1, 0], [0, 1]])
     DATA.write_text(json.dumps(cert, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,0 +1,65 @@
+"""Search side of the ``stationary`` route: Σ̇(Σ₀) = 0 exactly ⇒ Σ(t) ≡ Σ₀ (Σ₀ = 0 included).
+
+Decides exactly the stationary initial covariances: Σ₀ = 0 for every Gaussian-closed variant
+of congruence form whose point mass moves globally (normalised heads, or α₀ = 0 and b = 0: with
+linear attention δ_α obeys α̇ = (αᵀAα)Vα, which may escape in finite time), and every exact equilibrium of softmax / multi-head softmax (± drift), e.g.
+the threshold case of a blow-up/collapse dichotomy, where Σ₀ sits on the unstable equilibrium.
+"""
+from __future__ import annotations
+
+from ...exact.rational import qmat
+from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from ...spec.errors import InvalidParameters
+from ...variants import quadratic_heads
+from ..check.certificate import Certificate
+from ..check.claims import Claim, Quantifier
+from ..check.kinds.stationary import point_mass_reason
+
+__all__ = ["stationary"]
+
+
+def _rhs(problem, S):
+    import flint
+
+    d = problem.d
+    heads = quadratic_heads(problem)
+    G = flint.fmpq_mat(d, d)
+    if problem.F is not None:
+        F = qmat(problem.F)
+        G += F * S + S * F.transpose()
+    for C, A in heads:
+        CSA = C * S * A * S
+        G += CSA + CSA.transpose()
+    return G
+
+
+def stationary(problem) -> Verdict:
+    """PROVED EQUILIBRIUM (stationary) when Σ̇(Σ₀) = 0 exactly, else UNDECIDED.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem with its Σ₀.
+
+    Returns
+    -------
+    Verdict
+        PROVED with a ``stationary`` certificate, or UNDECIDED with the reason.
+    """
+    S = qmat(problem.cov)
+    d = problem.d
+    zero = all(S[i, j] == 0 for i in range(d) for j in range(d))
+    if zero and (why := point_mass_reason(problem)) is not None:
+        return Verdict(UNDECIDED, "", reason=why)
+    if not zero:
+        try:
+            G = _rhs(problem, S)
+        except InvalidParameters as exc:
+            return Verdict(UNDECIDED, "", reason=f"Σ₀ ≠ 0 and the right-hand side is not the quadratic "
+                           f"softmax-type field: {exc}")
+        if any(G[i, j] != 0 for i in range(d) for j in range(d)):
+            return Verdict(UNDECIDED, "", reason="Σ̇(Σ₀) ≠ 0")
+    claim = Claim("EQUILIBRIUM", Quantifier.THIS, {"stationary": True, "rank": S.rank()})
+    cert = Certificate.for_problem(problem, "stationary", claim, PROVED, {})
+    return Verdict(PROVED, claim.text(), "exact-rhs", evidence={"certificate": cert.to_dict()},
+                   reason="Σ₀ = 0" if zero else "Σ̇(Σ₀) = 0 exactly: Σ₀ is an equilibrium (uniqueness of solutions)")

@@ -1,0 +1,199 @@
+"""Clustering of *this* Σ₀ to a rank-one limit (single-head softmax, d = 2, no drift, general V;
+kind ``tube-cluster``, :mod:`symbolic_tf.certify.check.kinds.tube_cluster`).
+
+The float solution from Σ₀ is followed until it settles; its limit direction is matched to an
+isotropic rank-one point X_iso of A + Aᵀ (a line of equilibria).  A quadratic Lyapunov function
+of the projective field (with the trace direction made attracting by κ = 1) around a rational
+X_star ≈ X_iso certifies a contracting ellipsoid containing X_iso, and a validated tube from Σ₀
+is run until its end enters the ellipsoid.  Every float is a guess verified by the checker's own
+procedure; the final certificate is re-checked independently.
+"""
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from ....exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
+from ....spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
+
+__all__ = ["KIND", "find_cluster"]
+
+KIND = "tube-cluster"
+ARGUMENT = "validated-tube+projective-lyapunov-at-an-isotropic-equilibrium-line"
+_CLAIM0 = "for this Σ₀: the solution is global and Σ(t) converges to a rank-one limit (validated tube + basin)"
+_UP = [(0, 0), (0, 1), (1, 1)]
+_KAPPA = Fraction(1)
+
+
+def _float_field(V, A, kappa):
+    def Q(X):
+        H = V @ X @ A @ X
+        return H + H.T
+
+    def dQ(X, E):
+        H = V @ E @ A @ X + V @ X @ A @ E
+        return H + H.T
+
+    def jac(X):
+        ct = np.trace(Q(X)) + kappa * (np.trace(X) - 1)
+        cols = []
+        for i, j in _UP:
+            E = np.zeros((2, 2))
+            E[i, j] = E[j, i] = 1.0
+            dq = dQ(X, E)
+            dc = np.trace(dq) + kappa * np.trace(E)
+            top = dq - dc * X - ct * E
+            cols.append([top[a, b] for a, b in _UP])
+        return np.array(cols).T
+
+    return Q, jac
+
+
+def _isotropic(A):
+    S = A + A.T
+    a, b, c = S[0, 0], S[0, 1], S[1, 1]
+    if b * b - a * c <= 0:
+        return []
+    ws = [np.array([0.0, 1.0]), np.array([1.0, -a / (2 * b)])] if c == 0 else \
+        [np.array([1.0, (-b + s * math.sqrt(b * b - a * c)) / c]) for s in (1, -1)]
+    return [np.outer(w, w) / (w @ w) for w in ws]
+
+
+def find_cluster(problem, *, order: int = 14, prec: int = 128, seconds: float = 6.0, horizon: float = 400.0,
+                 max_steps: int = 20000) -> Verdict:
+    """PROVED (CLUSTERING, rank 1, for this Σ₀) with a ``tube-cluster`` certificate, or UNDECIDED with
+    the reason.  Never raises on float trouble.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀.
+    order : int
+        The Taylor order k of the tube (14: the tube's steps near a large, nearly singular Σ are limited
+        by the field's speed, not by accuracy, and a lower order makes each step cheaper).
+    prec : int
+        The arb working precision in bits (tube and ball checks).
+    seconds : float
+        The wall-clock budget of the search.
+    horizon : float
+        The end time of the float guess (SciPy) that precedes the tube.
+    max_steps : int
+        The largest number of tube steps.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (CLUSTERING, rank 1, THIS) with ``evidence["certificate"]`` of kind ``tube-cluster``, else
+        UNDECIDED with the reason.
+    """
+    return guarded(lambda t0: _find(problem, order, prec, seconds, horizon, max_steps, t0),
+                   _CLAIM0, "tube-cluster search")
+
+
+def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
+    from scipy.integrate import solve_ivp
+
+    from .float_budget import capped
+
+    from ....spec.errors import CertificationFailed
+    from ...check.claims import Claim, Quantifier
+    from ...check.kinds.tube_cluster import check_cluster_end
+    from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, robust_lyapunov_guess,
+                           tube_fields, tube_missed, tube_summary)
+    from ....variants import get as get_variant
+    from .tube import integrate_tube, psd_flow_inputs
+
+    if problem.d != 2 or get_variant(problem.variant).composite:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers one quadratic (softmax) head "
+                       "in d = 2")
+    inputs = psd_flow_inputs(problem, False, "the clustering certificate covers the flow without drift")
+    if isinstance(inputs, str):
+        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
+    heads, _F, S0q = inputs
+    V, A = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1])
+    iso = _isotropic(A)
+    if not iso:
+        return Verdict(UNDECIDED, _CLAIM0, reason="A + Aᵀ is not indefinite: no line of rank-one equilibria")
+
+    def rhs(_t, y):
+        S = y.reshape(2, 2)
+        H = V @ S @ A @ S
+        return (H + H.T).ravel()
+
+    def big(_t, y):
+        return 1e8 - np.abs(y).max()
+
+    big.terminal = True
+    with np.errstate(all="ignore"):
+        sol = solve_ivp(capped(rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13, events=big)
+    S_end = sol.y[:, -1].reshape(2, 2)
+    if sol.status != 0 or not np.all(np.isfinite(S_end)) or np.trace(S_end) <= 0:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the float solution does not settle (it blows up or fails)",
+                       numerical={"seconds": time.perf_counter() - t0})
+    X_end = S_end / np.trace(S_end)
+    dist = [float(np.abs(X_end - P).max()) for P in iso]
+    k = int(np.argmin(dist))
+    numerical = {"float_distance_to_isotropic": dist[k]}
+    if dist[k] > 1e-3:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=f"the float solution does not approach an isotropic rank-one line (distance {dist[k]:.3g})")
+    X = iso[k]
+    Q, jac = _float_field(V, A, float(_KAPPA))
+    J = jac(X)
+    ev = np.linalg.eigvals(J)
+    numerical["spectral_abscissa"] = float(ev.real.max())
+    if ev.real.max() >= -1e-9:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=f"the rank-one equilibrium line is not attracting transversally (abscissa {ev.real.max():.3g})")
+    # the most perturbation-tolerant Lyapunov guess first (a larger certified ellipsoid: an earlier entry,
+    # before the stiff approach to a large rank-one limit makes the tube's steps short)
+    guesses = [g for g in (robust_lyapunov_guess(J), lyapunov_guess(J)) if g is not None]
+    if not guesses:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
+    Xs_str = dyadic_matrix_str(X)
+    found = {}
+    throttle = Throttle()
+
+    def attempt(S, t):
+        if not throttle.due(t):
+            return False
+        tr = float(S[0, 0].mid() + S[1, 1].mid())
+        if not tr > 0:
+            return False
+        z = np.array([float(S[i, j].mid()) / tr - X[i, j] for i, j in _UP])
+        for guess in guesses:
+            rho = dyadic(max(1.5 * float(z @ guess.W @ z), 1e-24), 30)
+            data = dict(ellipsoid_fields("X_star", Xs_str, guess, rho), kappa=frac_str(_KAPPA))
+            try:
+                check_cluster_end(heads, S, data, prec, _fail)
+            except CertificationFailed:
+                continue
+            found.update(data=data, t=t)
+            return True
+        return False
+
+    left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
+    tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t))
+    numerical.update(tube_summary(tube))
+    if not found:
+        return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified basin of the rank-one line")
+    times, tube_data = tube_fields(tube, found["t"], order, prec)
+    data = dict(found["data"], prec=prec, **tube_data)
+    claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})
+    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
+            "ending in the contracting ellipsoid around an isotropic rank-one equilibrium line of the projective field")
+    return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
+                             {"regime": "CLUSTERING", "rank": 1},
+                             f"validated tube from Σ₀ ({len(times) - 1} steps) into a contracting neighbourhood of a "
+                             "rank-one equilibrium line; the limit has rank 1")
+
+
+def _fail(msg):
+    from ....spec.errors import CertificationFailed
+
+    raise CertificationFailed(msg)

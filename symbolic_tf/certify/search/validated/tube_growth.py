@@ -1,0 +1,230 @@
+"""Global existence with at most exponential growth of *this* Σ₀ (single-head softmax, d = 2, a drift F,
+general V; kind ``tube-growth``, :mod:`symbolic_tf.certify.check.kinds.tube_growth`).
+
+In the split Σ = sP + Y (s = tr Σ, P an isotropic rank-one point of A + Aᵀ, Y trace zero) the
+flow reads s' = s·φ(Y, 1/s), Y' = s·G(Y, 1/s) with G(Y, 0) = 𝓜Y + b linear.  When 𝓜 is Hurwitz
+and the growth rate λ = φ(Y*, 0) at Y* = −𝓜⁻¹b is positive, a float Lyapunov matrix of 𝓜 gives
+a candidate ellipsoid around a rational Y_star ≈ Y* and a bound v_max of 1/s; the region is
+verified by the checker's own procedure, and a validated tube from Σ₀ is run until its end
+enters it.  Every float is a guess; the final certificate is re-checked independently.
+"""
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from ....exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
+from ....spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
+
+__all__ = ["KIND", "find_growth"]
+
+KIND = "tube-growth"
+ARGUMENT = "validated-tube+forward-invariant-cone-around-an-isotropic-direction"
+_CLAIM0 = "for this Σ₀: Σ(t) exists for all t and grows at most exponentially (validated tube + invariant cone)"
+_BASIS = [np.array([[1.0, 0.0], [0.0, -1.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])]
+
+
+def _isotropic(A):
+    S = A + A.T
+    a, b, c = S[0, 0], S[0, 1], S[1, 1]
+    if b * b - a * c <= 0:
+        return []
+    ws = [np.array([0.0, 1.0]), np.array([1.0, -a / (2 * b)])] if c == 0 else \
+        [np.array([1.0, (-b + s * math.sqrt(b * b - a * c)) / c]) for s in (1, -1)]
+    return [np.outer(w, w) / (w @ w) for w in ws]
+
+
+def _linear_part(V, A, F, P):
+    def DQ(X, E):
+        H = V @ E @ A @ X + V @ X @ A @ E
+        return H + H.T
+
+    LP = F @ P + P @ F.T
+    M = np.array([[(DQ(P, E) - np.trace(DQ(P, E)) * P)[k] for E in _BASIS] for k in [(0, 0), (0, 1)]])
+    bm = LP - np.trace(LP) * P
+    y = -np.linalg.solve(M, np.array([bm[0, 0], bm[0, 1]]))
+    Y = y[0] * _BASIS[0] + y[1] * _BASIS[1]
+    return M, y, float(np.trace(DQ(P, Y)) + np.trace(LP))
+
+
+def find_growth(problem, *, order: int = 20, prec: int = 128, seconds: float = 8.0, horizon: float = 20.0,
+                max_steps: int = 20000) -> Verdict:
+    """PROVED (EXPONENTIAL_GROWTH, for this Σ₀) with a ``tube-growth`` certificate, or UNDECIDED with the
+    reason.  Never raises on float trouble.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀ and a drift F.
+    order : int
+        The Taylor order k of the tube.
+    prec : int
+        The arb working precision in bits (tube and ball checks).
+    seconds : float
+        The wall-clock budget of the search.
+    horizon : float
+        The end time of the float guess (SciPy) that precedes the tube.
+    max_steps : int
+        The largest number of tube steps.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (EXPONENTIAL_GROWTH, THIS) with ``evidence["certificate"]`` of kind ``tube-growth``, else
+        UNDECIDED with the reason.
+    """
+    return guarded(lambda t0: _find(problem, order, prec, seconds, horizon, max_steps, t0),
+                   _CLAIM0, "tube-growth search")
+
+
+def _trace_zero_str(y):
+    """The exact trace-zero [[y₀, y₁], [y₁, −y₀]] of dyadic roundings, as strings."""
+    out = dyadic_matrix_str(np.array([[y[0], y[1]], [y[1], -y[0]]]))
+    out[1][1] = frac_str(-Fraction(out[0][0]))
+    return out
+
+
+def _first_order(V, A, F, P, M, y):
+    """Y₁ = −𝓜⁻¹R(Y*) (coordinates (Y₀₀, Y₀₁)), R(Y) = Q(Y) + L(Y) minus their traces along P: the
+    first-order term of the centre manifold Y*(v) = Y* + v·Y₁ + O(v²); None when not finite."""
+    Y = np.array([[y[0], y[1]], [y[1], -y[0]]])
+    H = V @ Y @ A @ Y + F @ Y
+    R = H + H.T
+    R = R - np.trace(R) * P
+    try:
+        y1 = -np.linalg.solve(M, np.array([R[0, 0], R[0, 1]]))
+    except np.linalg.LinAlgError:
+        return None
+    return y1 if np.all(np.isfinite(y1)) else None
+
+
+def _float_check(V, A, F, S0, P, y, horizon):
+    from scipy.integrate import solve_ivp
+
+    from .float_budget import capped
+
+    def rhs(_t, z):
+        S = z.reshape(2, 2)
+        H = V @ S @ A @ S + F @ S
+        return (H + H.T).ravel()
+
+    def big(_t, z):
+        return 1e6 - np.abs(z).max()
+
+    big.terminal = True
+    with np.errstate(all="ignore"):
+        sol = solve_ivp(capped(rhs), (0.0, horizon), S0.ravel(), method="Radau", rtol=1e-9, atol=1e-10, events=big)
+    S = sol.y[:, -1].reshape(2, 2)
+    if not np.all(np.isfinite(S)) or np.trace(S) <= 0:
+        return math.inf
+    Y = S - np.trace(S) * P
+    return float(max(abs(Y[0, 0] - y[0]), abs(Y[0, 1] - y[1]))) / (1 + float(np.abs(y).max()))
+
+
+def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
+    from ....spec.errors import CertificationFailed
+    from ....variants import get as get_variant
+    from ...check.claims import Claim, Quantifier
+    from ...check.kinds.tube_growth import check_growth_end, check_growth_region
+    from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, tube_fields, tube_missed,
+                           tube_summary)
+    from .tube import integrate_tube, psd_flow_inputs
+
+    if problem.d != 2 or get_variant(problem.variant).composite:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the growth certificate covers one quadratic (softmax) head in d = 2")
+    inputs = psd_flow_inputs(problem, True, "the growth certificate covers the flow with a drift F ≠ 0")
+    if isinstance(inputs, str):
+        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
+    heads, Fq, S0q = inputs
+    V, A, F = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1]), qmat_to_float(Fq)
+    S0 = qmat_to_float(S0q)
+    iso = _isotropic(A)
+    if not iso:
+        return Verdict(UNDECIDED, _CLAIM0, reason="A + Aᵀ is not indefinite: no isotropic rank-one direction")
+    numerical = {}
+    cands = []
+    for k, P in enumerate(iso):
+        try:
+            M, y, lam = _linear_part(V, A, F, P)
+        except np.linalg.LinAlgError:
+            continue
+        if np.linalg.eigvals(M).real.max() < -1e-9 and lam > 1e-9:
+            cands.append((k, M, y, lam))
+    if not cands:
+        return Verdict(UNDECIDED, _CLAIM0, reason="no isotropic direction is transversally attracting with a positive "
+                       "growth rate (𝓜 Hurwitz, λ > 0)")
+    dist = [_float_check(V, A, F, S0, iso[k], y, horizon) for k, _M, y, _l in cands]
+    j = int(np.argmin(dist))
+    k, M, y, lam = cands[j]
+    numerical.update(float_distance_to_centre=dist[j], growth_rate=lam)
+    if not dist[j] < 1e-2:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=f"the float solution does not settle near the centre manifold (distance {dist[j]:.3g})")
+    guess = lyapunov_guess(M)
+    if guess is None:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
+    ys_str = _trace_zero_str(y)
+    # the first-order centre c(v) = Y* + v·Y₁, Y₁ = −𝓜⁻¹R(Y*): its residual is O(v²), so a larger v_max
+    y1 = _first_order(V, A, F, iso[k], M, y)
+    centres = [{"Y_one": _trace_zero_str(y1)}] if y1 is not None else []
+    centres.append({})
+    scale = 1.0 + float(y @ y)
+    region = None
+    for extra in centres:
+        for rf in (0.05, 0.01, 0.002, 0.0004, 8e-5, 1.6e-5, 3.2e-6):
+            rho = dyadic(rf * scale, 20)
+            for e in range(1, 24):
+                data = dict(ellipsoid_fields("Y_star", ys_str, guess, rho), v_max=frac_str(Fraction(1, 2 ** e)),
+                            branch=k, **extra)
+                try:
+                    reg = check_growth_region(heads, Fq, data, prec, _fail)
+                except CertificationFailed:
+                    continue
+                if region is None or Fraction(data["v_max"]) > Fraction(region[0]["v_max"]):
+                    region = (data, reg)
+                break
+    if region is None:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no verified invariant cone around the centre manifold")
+    data, (P, Ys, Y1q, W, rho_q, v_max, lam_lo, K) = region
+    numerical["first_order_centre"] = "Y_one" in data
+    numerical.update(v_max=float(Fraction(data["v_max"])), rho=float(Fraction(data["rho"])),
+                     growth_lower=float(lam_lo.mid()), growth_upper=float(K.mid()))
+    found = {}
+    throttle = Throttle()
+
+    def attempt(S, t):
+        if not throttle.due(t):
+            return False
+        try:
+            check_growth_end(P, Ys, Y1q, W, rho_q, v_max, S, prec, _fail)
+        except CertificationFailed:
+            return False
+        found["t"] = t
+        return True
+
+    left = max(0.5, seconds - (time.perf_counter() - t0))
+    tube = integrate_tube(heads, Fq, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t))
+    numerical.update(tube_summary(tube))
+    if not found:
+        return tube_missed(tube, _CLAIM0, numerical, t0, "enter the certified cone")
+    times, tube_data = tube_fields(tube, found["t"], order, prec)
+    data = dict(data, prec=prec, **tube_data)
+    claim = Claim("EXPONENTIAL_GROWTH", Quantifier.THIS, {})
+    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
+            "ending in a forward-invariant cone around an isotropic rank-one direction on which "
+            "(log tr Σ)˙ ∈ [λ_lo, K], λ_lo > 0")
+    return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
+                             {"regime": "EXPONENTIAL_GROWTH"},
+                             f"validated tube from Σ₀ ({len(times) - 1} steps) into a forward-invariant cone around an "
+                             "isotropic rank-one direction: global, with tr Σ growing exponentially at a bounded rate")
+
+
+def _fail(msg):
+    from ....spec.errors import CertificationFailed
+
+    raise CertificationFailed(msg)

@@ -1,0 +1,164 @@
+"""Clustering of *this* Σ₀ onto a rank-deficient equilibrium of the drift model (kind
+``tube-singular-equilibrium``, :mod:`symbolic_tf.certify.check.kinds.tube_singular_equilibrium`).
+
+The float solution from Σ₀ settles on an equilibrium Σ∞ of rank d − 1 (a numerically singular
+limit); Newton refines it, a Lyapunov solve of the linearisation gives W, and a validated tube is
+run until its end lies in the contracting ellipsoid; the checker's own procedure verifies each
+candidate and the final certificate is re-checked independently."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ....exact.rational import dyadic, dyadic_matrix_str, qmat_to_float
+from ....spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
+from .float_field import FloatField
+
+__all__ = ["KIND", "find_singular_equilibrium"]
+
+KIND = "tube-singular-equilibrium"
+ARGUMENT = "validated-tube+contracting-ellipsoid-at-a-singular-equilibrium"
+_CLAIM0 = "for this Σ₀: the solution is global and converges to an equilibrium of rank d − 1 (validated tube + basin)"
+
+
+def _upper(d):
+    return [(i, j) for i in range(d) for j in range(i, d)]
+
+
+def find_singular_equilibrium(problem, *, order: int = 14, prec: int = 128, seconds: float = 6.0,
+                              horizon: float = 200.0, max_steps: int = 20000) -> Verdict:
+    """PROVED (CLUSTERING, rank d − 1, for this Σ₀) or UNDECIDED with the reason; never raises on
+    float trouble.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem, with Σ₀.
+    order : int
+        The Taylor order k of the tube (14: the tube's steps near a large, nearly singular Σ are limited
+        by the field's speed, not by accuracy, and a lower order makes each step cheaper).
+    prec : int
+        The arb working precision in bits (tube and ball checks).
+    seconds : float
+        The wall-clock budget of the search.
+    horizon : float
+        The end time of the float guess (SciPy) that precedes the tube.
+    max_steps : int
+        The largest number of tube steps.
+
+    Returns
+    -------
+    symbolic_tf.spec.verdict.Verdict
+        PROVED (CLUSTERING, rank d − 1, THIS) with ``evidence["certificate"]`` of kind
+        ``tube-singular-equilibrium``, else UNDECIDED with the reason.
+    """
+    return guarded(lambda t0: _find(problem, order, prec, seconds, horizon, max_steps, t0), _CLAIM0, "search")
+
+
+def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
+    from scipy.integrate import solve_ivp
+
+    from .float_budget import capped
+
+    from ....spec.errors import CertificationFailed
+    from ...check.claims import Claim, Quantifier
+    from ...check.kinds.tube_singular_equilibrium import check_singular_end
+    from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, robust_lyapunov_guess,
+                           tube_fields, tube_missed, tube_summary)
+    from .tube import integrate_tube, psd_flow_inputs
+
+    inputs = psd_flow_inputs(problem, True, "needs a drift F (without it singular equilibria are not isolated)")
+    if isinstance(inputs, str):
+        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
+    heads, F, S0q = inputs
+    d = problem.d
+    up = _upper(d)
+    ff = FloatField(heads, F, d)
+
+    def big(_t, y):
+        return 1e8 - np.abs(y).max()
+
+    big.terminal = True
+    with np.errstate(all="ignore"):
+        sol = solve_ivp(capped(ff.sigma_rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13,
+                        events=big)
+    S = sol.y[:, -1].reshape(d, d)
+    if sol.status != 0 or not np.all(np.isfinite(S)):
+        return Verdict(UNDECIDED, _CLAIM0, reason="the float solution does not settle")
+    w = np.linalg.eigvalsh(0.5 * (S + S.T))
+    if not (w[0] < 1e-8 * w[-1] and (d == 1 or w[1] > 1e-6 * w[-1])):
+        return Verdict(UNDECIDED, _CLAIM0, reason="the float limit does not have rank d − 1")
+
+    def G(x):
+        M = np.zeros((d, d))
+        for k, (i, j) in enumerate(up):
+            M[i, j] = M[j, i] = x[k]
+        R = ff.sigma_rhs(0, M.ravel()).reshape(d, d)
+        return np.array([R[i, j] for i, j in up]), M
+
+    def jac(M):
+        cols = []
+        for i, j in up:
+            E = np.zeros((d, d))
+            E[i, j] = E[j, i] = 1.0
+            DG = ff.L(E) + ff.dQ(M, E)
+            cols.append([DG[a, b] for a, b in up])
+        return np.array(cols).T
+
+    x = np.array([S[i, j] for i, j in up])
+    for _ in range(30):
+        g, M = G(x)
+        dx = np.linalg.solve(jac(M), -g)
+        x = x + dx
+        if np.abs(dx).max() < 1e-15 * max(1.0, np.abs(x).max()):
+            break
+    _, Ms = G(x)
+    J = jac(Ms)
+    if np.linalg.eigvals(J).real.max() >= -1e-9:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the singular equilibrium is not hyperbolically attracting")
+    # the most perturbation-tolerant Lyapunov guess first: a larger certified ellipsoid, an earlier entry
+    guesses = [g for g in (robust_lyapunov_guess(J), lyapunov_guess(J)) if g is not None]
+    if not guesses:
+        return Verdict(UNDECIDED, _CLAIM0, reason="no float Lyapunov matrix / contraction rate")
+    S_str = dyadic_matrix_str(Ms)
+    found = {}
+    throttle = Throttle()
+
+    def attempt(Sb, t):
+        if not throttle.due(t):
+            return False
+        z = np.array([float(Sb[i, j].mid()) - Ms[i, j] for i, j in up])
+        for guess in guesses:
+            rho = dyadic(max(1.5 * float(z @ guess.W @ z), 1e-24), 30)
+            data = ellipsoid_fields("Sigma_star", S_str, guess, rho)
+            try:
+                check_singular_end(heads, F, Sb, data, d, prec, _fail)
+            except CertificationFailed:
+                continue
+            found.update(data=data, t=t)
+            return True
+        return False
+
+    left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
+    tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
+                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t))
+    numerical = tube_summary(tube)
+    if not found:
+        return tube_missed(tube, _CLAIM0, numerical, t0, "enter the contracting ellipsoid")
+    times, tube_data = tube_fields(tube, found["t"], order, prec)
+    data = dict(found["data"], prec=prec, **tube_data)
+    claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": d - 1})
+    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
+            f"ending in a contracting ellipsoid around a rank-{d - 1} equilibrium")
+    return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
+                             {"regime": "CLUSTERING", "rank": d - 1},
+                             f"validated tube from Σ₀ ({len(times) - 1} steps) into a contracting ellipsoid around an "
+                             f"equilibrium on which det Σ decays: the limit has rank {d - 1}")
+
+
+def _fail(msg):
+    from ....spec.errors import CertificationFailed
+
+    raise CertificationFailed(msg)
