@@ -23,6 +23,7 @@ from fractions import Fraction
 import flint
 import mpmath
 import sympy as sp
+from ..exact.rational import fmpq_of
 
 __all__ = ["arb_of_sympy", "arb_of_mpf", "mpf_of_arb", "arb_of_fraction", "arb_matrix_of_sympy",
            "arb_matrix_of_any", "mp_matrix_of_arb", "log2_norm", "arb_eye", "arb_zeros", "arb_sqrtm",
@@ -107,7 +108,7 @@ def arb_of_fraction(q: Fraction):
     -------
     flint.arb
     """
-    return flint.arb(flint.fmpq(q.numerator, q.denominator))
+    return flint.arb(fmpq_of(q))
 
 
 def arb_matrix_of_sympy(M, dps: int):
@@ -270,6 +271,15 @@ def prec_bits(dps: int) -> int:
 # ---------------------------------------------------------------------------------------
 # matrix-jet nodes
 # ---------------------------------------------------------------------------------------
+def _sum_present(terms):
+    """The sum of the terms that are not None, left to right (None when there is none: exact zero)."""
+    acc = None
+    for p in terms:
+        if p is not None:
+            acc = p if acc is None else acc + p
+    return acc
+
+
 class Jet:
     """A node of the jet DAG: its Taylor coefficients ``c`` (``None`` = exact zero)."""
 
@@ -336,39 +346,21 @@ class AddJet(Jet):
         ----------
         k : int
         """
-        acc = None
-        for a in self.args:
-            v = a.co(k)
-            if v is not None:
-                acc = v if acc is None else acc + v
+        acc = _sum_present(a.co(k) for a in self.args)
         self.c.append(None if acc is None else acc.mid())
 
 
-class ScaleJet(Jet):
-    """A constant scalar times a jet: c_k = s·a_k."""
-
-    def __init__(self, s, arg):
-        super().__init__()
-        self.s, self.arg = s, arg
-
-    def push(self, k):
-        """Append coefficient k.
-
-        Parameters
-        ----------
-        k : int
-        """
-        v = self.arg.co(k)
-        self.c.append(None if v is None else (v * self.s).mid())
-
-
-class TransposeJet(Jet):
-    """The transpose of a jet: c_k = a_kᵀ."""
+class _UnaryJet(Jet):
+    """A jet of one input jet ``arg``."""
 
     def __init__(self, arg):
         super().__init__()
         self.arg = arg
 
+
+class _CoefficientwiseJet(_UnaryJet):
+    """A linear map of one jet, coefficient by coefficient: c_k = L(a_k) (a zero stays zero)."""
+
     def push(self, k):
         """Append coefficient k.
 
@@ -377,7 +369,25 @@ class TransposeJet(Jet):
         k : int
         """
         v = self.arg.co(k)
-        self.c.append(None if v is None else v.transpose())
+        self.c.append(None if v is None else self._map(v))
+
+
+class ScaleJet(_CoefficientwiseJet):
+    """A constant scalar times a jet: c_k = s·a_k."""
+
+    def __init__(self, s, arg):
+        super().__init__(arg)
+        self.s = s
+
+    def _map(self, v):
+        return (v * self.s).mid()
+
+
+class TransposeJet(_CoefficientwiseJet):
+    """The transpose of a jet: c_k = a_kᵀ."""
+
+    def _map(self, v):
+        return v.transpose()
 
 
 class MulJet(Jet):
@@ -405,25 +415,12 @@ class MulJet(Jet):
             self.c.append(None if v is None else (v * b.c[0]).mid())
             return
         ac, bc = a.c, b.c
-        acc = None
-        for i in range(k + 1):
-            x = ac[i]
-            if x is None:
-                continue
-            y = bc[k - i]
-            if y is None:
-                continue
-            p = x * y
-            acc = p if acc is None else acc + p
+        acc = _sum_present(ac[i] * bc[k - i] for i in range(k + 1) if ac[i] is not None and bc[k - i] is not None)
         self.c.append(None if acc is None else acc.mid())
 
 
-class InvJet(Jet):
+class InvJet(_UnaryJet):
     """The inverse Y = X⁻¹ of a jet: Y_0 = X_0⁻¹, Y_k = −Y_0 Σ_{1≤i≤k} X_i Y_{k−i}."""
-
-    def __init__(self, arg):
-        super().__init__()
-        self.arg = arg
 
     def push(self, k):
         """Append coefficient k.
@@ -441,23 +438,17 @@ class InvJet(Jet):
         if k == 0:
             self.c.append(X[0].inv().mid())
             return
-        acc = None
-        for i in range(1, k + 1):
-            x = X[i]
-            if x is None:
-                continue
-            p = x * self.c[k - i]
-            acc = p if acc is None else acc + p
+        acc = _sum_present(X[i] * self.c[k - i] for i in range(1, k + 1) if X[i] is not None)
         self.c.append(None if acc is None else (-(self.c[0] * acc)).mid())
 
 
-class SqrtJet(Jet):
+class SqrtJet(_UnaryJet):
     """The principal square root S = M^{1/2} of a jet: S_0 = :func:`arb_sqrtm` (M_0), then
     S_0 S_k + S_k S_0 = M_k − Σ_{0<i<k} S_i S_{k−i} through the inverted Kronecker matrix."""
 
     def __init__(self, arg, tol_bits):
-        super().__init__()
-        self.arg, self.tol_bits = arg, tol_bits
+        super().__init__(arg)
+        self.tol_bits = tol_bits
 
     def push(self, k):
         """Append coefficient k.
@@ -509,6 +500,6 @@ def jet_children(node):
         return node.args
     if isinstance(node, MulJet):
         return [node.a, node.b]
-    if isinstance(node, (ScaleJet, TransposeJet, InvJet, SqrtJet)):
+    if isinstance(node, _UnaryJet):
         return [node.arg]
     return []
