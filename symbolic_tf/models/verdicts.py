@@ -322,7 +322,7 @@ def checkpoint_source(model) -> dict:
 
 
 def _witness_certificates(hp, source: dict, x: list, which: str = "A") -> dict:
-    """``head-symA-witness`` certificates (re-checked by :mod:`symbolic_tf.certify.check.kinds.heads`
+    """``head-symA-witness`` certificates (re-checked by :mod:`symbolic_tf.certify.check.kinds.head_symA_witness`
     from the checkpoint file itself) for the verdicts a positive witness x decides: for
     xᵀ(A_h + A_hᵀ)x > 0 (``which="A"``) the first two, for xᵀ(C_hA_h + A_hᵀC_hᵀ)x > 0 the third."""
     from ..certify.check.certificate import Certificate

@@ -15,7 +15,7 @@ from scipy.integrate import solve_ivp
 
 from symbolic_tf.certify.check import check
 from symbolic_tf.certify.check.claims import Claim, Quantifier
-from symbolic_tf.certify.check.kinds.lmi import trace_qform
+from symbolic_tf.certify.check.lmi import trace_qform
 from symbolic_tf.certify.check.kinds.trace_growth_lmi import minor_forms
 from symbolic_tf.certify.search.trace_growth_lmi import find_trace_growth
 from symbolic_tf.exact.rational import qmat

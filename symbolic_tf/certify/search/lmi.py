@@ -14,7 +14,7 @@ s ∈ ℝ^m, m = d(d+1)/2, Σ = Σ_k s_k E_k with E_ii = e_ie_iᵀ and E_ij = e_
 
 with S the d²×m matrix whose column k is vec E_k (row-major vec).
 
-Two certificate kinds (checked independently by :mod:`symbolic_tf.certify.check.kinds.lmi`):
+Two certificate kinds (checked independently by :mod:`symbolic_tf.certify.check.lmi` and its kinds):
 
 ``bounded-lmi``  P ≻ 0 with Q_P ⪯ 0: tr(PΣ(t)) is non-increasing, so for every Σ₀ ⪰ 0 the
                  solution is global and bounded (‖Σ‖ ≤ tr Σ ≤ tr(PΣ₀)/λ_min(P)).

@@ -19,7 +19,7 @@ singular.  Hence:
   Σ₀ ≻ 0 (stable equilibrium).
 
 The floats here only *guess* where T* is; every claim is re-decided exactly or with balls
-and re-checked by :mod:`symbolic_tf.certify.check.kinds.riccati`.
+and re-checked by :mod:`symbolic_tf.certify.check.riccati` and its kinds.
 """
 from __future__ import annotations
 

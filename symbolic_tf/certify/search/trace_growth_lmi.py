@@ -76,7 +76,7 @@ def _sdp(heads, d):
     """(P, λ) floats with P ⪰ I, λ ≥ 0 and Q_P + Σλ_ij·D_ij ⪯ 0 (minimising tr P), or the reason."""
     import cvxpy as cp
 
-    from ..check.kinds.lmi import trace_qform
+    from ..check.lmi import trace_qform
     from ..check.kinds.trace_growth_lmi import minor_forms
 
     basis = []

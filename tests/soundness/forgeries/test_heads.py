@@ -1,5 +1,5 @@
 """Forgeries of ``head-symA-witness`` and ``head-eigenline-blowup`` certificates
-(symbolic_tf/certify/check/kinds/heads.py).
+(symbolic_tf/certify/check/kinds/head_symA_witness.py, head_eigenline_blowup.py, check/heads.py).
 
 The genuine certificates are the library's own (``heads_report`` for layer 1, head 5 of the
 pinned all-MiniLM-L6-v2, ≈ 2 s, as tests/certify/test_check_heads.py builds them); the forgeries
@@ -89,7 +89,7 @@ def test_other_head_size_is_rejected(R, W, monkeypatch):
     """A hole before the fix: with head_dim = 16 the rows 64…79 (half of the model's head 2) have a
     real eigenline that blows up, and the certificate claimed it for "head 4" — accepted.  The
     model's head 4 (d_h = 384/12 = 32, rows 128…159) has no eigenvalue of C_h within 0.1 of it."""
-    from symbolic_tf.certify.check.kinds import heads
+    from symbolic_tf.certify.check import heads
 
     forged = _eigenline(R["eig"], W, head=4, dh=16, choose=lambda v, a: v * a > 0)
     lo, hi = Fr(forged["data"]["v_lo"]), Fr(forged["data"]["v_hi"])
@@ -98,7 +98,7 @@ def test_other_head_size_is_rejected(R, W, monkeypatch):
     assert min(abs(true_eigs - float((lo + hi) / 2))) > 0.1
     rejects(forged, "head_dim = 16 is not the checkpoint's head size")
     # and it violates only that hypothesis: with a config of 24 heads of 16 it would check
-    monkeypatch.setattr(heads, "_config_heads", lambda path: (384, 24))
+    monkeypatch.setattr(heads, "config_heads", lambda path: (384, 24))
     assert accepts(forged).ok
 
 
@@ -179,11 +179,11 @@ def test_singular_reduced_system_is_rejected(R):
     the reduced system is singular at some v, so no unique eigenvector is certified."""
     c = R["eig"]
     lo, hi = Fr(c["data"]["v_lo"]), Fr(c["data"]["v_hi"])
-    from symbolic_tf.certify.check.kinds.heads import _head_tensors, _int_matrix
+    from symbolic_tf.certify.check.heads import head_tensors, int_matrix
     import flint
 
-    K, Qm, V, O = _head_tensors(c["data"], True)
-    (Vi, sV), (Oi, sO) = _int_matrix(V), _int_matrix(O)
+    K, Qm, V, O = head_tensors(c["data"], True)
+    (Vi, sV), (Oi, sO) = int_matrix(V), int_matrix(O)
     P = flint.fmpq_poly((Vi * Oi).charpoly())
     sc = Fr(2) ** (sV + sO)
     val = lambda x: P(flint.fmpq((x * sc).numerator, (x * sc).denominator))

@@ -11,7 +11,7 @@ enter it).  It has the form KΣ + ΣKᵀ, so Σ(t) = U(t)Σ₀U(t)ᵀ stays ⪰ 
 
 1. the problem is softmax / multi-head softmax (any drift F, or none); P = Pᵀ ≻ 0;
 2. λ_ij ≥ 0, and M = Q_P + Σ_{i<j} λ_ij·D_ij ⪯ 0 on the plain svec coordinates, where Q_P is the
-   form of q_P(Σ) = tr(P·Q(Σ)) (:func:`~symbolic_tf.certify.check.kinds.lmi.trace_qform`) and D_ij the form
+   form of q_P(Σ) = tr(P·Q(Σ)) (:func:`~symbolic_tf.certify.check.lmi.trace_qform`) and D_ij the form
    of the principal 2×2 minor Σ_iiΣ_jj − Σ_ij²;
 3. PF + FᵀP − κP ⪯ 0 (F = 0 without drift).
 
@@ -33,7 +33,7 @@ from ....variants import quadratic_heads
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
-from .lmi import trace_qform
+from ..lmi import trace_qform
 from ..tube_replay import svec_pairs
 
 KIND = "trace-growth-lmi"
