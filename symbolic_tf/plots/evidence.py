@@ -37,8 +37,7 @@ def meanfield_figure(report, stem) -> list[Path]:
     list of pathlib.Path
         The written files.
     """
-    fig = figure((5.5, 4.2))
-    ax = fig.add_subplot(1, 1, 1)
+    fig, ax = _one_panel((5.5, 4.2))
     Ns = np.asarray(report.Ns, dtype=float)
     if report.gaussian_closed:
         for n, ds in zip(Ns, report.distances):
@@ -90,8 +89,7 @@ def sink_figure(exp: dict, stem) -> list[Path]:
     list of pathlib.Path
         The written files.
     """
-    fig = figure((10, 4))
-    ax, bx = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    fig, ax, bx = _two_panels()
     for k, run in enumerate(exp["runs"]):
         c = f"C{k}"
         lab = f"sink mass {run['sink']:g} ({run['first_position_tokens']} token(s) at s = 0)"
@@ -106,10 +104,22 @@ def sink_figure(exp: dict, stem) -> list[Path]:
     return _finish(fig, stem, "masked attention — numerical evidence")
 
 
-def _depth_panel(ax, ylabel: str, title: str) -> None:
+def _one_panel(figsize):
+    """A figure of one panel: (figure, axes)."""
+    fig = figure(figsize)
+    return fig, fig.add_subplot(1, 1, 1)
+
+
+def _two_panels():
+    """A 10×4 figure with two panels side by side: (figure, left, right)."""
+    fig = figure((10, 4))
+    return fig, fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+
+
+def _depth_panel(ax, ylabel: str, title: str, fontsize: int = 9) -> None:
     ax.set_xlabel("depth t")
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title, fontsize=fontsize)
     ax.legend(fontsize=7)
 
 
@@ -117,6 +127,13 @@ def _finish(fig, stem, suptitle: str) -> list[Path]:
     fig.suptitle(suptitle, fontsize=10)
     fig.tight_layout()
     return save_figure(fig, stem)
+
+
+def _save_at(fig, path) -> list[Path]:
+    """Lay ``fig`` out and write it at ``path``, whose suffix is the format (PNG when it has none)."""
+    path = Path(path)
+    fig.tight_layout()
+    return save_figure(fig, path.with_suffix(""), formats=(path.suffix.lstrip(".") or "png",))
 
 
 def relu_figure(rep: dict, stem) -> list[Path]:
@@ -139,8 +156,7 @@ def relu_figure(rep: dict, stem) -> list[Path]:
     list of pathlib.Path
         The written files.
     """
-    fig = figure((10, 4))
-    ax, bx = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    fig, ax, bx = _two_panels()
     t = np.asarray(rep["t"])
     ax.plot(t, rep["coupled_departure"], "o-", ms=3, label="measured: ‖Σ₀^(-1/2)(x_ReLU − x_twin)‖ (L², tokens)")
     ax.plot(t, rep["first_order_estimate"], "--", color="0.3",
@@ -174,10 +190,7 @@ def stability_figure(res: dict, path) -> list[Path]:
     list of pathlib.Path
         The written files.
     """
-
-    path = Path(path)
-    fig = figure((6.4, 4.2))
-    ax = fig.add_subplot(1, 1, 1)
+    fig, ax = _one_panel((6.4, 4.2))
     t = np.array(res["t"])
     for r in res["runs"]:
         ax.plot(t, np.log10(np.array(r["ratio"])), "-", lw=0.8, color="C0", alpha=0.5)
@@ -187,14 +200,11 @@ def stability_figure(res: dict, path) -> list[Path]:
     ax.fill_between(t, lo, hi, color="C3", alpha=0.2)
     ax.plot(t, lo, "-", lw=2, color="C3", label="bound log10 C(t) (band: the runs' R₀)")
     ax.set_yscale("symlog", linthresh=1.0)
-    ax.set_xlabel("depth t")
-    ax.set_ylabel("log10 W_p(μ_t, ν_t) / W_p(μ_0, ν_0)  (symlog axis)")
-    ax.set_title(f"stability: N = {res['N']}, p = {res['p']:g}, {len(res['runs'])} runs "
+    _depth_panel(ax, "log10 W_p(μ_t, ν_t) / W_p(μ_0, ν_0)  (symlog axis)",
+                 f"stability: N = {res['N']}, p = {res['p']:g}, {len(res['runs'])} runs "
                  f"({', '.join(res['perturbations'])});\nin the tightest run the bound exceeds the measured ratio "
                  f"by 10^{res['looseness_log10_at_T']:.3g} at t = {t[-1]:g}", fontsize=8)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return save_figure(fig, path.with_suffix(""), formats=(path.suffix.lstrip(".") or "png",))
+    return _save_at(fig, path)
 
 
 def mixture_departure_figure(res: dict, path) -> list[Path]:
@@ -213,19 +223,13 @@ def mixture_departure_figure(res: dict, path) -> list[Path]:
     list of pathlib.Path
         The written files.
     """
-
-    path = Path(path)
-    fig = figure((6.0, 4.0))
-    ax = fig.add_subplot(1, 1, 1)
+    fig, ax = _one_panel((6.0, 4.0))
     E = np.array(res["mardia_excess"])
     for j, (lab, fl) in enumerate(zip(res["components"], res["noise_floor"])):
         ax.plot(res["t"], E[:, j], "o-", ms=3, color=f"C{j}", label=f"component {lab}")
         ax.axhspan(-2 * fl, 2 * fl, color=f"C{j}", alpha=0.12)
     ax.axhline(0, color="k", lw=0.8)
-    ax.set_xlabel("depth t")
-    ax.set_ylabel("Mardia kurtosis excess b2 − d(d+2)")
-    ax.set_title(f"mixture components leave Gaussianity (N = {res['N']}, numerical evidence;\n"
+    _depth_panel(ax, "Mardia kurtosis excess b2 − d(d+2)",
+                 f"mixture components leave Gaussianity (N = {res['N']}, numerical evidence;\n"
                  "bands: ±2 sampling standard deviations)", fontsize=8)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return save_figure(fig, path.with_suffix(""), formats=(path.suffix.lstrip(".") or "png",))
+    return _save_at(fig, path)
