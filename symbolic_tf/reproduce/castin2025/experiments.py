@@ -22,6 +22,25 @@ from .runs import (STATUS, eigvalsh_or_nan, grid_settings, has_closed_form, inte
 
 __all__ = ["exp_zero", "exp_line", "exp_plane", "exp_two_lines", "exp_blowup", "exp_mixed", "exp_ranks"]
 
+
+def _grid_head(name, index, title, seed, source, reference_rng):
+    """The opening keys of a d = 2 grid experiment's record: what it is and where its draws come from."""
+    return {"experiment": name, "index": index, "title": title, "seed": seed,
+            "rng": rng_text(seed, index) if source == "generator" else reference_rng, "source": source, "d": 2}
+
+
+def _grid_and_times(n, half_width, T, t_show, progress, what):
+    """The trace-one Σ₀ grid (Σ₀, (u, w)) and the sample times of a d = 2 grid experiment, logged as ``what``."""
+    S0, uw = trace_one_grid(n, half_width)
+    t_eval = sample_times(T, t_show)
+    progress_log(progress, f"{what}: {S0.shape[0]} Σ₀")
+    return S0, uw, t_eval
+
+
+def _grid_run_settings(n, half_width, S0, **integrator):
+    """The settings of a d = 2 grid experiment: the Σ₀ grid, then the integrator and ``integrator``."""
+    return {**grid_settings(n, half_width, S0), **integrator_settings(**integrator)}
+
 # ----------------------------------------------------------------------------------------
 # experiment 1: convergence to 0
 # ----------------------------------------------------------------------------------------
@@ -71,9 +90,7 @@ def exp_zero(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
         K = -Q
         G = rng.standard_normal((2, 2))
         V = G @ G.T
-    S0, uw = trace_one_grid(n, half_width)
-    t_eval = sample_times(T, t_show)
-    progress_log(progress, f"experiment 1 (convergence to 0): {S0.shape[0]} Σ₀")
+    S0, uw, t_eval = _grid_and_times(n, half_width, T, t_show, progress, "experiment 1 (convergence to 0)")
     runs, summary = {}, {}
     for v, prm, run, s in _variant_runs(variants, Q, K, V, S0, T, t_eval, progress, l2_convention=l2_convention):
         runs[v] = run
@@ -96,14 +113,11 @@ def exp_zero(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
         elif r is not None:
             notes_shape.append(f"{v}: Σ/trΣ keeps full rank (λ_min/λ_max ∈ [{r['min']:.3g}, {r['max']:.3g}] at T).")
     return {
-        "experiment": "zero", "index": index,
-        "title": "Convergence to 0 (softmax, ℓ2, multi-head H = 2, Sinkhorn)",
-        "seed": seed, "rng": rng_text(seed, index) if source == "generator" else "reference RandomState(35)",
-        "source": source, "d": 2,
+        **_grid_head("zero", index, "Convergence to 0 (softmax, ℓ2, multi-head H = 2, Sinkhorn)", seed, source,
+                     "reference RandomState(35)"),
         "parameters": {"Q": Q, "K": K, "V": V, "eig(A+Aᵀ) softmax": eigAAt, "eig(V)": np.linalg.eigvalsh(V),
                        "l2_convention": l2_convention, "heads": 2},
-        "settings": {**grid_settings(n, half_width, S0), **integrator_settings(T=T, t_show=t_show,
-                     samples=int(len(t_eval)))},
+        "settings": _grid_run_settings(n, half_width, S0, T=T, t_show=t_show, samples=int(len(t_eval))),
         "summary": summary,
         "notes": [
             "Σ → 0 algebraically (Σ(t) ~ 1/t), not exponentially: 'to_zero' counts members with "
@@ -162,9 +176,7 @@ def exp_line(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
         q = q / np.linalg.norm(q)
     Q, K, V = q, -q, np.eye(2)
     qperp = np.array([-q[0, 1], q[0, 0]])
-    S0, uw = trace_one_grid(n, half_width)
-    t_eval = sample_times(T, t_show)
-    progress_log(progress, f"experiment 2 (convergence to a line): {S0.shape[0]} Σ₀")
+    S0, uw, t_eval = _grid_and_times(n, half_width, T, t_show, progress, "experiment 2 (convergence to a line)")
     runs, summary = {}, {}
     for v, prm, run, s in _variant_runs(variants, Q, K, V, S0, T, t_eval, progress, l2_convention=l2_convention):
         runs[v] = run
@@ -181,13 +193,10 @@ def exp_line(seed: int = 0, *, n: int = 10, half_width: float = 0.5, T: float = 
             s["distance_to_exact_limit_at_T"] = stats(np.linalg.norm(run["Sigma_end"] - lim, axis=(1, 2)))
         summary[v] = s
     return {
-        "experiment": "line", "index": index,
-        "title": "Convergence to a line (softmax, ℓ2): Q = q, K = −q, V = I",
-        "seed": seed, "rng": rng_text(seed, index) if source == "generator" else "reference RandomState(36)",
-        "source": source, "d": 2,
+        **_grid_head("line", index, "Convergence to a line (softmax, ℓ2): Q = q, K = −q, V = I", seed, source,
+                     "reference RandomState(36)"),
         "parameters": {"q": q, "Q": Q, "K": K, "V": V, "ker(A+Aᵀ)": qperp, "l2_convention": l2_convention},
-        "settings": {**grid_settings(n, half_width, S0), **integrator_settings(T=T, t_show=t_show,
-                     samples=int(len(t_eval)))},
+        "settings": _grid_run_settings(n, half_width, S0, T=T, t_show=t_show, samples=int(len(t_eval))),
         "summary": summary,
         "notes": [
             "The transverse eigenvalue decays like 1/t: at the horizon T the angle between the top "
@@ -384,6 +393,19 @@ def _indefinite_draw(index, seed, source, accept, screen, max_candidates, progre
     return Q, K, rng.standard_normal((2, 2)), None
 
 
+def _indefinite_parameters(Q, K, V, **extra):
+    """The parameters of an experiment drawn by :func:`_indefinite_draw`: (Q, K, V), the spectra of
+    KᵀQ + QᵀK (indefinite) and of V, then ``extra``."""
+    return {"Q": Q, "K": K, "V": V, "eig(KᵀQ + QᵀK)": np.linalg.eigvalsh(K.T @ Q + Q.T @ K),
+            "eig(V)": np.linalg.eigvals(V), **extra}
+
+
+def _screened_settings(cands, rule, n, half_width, S0, **integrator):
+    """The ``selection`` (draws screened by ``rule``) and ``settings`` of a grid experiment."""
+    return {"selection": _selection_record(cands, T_SCREEN, rule),
+            "settings": _grid_run_settings(n, half_width, S0, **integrator)}
+
+
 def _selection_record(cands, T_screen, rule):
     if cands is None:
         return None
@@ -449,11 +471,9 @@ def exp_two_lines(seed: int = 0, *, n: int = 20, half_width: float = 1.0, T: flo
         return bounded and min(c["softmax"]["on_line"]) > 0
     Q, K, V, cands = _indefinite_draw(index, seed, source, select and accept, ("softmax", "l2"), max_candidates,
                                       progress)
-    S0, uw = trace_one_grid(n, half_width)
-    t_eval = sample_times(T, t_show)
+    S0, uw, t_eval = _grid_and_times(n, half_width, T, t_show, progress, "experiment 4 (convergence to one of two lines)")
     A = K.T @ Q
     dirs = isotropic_directions(A)
-    progress_log(progress, f"experiment 4 (convergence to one of two lines): {S0.shape[0]} Σ₀")
     runs, summary = {}, {}
     for v, prm, run, s in _variant_runs(variants, Q, K, V, S0, T, t_eval, progress, l2_convention=l2_convention,
                                         max_steps=max_steps):
@@ -468,17 +488,13 @@ def exp_two_lines(seed: int = 0, *, n: int = 20, half_width: float = 1.0, T: flo
         s["angle_to_nearest_line_rad"] = stats(ang[ok])
         summary[v] = s
     return {
-        "experiment": "two_lines", "index": index,
-        "title": "Convergence to one of two lines (softmax, ℓ2): A + Aᵀ indefinite, V non-symmetric",
-        "seed": seed,
-        "rng": rng_text(seed, index) if source == "generator" else "reference RandomState(36), V: RandomState(32)",
-        "source": source, "d": 2,
-        "parameters": {"Q": Q, "K": K, "V": V, "eig(KᵀQ + QᵀK)": np.linalg.eigvalsh(A + A.T),
-                       "eig(V)": np.linalg.eigvals(V), "isotropic_lines": dirs, "l2_convention": l2_convention},
-        "selection": _selection_record(cands, T_SCREEN, "every screen member of softmax and ℓ2 bounded "
-                                       "at the horizon, and softmax limits on both isotropic lines"),
-        "settings": {**grid_settings(n, half_width, S0), **integrator_settings(T=T, t_show=t_show,
-                     samples=int(len(t_eval)), max_steps=max_steps)},
+        **_grid_head("two_lines", index,
+                     "Convergence to one of two lines (softmax, ℓ2): A + Aᵀ indefinite, V non-symmetric", seed,
+                     source, "reference RandomState(36), V: RandomState(32)"),
+        "parameters": _indefinite_parameters(Q, K, V, isotropic_lines=dirs, l2_convention=l2_convention),
+        **_screened_settings(cands, "every screen member of softmax and ℓ2 bounded at the horizon, and softmax "
+                             "limits on both isotropic lines", n, half_width, S0, T=T, t_show=t_show,
+                             samples=int(len(t_eval)), max_steps=max_steps),
         "summary": summary,
         "notes": [
             "A member counts as converged to a line when it reaches T bounded, has numerical rank 1 at the "
@@ -568,14 +584,12 @@ def exp_blowup(seed: int = 0, *, n: int = 40, half_width: float = 1.0, T_growth:
         # direction at the end (rank-1 asymptotics): normalised eigenvalue ratio
         summary[v] = s
     return {
-        "experiment": "blowup", "index": index,
-        "title": "Blow-up (softmax, multi-head) vs exponential growth (ℓ2, Sinkhorn): A + Aᵀ ≻ 0, V = I",
-        "seed": seed, "rng": rng_text(seed, index) if source == "generator" else "reference RandomState(33)",
-        "source": source, "d": 2,
+        **_grid_head("blowup", index,
+                     "Blow-up (softmax, multi-head) vs exponential growth (ℓ2, Sinkhorn): A + Aᵀ ≻ 0, V = I", seed,
+                     source, "reference RandomState(33)"),
         "parameters": {"Q": Q, "K": K, "V": V, "eig(KᵀQ + QᵀK)": np.linalg.eigvalsh(K.T @ Q + Q.T @ K),
                        "l2_convention": l2_convention, "heads": 2},
-        "settings": {**grid_settings(n, half_width, S0), **integrator_settings(horizons=horizons,
-                     samples=int(n_eval))},
+        "settings": _grid_run_settings(n, half_width, S0, horizons=horizons, samples=int(n_eval)),
         "summary": summary,
         "notes": [
             "For softmax with V = I the integrator's blow-up time (‖Σ‖ reaching 1e8·(‖Σ₀‖+1)) is compared with "
@@ -640,26 +654,18 @@ def exp_mixed(seed: int = 0, *, n: int = 30, half_width: float = 1.0, T: float =
         c = c["softmax"]
         return c["blowup"] > 0 and c["horizon"] > 0 and c["failed"] == 0
     Q, K, V, cands = _indefinite_draw(index, seed, source, select and accept, ("softmax",), max_candidates, progress)
-    S0, uw = trace_one_grid(n, half_width)
-    t_eval = sample_times(T, t_show)
-    progress_log(progress, f"experiment 6 (convergence or blow-up depending on Σ₀): {S0.shape[0]} Σ₀")
+    S0, uw, t_eval = _grid_and_times(n, half_width, T, t_show, progress, "experiment 6 (convergence or blow-up depending on Σ₀)")
     runs, summary = {}, {}
     for v, prm, run, s in _variant_runs(variants, Q, K, V, S0, T, t_eval, progress, l2_convention=l2_convention,
                                         max_steps=max_steps, heads=2):
         runs[v] = run
         summary[v] = s
     return {
-        "experiment": "mixed", "index": index,
-        "title": "Convergence or blow-up depending on Σ₀ (softmax, ℓ2, multi-head H = 2)",
-        "seed": seed,
-        "rng": rng_text(seed, index) if source == "generator" else "reference RandomState(36), V: RandomState(35)",
-        "source": source, "d": 2,
-        "parameters": {"Q": Q, "K": K, "V": V, "eig(KᵀQ + QᵀK)": np.linalg.eigvalsh(K.T @ Q + Q.T @ K),
-                       "eig(V)": np.linalg.eigvals(V), "heads": 2, "l2_convention": l2_convention},
-        "selection": _selection_record(cands, T_SCREEN, "softmax screen has both blow-up and bounded "
-                                       "members, none failed"),
-        "settings": {**grid_settings(n, half_width, S0), **integrator_settings(T=T, t_show=t_show,
-                     samples=int(len(t_eval)), max_steps=max_steps)},
+        **_grid_head("mixed", index, "Convergence or blow-up depending on Σ₀ (softmax, ℓ2, multi-head H = 2)", seed,
+                     source, "reference RandomState(36), V: RandomState(35)"),
+        "parameters": _indefinite_parameters(Q, K, V, heads=2, l2_convention=l2_convention),
+        **_screened_settings(cands, "softmax screen has both blow-up and bounded members, none failed", n,
+                             half_width, S0, T=T, t_show=t_show, samples=int(len(t_eval)), max_steps=max_steps),
         "summary": summary,
         "notes": [
             "Multi-head is run with H = 2 (k = 1 per head). The reference code calls rhs_multihead without "
