@@ -94,7 +94,7 @@ def flow_pairs(problem, fail):
     """
     from ...exact.rational import qmat
     from ...spec.errors import InvalidParameters
-    from ...variants import quadratic_heads
+    from .flows import quadratic_heads
 
     if problem is None:
         fail("needs an embedded problem")

@@ -44,7 +44,7 @@ from ....exact.precision import working_precision
 from ....exact.rational import qmat
 from ....spec.errors import CertificationFailed
 from ....spec.errors import InvalidParameters
-from ....variants import quadratic_heads
+from ..flows import quadratic_heads
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from ..tube_replay import Field, replay_tube, svec_basis

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 from ....exact.rational import frac_str
 from ....spec.errors import CertificationFailed
-from ....variants import growth_bound_of
+from ..flows import growth_bound_of
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from ..matrix_proofs.order import require_theorem

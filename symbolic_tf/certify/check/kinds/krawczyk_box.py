@@ -28,7 +28,7 @@ from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
 from ....exact.rational import qmat
 from ....spec.errors import InvalidParameters
-from ....variants import single_quadratic_head
+from ..flows import single_quadratic_head
 
 __all__ = ["rat", "square", "ball", "eye", "svec_index", "gram", "box", "drift_model", "initial_cov",
            "parse_box", "linearisation", "krawczyk", "check_basin"]

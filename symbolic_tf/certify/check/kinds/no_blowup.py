@@ -9,7 +9,7 @@ import flint
 from ....exact.definiteness import definiteness
 from ....exact.rational import qmat
 from ....spec.errors import CertificationFailed
-from ....variants import growth_bound_of
+from ..flows import growth_bound_of
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
 

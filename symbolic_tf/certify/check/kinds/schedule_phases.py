@@ -51,7 +51,7 @@ from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
 from ....exact.rational import frac_str, qmat
 from ....spec.errors import CertificationFailed
-from ....variants import get as get_variant
+from ..flows import get as get_variant
 from ....spec.schedule import leaves, problem_at, segments
 from .. import Hypothesis, derive, kind
 from ..claims import Claim, Quantifier
@@ -154,15 +154,28 @@ def _is_zero_param(param) -> bool:
     return param is None or all(all(c == 0 for c in p) for p in leaves(param))
 
 
-def _poly_sympy(c, s):
-    import sympy as sp
+def _poly(c) -> flint.fmpq_poly:
+    """The polynomial with coefficients ``c`` (constant first) of a schedule leaf."""
+    return flint.fmpq_poly([_q(x) for x in c])
 
-    return sum((sp.Rational(x.numerator, x.denominator) * s ** k for k, x in enumerate(c)), sp.Integer(0))
+
+def _det(M: list) -> flint.fmpq_poly:
+    """det M for a square matrix of polynomials, by Laplace expansion along the first row
+    (exact; the schedules' d is small, and the determinant does not depend on the method)."""
+    n = len(M)
+    if n == 1:
+        return M[0][0]
+    out = flint.fmpq_poly(0)
+    for j in range(n):
+        if M[0][j] != 0:
+            minor = [row[:j] + row[j + 1:] for row in M[1:]]
+            out += (-1) ** j * M[0][j] * _det(minor)
+    return out
 
 
 def riccati_poly(seg, problem, S: flint.fmpq_mat):
-    """(p, W, τ) of a ``riccati`` segment from the exact S: W(τ) = ∫_{t_k}^{t_k+τ} R(s) ds and
-    p(τ) = det(I − W(τ)S) ∈ ℚ[τ] (SymPy), or fail when V is not v(t)·I or there is a drift.
+    """(p, W) of a ``riccati`` segment from the exact S: W(τ) = ∫_{t_k}^{t_k+τ} R(s) ds and
+    p(τ) = det(I − W(τ)S) ∈ ℚ[τ], or fail when V is not v(t)·I or there is a drift.
 
     Parameters
     ----------
@@ -175,11 +188,9 @@ def riccati_poly(seg, problem, S: flint.fmpq_mat):
 
     Returns
     -------
-    tuple of (sympy.Poly, sympy.Matrix, sympy.Symbol)
-        (p, W, τ): p(τ) = det(I − W(τ)S), the matrix W(τ) and the symbol τ.
+    tuple of (flint.fmpq_poly, list of list of flint.fmpq_poly)
+        (p, W): p(τ) = det(I − W(τ)S) and the matrix W(τ), polynomials in τ.
     """
-    import sympy as sp
-
     d = problem.d
     A, V = seg.get("A"), seg.get("V")
     if A is None or V is None or not _is_zero_param(seg.get("F")):
@@ -187,27 +198,34 @@ def riccati_poly(seg, problem, S: flint.fmpq_mat):
     v = V[0][0]
     if any(V[i][j] != (v if i == j else (Fraction(0),)) for i in range(d) for j in range(d)):
         _fail(f"riccati segment at t = {frac_str(seg.t0)}: V(t) is not v(t)·I")
-    s, u, tau = sp.symbols("s u tau")
-    c = temperature(problem)
-    sc = sp.Rational(c.numerator, c.denominator)
-    t0 = sp.Rational(seg.t0.numerator, seg.t0.denominator)
-    vs = _poly_sympy(v, s)
-    W = sp.zeros(d, d)
-    for i in range(d):
-        for j in range(d):
-            r = sp.expand(vs * sc * (_poly_sympy(A[i][j], s) + _poly_sympy(A[j][i], s)))
-            W[i, j] = sp.expand(sp.integrate(r.subs(s, t0 + u), (u, 0, tau)))
-    Sm = sp.Matrix(d, d, lambda i, j: sp.Rational(int(S[i, j].p), int(S[i, j].q)))
-    p = sp.Poly(sp.expand((sp.eye(d) - W * Sm).det(method="berkowitz")), tau, domain=sp.QQ)
-    return p, W, tau
+    sc = _q(temperature(problem))
+    shift = flint.fmpq_poly([_q(seg.t0), 1])  # s = t_k + u
+    vs = _poly(v)
+    # W_ij(τ) = ∫_0^τ r_ij(t_k + u) du: the antiderivative vanishing at 0
+    W = [[(vs * sc * (_poly(A[i][j]) + _poly(A[j][i])))(shift).integral() for j in range(d)] for i in range(d)]
+    IWS = [[flint.fmpq_poly(int(i == j)) - sum((W[i][k] * S[k, j] for k in range(d)), flint.fmpq_poly(0))
+            for j in range(d)] for i in range(d)]
+    return _det(IWS), W
 
 
-def _roots_in(p, a: Fraction, b: Fraction) -> int:
-    import sympy as sp
+def _sign_changes(chain: list, x: flint.fmpq) -> int:
+    signs = [s for s in ((f(x) > 0) - (f(x) < 0) for f in chain) if s != 0]
+    return sum(1 for a, b in zip(signs, signs[1:]) if a != b)
 
+
+def _roots_in(p: flint.fmpq_poly, a: Fraction, b: Fraction) -> int:
+    """The number of distinct real roots of p in [a, b] (Sturm's theorem on the square-free part:
+    V(a) − V(b) roots in (a, b], plus a itself)."""
     if p.degree() <= 0:
         return 0
-    return int(p.count_roots(sp.Rational(a.numerator, a.denominator), sp.Rational(b.numerator, b.denominator)))
+    g = p // p.gcd(p.derivative())
+    chain = [g, g.derivative()]
+    while chain[-1].degree() > 0:
+        chain.append(-(chain[-2] % chain[-1]))
+    if chain[-1] == 0:
+        chain.pop()
+    qa, qb = _q(a), _q(b)
+    return _sign_changes(chain, qa) - _sign_changes(chain, qb) + int(g(qa) == 0)
 
 
 def riccati_end(seg, problem, S: flint.fmpq_mat, h: Fraction) -> flint.fmpq_mat:
@@ -229,16 +247,13 @@ def riccati_end(seg, problem, S: flint.fmpq_mat, h: Fraction) -> flint.fmpq_mat:
     flint.fmpq_mat
         S(I − W(h)S)⁻¹, once p has no root in [0, h] (Sturm count).
     """
-    import sympy as sp
-
-    p, W, tau = riccati_poly(seg, problem, S)
+    p, W = riccati_poly(seg, problem, S)
     if _roots_in(p, Fraction(0), h) != 0:
         _fail(f"riccati segment at t = {frac_str(seg.t0)}: det(I − W(τ)Σ) vanishes in [0, {frac_str(h)}]: "
               "the solution does not exist on the whole segment")
-    hq = sp.Rational(h.numerator, h.denominator)
-    Wh = qmat([[Fraction(int(sp.Rational(x).p), int(sp.Rational(x).q)) for x in row]
-               for row in W.subs(tau, hq).tolist()])
+    hq = _q(h)
     d = problem.d
+    Wh = flint.fmpq_mat(d, d, [W[i][j](hq) for i in range(d) for j in range(d)])
     return S * (flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)]) - Wh * S).inv()
 
 
@@ -261,7 +276,7 @@ def riccati_blowup(seg, problem, S: flint.fmpq_mat, h: Fraction, lo: Fraction, h
     """
     if not (0 <= lo <= hi <= h):
         _fail(f"riccati blow-up at t = {frac_str(seg.t0)}: need 0 ≤ τ_lo ≤ τ_hi ≤ h")
-    p, _, _ = riccati_poly(seg, problem, S)
+    p, _ = riccati_poly(seg, problem, S)
     if _roots_in(p, Fraction(0), lo) != 0 or _roots_in(p, lo, hi) < 1:
         _fail(f"riccati blow-up at t = {frac_str(seg.t0)}: det(I − W(τ)Σ) has no first root in [τ_lo, τ_hi]")
 

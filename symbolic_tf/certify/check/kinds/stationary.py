@@ -20,7 +20,7 @@ import flint
 from ....exact.rational import qmat
 from ....spec.errors import CertificationFailed
 from ....spec.errors import InvalidParameters
-from ....variants import BISTOCHASTIC, ROW, get as get_variant, quadratic_heads
+from ..flows import BISTOCHASTIC, ROW, get as get_variant, quadratic_heads
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
 

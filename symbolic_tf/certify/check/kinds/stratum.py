@@ -15,7 +15,7 @@ import flint
 from ....exact.definiteness import definiteness
 from ....exact.rational import frac_str, qmat
 from ....spec.errors import CertificationFailed, InvalidParameters, SymtfError
-from ....variants import get as get_variant, quadratic_heads
+from ..flows import get as get_variant, quadratic_heads
 from .. import Hypothesis, check, kind
 from ..claims import Claim, Quantifier
 

@@ -29,7 +29,7 @@ import flint
 from ....exact.definiteness import inertia
 from ....exact.rational import qmat
 from ....spec.errors import CertificationFailed, InvalidParameters
-from ....variants import quadratic_heads
+from ..flows import quadratic_heads
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square

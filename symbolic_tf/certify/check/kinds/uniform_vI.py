@@ -7,7 +7,7 @@ import flint
 
 from ....exact.definiteness import definiteness
 from ....spec.errors import CertificationFailed, InvalidParameters
-from ....variants import single_quadratic_head
+from ..flows import single_quadratic_head
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
 

@@ -179,7 +179,7 @@ def _riccati_first_root(seg, problem, S, h: Fraction, bits: int = 50):
     """(lo, hi) ⊂ [0, h], hi − lo ≤ 2^-bits·h, around the first root of det(I − W(τ)S), or None."""
     import sympy as sp
 
-    from ...check.kinds.schedule_phases import riccati_poly
+    from ..schedule_det import riccati_poly
 
     p, _, _ = riccati_poly(seg, problem, S)
     if p.degree() <= 0:
