@@ -98,6 +98,12 @@ def _square(name: str, value, d: int) -> np.ndarray:
     return arr
 
 
+def _bilinear(Xq, Y, A, V):
+    """Validate the queries, the support and the square A and V of a velocity with logits yᵀAx."""
+    Xq, Y, d = _points(Xq, Y)
+    return Xq, Y, _square("A", A, d), _square("V", V, d)
+
+
 def _weights(w, N: int, *, need_mass: bool) -> np.ndarray:
     """Weights (N,), non-negative and finite; uniform 1/N when ``w`` is None."""
     if w is None:
@@ -228,9 +234,7 @@ def softmax_velocity(Xq, Y, A, V, w=None, chunk=None) -> np.ndarray:
     -------
     ndarray, shape (M, d)
     """
-    Xq, Y, d = _points(Xq, Y)
-    A = _square("A", A, d)
-    V = _square("V", V, d)
+    Xq, Y, A, V = _bilinear(Xq, Y, A, V)
     w = _weights(w, Y.shape[0], need_mass=True)
     mean, _ = _gibbs_mean(Xq, Y, Y @ A, _log_weights(w), _chunk(chunk, Y.shape[0]))
     return mean @ V.T
@@ -305,9 +309,7 @@ def linear_velocity(Xq, Y, A, V, w=None) -> np.ndarray:
     -------
     ndarray, shape (M, d)
     """
-    Xq, Y, d = _points(Xq, Y)
-    A = _square("A", A, d)
-    V = _square("V", V, d)
+    Xq, Y, A, V = _bilinear(Xq, Y, A, V)
     w = _weights(w, Y.shape[0], need_mass=False)
     M2 = (Y * w[:, None]).T @ Y
     J = V @ M2 @ A
@@ -341,9 +343,7 @@ def unnormalised_velocity(Xq, Y, A, V, w=None, chunk=None) -> np.ndarray:
     -------
     ndarray, shape (M, d)
     """
-    Xq, Y, d = _points(Xq, Y)
-    A = _square("A", A, d)
-    V = _square("V", V, d)
+    Xq, Y, A, V = _bilinear(Xq, Y, A, V)
     w = _weights(w, Y.shape[0], need_mass=False)
     mean, lse = _gibbs_mean(Xq, Y, Y @ A, _log_weights(w), _chunk(chunk, Y.shape[0]))
     c = mean @ V.T
@@ -375,9 +375,7 @@ def sigmoid_velocity(Xq, Y, A, V, bias=0.0, w=None, chunk=None) -> np.ndarray:
     -------
     ndarray, shape (M, d)
     """
-    Xq, Y, d = _points(Xq, Y)
-    A = _square("A", A, d)
-    V = _square("V", V, d)
+    Xq, Y, A, V = _bilinear(Xq, Y, A, V)
     b0 = _real("bias", bias)
     w = _weights(w, Y.shape[0], need_mass=False)
     step = _chunk(chunk, Y.shape[0])
@@ -627,9 +625,7 @@ def sinkhorn_velocity(
     -------
     ndarray, shape (M, d)
     """
-    Xq, Y, d = _points(Xq, Y)
-    A = _square("A", A, d)
-    V = _square("V", V, d)
+    Xq, Y, A, V = _bilinear(Xq, Y, A, V)
     w = _weights(w, Y.shape[0], need_mass=True)
     if potential is None:
         res = sinkhorn_potential(Y, A, w, tol=tol, max_iter=max_iter)
