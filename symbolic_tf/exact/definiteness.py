@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 from .congruence import psd_decision, quad_form
 from .rational import qmat, qmat_to_fractions
 
-__all__ = ["pd_or_witness", "inertia", "definiteness", "Definiteness", "is_pd", "is_psd", "sym_part", "rank",
+__all__ = ["pd_or_witness", "first_kernel_vector", "inertia", "definiteness", "Definiteness", "is_pd", "is_psd", "sym_part", "rank",
            "exact_factor", "float_factor"]
 
 
@@ -358,7 +358,33 @@ def pd_or_witness(M) -> tuple[bool, tuple | None]:
         return True, None
     if res.witness is not None:
         return False, res.witness
-    import sympy as sp  # PSD but singular: an exact kernel vector
+    return False, first_kernel_vector(qmat(F))
 
-    w = sp.Matrix([[sp.Rational(x.numerator, x.denominator) for x in r] for r in F]).nullspace()[0]
-    return False, tuple(Fraction(int(sp.Rational(e).p), int(sp.Rational(e).q)) for e in w)
+
+def first_kernel_vector(M) -> tuple:
+    """The first vector of the RREF basis of ker M (M singular): 1 at the first free column f,
+    −R[i, f] at the pivot column of row i of the reduced row echelon form R, 0 elsewhere.
+
+    The RREF of a rational matrix is unique, so this is the vector SymPy's ``nullspace()[0]`` gives.
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat
+        A singular square rational matrix.
+
+    Returns
+    -------
+    tuple of Fraction
+        w ≠ 0 with Mw = 0.
+    """
+    R, rank = M.rref()
+    n = M.ncols()
+    pivots = []
+    for i in range(rank):
+        pivots.append(next(j for j in range(n) if R[i, j] != 0))
+    f = next(j for j in range(n) if j not in pivots)
+    w = [Fraction(0)] * n
+    w[f] = Fraction(1)
+    for i, pc in enumerate(pivots):
+        w[pc] = -Fraction(int(R[i, f].p), int(R[i, f].q))
+    return tuple(w)
