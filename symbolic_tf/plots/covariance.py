@@ -82,6 +82,22 @@ def _layout(n):
     return (2, 2) if n == 4 else (1, max(n, 1))
 
 
+def _panel_per_run(runs, Sigma0_uw, width, height):
+    """(figure, run names, rows, cols, colours) of a figure with one width × height panel per run,
+    the trajectories coloured by the w of their Σ₀."""
+    names = list(runs)
+    nr, nc = _layout(len(names))
+    return figure((width * nc, height * nr)), names, nr, nc, _colors(np.asarray(Sigma0_uw)[:, 1])
+
+
+def _save(fig, stem, suptitle) -> list[Path]:
+    """Title (when ``suptitle``), lay out and write ``fig`` at ``stem``."""
+    if suptitle:
+        fig.suptitle(suptitle, fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, stem)
+
+
 # ----------------------------------------------------------------------------------------
 # the cone view
 # ----------------------------------------------------------------------------------------
@@ -137,19 +153,13 @@ def cone_figure(runs: dict, Sigma0_uw, stem, *, lines=(), wedge=None, suptitle="
         The written files.
     """
     labels = names or {}
-    names = list(runs)
-    nr, nc = _layout(len(names))
-    fig = figure((4.2 * nc, 4.4 * nr))
-    colors = _colors(np.asarray(Sigma0_uw)[:, 1])
+    fig, names, nr, nc, colors = _panel_per_run(runs, Sigma0_uw, 4.2, 4.4)
     for i, name in enumerate(names):
         ax = fig.add_subplot(nr, nc, i + 1, projection="3d")
         run = runs[name]
         _cone_panel(ax, run["Sigma"], colors, lines=lines, wedge=wedge, azim=azim,
                     title=f"{labels.get(run.get('variant', name), name)}, T = {run['T']:g}")
-    if suptitle:
-        fig.suptitle(suptitle, fontsize=10)
-    fig.tight_layout()
-    return save_figure(fig, stem)
+    return _save(fig, stem, suptitle)
 
 
 # ----------------------------------------------------------------------------------------
@@ -191,10 +201,7 @@ def disk_figure(runs: dict, Sigma0_uw, stem, *, suptitle="", lines=(), names: Ma
     labels = names or {}
     from matplotlib.collections import LineCollection
 
-    names = list(runs)
-    nr, nc = _layout(len(names))
-    fig = figure((3.6 * nc, 3.9 * nr))
-    colors = _colors(np.asarray(Sigma0_uw)[:, 1])
+    fig, names, nr, nc, colors = _panel_per_run(runs, Sigma0_uw, 3.6, 3.9)
     th = np.linspace(0, 2 * np.pi, 200)
     for i, name in enumerate(names):
         ax = fig.add_subplot(nr, nc, i + 1)
@@ -220,10 +227,7 @@ def disk_figure(runs: dict, Sigma0_uw, stem, *, suptitle="", lines=(), names: Ma
         variant = run.get("variant", name)
         what = "‖Σ‖ bound exceeded" + ("" if variant in may_blow_up else " (growth, no blow-up)")
         ax.set_title(f"{labels.get(variant, name)}: {n_bl}/{blown.size} {what}", fontsize=9)
-    if suptitle:
-        fig.suptitle(suptitle, fontsize=10)
-    fig.tight_layout()
-    return save_figure(fig, stem)
+    return _save(fig, stem, suptitle)
 
 
 # ----------------------------------------------------------------------------------------
@@ -283,10 +287,7 @@ def plane3d_figure(run: dict, q, stem, *, suptitle="") -> list[Path]:
     ax3.add_collection3d(Poly3DCollection([corners], alpha=0.15, facecolor="crimson"))
     ax3.quiver(0, 0, 0, *(R * q), color="k", linewidth=1)
     ax3.set_title("principal axes of Σ(T) lie in q^⊥ (arrow: q)", fontsize=8)
-    if suptitle:
-        fig.suptitle(suptitle, fontsize=10)
-    fig.tight_layout()
-    return save_figure(fig, stem)
+    return _save(fig, stem, suptitle)
 
 
 # ----------------------------------------------------------------------------------------
@@ -345,10 +346,7 @@ def rank_histograms(summary: dict, stem, *, suptitle="", names: Mapping[str, str
                 ax.set_xlabel("rank of the limit")
             if i == 0 and j == len(dims) - 1:
                 ax.legend(fontsize=6, loc="upper left")
-    if suptitle:
-        fig.suptitle(suptitle, fontsize=10)
-    fig.tight_layout()
-    return save_figure(fig, stem)
+    return _save(fig, stem, suptitle)
 
 
 def rank_decay_figure(data: dict, stem, thresholds=(1e-2, 1e-4, 1e-8), *, suptitle="") -> list[Path]:
@@ -393,8 +391,5 @@ def rank_decay_figure(data: dict, stem, thresholds=(1e-2, 1e-4, 1e-8), *, suptit
         if i == 0:
             ax.set_ylabel("λ_i/λ_max")
             ax.legend(fontsize=7)
-    if suptitle:
-        fig.suptitle(suptitle, fontsize=10)
-    fig.tight_layout()
-    return save_figure(fig, stem)
+    return _save(fig, stem, suptitle)
 
