@@ -309,3 +309,29 @@ def tighten_blowup_bracket(problem, order: int = 12, max_steps: int = 400, *, pr
                f"LMI bracket {numerical['lmi_rel_width']:.3g})")
     ev = {"regime": "BLOWUP", "T_lo": frac_str(T_lo), "T_hi": frac_str(T_hi), "certificate": cert.to_dict()}
     return Verdict(PROVED, claim, ARGUMENT, ev, numerical, summary)
+
+
+# ---- route ----
+from .routes import declare, driftless_softmax_family, needs  # noqa: E402 - routes last
+
+
+def _blowup_search(problem, ctx):
+    from ...spec.problem import with_updates
+    from .lmi import find_blowup_certificate
+
+    if ctx.uniform:
+        return find_blowup_certificate(with_updates(problem, cov=None))
+    skipped = ctx.skip(problem, "settles")
+    if skipped:
+        return skipped
+    u = find_blowup_certificate(problem)
+    if u.status == PROVED:
+        tight = tighten_blowup_bracket(problem, lmi_verdict=u)
+        if tight.status == PROVED:
+            return tight
+    return u
+
+
+declare("lmi-blowup", 50, ("BLOWUP",), needs(driftless_softmax_family), _blowup_search, modes=("point", "uniform"),
+        doc="Every Σ₀ ≠ 0 blows up (q_P(Σ) ≥ c·tr(PΣ)²: an LMI), with this Σ₀'s bracket tightened by a validated "
+            "Taylor integration; quadratic flows without drift.")

@@ -538,3 +538,12 @@ def _find_basin(problem, t0) -> Verdict:
                    reason=(f"Krawczyk box for Σ*; on {{E ≤ ρ}}, E = δᵀWδ, Ė ≤ −(κ − 2c_Q√ρ)E with κ = "
                            f"{float(Fraction(data['kappa'])):.4g}, c_Q = {float(Fraction(data['c_Q'])):.4g}, "
                            f"ρ = {rho:.4g}; E(Σ₀ − Σ*) ≤ {E0:.4g} < ρ for every Σ* in the box"))
+
+
+# ---- route ----
+from .routes import declare, needs, searching, single_head_drift  # noqa: E402 - routes last
+
+# before krawczyk-equilibrium (90), which only reports local stability as a side claim
+declare("krawczyk-basin", 85, ("EQUILIBRIUM",), needs(single_head_drift), searching(find_basin, unless=("blowup",)),
+        doc="EQUILIBRIUM of this Σ₀: it lies in a certified basin of a Krawczyk-certified Σ* ≻ 0; the drift model "
+            "with one quadratic head.")

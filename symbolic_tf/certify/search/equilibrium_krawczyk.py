@@ -525,3 +525,12 @@ def find_equilibrium(problem, guess=None, *, prec: int = _PREC, max_inflate: int
     detail = f" ({'; '.join(notes)})" if notes else ""
     return Verdict(UNDECIDED, claim, numerical=numerical,
                    reason="no positive definite equilibrium found/certified" + detail)
+
+
+# ---- route ----
+from .routes import declare, needs, searching, single_head_drift  # noqa: E402 - routes last
+
+# local stability is a property of the parameters: a side claim that decides no Σ₀ outside a certified basin
+declare("krawczyk-equilibrium", 90, (), needs(single_head_drift), searching(find_equilibrium),
+        doc="A Krawczyk-certified equilibrium Σ* ≻ 0, locally exponentially stable (a side claim); the drift model "
+            "with one quadratic head.")

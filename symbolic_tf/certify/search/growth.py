@@ -108,3 +108,17 @@ def no_blowup(problem) -> Verdict:
     return Verdict(PROVED, claim, "growth-bound",
                    evidence={"regime": "EXPONENTIAL_GROWTH", "gamma": data["gamma"], "certificate": cert.to_dict()},
                    reason=f"‖Σ̇‖ ≤ γ‖Σ‖ with γ = {data['gamma']}: global existence, no finite-time blow-up")
+
+
+# ---- route ----
+from .routes import declare, searching  # noqa: E402 - the route is declared after the search it runs
+
+
+def _growth_applies(problem, ctx):
+    return None if growth_bound_of(problem) else "the variant declares no growth bound (Sinkhorn, ℓ2 do)"
+
+
+declare("growth-bound", 30, ("EXPONENTIAL_GROWTH",), _growth_applies, searching(no_blowup),
+        modes=("point", "uniform"),
+        doc="Every Σ₀ has a global, at most exponentially growing solution (‖Σ̇‖ ≤ γ‖Σ‖); variants that declare a "
+            "growth bound (Sinkhorn, ℓ2 with KᵀK ≻ 0).")

@@ -859,3 +859,12 @@ def find_blowup_certificate(problem, solver=None, *, reuse: bool = True) -> Verd
     claim_d = (Claim("BLOWUP", Quantifier.THIS, {"T_lo": data["T_lo"], "T_hi": data["T_hi"]}) if "T_lo" in data
                else Claim("BLOWUP", Quantifier.EVERY_NONZERO, {}))
     return _finish(problem, KIND_BLOWUP, claim_d, data, numerical, summary)
+
+
+# ---- route ----
+from .routes import declare, driftless_softmax_family, needs, searching  # noqa: E402 - routes last
+
+declare("lmi-bounded", 40, ("BOUNDED",), needs(driftless_softmax_family),
+        searching(find_bounded_certificate, unless=("blowup",)), modes=("point", "uniform"),
+        doc="Every Σ₀ stays bounded (tr(PΣ), P ≻ 0, with q_P ⪯ 0: an LMI decided exactly); quadratic flows without "
+            "drift.")

@@ -627,3 +627,46 @@ def bounded_nsd(problem) -> Verdict:
     return Verdict(PROVED, claim_d.text(), "riccati-linearisation",
                    evidence={"regime": "BOUNDED", "certificate": cert.to_dict()},
                    reason="R ⪯ 0 and FᵀX + XF ⪯ 0 with X ≻ 0: tr(XΣ(t)) ≤ tr(XΣ₀)")
+
+
+# ---- route ----
+from .routes import declare, has_drift, needs, no_drift, searching, single_quadratic  # noqa: E402 - routes last
+
+
+def riccati_ready(problem) -> str | None:
+    """Why the Radon linearisation does not apply (one quadratic head with V = v·I), or None.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+
+    Returns
+    -------
+    str or None
+        None when the covariance flow is one quadratic head whose value matrix is v·I.
+    """
+    why = single_quadratic(problem)
+    if why is not None:
+        return why
+    return None if radon_pair(problem) is not None else "needs V = v·I"
+
+
+def _classify(problem, ctx):
+    return classify_vI(problem, ctx.horizon)
+
+
+declare("riccati-vI", 10, ("BLOWUP", "CLUSTERING", "EQUILIBRIUM"), needs(riccati_ready, no_drift), _classify,
+        doc="Blow-up bracket, stationary Σ₀ or clustering with the exact limit rank for this Σ₀, by the exact Radon "
+            "linearisation; one quadratic head with V = v·I, no drift.")
+declare("drift-vI", 20, ("EQUILIBRIUM", "CLUSTERING", "BLOWUP"), needs(riccati_ready, has_drift), _classify,
+        doc="Stable equilibrium for every Σ₀ ≻ 0 (R ≺ 0, F anti-Hurwitz), collapse of this Σ₀ to 0, or a blow-up "
+            "bracket; the drift model with one quadratic head and V = v·I.")
+declare("drift-vI-bounded", 22, ("BOUNDED",), needs(riccati_ready), searching(bounded_nsd), modes=("point", "uniform"),
+        doc="Every Σ₀ ⪰ 0 stays bounded (R ⪯ 0 and FᵀX + XF ⪯ 0 for an exact X ≻ 0); one quadratic head with "
+            "V = v·I, drift or not.")
+# decides what the sharper V = vI routes leave open, e.g. a singular Σ₀ that never reaches a PD equilibrium
+declare("drift-vI-growth", 25, ("EXPONENTIAL_GROWTH",), needs(riccati_ready), searching(growth_nsd),
+        modes=("point", "uniform"),
+        doc="Every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{2‖F‖t} (R ⪯ 0); one quadratic head with "
+            "V = v·I, drift or not.")

@@ -63,3 +63,22 @@ def stationary(problem) -> Verdict:
     cert = Certificate.for_problem(problem, "stationary", claim, PROVED, {})
     return Verdict(PROVED, claim.text(), "exact-rhs", evidence={"certificate": cert.to_dict()},
                    reason="Σ₀ = 0" if zero else "Σ̇(Σ₀) = 0 exactly: Σ₀ is an equilibrium (uniqueness of solutions)")
+
+
+# ---- route ----
+from .routes import declare, searching  # noqa: E402 - the route is declared after the search it runs
+
+
+def _stationary_applies(problem, ctx):
+    if problem.cov is None:
+        return "needs Σ₀"
+    from ...variants import get
+
+    # Σ₀ = 0 stays 0 under a Gaussian-closed flow (Σ̇ = JΣ + ΣJᵀ); Σ₀ ≠ 0 needs Σ̇(Σ₀) = 0 exactly
+    return None if get(problem.variant).expected_closed else "variant not covered"
+
+
+# first, because it is exact and cheap
+declare("stationary", 1, ("EQUILIBRIUM",), _stationary_applies, searching(stationary),
+        doc="EQUILIBRIUM of this Σ₀ when Σ̇(Σ₀) = 0 exactly (Σ₀ = 0 included); needs Σ₀ and a Gaussian-closed "
+            "variant.")

@@ -169,3 +169,26 @@ def stratum(problem, ctx) -> Verdict:
                    numerical=dict(sub.verdict.numerical),
                    reason=f"range(Σ₀) (rank {r}) is invariant: on it, route {sub.route} proved "
                           f"«{sub.claim.text()}»")
+
+
+# ---- route ----
+from .routes import declare, quadratic_family  # noqa: E402 - the route is declared after the search it runs
+
+
+def _stratum_applies(problem, ctx):
+    if problem.cov is None:
+        return "needs Σ₀"
+    why = quadratic_family(problem)
+    if why is not None:
+        return why
+    from ...exact.definiteness import definiteness
+
+    S = definiteness(qmat(problem.cov))
+    return None if 0 < S.pos < problem.d else "Σ₀ is zero or nonsingular"
+
+
+# before the V = vI drift routes, whose sharpest results ("every Σ₀ ≻ 0 → Σ*") do not cover a singular Σ₀
+declare("invariant-stratum", 15, ("BLOWUP", "CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH"),
+        _stratum_applies, stratum,
+        doc="The regime of a singular Σ₀ ≠ 0 whose range is invariant, decided on that range by the whole registry; "
+            "quadratic flows.")

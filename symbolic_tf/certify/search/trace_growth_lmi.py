@@ -165,3 +165,22 @@ def _finish(problem, data, kappa, numerical, t0) -> Verdict:
     return Verdict(PROVED, claim.text(), ARGUMENT, {"certificate": cert.to_dict()}, numerical,
                    f"for every Σ₀ ⪰ 0 the solution is global: {rate} (q_P ≤ 0 on the PSD cone by an S-procedure "
                    "with the principal 2×2 minors; verified exactly)")
+
+
+# ---- route ----
+from .routes import declare, quadratic_family, searching  # noqa: E402 - the route is declared after its search
+
+_MAX_D = 8
+
+
+def _trace_growth_applies(problem, ctx):
+    if problem.d > _MAX_D:
+        return f"d ≤ {_MAX_D} only (the S-procedure LMI and its exact inertia have d(d+1)/2 rows)"
+    return quadratic_family(problem)
+
+
+# says less than a route that finds an equilibrium, a basin or a limit, so it runs after all of them
+declare("trace-growth", 95, ("BOUNDED", "EXPONENTIAL_GROWTH"), _trace_growth_applies, searching(find_trace_growth),
+        modes=("point", "uniform"),
+        doc="Every Σ₀ ⪰ 0 has a global solution, bounded or growing at most like e^{κt} (a trace functional, "
+            "S-procedure); quadratic flows, any drift, d ≤ 8.")

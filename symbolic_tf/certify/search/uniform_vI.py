@@ -66,3 +66,20 @@ def uniform_vI(problem) -> Verdict | None:
     return Verdict(PROVED, claim, "riccati-linearisation",
                    evidence={"regime": regime, "certificate": cert.to_dict()},
                    reason=f"R = v(A + Aᵀ) is {'positive definite' if dR.pd else 'negative semidefinite'}")
+
+
+# ---- route ----
+from .riccati import riccati_ready  # noqa: E402 - the route is declared after the search it runs
+from .routes import declare, needs  # noqa: E402
+
+
+def _uniform_search(problem, ctx):
+    from ...spec.verdict import UNDECIDED
+
+    v = uniform_vI(problem)
+    return v if v is not None else Verdict(UNDECIDED, "", reason="V = vI: the regime depends on Σ₀")
+
+
+declare("uniform-vI", 5, ("BLOWUP", "CLUSTERING", "EQUILIBRIUM"), needs(riccati_ready), _uniform_search,
+        modes=("uniform",),
+        doc="Every Σ₀ from the sign of R = v(A + Aᵀ) (uniform mode), for one quadratic head with V = v·I.")

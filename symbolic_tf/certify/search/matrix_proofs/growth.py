@@ -50,3 +50,21 @@ def growth_certificate(problem) -> Verdict:
                    evidence={"regime": "EXPONENTIAL_GROWTH", "gamma": data["gamma"], "certificate": cert.to_dict()},
                    reason=f"matrix-form theorem {name} (every d) with ‖Σ̇‖ ≤ γ‖Σ‖, γ = {data['gamma']}: "
                           "global existence from every Σ₀ ⪰ 0")
+
+
+# ---- route ----
+from ..routes import declare, searching  # noqa: E402 - the route is declared after the search it runs
+
+
+def _theorem_applies(problem, ctx):
+    from ....variants import growth_bound_of
+
+    if problem.heads:
+        return "single head only"
+    return None if growth_bound_of(problem) else "the variant declares no growth bound (Sinkhorn, ℓ2 do)"
+
+
+declare("growth-theorem", 29, ("EXPONENTIAL_GROWTH",), _theorem_applies, searching(growth_certificate),
+        modes=("point", "uniform"),
+        doc="Every Σ₀ ⪰ 0 has a global, at most exponentially growing solution, by the matrix-form growth theorems; "
+            "one head whose variant declares a growth bound.")

@@ -223,3 +223,14 @@ def _find(problem, order, prec, method, seconds, max_steps, rel_tol, local_tol, 
                              (f"validated tube from Σ₀ ({tube.steps} steps, order {order}) to t = "
                               f"{float(tube.t_final):.6g}; the enclosure of Σ(t_N) lies in the certified basin "
                               f"{{E(Σ − Σ*) < ρ}}, ρ ≈ {rho:.4g}, of the Krawczyk-enclosed equilibrium Σ*"))
+
+
+# ---- route ----
+from ..routes import declare, needs, searching, single_head_drift  # noqa: E402 - routes last
+
+# for a Σ₀ too far for krawczyk-basin (85) whose solution gets there; before krawczyk-equilibrium (90); 10 s: a
+# slow approach needs a few thousand steps
+declare("tube-basin", 86, ("EQUILIBRIUM",), needs(single_head_drift),
+        searching(find_tube_basin, unless=("blowup",), seconds=10.0),
+        doc="EQUILIBRIUM of this Σ₀: a validated tube ends in a certified basin of a Krawczyk-certified Σ*; the drift "
+            "model with one quadratic head.")

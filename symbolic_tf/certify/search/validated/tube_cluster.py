@@ -197,3 +197,13 @@ def _fail(msg):
     from ....spec.errors import CertificationFailed
 
     raise CertificationFailed(msg)
+
+
+# ---- route ----
+from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
+
+# its float pre-check is cheap, so it runs before the blow-up tubes (60, 61)
+declare("tube-cluster", 58, ("CLUSTERING",), tube_applies(False, single=True, d=2, what="the clustering certificate"),
+        searching(find_cluster, unless=("blowup",), seconds=20.0),
+        doc="CLUSTERING (rank 1) of this Σ₀: a validated tube enters a contracting neighbourhood of an isotropic "
+            "rank-one equilibrium line; one quadratic head, no drift, d = 2.")

@@ -465,3 +465,14 @@ def _fail(msg):
     from ....spec.errors import CertificationFailed
 
     raise CertificationFailed(msg)
+
+
+# ---- route ----
+from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
+
+# a long, stiff tube: after every other tube route
+declare("tube-cluster-neutral", 63, ("CLUSTERING",),
+        tube_applies(False, single=True, d=3, what="the chart of a rank-one limit"),
+        searching(find_neutral_cluster, unless=("blowup",), seconds=90.0),
+        doc="CLUSTERING (rank 1) of this Σ₀: a validated tube enters a slow–fast funnel around a rank-one limit; one "
+            "quadratic head, no drift, d = 3.")

@@ -228,3 +228,13 @@ def _fail(msg):
     from ....spec.errors import CertificationFailed
 
     raise CertificationFailed(msg)
+
+
+# ---- route ----
+from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
+
+# its float pre-check is cheap, so it runs before the cluster and blow-up tubes; 30 s: some tubes need 6·10³ steps
+declare("tube-growth", 56, ("EXPONENTIAL_GROWTH",), tube_applies(True, single=True, d=2, what="the growth certificate"),
+        searching(find_growth, unless=("settles",), seconds=30.0),
+        doc="EXPONENTIAL_GROWTH of this Σ₀: a validated tube enters a forward-invariant cone around an isotropic "
+            "rank-one direction; one quadratic head with drift, d = 2.")

@@ -57,3 +57,14 @@ def find_neutral_growth(problem, *, order: int = 14, prec: int = 128, seconds: f
                         (1.2, 256, 0.05, 0.5)))
     return find_chart_certificate(problem, spec, order=order, prec=prec, seconds=seconds, horizon=horizon,
                                   max_steps=max_steps)
+
+
+# ---- route ----
+from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
+
+# the chart of tube-cluster-neutral with the growth mode; stiff (the rates grow with σ): after every other tube
+declare("tube-growth-neutral", 64, ("EXPONENTIAL_GROWTH",),
+        tube_applies(False, single=True, d=3, what="the chart of a rank-one limit"),
+        searching(find_neutral_growth, unless=("settles",), seconds=90.0),
+        doc="EXPONENTIAL_GROWTH of this Σ₀: a validated tube enters a slow–fast funnel of a growing rank-one part; "
+            "one quadratic head, no drift, d = 3.")

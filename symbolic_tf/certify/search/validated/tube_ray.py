@@ -462,3 +462,20 @@ def _residual_energy(heads, F, Xs, W, d) -> float:
     rv = flint.fmpq_mat(m + 1, 1, [rX[i, j] for i, j in svec_pairs(d)] + [0])
     e = (rv.transpose() * W * rv)[0, 0]
     return int(e.p) / int(e.q)
+
+
+# ---- route ----
+from ..routes import declare, tube_applies  # noqa: E402 - the route is declared after its search
+
+
+def _ray_search(problem, ctx):
+    # a slowly attracting ray in d = 3 is reached at τ ≈ 440 (seed 1 #52 of the general-V set)
+    small = problem.d <= 2
+    return ctx.skip(problem, "settles") or find_ray_blowup(problem, seconds=16.0 if small else 25.0,
+                                                           projective_seconds=12.0 if small else 60.0)
+
+
+# after the global blow-up LMI (50), which decides every Σ₀ at once when it applies
+declare("tube-ray", 60, ("BLOWUP",), tube_applies(), _ray_search,
+        doc="BLOWUP of this Σ₀ with a bracket: a validated tube enters the basin of an attracting ray of the "
+            "projective field; quadratic flows, drift or not.")

@@ -201,3 +201,12 @@ def _fail(msg):
     from ....spec.errors import CertificationFailed
 
     raise CertificationFailed(msg)
+
+
+# ---- route ----
+from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
+
+declare("tube-ray-collapse", 65, ("CLUSTERING",), tube_applies(False),
+        searching(find_collapse_ray, unless=("blowup",), seconds=30.0),
+        doc="CLUSTERING (rank 0) of this Σ₀: a validated tube enters the basin of an attracting collapsing ray "
+            "Σ ≈ C/(t + t₀); quadratic flows without drift.")

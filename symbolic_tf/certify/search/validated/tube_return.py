@@ -204,3 +204,13 @@ def _find(problem, order, prec, seconds, horizon, t0) -> Verdict:
                              (f"a validated tube from Σ₀ reaches a box on the section Σ_{pair[0] + 1}{pair[1] + 1} = "
                               f"{float(c):.6g}, and the validated flow maps the box into itself (return time ≈ "
                               f"{period:.4g}): the solution is global and bounded"))
+
+
+# ---- route ----
+from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
+
+# after the equilibrium and basin routes (85, 86), which say more when the solution settles
+declare("tube-return", 87, ("BOUNDED",), tube_applies(d_max=4, what="the return certificate"),
+        searching(find_return, unless=("settles", "blowup"), seconds=20.0),
+        doc="BOUNDED for this Σ₀: validated tubes reach a box on a Poincaré section that the flow maps into itself; "
+            "quadratic flows, drift or not, d ≤ 4.")

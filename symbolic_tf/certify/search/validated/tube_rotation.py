@@ -392,3 +392,13 @@ def _fail(msg):
     from ....spec.errors import CertificationFailed
 
     raise CertificationFailed(msg)
+
+
+# ---- route ----
+from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
+
+# after tube-ray (60), which covers the blow-ups that settle on a ray
+declare("tube-rotation", 61, ("BLOWUP",), tube_applies(d=2, what="the rotation certificate"),
+        searching(find_rotation_blowup, unless=("settles",), seconds=10.0),
+        doc="BLOWUP of this Σ₀ with a bracket: a validated tube enters an annulus where a rotation-averaged growth "
+            "functional increases; quadratic flows, drift or not, d = 2.")

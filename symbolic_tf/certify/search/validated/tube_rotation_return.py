@@ -220,3 +220,13 @@ def _fail(msg):
     from ....spec.errors import CertificationFailed
 
     raise CertificationFailed(msg)
+
+
+# ---- route ----
+from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
+
+# after tube-rotation (61), the d = 2 annulus certificate
+declare("tube-rotation-return", 62, ("BLOWUP",), tube_applies(False, d_max=4, what="the rotation return"),
+        searching(find_rotation_return, unless=("settles",), seconds=30.0),
+        doc="BLOWUP of this Σ₀ with a bracket: a validated projective tube returns to a box on a section, grown by "
+            "λ > 1 per turn; quadratic flows without drift, d ≤ 4.")

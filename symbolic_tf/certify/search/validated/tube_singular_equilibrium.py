@@ -162,3 +162,12 @@ def _fail(msg):
     from ....spec.errors import CertificationFailed
 
     raise CertificationFailed(msg)
+
+
+# ---- route ----
+from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
+
+declare("tube-singular-equilibrium", 59, ("CLUSTERING",), tube_applies(True),
+        searching(find_singular_equilibrium, unless=("blowup",), seconds=20.0),
+        doc="CLUSTERING (rank d − 1) of this Σ₀: a validated tube enters a contracting ellipsoid around an "
+            "equilibrium on which det Σ decays; quadratic flows with drift.")

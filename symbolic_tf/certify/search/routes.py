@@ -1,22 +1,35 @@
-"""Certification routes as declarations: one module per route, registered with :func:`route`.
+"""Certification routes as declarations, and the loop that runs them.
 
 A route declares the regimes it can prove, its *exact* preconditions (``applies``: ``None``
 when it applies, else the reason it does not) and ``search(problem, ctx) -> Verdict`` whose
-PROVED evidence holds a certificate.  :func:`symbolic_tf.regimes.classify.classify` loops over
-:func:`registry` in declared order and never names a route or a variant; it re-checks every
-certificate with the independent checker and accepts a regime only when the checked claim's
-quantifier covers the problem's Σ₀ (:meth:`symbolic_tf.certify.check.claims.Claim.covers`).
-Adding a route = adding one file here.
+PROVED evidence holds a certificate.  Each route is declared with :func:`declare` at the end
+of the module that performs its search (under ``# ---- route ----``); :func:`registry` imports
+those modules (:data:`SEARCH_MODULES`) once.  :func:`symbolic_tf.regimes.classify.classify`
+loops over :func:`registry` in declared order and never names a route or a variant; it re-checks
+every certificate with the independent checker and accepts a regime only when the checked
+claim's quantifier covers the problem's Σ₀ (:meth:`symbolic_tf.certify.check.claims.Claim.covers`).
+Adding a route = one :func:`declare` in a searching module (listed in :data:`SEARCH_MODULES`).
 """
 from __future__ import annotations
 
-import abc
 import importlib
-import pkgutil
 from dataclasses import dataclass, field
+from typing import Callable
 
-__all__ = ["Route", "Context", "Outcome", "route", "registry", "prove", "riccati_ready", "quadratic_family", "single_quadratic",
-           "driftless_softmax_family", "single_head_drift", "tube_ready"]
+__all__ = ["Route", "Context", "Outcome", "declare", "registry", "prove", "needs", "searching", "tube_applies",
+           "quadratic_family", "single_quadratic", "driftless_softmax_family", "single_head_drift", "tube_ready",
+           "has_drift", "no_drift", "SEARCH_MODULES"]
+
+#: the modules of :mod:`symbolic_tf.certify.search` that declare routes; imported by name (not by an
+#: import statement) so that a searching module may import this one without an import circle
+SEARCH_MODULES = (
+    "stationary", "uniform_vI", "riccati", "stratum", "growth", "matrix_proofs.growth", "lmi",
+    "blowup_taylor_lmi", "equilibrium_basin", "equilibrium_krawczyk", "trace_growth_lmi", "schedule_phases",
+    "validated.tube_basin", "validated.tube_cluster", "validated.tube_cluster_neutral", "validated.tube_collapse",
+    "validated.tube_growth", "validated.tube_growth_neutral", "validated.tube_ray", "validated.tube_ray_collapse",
+    "validated.tube_return", "validated.tube_rotation", "validated.tube_rotation_collapse",
+    "validated.tube_rotation_return", "validated.tube_singular_equilibrium",
+)
 
 
 @dataclass
@@ -70,7 +83,7 @@ class Context:
         """
         if self.uniform or problem.cov is None or self.float_outlook(problem) != hopeless:
             return None
-        from ....spec.verdict import UNDECIDED, Verdict
+        from ...spec.verdict import UNDECIDED, Verdict
 
         what = "blows up" if hopeless == "blowup" else "settles"
         return Verdict(UNDECIDED, "", reason=f"skipped: the float solution from Σ₀ {what} (a hint, not a proof)")
@@ -80,10 +93,10 @@ def _float_outlook(problem, horizon: float) -> str:
     import numpy as np
 
     try:
-        from ....exact.rational import qmat, qmat_to_float
-        from ..validated.float_budget import solve_capped
-        from ..validated.float_field import FloatField
-        from ..validated.tube import flow_data
+        from ...exact.rational import qmat, qmat_to_float
+        from .validated.float_budget import solve_capped
+        from .validated.float_field import FloatField
+        from .validated.tube import flow_data
 
         heads, F = flow_data(problem)
         d = problem.d
@@ -106,50 +119,22 @@ def _float_outlook(problem, horizon: float) -> str:
         return "unknown"
 
 
-class Route(abc.ABC):
-    """Abstract base: ``name``, ``order`` (smaller first), ``regimes`` (what it can prove),
-    ``modes`` ("point" = the problem's Σ₀, "uniform" = every Σ₀).  A concrete route defines
-    :meth:`applies` and :meth:`search`; :func:`route` refuses a class that does not."""
+@dataclass(frozen=True, eq=False)
+class Route:
+    """A declared route: ``name``, ``order`` (smaller first, then the name), ``regimes`` (what it
+    can prove), ``applies(problem, ctx)`` (None, or the reason it does not apply),
+    ``search(problem, ctx)`` (a Verdict), ``modes`` ("point" = the problem's Σ₀, "uniform" = every
+    Σ₀), ``schedules`` (handles depth-dependent parameters, docs/schedules.md) and ``doc`` (one
+    line: what it proves and when it applies)."""
 
-    name = ""
-    order = 100
-    regimes: tuple = ()
+    name: str
+    order: int
+    regimes: tuple
+    applies: Callable
+    search: Callable
     modes: tuple = ("point",)
-    schedules: bool = False  #: handles depth-dependent parameters (docs/schedules.md)
-
-    @abc.abstractmethod
-    def applies(self, problem, ctx: Context) -> str | None:
-        """None when the route's exact preconditions hold, else the reason they do not.
-
-        Parameters
-        ----------
-        problem : symbolic_tf.spec.problem.Problem
-            The problem.
-        ctx : Context
-            The search context.
-
-        Returns
-        -------
-        str or None
-            None when the route applies, else the reason.
-        """
-
-    @abc.abstractmethod
-    def search(self, problem, ctx: Context):
-        """A Verdict: PROVED with ``evidence["certificate"]``, or UNDECIDED with the reason.
-
-        Parameters
-        ----------
-        problem : symbolic_tf.spec.problem.Problem
-            The problem (its preconditions hold).
-        ctx : Context
-            The search context.
-
-        Returns
-        -------
-        symbolic_tf.spec.verdict.Verdict
-            PROVED with the certificate in its evidence, or UNDECIDED with the reason.
-        """
+    schedules: bool = False
+    doc: str = ""
 
     def __repr__(self) -> str:
         return f"<route {self.name}>"
@@ -159,39 +144,145 @@ _ROUTES: dict[str, Route] = {}
 _loaded = False
 
 
-def route(cls):
-    """Class decorator registering a route (instantiated once).
+def declare(name: str, order: int, regimes: tuple, applies: Callable, search: Callable, *,
+            modes: tuple = ("point",), schedules: bool = False, doc: str = "") -> Route:
+    """Register a route (under its name).
 
     Parameters
     ----------
-    cls : type
-        A concrete :class:`Route` subclass; it is instantiated once and registered under its ``name``.
+    name : str
+        The route's name (the name of the certificate kind it proposes, where there is one).
+    order : int
+        Its place in the registry: smaller first, ties broken by name.
+    regimes : tuple of str
+        The regimes it can prove (empty for a side claim).
+    applies : callable
+        ``applies(problem, ctx)``: None when its exact preconditions hold, else the reason.
+    search : callable
+        ``search(problem, ctx)``: a Verdict, PROVED with ``evidence["certificate"]`` or UNDECIDED.
+    modes : tuple of str
+        ``"point"`` (the problem's Σ₀) and/or ``"uniform"`` (every Σ₀ of a class).
+    schedules : bool
+        True for a route of depth schedules (the others take constant problems only).
+    doc : str
+        One line: what the route proves and when it applies.
 
     Returns
     -------
-    type
-        ``cls`` itself, unchanged.
+    Route
+        The registered route.
     """
-    inst = cls()
-    _ROUTES[inst.name] = inst
-    return cls
+    r = Route(name, order, tuple(regimes), applies, search, tuple(modes), schedules, doc)
+    _ROUTES[name] = r
+    return r
 
 
 def registry() -> list[Route]:
-    """Every registered route, in declared order.
+    """Every declared route, in declared order.
 
     Returns
     -------
     list of Route
-        The registered routes (every module of this package imported once), sorted by
-        ``(order, name)``.
+        The routes (every module of :data:`SEARCH_MODULES` imported once), sorted by ``(order, name)``.
     """
     global _loaded
     if not _loaded:
-        for mod in pkgutil.iter_modules(__path__):
-            importlib.import_module(f"{__name__}.{mod.name}")
+        package = __name__.rsplit(".", 1)[0]
+        for mod in SEARCH_MODULES:
+            importlib.import_module(f"{package}.{mod}")
         _loaded = True
     return sorted(_ROUTES.values(), key=lambda r: (r.order, r.name))
+
+
+# ---- declaration shapes ---------------------------------------------------------------------
+def needs(*conditions: Callable) -> Callable:
+    """``applies`` from exact conditions of the problem alone, tried in turn.
+
+    Parameters
+    ----------
+    *conditions : callable
+        ``condition(problem) -> str | None`` (None when it holds, else the reason).
+
+    Returns
+    -------
+    callable
+        ``applies(problem, ctx)``: the first condition's reason, or None when all hold.
+    """
+    def applies(problem, ctx):
+        for cond in conditions:
+            why = cond(problem)
+            if why is not None:
+                return why
+        return None
+
+    return applies
+
+
+def searching(find: Callable, *, unless: tuple = (), **options) -> Callable:
+    """``search`` calling ``find(problem, **options)``, skipped in point mode when the float outlook
+    of Σ₀ is one of ``unless`` (:meth:`Context.skip`: a search that cannot succeed).
+
+    Parameters
+    ----------
+    find : callable
+        ``find(problem, **options) -> Verdict``.
+    unless : tuple of str
+        Hopeless float outlooks: ``"blowup"`` and/or ``"settles"``.
+    **options
+        Passed on to ``find`` (e.g. a time budget ``seconds``).
+
+    Returns
+    -------
+    callable
+        ``search(problem, ctx)``.
+    """
+    def search(problem, ctx):
+        for hopeless in unless:
+            skipped = ctx.skip(problem, hopeless)
+            if skipped:
+                return skipped
+        return find(problem, **options)
+
+    return search
+
+
+def tube_applies(drift: bool | None = None, *, single: bool = False, d: int | None = None,
+                 d_max: int | None = None, what: str = "") -> Callable:
+    """``applies`` of a validated-tube route: :func:`tube_ready` (after :func:`single_quadratic`
+    when ``single``), then the dimension its certificate covers.
+
+    Parameters
+    ----------
+    drift : bool or None
+        As in :func:`tube_ready`.
+    single : bool
+        One quadratic head only.
+    d : int or None
+        The one dimension the certificate covers (reason ``"<what> covers d = <d>"``).
+    d_max : int or None
+        The largest dimension it covers (reason ``"<what> covers d ≤ <d_max>"``).
+    what : str
+        The certificate, as named in the reason.
+
+    Returns
+    -------
+    callable
+        ``applies(problem, ctx)``.
+    """
+    def applies(problem, ctx):
+        why = single_quadratic(problem) if single else None
+        if why is not None:
+            return why
+        why = tube_ready(problem, drift=drift)
+        if why is not None:
+            return why
+        if d is not None and problem.d != d:
+            return f"{what} covers d = {d}"
+        if d_max is not None and problem.d > d_max:
+            return f"{what} covers d ≤ {d_max}"
+        return None
+
+    return applies
 
 
 # ---- shared exact preconditions -------------------------------------------------------------
@@ -210,7 +301,7 @@ def quadratic_family(problem) -> str | None:
         None when Σ̇ = Σ_h (C_hΣÃ_hΣ + ΣÃ_hᵀΣC_hᵀ) + FΣ + ΣFᵀ (softmax, multi-head softmax), else
         the reason in one line.
     """
-    from ....variants import quadratic_reason
+    from ...variants import quadratic_reason
 
     return quadratic_reason(problem)
 
@@ -228,7 +319,7 @@ def single_quadratic(problem) -> str | None:
     str or None
         None for a single-head variant with a quadratic covariance flow, else the reason.
     """
-    from ....variants import quadratic_reason
+    from ...variants import quadratic_reason
 
     return quadratic_reason(problem, single=True)
 
@@ -287,7 +378,7 @@ def tube_ready(problem, drift: bool | None = None) -> str | None:
         None for a quadratic flow (softmax or multi-head softmax), d ≤ the tubes' limit, Σ₀
         given, and the drift requirement met; else the reason.
     """
-    from ..validated.tube import MAX_D
+    from .validated.tube import MAX_D
 
     why = quadratic_family(problem)
     if why is not None:
@@ -303,8 +394,8 @@ def tube_ready(problem, drift: bool | None = None) -> str | None:
     return None
 
 
-def riccati_ready(problem) -> str | None:
-    """Why the Radon linearisation does not apply (one quadratic head with V = v·I), or None.
+def has_drift(problem) -> str | None:
+    """Why a route that needs a drift F does not apply, or None.
 
     Parameters
     ----------
@@ -314,14 +405,25 @@ def riccati_ready(problem) -> str | None:
     Returns
     -------
     str or None
-        None when the covariance flow is one quadratic head whose value matrix is v·I.
+        None when the problem has a drift, else ``"needs a drift F"``.
     """
-    from ..riccati import radon_pair
+    return None if problem.has_drift else "needs a drift F"
 
-    why = single_quadratic(problem)
-    if why is not None:
-        return why
-    return None if radon_pair(problem) is not None else "needs V = v·I"
+
+def no_drift(problem) -> str | None:
+    """Why a route for the flow without drift does not apply, or None.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The problem.
+
+    Returns
+    -------
+    str or None
+        None when the problem has no drift, else ``"only without drift"``.
+    """
+    return "only without drift" if problem.has_drift else None
 
 
 @dataclass
@@ -340,7 +442,7 @@ class Outcome:
 def _route_errors():
     import numpy as np
 
-    from ....spec.errors import SymtfError
+    from ...spec.errors import SymtfError
 
     errs = [ArithmeticError, FloatingPointError, np.linalg.LinAlgError, ValueError, RuntimeError, MemoryError,
             SymtfError]
@@ -375,12 +477,12 @@ def prove(problem, ctx: Context) -> Outcome:
 
     import numpy as np
 
-    from ....spec.errors import CertificationFailed
-    from ....spec.verdict import PROVED
-    from ...check.certificate import Certificate
-    from ...check import derive
-    from ...check.claims import Quantifier
-    from ..validated.lyapunov import caller_rechecks
+    from ...spec.errors import CertificationFailed
+    from ...spec.verdict import PROVED
+    from ..check.certificate import Certificate
+    from ..check import derive
+    from ..check.claims import Quantifier
+    from .validated.lyapunov import caller_rechecks
 
     mode = "uniform" if ctx.uniform else "point"
     errors = _route_errors()

@@ -1,4 +1,4 @@
-r"""Route: a depth schedule composed phase by phase, then the last phase decided from the end
+r"""A depth schedule composed phase by phase, then the last phase decided from the end
 state (certificate kind ``schedule-phases``, :mod:`symbolic_tf.certify.check.kinds.schedule_phases`;
 docs/schedules.md).
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from . import Context, Route, prove, route
+from .routes import Context, declare, prove
 
 _TUBE_SECONDS = 60.0
 
@@ -36,7 +36,7 @@ def _rat_bounds(x, bits: int = 60) -> tuple[Fraction, Fraction]:
 
 def _zero(param) -> bool:
     """A scheduled parameter that is absent or identically 0."""
-    from ....spec.schedule import leaves
+    from ...spec.schedule import leaves
 
     return param is None or all(all(c == 0 for c in x) for x in leaves(param))
 
@@ -44,7 +44,7 @@ def _zero(param) -> bool:
 def _choose_flow(seg, exact: bool) -> str | None:
     """The flow map a segment is crossed with: ``linear`` (V ≡ 0, constant F), ``riccati``
     (V = v(t)·I, no drift, exact start), ``tube`` (constant parameters), else None."""
-    from ....spec.schedule import leaves
+    from ...spec.schedule import leaves
 
     V, F = seg.get("V"), seg.get("F")
     d = len(V)
@@ -74,12 +74,12 @@ def schedule_search(problem, ctx: Context):
     """
     import flint
 
-    from ....exact.rational import frac_str, qmat, qmat_to_fractions
-    from ....spec.errors import CertificationFailed
-    from ....spec.schedule import problem_at, segments
-    from ....spec.verdict import UNDECIDED, Verdict
-    from ...check.kinds.schedule_phases import advance, cut_segments
-    from ..validated.tube import flow_data, integrate_tube
+    from ...exact.rational import frac_str, qmat, qmat_to_fractions
+    from ...spec.errors import CertificationFailed
+    from ...spec.schedule import problem_at, segments
+    from ...spec.verdict import UNDECIDED, Verdict
+    from ..check.kinds.schedule_phases import advance, cut_segments
+    from .validated.tube import flow_data, integrate_tube
 
     segs = segments(problem.schedule)
     last = segs[-1]
@@ -157,12 +157,12 @@ def schedule_search(problem, ctx: Context):
 
 def _finish(problem, data: dict, notes: list, why: str):
     """The certificate with the claim its checker derives (PROVED), or UNDECIDED with the reason."""
-    from ....spec.errors import CertificationFailed
-    from ....spec.verdict import PROVED, UNDECIDED, Verdict
-    from ...check.certificate import Certificate
-    from ...check import derive
-    from ...check.claims import Claim, Quantifier
-    from ...check.kinds.schedule_phases import KIND
+    from ...spec.errors import CertificationFailed
+    from ...spec.verdict import PROVED, UNDECIDED, Verdict
+    from ..check.certificate import Certificate
+    from ..check import derive
+    from ..check.claims import Claim, Quantifier
+    from ..check.kinds.schedule_phases import KIND
 
     cert = Certificate.for_problem(problem, KIND, Claim("BOUNDED", Quantifier.THIS), PROVED, data, notes)
     try:
@@ -179,7 +179,7 @@ def _riccati_first_root(seg, problem, S, h: Fraction, bits: int = 50):
     """(lo, hi) ⊂ [0, h], hi − lo ≤ 2^-bits·h, around the first root of det(I − W(τ)S), or None."""
     import sympy as sp
 
-    from ..schedule_det import riccati_poly
+    from .schedule_det import riccati_poly
 
     p, _, _ = riccati_poly(seg, problem, S)
     if p.degree() <= 0:
@@ -197,62 +197,32 @@ def _riccati_first_root(seg, problem, S, h: Fraction, bits: int = 50):
     return lo, hi
 
 
-@route
-class SchedulePhases(Route):
-    name = "schedule-phases"
-    order = 0
-    regimes = ("BLOWUP", "CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH")
-    modes = ("point", "uniform")
-    schedules = True
+def _schedule_applies(problem, ctx):
+    from .validated.tube import MAX_D
 
-    def applies(self, problem, ctx: Context):
-        """Preconditions: a depth schedule for one quadratic (softmax-type) head, Σ₀ given (point mode)
-        and d ≤ the tubes' limit.
+    if problem.schedule is None:
+        return "covers depth schedules (constant problems go to the other routes)"
+    from ...variants import get as get_variant
 
-        Parameters
-        ----------
-        problem : symbolic_tf.spec.problem.Problem
-            The problem.
-        ctx : Context
-            The search context; Σ₀ is required unless ``ctx.uniform``.
+    v = get_variant(problem.variant)
+    if v.composite or v.quadratic_factor is None:
+        return "schedules are certified for one quadratic (softmax-type) head"
+    if problem.cov is None and not ctx.uniform:
+        return "needs Σ₀"
+    return None if problem.d <= MAX_D else f"d ≤ {MAX_D}"
 
-        Returns
-        -------
-        str or None
-            None when the problem is such a schedule, else the reason the route does not apply.
-        """
-        from ..validated.tube import MAX_D
 
-        if problem.schedule is None:
-            return "covers depth schedules (constant problems go to the other routes)"
-        from ....variants import get as get_variant
+def _schedule_route_search(problem, ctx):
+    if ctx.uniform:
+        from ...spec.verdict import UNDECIDED, Verdict
 
-        v = get_variant(problem.variant)
-        if v.composite or v.quadratic_factor is None:
-            return "schedules are certified for one quadratic (softmax-type) head"
-        if problem.cov is None and not ctx.uniform:
-            return "needs Σ₀"
-        return None if problem.d <= MAX_D else f"d ≤ {MAX_D}"
+        return Verdict(UNDECIDED, "", reason="a depth schedule is composed from this Σ₀ only; statements for "
+                       "every Σ₀ of a class are not derived for schedules (classify without --uniform)")
+    return schedule_search(problem, ctx)
 
-    def search(self, problem, ctx: Context):
-        """Compose the schedule phase by phase from Σ₀ and decide the last phase (:func:`schedule_search`).
 
-        Parameters
-        ----------
-        problem : symbolic_tf.spec.problem.Problem
-            The problem.
-        ctx : Context
-            The search context; in uniform mode the route gives UNDECIDED (schedules are composed from
-            this Σ₀ only).
-
-        Returns
-        -------
-        symbolic_tf.spec.verdict.Verdict
-            PROVED with ``evidence["certificate"]`` (kind ``schedule-phases``), else UNDECIDED with the reason.
-        """
-        if ctx.uniform:
-            from ....spec.verdict import UNDECIDED, Verdict
-
-            return Verdict(UNDECIDED, "", reason="a depth schedule is composed from this Σ₀ only; statements for "
-                           "every Σ₀ of a class are not derived for schedules (classify without --uniform)")
-        return schedule_search(problem, ctx)
+# ---- route ----
+declare("schedule-phases", 0, ("BLOWUP", "CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH"),
+        _schedule_applies, _schedule_route_search, modes=("point", "uniform"), schedules=True,
+        doc="The regime of this Σ₀ under a depth schedule, composed phase by phase; one quadratic head, Σ₀ given, "
+            "d ≤ the tubes' limit.")
