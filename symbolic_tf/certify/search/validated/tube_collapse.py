@@ -111,6 +111,7 @@ def _fail(msg):
 # ---- route ----
 from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
 
-declare("tube-collapse", 57, ("CLUSTERING",), tube_applies(True), searching(find_collapse, unless=("blowup",), seconds=6.0),
+declare("tube-collapse", 57, ("CLUSTERING",), tube_applies(True),
+        searching(find_collapse, unless=("blowup",), seconds=6.0),
         doc="CLUSTERING (rank 0) of this Σ₀: a validated tube enters {tr(PΣ) < lam/c}, where the Lyapunov functional "
             "of a Hurwitz F dominates; quadratic flows with drift.")

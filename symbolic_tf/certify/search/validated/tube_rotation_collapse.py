@@ -147,7 +147,8 @@ def _fail(msg):
 # ---- route ----
 from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
 
-declare("tube-rotation-collapse", 62, ("CLUSTERING",), tube_applies(False, d=2, what="the rotating-collapse certificate"),
+declare("tube-rotation-collapse", 62, ("CLUSTERING",),
+        tube_applies(False, d=2, what="the rotating-collapse certificate"),
         searching(find_rotation_collapse, unless=("blowup",), seconds=8.0),
         doc="CLUSTERING (rank 0) of this Σ₀: a validated tube enters a neighbourhood of the rank-one circle where a "
             "decay functional decreases; quadratic flows without drift, d = 2.")
