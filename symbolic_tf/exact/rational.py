@@ -1,9 +1,21 @@
-"""Exact rationals: conversions between Python ``Fraction``, python-flint ``fmpq``/``fmpq_mat``,
-SymPy ``Rational``, ``"p/q"`` strings and floats.
+"""The conversion gateway (exact side): ``"p/q"`` strings ↔ ``Fraction`` ↔ python-flint
+``fmpq``/``fmpq_mat`` ↔ floats.  Conversions between these representations happen here and
+nowhere else in the package; the SymPy side is :mod:`symbolic_tf.exact.sympy_bridge` (kept apart
+so that the checker kernel, which imports this module, never imports SymPy).
 
-A float becomes a rational by its *exact* binary value (``Fraction(0.1)`` is
-3602879701896397/36028797018963968, not 1/10): :func:`Q` and :func:`float_fraction` never
-round.  Short dyadic roundings (:func:`dyadic`, :func:`round_out`) are explicit and named.
+Rules, each named by its function:
+
+* exact ↔ exact (str, int, ``Fraction``, ``fmpq``, a SymPy ``Rational``): the same number, never
+  rounded — :func:`parse_frac`, :func:`frac_str`, :func:`fraction_of`, :func:`fmpq_of`,
+  :func:`fraction_vec`, :func:`fmpq_vec`, :func:`qcol`, :func:`qmat`, :func:`qmat_to_fractions`,
+  :func:`qmat_str`.
+* float → rational, four distinct rules: the *exact binary value* (:func:`float_fraction`,
+  :func:`Q`, :func:`arb_mid_fraction` for a ball's midpoint; ``0.1`` is 3602879701896397/36028797018963968, not 1/10), the *shortest decimal*
+  that prints as the float (:func:`decimal_fraction`; ``0.1`` is 1/10), the *nearest fraction
+  with a bounded denominator* (:func:`nearest_fraction`), and short *dyadic roundings*
+  (:func:`dyadic`, :func:`round_out`).
+* rational → float: the nearest float, p/q rounded once (:func:`float_of`, :func:`qmat_to_float`);
+  a guess for numerics, never used to decide.
 """
 from __future__ import annotations
 
@@ -15,8 +27,9 @@ if TYPE_CHECKING:  # flint and numpy are imported where used: spec/ imports this
     import flint
     import numpy as np
 
-__all__ = ["parse_frac", "frac_str", "float_fraction", "sympy_rational", "sympy_exact", "Q", "qmat", "qmat_to_fractions",
-           "qmat_to_float", "dyadic", "dyadic_matrix_str", "round_out"]
+__all__ = ["parse_frac", "frac_str", "fraction_of", "fmpq_of", "fraction_vec", "fmpq_vec", "qcol", "float_fraction",
+           "decimal_fraction", "nearest_fraction", "float_of", "Q", "qmat", "qmat_to_fractions", "qmat_str",
+           "qmat_to_float", "arb_mid_fraction", "dyadic", "dyadic_matrix_str", "round_out"]
 
 
 def parse_frac(s) -> Fraction:
@@ -50,10 +63,112 @@ def frac_str(q) -> str:
     str
         ``"p/q"`` in lowest terms with q > 0, or ``"p"`` when q = 1.
     """
-    if hasattr(q, "p") and hasattr(q, "q") and not isinstance(q, Fraction):
-        q = Fraction(int(q.p), int(q.q))
-    q = Fraction(q)
+    q = fraction_of(q)
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+def fraction_of(x) -> Fraction:
+    """A ``Fraction`` equal to an exact rational (rule: exact, never rounded).
+
+    Parameters
+    ----------
+    x : int, Fraction, str, flint.fmpq or sympy.Rational
+        Anything with integer ``p``, ``q`` attributes (``fmpq``, SymPy ``Rational``) is read
+        as p/q; anything else goes through ``Fraction`` (``"p/q"`` and decimal strings are
+        exact; a float would be taken at its exact binary value, as :func:`float_fraction`).
+
+    Returns
+    -------
+    Fraction
+        The same number (``x`` itself when it is a ``Fraction``).
+    """
+    if isinstance(x, Fraction):
+        return x
+    if hasattr(x, "p") and hasattr(x, "q"):
+        return Fraction(int(x.p), int(x.q))
+    return Fraction(x)
+
+
+def fmpq_of(x) -> flint.fmpq:
+    """A python-flint ``fmpq`` equal to an exact rational (rule: exact, never rounded).
+
+    Parameters
+    ----------
+    x : int, Fraction, str, flint.fmpq or sympy.Rational
+        An exact rational: a ``Fraction`` or int is read as numerator/denominator, an ``fmpq``
+        is returned as is, a SymPy ``Rational`` is read as p/q, a ``"p/q"`` (or decimal)
+        string is parsed exactly.  Floats are refused (use :func:`Q`, which names its rule).
+
+    Returns
+    -------
+    flint.fmpq
+        The same number.
+    """
+    import flint
+
+    if isinstance(x, (Fraction, int)):
+        return flint.fmpq(x.numerator, x.denominator)
+    if isinstance(x, flint.fmpq):
+        return x
+    if isinstance(x, str):
+        x = Fraction(x)
+        return flint.fmpq(x.numerator, x.denominator)
+    if hasattr(x, "p") and hasattr(x, "q"):
+        return flint.fmpq(int(x.p), int(x.q))
+    raise TypeError(f"not an exact rational: {x!r}")
+
+
+def fraction_vec(v) -> tuple:
+    """A vector of exact rationals as a tuple of ``Fraction`` (entry by entry :func:`fraction_of`).
+
+    Parameters
+    ----------
+    v : iterable or flint.fmpq_mat
+        Exact entries; an ``fmpq_mat`` column or row is read entry by entry.
+
+    Returns
+    -------
+    tuple of Fraction
+        The same entries.
+    """
+    if hasattr(v, "entries"):
+        v = v.entries()
+    return tuple(fraction_of(x) for x in v)
+
+
+def fmpq_vec(v) -> list:
+    """A vector of exact rationals as a list of ``fmpq`` (entry by entry :func:`fmpq_of`).
+
+    Parameters
+    ----------
+    v : iterable
+        Exact entries (int, Fraction, str, fmpq or SymPy Rational).
+
+    Returns
+    -------
+    list of flint.fmpq
+        The same entries.
+    """
+    return [fmpq_of(x) for x in v]
+
+
+def qcol(v) -> flint.fmpq_mat:
+    """A vector of exact rationals as an n × 1 ``fmpq_mat`` column.
+
+    Parameters
+    ----------
+    v : sequence
+        Exact entries (accepted by :func:`fmpq_of`).
+
+    Returns
+    -------
+    flint.fmpq_mat
+        The column, entry by entry exact.
+    """
+    import flint
+
+    entries = fmpq_vec(v)
+    return flint.fmpq_mat(len(entries), 1, entries)
 
 
 def float_fraction(x: float) -> Fraction:
@@ -72,53 +187,64 @@ def float_fraction(x: float) -> Fraction:
     return Fraction(float(x))
 
 
-def sympy_rational(x):
-    """A SymPy ``Rational`` equal to an exact number or to a float's exact binary value.
+def decimal_fraction(x: float) -> Fraction:
+    """The shortest decimal that prints as a float, as a ``Fraction`` (``0.1`` gives 1/10).
+
+    The rule ``Fraction(str(x))``: Python's ``repr`` of a float is the shortest decimal string
+    that rounds back to it, so the result is a "round" rational near (not equal to) x.
 
     Parameters
     ----------
-    x : int, Fraction, float, flint.fmpq or sympy.Rational
-        A float is taken at its exact binary value (never ``nsimplify``-ed or rounded).
+    x : float
+        A finite float.
 
     Returns
     -------
-    sympy.Rational
-        p/q with the same value.
+    Fraction
+        ``Fraction(str(x))``.
     """
-    import sympy as sp
+    return Fraction(str(x))
 
-    if isinstance(x, sp.Rational):
-        return x
+
+def nearest_fraction(x, max_denominator: int) -> Fraction:
+    """The closest rational with denominator at most ``max_denominator`` to x's exact value.
+
+    The rule ``Fraction(x).limit_denominator(max_denominator)`` (continued fractions).
+
+    Parameters
+    ----------
+    x : float, int or Fraction
+        A float is first taken at its exact binary value.
+    max_denominator : int
+        The largest denominator allowed.
+
+    Returns
+    -------
+    Fraction
+        The best approximation of x with a bounded denominator.
+    """
+    return Fraction(x).limit_denominator(max_denominator)
+
+
+def float_of(x) -> float:
+    """The float nearest to an exact rational (p/q rounded once, correctly).
+
+    A float *guess* for numerics, never used to decide.
+
+    Parameters
+    ----------
+    x : int, Fraction, flint.fmpq or sympy.Rational
+        An exact rational.
+
+    Returns
+    -------
+    float
+        ``p / q`` with Python's correctly rounded integer division.
+    """
     if hasattr(x, "p") and hasattr(x, "q") and not isinstance(x, Fraction):
-        return sp.Rational(int(x.p), int(x.q))
-    import numpy as np
-
-    f = Fraction(float(x)) if isinstance(x, (float, np.floating)) else Fraction(x)
-    return sp.Rational(f.numerator, f.denominator)
-
-
-def sympy_exact(expr):
-    """The same SymPy expression (or matrix) with every ``Float`` replaced by its exact value.
-
-    A SymPy ``Float`` is a binary number; ``sympy.Rational(Float)`` is its exact value (never
-    the "nice" rational ``nsimplify`` guesses).  Exact atoms are left untouched.
-
-    Parameters
-    ----------
-    expr : sympy.Basic or sympy.MatrixBase
-        Any SymPy object.
-
-    Returns
-    -------
-    sympy.Basic or sympy.MatrixBase
-        ``expr`` with each Float atom f replaced by ``Rational(f)``.
-    """
-    import sympy as sp
-
-    if isinstance(expr, sp.MatrixBase):
-        return expr.applyfunc(sympy_exact)
-    floats = expr.atoms(sp.Float) if isinstance(expr, sp.Basic) else ()
-    return expr.xreplace({f: sp.Rational(f) for f in floats}) if floats else expr
+        return int(x.p) / int(x.q)
+    x = Fraction(x)
+    return x.numerator / x.denominator
 
 
 def Q(x) -> flint.fmpq:
@@ -182,8 +308,25 @@ def qmat_to_fractions(M: flint.fmpq_mat) -> tuple:
     tuple of tuple of Fraction
         Row by row, the same entries.
     """
-    return tuple(tuple(Fraction(int(M[i, j].p), int(M[i, j].q)) for j in range(M.ncols()))
-                 for i in range(M.nrows()))
+    return tuple(tuple(fraction_of(M[i, j]) for j in range(M.ncols())) for i in range(M.nrows()))
+
+
+def qmat_str(M) -> list:
+    """The ``"p/q"`` strings of an exact matrix, entry by entry (:func:`frac_str`).
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat or nested sequence
+        Exact entries (``Fraction``, int, ``fmpq``, SymPy ``Rational``).
+
+    Returns
+    -------
+    list of list of str
+        Row by row, the same entries as ``"p/q"``.
+    """
+    if hasattr(M, "nrows") and hasattr(M, "ncols"):
+        return [[frac_str(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())]
+    return [[frac_str(x) for x in row] for row in M]
 
 
 def qmat_to_float(M) -> np.ndarray:
@@ -204,6 +347,23 @@ def qmat_to_float(M) -> np.ndarray:
     import numpy as np
 
     return np.array([[int(M[i, j].p) / int(M[i, j].q) for j in range(M.ncols())] for i in range(M.nrows())])
+
+
+def arb_mid_fraction(x) -> Fraction:
+    """The exact value of an arb ball's midpoint (a binary float m·2^e) as a ``Fraction``.
+
+    Parameters
+    ----------
+    x : flint.arb
+        A ball; only its midpoint is read (the radius is ignored).
+
+    Returns
+    -------
+    Fraction
+        m·2^e exactly (rule: exact binary value, as :func:`float_fraction`).
+    """
+    m, e = x.mid().man_exp()
+    return Fraction(int(m)) * Fraction(2) ** int(e)
 
 
 def dyadic(x: float, bits: int = 50) -> Fraction:
@@ -262,7 +422,7 @@ def round_out(q, up: bool, bits: int = 64) -> Fraction:
     Fraction
         A dyadic bound on q in the requested direction (q itself when q = 0).
     """
-    f = Fraction(int(q.p), int(q.q))
+    f = fraction_of(q)
     if f == 0:
         return f
     e = math.floor(math.log2(abs(f))) - bits

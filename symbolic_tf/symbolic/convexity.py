@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..exact.rational import sympy_rational
+from ..exact.sympy_bridge import sympy_rational
 
 __all__ = ["as_matrix", "as_points", "kernel", "kernel_hessian", "energy_dirac",
            "second_variation_dirac", "second_variation_dirac_by_s", "displacement_norm2",

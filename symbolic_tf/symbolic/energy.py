@@ -39,7 +39,7 @@ import sympy as sp
 
 from ..display import matrix_str
 from ..exact.multiprecision import mp_symmetric_function
-from ..exact.rational import sympy_exact
+from ..exact.sympy_bridge import sympy_exact
 
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 from ..variants import get as get_variant
