@@ -238,8 +238,8 @@ def test_rim_cells_claim_only_their_positive_definite_points(search, grid):
     Σ₀ ≻ 0: the claim says so, the checker derives that quantifier (also for the standalone export), and
     the stronger whole-cell claim on the same data is rejected."""
     from symbolic_tf.certify.check.claims import Quantifier
-    from symbolic_tf.certify.check.kinds.cell_riccati_vI import cell_claim
-    from symbolic_tf.certify.check.kinds.cell_riccati_vI import standalone_cell_claim
+    from symbolic_tf.certify.check.cells import cell_claim
+    from symbolic_tf.certify.check.cells import standalone_cell_claim
 
     spec, _bc = search
     checkers = {"cell-basin": BasinCellChecker(spec), "cell-grid": GridCellChecker(spec)}

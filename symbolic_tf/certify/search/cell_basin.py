@@ -28,7 +28,7 @@ from .cell_grid import lower_rational, rk4_step, upper_rational
 from ..check.kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, pd_part_holds,
                                poly_range, ray_bracket, route_reason)
 from ..check.cell_enclosures import rat
-from ..check.kinds.cell_riccati_vI import cell_claim
+from ..check.cells import cell_claim
 
 __all__ = ["KIND", "BasinCells", "search_reason"]
 

@@ -40,7 +40,7 @@ from ...exact.rational import frac_str
 from . import polymat as pm
 from ...variants import single_quadratic_factor
 from ..check.claims import Claim, Quantifier
-from ..check.kinds.cell_riccati_vI import OUTSIDE_TEXT
+from ..check.cells import OUTSIDE_TEXT
 
 __all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "certify_cells", "g_ball", "no_route_reason"]
 

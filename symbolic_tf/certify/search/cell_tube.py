@@ -27,7 +27,7 @@ import numpy as np
 from ...exact.rational import frac_str
 from ..check.cell_enclosures import MatPoly, pd_on_open_box, rat, scalar_range
 from ..check.kinds.cell_tube import END_KINDS, KIND, cell_parallelepiped, route_reason, sigma0_enclosure
-from ..check.kinds.cell_riccati_vI import OUTSIDE_TEXT, cell_claim
+from ..check.cells import OUTSIDE_TEXT, cell_claim
 
 __all__ = ["KIND", "TubeCells", "off_domain", "outside_cell", "search_reason"]
 

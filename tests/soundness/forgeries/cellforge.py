@@ -12,7 +12,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from symbolic_tf.certify.check.claims import REGIME_SUBJECTS, Claim, Quantifier
-from symbolic_tf.certify.check.kinds.cell_riccati_vI import cell_claim
+from symbolic_tf.certify.check.cells import cell_claim
 from symbolic_tf.spec.problem import parse_problem
 
 DATA = Path(__file__).resolve().parent / "data"

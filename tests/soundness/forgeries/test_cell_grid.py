@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from symbolic_tf.certify.check.kinds.cell_grid import GridCellChecker
-from symbolic_tf.certify.check.kinds.cell_riccati_vI import OUTSIDE_TEXT
+from symbolic_tf.certify.check.cells import OUTSIDE_TEXT
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 

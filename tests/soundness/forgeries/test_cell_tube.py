@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 from symbolic_tf.certify.check.kinds.cell_tube import TubeCellChecker
-from symbolic_tf.certify.check.kinds.cell_riccati_vI import OUTSIDE_TEXT
+from symbolic_tf.certify.check.cells import OUTSIDE_TEXT
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.mapspec import parse_map_spec
 
@@ -46,7 +46,7 @@ def _regenerate():
     from symbolic_tf.certify.check.certificate import Certificate
     from symbolic_tf.certify.check import declaration
     from symbolic_tf.certify.check.kinds.cell_tube import KIND
-    from symbolic_tf.certify.check.kinds.cell_riccati_vI import cell_claim
+    from symbolic_tf.certify.check.cells import cell_claim
     from symbolic_tf.certify.search.validated.tube_ray import find_ray_blowup
     from symbolic_tf.spec.problem import parse_problem
 

@@ -14,7 +14,8 @@ import pytest
 from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.certify.check import check
 from symbolic_tf.certify.check.claims import Claim, Quantifier
-from symbolic_tf.certify.check.kinds.cell_riccati_vI import KIND, OUTSIDE_TEXT
+from symbolic_tf.certify.check.cells import OUTSIDE_TEXT
+from symbolic_tf.certify.check.kinds.cell_riccati_vI import KIND
 from symbolic_tf.regimes.maps import run_map
 from symbolic_tf.spec.errors import CertificationFailed
 

@@ -78,7 +78,7 @@ from ..claims import Claim
 from ..schema import validate
 from ..cell_enclosures import MatPoly, pd_on_open_box
 from .cell_tube import open_cell
-from .cell_riccati_vI import bind_cell_claim, flow_reason, standalone_cell_claim
+from ..cells import bind_cell_claim, flow_reason, standalone_cell_claim
 from .tube_cluster import isotropic_points
 from ..tube_replay import bracket_claim, flow_pairs
 
@@ -299,7 +299,7 @@ def route_reason(spec) -> str | None:
         None for a slice of a trace-constant Σ₀ only, d = 2, one softmax head, no drift.
     """
     from ....spec.errors import InvalidParameters
-    from ....variants import quadratic_heads
+    from ..flows import quadratic_heads
 
     doc = spec.problem_doc
     if any(not p.startswith("initial") for p in spec.leaves) or spec.cov_affine() is None:

@@ -64,7 +64,7 @@ from .cell_basin import (DATA_SCHEMA as _BASIN_SCHEMA, blowup_bracket, check_bas
                          meets_disk, pd_part_holds, poly_range, polynomial, quarters, rational)
 from ..cell_enclosures import pd_on_open_box
 from .cell_tube import open_cell
-from .cell_riccati_vI import bind_cell_claim, standalone_cell_claim
+from ..cells import bind_cell_claim, standalone_cell_claim
 from ..tube_replay import bracket_claim, int_in
 
 KIND = "cell-grid"

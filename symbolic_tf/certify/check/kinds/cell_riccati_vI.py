@@ -16,18 +16,16 @@ import flint
 from ....exact.definiteness import inertia
 from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
-from ....spec.mapspec import parse_map_spec
 from ....spec.rational import to_fraction
-from ....variants import single_quadratic_factor
 from .. import Hypothesis, kind
-from ..claims import REGIME_SUBJECTS, Claim, Quantifier
-from ..schema import parse_rat
+from ..claims import Claim
 from ..cell_enclosures import MatPoly, pd_on_open_box, psd_on_box, rat, rat_box, scalar_range
+from ..flows import single_quadratic_factor
+from ..cells import bind_cell_claim, bind_outside_cell, cell_number, flow_reason, standalone_cell_claim
 
 KIND = "cell-riccati-vI"
 
-__all__ = ["KIND", "OUTSIDE_TEXT", "CellChecker", "bind_cell_claim", "bind_outside_cell", "cell_claim", "check_cell",
-           "flow_reason", "standalone_cell_claim"]
+__all__ = ["KIND", "CellChecker", "check_cell"]
 
 
 def _fail(msg):
@@ -58,11 +56,6 @@ HYPOTHESES = (
     Hypothesis("claim-bound", "The stored regime, rank, T_lo/T_hi and claim words are exactly the ones the argument "
                "derives (the argument decides the regime, never the label).", _T + "test_relabelled_cell"),
 )
-
-
-def _num(s):
-    """A cell's number: an int or a "p/q" string within the schema limits (never "1e99999999")."""
-    return parse_rat(s, "cell")
 
 
 def _scalar_identity(M):
@@ -174,7 +167,7 @@ class CellChecker:
             When the cell's claim does not hold on the whole cell, or the stored words differ.
         """
         try:
-            box = rat_box([_num(s) for s in cell["box"]])
+            box = rat_box([cell_number(s) for s in cell["box"]])
         except (ValueError, TypeError):
             _fail("malformed box")
         cert = cell.get("certificate")
@@ -184,7 +177,7 @@ class CellChecker:
         if not isinstance(data, dict):
             _fail("data must be an object")
         if status == "OUTSIDE":
-            z = [_num(s) for s in data["z"]]
+            z = [cell_number(s) for s in data["z"]]
             if len(z) != self.S.nrows:
                 _fail("z has the wrong length")
             _lo, hi = scalar_range(self.S.quad(z), box)
@@ -206,7 +199,7 @@ class CellChecker:
     def _blowup(self, box, data) -> dict:
         """zᵀQz > 0 and zᵀMz < 0 on the cell (blow-up at every point), and the bracket: the
         params {T_lo, T_hi?} the data prove."""
-        z = [_num(s) for s in data["z"]]
+        z = [cell_number(s) for s in data["z"]]
         if len(z) != self.S.nrows:
             _fail("z has the wrong length")
         n_lo, _ = scalar_range(self.Q.quad(z), box)
@@ -216,16 +209,16 @@ class CellChecker:
         f_lo, f_hi = scalar_range(self.f, box)
         params = {}
         if data.get("t_hi") is not None:
-            t_hi = rat(_num(data["t_hi"]))
+            t_hi = rat(cell_number(data["t_hi"]))
             _, q_hi = scalar_range(self.S.quad(z), box)
             lhs = self._g_bounds(f_lo, t_hi) * flint.arb(n_lo)
             self._need(t_hi > 0 and lhs.lower() >= flint.arb(q_hi), "BLOWUP: g(f_lo, t_hi)·min zᵀQz ≥ max zᵀΣ₀z fails")
             params["T_hi"] = data["t_hi"]
-        t_lo = rat(_num(data.get("t_lo", "0")))
+        t_lo = rat(cell_number(data.get("t_lo", "0")))
         if t_lo < 0:
             _fail("negative t_lo")
         if t_lo > 0:
-            G = rat(_num(data["Gamma"]))
+            G = rat(cell_number(data["Gamma"]))
             self._need(self._g_bounds(f_hi, t_lo).upper() <= flint.arb(G), "BLOWUP: g(f_hi, t_lo) ≤ Γ fails")
             K = self.S - self.Q.times(G)
             self._need(G >= 0 and psd_on_box(K, box), "BLOWUP: Σ₀ − Γ·Σ₀RΣ₀ ⪰ 0 fails on the cell")
@@ -268,119 +261,6 @@ class CellChecker:
                "drift-equilibrium": _drift_equilibrium, "nsd": _nsd}
 
 
-#: the words of an OUTSIDE cell (a fixed sentence: the cell is outside the map's domain)
-OUTSIDE_TEXT = "Σ₀ is not positive definite at any point of the cell (outside the map's domain)"
-
-
-def flow_reason(problem, what: str) -> str | None:
-    """None when the slice's problem has an autonomous Gaussian-closed covariance flow, else why not.
-
-    The cell checkers replay or analyse the constant-parameter field Σ̇ = Σ_h(C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ)
-    + FΣ + ΣFᵀ; :func:`~symbolic_tf.variants.quadratic_heads` reads the parameters at depth 0 and
-    ignores a schedule and a ReLU term, so both are refused here.
-
-    Parameters
-    ----------
-    problem : symbolic_tf.spec.problem.Problem
-        The slice's problem at a point (its schedule and ReLU term do not depend on the point).
-    what : str
-        The certificate family, for the message.
-
-    Returns
-    -------
-    str or None
-        None, or the failed hypothesis in words.
-    """
-    if problem.schedule is not None:
-        return (f"{what} need constant parameters: the problem has a depth schedule, "
-                "so the flow is not the autonomous field the certificate analyses")
-    if problem.relu is not None:
-        return (f"{what} need a Gaussian-closed flow: the problem has a ReLU feed-forward term, "
-                "so Σ does not follow the covariance equation")
-    return None
-
-
-def cell_claim(regime: str, params: dict, pd_only: bool = False) -> Claim:
-    """The claim of a cell: the regime (with rank or T* bracket) at every interior point of the cell, or,
-    for a cell that meets the boundary of the cone, at every interior point where Σ₀ ≻ 0.
-
-    Parameters
-    ----------
-    regime : str
-        The regime name.
-    params : dict
-        ``rank`` or ``T_lo``/``T_hi``.
-    pd_only : bool, optional
-        Whether the claim covers only the cell's positive definite points.
-
-    Returns
-    -------
-    Claim
-        ``Claim(regime, EVERY_IN_CELL or EVERY_PD_IN_CELL, params)``.
-    """
-    return Claim(regime, Quantifier.EVERY_PD_IN_CELL if pd_only else Quantifier.EVERY_IN_CELL, params)
-
-
-def bind_outside_cell(cell: dict, fail, text: bool = True) -> None:
-    """An OUTSIDE witness proves only "outside the domain": the cell says regime OUTSIDE, states no
-    rank or bracket and (``text``) carries :data:`OUTSIDE_TEXT`.
-
-    Parameters
-    ----------
-    cell : dict
-        The stored cell.
-    fail : callable
-        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
-    text : bool
-        Whether the cell carries claim text (a point verdict does not).
-    """
-    if cell.get("regime") != "OUTSIDE":
-        fail("an OUTSIDE cell must say regime OUTSIDE")
-    if any(cell.get(k) is not None for k in ("rank", "T_lo", "T_hi")):
-        fail("an OUTSIDE cell states no rank or bracket")
-    if text and cell.get("claim") != OUTSIDE_TEXT:
-        fail("the claim text of an OUTSIDE cell is not the derived one (Σ₀ is not positive definite on the cell)")
-
-
-def bind_cell_claim(cell: dict, regime: str, params: dict, fail, pd_only: bool = False, text: bool = True) -> Claim:
-    """The claim a checker derived for a cell — ``regime`` with ``params`` (rank or T_lo/T_hi) at
-    every interior point of the cell (or, ``pd_only``, at its points where Σ₀ ≻ 0) — after requiring
-    that the cell's stored regime, rank, bracket and (``text``) claim text are exactly the derived ones.
-
-    Parameters
-    ----------
-    cell : dict
-        The stored cell.
-    regime : str
-        The derived regime.
-    params : dict
-        The derived ``rank`` or ``T_lo``/``T_hi``.
-    fail : callable
-        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
-    pd_only : bool
-        Whether the derived claim covers only the cell's positive definite points.
-    text : bool
-        Whether the cell carries claim text (a point verdict does not).
-
-    Returns
-    -------
-    Claim
-        :func:`cell_claim` (regime, params, pd_only).
-    """
-    claim = cell_claim(regime, params, pd_only)
-    if cell.get("regime") != regime:
-        fail(f"the cell says {str(cell.get('regime'))[:20]}, the certificate proves {regime}")
-    for key in ("rank", "T_lo", "T_hi"):
-        stored, derived = cell.get(key), params.get(key)
-        if (stored is None) != (derived is None) or (stored is not None and _num(stored) != _num(derived)):
-            fail(f"{key} differs from the derived claim")
-    if text and cell.get("claim") != claim.text():
-        if pd_only and cell.get("claim") == cell_claim(regime, params).text():
-            fail("Σ₀ ≻ 0 fails somewhere on the open cell: the claim covers only the cell's points where Σ₀ ≻ 0")
-        fail("the claim text is not the derived claim")
-    return claim
-
-
 def check_cell(spec, cell: dict) -> Claim | None:
     """Re-verify one cell of a map of ``spec`` (raises CertificationFailed).
 
@@ -397,50 +277,6 @@ def check_cell(spec, cell: dict) -> Claim | None:
         The derived claim (None for an OUTSIDE cell).
     """
     return CellChecker(spec).check(cell)
-
-
-def standalone_cell_claim(data: dict, check_one, fail) -> Claim:
-    """The claim of a single map cell exported as a certificate, data = {"spec": map spec, "cell": cell}:
-    the spec is parsed, ``check_one(spec, cell)`` re-verifies the cell (it raises on failure), and only a
-    PROVED regime cell is a claim — its regime at every interior point of its box, bound to the spec by
-    its SHA-256.
-
-    Parameters
-    ----------
-    data : dict
-        The certificate's data.
-    check_one : callable
-        ``check_one(spec, cell)`` re-verifies the cell (a kind's checker).
-    fail : callable
-        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
-
-    Returns
-    -------
-    symbolic_tf.certify.check.claims.Claim
-        ``Claim(regime, q, {"box", "spec_sha256", and T_lo/T_hi/rank when stated})`` with the quantifier q
-        of the checker's derived claim (EVERY_IN_CELL, or EVERY_PD_IN_CELL for a cell on the cone's
-        boundary).
-    """
-    import hashlib
-    import json
-
-    from ....spec.errors import SymtfError
-
-    try:
-        spec = parse_map_spec(data["spec"])
-    except SymtfError as exc:
-        fail(f"invalid map spec: {exc}")
-    cell = data["cell"]
-    derived = check_one(spec, cell)
-    if cell.get("regime") not in REGIME_SUBJECTS or cell.get("status") != "PROVED":
-        fail("only a PROVED regime cell is a standalone claim")
-    spec_hash = hashlib.sha256(json.dumps(data["spec"], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    params = {"box": [str(x) for x in cell["box"]], "spec_sha256": spec_hash}
-    for k in ("T_lo", "T_hi", "rank"):
-        if cell.get(k) is not None:
-            params[k] = cell[k]
-    quantifier = derived.quantifier if isinstance(derived, Claim) else Quantifier.EVERY_IN_CELL
-    return Claim(cell["regime"], quantifier, params)
 
 
 @kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False, hypotheses=HYPOTHESES)

@@ -37,7 +37,7 @@ from .. import Hypothesis, declaration, kind
 from ..claims import Claim
 from ..schema import parse_rat, validate
 from ..cell_enclosures import MatPoly, pd_on_open_box, rat_box, scalar_range
-from .cell_riccati_vI import bind_cell_claim, bind_outside_cell, flow_reason, standalone_cell_claim
+from ..cells import bind_cell_claim, bind_outside_cell, flow_reason, standalone_cell_claim
 from .tube_cluster import check_cluster_end
 from .tube_collapse import check_collapse_bounds, end_inside
 from .tube_ray import check_ray_end
@@ -81,7 +81,7 @@ def route_reason(spec) -> str | None:
         flow that is not (multi-head) softmax-type.
     """
     from ....spec.errors import InvalidParameters
-    from ....variants import quadratic_heads
+    from ..flows import quadratic_heads
 
     if any(not p.startswith("initial") for p in spec.leaves):
         return "whole-cell tubes need a slice of Σ₀ only (the parameters must not depend on the coordinates)"
@@ -211,7 +211,7 @@ def cell_parallelepiped(cov, box, prec: int = ENCLOSURE_PREC):
 def check_outside_cell(S, box, cell, data, fail) -> None:
     """An OUTSIDE cell: Σ₀ is not positive definite at any point of the closed cell, shown by a
     rational z with zᵀΣ₀(x, y)z ≤ 0 on the whole box (an exact range of a polynomial in (x, y)); the
-    cell must say regime OUTSIDE, state no rank or bracket, and carry :data:`~symbolic_tf.certify.check.kinds.cell_riccati_vI.OUTSIDE_TEXT`.
+    cell must say regime OUTSIDE, state no rank or bracket, and carry :data:`~symbolic_tf.certify.check.cells.OUTSIDE_TEXT`.
 
     Parameters
     ----------

@@ -1,0 +1,189 @@
+"""What every whole-cell kind of a regime map shares (``cell-riccati-vI``, ``cell-tube``, ``cell-basin``,
+``cell-grid``): the claim of a cell, its binding to the stored regime, rank, bracket and words, the OUTSIDE
+cell, the flow hypotheses of a slice and the standalone cell certificate (a cell exported with its spec).
+"""
+from __future__ import annotations
+
+from ...spec.mapspec import parse_map_spec
+from .claims import REGIME_SUBJECTS, Claim, Quantifier
+from .schema import parse_rat
+
+__all__ = ["OUTSIDE_TEXT", "bind_cell_claim", "bind_outside_cell", "cell_claim", "cell_number", "flow_reason",
+           "standalone_cell_claim"]
+
+
+def cell_number(s):
+    """A cell's number: an int or a "p/q" string within the schema limits (never "1e99999999").
+
+    Parameters
+    ----------
+    s : int or str
+        The stored number.
+
+    Returns
+    -------
+    Fraction
+        Its exact value.
+    """
+    return parse_rat(s, "cell")
+
+
+#: the words of an OUTSIDE cell (a fixed sentence: the cell is outside the map's domain)
+OUTSIDE_TEXT = "Σ₀ is not positive definite at any point of the cell (outside the map's domain)"
+
+
+def flow_reason(problem, what: str) -> str | None:
+    """None when the slice's problem has an autonomous Gaussian-closed covariance flow, else why not.
+
+    The cell checkers replay or analyse the constant-parameter field Σ̇ = Σ_h(C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ)
+    + FΣ + ΣFᵀ; :func:`~symbolic_tf.certify.check.flows.quadratic_heads` reads the parameters at depth 0 and
+    ignores a schedule and a ReLU term, so both are refused here.
+
+    Parameters
+    ----------
+    problem : symbolic_tf.spec.problem.Problem
+        The slice's problem at a point (its schedule and ReLU term do not depend on the point).
+    what : str
+        The certificate family, for the message.
+
+    Returns
+    -------
+    str or None
+        None, or the failed hypothesis in words.
+    """
+    if problem.schedule is not None:
+        return (f"{what} need constant parameters: the problem has a depth schedule, "
+                "so the flow is not the autonomous field the certificate analyses")
+    if problem.relu is not None:
+        return (f"{what} need a Gaussian-closed flow: the problem has a ReLU feed-forward term, "
+                "so Σ does not follow the covariance equation")
+    return None
+
+
+
+def cell_claim(regime: str, params: dict, pd_only: bool = False) -> Claim:
+    """The claim of a cell: the regime (with rank or T* bracket) at every interior point of the cell, or,
+    for a cell that meets the boundary of the cone, at every interior point where Σ₀ ≻ 0.
+
+    Parameters
+    ----------
+    regime : str
+        The regime name.
+    params : dict
+        ``rank`` or ``T_lo``/``T_hi``.
+    pd_only : bool, optional
+        Whether the claim covers only the cell's positive definite points.
+
+    Returns
+    -------
+    Claim
+        ``Claim(regime, EVERY_IN_CELL or EVERY_PD_IN_CELL, params)``.
+    """
+    return Claim(regime, Quantifier.EVERY_PD_IN_CELL if pd_only else Quantifier.EVERY_IN_CELL, params)
+
+
+
+def bind_outside_cell(cell: dict, fail, text: bool = True) -> None:
+    """An OUTSIDE witness proves only "outside the domain": the cell says regime OUTSIDE, states no
+    rank or bracket and (``text``) carries :data:`OUTSIDE_TEXT`.
+
+    Parameters
+    ----------
+    cell : dict
+        The stored cell.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+    text : bool
+        Whether the cell carries claim text (a point verdict does not).
+    """
+    if cell.get("regime") != "OUTSIDE":
+        fail("an OUTSIDE cell must say regime OUTSIDE")
+    if any(cell.get(k) is not None for k in ("rank", "T_lo", "T_hi")):
+        fail("an OUTSIDE cell states no rank or bracket")
+    if text and cell.get("claim") != OUTSIDE_TEXT:
+        fail("the claim text of an OUTSIDE cell is not the derived one (Σ₀ is not positive definite on the cell)")
+
+
+
+def bind_cell_claim(cell: dict, regime: str, params: dict, fail, pd_only: bool = False, text: bool = True) -> Claim:
+    """The claim a checker derived for a cell — ``regime`` with ``params`` (rank or T_lo/T_hi) at
+    every interior point of the cell (or, ``pd_only``, at its points where Σ₀ ≻ 0) — after requiring
+    that the cell's stored regime, rank, bracket and (``text``) claim text are exactly the derived ones.
+
+    Parameters
+    ----------
+    cell : dict
+        The stored cell.
+    regime : str
+        The derived regime.
+    params : dict
+        The derived ``rank`` or ``T_lo``/``T_hi``.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+    pd_only : bool
+        Whether the derived claim covers only the cell's positive definite points.
+    text : bool
+        Whether the cell carries claim text (a point verdict does not).
+
+    Returns
+    -------
+    Claim
+        :func:`cell_claim` (regime, params, pd_only).
+    """
+    claim = cell_claim(regime, params, pd_only)
+    if cell.get("regime") != regime:
+        fail(f"the cell says {str(cell.get('regime'))[:20]}, the certificate proves {regime}")
+    for key in ("rank", "T_lo", "T_hi"):
+        stored, derived = cell.get(key), params.get(key)
+        if (stored is None) != (derived is None) or (stored is not None and cell_number(stored) != cell_number(derived)):
+            fail(f"{key} differs from the derived claim")
+    if text and cell.get("claim") != claim.text():
+        if pd_only and cell.get("claim") == cell_claim(regime, params).text():
+            fail("Σ₀ ≻ 0 fails somewhere on the open cell: the claim covers only the cell's points where Σ₀ ≻ 0")
+        fail("the claim text is not the derived claim")
+    return claim
+
+
+
+def standalone_cell_claim(data: dict, check_one, fail) -> Claim:
+    """The claim of a single map cell exported as a certificate, data = {"spec": map spec, "cell": cell}:
+    the spec is parsed, ``check_one(spec, cell)`` re-verifies the cell (it raises on failure), and only a
+    PROVED regime cell is a claim — its regime at every interior point of its box, bound to the spec by
+    its SHA-256.
+
+    Parameters
+    ----------
+    data : dict
+        The certificate's data.
+    check_one : callable
+        ``check_one(spec, cell)`` re-verifies the cell (a kind's checker).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+
+    Returns
+    -------
+    symbolic_tf.certify.check.claims.Claim
+        ``Claim(regime, q, {"box", "spec_sha256", and T_lo/T_hi/rank when stated})`` with the quantifier q
+        of the checker's derived claim (EVERY_IN_CELL, or EVERY_PD_IN_CELL for a cell on the cone's
+        boundary).
+    """
+    import hashlib
+    import json
+
+    from ...spec.errors import SymtfError
+
+    try:
+        spec = parse_map_spec(data["spec"])
+    except SymtfError as exc:
+        fail(f"invalid map spec: {exc}")
+    cell = data["cell"]
+    derived = check_one(spec, cell)
+    if cell.get("regime") not in REGIME_SUBJECTS or cell.get("status") != "PROVED":
+        fail("only a PROVED regime cell is a standalone claim")
+    spec_hash = hashlib.sha256(json.dumps(data["spec"], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    params = {"box": [str(x) for x in cell["box"]], "spec_sha256": spec_hash}
+    for k in ("T_lo", "T_hi", "rank"):
+        if cell.get(k) is not None:
+            params[k] = cell[k]
+    quantifier = derived.quantifier if isinstance(derived, Claim) else Quantifier.EVERY_IN_CELL
+    return Claim(cell["regime"], quantifier, params)
