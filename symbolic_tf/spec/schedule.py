@@ -459,30 +459,6 @@ class Schedule:
                 return {k: param_at(v, t) for k, v in prm.items()}
         raise AssertionError("unreachable: the last phase has no end")
 
-    def sympy(self, param):
-        """A parameter as a SymPy matrix of ``Poly`` in t over ℚ.
-
-        Parameters
-        ----------
-        param : tuple
-            A scheduled matrix or vector of coefficient tuples.
-
-        Returns
-        -------
-        sympy.Matrix
-            Entries ``Poly(p, t, domain=QQ)``; a vector becomes a column.
-        """
-        import sympy as sp
-
-        t = sp.Symbol("t")
-
-        def P(c):
-            return sp.Poly([sp.Rational(x.numerator, x.denominator) for x in reversed(c)], t, domain=sp.QQ)
-
-        if param and isinstance(param[0][0], Fraction):
-            return sp.Matrix([[P(c)] for c in param])
-        return sp.Matrix([[P(c) for c in row] for row in param])
-
 
 def segments(schedule: Schedule) -> list[Segment]:
     """The maximal intervals of one parameter function: consecutive phases whose resolved

@@ -153,6 +153,29 @@ def toy():
     variants.unregister(TwiceSoftmax.name)
 
 
+@pytest.fixture()
+def trusted_toy(toy, monkeypatch):
+    """The toy with a row in the checker's table of trusted flows (certify/check/flows.py): the kernel
+    does not import the variants, so a new quadratic variant is certified only once a reviewer adds
+    its row there."""
+    from symbolic_tf.certify.check import flows
+
+    row = flows.Flow(toy, flows.ROW, quadratic_factor=Fraction(2))
+    monkeypatch.setattr(flows, "FLOWS", flows.FLOWS + (row,))
+    monkeypatch.setitem(flows._BY_NAME, toy, row)
+    return toy
+
+
+def test_a_new_variant_the_checker_does_not_trust_is_never_proved(toy):
+    """Without a row in the checker's table the search still finds the softmax twin's certificate
+    for the toy, but the independent check refuses it: UNDECIDED, never PROVED (fail closed)."""
+    S0 = [[1, 0], [0, 1]]
+    want = classify(_pair("softmax", [["1/2", 0], [0, "1/4"]], [[1, 0], [0, 1]], S0, factor=2))
+    assert want.status == "PROVED"
+    got = classify(_pair(toy, [["1/2", 0], [0, "1/4"]], [[1, 0], [0, 1]], S0))
+    assert got.status == "UNDECIDED" and got.certificate is None
+
+
 def _pair(name, A, V, S0, factor=1):
     A2 = [[str(factor * Fraction(x)) for x in r] for r in A]
     return parse_problem({"variant": name, "d": len(A), "A": A2, "V": _s(V), "initial": {"cov": S0}})
@@ -172,9 +195,10 @@ def test_a_new_variant_is_derived_from_its_declaration(toy):
     ([[0, 1], [-1, 0]], [[1, 0], [0, 1]], [[2, 0], [0, 1]]),                 # R = 0: equilibrium
     ([[1, "1/2"], [0, 1]], [[1, 1], [0, 1]], [[1, 0], [0, 1]]),             # general V (LMI / tube routes)
 ])
-def test_a_new_variant_is_certified_like_its_softmax_twin(toy, A, V, S0):
-    """Every route consults declarations: the toy gets the verdict of softmax with 2A, and its
-    certificate passes the independent checker."""
+def test_a_new_variant_is_certified_like_its_softmax_twin(trusted_toy, A, V, S0):
+    """Every route consults declarations: once the checker's table trusts the toy's flow, the toy
+    gets the verdict of softmax with 2A, and its certificate passes the independent checker."""
+    toy = trusted_toy
     V = [[Fraction(x) for x in r] for r in V]
     got = classify(_pair(toy, A, V, S0))
     want = classify(_pair("softmax", A, V, S0, factor=2))
