@@ -71,8 +71,11 @@ def _sqrtm(M, iters=60):
         Zi = _inv(Z)
         Yn = 0.5 * (Y + Zi)
         Z = 0.5 * (Z + Yi)
+        step = np.abs(Yn - Y)
+        # an all-NaN stack (every member past a blow-up) has nothing left to iterate: done, without
+        # nanmax's all-NaN warning
         with np.errstate(invalid="ignore"):
-            done = not np.nanmax(np.abs(Yn - Y)) > 1e-15 * max(1.0, float(np.nanmax(np.abs(Yn))))
+            done = bool(np.isnan(step).all()) or not np.nanmax(step) > 1e-15 * max(1.0, float(np.nanmax(np.abs(Yn))))
         Y = Yn
         if done:
             break
