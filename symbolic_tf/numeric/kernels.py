@@ -278,19 +278,20 @@ class _LoopPrinter:
         self.params.add(e.name)
         return f"p_{e.name}"
 
-    def identity(self, e):
-        out = self.slot((self.d, self.d))
-        self.lines.append(f"    _eye({out})")
+    def _into(self, shape, line) -> str:
+        """A new slot of ``shape`` and the statement ``line(slot)`` that fills it; returns the slot."""
+        out = self.slot(shape)
+        self.lines.append("    " + line(out))
         return out
+
+    def identity(self, e):
+        return self._into((self.d, self.d), lambda out: f"_eye({out})")
 
     def zero(self, e):
-        out = self.slot(self.shape(e))
-        self.lines.append(f"    {out}[:, :] = 0.0")
-        return out
+        return self._into(self.shape(e), lambda out: f"{out}[:, :] = 0.0")
 
     def matadd(self, e, args):
-        out = self.slot(self.shape(e))
-        self.lines.append(f"    _copy({args[0]}, {out})")
+        out = self._into(self.shape(e), lambda out: f"_copy({args[0]}, {out})")
         for a in args[1:]:
             self.lines.append(f"    _addto({a}, {out})")
         return out
@@ -300,31 +301,21 @@ class _LoopPrinter:
         cur, shp = mats[0], self.shape(factors[0])
         for a, m in zip(factors[1:], mats[1:]):
             shp = (shp[0], self.shape(a)[1])
-            nxt = self.slot(shp)
-            self.lines.append(f"    _mm({cur}, {m}, {nxt})")
-            cur = nxt
+            cur = self._into(shp, lambda out: f"_mm({cur}, {m}, {out})")
         if scalars:
-            nxt = self.slot(shp)
-            self.lines.append(f"    _copy({cur}, {nxt})")
-            self.lines.append(f"    _scale({nxt}, {self._scalar(sp.Mul(*scalars))})")
-            cur = nxt
+            cur = self._into(shp, lambda out: f"_copy({cur}, {out})")
+            self.lines.append(f"    _scale({cur}, {self._scalar(sp.Mul(*scalars))})")
         return cur
 
     def transpose(self, e, arg):
-        out = self.slot(self.shape(e))
-        self.lines.append(f"    _tr({arg}, {out})")
-        return out
+        return self._into(self.shape(e), lambda out: f"_tr({arg}, {out})")
 
     def inverse(self, e, arg):
-        out = self.slot(self.shape(e))
-        self.lines.append(f"    _inv({arg}, {out}, W[{self._scratch()}])")
-        return out
+        return self._into(self.shape(e), lambda out: f"_inv({arg}, {out}, W[{self._scratch()}])")
 
     def sqrt(self, e, base):
-        out = self.slot(self.shape(e))
-        sc = [self._scratch() for _ in range(5)]
-        self.lines.append(f"    _sqrtm({base}, {out}, " + ", ".join(f"W[{i}]" for i in sc) + ")")
-        return out
+        return self._into(self.shape(e), lambda out: f"_sqrtm({base}, {out}, "
+                          + ", ".join(f"W[{self._scratch()}]" for _ in range(5)) + ")")
 
     def integer_power(self, e, base, n, walker):
         if n == 0:
@@ -332,9 +323,7 @@ class _LoopPrinter:
         one = walker.walk(sp.Inverse(e.base)) if n < 0 else base
         cur = one
         for _ in range(abs(n) - 1):
-            nxt = self.slot(self.shape(e))
-            self.lines.append(f"    _mm({cur}, {one}, {nxt})")
-            cur = nxt
+            cur = self._into(self.shape(e), lambda out: f"_mm({cur}, {one}, {out})")
         return cur
 
     def _scratch(self) -> int:
@@ -342,42 +331,26 @@ class _LoopPrinter:
         return self.slots - 1
 
 
-_HELPERS = '''
+def _entrywise(name: str, args: str, over: str, statement: str) -> str:
+    """The numba source of helper ``name(args)``: ``statement`` at every entry (i, j) of ``over``."""
+    return f'''
 @njit(cache=True, error_model="numpy")
-def _eye(out):
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[i, j] = 1.0 if i == j else 0.0
+def {name}({args}):
+    for i in range({over}.shape[0]):
+        for j in range({over}.shape[1]):
+            {statement}
+
+'''
 
 
-@njit(cache=True, error_model="numpy")
-def _copy(x, out):
-    for i in range(x.shape[0]):
-        for j in range(x.shape[1]):
-            out[i, j] = x[i, j]
-
-
-@njit(cache=True, error_model="numpy")
-def _addto(x, out):
-    for i in range(x.shape[0]):
-        for j in range(x.shape[1]):
-            out[i, j] += x[i, j]
-
-
-@njit(cache=True, error_model="numpy")
-def _scale(out, s):
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[i, j] *= s
-
-
-@njit(cache=True, error_model="numpy")
-def _tr(x, out):
-    for i in range(x.shape[0]):
-        for j in range(x.shape[1]):
-            out[j, i] = x[i, j]
-
-
+# The loop helpers of the generated module: the entry-wise ones from one template, the products
+# written out.  _mmt is called by no printer; it stays only because the generated source (whose
+# SHA-256 keys the kernel cache) must not change in a clean-up.
+_HELPERS = (_entrywise("_eye", "out", "out", "out[i, j] = 1.0 if i == j else 0.0")
+            + _entrywise("_copy", "x, out", "x", "out[i, j] = x[i, j]")
+            + _entrywise("_addto", "x, out", "x", "out[i, j] += x[i, j]")
+            + _entrywise("_scale", "out, s", "out", "out[i, j] *= s")
+            + _entrywise("_tr", "x, out", "x", "out[j, i] = x[i, j]") + '''
 @njit(cache=True, error_model="numpy")
 def _mm(x, y, out):
     for i in range(x.shape[0]):
@@ -474,7 +447,7 @@ def _sqrtm(m, out, z, yi, zi, yn, work):
                 y[i, j] = yyn[i, j]
         if not diff > 1e-15 * max(1.0, big):
             break
-'''
+''')
 
 _MEMBER = '''@njit(cache=True, error_model="numpy")
 def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_min, stop_conv, conv_tol, h0,
