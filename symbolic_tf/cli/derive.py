@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..spec.errors import InvalidParameters
 from ..spec.limits import MAX_DIM
 from .options import int_type
-from .output import emit
+from .output import emit, emit_in_format
 
 __all__ = ["PARSERS"]
 
@@ -58,10 +58,7 @@ def _cmd_derive(args) -> int:
                       for i in range(args.dim) for j in range(i, args.dim)]
             lines += [f"where {k} = ({v})^(-1)" for k, v in data["auxiliary"].items()]
             text = "\n".join(lines)
-    if args.format == "json":
-        args.json = True
-    emit(args, data, text)
-    return 0
+    return emit_in_format(args, data, text)
 
 
 def _cmd_invariance(args) -> int:

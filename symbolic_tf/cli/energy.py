@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..spec.errors import InvalidParameters
 from ..spec.limits import MAX_DIM
 from .options import int_type, matrix_option
-from .output import as_options, emit
+from .output import as_options, emit, emit_in_format
 
 __all__ = ["PARSERS"]
 
@@ -38,10 +38,7 @@ def _cmd_energy(args) -> int:
         else:
             text += (f"\nE(N(α, Σ)) = {sp.sstr(g.expr)}\n  finite iff this matrix is positive definite: "
                      f"{cond}")
-    if args.format == "json":
-        args.json = True
-    emit(args, data, text)
-    return 0
+    return emit_in_format(args, data, text)
 
 
 def _cmd_gradient_flow(args) -> int:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from ..spec.errors import InvalidParameters, SymtfError
 
 __all__ = ["EXIT_OK", "EXIT_REJECTED", "EXIT_USER_ERROR", "Parser", "UsageError", "as_options", "emit",
-           "emit_rejected", "emit_with_figure", "run"]
+           "emit_in_format", "emit_rejected", "emit_with_figure", "run"]
 
 EXIT_OK = 0
 EXIT_REJECTED = 1
@@ -95,6 +95,29 @@ def emit(args, data: dict, text: str) -> None:
         print(json.dumps(tagged(getattr(args, "command", None) or "output", data), indent=2, ensure_ascii=False))
     else:
         print(text)
+
+
+def emit_in_format(args, data: dict, text: str) -> int:
+    """:func:`emit` for a command with ``--format``, where ``--format json`` means ``--json``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``args.format``, ``args.json``, ``args.command``).
+    data : dict
+        The JSON document (without its tag).
+    text : str
+        The human-readable output (already in the text or LaTeX format asked for).
+
+    Returns
+    -------
+    int
+        :data:`EXIT_OK`.
+    """
+    if args.format == "json":
+        args.json = True
+    emit(args, data, text)
+    return EXIT_OK
 
 
 def emit_rejected(args, command: str, reason: str) -> int:
