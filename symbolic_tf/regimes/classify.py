@@ -37,6 +37,7 @@ REGIMES = tuple(r.value for r in Regime)
 class Classification:
     """The outcome of :func:`classify` (JSON face: :meth:`to_dict`)."""
 
+    # Declared fields only: their likeness to spec.problem.Problem's is of shape, no shared logic.
     regime: Regime
     status: str
     claim_data: Claim | None = None
