@@ -2,8 +2,9 @@
 (symbolic_tf/certify/check/kinds/twisted_rotation_scaling_convexity.py).
 
 The genuine certificate (A = I + J, V = I) is committed as data/twisted-rotation-scaling-convexity.json:
-building it, like checking it the first time in a process, re-derives the symbolic family
-verification (≈ 8 s).  Regenerate by hand with ``_regenerate()``.
+building it, like checking it the first time in a process, re-derives the family verification in
+the kernel (symbolic_tf/certify/check/rotation_scaling.py, < 1 s).  Regenerate by hand with
+``_regenerate()``.
 """
 from __future__ import annotations
 
@@ -34,7 +35,6 @@ def _with(c, **data):
     return forge(c, data=data, params={"A": d["A"], "V": d["V"]})
 
 
-@pytest.mark.heavy  # the first check in a process re-derives the family verification (≈ 8–15 s)
 def test_committed_genuine_certificate_checks(G):
     assert accepts(G).ok
 
@@ -90,7 +90,7 @@ def test_non_scalar_V_is_rejected(G, V):
 
 def test_failed_family_verification_is_rejected(G, monkeypatch):
     """The instance checks are not enough: the family's symbolic verification must hold."""
-    from symbolic_tf.symbolic import rotation_scaling_convexity as rsc
+    from symbolic_tf.certify.check.kinds import twisted_rotation_scaling_convexity as kind
 
-    monkeypatch.setattr(rsc, "identity_v_convexity", lambda: {"holds": False})
+    monkeypatch.setattr(kind, "rotation_scaling_convexity", lambda: {"holds": False})
     rejects(G, "symbolic verification of the rotation–scaling family failed")

@@ -22,6 +22,7 @@ from ....exact.rational import frac_str, qmat
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
+from ..rotation_scaling import rotation_scaling_convexity
 
 KIND = "twisted-rotation-scaling-convexity"
 
@@ -65,8 +66,6 @@ def check_rotation_scaling_convexity(cert, problem):
         When A or V is not 2×2, A is not of the form [[a, b], [−b, a]] with a ≠ 0 and b² ≤ 3a², V is
         not a nonzero multiple of I, or the symbolic verification of the family fails.
     """
-    from ....symbolic.rotation_scaling_convexity import identity_v_convexity
-
     d = cert.data
     A, V = qmat(d["A"]), qmat(d["V"])
     if (A.nrows(), A.ncols(), V.nrows(), V.ncols()) != (2, 2, 2, 2):
@@ -79,7 +78,7 @@ def check_rotation_scaling_convexity(cert, problem):
                                   "not convex for such a pair")
     if V[0, 1] != 0 or V[1, 0] != 0 or V[0, 0] != V[1, 1] or V[0, 0] == 0:
         raise CertificationFailed(f"{KIND}: V must be vI with v ≠ 0")
-    if not identity_v_convexity()["holds"]:
+    if not rotation_scaling_convexity()["holds"]:
         raise CertificationFailed(f"{KIND}: the symbolic verification of the rotation–scaling family failed")
     return "PROVED", Claim(KIND, Quantifier.NONE,
                            {k: [[frac_str(M[i, j]) for j in range(2)] for i in range(2)]
