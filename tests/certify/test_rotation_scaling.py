@@ -65,7 +65,8 @@ def test_bernstein_coefficients_reproduce_the_polynomial():
 
     def basis(n, i, s):
         return comb(n, i) * s ** i * (1 - s) ** (n - i)
-    for pt in ((flint.fmpq(1, 3), flint.fmpq(2, 5), flint.fmpq(5, 7)), (flint.fmpq(0), flint.fmpq(1), flint.fmpq(1, 2))):
+    q = flint.fmpq
+    for pt in ((q(1, 3), q(2, 5), q(5, 7)), (q(0), q(1), q(1, 2))):
         val = sum(c * basis(degs[0], m[0], pt[0]) * basis(degs[1], m[1], pt[1]) * basis(degs[2], m[2], pt[2])
                   for m, c in coef.items())
         assert val == p(*pt)
