@@ -89,66 +89,30 @@ def _prepared(spec_doc: dict):
     key = json.dumps(spec_doc, sort_keys=True)
     if key not in _CACHE:
         from ..certify.search.cell_riccati_vI import pencil_for
+        from ..certify.search.cell_searches import cell_route as first_cell_search
 
         doc = dict(spec_doc)
         doc.pop("schema", None)
         spec = parse_map_spec(doc)
         _CACHE.clear()
         pen = pencil_for(spec)
-        tubes = None
-        kind, reason = (None, None) if pen is not None else cell_route(spec)
-        if kind is not None:
-            tubes = _CELL_SEARCHES[kind](spec)
-        _CACHE[key] = (spec, pen, tubes, reason)
+        tubes = kind = None
+        search, reason = (None, None) if pen is not None else first_cell_search(spec)
+        if search is not None:
+            tubes, kind = search.cells(spec), search.kind
+        _CACHE[key] = (spec, pen, tubes, reason, kind)
     return _CACHE[key]
-
-
-def _tube_cells(spec):
-    from ..certify.search.cell_tube import TubeCells
-
-    return TubeCells(spec)
-
-
-def _basin_cells(spec):
-    from ..certify.search.cell_basin import BasinCells
-
-    return BasinCells(spec)
-
-
-def _tube_checker(spec):
-    from ..certify.check.kinds.cell_tube import TubeCellChecker
-
-    return TubeCellChecker(spec)
-
-
-def _basin_checker(spec):
-    from ..certify.check.kinds.cell_basin import BasinCellChecker
-
-    return BasinCellChecker(spec)
-
-
-def _grid_checker(spec):
-    from ..certify.check.kinds.cell_grid import GridCellChecker
-
-    return GridCellChecker(spec)
-
-
-#: whole-cell kinds beyond the Riccati pencil, in route order: kind → (module with ``search_reason``,
-#: the cell search, the cell checker).  ``cell-grid`` cells come from the ``cell-basin`` search (the
-#: same slices), so that route is found first and the entry serves the checker.
-_CELL_KINDS = {"cell-tube": ("search.cell_tube", _tube_cells, _tube_checker),
-               "cell-basin": ("search.cell_basin", _basin_cells, _basin_checker),
-               "cell-grid": ("search.cell_basin", _basin_cells, _grid_checker)}
-_CELL_SEARCHES = {k: v[1] for k, v in _CELL_KINDS.items()}
 
 
 def cell_route(spec: MapSpec) -> tuple:
     """The whole-cell certificate kind of a slice and, when there is none, why not.
 
-    ``cell-riccati-vI`` (:mod:`symbolic_tf.certify.search.cell_riccati_vI`) for V = vI and F = fI; else ``cell-tube``
+    The first cell search, in the order declared with
+    :func:`~symbolic_tf.certify.search.cell_searches.cell_search`, that applies to the slice: ``cell-riccati-vI``
+    (:mod:`symbolic_tf.certify.search.cell_riccati_vI`) for V = vI and F = fI; else ``cell-tube``
     (:mod:`symbolic_tf.certify.search.cell_tube`) for slices of Σ₀ only with a drift; else ``cell-basin``
-    (:mod:`symbolic_tf.certify.search.cell_basin`) for trace-constant Σ₀ slices in d = 2 without drift; else
-    point verdicts.
+    (:mod:`symbolic_tf.certify.search.cell_basin`) for trace-constant Σ₀ slices in d = 2 without drift (its
+    cells may be ``cell-grid`` cells); else point verdicts.
 
     Parameters
     ----------
@@ -160,26 +124,13 @@ def cell_route(spec: MapSpec) -> tuple:
     tuple of (str or None, str or None)
         (the kind, None) or (None, the reasons neither kind applies).
     """
-    import importlib
+    from ..certify.search.cell_searches import cell_route as first_cell_search
 
-    from ..certify.search.cell_riccati_vI import KIND as PENCIL, no_route_reason
-
-    why = no_route_reason(spec)
-    if why is None:
-        return PENCIL, None
-    whys = [why]
-    for kind, (module, _search, _checker) in _CELL_KINDS.items():
-        why_k = importlib.import_module(f"symbolic_tf.certify.{module}").search_reason(spec)
-        if why_k is None:
-            return kind, None
-        whys.append(why_k)
-    return None, "; ".join(whys)
+    search, why = first_cell_search(spec)
+    return (search.kind, None) if search is not None else (None, why)
 
 
 def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
-    if kind is None:
-        from ..certify.search.cell_riccati_vI import KIND as kind
-
     out = {"id": [level, i, j], "box": [_fraction_str(b) for b in box], "status": r["status"],
            "regime": r.get("regime", "UNDECIDED")}
     for key in ("rank", "T_lo", "T_hi"):
@@ -338,14 +289,14 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
         certificate (PROVED / OUTSIDE) or reason, and a ``point`` verdict at the centre for a
         slice without a whole-cell argument or an UNDECIDED cell at ``max_depth``.
     """
-    spec, pen, tubes, reason = _prepared(spec_doc)
+    spec, pen, tubes, reason, route = _prepared(spec_doc)
     boxes = [cell_box(spec, level, i, j) for level, i, j in cells]
     if pen is None:
         out = []
         for (level, i, j), box in zip(cells, boxes):
             if tubes is not None:
                 r = tubes.certify(box)
-                rec = _cell_record(level, i, j, box, r)
+                rec = _cell_record(level, i, j, box, r, route)
                 if r["status"] == "UNDECIDED" and level >= spec.max_depth:
                     rec["point"] = _point_verdict(spec, None, box)
                 out.append(rec)
@@ -408,7 +359,7 @@ def certify_subtree(spec_doc: dict, cells: list, budget: int = 0,
         certified inside the task.  A record the refinement splits whose children are not in the
         list is left for the driver to refine.
     """
-    spec, _pen, _tubes, reason = _prepared(spec_doc)
+    spec, _pen, _tubes, reason, _route = _prepared(spec_doc)
     out: list[dict] = []
     frontier = list(cells)
     while True:
@@ -897,7 +848,7 @@ def check_map(doc: dict) -> dict:
     dict
         ``{"cells_checked", "points_checked", "cells"}``.
     """
-    from ..certify.check.kinds.cell_riccati_vI import CellChecker
+    from ..certify.check import cell_checker_of
 
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         schema = doc.get("schema") if isinstance(doc, dict) else None
@@ -916,7 +867,7 @@ def check_map(doc: dict) -> dict:
 
     def checker(kind):
         if kind not in checkers:
-            make = _CELL_KINDS[kind][2] if kind in _CELL_KINDS else CellChecker
+            make = cell_checker_of(kind)
             _checked(f"the map's {kind} checker", lambda s: checkers.setdefault(kind, make(s)), spec)
         return checkers[kind]
 
@@ -934,7 +885,7 @@ def check_map(doc: dict) -> dict:
             if shared:
                 cert = {**cert, "data": resolve_shared(cert.get("data"), shared, f"cell {c['id']}")}
             kind = cert.get("kind", PENCIL_KIND)
-            if kind not in _CELL_KINDS and kind != PENCIL_KIND:
+            if cell_checker_of(kind) is None:
                 _reject(f"cell {c['id']}: unknown cell certificate kind {str(kind)[:40]!r}")
             cc = {k: v for k, v in c.items() if k not in ("_box", "point")}
             _checked(f"cell {c['id']}", checker(kind).check, {**cc, "certificate": cert})

@@ -27,7 +27,7 @@ from .claims import Claim
 from .schema import validate
 
 __all__ = ["check", "kind", "KindDecl", "Hypothesis", "CheckResult", "kind_names", "declaration",
-           "embedded_certificates"]
+           "cell_checker_of", "embedded_certificates"]
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,10 @@ class Hypothesis:
 
 @dataclass(frozen=True)
 class KindDecl:
-    """A registered certificate kind: its name, data schema, claim derivation and the
-    hypotheses of its argument."""
+    """A registered certificate kind: its name, data schema, claim derivation, the
+    hypotheses of its argument and its role in regime maps (``cell_checker``: for a kind whose
+    certificates are cells of a map, the class ``cell_checker(spec)`` whose ``check(cell, point=False)``
+    re-verifies one cell of that map; None for every other kind)."""
 
     name: str
     schema: dict
@@ -56,6 +58,7 @@ class KindDecl:
     needs_problem: bool = True
     schedules: bool = False  # may the embedded problem have depth-dependent parameters?
     hypotheses: tuple = ()
+    cell_checker: Callable | None = None
 
 
 _KINDS: dict[str, KindDecl] = {}
@@ -63,7 +66,7 @@ _loaded = False
 
 
 def kind(name: str, schema: dict, *, needs_problem: bool = True, schedules: bool = False,
-         hypotheses: tuple = ()):
+         hypotheses: tuple = (), cell_checker: Callable | None = None):
     """Decorator declaring a certificate kind; the function derives ``(status, Claim)``.
     Only a kind declared with ``schedules=True`` accepts a problem whose parameters depend on
     depth t (every other derivation assumes constant parameters).
@@ -80,6 +83,9 @@ def kind(name: str, schema: dict, *, needs_problem: bool = True, schedules: bool
         Whether the embedded problem may have a depth schedule.
     hypotheses : tuple of Hypothesis
         The hypotheses of the kind's argument, each verified by ``fn`` from the data.
+    cell_checker : callable, optional
+        For a kind whose certificates are cells of a regime map: ``cell_checker(spec)`` builds the
+        checker of the cells of one map spec (its ``check(cell, point=False)`` re-verifies a cell).
 
     Returns
     -------
@@ -88,7 +94,7 @@ def kind(name: str, schema: dict, *, needs_problem: bool = True, schedules: bool
         unchanged.
     """
     def deco(fn):
-        _KINDS[name] = KindDecl(name, schema, fn, needs_problem, schedules, tuple(hypotheses))
+        _KINDS[name] = KindDecl(name, schema, fn, needs_problem, schedules, tuple(hypotheses), cell_checker)
         return fn
     return deco
 
@@ -133,6 +139,25 @@ def declaration(name: str) -> KindDecl:
     if name not in _KINDS:
         raise CertificationFailed(f"certificate: unknown kind {str(name)[:60]!r}; known: {', '.join(sorted(_KINDS))}")
     return _KINDS[name]
+
+
+def cell_checker_of(name: str) -> Callable | None:
+    """The map role of a kind: the checker class of its map cells, or None when the kind is unknown
+    or its certificates are not cells of a map.
+
+    Parameters
+    ----------
+    name : str
+        The kind.
+
+    Returns
+    -------
+    callable or None
+        ``cell_checker(spec)`` (see :func:`kind`), or None.
+    """
+    _load()
+    decl = _KINDS.get(name)
+    return decl.cell_checker if decl is not None else None
 
 
 @dataclass

@@ -29,6 +29,7 @@ from ..check.kinds.cell_basin import (KIND, basin_schema, check_basin, check_inn
                                poly_range, ray_bracket, route_reason)
 from ..check.cell_enclosures import rat
 from ..check.cells import cell_claim
+from .cell_searches import cell_search
 
 __all__ = ["KIND", "BasinCells", "search_reason"]
 
@@ -109,6 +110,7 @@ class _Basin:
         self.data, self.L, self.level, self.regime = data, L, level, regime
 
 
+@cell_search(KIND, order=2, reason=search_reason)
 class BasinCells:
     """The cell search of one map spec (the basins are built once, on the first cell).
 

@@ -41,6 +41,7 @@ from . import polymat as pm
 from ...variants import single_quadratic_factor
 from ..check.claims import Claim, Quantifier
 from ..check.cells import OUTSIDE_TEXT
+from .cell_searches import cell_search
 
 __all__ = ["KIND", "Pencil", "pencil_for", "certify_cell", "certify_cells", "g_ball", "no_route_reason"]
 
@@ -139,6 +140,7 @@ def no_route_reason(spec) -> str | None:
     return None
 
 
+@cell_search(KIND, order=0, reason=no_route_reason)
 def pencil_for(spec) -> Pencil | None:
     """The pencil of a map spec, or None when the slice is not of the V = vI, F = fI kind.
 

@@ -28,6 +28,7 @@ from ...exact.rational import frac_str
 from ..check.cell_enclosures import MatPoly, pd_on_open_box, rat, scalar_range
 from ..check.kinds.cell_tube import END_KINDS, KIND, cell_parallelepiped, route_reason, sigma0_enclosure
 from ..check.cells import OUTSIDE_TEXT, cell_claim
+from .cell_searches import cell_search
 
 __all__ = ["KIND", "TubeCells", "off_domain", "outside_cell", "search_reason"]
 
@@ -91,6 +92,7 @@ class _Target:
             return None
 
 
+@cell_search(KIND, order=1, reason=search_reason)
 class TubeCells:
     """The cell search of one map spec (targets are shared across its cells).
 

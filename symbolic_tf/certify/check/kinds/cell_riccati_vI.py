@@ -279,7 +279,7 @@ def check_cell(spec, cell: dict) -> Claim | None:
     return CellChecker(spec).check(cell)
 
 
-@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False, hypotheses=HYPOTHESES)
+@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False, hypotheses=HYPOTHESES, cell_checker=CellChecker)
 def _check_standalone(cert, problem):
     """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
     PROVED: the cell's regime at every interior point of its box."""
