@@ -85,6 +85,7 @@ def _cmd_steer(args) -> int:
 
 
 def _add_steer(sub) -> None:
+    # Declarations in argparse's shape, like every command's (cli/certify.py's too): nothing to share.
     s = sub.add_parser("steer", help="steer the initial Gaussian to a target (piecewise-constant controls)")
     s.add_argument("problem")
     s.add_argument("--target", required=True, help="TOML/JSON with `cov` and optional `mean`")

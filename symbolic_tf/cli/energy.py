@@ -139,6 +139,7 @@ def _cmd_convexity(args) -> int:
 
 
 def _add_energy(sub) -> None:
+    # Declarations in argparse's shape, like every command's (cli/certify.py's too): nothing to share.
     s = sub.add_parser("energy", help="interaction energy of a variant's kernel (closed form on Gaussians)")
     s.add_argument("variant")
     s.add_argument("--gaussian", action="store_true")
