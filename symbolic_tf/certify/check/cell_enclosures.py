@@ -55,6 +55,7 @@ from fractions import Fraction
 import flint
 
 from ...exact.definiteness import is_pd, is_psd
+from ...exact.rational import fmpq_of
 
 __all__ = ["rat", "rat_box", "MatPoly", "Enclosure", "scalar_range", "psd_on_box", "pd_on_open_box"]
 
@@ -84,7 +85,7 @@ def rat(v) -> flint.fmpq:
     if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
         raise TypeError(f"not an exact rational: {v!r}")
     v = Fraction(v)
-    return flint.fmpq(v.numerator, v.denominator)
+    return fmpq_of(v)
 
 
 def rat_box(box) -> tuple:

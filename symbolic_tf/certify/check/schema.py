@@ -54,6 +54,8 @@ def parse_rat(x, where: str = "value"):
     """
     from fractions import Fraction
 
+    from ...exact.rational import parse_frac
+
     if isinstance(x, bool):
         _fail(where, "expected a rational, got a boolean")
     if isinstance(x, int):
@@ -65,7 +67,7 @@ def parse_rat(x, where: str = "value"):
     p, _, q = x.partition("/")
     if q and int(q) == 0:
         _fail(where, "zero denominator")
-    return Fraction(int(p), int(q) if q else 1)
+    return parse_frac(x)
 
 
 def _check(value, typ, where):

@@ -61,7 +61,7 @@ import flint
 from ...exact.ball import arb_lower, arb_upper
 from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
-from ...exact.rational import frac_str
+from ...exact.rational import fmpq_of, frac_str
 from .claims import Claim, Quantifier
 from .frame import eigen_frame
 from .kinds.krawczyk_box import initial_cov, rat
@@ -104,7 +104,7 @@ def flow_pairs(problem, fail):
         fail(exc.reason)
     F = None
     if problem.F is not None and any(e != 0 for row in problem.F for e in row):
-        F = qmat(problem.F)
+        F = problem.exact.F
     return pairs, F
 
 
@@ -234,7 +234,7 @@ def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int 
     ts = []
     for x in steps:
         q = Fraction(x)
-        ts.append(flint.fmpq(q.numerator, q.denominator))
+        ts.append(fmpq_of(q))
     if ts[0] != 0:
         fail("the first step time must be 0")
     if any(b <= a for a, b in zip(ts, ts[1:])):

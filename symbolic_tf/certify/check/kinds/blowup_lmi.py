@@ -10,7 +10,6 @@ from __future__ import annotations
 import flint
 
 from ....exact.definiteness import inertia
-from ....exact.rational import qmat
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from ..lmi import (DRIFT_FREE_QUADRATIC, FORGERIES, P_POSITIVE_DEFINITE, frobenius_sq, lmi_start, rational, refuse,
@@ -86,7 +85,7 @@ def _check_blowup(cert, problem):
         # any bracket is about this Σ₀: it must blow up at all (y₀ = tr(PΣ₀) > 0), T_lo alone included
         if problem.cov is None:
             refuse(f"{kind} certificate: a T* bracket is given but the problem has no initial covariance")
-        S0 = qmat(problem.cov)
+        S0 = problem.exact.Sigma0
         tr = sum((P[i, j] * S0[j, i] for i in range(d) for j in range(d)), flint.fmpq(0))
         if not tr > 0:
             refuse(f"{kind} certificate: tr(PΣ₀) = {tr} is not positive (Σ₀ = 0 does not blow up)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ....exact.definiteness import definiteness
-from ....exact.rational import qmat
+from ....exact.rational import fmpq_of, qmat
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
@@ -85,9 +85,7 @@ def _check_batch(cert, problem):
         raise CertificationFailed("batch: A is not a square d×d matrix")
     A = qmat(raw)
     v = Fraction(cert.data["v"])
-    import flint
-
-    R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
+    R = (A + A.transpose()) * fmpq_of(v)
     members = cert.data["members"]
     if not members:
         raise CertificationFailed("batch: no members")
@@ -108,14 +106,14 @@ def _check_batch(cert, problem):
         if not 0 < lo <= hi:
             raise CertificationFailed(f"batch member {k}: need 0 < T_lo ≤ T_hi")
         Sinv = S.inv()
-        if not definiteness(Sinv - R * flint.fmpq(lo.numerator, lo.denominator)).pd:
+        if not definiteness(Sinv - R * fmpq_of(lo)).pd:
             raise CertificationFailed(f"batch member {k}: Σ₀⁻¹ − T_lo·R is not positive definite")
         if len(m["witness"]) != d:
             raise CertificationFailed(f"batch member {k}: the witness is not a vector of length {d}")
         w = qmat([[x] for x in m["witness"]])
         if all(w[i, 0] == 0 for i in range(d)):
             raise CertificationFailed(f"batch member {k}: zero witness")
-        val = (w.transpose() * (Sinv - R * flint.fmpq(hi.numerator, hi.denominator)) * w)[0, 0]
+        val = (w.transpose() * (Sinv - R * fmpq_of(hi)) * w)[0, 0]
         if val > 0:
             raise CertificationFailed(f"batch member {k}: the witness does not show blow-up before T_hi")
     return sum("undecided" not in m for m in members)

@@ -35,13 +35,11 @@ Verified:
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import flint
 
 from ....exact.definiteness import inertia
 from ....exact.precision import working_precision
-from ....exact.rational import qmat
+from ....exact.rational import fmpq_of
 from ....spec.errors import CertificationFailed
 from ....spec.errors import InvalidParameters
 from ..flows import quadratic_heads
@@ -87,8 +85,7 @@ def _bad(msg):
 def _rat(s) -> flint.fmpq:
     if isinstance(s, bool) or not isinstance(s, (str, int)):
         raise ValueError(f"expected an exact number as a string, got {s!r}")
-    f = Fraction(s)
-    return flint.fmpq(f.numerator, f.denominator)
+    return fmpq_of(s)
 
 
 def _pos_int(x, name, lo, hi):
@@ -200,7 +197,7 @@ def _check_taylor_blowup(cert, problem):
     d = problem.d
     if problem.cov is None:
         _bad("the problem has no initial covariance Σ₀")
-    S0 = qmat(problem.cov)
+    S0 = problem.exact.Sigma0
     if all(e == 0 for e in S0.entries()):
         _bad("Σ₀ = 0 does not blow up")
     data = cert.data

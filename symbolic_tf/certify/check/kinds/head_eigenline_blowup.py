@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ....exact.precision import working_precision
+from ....exact.rational import fmpq_of
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
 from ..heads import (CHECKPOINT_PINNED, FORGERIES, HEAD_PARTITION, HEAD_SCHEMA, head_claim_params, head_tensors,
@@ -88,12 +89,12 @@ def _check_head_eigenline(cert, problem):
     sc = Fraction(2) ** (sV + sO)
     P = flint.fmpq_poly(N.charpoly())
     a_, b_ = lo * sc, hi * sc
-    pa = P(flint.fmpq(a_.numerator, a_.denominator))
-    pb = P(flint.fmpq(b_.numerator, b_.denominator))
+    pa = P(fmpq_of(a_))
+    pb = P(fmpq_of(b_))
     if not pa * pb < 0:
         refuse("the characteristic polynomial does not change sign on [v_lo, v_hi]")
     with working_precision(256):
-        lam = flint.arb(flint.fmpq(a_.numerator, a_.denominator)).union(flint.arb(flint.fmpq(b_.numerator, b_.denominator)))
+        lam = flint.arb(fmpq_of(a_)).union(flint.arb(fmpq_of(b_)))
         rows = [i for i in range(dh) if i != r]
         cols = [j for j in range(dh) if j != k]
         Mred = flint.arb_mat(dh - 1, dh - 1, [flint.arb(N[i, j]) - (lam if i == j else 0) for i in rows for j in cols])

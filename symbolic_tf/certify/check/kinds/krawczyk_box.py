@@ -26,7 +26,7 @@ import flint
 from ....exact.ball import ball_pd
 from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
-from ....exact.rational import qmat
+from ....exact.rational import fmpq_of, qmat
 from ....spec.errors import InvalidParameters
 from ..flows import single_quadratic_head
 
@@ -48,7 +48,7 @@ def rat(s) -> flint.fmpq:
         The same number.
     """
     f = Fraction(s)
-    return flint.fmpq(f.numerator, f.denominator)
+    return fmpq_of(f)
 
 
 def square(M, n, what, fail) -> flint.fmpq_mat:
@@ -190,7 +190,7 @@ def drift_model(problem, fail=None):
     except InvalidParameters as exc:
         fail(f"needs one quadratic (softmax) head: {exc.reason}")
     d = problem.d
-    F = qmat(problem.F) if problem.F is not None else flint.fmpq_mat(d, d)
+    F = problem.exact.F if problem.F is not None else flint.fmpq_mat(d, d)
     return F, V, A
 
 
@@ -212,7 +212,7 @@ def initial_cov(problem, fail):
     if problem.cov is None:
         fail("the embedded problem has no Σ₀")
     d = problem.d
-    S0 = qmat(problem.cov)
+    S0 = problem.exact.Sigma0
     if S0.nrows() != d or S0.ncols() != d or S0 != S0.transpose():
         fail("Σ₀ must be a symmetric d×d matrix")
     return S0

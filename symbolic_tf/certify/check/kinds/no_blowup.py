@@ -7,7 +7,7 @@ from fractions import Fraction
 import flint
 
 from ....exact.definiteness import definiteness
-from ....exact.rational import qmat
+from ....exact.rational import fmpq_of
 from ....spec.errors import CertificationFailed
 from ..flows import growth_bound_of
 from .. import Hypothesis, kind
@@ -103,8 +103,8 @@ def growth_rate(d, problem, who: str) -> Fraction:
         uA = _upper(d["u_A"], problem.A, "A", who)
         g = Fraction(d["g"])
         n = problem.d
-        G = qmat(problem.K).transpose() * qmat(problem.K) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
-        gI = flint.fmpq_mat(n, n, [flint.fmpq(g.numerator, g.denominator) if i == j else 0 for i in range(n) for j in range(n)])
+        G = problem.exact.K.transpose() * problem.exact.K * fmpq_of(problem.scale)
+        gI = flint.fmpq_mat(n, n, [fmpq_of(g) if i == j else 0 for i in range(n) for j in range(n)])
         if g <= 0 or not definiteness(G - gI).psd:
             raise CertificationFailed(f"{who}: g is not a positive lower bound of λ_min(τKᵀK)")
     return 2 * uV * uA * Fraction(problem.scale) / g + 2 * uF

@@ -14,7 +14,7 @@ from fractions import Fraction
 import flint
 
 from ....exact.precision import working_precision
-from ....exact.rational import parse_frac
+from ....exact.rational import fmpq_of, fraction_of, parse_frac
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
@@ -40,18 +40,13 @@ HYPOTHESES = (
 )
 
 
-def _fmpq(x) -> flint.fmpq:
-    f = parse_frac(x)
-    return flint.fmpq(f.numerator, f.denominator)
-
-
 def _mat(rows, d=None, name="matrix"):
     if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
         raise CertificationFailed(f"nonconvexity-witness: {name} must be a non-empty list of lists")
     m = len(rows[0])
     if any(len(r) != m for r in rows) or (d is not None and m != d):
         raise CertificationFailed(f"nonconvexity-witness: {name} has inconsistent dimensions")
-    return flint.fmpq_mat(len(rows), m, [_fmpq(e) for r in rows for e in r])
+    return flint.fmpq_mat(len(rows), m, [fmpq_of(parse_frac(e)) for r in rows for e in r])
 
 
 def _col(M, i):
@@ -125,7 +120,7 @@ def _check_nonconvexity_witness(cert, problem):
                 if q != 0:
                     total += flint.arb(q) * flint.arb(u).exp()
         value = total / (2 * n * n)
-        up = _fmpq(data["value_upper"])
+        up = fmpq_of(parse_frac(data["value_upper"]))
         if not up < 0:
             raise CertificationFailed("nonconvexity-witness: the claimed upper bound is not negative")
         if not value <= flint.arb(up):
@@ -136,7 +131,7 @@ def _check_nonconvexity_witness(cert, problem):
         claimed = flint.arb(mid) + flint.arb(0, slack.abs_upper())
         if not claimed.overlaps(value):
             raise CertificationFailed("nonconvexity-witness: the claimed value ball does not contain the recomputed value")
-    norm2 = sum((Fraction(int(Xi[i, k].p), int(Xi[i, k].q)) ** 2 for i in range(n) for k in range(d)),
+    norm2 = sum((fraction_of(Xi[i, k]) ** 2 for i in range(n) for k in range(d)),
                 Fraction(0)) / n
     if norm2 <= 0 or parse_frac(data["xi_norm2"]) != norm2:
         raise CertificationFailed("nonconvexity-witness: ∫|ξ|²dμ is wrong or zero")

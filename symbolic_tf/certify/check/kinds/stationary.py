@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import flint
 
-from ....exact.rational import qmat
 from ....spec.errors import CertificationFailed
 from ....spec.errors import InvalidParameters
 from ..flows import BISTOCHASTIC, ROW, get as get_variant, quadratic_heads
@@ -105,7 +104,7 @@ def covariance_rhs_exact(problem, S):
         return None
     G = flint.fmpq_mat(d, d)
     if problem.F is not None:
-        F = qmat(problem.F)
+        F = problem.exact.F
         G += F * S + S * F.transpose()
     for C, A in pairs:
         G += C * S * A * S + S * A.transpose() * S * C.transpose()
@@ -138,7 +137,7 @@ def check_stationary(cert, problem):
     if not get_variant(problem.variant).expected_closed:
         # Σ₀ = 0 is stationary when the Gaussian closure holds (Σ̇ = JΣ + ΣJᵀ vanishes at 0)
         _fail(f"variant {problem.variant!r} is not Gaussian-closed (not covered)")
-    S = qmat(problem.cov)
+    S = problem.exact.Sigma0
     zero = all(S[i, j] == 0 for i in range(problem.d) for j in range(problem.d))
     if zero:
         _point_mass_global(problem)

@@ -69,7 +69,7 @@ def _restrict(X, B):
 def _reduced_doc(problem, B, S0):
     doc = {"variant": problem.variant, "d": B.ncols(), "initial": {"cov": _mat(S0)}}
     if problem.F is not None:
-        doc["F"] = _mat(_restrict(qmat(problem.F), B))
+        doc["F"] = _mat(_restrict(problem.exact.F, B))
     try:
         pairs = quadratic_heads(problem)
     except InvalidParameters as exc:
@@ -118,7 +118,7 @@ def check_stratum(cert, problem):
         _fail("B must be d×r of full column rank with 0 < r < d")
     if S0.nrows() != r or S0.ncols() != r or S0 != S0.transpose() or not definiteness(S0).pd:
         _fail("S0 must be symmetric positive definite r×r")
-    if B * S0 * B.transpose() != qmat(problem.cov):
+    if B * S0 * B.transpose() != problem.exact.Sigma0:
         _fail("B·S0·Bᵀ ≠ Σ₀")
     try:
         reduced = parse_problem(_reduced_doc(problem, B, S0))

@@ -27,7 +27,6 @@ from __future__ import annotations
 import flint
 
 from ....exact.definiteness import inertia
-from ....exact.rational import qmat
 from ....spec.errors import CertificationFailed, InvalidParameters
 from ..flows import quadratic_heads
 from .. import Hypothesis, kind
@@ -160,7 +159,7 @@ def check_trace_growth(cert, problem):
     if pos:
         _bad(f"Q_P + Σ λ_ij·D_ij is not negative semidefinite ({pos} positive eigenvalue(s))")
     kappa = rat(data["kappa"])
-    F = flint.fmpq_mat(d, d) if problem.F is None else qmat(problem.F)
+    F = flint.fmpq_mat(d, d) if problem.F is None else problem.exact.F
     if inertia(P * F + F.transpose() * P - P * kappa)[0]:
         _bad("PF + FᵀP − κP is not negative semidefinite")
     regime = "BOUNDED" if kappa <= 0 else "EXPONENTIAL_GROWTH"

@@ -31,7 +31,6 @@ point, contraction or periodic orbit is claimed: only that B maps into itself.
 """
 from __future__ import annotations
 
-from fractions import Fraction
 
 from ....exact.precision import working_precision
 from ....exact.rational import frac_str
@@ -136,6 +135,6 @@ def check_tube_return(cert, problem):
     t_a, t_N = _leg(pairs, F, B, data, data["return_steps"], section, sense, lo, hi, "the box")
     if not t_a > 0:
         _bad("the tube from the box: its return window must start after t = 0 (a box strictly before the section)")
-    params = {"return_time_lo": frac_str(Fraction(int(t_a.p), int(t_a.q))),
-              "return_time_hi": frac_str(Fraction(int(t_N.p), int(t_N.q)))}
+    params = {"return_time_lo": frac_str(t_a),
+              "return_time_hi": frac_str(t_N)}
     return "PROVED", Claim("BOUNDED", Quantifier.THIS, params)

@@ -34,6 +34,7 @@ import flint
 from ....spec.errors import CertificationFailed
 from .rules import Context, apply_rule
 from .terms import Decl, Unevaluable, evaluate, evaluate_logs, normal, render_poly, typecheck
+from ....exact.rational import fmpq_of
 
 __all__ = ["Statement", "replay", "guard", "statement_params", "check_witness",
            "MAX_STEPS"]
@@ -404,7 +405,7 @@ def _parse_mat(rows, what):
     if len(rows) > 12 or len(rows[0]) > 12:
         raise CertificationFailed("matrix proof witness: at most 12×12")
     vals = [parse_rat(x, what) for r in rows for x in r]
-    return flint.fmpq_mat(len(rows), len(rows[0]), [flint.fmpq(v.numerator, v.denominator) for v in vals])
+    return flint.fmpq_mat(len(rows), len(rows[0]), [fmpq_of(v) for v in vals])
 
 
 def check_witness(doc, witness) -> dict:
@@ -443,7 +444,7 @@ def check_witness(doc, witness) -> dict:
             from ..schema import parse_rat
 
             q = parse_rat(v, name)
-            env[name] = flint.fmpq(q.numerator, q.denominator)
+            env[name] = fmpq_of(q)
             continue
         M = _parse_mat(v, name)
         if (M.nrows(), M.ncols()) != target_shape(st, name, n):

@@ -25,7 +25,7 @@ from fractions import Fraction
 
 import flint
 
-from ....exact.rational import frac_str
+from ....exact.rational import fmpq_of, frac_str
 from ....spec.errors import CertificationFailed
 
 __all__ = ["Decl", "normal", "key", "unkey", "to_term", "render", "render_poly", "evaluate", "evaluate_logs",
@@ -657,7 +657,7 @@ def evaluate(p, env: dict, decl: Decl, n: int, k: int | None = None, shape=None)
     sh = shape or poly_shape(p, decl, n, k) or (n, n)
     total = flint.fmpq_mat(sh[0], sh[1])
     for (s, w), c in p.items():
-        coef = flint.fmpq(c.numerator, c.denominator)
+        coef = fmpq_of(c)
         for a in s:
             coef *= _eval_scalar(a, env, decl, n, k)
         if not w:
