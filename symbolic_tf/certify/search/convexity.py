@@ -26,7 +26,7 @@ import flint
 import numpy as np
 
 from ...exact.precision import working_precision
-from ...exact.rational import frac_str
+from ...exact.rational import fmpq_of, frac_str, fraction_of
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ..check.certificate import Certificate
 
@@ -40,13 +40,13 @@ def _A_fractions(A, d=None):
     if hasattr(A, "tolist") and not isinstance(A, (list, tuple)):
         A = A.tolist()
     if not isinstance(A, (list, tuple)):
-        a = Fraction(A) if not hasattr(A, "p") else Fraction(int(A.p), int(A.q))
+        a = Fraction(A) if not hasattr(A, "p") else fraction_of(A)
         d = d or 1
         return [[a if i == j else Fraction(0) for j in range(d)] for i in range(d)]
 
     def fr(e):
         if hasattr(e, "p") and hasattr(e, "q") and not isinstance(e, Fraction):
-            return Fraction(int(e.p), int(e.q))
+            return fraction_of(e)
         return Fraction(e) if not isinstance(e, float) else Fraction(e).limit_denominator(10**9)
 
     M = [[fr(e) for e in row] for row in A]
@@ -115,8 +115,8 @@ def second_variation_ball(A, xs, xis, prec: int = 256):
                 u = _dot(xs[j], A, xs[i])
                 c = (_dot(xs[j], A, xis[i]) + _dot(xis[j], A, xs[i])) ** 2 + 2 * _dot(xis[j], A, xis[i])
                 if c:
-                    total += flint.arb(flint.fmpq(c.numerator, c.denominator)) * \
-                        flint.arb(flint.fmpq(u.numerator, u.denominator)).exp()
+                    total += flint.arb(fmpq_of(c)) * \
+                        flint.arb(fmpq_of(u)).exp()
         return total / (2 * n * n)
 
 

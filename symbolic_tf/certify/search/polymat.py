@@ -21,6 +21,7 @@ from math import comb
 import flint
 
 from ...exact import definiteness
+from ...exact.rational import fmpq_of
 
 __all__ = ["const", "affine", "add", "scale", "mul", "transpose", "degree", "evaluate", "quad",
            "centred", "scalar_bounds", "psd_on_box", "pd_on_open_box", "corners", "q"]
@@ -45,7 +46,7 @@ def q(x) -> flint.fmpq:
         return flint.fmpq(x)
     if type(x) is not Fraction:
         x = Fraction(x)
-    return flint.fmpq(x.numerator, x.denominator)
+    return fmpq_of(x)
 
 
 def _mat(M) -> flint.fmpq_mat:

@@ -89,7 +89,7 @@ def schedule_search(problem, ctx: Context):
         T_c = problem.T
     else:
         return Verdict(UNDECIDED, "", reason="the last phase depends on t: give a horizon T to certify Σ(T)")
-    S = qmat(problem.cov)
+    S = problem.exact.Sigma0
     records = []
     for seg, t1 in cut_segments(problem, T_c):
         exact = isinstance(S, flint.fmpq_mat)

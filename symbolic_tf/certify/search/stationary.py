@@ -7,7 +7,6 @@ the threshold case of a blow-up/collapse dichotomy, where Σ₀ sits on the unst
 """
 from __future__ import annotations
 
-from ...exact.rational import qmat
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ...spec.errors import InvalidParameters
 from ...variants import quadratic_heads
@@ -25,7 +24,7 @@ def _rhs(problem, S):
     heads = quadratic_heads(problem)
     G = flint.fmpq_mat(d, d)
     if problem.F is not None:
-        F = qmat(problem.F)
+        F = problem.exact.F
         G += F * S + S * F.transpose()
     for C, A in heads:
         CSA = C * S * A * S
@@ -46,7 +45,7 @@ def stationary(problem) -> Verdict:
     Verdict
         PROVED with a ``stationary`` certificate, or UNDECIDED with the reason.
     """
-    S = qmat(problem.cov)
+    S = problem.exact.Sigma0
     d = problem.d
     zero = all(S[i, j] == 0 for i in range(d) for j in range(d))
     if zero and (why := point_mass_reason(problem)) is not None:

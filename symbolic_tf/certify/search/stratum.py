@@ -70,7 +70,7 @@ def reduced_problem_doc(problem, B, S0) -> dict | None:
     """
     doc = {"variant": problem.variant, "d": B.ncols(), "initial": {"cov": mat_str(S0)}}
     if problem.F is not None:
-        M = restriction(qmat(problem.F), B)
+        M = restriction(problem.exact.F, B)
         if M is None:
             return None
         doc["F"] = mat_str(M)
@@ -183,7 +183,7 @@ def _stratum_applies(problem, ctx):
         return why
     from ...exact.definiteness import definiteness
 
-    S = definiteness(qmat(problem.cov))
+    S = definiteness(problem.exact.Sigma0)
     return None if 0 < S.pos < problem.d else "Σ₀ is zero or nonsingular"
 
 

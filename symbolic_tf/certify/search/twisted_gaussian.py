@@ -55,7 +55,7 @@ import flint
 import numpy as np
 
 from ...exact.definiteness import definiteness
-from ...exact.rational import frac_str, qmat
+from ...exact.rational import fmpq_of, frac_str, fraction_of, nearest_fraction, Q, qmat
 from ...spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 from ..check.certificate import Certificate
 from ..check.claims import Claim, Quantifier
@@ -93,20 +93,16 @@ def rank_one_second_variation(A, V, u, v, eps):
         (first, g) with g = 1 − ε²q², q = uᵀAu, q' = uᵀ(A + Aᵀ)w, q'' = 2wᵀAw.
     """
     A, V = qmat(A), qmat(V)
-    uq = flint.fmpq_mat(len(u), 1, [flint.fmpq(Fraction(x).numerator, Fraction(x).denominator) for x in u])
-    vq = flint.fmpq_mat(len(v), 1, [flint.fmpq(Fraction(x).numerator, Fraction(x).denominator) for x in v])
+    uq = flint.fmpq_mat(len(u), 1, [Q(x) for x in u])
+    vq = flint.fmpq_mat(len(v), 1, [Q(x) for x in v])
     w = V * A.inv() * vq
     q = (uq.transpose() * A * uq)[0, 0]
     q1 = (uq.transpose() * (A + A.transpose()) * w)[0, 0]
     q2 = 2 * (w.transpose() * A * w)[0, 0]
-    e = flint.fmpq(Fraction(eps).numerator, Fraction(eps).denominator)
+    e = Q(eps)
     g = 1 - e * e * q * q
     first = e * e * (3 * e * e * q * q * q1 * q1 + (q1 * q1 + q * q2) * g) / 2
-    return Fraction(int(first.p), int(first.q)), Fraction(int(g.p), int(g.q))
-
-
-def _rat(x, den=64):
-    return Fraction(x).limit_denominator(den)
+    return fraction_of(first), fraction_of(g)
 
 
 def twisted_gaussian_witness(A, V) -> Verdict:
@@ -160,8 +156,8 @@ def _rank_one_directions(As):
     eigenvectors of the symmetric part As): (u, w, uᵀAu), or None."""
     n = As.nrows()
     _, Q = np.linalg.eigh(np.array([[float(As[i, j]) for j in range(n)] for i in range(n)]))
-    uq = flint.fmpq_mat(n, 1, [_q(_rat(x)) for x in Q[:, -1]])
-    zq = flint.fmpq_mat(n, 1, [_q(_rat(x)) for x in Q[:, 0]])
+    uq = flint.fmpq_mat(n, 1, [fmpq_of(nearest_fraction(x, 64)) for x in Q[:, -1]])
+    zq = flint.fmpq_mat(n, 1, [fmpq_of(nearest_fraction(x, 64)) for x in Q[:, 0]])
     quu, quz = (uq.transpose() * As * uq)[0, 0], (uq.transpose() * As * zq)[0, 0]
     if quu <= 0:
         return None
@@ -219,15 +215,6 @@ CONVEX_CLAIM = ("the softmax energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) 
                 "twisted geodesic Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ, B = Bᵀ, through every Σ ≻ 0 of finite energy")
 
 
-def _q(x):
-    x = Fraction(x)
-    return flint.fmpq(x.numerator, x.denominator)
-
-
-def _fr(x):
-    return Fraction(int(x.p), int(x.q))
-
-
 def _tr(M):
     return sum((M[i, i] for i in range(M.nrows())), flint.fmpq(0))
 
@@ -262,7 +249,7 @@ def small_gaussian_second_variation(A, V, Sigma0, B):
         Q, exactly.
     """
     A, V, S0, B = qmat(A), qmat(V), qmat(Sigma0), qmat(B)
-    return _fr(_small_q(A, V * A.inv() * B, S0))
+    return fraction_of(_small_q(A, V * A.inv() * B, S0))
 
 
 def rotation_scaling_sign_term(a, b, eps, N):
@@ -288,7 +275,7 @@ def rotation_scaling_sign_term(a, b, eps, N):
     """
     a, b, e = Fraction(a), Fraction(b), Fraction(eps)
     Nq = qmat(N)
-    n2 = _fr(_tr(Nq * Nq.transpose()))
+    n2 = fraction_of(_tr(Nq * Nq.transpose()))
     r = a * a + b * b
     return -8 * n2 * e * e * (b * b - 3 * a * a - r * r * e * e) / (1 - r * e * e) ** 2
 
@@ -369,7 +356,7 @@ def _rat_pd(Mf, den=64):
     M = flint.fmpq_mat(n, n)
     for i in range(n):
         for j in range(n):
-            M[i, j] = _q(_rat((Mf[i, j] + Mf[j, i]) / 2, den))
+            M[i, j] = fmpq_of(nearest_fraction((Mf[i, j] + Mf[j, i]) / 2, den))
     return M
 
 
@@ -443,7 +430,7 @@ def small_gaussian_witness(A, V, tries: int = 40, seed: int = 0):
     _, vec = _float_min_dir(G)
     basis = _sym_basis(n)
     for den in (8, 64, 1 << 10, 1 << 16):
-        c = [_q(_rat(x / np.abs(vec).max(), den)) for x in vec]
+        c = [fmpq_of(nearest_fraction(x / np.abs(vec).max(), den)) for x in vec]
         val = sum((c[i] * G[i][j] * c[j] for i in range(len(c)) for j in range(len(c))), flint.fmpq(0))
         if val < 0:
             break
@@ -534,7 +521,7 @@ def _certify_finite(A, V, Ns_exact, S, vec, make_B):
         Sq = _rat_pd(S, den)
         if not definiteness(Sq).pd or not definiteness(Sq.inv() - A.transpose() * Sq * A).pd:
             continue
-        c = [_q(_rat(x / np.abs(vec).max(), den)) for x in vec]
+        c = [fmpq_of(nearest_fraction(x / np.abs(vec).max(), den)) for x in vec]
         Nq = flint.fmpq_mat(n, n)
         for ci, Ni in zip(c, Ns_exact):
             Nq += Ni * ci
@@ -581,7 +568,7 @@ def finite_gaussian_witness(A, V, tries: int = 12, seed: int = 0):
 
     def make_B(_N):
         Bq = flint.fmpq_mat(n, n)
-        for ci, E in zip([_q(_rat(x / np.abs(vec).max(), 1 << 20)) for x in vec], basis):
+        for ci, E in zip([fmpq_of(nearest_fraction(x / np.abs(vec).max(), 1 << 20)) for x in vec], basis):
             Bq += E * ci
         return V, Bq
     out = _certify_finite(A, V, [W * E for E in basis], S, vec, make_B)
@@ -742,7 +729,7 @@ def _certify_boundary(A, Sb, coef, Ns_exact, make):
 
     At = A.transpose()
     for den in (1 << 24, 1 << 40):
-        cq = [_q(_rat(x / np.abs(coef).max(), den)) for x in coef]
+        cq = [fmpq_of(nearest_fraction(x / np.abs(coef).max(), den)) for x in coef]
         Nq = flint.fmpq_mat(A.nrows(), A.ncols())
         for ci, Ni in zip(cq, Ns_exact):
             Nq += Ni * ci
@@ -1180,7 +1167,7 @@ def small_curve_witness(A, tries: int = 8, seed: int = 0):
         lam, vec = _float_min_dir(_gram(Aq, basis, S0))
         if not lam < 0:
             continue
-        c = [_q(_rat(x / np.abs(vec).max(), 1 << 10)) for x in vec]
+        c = [fmpq_of(nearest_fraction(x / np.abs(vec).max(), 1 << 10)) for x in vec]
         N = flint.fmpq_mat(n, n)
         for ci, E in zip(c, basis):
             N += E * ci

@@ -27,6 +27,7 @@ import flint
 
 from ...check.frame import eigen_frame
 from ...check.tube_replay import cauchy_sum
+from ....exact.rational import fmpq_of
 
 __all__ = ["Flow", "PICARD_ITERATIONS", "State", "initial_state", "picard_enclosure", "taylor_step",
            "taylor_coefficients", "taylor_jacobian", "singularity_distance", "prepare_step", "dyadic_down", "arb_of", "svec", "unsvec", "svec_basis", "max_mid", "max_rad",
@@ -245,7 +246,7 @@ def arb_of(q) -> flint.arb:
         A ball containing q (radius 0 when q is exactly representable at the working precision).
     """
     q = Fraction(q)
-    return flint.arb(flint.fmpq(q.numerator, q.denominator))
+    return flint.arb(fmpq_of(q))
 
 
 def singularity_distance(S, flow, order, coeffs=None) -> float:

@@ -61,7 +61,7 @@ def lyapunov_guess(J, shift: float = 0.0) -> LyapunovGuess | None:
         return None
     Wq = qmat(dyadic_matrix_str(W))
     Wq = (Wq + Wq.transpose()) / 2
-    W_str = [[frac_str(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(n)] for i in range(n)]
+    W_str = [[frac_str(Wq[i, j]) for j in range(n)] for i in range(n)]
     return LyapunovGuess(W, W_str, Wq, Wq.inv(), dyadic(mu_f, 30))
 
 
@@ -76,7 +76,7 @@ def _rational_guess(W, mu_f) -> LyapunovGuess | None:
     n = W.shape[0]
     Wq = qmat(dyadic_matrix_str(W))
     Wq = (Wq + Wq.transpose()) / 2
-    W_str = [[frac_str(Fraction(int(Wq[i, j].p), int(Wq[i, j].q))) for j in range(n)] for i in range(n)]
+    W_str = [[frac_str(Wq[i, j]) for j in range(n)] for i in range(n)]
     return LyapunovGuess(W, W_str, Wq, Wq.inv(), dyadic(mu_f, 30))
 
 

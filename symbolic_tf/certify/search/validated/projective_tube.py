@@ -24,7 +24,7 @@ from fractions import Fraction
 import flint
 
 from ....exact.precision import working_precision
-from ....exact.rational import dyadic
+from ....exact.rational import dyadic, fmpq_of
 
 __all__ = ["ProjectiveRun", "integrate_projective", "integrate_projective_capped", "switch_index", "SWITCH_WIDTH",
            "STEP_CAPS", "TOO_WIDE"]
@@ -137,7 +137,7 @@ def integrate_projective(heads, F, S_start, until, *, prec: int, order: int = 16
                 stop = "step limit"
                 break
             hq = dyadic(min(h, h_max), 24)
-            step = replay_step(field, state, flint.arb(flint.fmpq(hq.numerator, hq.denominator)), order, "qr", apriori)
+            step = replay_step(field, state, flint.arb(fmpq_of(hq)), order, "qr", apriori)
             err = max_rad(step.remainder) if not isinstance(step, str) else math.inf
             if err > tol:
                 rejected += 1

@@ -20,7 +20,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ....exact.rational import dyadic
+from ....exact.rational import dyadic, fmpq_of
 
 __all__ = ["SectionRun", "to_section", "crossing_of", "section_box", "box_accept", "first_returning_box", "fmpq_list"]
 
@@ -71,7 +71,7 @@ def fmpq_list(xs) -> list:
     list of flint.fmpq
         The same values.
     """
-    return [flint.fmpq(x.numerator, x.denominator) for x in xs]
+    return [fmpq_of(x) for x in xs]
 
 
 def crossing_of(field, run, j: int, c: Fraction, order: int):
@@ -99,7 +99,7 @@ def crossing_of(field, run, j: int, c: Fraction, order: int):
     from ...check.section import crossing_of_states
 
     try:
-        return crossing_of_states(field, run.states, fmpq_list(run.times), j, flint.fmpq(c.numerator, c.denominator),
+        return crossing_of_states(field, run.states, fmpq_list(run.times), j, fmpq_of(c),
                                   1, order, _refuse)
     except _Refused:
         return None
@@ -256,7 +256,7 @@ def to_section(field, state0, j: int, c: Fraction, accept, float_rhs, *, order: 
     from .flow import max_rad
 
     run = SectionRun(state0)
-    cq = flint.arb(flint.fmpq(c.numerator, c.denominator))
+    cq = flint.arb(fmpq_of(c))
     h, before = h0, False
     while True:
         if time.perf_counter() > deadline or run.steps >= max_steps:
@@ -265,7 +265,7 @@ def to_section(field, state0, j: int, c: Fraction, accept, float_rhs, *, order: 
         state = run.states[-1]
         scale = max(1.0, max(abs(float(x.mid())) for x in _entries(field.vec(state.box))))
         hq = dyadic(h, 24)
-        step = replay_step(field, state, flint.arb(flint.fmpq(hq.numerator, hq.denominator)), order, "qr", apriori)
+        step = replay_step(field, state, flint.arb(fmpq_of(hq)), order, "qr", apriori)
         err = max_rad(step.remainder) / scale if not isinstance(step, str) else math.inf
         if err > tol:
             h = float(hq) * (0.5 if isinstance(step, str) else max(0.2, 0.9 * (tol / err) ** (1.0 / (order + 1))))
@@ -330,7 +330,7 @@ def _refine(run, field, j, cq, float_rhs, order, apriori) -> bool:
     plan += [w / FINE * 2 ** (n // 4) for n in range(4, 60)]
     for n, h in enumerate(plan):
         hq = dyadic(h, 24)
-        step = replay_step(field, state, flint.arb(flint.fmpq(hq.numerator, hq.denominator)), order, "qr", apriori)
+        step = replay_step(field, state, flint.arb(fmpq_of(hq)), order, "qr", apriori)
         if isinstance(step, str):
             return False
         state = step

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ....exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
+from ....exact.rational import dyadic, dyadic_matrix_str, float_of, frac_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 
@@ -191,7 +191,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no verified invariant cone around the centre manifold")
     data, (P, Ys, Y1q, W, rho_q, v_max, lam_lo, K) = region
     numerical["first_order_centre"] = "Y_one" in data
-    numerical.update(v_max=float(Fraction(data["v_max"])), rho=float(Fraction(data["rho"])),
+    numerical.update(v_max=float_of(data["v_max"]), rho=float_of(data["rho"]),
                      growth_lower=float(lam_lo.mid()), growth_upper=float(K.mid()))
     found = {}
     throttle = Throttle()

@@ -89,7 +89,7 @@ def _float_section(problem, heads, F, horizon):
         return 1e8 - np.abs(y).max()
 
     big.terminal = True
-    S0 = qmat_to_float(qmat(problem.cov))
+    S0 = qmat_to_float(problem.exact.Sigma0)
     sol = solve_capped(rhs, (0.0, horizon), S0.ravel(), rtol=1e-11, atol=1e-13, events=big)
     if sol.status != 0:
         return "the float solution grows past 10⁸ or fails: no oscillation to follow"

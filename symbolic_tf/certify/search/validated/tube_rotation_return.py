@@ -102,7 +102,7 @@ def _float_crossings(problem, rhs, m, horizon):
     from .float_budget import solve_capped
 
     d = problem.d
-    S0 = qmat_to_float(qmat(problem.cov))
+    S0 = qmat_to_float(problem.exact.Sigma0)
     tr = np.trace(S0)
     z0 = np.array([S0[a, b] / tr for a, b in svec_pairs(d)] + [1.0 / tr, 0.0])
     sol = solve_capped(rhs, (0.0, horizon), z0, rtol=1e-11, atol=1e-14)
