@@ -51,7 +51,7 @@ from fractions import Fraction
 import flint
 
 from ...exact.precision import working_precision
-from ...exact.rational import frac_str, qmat
+from ...exact.rational import frac_str, fraction_of, qmat
 from ...spec.errors import CertificationFailed
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ..check.certificate import Certificate, vec_str
@@ -96,11 +96,6 @@ def _bounds(t, S, aheads_K, P, c):
 
 
 # --------------------------------------------------------------------------- rational rounding
-def _to_frac(x: flint.arb) -> Fraction:
-    q = x.fmpq()
-    return Fraction(int(q.p), int(q.q))
-
-
 def _round_sig(q: Fraction, up: bool, digits: int = _SIG_DIGITS) -> Fraction:
     if q == 0:
         return q
@@ -257,7 +252,7 @@ def tighten_blowup_bracket(problem, order: int = 12, max_steps: int = 400, *, pr
         numerical.update(info)
         if lo is None or hi is None:
             return _undecided(claim0, "the restarted bounds are unusable (tr(PΣ) not positive?)", numerical)
-        lo_q, hi_q = _to_frac(lo.lower()), _to_frac(hi.upper())
+        lo_q, hi_q = fraction_of(lo.lower().fmpq()), fraction_of(hi.upper().fmpq())
     if len(times) < 2:
         return _undecided(claim0, f"no Taylor step could be validated ({info.get('stop')}); "
                           "the LMI bracket stands", numerical)

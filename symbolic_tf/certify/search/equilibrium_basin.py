@@ -52,7 +52,7 @@ import numpy as np
 from ...exact.ball import ball_pd
 from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
-from ...exact.rational import frac_str, qmat
+from ...exact.rational import dyadic, float_of, frac_str, Q, qmat
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from .validated.float_budget import guarded
 from ..check.certificate import Certificate, mat_str
@@ -85,27 +85,6 @@ def lyapunov_pairs(d):
 
 def _svec(S, d):
     return np.array([S[i, j] for i, j in lyapunov_pairs(d)], dtype=float)
-
-
-def lyapunov_fq(q: Fraction) -> flint.fmpq:
-    """A rational as an exact ``flint.fmpq``.
-
-    Parameters
-    ----------
-    q : Fraction or number
-        The value (read exactly).
-
-    Returns
-    -------
-    flint.fmpq
-        The same number.
-    """
-    q = Fraction(q)
-    return flint.fmpq(q.numerator, q.denominator)
-
-
-def _frac(x: flint.fmpq) -> Fraction:
-    return Fraction(int(x.p), int(x.q))
 
 
 def lyapunov_to_float(M: flint.fmpq_mat) -> np.ndarray:
@@ -142,21 +121,13 @@ def lyapunov_exact_mats(problem):
     return drift_model(problem)
 
 
-def _rat(x: float, bits: int = 40) -> Fraction:
-    """x rounded to ``bits`` significant bits (a short dyadic rational)."""
-    if x == 0 or not math.isfinite(x):
-        return Fraction(0)
-    m, e = math.frexp(x)
-    return Fraction(round(m * (1 << bits))) * Fraction(2) ** (e - bits)
-
-
 def _rat_up(x: float, bits: int = 30) -> Fraction:
-    q = _rat(x, bits)
+    q = dyadic(x, bits)
     return q if q >= Fraction(x) else q + abs(q) * Fraction(1, 2 ** (bits - 2)) + Fraction(1, 2 ** 200)
 
 
 def _rat_down(x: float, bits: int = 30) -> Fraction:
-    q = _rat(x, bits)
+    q = dyadic(x, bits)
     return q if q <= Fraction(x) else q - abs(q) * Fraction(1, 2 ** (bits - 2))
 
 
@@ -165,7 +136,7 @@ def _sym_qmat(W: np.ndarray, bits: int) -> flint.fmpq_mat:
     out = flint.fmpq_mat(n, n)
     for i in range(n):
         for j in range(i, n):
-            out[i, j] = out[j, i] = lyapunov_fq(_rat(float(W[i, j]), bits))
+            out[i, j] = out[j, i] = Q(dyadic(float(W[i, j]), bits))
     return out
 
 
@@ -296,7 +267,7 @@ def _norm2_bound(M: flint.fmpq_mat) -> Fraction:
     lam = float(np.linalg.eigvalsh(lyapunov_to_float(P)).max()) if n else 0.0
     q = _rat_up(max(lam, 0.0) * (1 + 1e-9) + 1e-300, 30)
     for _ in range(40):
-        if definiteness(lyapunov_fq(q) * eye(n) - P).psd:
+        if definiteness(Q(q) * eye(n) - P).psd:
             return q
         q = q * Fraction(1025, 1024) + Fraction(1, 2 ** 60)
     raise ArithmeticError("could not bound a spectral norm")
@@ -306,13 +277,13 @@ def _lam_bounds(W: flint.fmpq_mat, Dg: flint.fmpq_mat, lo_f: float, hi_f: float)
     """Rationals 0 < λ_lo ≤ λ_hi with W − λ_lo·D ⪰ 0 and λ_hi·D − W ⪰ 0 (exact), or None."""
     lo, hi = _rat_down(lo_f * (1 - 1e-7), 30), _rat_up(hi_f * (1 + 1e-7), 30)
     for _ in range(20):
-        if lo > 0 and definiteness(W - lyapunov_fq(lo) * Dg).psd:
+        if lo > 0 and definiteness(W - Q(lo) * Dg).psd:
             break
         lo = lo * Fraction(63, 64)
     else:
         return None
     for _ in range(20):
-        if definiteness(lyapunov_fq(hi) * Dg - W).psd:
+        if definiteness(Q(hi) * Dg - W).psd:
             break
         hi = hi * Fraction(65, 64)
     else:
@@ -379,7 +350,7 @@ def lyapunov_verify(problem, mats, S0, Smid, r, prec, Wf, sc):
             kappa = None
             for shrink in (1e-6, 1e-4, 1e-2, 0.1, 0.3):
                 k = _rat_down(sc["kappa"] * (1 - shrink), 30)
-                if k > 0 and ball_pd(S - Wb * flint.arb(lyapunov_fq(k))) is True:
+                if k > 0 and ball_pd(S - Wb * flint.arb(Q(k))) is True:
                     kappa = k
                     break
             if kappa is None:
@@ -390,7 +361,7 @@ def lyapunov_verify(problem, mats, S0, Smid, r, prec, Wf, sc):
             E0 = _E0_ball(S0, Smid, r, W, d)
             data = {"W": mat_str(W), "kappa": frac_str(kappa), "c_Q": frac_str(cQ), "rho": frac_str(rho),
                     "lam_lo": frac_str(lo), "lam_hi": frac_str(hi), "normV2": frac_str(nV), "normA2": frac_str(nA)}
-            inside = bool(E0 < flint.arb(lyapunov_fq(rho)))
+            inside = bool(E0 < flint.arb(Q(rho)))
             return data, float(E0.mid()) + float(E0.rad()), float(rho), inside
         return None
 
@@ -476,7 +447,7 @@ def _find_basin(problem, t0) -> Verdict:
     if why:
         return Verdict(UNDECIDED, claim0, reason=why)
     d = problem.d
-    S0 = qmat(problem.cov)
+    S0 = problem.exact.Sigma0
     if S0 != S0.transpose() or not definiteness(S0).pd:
         return Verdict(UNDECIDED, claim0, reason="Σ₀ is not positive definite: a singular Σ₀ keeps its rank along "
                        "the flow and never reaches a PD equilibrium")
@@ -484,7 +455,7 @@ def _find_basin(problem, t0) -> Verdict:
     if ed is None:
         return Verdict(UNDECIDED, claim0, reason=why, numerical={"seconds": time.perf_counter() - t0})
     Smid = qmat(ed["Sigma_mid"])
-    r = lyapunov_fq(Fraction(ed["r"]))
+    r = Q(Fraction(ed["r"]))
     prec = int(ed["prec"])
     mats = lyapunov_exact_mats(problem)
     F, V, A = mats
@@ -536,7 +507,7 @@ def _find_basin(problem, t0) -> Verdict:
                              "certificate": cert.to_dict()},
                    numerical=numerical,
                    reason=(f"Krawczyk box for Σ*; on {{E ≤ ρ}}, E = δᵀWδ, Ė ≤ −(κ − 2c_Q√ρ)E with κ = "
-                           f"{float(Fraction(data['kappa'])):.4g}, c_Q = {float(Fraction(data['c_Q'])):.4g}, "
+                           f"{float_of(data['kappa']):.4g}, c_Q = {float_of(data['c_Q']):.4g}, "
                            f"ρ = {rho:.4g}; E(Σ₀ − Σ*) ≤ {E0:.4g} < ρ for every Σ* in the box"))
 
 

@@ -33,7 +33,6 @@ certificate (kind ``equilibrium-krawczyk``) is re-verified from exact data by
 """
 from __future__ import annotations
 
-import math
 import time
 from fractions import Fraction
 
@@ -43,7 +42,7 @@ import numpy as np
 from ...exact.ball import ball_pd
 from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
-from ...exact.rational import frac_str
+from ...exact.rational import dyadic, float_of, fmpq_of, frac_str, qmat_to_float
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ...variants import quadratic_reason
 from ..check.certificate import Certificate, mat_str
@@ -175,18 +174,6 @@ def _newton(S0, F, V, A, basis, maxit: int = 80):
 # --------------------------------------------------------------------------------------------
 # rationals and balls
 # --------------------------------------------------------------------------------------------
-def _rat(x: float, bits: int = 40) -> Fraction:
-    """x rounded to ``bits`` significant bits (a short dyadic rational)."""
-    if x == 0 or not math.isfinite(x):
-        return Fraction(0)
-    m, e = math.frexp(x)
-    return Fraction(round(m * (1 << bits))) * Fraction(2) ** (e - bits)
-
-
-def _fq(q: Fraction) -> flint.fmpq:
-    return flint.fmpq(q.numerator, q.denominator)
-
-
 def _qmat_from(M: np.ndarray, bits: int | None = 40, symmetric: bool = False) -> flint.fmpq_mat:
     n, k = M.shape
     out = flint.fmpq_mat(n, k)
@@ -196,7 +183,7 @@ def _qmat_from(M: np.ndarray, bits: int | None = 40, symmetric: bool = False) ->
                 out[i, j] = out[j, i]
                 continue
             v = float(M[i, j])
-            out[i, j] = _fq(Fraction(v) if bits is None else _rat(v, bits))
+            out[i, j] = fmpq_of(Fraction(v) if bits is None else dyadic(v, bits))
     return out
 
 
@@ -305,10 +292,10 @@ def _mean_part(Smid, r, F, V, A, b, d):
         if not e.is_finite():
             return None
         mid = Fraction(float(e.mid()))
-        dev = (e - flint.arb(_fq(mid))).abs_upper()
-        rad = _rat(2 * float(dev), 20)
+        dev = (e - flint.arb(fmpq_of(mid))).abs_upper()
+        rad = dyadic(2 * float(dev), 20)
         for _ in range(8):
-            if rad > 0 and flint.arb(_fq(rad)) > dev:
+            if rad > 0 and flint.arb(fmpq_of(rad)) > dev:
                 break
             rad = 2 * rad + Fraction(1, 2**100)
         else:
@@ -346,14 +333,14 @@ def _candidates(problem, guess, info):
     out = []
     if guess is not None:
         rows = guess.tolist() if hasattr(guess, "tolist") else guess
-        g = np.array([[float(Fraction(x)) if isinstance(x, str) else float(x) for x in row] for row in rows])
+        g = np.array([[float_of(x) if isinstance(x, str) else float(x) for x in row] for row in rows])
         out.append(("guess", g))
     else:
         S = _ode_guess(problem, info)
         if S is not None:
             out.append(("ode", S))
     if problem.cov is not None:
-        S0 = np.array([[float(x) for x in row] for row in problem.cov])
+        S0 = qmat_to_float(problem.exact.Sigma0)
         out.append(("Sigma0", S0))
     for c in (1.0, 0.1, 10.0):
         out.append((f"{c:g}·I", c * np.eye(d)))
@@ -380,11 +367,11 @@ def _certify_at(problem, mats, x, *, prec: int = _PREC, max_inflate: int = 5):
         return {"status": "singular", "reason": "the Jacobian DG(Σ̃) is singular"}
     Y = _qmat_from(Yf, 40)
     scale = max(1.0, float(np.abs(x).max()))
-    r0 = _rat(1e-10 * scale, 8)
+    r0 = dyadic(1e-10 * scale, 8)
     with working_precision(prec):
         ok, DG, worst = False, None, None
         for k in range(max_inflate + 1):
-            r = _fq(r0 * 10**k)
+            r = fmpq_of(r0 * 10**k)
             ok, DG, worst = _krawczyk(Smid, r, Y, F, V, A, d)
             if ok:
                 break
@@ -425,7 +412,7 @@ def _certify_at(problem, mats, x, *, prec: int = _PREC, max_inflate: int = 5):
 def _certificate(problem, res, prec):
     claims = res["claims"]
     data = {"basis": BASIS, "prec": prec, "claims": list(claims), "Sigma_mid": mat_str(res["Smid"]),
-            "r": frac_str(Fraction(int(res["r"].p), int(res["r"].q))), "Y": mat_str(res["Y"])}
+            "r": frac_str(res["r"]), "Y": mat_str(res["Y"])}
     if "W" in res:
         data["W"] = mat_str(res["W"])
     if "mean" in res:

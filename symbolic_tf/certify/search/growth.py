@@ -14,7 +14,7 @@ import math
 from fractions import Fraction
 
 from ...exact.definiteness import definiteness
-from ...exact.rational import frac_str, qmat
+from ...exact.rational import fmpq_of, frac_str
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ...variants import growth_bound_of
 from ..check.certificate import Certificate
@@ -82,7 +82,7 @@ def no_blowup(problem) -> Verdict:
     elif bound == "inverse-kernel":
         import flint
 
-        G = qmat(problem.K).transpose() * qmat(problem.K) * flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+        G = problem.exact.K.transpose() * problem.exact.K * fmpq_of(problem.scale)
         if G.rank() < problem.d:
             return Verdict(UNDECIDED, claim, reason="KᵀK is singular: the ℓ2 growth bound needs K of full column rank")
         import numpy as np
@@ -90,7 +90,7 @@ def no_blowup(problem) -> Verdict:
         Gf = np.array([[float(G[i, j].p) / float(G[i, j].q) for j in range(problem.d)] for i in range(problem.d)])
         g = Fraction(float(np.linalg.eigvalsh(Gf).min()) * (1 - 1e-6)).limit_denominator(10**12)
         n = problem.d
-        while g > 0 and not definiteness(G - flint.fmpq_mat(n, n, [flint.fmpq(g.numerator, g.denominator) if i == j else 0
+        while g > 0 and not definiteness(G - flint.fmpq_mat(n, n, [fmpq_of(g) if i == j else 0
                                                                   for i in range(n) for j in range(n)])).psd:
             g /= 2
         if g <= 0:

@@ -56,7 +56,7 @@ import flint
 import numpy as np
 
 from ...exact.definiteness import inertia, is_pd
-from ...exact.rational import frac_str, Q as _Q, qmat
+from ...exact.rational import frac_str, fraction_of, Q as _Q
 from ...spec.errors import CertificationFailed
 from ...spec.errors import InvalidParameters
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
@@ -239,10 +239,6 @@ def _to_float(M: flint.fmpq_mat) -> np.ndarray:
     return np.array([[float(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
 
 
-def _frac(q: flint.fmpq) -> Fraction:
-    return Fraction(int(q.p), int(q.q))
-
-
 def _nullspace(M: flint.fmpq_mat) -> list[list]:
     """A rational basis of ker M (from the reduced row echelon form)."""
     R, rk = M.rref()
@@ -279,7 +275,7 @@ def _blowup_c(P: flint.fmpq_mat, heads, S):
     p = p_vector(P)
     pv = flint.fmpq_mat(m, 1, p)
     qinv_p = (pv.transpose() * Qm.solve(pv))[0, 0]
-    cmax = _frac(1 / qinv_p)
+    cmax = fraction_of(1 / qinv_p)
     if cmax <= 0:
         return None
     # round down to ~10 significant digits: short data, and still within 1e-9 of optimal
@@ -654,7 +650,7 @@ def _search_bounded(heads, d, solver, reuse, numerical):
 # --------------------------------------------------------------------------- search: blow-up
 def _frob_upper(M: flint.fmpq_mat, digits: int = 6) -> Fraction:
     """A rational u ≥ ‖M‖_F (u² ≥ Σ entries², exactly)."""
-    s = sum((_frac(e) ** 2 for e in M.entries()), Fraction(0))
+    s = sum((fraction_of(e) ** 2 for e in M.entries()), Fraction(0))
     D = 10 ** digits
     n = math.ceil(s * D * D)
     u = Fraction(math.isqrt(n) + 1, D)
@@ -809,7 +805,7 @@ def find_blowup_certificate(problem, solver=None, *, reuse: bool = True) -> Verd
     except NotApplicable as exc:
         return _undecided(claim0, str(exc))
     d = problem.d
-    S0 = qmat(problem.cov) if problem.cov is not None else None
+    S0 = problem.exact.Sigma0 if problem.cov is not None else None
     if S0 is not None and all(e == 0 for e in S0.entries()):
         return _undecided(claim0, "Σ₀ = 0 is an equilibrium: it does not blow up")
     Sx = _svec_mat_exact(d)
@@ -831,7 +827,7 @@ def find_blowup_certificate(problem, solver=None, *, reuse: bool = True) -> Verd
     def rate(item):  # c·tr(PΣ̂): larger is a smaller T_hi
         P, c, _ = item
         W = S0 if S0 is not None else flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
-        tr = sum((_frac((P * W)[i, i]) for i in range(d)), Fraction(0))
+        tr = sum((fraction_of((P * W)[i, i]) for i in range(d)), Fraction(0))
         return c * tr
 
     P, c, desc = max(cands, key=rate)

@@ -31,7 +31,7 @@ import numpy as np
 from ...exact.ball import ball_pd
 from ...exact.definiteness import definiteness, exact_factor, is_pd, pd_or_witness
 from ...exact.precision import working_precision
-from ...exact.rational import frac_str, qmat
+from ...exact.rational import fmpq_of, frac_str, fraction_of
 from ...spec.errors import InvalidParameters
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ...variants import single_quadratic_head
@@ -84,7 +84,7 @@ def radon_pair(problem) -> tuple[Fraction, flint.fmpq_mat] | None:
         C, At = single_quadratic_head(problem)
     except InvalidParameters:
         return None
-    v = scalar_of_identity([[Fraction(int(C[i, j].p), int(C[i, j].q)) for j in range(C.ncols())]
+    v = scalar_of_identity([[fraction_of(C[i, j]) for j in range(C.ncols())]
                             for i in range(C.nrows())])
     return None if v is None else (v, At)
 
@@ -107,7 +107,7 @@ def riccati_data(problem):
     if pair is None:
         return None
     v, A = pair
-    R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
+    R = (A + A.transpose()) * fmpq_of(v)
     F = None
     if problem.F is not None and any(e != 0 for row in problem.F for e in row):
         F = problem.exact.F
@@ -157,7 +157,7 @@ def _X_ball(F, R, B, Dinv, t_ball):
 def _interval(a: Fraction, b: Fraction):
     mid = (a + b) / 2
     rad = (b - a) / 2
-    return flint.arb(flint.fmpq(mid.numerator, mid.denominator), flint.arb(flint.fmpq(rad.numerator, rad.denominator)).upper())
+    return flint.arb(fmpq_of(mid), flint.arb(fmpq_of(rad)).upper())
 
 
 def _cover_pd(F, R, B, Dinv, lo: Fraction, max_pieces: int = 4096):
@@ -263,8 +263,8 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
         lo = _rational(t_f * (1 - delta))
         hi = _rational(t_f * (1 + delta))
         if F is None:
-            ok_lo = is_pd(Dinv - B.transpose() * R * B * flint.fmpq(lo.numerator, lo.denominator))
-            Xhi = Dinv - B.transpose() * R * B * flint.fmpq(hi.numerator, hi.denominator)
+            ok_lo = is_pd(Dinv - B.transpose() * R * B * fmpq_of(lo))
+            Xhi = Dinv - B.transpose() * R * B * fmpq_of(hi)
             w = pd_or_witness(Xhi)[1] if ok_lo else None
             partition = None
         elif _scalar_f(F) is not None:
@@ -277,7 +277,7 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
             ok_lo = is_pd(Dinv - N * G_lo)
             w = pd_or_witness(Dinv - N * G_hi)[1] if ok_lo else None
             if w is not None:
-                wm = flint.fmpq_mat(len(w), 1, [flint.fmpq(q.numerator, q.denominator) for q in w])
+                wm = flint.fmpq_mat(len(w), 1, [fmpq_of(q) for q in w])
                 if not (wm.transpose() * N * wm)[0, 0] > 0:
                     w = None
         else:
@@ -307,27 +307,27 @@ def _g_bounds(f, lo: Fraction, hi: Fraction):
     """Rationals G_lo ≥ g(lo) and G_hi ≤ g(hi), g(t) = ∫₀ᵗe^{2fs}ds = expm1(2ft)/(2f) (arb)."""
     with working_precision(256):
         def g(t):
-            tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
+            tb = flint.arb(fmpq_of(t))
             return tb if f == 0 else (flint.arb(2 * f) * tb).expm1() / flint.arb(2 * f)
         up, dn = g(lo).upper().fmpq(), g(hi).lower().fmpq()
     # round outward to short rationals (the checker accepts any G_lo ≥ g(T_lo), G_hi ≤ g(T_hi))
-    G_lo = Fraction(int(up.p), int(up.q))
-    G_hi = Fraction(int(dn.p), int(dn.q))
+    G_lo = fraction_of(up)
+    G_hi = fraction_of(dn)
     s = 10**24
     G_lo = Fraction(-((-G_lo.numerator * s) // G_lo.denominator), s)
     G_hi = Fraction((G_hi.numerator * s) // G_hi.denominator, s)
-    return flint.fmpq(G_lo.numerator, G_lo.denominator), flint.fmpq(G_hi.numerator, G_hi.denominator)
+    return fmpq_of(G_lo), fmpq_of(G_hi)
 
 
 def _ball_witness(F, R, B, Dinv, hi: Fraction):
     """Rational w with wᵀX(hi)w < 0 certified by balls (float eigenvector, rounded)."""
-    t = flint.arb(flint.fmpq(hi.numerator, hi.denominator))
+    t = flint.arb(fmpq_of(hi))
     X = _X_ball(F, R, B, Dinv, t)
     Xf = np.array([[float(X[i, j].mid()) for j in range(X.ncols())] for i in range(X.nrows())])
     w_f, U = np.linalg.eigh(0.5 * (Xf + Xf.T))
     u = U[:, 0] / np.abs(U[:, 0]).max()
     w = [Fraction(x).limit_denominator(10**12) for x in u]
-    wb = flint.arb_mat(len(w), 1, [flint.arb(flint.fmpq(q.numerator, q.denominator)) for q in w])
+    wb = flint.arb_mat(len(w), 1, [flint.arb(fmpq_of(q)) for q in w])
     val = (wb.transpose() * X * wb)[0, 0]
     return tuple(w) if val < 0 else None
 
@@ -469,12 +469,12 @@ def radon_equilibrium(problem, F, R, v) -> Verdict | None:
     # mean: in the limit α̇ = M*α + b with M* = F + vI + vΣ*B (docs/mathematics.md §6); Hurwitz ⇔ v < 0,
     # certified by an exact Lyapunov solution M*ᵀY + YM* = −I with Y ≻ 0.
     A = radon_pair(problem)[1]
-    vq = flint.fmpq(v.numerator, v.denominator)
+    vq = fmpq_of(v)
     I = flint.fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
     M = F + I * vq + Sstar * A * vq
     Y = _lyapunov(M, -I)
     if Y is not None and definiteness(Y).pd:
-        b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(n, 1)
+        b = problem.exact.b if problem.b is not None else flint.fmpq_mat(n, 1)
         alpha_star = -(M.inv() * b)
         data["mean"] = {"Y": mat_str(Y), "alpha_star": [frac_str(alpha_star[i, 0]) for i in range(n)]}
         claim += "; the mean converges to α* = −M*⁻¹b (M* = F + vI + vΣ*B Hurwitz)"
@@ -540,7 +540,7 @@ def growth_nsd(problem) -> Verdict:
     data = riccati_data(problem) if problem.cov is not None else None
     if problem.cov is None:
         v, A = radon_pair(problem)
-        R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
+        R = (A + A.transpose()) * fmpq_of(v)
     else:
         v, R = data[0], data[1]
     if not definiteness(R).nsd:
@@ -614,7 +614,7 @@ def bounded_nsd(problem) -> Verdict:
     """
     v = scalar_of_identity(problem.V)
     A = problem.exact.A * problem.exact.scale
-    R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
+    R = (A + A.transpose()) * fmpq_of(v)
     if not definiteness(R).nsd:
         return Verdict(UNDECIDED, "", reason="R = v(A + Aᵀ) is not negative semidefinite")
     F = problem.exact.F if problem.F is not None else flint.fmpq_mat(problem.d, problem.d)

@@ -17,7 +17,7 @@ import flint
 import numpy as np
 
 from ...exact.definiteness import inertia
-from ...exact.rational import dyadic, frac_str, qmat
+from ...exact.rational import dyadic, fmpq_of, frac_str
 from ...spec.errors import CertificationFailed, InvalidParameters
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ...variants import quadratic_heads
@@ -49,7 +49,7 @@ def find_trace_growth(problem) -> Verdict:
     except InvalidParameters as exc:
         return Verdict(UNDECIDED, _CLAIM0, reason=exc.reason)
     d = problem.d
-    F = flint.fmpq_mat(d, d) if problem.F is None else qmat(problem.F)
+    F = flint.fmpq_mat(d, d) if problem.F is None else problem.exact.F
     guess = _sdp(heads, d)
     numerical = {"sdp_seconds": time.perf_counter() - t0}
     if isinstance(guess, str):
@@ -60,7 +60,7 @@ def find_trace_growth(problem) -> Verdict:
         kappa = _rate(P, F)
         if kappa is None:
             continue
-        data = {"P": mat_str(P), "lam": [frac_str(Fraction(int(x.p), int(x.q))) for x in lam],
+        data = {"P": mat_str(P), "lam": [frac_str(x) for x in lam],
                 "kappa": frac_str(kappa)}
         return _finish(problem, data, kappa, numerical, t0)
     numerical["seconds"] = time.perf_counter() - t0
@@ -116,11 +116,11 @@ def _roundings(Pf, lamf):
         for i in range(d):
             for j in range(i, d):
                 q = how(Pf[i, j] / scale)
-                P[i, j] = P[j, i] = flint.fmpq(q.numerator, q.denominator)
+                P[i, j] = P[j, i] = fmpq_of(q)
         lam = []
         for x in lamf:
             q = how(x / scale)
-            lam.append(flint.fmpq(max(q, Fraction(0)).numerator, max(q, Fraction(0)).denominator))
+            lam.append(fmpq_of(max(q, Fraction(0))))
         yield P, lam
 
 
@@ -142,7 +142,7 @@ def _rate(P, F):
     top = float(np.linalg.eigvalsh(Li @ Rf @ Li.T).max())
     for bump in (1e-9, 1e-6, 1e-3):
         k = dyadic(top + bump * (1.0 + abs(top)), 30)
-        kq = flint.fmpq(k.numerator, k.denominator)
+        kq = fmpq_of(k)
         if inertia(R - P * kq)[0] == 0:
             return k
     return None

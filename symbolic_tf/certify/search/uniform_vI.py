@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ...exact.definiteness import definiteness
-from ...exact.rational import frac_str, qmat
+from ...exact.rational import fmpq_of, frac_str
 from ...spec.verdict import PROVED, Verdict
 from ..check.certificate import Certificate
 from ..check.claims import Claim, Quantifier
@@ -35,15 +35,13 @@ def uniform_vI(problem) -> Verdict | None:
     """
     from .riccati import radon_equilibrium, radon_pair
 
-    import flint
-
     v, A = radon_pair(problem)
-    R = (A + A.transpose()) * flint.fmpq(v.numerator, v.denominator)
+    R = (A + A.transpose()) * fmpq_of(v)
     dR = definiteness(R)
     drift = problem.F is not None and any(e != 0 for row in problem.F for e in row)
     if drift:
         if dR.nd:
-            return radon_equilibrium(problem, qmat(problem.F), R, v)
+            return radon_equilibrium(problem, problem.exact.F, R, v)
         return None
     if dR.pd:
         claim = "every Σ₀ ≠ 0 blows up in finite time, at T* = 1/λ_max(Σ₀^{1/2} v(A+Aᵀ) Σ₀^{1/2})"

@@ -24,7 +24,7 @@ import flint
 import numpy as np
 
 from ....exact.precision import working_precision
-from ....exact.rational import qmat
+from ....exact.rational import Q, qmat, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 from ...check.certificate import vec_str
@@ -47,7 +47,7 @@ def _basin_candidates(problem, ed):
 
     d = problem.d
     Smid = qmat(ed["Sigma_mid"])
-    r = B.lyapunov_fq(Fraction(ed["r"]))
+    r = Q(Fraction(ed["r"]))
     prec = int(ed["prec"])
     mats = B.lyapunov_exact_mats(problem)
     F, V, A = mats
@@ -68,7 +68,7 @@ def _basin_candidates(problem, ed):
         if res is None:
             continue
         data_w, _E0, rho, _inside = res
-        out.append((dict(data_w), rho, qmat(data_w["W"]), B.lyapunov_fq(Fraction(data_w["rho"])), label))
+        out.append((dict(data_w), rho, qmat(data_w["W"]), Q(Fraction(data_w["rho"])), label))
     return out, Smid, r, prec
 
 
@@ -97,11 +97,10 @@ def _float_precheck(problem, Smid, horizon: float = 200.0):
     from .float_budget import capped
 
     d = problem.d
-    f = lambda M: np.array([[float(x) for x in r] for r in M])  # noqa: E731
     from ....variants import single_quadratic_head
 
     V, A = (np.array(M.tolist(), dtype=float) for M in single_quadratic_head(problem))
-    F = f(problem.F) if problem.F is not None else np.zeros((d, d))
+    F = qmat_to_float(problem.exact.F) if problem.F is not None else np.zeros((d, d))
 
     def rhs(_t, y):
         S = y.reshape(d, d)
@@ -113,11 +112,11 @@ def _float_precheck(problem, Smid, horizon: float = 200.0):
 
     big.terminal = True
     with np.errstate(all="ignore"):
-        sol = solve_ivp(capped(rhs), (0.0, horizon), f(problem.cov).ravel(), method="LSODA", rtol=1e-8, atol=1e-10,
-                        events=big)
+        sol = solve_ivp(capped(rhs), (0.0, horizon), qmat_to_float(problem.exact.Sigma0).ravel(), method="LSODA",
+                        rtol=1e-8, atol=1e-10, events=big)
     if not sol.success or sol.status == 1 or not np.all(np.isfinite(sol.y[:, -1])):
         return None
-    mid = np.array([[float(Fraction(int(Smid[i, j].p), int(Smid[i, j].q))) for j in range(d)] for i in range(d)])
+    mid = qmat_to_float(Smid)
     return float(np.abs(sol.y[:, -1].reshape(d, d) - mid).max())
 
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import math
 import time
-from fractions import Fraction
 
 import numpy as np
 
-from ....exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
+from ....exact.rational import dyadic, dyadic_matrix_str, float_of, frac_str, qmat_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 
@@ -74,7 +73,7 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     p_lo_f = 0.99 * float(np.linalg.eigvalsh(P).min())
     Pq = qmat(dyadic_matrix_str(P))
     Pq = (Pq + Pq.transpose()) / 2
-    P_str = [[frac_str(Fraction(int(Pq[i, j].p), int(Pq[i, j].q))) for j in range(d)] for i in range(d)]
+    P_str = qmat_str(Pq)
     Pf = qmat_to_float(Pq)
     n = [dyadic(math.sqrt(float(np.sum((Pf @ qmat_to_float(C)) ** 2) * np.sum(qmat_to_float(A) ** 2))) * (1 + 1e-6) + 1e-30, 40)
          for C, A in heads]
@@ -89,7 +88,7 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
                           rel_tol=1e-2, seconds=max(0.5, 0.5 * (seconds - (time.perf_counter() - t0))),
                           until=lambda state, t: end_inside(Pq, level, state.S, prec) and not hit.append(t))
-    numerical = dict(tube_summary(tube), level=float(Fraction(int(level.p), int(level.q))))
+    numerical = dict(tube_summary(tube), level=float_of(level))
     if not hit:
         return tube_missed(tube, _CLAIM0, numerical, t0, "reach {tr(PΣ) < lam/c}")
     times, tube_data = tube_fields(tube, hit[0], order, prec)

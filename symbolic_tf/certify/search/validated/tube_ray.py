@@ -35,7 +35,7 @@ import flint
 import numpy as np
 
 from ....exact.precision import working_precision
-from ....exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
+from ....exact.rational import dyadic, dyadic_matrix_str, fmpq_of, frac_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 from ...check.tube_replay import svec_pairs
@@ -409,7 +409,7 @@ def _projective_retry(heads, F, tube, end_check, best, deadline, prec, numerical
         numerical["projective"] = "no covariance box narrow enough to switch"
         return
     S_k, t_k = tube.ends[k], tube.times[k]
-    t_arb = flint.arb(flint.fmpq(t_k.numerator, t_k.denominator))
+    t_arb = flint.arb(fmpq_of(t_k))
     last_u = [1.0 / float(sum(S_k[i, i].mid() for i in range(S_k.nrows())))]   # u = 1/tr Σ at the switch
     checks = [0]
 

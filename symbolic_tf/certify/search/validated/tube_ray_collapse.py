@@ -14,11 +14,10 @@ checker's own procedure; the certificate is re-checked independently.
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 
 import numpy as np
 
-from ....exact.rational import dyadic, frac_str, qmat_to_float
+from ....exact.rational import dyadic, float_of, fmpq_of, frac_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 
@@ -78,7 +77,7 @@ def _region(heads, d, Xf, prec):
     if not cstar < 0:
         return "tr Q(X*) is not negative: no collapsing ray"
     kappa = dyadic(2 * abs(cstar), 20)
-    fb = CollapseField(heads, flint.arb_mat, flint.arb(flint.fmpq(kappa.numerator, kappa.denominator)))
+    fb = CollapseField(heads, flint.arb_mat, flint.arb(fmpq_of(kappa)))
     J = np.array([[float(x.mid()) for x in row]
                   for row in fb.jacobian(flint.arb_mat(Xs), flint.arb(0), svec_basis(d))])
     ly = lyapunov_guess(J[:m, :m])
@@ -154,9 +153,9 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     data = _region(heads, d, Xf, prec)
     if isinstance(data, str):
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason=data)
-    W = np.array([[float(Fraction(x)) for x in row] for row in data["W"]])
-    Xs = np.array([[float(Fraction(x)) for x in row] for row in data["X_star"]])
-    rho = float(Fraction(data["rho"]))
+    W = np.array([[float_of(x) for x in row] for row in data["W"]])
+    Xs = np.array([[float_of(x) for x in row] for row in data["X_star"]])
+    rho = float_of(data["rho"])
     up = svec_pairs(d)
     found = {}
     throttle = Throttle(every=50)

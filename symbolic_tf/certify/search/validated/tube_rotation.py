@@ -23,10 +23,9 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-import flint
 import numpy as np
 
-from ....exact.rational import dyadic, frac_str, qmat_to_float
+from ....exact.rational import dyadic, fmpq_of, frac_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 from .float_field import float_blowup, FloatField
@@ -318,13 +317,13 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
                               "the growth functional grows")
 
     phi, eta = rational_functions(phi_f, eta_f)
-    phi_q = tuple([flint.fmpq(x.numerator, x.denominator) for x in v] for v in phi)
-    eta_q = tuple([flint.fmpq(x.numerator, x.denominator) for x in v] for v in eta)
+    phi_q = tuple([fmpq_of(x) for x in v] for v in phi)
+    eta_q = tuple([fmpq_of(x) for x in v] for v in eta)
     bounds, pieces, D0, u_max = None, None, None, None
     for D0_try in ladder[:3]:
-        D0q = flint.fmpq(D0_try.numerator, D0_try.denominator)
+        D0q = fmpq_of(D0_try)
         for u_try in u_ladder(F, kbar):
-            uq = None if u_try is None else flint.fmpq(u_try.numerator, u_try.denominator)
+            uq = None if u_try is None else fmpq_of(u_try)
             for n_psi, n_r, depth in ((128, 2, 4), (256, 4, 6)):
                 if time.perf_counter() - t0 > seconds / 2:
                     break
@@ -338,7 +337,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
                 break
         if bounds is not None:
             break
-    u_maxq = None if u_max is None else flint.fmpq(u_max.numerator, u_max.denominator)
+    u_maxq = None if u_max is None else fmpq_of(u_max)
     if bounds is None:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                        reason="the region inequalities could not be verified: " + numerical.get("region", "budget"))
@@ -370,7 +369,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
     if not best:
         return tube_missed(tube, _CLAIM0, numerical, t0, "enter the certified annulus")
     times, tube_data = tube_fields(tube, best["t"], order, prec)
-    D0q = flint.fmpq(D0.numerator, D0.denominator)
+    D0q = fmpq_of(D0)
     data = {**function_fields(phi, eta), "D0": frac_str(D0), "n_psi": pieces[0], "n_r": pieces[1],
             "max_depth": pieces[2], "T_lo": best["T_lo"], "T_hi": best["T_hi"], "prec": prec, **tube_data}
     if u_max is not None:
