@@ -46,7 +46,7 @@ from hypothesis import strategies as st
 
 from symbolic_tf.certify.check.certificate import SCHEMA, Certificate, load_certificate
 from symbolic_tf.certify.check import check, declaration, kind_names
-from symbolic_tf.certify.check.claims import PROPERTIES, REGIME_SUBJECTS, Claim, Quantifier
+from symbolic_tf.certify.check.claims import REGIME_SUBJECTS, Claim, Quantifier, property_subjects
 from symbolic_tf.spec.errors import CertificationFailed, SymtfError
 from symbolic_tf.spec.problem import parse_problem
 
@@ -620,7 +620,7 @@ def _with_claim(c, subject=None, quantifier=None, params=None, rerender=True):
 
 def _claim_mutations(c):
     cl = c["claim"]
-    for s in list(REGIME_SUBJECTS) + sorted(PROPERTIES):
+    for s in list(REGIME_SUBJECTS) + property_subjects():
         if s != cl["subject"]:
             for rr in (True, False):
                 m = _with_claim(c, subject=s, rerender=rr)
@@ -951,7 +951,7 @@ def certificate_shaped(draw):
     doc = {"schema": draw(st.sampled_from([SCHEMA, SCHEMA, "x"])),
            "kind": draw(st.sampled_from(kind_names() + ["x"])),
            "claim": draw(st.one_of(json_docs, st.fixed_dictionaries(
-               {"subject": st.sampled_from(list(REGIME_SUBJECTS) + sorted(PROPERTIES)),
+               {"subject": st.sampled_from(list(REGIME_SUBJECTS) + property_subjects()),
                 "quantifier": st.sampled_from([q.value for q in Quantifier]),
                 "params": st.dictionaries(st.sampled_from(["T_lo", "T_hi", "rank", "gamma", "r", "Sigma_mid",
                                                            "sigma0_rank", "stationary", "v", "members"]),

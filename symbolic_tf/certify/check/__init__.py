@@ -23,7 +23,7 @@ from typing import Callable
 
 from ...spec.errors import CertificationFailed
 from .certificate import Certificate
-from .claims import Claim
+from .claims import Claim, use_kind_loader
 from .schema import validate
 
 __all__ = ["check", "kind", "KindDecl", "Hypothesis", "CheckResult", "kind_names", "declaration",
@@ -107,6 +107,10 @@ def _load():
         for mod in pkgutil.iter_modules(pkg.__path__):
             importlib.import_module(f"{pkg.__name__}.{mod.name}")
         _loaded = True
+
+
+# a property claim's words are declared in the module of its kind: a claim loads the kinds to render
+use_kind_loader(_load)
 
 
 def kind_names() -> list[str]:

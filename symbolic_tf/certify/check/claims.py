@@ -24,7 +24,8 @@ from typing import Any, Mapping
 
 from ...spec.errors import CertificationFailed
 
-__all__ = ["Regime", "Quantifier", "Claim", "PROPERTIES", "REGIME_SUBJECTS"]
+__all__ = ["Regime", "Quantifier", "Claim", "PROPERTIES", "REGIME_SUBJECTS", "claim_words", "property_subjects",
+           "use_kind_loader", "approx", "mat_text"]
 
 
 class Regime(str, Enum):
@@ -60,11 +61,77 @@ class Quantifier(str, Enum):
 
 REGIME_SUBJECTS = tuple(r.value for r in Regime if r is not Regime.UNDECIDED)
 
-#: subjects that are properties, not regimes: name -> renderer(params) -> words
+#: subjects that are properties, not regimes: name -> renderer(params) -> words.  Each is declared
+#: with :func:`claim_words` in the module of the kind that proves it, so it is filled when the kinds
+#: are loaded (:func:`use_kind_loader`); read it through :func:`property_subjects` or a Claim.
 PROPERTIES: dict[str, Any] = {}
+_kind_loader = None
 
 
-def _approx(s) -> str:
+def claim_words(subject: str):
+    """Decorator declaring the words of a property subject (a claim that is not a regime); the kind
+    that proves the property declares them in its own module.
+
+    Parameters
+    ----------
+    subject : str
+        The property's name (a claim's ``subject``).
+
+    Returns
+    -------
+    callable
+        The decorator; it registers ``render(params) -> str`` and returns it unchanged.
+    """
+    def deco(fn):
+        PROPERTIES[subject] = fn
+        return fn
+    return deco
+
+
+def use_kind_loader(load) -> None:
+    """Set the function that loads every kind module (and so every :func:`claim_words`): the kernel
+    (:mod:`symbolic_tf.certify.check`) sets it on import, before any claim can be built, so a claim
+    renders even when no kind module was imported yet.
+
+    Parameters
+    ----------
+    load : callable
+        ``load()`` imports every kind module (idempotent).
+    """
+    global _kind_loader
+    _kind_loader = load
+
+
+def _properties() -> dict:
+    if _kind_loader is not None:
+        _kind_loader()
+    return PROPERTIES
+
+
+def property_subjects() -> list[str]:
+    """The names of every property subject (loading the kinds that declare them).
+
+    Returns
+    -------
+    list of str
+        Sorted.
+    """
+    return sorted(_properties())
+
+
+def approx(s) -> str:
+    """A number's decimal approximation for the words of a claim.
+
+    Parameters
+    ----------
+    s : str or int
+        An exact number ("p/q").
+
+    Returns
+    -------
+    str
+        Ten significant digits, or "?" when ``s`` is not a number within the schema limits.
+    """
     from .schema import parse_rat
 
     try:  # "p/q" within the limits only: Fraction("1e99999999") would build a huge integer
@@ -73,7 +140,19 @@ def _approx(s) -> str:
         return "?"
 
 
-def _mat_text(M) -> str:
+def mat_text(M) -> str:
+    """A matrix in the words of a claim: rows separated by "; ".
+
+    Parameters
+    ----------
+    M : list of list
+        The matrix (exact entries as strings or ints).
+
+    Returns
+    -------
+    str
+        ``[a, b; c, d]``.
+    """
     return "[" + "; ".join(", ".join(str(x) for x in row) for row in M) + "]"
 
 
@@ -81,9 +160,9 @@ def _regime_text(subject: str, p: Mapping) -> str:
     if subject == "BLOWUP":
         if "T_lo" in p and "T_hi" in p:
             return (f"Σ(t) blows up in finite time, T* ∈ [{p['T_lo']}, {p['T_hi']}] "
-                    f"(≈ [{_approx(p['T_lo'])}, {_approx(p['T_hi'])}])")
+                    f"(≈ [{approx(p['T_lo'])}, {approx(p['T_hi'])}])")
         if "T_hi" in p:
-            return f"Σ(t) blows up in finite time, T* ≤ {p['T_hi']} (≈ {_approx(p['T_hi'])})"
+            return f"Σ(t) blows up in finite time, T* ≤ {p['T_hi']} (≈ {approx(p['T_hi'])})"
         return "Σ(t) blows up in finite time"
     if subject == "CLUSTERING":
         rank = p.get("rank")
@@ -94,16 +173,16 @@ def _regime_text(subject: str, p: Mapping) -> str:
             r = p.get("rank")
             return "Σ(t) = Σ₀ for all t (Σ₀ is an equilibrium" + ("" if r is None else f" of rank {r}") + ")"
         if "Sigma_star" in p:
-            return f"the solution is global and Σ(t) converges to the equilibrium Σ* = {_mat_text(p['Sigma_star'])}"
+            return f"the solution is global and Σ(t) converges to the equilibrium Σ* = {mat_text(p['Sigma_star'])}"
         if "Sigma_mid" in p:
             return (f"the solution is global and Σ(t) converges to an equilibrium Σ* with |Σ*_ij − Sigma_mid_ij| ≤ {p['r']}, "
-                    f"Sigma_mid = {_mat_text(p['Sigma_mid'])}")
+                    f"Sigma_mid = {mat_text(p['Sigma_mid'])}")
         return "the solution is global and Σ(t) converges to a positive definite equilibrium Σ*"
     if subject == "BOUNDED":
         if "return_time_lo" in p and "return_time_hi" in p:
             return ("Σ(t) exists for all t and stays bounded; it returns to a box on a Poincaré section "
                     f"at intervals in [{p['return_time_lo']}, {p['return_time_hi']}] "
-                    f"(≈ [{_approx(p['return_time_lo'])}, {_approx(p['return_time_hi'])}])")
+                    f"(≈ [{approx(p['return_time_lo'])}, {approx(p['return_time_hi'])}])")
         return "Σ(t) exists for all t and stays bounded"
     if subject == "EXPONENTIAL_GROWTH":
         g = p.get("gamma")
@@ -135,7 +214,7 @@ class Claim:
     params: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        if self.subject not in REGIME_SUBJECTS and self.subject not in PROPERTIES:
+        if self.subject not in REGIME_SUBJECTS and self.subject not in _properties():
             raise CertificationFailed(f"claim: unknown subject {self.subject!r}")
         object.__setattr__(self, "quantifier", Quantifier(self.quantifier))
         object.__setattr__(self, "params", json.loads(_canon(dict(self.params))))
@@ -161,7 +240,7 @@ class Claim:
             The text (prefixed by the quantifier's phrase unless it is NONE).
         """
         body = (_regime_text(self.subject, self.params) if self.regime is not None
-                else PROPERTIES[self.subject](self.params))
+                else _properties()[self.subject](self.params))
         q = self.quantifier
         if q is Quantifier.NONE:
             return body
@@ -288,120 +367,3 @@ class Claim:
             r = int(self.params.get("sigma0_rank", -1))
             return (True, "") if dS.pos == r else (False, f"the claim covers rank {r}; this Σ₀ has rank {dS.pos}")
         return False, f"quantifier {q.value!r} is not about a single problem's Σ₀"
-
-
-# ------------------------------------------------------------------------------------------
-# properties (claims that are not a regime of one Σ₀); each renders its words from params
-# ------------------------------------------------------------------------------------------
-EQ_PART_TEXT = {
-    "exists-unique": ("Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ has exactly one equilibrium Σ* among the symmetric Σ "
-                      "with |Σ_ij − Sigma_mid_ij| ≤ r for all i, j"),
-    "pd": "Σ* is positive definite",
-    "stable": "Σ* is locally exponentially stable (the linearisation on symmetric matrices is Hurwitz)",
-    "unstable": "Σ* is unstable (the linearisation has an eigenvalue with positive real part)",
-    "mean": ("along every solution with Σ(t) → Σ* the mean converges to α* = −M*⁻¹b, "
-             "M* = F + V + VΣ*A Hurwitz, with |α*_i − alpha_mid_i| ≤ alpha_rad_i"),
-}
-EQ_PART_ORDER = ("exists-unique", "pd", "stable", "unstable", "mean")
-
-
-def _property(name):
-    def deco(fn):
-        PROPERTIES[name] = fn
-        return fn
-    return deco
-
-
-@_property("equilibrium-enclosure")
-def _eq_enclosure(p):
-    parts = [c for c in EQ_PART_ORDER if c in p.get("parts", [])]
-    alpha = (f", alpha_mid = [{', '.join(str(x) for x in p['alpha_mid'])}], alpha_rad = "
-             f"[{', '.join(str(x) for x in p.get('alpha_rad', []))}]" if "alpha_mid" in p else "")
-    return ("; ".join(EQ_PART_TEXT[c] for c in parts)
-            + f" (r = {p.get('r')}, Sigma_mid = {_mat_text(p.get('Sigma_mid', []))}{alpha})")
-
-
-@_property("nonconvexity")
-def _nonconvex(p):
-    return (f"the interaction energy of softmax with A = {_mat_text(p.get('A', []))} is not λ-convex along "
-            f"Wasserstein geodesics for any λ > {p.get('lambda_bound')} (≈ {_approx(p.get('lambda_bound'))})")
-
-
-@_property("batch-blowup")
-def _batch(p):
-    return (f"softmax with V = vI, v = {p.get('v')}, A = {_mat_text(p.get('A', []))}: each of the {p.get('members')} "
-            f"listed Σ₀ ≻ 0 with a bracket blows up at a T* inside its bracket [T_lo, T_hi]")
-
-
-_HEAD_TEXT = {"symA_nsd": "A_h + A_hᵀ ⪯ 0",
-              "identity_value_blowup": "with V = I the Gaussian flow of A_h blows up from every Σ₀ ≻ 0",
-              "conjecture_hypothesis": "C_hA_h + A_hᵀC_hᵀ ⪯ 0"}
-
-
-@_property("head-property")
-def _head(p):
-    return (f"checkpoint sha256 {str(p.get('sha256'))[:12]}…, layer {p.get('layer')}, head {p.get('head')} "
-            f"(d_h = {p.get('head_dim')}): {_HEAD_TEXT.get(p.get('verdict'), '?')}")
-
-
-@_property("head-eigenline-blowup")
-def _head_eig(p):
-    return (f"checkpoint sha256 {str(p.get('sha256'))[:12]}…, layer {p.get('layer')}, head {p.get('head')} "
-            f"(d_h = {p.get('head_dim')}): the "
-            f"single-head Gaussian flow (A = A_h, V = C_h) blows up in finite time from the rank-one Σ₀ = ûûᵀ on "
-            f"the real eigenline of C_h with eigenvalue in [{p.get('v_lo')}, {p.get('v_hi')}]")
-
-
-@_property("matrix-identity")
-def _matrix_identity(p):
-    """A matrix-form identity for every dimension (docs/mathematics.md §10)."""
-    hyps = p.get("hypotheses", [])
-    where = ("; ".join(str(h) for h in hyps)) if isinstance(hyps, list) and hyps else "no hypothesis"
-    return (f"«{p.get('name')}»: for every dimension d ≥ 1 and all real matrices {p.get('symbols')} with {where}, "
-            f"wherever every inverse written exists: {p.get('identity')}")
-
-
-@_property("twisted-gaussian-nonconvexity")
-def _twisted_gaussian(p):
-    """Non-convexity on Gaussians along a twisted geodesic (docs/mathematics.md §7)."""
-    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))}, "
-            f"V = {_mat_text(p.get('V', []))} is not λ-convex for any λ ≥ 0 along the twisted Gaussian geodesics "
-            f"Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ: at Σ = {_mat_text(p.get('Sigma', []))}, B = {_mat_text(p.get('B', []))}, "
-            "d²E/ds² < 0")
-
-
-@_property("gaussian-curve-nonconvexity")
-def _gaussian_curve(p):
-    """Non-convexity on Gaussians along one curve (I + sN)Σ(I + sN)ᵀ, any A (docs/mathematics.md §7)."""
-    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))} "
-            f"is not convex along the curve Σ_s = (I + sN)Σ(I + sN)ᵀ, N = {_mat_text(p.get('N', []))}, at "
-            f"Σ = {_mat_text(p.get('Sigma', []))}: d²E/ds² < 0 (so not along every such curve)")
-
-
-@_property("twisted-gaussian-convexity")
-def _twisted_convexity(p):
-    """Convexity on Gaussians along every twisted geodesic, A = Aᵀ definite (docs/mathematics.md §7);
-    along every curve (I + sN)Σ(I + sN)ᵀ when A = Aᵀ is semidefinite and singular."""
-    if str(p.get("definite", "")).endswith("semidefinite"):
-        return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))} "
-                f"(symmetric, {p.get('definite')}, singular: no twisted metric VA⁻¹) is convex (d²E/ds² ≥ 0) along "
-                "every curve Σ_s = (I + sN)Σ(I + sN)ᵀ, N any, through every Σ ≻ 0 of finite energy")
-    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))} "
-            f"(symmetric, {p.get('definite')} definite) is convex (d²E/ds² ≥ 0) along every twisted Gaussian geodesic "
-            "Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ, B = Bᵀ, through every Σ ≻ 0 of finite energy, for every value matrix V")
-
-
-@_property("twisted-rotation-scaling-convexity")
-def _twisted_rotation_scaling(p):
-    """Convexity on Gaussians along every twisted geodesic of one pair A = aI + bJ (b² ≤ 3a²), V = vI in
-    d = 2 (docs/mathematics.md §7, "A fixed pair")."""
-    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {_mat_text(p.get('A', []))} "
-            f"(rotation–scaling, b² ≤ 3a²) and V = {_mat_text(p.get('V', []))} is convex (d²E/ds² ≥ 0) along every "
-            "twisted Gaussian geodesic Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ, B = Bᵀ, through every Σ ≻ 0 of finite energy")
-
-
-@_property("schedule-endpoint")
-def _schedule_endpoint(p):
-    """A depth schedule's end point enclosed in a box (docs/schedules.md)."""
-    return (f"the solution exists on [0, T], T = {p.get('T')}, and Σ(T) lies entrywise in the box "
-            f"[{_mat_text(p.get('lo', []))}, {_mat_text(p.get('hi', []))}]")

@@ -67,7 +67,7 @@ def equilibrium_claim(claims) -> str:
     str
         Their texts in the canonical order, joined by "; ".
     """
-    from ..check.claims import EQ_PART_TEXT, EQ_PART_ORDER
+    from ..check.kinds.equilibrium_krawczyk import EQ_PART_TEXT, EQ_PART_ORDER
 
     return "; ".join(EQ_PART_TEXT[c] for c in EQ_PART_ORDER if c in claims)
 
@@ -419,7 +419,8 @@ def _certificate(problem, res, prec):
         Wm, mids, rads = res["mean"]
         data["mean"] = {"W": mat_str(Wm), "alpha_mid": [frac_str(q) for q in mids],
                         "alpha_rad": [frac_str(q) for q in rads]}
-    from ..check.claims import EQ_PART_ORDER, Claim, Quantifier
+    from ..check.claims import Claim, Quantifier
+    from ..check.kinds.equilibrium_krawczyk import EQ_PART_ORDER
 
     params = {"parts": [c for c in EQ_PART_ORDER if c in claims], "Sigma_mid": data["Sigma_mid"], "r": data["r"]}
     if "mean" in data:

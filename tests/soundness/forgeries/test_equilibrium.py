@@ -12,7 +12,7 @@ from fractions import Fraction as Fr
 
 import pytest
 
-from symbolic_tf.certify.check.claims import EQ_PART_ORDER
+from symbolic_tf.certify.check.kinds.equilibrium_krawczyk import EQ_PART_ORDER
 from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium
 from symbolic_tf.spec.problem import parse_problem
 

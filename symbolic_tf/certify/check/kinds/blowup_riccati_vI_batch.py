@@ -7,7 +7,7 @@ from ....exact.definiteness import definiteness
 from ....exact.rational import fmpq_of, qmat
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
-from ..claims import Claim, Quantifier
+from ..claims import Claim, Quantifier, claim_words, mat_text
 
 
 _T = "tests/soundness/forgeries/test_batch.py::"
@@ -25,6 +25,12 @@ HYPOTHESES = (
     Hypothesis("member-witness", "A rational w ≠ 0 of length d with wᵀ(Σ₀⁻¹ − T_hi·R)w ≤ 0: X(T_hi) is not ≻ 0, so "
                "X turns singular (Σ blows up) at some T* ≤ T_hi.", _T + "test_batch_member_witness"),
 )
+
+
+@claim_words("batch-blowup")
+def _batch(p):
+    return (f"softmax with V = vI, v = {p.get('v')}, A = {mat_text(p.get('A', []))}: each of the {p.get('members')} "
+            f"listed Σ₀ ≻ 0 with a bracket blows up at a T* inside its bracket [T_lo, T_hi]")
 
 
 @kind("blowup-riccati-vI-batch", {"A": "rat[][]", "v": "rat", "members": "obj[]"}, needs_problem=False,

@@ -29,9 +29,8 @@ from ....exact.precision import working_precision
 from ....exact.rational import qmat
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
-from ..claims import EQ_PART_ORDER, EQ_PART_TEXT, Claim, Quantifier
+from ..claims import Claim, Quantifier, claim_words, mat_text
 from .krawczyk_box import ball, drift_model, krawczyk, parse_box, rat, square
-
 
 
 def _fail(msg):
@@ -74,6 +73,28 @@ def _sym_W(raw, n, what):
     if W != W.transpose():
         _fail(f"{what} is not symmetric")
     return W
+
+
+#: the words of each part an equilibrium enclosure may claim
+EQ_PART_TEXT = {
+    "exists-unique": ("Σ̇ = FΣ + ΣFᵀ + VΣAΣ + ΣAᵀΣVᵀ has exactly one equilibrium Σ* among the symmetric Σ "
+                      "with |Σ_ij − Sigma_mid_ij| ≤ r for all i, j"),
+    "pd": "Σ* is positive definite",
+    "stable": "Σ* is locally exponentially stable (the linearisation on symmetric matrices is Hurwitz)",
+    "unstable": "Σ* is unstable (the linearisation has an eigenvalue with positive real part)",
+    "mean": ("along every solution with Σ(t) → Σ* the mean converges to α* = −M*⁻¹b, "
+             "M* = F + V + VΣ*A Hurwitz, with |α*_i − alpha_mid_i| ≤ alpha_rad_i"),
+}
+EQ_PART_ORDER = ("exists-unique", "pd", "stable", "unstable", "mean")
+
+
+@claim_words("equilibrium-enclosure")
+def _eq_enclosure(p):
+    parts = [c for c in EQ_PART_ORDER if c in p.get("parts", [])]
+    alpha = (f", alpha_mid = [{', '.join(str(x) for x in p['alpha_mid'])}], alpha_rad = "
+             f"[{', '.join(str(x) for x in p.get('alpha_rad', []))}]" if "alpha_mid" in p else "")
+    return ("; ".join(EQ_PART_TEXT[c] for c in parts)
+            + f" (r = {p.get('r')}, Sigma_mid = {mat_text(p.get('Sigma_mid', []))}{alpha})")
 
 
 @kind("equilibrium-krawczyk", {"basis": ("enum", "svec-upper"), "prec": "int", "claims": "str[]",

@@ -17,10 +17,18 @@ from ....exact.definiteness import definiteness
 from ....exact.rational import frac_str, qmat
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
-from ..claims import Claim, Quantifier
+from ..claims import Claim, Quantifier, claim_words, mat_text
 from .twisted_gaussian_nonconvexity import curve_sign_data
 
 KIND = "gaussian-curve-nonconvexity"
+
+
+@claim_words("gaussian-curve-nonconvexity")
+def _gaussian_curve(p):
+    """Non-convexity on Gaussians along one curve (I + sN)Σ(I + sN)ᵀ, any A (docs/mathematics.md §7)."""
+    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {mat_text(p.get('A', []))} "
+            f"is not convex along the curve Σ_s = (I + sN)Σ(I + sN)ᵀ, N = {mat_text(p.get('N', []))}, at "
+            f"Σ = {mat_text(p.get('Sigma', []))}: d²E/ds² < 0 (so not along every such curve)")
 
 
 _FORGERIES = "tests/soundness/forgeries/test_gaussian_curve.py"

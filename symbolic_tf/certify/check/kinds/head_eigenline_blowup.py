@@ -13,7 +13,7 @@ from fractions import Fraction
 from ....exact.precision import working_precision
 from ....exact.rational import fmpq_of
 from .. import Hypothesis, kind
-from ..claims import Claim, Quantifier
+from ..claims import Claim, Quantifier, claim_words
 from ..heads import (CHECKPOINT_PINNED, FORGERIES, HEAD_PARTITION, HEAD_SCHEMA, head_claim_params, head_tensors,
                      int_matrix, refuse)
 
@@ -31,6 +31,14 @@ EIGENLINE_HYPOTHESES = (
                "ṡ = 2v*(ûᵀA_hû)s², which blows up in finite time from every s₀ > 0.",
                f"{FORGERIES}::test_eigenline_without_blowup_is_rejected"),
 )
+
+
+@claim_words("head-eigenline-blowup")
+def _head_eig(p):
+    return (f"checkpoint sha256 {str(p.get('sha256'))[:12]}…, layer {p.get('layer')}, head {p.get('head')} "
+            f"(d_h = {p.get('head_dim')}): the "
+            f"single-head Gaussian flow (A = A_h, V = C_h) blows up in finite time from the rank-one Σ₀ = ûûᵀ on "
+            f"the real eigenline of C_h with eigenvalue in [{p.get('v_lo')}, {p.get('v_hi')}]")
 
 
 @kind("head-eigenline-blowup", {**HEAD_SCHEMA, "v_lo": "rat", "v_hi": "rat", "k": "int", "r": "int"}, needs_problem=False,

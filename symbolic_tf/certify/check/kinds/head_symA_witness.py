@@ -25,7 +25,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .. import Hypothesis, kind
-from ..claims import Claim, Quantifier
+from ..claims import Claim, Quantifier, claim_words
 from ..heads import (CHECKPOINT_PINNED, FORGERIES, HEAD_PARTITION, HEAD_SCHEMA, exact_dot_rows, head_claim_params,
                      head_tensors, refuse)
 
@@ -45,6 +45,17 @@ WITNESS_HYPOTHESES = (
 )
 
 _STATUS = {v: s for s, v in CLAIMS}
+
+
+_HEAD_TEXT = {"symA_nsd": "A_h + A_hᵀ ⪯ 0",
+              "identity_value_blowup": "with V = I the Gaussian flow of A_h blows up from every Σ₀ ≻ 0",
+              "conjecture_hypothesis": "C_hA_h + A_hᵀC_hᵀ ⪯ 0"}
+
+
+@claim_words("head-property")
+def _head(p):
+    return (f"checkpoint sha256 {str(p.get('sha256'))[:12]}…, layer {p.get('layer')}, head {p.get('head')} "
+            f"(d_h = {p.get('head_dim')}): {_HEAD_TEXT.get(p.get('verdict'), '?')}")
 
 
 @kind(KIND, {**HEAD_SCHEMA, "verdict": ("enum", *sorted(_STATUS)), "x": "int[]"}, needs_problem=False,

@@ -17,10 +17,19 @@ from __future__ import annotations
 
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
-from ..claims import Claim, Quantifier
+from ..claims import Claim, Quantifier, claim_words
 from ..matrix_proofs.replay import check_witness, guard, parse_statement, replay, statement_params
 
 KIND = "matrix-identity"
+
+
+@claim_words("matrix-identity")
+def _matrix_identity(p):
+    """A matrix-form identity for every dimension (docs/mathematics.md §10)."""
+    hyps = p.get("hypotheses", [])
+    where = ("; ".join(str(h) for h in hyps)) if isinstance(hyps, list) and hyps else "no hypothesis"
+    return (f"«{p.get('name')}»: for every dimension d ≥ 1 and all real matrices {p.get('symbols')} with {where}, "
+            f"wherever every inverse written exists: {p.get('identity')}")
 
 
 _FORGERIES = "tests/soundness/forgeries/test_matrix_identity.py"

@@ -17,7 +17,7 @@ from ....exact.precision import working_precision
 from ....exact.rational import fmpq_of, fraction_of, parse_frac
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
-from ..claims import Claim, Quantifier
+from ..claims import Claim, Quantifier, approx, claim_words, mat_text
 
 
 _FORGERIES = "tests/soundness/forgeries/test_convexity.py"
@@ -55,6 +55,12 @@ def _col(M, i):
 
 def _scalar(M) -> flint.fmpq:
     return M[0, 0]
+
+
+@claim_words("nonconvexity")
+def _nonconvex(p):
+    return (f"the interaction energy of softmax with A = {mat_text(p.get('A', []))} is not λ-convex along "
+            f"Wasserstein geodesics for any λ > {p.get('lambda_bound')} (≈ {approx(p.get('lambda_bound'))})")
 
 
 @kind("nonconvexity-witness", {"A": "rat[][]", "positions": "rat[][]", "displacements": "rat[][]",

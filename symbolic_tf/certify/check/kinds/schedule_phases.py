@@ -54,7 +54,7 @@ from ....spec.errors import CertificationFailed
 from ..flows import get as get_variant
 from ....spec.schedule import leaves, problem_at, segments
 from .. import Hypothesis, derive, kind
-from ..claims import Claim, Quantifier
+from ..claims import Claim, Quantifier, claim_words, mat_text
 from ..schema import parse_rat, validate
 from ..tube_replay import flow_pairs, replay_stored
 
@@ -463,6 +463,13 @@ def _inside(end, lo, hi) -> bool:
             elif not ((end[i, j] - flint.arb(a)) >= 0 and (flint.arb(b) - end[i, j]) >= 0):
                 return False
     return True
+
+
+@claim_words("schedule-endpoint")
+def _schedule_endpoint(p):
+    """A depth schedule's end point enclosed in a box (docs/schedules.md)."""
+    return (f"the solution exists on [0, T], T = {p.get('T')}, and Σ(T) lies entrywise in the box "
+            f"[{mat_text(p.get('lo', []))}, {mat_text(p.get('hi', []))}]")
 
 
 @kind(KIND, {"T_c": "rat", "segments": "obj[]", "tail?": "obj", "lo?": "rat[][]", "hi?": "rat[][]",

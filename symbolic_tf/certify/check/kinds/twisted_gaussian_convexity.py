@@ -35,7 +35,7 @@ from ....exact.definiteness import definiteness
 from ....exact.rational import frac_str, qmat
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
-from ..claims import Claim, Quantifier
+from ..claims import Claim, Quantifier, claim_words, mat_text
 from ..matrix_proofs.order import require_theorem
 
 KIND = "twisted-gaussian-convexity"
@@ -60,6 +60,19 @@ STATEMENT = {"name": "twisted geodesics, A = R², W = I − (RΣR)² ≻ 0: t₁
                  " + 4·tr(W⁻¹RΣRRΣNᵀRW⁻¹RΣNᵀRRΣR) + 4·tr(W⁻¹RΣNᵀRRNΣR)"
                  " + tr(W⁻¹RΣNᵀRRΣR)tr(W⁻¹RΣNᵀRRΣR) + 2·tr(W⁻¹RΣNᵀRRΣRW⁻¹RΣNᵀRRΣR)"
                  " + 4·tr(W⁻¹RΣNᵀRRΣNᵀR) ≥ 0"]}
+
+
+@claim_words("twisted-gaussian-convexity")
+def _twisted_convexity(p):
+    """Convexity on Gaussians along every twisted geodesic, A = Aᵀ definite (docs/mathematics.md §7);
+    along every curve (I + sN)Σ(I + sN)ᵀ when A = Aᵀ is semidefinite and singular."""
+    if str(p.get("definite", "")).endswith("semidefinite"):
+        return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {mat_text(p.get('A', []))} "
+                f"(symmetric, {p.get('definite')}, singular: no twisted metric VA⁻¹) is convex (d²E/ds² ≥ 0) along "
+                "every curve Σ_s = (I + sN)Σ(I + sN)ᵀ, N any, through every Σ ≻ 0 of finite energy")
+    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {mat_text(p.get('A', []))} "
+            f"(symmetric, {p.get('definite')} definite) is convex (d²E/ds² ≥ 0) along every twisted Gaussian geodesic "
+            "Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ, B = Bᵀ, through every Σ ≻ 0 of finite energy, for every value matrix V")
 
 
 _FORGERIES = "tests/soundness/forgeries/test_twisted_convexity.py"

@@ -19,7 +19,7 @@ from ....exact.definiteness import definiteness
 from ....exact.rational import frac_str, qmat
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
-from ..claims import Claim, Quantifier
+from ..claims import Claim, Quantifier, claim_words, mat_text
 
 KIND = "twisted-gaussian-nonconvexity"
 
@@ -96,6 +96,15 @@ def curve_sign_data(A, N, S):
     Xi = X.inv()
     t1, t2, t3 = _tr(Xi * X1), _tr(Xi * X1 * Xi * X1), _tr(Xi * X2)
     return t1 * t1 + 2 * t2 - 2 * t3, _tr(N * S * N.transpose())
+
+
+@claim_words("twisted-gaussian-nonconvexity")
+def _twisted_gaussian(p):
+    """Non-convexity on Gaussians along a twisted geodesic (docs/mathematics.md §7)."""
+    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {mat_text(p.get('A', []))}, "
+            f"V = {mat_text(p.get('V', []))} is not λ-convex for any λ ≥ 0 along the twisted Gaussian geodesics "
+            f"Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ: at Σ = {mat_text(p.get('Sigma', []))}, B = {mat_text(p.get('B', []))}, "
+            "d²E/ds² < 0")
 
 
 @kind(KIND, {"A": "rat[][]", "V": "rat[][]", "Sigma": "rat[][]", "B": "rat[][]"}, needs_problem=False,

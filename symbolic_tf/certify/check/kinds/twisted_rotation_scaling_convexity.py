@@ -21,10 +21,19 @@ from __future__ import annotations
 from ....exact.rational import frac_str, qmat
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
-from ..claims import Claim, Quantifier
+from ..claims import Claim, Quantifier, claim_words, mat_text
 from ..rotation_scaling import rotation_scaling_convexity
 
 KIND = "twisted-rotation-scaling-convexity"
+
+
+@claim_words("twisted-rotation-scaling-convexity")
+def _twisted_rotation_scaling(p):
+    """Convexity on Gaussians along every twisted geodesic of one pair A = aI + bJ (b² ≤ 3a²), V = vI in
+    d = 2 (docs/mathematics.md §7, "A fixed pair")."""
+    return (f"the softmax interaction energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) with A = {mat_text(p.get('A', []))} "
+            f"(rotation–scaling, b² ≤ 3a²) and V = {mat_text(p.get('V', []))} is convex (d²E/ds² ≥ 0) along every "
+            "twisted Gaussian geodesic Σ_s = (I + sVA⁻¹B)Σ(I + sVA⁻¹B)ᵀ, B = Bᵀ, through every Σ ≻ 0 of finite energy")
 
 
 _FORGERIES = "tests/soundness/forgeries/test_twisted_rotation_scaling.py"
