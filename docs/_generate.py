@@ -52,6 +52,9 @@ def kind_pages(folder: Path) -> list[str]:
                 "## What it proves", "", textwrap.dedent(doc).strip() or "(see the checker's module below)", "",
                 "## Data it stores", "", "| field | type |", "|---|---|", schema, "",
                 f"The certificate embeds the exact problem: {'yes' if decl.needs_problem else 'no'}.", "",
+                *([f"Role in regime maps: its certificates are map cells, re-verified by "
+                   f"`{decl.cell_checker.__module__}.{decl.cell_checker.__qualname__}` (`symtf check` of a map).", ""]
+                  if decl.cell_checker is not None else []),
                 "## Hypotheses the checker verifies", "",
                 "Each hypothesis of the argument is re-verified from the data; the test beside it forges a "
                 "certificate that violates this hypothesis (alone wherever the data allow it; every field a "
