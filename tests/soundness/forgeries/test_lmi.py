@@ -1,6 +1,6 @@
 """Forgeries of the trace-functional LMI kinds ``bounded-lmi`` and ``blowup-lmi``: one per
-hypothesis of their argument (kinds/lmi.py), each consistent in every other field, plus the
-regression of the hole found by review (a bracket with T_lo alone on Σ₀ = 0)."""
+hypothesis of their argument (kinds/bounded_lmi.py, kinds/blowup_lmi.py, check/lmi.py), each consistent in
+every other field, plus the regression of the hole found by review (a bracket with T_lo alone on Σ₀ = 0)."""
 from __future__ import annotations
 
 import numpy as np

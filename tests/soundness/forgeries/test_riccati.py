@@ -1,5 +1,5 @@
-"""Forgeries of the V = vI (Radon-linearised) kinds of kinds/riccati.py — ``blowup-riccati-vI``,
-``global-riccati-vI``, ``equilibrium-drift-vI``, ``global-drift-vI``, ``growth-drift-vI-nsd``,
+"""Forgeries of the V = vI (Radon-linearised) kinds (check/riccati.py, one module of kinds/ each) —
+``blowup-riccati-vI``, ``global-riccati-vI``, ``equilibrium-drift-vI``, ``global-drift-vI``, ``growth-drift-vI-nsd``,
 ``bounded-drift-vI-nsd``: one per hypothesis of their arguments, each consistent in every other
 field (problem hash recomputed, claim re-rendered, dependent numbers recomputed exactly).
 
