@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any, ClassVar, Mapping
 
 from ..spec.errors import InvalidParameters, UnknownVariant
+from ..spec.heads import quadratic_pair
 
 __all__ = ["Variant", "register", "lookup", "registered", "unregister", "bilinear", "ROW", "NONE", "BISTOCHASTIC"]
 
@@ -158,10 +159,7 @@ class Variant(ABC):
             C = V and Ã = :attr:`quadratic_factor`·τ·A exactly, or None when the variant's
             covariance flow is not of that form.
         """
-        if self.quadratic_factor is None:
-            return None
-        c = Fraction(self.quadratic_factor) * Fraction(P["scale"])
-        return [list(r) for r in P["V"]], [[c * Fraction(e) for e in r] for r in P["A"]]
+        return quadratic_pair(self.quadratic_factor, P)
 
     # ----- numeric declaration --------------------------------------------------------
     @abstractmethod

@@ -1,15 +1,15 @@
 """What the engines ask of a problem's variant, answered from the variants' declarations.
 
 The certification routes, kinds and numeric shortcuts call these functions; none of them asks
-for a variant by name (docs/architecture.md: variants declare, engines compute).
+for a variant by name (docs/architecture.md: variants declare, engines compute).  The logic is
+:mod:`symbolic_tf.spec.heads`, shared with the checker's table of trusted flows.
 """
 from __future__ import annotations
 
 from fractions import Fraction
 from typing import Any
 
-from ..exact.rational import qmat
-from ..spec.errors import InvalidParameters
+from ..spec import heads
 from .registry import get
 
 __all__ = ["quadratic_heads", "single_quadratic_head", "quadratic_reason", "growth_bound_of", "single_quadratic_factor"]
@@ -33,10 +33,7 @@ def single_quadratic_head(problem) -> tuple[Any, Any]:
     InvalidParameters
         When the variant is multi-head or its flow is not of that form.
     """
-    v = get(problem.variant)
-    if v.composite:
-        raise InvalidParameters("heads", f"needs a single-head variant, not {v.name!r}")
-    return quadratic_heads(problem)[0]
+    return heads.single_quadratic_head(problem, get)
 
 
 def quadratic_heads(problem) -> list[tuple[Any, Any]]:
@@ -63,32 +60,7 @@ def quadratic_heads(problem) -> list[tuple[Any, Any]]:
         With the reason when the problem's flow is not of this form (a variant without a
         quadratic declaration, a head of such a variant, a missing matrix).
     """
-    v = get(problem.variant)
-    if not v.composite:
-        if problem.heads:
-            raise InvalidParameters("heads", f"variant {v.name!r} is single-head; use variant = \"multihead\"")
-        if any(P is None for P in (getattr(problem, m) for m in v.matrices)):
-            raise InvalidParameters("variant", f"{v.name} needs {', '.join(v.matrices)}")
-        pair = v.quadratic_pair(v.exact_params(problem))
-        if pair is None:
-            raise InvalidParameters("variant", f"the covariance flow of variant {v.name!r} is not the quadratic "
-                                    "softmax-type field")
-        return [(qmat(pair[0]), qmat(pair[1]))]
-    if not problem.heads:
-        raise InvalidParameters("heads", f"{v.name} problem without heads")
-    out = []
-    for k, h in enumerate(problem.heads):
-        sub = get(h.variant)
-        P = {"A": h.attention, "V": h.V, "scale": problem.scale}
-        if sub.composite or sub.matrices != ("A", "V") or h.attention is None or h.V is None:
-            raise InvalidParameters(f"heads[{k}]", f"head {k} is not a single-head (A, V) head with A and V")
-        pair = sub.quadratic_pair(P)
-        if pair is None:
-            raise InvalidParameters(f"heads[{k}]", f"head {k} ({sub.name}) does not have the quadratic "
-                                    "softmax-type covariance flow")
-        C, At = qmat(pair[0]), qmat(pair[1])
-        out.append((C if h.W is None else qmat(h.W) * C, At))
-    return out
+    return heads.quadratic_heads(problem, get)
 
 
 def growth_bound_of(problem) -> str | None:
@@ -105,9 +77,7 @@ def growth_bound_of(problem) -> str | None:
         The declared bound's name (``"coupling"``, ``"inverse-kernel"``), or None for a
         variant that declares none or a multi-head problem.
     """
-    if problem.heads:
-        return None
-    return get(problem.variant).growth_bound
+    return heads.growth_bound_of(problem, get)
 
 
 def single_quadratic_factor(name) -> Fraction | None:
@@ -124,11 +94,7 @@ def single_quadratic_factor(name) -> Fraction | None:
         :attr:`Variant.quadratic_factor`, or None for an unknown, multi-head or
         non-quadratic variant.
     """
-    try:
-        v = get(str(name if name is not None else ""))
-    except InvalidParameters:
-        return None
-    return None if v.composite or v.quadratic_factor is None else Fraction(v.quadratic_factor)
+    return heads.single_quadratic_factor(name, get)
 
 
 def quadratic_reason(problem, single: bool = False) -> str | None:
@@ -147,9 +113,4 @@ def quadratic_reason(problem, single: bool = False) -> str | None:
     str or None
         None when the flow has that form, else the reason in one line.
     """
-    try:
-        (single_quadratic_head if single else quadratic_heads)(problem)
-    except InvalidParameters as exc:
-        what = "one quadratic (softmax-type) head" if single else "a quadratic (softmax-type) covariance flow"
-        return f"needs {what}: {exc.reason}"
-    return None
+    return heads.quadratic_reason(problem, get, single)

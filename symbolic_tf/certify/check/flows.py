@@ -10,8 +10,9 @@ reads the few facts it relies on from this table, where a reviewer sees them at 
 * the exponential growth bound the variant's Σ̇ obeys (a key of the growth-bound registry);
 * whether the variant is composite (multi-head: its heads carry the pairs).
 
-The functions below have the names, signatures and error texts of
-:mod:`symbolic_tf.variants.structure`; tests/certify/test_flows.py checks, for every registered
+The functions below have the names and signatures of :mod:`symbolic_tf.variants.structure`;
+both compute through :mod:`symbolic_tf.spec.heads` (same logic, same error texts), each with its
+own table.  tests/certify/test_flows.py checks, for every registered
 variant, that this table agrees with the variants' declarations, so a variant the kernel does
 not know (or knows differently) fails there, with its name.
 """
@@ -21,8 +22,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
-from ...exact.rational import qmat
-from ...spec.errors import InvalidParameters, UnknownVariant
+from ...spec import heads
+from ...spec.errors import UnknownVariant
 
 __all__ = ["Flow", "FLOWS", "ROW", "NONE", "BISTOCHASTIC", "get", "names", "normalisation_of", "quadratic_heads",
            "single_quadratic_head", "quadratic_reason", "growth_bound_of", "single_quadratic_factor"]
@@ -78,10 +79,22 @@ class Flow:
         tuple of (list of rows, list of rows) or None
             C = V and Ã = c·τ·A exactly, or None when the flow is not of that form.
         """
-        if self.quadratic_factor is None:
-            return None
-        c = Fraction(self.quadratic_factor) * Fraction(P["scale"])
-        return [list(r) for r in P["V"]], [[c * Fraction(e) for e in r] for r in P["A"]]
+        return heads.quadratic_pair(self.quadratic_factor, P)
+
+    def exact_params(self, problem) -> dict:
+        """The exact parameters :meth:`quadratic_pair` reads: the matrices and the temperature.
+
+        Parameters
+        ----------
+        problem : symbolic_tf.spec.problem.Problem
+            The problem.
+
+        Returns
+        -------
+        dict
+            Matrix name → rows of rationals (or None), and ``"scale"`` → τ.
+        """
+        return {m: getattr(problem, m) for m in self.matrices} | {"scale": problem.scale}
 
 
 #: The table, in the order the variant registry lists unknown names (module order).
@@ -178,10 +191,7 @@ def single_quadratic_head(problem) -> tuple[Any, Any]:
     InvalidParameters
         When the variant is multi-head or its flow is not of that form.
     """
-    v = get(problem.variant)
-    if v.composite:
-        raise InvalidParameters("heads", f"needs a single-head variant, not {v.name!r}")
-    return quadratic_heads(problem)[0]
+    return heads.single_quadratic_head(problem, get)
 
 
 def quadratic_heads(problem) -> list[tuple[Any, Any]]:
@@ -205,32 +215,7 @@ def quadratic_heads(problem) -> list[tuple[Any, Any]]:
     InvalidParameters
         With the reason when the problem's flow is not of this form.
     """
-    v = get(problem.variant)
-    if not v.composite:
-        if problem.heads:
-            raise InvalidParameters("heads", f"variant {v.name!r} is single-head; use variant = \"multihead\"")
-        if any(P is None for P in (getattr(problem, m) for m in v.matrices)):
-            raise InvalidParameters("variant", f"{v.name} needs {', '.join(v.matrices)}")
-        pair = v.quadratic_pair({m: getattr(problem, m) for m in v.matrices} | {"scale": problem.scale})
-        if pair is None:
-            raise InvalidParameters("variant", f"the covariance flow of variant {v.name!r} is not the quadratic "
-                                    "softmax-type field")
-        return [(qmat(pair[0]), qmat(pair[1]))]
-    if not problem.heads:
-        raise InvalidParameters("heads", f"{v.name} problem without heads")
-    out = []
-    for k, h in enumerate(problem.heads):
-        sub = get(h.variant)
-        P = {"A": h.attention, "V": h.V, "scale": problem.scale}
-        if sub.composite or sub.matrices != ("A", "V") or h.attention is None or h.V is None:
-            raise InvalidParameters(f"heads[{k}]", f"head {k} is not a single-head (A, V) head with A and V")
-        pair = sub.quadratic_pair(P)
-        if pair is None:
-            raise InvalidParameters(f"heads[{k}]", f"head {k} ({sub.name}) does not have the quadratic "
-                                    "softmax-type covariance flow")
-        C, At = qmat(pair[0]), qmat(pair[1])
-        out.append((C if h.W is None else qmat(h.W) * C, At))
-    return out
+    return heads.quadratic_heads(problem, get)
 
 
 def growth_bound_of(problem) -> str | None:
@@ -247,9 +232,7 @@ def growth_bound_of(problem) -> str | None:
         The bound's name (``"coupling"``, ``"inverse-kernel"``), or None for a variant without
         one or a multi-head problem.
     """
-    if problem.heads:
-        return None
-    return get(problem.variant).growth_bound
+    return heads.growth_bound_of(problem, get)
 
 
 def single_quadratic_factor(name) -> Fraction | None:
@@ -265,11 +248,7 @@ def single_quadratic_factor(name) -> Fraction | None:
     Fraction or None
         c, or None for an unknown, multi-head or non-quadratic variant.
     """
-    try:
-        v = get(str(name if name is not None else ""))
-    except InvalidParameters:
-        return None
-    return None if v.composite or v.quadratic_factor is None else Fraction(v.quadratic_factor)
+    return heads.single_quadratic_factor(name, get)
 
 
 def quadratic_reason(problem, single: bool = False) -> str | None:
@@ -288,9 +267,4 @@ def quadratic_reason(problem, single: bool = False) -> str | None:
     str or None
         None when the flow has that form, else the reason in one line.
     """
-    try:
-        (single_quadratic_head if single else quadratic_heads)(problem)
-    except InvalidParameters as exc:
-        what = "one quadratic (softmax-type) head" if single else "a quadratic (softmax-type) covariance flow"
-        return f"needs {what}: {exc.reason}"
-    return None
+    return heads.quadratic_reason(problem, get, single)
