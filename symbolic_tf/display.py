@@ -19,6 +19,8 @@ import sys
 from fractions import Fraction
 from typing import Iterable, Iterator, TypeVar
 
+from .exact.rational import decimal_fraction
+
 __all__ = ["progress", "set_enabled", "enabled", "exact_and_decimal", "short_decimal", "tagged",
            "verdict_label", "matrix_str", "status", "SCHEMA_VERSION"]
 
@@ -149,7 +151,7 @@ def short_decimal(value, digits: int = 7) -> str:
         The value in ``%.{digits}g`` format.
     """
     try:
-        q = Fraction(str(value)) if not isinstance(value, Fraction) else value
+        q = decimal_fraction(value) if not isinstance(value, Fraction) else value
         return f"{float(q):.{digits}g}"
     except (ValueError, OverflowError, ZeroDivisionError):
         try:

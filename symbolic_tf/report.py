@@ -7,10 +7,10 @@ from __future__ import annotations
 import platform
 import sys
 import time
-from fractions import Fraction
 from pathlib import Path
 
 from .atomic import write_json_atomic, write_text_atomic
+from .exact.rational import float_of
 from .display import verdict_label
 
 __all__ = ["build_report"]
@@ -83,7 +83,7 @@ def build_report(out: str | Path, progress: bool = True) -> dict:
     for r in regimes:
         line = f"- **{r['name']}** ({r['description']}): {verdict_label(r['regime'], r['status'])}"
         if r.get("T_lo"):
-            line += f", T* ∈ [{float(Fraction(r['T_lo'])):.15g}, {float(Fraction(r['T_hi'])):.15g}]"
+            line += f", T* ∈ [{float_of(r['T_lo']):.15g}, {float_of(r['T_hi']):.15g}]"
         if r.get("rank") is not None:
             line += f", limit rank {r['rank']}"
         line += f"; checked: {r['checked']}"

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import sys
-from fractions import Fraction
 
+from ..exact.rational import float_of
 from ..spec.errors import CertificationFailed, InvalidParameters
 from .options import exact_option, int_type, positive_float
 from .output import EXIT_OK, emit, emit_rejected
@@ -31,7 +31,7 @@ def _cmd_classify(args) -> int:
     if c.rank is not None:
         text += f": limit rank {c.rank}"
     if c.T_lo is not None:
-        text += f": T* ∈ [{c.T_lo}, {c.T_hi}]  (≈ [{float(Fraction(c.T_lo)):.15g}, {float(Fraction(c.T_hi)):.15g}])"
+        text += f": T* ∈ [{c.T_lo}, {c.T_hi}]  (≈ [{float_of(c.T_lo):.15g}, {float_of(c.T_hi):.15g}])"
     text += f"\n  claim: {c.claim}\n  reason: {c.reason}" if c.claim else f"\n  reason: {c.reason}"
     for route, claim, _ in c.side_claims:
         text += f"\n  also proved ({route}): {claim.text()}"

@@ -27,7 +27,7 @@ GLOBAL = {"BOUNDED", "CLUSTERING", "EQUILIBRIUM", "EXPONENTIAL_GROWTH"}
 def _rank_of_cov(problem) -> int:
     from ..exact.rational import qmat
 
-    return qmat(problem.cov).rank() if problem.cov is not None else problem.d
+    return problem.exact.Sigma0.rank() if problem.cov is not None else problem.d
 
 
 # conclusion(classification, problem) -> True (certified to hold) | False (certified violated) | None

@@ -27,7 +27,7 @@ import flint
 import mpmath
 
 from ..exact.definiteness import inertia
-from ..exact.rational import qmat
+from ..exact.rational import fmpq_of, qmat
 from ..exact import working_precision
 
 __all__ = ["PREC", "arb_q", "arb_matq", "exp_q", "frob_err_upper", "vec_err_upper", "sqrt_upper",
@@ -50,7 +50,7 @@ def arb_q(x) -> flint.arb:
     flint.arb
     """
     x = Fraction(x)
-    return flint.arb(flint.fmpq(x.numerator, x.denominator))
+    return flint.arb(fmpq_of(x))
 
 
 def arb_matq(M) -> flint.arb_mat:
@@ -82,7 +82,7 @@ def exp_q(M, t: Fraction) -> flint.arb_mat:
     flint.arb_mat
         A ball matrix containing e^{Mt} (``arb_mat.exp`` at the working precision).
     """
-    return flint.arb_mat(qmat(M) * flint.fmpq(t.numerator, t.denominator)).exp()
+    return flint.arb_mat(qmat(M) * fmpq_of(t)).exp()
 
 
 def upper_float(x: flint.arb) -> float:
@@ -305,7 +305,7 @@ def enclose_stretch(S: flint.arb_mat, B: flint.fmpq_mat, Y: flint.fmpq_mat, M: f
     d = S.nrows()
     Ba = flint.arb_mat(B)
     G = Ba.transpose() * S * Ba
-    tq = flint.fmpq(tau.numerator, tau.denominator)
+    tq = fmpq_of(tau)
     if not arb_pd(G):
         return None, "could not certify BᵀSB ≻ 0 in ball arithmetic"
     Gi = G.inv()
@@ -319,7 +319,7 @@ def enclose_stretch(S: flint.arb_mat, B: flint.fmpq_mat, Y: flint.fmpq_mat, M: f
 # --------------------------------------------------------------------------- eigenvalues
 def _count_below(S: flint.fmpq_mat, x: Fraction, strict: bool) -> int:
     d = S.nrows()
-    xq = flint.fmpq(x.numerator, x.denominator)
+    xq = fmpq_of(x)
     shifted = S - xq * flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
     pos, neg, zero = inertia(shifted)
     return neg if strict else neg + zero

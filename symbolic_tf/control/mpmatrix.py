@@ -3,39 +3,18 @@
 The constructive routes of :mod:`symbolic_tf.control.steer` and
 :mod:`symbolic_tf.control.restricted` compute matrix functions (square roots, logarithms,
 principal angles) in mpmath at :data:`DPS` digits and round the results to dyadic rationals
-(:func:`mpf_to_fraction`).  Everything here is numerical: the schedules built from it are
-certified afterwards (:mod:`symbolic_tf.control.certified`) or reported as evidence.
+(:func:`symbolic_tf.exact.sympy_bridge.mpf_fraction`).  Everything here is numerical: the schedules
+built from it are certified afterwards (:mod:`symbolic_tf.control.certified`) or reported as evidence.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import mpmath
 
-__all__ = ["DPS", "mpf_to_fraction", "mp_matrix", "mp_vector", "rotation_generator",
+__all__ = ["DPS", "mp_matrix", "mp_vector", "rotation_generator",
            "principal_rotation", "mp_distance"]
 
 #: Decimal digits of the mpmath constructions (schedules are built at ``DPS`` or ``DPS + 10``).
 DPS = 50
-
-
-def mpf_to_fraction(x) -> Fraction:
-    """The exact rational value of an mpmath number.
-
-    Parameters
-    ----------
-    x : mpmath.mpf or number
-        A binary floating-point number m·2^e.
-
-    Returns
-    -------
-    Fraction
-        (−1)^sign · m · 2^e exactly (no decimal rounding).
-    """
-    sign, man, exp, _ = mpmath.mpf(x)._mpf_
-    if not man:
-        return Fraction(0)
-    return (-1) ** sign * Fraction(int(man)) * (Fraction(2) ** int(exp))
 
 
 def mp_matrix(M):

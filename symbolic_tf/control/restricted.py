@@ -41,18 +41,19 @@ import flint
 import mpmath
 
 from ..exact.definiteness import exact_factor
-from ..exact.rational import qmat, qmat_to_fractions
+from ..exact.rational import fmpq_of, qmat, qmat_to_fractions
+from ..exact.sympy_bridge import mpf_fraction
 from ..exact import working_precision
 from .certified import PREC, arb_matq, certify_linear_schedule, enclose_stretch, exp_q, frob_err_upper
 from ..exact.multiprecision import mp_symmetric_function
-from .mpmatrix import DPS, mp_matrix, mp_vector, mpf_to_fraction, principal_rotation, rotation_generator
+from .mpmatrix import DPS, mp_matrix, mp_vector, principal_rotation, rotation_generator
 from .schedule import BuiltSchedule, Phase, bias_phase, identity_matrix, simulate_schedule, zero_matrix
 
 __all__ = ["build_feedforward_rank", "build_attention_rank", "build_zero_covariance"]
 
 
 def _round(x) -> Fraction:
-    return mpf_to_fraction(mpmath.mpf(mpmath.nstr(x, DPS)))
+    return mpf_fraction(mpmath.mpf(mpmath.nstr(x, DPS)))
 
 
 def _round_skew(K, scale) -> tuple:
@@ -109,7 +110,7 @@ def _stretch(B: flint.fmpq_mat, Dfrom: flint.fmpq_mat, Dto: flint.fmpq_mat, tau:
     A = M/2, M = BYBᵀ, Y = (BᵀB)⁻¹X(BᵀB)⁻¹, X = (Dfrom⁻¹ − Dto⁻¹)/τ; G⁻¹(t) = Dfrom⁻¹ − tX is a
     convex combination of positive definite matrices on [0, τ] (no blow-up)."""
     d = B.nrows()
-    tq = flint.fmpq(tau.numerator, tau.denominator)
+    tq = fmpq_of(tau)
     BtBi = (B.transpose() * B).inv()
     X = (Dfrom.inv() - Dto.inv()) / tq
     Y = BtBi * X * BtBi
@@ -218,7 +219,7 @@ def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> BuiltSchedule:
         ph, _, _ = _stretch(B1, Dq, D1, tau, "stretch: V = I, A = M/2, Σ(t) = B(D⁻¹ − tX)⁻¹Bᵀ (range invariant)")
         sched = [ph]
         # exact check of the closed form Σ(τ) = B(Dq⁻¹ − τX)⁻¹Bᵀ with X = BᵀMB read off the phase
-        tq = flint.fmpq(tau.numerator, tau.denominator)
+        tq = fmpq_of(tau)
         Bt = B1.transpose()
         X = Bt * (qmat(ph.A) + qmat(ph.A).transpose()) * B1
         assert qmat_to_fractions(B1 * Dq * Bt) == tuple(tuple(Fraction(x) for x in r) for r in c0)
@@ -227,7 +228,7 @@ def build_attention_rank(m0, c0, m1, c1, T: Fraction) -> BuiltSchedule:
         exact_cov = True
     else:
         c = (sum(Fraction(c0[i][i]) for i in range(d)) + sum(Fraction(c1[i][i]) for i in range(d))) / (2 * r)
-        cq = flint.fmpq(c.numerator, c.denominator)
+        cq = fmpq_of(c)
         parts = 3 + int(need_mean)
         unit = T / parts
         G0 = cq * (B0.transpose() * B0).inv()

@@ -17,9 +17,10 @@ from fractions import Fraction
 import mpmath
 
 from ..exact.rational import frac_str
+from ..exact.sympy_bridge import mpf_fraction
 from ..spec.problem import Problem
 from ..spec.verdict import Verdict
-from .mpmatrix import DPS, mp_matrix, mp_vector, mpf_to_fraction
+from .mpmatrix import DPS, mp_matrix, mp_vector
 
 __all__ = ["zero_matrix", "identity_matrix", "sq_norm", "matrix_strings", "Phase", "SteeringResult",
            "BuiltSchedule", "bias_phase", "simulate_schedule"]
@@ -213,7 +214,7 @@ def simulate_schedule(schedule, mean0, cov0, dps: int = 30):
     """Integrate a schedule phase by phase with the reference integrator (softmax with drift).
 
     Each phase starts from the previous end point rounded exactly to rationals
-    (:func:`symbolic_tf.control.mpmatrix.mpf_to_fraction`, Σ symmetrised).
+    (:func:`symbolic_tf.exact.sympy_bridge.mpf_fraction`, Σ symmetrised).
 
     Parameters
     ----------
@@ -255,7 +256,7 @@ def _simulate(schedule, mean0, cov0, dps):
         if sol.blowup:
             raise RuntimeError(f"reference integration blew up in phase {ph.role}: {sol.reason}")
         a_end, s_end = sol.alpha_end, sol.Sigma_end
-        mean = tuple(mpf_to_fraction(a_end[i]) for i in range(d))
-        cov = tuple(tuple(mpf_to_fraction((s_end[i, j] + s_end[j, i]) / 2) for j in range(d))
+        mean = tuple(mpf_fraction(mpmath.mpf(a_end[i])) for i in range(d))
+        cov = tuple(tuple(mpf_fraction(mpmath.mpf((s_end[i, j] + s_end[j, i]) / 2)) for j in range(d))
                     for i in range(d))
     return a_end, s_end

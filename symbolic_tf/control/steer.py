@@ -51,7 +51,8 @@ import flint
 import mpmath
 
 from ..exact.definiteness import exact_factor
-from ..exact.rational import frac_str, qmat, qmat_to_fractions
+from ..exact.rational import decimal_fraction, float_of, fmpq_of, frac_str, qmat, qmat_to_fractions
+from ..exact.sympy_bridge import mpf_fraction
 from ..exact import working_precision
 from ..spec.errors import InvalidParameters
 from ..spec.problem import check_covariance
@@ -60,7 +61,7 @@ from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 from . import restricted as R
 from .certified import PREC, arb_matq, certify_linear_schedule, enclose_stretch, exp_q, frob_err_upper
 from ..exact.multiprecision import mp_symmetric_function
-from .mpmatrix import DPS, mp_distance, mp_matrix, mp_vector, mpf_to_fraction, principal_rotation, \
+from .mpmatrix import DPS, mp_distance, mp_matrix, mp_vector, principal_rotation, \
     rotation_generator
 from .obstructions import attention_mean_obstruction, norm_obstruction
 from .optimise import optimised_result
@@ -72,7 +73,7 @@ __all__ = ["steer", "rescale_schedule", "verify_with_tokens", "schedule_problem"
 
 # --------------------------------------------------------------------------- constructions
 def _attention_phase(P0: flint.fmpq_mat, P1: flint.fmpq_mat, tau: Fraction, d: int) -> Phase:
-    A = (P0 - P1) / (2 * flint.fmpq(tau.numerator, tau.denominator))
+    A = (P0 - P1) / (2 * fmpq_of(tau))
     return Phase(tau, zero_matrix(d), tuple(Fraction(0) for _ in range(d)), qmat_to_fractions(A), identity_matrix(d),
                  "attention: Σ⁻¹ interpolates linearly Σ₀⁻¹ → Σ₁⁻¹")
 
@@ -94,7 +95,7 @@ def _build_attention(m0, c0, m1, c1, T):
         sched.append(bias_phase(zero, m1, unit, d, "bias: mean 0 → α₁"))
     # exact end covariance of the attention phase: (Σ₀⁻¹ − τ(A + Aᵀ))⁻¹
     Aq = qmat(ph.A)
-    tq = flint.fmpq(tau.numerator, tau.denominator)
+    tq = fmpq_of(tau)
     cov_end = (P0 - tq * (Aq + Aq.transpose())).inv()
     return sched, (tuple(m1), qmat_to_fractions(cov_end))
 
@@ -120,9 +121,9 @@ def _build_feedforward(m0, c0, m1, c1, T):
         Fm = Qm * D * Qm.T
         Gm = Qm * G * Qm.T
         bm = mpmath.lu_solve(Gm, mp_vector(m1) - M * mp_vector(m0))
-        F = tuple(tuple(mpf_to_fraction(mpmath.mpf(mpmath.nstr((Fm[i, j] + Fm[j, i]) / 2, DPS)))
+        F = tuple(tuple(mpf_fraction(mpmath.mpf(mpmath.nstr((Fm[i, j] + Fm[j, i]) / 2, DPS)))
                         for j in range(d)) for i in range(d))
-        b = tuple(mpf_to_fraction(mpmath.mpf(mpmath.nstr(bm[i], DPS))) for i in range(d))
+        b = tuple(mpf_fraction(mpmath.mpf(mpmath.nstr(bm[i], DPS))) for i in range(d))
     ph = Phase(T, F, b, zero_matrix(d), zero_matrix(d), "feed-forward: F = log(M)/T (Bures map), b for the mean")
     return [ph], (tuple(m1), tuple(tuple(c1)))
 
@@ -153,7 +154,7 @@ def _build_rank_deficient(m0, c0, m1, c1, T):
         with mpmath.workdps(DPS + 10):
             K = principal_rotation(c0, c1)
             t1 = mpmath.mpf(tau1.numerator) / tau1.denominator
-            F = [[mpf_to_fraction(mpmath.mpf(mpmath.nstr(K[i, j] / t1, DPS))) for j in range(d)]
+            F = [[mpf_fraction(mpmath.mpf(mpmath.nstr(K[i, j] / t1, DPS))) for j in range(d)]
                  for i in range(d)]
         F = tuple(tuple((F[i][j] - F[j][i]) / 2 for j in range(d)) for i in range(d))  # exactly skew
         sched.append(Phase(tau1, F, zero, zero_matrix(d), zero_matrix(d),
@@ -163,9 +164,9 @@ def _build_rank_deficient(m0, c0, m1, c1, T):
             Smid = E * mp_matrix(c0) * E.T
             Pm = mp_matrix(qmat_to_fractions(P))
             Dm = Pm * Smid * Pm.T
-            Dq = qmat([[mpf_to_fraction(mpmath.mpf(mpmath.nstr((Dm[i, j] + Dm[j, i]) / 2, DPS)))
+            Dq = qmat([[mpf_fraction(mpmath.mpf(mpmath.nstr((Dm[i, j] + Dm[j, i]) / 2, DPS)))
                         for j in range(r)] for i in range(r)])
-    t2 = flint.fmpq(tau2.numerator, tau2.denominator)
+    t2 = fmpq_of(tau2)
     X = (Dq.inv() - D1.inv()) / t2
     Y = BtBi * X * BtBi
     M = B * Y * Bt
@@ -383,7 +384,7 @@ def _attention_only(m0, c0, m1, c1, T) -> BuiltSchedule:
     with mpmath.workdps(DPS):
         a_mid, _ = simulate_schedule([ph], m0, c0, dps=40)
         Vm = rotation_generator(a_mid, mp_vector(m1)) / (mpmath.mpf(tau.numerator) / tau.denominator)
-        V = tuple(tuple(mpf_to_fraction(mpmath.mpf(mpmath.nstr(Vm[i, j], DPS))) for j in range(d))
+        V = tuple(tuple(mpf_fraction(mpmath.mpf(mpmath.nstr(Vm[i, j], DPS))) for j in range(d))
                   for i in range(d))
     ph2 = Phase(T - tau, zero_matrix(d), tuple(Fraction(0) for _ in range(d)), zero_matrix(d), V,
                 "mean: A = 0 (Σ̇ = 0), V = ln(s)I + θK maps α(τ) to α₁")
@@ -468,8 +469,8 @@ def verify_with_tokens(result: "SteeringResult", initial, target, N: int = 2000,
     mean0, cov0 = initial
     d = len(cov0)
     start = parse_problem({"variant": "softmax", "d": d, "A": [["0"] * d] * d, "V": [["0"] * d] * d,
-                           "initial": {"mean": [frac_str(Fraction(str(x))) for x in mean0],
-                                       "cov": [[frac_str(Fraction(str(x))) for x in r] for r in cov0]}})
+                           "initial": {"mean": [frac_str(decimal_fraction(x)) for x in mean0],
+                                       "cov": [[frac_str(decimal_fraction(x)) for x in r] for r in cov0]}})
     X, _ = sample_initial(start, N, np.random.default_rng(seed))
     for ph in result.schedule:
         doc = {"variant": "softmax", "d": d, "A": matrix_strings(ph.A), "V": matrix_strings(ph.V), "F": matrix_strings(ph.F),
@@ -480,8 +481,8 @@ def verify_with_tokens(result: "SteeringResult", initial, target, N: int = 2000,
             return {"N": N, "seed": seed, "error": "token cloud became non-finite"}
         X = run.final
     m, S = empirical_moments(X)
-    tm = np.array([float(Fraction(str(x))) for x in target[0]])
-    tS = np.array([[float(Fraction(str(x))) for x in r] for r in target[1]])
+    tm = np.array([float_of(decimal_fraction(x)) for x in target[0]])
+    tS = np.array([[float_of(decimal_fraction(x)) for x in r] for r in target[1]])
     return {"N": N, "seed": seed, "W2_to_target": float(bures_wasserstein(m, S, tm, tS)),
             "mean_error": float(np.linalg.norm(m - tm)), "cov_error_fro": float(np.linalg.norm(S - tS)),
             "note": "numerical evidence: finite-N tokens vs the mean-field target (expected O(N^{-1/2}))"}

@@ -89,6 +89,10 @@ def sympy_exact(expr):
 def mpf_fraction(x) -> Fraction:
     """The exact rational value of an mpmath (or SymPy) binary float (rule: exact binary value).
 
+    An ``mpf`` is read as it is, at its own precision (never re-rounded to the working
+    precision: wrap it in ``mpmath.mpf(x)`` first for that); a SymPy ``Float`` or any other
+    number is first made an ``mpf`` at the working precision.
+
     Parameters
     ----------
     x : mpmath.mpf, sympy.Float or number
@@ -101,7 +105,9 @@ def mpf_fraction(x) -> Fraction:
     """
     if isinstance(x, sp.Float):
         x = mpmath.mpf(x._mpf_)
-    sign, man, exp, _ = mpmath.mpf(x)._mpf_
+    elif not isinstance(x, mpmath.mpf):
+        x = mpmath.mpf(x)
+    sign, man, exp, _ = x._mpf_
     if not man:
         return Fraction(0)
     return (-1) ** sign * Fraction(int(man)) * (Fraction(2) ** int(exp))

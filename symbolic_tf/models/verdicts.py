@@ -74,6 +74,7 @@ import numpy as np
 from ..exact.definiteness import inertia
 from ..exact.precision import working_precision
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
+from ..exact.rational import arb_mid_fraction, fmpq_of
 
 __all__ = ["dyadic", "exact_sym_inertia", "eigenlines", "head_verdicts", "HeadsReport", "heads_report",
            "checkpoint_source",
@@ -276,22 +277,17 @@ def eigenlines(hp) -> tuple[list[Eigenline], dict]:
     return lines, info
 
 
-def _arb_fraction(x: flint.arb) -> Fraction:
-    m, e = x.mid().man_exp()
-    return Fraction(int(m)) * Fraction(2) ** int(e)
-
-
 def _sign_change_interval(p, lam: flint.arb, shift: int) -> dict | None:
     """Rationals v_lo < v_hi of one sign, bracketing the root λ/2^shift, with an exact sign change
     of the integer charpoly p at λ = v·2^shift (so a real eigenvalue of W_V W_O lies between)."""
-    lo, hi = _arb_fraction(lam.lower()), _arb_fraction(lam.upper())
+    lo, hi = arb_mid_fraction(lam.lower()), arb_mid_fraction(lam.upper())
     P = flint.fmpq_poly(p)
     for widen in (Fraction(0), Fraction(1, 10**12), Fraction(1, 10**8)):
         w = (hi - lo) + abs(hi) * widen
         a, b = lo - w, hi + w
         if a * b <= 0:
             return None
-        fa, fb = P(flint.fmpq(a.numerator, a.denominator)), P(flint.fmpq(b.numerator, b.denominator))
+        fa, fb = P(fmpq_of(a)), P(fmpq_of(b))
         if fa * fb < 0:
             sc = Fraction(2) ** shift
             return {"v_lo": str(a / sc), "v_hi": str(b / sc)}

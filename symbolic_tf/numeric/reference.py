@@ -50,6 +50,7 @@ from ..exact import working_precision
 from ..symbolic import symbols as S
 from .jet_compiler import JetSystem
 from .jets import arb_matrix_of_sympy, arb_of_fraction, arb_zeros, log2_norm, mp_matrix_of_arb, prec_bits
+from ..exact.sympy_bridge import mpf_fraction, sympy_fraction
 
 __all__ = ["ReferenceSolution", "ReferenceIntegrationError", "reference_solve", "reference_solve_problem"]
 
@@ -135,15 +136,12 @@ def _to_fraction(x) -> Fraction:
         return x
     if isinstance(x, (int, float, str)):
         return Fraction(x)  # a float is its exact binary value; a string "p/q" or "0.1" is read exactly
-    if isinstance(x, sp.Float):
-        x = mpmath.mpf(x._mpf_)
-    if isinstance(x, mpmath.mpf):
-        m, e = x.man_exp
-        return Fraction(int(m)) * Fraction(2) ** int(e)
-    e = sp.sympify(x)
-    if e.is_Rational:
-        return Fraction(int(e.p), int(e.q))
-    raise TypeError(f"not an exact time: {x!r}")
+    if isinstance(x, (sp.Float, mpmath.mpf)):
+        return mpf_fraction(x)
+    try:
+        return sympy_fraction(x)
+    except ValueError:
+        raise TypeError(f"not an exact time: {x!r}") from None
 
 
 # ---------------------------------------------------------------------------------------

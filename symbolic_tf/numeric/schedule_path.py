@@ -6,9 +6,9 @@ every boundary), from the state where the previous phase stopped.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
+
+from ..exact.rational import decimal_fraction, float_of
 
 __all__ = ["schedule_path", "gaussian_floats"]
 
@@ -64,4 +64,4 @@ def gaussian_floats(gaussian) -> tuple:
         ``(mean, cov)`` as lists of floats.
     """
     mean, cov = gaussian
-    return ([float(Fraction(str(x))) for x in mean], [[float(Fraction(str(x))) for x in r] for r in cov])
+    return ([float_of(decimal_fraction(x)) for x in mean], [[float_of(decimal_fraction(x)) for x in r] for r in cov])

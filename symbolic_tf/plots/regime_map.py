@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from .base import figure, save_figure
+from ..exact.rational import float_of
 
 __all__ = ["REGIME_COLOURS", "regime_map_figure"]
 
@@ -50,7 +51,7 @@ def regime_map_figure(doc: dict, stem, *, theory=None, formats=("png", "pdf")) -
     spec, cells, tot = doc["spec"], doc["cells"], doc["totals"]
     fig = figure((7.4, 6.0))
     ax = fig.add_subplot(1, 1, 1)
-    Ts = [float(Fraction(c.get("T_hi") or c["T_lo"])) for c in cells
+    Ts = [float_of(c.get("T_hi") or c["T_lo"]) for c in cells
           if c["status"] == "PROVED" and c["regime"] == "BLOWUP" and (c.get("T_hi") or Fraction(c["T_lo"]) > 0)]
     norm = LogNorm(vmin=min(Ts), vmax=max(max(Ts), min(Ts) * 1.01)) if Ts else None
     import matplotlib
@@ -59,12 +60,12 @@ def regime_map_figure(doc: dict, stem, *, theory=None, formats=("png", "pdf")) -
     pts = {}
     filled, colours, hatched = [], [], []     # one collection each: a patch per cell is slow to draw
     for c in cells:
-        x0, x1, y0, y1 = (float(Fraction(b)) for b in c["box"])
+        x0, x1, y0, y1 = (float_of(b) for b in c["box"])
         quad = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
         if c["status"] == "PROVED" and c["regime"] == "BLOWUP":
             T = c.get("T_hi") or c["T_lo"]
             filled.append(quad)
-            colours.append(cmap(norm(float(Fraction(T)))) if norm and float(Fraction(T)) > 0 else "#e41a1c")
+            colours.append(cmap(norm(float_of(T))) if norm and float_of(T) > 0 else "#e41a1c")
         elif c["status"] in ("PROVED", "OUTSIDE"):
             filled.append(quad)
             colours.append(REGIME_COLOURS.get(c["regime"], "#999999"))
@@ -103,8 +104,8 @@ def regime_map_figure(doc: dict, stem, *, theory=None, formats=("png", "pdf")) -
     if norm is not None:
         sm = matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap)
         fig.colorbar(sm, ax=ax, label="blow-up time T* (certified upper bound)")
-    xr = [float(Fraction(v)) for v in spec["x"]["range"]]
-    yr = [float(Fraction(v)) for v in spec["y"]["range"]]
+    xr = [float_of(v) for v in spec["x"]["range"]]
+    yr = [float_of(v) for v in spec["y"]["range"]]
     ax.set_xlim(*xr)
     ax.set_ylim(*yr)
     ax.set_xlabel(spec["x"]["label"])

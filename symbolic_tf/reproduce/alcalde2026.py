@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..display import verdict_label
+from ..exact.rational import float_of, frac_str, qmat_str
 
 __all__ = ["run", "CASES", "stable_problem", "blowup_problem", "threshold_problems", "predicted_blowup_time",
            "ode_run", "token_run", "certified", "PAPER",
@@ -62,24 +63,15 @@ def _log(progress: bool, msg: str) -> None:
         print(f"[alcalde2026] {msg}", file=sys.stderr, flush=True)
 
 
-def _q(x) -> str:
-    x = Fraction(x)
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
-
-
-def _qm(M):
-    return [[_q(x) for x in row] for row in M]
-
-
 def _doc(F, v, cov, *, b=None, mean=None, name=""):
     d = 2
-    doc = {"variant": "softmax", "d": d, "A": _qm(B_ATT),
-           "V": _qm([[Fraction(v) if i == j else Fraction(0) for j in range(d)] for i in range(d)]),
-           "F": _qm(F), "initial": {"cov": _qm(cov)}, "name": name}
+    doc = {"variant": "softmax", "d": d, "A": qmat_str(B_ATT),
+           "V": qmat_str([[Fraction(v) if i == j else Fraction(0) for j in range(d)] for i in range(d)]),
+           "F": qmat_str(F), "initial": {"cov": qmat_str(cov)}, "name": name}
     if b is not None:
-        doc["b"] = [_q(x) for x in b]
+        doc["b"] = [frac_str(x) for x in b]
     if mean is not None:
-        doc["initial"]["mean"] = [_q(x) for x in mean]
+        doc["initial"]["mean"] = [frac_str(x) for x in mean]
     return doc
 
 
@@ -131,7 +123,7 @@ def stable_problem(target=(Fraction(3, 2), Fraction(-1))):
     target = tuple(Fraction(t) for t in target)
     b = tuple(-sum(M[i][j] * target[j] for j in range(2)) for i in range(2))
     doc = _doc(F, v, cov, b=b, mean=mean, name="alcalde-stable")
-    return _parse(doc), doc, {"target": [_q(t) for t in target], "M_star": _qm(M)}
+    return _parse(doc), doc, {"target": [frac_str(t) for t in target], "M_star": qmat_str(M)}
 
 
 def blowup_problem(f=Fraction(1, 2)):
@@ -155,7 +147,7 @@ def blowup_problem(f=Fraction(1, 2)):
     F = [[f, Fraction(0)], [Fraction(0), f]]
     cov = _fm([[1, Fraction(1, 4)], [Fraction(1, 4), Fraction(1, 2)]])
     doc = _doc(F, 1, cov, name="alcalde-blowup")
-    return _parse(doc), doc, {"f": _q(f)}
+    return _parse(doc), doc, {"f": frac_str(f)}
 
 
 def threshold_problems():
@@ -174,7 +166,7 @@ def threshold_problems():
     for key, cov in (("threshold_below", below), ("threshold_above", above)):
         doc = _doc(F, 1, cov, name=f"alcalde-{key}")
         lam = float(np.linalg.eigvalsh(np.array(cov, dtype=float)).max())  # P* = I
-        out[key] = (_parse(doc), doc, {"P_star": _qm([[1, 0], [0, 1]]), "threshold_lambda": lam})
+        out[key] = (_parse(doc), doc, {"P_star": qmat_str([[1, 0], [0, 1]]), "threshold_lambda": lam})
     return out
 
 
@@ -433,11 +425,11 @@ def _figures(results: dict, figdir: Path) -> list[str]:
         ax.semilogy(tok["t"], np.trace(tok["cov"], axis1=1, axis2=2), "o", ms=3.5, color="C1",
                     label=f"tokens (N={r['N']})")
         if cert.get("T_lo") is not None:
-            lo, hi = float(Fraction(cert["T_lo"])), float(Fraction(cert["T_hi"]))
+            lo, hi = float_of(cert["T_lo"]), float_of(cert["T_hi"])
             ax.axvspan(lo, hi, color="C3", alpha=0.3)
             ax.axvline(0.5 * (lo + hi), color="C3", lw=1, ls="--", label="certified T*")
         if "Sigma_star" in cert:
-            S = np.array([[float(Fraction(x)) for x in row] for row in cert["Sigma_star"]])
+            S = np.array([[float_of(x) for x in row] for row in cert["Sigma_star"]])
             ax.axhline(np.trace(S), color="C2", ls=":", label="tr Σ* (certified)")
         ax.set_title(f"{name}: {cert['regime']}", fontsize=9)
         if ode["status"] != "blowup":
@@ -507,7 +499,7 @@ def _figures(results: dict, figdir: Path) -> list[str]:
         ode, tok = r["_ode"], r["_tokens"]
         ax.plot(ode["alpha"][:, 0], ode["alpha"][:, 1], "-", color="C0", label="moment ODE α(t)")
         ax.plot(tok["mean"][:, 0], tok["mean"][:, 1], "o", ms=3.5, color="C1", label="token mean")
-        tgt = [float(Fraction(x)) for x in r["target"]]
+        tgt = [float_of(x) for x in r["target"]]
         ax.plot(*tgt, "*", ms=14, color="C3", label="target = certified α*")
         ax.plot(*ode["alpha"][0], "s", color="k", label="α₀")
         ax.set_xlabel("α₁ (mean, coordinate 1)")
@@ -528,7 +520,7 @@ def _experiment(name, problem, doc, extra, *, N, seed, quick, progress) -> dict:
     rec = {"name": name, "problem": doc, "parameters": extra, "seed": int(seed), "N": int(N), "certified": cert}
     blow = cert["regime"] == "BLOWUP" and cert.get("T_hi") is not None
     if blow:
-        T_lo, T_hi = float(Fraction(cert["T_lo"])), float(Fraction(cert["T_hi"]))
+        T_lo, T_hi = float_of(cert["T_lo"]), float_of(cert["T_hi"])
         T_ode = 2.0 * T_hi
         T_tok = 0.85 * T_lo
         steps = 40 if quick else 200
@@ -553,10 +545,10 @@ def _experiment(name, problem, doc, extra, *, N, seed, quick, progress) -> dict:
              "mean_distance_last": float(np.linalg.norm(tok["mean"][-1] - at["alpha"][-1])),
              "cov_rel_distance_max": max(_rel(a, b) for a, b in zip(tok["cov"], at["Sigma"]))}
     if "Sigma_star" in cert:
-        S = np.array([[float(Fraction(x)) for x in row] for row in cert["Sigma_star"]])
+        S = np.array([[float_of(x) for x in row] for row in cert["Sigma_star"]])
         agree["ode_end_vs_Sigma_star_abs"] = float(np.abs(ode["Sigma_end"] - S).max())
     if "alpha_star" in cert:
-        a = np.array([float(Fraction(x)) for x in cert["alpha_star"]])
+        a = np.array([float_of(x) for x in cert["alpha_star"]])
         agree["ode_end_vs_alpha_star_abs"] = float(np.abs(ode["alpha_end"] - a).max())
         rec["target"] = extra["target"]
         agree["alpha_star_equals_target"] = cert["alpha_star"] == extra["target"]
@@ -620,7 +612,7 @@ def _jsonable(x):
     if isinstance(x, np.bool_):
         return bool(x)
     if isinstance(x, Fraction):
-        return _q(x)
+        return frac_str(x)
     return x
 
 

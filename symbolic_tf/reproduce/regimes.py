@@ -27,16 +27,17 @@ summarises the areas, timings and a cross-check of random interior points of dec
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+
+from ..exact.rational import float_of, float_fraction, frac_str
 
 __all__ = ["MAP_SPECS", "map_specs", "run"]
 
 
 def _exact(M):
-    return [[str(Fraction(float(e))) for e in row] for row in M]
+    return [[frac_str(float_fraction(e)) for e in row] for row in M]
 
 
 def map_specs(quick: bool = True) -> dict:
@@ -105,7 +106,7 @@ def _numerical_disk(doc: dict, T: float = 100.0) -> dict:
     sd.pop("schema", None)
     spec = parse_map_spec(sd)
     cells = [c for c in doc["cells"] if "point" in c]
-    uw = np.array([[float(Fraction(c["point"]["x"])), float(Fraction(c["point"]["y"]))] for c in cells])
+    uw = np.array([[float_of(c["point"]["x"]), float_of(c["point"]["y"])] for c in cells])
     inside = np.hypot(uw[:, 0], uw[:, 1]) < 1
     uw = uw[inside]
     S0 = np.stack([np.array([[(1 + u) / 2, w / 2], [w / 2, (1 - u) / 2]]) for u, w in uw])

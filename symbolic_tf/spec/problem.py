@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..exact.congruence import is_symmetric, matmul, psd_decision, transpose
-from ..exact.rational import frac_str, qmat
+from ..exact.rational import fmpq_of, frac_str, qmat
 from .errors import InvalidParameters, ProblemFileError
 from .initial import InitialLaw, law_to_dict, parse_initial_law
 from .limits import MAX_DIM, brief, load_json_text, load_toml_text, read_text_file
@@ -114,7 +114,7 @@ class ExactProblem:
 
         self._m = {"A": mat(problem.A), "Q": mat(problem.Q), "K": mat(problem.K), "V": mat(problem.V),
                    "F": mat(problem.F), "b": col(problem.b), "Sigma0": mat(problem.cov), "mean": col(problem.mean)}
-        self._scale = flint.fmpq(problem.scale.numerator, problem.scale.denominator)
+        self._scale = fmpq_of(problem.scale)
         heads = []
         for h in problem.heads:
             C = mat(h.V)

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from .errors import InvalidParameters
 from .limits import MAX_DECIMAL_EXPONENT, MAX_DIGITS, brief, int_digits_exceed
+from ..exact.rational import fraction_of
 
 __all__ = ["as_lists", "to_fraction", "to_vector", "to_matrix", "parse_rational_str", "Matrix", "Vector"]
 
@@ -54,7 +55,7 @@ def to_fraction(value: Any, field: str) -> Fraction:
     if isinstance(value, str):
         return parse_rational_str(value, field)
     if getattr(value, "is_Rational", False):  # SymPy Integer / Rational: exact
-        return to_fraction(Fraction(int(value.p), int(value.q)), field)
+        return to_fraction(fraction_of(value), field)
     # numpy scalars and the like: accept real integer/float types via their Python value
     item = getattr(value, "item", None)
     if callable(item):

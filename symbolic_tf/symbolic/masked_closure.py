@@ -37,6 +37,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from ..exact.sympy_bridge import sympy_fraction
 from ..variants import get as get_variant
 from .closure import witness_derivative
 from .gaussian import GaussianMixture
@@ -141,13 +142,6 @@ class MaskedWitness:
                 "refutes_gaussian_closure": self.refutes}
 
 
-def _q(e) -> Fraction:
-    e = sp.sympify(e)
-    if not e.is_Rational:
-        raise ValueError(f"expected an exact rational, got {e}")
-    return Fraction(int(e.p), int(e.q))
-
-
 def first_order_witness(components=DEFAULT_CONE, query=None, A=1, V=1) -> MaskedWitness:
     r"""Exact q'''(0) for a position-dependent Gaussian cone law in d = 1 (module docstring).
 
@@ -170,7 +164,7 @@ def first_order_witness(components=DEFAULT_CONE, query=None, A=1, V=1) -> Masked
     mix = GaussianMixture([(R(w), sp.Matrix([R(a)]), sp.Matrix([[R(s)]])) for w, a, s in comps])
     P = {"A": sp.Matrix([[R(A)]]), "V": sp.Matrix([[R(V)]]), "scale": sp.Integer(1)}
     G = witness_derivative(get_variant("masked"), P, mix, [1], 4)
-    g = [_q(v[0]) for v in G]
+    g = [sympy_fraction(v[0]) for v in G]
     am, var = query
     q3 = -g[4] + (3 * g[2] - am * g[3]) / var
     return MaskedWitness(comps, query, A, V, tuple(g), q3)

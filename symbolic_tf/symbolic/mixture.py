@@ -28,15 +28,12 @@ from fractions import Fraction
 
 import sympy as sp
 
+from ..exact.sympy_bridge import sympy_rational
+
 __all__ = ["mixture_witness", "MAX_ENTRY"]
 
 #: Largest numerator or denominator of an instance parameter.
 MAX_ENTRY = 10**12
-
-
-def _q(x) -> sp.Rational:
-    x = Fraction(x)
-    return sp.Rational(x.numerator, x.denominator)
 
 
 def mixture_witness(a=2, v=1, m=1, s=1, w=Fraction(1, 3), K: int = 12) -> dict:
@@ -72,7 +69,7 @@ def mixture_witness(a=2, v=1, m=1, s=1, w=Fraction(1, 3), K: int = 12) -> dict:
     from .closure import witness_derivative
     from .gaussian import GaussianMixture
 
-    a, v, m, s, w = (_q(x) for x in (a, v, m, s, w))
+    a, v, m, s, w = (sympy_rational(x) for x in (a, v, m, s, w))
     if not (s > 0 and 0 < w <= 1) or (w < 1 and m == 0) or not 8 <= K <= 40:
         raise ValueError("need s > 0, 0 < w <= 1, m != 0 for a mixture, 8 <= K <= 40")
     if any(max(abs(q.p), q.q) > MAX_ENTRY for q in (a, v, m, s, w)):

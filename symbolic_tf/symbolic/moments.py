@@ -23,6 +23,7 @@ from ..variants import get as get_variant
 from . import symbols as S
 from .closure import Closure, NotStructurallyClosed, decide_invariance, drift_closure, term_closure
 from .evaluate import evaluate_exact, evaluate_mp, needs_numeric
+from ..exact.rational import frac_str
 
 __all__ = ["MomentSystem", "derive", "derive_for_problem", "RhsValue"]
 
@@ -231,8 +232,8 @@ class MomentSystem:
             m = evaluate_exact(self.mean_rhs, env, dims)
             c = evaluate_exact(self.cov_rhs, env, dims)
             if all(e.is_Rational for e in list(m) + list(c)):
-                return RhsValue(self.variant, [_q(e) for e in m],
-                                [[_q(c[i, j]) for j in range(d)] for i in range(d)], True)
+                return RhsValue(self.variant, [frac_str(e) for e in m],
+                                [[frac_str(c[i, j]) for j in range(d)] for i in range(d)], True)
             return RhsValue(self.variant, [_dec(e) for e in m],
                             [[_dec(c[i, j]) for j in range(d)] for i in range(d)], False)
         env_d = {(s.subs(dims) if isinstance(s, sp.MatrixSymbol) else s): v for s, v in env.items()}
@@ -240,11 +241,6 @@ class MomentSystem:
         c = evaluate_mp(self.cov_rhs.subs(dims), env_d, d)
         return RhsValue(self.variant, [_mpdec(m[i, 0]) for i in range(d)],
                         [[_mpdec(c[i, j]) for j in range(d)] for i in range(d)], False)
-
-
-def _q(e) -> str:
-    e = sp.Rational(e)
-    return str(e.p) if e.q == 1 else f"{e.p}/{e.q}"
 
 
 def _dec(e) -> str:

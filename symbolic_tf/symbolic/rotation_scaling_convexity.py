@@ -45,6 +45,7 @@ from fractions import Fraction
 from math import comb
 
 import sympy as sp
+from ..exact.rational import fraction_of
 
 __all__ = ["identity_v_sign_matrix", "identity_v_convexity"]
 
@@ -93,7 +94,7 @@ def _even_symmetric(Q, x, y, t, w, q, u):
 def _bernstein(poly, gens):
     """Exact Bernstein coefficients of a polynomial on the unit cube, as a dict (i, j, k) → Fraction."""
     degs = [poly.degree(g) for g in gens]
-    coef = {m: Fraction(int(c.p), int(c.q)) for m, c in poly.terms()}
+    coef = {m: fraction_of(c) for m, c in poly.terms()}
     for ax, n in enumerate(degs):
         new = {}
         for m, c in coef.items():

@@ -146,7 +146,8 @@ PENDING = {"certify/check/kinds/riccati.py", "certify/check/kinds/lmi.py", "cert
            "certify/check/kinds/cell_basin.py", "certify/check/kinds/cell_grid.py",
            "certify/check/kinds/schedule_phases.py", "certify/check/kinds/twisted_rotation_scaling_convexity.py",
            "certify/search/cell_tube.py", "certify/search/cell_basin.py", "certify/search/cell_grid.py",
-           "certify/search/cell_riccati_vI.py", "regimes/maps.py", "exact/definiteness.py", "certify/check/riccati.py"}
+           "certify/search/cell_riccati_vI.py", "regimes/maps.py", "exact/definiteness.py",
+           "certify/check/riccati.py", "certify/check/lmi.py", "certify/check/heads.py"}
 
 
 def _called(node):
@@ -205,3 +206,13 @@ def test_sympy_side_of_the_gateway():
     assert mpf_fraction(mpmath.mpf(0.1)) == float_fraction(0.1) == mpf_fraction(sp.Float(0.1))
     assert mpf_fraction(mpmath.mpf(0)) == 0 and mpf_fraction(mpmath.mpf(-0.75)) == Fraction(-3, 4)
     assert sympy_exact(sp.Float(0.5) * sp.Symbol("x")) == sp.Rational(1, 2) * sp.Symbol("x")
+
+
+def test_mpf_fraction_reads_an_mpf_at_its_own_precision():
+    import mpmath
+
+    with mpmath.workdps(60):
+        x = mpmath.mpf(1) / 3
+    m, e = x.man_exp
+    assert mpf_fraction(x) == Fraction(m) * Fraction(2) ** e  # not re-rounded to the working precision
+    assert mpf_fraction(mpmath.mpf(x)) != mpf_fraction(x)  # mpmath.mpf(x) rounds it (53 bits here)
