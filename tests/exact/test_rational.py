@@ -215,4 +215,5 @@ def test_mpf_fraction_reads_an_mpf_at_its_own_precision():
         x = mpmath.mpf(1) / 3
     m, e = x.man_exp
     assert mpf_fraction(x) == Fraction(m) * Fraction(2) ** e  # not re-rounded to the working precision
-    assert mpf_fraction(mpmath.mpf(x)) != mpf_fraction(x)  # mpmath.mpf(x) rounds it (53 bits here)
+    with mpmath.workprec(53):
+        assert mpf_fraction(mpmath.mpf(x)) != mpf_fraction(x)  # mpmath.mpf(x) rounds it to 53 bits
