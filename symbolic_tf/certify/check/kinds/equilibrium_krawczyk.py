@@ -26,7 +26,6 @@ import flint
 from ....exact.ball import ball_pd
 from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
-from ....exact.rational import qmat
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier, claim_words, mat_text
@@ -158,7 +157,7 @@ def _check_equilibrium_krawczyk(cert, problem):
 
     d = problem.d
     m = d * (d + 1) // 2
-    b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(d, 1)
+    b = problem.exact.b if problem.b is not None else flint.fmpq_mat(d, 1)
     S, r, Y = parse_box(data, d, _fail)
 
     with working_precision(prec):
