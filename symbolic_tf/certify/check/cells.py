@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from ...spec.mapspec import parse_map_spec
 from .claims import REGIME_SUBJECTS, Claim, Quantifier
-from .schema import parse_rat
+from .cell_enclosures import rat_box, scalar_range
+from .schema import parse_rat, validate
 
-__all__ = ["OUTSIDE_TEXT", "bind_cell_claim", "bind_outside_cell", "cell_claim", "cell_number", "flow_reason",
-           "standalone_cell_claim"]
+__all__ = ["OUTSIDE_TEXT", "CellChecker", "bind_cell_claim", "bind_outside_cell", "cell_claim", "cell_number",
+           "check_outside_cell", "flow_reason", "open_cell", "standalone_cell_claim"]
 
 
 def cell_number(s):
@@ -187,3 +188,114 @@ def standalone_cell_claim(data: dict, check_one, fail) -> Claim:
             params[k] = cell[k]
     quantifier = derived.quantifier if isinstance(derived, Claim) else Quantifier.EVERY_IN_CELL
     return Claim(cell["regime"], quantifier, params)
+
+
+def check_outside_cell(S, box, cell, data, fail) -> None:
+    """An OUTSIDE cell: Σ₀ is not positive definite at any point of the closed cell, shown by a
+    rational z with zᵀΣ₀(x, y)z ≤ 0 on the whole box (an exact range of a polynomial in (x, y)); the
+    cell must say regime OUTSIDE, state no rank or bracket, and carry :data:`OUTSIDE_TEXT`.
+
+    Parameters
+    ----------
+    S : symbolic_tf.certify.check.cell_enclosures.MatPoly
+        Σ₀(x, y), affine.
+    box : tuple of 4 flint.fmpq
+        The closed cell.
+    cell : dict
+        The stored cell (its ``regime`` must be OUTSIDE).
+    data : dict
+        The certificate's data ``{"z": [...]}``.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+    """
+    validate(data, {"z": "rat[]"}, "cell.data")
+    z = [parse_rat(s, "cell") for s in data["z"]]
+    if len(z) != S.nrows:
+        fail("z has the wrong length")
+    _lo, hi = scalar_range(S.quad(z), box)
+    if not hi <= 0:
+        fail("OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
+    bind_outside_cell(cell, fail)
+
+
+def open_cell(cell: dict, kind_name: str, S, fail):
+    """The common opening of a whole-cell checker: the exact box, the certificate's kind and data;
+    an OUTSIDE cell is checked here (:func:`check_outside_cell`).
+
+    Parameters
+    ----------
+    cell : dict
+        The stored cell.
+    kind_name : str
+        The kind the checker covers.
+    S : symbolic_tf.certify.check.cell_enclosures.MatPoly
+        Σ₀(x, y).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+
+    Returns
+    -------
+    tuple or None
+        (box as 4 fmpq, data) of a PROVED cell; None for a verified OUTSIDE cell.
+    """
+    try:
+        box = rat_box([parse_rat(s, "cell") for s in cell["box"]])
+    except (ValueError, KeyError, TypeError):
+        fail("malformed box")
+    cert = cell.get("certificate") or {}
+    if cert.get("kind") != kind_name:
+        fail(f"kind {str(cert.get('kind'))[:40]!r} is not {kind_name}")
+    data = cert.get("data")
+    if not isinstance(data, dict):
+        fail("data must be an object")
+    status = cell.get("status")
+    if status == "OUTSIDE":
+        check_outside_cell(S, box, cell, data, fail)
+        return None
+    if status != "PROVED":
+        fail(f"status {str(status)[:20]!r} carries no certificate")
+    return box, data
+
+
+class CellChecker:
+    """A whole-cell checker of one map spec: :meth:`check` opens a stored cell (:func:`open_cell`),
+    and a subclass's ``check_proved(cell, box, data)`` re-verifies a PROVED one.
+
+    Attributes
+    ----------
+    kind_name : str
+        The kind the checker covers.
+    S : symbolic_tf.certify.check.cell_enclosures.MatPoly
+        Σ₀(x, y), set by the subclass.
+    """
+
+    kind_name: str = ""
+
+    @staticmethod
+    def fail(msg):
+        """Raise the kind's :class:`~symbolic_tf.spec.errors.CertificationFailed` (the subclass's)."""
+        raise NotImplementedError
+
+    def check(self, cell: dict) -> Claim | None:
+        """Re-verify one stored cell; returns its derived claim (None for an OUTSIDE cell).
+
+        Parameters
+        ----------
+        cell : dict
+            The stored cell: ``box``, ``status``, ``regime``, ``claim``, ``rank`` or ``T_lo``/``T_hi``,
+            and ``certificate`` (``kind`` the checker's kind, ``data``).
+
+        Returns
+        -------
+        symbolic_tf.certify.check.claims.Claim or None
+            The claim derived from the data.
+
+        Raises
+        ------
+        symbolic_tf.spec.errors.CertificationFailed
+            When anything does not verify or the stored claim differs from the derived one.
+        """
+        opened = open_cell(cell, self.kind_name, self.S, self.fail)
+        if opened is None:
+            return None
+        return self.check_proved(cell, *opened)

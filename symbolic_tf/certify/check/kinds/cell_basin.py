@@ -77,8 +77,7 @@ from .. import Hypothesis, kind
 from ..claims import Claim
 from ..schema import validate
 from ..cell_enclosures import MatPoly, pd_on_open_box
-from .cell_tube import open_cell
-from ..cells import bind_cell_claim, flow_reason, standalone_cell_claim
+from ..cells import CellChecker, bind_cell_claim, flow_reason, standalone_cell_claim
 from .tube_cluster import isotropic_points
 from ..tube_replay import bracket_claim, flow_pairs
 
@@ -93,7 +92,7 @@ MAX_MISSES = 6000       # search side: more failing boxes than this and the cand
 _PREC = 128
 
 __all__ = ["KIND", "HYPOTHESES", "DATA_SCHEMA", "disk_setting_hypotheses", "rational", "quarters", "polynomial", "BasinCellChecker", "PlanarField", "route_reason", "poly_range", "basin_schema",
-           "check_inner", "check_target", "check_basin", "ray_bracket", "blowup_bracket"]
+           "check_inner", "check_target", "check_basin", "ray_bracket", "blowup_bracket", "target_claim"]
 
 DATA_SCHEMA = {"target": ("enum", "cluster", "ray"), "centre": "rat[]", "W": "rat[][]", "rho": "rat",
                 "mu": "rat", "R": "rat[]", "rho_out": "rat", "R_out": "rat[]", "kappa": "rat", "L": "rat[][]", "level": "rat", "eps": "rat", "depth": "int"}
@@ -658,8 +657,11 @@ def blowup_bracket(T0, tau, c_R, c_target):
     return lo, hi
 
 
-class BasinCellChecker:
+class BasinCellChecker(CellChecker):
     """Checks the ``cell-basin`` cells of one map spec (each distinct basin is verified once)."""
+
+    kind_name = KIND
+    fail = staticmethod(_fail)
 
     def __init__(self, spec):
         reason = route_reason(spec)
@@ -711,29 +713,8 @@ class BasinCellChecker:
             self._basins[key] = out
         return self._basins[key]
 
-    def check(self, cell: dict) -> Claim | None:
-        """Re-verify one stored cell; returns its derived claim (None for an OUTSIDE cell).
-
-        Parameters
-        ----------
-        cell : dict
-            The stored cell: ``box``, ``status``, ``regime``, ``claim``, ``rank`` or ``T_lo``/``T_hi``,
-            and ``certificate`` (``kind`` ``cell-basin``, ``data``).
-
-        Returns
-        -------
-        symbolic_tf.certify.check.claims.Claim or None
-            The claim derived from the data.
-
-        Raises
-        ------
-        symbolic_tf.spec.errors.CertificationFailed
-            When anything does not verify or the stored claim differs from the derived one.
-        """
-        opened = open_cell(cell, KIND, self.S, _fail)
-        if opened is None:
-            return None
-        box, data = opened
+    def check_proved(self, cell: dict, box, data: dict) -> Claim:
+        """Re-verify a PROVED ``cell-basin`` cell (box as 4 fmpq, its certificate's data); returns its claim."""
         target = data.get("target")
         if target not in ("cluster", "ray"):
             _fail("target must be 'cluster' or 'ray'")
@@ -746,12 +727,39 @@ class BasinCellChecker:
             return poly_range(Lc, piece)[1] < basin["level"]
         if not (pd_part_holds(box, self.ab, inside) if pd_only else inside(box)):
             _fail("L < level fails somewhere on the cell: the cell is not inside the certified basin")
-        if target == "cluster":
-            regime, params = "CLUSTERING", {"rank": 1}
-        else:
-            regime = "BLOWUP"
-            params = bracket_claim(data, *basin["T"], _fail).params
-        return bind_cell_claim(cell, regime, params, _fail, pd_only)
+        return target_claim(cell, data, target == "ray", lambda: basin["T"], _fail, pd_only)
+
+
+def target_claim(cell: dict, data: dict, ray: bool, bracket, fail, pd_only: bool) -> Claim:
+    """The claim of a cell inside a verified basin (``cell-basin``, ``cell-grid``), bound to the stored cell.
+
+    Parameters
+    ----------
+    cell : dict
+        The stored cell.
+    data : dict
+        Its certificate's data (the stored bracket ``T_lo``, ``T_hi`` of a ray target).
+    ray : bool
+        The target is a blow-up ray (else a cluster).
+    bracket : callable
+        ``bracket()`` → the derived (lo, hi) of T*, asked only for a ray target.
+    fail : callable
+        ``fail(msg)`` raises the kind's :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+    pd_only : bool
+        The claim covers only the cell's points where Σ₀ ≻ 0.
+
+    Returns
+    -------
+    symbolic_tf.certify.check.claims.Claim
+        CLUSTERING of rank 1 for a cluster target, else BLOWUP with the stored bracket (which must
+        contain the derived one).
+    """
+    if not ray:
+        regime, params = "CLUSTERING", {"rank": 1}
+    else:
+        regime = "BLOWUP"
+        params = bracket_claim(data, *bracket(), fail).params
+    return bind_cell_claim(cell, regime, params, fail, pd_only)
 
 
 def disk_setting_hypotheses(T: str) -> tuple:

@@ -61,11 +61,10 @@ from .. import Hypothesis, kind
 from ..claims import Claim
 from ..schema import validate
 from .cell_basin import (DATA_SCHEMA as _BASIN_SCHEMA, blowup_bracket, check_basin, check_target, disk_setting_hypotheses,
-                         meets_disk, pd_part_holds, poly_range, polynomial, quarters, rational)
+                         meets_disk, pd_part_holds, poly_range, polynomial, quarters, rational, target_claim)
 from ..cell_enclosures import pd_on_open_box
-from .cell_tube import open_cell
-from ..cells import bind_cell_claim, standalone_cell_claim
-from ..tube_replay import bracket_claim, int_in
+from ..cells import CellChecker, standalone_cell_claim
+from ..tube_replay import int_in
 
 KIND = "cell-grid"
 MAX_LEVEL = 9            # the finest grid: 512 × 512 boxes
@@ -730,8 +729,11 @@ def cell_peak(grid, ab, box, pd_only):
     return max(m for m, _q in peaks), (None if None in phis else max(phis))
 
 
-class GridCellChecker:
+class GridCellChecker(CellChecker):
     """Checks the ``cell-grid`` cells of one map spec (each distinct grid basin is verified once)."""
+
+    kind_name = KIND
+    fail = staticmethod(_fail)
 
     def __init__(self, spec):
         from .cell_basin import BasinCellChecker, route_reason
@@ -766,29 +768,8 @@ class GridCellChecker:
             self._grids[key] = GridBasin(self.field, self.pairs, basin, _fail)
         return self._grids[key]
 
-    def check(self, cell: dict) -> Claim | None:
-        """Re-verify one stored cell; returns its derived claim (None for an OUTSIDE cell).
-
-        Parameters
-        ----------
-        cell : dict
-            The stored cell: ``box``, ``status``, ``regime``, ``claim``, ``rank`` or ``T_lo``/``T_hi``,
-            and ``certificate`` (``kind`` ``cell-grid``, ``data``).
-
-        Returns
-        -------
-        symbolic_tf.certify.check.claims.Claim or None
-            The claim derived from the data.
-
-        Raises
-        ------
-        symbolic_tf.spec.errors.CertificationFailed
-            When anything does not verify or the stored claim differs from the derived one.
-        """
-        opened = open_cell(cell, KIND, self.S, _fail)
-        if opened is None:
-            return None
-        box, data = opened
+    def check_proved(self, cell: dict, box, data: dict) -> Claim:
+        """Re-verify a PROVED ``cell-grid`` cell (box as 4 fmpq, its certificate's data); returns its claim."""
         basin = data.get("basin") if isinstance(data, dict) else None
         if not isinstance(basin, dict) or not isinstance(basin.get("target"), dict):
             _fail("basin.target must be an object")
@@ -799,12 +780,7 @@ class GridCellChecker:
         peak = cell_peak(grid, self.ab, box, pd_only)
         if peak is None:
             _fail("L < level fails somewhere on the cell: the cell is not inside the certified grid basin")
-        if not ray:
-            regime, params = "CLUSTERING", {"rank": 1}
-        else:
-            regime = "BLOWUP"
-            params = bracket_claim(data, *grid.bracket(self.T0, *peak), _fail).params
-        return bind_cell_claim(cell, regime, params, _fail, pd_only)
+        return target_claim(cell, data, ray, lambda: grid.bracket(self.T0, *peak), _fail, pd_only)
 
 
 _T = "tests/soundness/forgeries/test_cell_grid.py::"

@@ -35,9 +35,9 @@ from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, declaration, kind
 from ..claims import Claim
-from ..schema import parse_rat, validate
-from ..cell_enclosures import MatPoly, pd_on_open_box, rat_box, scalar_range
-from ..cells import bind_cell_claim, bind_outside_cell, flow_reason, standalone_cell_claim
+from ..schema import validate
+from ..cell_enclosures import MatPoly, pd_on_open_box
+from ..cells import CellChecker, bind_cell_claim, check_outside_cell, flow_reason, open_cell, standalone_cell_claim
 from .tube_cluster import check_cluster_end
 from .tube_collapse import check_collapse_bounds, end_inside
 from .tube_ray import check_ray_end
@@ -56,10 +56,6 @@ __all__ = ["KIND", "END_KINDS", "HYPOTHESES", "TubeCellChecker", "check_outside_
 
 def _fail(msg):
     raise CertificationFailed(f"cell-tube certificate: {msg}")
-
-
-def _num(s):
-    return parse_rat(s, "cell")
 
 
 def _fq(v: Fraction) -> flint.fmpq:
@@ -208,75 +204,11 @@ def cell_parallelepiped(cov, box, prec: int = ENCLOSURE_PREC):
     return center, basis, coords
 
 
-def check_outside_cell(S, box, cell, data, fail) -> None:
-    """An OUTSIDE cell: Σ₀ is not positive definite at any point of the closed cell, shown by a
-    rational z with zᵀΣ₀(x, y)z ≤ 0 on the whole box (an exact range of a polynomial in (x, y)); the
-    cell must say regime OUTSIDE, state no rank or bracket, and carry :data:`~symbolic_tf.certify.check.cells.OUTSIDE_TEXT`.
-
-    Parameters
-    ----------
-    S : symbolic_tf.certify.check.cell_enclosures.MatPoly
-        Σ₀(x, y), affine.
-    box : tuple of 4 flint.fmpq
-        The closed cell.
-    cell : dict
-        The stored cell (its ``regime`` must be OUTSIDE).
-    data : dict
-        The certificate's data ``{"z": [...]}``.
-    fail : callable
-        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
-    """
-    validate(data, {"z": "rat[]"}, "cell.data")
-    z = [_num(s) for s in data["z"]]
-    if len(z) != S.nrows:
-        fail("z has the wrong length")
-    _lo, hi = scalar_range(S.quad(z), box)
-    if not hi <= 0:
-        fail("OUTSIDE: zᵀΣ₀z ≤ 0 fails somewhere on the cell")
-    bind_outside_cell(cell, fail)
-
-
-def open_cell(cell: dict, kind_name: str, S, fail):
-    """The common opening of a whole-cell checker: the exact box, the certificate's kind and data;
-    an OUTSIDE cell is checked here (:func:`check_outside_cell`).
-
-    Parameters
-    ----------
-    cell : dict
-        The stored cell.
-    kind_name : str
-        The kind the checker covers.
-    S : symbolic_tf.certify.check.cell_enclosures.MatPoly
-        Σ₀(x, y).
-    fail : callable
-        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
-
-    Returns
-    -------
-    tuple or None
-        (box as 4 fmpq, data) of a PROVED cell; None for a verified OUTSIDE cell.
-    """
-    try:
-        box = rat_box([_num(s) for s in cell["box"]])
-    except (ValueError, KeyError, TypeError):
-        fail("malformed box")
-    cert = cell.get("certificate") or {}
-    if cert.get("kind") != kind_name:
-        fail(f"kind {str(cert.get('kind'))[:40]!r} is not {kind_name}")
-    data = cert.get("data")
-    if not isinstance(data, dict):
-        fail("data must be an object")
-    status = cell.get("status")
-    if status == "OUTSIDE":
-        check_outside_cell(S, box, cell, data, fail)
-        return None
-    if status != "PROVED":
-        fail(f"status {str(status)[:20]!r} carries no certificate")
-    return box, data
-
-
-class TubeCellChecker:
+class TubeCellChecker(CellChecker):
     """Checks the ``cell-tube`` cells of one map spec (the flow is built once)."""
+
+    kind_name = KIND
+    fail = staticmethod(_fail)
 
     def __init__(self, spec):
         reason = route_reason(spec)
@@ -288,29 +220,8 @@ class TubeCellChecker:
         self.cov = spec.cov_affine()
         self.S = MatPoly.affine(*self.cov)
 
-    def check(self, cell: dict) -> Claim | None:
-        """Re-verify one stored cell; returns its derived claim (None for an OUTSIDE cell).
-
-        Parameters
-        ----------
-        cell : dict
-            The stored cell: ``box``, ``status``, ``regime``, ``claim``, ``rank`` or ``T_lo``/``T_hi``,
-            and ``certificate`` (``kind`` ``cell-tube``, ``data``).
-
-        Returns
-        -------
-        symbolic_tf.certify.check.claims.Claim or None
-            The claim derived from the data.
-
-        Raises
-        ------
-        symbolic_tf.spec.errors.CertificationFailed
-            When anything does not verify or the stored claim differs from the derived one.
-        """
-        opened = open_cell(cell, KIND, self.S, _fail)
-        if opened is None:
-            return None
-        box, data = opened
+    def check_proved(self, cell: dict, box, data: dict) -> Claim:
+        """Re-verify a PROVED ``cell-tube`` cell (box as 4 fmpq, its certificate's data); returns its claim."""
         end = data.get("end")
         if end not in END_KINDS:
             _fail(f"unknown end kind {str(end)[:40]!r}; known: {', '.join(END_KINDS)}")
