@@ -4,8 +4,8 @@ One head's covariance field is Σ̇ = CΣÃΣ + ΣÃᵀΣCᵀ with C = V and Ã 
 docs/mathematics.md §3); a multi-head problem's head h gives C_h = W_hV_h.  Two tables answer
 these questions: the variants' registry (:mod:`symbolic_tf.variants.structure`) and the
 checker's table of trusted flows (:mod:`symbolic_tf.certify.check.flows`, which may not import
-the variants).  Both call the functions here with their own ``get``, so the logic and the
-error texts are one.
+the variants).  Both answer through the functions here, each with its own ``get`` (a keyword, so
+``functools.partial(f, get=get)`` keeps the callers' signature), so the logic and the error texts are one.
 
 ``get(name)`` returns a declaration with ``name``, ``composite``, ``matrices``,
 ``quadratic_factor``, ``quadratic_pair(P)`` and ``exact_params(problem)``, and raises
@@ -44,7 +44,7 @@ def quadratic_pair(factor: Fraction | None, P: Mapping[str, Any]):
     return [list(r) for r in P["V"]], [[c * Fraction(e) for e in r] for r in P["A"]]
 
 
-def single_quadratic_head(problem, get: Callable[[str], Any]) -> tuple[Any, Any]:
+def single_quadratic_head(problem, *, get: Callable[[str], Any]) -> tuple[Any, Any]:
     """(C, Ã) of a single-head problem whose covariance flow is one quadratic field.
 
     Parameters
@@ -67,10 +67,10 @@ def single_quadratic_head(problem, get: Callable[[str], Any]) -> tuple[Any, Any]
     v = get(problem.variant)
     if v.composite:
         raise InvalidParameters("heads", f"needs a single-head variant, not {v.name!r}")
-    return quadratic_heads(problem, get)[0]
+    return quadratic_heads(problem, get=get)[0]
 
 
-def quadratic_heads(problem, get: Callable[[str], Any]) -> list[tuple[Any, Any]]:
+def quadratic_heads(problem, *, get: Callable[[str], Any]) -> list[tuple[Any, Any]]:
     """The heads (C_h, Ã_h) of a problem whose covariance flow is a sum of quadratic fields.
 
     Σ̇ = Σ_h (C_hΣÃ_hΣ + ΣÃ_hᵀΣC_hᵀ) + FΣ + ΣFᵀ (docs/mathematics.md §3, §6).
@@ -121,7 +121,7 @@ def quadratic_heads(problem, get: Callable[[str], Any]) -> list[tuple[Any, Any]]
     return out
 
 
-def growth_bound_of(problem, get: Callable[[str], Any]) -> str | None:
+def growth_bound_of(problem, *, get: Callable[[str], Any]) -> str | None:
     """The exponential growth bound of a problem's variant.
 
     Parameters
@@ -142,7 +142,7 @@ def growth_bound_of(problem, get: Callable[[str], Any]) -> str | None:
     return get(problem.variant).growth_bound
 
 
-def single_quadratic_factor(name, get: Callable[[str], Any]) -> Fraction | None:
+def single_quadratic_factor(name, *, get: Callable[[str], Any]) -> Fraction | None:
     """The factor c of Ã = c·τ·A when ``name`` is a single-head variant with a quadratic flow.
 
     Parameters
@@ -164,18 +164,18 @@ def single_quadratic_factor(name, get: Callable[[str], Any]) -> Fraction | None:
     return None if v.composite or v.quadratic_factor is None else Fraction(v.quadratic_factor)
 
 
-def quadratic_reason(problem, get: Callable[[str], Any], single: bool = False) -> str | None:
+def quadratic_reason(problem, single: bool = False, *, get: Callable[[str], Any]) -> str | None:
     """Why the problem's covariance flow is not of the quadratic form the certificates need.
 
     Parameters
     ----------
     problem : symbolic_tf.spec.problem.Problem
         The problem.
-    get : callable
-        Variant name → declaration (see the module text).
     single : bool
         Require one head (:func:`single_quadratic_head`) instead of a sum of heads
         (:func:`quadratic_heads`).
+    get : callable
+        Variant name → declaration (see the module text).
 
     Returns
     -------
@@ -183,7 +183,7 @@ def quadratic_reason(problem, get: Callable[[str], Any], single: bool = False) -
         None when the flow has that form, else the reason in one line.
     """
     try:
-        (single_quadratic_head if single else quadratic_heads)(problem, get)
+        (single_quadratic_head if single else quadratic_heads)(problem, get=get)
     except InvalidParameters as exc:
         what = "one quadratic (softmax-type) head" if single else "a quadratic (softmax-type) covariance flow"
         return f"needs {what}: {exc.reason}"

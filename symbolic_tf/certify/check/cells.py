@@ -265,16 +265,13 @@ class CellChecker:
     ----------
     kind_name : str
         The kind the checker covers.
+    fail : callable
+        ``fail(msg)`` raises the kind's :class:`~symbolic_tf.spec.errors.CertificationFailed`.
     S : symbolic_tf.certify.check.cell_enclosures.MatPoly
         Σ₀(x, y), set by the subclass.
     """
 
     kind_name: str = ""
-
-    @staticmethod
-    def fail(msg):
-        """Raise the kind's :class:`~symbolic_tf.spec.errors.CertificationFailed` (the subclass's)."""
-        raise NotImplementedError
 
     def check(self, cell: dict) -> Claim | None:
         """Re-verify one stored cell; returns its derived claim (None for an OUTSIDE cell).

@@ -191,7 +191,7 @@ def single_quadratic_head(problem) -> tuple[Any, Any]:
     InvalidParameters
         When the variant is multi-head or its flow is not of that form.
     """
-    return heads.single_quadratic_head(problem, get)
+    return heads.single_quadratic_head(problem, get=get)
 
 
 def quadratic_heads(problem) -> list[tuple[Any, Any]]:
@@ -215,7 +215,7 @@ def quadratic_heads(problem) -> list[tuple[Any, Any]]:
     InvalidParameters
         With the reason when the problem's flow is not of this form.
     """
-    return heads.quadratic_heads(problem, get)
+    return heads.quadratic_heads(problem, get=get)
 
 
 def growth_bound_of(problem) -> str | None:
@@ -232,7 +232,7 @@ def growth_bound_of(problem) -> str | None:
         The bound's name (``"coupling"``, ``"inverse-kernel"``), or None for a variant without
         one or a multi-head problem.
     """
-    return heads.growth_bound_of(problem, get)
+    return heads.growth_bound_of(problem, get=get)
 
 
 def single_quadratic_factor(name) -> Fraction | None:
@@ -248,7 +248,7 @@ def single_quadratic_factor(name) -> Fraction | None:
     Fraction or None
         c, or None for an unknown, multi-head or non-quadratic variant.
     """
-    return heads.single_quadratic_factor(name, get)
+    return heads.single_quadratic_factor(name, get=get)
 
 
 def quadratic_reason(problem, single: bool = False) -> str | None:
@@ -267,4 +267,4 @@ def quadratic_reason(problem, single: bool = False) -> str | None:
     str or None
         None when the flow has that form, else the reason in one line.
     """
-    return heads.quadratic_reason(problem, get, single)
+    return heads.quadratic_reason(problem, single, get=get)

@@ -714,7 +714,22 @@ class BasinCellChecker(CellChecker):
         return self._basins[key]
 
     def check_proved(self, cell: dict, box, data: dict) -> Claim:
-        """Re-verify a PROVED ``cell-basin`` cell (box as 4 fmpq, its certificate's data); returns its claim."""
+        """Re-verify a PROVED ``cell-basin`` cell (:meth:`CellChecker.check` opened it).
+
+        Parameters
+        ----------
+        cell : dict
+            The stored cell.
+        box : tuple of 4 flint.fmpq
+            Its closed box.
+        data : dict
+            Its certificate's data.
+
+        Returns
+        -------
+        symbolic_tf.certify.check.claims.Claim
+            The claim derived from the data, bound to the stored cell.
+        """
         target = data.get("target")
         if target not in ("cluster", "ray"):
             _fail("target must be 'cluster' or 'ray'")

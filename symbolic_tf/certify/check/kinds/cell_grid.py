@@ -769,7 +769,22 @@ class GridCellChecker(CellChecker):
         return self._grids[key]
 
     def check_proved(self, cell: dict, box, data: dict) -> Claim:
-        """Re-verify a PROVED ``cell-grid`` cell (box as 4 fmpq, its certificate's data); returns its claim."""
+        """Re-verify a PROVED ``cell-grid`` cell (:meth:`CellChecker.check` opened it).
+
+        Parameters
+        ----------
+        cell : dict
+            The stored cell.
+        box : tuple of 4 flint.fmpq
+            Its closed box.
+        data : dict
+            Its certificate's data.
+
+        Returns
+        -------
+        symbolic_tf.certify.check.claims.Claim
+            The claim derived from the data, bound to the stored cell.
+        """
         basin = data.get("basin") if isinstance(data, dict) else None
         if not isinstance(basin, dict) or not isinstance(basin.get("target"), dict):
             _fail("basin.target must be an object")

@@ -221,7 +221,22 @@ class TubeCellChecker(CellChecker):
         self.S = MatPoly.affine(*self.cov)
 
     def check_proved(self, cell: dict, box, data: dict) -> Claim:
-        """Re-verify a PROVED ``cell-tube`` cell (box as 4 fmpq, its certificate's data); returns its claim."""
+        """Re-verify a PROVED ``cell-tube`` cell (:meth:`CellChecker.check` opened it).
+
+        Parameters
+        ----------
+        cell : dict
+            The stored cell.
+        box : tuple of 4 flint.fmpq
+            Its closed box.
+        data : dict
+            Its certificate's data.
+
+        Returns
+        -------
+        symbolic_tf.certify.check.claims.Claim
+            The claim derived from the data, bound to the stored cell.
+        """
         end = data.get("end")
         if end not in END_KINDS:
             _fail(f"unknown end kind {str(end)[:40]!r}; known: {', '.join(END_KINDS)}")
