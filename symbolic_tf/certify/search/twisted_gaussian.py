@@ -869,35 +869,25 @@ def symmetric_convexity_certificate(A):
         The checked certificate (``Certificate.to_dict()``), or None when A is not symmetric
         definite, the theorem does not replay or the checker rejects the certificate.
     """
+    from types import SimpleNamespace
+
     from ...spec.errors import CertificationFailed
-    from ..check import check
+    from ..check.kinds.twisted_gaussian_convexity import check_twisted_convexity
+    from ..check.matrix_proofs.order import stored_theorem
 
     Aq = qmat(A)
     n = Aq.nrows()
     if n < 1 or Aq.ncols() != n or Aq != Aq.transpose():
         return None
-    dA = definiteness(Aq)
-    if dA.pd or dA.nd:
-        definite = "positive" if dA.pd else "negative"
-    elif Aq.det() == 0 and (dA.psd or dA.nsd):
-        definite = "positive semidefinite" if dA.psd else "negative semidefinite"
-    else:
-        return None
-    from ..check.matrix_proofs.order import stored_theorem
-
     try:
         sha, _ = stored_theorem(SYMMETRIC_THEOREM)
+        data = {"A": [[frac_str(Aq[i, j]) for j in range(n)] for i in range(n)],
+                "theorem": SYMMETRIC_THEOREM, "theorem_sha256": sha}
+        # the kind's checker names the claim (A definite, or singular and semidefinite, and the sign): one rule
+        _, c = check_twisted_convexity(SimpleNamespace(data=data), None)
     except CertificationFailed:
         return None
-    data = {"A": [[frac_str(Aq[i, j]) for j in range(n)] for i in range(n)],
-            "theorem": SYMMETRIC_THEOREM, "theorem_sha256": sha}
-    c = Claim(CONVEX_KIND, Quantifier.NONE, {"A": data["A"], "definite": definite})
-    cert = Certificate(kind=CONVEX_KIND, claim=c, status=PROVED, data=data).to_dict()
-    try:
-        res = check(cert)
-    except CertificationFailed:
-        return None
-    return cert if res.ok and res.status == PROVED else None
+    return _checked(CONVEX_KIND, c, data)
 
 
 def rotation_scaling_convexity_certificate(A, V):
@@ -917,14 +907,18 @@ def rotation_scaling_convexity_certificate(A, V):
     dict or None
         The checked certificate, or None when the pair is not of that form or the checker rejects it.
     """
-    from ...spec.errors import CertificationFailed
-    from ..check import check
-
     # the checker decides the pair's form (2×2, aI + bJ with b² ≤ 3a², V = vI) before any symbolic work
     data = {k: [[frac_str(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())]
             for k, M in (("A", qmat(A)), ("V", qmat(V)))}
-    c = Claim(ROTATION_SCALING_KIND, Quantifier.NONE, data)
-    cert = Certificate(kind=ROTATION_SCALING_KIND, claim=c, status=PROVED, data=data).to_dict()
+    return _checked(ROTATION_SCALING_KIND, Claim(ROTATION_SCALING_KIND, Quantifier.NONE, data), data)
+
+
+def _checked(kind, claim, data):
+    """The certificate (as a dict) of ``claim`` with ``data`` when the checker proves it, else None."""
+    from ...spec.errors import CertificationFailed
+    from ..check import check
+
+    cert = Certificate(kind=kind, claim=claim, status=PROVED, data=data).to_dict()
     try:
         res = check(cert)
     except CertificationFailed:
@@ -1021,6 +1015,13 @@ def twisted_gaussian_convexity(A, V, tries: int = 40) -> Verdict:
         "no witness found (rank-one, rotation–scaling, small-Gaussian, boundary and finite-Gaussian searches); " \
         "not a proof of convexity"
     return Verdict(UNDECIDED, CONVEX_CLAIM, reason=why)
+def _square(A):
+    """A as an exact square matrix (at least 1 × 1), or None."""
+    Aq = qmat(A)
+    n = Aq.nrows()
+    return Aq if n >= 1 and Aq.ncols() == n else None
+
+
 EVERY_V_CLAIM = ("for every value matrix V, the softmax energy E(N(0, Σ)) = ½det(I − AᵀΣAΣ)^(-1/2) is convex "
                  "along every twisted geodesic through every Σ ≻ 0 of finite energy")
 
@@ -1050,9 +1051,8 @@ def twisted_gaussian_convexity_every_v(A) -> Verdict:
     Verdict
         PROVED / REFUTED / UNDECIDED about :data:`EVERY_V_CLAIM`.
     """
-    Aq = qmat(A)
-    n = Aq.nrows()
-    if n < 1 or Aq.ncols() != n:
+    Aq = _square(A)
+    if Aq is None:
         return Verdict(UNDECIDED, EVERY_V_CLAIM, reason="A must be square")
     if Aq.det() == 0:   # no twisted metric: the question is asked of every curve (I + sN)Σ(I + sN)ᵀ
         ver = gaussian_convexity_every_curve(Aq)
@@ -1060,7 +1060,7 @@ def twisted_gaussian_convexity_every_v(A) -> Verdict:
                        reason="A singular: no twisted displacement VA⁻¹B, so the claim is asked of every curve "
                               f"(I + sN)Σ(I + sN)ᵀ (which, for an invertible A, are the twisted geodesics of every V) — "
                               f"{ver.reason}")
-    Id = _eye(n)
+    Id = _eye(Aq.nrows())
     dA = definiteness((Aq + Aq.transpose()) / 2)
     if Aq == Aq.transpose() and (dA.pd or dA.nd):
         ver = twisted_gaussian_convexity(Aq, Id)
@@ -1202,9 +1202,8 @@ def gaussian_convexity_every_curve(A) -> Verdict:
     Verdict
         PROVED / REFUTED / UNDECIDED about :data:`EVERY_CURVE_CLAIM`.
     """
-    Aq = qmat(A)
-    n = Aq.nrows()
-    if n < 1 or Aq.ncols() != n:
+    Aq = _square(A)
+    if Aq is None:
         return Verdict(UNDECIDED, EVERY_CURVE_CLAIM, reason="A must be square")
     if Aq == Aq.transpose():
         cert = symmetric_convexity_certificate(Aq)
