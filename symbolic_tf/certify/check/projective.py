@@ -43,7 +43,7 @@ from __future__ import annotations
 import flint
 
 from .frame import eigen_frame
-from .tube_replay import Field, cauchy_sum, jacobian_terms, norm_f, replay_step, start_state, svec_pairs, trace
+from .tube_replay import Field, ball_flow, cauchy_sum, jacobian_terms, norm_f, replay_step, start_state, svec_pairs, trace
 
 __all__ = ["ProjectiveSeries", "projective_start", "replay_projective", "projective_end"]
 
@@ -63,11 +63,7 @@ class ProjectiveSeries:
     (C_h, A_h), ``F`` exact or None (all-zero: None)."""
 
     def __init__(self, pairs, F=None):
-        self.exact_pairs = [(flint.fmpq_mat(C), flint.fmpq_mat(A)) for C, A in pairs]
-        self.pairs = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in pairs]
-        none = F is None or all(e == 0 for e in F.entries())
-        self.exact_F = None if none else flint.fmpq_mat(F)
-        self.F = None if none else flint.arb_mat(F)
+        self.exact_pairs, self.pairs, self.exact_F, self.F = ball_flow(pairs, F)
         self.d = self.exact_pairs[0][0].nrows()
         self.up = svec_pairs(self.d)
         self.cov = Field(pairs, F)   # the covariance field's exact operators

@@ -66,7 +66,7 @@ from .claims import Claim, Quantifier
 from .frame import eigen_frame
 from .kinds.krawczyk_box import initial_cov, rat
 
-__all__ = ["PICARD_ROUNDS", "Field", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "lagrange_remainder", "start_state", "TubeState",
+__all__ = ["PICARD_ROUNDS", "Field", "ball_flow", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "lagrange_remainder", "start_state", "TubeState",
            "cauchy_sum", "svec_basis", "svec_pairs", "int_in", "step_range", "jacobian_series",
            "jacobian_terms", "JACOBIAN_TAIL", "norm_f", "trace"]
 
@@ -275,16 +275,33 @@ def cauchy_sum(left, right, n, start=None):
     return sum(terms, start) if start is not None else sum(terms[1:], terms[0])
 
 
+def ball_flow(pairs, F=None) -> tuple:
+    """A flow's exact pairs and drift with their arb balls (an all-zero drift is None).
+
+    Parameters
+    ----------
+    pairs : list of (matrix, matrix)
+        Exact (C_h, A_h).
+    F : matrix or None
+        The exact drift.
+
+    Returns
+    -------
+    tuple
+        (exact pairs as fmpq_mat, pairs as arb_mat, exact F or None, F as arb_mat or None).
+    """
+    none = F is None or all(e == 0 for e in F.entries())
+    return ([(flint.fmpq_mat(C), flint.fmpq_mat(A)) for C, A in pairs],
+            [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in pairs],
+            None if none else flint.fmpq_mat(F), None if none else flint.arb_mat(F))
+
+
 class Field:
     """The covariance vector field and its Taylor and variational recurrences in arb balls;
     ``pairs`` are exact (C_h, A_h) matrices, ``F`` an exact matrix or None (all-zero: None)."""
 
     def __init__(self, pairs, F=None):
-        self.exact_pairs = [(flint.fmpq_mat(C), flint.fmpq_mat(A)) for C, A in pairs]
-        self.pairs = [(flint.arb_mat(C), flint.arb_mat(A)) for C, A in pairs]
-        none = F is None or all(e == 0 for e in F.entries())
-        self.exact_F = None if none else flint.fmpq_mat(F)
-        self.F = None if none else flint.arb_mat(F)
+        self.exact_pairs, self.pairs, self.exact_F, self.F = ball_flow(pairs, F)
         self._ops = {}
 
     def frame(self, box):

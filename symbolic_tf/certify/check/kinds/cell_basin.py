@@ -92,7 +92,7 @@ MAX_MISSES = 6000       # search side: more failing boxes than this and the cand
 _PREC = 128
 
 __all__ = ["KIND", "HYPOTHESES", "DATA_SCHEMA", "disk_setting_hypotheses", "rational", "quarters", "polynomial", "BasinCellChecker", "PlanarField", "route_reason", "poly_range", "basin_schema",
-           "check_inner", "check_target", "check_basin", "ray_bracket", "blowup_bracket", "target_claim"]
+           "check_inner", "check_target", "check_basin", "ray_bracket", "blowup_bracket", "target_claim", "disk_quadtree"]
 
 DATA_SCHEMA = {"target": ("enum", "cluster", "ray"), "centre": "rat[]", "W": "rat[][]", "rho": "rat",
                 "mu": "rat", "R": "rat[]", "rho_out": "rat", "R_out": "rat[]", "kappa": "rat", "L": "rat[][]", "level": "rat", "eps": "rat", "depth": "int"}
@@ -447,6 +447,36 @@ def check_target(field, pairs, data, fail):
     return out
 
 
+def disk_quadtree(todo: list, what: str, fail):
+    """The boxes of a depth-first quadtree that meet the closed unit disk, at most :data:`MAX_BOXES`.
+
+    Parameters
+    ----------
+    todo : list
+        The stack of (box, depth) pairs; the caller splits a box by pushing its quarters onto it.
+    what : str
+        The test's name in the failure message.
+    fail : callable
+        ``fail(msg)`` raises.
+
+    Yields
+    ------
+    tuple
+        (box, depth) of each popped box that meets the disk.
+    """
+    a, b = _GENS or _gens()
+    disk = 1 - a * a - b * b
+    boxes = 0
+    while todo:
+        box, depth = todo.pop()
+        boxes += 1
+        if boxes > MAX_BOXES:
+            fail(f"{what} needs more than {MAX_BOXES} boxes")
+        if poly_range(disk, box)[1] < 0:
+            continue
+        yield box, depth
+
+
 def _annulus(field, data, p, W, rho, energy, fail):
     """Step 1′: zᵀWz decreases at rate ≥ kappa·zᵀWz on the annulus rho ≤ zᵀWz ≤ rho_out of the disk."""
     rho_out, kappa = rational(data["rho_out"]), rational(data["kappa"])
@@ -457,21 +487,13 @@ def _annulus(field, data, p, W, rho, energy, fail):
     if any(rho_out * Winv[k, k] > R_out[k] ** 2 for k in range(2)):
         fail("the outer ellipsoid does not lie in the box centre ± R_out")
     a, b = _GENS or _gens()
-    disk = 1 - a * a - b * b
     za, zb = a - p[0], b - p[1]
     ga, gb = field.g
     # d/dτ zᵀWz = 2zᵀW·g; the test is 2zᵀW·g + kappa·zᵀWz < 0
     decay = 2 * (za * (W[0, 0] * ga + W[0, 1] * gb) + zb * (W[0, 1] * ga + W[1, 1] * gb)) + kappa * energy
     todo = [((p[0] - R_out[0], p[0] + R_out[0], p[1] - R_out[1], p[1] + R_out[1]), 0)]
     c_min = c_max = None
-    boxes = 0
-    while todo:
-        box, depth = todo.pop()
-        boxes += 1
-        if boxes > MAX_BOXES:
-            fail(f"the annulus test needs more than {MAX_BOXES} boxes")
-        if poly_range(disk, box)[1] < 0:
-            continue
+    for box, depth in disk_quadtree(todo, "the annulus test", fail):
         e_lo, e_hi = poly_range(energy, box)
         if e_lo > rho_out or e_hi < rho:
             continue
@@ -548,20 +570,11 @@ def check_basin(field, L, level, eps, depth, energy, rho, fail, misses=None):
         (L_min, c_min, c_max): min over the leaves that meet the disk of the lower bound of L, and the
         bounds of c over the leaves that meet the disk with lower(L) ≤ ℓ.
     """
-    a, b = _ctx().gens()
-    disk = 1 - a * a - b * b
     dL = field.lie(L)
     one = flint.fmpq(1)
     todo = [((-one, one, -one, one), 0)]
     L_min = c_min = c_max = None
-    boxes = 0
-    while todo:
-        box, k = todo.pop()
-        boxes += 1
-        if boxes > MAX_BOXES:
-            fail(f"the basin's quadtree needs more than {MAX_BOXES} boxes")
-        if poly_range(disk, box)[1] < 0:
-            continue
+    for box, k in disk_quadtree(todo, "the basin's quadtree", fail):
         lo = poly_range(L, box)[0]
         L_min = lo if L_min is None or lo < L_min else L_min
         if lo > level:
