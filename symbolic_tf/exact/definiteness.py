@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 from .congruence import psd_decision, quad_form
-from .rational import qmat, qmat_to_fractions
+from .rational import fraction_of, qmat, qmat_to_fractions
 
 __all__ = ["pd_or_witness", "first_kernel_vector", "inertia", "definiteness", "Definiteness", "is_pd", "is_psd", "sym_part", "rank",
            "exact_factor", "float_factor"]
@@ -322,8 +322,8 @@ def float_factor(cov) -> np.ndarray:
     n, r = B.nrows(), B.ncols()
     out = np.zeros((n, r))
     for c in range(r):
-        piv = Fraction(int(D[c, c].p), int(D[c, c].q))
-        out[:, c] = math.sqrt(piv) * np.array([float(Fraction(int(B[i, c].p), int(B[i, c].q))) for i in range(n)])
+        piv = fraction_of(D[c, c])
+        out[:, c] = math.sqrt(piv) * np.array([float(fraction_of(B[i, c])) for i in range(n)])
     return out
 
 
@@ -386,5 +386,5 @@ def first_kernel_vector(M) -> tuple:
     w = [Fraction(0)] * n
     w[f] = Fraction(1)
     for i, pc in enumerate(pivots):
-        w[pc] = -Fraction(int(R[i, f].p), int(R[i, f].q))
+        w[pc] = -fraction_of(R[i, f])
     return tuple(w)

@@ -32,7 +32,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..atomic import write_json_atomic
-from ..exact.rational import frac_str
+from ..exact.rational import frac_str, qmat_to_float
 from ..spec.errors import CertificationFailed, InvalidParameters
 from ..spec.mapspec import MapSpec, parse_map_spec
 
@@ -131,7 +131,7 @@ def cell_route(spec: MapSpec) -> tuple:
 
 
 def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
-    out = {"id": [level, i, j], "box": [_fraction_str(b) for b in box], "status": r["status"],
+    out = {"id": [level, i, j], "box": [frac_str(b) for b in box], "status": r["status"],
            "regime": r.get("regime", "UNDECIDED")}
     for key in ("rank", "T_lo", "T_hi"):
         if r.get(key) is not None:
@@ -226,11 +226,6 @@ def resolve_shared(data, shared: dict, where: str = "cell"):
                 _reject(f"{where}: data.{key} names no shared object")
             out[key] = obj
     return out
-
-
-def _fraction_str(v: Fraction) -> str:
-    """frac_str of a Fraction (already in lowest terms, denominator > 0), without re-parsing it."""
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
 def _point_verdict(spec, pen, box, r: dict | None = None) -> dict:
@@ -931,8 +926,7 @@ def theory_fields(spec: MapSpec, n: int = 301):
     X, Y = np.meshgrid(xs, ys, indexing="xy")
     # the polynomials are affine/quadratic in (x, y): evaluate them by their coefficients
     def fl(P):
-        return {k: np.array([[float(v[i, j].p) / float(v[i, j].q) for j in range(v.ncols())]
-                             for i in range(v.nrows())]) for k, v in P.items()}
+        return {k: qmat_to_float(v) for k, v in P.items()}
 
     def ev(P):
         out = 0

@@ -146,7 +146,7 @@ PENDING = {"certify/check/kinds/riccati.py", "certify/check/kinds/lmi.py", "cert
            "certify/check/kinds/cell_basin.py", "certify/check/kinds/cell_grid.py",
            "certify/check/kinds/schedule_phases.py", "certify/check/kinds/twisted_rotation_scaling_convexity.py",
            "certify/search/cell_tube.py", "certify/search/cell_basin.py", "certify/search/cell_grid.py",
-           "certify/search/cell_riccati_vI.py", "regimes/maps.py", "exact/definiteness.py",
+           "certify/search/cell_riccati_vI.py",
            "certify/check/riccati.py", "certify/check/lmi.py", "certify/check/heads.py"}
 
 
