@@ -23,7 +23,8 @@ def cli_reference() -> str:
     out = ["# CLI reference", "",
            "Generated from the `symtf` argument parser (`symbolic_tf.cli.build_parser`). Exit codes: "
            "0 ran (and, for `symtf check`, verified), 1 a certificate or map was REJECTED, 2 bad input "
-           "(one line `symtf: error: …`). Every command takes `--quiet` (no progress bar); every "
+           "(one line `symtf: error: …`), 3 ran but `--cert` found no certificate to write (the verdict, "
+           "UNDECIDED, is printed; one line `symtf: no certificate written: …`). Every command takes `--quiet` (no progress bar); every "
            "`--json` output carries `schema` and `version`.", ""]
     for name, p in sub.choices.items():
         p.formatter_class = lambda prog: argparse.HelpFormatter(prog, width=100)

@@ -82,11 +82,15 @@ def test_classify_non_closed_variant_is_undecided(tmp_path, capsys):
     assert code == 0 and json.loads(out)["regime"] == "UNDECIDED"
 
 
-def test_classify_cert_without_certificate_is_an_error(tmp_path, capsys):
+def test_classify_cert_without_certificate_exits_3(tmp_path, capsys):
+    """An UNDECIDED verdict with --cert is not bad input (2): the verdict is printed, nothing is
+    written, and the exit code 3 says no certificate came out."""
     p = tmp_path / "p.toml"
     p.write_text(BLOW.replace('"softmax"', '"sigmoid"'))
-    code, _, err = _run(capsys, "classify", str(p), "--cert", str(tmp_path / "c.json"))
-    assert code == 2 and "--cert" in err
+    code, out, err = _run(capsys, "classify", str(p), "--cert", str(tmp_path / "c.json"))
+    assert code == 3 and out.startswith("UNDECIDED")
+    assert err.startswith("symtf: no certificate written: the verdict is UNDECIDED") and err.count("\n") == 1
+    assert not (tmp_path / "c.json").exists()
 
 
 def test_meanfield_cli(tmp_path, capsys):

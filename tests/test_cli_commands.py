@@ -141,8 +141,8 @@ def test_classify_cert_on_undecided_still_shows_the_verdict(tmp_path):
     p.write_text('T = 1\nvariant = "l2"\nd = 2\nQ = [[1, 0], [0, 0]]\nK = [[1, 1], [0, 0]]\n'
                  'V = [[1, 2], [-1, 1]]\n[initial]\ncov = [[1, 0], [0, 2]]\n')
     r = _run(["classify", str(p), "--cert", str(tmp_path / "c.json")], tmp_path)
-    assert r.returncode == 2 and r.stdout.startswith("UNDECIDED")  # the verdict is printed
-    assert r.stderr.startswith("symtf: error: --cert:") and "UNDECIDED" in r.stderr
+    assert r.returncode == 3 and r.stdout.startswith("UNDECIDED")  # the verdict is printed
+    assert r.stderr.startswith("symtf: no certificate written:") and "UNDECIDED" in r.stderr
     assert not (tmp_path / "c.json").exists()
 
 

@@ -6,7 +6,7 @@ import sys
 from ..exact.rational import float_of
 from ..spec.errors import CertificationFailed, InvalidParameters
 from .options import exact_option, int_type, positive_float
-from .output import EXIT_OK, emit, emit_rejected
+from .output import EXIT_OK, NoCertificate, emit, emit_rejected
 
 __all__ = ["PARSERS"]
 
@@ -42,7 +42,7 @@ def _cmd_classify(args) -> int:
     emit(args, data, text)  # the verdict is shown even when --cert cannot be honoured
     if args.cert and c.certificate is None:
         sys.stdout.flush()
-        raise InvalidParameters("--cert", f"no certificate written: the verdict is {c.status} (see above)")
+        raise NoCertificate(f"the verdict is {c.status} (see above)")
     return 0
 
 

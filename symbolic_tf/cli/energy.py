@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..spec.errors import InvalidParameters
 from ..spec.limits import MAX_DIM
 from .options import int_type, matrix_option
-from .output import as_options, emit, emit_in_format
+from .output import NoCertificate, as_options, emit, emit_in_format
 
 __all__ = ["PARSERS"]
 
@@ -57,12 +57,12 @@ _SIGN_WORDS = {1: "POSITIVE here", -1: "NEGATIVE here (not convex along this geo
 
 def _write_certificate(path, verdict, what: str) -> None:
     """Write the certificate in ``verdict.evidence`` to ``path`` (atomically), or raise
-    :class:`InvalidParameters` for ``--cert`` when there is none (``verdict`` None: none can exist)."""
+    :class:`NoCertificate` when there is none (``verdict`` None: none can exist)."""
     from ..atomic import write_json_atomic
 
     cert = (verdict.evidence or {}).get("certificate") if verdict is not None else None
     if cert is None:
-        raise InvalidParameters("--cert", f"no {what}" + (f" ({verdict.status}: {verdict.reason})" if verdict is not None else ""))
+        raise NoCertificate(f"no {what}" + (f" ({verdict.status}: {verdict.reason})" if verdict is not None else ""))
     write_json_atomic(path, cert)
 
 

@@ -15,12 +15,18 @@ from contextlib import contextmanager
 
 from ..spec.errors import InvalidParameters, SymtfError
 
-__all__ = ["EXIT_OK", "EXIT_REJECTED", "EXIT_USER_ERROR", "Parser", "UsageError", "as_options", "emit",
+__all__ = ["EXIT_OK", "EXIT_REJECTED", "EXIT_USER_ERROR", "EXIT_NO_CERTIFICATE", "NoCertificate", "Parser", "UsageError", "as_options", "emit",
            "emit_in_format", "emit_rejected", "emit_with_figure", "run"]
 
 EXIT_OK = 0
 EXIT_REJECTED = 1
 EXIT_USER_ERROR = 2
+EXIT_NO_CERTIFICATE = 3  # the command ran; --cert asked for a certificate and the verdict has none
+
+
+class NoCertificate(Exception):
+    """``--cert`` was given and the verdict (UNDECIDED, or a numerical answer) carries no certificate:
+    not bad input, so its own exit code (:data:`EXIT_NO_CERTIFICATE`)."""
 
 
 class UsageError(Exception):
@@ -191,8 +197,8 @@ def run(parser: argparse.ArgumentParser, argv=None) -> int:
     Returns
     -------
     int
-        The exit code: 0 ran, 1 a certificate or map rejected, 2 bad input or usage,
-        130 interrupted.
+        The exit code: 0 ran, 1 a certificate or map rejected, 2 bad input or usage, 3 ran
+        but ``--cert`` found no certificate to write (the verdict is shown), 130 interrupted.
     """
     try:
         args = parser.parse_args(argv)
@@ -207,6 +213,9 @@ def run(parser: argparse.ArgumentParser, argv=None) -> int:
     except UsageError as exc:
         print(f"symtf: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except NoCertificate as exc:
+        print(f"symtf: no certificate written: {exc}", file=sys.stderr)
+        return EXIT_NO_CERTIFICATE
     except SymtfError as exc:
         print(f"symtf: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
