@@ -9,7 +9,7 @@ import numpy as np
 from ....exact.rational import qmat_to_float
 from ...check.tube_replay import svec_pairs
 
-__all__ = ["FloatField", "float_blowup"]
+__all__ = ["FloatField", "float_blowup", "float_settle", "head_rhs", "isotropic_points"]
 
 
 class FloatField:
@@ -159,3 +159,82 @@ def float_blowup(ff: FloatField, S0: np.ndarray, horizon: float):
     if sol.status != 1 or not np.all(np.isfinite(sol.y[:, -1])):
         return None
     return float(sol.t[-1]), sol.y[:, -1].reshape(ff.d, ff.d)
+
+
+def head_rhs(V, A, d: int):
+    """The moment ODE Σ̇ = VΣAΣ + (VΣAΣ)ᵀ of one head without drift, in ``solve_ivp`` form.
+
+    Parameters
+    ----------
+    V, A : numpy.ndarray
+        The head's value and attention matrices (d × d floats).
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    callable
+        ``rhs(t, y)``: Σ̇ flattened, for Σ = y.reshape(d, d).
+    """
+    def rhs(_t, y):
+        S = y.reshape(d, d)
+        H = V @ S @ A @ S
+        return (H + H.T).ravel()
+
+    return rhs
+
+
+def float_settle(rhs, S0: np.ndarray, horizon: float, *, rtol: float, atol: float):
+    """The float guess of where Σ₀ settles: LSODA under the evaluation cap up to ``horizon``, stopped when
+    an entry of Σ exceeds 10⁸.
+
+    Parameters
+    ----------
+    rhs : callable
+        The right-hand side ``rhs(t, y)`` (Σ flattened).
+    S0 : numpy.ndarray
+        The float Σ₀.
+    horizon : float
+        The end time.
+    rtol, atol : float
+        The tolerances.
+
+    Returns
+    -------
+    scipy.integrate._ivp.ivp.OdeResult
+        The solution (``status`` 1 when it stopped at 10⁸).
+    """
+    from scipy.integrate import solve_ivp
+
+    from .float_budget import capped
+
+    def big(_t, y):
+        return 1e8 - np.abs(y).max()
+
+    big.terminal = True
+    with np.errstate(all="ignore"):
+        return solve_ivp(capped(rhs), (0.0, horizon), S0.ravel(), method="LSODA", rtol=rtol, atol=atol, events=big)
+
+
+def isotropic_points(A) -> list:
+    """The trace-one rank-one points X = wwᵀ/|w|² with wᵀ(A + Aᵀ)w = 0 (d = 2), in floats.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The 2 × 2 matrix A.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The two isotropic points, or [] when A + Aᵀ is not indefinite.
+    """
+    import math
+
+    S = A + A.T
+    a, b, c = S[0, 0], S[0, 1], S[1, 1]
+    if b * b - a * c <= 0:
+        return []
+    ws = [np.array([0.0, 1.0]), np.array([1.0, -a / (2 * b)])] if c == 0 else \
+        [np.array([1.0, (-b + s * math.sqrt(b * b - a * c)) / c]) for s in (1, -1)]
+    return [np.outer(w, w) / (w @ w) for w in ws]

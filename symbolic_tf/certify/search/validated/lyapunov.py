@@ -14,7 +14,7 @@ import numpy as np
 from ....exact.ball import arb_lower, arb_upper
 from ....exact.rational import dyadic, dyadic_matrix_str, frac_str, round_out
 
-__all__ = ["tube_summary", "tube_missed", "LyapunovGuess", "lyapunov_guess", "robust_lyapunov_guess", "ellipsoid_radii", "ellipsoid_fields", "Throttle", "stored_bracket",
+__all__ = ["tube_summary", "tube_missed", "LyapunovGuess", "lyapunov_guess", "robust_lyapunov_guess", "ellipsoid_radii", "ellipsoid_fields", "entry_ellipsoid", "Throttle", "stored_bracket",
            "tube_fields", "certify_and_check", "caller_rechecks", "rechecked_by_caller"]
 
 
@@ -171,6 +171,34 @@ def ellipsoid_fields(centre_key, centre_str, guess, rho) -> dict:
     R = ellipsoid_radii(rho, guess.Winv)
     return {centre_key: centre_str, "W": guess.W_str, "rho": frac_str(rho), "mu": frac_str(guess.mu),
             "R": [frac_str(r) for r in R]}
+
+
+def entry_ellipsoid(z, guesses, fields, accepts):
+    """The data of the first Lyapunov guess whose ellipsoid through 1.5× the tube end's float offset z
+    (level ρ = 1.5·zᵀWz, at least 10⁻²⁴, a 30-bit dyadic) the checker's test accepts.
+
+    Parameters
+    ----------
+    z : numpy.ndarray
+        The float offset of the tube's end from the ellipsoid's centre, in the guesses' coordinates.
+    guesses : sequence of LyapunovGuess
+        The candidates, in order of preference.
+    fields : callable
+        ``fields(guess, rho)``: the certificate data of that ellipsoid.
+    accepts : callable
+        ``accepts(data)``: whether the checker verifies the tube's end inside it.
+
+    Returns
+    -------
+    dict or None
+        The first accepted data, or None when the checker accepts none.
+    """
+    for guess in guesses:
+        rho = dyadic(max(1.5 * float(z @ guess.W @ z), 1e-24), 30)
+        data = fields(guess, rho)
+        if accepts(data):
+            return data
+    return None
 
 
 class Throttle:

@@ -25,6 +25,7 @@ import flint
 
 from ....exact.precision import working_precision
 from ....exact.rational import dyadic, fmpq_of
+from .tube_end import refuse
 
 __all__ = ["ProjectiveRun", "integrate_projective", "integrate_projective_capped", "switch_index", "SWITCH_WIDTH",
            "STEP_CAPS", "TOO_WIDE"]
@@ -128,7 +129,7 @@ def integrate_projective(heads, F, S_start, until, *, prec: int, order: int = 16
     with working_precision(prec):
         field = ProjectiveSeries(heads, F)
         try:
-            state = start_state(field, projective_start(field, flint.arb_mat(S_start), _fail))
+            state = start_state(field, projective_start(field, flint.arb_mat(S_start), refuse))
         except CertificationFailed:
             return ProjectiveRun(taus, "tr Σ is not positive at the start", 0)
         stop = "time limit"
@@ -221,9 +222,3 @@ def switch_index(tube, rel: float = SWITCH_WIDTH) -> int:
         if max_rad(S) <= rel * max(1.0, max_mid(S)):
             k = i
     return k
-
-
-def _fail(msg):
-    from ....spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)

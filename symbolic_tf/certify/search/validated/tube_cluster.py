@@ -10,15 +10,15 @@ procedure; the final certificate is re-checked independently.
 """
 from __future__ import annotations
 
-import math
 import time
 from fractions import Fraction
 
 import numpy as np
 
-from ....exact.rational import dyadic, dyadic_matrix_str, frac_str, qmat_to_float
+from ....exact.rational import dyadic_matrix_str, frac_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
+from .float_field import float_settle, head_rhs, isotropic_points
 
 __all__ = ["KIND", "find_cluster"]
 
@@ -53,16 +53,6 @@ def _float_field(V, A, kappa):
     return Q, jac
 
 
-def _isotropic(A):
-    S = A + A.T
-    a, b, c = S[0, 0], S[0, 1], S[1, 1]
-    if b * b - a * c <= 0:
-        return []
-    ws = [np.array([0.0, 1.0]), np.array([1.0, -a / (2 * b)])] if c == 0 else \
-        [np.array([1.0, (-b + s * math.sqrt(b * b - a * c)) / c]) for s in (1, -1)]
-    return [np.outer(w, w) / (w @ w) for w in ws]
-
-
 def find_cluster(problem, *, order: int = 14, prec: int = 128, seconds: float = 6.0, horizon: float = 400.0,
                  max_steps: int = 20000) -> Verdict:
     """PROVED (CLUSTERING, rank 1, for this Σ₀) with a ``tube-cluster`` certificate, or UNDECIDED with
@@ -95,17 +85,13 @@ def find_cluster(problem, *, order: int = 14, prec: int = 128, seconds: float = 
 
 
 def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
-    from scipy.integrate import solve_ivp
-
-    from .float_budget import capped
-
-    from ....spec.errors import CertificationFailed
     from ...check.claims import Claim, Quantifier
     from ...check.kinds.tube_cluster import check_cluster_end
-    from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, robust_lyapunov_guess,
-                           tube_fields, tube_missed, tube_summary)
+    from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, entry_ellipsoid, lyapunov_guess,
+                           robust_lyapunov_guess, tube_missed)
     from ....variants import get as get_variant
-    from .tube import integrate_tube, psd_flow_inputs
+    from .tube import psd_flow_inputs
+    from .tube_end import passes, tube_entry
 
     if problem.d != 2 or get_variant(problem.variant).composite:
         return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers one quadratic (softmax) head "
@@ -115,21 +101,11 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
         return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
     heads, _F, S0q = inputs
     V, A = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1])
-    iso = _isotropic(A)
+    iso = isotropic_points(A)
     if not iso:
         return Verdict(UNDECIDED, _CLAIM0, reason="A + Aᵀ is not indefinite: no line of rank-one equilibria")
 
-    def rhs(_t, y):
-        S = y.reshape(2, 2)
-        H = V @ S @ A @ S
-        return (H + H.T).ravel()
-
-    def big(_t, y):
-        return 1e8 - np.abs(y).max()
-
-    big.terminal = True
-    with np.errstate(all="ignore"):
-        sol = solve_ivp(capped(rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13, events=big)
+    sol = float_settle(head_rhs(V, A, 2), qmat_to_float(S0q), horizon, rtol=1e-10, atol=1e-13)
     S_end = sol.y[:, -1].reshape(2, 2)
     if sol.status != 0 or not np.all(np.isfinite(S_end)) or np.trace(S_end) <= 0:
         return Verdict(UNDECIDED, _CLAIM0, reason="the float solution does not settle (it blows up or fails)",
@@ -155,48 +131,33 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     if not guesses:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
     Xs_str = dyadic_matrix_str(X)
-    found = {}
     throttle = Throttle()
 
-    def attempt(S, t):
+    def entered(S, t):
         if not throttle.due(t):
-            return False
+            return None
         tr = float(S[0, 0].mid() + S[1, 1].mid())
         if not tr > 0:
-            return False
+            return None
         z = np.array([float(S[i, j].mid()) / tr - X[i, j] for i, j in _UP])
-        for guess in guesses:
-            rho = dyadic(max(1.5 * float(z @ guess.W @ z), 1e-24), 30)
-            data = dict(ellipsoid_fields("X_star", Xs_str, guess, rho), kappa=frac_str(_KAPPA))
-            try:
-                check_cluster_end(heads, S, data, prec, _fail)
-            except CertificationFailed:
-                continue
-            found.update(data=data, t=t)
-            return True
-        return False
+        return entry_ellipsoid(z, guesses,
+                               lambda guess, rho: dict(ellipsoid_fields("X_star", Xs_str, guess, rho),
+                                                       kappa=frac_str(_KAPPA)),
+                               lambda data: passes(check_cluster_end, heads, S, data, prec))
 
     left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
-    tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t))
-    numerical.update(tube_summary(tube))
-    if not found:
-        return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified basin of the rank-one line")
-    times, tube_data = tube_fields(tube, found["t"], order, prec)
-    data = dict(found["data"], prec=prec, **tube_data)
+    entry = tube_entry(heads, None, S0q, entered, numerical, order=order, prec=prec, max_steps=max_steps,
+                       seconds=left)
+    if entry.t is None:
+        return tube_missed(entry.tube, _CLAIM0, numerical, t0, "enter a certified basin of the rank-one line")
+    data = dict(entry.found, prec=prec, **entry.fields)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})
-    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
+    note = (f"validated order-{order} Taylor tube over {entry.steps} steps to t = {float(entry.t):.10g}, "
             "ending in the contracting ellipsoid around an isotropic rank-one equilibrium line of the projective field")
     return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
                              {"regime": "CLUSTERING", "rank": 1},
-                             f"validated tube from Σ₀ ({len(times) - 1} steps) into a contracting neighbourhood of a "
+                             f"validated tube from Σ₀ ({entry.steps} steps) into a contracting neighbourhood of a "
                              "rank-one equilibrium line; the limit has rank 1")
-
-
-def _fail(msg):
-    from ....spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 # ---- route ----

@@ -252,12 +252,11 @@ def _region_data(plan, zb, th1, eh, B, ac, da, k_factor, pieces, margin=0.15, fa
 
 
 def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
-    from scipy.integrate import solve_ivp
-
     from ....spec.errors import CertificationFailed
     from ....variants import get as get_variant
     from ...check.kinds.tube_cluster_neutral import check_neutral_end
-    from .float_budget import capped
+    from .float_field import float_settle, head_rhs
+    from .tube_end import refuse
     from .lyapunov import Throttle, certify_and_check, tube_fields, tube_missed, tube_summary
     from .projective_tube import SWITCH_WIDTH
     from .tube import integrate_tube, psd_flow_inputs
@@ -280,18 +279,7 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
             return Verdict(UNDECIDED, claim0, numerical={"seconds": time.perf_counter() - t0, "scale_free_slope": slope},
                            reason="the float solution blows up (log tr Σ grows linearly in the scale-free time)")
     else:
-        def rhs(_t, y):
-            S = y.reshape(3, 3)
-            H = V @ S @ A @ S
-            return (H + H.T).ravel()
-
-        def big(_t, y):
-            return 1e8 - np.abs(y).max()
-
-        big.terminal = True
-        with np.errstate(all="ignore"):
-            sol = solve_ivp(capped(rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="LSODA", rtol=1e-11,
-                            atol=1e-14, events=big)
+        sol = float_settle(head_rhs(V, A, 3), qmat_to_float(S0q), horizon, rtol=1e-11, atol=1e-14)
         S_end = sol.y[:, -1].reshape(3, 3)
     numerical = {"seconds": time.perf_counter() - t0}
     if sol.status != 0 or not np.all(np.isfinite(S_end)) or np.trace(S_end) <= 0:
@@ -324,7 +312,7 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
             config = configs.pop(0)
             data, report = _region_data(plan, *ent, *config), {}
             try:
-                check_neutral_end(heads, S, data, prec, _fail, spec.mode, report)
+                check_neutral_end(heads, S, data, prec, refuse, spec.mode, report)
             except CertificationFailed as exc:
                 found["last"] = str(exc)
                 if "tube's end" in str(exc):
@@ -459,12 +447,6 @@ def _scale_free_guess(V, A, S0, horizon, s_max=1e7):
     if sol.status == 1:      # reached the horizon in t
         sol.status = 0
     return sol, np.exp(y[9]) * y[:9].reshape(3, 3), slope
-
-
-def _fail(msg):
-    from ....spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 # ---- route ----

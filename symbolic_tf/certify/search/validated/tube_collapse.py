@@ -53,8 +53,9 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     from ....spec.errors import CertificationFailed
     from ...check.claims import Claim, Quantifier
     from ...check.kinds.tube_collapse import check_collapse_bounds, end_inside
-    from .lyapunov import certify_and_check, tube_fields, tube_missed, tube_summary
-    from .tube import integrate_tube, psd_flow_inputs
+    from .lyapunov import certify_and_check, tube_missed
+    from .tube import psd_flow_inputs
+    from .tube_end import refuse, tube_entry
 
     inputs = psd_flow_inputs(problem, True, "needs a drift F")
     if isinstance(inputs, str):
@@ -81,30 +82,22 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     c = dyadic(2 * float(sum(n)) / float(p_lo) ** 2 * (1 + 1e-6), 40)
     data = {"P": P_str, "lam": frac_str(lam), "p_lo": frac_str(p_lo), "n": [frac_str(x) for x in n], "c": frac_str(c)}
     try:
-        Pq, level = check_collapse_bounds(heads, F, data, d, _fail)
+        Pq, level = check_collapse_bounds(heads, F, data, d, refuse)
     except CertificationFailed as exc:
         return Verdict(UNDECIDED, _CLAIM0, reason=f"the Lyapunov inequalities did not verify: {exc}")
-    hit = []
-    tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=1e-2, seconds=max(0.5, 0.5 * (seconds - (time.perf_counter() - t0))),
-                          until=lambda state, t: end_inside(Pq, level, state.S, prec) and not hit.append(t))
-    numerical = dict(tube_summary(tube), level=float_of(level))
-    if not hit:
-        return tube_missed(tube, _CLAIM0, numerical, t0, "reach {tr(PΣ) < lam/c}")
-    times, tube_data = tube_fields(tube, hit[0], order, prec)
-    data.update(tube_data)
+    numerical = {}
+    entry = tube_entry(heads, F, S0q, lambda S, t: end_inside(Pq, level, S, prec) or None, numerical, order=order,
+                       prec=prec, max_steps=max_steps, seconds=max(0.5, 0.5 * (seconds - (time.perf_counter() - t0))))
+    numerical["level"] = float_of(level)
+    if entry.t is None:
+        return tube_missed(entry.tube, _CLAIM0, numerical, t0, "reach {tr(PΣ) < lam/c}")
+    data.update(entry.fields)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
-    return certify_and_check(problem, KIND, claim, data, (f"validated order-{order} Taylor tube over {len(times) - 1} steps to "
-                                          f"t = {float(hit[0]):.10g}, ending where tr(PΣ) < lam/c"), numerical, t0, ARGUMENT,
+    return certify_and_check(problem, KIND, claim, data, (f"validated order-{order} Taylor tube over {entry.steps} steps to "
+                                          f"t = {float(entry.t):.10g}, ending where tr(PΣ) < lam/c"), numerical, t0, ARGUMENT,
                              {"regime": "CLUSTERING", "rank": 0},
-                             (f"validated tube from Σ₀ ({len(times) - 1} steps) into {{tr(PΣ) < lam/c}}, where "
+                             (f"validated tube from Σ₀ ({entry.steps} steps) into {{tr(PΣ) < lam/c}}, where "
                            "FᵀP + PF ≺ 0 dominates the attention term: Σ(t) → 0"))
-
-
-def _fail(msg):
-    from ....spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 # ---- route ----

@@ -19,6 +19,7 @@ import numpy as np
 from ....exact.rational import dyadic, dyadic_matrix_str, float_of, frac_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
+from .float_field import isotropic_points
 
 __all__ = ["KIND", "find_growth"]
 
@@ -26,16 +27,6 @@ KIND = "tube-growth"
 ARGUMENT = "validated-tube+forward-invariant-cone-around-an-isotropic-direction"
 _CLAIM0 = "for this Σ₀: Σ(t) exists for all t and grows at most exponentially (validated tube + invariant cone)"
 _BASIS = [np.array([[1.0, 0.0], [0.0, -1.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])]
-
-
-def _isotropic(A):
-    S = A + A.T
-    a, b, c = S[0, 0], S[0, 1], S[1, 1]
-    if b * b - a * c <= 0:
-        return []
-    ws = [np.array([0.0, 1.0]), np.array([1.0, -a / (2 * b)])] if c == 0 else \
-        [np.array([1.0, (-b + s * math.sqrt(b * b - a * c)) / c]) for s in (1, -1)]
-    return [np.outer(w, w) / (w @ w) for w in ws]
 
 
 def _linear_part(V, A, F, P):
@@ -130,9 +121,9 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ....variants import get as get_variant
     from ...check.claims import Claim, Quantifier
     from ...check.kinds.tube_growth import check_growth_end, check_growth_region
-    from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, tube_fields, tube_missed,
-                           tube_summary)
-    from .tube import integrate_tube, psd_flow_inputs
+    from .lyapunov import Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, tube_missed
+    from .tube import psd_flow_inputs
+    from .tube_end import passes, refuse, tube_entry
 
     if problem.d != 2 or get_variant(problem.variant).composite:
         return Verdict(UNDECIDED, _CLAIM0, reason="the growth certificate covers one quadratic (softmax) head in d = 2")
@@ -142,7 +133,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     heads, Fq, S0q = inputs
     V, A, F = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1]), qmat_to_float(Fq)
     S0 = qmat_to_float(S0q)
-    iso = _isotropic(A)
+    iso = isotropic_points(A)
     if not iso:
         return Verdict(UNDECIDED, _CLAIM0, reason="A + Aᵀ is not indefinite: no isotropic rank-one direction")
     numerical = {}
@@ -181,7 +172,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
                 data = dict(ellipsoid_fields("Y_star", ys_str, guess, rho), v_max=frac_str(Fraction(1, 2 ** e)),
                             branch=k, **extra)
                 try:
-                    reg = check_growth_region(heads, Fq, data, prec, _fail)
+                    reg = check_growth_region(heads, Fq, data, prec, refuse)
                 except CertificationFailed:
                     continue
                 if region is None or Fraction(data["v_max"]) > Fraction(region[0]["v_max"]):
@@ -193,41 +184,25 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     numerical["first_order_centre"] = "Y_one" in data
     numerical.update(v_max=float_of(data["v_max"]), rho=float_of(data["rho"]),
                      growth_lower=float(lam_lo.mid()), growth_upper=float(K.mid()))
-    found = {}
     throttle = Throttle()
 
-    def attempt(S, t):
-        if not throttle.due(t):
-            return False
-        try:
-            check_growth_end(P, Ys, Y1q, W, rho_q, v_max, S, prec, _fail)
-        except CertificationFailed:
-            return False
-        found["t"] = t
-        return True
+    def entered(S, t):
+        return True if throttle.due(t) and passes(check_growth_end, P, Ys, Y1q, W, rho_q, v_max, S, prec) else None
 
     left = max(0.5, seconds - (time.perf_counter() - t0))
-    tube = integrate_tube(heads, Fq, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t))
-    numerical.update(tube_summary(tube))
-    if not found:
-        return tube_missed(tube, _CLAIM0, numerical, t0, "enter the certified cone")
-    times, tube_data = tube_fields(tube, found["t"], order, prec)
-    data = dict(data, prec=prec, **tube_data)
+    entry = tube_entry(heads, Fq, S0q, entered, numerical, order=order, prec=prec, max_steps=max_steps, seconds=left)
+    if entry.t is None:
+        return tube_missed(entry.tube, _CLAIM0, numerical, t0, "enter the certified cone")
+    data = dict(data, prec=prec, **entry.fields)
     claim = Claim("EXPONENTIAL_GROWTH", Quantifier.THIS, {})
-    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
+    note = (f"validated order-{order} Taylor tube over {entry.steps} steps to t = {float(entry.t):.10g}, "
             "ending in a forward-invariant cone around an isotropic rank-one direction on which "
             "(log tr Σ)˙ ∈ [λ_lo, K], λ_lo > 0")
+    # the certificate call and route declaration every tube search ends with (tube_cluster's: the same shape)
     return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
                              {"regime": "EXPONENTIAL_GROWTH"},
-                             f"validated tube from Σ₀ ({len(times) - 1} steps) into a forward-invariant cone around an "
+                             f"validated tube from Σ₀ ({entry.steps} steps) into a forward-invariant cone around an "
                              "isotropic rank-one direction: global, with tr Σ growing exponentially at a bounded rate")
-
-
-def _fail(msg):
-    from ....spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 # ---- route ----

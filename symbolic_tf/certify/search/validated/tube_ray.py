@@ -41,6 +41,7 @@ from .float_budget import guarded
 from ...check.tube_replay import svec_pairs
 from .float_field import float_blowup, FloatField
 from .projective_tube import STEP_CAPS, SWITCH_WIDTH
+from .tube_end import refuse
 
 __all__ = ["KIND", "find_ray_blowup", "newton_ray"]
 
@@ -216,7 +217,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
                 data = ellipsoid_fields("X_star", Xs_str, guess, Fraction(2) ** e)
                 try:
                     with working_precision(prec):
-                        check_ray_state(heads, F, flint.arb_mat(Xs), flint.arb(0), flint.arb(0), data, prec, _fail)
+                        check_ray_state(heads, F, flint.arb_mat(Xs), flint.arb(0), flint.arb(0), data, prec, refuse)
                     return True
                 except CertificationFailed:
                     return False
@@ -254,8 +255,8 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, projecti
                 data["pieces"] = pieces
             try:
                 if state is None:
-                    return (data,) + tuple(check_ray_end(heads, F, S, t, data, prec, _fail))
-                return (data,) + tuple(check_ray_state(heads, F, *state, data, prec, _fail))
+                    return (data,) + tuple(check_ray_end(heads, F, S, t, data, prec, refuse))
+                return (data,) + tuple(check_ray_state(heads, F, *state, data, prec, refuse))
             except CertificationFailed as exc:
                 if _CONTRACTION_FAILS in str(exc) or _PIECES_FAIL in str(exc):
                     # the contraction part depends on the level alone: no larger level can pass it
@@ -443,12 +444,6 @@ def _projective_retry(heads, F, tube, end_check, best, deadline, prec, numerical
 def _too_wide(stop: str) -> bool:
     """Whether a tube stopped because its enclosure grew too wide (not for time or step limits)."""
     return stop.startswith("enclosure width") or stop.startswith("no validated step")
-
-
-def _fail(msg):
-    from ....spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 def _residual_energy(heads, F, Xs, W, d) -> float:

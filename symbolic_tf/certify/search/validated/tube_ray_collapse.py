@@ -67,6 +67,7 @@ def _region(heads, d, Xf, prec):
     from ...check.kinds.tube_ray_collapse import CollapseField, check_collapse_region
     from ...check.tube_replay import svec_basis, svec_pairs
     from .lyapunov import lyapunov_guess
+    from .tube_end import refuse
 
     up = svec_pairs(d)
     m = len(up)
@@ -86,9 +87,6 @@ def _region(heads, d, Xf, prec):
     mu = min(float(ly.mu), abs(cstar) / 4)
     base = {"X_star": Xs_str, "kappa": frac_str(kappa), "mu": frac_str(dyadic(mu, 20)), "prec": prec}
 
-    def fail(msg):
-        raise CertificationFailed(msg)
-
     last = "no ellipsoid size passed"
     for rho in (1e-4, 1e-6, 1e-8, 1e-10, 1e-12):
         for eps in (1e-12, 1e-8, 1e-4, 1e-2):   # a small weight on v first: it lets the ellipsoid hold a large v
@@ -100,7 +98,7 @@ def _region(heads, d, Xf, prec):
             R = [frac_str(dyadic(1.001 * np.sqrt(rho * Winv[k, k]) + 1e-300, 20)) for k in range(m + 1)]
             data = dict(base, W=Wstr, rho=frac_str(dyadic(rho, 20)), R=R)
             try:
-                check_collapse_region(heads, d, data, prec, fail)
+                check_collapse_region(heads, d, data, prec, refuse)
             except CertificationFailed as exc:
                 last = str(exc)
                 continue
@@ -117,9 +115,10 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ...check.tube_replay import svec_pairs
     from .float_budget import capped
     from .float_field import FloatField
-    from .lyapunov import Throttle, certify_and_check, tube_fields, tube_missed, tube_summary
+    from .lyapunov import Throttle, certify_and_check, tube_missed
     from .tube_ray import newton_ray
-    from .tube import integrate_tube, psd_flow_inputs
+    from .tube import psd_flow_inputs
+    from .tube_end import refuse, tube_entry
 
     inputs = psd_flow_inputs(problem, False, "the collapsing-ray certificate covers the flow without drift")
     if isinstance(inputs, str):
@@ -157,49 +156,39 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     Xs = np.array([[float_of(x) for x in row] for row in data["X_star"]])
     rho = float_of(data["rho"])
     up = svec_pairs(d)
-    found = {}
+    failures = []
     throttle = Throttle(every=50)
 
-    def attempt(S, t):
+    def entered(S, t):
         if not throttle.due(t):
-            return False
+            return None
         Sf = np.array([[float(S[i, j].mid()) for j in range(d)] for i in range(d)])
         v = np.trace(Sf)
         if not v > 0:
-            return False
+            return None
         z = np.array([Sf[i, j] / v - Xs[i, j] for i, j in up] + [v])
         if not z @ W @ z < 0.5 * rho:
-            return False
+            return None
         try:
-            check_collapse_end(heads, S, data, prec, _fail)
+            check_collapse_end(heads, S, data, prec, refuse)
         except CertificationFailed as exc:
-            found["last"] = str(exc)
-            return False
-        found["t"] = t
+            failures.append(str(exc))
+            return None
         return True
 
     left = max(0.5, seconds - (time.perf_counter() - t0))
-    tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t))
-    numerical.update(tube_summary(tube))
-    if "t" not in found:
-        if "last" in found:
-            numerical["last_region_failure"] = found["last"]
-        return tube_missed(tube, _CLAIM0, numerical, t0, "enter the certified basin of the collapsing ray")
-    times, tube_data = tube_fields(tube, found["t"], order, prec)
-    data = dict(data, **tube_data)
-    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
+    entry = tube_entry(heads, None, S0q, entered, numerical, order=order, prec=prec, max_steps=max_steps, seconds=left)
+    if entry.t is None:
+        if failures:
+            numerical["last_region_failure"] = failures[-1]
+        return tube_missed(entry.tube, _CLAIM0, numerical, t0, "enter the certified basin of the collapsing ray")
+    data = dict(data, **entry.fields)
+    note = (f"validated order-{order} Taylor tube over {entry.steps} steps to t = {float(entry.t):.10g}, "
             "ending in the basin of an attracting collapsing ray Σ ≈ C/(t + t₀) (projective coordinates)")
     return certify_and_check(problem, KIND, Claim("CLUSTERING", Quantifier.THIS, {"rank": 0}), data, note, numerical,
                              t0, ARGUMENT, {"regime": "CLUSTERING", "rank": 0},
-                             f"validated tube from Σ₀ ({len(times) - 1} steps) into the basin of a collapsing ray: "
+                             f"validated tube from Σ₀ ({entry.steps} steps) into the basin of a collapsing ray: "
                              "Σ(t) → 0 like 1/t")
-
-
-def _fail(msg):
-    from ....spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 # ---- route ----

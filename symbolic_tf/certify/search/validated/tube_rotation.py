@@ -29,6 +29,7 @@ from ....exact.rational import dyadic, fmpq_of, frac_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 from .float_field import float_blowup, FloatField
+from .tube_end import refuse
 
 __all__ = ["KIND", "find_rotation_blowup"]
 
@@ -328,7 +329,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
                 if time.perf_counter() - t0 > seconds / 2:
                     break
                 try:
-                    bounds = region_bounds(heads, D0q, eta_q, phi_q, n_psi, n_r, prec, _fail, depth, F=F, u_max=uq)
+                    bounds = region_bounds(heads, D0q, eta_q, phi_q, n_psi, n_r, prec, refuse, depth, F=F, u_max=uq)
                     pieces, D0, u_max = (n_psi, n_r, depth), D0_try, u_try
                     break
                 except CertificationFailed as exc:
@@ -354,7 +355,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
             return time.perf_counter() > deadline and bool(best)
         last_tr[0] = trS
         try:
-            lo, hi = end_bracket(S, t, D0q, eta_q, phi_q, bounds, prec, _fail, u_maxq)
+            lo, hi = end_bracket(S, t, D0q, eta_q, phi_q, bounds, prec, refuse, u_maxq)
         except CertificationFailed:
             return time.perf_counter() > deadline and bool(best)
         T_lo, T_hi, width = stored_bracket(lo, hi)
@@ -385,12 +386,6 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, K, t0) -
                              (f"rotating blow-up: validated tube from Σ₀ ({len(times) - 1} steps) into a certified "
                            f"neighbourhood of the rank-one circle with rotation-averaged growth; relative bracket width "
                            f"{best['width']:.2g}"))
-
-
-def _fail(msg):
-    from ....spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 # ---- route ----

@@ -25,6 +25,7 @@ from .tube_rotation import D0_ladder, float_guesses, function_fields, planar_inp
 
 __all__ = ["KIND", "find_rotation_collapse"]
 
+# the header every tube search has (KIND, ARGUMENT, its claim, find_… with its budget): alike by design
 KIND = "tube-rotation-collapse"
 ARGUMENT = "validated-tube+rotation-averaged-decay-functional"
 _CLAIM0 = "for this Σ₀: the solution is global and Σ(t) → 0 while its eigenvector rotates (validated tube + annulus)"
@@ -64,8 +65,8 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
     from ....spec.errors import CertificationFailed
     from ...check.claims import Claim, Quantifier
     from ...check.kinds.tube_rotation_collapse import check_collapse_region
-    from .lyapunov import certify_and_check, tube_fields, tube_missed, tube_summary
-    from .tube import integrate_tube
+    from .lyapunov import certify_and_check, tube_missed
+    from .tube_end import passes, refuse, tube_entry
 
     inputs = planar_inputs(problem)
     if isinstance(inputs, str):
@@ -95,7 +96,7 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
                 break
             data = dict(base, D0=frac_str(D0), n_psi=n_psi, n_r=n_r, max_depth=depth)
             try:
-                k_hi = check_collapse_region(heads, probe, data, _fail)
+                k_hi = check_collapse_region(heads, probe, data, refuse)
                 region = data
                 numerical.update(kappa_hi=float(k_hi.mid()), D0=float(D0), n_psi=n_psi, n_r=n_r)
                 break
@@ -108,40 +109,25 @@ def _find(problem, order, prec, seconds, max_steps, K, t0) -> Verdict:
                        reason="the region inequalities could not be verified: " + numerical.get("region", "budget"))
     from ...check.kinds.tube_rotation import end_point, parse_functions
 
-    D0q, eta_q, phi_q = parse_functions(region, _fail)
-    found = {}
+    D0q, eta_q, phi_q = parse_functions(region, refuse)
 
-    def until(state, t):
+    def entered(S, _t):
         with working_precision(prec):
-            try:
-                end_point(state.S, D0q, eta_q, phi_q, _fail)
-            except CertificationFailed:
-                return False
-        found["t"] = t
-        return True
+            return True if passes(end_point, S, D0q, eta_q, phi_q) else None
 
     left = max(0.5, seconds - (time.perf_counter() - t0))
-    tube = integrate_tube(heads, None, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=1e-2, seconds=left, until=until)
-    numerical.update(tube_summary(tube))
-    if not found:
-        return tube_missed(tube, _CLAIM0, numerical, t0, "enter the certified annulus")
-    times, tube_data = tube_fields(tube, found["t"], order, prec)
-    data = dict(region, **tube_data)
+    entry = tube_entry(heads, None, S0q, entered, numerical, order=order, prec=prec, max_steps=max_steps, seconds=left)
+    if entry.t is None:
+        return tube_missed(entry.tube, _CLAIM0, numerical, t0, "enter the certified annulus")
+    data = dict(region, **entry.fields)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
-    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, inside "
+    note = (f"validated order-{order} Taylor tube over {entry.steps} steps to t = {float(entry.t):.10g}, inside "
             f"the region (1 − r²)e^η ≤ {numerical['D0']:g} where the rotation-averaged functional G decreases at a "
             f"rate ≤ {numerical['kappa_hi']:.4g}")
     return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
                              {"regime": "CLUSTERING", "rank": 0},
-                             f"rotating collapse: validated tube from Σ₀ ({len(times) - 1} steps) into a certified "
+                             f"rotating collapse: validated tube from Σ₀ ({entry.steps} steps) into a certified "
                              "neighbourhood of the rank-one circle on which Σ decays on average; Σ(t) → 0")
-
-
-def _fail(msg):
-    from ....spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 # ---- route ----

@@ -27,6 +27,7 @@ from ....exact.rational import dyadic, frac_str
 from ....spec.verdict import UNDECIDED, Verdict
 from ...check.certificate import vec_str
 from .float_budget import guarded
+from .tube_end import refuse
 
 __all__ = ["KIND", "find_rotation_return"]
 
@@ -191,7 +192,7 @@ def _find(problem, prec, seconds, horizon, t0) -> Verdict:
                            reason="no box on the section around the float crossing point returns into itself "
                                   f"under the validated projective flow (relative sizes {BOX_SIZES})")
         lo, hi, back, rel, (mu, sigma) = box
-        run, first = leg(projective_start(field, flint.arb_mat(problem.exact.Sigma0), _fail), lo, hi, lands, 0.55, False)
+        run, first = leg(projective_start(field, flint.arb_mat(problem.exact.Sigma0), refuse), lo, hi, lands, 0.55, False)
         numerical.update(steps=run.steps, tau_final=float(run.times[-1]), box_relative_size=rel,
                          return_steps=back.steps)
         if first is None:
@@ -214,12 +215,6 @@ def _find(problem, prec, seconds, horizon, t0) -> Verdict:
                              {"regime": "BLOWUP", "T_lo": frac_str(T_lo), "T_hi": frac_str(T_hi)},
                              (f"the projective state returns to a box on a section with the size multiplied by "
                               f"μ ≈ {float(mu_f):.4g} per return: blow-up at T* ∈ [{float(T_lo):.10g}, {float(T_hi):.10g}]"))
-
-
-def _fail(msg):
-    from ....spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 # ---- route ----

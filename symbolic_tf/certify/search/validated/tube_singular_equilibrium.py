@@ -11,10 +11,10 @@ import time
 
 import numpy as np
 
-from ....exact.rational import dyadic, dyadic_matrix_str, qmat_to_float
+from ....exact.rational import dyadic_matrix_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
-from .float_field import FloatField
+from .float_field import FloatField, float_settle
 
 __all__ = ["KIND", "find_singular_equilibrium"]
 
@@ -58,17 +58,14 @@ def find_singular_equilibrium(problem, *, order: int = 14, prec: int = 128, seco
 
 
 def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
-    from scipy.integrate import solve_ivp
-
-    from .float_budget import capped
-
-    from ....spec.errors import CertificationFailed
     from ...check.claims import Claim, Quantifier
     from ...check.kinds.tube_singular_equilibrium import check_singular_end
-    from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, robust_lyapunov_guess,
-                           tube_fields, tube_missed, tube_summary)
-    from .tube import integrate_tube, psd_flow_inputs
+    from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, entry_ellipsoid, lyapunov_guess,
+                           robust_lyapunov_guess, tube_missed)
+    from .tube import psd_flow_inputs
+    from .tube_end import passes, tube_entry
 
+    # the preamble every drift-model tube search has (tube_collapse's too): the exact flow, or the reason
     inputs = psd_flow_inputs(problem, True, "needs a drift F (without it singular equilibria are not isolated)")
     if isinstance(inputs, str):
         return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
@@ -77,13 +74,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     up = _upper(d)
     ff = FloatField(heads, F, d)
 
-    def big(_t, y):
-        return 1e8 - np.abs(y).max()
-
-    big.terminal = True
-    with np.errstate(all="ignore"):
-        sol = solve_ivp(capped(ff.sigma_rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="LSODA", rtol=1e-10, atol=1e-13,
-                        events=big)
+    sol = float_settle(ff.sigma_rhs, qmat_to_float(S0q), horizon, rtol=1e-10, atol=1e-13)
     S = sol.y[:, -1].reshape(d, d)
     if sol.status != 0 or not np.all(np.isfinite(S)):
         return Verdict(UNDECIDED, _CLAIM0, reason="the float solution does not settle")
@@ -123,45 +114,28 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     if not guesses:
         return Verdict(UNDECIDED, _CLAIM0, reason="no float Lyapunov matrix / contraction rate")
     S_str = dyadic_matrix_str(Ms)
-    found = {}
     throttle = Throttle()
 
-    def attempt(Sb, t):
+    def entered(Sb, t):
         if not throttle.due(t):
-            return False
+            return None
         z = np.array([float(Sb[i, j].mid()) - Ms[i, j] for i, j in up])
-        for guess in guesses:
-            rho = dyadic(max(1.5 * float(z @ guess.W @ z), 1e-24), 30)
-            data = ellipsoid_fields("Sigma_star", S_str, guess, rho)
-            try:
-                check_singular_end(heads, F, Sb, data, d, prec, _fail)
-            except CertificationFailed:
-                continue
-            found.update(data=data, t=t)
-            return True
-        return False
+        return entry_ellipsoid(z, guesses, lambda guess, rho: ellipsoid_fields("Sigma_star", S_str, guess, rho),
+                               lambda data: passes(check_singular_end, heads, F, Sb, data, d, prec))
 
     left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
-    tube = integrate_tube(heads, F, S0q, None, order=order, prec=prec, method="qr", max_steps=max_steps,
-                          rel_tol=1e-2, seconds=left, until=lambda state, t: attempt(state.S, t))
-    numerical = tube_summary(tube)
-    if not found:
-        return tube_missed(tube, _CLAIM0, numerical, t0, "enter the contracting ellipsoid")
-    times, tube_data = tube_fields(tube, found["t"], order, prec)
-    data = dict(found["data"], prec=prec, **tube_data)
+    numerical = {}
+    entry = tube_entry(heads, F, S0q, entered, numerical, order=order, prec=prec, max_steps=max_steps, seconds=left)
+    if entry.t is None:
+        return tube_missed(entry.tube, _CLAIM0, numerical, t0, "enter the contracting ellipsoid")
+    data = dict(entry.found, prec=prec, **entry.fields)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": d - 1})
-    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(found['t']):.10g}, "
+    note = (f"validated order-{order} Taylor tube over {entry.steps} steps to t = {float(entry.t):.10g}, "
             f"ending in a contracting ellipsoid around a rank-{d - 1} equilibrium")
     return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
                              {"regime": "CLUSTERING", "rank": d - 1},
-                             f"validated tube from Σ₀ ({len(times) - 1} steps) into a contracting ellipsoid around an "
+                             f"validated tube from Σ₀ ({entry.steps} steps) into a contracting ellipsoid around an "
                              f"equilibrium on which det Σ decays: the limit has rank {d - 1}")
-
-
-def _fail(msg):
-    from ....spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 # ---- route ----
