@@ -179,6 +179,8 @@ def variational_coefficients(sig, flow):
     list of flint.arb_mat
         [M_0, …, M_k], each m×m.
     """
+    # check/tube_replay's Field.jacobian sums the same series its own way: the search keeps its own
+    # arithmetic order, so its step choices (and the certificates it writes) stay as they are
     d = sig[0].nrows()
     big, opF = flow.variational(d)
     m = big.ncols()
