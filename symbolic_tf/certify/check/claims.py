@@ -351,9 +351,7 @@ class Claim:
         if problem.cov is None:
             return False, "the problem has no Σ₀"
         from ...exact.definiteness import definiteness
-        from ...exact.rational import qmat
-
-        S = qmat(problem.cov)
+        S = problem.exact.Sigma0
         dS = definiteness(S)
         if not dS.psd:
             return False, "Σ₀ is not positive semidefinite"

@@ -25,6 +25,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ...atomic import file_sha256
+from ...exact.rational import float_fraction
 from ...spec.errors import CertificationFailed
 from . import Hypothesis
 
@@ -150,8 +151,7 @@ def exact_dot_rows(W, x) -> list:
         acc = Fraction(0)
         for w, xi in zip(row.tolist(), x):
             if xi and w:
-                p, q = float(w).as_integer_ratio()
-                acc += Fraction(p, q) * xi
+                acc += float_fraction(w) * xi  # w's exact binary value
         out.append(acc)
     return out
 

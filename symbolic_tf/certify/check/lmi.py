@@ -21,11 +21,10 @@ recomputed one — a weaker claim is still proved — but never narrower.)
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import flint
 
 from ...exact.definiteness import inertia
+from ...exact.rational import fmpq_of
 from ...spec.errors import CertificationFailed
 from ...spec.errors import InvalidParameters
 from . import Hypothesis
@@ -74,8 +73,7 @@ def rational(s) -> flint.fmpq:
     """
     if not isinstance(s, (str, int)) or isinstance(s, bool):
         raise ValueError(f"expected an exact number as a string, got {s!r}")
-    f = Fraction(s)
-    return flint.fmpq(f.numerator, f.denominator)
+    return fmpq_of(s)
 
 
 def exact_heads(kind, problem):

@@ -11,12 +11,10 @@ matrix exponential enclosure is recomputed here from scratch.  The kinds are
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import flint
 
 from ...exact.precision import working_precision
-from ...exact.rational import frac_str, qmat
+from ...exact.rational import Q, frac_str, qmat
 from ...spec.errors import CertificationFailed
 from . import Hypothesis
 from .kinds.krawczyk_box import drift_model
@@ -84,8 +82,7 @@ def rational(s) -> flint.fmpq:
     flint.fmpq
         Its exact value.
     """
-    f = Fraction(s)
-    return flint.fmpq(f.numerator, f.denominator)
+    return Q(s)
 
 
 def vI_setup(name, cert, problem):
@@ -166,7 +163,7 @@ def check_factor(name, problem, B, D, zero=None):
     d = problem.d
     if problem.cov is None:  # a non-Gaussian initial law: no Σ₀ for a claim about this Σ₀
         refuse(f"{name} certificate: the embedded problem states no Gaussian Σ₀")
-    S0 = qmat(problem.cov)
+    S0 = problem.exact.Sigma0
     r = len(D)
     if r == 0:
         if all(S0[i, j] == 0 for i in range(d) for j in range(d)):

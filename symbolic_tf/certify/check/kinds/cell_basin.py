@@ -67,11 +67,10 @@ distinct data and reused for the other cells of the map.
 from __future__ import annotations
 
 import json
-from fractions import Fraction
-
 import flint
 
 from ....exact.precision import working_precision
+from ....exact.rational import Q, parse_frac
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
 from ..claims import Claim
@@ -141,8 +140,7 @@ def rational(v) -> flint.fmpq:
     -------
     flint.fmpq
     """
-    v = Fraction(v)
-    return flint.fmpq(v.numerator, v.denominator)
+    return Q(v)
 
 
 def poly_range(p, box) -> tuple:
@@ -306,11 +304,11 @@ def route_reason(spec) -> str | None:
     if doc.get("d") != 2:
         return "basin certificates cover d = 2 (the projective disk)"
     F = doc.get("F")
-    if F is not None and any(Fraction(e) != 0 for row in F for e in row):
+    if F is not None and any(parse_frac(e) != 0 for row in F for e in row):
         return "basin certificates cover the flow without drift"
     C0, Cx, Cy = spec.cov_affine()
-    if Fraction(Cx[0][0]) + Fraction(Cx[1][1]) != 0 or Fraction(Cy[0][0]) + Fraction(Cy[1][1]) != 0 \
-            or not Fraction(C0[0][0]) + Fraction(C0[1][1]) > 0:
+    if parse_frac(Cx[0][0]) + parse_frac(Cx[1][1]) != 0 or parse_frac(Cy[0][0]) + parse_frac(Cy[1][1]) != 0 \
+            or not parse_frac(C0[0][0]) + parse_frac(C0[1][1]) > 0:
         return "basin certificates need a Σ₀ slice of constant positive trace"
     centre = spec.problem_at((spec.x_range[0] + spec.x_range[1]) / 2, (spec.y_range[0] + spec.y_range[1]) / 2)
     why = flow_reason(centre, "basin certificates")
@@ -529,7 +527,7 @@ def polynomial(terms, fail):
     for t in terms:
         if len(t) != 3:
             fail("L must be a list of [i, j, coefficient] triples")
-        i, j = Fraction(t[0]), Fraction(t[1])
+        i, j = parse_frac(t[0]), parse_frac(t[1])
         if i.denominator != 1 or j.denominator != 1 or i < 0 or j < 0 or i + j > MAX_DEGREE:
             fail(f"L's exponents must be integers ≥ 0 of total degree ≤ {MAX_DEGREE}")
         key = (int(i), int(j))

@@ -9,12 +9,11 @@ for the mathematics; nothing here calls or imports the search side (only the exa
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import flint
 
 from ....exact.definiteness import inertia
 from ....exact.precision import working_precision
+from ....exact.rational import parse_frac
 from ....spec.errors import CertificationFailed
 from ....spec.rational import to_fraction
 from .. import Hypothesis, kind
@@ -60,10 +59,10 @@ HYPOTHESES = (
 
 def _scalar_identity(M):
     n = len(M)
-    c = Fraction(M[0][0])
+    c = parse_frac(M[0][0])
     for i in range(n):
         for j in range(n):
-            if Fraction(M[i][j]) != (c if i == j else 0):
+            if parse_frac(M[i][j]) != (c if i == j else 0):
                 return None
     return c
 
@@ -102,7 +101,7 @@ class CellChecker:
             _fail("V is not a multiple of the identity")
         scale = to_fraction(doc.get("scale", 1), "scale") * factor
         A0, Ax, Ay = spec.field_affine("A")
-        sym = lambda M: [[(Fraction(M[i][j]) + Fraction(M[j][i])) * v * scale for j in range(len(M))]
+        sym = lambda M: [[(parse_frac(M[i][j]) + parse_frac(M[j][i])) * v * scale for j in range(len(M))]
                          for i in range(len(M))]
         self.R = MatPoly.affine(sym(A0), sym(Ax), sym(Ay))
         if "F" in doc:

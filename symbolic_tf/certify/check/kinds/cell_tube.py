@@ -27,11 +27,10 @@ on the whole closed cell.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import flint
 
 from ....exact.precision import working_precision
+from ....exact.rational import fmpq_of, fraction_of, parse_frac
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, declaration, kind
 from ..claims import Claim
@@ -56,10 +55,6 @@ __all__ = ["KIND", "END_KINDS", "HYPOTHESES", "TubeCellChecker", "check_outside_
 
 def _fail(msg):
     raise CertificationFailed(f"cell-tube certificate: {msg}")
-
-
-def _fq(v: Fraction) -> flint.fmpq:
-    return flint.fmpq(v.numerator, v.denominator)
 
 
 def route_reason(spec) -> str | None:
@@ -121,16 +116,16 @@ def sigma0_enclosure(cov, box, prec: int = ENCLOSURE_PREC) -> flint.arb_mat:
         The d×d enclosure.
     """
     C0, Cx, Cy = cov
-    x0, x1, y0, y1 = (Fraction(b) for b in box)
+    x0, x1, y0, y1 = (parse_frac(b) for b in box)
     d = len(C0)
     out = flint.arb_mat(d, d)
     with working_precision(prec):
         for i in range(d):
             for j in range(d):
-                vals = [Fraction(C0[i][j]) + Fraction(Cx[i][j]) * x + Fraction(Cy[i][j]) * y
+                vals = [parse_frac(C0[i][j]) + parse_frac(Cx[i][j]) * x + parse_frac(Cy[i][j]) * y
                         for x in (x0, x1) for y in (y0, y1)]
                 lo, hi = min(vals), max(vals)
-                out[i, j] = flint.arb(_fq(lo)).union(flint.arb(_fq(hi)))
+                out[i, j] = flint.arb(fmpq_of(lo)).union(flint.arb(fmpq_of(hi)))
     return out
 
 
@@ -184,20 +179,20 @@ def cell_parallelepiped(cov, box, prec: int = ENCLOSURE_PREC):
         (center, basis, coords).
     """
     C0, Cx, Cy = cov
-    x0, x1, y0, y1 = (Fraction(b) for b in box)
+    x0, x1, y0, y1 = (parse_frac(b) for b in box)
     xc, yc, hx, hy = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2, (y1 - y0) / 2
     d = len(C0)
     up = [(i, j) for i in range(d) for j in range(i, d)]
     m = len(up)
 
     with working_precision(prec):
-        center = flint.arb_mat(m, 1, [_fq(Fraction(C0[i][j]) + Fraction(Cx[i][j]) * xc + Fraction(Cy[i][j]) * yc)
+        center = flint.arb_mat(m, 1, [fmpq_of(parse_frac(C0[i][j]) + parse_frac(Cx[i][j]) * xc + parse_frac(Cy[i][j]) * yc)
                                       for i, j in up])
         basis = flint.arb_mat(m, m)
         for k, (i, j) in enumerate(up):
-            basis[k, 0] = _fq(Fraction(Cx[i][j]) * hx)
+            basis[k, 0] = fmpq_of(parse_frac(Cx[i][j]) * hx)
             if m > 1:
-                basis[k, 1] = _fq(Fraction(Cy[i][j]) * hy)
+                basis[k, 1] = fmpq_of(parse_frac(Cy[i][j]) * hy)
             for c in range(2, m):
                 basis[k, c] = int(k == c - 2)
         coords = flint.arb_mat(m, 1, [flint.arb(0, 1), flint.arb(0, 1)][:m] + [0] * max(0, m - 2))
@@ -248,7 +243,7 @@ class TubeCellChecker(CellChecker):
             _fail(f"d ≤ {MAX_D} only")
         if not pd_on_open_box(self.S, box):
             _fail("Σ₀ is not positive definite on the open cell")
-        fbox = [Fraction(int(b.p), int(b.q)) for b in box]
+        fbox = [fraction_of(b) for b in box]
         S0, par = sigma0_enclosure(self.cov, fbox), cell_parallelepiped(self.cov, fbox)
         S_end, ts = replay_stored(self.pairs, self.F, S0, inner, _fail, MAX_ORDER, MAX_STEPS, initial=par)
         regime, params = END_KINDS[end](self.pairs, self.F, S_end, ts[-1], inner, self.d)

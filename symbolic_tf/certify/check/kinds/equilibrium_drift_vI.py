@@ -90,7 +90,7 @@ def _check_equilibrium(cert, problem):
         Y = square(name, "Y", qmat(cert.data["mean"]["Y"]), d)
         if Y != Y.transpose() or not definiteness(Y).pd or not definiteness(-(M.transpose() * Y + Y * M)).pd:
             refuse(f"{name} certificate: Y does not certify that the mean's matrix M* = F + vI + vΣ*A is Hurwitz")
-        b = qmat([[x] for x in problem.b]) if problem.b is not None else flint.fmpq_mat(n, 1)
+        b = problem.exact.b if problem.b is not None else flint.fmpq_mat(n, 1)
         if len(cert.data["mean"]["alpha_star"]) != n:
             refuse(f"{name} certificate: α* is not a vector of length {n}")
         a_star = qmat([[x] for x in cert.data["mean"]["alpha_star"]])

@@ -49,7 +49,7 @@ import flint
 
 from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
-from ....exact.rational import frac_str, qmat
+from ....exact.rational import Q, frac_str, fraction_of, parse_frac, qmat
 from ....spec.errors import CertificationFailed
 from ..flows import get as get_variant
 from ....spec.schedule import leaves, problem_at, segments
@@ -126,11 +126,6 @@ def _fail(msg):
     raise CertificationFailed(f"{KIND} certificate: {msg}")
 
 
-def _q(x) -> flint.fmpq:
-    f = Fraction(x)
-    return flint.fmpq(f.numerator, f.denominator)
-
-
 def temperature(problem) -> Fraction:
     """c·τ, the effective temperature of a single quadratic head (Ã = c·τ·A), or fail.
 
@@ -147,7 +142,7 @@ def temperature(problem) -> Fraction:
     v = get_variant(problem.variant)
     if v.composite or v.quadratic_factor is None:
         _fail(f"covers one quadratic (softmax-type) head, not {str(problem.variant)[:40]!r}")
-    return Fraction(v.quadratic_factor) * Fraction(problem.scale)
+    return parse_frac(v.quadratic_factor) * fraction_of(problem.scale)
 
 
 def _is_zero_param(param) -> bool:
@@ -156,7 +151,7 @@ def _is_zero_param(param) -> bool:
 
 def _poly(c) -> flint.fmpq_poly:
     """The polynomial with coefficients ``c`` (constant first) of a schedule leaf."""
-    return flint.fmpq_poly([_q(x) for x in c])
+    return flint.fmpq_poly([Q(x) for x in c])
 
 
 def _det(M: list) -> flint.fmpq_poly:
@@ -198,8 +193,8 @@ def riccati_poly(seg, problem, S: flint.fmpq_mat):
     v = V[0][0]
     if any(V[i][j] != (v if i == j else (Fraction(0),)) for i in range(d) for j in range(d)):
         _fail(f"riccati segment at t = {frac_str(seg.t0)}: V(t) is not v(t)·I")
-    sc = _q(temperature(problem))
-    shift = flint.fmpq_poly([_q(seg.t0), 1])  # s = t_k + u
+    sc = Q(temperature(problem))
+    shift = flint.fmpq_poly([Q(seg.t0), 1])  # s = t_k + u
     vs = _poly(v)
     # W_ij(τ) = ∫_0^τ r_ij(t_k + u) du: the antiderivative vanishing at 0
     W = [[(vs * sc * (_poly(A[i][j]) + _poly(A[j][i])))(shift).integral() for j in range(d)] for i in range(d)]
@@ -224,7 +219,7 @@ def _roots_in(p: flint.fmpq_poly, a: Fraction, b: Fraction) -> int:
         chain.append(-(chain[-2] % chain[-1]))
     if chain[-1] == 0:
         chain.pop()
-    qa, qb = _q(a), _q(b)
+    qa, qb = Q(a), Q(b)
     return _sign_changes(chain, qa) - _sign_changes(chain, qb) + int(g(qa) == 0)
 
 
@@ -251,7 +246,7 @@ def riccati_end(seg, problem, S: flint.fmpq_mat, h: Fraction) -> flint.fmpq_mat:
     if _roots_in(p, Fraction(0), h) != 0:
         _fail(f"riccati segment at t = {frac_str(seg.t0)}: det(I − W(τ)Σ) vanishes in [0, {frac_str(h)}]: "
               "the solution does not exist on the whole segment")
-    hq = _q(h)
+    hq = Q(h)
     d = problem.d
     Wh = flint.fmpq_mat(d, d, [W[i][j](hq) for i in range(d) for j in range(d)])
     return S * (flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)]) - Wh * S).inv()
@@ -310,7 +305,7 @@ def linear_end(seg, problem, S, h: Fraction):
         _fail(f"linear segment at t = {frac_str(seg.t0)}: F depends on t")
     F = qmat([[c[0] for c in row] for row in Fp])
     with working_precision(_LINEAR_PREC):
-        E = (flint.arb_mat(F) * flint.arb(_q(h))).exp()
+        E = (flint.arb_mat(F) * flint.arb(Q(h))).exp()
         return E * flint.arb_mat(S) * E.transpose()
 
 
@@ -342,7 +337,7 @@ def tube_end(seg, problem, S, h: Fraction, data: dict):
         if key not in data:
             _fail(f"tube segment at t = {frac_str(seg.t0)}: missing {key}")
     box, ts = replay_stored(pairs, F, S, data, _fail)
-    if ts[-1] != _q(h):
+    if ts[-1] != Q(h):
         _fail(f"tube segment at t = {frac_str(seg.t0)}: the tube ends at {ts[-1]}, the segment has length {frac_str(h)}")
     return box
 
@@ -409,7 +404,7 @@ def _covers_rank(claim: Claim, rank: int, d: int) -> bool:
 
 
 def _shift(x, T_c: Fraction) -> str:
-    return frac_str(_q(parse_rat(x, "claim bracket") + T_c))
+    return frac_str(Q(parse_rat(x, "claim bracket") + T_c))
 
 
 def composed_claim(tail: Claim, T_c: Fraction, end) -> Claim:
@@ -456,7 +451,7 @@ def _inside(end, lo, hi) -> bool:
     n = end.nrows()
     for i in range(n):
         for j in range(n):
-            a, b = _q(lo[i][j]), _q(hi[i][j])
+            a, b = Q(lo[i][j]), Q(hi[i][j])
             if isinstance(end, flint.fmpq_mat):
                 if not (a <= end[i, j] <= b):
                     return False
@@ -513,16 +508,16 @@ def check_schedule(cert, problem):
     if len(stored) > MAX_SEGMENTS:
         _fail(f"at most {MAX_SEGMENTS} segments")
     if len(stored) != len(segs):
-        _fail(f"{len(stored)} segments stored, the schedule has {len(segs)} on [0, {frac_str(_q(T_c))}]")
+        _fail(f"{len(stored)} segments stored, the schedule has {len(segs)} on [0, {frac_str(Q(T_c))}]")
     if sum(len(r.get("steps", [])) if isinstance(r, dict) and isinstance(r.get("steps"), list) else 0
            for r in stored) > MAX_TOTAL_STEPS + len(stored):
         _fail(f"at most {MAX_TOTAL_STEPS} tube steps over all segments")
-    S = qmat(problem.cov)
+    S = problem.exact.Sigma0
     for k, ((seg, t1), rec) in enumerate(zip(segs, stored)):
         validate(rec, SEGMENT_SCHEMA)
         if parse_rat(rec["t0"]) != seg.t0 or parse_rat(rec["t1"]) != t1:
             _fail(f"segment {k} is [{rec['t0']}, {rec['t1']}], the schedule's is "
-                  f"[{frac_str(_q(seg.t0))}, {frac_str(_q(t1))}]")
+                  f"[{frac_str(Q(seg.t0))}, {frac_str(Q(t1))}]")
         if "T_lo" in rec or "T_hi" in rec:  # the solution blows up inside this (last) segment
             if k != len(stored) - 1 or rec["flow"] != "riccati" or any(x in data for x in ("tail", "lo", "hi")):
                 _fail("a blow-up is stated by the last segment only, a riccati one, with no tail or end box")
@@ -532,7 +527,7 @@ def check_schedule(cert, problem):
                 _fail("a blow-up bracket needs both ends T_lo and T_hi")
             T_lo, T_hi = parse_rat(rec["T_lo"]), parse_rat(rec["T_hi"])
             riccati_blowup(seg, problem, S, t1 - seg.t0, T_lo - seg.t0, T_hi - seg.t0)
-            return "PROVED", Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(_q(T_lo)), "T_hi": frac_str(_q(T_hi))})
+            return "PROVED", Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(Q(T_lo)), "T_hi": frac_str(Q(T_hi))})
         S = advance(seg, problem, S, {**rec, "t1": t1})
     if "tail" in data:
         return _with_tail(problem, data["tail"], T_c, S)
@@ -547,8 +542,8 @@ def check_schedule(cert, problem):
         _fail("the end box has the wrong shape")
     if not _end_box_ok(S, lo, hi):
         _fail("the stated end box does not contain the enclosure of Σ(T_c)")
-    box = {"T": frac_str(_q(T_c)), "lo": [[frac_str(_q(x)) for x in r] for r in lo],
-           "hi": [[frac_str(_q(x)) for x in r] for r in hi]}
+    box = {"T": frac_str(Q(T_c)), "lo": [[frac_str(Q(x)) for x in r] for r in lo],
+           "hi": [[frac_str(Q(x)) for x in r] for r in hi]}
     return "PROVED", Claim("schedule-endpoint", Quantifier.THIS, box)
 
 
@@ -582,7 +577,7 @@ def _with_tail(problem, tail_dict, T_c: Fraction, end):
     if claim.quantifier is Quantifier.THIS:
         if not isinstance(end, flint.fmpq_mat) or qmat(tail_problem.cov) != end:
             _fail("a point tail must start exactly at the certified end point Σ(T_c)")
-    elif not _covers_rank(claim, definiteness(qmat(problem.cov)).pos, problem.d):
+    elif not _covers_rank(claim, definiteness(problem.exact.Sigma0).pos, problem.d):
         _fail(f"the tail's claim ({claim.quantifier.value}) does not cover Σ(T_c), of rank rank Σ₀")
     if T_c == 0:
         return "PROVED", claim
@@ -605,4 +600,4 @@ def _at_rest(problem, data, T_c: Fraction, end):
     if not _end_box_ok(end, [[m - r for m in row] for row in mid], [[m + r for m in row] for row in mid]):
         _fail("the stated equilibrium box does not contain the enclosure of Σ(T_c)")
     return "PROVED", Claim("EQUILIBRIUM", Quantifier.THIS,
-                           {"Sigma_mid": [[frac_str(_q(x)) for x in row] for row in mid], "r": frac_str(_q(r))})
+                           {"Sigma_mid": [[frac_str(Q(x)) for x in row] for row in mid], "r": frac_str(Q(r))})
