@@ -5,12 +5,14 @@ cell, the flow hypotheses of a slice and the standalone cell certificate (a cell
 from __future__ import annotations
 
 from ...spec.mapspec import parse_map_spec
+from . import Hypothesis, kind
 from .claims import REGIME_SUBJECTS, Claim, Quantifier
 from .cell_enclosures import rat_box, scalar_range
 from .schema import parse_rat, validate
 
 __all__ = ["OUTSIDE_TEXT", "CellChecker", "bind_cell_claim", "bind_outside_cell", "cell_claim", "cell_number",
-           "check_outside_cell", "flow_reason", "open_cell", "standalone_cell_claim"]
+           "cell_hypotheses", "check_outside_cell", "flow_reason", "open_cell", "standalone_cell_claim",
+           "standalone_cell_kind"]
 
 
 def cell_number(s):
@@ -296,3 +298,67 @@ class CellChecker:
         if opened is None:
             return None
         return self.check_proved(cell, *opened)
+
+
+def cell_hypotheses(name: str, reads_as: str, tests: str, quantifier: str = "quantifier",
+                    outside: str = "zᵀΣ₀z ≤ 0 on the closed cell") -> tuple:
+    """The hypotheses every whole-cell kind ends with: claim-text, proved-cell and kind.
+
+    Parameters
+    ----------
+    name : str
+        The kind's name (``"cell-basin"``, …).
+    reads_as : str
+        What the kind's data are read as (``"a basin"``, …).
+    tests : str
+        The forgery tests' path prefix (``"tests/…/file.py::"``).
+    quantifier : str
+        How the claim-text hypothesis names the claim's quantifier.
+    outside : str
+        The evidence of an OUTSIDE cell, as the proved-cell hypothesis words it.
+
+    Returns
+    -------
+    tuple of Hypothesis
+        The three hypotheses, in this order.
+    """
+    return (
+        Hypothesis("claim-text", f"The cell's claim sentence and the certificate's claim (subject, {quantifier}, box, "
+                   "spec hash, rank or bracket) are rendered from the derived regime and parameters.",
+                   tests + "test_a_swapped_claim_sentence"),
+        Hypothesis("proved-cell", "Only a PROVED cell carries a regime claim; an OUTSIDE cell proves only that Σ₀ is "
+                   f"not positive definite on the cell ({outside}): it says regime OUTSIDE and states no rank, "
+                   "bracket or other sentence.", tests + "test_an_outside_cell_with_a_regime_claim"),
+        Hypothesis("kind", f"The cell's certificate is of kind {name}, so its data are read as {reads_as}.",
+                   tests + "test_a_certificate_of_another_kind"),
+    )
+
+
+def standalone_cell_kind(name: str, hypotheses: tuple, checker, fail):
+    """Declare the kind of a single map cell exported as a certificate (:func:`standalone_cell_claim`).
+
+    Parameters
+    ----------
+    name : str
+        The kind's name.
+    hypotheses : tuple of Hypothesis
+        The kind's hypotheses.
+    checker : type
+        The kind's cell checker: ``checker(spec).check(cell)`` re-verifies one cell.
+    fail : callable
+        The kind's ``fail(msg)`` (raises, with the kind's message prefix).
+
+    Returns
+    -------
+    callable
+        The registered derivation ``(cert, problem) -> ("PROVED", Claim)``.
+    """
+    def derive(cert, problem):
+        """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
+    PROVED: the cell's regime at every interior point of its box."""
+        return "PROVED", standalone_cell_claim(cert.data, lambda spec, cell: checker(spec).check(cell), fail)
+
+    # the kind's documentation page names its checker by module and name: the kind's own module
+    derive.__module__, derive.__name__, derive.__qualname__ = checker.__module__, "_check_standalone", "_check_standalone"
+    return kind(name, {"spec": "obj", "cell": "obj"}, needs_problem=False, hypotheses=hypotheses,
+                cell_checker=checker)(derive)

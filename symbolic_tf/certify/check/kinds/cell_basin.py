@@ -72,11 +72,11 @@ import flint
 from ....exact.precision import working_precision
 from ....exact.rational import Q, parse_frac
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis
 from ..claims import Claim
 from ..schema import validate
 from ..cell_enclosures import MatPoly, pd_on_open_box
-from ..cells import CellChecker, bind_cell_claim, flow_reason, standalone_cell_claim
+from ..cells import CellChecker, bind_cell_claim, cell_hypotheses, flow_reason, standalone_cell_kind
 from .tube_cluster import isotropic_points
 from ..tube_replay import bracket_claim, flow_pairs
 
@@ -848,19 +848,8 @@ HYPOTHESES = (
     Hypothesis("bracket", "BLOWUP: the cell's T_lo, T_hi equal the data's, T_lo ≤ T_hi, and [T_lo, T_hi] contains the "
                "bracket derived from u₀, the time bound (ℓ − L_min)/eps + log(rho_out/rho)/kappa and the ranges of c.",
                _T + "test_a_tightened_bracket"),
-    Hypothesis("claim-text", "The cell's claim sentence and the certificate's claim (subject, quantifier, box, spec "
-               "hash, rank or bracket) are rendered from the derived regime and parameters.",
-               _T + "test_a_swapped_claim_sentence"),
-    Hypothesis("proved-cell", "Only a PROVED cell carries a regime claim; an OUTSIDE cell proves only that Σ₀ is not "
-               "positive definite on the cell (zᵀΣ₀z ≤ 0 on the closed cell): it says regime OUTSIDE and states no "
-               "rank, bracket or other sentence.", _T + "test_an_outside_cell_with_a_regime_claim"),
-    Hypothesis("kind", "The cell's certificate is of kind cell-basin, so its data are read as a basin.",
-               _T + "test_a_certificate_of_another_kind"),
+    *cell_hypotheses(KIND, "a basin", _T),
 )
 
 
-@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False, hypotheses=HYPOTHESES, cell_checker=BasinCellChecker)
-def _check_standalone(cert, problem):
-    """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
-    PROVED: the cell's regime at every interior point of its box."""
-    return "PROVED", standalone_cell_claim(cert.data, lambda spec, cell: BasinCellChecker(spec).check(cell), _fail)
+_check_standalone = standalone_cell_kind(KIND, HYPOTHESES, BasinCellChecker, _fail)

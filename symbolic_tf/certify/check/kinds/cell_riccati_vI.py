@@ -16,11 +16,11 @@ from ....exact.precision import working_precision
 from ....exact.rational import parse_frac
 from ....spec.errors import CertificationFailed
 from ....spec.rational import to_fraction
-from .. import Hypothesis, kind
+from .. import Hypothesis
 from ..claims import Claim
 from ..cell_enclosures import MatPoly, pd_on_open_box, psd_on_box, rat, rat_box, scalar_range
 from ..flows import single_quadratic_factor
-from ..cells import bind_cell_claim, bind_outside_cell, cell_number, flow_reason, standalone_cell_claim
+from ..cells import bind_cell_claim, bind_outside_cell, cell_number, flow_reason, standalone_cell_kind
 
 KIND = "cell-riccati-vI"
 
@@ -278,8 +278,4 @@ def check_cell(spec, cell: dict) -> Claim | None:
     return CellChecker(spec).check(cell)
 
 
-@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False, hypotheses=HYPOTHESES, cell_checker=CellChecker)
-def _check_standalone(cert, problem):
-    """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
-    PROVED: the cell's regime at every interior point of its box."""
-    return "PROVED", standalone_cell_claim(cert.data, check_cell, _fail)
+_check_standalone = standalone_cell_kind(KIND, HYPOTHESES, CellChecker, _fail)

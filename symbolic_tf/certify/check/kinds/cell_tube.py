@@ -32,11 +32,12 @@ import flint
 from ....exact.precision import working_precision
 from ....exact.rational import fmpq_of, fraction_of, parse_frac
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, declaration, kind
+from .. import Hypothesis, declaration
 from ..claims import Claim
 from ..schema import validate
 from ..cell_enclosures import MatPoly, pd_on_open_box
-from ..cells import CellChecker, bind_cell_claim, check_outside_cell, flow_reason, open_cell, standalone_cell_claim
+from ..cells import (CellChecker, bind_cell_claim, cell_hypotheses, check_outside_cell, flow_reason, open_cell,
+                     standalone_cell_kind)
 from .tube_cluster import check_cluster_end
 from .tube_collapse import check_collapse_bounds, end_inside
 from .tube_ray import check_ray_end
@@ -281,19 +282,9 @@ HYPOTHESES = (
     Hypothesis("bracket", "BLOWUP: the cell's T_lo, T_hi equal the data's, T_lo ≤ T_hi, and [T_lo, T_hi] contains the "
                "bracket of T* derived from the end box (exact comparisons with the balls' ends).",
                _T + "test_a_tightened_bracket"),
-    Hypothesis("claim-text", "The cell's claim sentence and the certificate's claim (subject, quantifier every point "
-               "of the cell, box, spec hash, rank or bracket) are rendered from the derived regime and parameters.",
-               _T + "test_a_swapped_claim_sentence"),
-    Hypothesis("proved-cell", "Only a PROVED cell carries a regime claim; an OUTSIDE cell proves only that Σ₀ is not "
-               "positive definite on the cell (a rational z with zᵀΣ₀z ≤ 0 on the closed cell): it says regime OUTSIDE "
-               "and states no rank, bracket or other sentence.", _T + "test_an_outside_cell_with_a_regime_claim"),
-    Hypothesis("kind", "The cell's certificate is of kind cell-tube, so its data are read as a tube.",
-               _T + "test_a_certificate_of_another_kind"),
+    *cell_hypotheses(KIND, "a tube", _T, quantifier="quantifier every point of the cell",
+                     outside="a rational z with zᵀΣ₀z ≤ 0 on the closed cell"),
 )
 
 
-@kind(KIND, {"spec": "obj", "cell": "obj"}, needs_problem=False, hypotheses=HYPOTHESES, cell_checker=TubeCellChecker)
-def _check_standalone(cert, problem):
-    """A single cell exported as a certificate: data = {"spec": map spec, "cell": cell}.
-    PROVED: the cell's regime at every interior point of its box."""
-    return "PROVED", standalone_cell_claim(cert.data, lambda spec, cell: TubeCellChecker(spec).check(cell), _fail)
+_check_standalone = standalone_cell_kind(KIND, HYPOTHESES, TubeCellChecker, _fail)
