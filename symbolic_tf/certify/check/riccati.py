@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import flint
 
+from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...exact.rational import Q, frac_str, qmat
 from ...spec.errors import CertificationFailed
@@ -51,6 +52,9 @@ SIGMA0_FACTOR = Hypothesis(
 R_NSD = Hypothesis(
     "R-nsd", "R = v(Ã + Ãᵀ) ⪯ 0, so W(t) ⪯ 0, X(t) ⪰ D⁻¹ ≻ 0 for every factor of every Σ₀ ⪰ 0 (no blow-up) and "
     "Σ(t) ⪯ e^{Ft}Σ₀e^{Fᵀt}.", FORGERIES + "test_riccati_nsd_kinds_need_R_nsd")
+
+#: the hypotheses the R ⪯ 0 kinds (bounded-drift-vI-nsd, growth-drift-vI-nsd) start with
+NSD_HYPOTHESES = (ONE_SOFTMAX_HEAD, CONSTANT_PARAMETERS, V_SCALAR, R_NSD)
 
 
 def refuse(msg):
@@ -113,6 +117,34 @@ def vI_setup(name, cert, problem):
     B = qmat(cert.data["B"]) if cert.data.get("B") else None
     D = [rational(x) for x in cert.data.get("D", [])]
     return d, v, R, F, B, D
+
+
+def nsd_setup(name, cert, problem):
+    """(d, F) after :func:`vI_setup` and the check R = v(A + Aᵀ) ⪯ 0 (hypothesis ``R-nsd``).
+
+    Parameters
+    ----------
+    name : str
+        The kind, for the messages.
+    cert : symbolic_tf.certify.check.certificate.Certificate
+        The certificate (``cert.data["v"]`` is read).
+    problem : symbolic_tf.spec.problem.Problem or None
+        The embedded problem.
+
+    Returns
+    -------
+    tuple of (int, flint.fmpq_mat)
+        The dimension d and the drift F.
+
+    Raises
+    ------
+    symbolic_tf.spec.errors.CertificationFailed
+        When a check of :func:`vI_setup` fails or R is not negative semidefinite.
+    """
+    d, _, R, F, _, _ = vI_setup(name, cert, problem)
+    if not definiteness(R).nsd:
+        refuse(f"{name} certificate: R = v(A + Aᵀ) is not negative semidefinite")
+    return d, F
 
 
 def square(name, what, M, d):

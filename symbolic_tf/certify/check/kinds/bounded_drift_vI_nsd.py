@@ -11,10 +11,10 @@ from ....exact.definiteness import definiteness
 from ....exact.rational import qmat
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
-from ..riccati import (CONSTANT_PARAMETERS, FORGERIES, ONE_SOFTMAX_HEAD, R_NSD, V_SCALAR, refuse, vI_setup)
+from ..riccati import FORGERIES, NSD_HYPOTHESES, nsd_setup, refuse
 
 BOUNDED_HYPOTHESES = (
-    ONE_SOFTMAX_HEAD, CONSTANT_PARAMETERS, V_SCALAR, R_NSD,
+    *NSD_HYPOTHESES,
     Hypothesis("X-pd", "X is a symmetric d×d matrix with X ≻ 0, so tr(XΣ) bounds ‖Σ‖ on Σ ⪰ 0.",
                FORGERIES + "test_bounded_drift_X_not_pd"),
     Hypothesis("X-nonexpanding", "FᵀX + XF ⪯ 0: e^{Fᵀt}Xe^{Ft} ⪯ X, so tr(XΣ(t)) ≤ tr(Xe^{Ft}Σ₀e^{Fᵀt}) ≤ tr(XΣ₀).",
@@ -45,9 +45,7 @@ def check_bounded_nsd(cert, problem):
         When R ⪯ 0, X ≻ 0 or FᵀX + XF ⪯ 0 fails exactly.
     """
     name = "bounded-drift-vI-nsd"
-    d, v, R, F, _, _ = vI_setup(name, cert, problem)
-    if not definiteness(R).nsd:
-        refuse(f"{name} certificate: R = v(A + Aᵀ) is not negative semidefinite")
+    d, F = nsd_setup(name, cert, problem)
     X = qmat(cert.data["X"])
     if X.nrows() != d or X.ncols() != d or X != X.transpose() or not definiteness(X).pd:
         refuse(f"{name} certificate: X is not a symmetric positive definite {d}×{d} matrix")

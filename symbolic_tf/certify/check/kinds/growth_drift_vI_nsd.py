@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import flint
 
-from ....exact.definiteness import definiteness
 from ....exact.rational import frac_str
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
-from ..riccati import (CONSTANT_PARAMETERS, FORGERIES, ONE_SOFTMAX_HEAD, R_NSD, V_SCALAR, rational, refuse,
-                       vI_setup)
+from ..riccati import FORGERIES, NSD_HYPOTHESES, nsd_setup, rational, refuse
 
 GROWTH_HYPOTHESES = (
-    ONE_SOFTMAX_HEAD, CONSTANT_PARAMETERS, V_SCALAR, R_NSD,
+    *NSD_HYPOTHESES,
     Hypothesis("uF-bound", "u_F ≥ 0 and u_F² ≥ ‖F‖_F², so ‖e^{Ft}‖₂ ≤ e^{‖F‖₂t} ≤ e^{u_F·t}.",
                FORGERIES + "test_growth_drift_uF_not_a_bound"),
     Hypothesis("gamma", "γ = 2u_F: ‖Σ(t)‖₂ ≤ ‖e^{Ft}‖₂²‖Σ₀‖₂ ≤ ‖Σ₀‖₂e^{γt}.", FORGERIES + "test_growth_drift_gamma_not_2uF"),
@@ -50,9 +48,7 @@ def check_growth_nsd(cert, problem):
         When R ⪯ 0 fails, u_F < ‖F‖_F, or γ ≠ 2u_F.
     """
     name = "growth-drift-vI-nsd"
-    d, v, R, F, _, _ = vI_setup(name, cert, problem)
-    if not definiteness(R).nsd:
-        refuse(f"{name} certificate: R = v(A + Aᵀ) is not negative semidefinite")
+    d, F = nsd_setup(name, cert, problem)
     uF = rational(cert.data["u_F"])
     if uF < 0 or uF * uF < sum((F[i, j] ** 2 for i in range(d) for j in range(d)), flint.fmpq(0)):
         refuse(f"{name} certificate: u_F is not an upper bound of ‖F‖_F")
