@@ -30,6 +30,7 @@ from ..check.kinds.cell_basin import (KIND, basin_schema, check_basin, check_inn
 from ..check.cell_enclosures import rat
 from ..check.cells import cell_claim
 from .cell_searches import cell_search
+from .validated.tube_end import refuse
 
 __all__ = ["KIND", "BasinCells", "search_reason"]
 
@@ -58,12 +59,6 @@ def search_reason(spec) -> str | None:
         :func:`symbolic_tf.certify.check.kinds.cell_basin.route_reason`.
     """
     return route_reason(spec)
-
-
-def _fail(msg):
-    from ...spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 class _FloatField:
@@ -383,7 +378,7 @@ class BasinCells:
                          "W": [[frac_str(v) for v in r] for r in Wq], "rho": frac_str(rho), "mu": frac_str(mu),
                          "R": [frac_str(v) for v in R]}
                 try:
-                    check_inner(self.checker.field, self.checker.pairs, inner, _fail)
+                    check_inner(self.checker.field, self.checker.pairs, inner, refuse)
                 except CertificationFailed:
                     inner = None
                     continue
@@ -399,7 +394,7 @@ class BasinCells:
                 data = dict(inner, rho_out=frac_str(rho_out), R_out=[frac_str(v) for v in _box_radii(rho_out, Wi)],
                             kappa=frac_str(dyadic(rate * float(k_frac), 20)))
                 try:
-                    tg = check_target(self.checker.field, self.checker.pairs, data, _fail)
+                    tg = check_target(self.checker.field, self.checker.pairs, data, refuse)
                 except CertificationFailed:
                     continue
                 return {"data": data, "target": tg, "W": Wf, "p": np.array([float(v) for v in centre]),
@@ -458,7 +453,7 @@ class BasinCells:
         L = _mpoly(coeffs)
         misses = []
         try:
-            check_basin(field, L, rat(10 ** 9), rat(eps), DEPTH, tg["energy"], tg["rho_out"], _fail, misses)
+            check_basin(field, L, rat(10 ** 9), rat(eps), DEPTH, tg["energy"], tg["rho_out"], refuse, misses)
         except CertificationFailed:      # too many failing boxes: this L is no use
             return None
         level = min((Fraction(int(lo.p), int(lo.q)) for _b, lo in misses), default=Fraction(10 ** 9))
@@ -467,7 +462,7 @@ class BasinCells:
         data = dict(region["data"], L=[[i, j, frac_str(v)] for (i, j), v in sorted(coeffs.items())],
                     level=frac_str(level), eps=frac_str(eps), depth=DEPTH)
         try:
-            L_min, c_min, c_max = check_basin(field, L, rat(level), rat(eps), DEPTH, tg["energy"], tg["rho_out"], _fail)
+            L_min, c_min, c_max = check_basin(field, L, rat(level), rat(eps), DEPTH, tg["energy"], tg["rho_out"], refuse)
         except CertificationFailed:
             return None
         if region["regime"] == "BLOWUP":

@@ -31,6 +31,7 @@ import numpy as np
 
 from ...exact.rational import dyadic, frac_str
 from ..check.kinds.cell_grid import KIND, GridBasin, RegionTarget
+from .validated.tube_end import refuse
 
 __all__ = ["KIND", "GridBasins", "growth_region", "float_inside", "lower_rational", "upper_rational", "rk4_step"]
 
@@ -44,12 +45,6 @@ GOAL_QUANTILE = 0.97      # the repair's goal level: this quantile of the positi
 _DT, _T_END = 0.02, 80.0
 #: wedge shapes tried, as fractions of the saddle–ray distance D: (cap s₀/D, half-width w₀/D, slope β)
 _WEDGES = ((0.25, 0.1, 0.3), (0.25, 0.05, 0.3), (0.4, 0.1, 0.3), (0.15, 0.03, 0.2), (0.4, 0.2, 0.5))
-
-
-def _fail(msg):
-    from ...spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 def rk4_step(f, Z, dt):
@@ -135,7 +130,7 @@ def growth_region(ff, field, pairs, saddle, ray):
         for c_lo in ("1/32", "1/256"):
             doc = {"target": "region", "G": G, "c_lo": c_lo, "depth": 10}
             try:
-                return doc, RegionTarget(field, pairs, doc, _fail)
+                return doc, RegionTarget(field, pairs, doc, refuse)
             except CertificationFailed:
                 continue
     return None
@@ -187,13 +182,13 @@ class GridBasins:
             return
         # the checker's procedure on the final document (the target, verified above from the same
         # document, is reused)
-        grid = GridBasin(self.field, self.pairs, doc, _fail, target=target)
+        grid = GridBasin(self.field, self.pairs, doc, refuse, target=target)
         if grid.target.ray:
             phi = self._growth(grid, n)
             if phi is not None:
                 with_phi = dict(doc, phi=phi, phi_scale=frac_str(Fraction(1, 2 ** SCALE_BITS)))
                 try:
-                    grid = GridBasin(self.field, self.pairs, with_phi, _fail, target=target)
+                    grid = GridBasin(self.field, self.pairs, with_phi, refuse, target=target)
                     doc = with_phi
                 except CertificationFailed:
                     pass
@@ -379,12 +374,12 @@ class GridBasins:
     def _target(self, target_doc, n):
         """The target, verified once for every level tried."""
         return GridBasin(self.field, self.pairs, self._doc(target_doc, np.full((n + 1, n + 1), BIG), n, 0),
-                         _fail).target
+                         refuse).target
 
     def _misses(self, target_doc, target, vals, n, level, window=None):
         """The boxes below ℓ where the checker's procedure finds no test that holds, as (value, box)."""
         misses = []
-        GridBasin(self.field, self.pairs, self._doc(target_doc, vals, n, level, window), _fail, misses,
+        GridBasin(self.field, self.pairs, self._doc(target_doc, vals, n, level, window), refuse, misses,
                   target=target)
         return [m for m in misses if Fraction(int(m[0].p), int(m[0].q)) <= level]
 

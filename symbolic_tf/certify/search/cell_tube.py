@@ -29,18 +29,13 @@ from ..check.cell_enclosures import MatPoly, pd_on_open_box, rat, scalar_range
 from ..check.kinds.cell_tube import END_KINDS, KIND, cell_parallelepiped, route_reason, sigma0_enclosure
 from ..check.cells import OUTSIDE_TEXT, cell_claim
 from .cell_searches import cell_search
+from .validated.tube_end import refuse
 
 __all__ = ["KIND", "TubeCells", "off_domain", "outside_cell", "search_reason"]
 
 _TUBE_KEYS = ("steps", "order", "tube_prec", "method", "T_lo", "T_hi")
 ORDER, PREC = 20, 128
 _MAX_TARGETS = 8
-
-
-def _fail(msg):
-    from ...spec.errors import CertificationFailed
-
-    raise CertificationFailed(msg)
 
 
 def search_reason(spec) -> str | None:
@@ -84,7 +79,7 @@ class _Target:
                 from ..check.kinds.tube_collapse import check_collapse_bounds, end_inside
 
                 if self._collapse is None:
-                    self._collapse = check_collapse_bounds(pairs, F, self.region, d, _fail)
+                    self._collapse = check_collapse_bounds(pairs, F, self.region, d, refuse)
                 P, level = self._collapse
                 return ("CLUSTERING", {"rank": 0}) if end_inside(P, level, S, PREC) else None
             return END_KINDS[self.end](pairs, F, S, t, self.region, d)
@@ -110,7 +105,7 @@ class TubeCells:
         self.spec = spec
         cx = (spec.x_range[0] + spec.x_range[1]) / 2
         cy = (spec.y_range[0] + spec.y_range[1]) / 2
-        self.pairs, self.F = flow_pairs(spec.problem_at(cx, cy), _fail)
+        self.pairs, self.F = flow_pairs(spec.problem_at(cx, cy), refuse)
         self.d = spec.problem_doc["d"]
         self.cov = spec.cov_affine()
         self.S = MatPoly.affine(*self.cov)
