@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
+from ...exact.rational import fraction_of
 from .routes import Context, declare, prove
 
 _TUBE_SECONDS = 60.0
@@ -191,7 +192,7 @@ def _riccati_first_root(seg, problem, S, h: Fraction, bits: int = 50):
     (a, b), _ = min(ivs, key=lambda iv: iv[0][0])
     if a != b:
         a, b = p.refine_root(a, b, eps=hq / 2 ** bits)
-    lo, hi = Fraction(int(a.p), int(a.q)), Fraction(int(b.p), int(b.q))
+    lo, hi = fraction_of(a), fraction_of(b)
     if lo == hi:  # an exact rational root: step just below it
         lo = max(Fraction(0), lo - h / 2 ** bits)
     return lo, hi
