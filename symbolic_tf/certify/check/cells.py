@@ -7,10 +7,11 @@ from __future__ import annotations
 from ...spec.mapspec import parse_map_spec
 from . import Hypothesis, kind
 from .claims import REGIME_SUBJECTS, Claim, Quantifier
-from .cell_enclosures import rat_box, scalar_range
+from .cell_enclosures import MatPoly, rat_box, scalar_range
 from .schema import parse_rat, validate
+from .tube_replay import flow_pairs
 
-__all__ = ["OUTSIDE_TEXT", "CellChecker", "bind_cell_claim", "bind_outside_cell", "cell_claim", "cell_number",
+__all__ = ["OUTSIDE_TEXT", "CellChecker", "bind_cell_claim", "bind_outside_cell", "cell_claim", "cell_number", "centre_problem",
            "cell_hypotheses", "check_outside_cell", "flow_reason", "open_cell", "standalone_cell_claim",
            "standalone_cell_kind"]
 
@@ -259,6 +260,22 @@ def open_cell(cell: dict, kind_name: str, S, fail):
     return box, data
 
 
+def centre_problem(spec):
+    """The problem at the centre of a map's slice (where a whole-cell kind reads the slice's flow).
+
+    Parameters
+    ----------
+    spec : symbolic_tf.spec.mapspec.MapSpec
+        The map spec.
+
+    Returns
+    -------
+    symbolic_tf.spec.problem.Problem
+        The problem at the midpoint of the x and y ranges.
+    """
+    return spec.problem_at((spec.x_range[0] + spec.x_range[1]) / 2, (spec.y_range[0] + spec.y_range[1]) / 2)
+
+
 class CellChecker:
     """A whole-cell checker of one map spec: :meth:`check` opens a stored cell (:func:`open_cell`),
     and a subclass's ``check_proved(cell, box, data)`` re-verifies a PROVED one.
@@ -270,10 +287,36 @@ class CellChecker:
     fail : callable
         ``fail(msg)`` raises the kind's :class:`~symbolic_tf.spec.errors.CertificationFailed`.
     S : symbolic_tf.certify.check.cell_enclosures.MatPoly
-        Σ₀(x, y), set by the subclass.
+        Σ₀(x, y), set by the subclass (:meth:`read_slice`).
     """
 
     kind_name: str = ""
+
+    def read_slice(self, spec, route_reason):
+        """Refuse a spec the kind does not cover, then read the slice: the flow at its centre, Σ₀(x, y).
+
+        Sets ``pairs`` (the flow's exact and arb pairs), ``cov`` (C₀, C_x, C_y) and ``S``.
+
+        Parameters
+        ----------
+        spec : symbolic_tf.spec.mapspec.MapSpec
+            The map spec.
+        route_reason : callable
+            The kind's ``route_reason(spec)``: None when the kind covers the spec, else why not.
+
+        Returns
+        -------
+        tuple
+            The centre problem (:func:`centre_problem`) and its drift F.
+        """
+        reason = route_reason(spec)
+        if reason is not None:
+            self.fail(reason)
+        centre = centre_problem(spec)
+        self.pairs, F = flow_pairs(centre, self.fail)
+        self.cov = spec.cov_affine()
+        self.S = MatPoly.affine(*self.cov)
+        return centre, F
 
     def check(self, cell: dict) -> Claim | None:
         """Re-verify one stored cell; returns its derived claim (None for an OUTSIDE cell).

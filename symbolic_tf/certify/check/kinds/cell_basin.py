@@ -75,10 +75,10 @@ from ....spec.errors import CertificationFailed
 from .. import Hypothesis
 from ..claims import Claim
 from ..schema import validate
-from ..cell_enclosures import MatPoly, pd_on_open_box
+from ..cell_enclosures import pd_on_open_box
 from ..cells import CellChecker, bind_cell_claim, cell_hypotheses, flow_reason, standalone_cell_kind
 from .tube_cluster import isotropic_points
-from ..tube_replay import bracket_claim, flow_pairs
+from ..tube_replay import bracket_claim
 
 KIND = "cell-basin"
 MAX_DEPTH = 11          # quadtree depth limit of the basin (part of the kind's definition)
@@ -445,8 +445,8 @@ def check_target(field, pairs, data, fail):
     return out
 
 
-def disk_quadtree(todo: list, what: str, fail):
-    """The boxes of a depth-first quadtree that meet the closed unit disk, at most :data:`MAX_BOXES`.
+def disk_quadtree(todo: list, what: str, fail, budget: int = MAX_BOXES, meets=None):
+    """The boxes of a depth-first quadtree that meet the closed unit disk, at most ``budget``.
 
     Parameters
     ----------
@@ -456,21 +456,30 @@ def disk_quadtree(todo: list, what: str, fail):
         The test's name in the failure message.
     fail : callable
         ``fail(msg)`` raises.
+    budget : int
+        The most boxes popped (a hostile certificate cannot make the check hang).
+    meets : callable or None
+        ``meets(box)``: whether a box may meet the disk; None for the range of 1 − a² − b² over the box
+        (:func:`poly_range`), the test of the basin's own quadtrees.
 
     Yields
     ------
     tuple
         (box, depth) of each popped box that meets the disk.
     """
-    a, b = _GENS or _gens()
-    disk = 1 - a * a - b * b
+    if meets is None:
+        a, b = _GENS or _gens()
+        disk = 1 - a * a - b * b
+
+        def meets(box):
+            return not poly_range(disk, box)[1] < 0
     boxes = 0
     while todo:
         box, depth = todo.pop()
         boxes += 1
-        if boxes > MAX_BOXES:
-            fail(f"{what} needs more than {MAX_BOXES} boxes")
-        if poly_range(disk, box)[1] < 0:
+        if boxes > budget:
+            fail(f"{what} needs more than {budget} boxes")
+        if not meets(box):
             continue
         yield box, depth
 
@@ -675,14 +684,8 @@ class BasinCellChecker(CellChecker):
     fail = staticmethod(_fail)
 
     def __init__(self, spec):
-        reason = route_reason(spec)
-        if reason is not None:
-            _fail(reason)
-        centre = spec.problem_at((spec.x_range[0] + spec.x_range[1]) / 2, (spec.y_range[0] + spec.y_range[1]) / 2)
-        self.pairs, _F = flow_pairs(centre, _fail)
+        self.read_slice(spec, route_reason)
         self.field = PlanarField(*self.pairs[0])
-        self.cov = spec.cov_affine()
-        self.S = MatPoly.affine(*self.cov)
         C0, Cx, Cy = ([[rational(e) for e in row] for row in M] for M in self.cov)
         self.T0 = C0[0][0] + C0[1][1]
         # (a, b) = ((Σ₀₀ − Σ₁₁)/T₀, 2Σ₀₁/T₀), affine in (x, y)

@@ -60,8 +60,9 @@ from ....spec.errors import CertificationFailed
 from .. import Hypothesis
 from ..claims import Claim
 from ..schema import validate
-from .cell_basin import (DATA_SCHEMA as _BASIN_SCHEMA, blowup_bracket, check_basin, check_target, disk_setting_hypotheses,
-                         meets_disk, pd_part_holds, poly_range, polynomial, quarters, rational, target_claim)
+from .cell_basin import (DATA_SCHEMA as _BASIN_SCHEMA, blowup_bracket, check_basin, check_target, disk_quadtree,
+                         disk_setting_hypotheses, meets_disk, pd_part_holds, poly_range, polynomial, quarters,
+                         rational, target_claim)
 from ..cell_enclosures import pd_on_open_box
 from ..cells import CellChecker, cell_hypotheses, standalone_cell_kind
 from ..tube_replay import int_in
@@ -243,14 +244,7 @@ class RegionTarget(_TargetBase):
         one = flint.fmpq(1)
         todo = [((-one, one, -one, one), 0)]
         c_hi = None
-        boxes = 0
-        while todo:
-            box, k = todo.pop()
-            boxes += 1
-            if boxes > MAX_REGION_BOXES:
-                fail(f"the growth region's quadtree needs more than {MAX_REGION_BOXES} boxes")
-            if not meets_disk(box):
-                continue
+        for box, k in disk_quadtree(todo, "the growth region's quadtree", fail, MAX_REGION_BOXES, meets_disk):
             ranges = [poly_range(G, box) for G in self.G]
             if any(lo > 0 for lo, _hi in ranges):
                 continue

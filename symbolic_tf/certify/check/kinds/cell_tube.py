@@ -35,13 +35,13 @@ from ....spec.errors import CertificationFailed
 from .. import Hypothesis, declaration
 from ..claims import Claim
 from ..schema import validate
-from ..cell_enclosures import MatPoly, pd_on_open_box
-from ..cells import (CellChecker, bind_cell_claim, cell_hypotheses, check_outside_cell, flow_reason, open_cell,
-                     standalone_cell_kind)
+from ..cell_enclosures import pd_on_open_box
+from ..cells import (CellChecker, bind_cell_claim, cell_hypotheses, centre_problem, check_outside_cell, flow_reason,
+                     open_cell, standalone_cell_kind)
 from .tube_cluster import check_cluster_end
 from .tube_collapse import check_collapse_bounds, end_inside
 from .tube_ray import check_ray_end
-from ..tube_replay import bracket_claim, flow_pairs, int_in, replay_stored
+from ..tube_replay import bracket_claim, int_in, replay_stored
 from .tube_singular_equilibrium import check_singular_end
 
 KIND = "cell-tube"
@@ -81,7 +81,7 @@ def route_reason(spec) -> str | None:
         return "whole-cell tubes need the initial covariance"
     if spec.problem_doc.get("d", 0) > MAX_D:
         return f"whole-cell tubes cover d ≤ {MAX_D}"
-    centre = _centre_problem(spec)
+    centre = centre_problem(spec)
     why = flow_reason(centre, "whole-cell tubes")
     if why is not None:
         return why
@@ -90,10 +90,6 @@ def route_reason(spec) -> str | None:
     except InvalidParameters as exc:
         return f"whole-cell tubes need quadratic (softmax-type) heads: {exc.reason}"
     return None
-
-
-def _centre_problem(spec):
-    return spec.problem_at((spec.x_range[0] + spec.x_range[1]) / 2, (spec.y_range[0] + spec.y_range[1]) / 2)
 
 
 def sigma0_enclosure(cov, box, prec: int = ENCLOSURE_PREC) -> flint.arb_mat:
@@ -187,8 +183,8 @@ def cell_parallelepiped(cov, box, prec: int = ENCLOSURE_PREC):
     m = len(up)
 
     with working_precision(prec):
-        center = flint.arb_mat(m, 1, [fmpq_of(parse_frac(C0[i][j]) + parse_frac(Cx[i][j]) * xc + parse_frac(Cy[i][j]) * yc)
-                                      for i, j in up])
+        center = flint.arb_mat(m, 1, [fmpq_of(parse_frac(C0[i][j]) + parse_frac(Cx[i][j]) * xc
+                                              + parse_frac(Cy[i][j]) * yc) for i, j in up])
         basis = flint.arb_mat(m, m)
         for k, (i, j) in enumerate(up):
             basis[k, 0] = fmpq_of(parse_frac(Cx[i][j]) * hx)
@@ -207,14 +203,8 @@ class TubeCellChecker(CellChecker):
     fail = staticmethod(_fail)
 
     def __init__(self, spec):
-        reason = route_reason(spec)
-        if reason is not None:
-            _fail(reason)
-        problem = _centre_problem(spec)
-        self.pairs, self.F = flow_pairs(problem, _fail)
+        problem, self.F = self.read_slice(spec, route_reason)
         self.d = problem.d
-        self.cov = spec.cov_affine()
-        self.S = MatPoly.affine(*self.cov)
 
     def check_proved(self, cell: dict, box, data: dict) -> Claim:
         """Re-verify a PROVED ``cell-tube`` cell (:meth:`CellChecker.check` opened it).
