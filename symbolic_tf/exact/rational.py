@@ -226,6 +226,30 @@ def nearest_fraction(x, max_denominator: int) -> Fraction:
     return Fraction(x).limit_denominator(max_denominator)
 
 
+def significant_fraction(x: float, digits: int = 12) -> Fraction:
+    """x rounded to ``digits`` significant decimal digits, as a ``Fraction`` (a round guess near x).
+
+    The rule: with e = ⌊log₁₀|x|⌋, the integer nearest to x·10^(digits − e), over 10^(digits − e).
+
+    Parameters
+    ----------
+    x : float
+        A finite float.
+    digits : int
+        Significant decimal digits kept.
+
+    Returns
+    -------
+    Fraction
+        0 for x = 0.
+    """
+    if x == 0:
+        return Fraction(0)
+    e = math.floor(math.log10(abs(x)))
+    scale = 10 ** (digits - e)
+    return Fraction(round(x * scale), scale) if scale >= 1 else Fraction(round(x * scale)) / scale
+
+
 def float_of(x) -> float:
     """The float nearest to an exact rational (p/q rounded once, correctly).
 

@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...exact.rational import dyadic, frac_str
+from ...exact.rational import dyadic, frac_str, fraction_of
 from .cell_grid import lower_rational, rk4_step, upper_rational
 from ..check.kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, pd_part_holds,
                                poly_range, ray_bracket, route_reason)
@@ -456,7 +456,7 @@ class BasinCells:
             check_basin(field, L, rat(10 ** 9), rat(eps), DEPTH, tg["energy"], tg["rho_out"], refuse, misses)
         except CertificationFailed:      # too many failing boxes: this L is no use
             return None
-        level = min((Fraction(int(lo.p), int(lo.q)) for _b, lo in misses), default=Fraction(10 ** 9))
+        level = min((fraction_of(lo) for _b, lo in misses), default=Fraction(10 ** 9))
         level = min(level, Fraction(10 ** 6))
         level = Fraction(int(np.floor(float(level) * 2 ** 20)) - 1, 2 ** 20)
         data = dict(region["data"], L=[[i, j, frac_str(v)] for (i, j), v in sorted(coeffs.items())],

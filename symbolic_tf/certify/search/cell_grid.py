@@ -29,7 +29,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...exact.rational import dyadic, frac_str
+from ...exact.rational import dyadic, float_of, frac_str, fraction_of
 from ..check.kinds.cell_grid import KIND, GridBasin, RegionTarget
 from .validated.tube_end import refuse
 
@@ -83,7 +83,7 @@ def _float_poly(terms):
     deg = max(max(int(i), int(j)) for i, j, _c in terms)
     C = np.zeros((deg + 1, deg + 1))
     for i, j, c in terms:
-        C[int(i), int(j)] += float(Fraction(c))
+        C[int(i), int(j)] += float_of(c)
     return lambda P: polyval2d(P[..., 0], P[..., 1], C)
 
 
@@ -381,14 +381,14 @@ class GridBasins:
         misses = []
         GridBasin(self.field, self.pairs, self._doc(target_doc, vals, n, level, window), refuse, misses,
                   target=target)
-        return [m for m in misses if Fraction(int(m[0].p), int(m[0].q)) <= level]
+        return [m for m in misses if fraction_of(m[0]) <= level]
 
     def _level(self, target_doc, target, vals, n):
         """The largest candidate ℓ at which the checker's procedure finds no failing box below ℓ, and
         the window of the boxes below it; None when none passes."""
         scale = Fraction(1, 2 ** SCALE_BITS)
         first = self._misses(target_doc, target, vals, n, Fraction(BIG // 2) * scale)
-        cands = sorted({Fraction(int(m[0].p), int(m[0].q)) for m in first})
+        cands = sorted({fraction_of(m[0]) for m in first})
         cands = [c - scale for c in cands if c > scale] or [Fraction(BIG // 4) * scale]
         lo_i, hi_i, best = 0, len(cands) - 1, None
         while lo_i <= hi_i:                 # the largest passing candidate (passing is monotone in ℓ in practice)
@@ -425,11 +425,11 @@ def float_inside(target_doc):
     if target_doc["target"] == "region":
         Gs = [_float_poly(G) for G in target_doc["G"]]
         return lambda P: np.all([G(P) < 0 for G in Gs], axis=0)
-    p = np.array([float(Fraction(v)) for v in target_doc["centre"]])
-    W = np.array([[float(Fraction(v)) for v in r] for r in target_doc["W"]])
-    rho_out = float(Fraction(target_doc["rho_out"]))
+    p = np.array([float_of(v) for v in target_doc["centre"]])
+    W = np.array([[float_of(v) for v in r] for r in target_doc["W"]])
+    rho_out = float_of(target_doc["rho_out"])
     L = _float_poly(target_doc["L"]) if "L" in target_doc else None
-    level = float(Fraction(target_doc.get("level", 0)))
+    level = float_of(target_doc.get("level", 0))
 
     def inside(P):
         z = P - p

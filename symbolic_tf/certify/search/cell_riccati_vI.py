@@ -36,7 +36,7 @@ import flint
 import numpy as np
 
 from ...exact.precision import working_precision
-from ...exact.rational import frac_str
+from ...exact.rational import float_of, frac_str, qmat_to_float, significant_fraction
 from . import polymat as pm
 from ...variants import single_quadratic_factor
 from ..check.claims import Claim, Quantifier
@@ -73,31 +73,15 @@ class Pencil:
             Σ₀(x, y), R(x, y) and f(x, y).
         """
         if not hasattr(self, "_float_polys"):
-            self._float_polys = tuple({k: _fl(M) for k, M in P.items()} for P in (self.S, self.R, self.f))
+            self._float_polys = tuple({k: qmat_to_float(M) for k, M in P.items()} for P in (self.S, self.R, self.f))
         x, y = float(x), float(y)
         S, R, f = (sum(C * (x ** i * y ** j) for (i, j), C in P.items()) for P in self._float_polys)
         return S, R, float(f[0, 0])
 
 
-def _fq(v: flint.fmpq) -> Fraction:
-    return Fraction(int(v.p), int(v.q))
-
-
-def _qf(v: flint.fmpq) -> float:
-    """float(v), correctly rounded (the value of float(Fraction(v)))."""
-    return int(v.p) / int(v.q)
-
-
 _ZERO = flint.fmpq(0)
 
 
-def _fstr(v: Fraction) -> str:
-    """``frac_str`` of a Fraction (in lowest terms, denominator > 0) without re-parsing it."""
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
-
-
-def _fl(M) -> np.ndarray:
-    return np.array([[float(_fq(M[i, j])) for j in range(M.ncols())] for i in range(M.nrows())])
 
 
 def _is_multiple_of_identity(M) -> Fraction | None:
@@ -216,20 +200,8 @@ def _g_inv(f: float, gamma: float) -> float:
     return math.log1p(u) / (2 * f)
 
 
-def _rat(x: float, digits: int = 12) -> Fraction:
-    if x == 0:
-        return Fraction(0)
-    e = math.floor(math.log10(abs(x)))
-    scale = 10 ** (digits - e)
-    return Fraction(round(x * scale), scale) if scale >= 1 else Fraction(round(x * scale)) / scale
-
-
 def _box_q(box):
     return tuple(pm.q(v) for v in box)
-
-
-def _fs(x) -> str:
-    return frac_str(_fq(x) if isinstance(x, flint.fmpq) else Fraction(x))
 
 
 # ---------------------------------------------------------------------------------------
@@ -338,13 +310,13 @@ def _blowup(pen: Pencil, box, z_float, gs: float):
         return None
     _q_lo, q_hi, _ = pm.scalar_bounds(pm.quad(pen.S, zq), box)
     f_lo, f_hi, _ = pm.scalar_bounds(pen.f, box) if not f_zero else (_ZERO, _ZERO, None)
-    data = {"z": [_fstr(e) for e in z]}
+    data = {"z": [frac_str(e) for e in z]}
     # upper end: g(f_lo, t_hi)·n_lo ≥ q_hi
-    t = _g_inv(_qf(f_lo), _qf(q_hi) / _qf(n_lo))
+    t = _g_inv(float_of(f_lo), float_of(q_hi) / float_of(n_lo))
     t_hi = None
     if math.isfinite(t):
         for bump in (1e-12, 1e-9, 1e-6):
-            cand = _rat(t * (1 + bump) + 1e-300)
+            cand = significant_fraction(t * (1 + bump) + 1e-300)
             if cand > 0 and (g_ball(f_lo, cand) * flint.arb(n_lo)).lower() >= flint.arb(q_hi):
                 t_hi = cand
                 break
@@ -352,7 +324,7 @@ def _blowup(pen: Pencil, box, z_float, gs: float):
     t_lo, Gamma = Fraction(0), None
     if math.isfinite(gs):
         for shrink in (1e-9, 1e-6, 1e-3, 2e-2, 1e-1):
-            G = _rat(gs * (1 - shrink), 10)
+            G = significant_fraction(gs * (1 - shrink), 10)
             if G <= 0:
                 break
             K = pm.add(pen.S, pm.scale(pen.Q, -pm.q(G)))
@@ -360,18 +332,18 @@ def _blowup(pen: Pencil, box, z_float, gs: float):
                 Gamma = G
                 break
     if Gamma is not None:
-        t = _g_inv(_qf(f_hi), float(Gamma))
+        t = _g_inv(float_of(f_hi), float(Gamma))
         if math.isfinite(t):
             for shrink in (1e-12, 1e-9, 1e-6):
-                cand = _rat(t * (1 - shrink))
+                cand = significant_fraction(t * (1 - shrink))
                 if cand > 0 and g_ball(f_hi, cand).upper() <= flint.arb(pm.q(Gamma)):
                     t_lo = cand
                     break
     if t_lo == 0:
         Gamma = None
-    s_lo = _fstr(t_lo)
-    s_hi = _fstr(t_hi) if t_hi is not None else None
-    data.update({"t_lo": s_lo, "Gamma": _fstr(Gamma) if Gamma is not None else None, "t_hi": s_hi})
+    s_lo = frac_str(t_lo)
+    s_hi = frac_str(t_hi) if t_hi is not None else None
+    data.update({"t_lo": s_lo, "Gamma": frac_str(Gamma) if Gamma is not None else None, "t_hi": s_hi})
     arg = "vertex" if _derived(pen)["deg_QMS"] <= 1 else "centred-form"
     claim = "Σ(t) blows up in finite time for every point of the cell"
     if t_hi is not None:
@@ -531,7 +503,7 @@ def _try_blowup(pen, box, z, gs):
 def _outside(pen: Pencil, box):
     """Σ₀ not PD anywhere in the cell: a rational z with zᵀΣ₀z ≤ 0 on the whole cell."""
     x0, x1, y0, y1 = box
-    S = _fl(pm.evaluate(pen.S, (x0 + x1) / 2, (y0 + y1) / 2))
+    S = qmat_to_float(pm.evaluate(pen.S, (x0 + x1) / 2, (y0 + y1) / 2))
     w, U = np.linalg.eigh(S)
     if w[0] > 0:
         return None

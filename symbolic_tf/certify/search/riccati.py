@@ -31,7 +31,7 @@ import numpy as np
 from ...exact.ball import ball_pd
 from ...exact.definiteness import definiteness, exact_factor, is_pd, pd_or_witness
 from ...exact.precision import working_precision
-from ...exact.rational import fmpq_of, frac_str, fraction_of
+from ...exact.rational import fmpq_of, frac_str, fraction_of, nearest_fraction, qmat_to_float
 from ...spec.errors import InvalidParameters
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ...variants import single_quadratic_head
@@ -120,12 +120,6 @@ def _dinv(D):
     return flint.fmpq_mat(r, r, [(1 / D[i, i]) if i == j else 0 for i in range(r) for j in range(r)])
 
 
-def _to_float(M) -> np.ndarray:
-    return np.array([[float(M[i, j].p) / float(M[i, j].q) for j in range(M.ncols())] for i in range(M.nrows())])
-
-
-def _rational(x: float) -> Fraction:
-    return Fraction(x).limit_denominator(10**15) if x != 0 else Fraction(0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -180,7 +174,7 @@ def _cover_pd(F, R, B, Dinv, lo: Fraction, max_pieces: int = 4096):
 def _float_W(F, R, t):
     from scipy.linalg import expm
 
-    Ff, Rf = _to_float(F), _to_float(R)
+    Ff, Rf = qmat_to_float(F), qmat_to_float(R)
     n = Rf.shape[0]
     H = np.block([[-Ff.T, Rf], [np.zeros((n, n)), Ff]])
     E = expm(H * t)
@@ -189,21 +183,21 @@ def _float_W(F, R, t):
 
 def _float_crossing(F, R, B, D, horizon: float):
     """First t ≤ horizon with λ_min(D⁻¹ − BᵀW(t)B) ≤ 0 (float guess), or None."""
-    Bf, Dinvf = _to_float(B), np.diag(1 / np.diag(_to_float(D)))
+    Bf, Dinvf = qmat_to_float(B), np.diag(1 / np.diag(qmat_to_float(D)))
     f = _scalar_f(F)
     if f is not None:
         # F = fI: W(t) = g(t)R, g(t) = (e^{2ft} − 1)/(2f); X(t) = D⁻¹ − g(t)N is singular first when
         # g(t) = 1/λ, λ = λ_max(D^½ N D^½) — closed form, no horizon needed
-        N = Bf.T @ _to_float(R) @ Bf
-        dd = np.sqrt(np.diag(_to_float(D)))
+        N = Bf.T @ qmat_to_float(R) @ Bf
+        dd = np.sqrt(np.diag(qmat_to_float(D)))
         lam = np.linalg.eigvalsh(dd[:, None] * N * dd[None, :]).max()
         if lam <= 0 or (f < 0 and lam <= -2 * f):
             return None
         return float(np.log1p(2 * f / lam) / (2 * f)) if f != 0 else float(1 / lam)
     if F is None:
-        Rf = _to_float(R)
+        Rf = qmat_to_float(R)
         N = Bf.T @ Rf @ Bf
-        d = np.sqrt(np.diag(_to_float(D)))
+        d = np.sqrt(np.diag(qmat_to_float(D)))
         lam = np.linalg.eigvalsh(d[:, None] * N * d[None, :]).max()
         return 1 / lam if lam > 0 else None
 
@@ -260,8 +254,8 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
         return Verdict(UNDECIDED, claim, reason=f"no blow-up found numerically up to t = {horizon:g}")
     delta = rel_width / 4
     while delta < 1e-2:
-        lo = _rational(t_f * (1 - delta))
-        hi = _rational(t_f * (1 + delta))
+        lo = nearest_fraction(t_f * (1 - delta), 10**15)
+        hi = nearest_fraction(t_f * (1 + delta), 10**15)
         if F is None:
             ok_lo = is_pd(Dinv - B.transpose() * R * B * fmpq_of(lo))
             Xhi = Dinv - B.transpose() * R * B * fmpq_of(hi)

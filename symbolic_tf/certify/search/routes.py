@@ -93,7 +93,7 @@ def _float_outlook(problem, horizon: float) -> str:
     import numpy as np
 
     try:
-        from ...exact.rational import qmat, qmat_to_float
+        from ...exact.rational import qmat_to_float
         from .validated.float_budget import solve_capped
         from .validated.float_field import FloatField
         from .validated.tube import flow_data
@@ -106,7 +106,7 @@ def _float_outlook(problem, horizon: float) -> str:
             return 1e8 - abs(np.trace(y.reshape(d, d)))
 
         big.terminal = True
-        S0 = qmat_to_float(qmat(problem.cov))
+        S0 = qmat_to_float(problem.exact.Sigma0)
         sol = solve_capped(rhs, (0.0, horizon), S0.ravel(), rtol=1e-8, atol=1e-12, events=big)
         if sol.status == 1:
             return "blowup"
