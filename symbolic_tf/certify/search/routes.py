@@ -95,7 +95,7 @@ def _float_outlook(problem, horizon: float) -> str:
     try:
         from ...exact.rational import qmat_to_float
         from .validated.float_budget import solve_capped
-        from .validated.float_field import FloatField
+        from ...numeric.quadratic_field import FloatField
         from .validated.tube import flow_data
 
         heads, F = flow_data(problem)

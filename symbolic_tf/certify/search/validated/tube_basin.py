@@ -97,15 +97,10 @@ def _float_precheck(problem, Smid, horizon: float = 200.0):
     from .float_budget import capped
 
     d = problem.d
+    from ....numeric.quadratic_field import FloatField
     from ....variants import single_quadratic_head
 
-    V, A = (np.array(M.tolist(), dtype=float) for M in single_quadratic_head(problem))
-    F = qmat_to_float(problem.exact.F) if problem.F is not None else np.zeros((d, d))
-
-    def rhs(_t, y):
-        S = y.reshape(d, d)
-        H = F @ S + V @ S @ A @ S
-        return (H + H.T).ravel()
+    rhs = FloatField([single_quadratic_head(problem)], problem.exact.F if problem.F is not None else None, d).sigma_rhs
 
     def big(_t, y):
         return 1e8 - np.abs(y).max()

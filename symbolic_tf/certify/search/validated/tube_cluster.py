@@ -18,7 +18,8 @@ import numpy as np
 from ....exact.rational import dyadic_matrix_str, frac_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
-from .float_field import float_settle, head_rhs, isotropic_points
+from ....numeric.quadratic_field import head_rhs
+from .float_field import float_settle, isotropic_points
 
 __all__ = ["KIND", "find_cluster"]
 

@@ -255,7 +255,8 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
     from ....spec.errors import CertificationFailed
     from ....variants import get as get_variant
     from ...check.kinds.tube_cluster_neutral import check_neutral_end
-    from .float_field import float_settle, head_rhs
+    from ....numeric.quadratic_field import head_rhs
+    from .float_field import float_settle
     from .tube_end import refuse
     from .lyapunov import Throttle, certify_and_check, tube_fields, tube_missed, tube_summary
     from .projective_tube import SWITCH_WIDTH

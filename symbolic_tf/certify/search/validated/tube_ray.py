@@ -39,7 +39,8 @@ from ....exact.rational import dyadic, dyadic_matrix_str, fmpq_of, frac_str, qma
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 from ...check.tube_replay import svec_pairs
-from .float_field import float_blowup, FloatField
+from ....numeric.quadratic_field import FloatField
+from .float_field import float_blowup
 from .projective_tube import STEP_CAPS, SWITCH_WIDTH
 from .tube_end import refuse
 

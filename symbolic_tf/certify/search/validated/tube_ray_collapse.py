@@ -114,7 +114,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ...check.kinds.tube_ray_collapse import check_collapse_end
     from ...check.tube_replay import svec_pairs
     from .float_budget import capped
-    from .float_field import FloatField
+    from ....numeric.quadratic_field import FloatField
     from .lyapunov import Throttle, certify_and_check, tube_missed
     from .tube_ray import newton_ray
     from .tube import psd_flow_inputs

@@ -73,9 +73,9 @@ def find_return(problem, *, order: int = 20, prec: int = 128, seconds: float = 2
 
 def _float_section(problem, heads, F, horizon):
     """(j, c, crossing points, return time) of an oscillating float solution, or a reason (str)."""
-    from ....exact.rational import qmat, qmat_to_float
+    from ....exact.rational import qmat_to_float
     from .float_budget import solve_capped
-    from .float_field import FloatField
+    from ....numeric.quadratic_field import FloatField
     from ...check.tube_replay import svec_pairs
 
     d = problem.d
@@ -160,7 +160,7 @@ def _find(problem, order, prec, seconds, horizon, t0) -> Verdict:
     numerical = {"section": j, "level": float(c), "float_return_time": period}
     from ...check.tube_replay import start_state
     from ...check.section import box_matrix
-    from .float_field import FloatField
+    from ....numeric.quadratic_field import FloatField
     from .section_tube import box_accept, first_returning_box, fmpq_list, to_section
 
     rhs = _svec_rhs(FloatField(heads, F, d), d)

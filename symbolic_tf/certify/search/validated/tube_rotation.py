@@ -28,7 +28,8 @@ import numpy as np
 from ....exact.rational import dyadic, fmpq_of, frac_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
-from .float_field import float_blowup, FloatField
+from ....numeric.quadratic_field import FloatField
+from .float_field import float_blowup
 from .tube_end import refuse
 
 __all__ = ["KIND", "find_rotation_blowup"]

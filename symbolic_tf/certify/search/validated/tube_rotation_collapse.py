@@ -20,7 +20,7 @@ from ....exact.precision import working_precision
 from ....exact.rational import frac_str
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
-from .float_field import FloatField
+from ....numeric.quadratic_field import FloatField
 from .tube_rotation import D0_ladder, float_guesses, function_fields, planar_inputs, rational_functions
 
 __all__ = ["KIND", "find_rotation_collapse"]

@@ -98,7 +98,7 @@ def _float_section(problem, rhs, m, horizon):
 
 
 def _float_crossings(problem, rhs, m, horizon):
-    from ....exact.rational import qmat, qmat_to_float
+    from ....exact.rational import qmat_to_float
     from ...check.tube_replay import svec_pairs
     from .float_budget import solve_capped
 
@@ -141,7 +141,7 @@ def _find(problem, prec, seconds, horizon, t0) -> Verdict:
     from ...check.tube_replay import start_state
     from ...check.kinds.tube_rotation_return import return_bracket
     from ...check.section import box_matrix
-    from .float_field import FloatField
+    from ....numeric.quadratic_field import FloatField
     from .lyapunov import certify_and_check, stored_bracket
     from .section_tube import box_accept, first_returning_box, fmpq_list, to_section
     from .tube import flow_data
