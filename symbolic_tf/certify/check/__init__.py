@@ -27,7 +27,7 @@ from .claims import Claim, use_kind_loader
 from .schema import validate
 
 __all__ = ["check", "kind", "KindDecl", "Hypothesis", "CheckResult", "kind_names", "declaration",
-           "cell_checker_of", "embedded_certificates"]
+           "cell_checker_of", "embedded_certificates", "refusal"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,25 @@ def _load():
 use_kind_loader(_load)
 
 
+def refusal(name: str) -> Callable:
+    """The ``fail(msg)`` of a kind: it raises ``CertificationFailed("<name> certificate: <msg>")``.
+
+    Parameters
+    ----------
+    name : str
+        The kind's name (the messages' prefix).
+
+    Returns
+    -------
+    callable
+        ``fail(msg)``, which never returns.
+    """
+    def fail(msg):
+        raise CertificationFailed(f"{name} certificate: {msg}")
+
+    return fail
+
+
 def kind_names() -> list[str]:
     """The names of all registered certificate kinds (loading every module of
     :mod:`symbolic_tf.certify.check.kinds`).
@@ -164,6 +183,7 @@ def cell_checker_of(name: str) -> Callable | None:
     return decl.cell_checker if decl is not None else None
 
 
+# alike in shape only to control.schedule.Phase (a plain dataclass of a few fields): nothing to share
 @dataclass
 class CheckResult:
     ok: bool

@@ -78,13 +78,9 @@ def rat(v) -> flint.fmpq:
     TypeError
         When ``v`` is not an exact rational.
     """
-    if isinstance(v, flint.fmpq):
-        return v
-    if isinstance(v, str):
-        v = Fraction(v)
-    if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
+    # the gateway's fmpq_of, narrowed: a bool or a SymPy number is not a certificate's number
+    if isinstance(v, bool) or not isinstance(v, (int, str, Fraction, flint.fmpq)):
         raise TypeError(f"not an exact rational: {v!r}")
-    v = Fraction(v)
     return fmpq_of(v)
 
 

@@ -34,7 +34,14 @@ import flint
 from .kinds.krawczyk_box import rat
 from .tube_replay import step_range
 
-__all__ = ["crossing_enclosure", "crossing_of_states", "box_column", "box_matrix", "column_inside", "section_data"]
+__all__ = ["SECTION_SCHEMA", "SECTION_MAX_D", "crossing_enclosure", "crossing_of_states", "box_column", "box_matrix",
+           "column_inside", "section_data"]
+
+#: the schema of the section and its box, the fields :func:`section_data` reads (first in a return kind's data)
+SECTION_SCHEMA = {"section": "int", "level": "rat", "sense": ("enum", "increasing", "decreasing"),
+                  "box_lo": "rat[]", "box_hi": "rat[]"}
+#: the largest dimension d of a return kind (m = d(d+1)/2 section coordinates)
+SECTION_MAX_D = 4
 
 #: the longest crossing window (steps) a checker scans back from the tube's end
 MAX_WINDOW = 400

@@ -66,9 +66,13 @@ from .claims import Claim, Quantifier
 from .frame import eigen_frame
 from .kinds.krawczyk_box import initial_cov, rat
 
-__all__ = ["PICARD_ROUNDS", "Field", "ball_flow", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "lagrange_remainder", "start_state", "TubeState",
+__all__ = ["TUBE_ORDER", "TUBE_STEPS", "PICARD_ROUNDS", "Field", "ball_flow", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "lagrange_remainder", "start_state", "TubeState",
            "cauchy_sum", "svec_basis", "svec_pairs", "int_in", "step_range", "jacobian_series",
            "jacobian_terms", "JACOBIAN_TAIL", "norm_f", "trace"]
+
+#: the budget of a stored point tube: its Taylor order and number of steps (a hostile certificate
+#: cannot make the replay hang)
+TUBE_ORDER, TUBE_STEPS = 60, 50_000
 
 PICARD_ROUNDS = 12  # part of the kinds' definitions (the search runs the same procedure)
 

@@ -43,7 +43,7 @@ from ....exact.rational import fmpq_of
 from ....spec.errors import CertificationFailed
 from ....spec.errors import InvalidParameters
 from ..flows import quadratic_heads
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from ..tube_replay import Field, replay_tube, svec_basis
 
@@ -78,8 +78,7 @@ _MAX_STEPS = 100_000
 _PREC_RANGE = (53, 4096)
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 def _rat(s) -> flint.fmpq:

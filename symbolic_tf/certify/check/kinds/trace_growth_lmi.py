@@ -29,7 +29,7 @@ import flint
 from ....exact.definiteness import inertia
 from ....spec.errors import CertificationFailed, InvalidParameters
 from ..flows import quadratic_heads
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
 from ..lmi import trace_qform
@@ -61,8 +61,7 @@ HYPOTHESES = (
 )
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 def minor_forms(d):

@@ -40,7 +40,7 @@ from fractions import Fraction
 
 from ....exact.rational import frac_str
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .equilibrium_basin import basin_hypotheses
 from .krawczyk_box import check_basin, drift_model, initial_cov
@@ -51,8 +51,7 @@ _MAX_ORDER = 60
 _MAX_STEPS = 20_000
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 _T = "tests/soundness/forgeries/test_tube.py::"

@@ -39,15 +39,13 @@ import flint
 
 from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat
 from .tube_ray import ProjectiveField, centre_box, check_contraction, check_residual, ellipsoid_data
-from ..tube_replay import int_in, replay_stored, tube_problem
+from ..tube_replay import TUBE_ORDER, TUBE_STEPS, int_in, replay_stored, tube_problem
 
 KIND = "tube-cluster"
-_MAX_ORDER = 60
-_MAX_STEPS = 50_000
 _UP = [(0, 0), (0, 1), (1, 1)]
 
 _T = "tests/soundness/forgeries/test_cluster.py::"
@@ -83,8 +81,7 @@ HYPOTHESES = (
 )
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 def _basis(mat):
@@ -276,6 +273,6 @@ def check_tube_cluster(cert, problem):
         _bad("covers d = 2 without drift only")
     data = cert.data
     prec = int_in(data["prec"], "prec", 64, 4096, _bad)
-    S_end, ts = replay_stored(pairs, None, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
+    S_end, ts = replay_stored(pairs, None, S0, data, _bad, TUBE_ORDER, TUBE_STEPS)
     check_cluster_end(pairs, S_end, data, prec, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})

@@ -28,14 +28,12 @@ import flint
 from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
-from ..tube_replay import replay_stored, tube_problem
+from ..tube_replay import TUBE_ORDER, TUBE_STEPS, replay_stored, tube_problem
 
 KIND = "tube-collapse"
-_MAX_ORDER = 60
-_MAX_STEPS = 50_000
 
 _T = "tests/soundness/forgeries/test_collapse.py::"
 HYPOTHESES = (
@@ -66,8 +64,7 @@ HYPOTHESES = (
 )
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 def _fro2(M):
@@ -180,7 +177,7 @@ def check_tube_collapse(cert, problem):
     d = problem.d
     data = cert.data
     P, level = check_collapse_bounds(pairs, F, data, d, _bad)
-    S_end, ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
+    S_end, ts = replay_stored(pairs, F, S0, data, _bad, TUBE_ORDER, TUBE_STEPS)
     if not end_inside(P, level, S_end, data["tube_prec"]):
         _bad("the tube's end is not below the level: tr(PΣ) < lam/c fails on the end box")
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})

@@ -52,16 +52,14 @@ import flint
 
 from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .tube_cluster import isotropic_points
 from .krawczyk_box import rat, square
 from .tube_ray import ProjectiveField, check_contraction, ellipsoid_data
-from ..tube_replay import int_in, replay_stored, tube_problem
+from ..tube_replay import TUBE_ORDER, TUBE_STEPS, int_in, replay_stored, tube_problem
 
 KIND = "tube-growth"
-_MAX_ORDER = 60
-_MAX_STEPS = 50_000
 _UP = [(0, 0), (0, 1)]
 
 _T = "tests/soundness/forgeries/test_growth_tube.py::"
@@ -102,8 +100,7 @@ HYPOTHESES = (
 )
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 def _tr(X):
@@ -342,6 +339,6 @@ def check_tube_growth(cert, problem):
     data = cert.data
     prec = int_in(data["prec"], "prec", 64, 4096, _bad)
     P, Ys, Y1, W, rho, v_max, _lo, _K = check_growth_region(pairs, F, data, prec, _bad)
-    S_end, _ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
+    S_end, _ts = replay_stored(pairs, F, S0, data, _bad, TUBE_ORDER, TUBE_STEPS)
     check_growth_end(P, Ys, Y1, W, rho, v_max, S_end, prec, _bad)
     return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.THIS, {})

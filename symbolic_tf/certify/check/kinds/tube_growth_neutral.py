@@ -35,7 +35,7 @@ Claim EXPONENTIAL_GROWTH for THIS Σ₀.
 from __future__ import annotations
 
 from ....spec.errors import CertificationFailed
-from .. import kind
+from .. import kind, refusal
 from ..claims import Claim, Quantifier
 from .tube_cluster_neutral import REGION_SCHEMA, SlowMode, chart_hypotheses, check_chart_certificate
 from ..neutral_chart import slow_parts
@@ -43,8 +43,7 @@ from ..neutral_chart import slow_parts
 KIND = "tube-growth-neutral"
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 class GrowthMode(SlowMode):

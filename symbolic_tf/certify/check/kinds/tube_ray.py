@@ -66,19 +66,17 @@ from ....exact.ball import ball_pd, interval_ball
 from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from .krawczyk_box import rat, square
 from ..projective import ProjectiveSeries, projective_start, replay_projective
-from ..tube_replay import bracket_claim, int_in, replay_stored, svec_basis, svec_pairs, trace, tube_problem
+from ..tube_replay import (TUBE_ORDER, TUBE_STEPS, bracket_claim, int_in, replay_stored, svec_basis, svec_pairs,
+                          trace, tube_problem)
 
 KIND = "tube-ray"
-_MAX_ORDER = 60
-_MAX_STEPS = 50_000
 _MAX_D = 6
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 class ProjectiveField:
@@ -545,7 +543,7 @@ def check_tube_ray(cert, problem):
     pairs, F, S0 = tube_problem(cert, problem, _bad, max_d=_MAX_D)
     data = cert.data
     prec = int_in(data["prec"], "prec", 64, 4096, _bad)
-    S_end, ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
+    S_end, ts = replay_stored(pairs, F, S0, data, _bad, TUBE_ORDER, TUBE_STEPS)
     if "proj_steps" in data or "proj_order" in data:
         X1, u1, t1 = replay_projective_part(pairs, F, S_end, ts[-1], data, _bad)
         lo, hi = check_ray_state(pairs, F, X1, u1, t1, data, prec, _bad)
@@ -581,10 +579,10 @@ def replay_projective_part(pairs, F, S_end, t_end, data, fail):
     """
     if "proj_steps" not in data or "proj_order" not in data:
         fail("proj_steps and proj_order go together")
-    order = int_in(data["proj_order"], "proj_order", 1, _MAX_ORDER, fail)
+    order = int_in(data["proj_order"], "proj_order", 1, TUBE_ORDER, fail)
     steps = data["proj_steps"]
-    if not isinstance(steps, list) or len(steps) < 2 or len(steps) > _MAX_STEPS + 1:
-        fail(f"proj_steps must be a list of 2..{_MAX_STEPS + 1} times")
+    if not isinstance(steps, list) or len(steps) < 2 or len(steps) > TUBE_STEPS + 1:
+        fail(f"proj_steps must be a list of 2..{TUBE_STEPS + 1} times")
     taus = [rat(x) for x in steps]
     if taus[0] != 0:
         fail("the first projective time must be 0")

@@ -42,20 +42,17 @@ import flint
 
 from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat
 from .tube_ray import (MAX_PIECES, ProjectiveField, centre_box, check_contraction, check_contraction_pieces,
                   check_residual, ellipsoid_data)
-from ..tube_replay import int_in, replay_stored, svec_basis, svec_pairs, tube_problem
+from ..tube_replay import TUBE_ORDER, TUBE_STEPS, int_in, replay_stored, svec_basis, svec_pairs, tube_problem
 
 KIND = "tube-ray-collapse"
-_MAX_ORDER = 60
-_MAX_STEPS = 50_000
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 def _trace(X):
@@ -263,6 +260,6 @@ def check_tube_ray_collapse(cert, problem):
         _bad("covers the flow without drift only")
     data = cert.data
     prec = int_in(data["prec"], "prec", 64, 4096, _bad)
-    S_end, _ts = replay_stored(pairs, None, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
+    S_end, _ts = replay_stored(pairs, None, S0, data, _bad, TUBE_ORDER, TUBE_STEPS)
     check_collapse_end(pairs, S_end, data, prec, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})

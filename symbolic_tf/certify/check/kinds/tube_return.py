@@ -35,24 +35,16 @@ from __future__ import annotations
 from ....exact.precision import working_precision
 from ....exact.rational import frac_str
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat
-from ..tube_replay import Field, int_in, replay_stored, svec_pairs, tube_problem
-from ..section import box_matrix, column_inside, crossing_of_states, section_data
+from ..tube_replay import TUBE_ORDER, TUBE_STEPS, Field, int_in, replay_stored, svec_pairs, tube_problem
+from ..section import SECTION_MAX_D, SECTION_SCHEMA, box_matrix, column_inside, crossing_of_states, section_data
 
 KIND = "tube-return"
-_MAX_D = 4
-_MAX_ORDER = 60
-_MAX_STEPS = 50_000
+_bad = refusal(KIND)
 
-
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
-
-
-_SCHEMA = {"section": "int", "level": "rat", "sense": ("enum", "increasing", "decreasing"),
-           "box_lo": "rat[]", "box_hi": "rat[]", "steps": "rat[]", "return_steps": "rat[]", "order": "int",
+_SCHEMA = {**SECTION_SCHEMA, "steps": "rat[]", "return_steps": "rat[]", "order": "int",
            "tube_prec": "int", "method": ("enum", "qr", "direct")}
 
 
@@ -64,7 +56,7 @@ def _leg(pairs, F, start, data, steps, section, sense, lo, hi, what):
 
     states = []
     order = int(data["order"])
-    replay_stored(pairs, F, start, {**data, "steps": steps}, fail, _MAX_ORDER, _MAX_STEPS,
+    replay_stored(pairs, F, start, {**data, "steps": steps}, fail, TUBE_ORDER, TUBE_STEPS,
                   on_state=lambda _t, st: states.append(st))
     ts = [rat(x) for x in steps]
     with working_precision(int(data["tube_prec"])):
@@ -122,11 +114,11 @@ def check_tube_return(cert, problem):
     symbolic_tf.spec.errors.CertificationFailed
         When a tube does not replay, an end is not a crossing window, or a crossing leaves the box.
     """
-    pairs, F, S0 = tube_problem(cert, problem, _bad, max_d=_MAX_D, psd=True)
+    pairs, F, S0 = tube_problem(cert, problem, _bad, max_d=SECTION_MAX_D, psd=True)
     data = cert.data
     d = problem.d
     m = len(svec_pairs(d))
-    int_in(data["order"], "order", 1, _MAX_ORDER, _bad)
+    int_in(data["order"], "order", 1, TUBE_ORDER, _bad)
     int_in(data["tube_prec"], "tube_prec", 53, 4096, _bad)
     section, _c, sense, lo, hi = section_data(data, m, _bad)
     _leg(pairs, F, S0, data, data["steps"], section, sense, lo, hi, "Σ₀")

@@ -73,19 +73,17 @@ import flint
 
 from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from .krawczyk_box import rat
-from ..tube_replay import bracket_claim, int_in, replay_stored, tube_problem
+from ..tube_replay import TUBE_ORDER, TUBE_STEPS, bracket_claim, int_in, replay_stored, tube_problem
 
 KIND = "tube-rotation"
-MAX_ORDER = 60
-MAX_STEPS = 50_000
+MAX_ORDER, MAX_STEPS = TUBE_ORDER, TUBE_STEPS
 _MAX_K = 64
 _MAX_PIECES = 1 << 16
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 class PlaneField:

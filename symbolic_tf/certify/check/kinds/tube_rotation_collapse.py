@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from ..tube_replay import replay_stored
 from .tube_rotation import MAX_ORDER, MAX_STEPS, end_point, parse_region, planar_problem, region_bounds
@@ -33,8 +33,7 @@ from .tube_rotation import MAX_ORDER, MAX_STEPS, end_point, parse_region, planar
 KIND = "tube-rotation-collapse"
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 def _region(pairs, data, fail):

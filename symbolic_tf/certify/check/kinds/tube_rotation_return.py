@@ -46,31 +46,23 @@ import flint
 from ....exact.ball import arb_lower, arb_upper
 from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from .krawczyk_box import rat
 from ..projective import ProjectiveSeries, projective_start, replay_projective
-from ..tube_replay import bracket_claim, int_in, svec_pairs, tube_problem
-from ..section import box_matrix, column_inside, crossing_of_states, section_data
+from ..tube_replay import TUBE_ORDER, TUBE_STEPS, bracket_claim, int_in, svec_pairs, tube_problem
+from ..section import SECTION_MAX_D, SECTION_SCHEMA, box_matrix, column_inside, crossing_of_states, section_data
 
 KIND = "tube-rotation-return"
-_MAX_D = 4
-_MAX_ORDER = 60
-_MAX_STEPS = 50_000
+_bad = refusal(KIND)
 
-
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
-
-
-_SCHEMA = {"section": "int", "level": "rat", "sense": ("enum", "increasing", "decreasing"),
-           "box_lo": "rat[]", "box_hi": "rat[]", "proj_steps": "rat[]", "proj_order": "int",
+_SCHEMA = {**SECTION_SCHEMA, "proj_steps": "rat[]", "proj_order": "int",
            "proj_apriori": ("enum", "picard", "taylor"), "return_steps": "rat[]", "tube_prec": "int",
            "T_lo": "rat", "T_hi": "rat"}
 
 
 def _times(steps, fail):
-    if len(steps) < 2 or len(steps) > _MAX_STEPS + 1:
-        fail(f"its steps must be a list of 2..{_MAX_STEPS + 1} times")
+    if len(steps) < 2 or len(steps) > TUBE_STEPS + 1:
+        fail(f"its steps must be a list of 2..{TUBE_STEPS + 1} times")
     ts = [rat(x) for x in steps]
     if ts[0] != 0 or any(b <= a for a, b in zip(ts, ts[1:])):
         fail("its steps must start at 0 and increase strictly")
@@ -176,14 +168,14 @@ def check_rotation_return(cert, problem):
         When a tube does not replay, an end is not a crossing window, a crossing leaves the box, the
         size does not shrink per return, or the stored bracket does not contain the derived one.
     """
-    pairs, F, S0 = tube_problem(cert, problem, _bad, max_d=_MAX_D, psd=True)
+    pairs, F, S0 = tube_problem(cert, problem, _bad, max_d=SECTION_MAX_D, psd=True)
     if F is not None and any(e != 0 for e in F.entries()):
         _bad("the rotation return needs a flow without drift (homogeneous)")
     data = cert.data
     d = problem.d
     up = svec_pairs(d)
     m = len(up)
-    int_in(data["proj_order"], "proj_order", 1, _MAX_ORDER, _bad)
+    int_in(data["proj_order"], "proj_order", 1, TUBE_ORDER, _bad)
     tprec = int_in(data["tube_prec"], "tube_prec", 53, 4096, _bad)
     section, _c, sense, lo, hi = section_data(data, m, _bad)
     if not sum(lo[k] for k, (a, b) in enumerate(up) if a == b) > 0:

@@ -30,19 +30,16 @@ import flint
 
 from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
-from .. import Hypothesis, kind
+from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .tube_ray import ProjectiveField, centre_box, check_contraction, check_residual, ellipsoid_data
-from ..tube_replay import int_in, replay_stored, svec_basis, svec_pairs, tube_problem
+from ..tube_replay import TUBE_ORDER, TUBE_STEPS, int_in, replay_stored, svec_basis, svec_pairs, tube_problem
 
 KIND = "tube-singular-equilibrium"
-_MAX_ORDER = 60
-_MAX_STEPS = 50_000
 _MAX_D = 6
 
 
-def _bad(msg):
-    raise CertificationFailed(f"{KIND} certificate: {msg}")
+_bad = refusal(KIND)
 
 
 def _e_minus_one(S):
@@ -166,6 +163,6 @@ def check_tube_singular(cert, problem):
     d = problem.d
     data = cert.data
     prec = int_in(data["prec"], "prec", 64, 4096, _bad)
-    S_end, ts = replay_stored(pairs, F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
+    S_end, ts = replay_stored(pairs, F, S0, data, _bad, TUBE_ORDER, TUBE_STEPS)
     check_singular_end(pairs, F, S_end, data, d, prec, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": d - 1})
