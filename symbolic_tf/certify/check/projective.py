@@ -43,7 +43,8 @@ from __future__ import annotations
 import flint
 
 from .frame import eigen_frame
-from .tube_replay import Field, ball_flow, cauchy_sum, jacobian_terms, norm_f, replay_step, start_state, svec_pairs, trace
+from .tube_replay import (Field, ball_flow, cauchy_sum, jacobian_terms, norm_f, start_state, svec_pairs, trace,
+                          walk_tube)
 
 __all__ = ["ProjectiveSeries", "projective_start", "replay_projective", "projective_end"]
 
@@ -435,21 +436,10 @@ def replay_projective(field, Z0, taus, order, fail, on_step=None, apriori="picar
     flint.arb_mat
         The box Z_N ∋ (X, u, s)(τ_N).
     """
-    state = start_state(field, Z0)
-    if on_step is not None:
-        on_step(taus[0], state.box)
-    if on_state is not None:
-        on_state(taus[0], state)
-    for i in range(1, len(taus)):
-        step = replay_step(field, state, flint.arb(taus[i] - taus[i - 1]), order, "qr", apriori)
-        if isinstance(step, str):
-            fail(f"the projective tube's step {i} does not validate ({step})")
-        state = step
-        if on_step is not None:
-            on_step(taus[i], state.box)
-        if on_state is not None:
-            on_state(taus[i], state)
-    return state.box
+    def step_failed(i, why):
+        fail(f"the projective tube's step {i} does not validate ({why})")
+
+    return walk_tube(field, start_state(field, Z0), taus, order, "qr", step_failed, on_step, on_state, apriori)
 
 
 def projective_end(field, Z):

@@ -66,7 +66,7 @@ from .claims import Claim, Quantifier
 from .frame import eigen_frame
 from .kinds.krawczyk_box import initial_cov, rat
 
-__all__ = ["TUBE_ORDER", "TUBE_STEPS", "PICARD_ROUNDS", "Field", "ball_flow", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "replay_step", "lagrange_remainder", "start_state", "TubeState",
+__all__ = ["TUBE_ORDER", "TUBE_STEPS", "PICARD_ROUNDS", "Field", "ball_flow", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "walk_tube", "replay_step", "lagrange_remainder", "start_state", "TubeState",
            "cauchy_sum", "svec_basis", "svec_pairs", "int_in", "step_range", "jacobian_series",
            "jacobian_terms", "JACOBIAN_TAIL", "norm_f", "trace"]
 
@@ -432,6 +432,7 @@ class Field:
             self._ops[key] = (flint.arb_mat(lin), drift)
         return self._ops[key]
 
+    # search/validated/flow.py has a float twin of this recursion: it stays apart (the checker never imports the search)
     def jacobian(self, sig, h):
         """svec Jacobian of the order-k Taylor map over the box sig[0]: with D_0 = I,
         D_{n+1} = (drift·D_n + Σ_{j≤n} Op(σ_{n−j})·D_j)/(n + 1), the result is Σ_n D_n hⁿ
@@ -895,15 +896,47 @@ def replay_tube(field, S0, ts, order, method, fail, on_step=None, initial=None, 
     flint.arb_mat
         The box S_N ∋ Σ(t_N).
     """
-    state = start_state(field, S0, initial)
+    def step_failed(i, why):
+        fail(_STEP_FAILURES[why].format(i=i, a=_approx(ts[i - 1]), b=_approx(ts[i])))
+
+    return walk_tube(field, start_state(field, S0, initial), ts, order, method, step_failed, on_step, on_state)
+
+
+def walk_tube(field, state, ts, order, method, step_failed, on_step=None, on_state=None, apriori="picard"):
+    """The end box of a tube replayed step by step from ``state`` along the exact times ``ts``.
+
+    Parameters
+    ----------
+    field : Field
+        The vector field (or any object with its methods).
+    state : TubeState
+        The state at ts[0] (:func:`start_state`).
+    ts : list of flint.fmpq
+        The exact times, strictly increasing.
+    order : int
+        The Taylor order k.
+    method : str
+        ``"direct"`` or ``"qr"``.
+    step_failed : callable
+        ``step_failed(i, why)`` raises when step i does not validate (``why``: :func:`replay_step`'s reason).
+    on_step, on_state : callable or None
+        Called as ``on_step(t_i, box)`` and ``on_state(t_i, state)`` for i = 0..N.
+    apriori : str
+        The steps' a priori enclosure (:func:`replay_step`).
+
+    Returns
+    -------
+    flint.arb_mat
+        The box at ts[-1].
+    """
     if on_step is not None:
         on_step(ts[0], state.box)
     if on_state is not None:
         on_state(ts[0], state)
     for i in range(1, len(ts)):
-        step = replay_step(field, state, flint.arb(ts[i] - ts[i - 1]), order, method)
+        step = replay_step(field, state, flint.arb(ts[i] - ts[i - 1]), order, method, apriori)
         if isinstance(step, str):
-            fail(_STEP_FAILURES[step].format(i=i, a=_approx(ts[i - 1]), b=_approx(ts[i])))
+            step_failed(i, step)
         state = step
         if on_step is not None:
             on_step(ts[i], state.box)

@@ -42,6 +42,7 @@ BLOWUP_HYPOTHESES = (
 )
 
 
+# alike in shape to blowup-taylor-lmi's checker (a check, then the stored bracket's claim): the proofs differ
 @kind("blowup-riccati-vI", {**FACTOR_SCHEMA, "T_lo": "rat", "T_hi": "rat", "witness": "rat[]", "partition?": "rat[]",
                              "G_lo?": "rat", "G_hi?": "rat"}, hypotheses=BLOWUP_HYPOTHESES)
 def check_blowup(cert, problem):

@@ -14,9 +14,8 @@ import flint
 from ....exact.definiteness import inertia
 from ....exact.precision import working_precision
 from ....exact.rational import parse_frac
-from ....spec.errors import CertificationFailed
 from ....spec.rational import to_fraction
-from .. import Hypothesis
+from .. import Hypothesis, refusal
 from ..claims import Claim
 from ..cell_enclosures import MatPoly, pd_on_open_box, psd_on_box, rat, rat_box, scalar_range
 from ..flows import single_quadratic_factor
@@ -27,8 +26,7 @@ KIND = "cell-riccati-vI"
 __all__ = ["KIND", "CellChecker", "check_cell"]
 
 
-def _fail(msg):
-    raise CertificationFailed(f"cell certificate: {msg}")
+_fail = refusal("cell")
 
 
 _T = "tests/soundness/forgeries/test_cells.py::"

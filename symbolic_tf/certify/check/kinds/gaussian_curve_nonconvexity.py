@@ -33,6 +33,7 @@ def _gaussian_curve(p):
 
 _FORGERIES = "tests/soundness/forgeries/test_gaussian_curve.py"
 #: the hypotheses of the sign argument, each checked exactly over ℚ
+# a table of hypotheses, alike in shape only to the other convexity kinds'
 HYPOTHESES = (
     Hypothesis("square-same-size", "A, N and Σ are square rational matrices of one size d, 1 ≤ d ≤ 12.",
                f"{_FORGERIES}::test_matrices_of_different_sizes_are_rejected"),

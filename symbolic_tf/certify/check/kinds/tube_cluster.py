@@ -246,6 +246,7 @@ _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": 
            "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int", "method": ("enum", "qr", "direct")}
 
 
+# alike in shape to tube-ray-collapse's checker (replay, then the end's own test): the end arguments differ
 @kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_cluster(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and converges to a rank-one

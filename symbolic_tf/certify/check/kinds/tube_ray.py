@@ -478,6 +478,7 @@ _interval = interval_ball   # a ball containing the exact interval [lo, hi] (fmp
 MAX_PIECES = 8192   #: the largest piece budget a certificate may ask for
 
 _T = "tests/soundness/forgeries/test_ray.py::"
+# worded like tube-singular-equilibrium's shared steps, each kind keeps its own (distinct forgery tests)
 HYPOTHESES = (
     Hypothesis("softmax-flow", "The embedded problem's covariance flow is the quadratic field Σ̇ = FΣ + ΣFᵀ + "
                "Σ_h (C_hΣA_hΣ + ΣA_hᵀΣC_hᵀ) of (multi-head) softmax, a drift F allowed: Φ and the tube are built "

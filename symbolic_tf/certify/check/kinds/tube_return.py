@@ -92,6 +92,7 @@ HYPOTHESES = (
 )
 
 
+# alike in shape to the other point-tube kinds' checkers (tube_problem, budgets, replay); the arguments differ
 @kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_return(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ is global and bounded (regime BOUNDED,
