@@ -2,7 +2,7 @@
 
 Softmax, V = I, A + Aᵀ ≻ 0, Σ₀ = [[a, c], [c, b]] trace 1 on a 40×40 grid of (u, w) = (a−b, 2c)
 in [−1, 1]² inside the unit disk, exact rationals.  Ours: one batched float guess, then an
-exact rational bracket per Σ₀ (``symbolic_tf.certify.search.batch``) and the independent check.
+exact rational bracket per Σ₀ (``symbolic_tf.certify.search._batch``) and the independent check.
 Baseline: the reference code's projected Euler integration until tr Σ > 10³ (timed on a
 subset and scaled), at dt = 1e-2 and 1e-3.
 
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 from bench_integrate import baseline_member  # noqa: E402
 
-from symbolic_tf.certify.search.batch import blowup_brackets_batch  # noqa: E402
+from symbolic_tf.certify.search._batch import blowup_brackets_batch  # noqa: E402
 from symbolic_tf.certify.check import check  # noqa: E402
 
 

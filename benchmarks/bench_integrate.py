@@ -21,7 +21,7 @@ Contestants
   meets T* ≤ 10⁻⁸ (5(4): 3·10⁻⁹; 8(5,3): 10⁻⁸), SciPy's pair of the same order at the same value;
   convergence experiments — rtol = 10⁻¹⁰, atol = 10⁻¹³ for everyone.
 * ours: ``closed form`` (softmax with V = vI: Σ(t) and T* exactly, docs/mathematics.md §4, §6),
-  ``compiled dopri5`` / ``compiled dop853`` (numba kernels, symbolic_tf.numeric.kernels) and
+  ``compiled dopri5`` / ``compiled dop853`` (numba kernels, symbolic_tf.numeric._kernels) and
   ``numpy dopri5`` (the batched-BLAS path).
 
 Accuracy
@@ -73,7 +73,7 @@ from reference_method import run_member  # noqa: E402
 
 from symbolic_tf.numeric.codegen import compile_system  # noqa: E402
 from symbolic_tf.numeric.integrate import BLOWUP, integrate  # noqa: E402
-from symbolic_tf.numeric.kernels import PARALLEL_MIN_BATCH  # noqa: E402
+from symbolic_tf.numeric._kernels import PARALLEL_MIN_BATCH  # noqa: E402
 from symbolic_tf.symbolic.moments import derive  # noqa: E402
 
 BLOWUP_NORM = 1e9

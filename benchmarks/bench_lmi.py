@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from symbolic_tf.certify.search.lmi import find_blowup_certificate, find_bounded_certificate  # noqa: E402
+from symbolic_tf.certify.search._lmi import find_blowup_certificate, find_bounded_certificate  # noqa: E402
 from symbolic_tf.spec.problem import parse_problem  # noqa: E402
 
 

@@ -20,8 +20,8 @@ import flint  # noqa: E402
 import numpy as np  # noqa: E402
 
 from symbolic_tf.exact.definiteness import inertia  # noqa: E402
-from symbolic_tf.models.forward import encode  # noqa: E402
-from symbolic_tf.models.heads import head_params  # noqa: E402
+from symbolic_tf.models._forward import encode  # noqa: E402
+from symbolic_tf.models._heads import head_params  # noqa: E402
 from symbolic_tf.models.loader import load_bert  # noqa: E402
 from symbolic_tf.models.verdicts import dyadic, exact_sym_inertia  # noqa: E402
 

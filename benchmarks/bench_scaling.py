@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 from symbolic_tf.numeric.codegen import compile_system  # noqa: E402
 from symbolic_tf.numeric.integrate import integrate  # noqa: E402
 from symbolic_tf.numeric.solution import HORIZON  # noqa: E402
-from symbolic_tf.numeric.kernels import MAX_COMPILED_D, PARALLEL_MIN_BATCH  # noqa: E402
+from symbolic_tf.numeric._kernels import MAX_COMPILED_D, PARALLEL_MIN_BATCH  # noqa: E402
 from symbolic_tf.symbolic.moments import derive  # noqa: E402
 
 

@@ -16,7 +16,7 @@ import sympy as sp
 
 import symbolic_tf as stf
 from symbolic_tf.cli import main
-from symbolic_tf.symbolic.convexity import gaussian_energy_is_finite, second_variation_gaussian_bw
+from symbolic_tf.symbolic._convexity import gaussian_energy_is_finite, second_variation_gaussian_bw
 from symbolic_tf.spec.errors import InvalidParameters
 from symbolic_tf.symbolic.moments import derive
 from symbolic_tf.symbolic.symbols import entry_name

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import argparse
 
-from . import certify, control, data, derive, energy, maps, models, reproduce, verify
-from .output import Parser, run
+from . import _certify as certify, _control as control, _data as data, _derive as derive, _energy as energy, _maps as maps, _models as models, _reproduce as reproduce, _verify as verify
+from ._output import Parser, run
 
 __all__ = ["main", "build_parser", "COMMAND_ORDER"]
 

@@ -58,14 +58,14 @@ from ..spec.errors import InvalidParameters
 from ..spec.problem import check_covariance
 from ..spec.rational import to_fraction, to_matrix, to_vector
 from ..spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
-from . import restricted as R
-from .certified import PREC, arb_matq, certify_linear_schedule, enclose_stretch, exp_q, frob_err_upper
+from . import _restricted as R
+from ._certified import PREC, arb_matq, certify_linear_schedule, enclose_stretch, exp_q, frob_err_upper
 from ..exact.multiprecision import mp_symmetric_function
-from .mpmatrix import DPS, mp_distance, mp_matrix, mp_vector, principal_rotation, \
+from ._mpmatrix import DPS, mp_distance, mp_matrix, mp_vector, principal_rotation, \
     rotation_generator
-from .obstructions import attention_mean_obstruction, norm_obstruction
-from .optimise import optimised_result
-from .schedule import (BuiltSchedule, Phase, SteeringResult, bias_phase, identity_matrix, matrix_strings,
+from ._obstructions import attention_mean_obstruction, norm_obstruction
+from ._optimise import optimised_result
+from ._schedule import (BuiltSchedule, Phase, SteeringResult, bias_phase, identity_matrix, matrix_strings,
                        simulate_schedule, zero_matrix)
 
 __all__ = ["steer", "rescale_schedule", "verify_with_tokens", "schedule_problem"]

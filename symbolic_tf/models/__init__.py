@@ -17,7 +17,7 @@ One job per module:
 * :mod:`.verdicts` — exact (dyadic-rational) verdicts per head;
 * :mod:`.figures` — metric-vs-layer and layers × heads figures;
 * the ``symtf probe`` / ``symtf heads`` handlers live with the other commands in
-  :mod:`symbolic_tf.cli.models`.
+  :mod:`symbolic_tf.cli._models`.
 
 Nothing here is imported by ``import symbolic_tf``: the probe is a heavy optional piece.
 """

@@ -27,7 +27,7 @@ spread, see :func:`noise_floor`); ``z = (metric − floor mean)/(sd·√(1 + 1/r
 reported (|z| ≲ 3 is "at the noise floor").
 
 Closure check of each layer's attention sub-block Y = x + attn(x) (before LayerNorm), against
-the multi-head Gaussian closure of docs/mathematics.md §3 (:mod:`symbolic_tf.models.heads`):
+the multi-head Gaussian closure of docs/mathematics.md §3 (:mod:`symbolic_tf.models._heads`):
 
 * ``pooled`` — the one-step prediction of the moment ODE from the pooled input moments
   (α̂, Σ̂): ``euler`` (α + Jα + c, Σ + JΣ + ΣJᵀ) and ``pushforward`` ((I+J)Σ(I+J)ᵀ);
@@ -47,7 +47,7 @@ import numpy as np
 from ..numeric.departure import METRICS, cloud_metrics, noise_floor
 from ..numeric.gaussianity import empirical_moments
 from ..spec.errors import InvalidParameters
-from .labels import METRIC_LABELS
+from ._labels import METRIC_LABELS
 
 __all__ = ["METRICS", "default_input_moments", "gaussian_tokens", "cloud_metrics", "noise_floor",
            "closure_check", "ProbeResult", "probe"]
@@ -135,7 +135,7 @@ def closure_check(model, layer: int, H, Y) -> dict:
         ``layer``, ``change`` = ‖Σ_Y − Σ_X‖_F/‖Σ_X‖_F, ``pooled`` (per prediction kind: relative
         ``mean`` and ``cov`` errors) and ``sequence`` (``token``, ``mean``, ``cov`` errors).
     """
-    from .heads import moment_step, sequence_closure
+    from ._heads import moment_step, sequence_closure
 
     H = np.asarray(H, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
@@ -241,7 +241,7 @@ def probe(model=None, *, samples: int = 2048, seq_len: int = 64, seed: int = 0, 
     layers : iterable of int, optional
         0-based layer indices to report (the stack runs up to the largest); default all.
     layernorm, mlp
-        Switches of :func:`symbolic_tf.models.forward.encoder_layer`.
+        Switches of :func:`symbolic_tf.models._forward.encoder_layer`.
     mean, cov : array_like, optional
         Input law; default :func:`default_input_moments`.
     dtype : {"float32", "float64"}
@@ -259,7 +259,7 @@ def probe(model=None, *, samples: int = 2048, seq_len: int = 64, seed: int = 0, 
     ProbeResult
         Per-cloud metrics and z-scores, noise floors, closure checks and written figures.
     """
-    from .forward import encode
+    from ._forward import encode
     from .loader import load_bert
 
     model = load_bert() if model is None else model
@@ -311,7 +311,7 @@ def probe(model=None, *, samples: int = 2048, seq_len: int = 64, seed: int = 0, 
         from pathlib import Path
 
         from ..atomic import write_json_atomic
-        from .figures import probe_figure
+        from ._figures import probe_figure
 
         out = Path(out_dir)
         result.figures = probe_figure(result, out / "probe_gaussianity")

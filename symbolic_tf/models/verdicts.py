@@ -60,7 +60,7 @@ Verdicts per head (:class:`~symbolic_tf.spec.verdict.Verdict`):
 * ``conjecture_hypothesis`` — "C_hA_h + A_hᵀC_hᵀ ⪯ 0" (hypothesis of docs/mathematics.md §4's conjecture);
 * ``head_blowup`` — "the single-head Gaussian flow (A_h, V = C_h) blows up in finite time from
   some Σ₀ ⪰ 0": PROVED by a certified rank-one eigenline, otherwise UNDECIDED (the uniform
-  LMI certificates of :mod:`symbolic_tf.certify.search.lmi` live on svec(Σ), dimension d(d+1)/2 =
+  LMI certificates of :mod:`symbolic_tf.certify.search._lmi` live on svec(Σ), dimension d(d+1)/2 =
   73 920 here — out of reach).
 """
 from __future__ import annotations
@@ -526,7 +526,7 @@ class HeadsReport:
                           "statuses decided exactly on the float32 weights' dyadic values; "
                           "spectra are numerical evidence",
                           "the d×d matrices themselves are not stored: "
-                          "symbolic_tf.models.heads.head_params(model, layer, head).A / .C"]}
+                          "symbolic_tf.models._heads.head_params(model, layer, head).A / .C"]}
 
     def table(self) -> str:
         """The report as a text table: one line per head (λ_max, λ_min of sym A, the exact inertias of
@@ -593,7 +593,7 @@ def heads_report(model=None, *, layers=None, heads=None, witnesses: bool = True,
         The per-head verdicts (with the figures written, when ``out_dir`` is given).
     """
     from ..spec.errors import InvalidParameters
-    from .heads import head_params
+    from ._heads import head_params
     from .loader import load_bert
 
     model = load_bert() if model is None else model
@@ -620,7 +620,7 @@ def heads_report(model=None, *, layers=None, heads=None, witnesses: bool = True,
         from pathlib import Path
 
         from ..atomic import write_json_atomic
-        from .figures import heads_figure
+        from ._figures import heads_figure
 
         out = Path(out_dir)
         rep.figures = heads_figure(rep, out / "heads_heatmap")

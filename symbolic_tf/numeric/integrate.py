@@ -29,7 +29,7 @@ the norm threshold was reached by exponential growth.
 Sampled output at user times ``t_eval`` comes from the continuous extension (dense output) of
 the accepted step that covers each time — Dormand–Prince's order-4 interpolant for DOPRI5,
 Hairer's order-7 one for DOP853 (3 extra stages, paid only in steps that cover a sample or an
-event); coefficients in :mod:`symbolic_tf.numeric.tableaus`.  The steps do not depend on
+event); coefficients in :mod:`symbolic_tf.numeric._tableaus`.  The steps do not depend on
 ``t_eval``: a dense grid costs interpolations, not steps.  α and Ψ are interpolated and
 Σ = sym(ΨΨᵀ) at the sample, so sampled Σ stay positive semidefinite.  The step-size control bounds the local
 error of the step, not of its interpolant: samples between step ends are accurate to a small
@@ -42,7 +42,7 @@ Two implementations of exactly this algorithm (``backend``):
 * ``"numpy"``    — batched BLAS over the whole batch; every step pays a fixed Python/numpy
   overhead (≈ 0.5 ms), so it wins only when d is large;
 * ``"compiled"`` — the whole adaptive loop of each member compiled with numba
-  (:mod:`symbolic_tf.numeric.kernels`), members in parallel; d ≤ 8.  It also offers
+  (:mod:`symbolic_tf.numeric._kernels`), members in parallel; d ≤ 8.  It also offers
   Hairer's Dormand–Prince 8(5,3) pair (``method="dop853"``), the better choice at tight
   tolerances.
 
@@ -58,7 +58,7 @@ from ..spec.errors import InvalidParameters
 # FAILED, STATUS_NAMES: still imported from here by cli.py, reproduce/, regimes/evidence.py, conjectures/core.py
 # (to move to .solution there; then drop them from this line)
 from .solution import BLOWUP, CONVERGED, FAILED, HORIZON, MAX_STEPS, RUNNING, STATUS_NAMES, Solution  # noqa: F401
-from .tableaus import DENSE_BISECTIONS, DOPRI5_A, DOPRI5_B5, DOPRI5_C, DOPRI5_E, DOPRI5_P
+from ._tableaus import DENSE_BISECTIONS, DOPRI5_A, DOPRI5_B5, DOPRI5_C, DOPRI5_E, DOPRI5_P
 
 __all__ = ["integrate", "AUTO_MAX_D", "AUTO_MIN_BATCH", "METHODS"]
 
@@ -84,7 +84,7 @@ def _subset_params(params: dict, idx: np.ndarray, B: int) -> dict:
 
 
 def _choose_backend(backend: str, method: str, d: int, B: int) -> str:
-    from . import kernels
+    from . import _kernels as kernels
 
     if backend == "numpy":
         if method != "dopri5":
@@ -135,8 +135,8 @@ def _poly_at(params: dict, poly: dict, ts) -> dict:
 
 def _integrate_compiled(compiled, alpha0, Sigma0, Phi, scale0, h, params, T, t_eval, rtol, atol, blowup_norm,
                         h_min, stop_on_convergence, converge_tol, max_steps, method, poly=None) -> Solution:
-    """The same algorithm, one compiled loop per member (:mod:`symbolic_tf.numeric.kernels`)."""
-    from .kernels import PARALLEL_MIN_BATCH, kernel_for
+    """The same algorithm, one compiled loop per member (:mod:`symbolic_tf.numeric._kernels`)."""
+    from ._kernels import PARALLEL_MIN_BATCH, kernel_for
 
     B, d = alpha0.shape
     system = compiled.system

@@ -1,7 +1,7 @@
 r"""Experiments on non-Gaussian initial laws: how the components of a Gaussian mixture depart
 from Gaussianity along the token flow (:func:`mixture_departure`, numerical evidence).
 
-The samplers themselves live in :mod:`symbolic_tf.numeric.sampling`.
+The samplers themselves live in :mod:`symbolic_tf.numeric._sampling`.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from ..spec.errors import InvalidParameters
 from .gaussianity import mardia
 from .particles import simulate
-from .sampling import sample_mixture
+from ._sampling import sample_mixture
 
 __all__ = ["mixture_departure"]
 

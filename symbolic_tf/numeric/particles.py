@@ -46,8 +46,8 @@ import numpy as np
 
 from ..exact.definiteness import float_factor
 from ..spec.errors import InvalidParameters
-from .feedforward import relu_drift
-from .sampling import sample_law
+from ._feedforward import relu_drift
+from ._sampling import sample_law
 
 __all__ = ["ParticleRun", "simulate", "sample_initial", "METHODS"]
 
@@ -428,7 +428,7 @@ def sample_initial(problem, N, rng):
     r"""N i.i.d. tokens from the problem's initial Gaussian N(mean, cov), or its declared law.
 
     A non-Gaussian ``[initial]`` law (box, ball, mixture, empirical cloud) is sampled by
-    :func:`symbolic_tf.numeric.sampling.sample_law`.
+    :func:`symbolic_tf.numeric._sampling.sample_law`.
 
     x_i = mean + B z_i with z_i ~ N(0, I_r) and B Bᵀ = cov from an exact rational LDLᵀ
     factorisation (rank r = rank cov exactly, so singular covariances are handled: the
@@ -457,7 +457,7 @@ def sample_initial(problem, N, rng):
         raise InvalidParameters("initial.cov", "needed to sample the initial cloud")
     if not isinstance(rng, np.random.Generator):
         rng = np.random.default_rng(rng)
-    if law is not None:  # a non-Gaussian law of the [initial] table (symbolic_tf.numeric.sampling)
+    if law is not None:  # a non-Gaussian law of the [initial] table (symbolic_tf.numeric._sampling)
         X0 = sample_law(law, N, rng)
     else:
         d = problem.d

@@ -6,8 +6,8 @@ on the matrix ODE
     α̇ = mean_rhs(α, Σ),    Σ̇ = cov_rhs(α, Σ)
 
 of a :class:`~symbolic_tf.symbolic.moments.MomentSystem`.  The SymPy matrix-expression
-trees are walked **once** and compiled (:mod:`symbolic_tf.numeric.jet_compiler`) into a DAG of
-"matrix jet" nodes (:mod:`symbolic_tf.numeric.jets`) (truncated Taylor
+trees are walked **once** and compiled (:mod:`symbolic_tf.numeric._jet_compiler`) into a DAG of
+"matrix jet" nodes (:mod:`symbolic_tf.numeric._jets`) (truncated Taylor
 series whose coefficients are ``flint.arb_mat`` matrices at ``dps + 10`` digits); the
 Taylor coefficients of the solution then follow from the recurrence
 y_{k+1} = f_k(y_0, …, y_k)/(k + 1):
@@ -48,8 +48,8 @@ import sympy as sp
 
 from ..exact import working_precision
 from ..symbolic import symbols as S
-from .jet_compiler import JetSystem
-from .jets import arb_matrix_of_sympy, arb_of_fraction, arb_zeros, log2_norm, mp_matrix_of_arb, prec_bits
+from ._jet_compiler import JetSystem
+from ._jets import arb_matrix_of_sympy, arb_of_fraction, arb_zeros, log2_norm, mp_matrix_of_arb, prec_bits
 from ..exact.sympy_bridge import mpf_fraction, sympy_fraction
 
 __all__ = ["ReferenceSolution", "ReferenceIntegrationError", "reference_solve", "reference_solve_problem"]

@@ -10,7 +10,7 @@ table (:mod:`symbolic_tf.spec.relu`),
 g is not affine, so a Gaussian law does not stay Gaussian (docs/masked_relu.md §5).  This module
 gives
 
-* :func:`~symbolic_tf.numeric.feedforward.relu_drift` — g as a float hook for the token simulator;
+* :func:`~symbolic_tf.numeric._feedforward.relu_drift` — g as a float hook for the token simulator;
 * :func:`gaussian_linearisation` — the L²(N(α, Σ))-projection ℓ(x) = F_ℓ x + b_ℓ of g onto
   affine maps.  With z = W₁x + b₁ ~ N(m, C), m = W₁α + b₁, C = W₁ΣW₁ᵀ, a_i = m_i/√C_ii and
   D = diag(Φ(a_i)) (Stein's lemma: Cov(ReLU(z_i), x) = Φ(a_i)(W₁Σ)_i),
@@ -50,7 +50,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..spec.errors import InvalidParameters
-from .feedforward import relu_arrays, relu_drift
+from ._feedforward import relu_arrays, relu_drift
 
 __all__ = ["ReLULinearisation", "gaussian_linearisation", "residual_norm", "affine_twin",
            "relu_departure", "ReLUDeparture"]

@@ -178,7 +178,7 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
                        + (" with drift" if problem.has_drift else ""))
     out = Classification(Regime.UNDECIDED, UNDECIDED, reason="; ".join(reasons), uniform=uniform, side_claims=side)
     if evidence and not uniform:
-        from .evidence import numerical_evidence
+        from ._evidence import numerical_evidence
 
         out.numerical = numerical_evidence(problem, horizon)
     return out

@@ -10,7 +10,7 @@
     experiment 6: its fixed A, V with V not a multiple of I) as a Σ₀-disk map (Σ₀ of trace one, no
     drift): cells whose directions lie in a certified basin of the projective disk are certified
     whole (kind ``cell-basin``, :mod:`symbolic_tf.certify.search.cell_basin`: the clustering basin of the
-    attracting isotropic point; kind ``cell-grid``, :mod:`symbolic_tf.certify.search.cell_grid`: the
+    attracting isotropic point; kind ``cell-grid``, :mod:`symbolic_tf.certify.search._cell_grid`: the
     blow-up crescent, through a growth region around the saddle's unstable manifold that feeds the
     blow-up ray); the rest keep the point classifier's verdicts at their centres,
     shown next to the numerical evidence of the batched integrator (labelled as such, never as

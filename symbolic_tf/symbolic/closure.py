@@ -3,11 +3,11 @@
 For μ = N(α, Σ) the engine reads the declared kernel k(x, y) and normalisation:
 
 * ``k = e^{φ}`` with φ quadratic, ∂²φ/∂y² = H constant and g(x) = ∇_yφ(x, 0) affine,
-  row-normalised:  by tilting (:func:`symbolic_tf.symbolic.gaussian.tilt`)
+  row-normalised:  by tilting (:func:`symbolic_tf.symbolic._gaussian.tilt`)
   Γ(x) = V (I − ΣH)⁻¹(α + Σ g(x))  →  J = V(I − ΣH)⁻¹ΣG, G = ∂g/∂x.
 * ``k`` affine in y (k = k₀(x) + yᵀg(x)), unnormalised:  Γ(x) = V(k₀(x)α + (Σ + ααᵀ)g(x)).
 * ``k = e^{yᵀGx + separable}``, bistochastic (Sinkhorn, ε = 1):  the entropic self-coupling
-  of N(α, Σ) is Gaussian (see :mod:`symbolic_tf.symbolic.sinkhorn`) and
+  of N(α, Σ) is Gaussian (see :mod:`symbolic_tf.symbolic._sinkhorn`) and
   Γ(x) = Vα + J(x − α),  J = 2VΣG(I + (I + 4ΣGᵀΣG)^{1/2})⁻¹.
 * anything else, or unnormalised exponentials, or a causal mask over position-dependent
   laws: not affine.  Non-closure is *proved* by an exact witness — a rational instance, the
@@ -30,7 +30,7 @@ from ..variants import BISTOCHASTIC, NONE, ROW, Variant
 from ..variants import get as get_variant
 from . import symbols as S
 from .ball import arb_to_pair, sign_of, to_arb
-from .gaussian import GaussianMixture, mixture_moment, tilt
+from ._gaussian import GaussianMixture, mixture_moment, tilt
 
 __all__ = ["Closure", "term_closure", "drift_closure", "decide_invariance", "witness_derivative",
            "default_instance"]

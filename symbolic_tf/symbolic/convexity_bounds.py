@@ -27,7 +27,7 @@ import sympy as sp
 
 from symbolic_tf.spec.verdict import PROVED, REFUTED, UNDECIDED, Verdict
 from symbolic_tf.symbolic.ball import arb_to_pair, sign_of, to_arb
-from symbolic_tf.symbolic.convexity import (as_matrix, as_points, bw_displacement_norm2,
+from symbolic_tf.symbolic._convexity import (as_matrix, as_points, bw_displacement_norm2,
                                             bw_geodesic, displacement_norm2, energy_dirac,
                                             gaussian_energy, second_variation_dirac,
                                             second_variation_gaussian_bw)

@@ -171,7 +171,7 @@ def gaussian_bw_second_variation(A, Sigma, T) -> dict:
     """d²E/ds² at s = 0 along the Bures–Wasserstein geodesic from N(0, Σ) towards N(0, TΣT).
 
     E(μ) = ½∬e^{yᵀAx}dμdμ; the value is exact
-    (:func:`~symbolic_tf.symbolic.convexity.second_variation_gaussian_bw`, simplified), its sign
+    (:func:`~symbolic_tf.symbolic._convexity.second_variation_gaussian_bw`, simplified), its sign
     decided exactly (rational value) or by an arb ball excluding 0.
 
     Parameters
@@ -189,7 +189,7 @@ def gaussian_bw_second_variation(A, Sigma, T) -> dict:
     """
     from ..exact.congruence import is_symmetric, psd_decision
     from .ball import arb_to_pair, sign_of, to_arb
-    from .convexity import second_variation_gaussian_bw
+    from ._convexity import second_variation_gaussian_bw
 
     d = len(A)
     if len(Sigma) != d or len(T) != d:

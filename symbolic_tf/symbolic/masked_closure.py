@@ -40,7 +40,7 @@ import sympy as sp
 from ..exact.sympy_bridge import sympy_fraction
 from ..variants import get as get_variant
 from .closure import witness_derivative
-from .gaussian import GaussianMixture
+from ._gaussian import GaussianMixture
 
 __all__ = ["cone_velocity", "position_independent_closure", "first_order_witness", "masked_closure_report", "DEFAULT_CONE",
            "MaskedWitness"]

@@ -67,7 +67,7 @@ def mixture_witness(a=2, v=1, m=1, s=1, w=Fraction(1, 3), K: int = 12) -> dict:
     """
     from ..variants import get as get_variant
     from .closure import witness_derivative
-    from .gaussian import GaussianMixture
+    from ._gaussian import GaussianMixture
 
     a, v, m, s, w = (sympy_rational(x) for x in (a, v, m, s, w))
     if not (s > 0 and 0 < w <= 1) or (w < 1 and m == 0) or not 8 <= K <= 40:

@@ -22,7 +22,7 @@ from ..variants import Variant
 from ..variants import get as get_variant
 from . import symbols as S
 from .closure import Closure, NotStructurallyClosed, decide_invariance, drift_closure, term_closure
-from .evaluate import evaluate_exact, evaluate_mp, needs_numeric
+from ._evaluate import evaluate_exact, evaluate_mp, needs_numeric
 from ..exact.rational import frac_str
 
 __all__ = ["MomentSystem", "derive", "derive_for_problem", "RhsValue"]

@@ -6,8 +6,8 @@ matrix powers (integer, and the principal square root of Sinkhorn), identities, 
 and matrix symbols; the scalar factors are sums, products and powers of numbers and symbols
 (τ, …), ``exp`` and π.  Every consumer of these trees — the numpy code generator
 (:mod:`symbolic_tf.numeric.codegen`), the numba kernel printers
-(:mod:`symbolic_tf.numeric.kernels`), the Taylor-jet compiler of the reference integrator
-(:mod:`symbolic_tf.numeric.jets`) and the mpmath evaluator (:mod:`symbolic_tf.symbolic.evaluate`)
+(:mod:`symbolic_tf.numeric._kernels`), the Taylor-jet compiler of the reference integrator
+(:mod:`symbolic_tf.numeric._jets`) and the mpmath evaluator (:mod:`symbolic_tf.symbolic._evaluate`)
 — is a *backend* of :class:`MatrixWalker` (matrix nodes) and of :func:`walk_scalar` (scalar
 nodes): the walker owns the recursion, the dispatch on node types and the sharing of repeated
 sub-expressions; a backend only says what each node computes or prints.

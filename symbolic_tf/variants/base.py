@@ -125,7 +125,7 @@ class Variant(ABC):
 
     # ----- structure the engines consult (declared, never looked up by name) ----------
     #: Name of the exponential growth bound this variant's covariance velocity obeys for every
-    #: Σ ⪰ 0 (a key of the growth-bound registry in :mod:`symbolic_tf.certify.search.growth`), or None.
+    #: Σ ⪰ 0 (a key of the growth-bound registry in :mod:`symbolic_tf.certify.search._growth`), or None.
     growth_bound: ClassVar[str | None] = None
     #: Assumptions under which the derived moment system holds, beyond Σ ⪰ 0.
     moment_assumptions: ClassVar[tuple[str, ...]] = ()

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from symbolic_tf.certify.search.equilibrium_basin import find_basin
+from symbolic_tf.certify.search._equilibrium_basin import find_basin
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium
+from symbolic_tf.certify.search._equilibrium_krawczyk import find_equilibrium
 from symbolic_tf.regimes.classify import classify
 from symbolic_tf.spec import parse_problem
 from symbolic_tf.spec.errors import CertificationFailed

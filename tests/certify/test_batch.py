@@ -7,7 +7,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from symbolic_tf.certify.search.batch import blowup_brackets_batch
+from symbolic_tf.certify.search._batch import blowup_brackets_batch
 from symbolic_tf.certify.check import check
 from symbolic_tf.spec.errors import CertificationFailed
 

@@ -11,7 +11,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from symbolic_tf.certify.search.cell_basin import BasinCells
-from symbolic_tf.certify.search.cell_grid import float_inside
+from symbolic_tf.certify.search._cell_grid import float_inside
 from symbolic_tf.certify.check.kinds.cell_grid import GridBasin, GridCellChecker, RegionTarget
 from symbolic_tf.certify.check.tube_replay import flow_pairs
 from symbolic_tf.regimes.maps import check_map, run_map

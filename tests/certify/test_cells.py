@@ -158,7 +158,7 @@ def test_g_ball_encloses_g():
 # --- the checker's own enclosures (kinds/cell_enclosures.py): soundness and completeness -------
 import flint  # noqa: E402
 
-from symbolic_tf.certify.search import polymat as pm  # noqa: E402  (search side: only to compare completeness)
+from symbolic_tf.certify.search import _polymat as pm  # noqa: E402  (search side: only to compare completeness)
 from symbolic_tf.exact.definiteness import inertia  # noqa: E402
 from symbolic_tf.certify.check import cell_enclosures as ce  # noqa: E402
 

@@ -14,7 +14,7 @@ from symbolic_tf.certify.check import check, kind_names
 from symbolic_tf.certify.search.convexity import (diag_family, find_nonconvexity_witness, scan_nonconvexity,
                                            second_variation_ball, second_variation_float)
 from symbolic_tf.spec.errors import CertificationFailed
-from symbolic_tf.symbolic.convexity import (bw_displacement_norm2, bw_geodesic, energy_dirac,
+from symbolic_tf.symbolic._convexity import (bw_displacement_norm2, bw_geodesic, energy_dirac,
                                             gaussian_energy, kernel_hessian, second_variation_dirac,
                                             second_variation_dirac_by_s, second_variation_gaussian_bw,
                                             second_variation_gaussian_bw_by_s)

@@ -14,7 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium
+from symbolic_tf.certify.search._equilibrium_krawczyk import find_equilibrium
 from symbolic_tf.spec import parse_problem
 from symbolic_tf.spec.errors import CertificationFailed
 

@@ -18,7 +18,7 @@ import pytest
 
 from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.search.validated.tube_growth import find_growth
+from symbolic_tf.certify.search.validated._tube_growth import find_growth
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 

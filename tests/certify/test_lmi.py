@@ -14,7 +14,7 @@ from symbolic_tf.certify.check import check
 from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.exact.definiteness import inertia
 from symbolic_tf.exact.rational import qmat
-from symbolic_tf.certify.search.lmi import (find_blowup_certificate, find_bounded_certificate, p_vector,
+from symbolic_tf.certify.search._lmi import (find_blowup_certificate, find_bounded_certificate, p_vector,
                                      q_matrix, svec_index)
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
@@ -249,7 +249,7 @@ def test_boundary_case_exact_candidate_and_forced_kernel():
     # A + Aᵀ = diag(−2, 0) singular, V = Vᵀ ≻ 0: q_P(e₂e₂ᵀ) = 0 for every P, so the best
     # margin of Q_P ⪯ 0 is 0 and a rounded float P fails; the exact candidates (P = I,
     # P = V⁻¹) and the exact projection onto {Q_P N = 0} succeed.
-    from symbolic_tf.certify.search import lmi
+    from symbolic_tf.certify.search import _lmi as lmi
 
     A = [[F(-1), F(1)], [F(-1), F(0)]]
     V = [[F(2), F(1)], [F(1), F(1)]]

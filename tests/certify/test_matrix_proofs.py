@@ -14,7 +14,7 @@ import sympy as sp
 
 from symbolic_tf.certify.check import check
 from symbolic_tf.certify.search.matrix_proofs import library as L
-from symbolic_tf.certify.search.matrix_proofs.build import I, S, T, add, ddt, inv, logdet, mul, neg, num, sub, tr
+from symbolic_tf.certify.search.matrix_proofs._build import I, S, T, add, ddt, inv, logdet, mul, neg, num, sub, tr
 from symbolic_tf.certify.search.matrix_proofs.certificates import identity_certificate, search_witness, witness_certificate
 from symbolic_tf.certify.check.matrix_proofs.order import replay_theorem, stored_theorem
 from symbolic_tf.certify.check.matrix_proofs.replay import check_witness, guard, replay
@@ -506,7 +506,7 @@ def test_sinkhorn_entropic_value_closed_form_d1():
     """d = 1: F(s) = ½(q − 1) − ½log((1 + q)/2), q = √(1 + 4a²s²), is the maximum over the
     correlation k of a·s·k + ½log(1 − k²); F'(s) = P = R (the coupling's precision shift), and the
     Sinkhorn velocity with v = a is ṡ = 2·(2·½F'(s))·s: the gradient flow of ½F (exact, SymPy)."""
-    from symbolic_tf.symbolic.sinkhorn import coupling_1d
+    from symbolic_tf.symbolic._sinkhorn import coupling_1d
 
     cp = coupling_1d()
     s, a = cp["s"], cp["a"]
@@ -530,7 +530,7 @@ def test_sinkhorn_value_gradient_numerically_d2():
     Q = (I + 4ΣAΣA)^{1/2}, has ∂F/∂Σ = ½(P + R) (central differences, 30 digits)."""
     import mpmath
 
-    from symbolic_tf.symbolic.sinkhorn import coupling_fixed_point
+    from symbolic_tf.symbolic._sinkhorn import coupling_fixed_point
 
     mpmath.mp.dps = 30
     A = mpmath.matrix([[mpmath.mpf(1) / 2, mpmath.mpf(1) / 3], [mpmath.mpf(1) / 3, -mpmath.mpf(1) / 4]])

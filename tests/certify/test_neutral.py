@@ -18,7 +18,7 @@ from symbolic_tf.certify.check import check
 from symbolic_tf.certify.check.kinds.tube_cluster_neutral import _barriers, _mag, _max, _slow_contraction
 from symbolic_tf.certify.check.neutral_chart import (Chart, chart_of, cone_point, fast_centre, fast_field,
                                                      slow_parts)
-from symbolic_tf.certify.search.validated.tube_cluster_neutral import find_neutral_cluster
+from symbolic_tf.certify.search.validated._tube_cluster_neutral import find_neutral_cluster
 from symbolic_tf.exact.ball import interval_ball
 from symbolic_tf.exact.dual import Dual, slope, value
 from symbolic_tf.spec.errors import CertificationFailed

@@ -20,7 +20,7 @@ from symbolic_tf.certify.check import check
 from symbolic_tf.certify.check.claims import Claim, Quantifier
 from symbolic_tf.certify.check.neutral_chart import Chart, cone_point
 from symbolic_tf.certify.check.kinds.tube_growth_neutral import growth_identity_parts
-from symbolic_tf.certify.search.validated.tube_growth_neutral import find_neutral_growth
+from symbolic_tf.certify.search.validated._tube_growth_neutral import find_neutral_growth
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 
@@ -165,7 +165,7 @@ def _continued(cert, tau_end, apriori="taylor"):
     """The certificate with a projective continuation of its tube (integrate_projective, the checker's
     own step) to τ ≥ tau_end.  The funnel is forward invariant, so the region data still fit there."""
     from symbolic_tf.certify.check.tube_replay import flow_pairs
-    from symbolic_tf.certify.search.validated.projective_tube import integrate_projective
+    from symbolic_tf.certify.search.validated._projective_tube import integrate_projective
     from symbolic_tf.exact.rational import qmat
 
     pairs, _F = flow_pairs(_p(S1), None)

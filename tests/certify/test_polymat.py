@@ -3,7 +3,7 @@ from fractions import Fraction as Fr
 
 from hypothesis import given, strategies as st
 
-from symbolic_tf.certify.search import polymat as pm
+from symbolic_tf.certify.search import _polymat as pm
 from symbolic_tf.exact.definiteness import inertia
 
 small = st.fractions(min_value=-3, max_value=3, max_denominator=8)

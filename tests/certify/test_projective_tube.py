@@ -1,4 +1,4 @@
-"""The search-side projective tube (:mod:`symbolic_tf.certify.search.validated.projective_tube`) and the
+"""The search-side projective tube (:mod:`symbolic_tf.certify.search.validated._projective_tube`) and the
 high-order a priori enclosure of a validated step (``apriori="taylor"`` in
 :func:`symbolic_tf.certify.check.tube_replay.replay_step`): the run is exactly the checker's replay, its
 enclosures contain the closed-form solution, the high-order enclosure takes several times longer
@@ -15,7 +15,7 @@ from scipy.integrate import solve_ivp
 
 from symbolic_tf.certify.check.projective import ProjectiveSeries, projective_start, replay_projective
 from symbolic_tf.certify.check.tube_replay import replay_step, start_state
-from symbolic_tf.certify.search.validated.projective_tube import TOO_WIDE, integrate_projective, integrate_projective_capped
+from symbolic_tf.certify.search.validated._projective_tube import TOO_WIDE, integrate_projective, integrate_projective_capped
 from symbolic_tf.certify.search.validated.tube import flow_data
 from symbolic_tf.exact.precision import working_precision
 from symbolic_tf.spec.errors import CertificationFailed

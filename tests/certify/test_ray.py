@@ -197,7 +197,7 @@ def test_a_rest_point_on_the_isotropic_cone_is_no_ray():
     assert abs(v.numerical["ray_growth_rate"]) < 1e-8
     # the same point by an independent route: the top eigenvector w of the float Σ late on is
     # isotropic for A + Aᵀ up to the float's accuracy
-    from symbolic_tf.certify.search.validated.float_field import float_blowup
+    from symbolic_tf.certify.search.validated._float_field import float_blowup
     from symbolic_tf.numeric.quadratic_field import FloatField
     from symbolic_tf.certify.search.validated.tube import flow_data
     from symbolic_tf.exact.rational import qmat_to_float

@@ -16,7 +16,7 @@ from scipy.integrate import solve_ivp
 from symbolic_tf.certify.check import check
 from symbolic_tf.certify.check.kinds.tube_ray_collapse import CollapseField
 from symbolic_tf.certify.check.tube_replay import svec_basis, svec_pairs
-from symbolic_tf.certify.search.validated.tube_ray_collapse import find_collapse_ray
+from symbolic_tf.certify.search.validated._tube_ray_collapse import find_collapse_ray
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 

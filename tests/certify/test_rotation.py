@@ -12,7 +12,7 @@ import pytest
 
 from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.search.validated.tube_rotation import find_rotation_blowup
+from symbolic_tf.certify.search.validated._tube_rotation import find_rotation_blowup
 from symbolic_tf.numeric.reference import reference_solve_problem
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem

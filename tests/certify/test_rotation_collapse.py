@@ -13,7 +13,7 @@ from scipy.integrate import solve_ivp
 
 from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.search.validated.tube_rotation_collapse import find_rotation_collapse
+from symbolic_tf.certify.search.validated._tube_rotation_collapse import find_rotation_collapse
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 

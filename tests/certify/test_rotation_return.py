@@ -1,6 +1,6 @@
 """Rotating blow-ups through a Poincaré section of the projective flow (kind ``tube-rotation-return``,
 checker :mod:`symbolic_tf.certify.check.kinds.tube_rotation_return`, search
-:mod:`symbolic_tf.certify.search.validated.tube_rotation_return`): the bracket holds the closed-form T* of a d = 2
+:mod:`symbolic_tf.certify.search.validated._tube_rotation_return`): the bracket holds the closed-form T* of a d = 2
 rotation and the 40-digit reference T* of a d = 3 one; homogeneity T*(cΣ₀) = T*(Σ₀)/c; tampered
 certificates are rejected."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import mpmath
 import pytest
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.search.validated.tube_rotation_return import find_rotation_return
+from symbolic_tf.certify.search.validated._tube_rotation_return import find_rotation_return
 from symbolic_tf.numeric.reference import reference_solve_problem
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem

@@ -10,7 +10,7 @@ import mpmath
 import pytest
 
 from symbolic_tf.certify.check import check
-from symbolic_tf.certify.search.blowup_taylor_lmi import KIND, tighten_blowup_bracket
+from symbolic_tf.certify.search._blowup_taylor_lmi import KIND, tighten_blowup_bracket
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 from symbolic_tf.spec.verdict import PROVED, UNDECIDED
@@ -295,7 +295,7 @@ def test_first_own_problem_is_proved_by_classify_and_holds_the_reference():
 def test_a_tightened_float_proposal_still_proves(monkeypatch, ulps):
     """The integration's upper bound moved down by many ulps (a proposal tighter than the checker
     can replay): the search widens outward and still proves, with a bracket the checker accepts."""
-    import symbolic_tf.certify.search.blowup_taylor_lmi as tay
+    import symbolic_tf.certify.search._blowup_taylor_lmi as tay
     from symbolic_tf.certify.search.validated.lyapunov import caller_rechecks
 
     real = tay._integrate

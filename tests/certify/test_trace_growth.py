@@ -1,5 +1,5 @@
 """Trace functionals on the PSD cone (kind ``trace-growth-lmi``, search
-:mod:`symbolic_tf.certify.search.trace_growth_lmi`): the principal-minor forms, the exact identity that makes a
+:mod:`symbolic_tf.certify.search._trace_growth_lmi`): the principal-minor forms, the exact identity that makes a
 skew A work in d = 2, a PROVED certificate cross-checked against integrations from singular and
 regular Σ₀, a blow-up the search refuses and a forged certificate for it rejected, tamperings."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ from symbolic_tf.certify.check import check
 from symbolic_tf.certify.check.claims import Claim, Quantifier
 from symbolic_tf.certify.check.lmi import trace_qform
 from symbolic_tf.certify.check.kinds.trace_growth_lmi import minor_forms
-from symbolic_tf.certify.search.trace_growth_lmi import find_trace_growth
+from symbolic_tf.certify.search._trace_growth_lmi import find_trace_growth
 from symbolic_tf.exact.rational import qmat
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem

@@ -1,6 +1,6 @@
 """Returns to a Poincaré section (kind ``tube-return``, checker :mod:`symbolic_tf.certify.check.kinds.tube_return`,
 crossing enclosures :mod:`symbolic_tf.certify.check.section`, search
-:mod:`symbolic_tf.certify.search.validated.tube_return`): the crossing enclosure against a closed-form rotation,
+:mod:`symbolic_tf.certify.search.validated._tube_return`): the crossing enclosure against a closed-form rotation,
 a PROVED certificate cross-checked against an independent float integration over 100 returns,
 tamperings rejected, and a forged certificate for a blow-up rejected."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ from symbolic_tf.certify.check import check
 from symbolic_tf.certify.check.claims import Quantifier
 from symbolic_tf.certify.check.tube_replay import Field, replay_tube, step_range, svec_pairs
 from symbolic_tf.certify.check.section import crossing_enclosure
-from symbolic_tf.certify.search.validated.tube_return import find_return
+from symbolic_tf.certify.search.validated._tube_return import find_return
 from symbolic_tf.exact.precision import working_precision
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem

@@ -173,10 +173,10 @@ def test_no_sigma0_or_other_variant_is_a_project_error():
 # --------------------------------------------------------------------------------------------
 # milestone 2: the tube enters a certified basin (kind tube-basin, route tube-basin)
 # --------------------------------------------------------------------------------------------
-from symbolic_tf.certify.search.equilibrium_basin import find_basin  # noqa: E402
+from symbolic_tf.certify.search._equilibrium_basin import find_basin  # noqa: E402
 from symbolic_tf.certify.check import check  # noqa: E402
-from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium  # noqa: E402
-from symbolic_tf.certify.search.validated.tube_basin import find_tube_basin  # noqa: E402
+from symbolic_tf.certify.search._equilibrium_krawczyk import find_equilibrium  # noqa: E402
+from symbolic_tf.certify.search.validated._tube_basin import find_tube_basin  # noqa: E402
 
 
 def _q20(x):

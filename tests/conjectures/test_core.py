@@ -12,7 +12,7 @@ from symbolic_tf.cli import main
 from symbolic_tf.conjectures import strategies as S
 from symbolic_tf.conjectures.catalogue import _identity, conjecture_from_toml, run_catalogue
 from symbolic_tf.conjectures.core import RegimeConjecture, verify
-from symbolic_tf.conjectures.identities import trace_identity_nonsymmetric, trace_identity_symmetric
+from symbolic_tf.conjectures._identities import trace_identity_nonsymmetric, trace_identity_symmetric
 from symbolic_tf.spec.errors import InvalidParameters
 
 

@@ -7,7 +7,7 @@ import json
 from fractions import Fraction as Fr
 
 from symbolic_tf.cli import main
-from symbolic_tf.control.schedule import simulate_schedule
+from symbolic_tf.control._schedule import simulate_schedule
 from symbolic_tf.control.steer import steer
 
 I2 = [[1, 0], [0, 1]]

@@ -1,6 +1,6 @@
 """Restricted controls (attention only, feed-forward only, norm bounds), every rank: reachable
 cases are PROVED with a schedule honouring the restriction, unreachable ones REFUTED with the
-exact reason (docs/mathematics.md §4, §6; symbolic_tf.control.restricted / .obstructions)."""
+exact reason (docs/mathematics.md §4, §6; symbolic_tf.control._restricted / .obstructions)."""
 from __future__ import annotations
 
 import math
@@ -9,8 +9,8 @@ from fractions import Fraction as Fr
 import mpmath
 import pytest
 
-from symbolic_tf.control.obstructions import norm_obstruction
-from symbolic_tf.control.schedule import simulate_schedule
+from symbolic_tf.control._obstructions import norm_obstruction
+from symbolic_tf.control._schedule import simulate_schedule
 from symbolic_tf.control.steer import steer
 
 I2 = [[1, 0], [0, 1]]

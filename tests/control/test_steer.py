@@ -7,7 +7,7 @@ from fractions import Fraction as Fr
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from symbolic_tf.control.schedule import simulate_schedule
+from symbolic_tf.control._schedule import simulate_schedule
 from symbolic_tf.control.steer import steer
 from symbolic_tf.spec.errors import InvalidParameters
 
@@ -82,7 +82,7 @@ def test_rank_mismatch_refuted():
 
 
 def test_rank_deficient_equal_rank_every_restriction():
-    # equal rank is reachable under each restriction (routes in symbolic_tf.control.restricted)
+    # equal rank is reachable under each restriction (routes in symbolic_tf.control._restricted)
     for controls, strategy in (("any", "rank-deficient"), ("feedforward", "feedforward-rank"),
                                ("attention", "attention-rank")):
         r = steer(([0, 0], [[1, 1], [1, 1]]), ([0, 0], [[1, 0], [0, 0]]), 1, controls=controls)

@@ -12,9 +12,9 @@ import mpmath
 from hypothesis import assume, event, given, settings, strategies as st
 
 from symbolic_tf.exact.rational import qmat
-from symbolic_tf.control.certified import certify_linear_schedule
-from symbolic_tf.control.obstructions import norm_obstruction
-from symbolic_tf.control.schedule import simulate_schedule
+from symbolic_tf.control._certified import certify_linear_schedule
+from symbolic_tf.control._obstructions import norm_obstruction
+from symbolic_tf.control._schedule import simulate_schedule
 from symbolic_tf.control.steer import rescale_schedule, steer
 from test_steer import spd as full_rank  # Σ = LLᵀ + I/2, L rational lower-triangular
 
@@ -189,7 +189,7 @@ def test_norm_obstruction_never_refutes_a_reached_end_point(controls, d, m, T, d
     """Soundness on random bounded schedules: run a random 2-phase schedule whose controls obey
     max_norm m (V = I allowed, it is exempt), take its end point (rounded to rationals at 40
     digits) as the target — it is reached within the bound, so no obstruction may fire."""
-    from symbolic_tf.control.schedule import Phase
+    from symbolic_tf.control._schedule import Phase
 
     m0 = [data.draw(small) for _ in range(d)]
     c0 = data.draw(full_rank(d))

@@ -7,7 +7,7 @@ from fractions import Fraction as Fr
 import mpmath
 import pytest
 
-from symbolic_tf.control.schedule import simulate_schedule
+from symbolic_tf.control._schedule import simulate_schedule
 from symbolic_tf.control.steer import steer
 from symbolic_tf.exact.rational import qmat
 

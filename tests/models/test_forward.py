@@ -1,6 +1,6 @@
 """The numpy encoder against an independent float64 implementation and published reference values.
 
-The reference implementation below shares no code with :mod:`symbolic_tf.models.forward`: it
+The reference implementation below shares no code with :mod:`symbolic_tf.models._forward`: it
 loops over sequences and heads, uses ``einsum`` and ``math.erf``, and masks with ``-inf``.
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from symbolic_tf.models.forward import embed, encode, sentence_embeddings
+from symbolic_tf.models._forward import embed, encode, sentence_embeddings
 from symbolic_tf.models.loader import load_bert
-from symbolic_tf.models.tokenizer import encode_text, load_vocab, wordpiece_tokens
+from symbolic_tf.models._tokenizer import encode_text, load_vocab, wordpiece_tokens
 from symbolic_tf.spec.errors import InvalidParameters
 
 _erf = np.vectorize(math.erf)

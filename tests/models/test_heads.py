@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from symbolic_tf.models.forward import attention_heads, encoder_layer
-from symbolic_tf.models.heads import (attention_affine, head_logits, head_output, head_params, layer_heads,
+from symbolic_tf.models._forward import attention_heads, encoder_layer
+from symbolic_tf.models._heads import (attention_affine, head_logits, head_output, head_params, layer_heads,
                                       moment_step, sequence_closure)
 from symbolic_tf.models.loader import load_bert
 from symbolic_tf.numeric.gaussianity import empirical_moments

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from symbolic_tf.models.forward import encode
+from symbolic_tf.models._forward import encode
 from symbolic_tf.models.loader import default_model_dir, load_bert
 from symbolic_tf.spec.errors import ModelError, SymtfError
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from symbolic_tf.numeric.distances import energy_distance, sliced_w2, whiten
-from symbolic_tf.models.forward import encoder_layer
+from symbolic_tf.models._forward import encoder_layer
 from symbolic_tf.models.loader import load_bert
 from symbolic_tf.models.probe import (METRICS, closure_check, cloud_metrics, default_input_moments,
                                       gaussian_tokens, noise_floor, probe)
@@ -83,7 +83,7 @@ def test_real_layers_leave_the_floor(model):
     """Contrast: the full model (LayerNorm + GELU MLP) after four layers is far from Gaussian,
     so the floor test above can fail."""
     m, S = default_input_moments(model)
-    from symbolic_tf.models.forward import encode
+    from symbolic_tf.models._forward import encode
 
     X = gaussian_tokens(m, S, 1024, np.random.default_rng(4)).reshape(16, 64, 384)
     out = encode(model, X, layers=4).reshape(1024, 384)

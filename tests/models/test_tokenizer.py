@@ -14,7 +14,7 @@ import unicodedata
 import pytest
 
 from symbolic_tf.models.loader import load_bert
-from symbolic_tf.models.tokenizer import encode_text, load_vocab, wordpiece_tokens
+from symbolic_tf.models._tokenizer import encode_text, load_vocab, wordpiece_tokens
 
 CORPUS = [
     "He drove to the stadium.",

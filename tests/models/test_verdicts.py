@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from symbolic_tf.exact.definiteness import inertia
-from symbolic_tf.models.heads import head_params
+from symbolic_tf.models._heads import head_params
 from symbolic_tf.models.loader import load_bert
 from symbolic_tf.models.verdicts import CATEGORIES, dyadic, exact_sym_inertia, head_verdicts, heads_report
 

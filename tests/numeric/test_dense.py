@@ -3,7 +3,7 @@
 Samples at ``t_eval`` and blow-up crossings come from the interpolant of the accepted step that
 covers them (DOPRI5: order 4; DOP853: order 7, Hairer's 3 extra stages).  Checked here:
 
-* the coefficients themselves (``symbolic_tf.numeric.tableaus``): θ = 0 and θ = 1 reproduce y_n
+* the coefficients themselves (``symbolic_tf.numeric._tableaus``): θ = 0 and θ = 1 reproduce y_n
   and the step's y_{n+1}, and the local error of the interpolant on the d = 1 Bernoulli flow
   ṡ = 2fs + 2vas² (softmax + drift with V = vI, F = fI; closed form
   s(t) = e^{2ft}s₀/(1 − 2va·g(t)s₀), g(t) = (e^{2ft} − 1)/(2f)) falls like h⁵ and h⁸;
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from symbolic_tf.numeric import tableaus as tb
+from symbolic_tf.numeric import _tableaus as tb
 from symbolic_tf.numeric.closed_form import closed_form
 from symbolic_tf.numeric.codegen import compile_system
 from symbolic_tf.numeric.solution import BLOWUP, HORIZON
@@ -244,7 +244,7 @@ def test_kernel_cache_key_follows_the_generated_source(monkeypatch):
     pytest.importorskip("numba")
     import hashlib
 
-    from symbolic_tf.numeric import kernels
+    from symbolic_tf.numeric import _kernels as kernels
 
     system = _softmax_drift().system
     src = kernels.generate_kernel_source(system, 2)

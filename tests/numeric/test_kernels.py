@@ -105,7 +105,7 @@ def test_compiled_equals_numpy_on_every_variant(label, kw, d):
     assert np.all(np.abs(got.n_steps - ref.n_steps)[live] <= 2)
     # the kernel's own right-hand side equals the numpy one at random states
     from symbolic_tf.numeric.integrate import _k_rows
-    from symbolic_tf.numeric.kernels import kernel_for
+    from symbolic_tf.numeric._kernels import kernel_for
 
     kern = kernel_for(comp.system, d, _k_rows(comp.system, prm, d))
     da, dS = kern.rhs(a0, S0, prm)
@@ -174,7 +174,7 @@ def test_auto_backend_choice():
 
 def test_threaded_batch_equals_member_by_member_runs():
     """The threaded runner (B ≥ PARALLEL_MIN_BATCH) gives every member exactly its own serial result."""
-    from symbolic_tf.numeric.kernels import PARALLEL_MIN_BATCH
+    from symbolic_tf.numeric._kernels import PARALLEL_MIN_BATCH
 
     comp = _compiled({"variant": "softmax"})
     rng = np.random.default_rng(3)
@@ -260,7 +260,7 @@ def test_dop853_coefficients_are_scipys():
     """The copied DOP853 tableau equals SciPy's, and its 8th-order weights are consistent."""
     from scipy.integrate._ivp import dop853_coefficients as c8
 
-    from symbolic_tf.numeric import tableaus as ours
+    from symbolic_tf.numeric import _tableaus as ours
 
     n = c8.N_STAGES
     np.testing.assert_array_equal(np.array(ours.DOP853_A), c8.A[:n, :n])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import symbolic_tf as stf
-from symbolic_tf.numeric import kernels
+from symbolic_tf.numeric import _kernels as kernels
 from symbolic_tf.numeric.particles import simulate
 from symbolic_tf.numeric.phases import integrate_problem
 from symbolic_tf.spec.errors import InvalidParameters

@@ -13,7 +13,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symbolic_tf.numeric.jet_compiler import compile_rhs
+from symbolic_tf.numeric._jet_compiler import compile_rhs
 from symbolic_tf.numeric.reference import reference_solve, reference_solve_problem
 from symbolic_tf.spec.problem import parse_problem
 from symbolic_tf.symbolic import symbols as S

@@ -12,7 +12,7 @@ import pytest
 
 from symbolic_tf.certify.check.certificate import Certificate
 from symbolic_tf.numeric.particles import simulate
-from symbolic_tf.numeric.feedforward import relu_drift
+from symbolic_tf.numeric._feedforward import relu_drift
 from symbolic_tf.numeric.relu import affine_twin, gaussian_linearisation, relu_departure, residual_norm
 from symbolic_tf.spec.errors import CertificationFailed, InvalidParameters, NotGaussianClosed
 from symbolic_tf.spec.problem import parse_problem, problem_to_dict

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from symbolic_tf.numeric.distances import wasserstein
-from symbolic_tf.numeric.sampling import sample_law, support_radius
+from symbolic_tf.numeric._sampling import sample_law, support_radius
 from symbolic_tf.numeric.particles import sample_initial, simulate
 from symbolic_tf.numeric.stability import (log_stability_constant, measure_stability, perturb,
                                            stability_bound)

@@ -2,7 +2,7 @@
 blow-up, exponential growth and polynomial growth off closed-form flows."""
 import math
 
-from symbolic_tf.regimes.evidence import TAU_DECADES, numerical_evidence, scale_free_outlook
+from symbolic_tf.regimes._evidence import TAU_DECADES, numerical_evidence, scale_free_outlook
 from symbolic_tf.spec.problem import parse_problem
 
 

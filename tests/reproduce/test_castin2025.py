@@ -17,7 +17,7 @@ from symbolic_tf.numeric.solution import BLOWUP, CONVERGED, HORIZON
 from symbolic_tf.plots import to_cone
 from symbolic_tf.reproduce import castin2025 as C
 from symbolic_tf.reproduce.castin2025.conventions import draw_until, experiment_rng, indefinite, positive
-from symbolic_tf.reproduce.castin2025.mathematics import angle_to_lines
+from symbolic_tf.reproduce.castin2025._mathematics import angle_to_lines
 
 
 # ----------------------------------------------------------------------------------------
@@ -63,7 +63,7 @@ def test_attention_scalings_follow_the_reference_code():
 
 def test_reference_l2_convention_matches_reference_rhs():
     """The 'reference' ℓ2 convention reproduces utils.rhs_L2 of the reference code."""
-    from symbolic_tf.reproduce.castin2025.runs import system_of
+    from symbolic_tf.reproduce.castin2025._runs import system_of
 
     rng = np.random.default_rng(3)
     Q, K, V = rng.standard_normal((3, 2, 2))
@@ -226,7 +226,7 @@ def test_exp5_softmax_blows_up_at_closed_form_time(blowup):
 
 def test_exp5_blowup_time_homogeneity():
     """T*(cΣ₀) = T*(Σ₀)/c (docs/mathematics.md §4), by the integrator and the closed form."""
-    from symbolic_tf.reproduce.castin2025.runs import integrate_run
+    from symbolic_tf.reproduce.castin2025._runs import integrate_run
 
     rng = experiment_rng(0, 5)
     Q, K = draw_until(rng, positive)
@@ -318,7 +318,7 @@ def test_eigenvalues_of_runs_with_nan_samples():
     ``symtf reproduce castin2025 --quick --seed 0``)."""
     import numpy as np
 
-    from symbolic_tf.reproduce.castin2025.runs import eigvalsh_or_nan
+    from symbolic_tf.reproduce.castin2025._runs import eigvalsh_or_nan
 
     S = np.array([[[2.0, 1.0], [1.0, 2.0]], [[np.nan, 0.0], [0.0, 1.0]], [[4.0, 0.0], [0.0, 9.0]]])
     ev = eigvalsh_or_nan(S)

@@ -193,7 +193,7 @@ def _cell_grid_certificate():
     general-V Σ₀ disk, in a grid basin around the growth region of its saddle–ray connection (a coarse
     128 × 128 grid, so that every mutant's re-check stays short)."""
     from symbolic_tf.certify.search.cell_basin import BasinCells
-    from symbolic_tf.certify.search.cell_grid import GridBasins, float_inside
+    from symbolic_tf.certify.search._cell_grid import GridBasins, float_inside
     from symbolic_tf.certify.check.kinds.cell_grid import KIND
     from symbolic_tf.reproduce.regimes import map_specs
     from symbolic_tf.spec.mapspec import parse_map_spec
@@ -217,11 +217,11 @@ def _cell_grid_certificate():
 
 
 def _build_certs() -> dict:
-    from symbolic_tf.certify.search.batch import blowup_brackets_batch
+    from symbolic_tf.certify.search._batch import blowup_brackets_batch
     from symbolic_tf.certify.search.convexity import find_nonconvexity_witness
-    from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium
-    from symbolic_tf.certify.search.lmi import find_blowup_certificate
-    from symbolic_tf.certify.search.blowup_taylor_lmi import tighten_blowup_bracket
+    from symbolic_tf.certify.search._equilibrium_krawczyk import find_equilibrium
+    from symbolic_tf.certify.search._lmi import find_blowup_certificate
+    from symbolic_tf.certify.search._blowup_taylor_lmi import tighten_blowup_bracket
 
     A_ind = [[1, "1/2"], [0, "1/2"]]  # A + Aᵀ ≻ 0, not symmetric
     Vg = [[1, "1/10"], [0, 1]]        # a general (non-scalar) V
@@ -272,7 +272,7 @@ def _build_certs() -> dict:
     _, batch = blowup_brackets_batch([[F(1), F(7, 10)], [F(-1, 10), F(-1, 5)]], 1, members)  # A + Aᵀ indefinite
     out["blowup-riccati-vI-batch"] = batch.to_dict()
     if "equilibrium-basin" in kind_names():  # Σ₀ near the Krawczyk-certified Σ* of the problem above
-        from symbolic_tf.certify.search.equilibrium_basin import find_basin
+        from symbolic_tf.certify.search._equilibrium_basin import find_basin
 
         mid = out["equilibrium-krawczyk"]["data"]["Sigma_mid"]
         near = [[Fraction(round(Fraction(x) * 1000), 1000) + Fraction(p) for x, p in zip(row, prow)]
@@ -281,7 +281,7 @@ def _build_certs() -> dict:
         assert ver.status == "PROVED", ver.reason
         out["equilibrium-basin"] = ver.evidence["certificate"]
     if "tube-basin" in kind_names():  # a validated tube from a farther Σ₀ into that basin
-        from symbolic_tf.certify.search.validated.tube_basin import find_tube_basin
+        from symbolic_tf.certify.search.validated._tube_basin import find_tube_basin
 
         ver = find_tube_basin(_softmax([[1, "1/5"], [0, 1]], [[-1, "1/10"], ["-1/20", -1]], [[2, 0], [0, 1]],
                                        F=I2, b=[1, 2]), order=10)
@@ -294,7 +294,7 @@ def _build_certs() -> dict:
         assert ver.status == "PROVED", ver.reason
         out["tube-ray"] = ver.evidence["certificate"]
     if "tube-rotation" in kind_names():  # V = I + 2J rotates the eigenvector forever; coarse bracket
-        from symbolic_tf.certify.search.validated.tube_rotation import find_rotation_blowup
+        from symbolic_tf.certify.search.validated._tube_rotation import find_rotation_blowup
 
         ver = find_rotation_blowup(_softmax(I2, [[1, -2], [2, 1]], [[2, 0], [0, 1]]), rel_width=1e-2)
         assert ver.status == "PROVED", ver.reason
@@ -304,37 +304,37 @@ def _build_certs() -> dict:
         assert ver.status == "PROVED", ver.reason
         out["tube-rotation/drift"] = ver.evidence["certificate"]
     if "tube-rotation-return" in kind_names():  # V = I + 2J from near the rank-one circle: one turn to the section
-        from symbolic_tf.certify.search.validated.tube_rotation_return import find_rotation_return
+        from symbolic_tf.certify.search.validated._tube_rotation_return import find_rotation_return
 
         ver = find_rotation_return(_softmax(I2, [[1, -2], [2, 1]], [[1, 0], [0, "1/1000000"]]))
         assert ver.status == "PROVED", ver.reason
         out["tube-rotation-return"] = ver.evidence["certificate"]
     if "tube-rotation-collapse" in kind_names():  # A + Aᵀ ≺ 0, V general: Σ → 0 while the eigenvector turns
-        from symbolic_tf.certify.search.validated.tube_rotation_collapse import find_rotation_collapse
+        from symbolic_tf.certify.search.validated._tube_rotation_collapse import find_rotation_collapse
 
         ver = find_rotation_collapse(_softmax(*ROT_COLLAPSE))
         assert ver.status == "PROVED", ver.reason
         out["tube-rotation-collapse"] = ver.evidence["certificate"]
     if "tube-cluster" in kind_names():  # A + Aᵀ indefinite, V general: Σ(t) settles on an isotropic line
-        from symbolic_tf.certify.search.validated.tube_cluster import find_cluster
+        from symbolic_tf.certify.search.validated._tube_cluster import find_cluster
 
         ver = find_cluster(_softmax(CLUSTER_A, CLUSTER_V, S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-cluster"] = ver.evidence["certificate"]
     if "tube-cluster-neutral" in kind_names():  # d = 3: a rank-one limit with a neutral (1/t) direction
-        from symbolic_tf.certify.search.validated.tube_cluster_neutral import find_neutral_cluster
+        from symbolic_tf.certify.search.validated._tube_cluster_neutral import find_neutral_cluster
 
         ver = find_neutral_cluster(_softmax(*NEUTRAL_AV, NEUTRAL_S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-cluster-neutral"] = ver.evidence["certificate"]
     if "tube-ray-collapse" in kind_names():  # Σ → 0 like 1/t along an attracting collapsing ray
-        from symbolic_tf.certify.search.validated.tube_ray_collapse import find_collapse_ray
+        from symbolic_tf.certify.search.validated._tube_ray_collapse import find_collapse_ray
 
         ver = find_collapse_ray(_softmax(*COLLAPSE_AV, COLLAPSE_S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-ray-collapse"] = ver.evidence["certificate"]
     if "trace-growth-lmi" in kind_names():  # a skew A in d = 2 with an unstable drift: q_P ≤ 0 only on the PSD cone
-        from symbolic_tf.certify.search.trace_growth_lmi import find_trace_growth
+        from symbolic_tf.certify.search._trace_growth_lmi import find_trace_growth
 
         ver = find_trace_growth(parse_problem({"variant": "softmax", "d": 2, "A": [["0", "-2"], ["2", "0"]],
                                                "V": [["0", "-1"], ["2", "1"]], "F": [["0", "1"], ["-1", "3/2"]],
@@ -343,7 +343,7 @@ def _build_certs() -> dict:
         out["trace-growth-lmi"] = ver.evidence["certificate"]
     if "tube-return" in kind_names():  # the drift model near its rank-one limit cycle (seed 0 #8 of the general-V set, Σ₀
         # moved near the cycle so that the tube from Σ₀ is one period long and each check takes 0.2 s)
-        from symbolic_tf.certify.search.validated.tube_return import find_return
+        from symbolic_tf.certify.search.validated._tube_return import find_return
 
         ver = find_return(parse_problem({"variant": "softmax", "d": 2, "A": [["0", "0"], ["1", "1/2"]],
                                          "V": [["1", "-1"], ["5/3", "-1/3"]], "F": [["3/2", "3/2"], ["2/3", "-1/4"]],
@@ -353,13 +353,13 @@ def _build_certs() -> dict:
         assert ver.status == "PROVED", ver.reason
         out["tube-return"] = ver.evidence["certificate"]
     if "tube-growth-neutral" in kind_names():  # d = 3: a growing rank-one part beside a settling eigenvalue
-        from symbolic_tf.certify.search.validated.tube_growth_neutral import find_neutral_growth
+        from symbolic_tf.certify.search.validated._tube_growth_neutral import find_neutral_growth
 
         ver = find_neutral_growth(_softmax(*GROWTH_AV, GROWTH_S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-growth-neutral"] = ver.evidence["certificate"]
     if "tube-growth" in kind_names():  # drift + general V: Σ/tr Σ settles on an isotropic direction, tr Σ grows
-        from symbolic_tf.certify.search.validated.tube_growth import find_growth
+        from symbolic_tf.certify.search.validated._tube_growth import find_growth
 
         ver = find_growth(_softmax([["1/4", "-1/3"], ["-5/3", "-3/4"]], [[-2, 2], [0, 0]],
                                    [["19/8", "-3/2"], ["-3/2", "217/36"]], F=[["-4/3", "4/3"], [-2, 1]]))

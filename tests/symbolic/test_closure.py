@@ -14,7 +14,7 @@ from symbolic_tf.spec import parse_problem
 from symbolic_tf.symbolic import symbols as S
 from symbolic_tf.symbolic.closure import decide_invariance, default_instance, witness_derivative
 from symbolic_tf.symbolic.moments import derive, rhs
-from symbolic_tf.symbolic.sinkhorn import coupling_1d, coupling_fixed_point
+from symbolic_tf.symbolic._sinkhorn import coupling_1d, coupling_fixed_point
 
 CLOSED = [n for n in variants.names() if variants.get(n).expected_closed]
 OPEN = [n for n in variants.names() if not variants.get(n).expected_closed]
@@ -256,7 +256,7 @@ def test_masked_reduces_to_softmax_for_position_independent_law():
     v = variants.get("masked")
     inst = default_instance(v, 1)
     one = sp.Matrix([1])
-    from symbolic_tf.symbolic.gaussian import GaussianMixture
+    from symbolic_tf.symbolic._gaussian import GaussianMixture
 
     same = GaussianMixture([(sp.Rational(1, 3), one, sp.eye(1)), (sp.Rational(2, 3), one, sp.eye(1))])
     derivs = witness_derivative(v, inst["P"], same, inst["u"], 3)

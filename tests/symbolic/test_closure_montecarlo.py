@@ -41,7 +41,7 @@ import sympy as sp
 from symbolic_tf import variants
 from symbolic_tf.symbolic import symbols as S
 from symbolic_tf.symbolic.closure import decide_invariance
-from symbolic_tf.symbolic.evaluate import evaluate_mp
+from symbolic_tf.symbolic._evaluate import evaluate_mp
 from symbolic_tf.symbolic.moments import derive
 from symbolic_tf.variants.velocity import (
     l2_velocity,

@@ -3,7 +3,7 @@ import sympy as sp
 
 from symbolic_tf.spec.verdict import PROVED, REFUTED, UNDECIDED
 from symbolic_tf.symbolic.ball import sign_of, to_arb
-from symbolic_tf.symbolic.convexity import bw_displacement_norm2, energy_dirac
+from symbolic_tf.symbolic._convexity import bw_displacement_norm2, energy_dirac
 from symbolic_tf.symbolic.convexity_bounds import (
     gaussian_bw_convexity_1d, gaussian_bw_factored_1d, gaussian_bw_finite_difference,
     gaussian_bw_second_variation_1d, gaussian_bw_symbols, twisted_convexity_witness,
@@ -42,7 +42,7 @@ def test_gaussian_finite_differences_at_rationals():
 
 def _fd_dirac(A, V, xs, xis, h="1e-15"):
     from symbolic_tf.symbolic.convexity_bounds import twisted_displacements
-    from symbolic_tf.symbolic.convexity import as_matrix, as_points
+    from symbolic_tf.symbolic._convexity import as_matrix, as_points
     A = as_matrix(A)
     ys = twisted_displacements(A, V, xis)
     s = sp.Symbol("s")

@@ -95,7 +95,7 @@ def test_other_variants_are_refused_with_a_reason(name):
 @pytest.mark.parametrize("name", [n for n in variants.names() if variants.get(n).growth_bound])
 def test_declared_growth_bound_holds_on_random_states(name):
     """‖Σ̇‖_F ≤ γ‖Σ‖_F with the γ the growth route proves from the declaration (exact Σ̇)."""
-    from symbolic_tf.certify.search.growth import no_blowup
+    from symbolic_tf.certify.search._growth import no_blowup
 
     rng = random.Random(11)
     d = 2
@@ -212,7 +212,7 @@ def test_a_new_variant_is_certified_like_its_softmax_twin(trusted_toy, A, V, S0)
 
 def test_a_new_variant_is_refused_where_no_declaration_covers_it(toy):
     """A route that needs what the toy does not declare (a growth bound) does not apply."""
-    from symbolic_tf.certify.search.growth import no_blowup
+    from symbolic_tf.certify.search._growth import no_blowup
 
     p = _pair(toy, [[1, 0], [0, 1]], [[Fraction(1), 0], [0, Fraction(1)]], [[1, 0], [0, 1]])
     assert no_blowup(p).status == "UNDECIDED"

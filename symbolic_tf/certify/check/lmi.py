@@ -1,7 +1,7 @@
 """What the trace-functional LMI certificate kinds ``bounded-lmi`` and ``blowup-lmi`` share
 (docs/mathematics.md §5): the problem class, P ≻ 0 and the quadratic form q_P.
 
-Independent of :mod:`symbolic_tf.certify.search.lmi` (the search): the quadratic form
+Independent of :mod:`symbolic_tf.certify.search._lmi` (the search): the quadratic form
 q_P(Σ) = 2 Σ_h tr(P C_h Σ A_h Σ) is re-assembled here entry by entry on the plain svec
 coordinates (s_k = Σ_ij for k = (i, j), i ≤ j; basis E_ii, E_ij + E_ji) from
 

@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...exact.rational import dyadic, frac_str, fraction_of
-from .cell_grid import lower_rational, rk4_step, upper_rational
+from ._cell_grid import lower_rational, rk4_step, upper_rational
 from ..check.kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, pd_part_holds,
                                poly_range, ray_bracket, route_reason)
 from ..check.cell_enclosures import rat
@@ -220,7 +220,7 @@ class BasinCells:
 
     # --- the search ---------------------------------------------------------------------
     def _build(self) -> list:
-        from .cell_grid import GridBasins
+        from ._cell_grid import GridBasins
 
         self._grids = GridBasins(None, None, None, None)     # none yet (replaced by _build_grids)
         V = np.array([[float(self.checker.pairs[0][0][i, j]) for j in range(2)] for i in range(2)])
@@ -264,7 +264,7 @@ class BasinCells:
         """Grid basins (:mod:`.cell_grid`): for each blow-up ray fed by a saddle's unstable manifold,
         one into a growth region around it; for each attracting isotropic point with a polynomial basin,
         one into that basin (it reaches further towards the separatrix than the polynomial can)."""
-        from .cell_grid import GridBasins, float_inside, growth_region
+        from ._cell_grid import GridBasins, float_inside, growth_region
 
         ck = self.checker
         self._grids = GridBasins(ff, ck.field, ck.pairs, ck.T0)

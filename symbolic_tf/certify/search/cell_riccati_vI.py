@@ -9,7 +9,7 @@ the covariance ODE Σ̇ = fΣ + Σf + ΣRΣ has P = Σ⁻¹ with P(t) = e^{−2f
 
 and K is affine in γ with K(0) = S ≻ 0.  Writing Q := SRS and M := −2f·S − Q, every regime is
 a convex condition on matrix polynomials in (x, y), decided on a whole cell by
-:mod:`symbolic_tf.certify.search.polymat` (vertex argument when affine, centred form otherwise):
+:mod:`symbolic_tf.certify.search._polymat` (vertex argument when affine, centred form otherwise):
 
 * **BLOWUP** — a rational z with zᵀQz > 0 and zᵀMz < 0 on the cell (for f ≥ 0 the second
   follows from the first; for f < 0 it says γ_z = zᵀSz/zᵀQz < sup_t g = 1/(2|f|)).  Bracket:
@@ -37,7 +37,7 @@ import numpy as np
 
 from ...exact.precision import working_precision
 from ...exact.rational import float_of, frac_str, qmat_to_float, significant_fraction
-from . import polymat as pm
+from . import _polymat as pm
 from ...variants import single_quadratic_factor
 from ..check.claims import Claim, Quantifier
 from ..check.cells import OUTSIDE_TEXT
@@ -445,7 +445,7 @@ def certify_cells(pen: Pencil, boxes) -> list[dict]:
     Each verdict is the one :func:`certify_cell` describes: PROVED (``regime``, ``claim``,
     ``argument``, ``data``, T_lo/T_hi for blow-up), OUTSIDE (a rational z with zᵀΣ₀z ≤ 0 on the
     whole cell) or UNDECIDED with ``reason``.  Floats only choose the candidates; every
-    accepted verdict rests on the exact checks of :mod:`symbolic_tf.certify.search.polymat`.
+    accepted verdict rests on the exact checks of :mod:`symbolic_tf.certify.search._polymat`.
 
     Parameters
     ----------

@@ -62,7 +62,7 @@ def _load():
     if not _loaded:
         pkg = importlib.import_module(__name__.rsplit(".", 1)[0])
         for mod in pkgutil.iter_modules(pkg.__path__):
-            if mod.name.startswith("cell_") and mod.name != __name__.rsplit(".", 1)[1]:
+            if mod.name.lstrip("_").startswith("cell_") and mod.name != __name__.rsplit(".", 1)[1]:
                 importlib.import_module(f"{pkg.__name__}.{mod.name}")
         _loaded = True
 

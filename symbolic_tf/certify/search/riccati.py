@@ -529,7 +529,7 @@ def growth_nsd(problem) -> Verdict:
     Verdict
         PROVED with a ``growth-drift-vI-nsd`` certificate, or UNDECIDED when R is not ⪯ 0.
     """
-    from .growth import frobenius_upper
+    from ._growth import frobenius_upper
 
     data = riccati_data(problem) if problem.cov is not None else None
     if problem.cov is None:

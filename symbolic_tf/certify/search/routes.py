@@ -23,12 +23,12 @@ __all__ = ["Route", "Context", "Outcome", "declare", "registry", "prove", "needs
 #: the modules of :mod:`symbolic_tf.certify.search` that declare routes; imported by name (not by an
 #: import statement) so that a searching module may import this one without an import circle
 SEARCH_MODULES = (
-    "stationary", "uniform_vI", "riccati", "stratum", "growth", "matrix_proofs.growth", "lmi",
-    "blowup_taylor_lmi", "equilibrium_basin", "equilibrium_krawczyk", "trace_growth_lmi", "schedule_phases",
-    "validated.tube_basin", "validated.tube_cluster", "validated.tube_cluster_neutral", "validated.tube_collapse",
-    "validated.tube_growth", "validated.tube_growth_neutral", "validated.tube_ray", "validated.tube_ray_collapse",
-    "validated.tube_return", "validated.tube_rotation", "validated.tube_rotation_collapse",
-    "validated.tube_rotation_return", "validated.tube_singular_equilibrium",
+    "_stationary", "_uniform_vI", "riccati", "_stratum", "_growth", "matrix_proofs._growth", "_lmi",
+    "_blowup_taylor_lmi", "_equilibrium_basin", "_equilibrium_krawczyk", "_trace_growth_lmi", "_schedule_phases",
+    "validated._tube_basin", "validated._tube_cluster", "validated._tube_cluster_neutral", "validated.tube_collapse",
+    "validated._tube_growth", "validated._tube_growth_neutral", "validated.tube_ray", "validated._tube_ray_collapse",
+    "validated._tube_return", "validated._tube_rotation", "validated._tube_rotation_collapse",
+    "validated._tube_rotation_return", "validated.tube_singular_equilibrium",
 )
 
 

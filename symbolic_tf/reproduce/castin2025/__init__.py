@@ -28,11 +28,11 @@ Each ``exp_*`` function returns a dict with the parameters, the seed, the arrays
 from __future__ import annotations
 
 from .conventions import EXPERIMENTS, attention_params, reference_draws, trace_one_grid
-from .experiments import exp_blowup, exp_line, exp_mixed, exp_plane, exp_ranks, exp_two_lines, exp_zero
-from .figures import castin_figures
-from .mathematics import exact_rank, isotropic_directions, numerical_rank, softmax_blowup_time, softmax_closed_form
-from .runs import to_json
-from .suite import run
+from ._experiments import exp_blowup, exp_line, exp_mixed, exp_plane, exp_ranks, exp_two_lines, exp_zero
+from ._figures import castin_figures
+from ._mathematics import exact_rank, isotropic_directions, numerical_rank, softmax_blowup_time, softmax_closed_form
+from ._runs import to_json
+from ._suite import run
 
 __all__ = [
     "run", "to_json", "EXPERIMENTS",

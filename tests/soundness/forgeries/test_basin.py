@@ -33,8 +33,8 @@ MODEL = {"variant": "softmax", "d": 2, "A": [["1", "1/5"], ["0", "1"]], "V": [["
 @pytest.fixture(scope="module")
 def cert():
     """The tampering suite's certificate: Σ₀ a perturbed rounding of the Krawczyk-certified Σ*."""
-    from symbolic_tf.certify.search.equilibrium_basin import find_basin
-    from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium
+    from symbolic_tf.certify.search._equilibrium_basin import find_basin
+    from symbolic_tf.certify.search._equilibrium_krawczyk import find_equilibrium
 
     p = parse_problem({**MODEL, "initial": {"cov": I2}})
     mid = find_equilibrium(p).evidence["certificate"]["data"]["Sigma_mid"]

@@ -24,7 +24,7 @@ MEMBERS = [((F(1), F(0)), (F(0), F(1))), ((F(1, 2), F(1, 4)), (F(1, 4), F(1, 2))
 
 @pytest.fixture(scope="module")
 def batch():
-    from symbolic_tf.certify.search.batch import blowup_brackets_batch
+    from symbolic_tf.certify.search._batch import blowup_brackets_batch
 
     brackets, cert = blowup_brackets_batch(A, 1, MEMBERS)
     assert all(b is not None for b in brackets)

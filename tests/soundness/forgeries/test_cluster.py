@@ -26,7 +26,7 @@ _UP = [(0, 0), (0, 1), (1, 1)]
 @pytest.fixture(scope="module")
 def genuine():
     """The tampering suite's genuine certificate (the library's search, about 1 s)."""
-    from symbolic_tf.certify.search.validated.tube_cluster import find_cluster
+    from symbolic_tf.certify.search.validated._tube_cluster import find_cluster
 
     v = find_cluster(parse_problem(DOC))
     assert v.status == "PROVED", v.reason

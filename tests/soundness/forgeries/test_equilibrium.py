@@ -1,7 +1,7 @@
 """Forgeries of ``equilibrium-krawczyk`` certificates (symbolic_tf/certify/check/kinds/equilibrium_krawczyk.py and
 its helper krawczyk_box.py).
 
-Genuine certificates: the library's search (:func:`symbolic_tf.certify.search.equilibrium_krawczyk.find_equilibrium`)
+Genuine certificates: the library's search (:func:`symbolic_tf.certify.search._equilibrium_krawczyk.find_equilibrium`)
 on the problems of tests/certify/test_equilibrium.py — a stable PD equilibrium with a convergent
 mean (general V, drift, bias) and an unstable one (the blow-up threshold of V = I, F Hurwitz).
 """
@@ -13,7 +13,7 @@ from fractions import Fraction as Fr
 import pytest
 
 from symbolic_tf.certify.check.kinds.equilibrium_krawczyk import EQ_PART_ORDER
-from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium
+from symbolic_tf.certify.search._equilibrium_krawczyk import find_equilibrium
 from symbolic_tf.spec.problem import parse_problem
 
 from .forge import accepts, forge, q, qm, rejects

@@ -19,9 +19,9 @@ L2 = {"variant": "l2", "d": 2, "Q": [["1", "0"], ["0", "1"]], "K": [["2", "1"], 
 def genuine(kind, doc):
     """The library's certificate of ``kind`` for ``doc`` (checked)."""
     if kind == "no-blowup":
-        from symbolic_tf.certify.search.growth import no_blowup as search
+        from symbolic_tf.certify.search._growth import no_blowup as search
     else:
-        from symbolic_tf.certify.search.matrix_proofs.growth import growth_certificate as search
+        from symbolic_tf.certify.search.matrix_proofs._growth import growth_certificate as search
     ver = search(parse_problem(doc))
     assert ver.status == "PROVED", ver.reason
     c = ver.evidence["certificate"]

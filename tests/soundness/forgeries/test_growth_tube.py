@@ -23,7 +23,7 @@ DOC = {"variant": "softmax", "d": 2, "A": [["1/4", "-1/3"], ["-5/3", "-3/4"]], "
 @pytest.fixture(scope="module")
 def genuine():
     """The genuine certificate found by the library's search (about 0.3 s)."""
-    from symbolic_tf.certify.search.validated.tube_growth import find_growth
+    from symbolic_tf.certify.search.validated._tube_growth import find_growth
 
     v = find_growth(parse_problem(DOC))
     assert v.status == "PROVED", v.reason

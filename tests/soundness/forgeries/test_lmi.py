@@ -21,7 +21,7 @@ BLOWUP_DOC = {"variant": "softmax", "d": 2, "A": I2, "V": [["1", "1/10"], ["0", 
 @pytest.fixture(scope="module")
 def blowup():
     """A genuine bracketed blow-up LMI certificate found by the library's search."""
-    from symbolic_tf.certify.search.lmi import find_blowup_certificate
+    from symbolic_tf.certify.search._lmi import find_blowup_certificate
 
     c = find_blowup_certificate(parse_problem(BLOWUP_DOC)).evidence["certificate"]
     assert {"T_lo", "T_hi"} <= set(c["data"])

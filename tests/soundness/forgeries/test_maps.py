@@ -99,7 +99,7 @@ def test_leaf_outside_the_grid(map_a):
 @pytest.fixture(scope="module")
 def unrelated_blowup():
     """A genuine BLOWUP certificate of another problem (general V, A = I)."""
-    from symbolic_tf.certify.search.lmi import find_blowup_certificate
+    from symbolic_tf.certify.search._lmi import find_blowup_certificate
 
     return find_blowup_certificate(parse_problem(
         {"variant": "softmax", "d": 2, "A": [[1, 0], [0, 1]], "V": [[1, "1/10"], [0, 1]],

@@ -30,7 +30,7 @@ from .forge import accepts, rejects
 
 @pytest.fixture(scope="module")
 def genuine():
-    from symbolic_tf.certify.search.validated.tube_cluster_neutral import find_neutral_cluster
+    from symbolic_tf.certify.search.validated._tube_cluster_neutral import find_neutral_cluster
 
     ver = find_neutral_cluster(N.problem(*N.NEUTRAL_AV, N.NEUTRAL_S0))
     assert ver.status == "PROVED", ver.reason

@@ -24,7 +24,7 @@ from .forge import accepts, forge, rejects
 
 @pytest.fixture(scope="module")
 def genuine():
-    from symbolic_tf.certify.search.validated.tube_growth_neutral import find_neutral_growth
+    from symbolic_tf.certify.search.validated._tube_growth_neutral import find_neutral_growth
 
     ver = find_neutral_growth(N.problem(*N.GROWTH_AV, N.GROWTH_S0))
     assert ver.status == "PROVED", ver.reason

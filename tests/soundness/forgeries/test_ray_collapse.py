@@ -25,7 +25,7 @@ DOC = {"variant": "softmax", "d": 3, "A": A, "V": V, "initial": {"cov": S0}}
 
 @pytest.fixture(scope="module")
 def cert():
-    from symbolic_tf.certify.search.validated.tube_ray_collapse import find_collapse_ray
+    from symbolic_tf.certify.search.validated._tube_ray_collapse import find_collapse_ray
     from symbolic_tf.spec.problem import parse_problem
 
     v = find_collapse_ray(parse_problem(DOC))

@@ -32,7 +32,7 @@ def _rot_Tstar(cov):
 
 
 def _search(doc):
-    from symbolic_tf.certify.search.validated.tube_rotation import find_rotation_blowup
+    from symbolic_tf.certify.search.validated._tube_rotation import find_rotation_blowup
 
     v = find_rotation_blowup(parse_problem(doc), rel_width=1e-2)
     assert v.status == "PROVED", v.reason

@@ -24,7 +24,7 @@ _P = "the stated claim is not the one the data prove"
 
 @pytest.fixture(scope="module")
 def genuine():
-    from symbolic_tf.certify.search.validated.tube_rotation_collapse import find_rotation_collapse
+    from symbolic_tf.certify.search.validated._tube_rotation_collapse import find_rotation_collapse
 
     v = find_rotation_collapse(parse_problem(DOC))
     assert v.status == "PROVED", v.reason

@@ -36,7 +36,7 @@ _P = "the stated claim is not the one the data prove"
 
 @pytest.fixture(scope="module")
 def genuine():
-    from symbolic_tf.certify.search.validated.tube_rotation_return import find_rotation_return
+    from symbolic_tf.certify.search.validated._tube_rotation_return import find_rotation_return
 
     v = find_rotation_return(parse_problem(DOC))
     assert v.status == "PROVED", v.reason

@@ -7,7 +7,7 @@ import math
 import pytest
 from scipy.integrate import solve_ivp
 
-from symbolic_tf.certify.search.stationary import stationary
+from symbolic_tf.certify.search._stationary import stationary
 from symbolic_tf.spec.problem import parse_problem
 
 from .forge import accepts, edited, forge, rejects
@@ -107,7 +107,7 @@ def test_point_mass_escapes(zero):
 def test_search_does_not_propose_the_escaping_point_mass():
     """The search side applies the same condition: for linear attention from α₀ = 1, Σ₀ = 0 the
     route answers UNDECIDED with the reason instead of a certificate the checker refuses."""
-    from symbolic_tf.certify.search.stationary import stationary
+    from symbolic_tf.certify.search._stationary import stationary
     from symbolic_tf.spec.problem import parse_problem
 
     v = stationary(parse_problem({"variant": "linear", "d": 1, "A": [[1]], "V": [[1]],

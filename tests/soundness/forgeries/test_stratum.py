@@ -99,7 +99,7 @@ def test_reduced_fails_check(cert):
 
 def test_reduced_does_not_cover(cert):
     # a genuine Krawczyk enclosure of the reduced equilibrium: a property of the parameters, about no Σ₀
-    from symbolic_tf.certify.search.equilibrium_krawczyk import find_equilibrium
+    from symbolic_tf.certify.search._equilibrium_krawczyk import find_equilibrium
 
     ver = find_equilibrium(parse_problem(cert["data"]["reduced"]["problem"]))
     assert ver.status == "PROVED", ver.reason

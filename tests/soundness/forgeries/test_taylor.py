@@ -6,7 +6,7 @@ from fractions import Fraction as Fr
 
 import pytest
 
-from symbolic_tf.certify.search.blowup_taylor_lmi import tighten_blowup_bracket
+from symbolic_tf.certify.search._blowup_taylor_lmi import tighten_blowup_bracket
 from symbolic_tf.spec.problem import parse_problem
 
 from .forge import accepts, edited, forge, q, rejects

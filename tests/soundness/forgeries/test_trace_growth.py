@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from symbolic_tf.certify.search.trace_growth_lmi import find_trace_growth
+from symbolic_tf.certify.search._trace_growth_lmi import find_trace_growth
 from symbolic_tf.spec.problem import parse_problem
 
 from .forge import accepts, edited, forge, q, rejects

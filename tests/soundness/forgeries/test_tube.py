@@ -25,7 +25,7 @@ TUBE = {"steps": ["0"], "order": 10, "tube_prec": 128, "method": "qr"}
 
 @pytest.fixture(scope="module")
 def cert():
-    from symbolic_tf.certify.search.validated.tube_basin import find_tube_basin
+    from symbolic_tf.certify.search.validated._tube_basin import find_tube_basin
 
     v = find_tube_basin(parse_problem({**MODEL, "initial": {"cov": [["2", "0"], ["0", "1"]]}}), order=10)
     assert v.status == "PROVED", v.reason

@@ -30,7 +30,7 @@ _P = "the stated claim is not the one the data prove"
 
 
 def _regenerate():  # pragma: no cover - run by hand
-    from symbolic_tf.certify.search.validated.tube_return import find_return
+    from symbolic_tf.certify.search.validated._tube_return import find_return
     from symbolic_tf.spec.problem import parse_problem
 
     v = find_return(parse_problem(DOC), seconds=60.0)

@@ -17,7 +17,7 @@ S0 = [["1", "1/4"], ["1/4", "1/2"]]
 
 
 def _uniform(A):
-    from symbolic_tf.certify.search.uniform_vI import uniform_vI
+    from symbolic_tf.certify.search._uniform_vI import uniform_vI
 
     p = parse_problem({"variant": "softmax", "d": 2, "A": A, "V": I2, "initial": {"cov": S0}})
     c = uniform_vI(p).evidence["certificate"]

@@ -1,7 +1,7 @@
 """Checker of ``blowup-taylor-lmi``: a blow-up bracket from a validated Taylor integration
 restarting the trace-functional LMI bounds (docs/mathematics.md §5).
 
-Independent of the search (:mod:`symbolic_tf.certify.search.blowup_taylor_lmi`) and of the LMI code: everything
+Independent of the search (:mod:`symbolic_tf.certify.search._blowup_taylor_lmi`) and of the LMI code: everything
 is recomputed here from the embedded exact problem and the stored data
 
     P, c            the blow-up LMI (P ≻ 0, c > 0, Q_P − c ppᵀ ⪰ 0 on plain svec coordinates)

@@ -16,7 +16,7 @@ from the embedded exact problem and the stored rationals alone:
   the interval solution of M(X)α = −b (recomputed) lies in the stated α box.
 
 The claim text must be exactly the one these tokens stand for.  Independent of the search
-module :mod:`symbolic_tf.certify.search.equilibrium_krawczyk` (nothing is imported from it).
+module :mod:`symbolic_tf.certify.search._equilibrium_krawczyk` (nothing is imported from it).
 """
 from __future__ import annotations
 

@@ -9,5 +9,5 @@ dimension d, proved by named rewriting steps that a checker replays
 * :mod:`.replay` — the proof format and its replay (the checker), with the numeric guard at
   random rational points in d = 1…6;
 * :mod:`symbolic_tf.certify.search.matrix_proofs.library` — the proofs of the identities of docs/mathematics.md §3, §4, §7;
-* :mod:`symbolic_tf.certify.search.matrix_proofs.growth` — the operator-inequality proofs of the growth theorems (ℓ2, Sinkhorn).
+* :mod:`symbolic_tf.certify.search.matrix_proofs._growth` — the operator-inequality proofs of the growth theorems (ℓ2, Sinkhorn).
 """

@@ -8,7 +8,7 @@ algebra turns the fact into the closure (J, c) or the covariance equation.
 """
 from __future__ import annotations
 
-from .build import I, Proof, S, T, add, ddt, inv, logdet, mul, neg, num, sc, sub, tr
+from ._build import I, Proof, S, T, add, ddt, inv, logdet, mul, neg, num, sc, sub, tr
 
 __all__ = ["all_proofs", "proof", "NAMES", "trace_identity_statement", "COV_SOFTMAX", "theorem", "THEOREMS",
            "sinkhorn_gradient_statement", "sinkhorn_gradient_witness", "write_theorems"]

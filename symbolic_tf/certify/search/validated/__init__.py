@@ -2,7 +2,7 @@
 
 * :func:`enclose` — a :class:`Tube` of exact step times and arb ball enclosures of Σ(t) for
   single-head and multi-head softmax with affine drift F (d ≤ 6);
-* :func:`symbolic_tf.certify.search.validated.tube_basin.find_tube_basin` — integrate the problem's Σ₀
+* :func:`symbolic_tf.certify.search.validated._tube_basin.find_tube_basin` — integrate the problem's Σ₀
   until the tube's end box lies in a certified basin of attraction (certificate kind
   ``tube-basin``, checked independently by :mod:`symbolic_tf.certify.check.kinds.tube_basin`).
 

@@ -1,7 +1,7 @@
 """Ball-arithmetic machinery of the validated tubes: the covariance vector field with affine drift,
 its Taylor coefficients and variational recurrence, the Picard a-priori enclosure and one
 Lohner-QR Taylor step (search side, shared by the blow-up bracket of
-:mod:`symbolic_tf.certify.search.blowup_taylor_lmi` and the tubes of :mod:`symbolic_tf.certify.search.validated.tube`; the
+:mod:`symbolic_tf.certify.search._blowup_taylor_lmi` and the tubes of :mod:`symbolic_tf.certify.search.validated.tube`; the
 checkers replay every procedure with their own code, :mod:`symbolic_tf.certify.check.tube_replay`).
 
 The flow is
@@ -40,7 +40,7 @@ _INFLATE_REL = flint.fmpq(1, 8)   # X ← Y + [±(rad(Y)/8 + |Y|·2^(−40) + |S
 class Flow:
     """The vector field in arb balls; ``heads`` are exact (C_h, A_h) fmpq matrices, ``F`` an exact
     fmpq matrix or None (an all-zero F is dropped: the drift-free arithmetic is then exactly that of
-    :mod:`symbolic_tf.certify.search.blowup_taylor_lmi`)."""
+    :mod:`symbolic_tf.certify.search._blowup_taylor_lmi`)."""
 
     def __init__(self, heads, F=None):
         self.exact_heads = [(flint.fmpq_mat(C), flint.fmpq_mat(A)) for C, A in heads]

@@ -3,7 +3,7 @@
 See :func:`enclose`.  The integration (Picard a-priori enclosure, order-k Taylor step with a
 Lagrange remainder over the Picard box, Lohner QR wrapping control) is
 :mod:`symbolic_tf.certify.search.validated.flow`; the step-size choice follows
-:mod:`symbolic_tf.certify.search.blowup_taylor_lmi` (root test on the Taylor coefficients for the distance to the
+:mod:`symbolic_tf.certify.search._blowup_taylor_lmi` (root test on the Taylor coefficients for the distance to the
 nearest singularity, then shrink until the remainder's radius is below 10⁻¹⁵·‖Σ‖_max), with
 dyadic step lengths so that every step time is an exact rational.
 """

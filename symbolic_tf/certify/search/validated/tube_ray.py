@@ -40,8 +40,8 @@ from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 from ...check.tube_replay import svec_pairs
 from ....numeric.quadratic_field import FloatField
-from .float_field import float_blowup
-from .projective_tube import STEP_CAPS, SWITCH_WIDTH
+from ._float_field import float_blowup
+from ._projective_tube import STEP_CAPS, SWITCH_WIDTH
 from .tube_end import refuse
 
 __all__ = ["KIND", "find_ray_blowup", "newton_ray"]
@@ -397,14 +397,14 @@ _PROJ_WIDE = 1e-4          # stop when the projective enclosure is wider than th
 
 def _projective_retry(heads, F, tube, end_check, best, deadline, prec, numerical):
     """After a tube that never entered a ray basin: continue it in projective coordinates
-    (:mod:`~symbolic_tf.certify.search.validated.projective_tube`, the checker's own step).  The covariance tube's
+    (:mod:`~symbolic_tf.certify.search.validated._projective_tube`, the checker's own step).  The covariance tube's
     box grows relatively like δ/(T* − t) (δ its uncertainty about T*), so it cannot get close to a slowly
     attracting ray; in (X, u, s) the state stays of order one.  Switch at the last covariance box whose
     relative width is at most 10⁻¹², step adaptively with the high-order a priori enclosure (remainder
     radius ≤ 10⁻¹²), and test the end state each time u halves; the first success fills ``best`` (with the covariance switch time ``t`` and the
     projective times ``proj``)."""
     from .lyapunov import stored_bracket
-    from .projective_tube import integrate_projective_capped, switch_index
+    from ._projective_tube import integrate_projective_capped, switch_index
 
     k = switch_index(tube)
     if k == 0:

@@ -15,7 +15,7 @@ from ....exact.rational import dyadic_matrix_str, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 from ....numeric.quadratic_field import FloatField
-from .float_field import float_settle
+from ._float_field import float_settle
 
 __all__ = ["KIND", "find_singular_equilibrium"]
 

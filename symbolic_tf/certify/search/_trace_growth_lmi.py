@@ -1,0 +1,176 @@
+"""Search of ``trace-growth-lmi`` certificates (:mod:`symbolic_tf.certify.check.kinds.trace_growth_lmi`): a trace
+functional tr(PΣ) with q_P(Σ) = tr(P·Q(Σ)) ≤ 0 on the cone Σ ⪰ 0 — certified by the S-procedure
+Q_P + Σ_{i<j} λ_ij·D_ij ⪯ 0 with the principal 2×2 minors D_ij — and a rate κ with
+PF + FᵀP ⪯ κP.  Then every Σ₀ ⪰ 0 has a global solution with tr(PΣ(t)) ≤ e^{κt}·tr(PΣ₀).
+
+The semidefinite program (Clarabel) is a float guess; P and λ are rounded to short rationals (several
+roundings are tried: the optimum is often on the boundary, where only the exact values pass, e.g.
+λ = −2·tr(PVA) for a skew A in d = 2) and κ is rounded up; the kind's checker decides.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from ...exact.definiteness import inertia
+from ...exact.rational import dyadic, fmpq_of, frac_str
+from ...spec.errors import CertificationFailed, InvalidParameters
+from ...spec.verdict import PROVED, UNDECIDED, Verdict
+from ...variants import quadratic_heads
+from ..check.certificate import Certificate, mat_str
+
+__all__ = ["find_trace_growth"]
+
+ARGUMENT = "trace-functional-on-the-PSD-cone+S-procedure"
+_CLAIM0 = "for every Σ₀ ⪰ 0: the solution is global and tr(PΣ) grows at most exponentially"
+
+
+def find_trace_growth(problem) -> Verdict:
+    """PROVED (BOUNDED or EXPONENTIAL_GROWTH, for every Σ₀ ⪰ 0) with a ``trace-growth-lmi`` certificate,
+    or UNDECIDED with the reason.
+    """
+    t0 = time.perf_counter()
+    try:
+        heads = quadratic_heads(problem)
+    except InvalidParameters as exc:
+        return Verdict(UNDECIDED, _CLAIM0, reason=exc.reason)
+    d = problem.d
+    F = flint.fmpq_mat(d, d) if problem.F is None else problem.exact.F
+    guess = _sdp(heads, d)
+    numerical = {"sdp_seconds": time.perf_counter() - t0}
+    if isinstance(guess, str):
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason=guess)
+    for P, lam in _roundings(*guess):
+        if not _exact_ok(P, lam, heads, d):
+            continue
+        kappa = _rate(P, F)
+        if kappa is None:
+            continue
+        data = {"P": mat_str(P), "lam": [frac_str(x) for x in lam],
+                "kappa": frac_str(kappa)}
+        return _finish(problem, data, kappa, numerical, t0)
+    numerical["seconds"] = time.perf_counter() - t0
+    return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                   reason="the SDP's trace functional did not survive exact rounding")
+
+
+def _float(M):
+    return np.array([[float(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())])
+
+
+def _sdp(heads, d):
+    """(P, λ) floats with P ⪰ I, λ ≥ 0 and Q_P + Σλ_ij·D_ij ⪯ 0 (minimising tr P), or the reason."""
+    import cvxpy as cp
+
+    from ..check.lmi import trace_qform
+    from ..check.kinds.trace_growth_lmi import minor_forms
+
+    basis = []
+    for i in range(d):
+        for j in range(i, d):
+            E = flint.fmpq_mat(d, d)
+            E[i, j] = E[j, i] = 1
+            basis.append(E)
+    Qs = [_float(trace_qform(E, heads, d)) for E in basis]
+    Ds = [_float(D) for D in minor_forms(d)]
+    p = cp.Variable(len(basis))
+    lam = cp.Variable(len(Ds), nonneg=True) if Ds else None
+    P = sum(p[k] * _float(E) for k, E in enumerate(basis))
+    M = sum(p[k] * Q for k, Q in enumerate(Qs))
+    if Ds:
+        M = M + sum(lam[k] * D for k, D in enumerate(Ds))
+    prob = cp.Problem(cp.Minimize(cp.trace(P)), [P >> np.eye(d), (M + M.T) / 2 << 0])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            prob.solve(solver="CLARABEL")
+    except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
+        return f"the SDP failed ({type(exc).__name__})"
+    if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or p.value is None:
+        return f"no trace functional is non-increasing in its quadratic part on the PSD cone (SDP {prob.status})"
+    Pf = np.array(P.value, dtype=float)
+    return 0.5 * (Pf + Pf.T), ([] if lam is None else [max(0.0, float(x)) for x in lam.value])
+
+
+def _roundings(Pf, lamf):
+    """Candidate exact (P, λ): short rationals first (boundary optima are often exact there), then dyadics."""
+    d = Pf.shape[0]
+    scale = float(np.abs(Pf).max())
+    for how in (lambda x: Fraction(x).limit_denominator(64), lambda x: Fraction(x).limit_denominator(10 ** 4),
+                lambda x: dyadic(x, 30)):
+        P = flint.fmpq_mat(d, d)
+        for i in range(d):
+            for j in range(i, d):
+                q = how(Pf[i, j] / scale)
+                P[i, j] = P[j, i] = fmpq_of(q)
+        lam = []
+        for x in lamf:
+            q = how(x / scale)
+            lam.append(fmpq_of(max(q, Fraction(0))))
+        yield P, lam
+
+
+def _exact_ok(P, lam, heads, d) -> bool:
+    from ..check.kinds.trace_growth_lmi import cone_form
+
+    return inertia(P)[0] == d and inertia(cone_form(P, lam, heads, d))[0] == 0
+
+
+def _rate(P, F):
+    """A rational κ slightly above the largest generalized eigenvalue of (PF + FᵀP, P), with
+    PF + FᵀP − κP ⪯ 0 verified exactly (0 when that already holds with κ = 0); None if none found."""
+    R = P * F + F.transpose() * P
+    if inertia(R)[0] == 0:
+        return Fraction(0)
+    Pf, Rf = _float(P), _float(R)
+    L = np.linalg.cholesky(Pf)
+    Li = np.linalg.inv(L)
+    top = float(np.linalg.eigvalsh(Li @ Rf @ Li.T).max())
+    for bump in (1e-9, 1e-6, 1e-3):
+        k = dyadic(top + bump * (1.0 + abs(top)), 30)
+        kq = fmpq_of(k)
+        if inertia(R - P * kq)[0] == 0:
+            return k
+    return None
+
+
+def _finish(problem, data, kappa, numerical, t0) -> Verdict:
+    from ..check import check
+    from ..check.claims import Claim, Quantifier
+
+    regime = "BOUNDED" if kappa <= 0 else "EXPONENTIAL_GROWTH"
+    claim = Claim(regime, Quantifier.EVERY_PSD, {})
+    cert = Certificate.for_problem(problem, "trace-growth-lmi", claim, PROVED, data)
+    numerical["seconds"] = time.perf_counter() - t0
+    try:
+        check(cert)   # the independent checker: a PROVED verdict must re-verify
+    except CertificationFailed as exc:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=f"the certificate failed the independent check: {exc}")
+    rate = "tr(PΣ) is non-increasing" if kappa <= 0 else f"tr(PΣ(t)) ≤ e^{{{float(kappa):.6g}t}}·tr(PΣ₀)"
+    return Verdict(PROVED, claim.text(), ARGUMENT, {"certificate": cert.to_dict()}, numerical,
+                   f"for every Σ₀ ⪰ 0 the solution is global: {rate} (q_P ≤ 0 on the PSD cone by an S-procedure "
+                   "with the principal 2×2 minors; verified exactly)")
+
+
+# ---- route ----
+from .routes import declare, quadratic_family, searching  # noqa: E402 - the route is declared after its search
+
+_MAX_D = 8
+
+
+def _trace_growth_applies(problem, ctx):
+    if problem.d > _MAX_D:
+        return f"d ≤ {_MAX_D} only (the S-procedure LMI and its exact inertia have d(d+1)/2 rows)"
+    return quadratic_family(problem)
+
+
+# says less than a route that finds an equilibrium, a basin or a limit, so it runs after all of them
+declare("trace-growth", 95, ("BOUNDED", "EXPONENTIAL_GROWTH"), _trace_growth_applies, searching(find_trace_growth),
+        modes=("point", "uniform"),
+        doc="Every Σ₀ ⪰ 0 has a global solution, bounded or growing at most like e^{κt} (a trace functional, "
+            "S-procedure); quadratic flows, any drift, d ≤ 8.")

@@ -1,0 +1,149 @@
+"""Clustering of *this* Σ₀ to a rank-one limit (single-head softmax, d = 2, no drift, general V;
+kind ``tube-cluster``, :mod:`symbolic_tf.certify.check.kinds.tube_cluster`).
+
+The float solution from Σ₀ is followed until it settles; its limit direction is matched to an
+isotropic rank-one point X_iso of A + Aᵀ (a line of equilibria).  A quadratic Lyapunov function
+of the projective field (with the trace direction made attracting by κ = 1) around a rational
+X_star ≈ X_iso certifies a contracting ellipsoid containing X_iso, and a validated tube from Σ₀
+is run until its end enters the ellipsoid.  Every float is a guess verified by the checker's own
+procedure; the final certificate is re-checked independently.
+"""
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from ....exact.rational import dyadic_matrix_str, frac_str, qmat_to_float
+from ....spec.verdict import UNDECIDED, Verdict
+from .float_budget import guarded
+from ....numeric.quadratic_field import head_rhs
+from ._float_field import float_settle, isotropic_points
+
+__all__ = ["KIND", "find_cluster"]
+
+KIND = "tube-cluster"
+ARGUMENT = "validated-tube+projective-lyapunov-at-an-isotropic-equilibrium-line"
+_CLAIM0 = "for this Σ₀: the solution is global and Σ(t) converges to a rank-one limit (validated tube + basin)"
+_UP = [(0, 0), (0, 1), (1, 1)]
+_KAPPA = Fraction(1)
+
+
+def _float_field(V, A, kappa):
+    def Q(X):
+        H = V @ X @ A @ X
+        return H + H.T
+
+    def dQ(X, E):
+        H = V @ E @ A @ X + V @ X @ A @ E
+        return H + H.T
+
+    def jac(X):
+        ct = np.trace(Q(X)) + kappa * (np.trace(X) - 1)
+        cols = []
+        for i, j in _UP:
+            E = np.zeros((2, 2))
+            E[i, j] = E[j, i] = 1.0
+            dq = dQ(X, E)
+            dc = np.trace(dq) + kappa * np.trace(E)
+            top = dq - dc * X - ct * E
+            cols.append([top[a, b] for a, b in _UP])
+        return np.array(cols).T
+
+    return Q, jac
+
+
+def find_cluster(problem, *, order: int = 14, prec: int = 128, seconds: float = 6.0, horizon: float = 400.0,
+                 max_steps: int = 20000) -> Verdict:
+    """PROVED (CLUSTERING, rank 1, for this Σ₀) with a ``tube-cluster`` certificate, or UNDECIDED with
+    the reason.  Never raises on float trouble.
+    """
+    return guarded(lambda t0: _find(problem, order, prec, seconds, horizon, max_steps, t0),
+                   _CLAIM0, "tube-cluster search")
+
+
+def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
+    from ...check.claims import Claim, Quantifier
+    from ...check.kinds.tube_cluster import check_cluster_end
+    from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, entry_ellipsoid, lyapunov_guess,
+                           robust_lyapunov_guess, tube_missed)
+    from ....variants import get as get_variant
+    from .tube import psd_flow_inputs
+    from .tube_end import passes, tube_entry
+
+    if problem.d != 2 or get_variant(problem.variant).composite:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers one quadratic (softmax) head "
+                       "in d = 2")
+    inputs = psd_flow_inputs(problem, False, "the clustering certificate covers the flow without drift")
+    if isinstance(inputs, str):
+        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
+    heads, _F, S0q = inputs
+    V, A = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1])
+    iso = isotropic_points(A)
+    if not iso:
+        return Verdict(UNDECIDED, _CLAIM0, reason="A + Aᵀ is not indefinite: no line of rank-one equilibria")
+
+    sol = float_settle(head_rhs(V, A, 2), qmat_to_float(S0q), horizon, rtol=1e-10, atol=1e-13)
+    S_end = sol.y[:, -1].reshape(2, 2)
+    if sol.status != 0 or not np.all(np.isfinite(S_end)) or np.trace(S_end) <= 0:
+        return Verdict(UNDECIDED, _CLAIM0, reason="the float solution does not settle (it blows up or fails)",
+                       numerical={"seconds": time.perf_counter() - t0})
+    X_end = S_end / np.trace(S_end)
+    dist = [float(np.abs(X_end - P).max()) for P in iso]
+    k = int(np.argmin(dist))
+    numerical = {"float_distance_to_isotropic": dist[k]}
+    if dist[k] > 1e-3:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=f"the float solution does not approach an isotropic rank-one line (distance {dist[k]:.3g})")
+    X = iso[k]
+    Q, jac = _float_field(V, A, float(_KAPPA))
+    J = jac(X)
+    ev = np.linalg.eigvals(J)
+    numerical["spectral_abscissa"] = float(ev.real.max())
+    if ev.real.max() >= -1e-9:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=f"the rank-one equilibrium line is not attracting transversally (abscissa {ev.real.max():.3g})")
+    # the most perturbation-tolerant Lyapunov guess first (a larger certified ellipsoid: an earlier entry,
+    # before the stiff approach to a large rank-one limit makes the tube's steps short)
+    guesses = [g for g in (robust_lyapunov_guess(J), lyapunov_guess(J)) if g is not None]
+    if not guesses:
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="no float Lyapunov matrix / contraction rate")
+    Xs_str = dyadic_matrix_str(X)
+    throttle = Throttle()
+
+    def entered(S, t):
+        if not throttle.due(t):
+            return None
+        tr = float(S[0, 0].mid() + S[1, 1].mid())
+        if not tr > 0:
+            return None
+        z = np.array([float(S[i, j].mid()) / tr - X[i, j] for i, j in _UP])
+        return entry_ellipsoid(z, guesses,
+                               lambda guess, rho: dict(ellipsoid_fields("X_star", Xs_str, guess, rho),
+                                                       kappa=frac_str(_KAPPA)),
+                               lambda data: passes(check_cluster_end, heads, S, data, prec))
+
+    left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
+    entry = tube_entry(heads, None, S0q, entered, numerical, order=order, prec=prec, max_steps=max_steps,
+                       seconds=left)
+    if entry.t is None:
+        return tube_missed(entry.tube, _CLAIM0, numerical, t0, "enter a certified basin of the rank-one line")
+    data = dict(entry.found, prec=prec, **entry.fields)
+    claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})
+    note = (f"validated order-{order} Taylor tube over {entry.steps} steps to t = {float(entry.t):.10g}, "
+            "ending in the contracting ellipsoid around an isotropic rank-one equilibrium line of the projective field")
+    return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
+                             {"regime": "CLUSTERING", "rank": 1},
+                             f"validated tube from Σ₀ ({entry.steps} steps) into a contracting neighbourhood of a "
+                             "rank-one equilibrium line; the limit has rank 1")
+
+
+# ---- route ----
+from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
+
+# its float pre-check is cheap, so it runs before the blow-up tubes (60, 61)
+declare("tube-cluster", 58, ("CLUSTERING",), tube_applies(False, single=True, d=2, what="the clustering certificate"),
+        searching(find_cluster, unless=("blowup",), seconds=20.0),
+        doc="CLUSTERING (rank 1) of this Σ₀: a validated tube enters a contracting neighbourhood of an isotropic "
+            "rank-one equilibrium line; one quadratic head, no drift, d = 2.")

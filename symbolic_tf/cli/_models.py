@@ -1,0 +1,101 @@
+"""``symtf probe`` and ``symtf heads``: pretrained encoders against the mean-field theory.
+
+Thin: parse the options, call :func:`~symbolic_tf.models.probe.probe` /
+:func:`~symbolic_tf.models.verdicts.heads_report`, print text or ``--json``, and let the
+library write its files atomically.  The model package (and its optional dependencies, e.g.
+``tokenizers``) is imported inside the handlers only, when one of these commands runs: the
+core install runs every other command without them.  User errors are
+:class:`~symbolic_tf.spec.errors.SymtfError` (the CLI prints one line and exits 2).
+"""
+from __future__ import annotations
+
+from ..spec.errors import InvalidParameters
+from ..spec.limits import MAX_TOKENS
+from ._options import index_list, int_type
+from ._output import emit
+
+__all__ = ["PARSERS"]
+
+
+def _write_guard(option: str, out, fn):
+    try:
+        return fn()
+    except OSError as exc:
+        raise InvalidParameters(option, f"cannot write to {str(out)!r}: {exc.strerror or exc}") from None
+
+
+def _cmd_probe(args) -> int:
+    """Gaussianity of Gaussian token clouds through the layers of a pretrained encoder."""
+    from ..models.loader import load_bert
+    from ..models.probe import probe
+
+    model = load_bert(args.model_dir)
+    if args.samples < 2 or args.seq_len < 2:
+        raise InvalidParameters("--samples", "--samples and --seq-len must be at least 2")
+    if args.floor_repeats < 2:
+        raise InvalidParameters("--floor-repeats", f"must be ≥ 2, got {args.floor_repeats}")
+    layers = index_list(args.layers, "--layers")
+    out = args.out
+    res = _write_guard("--out", out, lambda: probe(
+        model, samples=args.samples, seq_len=args.seq_len, seed=args.seed, layers=layers,
+        layernorm=not args.no_layernorm, mlp=args.mlp, dtype="float64" if args.float64 else "float32",
+        floor_repeats=args.floor_repeats, out_dir=out))
+    text = res.table()
+    if out:
+        text += f"\nwrote {out}/probe.json"
+    emit(args, res.to_dict(), text)
+    return 0
+
+
+def _cmd_heads(args) -> int:
+    """Mean-field parameters and exact verdicts of every attention head."""
+    from ..models.loader import load_bert
+    from ..models.verdicts import heads_report
+
+    model = load_bert(args.model_dir)
+    layers = index_list(args.layers, "--layers")
+    heads = index_list(args.heads, "--heads")
+    out = args.out
+    from ..regimes.executors import default_workers
+
+    workers = default_workers() if args.workers is None else args.workers
+    if workers < 1:
+        raise InvalidParameters("--workers", f"must be ≥ 1, got {workers}")
+    rep = _write_guard("--out", out, lambda: heads_report(model, layers=layers, heads=heads, workers=workers,
+                                                          out_dir=out))
+    text = rep.table()
+    if out:
+        text += f"\nwrote {out}/heads.json (with rational witness vectors)"
+    emit(args, rep.to_dict(witnesses=False), text)
+    return 0
+
+
+def _add_probe(sub) -> None:
+    s = sub.add_parser("probe", help="Gaussianity of Gaussian tokens through a pretrained encoder's layers")
+    s.add_argument("model_dir", nargs="?", default=None, help="BERT checkpoint folder (default: shipped MiniLM)")
+    s.add_argument("--layers", default=None, help="0-based layers to report, e.g. 0,2 or 0-3 (default all)")
+    s.add_argument("--samples", type=int_type(2, MAX_TOKENS), default=2048, help="Gaussian tokens in total (N)")
+    s.add_argument("--seq-len", type=int_type(2, MAX_TOKENS), default=64, help="tokens per sequence")
+    s.add_argument("--seed", type=int_type(0, 2**63 - 1), default=0)
+    s.add_argument("--no-layernorm", action="store_true", help="skip both LayerNorms")
+    s.add_argument("--mlp", choices=("full", "affine", "off"), default="full")
+    s.add_argument("--float64", action="store_true", help="run the layers in float64")
+    s.add_argument("--floor-repeats", type=int_type(2, 10**4), default=8, help="Gaussian pairs per noise floor")
+    s.add_argument("--out", default="out/probe", help="folder for probe.json and the figure")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_probe)
+
+
+def _add_heads(sub) -> None:
+    s = sub.add_parser("heads", help="mean-field (A_h, C_h) of every attention head with exact verdicts")
+    s.add_argument("model_dir", nargs="?", default=None, help="BERT checkpoint folder (default: shipped MiniLM)")
+    s.add_argument("--layers", default=None, help="0-based layers, e.g. 0,2 or 0-3 (default all)")
+    s.add_argument("--heads", default=None, help="0-based heads (default all)")
+    s.add_argument("--workers", type=int_type(1, 4096), default=None, help="processes (default: all cores)")
+    s.add_argument("--out", default="out/heads", help="folder for heads.json and the heatmap")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_heads)
+
+
+#: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
+PARSERS = {"probe": _add_probe, "heads": _add_heads}

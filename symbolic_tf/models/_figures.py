@@ -1,0 +1,118 @@
+r"""Figures of the pretrained-model probes (matplotlib, Agg canvas, written atomically as PNG).
+
+* :func:`probe_figure` — each Gaussianity metric against the layer, with the noise-floor band
+  (floor mean ± 2 sd), and the closure errors of the attention sub-blocks (log scale);
+* :func:`heads_figure` — layers × heads heatmaps: λ_max of sym(A_h) and the verdict category.
+
+Matplotlib is imported lazily; figures are drawn on explicit ``Figure`` objects (no pyplot
+state, no display needed) and saved with :func:`symbolic_tf.atomic.atomic_target`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..numeric.departure import METRICS
+from ._labels import METRIC_LABELS
+
+__all__ = ["probe_figure", "heads_figure"]
+
+
+def _figure(figsize):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig, stem) -> list[Path]:
+    from ..atomic import atomic_target
+
+    target = Path(stem).with_suffix(".png")
+    with atomic_target(target) as tmp:
+        fig.savefig(tmp, format="png", dpi=120)
+    return [target]
+
+
+def probe_figure(result, stem) -> list[Path]:
+    """Metric vs layer with the noise floor (mean ± 2 sd); closure errors vs layer (log scale)."""
+
+    rows = result.rows
+    x = np.arange(len(rows))
+    names = [r["name"].replace("layer ", "L") for r in rows]
+    panels = len(METRICS) + (1 if result.closure else 0)
+    fig = _figure((3.2 * panels, 3.2))
+    axes = fig.subplots(1, panels)
+    for ax, m in zip(axes, METRICS):
+        val = np.array([r[m] for r in rows])
+        lo = np.array([result.floors[r["rank"]][m]["mean"] - 2 * result.floors[r["rank"]][m]["sd"] for r in rows])
+        hi = np.array([result.floors[r["rank"]][m]["mean"] + 2 * result.floors[r["rank"]][m]["sd"] for r in rows])
+        ax.fill_between(x, lo, hi, color="0.8", label="noise floor ±2 sd")
+        ax.plot(x, val, "o-", color="C0", label="token cloud")
+        ax.set_xticks(x, names, rotation=45)
+        ax.set_title(METRIC_LABELS[m])
+        ax.set_xlabel("layer output")
+        ax.set_ylabel(f"{METRIC_LABELS[m]} (whitened cloud, dimensionless)")
+    axes[0].legend(fontsize=7)
+    if result.closure:
+        ax = axes[-1]
+        lx = [c["layer"] for c in result.closure]
+        xi = [names.index(f"L{i}") for i in lx]
+        for key, lab, st in ((("pooled", "euler", "cov"), "pooled Euler: Σ", "s-"),
+                             (("sequence", "cov"), "per-sequence: Σ", "o-"),
+                             (("sequence", "token"), "per-sequence: tokens", "^-")):
+            vals = []
+            for c in result.closure:
+                v = c
+                for k in key:
+                    v = v[k]
+                vals.append(max(v, 1e-6))
+            ax.semilogy(xi, vals, st, label=lab)
+        ax.axhline(1.0, color="0.5", lw=0.8, ls="--")
+        ax.set_xticks(x, names, rotation=45)
+        ax.set_title("attention vs Gaussian closure")
+        ax.set_xlabel("layer output")
+        ax.set_ylabel("relative error (log scale)")
+        ax.legend(fontsize=7)
+    s = result.settings
+    fig.suptitle(f"{result.model.get('name', '')}: N = {s['samples']} Gaussian tokens "
+                 f"({s['samples'] // s['seq_len']}×{s['seq_len']}), LN {'on' if s['layernorm'] else 'off'}, "
+                 f"MLP {s['mlp']}", fontsize=9)
+    return _save(fig, stem)
+
+
+_CATEGORY_COLORS = ("#d62728", "#7f7f7f", "#1f77b4")
+
+
+def heads_figure(report, stem) -> list[Path]:
+    """Heatmaps (layers × heads) of λ_max(sym A_h) and of the head verdict category."""
+    from matplotlib.colors import ListedColormap
+
+    L, H = report.num_layers, report.num_heads
+    lam = np.full((L, H), np.nan)
+    cat = np.full((L, H), np.nan)
+    codes = {c: i for i, c in enumerate(report.categories)}
+    for h in report.heads:
+        lam[h["layer"], h["head"]] = h["spectrum_symA"]["lambda_max"]
+        if h.get("category") is not None:
+            cat[h["layer"], h["head"]] = codes[h["category"]]
+    fig = _figure((11, 3.6))
+    ax1, ax2 = fig.subplots(1, 2)
+    im = ax1.imshow(lam, cmap="viridis", aspect="auto")
+    fig.colorbar(im, ax=ax1, label="λ_max of (A_h + A_hᵀ)/2")
+    ax1.set_title("attention matrix A_h = W_Kᵀ W_Q / √d_h")
+    cmap = ListedColormap(_CATEGORY_COLORS[:len(report.categories)])
+    im2 = ax2.imshow(cat, cmap=cmap, vmin=-0.5, vmax=len(report.categories) - 0.5, aspect="auto")
+    cb = fig.colorbar(im2, ax=ax2, ticks=range(len(report.categories)))
+    cb.ax.set_yticklabels([c.replace("_", " ") for c in report.categories], fontsize=7)
+    ax2.set_title("single-head Gaussian flow (A_h, V = C_h)")
+    for ax in (ax1, ax2):
+        ax.set_xlabel("head")
+        ax.set_ylabel("layer")
+        ax.set_xticks(range(H))
+        ax.set_yticks(range(L))
+    fig.suptitle(report.model.get("name", ""), fontsize=9)
+    return _save(fig, stem)
