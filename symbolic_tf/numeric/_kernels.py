@@ -338,9 +338,8 @@ def {name}({args}):
 '''
 
 
-# The loop helpers of the generated module: the entry-wise ones from one template, the products
-# written out.  _mmt is called by no printer; it stays only because the generated source (whose
-# SHA-256 keys the kernel cache) must not change in a clean-up.
+# The loop helpers of the generated module: the entry-wise ones from one template, the product
+# written out.
 _HELPERS = (_entrywise("_eye", "out", "out", "out[i, j] = 1.0 if i == j else 0.0")
             + _entrywise("_copy", "x, out", "x", "out[i, j] = x[i, j]")
             + _entrywise("_addto", "x, out", "x", "out[i, j] += x[i, j]")
@@ -353,17 +352,6 @@ def _mm(x, y, out):
             s = 0.0
             for l in range(x.shape[1]):
                 s += x[i, l] * y[l, j]
-            out[i, j] = s
-
-
-@njit(cache=True, error_model="numpy")
-def _mmt(x, y, out):
-    """out = x yᵀ"""
-    for i in range(x.shape[0]):
-        for j in range(y.shape[0]):
-            s = 0.0
-            for l in range(x.shape[1]):
-                s += x[i, l] * y[j, l]
             out[i, j] = s
 
 
