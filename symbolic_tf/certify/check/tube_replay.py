@@ -198,6 +198,34 @@ def int_in(x, name, lo, hi, fail):
     return x
 
 
+def replay_point_tube(pairs, F, S0, data, fail):
+    """The end-test precision ``prec`` (64…4096 bits) and the stored tube of a point certificate
+    replayed from its exact Σ₀ within the point tubes' budget (:data:`TUBE_ORDER`,
+    :data:`TUBE_STEPS`): the opening every point-tube kind shares.
+
+    Parameters
+    ----------
+    pairs : list of (flint.fmpq_mat, flint.fmpq_mat)
+        The exact heads (C_h, A_h).
+    F : flint.fmpq_mat or None
+        The exact drift.
+    S0 : flint.fmpq_mat
+        The exact Σ₀.
+    data : dict
+        The certificate's data (``prec`` and the stored tube).
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed`.
+
+    Returns
+    -------
+    tuple of (int, flint.arb_mat, list of flint.fmpq)
+        ``prec``, the end box S_N ∋ Σ(t_N) and the exact times.
+    """
+    prec = int_in(data["prec"], "prec", 64, 4096, fail)
+    S_end, ts = replay_stored(pairs, F, S0, data, fail, TUBE_ORDER, TUBE_STEPS)
+    return prec, S_end, ts
+
+
 def replay_stored(pairs, F, S0, data, fail, max_order: int = 60, max_steps: int = 50_000, initial=None,
                   on_state=None):
     """Validate a certificate's stored tube (``steps``: exact times from 0, strictly increasing;

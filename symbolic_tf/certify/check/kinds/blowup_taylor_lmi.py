@@ -40,7 +40,6 @@ import flint
 from ....exact.definiteness import inertia
 from ....exact.precision import working_precision
 from ....exact.rational import fmpq_of
-from ....spec.errors import CertificationFailed
 from ....spec.errors import InvalidParameters
 from ..flows import quadratic_heads
 from .. import Hypothesis, kind, refusal

@@ -39,7 +39,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ....exact.rational import frac_str
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .equilibrium_basin import basin_hypotheses

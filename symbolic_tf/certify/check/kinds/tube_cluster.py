@@ -38,12 +38,11 @@ from __future__ import annotations
 import flint
 
 from ....exact.precision import working_precision
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat
 from .tube_ray import ProjectiveField, centre_box, check_contraction, check_residual, ellipsoid_data
-from ..tube_replay import TUBE_ORDER, TUBE_STEPS, int_in, replay_stored, tube_problem
+from ..tube_replay import replay_point_tube, tube_problem
 
 KIND = "tube-cluster"
 _UP = [(0, 0), (0, 1), (1, 1)]
@@ -273,7 +272,6 @@ def check_tube_cluster(cert, problem):
     if problem.d != 2 or F is not None:
         _bad("covers d = 2 without drift only")
     data = cert.data
-    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
-    S_end, ts = replay_stored(pairs, None, S0, data, _bad, TUBE_ORDER, TUBE_STEPS)
+    prec, S_end, ts = replay_point_tube(pairs, None, S0, data, _bad)
     check_cluster_end(pairs, S_end, data, prec, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})

@@ -78,13 +78,12 @@ from ....exact.ball import interval_ball
 from ....exact.definiteness import is_pd
 from ....exact.dual import Dual, slope, value
 from ....exact.precision import working_precision
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square
 from ..neutral_chart import Chart, chart_of, cone_point, fast_centre, fast_field, slow_parts
 from .tube_ray import check_contraction, replay_projective_part
-from ..tube_replay import TUBE_ORDER, TUBE_STEPS, int_in, replay_stored, tube_problem
+from ..tube_replay import int_in, replay_point_tube, tube_problem
 
 KIND = "tube-cluster-neutral"
 MAX_PIECES = 4096
@@ -607,8 +606,7 @@ def check_chart_certificate(cert, problem, mode, bad):
         bad("covers the flow without drift only (F = 0): the chart and the projective continuation use "
             "that Σ̇ is homogeneous quadratic")
     data = cert.data
-    prec = int_in(data["prec"], "prec", 64, 4096, bad)
-    S_end, ts = replay_stored(pairs, None, S0, data, bad, TUBE_ORDER, TUBE_STEPS)
+    prec, S_end, ts = replay_point_tube(pairs, None, S0, data, bad)
     if "proj_steps" in data or "proj_order" in data:
         # check 1′: the scale-free continuation; its X stands for Σ by homogeneity
         S_end, _u, _t = replay_projective_part(pairs, None, S_end, ts[-1], data, bad)

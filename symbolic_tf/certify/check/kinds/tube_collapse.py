@@ -27,7 +27,6 @@ import flint
 
 from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat, square

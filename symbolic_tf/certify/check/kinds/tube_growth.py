@@ -51,7 +51,6 @@ from __future__ import annotations
 import flint
 
 from ....exact.precision import working_precision
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .tube_cluster import isotropic_points

@@ -34,7 +34,6 @@ Claim EXPONENTIAL_GROWTH for THIS Σ₀.
 """
 from __future__ import annotations
 
-from ....spec.errors import CertificationFailed
 from .. import kind, refusal
 from ..claims import Claim, Quantifier
 from .tube_cluster_neutral import REGION_SCHEMA, SlowMode, chart_hypotheses, check_chart_certificate

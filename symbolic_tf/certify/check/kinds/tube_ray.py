@@ -65,12 +65,11 @@ import flint
 from ....exact.ball import ball_pd, interval_ball
 from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from .krawczyk_box import rat, square
 from ..projective import ProjectiveSeries, projective_start, replay_projective
-from ..tube_replay import (TUBE_ORDER, TUBE_STEPS, bracket_claim, int_in, replay_stored, svec_basis, svec_pairs,
-                          trace, tube_problem)
+from ..tube_replay import (bracket_claim, int_in, replay_point_tube, svec_basis, svec_pairs, trace, TUBE_ORDER,
+                           tube_problem, TUBE_STEPS)
 
 KIND = "tube-ray"
 _MAX_D = 6
@@ -543,8 +542,7 @@ def check_tube_ray(cert, problem):
     """
     pairs, F, S0 = tube_problem(cert, problem, _bad, max_d=_MAX_D)
     data = cert.data
-    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
-    S_end, ts = replay_stored(pairs, F, S0, data, _bad, TUBE_ORDER, TUBE_STEPS)
+    prec, S_end, ts = replay_point_tube(pairs, F, S0, data, _bad)
     if "proj_steps" in data or "proj_order" in data:
         X1, u1, t1 = replay_projective_part(pairs, F, S_end, ts[-1], data, _bad)
         lo, hi = check_ray_state(pairs, F, X1, u1, t1, data, prec, _bad)

@@ -41,13 +41,12 @@ from __future__ import annotations
 import flint
 
 from ....exact.precision import working_precision
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat
 from .tube_ray import (MAX_PIECES, ProjectiveField, centre_box, check_contraction, check_contraction_pieces,
                   check_residual, ellipsoid_data)
-from ..tube_replay import TUBE_ORDER, TUBE_STEPS, int_in, replay_stored, svec_basis, svec_pairs, tube_problem
+from ..tube_replay import int_in, replay_point_tube, svec_basis, svec_pairs, tube_problem
 
 KIND = "tube-ray-collapse"
 
@@ -259,7 +258,6 @@ def check_tube_ray_collapse(cert, problem):
     if F is not None:
         _bad("covers the flow without drift only")
     data = cert.data
-    prec = int_in(data["prec"], "prec", 64, 4096, _bad)
-    S_end, _ts = replay_stored(pairs, None, S0, data, _bad, TUBE_ORDER, TUBE_STEPS)
+    prec, S_end, _ts = replay_point_tube(pairs, None, S0, data, _bad)
     check_collapse_end(pairs, S_end, data, prec, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from ....exact.precision import working_precision
 from ....exact.rational import frac_str
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .krawczyk_box import rat

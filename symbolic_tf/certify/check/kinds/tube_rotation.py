@@ -72,7 +72,6 @@ from __future__ import annotations
 import flint
 
 from ....exact.precision import working_precision
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from .krawczyk_box import rat
 from ..tube_replay import TUBE_ORDER, TUBE_STEPS, bracket_claim, int_in, replay_stored, tube_problem

@@ -24,7 +24,6 @@ exponentially.  Then t(τ) = t_N + ∫₀^τ u → ∞ — the solution from Σ�
 from __future__ import annotations
 
 from ....exact.precision import working_precision
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from ..tube_replay import replay_stored

@@ -45,7 +45,6 @@ import flint
 
 from ....exact.ball import arb_lower, arb_upper
 from ....exact.precision import working_precision
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from .krawczyk_box import rat
 from ..projective import ProjectiveSeries, projective_start, replay_projective

@@ -29,7 +29,6 @@ from itertools import combinations
 import flint
 
 from ....exact.precision import working_precision
-from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .tube_ray import ProjectiveField, centre_box, check_contraction, check_residual, ellipsoid_data
