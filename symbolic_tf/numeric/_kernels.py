@@ -82,6 +82,17 @@ def _sum(terms) -> str:
     return " + ".join(terms) if terms else "0.0"
 
 
+def _power_by_products(printer, e, base, n, walker, product):
+    """Xⁿ (n ≠ 0) as n − 1 products of X (of X⁻¹ when n < 0), each printed by ``product(a, b)``."""
+    if n == 0:
+        raise printer._unsupported(e)
+    one = walker.walk(sp.Inverse(e.base)) if n < 0 else base
+    cur = one
+    for _ in range(abs(n) - 1):
+        cur = product(cur, one)
+    return cur
+
+
 class _Printer:
     """Prints a SymPy matrix expression as unrolled scalar statements: one local per entry.
 
@@ -191,13 +202,7 @@ class _Printer:
         return self._loop_call(base, "_sqrtm({m}, {o}, " + ", ".join(f"W[{{w{i}}}]" for i in range(5)) + ")", 5)
 
     def integer_power(self, e, base, n, walker):
-        if n == 0:
-            raise self._unsupported(e)
-        one = walker.walk(sp.Inverse(e.base)) if n < 0 else base
-        cur = one
-        for _ in range(abs(n) - 1):
-            cur = self._product(cur, one)
-        return cur
+        return _power_by_products(self, e, base, n, walker, self._product)
 
     def real_power(self, e, base, p, walker):
         raise self._unsupported(e)
@@ -313,13 +318,8 @@ class _LoopPrinter:
                           + ", ".join(f"W[{self._scratch()}]" for _ in range(5)) + ")")
 
     def integer_power(self, e, base, n, walker):
-        if n == 0:
-            raise self._unsupported(e)
-        one = walker.walk(sp.Inverse(e.base)) if n < 0 else base
-        cur = one
-        for _ in range(abs(n) - 1):
-            cur = self._into(self.shape(e), lambda out: f"_mm({cur}, {one}, {out})")
-        return cur
+        return _power_by_products(self, e, base, n, walker,
+                                  lambda a, b: self._into(self.shape(e), lambda out: f"_mm({a}, {b}, {out})"))
 
     def _scratch(self) -> int:
         self.slots += 1
