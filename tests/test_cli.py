@@ -679,3 +679,46 @@ def test_run_writes_report(capsys, tmp_path):
     assert report["regimes"] and all(r["status"] == "PROVED" and r["checked"] for r in report["regimes"])
     for r in report["regimes"]:
         assert check(json.loads(Path(r["certificate_file"]).read_text())).ok
+
+
+# ----- help texts ---------------------------------------------------------------------------
+
+
+def _subcommands():
+    import argparse
+
+    from symbolic_tf.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return parser, sub
+
+
+def test_every_argument_has_help():
+    """Every argument of every subcommand (positional ones too) says what it is (issue 51)."""
+    import argparse
+
+    parser, sub = _subcommands()
+    missing = [a.dest for a in parser._actions
+               if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction)) and not a.help]
+    helps = {a.dest: a.help for a in sub._choices_actions}
+    for name, s in sub.choices.items():
+        if not helps.get(name):
+            missing.append(name)
+        missing += [f"{name} {a.option_strings[0] if a.option_strings else a.dest}" for a in s._actions
+                    if not isinstance(a, argparse._HelpAction) and not (a.help or "").strip()]
+    assert missing == []
+
+
+def test_help_runs(capsys):
+    """``symtf --help`` and every ``symtf CMD --help`` print their help and exit 0."""
+    from symbolic_tf.cli import COMMAND_ORDER
+
+    _, sub = _subcommands()
+    assert set(sub.choices) == set(COMMAND_ORDER)
+    for argv in (["--help"], *([name, "--help"] for name in COMMAND_ORDER)):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        out, err = capsys.readouterr()
+        assert exc.value.code == 0, (argv, err)
+        assert out.startswith("usage: symtf") and err == "", argv

@@ -11,13 +11,14 @@ mixture, masked, relu), :mod:`.certify` (classify, check, enclose), :mod:`.maps`
 (regime-map), :mod:`.reproduce` (reproduce, run), :mod:`.verify`, :mod:`.energy` (energy,
 gradient-flow, convexity), :mod:`.control` (steer), :mod:`.models` (probe, heads; the model
 package is imported only when they run).  Shared: :mod:`.output` (text/JSON, exit codes),
-:mod:`.options` (option types).
+:mod:`.options` (option types, and the arguments several commands declare alike).
 """
 from __future__ import annotations
 
 import argparse
 
 from . import _certify as certify, _control as control, _data as data, _derive as derive, _energy as energy, _maps as maps, _models as models, _reproduce as reproduce, _verify as verify
+from ._options import add_quiet
 from ._output import Parser, run
 
 __all__ = ["main", "build_parser", "COMMAND_ORDER"]
@@ -44,9 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     adders = {name: add for g in _GROUPS for name, add in g.PARSERS.items()}
     for name in COMMAND_ORDER:
         adders[name](sub)
-    for s in sub.choices.values():  # every command: --quiet switches progress output off
-        if not any("--quiet" in a.option_strings for a in s._actions):
-            s.add_argument("--quiet", action="store_true", help="no progress output on stderr")
+    for s in sub.choices.values():  # every command, last: --quiet switches progress output off
+        add_quiet(s)
     return p
 
 

@@ -5,7 +5,7 @@ import sys
 
 from ..exact.rational import float_of
 from ..spec.errors import CertificationFailed, InvalidParameters
-from ._options import exact_option, int_type, positive_float
+from ._options import add_json, add_plot, add_problem, add_T, command, exact_option, int_type, positive_float
 from ._output import EXIT_OK, NoCertificate, emit, emit_rejected
 
 __all__ = ["PARSERS"]
@@ -113,32 +113,32 @@ def _cmd_enclose(args) -> int:
 
 
 def _add_classify(sub) -> None:
-    s = sub.add_parser("classify", help="certified regime of a problem (BLOWUP[T_lo, T_hi], CLUSTERING, ...)")
-    s.add_argument("problem")
+    s = command(sub, "classify", _cmd_classify, "certified regime of a problem (BLOWUP[T_lo, T_hi], CLUSTERING, ...)")
+    add_problem(s)
     s.add_argument("--uniform", action="store_true", help="a verdict for every initial covariance")
     s.add_argument("--horizon", type=positive_float, default=None, help="search horizon for blow-up (default T or 100)")
     s.add_argument("--cert", default=None, help="write the certificate JSON here")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_classify)
+    add_json(s)
 
 
 def _add_check(sub) -> None:
-    s = sub.add_parser("check", help="re-verify a certificate with exact/ball arithmetic only")
-    s.add_argument("cert")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_check)
+    s = command(sub, "check", _cmd_check, "re-verify a certificate with exact/ball arithmetic only")
+    s.add_argument("cert", help="a certificate (JSON), a regime map (map.json: every cell and point is "
+                                "re-checked) or a document with embedded certificates")
+    add_json(s)
 
 
 def _add_enclose(sub) -> None:
-    s = sub.add_parser("enclose", help="validated tube (arb) of Σ(t) from the problem's Σ₀ to T")
-    s.add_argument("problem")
-    s.add_argument("--T", required=True, help="end time (exact: 2, 1/3, 0.5)")
+    s = command(sub, "enclose", _cmd_enclose, "validated tube (arb) of Σ(t) from the problem's Σ₀ to T")
+    add_problem(s)
+    add_T(s, "end time (exact: 2, 1/3, 0.5)", exact=True, required=True)
     s.add_argument("--order", type=int_type(1, 60), default=20, help="Taylor order")
     s.add_argument("--prec", type=int_type(53, 4096), default=128, help="working precision (bits)")
-    s.add_argument("--method", choices=("qr", "direct"), default="qr")
-    s.add_argument("--plot", default=None, help="draw the tube over the float trajectory (PNG/PDF/SVG)")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_enclose)
+    s.add_argument("--method", choices=("qr", "direct"), default="qr",
+                   help="the step's wrapping control: qr (Lohner's QR parallelepipeds intersected with boxes) "
+                        "or direct (boxes)")
+    add_plot(s, "draw the tube over the float trajectory (PNG/PDF/SVG)")
+    add_json(s)
 
 
 #: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ..spec.errors import InvalidParameters
 from ..spec.limits import MAX_TOKENS
-from ._options import exact_option, int_type
+from ._options import add_json, add_plot, add_problem, add_seed, add_T, command, exact_option, int_type
 from ._output import emit
 
 __all__ = ["PARSERS"]
@@ -85,25 +85,24 @@ def _cmd_steer(args) -> int:
 
 
 def _add_steer(sub) -> None:
-    # Declarations in argparse's shape, like every command's (cli/certify.py's too): nothing to share.
-    s = sub.add_parser("steer", help="steer the initial Gaussian to a target (piecewise-constant controls)")
-    s.add_argument("problem")
+    s = command(sub, "steer", _cmd_steer, "steer the initial Gaussian to a target (piecewise-constant controls)")
+    add_problem(s, "problem file (.toml or .json) whose [initial] Gaussian is steered; see docs/howto.md")
     s.add_argument("--target", required=True, help="TOML/JSON with `cov` and optional `mean`")
-    s.add_argument("--T", default="1")
-    s.add_argument("--only", choices=("any", "attention", "feedforward"), default="any")
+    add_T(s, "time at which the target is reached (exact: 2, 1/3, 0.5; default 1)", "1", exact=True)
+    s.add_argument("--only", choices=("any", "attention", "feedforward"), default="any",
+                   help="which controls may act: any, attention (F = 0, b = 0) or feedforward (V = 0, A = 0)")
     s.add_argument("--max-norm", default=None,
                    help="bound on every phase's free controls (Frobenius F, A, V; Euclidean b)")
     s.add_argument("--optimise", action="store_true",
                    help="if no constructive schedule fits the restriction, search one numerically "
                         "(scipy; reported with its residual, UNDECIDED)")
     s.add_argument("--phases", type=int_type(1, 10**4), default=4, help="phases of the optimised schedule")
-    s.add_argument("--plot", default=None, help="write the ellipse plot here (PNG and PDF)")
+    add_plot(s, "write the ellipse plot here (PNG and PDF)")
     s.add_argument("--tokens", type=int_type(0, MAX_TOKENS), default=0, help="also run the schedule on N tokens (N ≥ 2)")
-    s.add_argument("--seed", type=int_type(0, 2**63 - 1), default=0, help="seed of the token sample and the optimiser")
+    add_seed(s, help="seed of the token sample and the optimiser")
     s.add_argument("--write-problem", default=None, metavar="OUT.toml",
                    help="write the schedule as a problem file with [[phase]] tables (classify certifies its end point)")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_steer)
+    add_json(s)
 
 
 #: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)

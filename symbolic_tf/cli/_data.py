@@ -5,7 +5,8 @@ import sys
 from pathlib import Path
 
 from ..spec.errors import InvalidParameters
-from ._options import float_list, int_list, int_type, positive_float
+from ._options import (add_json, add_out, add_plot, add_problem, add_seed, add_steps, add_T, command, float_list,
+                       int_list, int_type, positive_float)
 from ._output import emit, emit_with_figure
 
 __all__ = ["PARSERS"]
@@ -177,79 +178,74 @@ def _cmd_relu(args) -> int:
 
 
 def _add_meanfield(sub) -> None:
-    s = sub.add_parser("meanfield", help="finite-N tokens vs the moment ODE (propagation of chaos)")
-    s.add_argument("problem")
+    s = command(sub, "meanfield", _cmd_meanfield, "finite-N tokens vs the moment ODE (propagation of chaos)")
+    add_problem(s)
     s.add_argument("--N", default="250,500,1000,2000,4000", help="comma-separated token counts")
     s.add_argument("--seeds", type=int_type(1, 10**6), default=3, help="independent samples per N")
-    s.add_argument("--T", type=positive_float, default=None, help="horizon (default: the problem's T, else 1)")
-    s.add_argument("--steps", type=int_type(1, 10**8), default=None, help="RK4 steps (default max(20, 40·T))")
-    s.add_argument("--out", default="out/meanfield")
-    s.add_argument("--quiet", action="store_true")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_meanfield)
+    add_T(s, "horizon (default: the problem's T, else 1)")
+    add_steps(s, None, 10**8, "RK4 steps (default max(20, 40·T))")
+    add_out(s, "out/meanfield", "folder for meanfield.json and the figures (default out/meanfield)")
+    add_json(s)
 
 
 def _add_stability(sub) -> None:
-    s = sub.add_parser("stability", help="measured W_p ratio of perturbed token flows vs the stability constant C(t)")
-    s.add_argument("problem")
-    s.add_argument("--T", type=positive_float, required=True, help="depth horizon")
+    s = command(sub, "stability", _cmd_stability,
+                "measured W_p ratio of perturbed token flows vs the stability constant C(t)")
+    add_problem(s)
+    add_T(s, "depth horizon", required=True)
     s.add_argument("--perturb", action="append", metavar="KIND:EPS",
                    help="shift|scale|noise|rotate with a size (repeatable; default all four at 0.05)")
     s.add_argument("--N", type=int_type(1, 3000), default=200, help="tokens per cloud (exact OT, at most 3000)")
-    s.add_argument("--seeds", type=int_type(1, 1000), default=3)
-    s.add_argument("--steps", type=int_type(1, 10**6), default=100, help="RK4 steps")
+    s.add_argument("--seeds", type=int_type(1, 1000), default=3,
+                   help="independent token samples per perturbation (seeds 0, 1, ...; default 3)")
+    add_steps(s, 100)
     s.add_argument("--p", type=positive_float, default=2.0, help="the order p >= 1 of W_p")
-    s.add_argument("--plot", default=None, metavar="OUT.png")
-    s.add_argument("--quiet", action="store_true")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_stability)
+    add_plot(s, "draw the measured ratios against C(t) (the suffix is the format; PNG without one)", "OUT.png")
+    add_json(s)
 
 
 def _add_mixture(sub) -> None:
-    s = sub.add_parser("mixture", help="exact witness: Gaussian mixtures are not preserved (and measured departure)")
+    s = command(sub, "mixture", _cmd_mixture,
+                "exact witness: Gaussian mixtures are not preserved (and measured departure)")
     s.add_argument("--a", default="2", help="attention scalar (exact)")
     s.add_argument("--v", default="1", help="value scalar (exact)")
     s.add_argument("--m", default="1", help="component means ∓m (exact)")
     s.add_argument("--s", default="1", help="component variance (exact)")
     s.add_argument("--w", default="1/3", help="weight of the component at −m (exact)")
     s.add_argument("--problem", default=None, help="a problem with a mixture [initial] law: measure the departure")
-    s.add_argument("--T", type=positive_float, default=1.0)
-    s.add_argument("--N", type=int_type(2, 10**6), default=2000)
-    s.add_argument("--steps", type=int_type(1, 10**6), default=100)
-    s.add_argument("--seed", type=int_type(0, 2**32 - 1), default=0)
-    s.add_argument("--plot", default=None, metavar="OUT.png")
-    s.add_argument("--quiet", action="store_true")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_mixture)
+    add_T(s, "depth of the measured departure (with --problem; default 1)", 1.0)
+    s.add_argument("--N", type=int_type(2, 10**6), default=2000, help="tokens of the measured departure (default 2000)")
+    add_steps(s, 100)
+    add_seed(s, 2**32 - 1)
+    add_plot(s, "draw the components' kurtosis excess over depth (needs --problem; the suffix is the format)",
+             "OUT.png")
+    add_json(s)
 
 
 def _token_run_options(s, N_lo: int, N_default: int) -> None:  # shared by masked and relu
     s.add_argument("--N", type=int_type(N_lo, 20000), default=N_default, help="tokens")
-    s.add_argument("--T", type=positive_float, default=None, help="depth (default: the problem's T, else 1)")
-    s.add_argument("--steps", type=int_type(1, 10**6), default=40, help="RK4 steps")
+    add_T(s, "depth (default: the problem's T, else 1)")
+    add_steps(s, 40)
     s.add_argument("--save-every", type=int_type(1, 10**6), default=4, help="record every k steps")
-    s.add_argument("--seed", type=int_type(0, 2**63 - 1), default=0)
-    s.add_argument("--plot", default=None, help="figure stem (writes STEM.png and STEM.pdf)")
-    s.add_argument("--quiet", action="store_true")
-    s.add_argument("--json", action="store_true")
+    add_seed(s)
+    add_plot(s, "figure stem (writes STEM.png and STEM.pdf)")
+    add_json(s)
 
 
 def _add_masked(sub) -> None:
-    s = sub.add_parser("masked", help="masked (causal) attention: moment closure (exact) and the attention sink")
-    s.add_argument("problem", help="a problem with variant = \"masked\"")
+    s = command(sub, "masked", _cmd_masked, "masked (causal) attention: moment closure (exact) and the attention sink")
+    add_problem(s, "a problem with variant = \"masked\"")
     _token_run_options(s, 2, 400)
     s.add_argument("--sinks", default="0,0.05,0.2", help="comma-separated Dirac masses at s = 0, each in [0, 1)")
     s.add_argument("--positions", default="uniform", help="position marginal off the sink: uniform or grid:K")
     s.add_argument("--perturb", type=positive_float, default=0.01, help="ε of the perturbed flow (W2cond)")
-    s.set_defaults(func=_cmd_masked)
 
 
 def _add_relu(sub) -> None:
-    s = sub.add_parser("relu", help="ReLU feed-forward: departure from the moment-matched Gaussian (numerical)")
-    s.add_argument("problem", help="a problem with a [relu] table (W1, b1, W2)")
+    s = command(sub, "relu", _cmd_relu, "ReLU feed-forward: departure from the moment-matched Gaussian (numerical)")
+    add_problem(s, "a problem with a [relu] table (W1, b1, W2)")
     _token_run_options(s, 10, 2000)
     s.add_argument("--floor-repeats", type=int_type(2, 10**4), default=8, help="Gaussian clouds in the noise floor")
-    s.set_defaults(func=_cmd_relu)
 
 
 #: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)

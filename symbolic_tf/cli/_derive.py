@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..spec.errors import InvalidParameters
 from ..spec.limits import MAX_DIM
-from ._options import int_type
+from ._options import add_format, add_json, add_problem, add_variant, command, int_type
 from ._output import emit, emit_in_format
 
 __all__ = ["PARSERS"]
@@ -113,36 +113,32 @@ def _cmd_rhs(args) -> int:
 
 
 def _add_variants(sub) -> None:
-    s = sub.add_parser("variants", help="list the registered variants with their closure status")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_variants)
+    s = command(sub, "variants", _cmd_variants, "list the registered variants with their closure status")
+    add_json(s)
 
 
 def _add_derive(sub) -> None:
-    s = sub.add_parser("derive", help="derive the moment ODEs of a variant")
-    s.add_argument("variant")
+    s = command(sub, "derive", _cmd_derive, "derive the moment ODEs of a variant")
+    add_variant(s)
     s.add_argument("--dim", type=int_type(1, MAX_DIM), default=None, help="explicit entries at this dimension")
-    s.add_argument("--format", choices=("text", "latex", "json"), default="text")
+    add_format(s, "output format: text, latex (the ODEs in LaTeX) or json (json is --json)")
     s.add_argument("--drift", action="store_true", help="add the affine drift F x + b")
     s.add_argument("--heads", type=int_type(1, MAX_DIM), default=None, help="number of heads (multihead)")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_derive)
+    add_json(s)
 
 
 def _add_invariance(sub) -> None:
-    s = sub.add_parser("invariance", help="decide Gaussian invariance: proof or exact witness")
-    s.add_argument("variant")
+    s = command(sub, "invariance", _cmd_invariance, "decide Gaussian invariance: proof or exact witness")
+    add_variant(s)
     s.add_argument("--dim", type=int_type(1, MAX_DIM), default=1, help="dimension of the witness instance")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_invariance)
+    add_json(s)
 
 
 def _add_rhs(sub) -> None:
-    s = sub.add_parser("rhs", help="evaluate the moment ODEs at a problem's parameters")
-    s.add_argument("problem")
+    s = command(sub, "rhs", _cmd_rhs, "evaluate the moment ODEs at a problem's parameters")
+    add_problem(s)
     s.add_argument("--t", default="0", help="depth t (exact) for a problem with a schedule (default 0)")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_rhs)
+    add_json(s)
 
 
 #: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..spec.errors import InvalidParameters
 from ..spec.limits import MAX_DIM
-from ._options import int_type, matrix_option
+from ._options import add_format, add_json, add_seed, add_variant, command, int_type, matrix_option
 from ._output import NoCertificate, as_options, emit, emit_in_format
 
 __all__ = ["PARSERS"]
@@ -139,41 +139,43 @@ def _cmd_convexity(args) -> int:
 
 
 def _add_energy(sub) -> None:
-    # Declarations in argparse's shape, like every command's (cli/certify.py's too): nothing to share.
-    s = sub.add_parser("energy", help="interaction energy of a variant's kernel (closed form on Gaussians)")
-    s.add_argument("variant")
-    s.add_argument("--gaussian", action="store_true")
-    s.add_argument("--dim", type=int_type(1, 4), default=None)
-    s.add_argument("--format", choices=("text", "latex", "json"), default="text")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_energy)
+    s = command(sub, "energy", _cmd_energy, "interaction energy of a variant's kernel (closed form on Gaussians)")
+    add_variant(s)
+    s.add_argument("--gaussian", action="store_true", help="also the closed form of the energy of N(α, Σ)")
+    s.add_argument("--dim", type=int_type(1, 4), default=None,
+                   help="with --gaussian: fully symbolic entries at this dimension (1 to 4; d ≥ 3 takes minutes; "
+                        "default: the kernel's own, or the matrix form valid in every dimension)")
+    add_format(s, "output format: text, latex (the Gaussian closed form in LaTeX) or json (json is --json)")
+    add_json(s)
 
 
 def _add_gradient_flow(sub) -> None:
-    s = sub.add_parser("gradient-flow", help="decide a gradient-flow structure (twisted, Wasserstein, Bures–Wasserstein)")
-    s.add_argument("variant")
-    s.add_argument("--metric", choices=("wasserstein", "twisted", "bures-wasserstein"), default="twisted")
-    s.add_argument("--dim", type=int_type(1, MAX_DIM), default=2)
+    s = command(sub, "gradient-flow", _cmd_gradient_flow,
+                "decide a gradient-flow structure (twisted, Wasserstein, Bures–Wasserstein)")
+    add_variant(s)
+    s.add_argument("--metric", choices=("wasserstein", "twisted", "bures-wasserstein"), default="twisted",
+                   help="the metric of the gradient flow (default twisted)")
+    s.add_argument("--dim", type=int_type(1, MAX_DIM), default=2, help="dimension of the explicit check (default 2)")
     s.add_argument("--symmetric", action="store_true", help="restrict to symmetric A (softmax)")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_gradient_flow)
+    add_json(s)
 
 
 def _add_convexity(sub) -> None:
-    s = sub.add_parser("convexity", help="geodesic convexity of the interaction energy: certified witness")
-    s.add_argument("variant")
+    s = command(sub, "convexity", _cmd_convexity, "geodesic convexity of the interaction energy: certified witness")
+    add_variant(s)
     s.add_argument("--A", required=True, help='attention matrix, e.g. "[[-1, 0], [0, -1]]"')
-    s.add_argument("--along", choices=("dirac", "gaussian", "twisted"), default="dirac")
+    s.add_argument("--along", choices=("dirac", "gaussian", "twisted"), default="dirac",
+                   help="the curves: geodesics of --points Dirac masses (a certified witness of non-convexity), "
+                        "Bures–Wasserstein geodesics of Gaussians, or twisted geodesics (default dirac)")
     s.add_argument("--V", default=None, help="value matrix for --along twisted (M = VA⁻¹); softmax without it: "
                                             "on Gaussians, for every V (singular A: along every curve (I + sN)Σ(I + sN)ᵀ)")
     s.add_argument("--points", type=int_type(1, 10**4), default=2, help="number of Dirac masses (dirac)")
     s.add_argument("--sigma", default=None, help="Σ for --along gaussian")
     s.add_argument("--target", default=None, help="T (the geodesic's linear map) for --along gaussian")
-    s.add_argument("--seed", type=int_type(0, 2**63 - 1), default=0)
+    add_seed(s, help="seed of the float search for a Dirac witness (--along dirac; default 0)")
     s.add_argument("--cert", default=None, help="write the certificate (JSON) of the answer: the Dirac witness, the "
                                                "every-V answer, or, with --V (softmax), the pair's answer on Gaussians")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_convexity)
+    add_json(s)
 
 
 #: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)

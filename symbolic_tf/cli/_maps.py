@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..spec.errors import InvalidParameters
-from ._options import int_type
+from ._options import add_json, add_out, command, int_type
 from ._output import emit
 
 __all__ = ["PARSERS"]
@@ -44,16 +44,14 @@ def _cmd_regime_map(args) -> int:
 
 
 def _add_regime_map(sub) -> None:
-    s = sub.add_parser("regime-map", help="certified regime map of a 2-D slice (cells, refinement, figure)")
+    s = command(sub, "regime-map", _cmd_regime_map, "certified regime map of a 2-D slice (cells, refinement, figure)")
     s.add_argument("spec", help="map spec (.toml or .json)")
-    s.add_argument("--out", default="out/regime_map")
+    add_out(s, "out/regime_map", "folder for map.json, its chunks and the figures (default out/regime_map)")
     s.add_argument("--workers", type=int_type(1, 4096), default=None, help="local processes (default: all cores; 1 = serial)")
     s.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://host:port")
     s.add_argument("--dask-local", type=int_type(1, 4096), default=None, metavar="N", help="start a local Dask cluster of N workers")
     s.add_argument("--chunk-size", type=int_type(1), default=None, help="cells per chunk (default: 4 chunks per worker per level)")
-    s.add_argument("--quiet", action="store_true")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_regime_map)
+    add_json(s)
 
 
 #: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..spec.errors import InvalidParameters
 from ..spec.limits import MAX_TOKENS
-from ._options import index_list, int_type
+from ._options import add_json, add_out, add_seed, command, index_list, int_type
 from ._output import emit
 
 __all__ = ["PARSERS"]
@@ -71,30 +71,29 @@ def _cmd_heads(args) -> int:
 
 
 def _add_probe(sub) -> None:
-    s = sub.add_parser("probe", help="Gaussianity of Gaussian tokens through a pretrained encoder's layers")
+    s = command(sub, "probe", _cmd_probe, "Gaussianity of Gaussian tokens through a pretrained encoder's layers")
     s.add_argument("model_dir", nargs="?", default=None, help="BERT checkpoint folder (default: shipped MiniLM)")
     s.add_argument("--layers", default=None, help="0-based layers to report, e.g. 0,2 or 0-3 (default all)")
     s.add_argument("--samples", type=int_type(2, MAX_TOKENS), default=2048, help="Gaussian tokens in total (N)")
     s.add_argument("--seq-len", type=int_type(2, MAX_TOKENS), default=64, help="tokens per sequence")
-    s.add_argument("--seed", type=int_type(0, 2**63 - 1), default=0)
+    add_seed(s, help="seed of the Gaussian tokens (default 0)")
     s.add_argument("--no-layernorm", action="store_true", help="skip both LayerNorms")
-    s.add_argument("--mlp", choices=("full", "affine", "off"), default="full")
+    s.add_argument("--mlp", choices=("full", "affine", "off"), default="full",
+                   help="the feed-forward branch: full (GELU), affine (GELU replaced by its tangent at 0) or off")
     s.add_argument("--float64", action="store_true", help="run the layers in float64")
     s.add_argument("--floor-repeats", type=int_type(2, 10**4), default=8, help="Gaussian pairs per noise floor")
-    s.add_argument("--out", default="out/probe", help="folder for probe.json and the figure")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_probe)
+    add_out(s, "out/probe", "folder for probe.json and the figure")
+    add_json(s)
 
 
 def _add_heads(sub) -> None:
-    s = sub.add_parser("heads", help="mean-field (A_h, C_h) of every attention head with exact verdicts")
+    s = command(sub, "heads", _cmd_heads, "mean-field (A_h, C_h) of every attention head with exact verdicts")
     s.add_argument("model_dir", nargs="?", default=None, help="BERT checkpoint folder (default: shipped MiniLM)")
     s.add_argument("--layers", default=None, help="0-based layers, e.g. 0,2 or 0-3 (default all)")
     s.add_argument("--heads", default=None, help="0-based heads (default all)")
     s.add_argument("--workers", type=int_type(1, 4096), default=None, help="processes (default: all cores)")
-    s.add_argument("--out", default="out/heads", help="folder for heads.json and the heatmap")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_heads)
+    add_out(s, "out/heads", "folder for heads.json and the heatmap")
+    add_json(s)
 
 
 #: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)

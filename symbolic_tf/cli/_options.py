@@ -1,7 +1,11 @@
-"""Option types of the ``symtf`` commands: refused before any work, with one line and exit 2.
+"""Option types of the ``symtf`` commands, and the arguments several commands declare alike.
 
-The argparse types (:func:`int_type`, :func:`positive_float`) are refused by argparse; the
-others raise :class:`~symbolic_tf.spec.errors.InvalidParameters` naming the option.
+Types: refused before any work, with one line and exit 2. The argparse types
+(:func:`int_type`, :func:`positive_float`) are refused by argparse; the others raise
+:class:`~symbolic_tf.spec.errors.InvalidParameters` naming the option.
+
+Declarations (``add_problem``, ``add_json``, ...): one name, type and help text for an argument
+that many commands take, so that ``symtf CMD --help`` says the same thing everywhere.
 """
 from __future__ import annotations
 
@@ -11,7 +15,12 @@ import math
 from ..spec.errors import InvalidParameters
 from ..spec.limits import MAX_DIM, MAX_TOKENS
 
-__all__ = ["int_type", "positive_float", "exact_option", "int_list", "float_list", "matrix_option", "index_list"]
+__all__ = ["int_type", "positive_float", "exact_option", "int_list", "float_list", "matrix_option", "index_list",
+           "command", "add_problem", "add_variant", "add_json", "add_quiet", "add_seed", "add_out", "add_plot", "add_T",
+           "add_steps", "add_format", "SEED_MAX"]
+
+#: The largest ``--seed`` most commands accept (a NumPy seed is any nonnegative integer; 63 bits here).
+SEED_MAX = 2**63 - 1
 
 
 def int_type(lo: int | None = None, hi: int | None = None):
@@ -129,3 +138,69 @@ def index_list(text: str | None, option: str) -> list[int] | None:
     if not out:
         raise InvalidParameters(option, "empty list")
     return sorted(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# arguments several commands declare alike (argparse %-formats help texts: a percent sign is %%)
+# ---------------------------------------------------------------------------------------------
+
+def command(sub, name: str, handler, help: str):
+    """A subcommand's parser: its name, its one-line help and the handler ``symtf`` calls with the
+    parsed arguments (``--quiet`` is added to every command by :func:`symbolic_tf.cli.build_parser`)."""
+    s = sub.add_parser(name, help=help)
+    s.set_defaults(func=handler)
+    return s
+
+
+def add_problem(s, help: str = "problem file (.toml or .json): variant, d, the parameters and [initial]; "
+                               "see docs/howto.md") -> None:
+    """The positional ``problem`` file."""
+    s.add_argument("problem", help=help)
+
+
+def add_variant(s) -> None:
+    """The positional ``variant`` name (no registry import here: every command parses fast)."""
+    s.add_argument("variant", help="an attention variant by its registered name, e.g. softmax "
+                                   "(`symtf variants` lists them)")
+
+
+def add_json(s) -> None:
+    """``--json``: one JSON document instead of text."""
+    s.add_argument("--json", action="store_true", help="print one JSON document (with schema and version) "
+                                                        "instead of text")
+
+
+def add_quiet(s) -> None:
+    """``--quiet``: no progress output."""
+    s.add_argument("--quiet", action="store_true", help="no progress output on stderr")
+
+
+def add_seed(s, hi: int = SEED_MAX,
+             help: str = "random seed (the same seed gives the same numbers; default 0)") -> None:
+    """``--seed``: an integer in [0, hi], default 0."""
+    s.add_argument("--seed", type=int_type(0, hi), default=0, help=help)
+
+
+def add_out(s, default: str | None, help: str) -> None:
+    """``--out``: the folder a command writes its files to."""
+    s.add_argument("--out", default=default, help=help)
+
+
+def add_plot(s, help: str, metavar: str | None = None) -> None:
+    """``--plot``: where to draw the command's figure (none by default)."""
+    s.add_argument("--plot", default=None, metavar=metavar, help=help)
+
+
+def add_T(s, help: str, default=None, *, exact: bool = False, required: bool = False) -> None:
+    """``--T``: a depth (time) horizon, exact text (read by :func:`exact_option`) or a positive float."""
+    s.add_argument("--T", type=None if exact else positive_float, default=default, required=required, help=help)
+
+
+def add_steps(s, default: int | None, hi: int = 10**6, help: str = "RK4 steps") -> None:
+    """``--steps``: the number of integration steps, in [1, hi]."""
+    s.add_argument("--steps", type=int_type(1, hi), default=default, help=help)
+
+
+def add_format(s, help: str = "output format: text, latex or json (json is --json)") -> None:
+    """``--format``: text, latex or json (default text)."""
+    s.add_argument("--format", choices=("text", "latex", "json"), default="text", help=help)

@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 from ..spec.errors import InvalidParameters
-from ._options import int_type
+from ._options import add_json, add_out, add_seed, command
 from ._output import emit
 
 __all__ = ["PARSERS"]
@@ -64,21 +64,17 @@ def _cmd_run(args) -> int:
 
 
 def _add_reproduce(sub) -> None:
-    s = sub.add_parser("reproduce", help="reproduce a seed paper's experiments (castin2025, alcalde2026)")
-    s.add_argument("paper")
+    s = command(sub, "reproduce", _cmd_reproduce, "reproduce a seed paper's experiments (castin2025, alcalde2026)")
+    s.add_argument("paper", help="the paper: " + ", ".join(PAPERS))
     s.add_argument("--quick", action="store_true", help="smaller grids (under two minutes)")
-    s.add_argument("--out", default=None, help="default: out/PAPER")
-    s.add_argument("--seed", type=int_type(0, 2**63 - 1), default=0)
-    s.add_argument("--quiet", action="store_true")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_reproduce)
+    add_out(s, None, "folder for PAPER.json and the figures (default: out/PAPER)")
+    add_seed(s)
+    add_json(s)
 
 
 def _add_run(sub) -> None:
-    s = sub.add_parser("run", help="the main job: derive everything and write a report")
-    s.add_argument("--out", default="out")
-    s.add_argument("--quiet", action="store_true")
-    s.set_defaults(func=_cmd_run)
+    s = command(sub, "run", _cmd_run, "the main job: derive everything and write a report")
+    add_out(s, "out", "folder for report.md and report.json (default out)")
 
 
 #: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)

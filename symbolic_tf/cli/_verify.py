@@ -6,7 +6,7 @@ import sys
 
 from ..spec.errors import InvalidParameters
 from ..spec.limits import MAX_DIM
-from ._options import int_type
+from ._options import add_json, add_seed, command, int_type
 from ._output import emit
 
 __all__ = ["PARSERS"]
@@ -53,15 +53,15 @@ def _cmd_verify(args) -> int:
 
 
 def _add_verify(sub) -> None:
-    s = sub.add_parser("verify", help="hunt for certified counterexamples: `catalogue` or a conjecture file")
+    s = command(sub, "verify", _cmd_verify, "hunt for certified counterexamples: `catalogue` or a conjecture file")
     s.add_argument("target", help="'catalogue' or a conjecture .toml/.json file")
-    s.add_argument("--examples", type=int_type(1, 10**7), default=60)
-    s.add_argument("--seed", type=int_type(0, 2**63 - 1), default=0)
-    s.add_argument("--max-dim", type=int_type(1, MAX_DIM), default=None)
+    s.add_argument("--examples", type=int_type(1, 10**7), default=60,
+                   help="problems drawn from each hypothesis (default 60)")
+    add_seed(s, help="seed of the drawn problems (the same seed draws the same problems; default 0)")
+    s.add_argument("--max-dim", type=int_type(1, MAX_DIM), default=None,
+                   help="with a conjecture file: the largest dimension d drawn (replaces its hypothesis max_d)")
     s.add_argument("--cert", default=None, help="write the counterexample's certificate here")
-    s.add_argument("--quiet", action="store_true")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_verify)
+    add_json(s)
 
 
 #: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
