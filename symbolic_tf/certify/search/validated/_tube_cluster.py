@@ -69,16 +69,13 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, entry_ellipsoid, lyapunov_guess,
                            robust_lyapunov_guess, tube_missed)
     from ....variants import get as get_variant
-    from .tube import psd_flow_inputs
+    from .tube import flow_inputs_or_stop
     from .tube_end import passes, tube_entry
 
     if problem.d != 2 or get_variant(problem.variant).composite:
         return Verdict(UNDECIDED, _CLAIM0, reason="the clustering certificate covers one quadratic (softmax) head "
                        "in d = 2")
-    inputs = psd_flow_inputs(problem, False, "the clustering certificate covers the flow without drift")
-    if isinstance(inputs, str):
-        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
-    heads, _F, S0q = inputs
+    heads, _F, S0q = flow_inputs_or_stop(problem, False, "the clustering certificate covers the flow without drift")
     V, A = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1])
     iso = isotropic_points(A)
     if not iso:

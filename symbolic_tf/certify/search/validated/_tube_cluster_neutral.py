@@ -203,16 +203,13 @@ def _find(problem, spec, order, prec, seconds, horizon, max_steps, t0) -> Verdic
     from .tube_end import refuse
     from .lyapunov import Throttle, certify_and_check, tube_fields, tube_missed, tube_summary
     from ._projective_tube import SWITCH_WIDTH
-    from .tube import integrate_tube, psd_flow_inputs
+    from .tube import flow_inputs_or_stop, integrate_tube
 
     claim0 = spec.claim0
     if problem.d != 3 or get_variant(problem.variant).composite:
         return Verdict(UNDECIDED, claim0, reason=f"the {spec.kind} certificate covers one quadratic (softmax) head "
                        "in d = 3")
-    inputs = psd_flow_inputs(problem, False, f"the {spec.kind} certificate covers the flow without drift")
-    if isinstance(inputs, str):
-        return Verdict(UNDECIDED, claim0, reason=inputs)
-    heads, _F, S0q = inputs
+    heads, _F, S0q = flow_inputs_or_stop(problem, False, f"the {spec.kind} certificate covers the flow without drift")
     V, A = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1])
     if np.linalg.eigvalsh(A + A.T).min() >= 0 or np.linalg.eigvalsh(A + A.T).max() <= 0:
         return Verdict(UNDECIDED, claim0, reason="A + Aᵀ is not indefinite: no rank-one equilibria")

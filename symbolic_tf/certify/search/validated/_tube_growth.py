@@ -101,15 +101,12 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ...check.claims import Claim, Quantifier
     from ...check.kinds.tube_growth import check_growth_end, check_growth_region
     from .lyapunov import Throttle, certify_and_check, ellipsoid_fields, lyapunov_guess, tube_missed
-    from .tube import psd_flow_inputs
+    from .tube import flow_inputs_or_stop
     from .tube_end import passes, refuse, tube_entry
 
     if problem.d != 2 or get_variant(problem.variant).composite:
         return Verdict(UNDECIDED, _CLAIM0, reason="the growth certificate covers one quadratic (softmax) head in d = 2")
-    inputs = psd_flow_inputs(problem, True, "the growth certificate covers the flow with a drift F ≠ 0")
-    if isinstance(inputs, str):
-        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
-    heads, Fq, S0q = inputs
+    heads, Fq, S0q = flow_inputs_or_stop(problem, True, "the growth certificate covers the flow with a drift F ≠ 0")
     V, A, F = qmat_to_float(heads[0][0]), qmat_to_float(heads[0][1]), qmat_to_float(Fq)
     S0 = qmat_to_float(S0q)
     iso = isotropic_points(A)

@@ -96,13 +96,10 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ....numeric.quadratic_field import FloatField
     from .lyapunov import Throttle, certify_and_check, tube_missed
     from .tube_ray import newton_ray
-    from .tube import psd_flow_inputs
+    from .tube import flow_inputs_or_stop
     from .tube_end import refuse, tube_entry
 
-    inputs = psd_flow_inputs(problem, False, "the collapsing-ray certificate covers the flow without drift")
-    if isinstance(inputs, str):
-        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
-    heads, _F, S0q = inputs
+    heads, _F, S0q = flow_inputs_or_stop(problem, False, "the collapsing-ray certificate covers the flow without drift")
     d = problem.d
     ff = FloatField(heads, None, d)
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ....spec.verdict import UNDECIDED, Verdict
 
-__all__ = ["FloatBudgetExceeded", "capped", "guarded", "solve_capped", "MAX_EVALS"]
+__all__ = ["FloatBudgetExceeded", "Undecided", "capped", "guarded", "solve_capped", "MAX_EVALS"]
 
 #: evaluations of a d ≤ 6 right-hand side: a few seconds at most
 MAX_EVALS = 200_000
@@ -99,6 +99,11 @@ def solve_capped(rhs, span, y0, *, rtol: float, atol: float, events=None, method
     raise exc
 
 
+class Undecided(Exception):
+    """Raised inside a :func:`guarded` search to stop it with UNDECIDED and this reason (a precondition
+    that fails, not float trouble: no numerical record)."""
+
+
 def guarded(run, claim, what):
     """Run a search, turning float and arithmetic trouble into UNDECIDED: ``run(t0)`` with t0 =
     ``time.perf_counter()`` at the start; an ArithmeticError, ValueError, RuntimeError (e.g.
@@ -122,6 +127,8 @@ def guarded(run, claim, what):
     t0 = time.perf_counter()
     try:
         return run(t0)
+    except Undecided as exc:
+        return Verdict(UNDECIDED, claim, reason=str(exc))
     except (ArithmeticError, ValueError, RuntimeError, np.linalg.LinAlgError, MemoryError) as exc:
         return Verdict(UNDECIDED, claim, reason=f"{what} gave up ({type(exc).__name__}: {str(exc)[:160]})",
                        numerical={"seconds": time.perf_counter() - t0})

@@ -204,6 +204,32 @@ def psd_flow_inputs(problem, drift: bool, drift_reason: str):
     return heads, F, S0q
 
 
+
+def flow_inputs_or_stop(problem, drift: bool, drift_reason: str):
+    """:func:`psd_flow_inputs`, or :class:`~.float_budget.Undecided` with its reason (inside a guarded search).
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem.
+    drift : bool
+        Whether the certificate needs a drift F ≠ 0 (True) or none (False).
+    drift_reason : str
+        The reason given when the drift condition fails.
+
+    Returns
+    -------
+    tuple
+        ([(C_h, A_h)], F, Σ₀) exactly.
+    """
+    from .float_budget import Undecided
+
+    inputs = psd_flow_inputs(problem, drift, drift_reason)
+    if isinstance(inputs, str):
+        raise Undecided(inputs)
+    return inputs
+
+
 def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_steps=20000, rel_tol=1e-2,
                    seconds=None, until=None, local_tol=_LOCAL_TOL, start=None, framed=False) -> Tube:
     """The integration loop behind :func:`enclose` (exact inputs: fmpq heads, F, Σ₀).

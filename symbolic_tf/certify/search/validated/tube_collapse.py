@@ -54,13 +54,10 @@ def _find(problem, order, prec, seconds, max_steps, t0) -> Verdict:
     from ...check.claims import Claim, Quantifier
     from ...check.kinds.tube_collapse import check_collapse_bounds, end_inside
     from .lyapunov import certify_and_check, tube_missed
-    from .tube import psd_flow_inputs
+    from .tube import flow_inputs_or_stop
     from .tube_end import refuse, tube_entry
 
-    inputs = psd_flow_inputs(problem, True, "needs a drift F")
-    if isinstance(inputs, str):
-        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
-    heads, F, S0q = inputs
+    heads, F, S0q = flow_inputs_or_stop(problem, True, "needs a drift F")
     d = problem.d
     Ff = qmat_to_float(F)
     if np.linalg.eigvals(Ff).real.max() >= 0:

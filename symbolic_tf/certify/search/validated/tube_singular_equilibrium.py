@@ -63,14 +63,11 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ...check.kinds.tube_singular_equilibrium import check_singular_end
     from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, entry_ellipsoid, lyapunov_guess,
                            robust_lyapunov_guess, tube_missed)
-    from .tube import psd_flow_inputs
+    from .tube import flow_inputs_or_stop
     from .tube_end import passes, tube_entry
 
     # the preamble every drift-model tube search has (tube_collapse's too): the exact flow, or the reason
-    inputs = psd_flow_inputs(problem, True, "needs a drift F (without it singular equilibria are not isolated)")
-    if isinstance(inputs, str):
-        return Verdict(UNDECIDED, _CLAIM0, reason=inputs)
-    heads, F, S0q = inputs
+    heads, F, S0q = flow_inputs_or_stop(problem, True, "needs a drift F (without it singular equilibria are not isolated)")
     d = problem.d
     up = _upper(d)
     ff = FloatField(heads, F, d)
