@@ -346,6 +346,16 @@ _HELPERS = (_entrywise("_eye", "out", "out", "out[i, j] = 1.0 if i == j else 0.0
             + _entrywise("_scale", "out, s", "out", "out[i, j] *= s")
             + _entrywise("_tr", "x, out", "x", "out[j, i] = x[i, j]") + '''
 @njit(cache=True, error_model="numpy")
+def _stage(y, K, row, s, hh, yt):
+    """yt = y + hh·Σ_{q<s} row[q]·K[q]: the state at which a Runge–Kutta stage is evaluated."""
+    for i in range(y.shape[0]):
+        acc = 0.0
+        for q in range(s):
+            acc += row[q] * K[q, i]
+        yt[i] = y[i] + hh * acc
+
+
+@njit(cache=True, error_model="numpy")
 def _mm(x, y, out):
     for i in range(x.shape[0]):
         for j in range(y.shape[1]):
@@ -488,11 +498,7 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
         if not have_last:  # else K[0] holds f at the state (first same as last, copied on acceptance)
 {TS0}            _f(y, K[0], {pnames}, W)
         for s in range(1, nst):
-            for i in range(N):
-                acc = 0.0
-                for q in range(s):
-                    acc += AA[s, q] * K[q, i]
-                yt[i] = y[i] + hh * acc
+            _stage(y, K, AA[s], s, hh, yt)
 {TSS}            _f(yt, K[s], {pnames}, W)
         finite = True
         for i in range(N):
@@ -545,11 +551,7 @@ def _member{M}(b, a0, Psi0, S0, scale0, t_eval, T, rtol, atol, blowup_norm, h_mi
                 if {IS8}:  # DOP853's continuous extension: 3 more stages, then the coefficients F
                     for j in range(3):
                         s = 13 + j
-                        for i in range(N):
-                            acc = 0.0
-                            for q in range(s):
-                                acc += AX[j, q] * K[q, i]
-                            yt[i] = y[i] + hh * acc
+                        _stage(y, K, AX[j], s, hh, yt)
 {TSX}                        _f(yt, K[s], {pnames}, W)
                     for i in range(N):
                         dy = yn[i] - y[i]
