@@ -80,8 +80,7 @@ def _cmd_check(args) -> int:
     claim = getattr(res.claim, "text", None)
     claim = claim() if callable(claim) else (claim if claim is not None else res.claim)
     data = {"ok": True, "kind": res.kind, "status": res.status, "claim": claim}
-    emit(args, data, f"OK: certificate verified ({res.kind}): {res.status}: {claim}")
-    return EXIT_OK
+    return emit(args, data, f"OK: certificate verified ({res.kind}): {res.status}: {claim}")
 
 
 def _cmd_enclose(args) -> int:
@@ -108,8 +107,7 @@ def _cmd_enclose(args) -> int:
         except OSError as exc:
             raise InvalidParameters("--plot", f"cannot write {str(args.plot)!r}: {exc.strerror or exc}") from None
         text += f"\n  figure: {data['figure']}"
-    emit(args, data, text)
-    return 0
+    return emit(args, data, text)
 
 
 def _add_classify(sub) -> None:

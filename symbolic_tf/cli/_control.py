@@ -80,8 +80,7 @@ def _cmd_steer(args) -> int:
         write_text_atomic(out, problem_text(sp, out.suffix))
         data["problem_file"] = str(out)
         text += f"\n  schedule written to {out} (`symtf classify {out}` certifies its end point)"
-    emit(args, data, text)
-    return 0
+    return emit(args, data, text)
 
 
 def _add_steer(sub) -> None:

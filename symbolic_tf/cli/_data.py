@@ -51,8 +51,7 @@ def _cmd_meanfield(args) -> int:
                 f"moment-matched Gaussian at T = {rep.T:g} (numerical evidence)\n" + "\n".join(rows))
     text += "".join(f"\n  note: {n}" for n in rep.notes)
     text += f"\nwrote {out / 'meanfield.json'} and " + ", ".join(str(f) for f in figs)
-    emit(args, data, text)
-    return 0
+    return emit(args, data, text)
 
 
 def _cmd_stability(args) -> int:
@@ -81,8 +80,7 @@ def _cmd_stability(args) -> int:
              f"  in the tightest run the bound exceeds the measured ratio by 10^{res['looseness_log10_at_T']:.3g}",
              f"  ratio <= C(t) at every saved time in every run: {res['all_sound']}"]
     lines += [f"  wrote {f}" for f in data.get("figures", [])]
-    emit(args, data, "\n".join(lines))
-    return 0
+    return emit(args, data, "\n".join(lines))
 
 
 def _cmd_mixture(args) -> int:
@@ -121,8 +119,7 @@ def _cmd_mixture(args) -> int:
             lines += [f"  wrote {f}" for f in data["figures"]]
     elif args.plot:
         raise InvalidParameters("--plot", "the departure figure needs --problem (a problem with a mixture law)")
-    emit(args, data, "\n".join(lines))
-    return 0
+    return emit(args, data, "\n".join(lines))
 
 
 def _cmd_masked(args) -> int:

@@ -22,8 +22,7 @@ def _cmd_variants(args) -> int:
     width = max(len(r["name"]) for r in rows)
     text = "\n".join(f"{r['name']:<{width}}  {r['gaussian_closed']:<9}  {r['summary']}" for r in rows)
     text += "\n(gaussian_closed: PROVED = Gaussian-closed for all parameters; REFUTED = exact witness)"
-    emit(args, {"variants": rows}, text)
-    return 0
+    return emit(args, {"variants": rows}, text)
 
 
 def _cmd_derive(args) -> int:
@@ -81,8 +80,7 @@ def _cmd_invariance(args) -> int:
         text += (f"\n  witness instance: d = {inst['d']}, {params}; law μ = {law}"
                  f"\n  derivative of order {v.evidence['order']} of Γ along u = {matrix_str(inst['direction'])} "
                  f"at x₀ = 0: {matrix_str(v.evidence['derivative'])}")
-    emit(args, data, text)
-    return 0
+    return emit(args, data, text)
 
 
 def _cmd_rhs(args) -> int:
@@ -96,8 +94,7 @@ def _cmd_rhs(args) -> int:
     if verdict is not None:
         data = {"variant": problem.variant, "gaussian_closed": False, "mean_rhs": None,
                 "cov_rhs": None, "exact": True, "reason": verdict.reason}
-        emit(args, data, f"{problem.variant}: not Gaussian-closed ({verdict.status}): {verdict.reason}")
-        return 0
+        return emit(args, data, f"{problem.variant}: not Gaussian-closed ({verdict.status}): {verdict.reason}")
     val = rhs(problem, args.t)  # at depth t (a schedule's parameters there; docs/schedules.md)
     data = val.to_dict()
     if problem.schedule is not None:
@@ -108,8 +105,7 @@ def _cmd_rhs(args) -> int:
     lines = [f"variant: {val.variant}   ({'exact' if val.exact else 'not exact: 30 significant digits in --json'})",
              "d/dt alpha = [" + ", ".join(show(e) for e in val.mean_rhs) + "]", "d/dt Sigma ="]
     lines += ["  [" + ", ".join(show(e) for e in row) + "]" for row in val.cov_rhs]
-    emit(args, data, "\n".join(lines))
-    return 0
+    return emit(args, data, "\n".join(lines))
 
 
 def _add_variants(sub) -> None:

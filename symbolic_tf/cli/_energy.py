@@ -48,8 +48,7 @@ def _cmd_gradient_flow(args) -> int:
     with as_options(d="--dim", metric="--metric"):
         v = gradient_flow(args.variant, args.metric, args.dim, symmetric=args.symmetric)
     data = {"variant": args.variant, "metric": args.metric, "dim": args.dim, **v.to_dict()}
-    emit(args, data, f"{v.status}: {v.claim}\n  {v.reason}")
-    return 0
+    return emit(args, data, f"{v.status}: {v.claim}\n  {v.reason}")
 
 
 _SIGN_WORDS = {1: "POSITIVE here", -1: "NEGATIVE here (not convex along this geodesic)", 0: "zero"}
@@ -134,8 +133,7 @@ def _cmd_convexity(args) -> int:
         data = {"variant": args.variant, "along": "gaussian", **res}
         text = (f"d²E/ds² along the Bures–Wasserstein geodesic from Σ towards TΣT: {res['second_variation']}\n"
                 f"  sign: {status} (exact / ball)")
-    emit(args, data, text)
-    return 0
+    return emit(args, data, text)
 
 
 def _add_energy(sub) -> None:

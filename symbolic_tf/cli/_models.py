@@ -43,8 +43,7 @@ def _cmd_probe(args) -> int:
     text = res.table()
     if out:
         text += f"\nwrote {out}/probe.json"
-    emit(args, res.to_dict(), text)
-    return 0
+    return emit(args, res.to_dict(), text)
 
 
 def _cmd_heads(args) -> int:
@@ -66,8 +65,7 @@ def _cmd_heads(args) -> int:
     text = rep.table()
     if out:
         text += f"\nwrote {out}/heads.json (with rational witness vectors)"
-    emit(args, rep.to_dict(witnesses=False), text)
-    return 0
+    return emit(args, rep.to_dict(witnesses=False), text)
 
 
 def _add_probe(sub) -> None:

@@ -67,22 +67,23 @@ def as_options(**options):
         raise
 
 
-def emit(args, data: dict, text: str) -> None:
-    """Print ``text``, or with ``--json`` the document ``data`` tagged with ``schema``/``version``."""
+def emit(args, data: dict, text: str) -> int:
+    """Print ``text``, or with ``--json`` the document ``data`` tagged with ``schema``/``version``;
+    returns :data:`EXIT_OK`, so a command ends with ``return emit(...)``."""
     if getattr(args, "json", False):
         from ..display import tagged
 
         print(json.dumps(tagged(getattr(args, "command", None) or "output", data), indent=2, ensure_ascii=False))
     else:
         print(text)
+    return EXIT_OK
 
 
 def emit_in_format(args, data: dict, text: str) -> int:
     """:func:`emit` for a command with ``--format``, where ``--format json`` means ``--json``."""
     if args.format == "json":
         args.json = True
-    emit(args, data, text)
-    return EXIT_OK
+    return emit(args, data, text)
 
 
 def emit_rejected(args, command: str, reason: str) -> int:
@@ -106,8 +107,7 @@ def emit_with_figure(args, data: dict, lines: list, draw, payload) -> int:
         except OSError as exc:
             raise InvalidParameters("--plot", f"cannot write {str(args.plot)!r}: {exc.strerror or exc}") from None
         lines.append("  figures: " + ", ".join(data["figures"]))
-    emit(args, data, "\n".join(lines))
-    return EXIT_OK
+    return emit(args, data, "\n".join(lines))
 
 
 def run(parser: argparse.ArgumentParser, argv=None) -> int:

@@ -38,8 +38,7 @@ def _cmd_reproduce(args) -> int:
                                                 "points agree" if "crosscheck" in m else "")
             + (f"; {m['route_reason']}" if m.get("route_reason") else "") for m in summary["maps"].values()])
     public = {k: v for k, v in summary.items() if not str(k).startswith("_")}  # "_results": arrays
-    emit(args, public if args.json else {}, text)
-    return 0
+    return emit(args, public if args.json else {}, text)
 
 
 def _cmd_run(args) -> int:

@@ -48,8 +48,7 @@ def _cmd_verify(args) -> int:
                 raise InvalidParameters("--cert", f"no counterexample certificate ({rep.verdict})")
             write_json_atomic(args.cert, rep.certificate)
             text += f"\n  certificate written to {args.cert} (re-check with `symtf check`)"
-    emit(args, data, text)
-    return 0
+    return emit(args, data, text)
 
 
 def _add_verify(sub) -> None:
