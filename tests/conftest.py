@@ -76,6 +76,14 @@ HEAVY = (
     "tests/soundness/test_tampering.py",          # every kind's tampering (module-wide fixture)
     "tests/soundness/test_soundness.py",          # classify against the float oracle (a soak)
     "tests/test_benchmarks_smoke.py",             # every benchmark at toy size
+    # the SymPy verification of the rotation–scaling family (≈ 9 s each); the kernel's flint verification of
+    # the same statement runs in the fast tier (tests/certify/test_rotation_scaling.py)
+    "tests/symbolic/test_rotation_scaling_convexity.py::test_every_step_of_the_verification_passes",
+    "tests/certify/test_rotation_scaling.py::test_every_field_equals_the_sympy_verification",
+    "tests/test_proofs.py",                       # the proof scripts' certificates re-derived (reproductions)
+    "tests/test_cli_commands.py::test_run_writes_a_tagged_report",  # the main job end to end (.ci/newcomer runs it too)
+    "tests/certify/test_ray.py::test_slow_d3_ray_is_certified_in_projective_coordinates",  # the slow rays: long tubes
+    "tests/certify/test_ray.py::test_slow_ray_is_certified_piecewise_and_holds_the_reference",
     "tests/reproduce/",                           # the papers' reproductions and their notebooks
     "tests/conjectures/test_notebook_conjectures.py",
     "tests/models/test_notebook_probe.py",

@@ -22,6 +22,9 @@ from symbolic_tf.certify.search.validated._tube_growth import find_growth
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("growth-tube")
+
 # five problems of the issue-15 general-V soak that no other kind decides (A, V, F, Σ₀)
 DOCS = {
     26: ([["1/4", "-1/3"], ["-5/3", "-3/4"]], [["-2", "2"], ["0", "0"]], [["-4/3", "4/3"], ["-2", "1"]],

@@ -24,6 +24,9 @@ from symbolic_tf.certify.search.validated._tube_growth_neutral import find_neutr
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("neutral-growth")
+
 # seed 0 #1 of benchmarks/undecided_rate.py's general-V set; S1 is a dyadic rounding of its Σ(1.5)
 A1 = [["1/2", "-2", "-7/4"], ["-2", "1", "2"], ["-2", "1/2", "-2/3"]]
 V1 = [["-2", "-2/3", "-1"], ["1", "-1/2", "-3/2"], ["2", "-1/3", "-1"]]

@@ -17,6 +17,9 @@ from symbolic_tf.numeric.reference import reference_solve_problem
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("rotation")
+
 I2 = [[1, 0], [0, 1]]
 ROT = [[1, -2], [2, 1]]   # V = I + 2J: eigenvalues 1 ± 2i, no real eigenvector
 

@@ -23,6 +23,9 @@ from symbolic_tf.exact.precision import working_precision
 from symbolic_tf.spec.errors import CertificationFailed
 from symbolic_tf.spec.problem import parse_problem
 
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("tube-return")
+
 # seed 0 #8 of benchmarks/undecided_rate.py's general-V set: the drift model with a singular A; the
 # solution collapses to rank one and settles on a rank-one limit cycle of period ≈ 2.0455
 CYCLE = {"variant": "softmax", "d": 2, "A": [["0", "0"], ["1", "1/2"]], "V": [["1", "-1"], ["5/3", "-1/3"]],

@@ -21,6 +21,9 @@ from tests.soundness.oracle import simulate
 from . import _neutral_common as N
 from .forge import accepts, forge, rejects
 
+# one worker builds this module's expensive fixtures once (pytest-xdist --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("forge-neutral-growth")
+
 
 @pytest.fixture(scope="module")
 def genuine():
