@@ -170,8 +170,8 @@ def bracket_claim(data, lo, hi, fail):
     # exact rational comparison: a ball of T_lo at the context's precision could be wider than the bracket
     if not (T_lo <= arb_lower(lo) and T_hi >= arb_upper(hi)):
         fail("the stored bracket [T_lo, T_hi] does not contain the derived one")
-    return Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(Fraction(data["T_lo"])),
-                                             "T_hi": frac_str(Fraction(data["T_hi"]))})
+    return Claim("BLOWUP", Quantifier.THIS, {"T_lo": frac_str(data["T_lo"]),
+                                             "T_hi": frac_str(data["T_hi"])})
 
 
 def int_in(x, name, lo, hi, fail):

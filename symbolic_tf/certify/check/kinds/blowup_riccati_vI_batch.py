@@ -1,10 +1,9 @@
 """Checker of ``blowup-riccati-vI-batch`` certificates (every member re-verified exactly)."""
 from __future__ import annotations
 
-from fractions import Fraction
 
 from ....exact.definiteness import definiteness
-from ....exact.rational import fmpq_of, qmat
+from ....exact.rational import fmpq_of, parse_frac, qmat
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier, claim_words, mat_text
@@ -78,9 +77,9 @@ def batch_params(data, n):
     """
     from ....exact.rational import frac_str
 
-    return {"v": frac_str(Fraction(data["v"])), "members": n,
-            "A": [[frac_str(Fraction(x)) for x in row] for row in data["A"]],
-            "brackets": [None if "undecided" in m else [frac_str(Fraction(m["T_lo"])), frac_str(Fraction(m["T_hi"]))]
+    return {"v": frac_str(data["v"]), "members": n,
+            "A": [[frac_str(x) for x in row] for row in data["A"]],
+            "brackets": [None if "undecided" in m else [frac_str(m["T_lo"]), frac_str(m["T_hi"])]
                          for m in data["members"]]}
 
 
@@ -90,7 +89,7 @@ def _check_batch(cert, problem):
     if d == 0 or any(len(row) != d for row in raw):
         raise CertificationFailed("batch: A is not a square d×d matrix")
     A = qmat(raw)
-    v = Fraction(cert.data["v"])
+    v = parse_frac(cert.data["v"])
     R = (A + A.transpose()) * fmpq_of(v)
     members = cert.data["members"]
     if not members:
@@ -108,7 +107,7 @@ def _check_batch(cert, problem):
         S = qmat(m["Sigma0"])
         if S.nrows() != d or S != S.transpose() or not definiteness(S).pd:
             raise CertificationFailed(f"batch member {k}: Σ₀ is not symmetric positive definite")
-        lo, hi = Fraction(m["T_lo"]), Fraction(m["T_hi"])
+        lo, hi = parse_frac(m["T_lo"]), parse_frac(m["T_hi"])
         if not 0 < lo <= hi:
             raise CertificationFailed(f"batch member {k}: need 0 < T_lo ≤ T_hi")
         Sinv = S.inv()

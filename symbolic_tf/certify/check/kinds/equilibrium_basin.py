@@ -26,7 +26,6 @@ E(t) ≤ E(0)e^{−(κ − 2c_Q√ρ)t} → 0, i.e. Σ(t) → Σ*.  The derived 
 """
 from __future__ import annotations
 
-from fractions import Fraction
 
 from ....exact.definiteness import definiteness
 from ....exact.rational import frac_str
@@ -127,8 +126,8 @@ def check_equilibrium_basin(cert, problem):
     """
     _check(cert, problem)
     data = cert.data
-    params = {"Sigma_mid": [[frac_str(Fraction(x)) for x in row] for row in data["Sigma_mid"]],
-              "r": frac_str(Fraction(data["r"]))}
+    params = {"Sigma_mid": [[frac_str(x) for x in row] for row in data["Sigma_mid"]],
+              "r": frac_str(data["r"])}
     return "PROVED", Claim("EQUILIBRIUM", Quantifier.THIS, params)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ....exact.precision import working_precision
-from ....exact.rational import fmpq_of
+from ....exact.rational import fmpq_of, parse_frac
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier, claim_words
 from ..heads import (CHECKPOINT_PINNED, FORGERIES, HEAD_PARTITION, HEAD_SCHEMA, head_claim_params, head_tensors,
@@ -68,7 +68,7 @@ def check_head_eigenline(cert, problem):
     _check_head_eigenline(cert, problem)
     d = cert.data
     return "PROVED", Claim("head-eigenline-blowup", Quantifier.NONE,
-                           head_claim_params(d, v_lo=frac_str(Fraction(d["v_lo"])), v_hi=frac_str(Fraction(d["v_hi"]))))
+                           head_claim_params(d, v_lo=frac_str(d["v_lo"]), v_hi=frac_str(d["v_hi"])))
 
 
 def _check_head_eigenline(cert, problem):
@@ -87,7 +87,7 @@ def _check_head_eigenline(cert, problem):
 
     data = cert.data
     dh = int(data["head_dim"])
-    lo, hi = Fraction(data["v_lo"]), Fraction(data["v_hi"])
+    lo, hi = parse_frac(data["v_lo"]), parse_frac(data["v_hi"])
     k, r = int(data["k"]), int(data["r"])
     if not (lo < hi and lo * hi > 0) or not (0 <= k < dh and 0 <= r < dh):
         refuse("need v_lo < v_hi of one sign (0 not inside) and indices 0 ≤ k, r < head_dim")

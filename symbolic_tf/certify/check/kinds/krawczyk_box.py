@@ -19,14 +19,13 @@ Helpers take a ``fail(message)`` callback (which must raise) so each kind keeps 
 """
 from __future__ import annotations
 
-from fractions import Fraction
 
 import flint
 
 from ....exact.ball import ball_pd
 from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
-from ....exact.rational import fmpq_of, qmat
+from ....exact.rational import fmpq_of, parse_frac, qmat
 from ....spec.errors import InvalidParameters
 from ..flows import single_quadratic_head
 
@@ -47,7 +46,7 @@ def rat(s) -> flint.fmpq:
     flint.fmpq
         The same number.
     """
-    f = Fraction(s)
+    f = parse_frac(s)
     return fmpq_of(f)
 
 
@@ -347,8 +346,8 @@ def check_basin(data, F, V, A, d, Z, prec, what, fail):
     W = square(data["W"], m, "W", fail)
     if W != W.transpose():
         fail("W is not symmetric")
-    kappa, cQ, rho = (Fraction(data[k]) for k in ("kappa", "c_Q", "rho"))
-    lo, hi, nV, nA = (Fraction(data[k]) for k in ("lam_lo", "lam_hi", "normV2", "normA2"))
+    kappa, cQ, rho = (parse_frac(data[k]) for k in ("kappa", "c_Q", "rho"))
+    lo, hi, nV, nA = (parse_frac(data[k]) for k in ("lam_lo", "lam_hi", "normV2", "normA2"))
 
     # --- exact scalar inequalities
     if not lo > 0:

@@ -7,7 +7,7 @@ from fractions import Fraction
 import flint
 
 from ....exact.definiteness import definiteness
-from ....exact.rational import fmpq_of
+from ....exact.rational import fmpq_of, parse_frac
 from ....spec.errors import CertificationFailed
 from ..flows import growth_bound_of
 from .. import Hypothesis, kind
@@ -59,7 +59,7 @@ def _sq(M):
 
 
 def _upper(u, M, name, who):
-    u = Fraction(u)
+    u = parse_frac(u)
     if u < 0 or u * u < _sq(M):
         raise CertificationFailed(f"{who}: u_{name} is not an upper bound of ‖{name}‖_F")
     return u
@@ -91,9 +91,9 @@ def growth_rate(d, problem, who: str) -> Fraction:
     bound = growth_bound_of(problem)  # first: V, A, K are read only for a variant with a bound
     if bound not in ("coupling", "inverse-kernel"):
         raise CertificationFailed(f"{who}: no growth theorem for variant {problem.variant!r}")
-    if Fraction(d["u_F"]) < 0:
+    if parse_frac(d["u_F"]) < 0:
         raise CertificationFailed(f"{who}: u_F must be non-negative (an upper bound of ‖F‖_F)")
-    uF = _upper(d["u_F"], problem.F, "F", who) if problem.F is not None else Fraction(d["u_F"])
+    uF = _upper(d["u_F"], problem.F, "F", who) if problem.F is not None else parse_frac(d["u_F"])
     uV = _upper(d["u_V"], problem.V, "V", who)
     if bound == "coupling":
         return 2 * (uV + uF)
@@ -101,7 +101,7 @@ def growth_rate(d, problem, who: str) -> Fraction:
         if "u_A" not in d or "g" not in d:
             raise CertificationFailed(f"{who}: the ℓ2 bound needs u_A and g")
         uA = _upper(d["u_A"], problem.A, "A", who)
-        g = Fraction(d["g"])
+        g = parse_frac(d["g"])
         n = problem.d
         G = problem.exact.K.transpose() * problem.exact.K * fmpq_of(problem.scale)
         gI = flint.fmpq_mat(n, n, [fmpq_of(g) if i == j else 0 for i in range(n) for j in range(n)])
@@ -136,7 +136,7 @@ def check_no_blowup(cert, problem):
     if problem is None:
         raise CertificationFailed("no-blowup: needs the embedded problem")
     gamma = growth_rate(cert.data, problem, "no-blowup")
-    if Fraction(cert.data["gamma"]) != gamma:
-        raise CertificationFailed(f"no-blowup: the growth rate γ = {frac_str(Fraction(cert.data['gamma']))} does not "
+    if parse_frac(cert.data["gamma"]) != gamma:
+        raise CertificationFailed(f"no-blowup: the growth rate γ = {frac_str(cert.data['gamma'])} does not "
                                   f"follow from the bounds (they prove γ = {frac_str(gamma)})")
-    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(Fraction(cert.data["gamma"]))})
+    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(cert.data["gamma"])})

@@ -89,9 +89,9 @@ def check_nonconvexity_witness(cert, problem):
     from ....exact.rational import frac_str
 
     _check_nonconvexity_witness(cert, problem)
-    A = [[frac_str(parse_frac(x)) for x in row] for row in cert.data["A"]]
+    A = [[frac_str(x) for x in row] for row in cert.data["A"]]
     return "PROVED", Claim("nonconvexity", Quantifier.NONE,
-                           {"A": A, "lambda_bound": frac_str(parse_frac(cert.data["lambda_bound"]))})
+                           {"A": A, "lambda_bound": frac_str(cert.data["lambda_bound"])})
 
 
 def _check_nonconvexity_witness(cert, problem):

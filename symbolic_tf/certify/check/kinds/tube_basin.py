@@ -36,7 +36,6 @@ the solution is global and Σ(t) → Σ*: claim EQUILIBRIUM for THIS Σ₀ with 
 """
 from __future__ import annotations
 
-from fractions import Fraction
 
 from ....exact.rational import frac_str
 from .. import Hypothesis, kind, refusal
@@ -97,6 +96,6 @@ def check_tube_basin(cert, problem):
     S_end, _ts = replay_stored([(V, A)], F, S0, data, _bad, _MAX_ORDER, _MAX_STEPS)
     prec = int_in(data["prec"], "prec", 64, 4096, _bad)
     check_basin(data, F, V, A, d, S_end, prec, "the tube's end box", _bad)
-    params = {"Sigma_mid": [[frac_str(Fraction(x)) for x in row] for row in data["Sigma_mid"]],
-              "r": frac_str(Fraction(data["r"]))}
+    params = {"Sigma_mid": [[frac_str(x) for x in row] for row in data["Sigma_mid"]],
+              "r": frac_str(data["r"])}
     return "PROVED", Claim("EQUILIBRIUM", Quantifier.THIS, params)

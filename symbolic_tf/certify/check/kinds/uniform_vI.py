@@ -1,7 +1,6 @@
 """Checker of ``uniform-vI`` certificates: the exact class of R = v(A + Aᵀ)."""
 from __future__ import annotations
 
-from fractions import Fraction
 
 import flint
 
@@ -10,7 +9,7 @@ from ....spec.errors import CertificationFailed, InvalidParameters
 from ..flows import single_quadratic_head
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
-from ....exact.rational import fmpq_of
+from ....exact.rational import fmpq_of, parse_frac
 
 
 _T = "tests/soundness/forgeries/test_uniform.py::"
@@ -63,7 +62,7 @@ def check_uniform(cert, problem):
         return "PROVED", Claim("BLOWUP", Quantifier.EVERY_NONZERO, {})
     if regime == "EQUILIBRIUM":
         return "PROVED", Claim("EQUILIBRIUM", Quantifier.EVERY_PSD, {"stationary": True})
-    v = Fraction(cert.data["v"])
+    v = parse_frac(cert.data["v"])
     A = single_quadratic_head(problem)[1]  # τ > 0: rank of v(τA + τAᵀ) = rank of v(A + Aᵀ)
     R = (A + A.transpose()) * fmpq_of(v)
     return "PROVED", Claim("CLUSTERING", Quantifier.EVERY_PD, {"rank": problem.d - R.rank()})
@@ -80,7 +79,7 @@ def _check_uniform(cert, problem):
     if problem.F is not None and any(e != 0 for row in problem.F for e in row):
         raise CertificationFailed(f"{name}: the problem has a drift F ≠ 0 (only F = 0 is covered)")
     d = problem.d
-    v = Fraction(cert.data["v"])
+    v = parse_frac(cert.data["v"])
     vq = fmpq_of(v)
     if V != flint.fmpq_mat(d, d, [vq if i == j else 0 for i in range(d) for j in range(d)]):
         raise CertificationFailed(f"{name}: V is not v·I for the stored v = {v}")
