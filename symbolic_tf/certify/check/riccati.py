@@ -18,7 +18,7 @@ from ...exact.precision import working_precision
 from ...exact.rational import Q, frac_str, qmat
 from ...spec.errors import CertificationFailed
 from . import Hypothesis
-from .kinds.krawczyk_box import drift_model
+from .krawczyk_box import drift_model
 
 #: the factorisation Σ₀ = B·D·Bᵀ every kind with a Σ₀ stores
 FACTOR_SCHEMA = {"v": "rat", "B": "rat[][]", "D": "rat[]"}

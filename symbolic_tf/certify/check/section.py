@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import flint
 
-from .kinds.krawczyk_box import rat
+from .krawczyk_box import rat
 from .tube_replay import step_range
 
 __all__ = ["SECTION_SCHEMA", "SECTION_MAX_D", "crossing_enclosure", "crossing_of_states", "box_column", "box_matrix",

@@ -64,7 +64,7 @@ from ...exact.precision import working_precision
 from ...exact.rational import fmpq_of, frac_str
 from .claims import Claim, Quantifier
 from .frame import eigen_frame
-from .kinds.krawczyk_box import initial_cov, rat
+from .krawczyk_box import initial_cov, rat
 
 __all__ = ["TUBE_ORDER", "TUBE_STEPS", "PICARD_ROUNDS", "Field", "ball_flow", "flow_pairs", "tube_problem", "bracket_claim", "replay_stored", "replay_tube", "walk_tube", "replay_step", "lagrange_remainder", "start_state", "TubeState",
            "cauchy_sum", "svec_basis", "svec_pairs", "int_in", "step_range", "jacobian_series",

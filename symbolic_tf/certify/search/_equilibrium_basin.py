@@ -56,7 +56,7 @@ from ...exact.rational import dyadic, float_of, frac_str, Q, qmat
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from .validated.float_budget import guarded
 from ..check.certificate import Certificate, mat_str
-from ..check.kinds.krawczyk_box import ball, box, eye, gram, linearisation
+from ..check.krawczyk_box import ball, box, eye, gram, linearisation
 
 __all__ = ["find_basin", "KIND"]
 
@@ -83,7 +83,7 @@ def lyapunov_to_float(M: flint.fmpq_mat) -> np.ndarray:
 
 def lyapunov_exact_mats(problem):
     """(F, V, Ã) exactly for one quadratic head with drift (F = 0 without drift)."""
-    from ..check.kinds.krawczyk_box import drift_model
+    from ..check.krawczyk_box import drift_model
 
     return drift_model(problem)
 

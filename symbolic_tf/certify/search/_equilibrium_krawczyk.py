@@ -46,7 +46,7 @@ from ...exact.rational import dyadic, float_of, fmpq_of, frac_str, qmat_to_float
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ...variants import quadratic_reason
 from ..check.certificate import Certificate, mat_str
-from ..check.kinds.krawczyk_box import ball, box, drift_model
+from ..check.krawczyk_box import ball, box, drift_model
 
 __all__ = ["find_equilibrium", "equilibrium_claim", "KIND"]
 

@@ -32,7 +32,7 @@ from ....exact.rational import frac_str
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
-from .krawczyk_box import check_basin, drift_model, initial_cov
+from ..krawczyk_box import check_basin, drift_model, initial_cov
 
 
 def _fail(msg):
@@ -41,7 +41,7 @@ def _fail(msg):
 
 def basin_hypotheses(T, pre, what, level):
     """The hypotheses of the basin argument shared by ``equilibrium-basin`` and ``tube-basin``
-    (:func:`~symbolic_tf.certify.check.kinds.krawczyk_box.check_basin`); ``T`` is the forgery file, ``pre`` the
+    (:func:`~symbolic_tf.certify.check.krawczyk_box.check_basin`); ``T`` is the forgery file, ``pre`` the
     forgery tests' name prefix, ``what`` the point or box that must lie in the basin and ``level`` the
     (id, test name) of that last hypothesis.
 

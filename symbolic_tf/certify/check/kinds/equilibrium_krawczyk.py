@@ -29,7 +29,7 @@ from ....exact.precision import working_precision
 from ....spec.errors import CertificationFailed
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier, claim_words, mat_text
-from .krawczyk_box import ball, drift_model, krawczyk, parse_box, rat, square
+from ..krawczyk_box import ball, drift_model, krawczyk, parse_box, rat, square
 
 
 def _fail(msg):

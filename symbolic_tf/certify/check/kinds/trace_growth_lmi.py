@@ -31,7 +31,7 @@ from ....spec.errors import CertificationFailed, InvalidParameters
 from ..flows import quadratic_heads
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
-from .krawczyk_box import rat, square
+from ..krawczyk_box import rat, square
 from ..lmi import trace_qform
 from ..tube_replay import svec_pairs
 

@@ -41,7 +41,7 @@ from ....exact.rational import frac_str
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .equilibrium_basin import basin_hypotheses
-from .krawczyk_box import check_basin, drift_model, initial_cov
+from ..krawczyk_box import check_basin, drift_model, initial_cov
 from ..tube_replay import int_in, replay_stored
 
 KIND = "tube-basin"

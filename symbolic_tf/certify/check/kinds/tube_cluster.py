@@ -40,7 +40,7 @@ import flint
 from ....exact.precision import working_precision
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
-from .krawczyk_box import rat
+from ..krawczyk_box import rat
 from .tube_ray import ProjectiveField, centre_box, check_contraction, check_residual, ellipsoid_data
 from ..tube_replay import replay_point_tube, tube_problem
 

@@ -80,7 +80,7 @@ from ....exact.dual import Dual, slope, value
 from ....exact.precision import working_precision
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
-from .krawczyk_box import rat, square
+from ..krawczyk_box import rat, square
 from ..neutral_chart import Chart, chart_of, cone_point, fast_centre, fast_field, slow_parts
 from .tube_ray import check_contraction, replay_projective_part
 from ..tube_replay import int_in, replay_point_tube, tube_problem

@@ -29,7 +29,7 @@ from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
-from .krawczyk_box import rat, square
+from ..krawczyk_box import rat, square
 from ..tube_replay import TUBE_ORDER, TUBE_STEPS, replay_stored, tube_problem
 
 KIND = "tube-collapse"

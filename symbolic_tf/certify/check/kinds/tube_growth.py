@@ -54,7 +54,7 @@ from ....exact.precision import working_precision
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from .tube_cluster import isotropic_points
-from .krawczyk_box import rat, square
+from ..krawczyk_box import rat, square
 from .tube_ray import ProjectiveField, check_contraction, ellipsoid_data
 from ..tube_replay import TUBE_ORDER, TUBE_STEPS, int_in, replay_stored, tube_problem
 

@@ -66,7 +66,7 @@ from ....exact.ball import ball_pd, interval_ball
 from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
 from .. import Hypothesis, kind, refusal
-from .krawczyk_box import rat, square
+from ..krawczyk_box import rat, square
 from ..projective import ProjectiveSeries, projective_start, replay_projective
 from ..tube_replay import (bracket_claim, int_in, replay_point_tube, svec_basis, svec_pairs, trace, TUBE_ORDER,
                            tube_problem, TUBE_STEPS)

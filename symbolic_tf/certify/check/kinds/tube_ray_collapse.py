@@ -43,7 +43,7 @@ import flint
 from ....exact.precision import working_precision
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
-from .krawczyk_box import rat
+from ..krawczyk_box import rat
 from .tube_ray import (MAX_PIECES, ProjectiveField, centre_box, check_contraction, check_contraction_pieces,
                   check_residual, ellipsoid_data)
 from ..tube_replay import int_in, replay_point_tube, svec_basis, svec_pairs, tube_problem

@@ -36,7 +36,7 @@ from ....exact.precision import working_precision
 from ....exact.rational import frac_str
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
-from .krawczyk_box import rat
+from ..krawczyk_box import rat
 from ..tube_replay import TUBE_ORDER, TUBE_STEPS, Field, int_in, replay_stored, svec_pairs, tube_problem
 from ..section import SECTION_MAX_D, SECTION_SCHEMA, box_matrix, column_inside, crossing_of_states, section_data
 

@@ -73,7 +73,7 @@ import flint
 
 from ....exact.precision import working_precision
 from .. import Hypothesis, kind, refusal
-from .krawczyk_box import rat
+from ..krawczyk_box import rat
 from ..tube_replay import TUBE_ORDER, TUBE_STEPS, bracket_claim, int_in, replay_stored, tube_problem
 
 KIND = "tube-rotation"

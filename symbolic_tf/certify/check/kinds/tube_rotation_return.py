@@ -46,7 +46,7 @@ import flint
 from ....exact.ball import arb_lower, arb_upper
 from ....exact.precision import working_precision
 from .. import Hypothesis, kind, refusal
-from .krawczyk_box import rat
+from ..krawczyk_box import rat
 from ..projective import ProjectiveSeries, projective_start, replay_projective
 from ..tube_replay import TUBE_ORDER, TUBE_STEPS, bracket_claim, int_in, svec_pairs, tube_problem
 from ..section import SECTION_MAX_D, SECTION_SCHEMA, box_matrix, column_inside, crossing_of_states, section_data

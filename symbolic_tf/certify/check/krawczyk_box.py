@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import flint
 
-from ....exact.ball import ball_pd
-from ....exact.definiteness import definiteness
-from ....exact.precision import working_precision
-from ....exact.rational import fmpq_of, parse_frac, qmat
-from ....spec.errors import InvalidParameters
-from ..flows import single_quadratic_head
+from ...exact.ball import ball_pd
+from ...exact.definiteness import definiteness
+from ...exact.precision import working_precision
+from ...exact.rational import fmpq_of, parse_frac, qmat
+from ...spec.errors import InvalidParameters
+from .flows import single_quadratic_head
 
 __all__ = ["rat", "square", "ball", "eye", "svec_index", "gram", "box", "drift_model", "initial_cov",
            "parse_box", "linearisation", "krawczyk", "check_basin"]
