@@ -84,6 +84,10 @@ HEAVY = (
     "tests/test_cli_commands.py::test_run_writes_a_tagged_report",  # the main job end to end (.ci/newcomer runs it too)
     "tests/certify/test_ray.py::test_slow_d3_ray_is_certified_in_projective_coordinates",  # the slow rays: long tubes
     "tests/certify/test_ray.py::test_slow_ray_is_certified_piecewise_and_holds_the_reference",
+    "tests/certify/test_rotation_scaling.py::test_the_sign_matrix_equals_the_sympy_one",  # SymPy cross-check
+    "tests/models/test_probe.py::test_moment_ode_matches_the_layer_up_to_sampling_error",  # a statistical probe run
+    "tests/test_new_user_bugs.py::test_cli_gradient_flow_runs_the_requested_dimension",  # d = 3 symbolic end to end
+    "tests/certify/test_rotation.py::test_general_rotating_blowup_holds_the_reference",  # [general] of the drift twin stays
     "tests/reproduce/",                           # the papers' reproductions and their notebooks
     "tests/conjectures/test_notebook_conjectures.py",
     "tests/models/test_notebook_probe.py",
