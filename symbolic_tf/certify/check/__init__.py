@@ -26,7 +26,7 @@ from .certificate import Certificate
 from .claims import Claim, use_kind_loader
 from .schema import validate
 
-__all__ = ["check", "kind", "KindDecl", "Hypothesis", "CheckResult", "kind_names", "declaration",
+__all__ = ["check", "kind", "KindDecl", "Hypothesis", "CheckResult", "kind_names", "declaration", "refuse",
            "cell_checker_of", "embedded_certificates", "refusal"]
 
 
@@ -111,6 +111,22 @@ def _load():
 
 # a property claim's words are declared in the module of its kind: a claim loads the kinds to render
 use_kind_loader(_load)
+
+
+def refuse(msg):
+    """Reject a certificate with the failed hypothesis as the message (:func:`refusal` adds the kind).
+
+    Parameters
+    ----------
+    msg : str
+        The failed hypothesis in words.
+
+    Raises
+    ------
+    CertificationFailed
+        Always.
+    """
+    raise CertificationFailed(msg)
 
 
 def refusal(name: str) -> Callable:

@@ -25,9 +25,8 @@ import flint
 
 from ...exact.definiteness import inertia
 from ...exact.rational import fmpq_of
-from ...spec.errors import CertificationFailed
 from ...spec.errors import InvalidParameters
-from . import Hypothesis
+from . import Hypothesis, refuse
 from .flows import quadratic_heads
 
 #: the forgeries of every hypothesis of these kinds (tests/soundness)
@@ -40,22 +39,6 @@ DRIFT_FREE_QUADRATIC = Hypothesis(
 
 P_POSITIVE_DEFINITE = Hypothesis("P-positive-definite", "P is symmetric and P ≻ 0, so tr(PΣ) ≥ 0 on Σ ⪰ 0 and vanishes only at Σ = 0.",
                    FORGERIES + "test_lmi_P_not_positive_definite")
-
-
-def refuse(msg):
-    """Reject a certificate.
-
-    Parameters
-    ----------
-    msg : str
-        The failed hypothesis in words.
-
-    Raises
-    ------
-    CertificationFailed
-        Always.
-    """
-    raise CertificationFailed(msg)
 
 
 def rational(s) -> flint.fmpq:

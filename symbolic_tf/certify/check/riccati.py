@@ -16,8 +16,7 @@ import flint
 from ...exact.definiteness import definiteness
 from ...exact.precision import working_precision
 from ...exact.rational import Q, frac_str, qmat
-from ...spec.errors import CertificationFailed
-from . import Hypothesis
+from . import Hypothesis, refuse
 from .krawczyk_box import drift_model
 
 #: the factorisation Σ₀ = B·D·Bᵀ every kind with a Σ₀ stores
@@ -55,22 +54,6 @@ R_NSD = Hypothesis(
 
 #: the hypotheses the R ⪯ 0 kinds (bounded-drift-vI-nsd, growth-drift-vI-nsd) start with
 NSD_HYPOTHESES = (ONE_SOFTMAX_HEAD, CONSTANT_PARAMETERS, V_SCALAR, R_NSD)
-
-
-def refuse(msg):
-    """Reject a certificate.
-
-    Parameters
-    ----------
-    msg : str
-        The failed hypothesis in words.
-
-    Raises
-    ------
-    CertificationFailed
-        Always.
-    """
-    raise CertificationFailed(msg)
 
 
 def rational(s) -> flint.fmpq:
