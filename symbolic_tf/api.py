@@ -276,7 +276,7 @@ def integrate(problem, T: float, *, t_eval: Sequence[float] | None = None, rtol:
 
 def classify(problem, *, uniform: bool = False, horizon: float | None = None):
     r"""The certified regime of a problem: BLOWUP [T_lo, T_hi], CLUSTERING (rank r), EQUILIBRIUM,
-    BOUNDED, EXPONENTIAL_GROWTH — or UNDECIDED with reasons and numerical evidence.
+    BOUNDED, GLOBAL_EXISTENCE — or UNDECIDED with reasons and numerical evidence.
 
     Every PROVED verdict carries a certificate that :func:`check` re-verifies with exact/ball
     arithmetic only (docs/certification.md).  Example: softmax with V = I blows up at

@@ -21,7 +21,7 @@ from typing import Callable
 
 __all__ = ["RegimeConjecture", "IdentityConjecture", "VerifyReport", "verify", "CONCLUSIONS"]
 
-GLOBAL = {"BOUNDED", "CLUSTERING", "EQUILIBRIUM", "EXPONENTIAL_GROWTH"}
+GLOBAL = {"BOUNDED", "CLUSTERING", "EQUILIBRIUM", "GLOBAL_EXISTENCE"}
 
 
 def _rank_of_cov(problem) -> int:
@@ -34,7 +34,7 @@ def _rank_of_cov(problem) -> int:
 def _bounded(c, p):
     if c.status != "PROVED":
         return None
-    return c.regime in ("BOUNDED", "CLUSTERING", "EQUILIBRIUM") if c.regime != "EXPONENTIAL_GROWTH" else None
+    return c.regime in ("BOUNDED", "CLUSTERING", "EQUILIBRIUM") if c.regime != "GLOBAL_EXISTENCE" else None
 
 
 def _no_blowup(c, p):

@@ -15,7 +15,7 @@ __all__ = ["REGIME_COLOURS", "regime_map_figure"]
 # regime maps
 # ----------------------------------------------------------------------------------------
 REGIME_COLOURS = {"EQUILIBRIUM": "#4daf4a", "CLUSTERING": "#377eb8", "BOUNDED": "#80b1d3",
-                  "EXPONENTIAL_GROWTH": "#fdb462", "UNDECIDED": "#ffffff", "OUTSIDE": "#d9d9d9"}
+                  "GLOBAL_EXISTENCE": "#fdb462", "UNDECIDED": "#ffffff", "OUTSIDE": "#d9d9d9"}
 
 
 def regime_map_figure(doc: dict, stem, *, theory=None, formats=("png", "pdf")) -> list[Path]:
@@ -67,7 +67,7 @@ def regime_map_figure(doc: dict, stem, *, theory=None, formats=("png", "pdf")) -
         colour = "#e41a1c" if reg == "BLOWUP" else REGIME_COLOURS.get(reg, "k")
         ax.plot(xy[:, 0], xy[:, 1], ".", ms=1.5, color=colour)
     handles = [Patch(facecolor=REGIME_COLOURS[k], label=k.lower().replace("_", " "))
-               for k in ("EQUILIBRIUM", "CLUSTERING", "BOUNDED", "EXPONENTIAL_GROWTH")
+               for k in ("EQUILIBRIUM", "CLUSTERING", "BOUNDED", "GLOBAL_EXISTENCE")
                if k in tot["area_by_regime"]]
     if "BLOWUP" in tot["area_by_regime"]:
         handles.insert(0, Patch(facecolor=cmap(0.5), label="blow-up (colour: T*)"))

@@ -1,7 +1,7 @@
 """Classify a parameter point: one regime with its status, claim and certificate.
 
 Regimes (:class:`symbolic_tf.certify.check.claims.Regime`): CLUSTERING (with the rank of the limit),
-EQUILIBRIUM, BOUNDED, EXPONENTIAL_GROWTH, BLOWUP (with a rational bracket [T_lo, T_hi]) or
+EQUILIBRIUM, BOUNDED, GLOBAL_EXISTENCE, BLOWUP (with a rational bracket [T_lo, T_hi]) or
 UNDECIDED (with the reason and the numerical evidence).  For the problem's own Σ₀, or with
 ``uniform=True`` for a class of Σ₀ (the claim's quantifier says which).
 

@@ -7,7 +7,7 @@ evidence).  A whole-cell verdict must agree with both:
 
 * BLOWUP [T_lo, T_hi] — the point classifier says BLOWUP with a bracket meeting the cell's;
   the integration reaches 0.99·T_lo without blowing up and blows up before 1.01·T_hi;
-* global regimes — the point classifier says the same regime (BOUNDED/EXPONENTIAL_GROWTH
+* global regimes — the point classifier says the same regime (BOUNDED/GLOBAL_EXISTENCE
   cells accept any global regime); the integration reaches the horizon, and for
   CLUSTERING to 0 tr Σ decreases, for CLUSTERING to a limit of rank r ≥ 1 the d − r smallest
   eigenvalues shrink relative to the largest, for EQUILIBRIUM Σ moves towards Σ*.
@@ -19,11 +19,11 @@ from fractions import Fraction
 
 __all__ = ["crosscheck"]
 
-_GLOBAL = ("CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH")
+_GLOBAL = ("CLUSTERING", "EQUILIBRIUM", "BOUNDED", "GLOBAL_EXISTENCE")
 
 
 def _compatible(cell_regime: str, point_regime: str) -> bool:
-    if cell_regime in ("BOUNDED", "EXPONENTIAL_GROWTH"):
+    if cell_regime in ("BOUNDED", "GLOBAL_EXISTENCE"):
         return point_regime in _GLOBAL
     return cell_regime == point_regime
 

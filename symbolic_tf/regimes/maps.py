@@ -44,7 +44,7 @@ SCHEMA = "symbolic_tf.regime_map/1"
 #: :func:`certify_subtree`): ~20 ms of pencil cells, ~50 ms of centred-form disk cells, so that a
 #: task's fixed cost (scheduling, pickling, a Dask round trip: 1–5 ms) stays a few per cent
 TASK_CELLS = 256
-REGIME_ORDER = ("BLOWUP", "EQUILIBRIUM", "CLUSTERING", "BOUNDED", "EXPONENTIAL_GROWTH", "UNDECIDED", "OUTSIDE")
+REGIME_ORDER = ("BLOWUP", "EQUILIBRIUM", "CLUSTERING", "BOUNDED", "GLOBAL_EXISTENCE", "UNDECIDED", "OUTSIDE")
 
 
 class MapInterrupted(RuntimeError):

@@ -83,7 +83,7 @@ def test_proved_and_rechecked(verdicts, i):
     assert v.status == "PROVED", v.reason
     cert = v.evidence["certificate"]
     res = check(copy.deepcopy(cert))
-    assert res.ok and res.claim.subject == "EXPONENTIAL_GROWTH"
+    assert res.ok and res.claim.subject == "GLOBAL_EXISTENCE"
 
 
 # issue 15's fixed general-V set, seed 0 #20: φ varies fast across the cone (|∇φ| ≈ 60 against λ ≈ 1.25),

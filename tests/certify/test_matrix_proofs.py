@@ -628,7 +628,7 @@ def _random_problem(rng, variant, d):
 
 @pytest.mark.parametrize("variant", ["l2", "sinkhorn"])
 def test_uniform_growth_verdict_and_the_bound_along_integrated_solutions(variant):
-    """classify --uniform proves EXPONENTIAL_GROWTH for every Σ₀ ⪰ 0 by the growth theorem, d = 1…3,
+    """classify --uniform proves GLOBAL_EXISTENCE for every Σ₀ ⪰ 0 by the growth theorem, d = 1…3,
     and an accurate integration stays below ‖Σ₀‖₂e^{γt} (two independent methods)."""
     import numpy as np
 
@@ -643,7 +643,7 @@ def test_uniform_growth_verdict_and_the_bound_along_integrated_solutions(variant
         if variant == "l2" and qmat(problem.K).det() == 0:
             continue
         c = classify(problem, uniform=True, evidence=False)
-        assert c.status == "PROVED" and c.regime == "EXPONENTIAL_GROWTH" and c.route == "growth-theorem", (d, c)
+        assert c.status == "PROVED" and c.regime == "GLOBAL_EXISTENCE" and c.route == "growth-theorem", (d, c)
         gamma = float(Fraction(c.certificate["data"]["gamma"]))
         system = derive_for_problem(problem)
         S0 = np.array([[float(x) for x in r] for r in problem.cov])

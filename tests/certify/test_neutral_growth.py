@@ -87,7 +87,7 @@ def proved():
 def test_certificate_checks_and_agrees_with_an_independent_integration(proved):
     cert = proved.evidence["certificate"]
     res = check(copy.deepcopy(cert))
-    assert res.ok and res.status == "PROVED" and res.claim.subject == "EXPONENTIAL_GROWTH"
+    assert res.ok and res.status == "PROVED" and res.claim.subject == "GLOBAL_EXISTENCE"
     # independent: LSODA in scale-free form (N = Σ/tr Σ, u = log tr Σ, ds = tr Σ dt) from the same Σ₀;
     # the top eigenvector tends to w* = (1, r_c(θ*)) in the certificate's frame, and log tr Σ grows
     # at a steady positive rate (no blow-up up to t = 8)
@@ -190,7 +190,7 @@ def test_a_projective_continuation_is_checked_and_its_end_is_scale_free(continue
     # fit (the funnel is forward invariant) and the verdict is the same
     c, run = continued
     res = check(copy.deepcopy(c))
-    assert res.ok and res.status == "PROVED" and res.claim.subject == "EXPONENTIAL_GROWTH"
+    assert res.ok and res.status == "PROVED" and res.claim.subject == "GLOBAL_EXISTENCE"
     X = run.box
     assert abs(sum(float(X[i, i].mid()) for i in range(3)) - 1) < 1e-12      # X is the direction: tr X = 1
 

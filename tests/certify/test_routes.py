@@ -32,7 +32,7 @@ def test_routes_are_declared():
     for r in rs:
         assert r.doc  # one line: what it proves and when it applies
         assert set(r.modes) <= {"point", "uniform"} and r.modes
-        assert all(x in ("CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH", "BLOWUP") for x in r.regimes)
+        assert all(x in ("CLUSTERING", "EQUILIBRIUM", "BOUNDED", "GLOBAL_EXISTENCE", "BLOWUP") for x in r.regimes)
     assert [r.order for r in rs] == sorted(r.order for r in rs)
 
 
@@ -152,8 +152,8 @@ def test_growth_bound_holds_along_the_flow():
     A, F = np.array([[-1.0, 0.5], [0, -2]]), np.array([[1.0, 2], [0, -1]])
     p = _p(d=2, A=[[-1, "1/2"], [0, -2]], V=[[1, 0], [0, 1]], F=[[1, 2], [0, -1]], initial={"cov": [[3, 1], [1, 1]]})
     c = classify(p)
-    assert c.status == "PROVED" and c.regime in ("EXPONENTIAL_GROWTH", "BOUNDED", "CLUSTERING")
-    if c.regime != "EXPONENTIAL_GROWTH":
+    assert c.status == "PROVED" and c.regime in ("GLOBAL_EXISTENCE", "BOUNDED", "CLUSTERING")
+    if c.regime != "GLOBAL_EXISTENCE":
         return
     g = float(Fraction(c.claim_data.params["gamma"]))
 

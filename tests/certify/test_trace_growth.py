@@ -77,7 +77,7 @@ def skew_verdict():
 def test_the_skew_case_is_proved_and_agrees_with_integrations(skew_verdict):
     cert = skew_verdict.evidence["certificate"]
     res = check(copy.deepcopy(cert))
-    assert res.ok and res.claim.subject == "EXPONENTIAL_GROWTH" and res.claim.quantifier is Quantifier.EVERY_PSD
+    assert res.ok and res.claim.subject == "GLOBAL_EXISTENCE" and res.claim.quantifier is Quantifier.EVERY_PSD
     P, kappa = _f(cert["data"]["P"]), float(Fraction(cert["data"]["kappa"]))
     V, A, F = _f(SKEW["V"]), _f(SKEW["A"]), _f(SKEW["F"])
 

@@ -403,7 +403,7 @@ def regime_of(d: dict):
     claim = _claim_dict(d)
     if claim is not None:
         for key in ("regime", "subject"):
-            if claim.get(key) in ("CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH", "BLOWUP"):
+            if claim.get(key) in ("CLUSTERING", "EQUILIBRIUM", "BOUNDED", "GLOBAL_EXISTENCE", "BLOWUP"):
                 return claim[key]
     return d.get("regime")
 
@@ -625,7 +625,7 @@ def judge(problem, d: dict, Sigma0=None, rhs=None) -> Judgement:
                                      Sigma0, rhs)
         if regime == "BOUNDED":
             return judge_bounded(problem, Sigma0, rhs)
-        if regime == "EXPONENTIAL_GROWTH":
+        if regime == "GLOBAL_EXISTENCE":
             return judge_no_blowup(problem, Sigma0, rhs)
     except (np.linalg.LinAlgError, FloatingPointError, OverflowError) as exc:
         return Judgement(None, f"oracle error {type(exc).__name__}: {exc}")

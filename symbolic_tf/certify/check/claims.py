@@ -34,7 +34,9 @@ class Regime(str, Enum):
     CLUSTERING = "CLUSTERING"
     EQUILIBRIUM = "EQUILIBRIUM"
     BOUNDED = "BOUNDED"
-    EXPONENTIAL_GROWTH = "EXPONENTIAL_GROWTH"
+    #: Σ(t) exists for all t with a growth bound ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt} (γ may be ≤ 0: then it
+    #: stays bounded or decays; the claim's words say which)
+    GLOBAL_EXISTENCE = "GLOBAL_EXISTENCE"
     BLOWUP = "BLOWUP"
     UNDECIDED = "UNDECIDED"
 
@@ -184,10 +186,17 @@ def _regime_text(subject: str, p: Mapping) -> str:
                     f"at intervals in [{p['return_time_lo']}, {p['return_time_hi']}] "
                     f"(≈ [{approx(p['return_time_lo'])}, {approx(p['return_time_hi'])}])")
         return "Σ(t) exists for all t and stays bounded"
-    if subject == "EXPONENTIAL_GROWTH":
+    if subject == "GLOBAL_EXISTENCE":
         g = p.get("gamma")
-        return "Σ(t) exists for all t and grows at most exponentially" + (
-            f": ‖Σ(t)‖ ≤ ‖Σ₀‖·e^(γt), γ = {g}" if g is not None else "")
+        if g is None:
+            return "Σ(t) exists for all t and grows at most exponentially"
+        bound = f"Σ(t) exists for all t and ‖Σ(t)‖ ≤ ‖Σ₀‖·e^(γt), γ = {g}"
+        sign = Fraction(str(g))
+        if sign < 0:  # the bound then proves more than existence: say it
+            return bound + " < 0, so Σ(t) → 0 exponentially fast (collapse to a point)"
+        if sign == 0:
+            return bound + ", so Σ(t) stays bounded by ‖Σ₀‖"
+        return bound
     raise CertificationFailed(f"claim: unknown regime {subject!r}")
 
 

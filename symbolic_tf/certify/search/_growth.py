@@ -46,7 +46,7 @@ def frobenius_upper(M) -> Fraction:
 def no_blowup(problem) -> Verdict:
     """For the variants whose declared growth bound gives ‖Σ̇‖ ≤ γ‖Σ‖
     (Sinkhorn: γ = 2(u_V + u_F); ℓ2: γ = 2u_V u_A τ/g + 2u_F with g ≤ λ_min(τKᵀK)),
-    PROVED EXPONENTIAL_GROWTH for every Σ₀ ⪰ 0 with a ``no-blowup`` certificate: the
+    PROVED GLOBAL_EXISTENCE for every Σ₀ ⪰ 0 with a ``no-blowup`` certificate: the
     solution is global and ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}.
     """
     claim = "for every Σ₀ the covariance exists for all t and grows at most exponentially: ‖Σ(t)‖ ≤ ‖Σ₀‖e^{γt}"
@@ -80,11 +80,11 @@ def no_blowup(problem) -> Verdict:
                 "gamma": frac_str(gamma)}
     else:
         return Verdict(UNDECIDED, claim, reason="growth bound implemented for Sinkhorn and ℓ2")
-    claim_d = Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": data["gamma"]})
+    claim_d = Claim("GLOBAL_EXISTENCE", Quantifier.EVERY_PSD, {"gamma": data["gamma"]})
     claim = claim_d.text()
     cert = Certificate.for_problem(problem, "no-blowup", claim_d, PROVED, data)
     return Verdict(PROVED, claim, "growth-bound",
-                   evidence={"regime": "EXPONENTIAL_GROWTH", "gamma": data["gamma"], "certificate": cert.to_dict()},
+                   evidence={"regime": "GLOBAL_EXISTENCE", "gamma": data["gamma"], "certificate": cert.to_dict()},
                    reason=f"‖Σ̇‖ ≤ γ‖Σ‖ with γ = {data['gamma']}: global existence, no finite-time blow-up")
 
 
@@ -96,7 +96,7 @@ def _growth_applies(problem, ctx):
     return None if growth_bound_of(problem) else "the variant declares no growth bound (Sinkhorn, ℓ2 do)"
 
 
-declare("growth-bound", 30, ("EXPONENTIAL_GROWTH",), _growth_applies, searching(no_blowup),
+declare("growth-bound", 30, ("GLOBAL_EXISTENCE",), _growth_applies, searching(no_blowup),
         modes=("point", "uniform"),
         doc="Every Σ₀ has a global, at most exponentially growing solution (‖Σ̇‖ ≤ γ‖Σ‖); variants that declare a "
             "growth bound (Sinkhorn, ℓ2 with KᵀK ≻ 0).")

@@ -208,7 +208,7 @@ def _schedule_route_search(problem, ctx):
 
 
 # ---- route ----
-declare("schedule-phases", 0, ("BLOWUP", "CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH"),
+declare("schedule-phases", 0, ("BLOWUP", "CLUSTERING", "EQUILIBRIUM", "BOUNDED", "GLOBAL_EXISTENCE"),
         _schedule_applies, _schedule_route_search, modes=("point", "uniform"), schedules=True,
         doc="The regime of this Σ₀ under a depth schedule, composed phase by phase; one quadratic head, Σ₀ given, "
             "d ≤ the tubes' limit.")

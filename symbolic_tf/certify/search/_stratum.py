@@ -69,7 +69,7 @@ def map_claim(claim: Claim, B) -> Claim | None:
     if subj in ("BLOWUP", "CLUSTERING", "BOUNDED"):
         keep = {k: p[k] for k in ("T_lo", "T_hi", "rank") if k in p}
         return Claim(subj, Quantifier.THIS, keep)
-    if subj == "EXPONENTIAL_GROWTH":
+    if subj == "GLOBAL_EXISTENCE":
         return Claim(subj, Quantifier.THIS, {})  # γ is for ‖S‖, not ‖BSBᵀ‖: not restated
     if subj == "EQUILIBRIUM":
         if p.get("stationary"):
@@ -130,7 +130,7 @@ def _stratum_applies(problem, ctx):
 
 
 # before the V = vI drift routes, whose sharpest results ("every Σ₀ ≻ 0 → Σ*") do not cover a singular Σ₀
-declare("invariant-stratum", 15, ("BLOWUP", "CLUSTERING", "EQUILIBRIUM", "BOUNDED", "EXPONENTIAL_GROWTH"),
+declare("invariant-stratum", 15, ("BLOWUP", "CLUSTERING", "EQUILIBRIUM", "BOUNDED", "GLOBAL_EXISTENCE"),
         _stratum_applies, stratum,
         doc="The regime of a singular Σ₀ ≠ 0 whose range is invariant, decided on that range by the whole registry; "
             "quadratic flows.")

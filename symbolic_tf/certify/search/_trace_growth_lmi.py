@@ -30,7 +30,7 @@ _CLAIM0 = "for every Σ₀ ⪰ 0: the solution is global and tr(PΣ) grows at mo
 
 
 def find_trace_growth(problem) -> Verdict:
-    """PROVED (BOUNDED or EXPONENTIAL_GROWTH, for every Σ₀ ⪰ 0) with a ``trace-growth-lmi`` certificate,
+    """PROVED (BOUNDED or GLOBAL_EXISTENCE, for every Σ₀ ⪰ 0) with a ``trace-growth-lmi`` certificate,
     or UNDECIDED with the reason.
     """
     t0 = time.perf_counter()
@@ -142,7 +142,7 @@ def _finish(problem, data, kappa, numerical, t0) -> Verdict:
     from ..check import check
     from ..check.claims import Claim, Quantifier
 
-    regime = "BOUNDED" if kappa <= 0 else "EXPONENTIAL_GROWTH"
+    regime = "BOUNDED" if kappa <= 0 else "GLOBAL_EXISTENCE"
     claim = Claim(regime, Quantifier.EVERY_PSD, {})
     cert = Certificate.for_problem(problem, "trace-growth-lmi", claim, PROVED, data)
     numerical["seconds"] = time.perf_counter() - t0
@@ -170,7 +170,7 @@ def _trace_growth_applies(problem, ctx):
 
 
 # says less than a route that finds an equilibrium, a basin or a limit, so it runs after all of them
-declare("trace-growth", 95, ("BOUNDED", "EXPONENTIAL_GROWTH"), _trace_growth_applies, searching(find_trace_growth),
+declare("trace-growth", 95, ("BOUNDED", "GLOBAL_EXISTENCE"), _trace_growth_applies, searching(find_trace_growth),
         modes=("point", "uniform"),
         doc="Every Σ₀ ⪰ 0 has a global solution, bounded or growing at most like e^{κt} (a trace functional, "
             "S-procedure); quadratic flows, any drift, d ≤ 8.")

@@ -20,7 +20,7 @@ a convex condition on matrix polynomials in (x, y), decided on a whole cell by
 * **EQUILIBRIUM** — f > 0 and Q ≺ 0 on the open cell: Σ(t) → Σ* = −2f·R⁻¹, a stable
   equilibrium (R ≺ 0, F anti-Hurwitz; docs/mathematics.md §6).
 * **BOUNDED** — f ≡ 0 and Q ⪯ 0: global, Σ(t) = (Σ₀⁻¹ − tR)⁻¹ converges (docs/mathematics.md §4).
-* **EXPONENTIAL_GROWTH** — Q ⪯ 0: K(γ) ≻ 0 for every γ ≥ 0, global with ‖Σ(t)‖ ≤ C e^{2 f_hi t}.
+* **GLOBAL_EXISTENCE** — Q ⪯ 0: K(γ) ≻ 0 for every γ ≥ 0, global with ‖Σ(t)‖ ≤ C e^{2 f_hi t}.
 
 The verdicts are claimed on the *open* cell (its interior); edges are measure zero and belong to
 the neighbours too.  Floats only guess z, Γ and the times; :mod:`symbolic_tf.certify.check.kinds.cell_riccati_vI`
@@ -390,7 +390,7 @@ def _global(pen: Pencil, box):
         if fneg:
             return _res("CLUSTERING", "Σ(t) → 0 (R ⪯ 0, f < 0): collapse to a point", argq,
                         {"via": "drift-contracting"}, rank=0)
-        return _res("EXPONENTIAL_GROWTH", "global, at most exponential growth (R ⪯ 0)", argq, {"via": "nsd"})
+        return _res("GLOBAL_EXISTENCE", "global, at most exponential growth (R ⪯ 0)", argq, {"via": "nsd"})
     fneg, _ = pm.pd_on_open_box(negf, box)
     if fneg:
         ok, argm = pm.pd_on_open_box(pen.M, box)

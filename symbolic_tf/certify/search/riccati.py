@@ -540,11 +540,11 @@ def growth_nsd(problem) -> Verdict:
     if not definiteness(R).nsd:
         return Verdict(UNDECIDED, "", reason="R = v(A + Aᵀ) is not negative semidefinite")
     uF = frobenius_upper(problem.F) if problem.F is not None else Fraction(0)
-    claim_d = Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(2 * uF)})
+    claim_d = Claim("GLOBAL_EXISTENCE", Quantifier.EVERY_PSD, {"gamma": frac_str(2 * uF)})
     cert = Certificate.for_problem(problem, "growth-drift-vI-nsd", claim_d, PROVED,
                                    {"v": frac_str(v), "u_F": frac_str(uF), "gamma": frac_str(2 * uF)})
     return Verdict(PROVED, claim_d.text(), "riccati-linearisation",
-                   evidence={"regime": "EXPONENTIAL_GROWTH", "certificate": cert.to_dict()},
+                   evidence={"regime": "GLOBAL_EXISTENCE", "certificate": cert.to_dict()},
                    reason="R = v(A + Aᵀ) ⪯ 0: X(t) = D⁻¹ − BᵀW(t)B ⪰ D⁻¹ never degenerates; ‖Σ(t)‖ ≤ ‖Σ₀‖e^{2‖F‖t}")
 
 
@@ -660,7 +660,7 @@ declare("drift-vI-bounded", 22, ("BOUNDED",), needs(riccati_ready), searching(bo
         doc="Every Σ₀ ⪰ 0 stays bounded (R ⪯ 0 and FᵀX + XF ⪯ 0 for an exact X ≻ 0); one quadratic head with "
             "V = v·I, drift or not.")
 # decides what the sharper V = vI routes leave open, e.g. a singular Σ₀ that never reaches a PD equilibrium
-declare("drift-vI-growth", 25, ("EXPONENTIAL_GROWTH",), needs(riccati_ready), searching(growth_nsd),
+declare("drift-vI-growth", 25, ("GLOBAL_EXISTENCE",), needs(riccati_ready), searching(growth_nsd),
         modes=("point", "uniform"),
         doc="Every Σ₀ ⪰ 0 has a global solution with ‖Σ(t)‖ ≤ ‖Σ₀‖e^{2‖F‖t} (R ⪯ 0); one quadratic head with "
             "V = v·I, drift or not.")

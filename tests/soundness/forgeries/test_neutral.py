@@ -191,7 +191,7 @@ def test_offset_inside_band(genuine):
 # --------------------------------------------------------------------------- other forgeries tried
 def test_a_growth_region_is_not_a_clustering_one(genuine):
     # the same data under the growth kind: f = ℓᵀβ has no zero in the bracket (φ vanishes there)
-    c = N.swapped_kind(genuine, "tube-growth-neutral", "EXPONENTIAL_GROWTH", {})
+    c = N.swapped_kind(genuine, "tube-growth-neutral", "GLOBAL_EXISTENCE", {})
     rejects(c, r"does not change sign on theta_star")
 
 

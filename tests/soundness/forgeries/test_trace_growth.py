@@ -23,7 +23,7 @@ def cert():
     ver = find_trace_growth(parse_problem(SKEW))
     assert ver.status == "PROVED", ver.reason
     c = ver.evidence["certificate"]
-    assert accepts(c).claim.subject == "EXPONENTIAL_GROWTH"
+    assert accepts(c).claim.subject == "GLOBAL_EXISTENCE"
     assert c["data"]["P"] == [["1", "0"], ["0", "1"]] and c["data"]["lam"] == ["12"]
     return c
 

@@ -251,7 +251,7 @@ class CellChecker:
 
     def _nsd(self, box):
         self._need(self._nsd_Q(box), "R ⪯ 0 (Σ₀RΣ₀ ⪯ 0) fails on the cell")
-        return "EXPONENTIAL_GROWTH", {}
+        return "GLOBAL_EXISTENCE", {}
 
     _GLOBAL = {"below-threshold": _below_threshold, "no-drift-contracting": _no_drift_contracting,
                "drift-contracting": _drift_contracting, "no-drift-nsd": _no_drift_nsd,

@@ -68,7 +68,7 @@ def check_growth_theorem(cert, problem):
     Returns
     -------
     tuple of (str, symbolic_tf.certify.check.claims.Claim)
-        ``("PROVED", Claim("EXPONENTIAL_GROWTH", EVERY_PSD, {"gamma": γ}))``.
+        ``("PROVED", Claim("GLOBAL_EXISTENCE", EVERY_PSD, {"gamma": γ}))``.
 
     Raises
     ------
@@ -88,4 +88,4 @@ def check_growth_theorem(cert, problem):
     if parse_frac(d["gamma"]) != gamma:
         raise CertificationFailed(f"{KIND}: the growth rate γ = {frac_str(d['gamma'])} does not follow "
                                   f"from the bounds (they prove γ = {frac_str(gamma)})")
-    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(gamma)})
+    return "PROVED", Claim("GLOBAL_EXISTENCE", Quantifier.EVERY_PSD, {"gamma": frac_str(gamma)})

@@ -40,7 +40,7 @@ def check_growth_nsd(cert, problem):
     Returns
     -------
     tuple of (str, symbolic_tf.certify.check.claims.Claim)
-        ``("PROVED", Claim("EXPONENTIAL_GROWTH", EVERY_PSD, {"gamma": γ}))``.
+        ``("PROVED", Claim("GLOBAL_EXISTENCE", EVERY_PSD, {"gamma": γ}))``.
 
     Raises
     ------
@@ -55,4 +55,4 @@ def check_growth_nsd(cert, problem):
     gamma = rational(cert.data["gamma"])
     if gamma != 2 * uF:
         refuse(f"{name} certificate: γ must be 2·u_F")
-    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(gamma)})
+    return "PROVED", Claim("GLOBAL_EXISTENCE", Quantifier.EVERY_PSD, {"gamma": frac_str(gamma)})

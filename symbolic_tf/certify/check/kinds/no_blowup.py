@@ -124,7 +124,7 @@ def check_no_blowup(cert, problem):
     Returns
     -------
     tuple of (str, symbolic_tf.certify.check.claims.Claim)
-        ``("PROVED", Claim("EXPONENTIAL_GROWTH", EVERY_PSD, {"gamma": γ}))``.
+        ``("PROVED", Claim("GLOBAL_EXISTENCE", EVERY_PSD, {"gamma": γ}))``.
 
     Raises
     ------
@@ -139,4 +139,4 @@ def check_no_blowup(cert, problem):
     if parse_frac(cert.data["gamma"]) != gamma:
         raise CertificationFailed(f"no-blowup: the growth rate γ = {frac_str(cert.data['gamma'])} does not "
                                   f"follow from the bounds (they prove γ = {frac_str(gamma)})")
-    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": frac_str(cert.data["gamma"])})
+    return "PROVED", Claim("GLOBAL_EXISTENCE", Quantifier.EVERY_PSD, {"gamma": frac_str(cert.data["gamma"])})

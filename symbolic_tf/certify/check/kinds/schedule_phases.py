@@ -423,7 +423,7 @@ def composed_claim(tail: Claim, T_c: Fraction, end) -> Claim:
     -------
     symbolic_tf.certify.check.claims.Claim
         The THIS-claim: a BLOWUP bracket shifted by T_c, the CLUSTERING rank, an EQUILIBRIUM Σ*
-        (Σ* = S_c for a stationary tail), or BOUNDED / EXPONENTIAL_GROWTH without parameters.
+        (Σ* = S_c for a stationary tail), or BOUNDED / GLOBAL_EXISTENCE without parameters.
     """
     p, reg = tail.params, tail.subject
     if reg == "BLOWUP":
@@ -437,7 +437,7 @@ def composed_claim(tail: Claim, T_c: Fraction, end) -> Claim:
             out = {"Sigma_star": [[frac_str(end[i, j]) for j in range(end.ncols())] for i in range(end.nrows())]}
         else:
             out = {k: p[k] for k in ("Sigma_star", "Sigma_mid", "r") if k in p}
-    else:  # BOUNDED; EXPONENTIAL_GROWTH without its rate
+    else:  # BOUNDED; GLOBAL_EXISTENCE without its rate
         out = {}
     return Claim(reg, Quantifier.THIS, out)
 

@@ -145,7 +145,7 @@ def check_stratum(cert, problem):
     subj = res.claim.subject
     if subj in ("BLOWUP", "CLUSTERING", "BOUNDED"):
         return "PROVED", Claim(subj, Quantifier.THIS, {k: p[k] for k in ("T_lo", "T_hi", "rank") if k in p})
-    if subj == "EXPONENTIAL_GROWTH":
+    if subj == "GLOBAL_EXISTENCE":
         return "PROVED", Claim(subj, Quantifier.THIS, {})
     if subj == "EQUILIBRIUM":
         if p.get("stationary"):

@@ -20,7 +20,7 @@ by 2 — an S-procedure: q_P itself may be indefinite on Sym(d) (e.g. a skew A i
 q_P(Σ) = 2·tr(PVA)·det Σ).  By 3, tr((PF + FᵀP)Σ) ≤ κ·tr(PΣ) for Σ ⪰ 0.  Hence
 d/dt tr(PΣ) = tr((PF + FᵀP)Σ) + q_P(Σ) ≤ κ·tr(PΣ) and tr(PΣ(t)) ≤ e^{κt}·tr(PΣ₀); since
 ‖Σ‖ ≤ tr Σ ≤ tr(PΣ)/λ_min(P) for Σ ⪰ 0, Σ stays bounded on every finite interval, so the solution is
-global.  Claim BOUNDED (κ ≤ 0) or EXPONENTIAL_GROWTH (κ > 0) for every Σ₀ ⪰ 0.
+global.  Claim BOUNDED (κ ≤ 0) or GLOBAL_EXISTENCE (κ > 0) for every Σ₀ ⪰ 0.
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ HYPOTHESES = (
     Hypothesis("drift-kappa", "PF + FᵀP − κP ⪯ 0 exactly (F = 0 without drift), so "
                "d/dt tr(PΣ) ≤ κ·tr(PΣ) and tr(PΣ(t)) ≤ e^(κt)·tr(PΣ₀): the solution is global.",
                _T + "test_kappa_too_small"),
-    Hypothesis("regime-label", "The regime is BOUNDED when κ ≤ 0 and EXPONENTIAL_GROWTH when κ > 0 (derived from κ, "
+    Hypothesis("regime-label", "The regime is BOUNDED when κ ≤ 0 and GLOBAL_EXISTENCE when κ > 0 (derived from κ, "
                "never read).", _T + "test_regime_label"),
 )
 
@@ -119,7 +119,7 @@ def cone_form(P, lam, heads, d):
 @kind(KIND, {"P": "rat[][]", "lam": "rat[]", "kappa": "rat"}, hypotheses=HYPOTHESES)
 def check_trace_growth(cert, problem):
     """PROVED: for every Σ₀ ⪰ 0 the solution is global, with tr(PΣ(t)) ≤ e^{κt}·tr(PΣ₀) — BOUNDED
-    when κ ≤ 0, EXPONENTIAL_GROWTH when κ > 0.
+    when κ ≤ 0, GLOBAL_EXISTENCE when κ > 0.
 
     Parameters
     ----------
@@ -131,7 +131,7 @@ def check_trace_growth(cert, problem):
     Returns
     -------
     tuple of (str, symbolic_tf.certify.check.claims.Claim)
-        ``("PROVED", Claim("BOUNDED" or "EXPONENTIAL_GROWTH", EVERY_PSD, {}))``.
+        ``("PROVED", Claim("BOUNDED" or "GLOBAL_EXISTENCE", EVERY_PSD, {}))``.
 
     Raises
     ------
@@ -161,5 +161,5 @@ def check_trace_growth(cert, problem):
     F = flint.fmpq_mat(d, d) if problem.F is None else problem.exact.F
     if inertia(P * F + F.transpose() * P - P * kappa)[0]:
         _bad("PF + FᵀP − κP is not negative semidefinite")
-    regime = "BOUNDED" if kappa <= 0 else "EXPONENTIAL_GROWTH"
+    regime = "BOUNDED" if kappa <= 0 else "GLOBAL_EXISTENCE"
     return "PROVED", Claim(regime, Quantifier.EVERY_PSD, {})

@@ -43,7 +43,7 @@ the ellipsoid; and on s = 1/v_max, s' = sφ > 0 (5).  So N is forward invariant 
 (s₁, Y₁) ∈ N (6) stays in N on its whole maximal interval [t_N, T*); there λ_lo ≤ (log s)' ≤ K,
 so s(t) ≤ s₁e^{K(t − t_N)} and ‖Σ(t)‖_F ≤ s(t) + ‖Y(t)‖_F (‖P‖_F = 1) is bounded on bounded
 intervals: T* = ∞ (the blow-up alternative).  With the tube on [0, t_N], Σ(t) exists for all
-t ≥ 0 and ‖Σ(t)‖ ≤ C·e^{Kt}.  Claim EXPONENTIAL_GROWTH for THIS Σ₀ (no rate γ is stated; tr Σ
+t ≥ 0 and ‖Σ(t)‖ ≤ C·e^{Kt}.  Claim GLOBAL_EXISTENCE for THIS Σ₀ (no rate γ is stated; tr Σ
 in fact grows at least like e^{λ_lo·t}, and X = Σ/tr Σ → P along the cone).
 """
 from __future__ import annotations
@@ -94,7 +94,7 @@ HYPOTHESES = (
     Hypothesis("end-inside", "e₁ = y₁ − c(1/s₁), y₁ the coordinates of Σ(t_N) − s₁·P, has e₁ᵀWe₁ < rho on the whole "
                "end box: the solution is in N at t_N and stays there for all later t.",
                _T + "test_growth_tube_ends_outside"),
-    Hypothesis("claim", "The claim is what this argument gives: EXPONENTIAL_GROWTH (a global solution with "
+    Hypothesis("claim", "The claim is what this argument gives: GLOBAL_EXISTENCE (a global solution with "
                "‖Σ(t)‖ ≤ C·e^{Kt}) for this Σ₀ only.", _T + "test_growth_claim_for_this_sigma0"),
 )
 
@@ -313,7 +313,7 @@ _SCHEMA = {"Y_star": "rat[][]", "Y_one?": "rat[][]", "W": "rat[][]", "rho": "rat
 @kind(KIND, _SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_growth(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ exists for all t ≥ 0 and grows at most
-    exponentially (regime EXPONENTIAL_GROWTH, quantifier THIS).
+    exponentially (regime GLOBAL_EXISTENCE, quantifier THIS).
 
     Parameters
     ----------
@@ -325,7 +325,7 @@ def check_tube_growth(cert, problem):
     Returns
     -------
     tuple of (str, symbolic_tf.certify.check.claims.Claim)
-        ``("PROVED", Claim("EXPONENTIAL_GROWTH", THIS, {}))``.
+        ``("PROVED", Claim("GLOBAL_EXISTENCE", THIS, {}))``.
 
     Raises
     ------
@@ -340,4 +340,4 @@ def check_tube_growth(cert, problem):
     P, Ys, Y1, W, rho, v_max, _lo, _K = check_growth_region(pairs, F, data, prec, _bad)
     S_end, _ts = replay_stored(pairs, F, S0, data, _bad, TUBE_ORDER, TUBE_STEPS)
     check_growth_end(P, Ys, Y1, W, rho, v_max, S_end, prec, _bad)
-    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.THIS, {})
+    return "PROVED", Claim("GLOBAL_EXISTENCE", Quantifier.THIS, {})

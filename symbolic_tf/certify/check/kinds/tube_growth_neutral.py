@@ -1,5 +1,5 @@
 """Checker of ``tube-growth-neutral``: the solution from *this* Σ₀ exists for all t and grows at
-most exponentially (regime EXPONENTIAL_GROWTH), single-head softmax in d = 3 without drift and a
+most exponentially (regime GLOBAL_EXISTENCE), single-head softmax in d = 3 without drift and a
 general V, where Σ(t) becomes a growing rank-one part σwwᵀ beside a middle eigenvalue that
 settles (issue 15 item 2, "global existence of this Σ₀").  Mathematics: docs/mathematics.md §8
 ("neutral growth").
@@ -30,7 +30,7 @@ T ≥ 0, with ζ̄ ≤ ζ̄₁e^{−γT} and ∫|θ − θ*| dT ≤ I_u.  Along 
 t(T) = t₁ + ∫₀^T dT′/ζ ≥ t₁ + Te^{−D}/ζ₁ → ∞: the chart solution covers every t ≥ t₁.  There σ =
 σ₁exp∫λ dT is finite, ζ ≤ ζ₁e^{D}, and (log σ)˙ = λζ is bounded (λ is a polynomial on the bounded
 region), so Σ(t) = T⁻¹L(r)diag(σ, ζZ)L(r)ᵀT⁻ᵀ exists for all t and grows at most exponentially.
-Claim EXPONENTIAL_GROWTH for THIS Σ₀.
+Claim GLOBAL_EXISTENCE for THIS Σ₀.
 """
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def growth_identity_parts(ch):
 
 HYPOTHESES = chart_hypotheses(
     "tests/soundness/forgeries/test_neutral_growth.py", "b = ℓᵀβ", "φ", "log ζ",
-    "the solution exists for all t and grows at most exponentially (EXPONENTIAL_GROWTH)",
+    "the solution exists for all t and grows at most exponentially (GLOBAL_EXISTENCE)",
     extra=(("identity-denominators", "On every θ-piece qᵀp, ∇a·p and ∣ẑ∣² are sign-definite: with ∂a/∂s ≠ 0 "
             "(ℓᵀJ∇a = −∂a/∂s/∣t∣²), b = 0 forces B = det[V̂₂₂ẑ, p] = 0, and the identity "
             "G·∣ẑ∣⁴(qᵀp)(∇a·p) = B·P makes the middle eigenvalue's rate G vanish at the rest point."),))
@@ -155,7 +155,7 @@ HYPOTHESES = chart_hypotheses(
 @kind(KIND, REGION_SCHEMA, hypotheses=HYPOTHESES)
 def check_tube_growth_neutral(cert, problem):
     """PROVED: the solution from the embedded problem's Σ₀ exists for all t and grows at most
-    exponentially (regime EXPONENTIAL_GROWTH, quantifier THIS), d = 3.
+    exponentially (regime GLOBAL_EXISTENCE, quantifier THIS), d = 3.
 
     Parameters
     ----------
@@ -167,7 +167,7 @@ def check_tube_growth_neutral(cert, problem):
     Returns
     -------
     tuple of (str, symbolic_tf.certify.check.claims.Claim)
-        ``("PROVED", Claim("EXPONENTIAL_GROWTH", THIS, {}))``.
+        ``("PROVED", Claim("GLOBAL_EXISTENCE", THIS, {}))``.
 
     Raises
     ------
@@ -175,4 +175,4 @@ def check_tube_growth_neutral(cert, problem):
         When the tube does not replay or a check fails.
     """
     check_chart_certificate(cert, problem, GROWTH, _bad)
-    return "PROVED", Claim("EXPONENTIAL_GROWTH", Quantifier.THIS, {})
+    return "PROVED", Claim("GLOBAL_EXISTENCE", Quantifier.THIS, {})

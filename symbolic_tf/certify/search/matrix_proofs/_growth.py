@@ -31,10 +31,10 @@ def growth_certificate(problem) -> Verdict:
     name = THEOREM[bound]
     sha, _ = stored_theorem(name)
     data = {"theorem": name, "theorem_sha256": sha, **data}
-    claim = Claim("EXPONENTIAL_GROWTH", Quantifier.EVERY_PSD, {"gamma": data["gamma"]})
+    claim = Claim("GLOBAL_EXISTENCE", Quantifier.EVERY_PSD, {"gamma": data["gamma"]})
     cert = Certificate.for_problem(problem, KIND, claim, PROVED, data)
     return Verdict(PROVED, claim.text(), "growth-theorem",
-                   evidence={"regime": "EXPONENTIAL_GROWTH", "gamma": data["gamma"], "certificate": cert.to_dict()},
+                   evidence={"regime": "GLOBAL_EXISTENCE", "gamma": data["gamma"], "certificate": cert.to_dict()},
                    reason=f"matrix-form theorem {name} (every d) with ‖Σ̇‖ ≤ γ‖Σ‖, γ = {data['gamma']}: "
                           "global existence from every Σ₀ ⪰ 0")
 
@@ -51,7 +51,7 @@ def _theorem_applies(problem, ctx):
     return None if growth_bound_of(problem) else "the variant declares no growth bound (Sinkhorn, ℓ2 do)"
 
 
-declare("growth-theorem", 29, ("EXPONENTIAL_GROWTH",), _theorem_applies, searching(growth_certificate),
+declare("growth-theorem", 29, ("GLOBAL_EXISTENCE",), _theorem_applies, searching(growth_certificate),
         modes=("point", "uniform"),
         doc="Every Σ₀ ⪰ 0 has a global, at most exponentially growing solution, by the matrix-form growth theorems; "
             "one head whose variant declares a growth bound.")

@@ -44,7 +44,7 @@ def _linear_part(V, A, F, P):
 
 def find_growth(problem, *, order: int = 20, prec: int = 128, seconds: float = 8.0, horizon: float = 20.0,
                 max_steps: int = 20000) -> Verdict:
-    """PROVED (EXPONENTIAL_GROWTH, for this Σ₀) with a ``tube-growth`` certificate, or UNDECIDED with the
+    """PROVED (GLOBAL_EXISTENCE, for this Σ₀) with a ``tube-growth`` certificate, or UNDECIDED with the
     reason.  Never raises on float trouble.
     """
     return guarded(lambda t0: _find(problem, order, prec, seconds, horizon, max_steps, t0),
@@ -170,13 +170,13 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     if entry.t is None:
         return tube_missed(entry.tube, _CLAIM0, numerical, t0, "enter the certified cone")
     data = dict(data, prec=prec, **entry.fields)
-    claim = Claim("EXPONENTIAL_GROWTH", Quantifier.THIS, {})
+    claim = Claim("GLOBAL_EXISTENCE", Quantifier.THIS, {})
     note = (f"validated order-{order} Taylor tube over {entry.steps} steps to t = {float(entry.t):.10g}, "
             "ending in a forward-invariant cone around an isotropic rank-one direction on which "
             "(log tr Σ)˙ ∈ [λ_lo, K], λ_lo > 0")
     # the certificate call and route declaration every tube search ends with (tube_cluster's: the same shape)
     return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
-                             {"regime": "EXPONENTIAL_GROWTH"},
+                             {"regime": "GLOBAL_EXISTENCE"},
                              f"validated tube from Σ₀ ({entry.steps} steps) into a forward-invariant cone around an "
                              "isotropic rank-one direction: global, with tr Σ growing exponentially at a bounded rate")
 
@@ -185,7 +185,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
 from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
 
 # its float pre-check is cheap, so it runs before the cluster and blow-up tubes; 30 s: some tubes need 6·10³ steps
-declare("tube-growth", 56, ("EXPONENTIAL_GROWTH",), tube_applies(True, single=True, d=2, what="the growth certificate"),
+declare("tube-growth", 56, ("GLOBAL_EXISTENCE",), tube_applies(True, single=True, d=2, what="the growth certificate"),
         searching(find_growth, unless=("settles",), seconds=30.0),
-        doc="EXPONENTIAL_GROWTH of this Σ₀: a validated tube enters a forward-invariant cone around an isotropic "
+        doc="GLOBAL_EXISTENCE of this Σ₀: a validated tube enters a forward-invariant cone around an isotropic "
             "rank-one direction; one quadratic head with drift, d = 2.")

@@ -18,13 +18,13 @@ KIND = "tube-growth-neutral"
 
 def find_neutral_growth(problem, *, order: int = 14, prec: int = 128, seconds: float = 20.0,
                         horizon: float = 400.0, max_steps: int = 40000) -> Verdict:
-    """PROVED (EXPONENTIAL_GROWTH, for this Σ₀) with a ``tube-growth-neutral`` certificate, or
+    """PROVED (GLOBAL_EXISTENCE, for this Σ₀) with a ``tube-growth-neutral`` certificate, or
     UNDECIDED with the reason.  Never raises on float trouble.
     """
     from ...check.claims import Claim, Quantifier
     from ...check.kinds.tube_growth_neutral import GROWTH
 
-    spec = ChartSearch(KIND, GROWTH, Claim("EXPONENTIAL_GROWTH", Quantifier.THIS, {}),
+    spec = ChartSearch(KIND, GROWTH, Claim("GLOBAL_EXISTENCE", Quantifier.THIS, {}),
                        "for this Σ₀: the solution exists for all t and grows at most exponentially (validated "
                        "tube + slow–fast funnel)", "validated-tube+slow-fast-funnel-of-a-growing-rank-one-part",
                        "a slow–fast funnel around a growing rank-one part (the limit direction settles at the zero "
@@ -42,8 +42,8 @@ def find_neutral_growth(problem, *, order: int = 14, prec: int = 128, seconds: f
 from ..routes import declare, searching, tube_applies  # noqa: E402 - the route is declared after its search
 
 # the chart of tube-cluster-neutral with the growth mode; stiff (the rates grow with σ): after every other tube
-declare("tube-growth-neutral", 64, ("EXPONENTIAL_GROWTH",),
+declare("tube-growth-neutral", 64, ("GLOBAL_EXISTENCE",),
         tube_applies(False, single=True, d=3, what="the chart of a rank-one limit"),
         searching(find_neutral_growth, unless=("settles",), seconds=90.0),
-        doc="EXPONENTIAL_GROWTH of this Σ₀: a validated tube enters a slow–fast funnel of a growing rank-one part; "
+        doc="GLOBAL_EXISTENCE of this Σ₀: a validated tube enters a slow–fast funnel of a growing rank-one part; "
             "one quadratic head, no drift, d = 3.")
