@@ -20,8 +20,9 @@ A problem file may let its parameters ``A``, ``V``, ``F`` and ``b`` depend on th
       A = [[-1, 0], [0, -1]]
 
 The parameters on phase k are the top-level values updated by phases 1, …, k (a phase names
-only what changes); a phase may change only parameters given at top level, and ``A`` only when
-it is given as ``A`` (not as ``Q`` and ``K``).  Phase k covers [τ_{k−1}, τ_k) with
+only what changes); a phase may change only parameters that have a value from t = 0 on — given
+at top level or by the first phase, which starts at t = 0 (so a schedule whose phases all set
+``A`` needs no top-level ``A``) — and ``A`` only when it is given as ``A`` (not as ``Q`` and ``K``).  Phase k covers [τ_{k−1}, τ_k) with
 τ_k = duration_1 + … + duration_k; **the last phase continues after τ_n**, so the flow is
 defined for every t ≥ 0 and the regime of Σ₀ is the regime of this continued flow.  The
 variable t of a polynomial entry is the depth itself (not the time since the phase started).
@@ -578,12 +579,16 @@ def parse_schedule(doc: Mapping, d: int) -> tuple[Schedule | None, dict]:
             for k in SCHEDULED:
                 if k not in ph:
                     continue
-                if k not in doc:
-                    raise InvalidParameters(f"{where}.{k}", f"{k} is not set at top level; give its value before "
-                                            "the first change there (e.g. zeros)")
+                if k not in doc and i > 0 and k not in raw[0]:
+                    raise InvalidParameters(f"{where}.{k}", f"{k} is not set at top level nor by the first phase "
+                                            "(which starts at t = 0); give its value from t = 0 on in one of them "
+                                            "(e.g. zeros)")
                 if k == "A" and ("Q" in doc or "K" in doc):
                     raise InvalidParameters(f"{where}.A", "a scheduled A needs A itself at top level, not Q and K")
                 changes[k] = _read_param(k, ph[k], f"{where}.{k}", d)
+            if i == 0:  # a value from t = 0 on that the top level does not give is the base value
+                for k in [k for k in changes if k not in doc]:
+                    base[k] = changes.pop(k)
             phases.append(Phase(dur, tuple(sorted(changes.items()))))
     sch = Schedule(tuple(sorted(base.items())), tuple(phases))
     at0 = sch.params_at(Fraction(0))

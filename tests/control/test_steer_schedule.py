@@ -78,7 +78,7 @@ def test_steer_writes_classify_reads(tmp_path, capsys):
     ('[[phase]]\nA = [[1, 0], [0, 1]]', "phase[0].duration: missing"),
     ('[[phase]]\nduration = "-1"', "phase[0].duration: must be positive"),
     ('[[phase]]\nduration = 1\nQ = [[1, 0], [0, 1]]', "phase[0].Q: unknown field"),
-    ('[[phase]]\nduration = 1\nF = [[1, 0], [0, 1]]', "phase[0].F: F is not set at top level"),
+    ('[[phase]]\nduration = 1\n[[phase]]\nduration = 1\nF = [[1, 0], [0, 1]]', "phase[1].F: F is not set at top level"),
 ])
 def test_malformed_schedule_files_are_one_line_errors(tmp_path, capsys, bad, needle):
     base = PROBLEM.replace("[initial]", "").replace("mean = [1, 0]\ncov = [[1, 0], [0, 1]]\n", "")

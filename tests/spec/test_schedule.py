@@ -68,10 +68,30 @@ def test_malformed_phases_name_the_field(phase, field):
     assert exc.value.field == field and "\n" not in str(exc.value)
 
 
-def test_a_phase_changes_only_parameters_given_at_top_level():
+def test_a_phase_changes_only_parameters_that_have_a_value_from_t_0():
     doc = {k: v for k, v in CONST.items() if k not in ("F", "b")}
-    with pytest.raises(InvalidParameters, match="not set at top level"):
-        parse_problem({**doc, "phase": [{"duration": 1, "F": [[0, 1], [-1, 0]]}]})
+    with pytest.raises(InvalidParameters, match="not set at top level nor by the first phase") as exc:
+        parse_problem({**doc, "phase": [{"duration": 1}, {"duration": 1, "F": [[0, 1], [-1, 0]]}]})
+    assert exc.value.field == "phase[1].F"
+
+
+def test_phases_that_all_set_A_need_no_top_level_A():
+    """Regression (issue 50 item 7): every phase sets A, the first from t = 0 — accepted, and the
+    same problem as the one with the first phase's A written at top level."""
+    doc = {k: v for k, v in CONST.items() if k != "A"}
+    phases = [{"duration": "1/2", "A": [[-1, 0], [0, -1]]}, {"duration": 1, "A": [["t", 0], [0, 1]]}]
+    p = parse_problem({**doc, "phase": phases})
+    q = parse_problem({**doc, "A": phases[0]["A"], "phase": [{"duration": "1/2"}, phases[1]]})
+    assert p.A == q.A == ((-1, 0), (0, -1))   # the value at t = 0 is the first phase's
+    for t in (F(0), F(1, 4), F(1, 2), F(7, 4)):
+        assert problem_at(p, t).A == problem_at(q, t).A
+    assert [s.t0 for s in segments(p.schedule)] == [s.t0 for s in segments(q.schedule)] == [0, F(1, 2)]
+    assert p == q and p.content_hash() == q.content_hash()   # one problem, however it is written
+    assert parse_problem(problem_to_dict(p)) == p   # and it reads back from its serialisation
+    # F only in the first phase switches a drift on from t = 0
+    r = parse_problem({**{k: v for k, v in CONST.items() if k != "F"},
+                       "phase": [{"duration": 1, "F": [["-1/10", 0], [0, 0]]}, {"duration": 1, "F": [[0, 0], [0, 0]]}]})
+    assert problem_at(r, 0).F == parse_problem(CONST).F and problem_at(r, 1).F == ((0, 0), (0, 0))
 
 
 def test_scheduled_A_needs_A_not_QK():
