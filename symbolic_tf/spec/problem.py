@@ -19,6 +19,7 @@ A problem describes one mean-field Transformer and an initial Gaussian::
                                  # or a non-Gaussian law: law = "uniform_box" | "uniform_ball" |
                                  # "mixture" | "empirical" (symbolic_tf.spec.initial)
     [relu]                       # optional ReLU feed-forward W2·ReLU(W1 x + b1) (spec/relu.py)
+    [masked]                     # masked only: positions = "uniform" | "grid:K", sink = m₀ (spec/masked.py)
 
 Every number is parsed exactly (see :mod:`symbolic_tf.spec.rational`).  Variant-specific
 requirements (which matrices a variant needs) are checked by ``symbolic_tf.variants.bind``;
@@ -49,7 +50,7 @@ __all__ = ["Head", "Problem", "ExactProblem", "parse_problem", "load_problem", "
 
 TOP_LEVEL_FIELDS = (
     "variant", "d", "A", "Q", "K", "V", "F", "b", "heads", "sigmoid_bias", "scale", "T",
-    "initial", "name", "description", "relu", "phase",
+    "initial", "name", "description", "relu", "phase", "masked",
 )
 HEAD_FIELDS = ("variant", "A", "Q", "K", "V", "W")
 INITIAL_FIELDS = ("mean", "cov")
@@ -172,6 +173,7 @@ class Problem:
     given_A: bool = field(default=False, compare=False)
     initial_law: InitialLaw | None = None  # a non-Gaussian initial law (then mean, cov are None)
     schedule: Any = None  # a spec.schedule.Schedule when parameters depend on depth t
+    masked: Any = None  # a spec.masked.PositionMarginal: the position law of masked attention
 
     @property
     def scheduled(self) -> bool:
@@ -305,6 +307,10 @@ def problem_to_dict(p: Problem) -> dict:
         from .relu import relu_to_dict
 
         out["relu"] = relu_to_dict(p.relu)
+    if p.masked is not None:
+        from .masked import masked_to_dict
+
+        out["masked"] = masked_to_dict(p.masked)
     if p.name is not None:
         out["name"] = p.name
     if p.description is not None:
@@ -439,11 +445,16 @@ def parse_problem(doc: Mapping, base_dir: str | Path | None = None) -> Problem:
         from .relu import parse_relu
 
         relu = parse_relu(doc["relu"], d)
+    masked = None
+    if "masked" in doc:
+        from .masked import parse_masked
+
+        masked = parse_masked(doc["masked"])
     return Problem(
         variant=variant, d=d, A=A, Q=Q, K=K, V=V, F=F, b=b, heads=tuple(heads),
         sigmoid_bias=sigmoid_bias, scale=scale, T=T, mean=mean, cov=cov,
         name=doc.get("name"), description=doc.get("description"), relu=relu, given_A=given_A, initial_law=law,
-        schedule=schedule,
+        schedule=schedule, masked=masked,
     )
 
 
@@ -593,10 +604,11 @@ def problem_text(problem, suffix: str = ".toml") -> str:
     doc = problem_to_dict(problem)
     if suffix.lower() == ".json":
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    tables = {k: doc.pop(k) for k in ("initial", "heads", "phase") if k in doc}
+    tables = {k: doc.pop(k) for k in ("initial", "heads", "phase", "masked") if k in doc}
     lines = [f"{k} = {_toml_value(v)}" for k, v in doc.items()]
-    if "initial" in tables:
-        lines += ["", "[initial]"] + [f"{k} = {_toml_value(v)}" for k, v in tables["initial"].items()]
+    for name in ("initial", "masked"):
+        if name in tables:
+            lines += ["", f"[{name}]"] + [f"{k} = {_toml_value(v)}" for k, v in tables[name].items()]
     for name in ("heads", "phase"):
         for row in tables.get(name, []):
             lines += ["", f"[[{name}]]"] + [f"{k} = {_toml_value(v)}" for k, v in row.items()]
