@@ -16,10 +16,12 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from ...exact.rational import fraction_of
+from ...exact.rational import decimal_fraction, fraction_of
 from .routes import Context, declare, prove
 
 _TUBE_SECONDS = 60.0
+#: horizons searched when a t-dependent last phase has none: t_last + 2^j, j = 0, …, MAX_DOUBLINGS
+MAX_DOUBLINGS = 10
 
 
 def _rat_bounds(x, bits: int = 60) -> tuple[Fraction, Fraction]:
@@ -57,24 +59,65 @@ def _choose_flow(seg, exact: bool) -> str | None:
 
 
 def schedule_search(problem, ctx: Context):
-    """A PROVED verdict with a ``schedule-phases`` certificate, or UNDECIDED with the reason."""
+    """A PROVED verdict with a ``schedule-phases`` certificate, or UNDECIDED with the reason.
+
+    The depth T_c: the start of the last segment when it is constant; else the horizon (the
+    problem's ``T``, else ``ctx.horizon`` read as its nearest decimal), else the doubling search
+    of :func:`_search_horizons`."""
+    from ...spec.schedule import segments
+
+    last = segments(problem.schedule)[-1]
+    if last.constant:
+        return _compose(problem, ctx, last.t0)
+    horizon = problem.T if problem.T is not None else (
+        None if ctx.horizon is None else decimal_fraction(ctx.horizon))
+    if horizon is not None and horizon > last.t0:
+        return _compose(problem, ctx, horizon)
+    return _search_horizons(problem, ctx, last.t0, horizon)
+
+
+def _search_horizons(problem, ctx: Context, t_last: Fraction, given):
+    """No horizon past the start of a t-dependent last phase: compose up to t_last + 2^j,
+    j = 0, …, :data:`MAX_DOUBLINGS`, and stop at the first blow-up certified; otherwise the
+    property proved at the largest horizon reached, with the reason."""
+    from ...exact.rational import frac_str
+    from ...spec.verdict import UNDECIDED, Verdict
+
+    best, why = None, f"no blow-up up to t = {frac_str(t_last + 2 ** MAX_DOUBLINGS)}"
+    for j in range(MAX_DOUBLINGS + 1):
+        v = _compose(problem, ctx, t_last + 2 ** j)
+        if _claim_subject(v) == "BLOWUP":
+            v.reason = f"{v.reason} (found by doubling the horizon from t = {frac_str(t_last)}: t ≤ {frac_str(t_last + 2 ** j)})"
+            return v
+        if v.status == "UNDECIDED" and not v.evidence.get("certificate"):
+            why = f"stopped at horizon {frac_str(t_last + 2 ** j)}: {v.reason}"
+            break
+        best = v
+    head = ("" if given is None else f"the horizon {frac_str(given)} ends before the last phase starts; ") + \
+        f"the last phase depends on t, horizons searched by doubling from t = {frac_str(t_last)} ({why})"
+    if best is None:
+        return Verdict(UNDECIDED, "", reason=head)
+    best.reason = f"{head}; {best.reason}"
+    return best
+
+
+def _claim_subject(v) -> str | None:
+    cert = v.evidence.get("certificate") if v.status == "PROVED" else None
+    return None if cert is None else cert["claim"]["subject"]
+
+
+def _compose(problem, ctx: Context, T_c: Fraction):
+    """The schedule composed up to T_c (the module docstring): a verdict with its certificate."""
     import flint
 
-    from ...exact.rational import frac_str, qmat, qmat_to_fractions
+    from ...exact.rational import frac_str, qmat_to_fractions
     from ...spec.errors import CertificationFailed
     from ...spec.schedule import problem_at, segments
     from ...spec.verdict import UNDECIDED, Verdict
     from ..check.kinds.schedule_phases import advance, cut_segments
     from .validated.tube import flow_data, integrate_tube
 
-    segs = segments(problem.schedule)
-    last = segs[-1]
-    if last.constant:
-        T_c = last.t0
-    elif problem.T is not None and problem.T > last.t0:
-        T_c = problem.T
-    else:
-        return Verdict(UNDECIDED, "", reason="the last phase depends on t: give a horizon T to certify Σ(T)")
+    last = segments(problem.schedule)[-1]
     S = problem.exact.Sigma0
     records = []
     for seg, t1 in cut_segments(problem, T_c):
@@ -168,6 +211,7 @@ def _riccati_first_root(seg, problem, S, h: Fraction, bits: int = 50):
     from ._schedule_det import riccati_poly
 
     p, _, _ = riccati_poly(seg, problem, S)
+    p = p.sqf_part()  # a repeated root (e.g. V = I, A = a(t)·I: p = (1 − w(τ))^d) isolates as a simple one
     if p.degree() <= 0:
         return None
     hq = sp.Rational(h.numerator, h.denominator)
