@@ -6,6 +6,7 @@ import sys
 from ..exact.rational import float_of
 from ..spec.errors import CertificationFailed, InvalidParameters
 from ._options import add_json, add_plot, add_problem, add_T, command, exact_option, int_type, positive_float
+from ..certify.search.budget import DEFAULT_BUDGET
 from ._output import EXIT_OK, NoCertificate, emit, emit_rejected
 
 __all__ = ["PARSERS"]
@@ -18,7 +19,7 @@ def _cmd_classify(args) -> int:
     from ..spec.problem import load_problem
 
     problem = load_problem(args.problem)  # --horizon is finite and positive (argparse type)
-    c = classify(problem, uniform=args.uniform, horizon=args.horizon)
+    c = classify(problem, uniform=args.uniform, horizon=args.horizon, budget=args.budget)
     data = c.to_dict()
     if args.cert and c.certificate is not None:
         try:
@@ -115,6 +116,9 @@ def _add_classify(sub) -> None:
     add_problem(s)
     s.add_argument("--uniform", action="store_true", help="a verdict for every initial covariance")
     s.add_argument("--horizon", type=positive_float, default=None, help="search horizon for blow-up (default T or 100)")
+    s.add_argument("--budget", type=positive_float, default=DEFAULT_BUDGET, metavar="SECONDS",
+                   help=f"wall-clock budget of the searches (default {DEFAULT_BUDGET:g} s); when it ends: UNDECIDED "
+                        "with what was proved so far and the numerical evidence")
     s.add_argument("--cert", default=None, help="write the certificate JSON here")
     add_json(s)
 

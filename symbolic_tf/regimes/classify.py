@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from ..certify.search.budget import DEFAULT_BUDGET
 from ..certify.check.claims import Claim, Regime
 from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED
@@ -85,10 +86,9 @@ class Classification:
 
     def _repr_latex_(self) -> str:  # Jupyter
         from ..display import verdict_label
-        from ..spec.verdict import latex_text
+        from ..spec.verdict import latex_verdict
 
-        text = latex_text(self.claim or self.reason)
-        return f"$\\textbf{{{latex_text(verdict_label(self.regime, self.status))}}}$: $\\text{{{text}}}$"
+        return latex_verdict(verdict_label(self.regime, self.status), self.claim or self.reason)
 
     def to_dict(self) -> dict:
         """The JSON face of the classification.
@@ -130,7 +130,7 @@ def _gaussian_closed(problem, variant) -> bool:
 
 
 def classify(problem, *, uniform: bool = False, horizon: float | None = None,
-             evidence: bool = True) -> Classification:
+             evidence: bool = True, budget: float | None = DEFAULT_BUDGET) -> Classification:
     """The regime of ``problem`` (its Σ₀), or over a class of Σ₀ when ``uniform``.
 
     Parameters
@@ -143,6 +143,10 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
     evidence : bool
         For an UNDECIDED point verdict, integrate numerically and report what was seen
         (labelled numerical evidence).
+    budget : float or None
+        Wall-clock seconds for the searches (None: no limit).  When it ends, the search in
+        progress stops and the result is UNDECIDED with the proved side claims, the routes not
+        tried and the numerical evidence; a budget never changes a PROVED claim's content.
 
     Returns
     -------
@@ -167,7 +171,25 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
                                      "moment ODE does not describe it (see docs/stability.md)")
     if problem.cov is None and not uniform:
         raise InvalidParameters("initial.cov", "needed to classify the problem's Σ₀ (or use --uniform)")
-    res = prove(problem, Context(uniform=uniform, horizon=horizon))
+    from ..certify.search.budget import time_budget
+    from ..certify.search.routes import prepare
+
+    prepare()  # import the searching modules before the clock starts: the budget is for searching
+    with time_budget(budget):
+        res = prove(problem, Context(uniform=uniform, horizon=horizon))
+        if res.claim is None and not uniform and not res.budget_spent:
+            # a claim proved for a class of Σ₀ that contains this one decides it too
+            wide = prove(problem, Context(uniform=True, horizon=horizon, instance=True))
+            res.reasons += [f"{why} (for a class of Σ₀)" for why in wide.reasons]
+            res.side += wide.side
+            if wide.claim is not None:
+                wide.reasons, wide.side = res.reasons, res.side
+                res = wide
+            else:
+                res.budget_spent = wide.budget_spent
+    if res.budget_spent and res.claim is None:
+        res.reasons.append(f"the time budget of {budget:g} s ended the search (raise it with budget=… or "
+                           "`symtf classify --budget SECONDS`)")
     reasons, side = res.reasons, res.side
     if res.claim is not None:
         v = res.verdict

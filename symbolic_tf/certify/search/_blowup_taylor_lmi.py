@@ -55,6 +55,7 @@ from ...exact.rational import frac_str, fraction_of, qmat
 from ...spec.errors import CertificationFailed
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ..check.certificate import Certificate, vec_str
+from .budget import check_budget
 from .validated.flow import (PICARD_ITERATIONS, Flow, arb_of, dyadic_down, initial_state, max_mid, max_rad,
                              picard_enclosure, prepare_step, singularity_distance, svec_basis, taylor_coefficients,
                              taylor_jacobian, taylor_step)
@@ -127,6 +128,7 @@ def _integrate(S0q, heads, P, c, uV, uA, order, max_steps, rel_tol, method):
     info = {"stop": "max_steps"}
     widths = []
     while len(times) - 1 < max_steps:
+        check_budget()
         pre = prepare_step(state, flow, order, method)
         rho = singularity_distance(S, flow, order, pre["centre"])
         if not math.isfinite(rho):

@@ -12,11 +12,12 @@ Adding a route = one :func:`declare` in a searching module (listed in :data:`SEA
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["Route", "Context", "Outcome", "declare", "registry", "prove", "needs", "searching", "tube_applies",
+__all__ = ["Route", "Context", "Outcome", "declare", "registry", "prepare", "prove", "needs", "searching", "tube_applies",
            "quadratic_family", "single_quadratic", "driftless_softmax_family", "single_head_drift", "tube_ready",
            "has_drift", "no_drift", "SEARCH_MODULES"]
 
@@ -39,6 +40,9 @@ class Context:
 
     uniform: bool = False
     horizon: float | None = None
+    #: uniform searches whose claim must still cover the problem's own Σ₀ (a point classification's
+    #: fallback: a claim for a class of Σ₀ containing this one decides it)
+    instance: bool = False
     notes: list = field(default_factory=list)
     _outlook: dict = field(default_factory=dict, repr=False)
 
@@ -437,8 +441,26 @@ class Outcome:
     verdict: object = None
     side: list = field(default_factory=list)
     reasons: list = field(default_factory=list)
+    budget_spent: bool = False
 
 
+def prepare() -> list[Route]:
+    """Import what the route loop needs (the searching modules, the errors it catches, the checker),
+    so that a time budget measures searching, not imports.
+
+    Returns
+    -------
+    list of Route
+        :func:`registry`.
+    """
+    from ..check import derive  # noqa: F401 - imported for its cost, before any clock starts
+    from .validated.lyapunov import caller_rechecks  # noqa: F401
+
+    _route_errors()
+    return registry()
+
+
+@functools.lru_cache(maxsize=None)
 def _route_errors():
     import numpy as np
 
@@ -484,11 +506,20 @@ def prove(problem, ctx: Context) -> Outcome:
     from ..check.claims import Quantifier
     from .validated.lyapunov import caller_rechecks
 
+    from .budget import BudgetSpent, spent, suspended
+
     mode = "uniform" if ctx.uniform else "point"
     errors = _route_errors()
     out = Outcome()
-    for r in registry():
-        if mode not in r.modes or r.schedules != problem.scheduled or r.applies(problem, ctx) is not None:
+    routes = [r for r in registry() if mode in r.modes and r.schedules == problem.scheduled]
+    for i, r in enumerate(routes):
+        if spent():  # the classification's time budget (search.budget): say what was not tried
+            left = [q.name for q in routes[i:] if q.applies(problem, ctx) is None]
+            if left:
+                out.reasons.append("time budget spent before " + ", ".join(left) + " (not tried)")
+            out.budget_spent = True
+            break
+        if r.applies(problem, ctx) is not None:
             continue
         try:
             # the searches leave the check to this loop, which runs it on every certificate below
@@ -498,26 +529,31 @@ def prove(problem, ctx: Context) -> Outcome:
         except errors as exc:
             out.reasons.append(f"{r.name}: gave up ({type(exc).__name__}: {str(exc)[:120]})")
             continue
+        except BudgetSpent:
+            out.reasons.append(f"{r.name}: stopped by the time budget")
+            continue
         if v is None or v.status != PROVED:
             if v is not None and v.reason:
                 out.reasons.append(f"{r.name}: {v.reason}")
             continue
         cert_dict = v.evidence.get("certificate")
         try:
-            cert = Certificate.from_dict(cert_dict)
-            status, claim, cert_problem = derive(cert)
+            with suspended():  # a certificate in hand is checked to the end
+                cert = Certificate.from_dict(cert_dict)
+                status, claim, cert_problem = derive(cert)
             if status != cert.status or not claim.same_as(cert.claim):
                 raise CertificationFailed("the certificate's stated claim is not the checked one")
         except CertificationFailed as exc:  # a route bug: never report it as PROVED
             out.reasons.append(f"{r.name}: its certificate failed the independent check ({exc})")
             continue
+
         if status != PROVED:
             continue
         if claim.regime is None:
             out.side.append((r.name, claim, cert_dict))
             out.reasons.append(f"{r.name}: proved «{claim.text()}», which does not decide the regime of Σ₀")
             continue
-        if ctx.uniform:
+        if ctx.uniform and not ctx.instance:
             if claim.quantifier is Quantifier.THIS:
                 continue
         else:

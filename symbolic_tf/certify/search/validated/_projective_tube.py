@@ -23,6 +23,7 @@ from fractions import Fraction
 
 import flint
 
+from ..budget import check_budget
 from ....exact.precision import working_precision
 from ....exact.rational import dyadic, fmpq_of
 from .tube_end import refuse
@@ -75,6 +76,7 @@ def integrate_projective(heads, F, S_start, until, *, prec: int, order: int = 16
             return ProjectiveRun(taus, "tr Σ is not positive at the start", 0)
         stop = "time limit"
         while time.perf_counter() < deadline:
+            check_budget()
             if len(taus) > max_steps:
                 stop = "step limit"
                 break

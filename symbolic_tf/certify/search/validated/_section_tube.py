@@ -20,6 +20,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..budget import check_budget
 from ....exact.rational import dyadic, fmpq_of
 
 __all__ = ["SectionRun", "to_section", "crossing_of", "section_box", "box_accept", "first_returning_box", "fmpq_list"]
@@ -126,6 +127,7 @@ def to_section(field, state0, j: int, c: Fraction, accept, float_rhs, *, order: 
     cq = flint.arb(fmpq_of(c))
     h, before = h0, False
     while True:
+        check_budget()
         if time.perf_counter() > deadline or run.steps >= max_steps:
             run.stop = "time or step budget spent before an accepted crossing"
             return run, None

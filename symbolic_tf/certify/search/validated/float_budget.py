@@ -39,10 +39,14 @@ def capped(rhs, max_evals: int = MAX_EVALS):
     callable
         ``wrapped(t, y)`` = ``rhs(t, y)`` until the budget is spent.
     """
+    from ..budget import check_budget
+
     count = [0]
 
     def wrapped(t, y):
         count[0] += 1
+        if count[0] & 63 == 0:  # the classification's wall-clock budget, every 64 evaluations
+            check_budget()
         if count[0] > max_evals:
             raise FloatBudgetExceeded(f"the float guess needed more than {max_evals} right-hand-side evaluations "
                                       "(the solution grows for a long time without a clear outcome)")

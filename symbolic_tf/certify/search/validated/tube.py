@@ -17,6 +17,7 @@ from fractions import Fraction
 import flint
 
 from ....exact.precision import working_precision
+from ..budget import check_budget
 from ....spec.errors import InvalidParameters
 from ....variants import quadratic_heads
 from .flow import (Flow, State, arb_of, dyadic_down, initial_state, max_mid, max_rad, prepare_step, singularity_distance, svec_basis,
@@ -298,6 +299,7 @@ def integrate_tube(heads, F, S0q, T, *, order=20, prec=128, method="qr", max_ste
                 if seconds is not None and time.perf_counter() - t_start > seconds:
                     stop = f"time limit {seconds:g} s"
                     break
+                check_budget()
                 pre = prepare_step(state, flow, order, method)
                 rho = singularity_distance(S, flow, order, pre["centre"])
                 h = theta * rho if math.isfinite(rho) else (h_prev * 2 if h_prev else 1.0)
