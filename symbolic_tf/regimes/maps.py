@@ -18,6 +18,11 @@ at most ``task_cells`` cells (:func:`certify_subtree`), so it carries tens of mi
 and the fixed cost of a task stays small.  Each chunk's results are written atomically to ``OUT/chunks/`` as soon
 as it finishes, so an interrupted run resumes where it
 stopped (finished chunks are read back, not recomputed) and a dead worker loses only its chunk.
+A run may be given a wall-clock ``budget``: when it ends no further chunk is started, and the map
+is returned with what is certified so far, every cell not done marked UNDECIDED with the reason
+:data:`BUDGET_REASON` (it claims nothing); running the same spec on the same folder again
+continues from the chunk files (``OUT/resume.json`` keeps the chunking, so the chunks found are
+those written) and ends with the map an uninterrupted run gives.
 The chunks run on an :mod:`~symbolic_tf.regimes.executors` executor (serial, local processes
 or Dask).  The result (``map.json``, schema ``symbolic_tf.regime_map/1``) lists every leaf
 cell with its box, regime, status and certificate, plus the decided area per regime; it is
@@ -36,7 +41,7 @@ from ..exact.rational import frac_str, qmat_to_float
 from ..spec.errors import CertificationFailed, InvalidParameters
 from ..spec.mapspec import MapSpec, parse_map_spec
 
-__all__ = ["SCHEMA", "run_map", "certify_chunk", "certify_subtree", "TASK_CELLS", "cell_box", "check_map", "MapInterrupted", "theory_fields", "validate_spec",
+__all__ = ["SCHEMA", "BUDGET_REASON", "RESUME_FILE", "said_once", "run_map", "certify_chunk", "certify_subtree", "TASK_CELLS", "cell_box", "check_map", "MapInterrupted", "theory_fields", "validate_spec",
            "REGIME_ORDER", "resolve_shared"]
 
 SCHEMA = "symbolic_tf.regime_map/1"
@@ -44,6 +49,10 @@ SCHEMA = "symbolic_tf.regime_map/1"
 #: :func:`certify_subtree`): ~20 ms of pencil cells, ~50 ms of centred-form disk cells, so that a
 #: task's fixed cost (scheduling, pickling, a Dask round trip: 1–5 ms) stays a few per cent
 TASK_CELLS = 256
+#: the reason of a cell a run with a time budget did not reach (UNDECIDED, no certificate, no point)
+BUDGET_REASON = "budget"
+#: the file of OUT that keeps a run's chunking (so that a resumed run finds the chunks it wrote)
+RESUME_FILE = "resume.json"
 REGIME_ORDER = ("BLOWUP", "EQUILIBRIUM", "CLUSTERING", "BOUNDED", "GLOBAL_EXISTENCE", "UNDECIDED", "OUTSIDE")
 
 
@@ -79,6 +88,39 @@ def _grid(a, b, n: int, k: int) -> Fraction:
     return Fraction(an * bd * n + k * (bn * ad - an * bd), ad * bd * n)
 
 
+def said_once(reason: str) -> str:
+    """A joined reason with each clause said once: the clauses (the parts between ``"; "`` outside
+    parentheses and brackets) in their first order, a repeated clause dropped.
+
+    Reasons are joined from several routes or cell searches, and two of them may give the same
+    clause ("basin certificates need a slice of Σ₀ only"); a map states it once.
+
+    Parameters
+    ----------
+    reason : str
+        A reason, possibly several clauses joined by ``"; "``.
+
+    Returns
+    -------
+    str
+        The same clauses joined by ``"; "``, each one once (the text is unchanged when no clause
+        repeats).
+    """
+    if not isinstance(reason, str) or "; " not in reason:
+        return reason
+    clauses, depth, start = [], 0, 0
+    for k, ch in enumerate(reason):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch == ";" and depth == 0 and reason.startswith("; ", k):
+            clauses.append(reason[start:k])
+            start = k + 2
+    clauses.append(reason[start:])
+    return "; ".join(dict.fromkeys(clauses))
+
+
 # ---------------------------------------------------------------------------------------
 # the worker side
 # ---------------------------------------------------------------------------------------
@@ -98,6 +140,7 @@ def _prepared(spec_doc: dict):
         pen = pencil_for(spec)
         tubes = kind = None
         search, reason = (None, None) if pen is not None else first_cell_search(spec)
+        reason = said_once(reason)
         if search is not None:
             tubes, kind = search.cells(spec), search.kind
         _CACHE[key] = (spec, pen, tubes, reason, kind)
@@ -127,7 +170,7 @@ def cell_route(spec: MapSpec) -> tuple:
     from ..certify.search.cell_searches import cell_route as first_cell_search
 
     search, why = first_cell_search(spec)
-    return (search.kind, None) if search is not None else (None, why)
+    return (search.kind, None) if search is not None else (None, said_once(why))
 
 
 def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
@@ -143,7 +186,7 @@ def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
         if shared:
             out["shared"] = shared
     else:
-        out["reason"] = r.get("reason", "")
+        out["reason"] = said_once(r.get("reason", ""))
     return out
 
 
@@ -245,7 +288,7 @@ def _point_verdict(spec, pen, box, r: dict | None = None) -> dict:
         if r["status"] in ("PROVED", "OUTSIDE"):
             out["certificate"] = {"kind": KIND, "argument": r["argument"], "data": r["data"]}
         else:
-            out["reason"] = r.get("reason", "")
+            out["reason"] = said_once(r.get("reason", ""))
         return out
     from .classify import classify
 
@@ -257,7 +300,8 @@ def _point_verdict(spec, pen, box, r: dict | None = None) -> dict:
         # Σ₀ is not PSD at this point (a cov-disk corner cell): outside the map's domain
         return {**where, "status": "OUTSIDE", "regime": "OUTSIDE", "route": "classify", "reason": str(exc)}
     d = c.to_dict()
-    out = {**where, "status": d["status"], "regime": d["regime"], "route": "classify", "reason": d.get("reason", "")}
+    out = {**where, "status": d["status"], "regime": d["regime"], "route": "classify",
+           "reason": said_once(d.get("reason", ""))}
     for key in ("rank", "T_lo", "T_hi"):
         if d.get(key) is not None:
             out[key] = d[key]
@@ -373,7 +417,7 @@ def certify_subtree(spec_doc: dict, cells: list, budget: int = 0,
 class _Progress:
     """One tqdm bar of chunks on stderr (shown when stderr is a terminal, see
     :mod:`symbolic_tf.display`; ``enabled="always"`` forces it); its total grows as refinement
-    chunks are scheduled."""
+    chunks are scheduled, and its postfix shows the fraction of the domain certified so far."""
 
     def __init__(self, enabled: bool | str):
         from ..display import enabled as bars_enabled
@@ -381,7 +425,7 @@ class _Progress:
         self.enabled = bool(enabled) and bars_enabled() or enabled == "always"
         self.bar = None
 
-    def update(self, done, total, cells, decided, resumed):
+    def update(self, done, total, certified: float, cells, resumed):
         if not self.enabled:
             return
         if self.bar is None:
@@ -390,7 +434,8 @@ class _Progress:
             self.bar = tqdm(total=total, desc="regime map", unit="chunk", file=sys.stderr, dynamic_ncols=True)
         self.bar.total = total
         self.bar.n = done
-        self.bar.set_postfix_str(f"cells {cells}, decided {decided}, resumed {resumed}", refresh=True)
+        self.bar.set_postfix_str(f"certified {100 * certified:.1f}% of the area, {cells} cells"
+                                 + (f" ({resumed} resumed)" if resumed else ""), refresh=True)
 
     def newline(self):
         if self.bar is not None:
@@ -412,9 +457,40 @@ def _load_chunk(path: Path, spec_hash: str, ids: list) -> list | None:
     return doc.get("results")
 
 
+def _resume_plan(outp: Path | None, spec_hash: str, resume: bool) -> dict | None:
+    """The chunking an earlier run of this spec wrote to ``OUT/resume.json`` (None without one);
+    ``resume=True`` requires it."""
+    doc = None
+    if outp is not None:
+        try:
+            doc = json.loads((outp / RESUME_FILE).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            doc = None
+    if not isinstance(doc, dict) or doc.get("spec_hash") != spec_hash:
+        if resume:
+            where = "no folder given" if outp is None else (
+                f"{str(outp)!r} holds a run of another spec" if isinstance(doc, dict)
+                else f"{str(outp)!r} holds no earlier run of this spec ({RESUME_FILE} is missing)")
+            raise InvalidParameters("--resume", f"nothing to resume: {where}")
+        return None
+    return doc
+
+
+def _plan_bracket(doc: dict | None):
+    """The bracket ratio stored in a resume plan, or the marker ``...`` when it is absent or unreadable."""
+    if doc is None or "bracket_ratio" not in doc:
+        return ...
+    b = doc["bracket_ratio"]
+    try:
+        return None if b is None else _parse_fraction(str(b))
+    except ValueError:
+        return ...
+
+
 def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=None, chunk_size: int | None = None,
             progress: bool = False, max_new_chunks: int | None = None,
-            bracket_ratio: Fraction | None = Fraction(2), task_cells: int | None = None) -> dict:
+            bracket_ratio: Fraction | None = Fraction(2), task_cells: int | None = None,
+            budget: float | None = None, resume: bool = False) -> dict:
     """Compute a certified regime map.
 
     Parameters
@@ -422,12 +498,17 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     spec : MapSpec or dict
         The map spec (a dict is parsed with :func:`parse_map_spec`).
     out : path, optional
-        Folder for the resumable chunks (``OUT/chunks/``); None keeps everything in memory.
+        Folder for the resumable chunks (``OUT/chunks/``) and the chunking of the run
+        (``OUT/resume.json``); None keeps everything in memory.
     executor : Executor, optional
         From :func:`symbolic_tf.regimes.executors.make_executor`; default serial.
     chunk_size : int, optional
         Cells per chunk (a task's first cells; a chunk file holds them and the refinements the task
-        ran); default: the level-0 cells over 4 chunks per worker, between 8 and 256 cells each.
+        ran); default: the chunking of an earlier run of the spec in ``out``, else the level-0 cells
+        over 4 chunks per worker, between 8 and 256 cells each.
+    progress : bool
+        A progress bar of chunks on stderr with the fraction of the area certified so far (only
+        when stderr is a terminal, see :mod:`symbolic_tf.display`).
     max_new_chunks : int, optional
         Stop with :class:`MapInterrupted` after this many newly computed chunks.
     bracket_ratio : Fraction or None
@@ -435,9 +516,18 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         ``max_depth``; None splits undecided cells only.
     task_cells : int, optional
         A task refines its own chunk inside the worker while it has certified at most this many
-        cells (:func:`certify_subtree`; default :data:`TASK_CELLS`; 0: one level per task), so a
-        task carries tens of milliseconds of work and its fixed cost stays small.  The map does
-        not depend on it (nor on ``chunk_size`` or the executor); the chunk files do.
+        cells (:func:`certify_subtree`; default: as an earlier run in ``out``, else
+        :data:`TASK_CELLS`; 0: one level per task), so a task carries tens of milliseconds of work
+        and the fixed cost of a task stays small.  The map does not depend on it (nor on
+        ``chunk_size`` or the executor); the chunk files do.
+    budget : float, optional
+        Wall-clock seconds: once they have passed no further chunk is started (checked between
+        tasks; a task already running is not waited for), and the map is returned with every cell
+        not done UNDECIDED with reason :data:`BUDGET_REASON` (``run.complete`` false).  Running
+        again on the same ``out`` continues from the chunks written.  None: no limit.
+    resume : bool
+        Require ``out`` to hold an earlier run of this spec (``OUT/resume.json``; InvalidParameters
+        otherwise).  Finished chunks in ``out`` are read back whether or not it is set.
 
     Returns
     -------
@@ -452,24 +542,44 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         raise InvalidParameters("chunk_size", "must be ≥ 1")
     if task_cells is not None and task_cells < 0:
         raise InvalidParameters("task_cells", "must be ≥ 0")
-    budget = TASK_CELLS if task_cells is None else task_cells
+    if budget is not None and not budget >= 0:
+        raise InvalidParameters("budget", f"must be a number of seconds ≥ 0, got {budget!r}")
     spec_doc, spec_hash = spec.to_dict(), spec.content_hash()
     validate_spec(spec)
     route_kind, route_reason = cell_route(spec)
     ex = executor or SerialExecutor()
     outp = Path(out) if out is not None else None
+    # an earlier run of this spec in out: its chunking, so that the chunks it wrote are found again
+    plan = _resume_plan(outp, spec_hash, resume)
+    if plan is not None and bracket_ratio == _plan_bracket(plan):
+        if chunk_size is None and isinstance(plan.get("chunk_size"), int) and plan["chunk_size"] >= 1:
+            chunk_size = plan["chunk_size"]
+        if task_cells is None and isinstance(plan.get("task_cells"), int) and plan["task_cells"] >= 0:
+            task_cells = plan["task_cells"]
+    cells_per_task = TASK_CELLS if task_cells is None else task_cells
     prog = _Progress(progress)
     t0 = time.perf_counter()
+    deadline = None if budget is None else _clock() + budget
     leaves: list[dict] = []
     nx, ny = spec.resolution
     top = [(0, i, j) for i in range(nx) for j in range(ny)]
     # chunk size: level 0 over 4 chunks per worker (8..256 cells); refinements use the same size,
     # except children at max_depth (see finish)
     size = chunk_size or min(256, max(8, -(-len(top) // (4 * ex.workers))))
-    counts = {"new": 0, "deferred": 0, "written": 0, "computed": 0, "resumed": 0, "done": 0, "total": 0, "decided": 0, "cells": 0}
+    if outp is not None:
+        write_json_atomic(outp / RESUME_FILE, {"schema": "symbolic_tf.map_resume/1", "spec_hash": spec_hash,
+                                               "chunk_size": size, "task_cells": cells_per_task,
+                                               "bracket_ratio": None if bracket_ratio is None else frac_str(bracket_ratio)})
+    counts = {"new": 0, "deferred": 0, "written": 0, "computed": 0, "resumed": 0, "done": 0, "total": 0, "cells": 0}
+    area = {"certified": 0.0, "outside": 0.0}   # in level-0 cells, for the progress bar only
     dyn = ex.dynamic(certify_subtree)
     ready: list = []      # (cid, level, ids, results) read back from finished chunk files
+    running: dict = {}    # (cid, level) → ids of the chunks submitted and not yet returned
+    undone: list = []     # ids of the chunks the budget left undone
     shared: dict = {}     # sha → object named by cells' certificate data (see _shared_out)
+
+    def expired() -> bool:
+        return deadline is not None and _clock() >= deadline
 
     def schedule(cid, level, ids):
         counts["total"] += 1
@@ -481,8 +591,12 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         if max_new_chunks is not None and counts["new"] >= max_new_chunks:
             counts["deferred"] += 1    # over the budget of new chunks: the run stops (MapInterrupted)
             return
+        if expired():
+            undone.append(ids)         # over the time budget: its cells are left UNDECIDED "budget"
+            return
         counts["new"] += 1
-        dyn.add((cid, level, ids), (spec_doc, ids, budget, bracket_ratio))
+        running[(cid, level)] = ids
+        dyn.add((cid, level, ids), (spec_doc, ids, cells_per_task, bracket_ratio))
 
     def finish(cid, level, ids, res):
         """Record a chunk's leaves and schedule its refinement (children of one chunk form
@@ -493,8 +607,6 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         counts["cells"] += len(res)
         for r in res:
             shared.update(r.pop("shared", None) or {})
-        counts["decided"] += sum(r["status"] == "PROVED" for r in res)
-        prog.update(counts["done"], counts["total"], counts["cells"], counts["decided"], counts["resumed"])
         here = {tuple(r["id"]) for r in res} if len(res) > len(ids) else ()
         nxt = []
         for r in res:
@@ -505,9 +617,14 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
                 nxt += [(lv + 1, 2 * i + a, 2 * j + b) for a in (0, 1) for b in (0, 1)]
             else:
                 leaves.append(r)
+                if r["status"] in ("PROVED", "OUTSIDE"):
+                    area["certified" if r["status"] == "PROVED" else "outside"] += 0.25 ** lv
+        domain = nx * ny - area["outside"]
+        prog.update(counts["done"], counts["total"], area["certified"] / domain if domain > 0 else 0.0,
+                    counts["cells"], counts["resumed"])
         # children at max_depth are not refined further: their task is their chunk alone, so
         # their chunks are larger (a deterministic rule: the ids depend on the records only)
-        piece = size if not nxt or nxt[0][0] < spec.max_depth else max(size, budget // 2)
+        piece = size if not nxt or nxt[0][0] < spec.max_depth else max(size, cells_per_task // 2)
         for part, k in enumerate(range(0, len(nxt), piece)):
             schedule(f"{cid}-{part:03d}", nxt[k][0], nxt[k:k + piece])
 
@@ -518,20 +635,34 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     for part, k in enumerate(range(0, len(top), size)):
         schedule(f"{part:05d}", 0, top[k:k + size])
     drain()
-    for (cid, level, ids), res in dyn:
-        counts["computed"] += len(res)
-        if outp is not None:
-            write_json_atomic(_chunk_path(outp, level, cid), {"spec_hash": spec_hash, "level": level,
-                                                              "cells": [list(c) for c in ids], "results": res})
-        counts["written"] += 1
-        if max_new_chunks is not None and counts["written"] >= max_new_chunks:
-            prog.newline()
-            raise MapInterrupted(f"stopped after {counts['written']} new chunk(s)")
-        finish(cid, level, ids, res)
-        drain()
+    results = iter(dyn)
+    try:
+        while running and not expired():
+            (cid, level, ids), res = next(results)
+            del running[(cid, level)]
+            counts["computed"] += len(res)
+            if outp is not None:
+                write_json_atomic(_chunk_path(outp, level, cid), {"spec_hash": spec_hash, "level": level,
+                                                                  "cells": [list(c) for c in ids], "results": res})
+            counts["written"] += 1
+            if max_new_chunks is not None and counts["written"] >= max_new_chunks:
+                prog.newline()
+                raise MapInterrupted(f"stopped after {counts['written']} new chunk(s)")
+            finish(cid, level, ids, res)
+            drain()
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()   # the queue's pending tasks are cancelled
     prog.newline()
     if counts["deferred"]:
         raise MapInterrupted(f"stopped after {counts['written']} new chunk(s)")
+    undone += list(running.values())
+    for ids in undone:
+        for level, i, j in ids:
+            leaves.append(_cell_record(level, i, j, cell_box(spec, level, i, j),
+                                       {"status": "UNDECIDED", "reason": BUDGET_REASON}))
+    n_budget = sum(len(ids) for ids in undone)
     computed_cells, resumed_cells = counts["computed"], counts["resumed"]
     level = max((r["id"][0] for r in leaves), default=0) + 1
     leaves.sort(key=lambda r: tuple(r["id"]))
@@ -547,8 +678,14 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
            "run": {"executor": ex.name, "workers": ex.workers, "wall_seconds": round(wall, 3),
                    "cells_computed": computed_cells, "cells_resumed": resumed_cells,
                    "cells_per_second": round(computed_cells / wall, 1) if wall > 0 else None,
-                   "levels": level}}
+                   "levels": level, "complete": not n_budget, "cells_budget": n_budget,
+                   **({"budget_seconds": budget} if budget is not None else {})}}
     return doc
+
+
+def _clock() -> float:
+    """The clock of the time budget (seconds, monotonic)."""
+    return time.monotonic()
 
 
 def _used_shared(cells: list) -> set:
@@ -655,6 +792,8 @@ def totals(spec: MapSpec, cells: list[dict]) -> dict:
 # re-verification
 # ---------------------------------------------------------------------------------------
 _STATUSES = ("PROVED", "OUTSIDE", "UNDECIDED", "REFUTED")
+#: what a cell may claim besides its status and regime (a budget cell carries none of it)
+_VERDICT_KEYS = ("certificate", "claim", "point", "rank", "T_lo", "T_hi")
 
 
 def _reject(msg: str):
@@ -827,7 +966,8 @@ def check_map(doc: dict) -> dict:
     """Re-verify a map document: the leaves tile the coordinate box exactly, every cell's and
     point's verdict is re-derived from its certificate for the map's problem at that cell or
     point (stated regime, rank, bracket and words equal to the derived ones; no PROVED without a
-    certificate), and the totals are recomputed from the checked cells.
+    certificate; a cell a time budget did not reach, reason :data:`BUDGET_REASON`, is UNDECIDED and
+    carries nothing else), and the totals are recomputed from the checked cells.
 
     Raises :class:`CertificationFailed` on the first failure; returns counts on success.  Objects of
     the ``shared`` table must hash (SHA-256 of their canonical JSON) to their names before a cell's
@@ -875,6 +1015,9 @@ def check_map(doc: dict) -> dict:
             _reject(f"cell {c['id']}: a cell is PROVED, OUTSIDE or UNDECIDED")
         if status == "UNDECIDED" and c["regime"] != "UNDECIDED":
             _reject(f"cell {c['id']}: an UNDECIDED cell states regime {c['regime'][:20]}")
+        if c.get("reason") == BUDGET_REASON and (status != "UNDECIDED" or any(k in c for k in _VERDICT_KEYS)):
+            _reject(f"cell {c['id']}: a cell the time budget did not reach (reason {BUDGET_REASON!r}) is UNDECIDED "
+                    f"and carries no {', '.join(_VERDICT_KEYS)}")
         if status in ("PROVED", "OUTSIDE"):
             cert = c["certificate"]
             if shared:
