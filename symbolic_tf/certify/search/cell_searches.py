@@ -90,7 +90,8 @@ def cell_route(spec) -> tuple:
     Returns
     -------
     tuple of (CellSearch or None, str or None)
-        (the search, None) or (None, every search's reason, in route order, joined by "; ").
+        (the search, None) or (None, every search's reason, in route order, joined by "; ", each
+        reason once).
     """
     whys = []
     for search in cell_searches():
@@ -98,4 +99,4 @@ def cell_route(spec) -> tuple:
         if why is None:
             return search, None
         whys.append(why)
-    return None, "; ".join(whys)
+    return None, "; ".join(dict.fromkeys(whys))  # two searches may give the same reason: said once
