@@ -34,7 +34,7 @@ def meanfield_figure(report, stem) -> list[Path]:
         ok = np.isfinite(md)
         if ok.any():
             ref = md[ok][0] * np.sqrt(Ns[ok][0] / Ns)
-            ax.loglog(Ns, ref, "--", color="0.3", label="N^{-1/2}")
+            ax.loglog(Ns, ref, "--", color="0.3", label="$N^{-1/2}$")
         if report.slope is not None:
             ax.set_title(f"{report.variant}: W₂ at T = {report.T:g}, slope {report.slope:.2f}")
         ax.set_ylabel("Bures–Wasserstein distance to the moment ODE")

@@ -88,7 +88,8 @@ class Classification:
         from ..display import verdict_label
         from ..spec.verdict import latex_verdict
 
-        return latex_verdict(verdict_label(self.regime, self.status), self.claim or self.reason)
+        text = self.claim or self.reason
+        return latex_verdict(verdict_label(self.regime, self.status), f": {text}" if text else "")
 
     def to_dict(self) -> dict:
         """The JSON face of the classification.

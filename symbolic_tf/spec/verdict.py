@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["PROVED", "REFUTED", "UNDECIDED", "Verdict", "latex_text"]
+__all__ = ["PROVED", "REFUTED", "UNDECIDED", "Verdict", "latex_text", "latex_verdict"]
 
 PROVED = "PROVED"
 REFUTED = "REFUTED"
@@ -37,6 +37,28 @@ def latex_text(s: str) -> str:
     import re
 
     return re.sub(r"[\\&%$#_{}~^]", lambda m: _TEX_SPECIAL[m.group()], str(s))
+
+
+def latex_verdict(*runs: str) -> str:
+    """Words as one inline formula, runs alternately bold and plain:
+    ``latex_verdict("BLOWUP (PROVED)", ": claim")`` is ``$\\textbf{BLOWUP (PROVED)}\\text{: claim}$``.
+
+    One pair of ``$`` around the whole line and none inside it, so a notebook front end that
+    strips the outer delimiters and sets the rest as display math gets valid TeX.
+
+    Parameters
+    ----------
+    *runs : str
+        The 1st, 3rd, … run in bold (a status, a regime), the 2nd, 4th, … plain (the claim, the
+        reason); empty runs are left out.
+
+    Returns
+    -------
+    str
+        ``$…$`` with every run escaped by :func:`latex_text`.
+    """
+    parts = [f"\\{'textbf' if i % 2 == 0 else 'text'}{{{latex_text(r)}}}" for i, r in enumerate(runs) if r]
+    return "$" + "".join(parts) + "$"
 
 
 @dataclass
@@ -76,7 +98,7 @@ class Verdict:
         return f"Verdict({self.status}: {self.claim}{reason})"
 
     def _repr_latex_(self) -> str:  # Jupyter: the status in bold, the claim in words
-        return f"$\\textbf{{{self.status}}}$: $\\text{{{latex_text(self.claim)}}}$"
+        return latex_verdict(self.status, f": {self.claim}" if self.claim else "")
 
     def to_dict(self) -> dict:
         """The verdict as a JSON-serialisable dict (numerical evidence under ``numerical_evidence``).

@@ -213,11 +213,10 @@ class CheckResult:
         return f"CheckResult(ok={self.ok}, kind={self.kind!r}, {self.status}: {text})"
 
     def _repr_latex_(self) -> str:  # Jupyter
-        from ...spec.verdict import latex_text
+        from ...spec.verdict import latex_verdict
 
         text = self.claim.text() if hasattr(self.claim, "text") else str(self.claim)
-        return (f"$\\textbf{{verified}}$ ({latex_text(self.kind)}): "
-                f"$\\textbf{{{self.status}}}$: $\\text{{{latex_text(text)}}}$")
+        return latex_verdict("verified", f" ({self.kind}): ", self.status, f": {text}")
 
     @property
     def claim_text(self) -> str:
