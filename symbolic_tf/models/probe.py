@@ -54,21 +54,25 @@ __all__ = ["METRICS", "default_input_moments", "gaussian_tokens", "cloud_metrics
 
 
 def default_input_moments(model) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and population covariance of the rows of the word-embedding matrix (float64).
+    """The probe's default input law, declared by the architecture (float64).
+
+    Token models: the mean and population covariance of the rows of the token-embedding
+    matrix; ViT/DeiT: the image of white pixel noise under the patch embedding, N(b_p, W_pW_pᵀ)
+    (:mod:`symbolic_tf.models.architectures`).
 
     Parameters
     ----------
-    model : BertEncoder
-        The loaded encoder.
+    model : Encoder
+        The loaded model.
 
     Returns
     -------
     mean : numpy.ndarray, shape (d,)
-        Mean of the embedding rows.
+        The mean.
     cov : numpy.ndarray, shape (d, d)
-        Their population covariance.
+        The covariance.
     """
-    return empirical_moments(model.embeddings.word.astype(np.float64))
+    return model.arch.input_moments(model)
 
 
 def gaussian_tokens(mean, cov, N: int, rng: np.random.Generator) -> np.ndarray:
@@ -301,7 +305,14 @@ def probe(model=None, *, samples: int = 2048, seq_len: int = 64, seed: int = 0, 
     if closure:
         for i in progress(idx, desc="closure checks", unit="layer"):
             Hin = H if i == 0 else traces[i - 1].out
-            checks.append(closure_check(model, i, Hin, traces[i].attn_residual))
+            tr = traces[i]
+            # the attention acts on the tokens it sees (LN₁(H) in a pre-LN block): compare
+            # Z + attn(Z) with the closure on Z's moments
+            if model.config.norm == "pre" and layernorm:
+                Z = tr.attn_input
+                checks.append(closure_check(model, i, Z, Z + (tr.attn_residual - Hin)))
+            else:
+                checks.append(closure_check(model, i, Hin, tr.attn_residual))
     settings = {"samples": samples, "seq_len": seq_len, "seed": seed, "layers": idx, "layernorm": layernorm,
                 "mlp": mlp, "dtype": dtype, "directions": directions, "floor_repeats": floor_repeats,
                 "input": source,

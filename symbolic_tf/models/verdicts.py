@@ -606,7 +606,8 @@ def heads_report(model=None, *, layers=None, heads=None, witnesses: bool = True,
         raise InvalidParameters("heads", f"head indices must lie in 0..{cfg.num_heads - 1}")
     from ..regimes.executors import make_executor
 
-    source = checkpoint_source(model) if witnesses else None
+    # the kernel's head checkers read BERT's tensor names: certificates for BERT checkpoints only
+    source = checkpoint_source(model) if witnesses and cfg.model_type == "bert" else None
     tasks = [(head_params(model, L, h), witnesses, source) for L in Ls for h in Hs]
     rows: list = [None] * len(tasks)
     with make_executor(workers=min(workers, len(tasks))) as ex:

@@ -30,9 +30,9 @@ def test_heads_text(capsys, tmp_path):
 
 def test_errors_are_one_line(capsys, tmp_path):
     assert_user_error(*run_cli(capsys, "probe", tmp_path / "missing"), "does not exist")
-    (tmp_path / "gpt").mkdir()
-    (tmp_path / "gpt" / "config.json").write_text(json.dumps({"model_type": "gpt2"}))
-    assert_user_error(*run_cli(capsys, "heads", tmp_path / "gpt"), "not a BERT encoder")
+    (tmp_path / "llama").mkdir()
+    (tmp_path / "llama" / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    assert_user_error(*run_cli(capsys, "heads", tmp_path / "llama"), "not a supported architecture")
     assert_user_error(*run_cli(capsys, "probe", "--layers", "zero"), "--layers")
     assert_user_error(*run_cli(capsys, "probe", "--layers", "9", "--out", tmp_path), "layers")
     assert_user_error(*run_cli(capsys, "heads", "--heads", "12", "--out", tmp_path), "heads")

@@ -66,7 +66,9 @@ def test_tiny_checkpoint_with_prefix_loads_and_runs(tmp_path):
 
 
 @pytest.mark.parametrize("change,needle", [
-    ({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}, "not a BERT encoder"),
+    ({"model_type": "llama", "architectures": ["LlamaForCausalLM"]}, "model_type 'llama' is not a supported"),
+    ({"model_type": None}, "model_type None is not a supported"),
+    ({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}, "missing or malformed field 'n_embd'"),
     ({"architectures": ["RobertaModel"]}, "not a BERT encoder"),
     ({"hidden_act": "relu"}, "hidden_act"),
     ({"is_decoder": True}, "decoder"),
