@@ -134,11 +134,11 @@ def regime_map_figure(doc: dict, stem, *, theory=None, formats=("png", "pdf")) -
     ax.set_xlabel(spec["x"]["label"])
     ax.set_ylabel(spec["y"]["label"])
     ax.set_aspect("equal" if abs((xr[1] - xr[0]) / (yr[1] - yr[0]) - 1) < 0.5 else "auto")
-    # below the axes, so that it hides no cell
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=6.5,
-              frameon=False)
+    # below the axes (centred on the figure), so that it hides no cell
     rows = -(-len(handles) // 2)
-    fig.subplots_adjust(bottom=0.1 + 0.03 * rows, top=0.91)
+    fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.005), ncol=2, fontsize=6.5,
+               frameon=False)
+    fig.subplots_adjust(bottom=0.1 + 0.026 * rows, top=0.91)
     done = "" if doc.get("run", {}).get("complete", True) else " (partial: time budget)"
     ax.set_title(f"{spec.get('name') or 'regime map'}\n{100 * tot['decided_fraction']:.2f}% of the area certified, "
                  f"{len(cells)} cells{done}", fontsize=9)

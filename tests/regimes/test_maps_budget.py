@@ -169,7 +169,7 @@ def test_point_verdicts_and_every_drawn_mark_have_a_legend_entry(tmp_path, monke
     monkeypatch.setattr(_regime_map, "save_figure", lambda fig, stem, formats: figs.append(fig) or [])
     for doc in (full, part):
         _regime_map.regime_map_figure(doc, tmp_path / "m")
-        texts = [t.get_text() for t in figs[-1].axes[0].get_legend().get_texts()]
+        texts = [t.get_text() for t in figs[-1].legends[0].get_texts()]
         points = doc["totals"].get("point_verdicts", {})
         proved = {k: n for k, n in points.items() if k not in ("UNDECIDED", "OUTSIDE")}
         assert proved or doc is part, "the full test map has point verdicts"
