@@ -119,11 +119,18 @@ def test_general_V_phase_uses_a_validated_tube_then_a_uniform_tail():
     assert data["tail"]["claim"]["quantifier"] != "this Σ₀"  # decided from a box: a class claim
 
 
-def test_no_closed_form_and_no_tube_is_undecided_with_a_reason():
+def test_a_blowup_inside_a_general_V_polynomial_phase_is_undecided_with_a_reason():
+    """V(t) = [[1 + t, 1/2], [0, 1]], A = I: no closed form; the tube with the depth as a state
+    encloses Σ up to where its step collapses — where the float integration blows up — and no
+    blow-up certificate exists for a t-dependent general V: UNDECIDED, with the reason."""
     doc = {**BASE, "A": [[1, 0], [0, 1]], "V": [["1 + t", "1/2"], [0, 1]],
            "phase": [{"duration": "1/2"}, {"duration": 1, "V": [[1, 0], [0, 1]]}]}
-    c = stf.classify(parse_problem(doc))
-    assert c.status == "UNDECIDED" and "no closed form" in c.reason
+    p = parse_problem(doc)
+    c = stf.classify(p)
+    assert c.status == "UNDECIDED" and "the step collapsed at t = " in c.reason
+    t_stop = float(c.reason.split("the step collapsed at t = ")[1].split()[0])
+    sol = stf.integrate(p, 1.0)
+    assert sol.status[0] != 0 and abs(float(sol.t_end[0]) - t_stop) < 1e-3   # the float solution blows up there
     assert c.numerical  # numerical evidence, integrated phase by phase
 
 

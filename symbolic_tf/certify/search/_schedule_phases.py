@@ -46,7 +46,8 @@ def _zero(param) -> bool:
 
 def _choose_flow(seg, exact: bool) -> str | None:
     """The flow map a segment is crossed with: ``linear`` (V ≡ 0, constant F), ``riccati``
-    (V = v(t)·I, no drift, exact start), ``tube`` (constant parameters), else None."""
+    (V = v(t)·I, no drift, exact start), ``tube`` (constant parameters), else ``tube-t`` (the
+    depth as a state)."""
     from ...spec.schedule import leaves
 
     V, F = seg.get("V"), seg.get("F")
@@ -55,7 +56,7 @@ def _choose_flow(seg, exact: bool) -> str | None:
         return "linear"
     if exact and _zero(F) and all(V[i][j] == (V[0][0] if i == j else (0,)) for i in range(d) for j in range(d)):
         return "riccati"
-    return "tube" if seg.constant else None
+    return "tube" if seg.constant else "tube-t"
 
 
 def schedule_search(problem, ctx: Context):
@@ -98,6 +99,7 @@ def _search_horizons(problem, ctx: Context, t_last: Fraction, given):
     if best is None:
         return Verdict(UNDECIDED, "", reason=head)
     best.reason = f"{head}; {best.reason}"
+    best.evidence["certificate"].setdefault("notes", []).insert(0, head[:400])  # kept with the certificate
     return best
 
 
@@ -114,7 +116,8 @@ def _compose(problem, ctx: Context, T_c: Fraction):
     from ...spec.errors import CertificationFailed
     from ...spec.schedule import problem_at, segments
     from ...spec.verdict import UNDECIDED, Verdict
-    from ..check.kinds.schedule_phases import advance, cut_segments
+    from ..check.kinds.schedule_phases import advance, cut_segments, time_heads
+    from .validated.time_tube import integrate_time_tube
     from .validated.tube import flow_data, integrate_tube
 
     last = segments(problem.schedule)[-1]
@@ -124,10 +127,15 @@ def _compose(problem, ctx: Context, T_c: Fraction):
         exact = isinstance(S, flint.fmpq_mat)
         flow = _choose_flow(seg, exact)
         where = f"phase [{frac_str(seg.t0)}, {frac_str(t1)}]"
-        if flow is None:
-            return Verdict(UNDECIDED, "", reason=f"{where} depends on t with no closed form (V not v(t)·I without "
-                           "drift, not V ≡ 0); validated tubes cover constant phases only")
         rec = {"t0": frac_str(seg.t0), "t1": frac_str(t1), "flow": flow}
+        if flow == "tube-t":
+            heads_t, F_t = time_heads(seg, problem)
+            tube = integrate_time_tube(heads_t, F_t, seg.t0, S, t1 - seg.t0, seconds=_TUBE_SECONDS)
+            if not tube.complete:
+                return Verdict(UNDECIDED, "", reason=f"{where} depends on t with no closed form; the validated tube "
+                               f"with the depth as a state stopped ({tube.stop})")
+            rec.update(steps=[frac_str(t) for t in tube.times], order=tube.order, tube_prec=tube.prec,
+                       method=tube.method)
         if flow == "tube":
             heads, F = flow_data(replace(problem_at(problem, seg.t0), cov=problem.cov))
             tube = integrate_tube(heads, F, S, t1 - seg.t0, seconds=_TUBE_SECONDS)

@@ -21,6 +21,9 @@ that carries the state across it.  Starting from the exact S = Σ₀, each is re
 ``tube``     constant parameters: the stored validated Taylor tube (exact step times from 0 to
     h, order, precision, wrapping method) is replayed from S (a point or a box) with
     :mod:`symbolic_tf.certify.check.tube_replay`.
+``tube-t``   any segment (parameters polynomial in t, any V, drift allowed): the stored tube is
+    replayed from S with the depth as an extra state (ṫ = 1),
+    :mod:`symbolic_tf.certify.check.tube_time`.
 
 The end state S_c ∋ Σ(T_c) is then used in one of two ways:
 
@@ -57,9 +60,10 @@ from .. import Hypothesis, derive, kind
 from ..claims import Claim, Quantifier, claim_words, mat_text
 from ..schema import parse_rat, validate
 from ..tube_replay import flow_pairs, replay_stored
+from ..tube_time import poly_matrix, replay_time_tube
 
 KIND = "schedule-phases"
-FLOWS = ("riccati", "linear", "tube")
+FLOWS = ("riccati", "linear", "tube", "tube-t")
 SEGMENT_SCHEMA = {"t0": "rat", "t1": "rat", "flow": ("enum",) + FLOWS, "steps?": "rat[]", "order?": "int",
                   "tube_prec?": "int", "method?": ("enum", "qr", "direct"), "T_lo?": "rat", "T_hi?": "rat"}
 _LINEAR_PREC = 256
@@ -94,6 +98,11 @@ HYPOTHESES = (
     _h("tube-constant-phase", "A tube segment lies in a phase of constant parameters, and the replayed validated "
        "tube starts from the segment's start state and ends exactly at the segment's end.",
        "test_tube_on_a_polynomial_phase_is_rejected"),
+    Hypothesis("tube-t-depth-as-state", "A tube-t segment replays a validated tube of the segment's own flow "
+               "Σ̇ = f(t, Σ) with its polynomial-in-t parameters (V(t), τ·A(t), F(t)) and the depth as a state (ṫ = 1): "
+               "Taylor coefficients at each exact step start, Picard test and Lagrange remainder over the whole step "
+               "[t_i, t_i + h]; it starts from the segment's start state and ends exactly at the segment's end.",
+               "tests/soundness/forgeries/test_schedule_time_tube.py::test_a_tube_of_another_flow_is_rejected"),
     _h("blowup-last-riccati", "A blow-up bracket is stated only by the last segment, a riccati one, with no tail and "
        "no end box (nothing is claimed after T*).", "test_blowup_followed_by_a_tail_is_rejected"),
     _h("blowup-bracket-closed", "A blow-up record gives both ends T_lo and T_hi of the bracket.",
@@ -342,6 +351,62 @@ def tube_end(seg, problem, S, h: Fraction, data: dict):
     return box
 
 
+def time_heads(seg, problem):
+    """([(V(t), c·τ·A(t))], F(t) or None) of a segment, as matrices of flint polynomials in the global t.
+
+    Parameters
+    ----------
+    seg : symbolic_tf.spec.schedule.Segment
+        The schedule segment.
+    problem : symbolic_tf.spec.problem.Problem
+        The embedded scheduled problem (the temperature).
+
+    Returns
+    -------
+    tuple
+        (heads, F) for :func:`symbolic_tf.certify.check.tube_time.replay_time_tube`.
+    """
+    A, V = seg.get("A"), seg.get("V")
+    if A is None or V is None:
+        _fail(f"segment at t = {frac_str(seg.t0)}: needs A and V")
+    sc = Q(temperature(problem))
+    heads = [(poly_matrix(V), [[p * sc for p in row] for row in poly_matrix(A)])]
+    return heads, None if _is_zero_param(seg.get("F")) else poly_matrix(seg.get("F"))
+
+
+def time_tube_end(seg, problem, S, h: Fraction, data: dict):
+    """The end box of a ``tube-t`` segment: the stored tube replayed from S on [t_k, t_k + h] with
+    the depth as a state (:func:`symbolic_tf.certify.check.tube_time.replay_time_tube`).
+
+    Parameters
+    ----------
+    seg : symbolic_tf.spec.schedule.Segment
+        The schedule segment.
+    problem : symbolic_tf.spec.problem.Problem
+        The embedded scheduled problem.
+    S : flint.fmpq_mat or flint.arb_mat
+        The start point or box.
+    h : fractions.Fraction
+        The segment's length (the tube must end exactly at h).
+    data : dict
+        The segment record (``steps``, ``order``, ``tube_prec``, ``method``).
+
+    Returns
+    -------
+    flint.arb_mat
+        The box ∋ Σ(t_k + h).
+    """
+    for key in ("steps", "order", "tube_prec", "method"):
+        if key not in data:
+            _fail(f"tube-t segment at t = {frac_str(seg.t0)}: missing {key}")
+    heads, F = time_heads(seg, problem)
+    box, ts = replay_time_tube(heads, F, seg.t0, S, data, _fail)
+    if ts[-1] != Q(h):
+        _fail(f"tube-t segment at t = {frac_str(seg.t0)}: the tube ends at {ts[-1]}, the segment has length "
+              f"{frac_str(h)}")
+    return box
+
+
 def advance(seg, problem, S, data: dict):
     """The state at the end of segment ``seg`` (exact fmpq_mat or arb_mat box) from S.
 
@@ -370,6 +435,8 @@ def advance(seg, problem, S, data: dict):
         return riccati_end(seg, problem, S, h)
     if flow == "linear":
         return linear_end(seg, problem, S, h)
+    if flow == "tube-t":
+        return time_tube_end(seg, problem, S, h, data)
     return tube_end(seg, problem, S, h, data)
 
 
