@@ -505,6 +505,7 @@ def prove(problem, ctx: Context) -> Outcome:
     from ..check import derive
     from ..check.claims import Quantifier
     from .validated.lyapunov import caller_rechecks
+    from .validated.retime import checked_retimed
 
     from .budget import BudgetSpent, spent, suspended
 
@@ -539,8 +540,7 @@ def prove(problem, ctx: Context) -> Outcome:
         cert_dict = v.evidence.get("certificate")
         try:
             with suspended():  # a certificate in hand is checked to the end
-                cert = Certificate.from_dict(cert_dict)
-                status, claim, cert_problem = derive(cert)
+                cert_dict, cert, (status, claim, cert_problem) = checked_retimed(cert_dict, derive)
             if status != cert.status or not claim.same_as(cert.claim):
                 raise CertificationFailed("the certificate's stated claim is not the checked one")
         except CertificationFailed as exc:  # a route bug: never report it as PROVED
