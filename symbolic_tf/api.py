@@ -339,7 +339,8 @@ def check(certificate):
     return _check(certificate)
 
 
-def regime_map(spec, out: str | Path | None = None, *, workers: int | None = 1, progress: bool = False):
+def regime_map(spec, out: str | Path | None = None, *, workers: int | None = 1, progress: bool = False,
+               budget: float | None = None, resume: bool = False):
     """A certified regime map of a 2-D slice (cells certified whole, quadtree refinement).
 
     Parameters
@@ -350,6 +351,14 @@ def regime_map(spec, out: str | Path | None = None, *, workers: int | None = 1, 
         Folder for resumable chunks and ``map.json``.
     workers : int, optional
         Local processes (1: in this process).
+    progress : bool
+        A progress bar on a terminal (chunks done, fraction of the area certified so far).
+    budget : float, optional
+        Wall-clock seconds; then the map is returned with what is certified so far, the cells not
+        done UNDECIDED with reason ``"budget"`` (they claim nothing); calling again with the same
+        ``out`` continues from the chunks written.
+    resume : bool
+        Require ``out`` to hold an earlier run of this spec (finished chunks are read back either way).
 
     Returns
     -------
@@ -363,7 +372,7 @@ def regime_map(spec, out: str | Path | None = None, *, workers: int | None = 1, 
     if isinstance(spec, (str, Path)):
         spec = load_map_spec(spec)
     with make_executor(workers=workers) as ex:
-        return run_map(spec, out, executor=ex, progress=progress)
+        return run_map(spec, out, executor=ex, progress=progress, budget=budget, resume=resume)
 
 
 def verify(conjecture="catalogue", *, examples: int = 100, seed: int = 0):
