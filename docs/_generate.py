@@ -15,17 +15,18 @@ def _write(path: Path, text: str) -> None:
 
 
 def cli_reference() -> str:
-    from symbolic_tf.cli import build_parser
+    from symbolic_tf.cli import EXIT_CODES, build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     helps = {a.dest: a.help for a in sub._choices_actions}
     out = ["# CLI reference", "",
-           "Generated from the `symtf` argument parser (`symbolic_tf.cli.build_parser`). Exit codes: "
-           "0 ran (and, for `symtf check`, verified), 1 a certificate or map was REJECTED, 2 bad input "
-           "(one line `symtf: error: …`), 3 ran but `--cert` found no certificate to write (the verdict, "
-           "UNDECIDED, is printed; one line `symtf: no certificate written: …`). Every command takes `--quiet` (no progress bar); every "
-           "`--json` output carries `schema` and `version`.", ""]
+           "Generated from the `symtf` argument parser (`symbolic_tf.cli.build_parser`). Every command "
+           "takes `--quiet` (no progress bar); every `--json` output carries `schema` and `version`. "
+           "A float in a problem file (`0.1` rather than `\"0.1\"` or `\"1/10\"`) is read as its exact "
+           "binary value and announced once per value by one line `symtf: warning: …` on stderr.", "",
+           "## Exit codes", "", "Every outcome of every command (`symbolic_tf.cli.EXIT_CODES`):", "",
+           "| code | meaning |", "|---|---|", *(f"| {code} | {meaning} |" for code, meaning in EXIT_CODES), ""]
     for name, p in sub.choices.items():
         p.formatter_class = lambda prog: argparse.HelpFormatter(prog, width=100)
         out += [f"## `symtf {name}`", "", helps.get(name) or "", "", "```text", p.format_help().rstrip(), "```", ""]

@@ -1,9 +1,15 @@
 """The ``symtf`` command: parse, call the library, print (text or ``--json``), write atomically.
 
-Exit codes: 0 ran (and, for ``symtf check``, verified); 1 a certificate or map was REJECTED
-(``symtf check`` prints one line ``REJECTED: reason`` on stderr); 2 bad input or usage — every
-user error (unreadable, malformed or oversized file, bad matrix, unknown variant, bad option)
-prints one line ``symtf: error: ...`` on stderr.
+Exit codes (:data:`EXIT_CODES`): 0 ran (and, for ``symtf check``, verified); 1 a certificate or
+map was REJECTED (``symtf check`` prints one line ``REJECTED: reason`` on stderr); 2 bad input or
+usage — every user error (unreadable, malformed or oversized file, bad matrix, unknown variant,
+bad option) prints one line ``symtf: error: ...`` on stderr; 3 ``--cert`` found no certificate
+to write; 4 an internal error (a bug); 130 interrupted.  A float read at its exact binary value
+is announced by one line ``symtf: warning: ...`` on stderr.
+
+Light by design: parsing, ``--help``, ``--version`` and ``symtf variants`` import none of the
+heavy stack (SymPy, NumPy, SciPy, cvxpy, numba, matplotlib); each handler imports what it
+uses when it runs (``tests/test_cli_light.py`` holds this).
 
 One module per command group, each registering its subcommands and holding their handlers:
 :mod:`.derive` (variants, derive, invariance, rhs), :mod:`.data` (meanfield, stability,
@@ -19,9 +25,9 @@ import argparse
 
 from . import _certify as certify, _control as control, _data as data, _derive as derive, _energy as energy, _maps as maps, _models as models, _reproduce as reproduce, _verify as verify
 from ._options import add_quiet
-from ._output import Parser, run
+from ._output import EXIT_CODES, Parser, run
 
-__all__ = ["main", "build_parser", "COMMAND_ORDER"]
+__all__ = ["main", "build_parser", "COMMAND_ORDER", "EXIT_CODES"]
 
 #: The subcommands in the order ``symtf --help`` lists them.
 COMMAND_ORDER = ("variants", "derive", "invariance", "rhs", "meanfield", "stability", "mixture", "classify",
@@ -61,6 +67,7 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        The exit code: 0 ran, 1 a certificate or map rejected, 2 bad input or usage.
+        The exit code (:data:`EXIT_CODES`): 0 ran, 1 a certificate or map rejected, 2 bad input or
+        usage, 3 no certificate for ``--cert``, 4 an internal error, 130 interrupted.
     """
     return run(build_parser(), argv)

@@ -1,9 +1,11 @@
 """What every ``symtf`` command shares: text or ``--json`` output, figures, and exit codes.
 
-Exit codes: 0 ran (and, for ``symtf check``, verified); 1 a certificate or map was REJECTED
-(one line ``REJECTED: reason`` on stderr); 2 bad input or usage — every user error
-(unreadable, malformed or oversized file, bad matrix, unknown variant, bad option) prints one
-line ``symtf: error: ...`` on stderr.  Files are written atomically by
+Exit codes (:data:`EXIT_CODES`, the table docs/reference/cli.md and the README show): 0 ran
+(and, for ``symtf check``, verified); 1 a certificate or map was REJECTED (one line
+``REJECTED: reason`` on stderr); 2 bad input or usage — every user error (unreadable,
+malformed or oversized file, bad matrix, unknown variant, bad option) prints one line
+``symtf: error: ...`` on stderr; 3 ``--cert`` found no certificate to write; 4 an internal
+error (a bug: the traceback, then one line); 130 interrupted.  Files are written atomically by
 :mod:`symbolic_tf.atomic` (through the library or the command modules).
 """
 from __future__ import annotations
@@ -11,17 +13,36 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from contextlib import contextmanager
 
-from ..spec.errors import InvalidParameters, SymtfError
+from ..spec.errors import FloatReadWarning, InvalidParameters, SymtfError
 
-__all__ = ["EXIT_OK", "EXIT_REJECTED", "EXIT_USER_ERROR", "EXIT_NO_CERTIFICATE", "NoCertificate", "Parser", "UsageError", "as_options", "emit",
-           "emit_in_format", "emit_rejected", "emit_with_figure", "run"]
+__all__ = ["EXIT_OK", "EXIT_REJECTED", "EXIT_USER_ERROR", "EXIT_NO_CERTIFICATE", "EXIT_INTERNAL_ERROR",
+           "EXIT_INTERRUPTED", "EXIT_CODES", "NoCertificate", "Parser",
+           "UsageError", "as_options", "emit", "emit_in_format", "emit_rejected", "emit_with_figure", "one_line_warnings",
+           "run"]
 
 EXIT_OK = 0
 EXIT_REJECTED = 1
 EXIT_USER_ERROR = 2
 EXIT_NO_CERTIFICATE = 3  # the command ran; --cert asked for a certificate and the verdict has none
+EXIT_INTERNAL_ERROR = 4  # an unexpected exception: a bug in symbolic_tf, never a verdict
+EXIT_INTERRUPTED = 130  # interrupted by Ctrl-C (SIGINT): 128 + 2, the shell's convention
+
+#: Every exit status ``symtf`` returns, with what it means (the documentation renders this table).
+EXIT_CODES = (
+    (EXIT_OK, "the command ran (for `symtf check`: every certificate verified)"),
+    (EXIT_REJECTED, "`symtf check` REJECTED a certificate or a regime map: one line `REJECTED: reason` on stderr"),
+    (EXIT_USER_ERROR, "bad input or usage: unreadable, malformed or oversized file, bad option; "
+                      "one line `symtf: error: ...` on stderr"),
+    (EXIT_NO_CERTIFICATE, "the command ran but `--cert` found no certificate to write (an UNDECIDED verdict, "
+                          "printed as usual); one line `symtf: no certificate written: ...` on stderr"),
+    (EXIT_INTERNAL_ERROR, "an internal error, a bug of symbolic_tf (never a verdict): the Python traceback, "
+                          "then one line `symtf: internal error: ...` on stderr"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C): one line `symtf: interrupted` on stderr; files are written "
+                       "atomically, so none is left half-written"),
+)
 
 
 class NoCertificate(Exception):
@@ -110,8 +131,31 @@ def emit_with_figure(args, data: dict, lines: list, draw, payload) -> int:
     return emit(args, data, "\n".join(lines))
 
 
+@contextmanager
+def one_line_warnings():
+    """Inside the block, a :class:`~symbolic_tf.spec.errors.FloatReadWarning` (a float read at its
+    exact binary value) prints as one line ``symtf: warning: ...`` on stderr; other warnings as usual."""
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, FloatReadWarning):
+            print(f"symtf: warning: {message}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", FloatReadWarning)  # the reader announces each value once itself
+        warnings.showwarning = show
+        yield
+
+
 def run(parser: argparse.ArgumentParser, argv=None) -> int:
     """Parse ``argv``, run the chosen command and map every user error to one line and exit 2."""
+    with one_line_warnings():
+        return _run(parser, argv)
+
+
+def _run(parser: argparse.ArgumentParser, argv=None) -> int:
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
@@ -133,6 +177,13 @@ def run(parser: argparse.ArgumentParser, argv=None) -> int:
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("symtf: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
+    except Exception as exc:  # a bug: keep the traceback for the report, end with one line
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        print(f"symtf: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} "
+              "(a bug of symbolic_tf; please report it with the traceback above)", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR

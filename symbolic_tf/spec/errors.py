@@ -14,6 +14,7 @@ __all__ = [
     "NotGaussianClosed",
     "CertificationFailed",
     "ModelError",
+    "FloatReadWarning",
 ]
 
 
@@ -70,3 +71,45 @@ class ModelError(SymtfError):
     """A pretrained-model checkpoint cannot be used: missing folder or files, unreadable
     weights, or an architecture the numpy encoder does not implement (see
     :mod:`symbolic_tf.models.loader`)."""
+
+
+class FloatReadWarning(UserWarning):
+    """A float was read as its exact binary value, which is not the decimal it prints as.
+
+    A float such as ``0.1`` is the double m·2^e nearest to one tenth, and an exact reader takes
+    that double at its word: 0.1 becomes 3602879701896397/36028797018963968, not 1/10.  The
+    warning says so once per distinct value (floats whose binary value *is* their shortest
+    decimal, like ``0.5`` or ``2.0``, are silent) and suggests the string to write instead.
+    The ``symtf`` command prints it as one line on stderr.
+
+    Parameters
+    ----------
+    field : str
+        Name of the field where the value was first met (``"A[0][1]"``).
+    value : float
+        The float as given.
+    exact : fractions.Fraction
+        Its exact binary value, the number that is used.
+    decimal : str
+        The shortest decimal that rounds back to ``value`` (``repr(value)``), the text to write.
+    fraction : str
+        The same decimal as ``"p/q"``.
+    """
+
+    def __init__(self, field: str, value: float, exact, decimal: str, fraction: str):
+        self.field = field
+        self.value = value
+        self.exact = exact
+        self.decimal = decimal
+        self.fraction = fraction
+        exact_text = str(exact)  # "p/q", or "p" for an integer
+        if len(exact_text) > 80:  # 1e300 is a 301-digit integer: its head and its length say enough
+            exact_text = f"{exact_text[:40]}… ({len(exact_text)} characters)"
+        hint = f'"{decimal}"' + (f' or "{fraction}"' if fraction != decimal and len(fraction) <= 40 else "")
+        where = f"{field}: " if field else ""
+        super().__init__(f"{where}the float {decimal} is read as its exact binary value {exact_text}; "
+                         f"write {hint} (a string) for the decimal")
+
+    def __reduce__(self):
+        """Rebuilt from its fields (a pickled warning crosses process boundaries intact)."""
+        return type(self), (self.field, self.value, self.exact, self.decimal, self.fraction)

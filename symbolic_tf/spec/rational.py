@@ -4,6 +4,14 @@ Rule (docs/architecture.md): exact in, exact decided.  ``"0.1"`` is 1/10, ``"2/3
 integer is itself, and a float is its *exact binary value* (``0.1`` as a float is
 3602879701896397/36028797018963968).  NaN and infinities are rejected.  Never ``nsimplify``.
 
+A float whose exact binary value differs from the shortest decimal that prints as it (``0.1``,
+``1/3`` computed in floats; not ``0.5`` or ``2.0``) announces itself: a
+:class:`~symbolic_tf.spec.errors.FloatReadWarning`, once per distinct value in a process, shows
+the value used and suggests the string to write (``"0.1"`` or ``"1/10"``).  Code of the package
+that passes floats on purpose (float guesses, cell centres, numeric results) reads them inside
+:func:`floats_read_silently`, or converts them first with the gateway's named rule
+(:func:`symbolic_tf.exact.rational.float_fraction`).
+
 Limits (:mod:`symbolic_tf.spec.limits`): a numerator or denominator has at most
 ``MAX_DIGITS`` digits, as written and as a value; a decimal exponent is at most
 ``MAX_DECIMAL_EXPONENT`` in absolute value.  Both are checked before any big number is built.
@@ -11,17 +19,62 @@ Limits (:mod:`symbolic_tf.spec.limits`): a numerator or denominator has at most
 from __future__ import annotations
 
 import math
+import sys
+import warnings
+from contextlib import contextmanager
+from contextvars import ContextVar
 from fractions import Fraction
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Any, Iterator, Sequence
 
-from .errors import InvalidParameters
+from .errors import FloatReadWarning, InvalidParameters
 from .limits import MAX_DECIMAL_EXPONENT, MAX_DIGITS, brief, int_digits_exceed
-from ..exact.rational import fraction_of
+from ..exact.rational import decimal_fraction, float_fraction, fraction_of, frac_str
 
-__all__ = ["as_lists", "to_fraction", "to_vector", "to_matrix", "parse_rational_str", "Matrix", "Vector"]
+__all__ = ["as_lists", "floats_read_silently", "to_fraction", "to_vector", "to_matrix", "parse_rational_str", "Matrix", "Vector"]
 
 Vector = tuple  # tuple[Fraction, ...]
 Matrix = tuple  # tuple[tuple[Fraction, ...], ...]
+
+#: floats already announced in this process (each distinct value is announced once)
+_ANNOUNCED: set = set()
+#: True inside :func:`floats_read_silently` (a context variable: per thread and per task)
+_SILENT: ContextVar[bool] = ContextVar("symbolic_tf_floats_read_silently", default=False)
+#: the package's folder: a warning points at the first caller outside it
+_PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
+
+
+@contextmanager
+def floats_read_silently() -> Iterator[None]:
+    """Read floats as their exact binary value without a :class:`FloatReadWarning`.
+
+    For code of the package that passes floats on purpose (a float guess turned into exact
+    data, a cell centre, a numeric result); the value read is the same, x = m·2^e exactly.
+
+    Yields
+    ------
+    None
+        Inside the block, :func:`to_fraction` announces no float.
+    """
+    token = _SILENT.set(True)
+    try:
+        yield
+    finally:
+        _SILENT.reset(token)
+
+
+def _announce(value: float, exact: Fraction, field: str) -> None:
+    """Warn once per distinct float whose binary value is not its shortest decimal."""
+    if _SILENT.get() or value in _ANNOUNCED:
+        return
+    written = decimal_fraction(value)  # the shortest decimal that rounds back to the float
+    if written == exact:  # 0.5, 2.0, 0.375: the decimal is the binary value, nothing to say
+        return
+    _ANNOUNCED.add(value)
+    level, frame = 2, sys._getframe(1)  # point at the first caller outside the package
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(FloatReadWarning(field, value, exact, repr(value), frac_str(written)), stacklevel=level)
 
 
 def to_fraction(value: Any, field: str) -> Fraction:
@@ -30,7 +83,9 @@ def to_fraction(value: Any, field: str) -> Fraction:
     Parameters
     ----------
     value : int, float, str or Fraction
-        ``"p/q"`` and decimal strings (``"1.5e-3"``) are exact; floats are exact dyadics.
+        ``"p/q"`` and decimal strings (``"1.5e-3"``) are exact; floats are exact dyadics
+        (announced once by a :class:`~symbolic_tf.spec.errors.FloatReadWarning` when that
+        dyadic is not the decimal the float prints as, outside :func:`floats_read_silently`).
     field : str
         Name used in the error message.
 
@@ -51,7 +106,10 @@ def to_fraction(value: Any, field: str) -> Fraction:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidParameters(field, f"not a finite number: {value!r}")
-        return Fraction(value)  # exact binary value of the double
+        value = float(value)  # numpy.float64 is a float subclass: its repr is not the decimal
+        exact = float_fraction(value)  # the gateway's rule: the exact binary value of the double
+        _announce(value, exact, field)
+        return exact
     if isinstance(value, str):
         return parse_rational_str(value, field)
     if getattr(value, "is_Rational", False):  # SymPy Integer / Rational: exact

@@ -1,8 +1,6 @@
 """ℓ2 self-attention: weight e^{−|Qx − Ky|²} instead of e^{⟨Qx, Ky⟩}  (docs/mathematics.md §2)."""
 from __future__ import annotations
 
-import sympy as sp
-
 from .base import ROW, Variant, register
 
 
@@ -34,6 +32,7 @@ class L2(Variant):
         sympy.Expr
             The scalar kernel.
         """
+        import sympy as sp  # here, not at the top: listing the variants stays light
         r = P["Q"] * x - P["K"] * y
         return sp.exp(-P["scale"] * sp.Trace(r.T * r))
 

@@ -7,8 +7,6 @@ Gaussian laws the attended cone law is a Gaussian *mixture* and Gaussians are no
 """
 from __future__ import annotations
 
-import sympy as sp
-
 from .base import ROW, Variant, bilinear, register
 
 
@@ -39,6 +37,7 @@ class Masked(Variant):
         sympy.Expr
             The scalar kernel.
         """
+        import sympy as sp  # here, not at the top: listing the variants stays light
         return sp.exp(bilinear(x, y, P))
 
     def velocity(self, Xq, Y, params, w=None, *, sq=None, sy=None, **kw):

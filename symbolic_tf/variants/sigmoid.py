@@ -1,8 +1,6 @@
 """Sigmoid attention: Γ(x) = V ∫ σ(yᵀAx + b₀) y dμ(y), σ(z) = 1/(1 + e^{−z})  (docs/mathematics.md §2)."""
 from __future__ import annotations
 
-import sympy as sp
-
 from .base import NONE, Variant, bilinear, register
 
 
@@ -32,6 +30,7 @@ class Sigmoid(Variant):
         sympy.Expr
             The scalar kernel.
         """
+        import sympy as sp  # here, not at the top: listing the variants stays light
         z = bilinear(x, y, P) + P["sigmoid_bias"]
         return 1 / (1 + sp.exp(-z))
 

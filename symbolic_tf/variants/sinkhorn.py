@@ -2,8 +2,6 @@
 self-coupling of μ with kernel e^{yᵀAx} (both marginals μ)  (docs/mathematics.md §2–3)."""
 from __future__ import annotations
 
-import sympy as sp
-
 from .base import BISTOCHASTIC, Variant, bilinear, register
 
 
@@ -34,6 +32,7 @@ class Sinkhorn(Variant):
         sympy.Expr
             The scalar kernel.
         """
+        import sympy as sp  # here, not at the top: listing the variants stays light
         return sp.exp(bilinear(x, y, P))
 
     def velocity(self, Xq, Y, params, w=None, **kw):

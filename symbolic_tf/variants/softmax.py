@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import sympy as sp
-
 from .base import ROW, Variant, bilinear, register
 
 
@@ -35,6 +33,7 @@ class Softmax(Variant):
         sympy.Expr
             The scalar kernel.
         """
+        import sympy as sp  # here, not at the top: listing the variants stays light
         return sp.exp(bilinear(x, y, P))
 
     def velocity(self, Xq, Y, params, w=None, **kw):

@@ -3,8 +3,6 @@
 Gaussians are *not* preserved: Γ is e^{quadratic(x)} times an affine map."""
 from __future__ import annotations
 
-import sympy as sp
-
 from .base import NONE, Variant, bilinear, register
 
 
@@ -34,6 +32,7 @@ class Unnormalised(Variant):
         sympy.Expr
             The scalar kernel.
         """
+        import sympy as sp  # here, not at the top: listing the variants stays light
         return sp.exp(bilinear(x, y, P))
 
     def velocity(self, Xq, Y, params, w=None, **kw):
