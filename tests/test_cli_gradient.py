@@ -66,3 +66,21 @@ def test_bad_inputs(capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("symtf: error:") and err.count("\n") == 1
+
+
+def test_gradient_flow_decides_the_condition_on_V_for_a_pair(capsys):
+    """Issue 50 item 3: without a pair the PROVED claim states the condition on V; with --A/--V the
+    condition is decided (PROVED for M = VA⁻¹ symmetric definite, REFUTED with instances of both signs)."""
+    assert main(["gradient-flow", "softmax", "--symmetric", "--json"]) == 0
+    claim = json.loads(capsys.readouterr().out)["claim"]
+    assert "only when M = VA⁻¹ is symmetric and definite" in claim
+    assert main(["gradient-flow", "softmax", "--A", "[[1, 0], [0, 2]]", "--V", "[[-3, 0], [0, -1]]", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "PROVED" and out["evidence"]["monotone"] == "decreasing" and out["dim"] == 2
+    assert main(["gradient-flow", "softmax", "--A", "[[1, 0], [0, 1]]", "--V", "[[1, 0], [0, -1]]"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("REFUTED") and "E increases at δ_α" in text and "E decreases at δ_α" in text
+    for argv in (["--A", "[[1]]"], ["--A", "[[1]]", "--V", "[[1, 0], [0, 1]]"],
+                 ["--A", "[[1]]", "--V", "[[1]]", "--metric", "wasserstein"]):
+        assert main(["gradient-flow", "softmax", *argv]) == 2
+        assert capsys.readouterr().err.startswith("symtf: error:")

@@ -45,10 +45,25 @@ def _cmd_gradient_flow(args) -> int:
     """Is the variant's flow a gradient flow for the given metric? Decided exactly or with evidence."""
     from ..conjectures.theorems import gradient_flow
 
-    with as_options(d="--dim", metric="--metric"):
-        v = gradient_flow(args.variant, args.metric, args.dim, symmetric=args.symmetric)
-    data = {"variant": args.variant, "metric": args.metric, "dim": args.dim, **v.to_dict()}
-    return emit(args, data, f"{v.status}: {v.claim}\n  {v.reason}")
+    A = matrix_option(args.A, "--A") if args.A is not None else None
+    V = matrix_option(args.V, "--V") if args.V is not None else None
+    if A is not None and V is not None and len(A) != len(V):
+        raise InvalidParameters("--V", f"must be {len(A)}×{len(A)} like A")
+    with as_options(d="--dim", metric="--metric", A="--A", V="--V"):
+        v = gradient_flow(args.variant, args.metric, args.dim, symmetric=args.symmetric, A=A, V=V)
+    data = {"variant": args.variant, "metric": args.metric, "dim": len(A) if A is not None else args.dim,
+            **v.to_dict()}
+    text = f"{v.status}: {v.claim}\n  {v.reason}"
+    ev = v.evidence or {}
+    for key, words in (("increases_at", "E increases"), ("decreases_at", "E decreases"),
+                       ("stationary_energy_moving_mass", "E stationary, the mass moves")):
+        if key in ev:
+            inst = ev[key]
+            text += f"\n  {words} at δ_α, α = {inst['alpha']}: dE/dt = {inst['dE_dt']}"
+            if inst.get("gaussian"):
+                g = inst["gaussian"]
+                text += f"; at N(α, {g['Sigma']}): dE/dt = {g['dE_dt']}"
+    return emit(args, data, text)
 
 
 _SIGN_WORDS = {1: "POSITIVE here", -1: "NEGATIVE here (not convex along this geodesic)", 0: "zero"}
@@ -155,6 +170,11 @@ def _add_gradient_flow(sub) -> None:
                    help="the metric of the gradient flow (default twisted)")
     s.add_argument("--dim", type=int_type(1, MAX_DIM), default=2, help="dimension of the explicit check (default 2)")
     s.add_argument("--symmetric", action="store_true", help="restrict to symmetric A (softmax)")
+    s.add_argument("--A", default=None, help='with --V (softmax, twisted metric): decide the gradient-flow condition '
+                                            'for this attention matrix, e.g. "[[1, 0], [0, 2]]"')
+    s.add_argument("--V", default=None, help="with --A: the value matrix; PROVED when M = VA⁻¹ is symmetric definite "
+                                            "(E increases for M ≻ 0, decreases for M ≺ 0), REFUTED with exact "
+                                            "instances where dE/dt has either sign")
     add_json(s)
 
 

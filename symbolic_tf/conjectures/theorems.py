@@ -74,7 +74,7 @@ def by_matrix_proofs(claim: str, *names: str) -> Verdict:
 SINKHORN_BW_PROOFS = ("sinkhorn-value-stationary", "sinkhorn-value-gradient", "sinkhorn-gradient-velocity")
 
 
-def gradient_flow(variant: str, metric: str, d: int, symmetric: bool = False) -> Verdict:
+def gradient_flow(variant: str, metric: str, d: int, symmetric: bool = False, A=None, V=None) -> Verdict:
     """Is the variant's flow a gradient flow for ``metric``?  The engine of ``symtf gradient-flow``.
 
     :func:`~symbolic_tf.symbolic.energy_structure.decide_gradient_flow`, except that Sinkhorn's
@@ -92,6 +92,8 @@ def gradient_flow(variant: str, metric: str, d: int, symmetric: bool = False) ->
         The dimension of the explicit check.
     symmetric : bool
         Restrict to symmetric A (softmax).
+    A, V : sequence of sequence of rationals, optional
+        A given pair (softmax, twisted metric): the condition on M = VA⁻¹ decided for it.
 
     Returns
     -------
@@ -100,7 +102,7 @@ def gradient_flow(variant: str, metric: str, d: int, symmetric: bool = False) ->
     """
     from ..symbolic.energy_structure import decide_gradient_flow
 
-    v = decide_gradient_flow(variant, metric, d, symmetric=symmetric)
+    v = decide_gradient_flow(variant, metric, d, symmetric=symmetric, A=A, V=V)
     if metric != "bures-wasserstein" or v.status == PROVED:
         return v
     p = by_matrix_proofs(v.claim.replace(f"d = {d}: ", "every d: ", 1), *SINKHORN_BW_PROOFS)

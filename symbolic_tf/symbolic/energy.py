@@ -48,7 +48,7 @@ __all__ = [
     "vector_symbols", "explicit_parameters", "gaussian_exp_quadratic_integral", "exp_quadratic_parts",
     "kernel_expr", "GaussianEnergy", "gaussian_energy", "empirical_energy", "empirical_first_variation",
     "FirstVariation", "gaussian_first_variation", "wasserstein_gradient", "is_positive_definite_exact",
-    "softmax_is_twisted_gradient_flow", "entropic_self_transport_1d", "entropic_self_transport_value",
+    "softmax_is_twisted_gradient_flow", "GRADIENT_CONDITION", "entropic_self_transport_1d", "entropic_self_transport_value",
     "bures_wasserstein_velocity", "sinkhorn_bures_wasserstein_gradient_flow",
 ]
 
@@ -574,6 +574,14 @@ def _twisted_residual(d, Amat=None, sign=1):
     return res.xreplace(sub).applyfunc(lambda e: sp.cancel(sp.expand(e))), fv, gamma, logZ
 
 
+#: what the velocity identity does not say: the condition on V for a gradient flow (decided per pair by
+#: :func:`symbolic_tf.symbolic.energy_monotone.twisted_gradient_flow_pair`)
+GRADIENT_CONDITION = ("; this identity is a gradient flow of E only when M = VA⁻¹ is symmetric and definite "
+                      "(M ≻ 0: ascent, E increases; M ≺ 0: descent, E decreases); dE/dt = ∫gᵀ½(M + Mᵀ)g/Z_μ dμ, "
+                      "g = ∇_x δE/δμ, is not signed when M + Mᵀ is indefinite — the condition on V is decided "
+                      "for a given pair (A, V)")
+
+
 def softmax_is_twisted_gradient_flow(d: int = 2, A=None, assume_symmetric: bool = False) -> Verdict:
     """Decide Γ_μ(x) = M ∇_x(δE/δμ)(x) / Z_μ(x) at every Gaussian μ, M = VA⁻¹ (so V = MA).
 
@@ -598,8 +606,9 @@ def softmax_is_twisted_gradient_flow(d: int = 2, A=None, assume_symmetric: bool 
     Returns
     -------
     Verdict
-        PROVED (A symmetric / d = 1 / given symmetric A), REFUTED (non-symmetric: exact
-        witness α, x, A, V with both sides), reason states the conditions.
+        PROVED (A symmetric / d = 1 / given symmetric A) for the velocity identity only — the claim
+        states the further condition on V for a gradient flow (:data:`GRADIENT_CONDITION`), REFUTED
+        (non-symmetric: exact witness α, x, A, V with both sides); the reason states the conditions.
     """
     conditions = ("holds iff A = Aᵀ (for invertible A, V): Γ_μ = +M∇_x(δE/δμ)/Z_μ with M = VA⁻¹ "
                   "(equivalently Γ_μ = −M∇_x δ(−E)/δμ / Z_μ: gradient ascent of E, descent of −E); "
@@ -615,7 +624,7 @@ def softmax_is_twisted_gradient_flow(d: int = 2, A=None, assume_symmetric: bool 
         res, *_ = _twisted_residual(d, Asym, sign=1)
         res_minus, *_ = _twisted_residual(d, Asym, sign=-1)
         if all(e == 0 for e in res):
-            return Verdict(PROVED, claim + (" (A symmetric)" if A is None else f", A = {matrix_str(Asym)}"),
+            return Verdict(PROVED, claim + (" (A symmetric)" if A is None else f", A = {matrix_str(Asym)}") + GRADIENT_CONDITION,
                            "structural-symbolic",
                            {"residual": [str(e) for e in res],
                             "residual_with_minus_sign": [str(e) for e in res_minus],

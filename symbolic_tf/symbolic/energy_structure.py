@@ -87,7 +87,7 @@ def energy_kernel(variant: str) -> EnergyKernel:
     return EnergyKernel(v.name, formula, dim)
 
 
-def decide_gradient_flow(variant: str, metric: str, d: int, symmetric: bool = False) -> Verdict:
+def decide_gradient_flow(variant: str, metric: str, d: int, symmetric: bool = False, A=None, V=None) -> Verdict:
     """Is the variant's flow the gradient flow of its interaction energy for ``metric``?
 
     Softmax with the twisted metric: Γ_μ = M∇δE/δμ / Z_μ with M = VA⁻¹
@@ -105,6 +105,10 @@ def decide_gradient_flow(variant: str, metric: str, d: int, symmetric: bool = Fa
         The dimension (explicit symbolic entries, at most :data:`GRADIENT_FLOW_MAX_DIM`).
     symmetric : bool
         Restrict to symmetric A (softmax).
+    A, V : sequence of sequence of rationals, optional
+        A given pair (twisted metric only): decide the condition on M = VA⁻¹ for this pair
+        (:func:`~symbolic_tf.symbolic.energy_monotone.twisted_gradient_flow_pair`); ``d`` is then
+        the pair's size.
 
     Returns
     -------
@@ -115,6 +119,15 @@ def decide_gradient_flow(variant: str, metric: str, d: int, symmetric: bool = Fa
     """
     from .energy import sinkhorn_bures_wasserstein_gradient_flow, softmax_is_twisted_gradient_flow
 
+    if (A is None) != (V is None):
+        raise InvalidParameters("V" if V is None else "A", "give both --A and --V (the pair whose condition is decided)")
+    if A is not None and not (metric == "twisted" and metric in get_variant(variant).gradient_flow_metrics):
+        raise InvalidParameters("metric", "a pair (A, V) is decided for the twisted metric of softmax attention "
+                                "(--metric twisted)")
+    if A is not None:
+        from .energy_monotone import twisted_gradient_flow_pair
+
+        return twisted_gradient_flow_pair(A, V)
     if d > GRADIENT_FLOW_MAX_DIM:
         raise InvalidParameters("d", f"gradient-flow decides d ≤ {GRADIENT_FLOW_MAX_DIM} "
                                 f"(explicit symbolic entries), got {d}")
