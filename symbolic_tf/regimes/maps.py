@@ -476,17 +476,6 @@ def _resume_plan(outp: Path | None, spec_hash: str, resume: bool) -> dict | None
     return doc
 
 
-def _plan_bracket(doc: dict | None):
-    """The bracket ratio stored in a resume plan, or the marker ``...`` when it is absent or unreadable."""
-    if doc is None or "bracket_ratio" not in doc:
-        return ...
-    b = doc["bracket_ratio"]
-    try:
-        return None if b is None else _parse_fraction(str(b))
-    except ValueError:
-        return ...
-
-
 def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=None, chunk_size: int | None = None,
             progress: bool = False, max_new_chunks: int | None = None,
             bracket_ratio: Fraction | None = Fraction(2), task_cells: int | None = None,
@@ -551,7 +540,8 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     outp = Path(out) if out is not None else None
     # an earlier run of this spec in out: its chunking, so that the chunks it wrote are found again
     plan = _resume_plan(outp, spec_hash, resume)
-    if plan is not None and bracket_ratio == _plan_bracket(plan):
+    ratio = None if bracket_ratio is None else frac_str(bracket_ratio)
+    if plan is not None and plan.get("bracket_ratio", "-") == ratio:
         if chunk_size is None and isinstance(plan.get("chunk_size"), int) and plan["chunk_size"] >= 1:
             chunk_size = plan["chunk_size"]
         if task_cells is None and isinstance(plan.get("task_cells"), int) and plan["task_cells"] >= 0:
@@ -569,7 +559,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     if outp is not None:
         write_json_atomic(outp / RESUME_FILE, {"schema": "symbolic_tf.map_resume/1", "spec_hash": spec_hash,
                                                "chunk_size": size, "task_cells": cells_per_task,
-                                               "bracket_ratio": None if bracket_ratio is None else frac_str(bracket_ratio)})
+                                               "bracket_ratio": ratio})
     counts = {"new": 0, "deferred": 0, "written": 0, "computed": 0, "resumed": 0, "done": 0, "total": 0, "cells": 0}
     area = {"certified": 0.0, "outside": 0.0}   # in level-0 cells, for the progress bar only
     dyn = ex.dynamic(certify_subtree)
