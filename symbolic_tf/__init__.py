@@ -24,9 +24,9 @@ __all__ = [
     # problems and the main verbs (symbolic_tf.api)
     "Problem", "load", "derive", "invariance", "rhs", "integrate", "classify", "check",
     "regime_map", "verify", "steer",
-    # errors (symbolic_tf.spec.errors)
+    # errors and the float warning (symbolic_tf.spec.errors)
     "SymtfError", "InvalidParameters", "ProblemFileError", "UnknownVariant", "NotGaussianClosed",
-    "CertificationFailed", "ModelError",
+    "CertificationFailed", "ModelError", "FloatReadWarning",
     # plain data
     "Verdict", "MomentSystem",
 ]
@@ -34,14 +34,14 @@ __all__ = [
 _API = {"Problem", "load", "derive", "invariance", "rhs", "integrate", "classify", "check",
         "regime_map", "verify", "steer"}
 _ERRORS = {"SymtfError", "InvalidParameters", "ProblemFileError", "UnknownVariant", "NotGaussianClosed",
-           "CertificationFailed", "ModelError"}
+           "CertificationFailed", "ModelError", "FloatReadWarning"}
 _OTHER = {"Verdict": ("spec.verdict", "Verdict"), "MomentSystem": ("symbolic.moments", "MomentSystem")}
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .api import (Problem, check, classify, derive, integrate, invariance, load, regime_map, rhs,
                       steer, verify)
-    from .spec.errors import (CertificationFailed, InvalidParameters, ModelError, NotGaussianClosed,
-                              ProblemFileError, SymtfError, UnknownVariant)
+    from .spec.errors import (CertificationFailed, FloatReadWarning, InvalidParameters, ModelError,
+                              NotGaussianClosed, ProblemFileError, SymtfError, UnknownVariant)
     from .spec.verdict import Verdict
     from .symbolic.moments import MomentSystem
 

@@ -41,8 +41,10 @@ def Problem(variant: str = "softmax", *, d: int | None = None, A: Any = None, V:
         Token dimension; inferred from ``A``, ``Q``, ``cov``, ``V`` or ``mean`` when omitted.
     A, V, Q, K, F : matrix-like, optional
         Nested lists, tuples, numpy arrays or SymPy matrices.  Entries may be ints, floats
-        (read as their exact binary value), strings ``"p/q"`` / ``"0.1"`` (exact) or
-        ``Fraction``/SymPy rationals.  A = KᵀQ when Q and K are given.
+        (read as their exact binary value: ``0.1`` is 3602879701896397/36028797018963968, said
+        once per value by a :class:`~symbolic_tf.spec.errors.FloatReadWarning`), strings
+        ``"p/q"`` / ``"0.1"`` (exact) or ``Fraction``/SymPy rationals.  A = KᵀQ when Q and K
+        are given.
     b, mean : vector-like, optional
         Drift offset and initial mean (default 0).
     cov : matrix-like, optional
