@@ -296,6 +296,7 @@ def test_documented_attributes_exist():
     p = stf.Problem("softmax", A=[[1, 0], [0, 1]], V=np.eye(2), cov=np.eye(2))
     objs = {"Problem": p, "Classification": stf.classify(p), "Solution": stf.integrate(p, 0.25)}
     texts = [page.read_text(encoding="utf-8") for page in _doc_pages()]
+    texts.append((ROOT / "symbolic_tf" / "api.py").read_text(encoding="utf-8"))  # the API reference's examples
     # the numpydoc "Attributes" section of Solution (what the API reference shows)
     doc = Solution.__doc__.split("Attributes", 1)[1]
     names = re.findall(r"^\s{4}(\w+(?:, \w+)*) :", doc, flags=re.M)
