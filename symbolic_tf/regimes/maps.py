@@ -310,7 +310,7 @@ def _point_verdict(spec, pen, box, r: dict | None = None) -> dict:
     return out
 
 
-def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
+def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None) -> list[dict]:
     """Certify a list of cells (level, i, j) of the map ``spec_doc`` (a top-level function so
     that process pools and Dask can ship it).
 
@@ -320,6 +320,10 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
         The map spec document.
     cells : list of tuple
         The cells ``(level, i, j)``.
+    deadline : float, optional
+        A wall-clock time (``time.time()``): a cell of a slice certified one cell at a time (whole-
+        cell tubes, basins, point verdicts) that is reached after it gets the record of a cell not
+        done (UNDECIDED, reason :data:`BUDGET_REASON`, nothing else).  None: no limit.
 
     Returns
     -------
@@ -333,6 +337,9 @@ def certify_chunk(spec_doc: dict, cells: list) -> list[dict]:
     if pen is None:
         out = []
         for (level, i, j), box in zip(cells, boxes):
+            if deadline is not None and time.time() >= deadline:
+                out.append(_cell_record(level, i, j, box, {"status": "UNDECIDED", "reason": BUDGET_REASON}))
+                continue
             if tubes is not None:
                 r = tubes.certify(box)
                 rec = _cell_record(level, i, j, box, r, route)
@@ -370,7 +377,7 @@ def _children(res: list[dict], max_depth: int, bracket_ratio: Fraction | None) -
 
 
 def certify_subtree(spec_doc: dict, cells: list, budget: int = 0,
-                    bracket_ratio: Fraction | None = Fraction(2)) -> list[dict]:
+                    bracket_ratio: Fraction | None = Fraction(2), deadline: float | None = None) -> list[dict]:
     """Certify a chunk of cells and go on refining it inside the task while the work stays small.
 
     Level by level: certify the cells (:func:`certify_chunk`), and while the cells the refinement
@@ -390,22 +397,28 @@ def certify_subtree(spec_doc: dict, cells: list, budget: int = 0,
         stays ≤ ``budget`` (0: the chunk's own cells only, however many).
     bracket_ratio : Fraction or None
         As in :func:`run_map`: which PROVED blow-up cells are split.
+    deadline : float, optional
+        A wall-clock time (``time.time()``) after which the task certifies no further cell (see
+        :func:`certify_chunk`) and refines no further level.
 
     Returns
     -------
     list of dict
         The record of every cell certified, level by level: the chunk's cells, then the children
         certified inside the task.  A record the refinement splits whose children are not in the
-        list is left for the driver to refine.
+        list is left for the driver to refine.  A task cut by the deadline holds records with
+        reason :data:`BUDGET_REASON` for the cells it did not reach.
     """
     spec, _pen, _tubes, reason, _route = _prepared(spec_doc)
     out: list[dict] = []
     frontier = list(cells)
     while True:
-        res = certify_chunk(spec_doc, frontier)
+        res = certify_chunk(spec_doc, frontier, deadline)
         out += res
         if reason is not None:  # point verdicts only: no refinement
             return _dedupe_shared(out)
+        if deadline is not None and time.time() >= deadline:
+            return _dedupe_shared(out)   # the driver refines (or leaves undone) what is left
         frontier = _children(res, spec.max_depth, bracket_ratio)
         if not frontier or len(out) + len(frontier) > budget:
             return _dedupe_shared(out)
@@ -510,9 +523,11 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         and the fixed cost of a task stays small.  The map does not depend on it (nor on
         ``chunk_size`` or the executor); the chunk files do.
     budget : float, optional
-        Wall-clock seconds: once they have passed no further chunk is started (checked between
-        tasks; a task already running is not waited for), and the map is returned with every cell
-        not done UNDECIDED with reason :data:`BUDGET_REASON` (``run.complete`` false).  Running
+        Wall-clock seconds: once they have passed no further chunk is started, a running task
+        certifies no further cell of a slice certified one cell at a time (tubes, basins, point
+        verdicts; a stacked ``cell-riccati-vI`` chunk finishes, it takes milliseconds), and the map
+        is returned with every cell not done UNDECIDED with reason :data:`BUDGET_REASON`
+        (``run.complete`` false).  A task cut short is not written to ``OUT/chunks/``; running
         again on the same ``out`` continues from the chunks written.  None: no limit.
     resume : bool
         Require ``out`` to hold an earlier run of this spec (``OUT/resume.json``; InvalidParameters
@@ -550,6 +565,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     prog = _Progress(progress)
     t0 = time.perf_counter()
     deadline = None if budget is None else _clock() + budget
+    wall_deadline = None if budget is None else time.time() + budget   # the tasks' (they may run elsewhere)
     leaves: list[dict] = []
     nx, ny = spec.resolution
     top = [(0, i, j) for i in range(nx) for j in range(ny)]
@@ -586,7 +602,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
             return
         counts["new"] += 1
         running[(cid, level)] = ids
-        dyn.add((cid, level, ids), (spec_doc, ids, cells_per_task, bracket_ratio))
+        dyn.add((cid, level, ids), (spec_doc, ids, cells_per_task, bracket_ratio, wall_deadline))
 
     def finish(cid, level, ids, res):
         """Record a chunk's leaves and schedule its refinement (children of one chunk form
@@ -630,8 +646,10 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         while running and not expired():
             (cid, level, ids), res = next(results)
             del running[(cid, level)]
-            counts["computed"] += len(res)
-            if outp is not None:
+            cut = sum(r.get("reason") == BUDGET_REASON for r in res)
+            counts["computed"] += len(res) - cut
+            # a task the deadline cut is not written: a resumed run computes it whole
+            if outp is not None and not cut:
                 write_json_atomic(_chunk_path(outp, level, cid), {"spec_hash": spec_hash, "level": level,
                                                                   "cells": [list(c) for c in ids], "results": res})
             counts["written"] += 1
@@ -652,7 +670,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         for level, i, j in ids:
             leaves.append(_cell_record(level, i, j, cell_box(spec, level, i, j),
                                        {"status": "UNDECIDED", "reason": BUDGET_REASON}))
-    n_budget = sum(len(ids) for ids in undone)
+    n_budget = sum(r.get("reason") == BUDGET_REASON for r in leaves)
     computed_cells, resumed_cells = counts["computed"], counts["resumed"]
     level = max((r["id"][0] for r in leaves), default=0) + 1
     leaves.sort(key=lambda r: tuple(r["id"]))
@@ -692,7 +710,7 @@ def _wants_refinement(rec: dict, bracket_ratio: Fraction | None) -> bool:
     """Split undecided cells, and blow-up cells whose T* bracket is missing or wider than
     T_hi/T_lo > ``bracket_ratio`` (so the T* colouring is sharp too)."""
     if rec["status"] == "UNDECIDED":
-        return True
+        return rec.get("reason") != BUDGET_REASON   # a cell not done is a leaf of the partial map
     if bracket_ratio is None or rec["status"] != "PROVED" or rec["regime"] != "BLOWUP":
         return False
     lo = _parse_fraction(rec["T_lo"])

@@ -210,3 +210,48 @@ def test_cli_budget_then_resume(tmp_path, capsys, full):
         assert main(["regime-map", str(spec), "--workers", "1", *argv]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and msg in err[0], err
+
+
+# the issue's general-V slice: no whole-cell argument, every cell a point verdict (classify, ~1 s each)
+GENERAL_V = {"family": "parameter", "name": "general V", "resolution": [2, 2], "max_depth": 0,
+             "x": {"range": [-2, 2]}, "y": {"range": [-1, 1]},
+             "problem": {"variant": "softmax", "d": 2, "A": [["y", 1], [-1, -1]], "V": [[1, "x"], [0, 1]],
+                         "initial": {"cov": [[1, 0], [0, 1]]}}}
+
+
+def test_a_task_past_its_deadline_certifies_no_further_cell(monkeypatch):
+    from symbolic_tf.regimes import classify
+
+    monkeypatch.setattr(classify, "classify", lambda *a, **k: pytest.fail("a cell past the deadline was computed"))
+    doc = parse_map_spec(GENERAL_V).to_dict()
+    cells = [(0, i, j) for i in range(2) for j in range(2)]
+    for res in (maps.certify_chunk(doc, cells, deadline=0.0), maps.certify_subtree(doc, cells, 256, deadline=0.0)):
+        assert [tuple(r["id"]) for r in res] == cells
+        assert all(r["reason"] == BUDGET_REASON and r["status"] == "UNDECIDED" and "point" not in r for r in res)
+
+
+def test_a_task_cut_inside_is_not_written_and_is_recomputed_on_resume(tmp_path, monkeypatch, full):
+    """The driver's side of a task the deadline cut: its records of cells not done are leaves of
+    the partial map (UNDECIDED "budget"), its chunk file is not written, and a resumed run computes
+    it whole (the cut is simulated on the first task: its second half is left undone)."""
+    real, calls = maps.certify_subtree, []
+
+    def cut_first(spec_doc, cells, budget=0, bracket_ratio=None, deadline=None):
+        res = real(spec_doc, cells, budget, bracket_ratio, deadline)
+        calls.append(cells)
+        if len(calls) > 1:
+            return res
+        n, spec = len(cells) // 2, parse_map_spec(SPEC)
+        return res[:n] + [{"id": list(c), "box": [str(b) for b in maps.cell_box(spec, *c)], "status": "UNDECIDED",
+                           "regime": "UNDECIDED", "reason": BUDGET_REASON} for c in cells[n:]]
+
+    monkeypatch.setattr(maps, "certify_subtree", cut_first)
+    part = run_map(SPEC, tmp_path, chunk_size=4, task_cells=0, budget=3600)
+    monkeypatch.undo()
+    first = calls[0]
+    assert {tuple(c["id"]) for c in _budget_cells(part)} == set(first[len(first) // 2:])
+    assert part["run"]["cells_budget"] == len(first) - len(first) // 2 and not part["run"]["complete"]
+    check_map(part)
+    assert not list((tmp_path / "chunks").glob("L00_00000.json"))   # the cut chunk was not written
+    again = run_map(SPEC, tmp_path, resume=True)
+    assert again["run"]["cells_computed"] >= len(first) and _strip(again) == _strip(full)
