@@ -24,7 +24,7 @@ from math import comb
 import numpy as np
 
 from ..spec.errors import InvalidParameters
-from ..spec.schedule import SCHEDULED, leaves, problem_at, segments
+from ..spec.schedule import leaves, problem_at, segments, split_key
 from .integrate import integrate
 from .solution import HORIZON, Solution
 
@@ -81,8 +81,11 @@ def local_polynomials(problem, system, seg) -> tuple[dict, dict]:
 
     env = numeric_env(problem_at(problem, seg.t0), system)
     poly = {}
-    for name, val in seg.params:
-        if name not in SCHEDULED or name not in env:
+    for key, val in seg.params:
+        head, name = split_key(key)
+        if head is not None:  # head i's parameter is the system's symbol name_{i+1}
+            name = f"{name}_{head + 1}"
+        if name not in env:
             continue
         shape = np.asarray(env[name]).shape
         flat = list(leaves(val))

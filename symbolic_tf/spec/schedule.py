@@ -43,13 +43,14 @@ from .errors import InvalidParameters
 from .limits import brief
 from .rational import parse_rational_str, to_fraction
 
-__all__ = ["Phase", "Schedule", "Segment", "SCHEDULED", "PHASE_FIELDS", "MAX_PHASES", "MAX_DEGREE",
+__all__ = ["Phase", "Schedule", "Segment", "SCHEDULED", "HEAD_SCHEDULED", "PHASE_FIELDS", "head_key", "split_key", "MAX_PHASES", "MAX_DEGREE",
            "parse_polynomial", "parse_schedule", "schedule_to_dict", "problem_at", "segments", "poly_str",
            "poly_eval", "param_at", "leaves"]
 
-#: the parameters a schedule may move
+#: the parameters a schedule may move: the problem's, and each head's (``heads[i].A``, …)
 SCHEDULED = ("A", "V", "F", "b")
-PHASE_FIELDS = ("duration",) + SCHEDULED
+HEAD_SCHEDULED = ("A", "V", "W")
+PHASE_FIELDS = ("duration",) + SCHEDULED + ("heads",)
 MAX_PHASES = 1000
 MAX_DEGREE = 32
 _MAX_PARENS = 32
@@ -511,7 +512,11 @@ def problem_at(problem, t, phase_of=None):
     if sch is None:
         return problem
     vals = sch.params_at(t, None if phase_of is None else to_fraction(phase_of, "t"))
-    return replace(problem, schedule=None, **vals)
+    heads = list(problem.heads)
+    for k in [k for k in vals if split_key(k)[0] is not None]:
+        i, name = split_key(k)
+        heads[i] = replace(heads[i], **{name: vals.pop(k)})
+    return replace(problem, schedule=None, heads=tuple(heads), **vals)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -522,7 +527,86 @@ def _scheduled_text(value) -> bool:
         return _HAS_T.search(value) is not None
     if isinstance(value, (list, tuple)):
         return any(_scheduled_text(v) for v in value)
+    if isinstance(value, Mapping):
+        return any(_scheduled_text(v) for v in value.values())
     return False
+
+
+def head_key(i: int, name: str) -> str:
+    """The schedule's name of head i's parameter (``"heads[0].A"``).
+
+    Parameters
+    ----------
+    i : int
+        The head's index in ``[[heads]]`` (from 0).
+    name : str
+        One of :data:`HEAD_SCHEDULED`.
+
+    Returns
+    -------
+    str
+        ``f"heads[{i}].{name}"``.
+    """
+    return f"heads[{i}].{name}"
+
+
+def split_key(key: str) -> tuple[int | None, str]:
+    """(head index or None, parameter name) of a scheduled name.
+
+    Parameters
+    ----------
+    key : str
+        ``"A"`` or ``"heads[1].V"``.
+
+    Returns
+    -------
+    (int or None, str)
+        ``(None, "A")`` or ``(1, "V")``.
+    """
+    if key.startswith("heads["):
+        i, _, name = key[len("heads["):].partition("].")
+        return int(i), name
+    return None, key
+
+
+def _written(doc: Mapping) -> dict:
+    """Scheduled name → the value written at top level (problem parameters and each head's)."""
+    out = {k: doc[k] for k in SCHEDULED if k in doc}
+    heads = doc.get("heads")
+    if isinstance(heads, (list, tuple)):
+        for i, h in enumerate(heads):
+            if isinstance(h, Mapping):
+                out.update({head_key(i, k): h[k] for k in HEAD_SCHEDULED if k in h})
+    return out
+
+
+def _phase_changes(ph: Mapping, where: str, n_heads: int) -> dict:
+    """Scheduled name → (field name for messages, written value) of one phase's changes."""
+    out = {k: (f"{where}.{k}", ph[k]) for k in SCHEDULED if k in ph}
+    if "heads" in ph:
+        hs = ph["heads"]
+        if not n_heads:
+            raise InvalidParameters(f"{where}.heads", "the problem has no [[heads]] to change")
+        if not isinstance(hs, (list, tuple)) or len(hs) != n_heads:
+            raise InvalidParameters(f"{where}.heads", f"expected an array of {n_heads} tables, one per head "
+                                    "(an empty table keeps a head)")
+        for i, h in enumerate(hs):
+            if not isinstance(h, Mapping):
+                raise InvalidParameters(f"{where}.heads[{i}]", f"expected a table, got {type(h).__name__}")
+            for key in h:
+                if key not in HEAD_SCHEDULED:
+                    raise InvalidParameters(f"{where}.heads[{i}].{key}", "unknown field; a phase changes a head's "
+                                            + ", ".join(HEAD_SCHEDULED))
+            out.update({head_key(i, k): (f"{where}.heads[{i}].{k}", h[k]) for k in HEAD_SCHEDULED if k in h})
+    return out
+
+
+def _uses_QK(doc: Mapping, key: str) -> bool:
+    i, name = split_key(key)
+    if name != "A":
+        return False
+    table = doc if i is None else doc["heads"][i]
+    return "Q" in table or "K" in table
 
 
 def parse_schedule(doc: Mapping, d: int) -> tuple[Schedule | None, dict]:
@@ -540,7 +624,8 @@ def parse_schedule(doc: Mapping, d: int) -> tuple[Schedule | None, dict]:
     (Schedule or None, dict)
         None and {} for a constant problem (no ``phase``, no polynomial entry); otherwise the
         schedule and the values at t = 0 of the scheduled top-level parameters (exact
-        matrices/vectors), which the caller reads in place of the written entries.
+        matrices/vectors; ``heads``: the head tables with their values at t = 0), which the
+        caller reads in place of the written entries.
 
     Raises
     ------
@@ -548,21 +633,23 @@ def parse_schedule(doc: Mapping, d: int) -> tuple[Schedule | None, dict]:
         Malformed phases or entries (one line, starting with the field name).
     """
     raw = doc.get("phase")
-    poly = [k for k in SCHEDULED if k in doc and _scheduled_text(doc[k])]
+    written = _written(doc)
+    poly = [k for k, v in written.items() if _scheduled_text(v)]
     if raw is None and not poly:
         return None, {}
-    if poly and ("Q" in doc or "K" in doc) and "A" in poly:
-        raise InvalidParameters("A", "a polynomial A needs A itself, not Q and K")
-    if "heads" in doc:
-        raise InvalidParameters("phase" if raw is not None else poly[0],
-                                "schedules cover single-head problems (A, V, F, b); multi-head is not supported")
-    base = {k: _read_param(k, doc[k], k, d) for k in SCHEDULED if k in doc}
+    for k in poly:
+        if _uses_QK(doc, k):
+            raise InvalidParameters(k, "a polynomial A needs A itself, not Q and K")
+    heads = doc.get("heads")
+    n_heads = len(heads) if isinstance(heads, (list, tuple)) else 0
+    base = {k: _read_param(split_key(k)[1], v, k, d) for k, v in written.items()}
     phases = []
     if raw is not None:
         if not isinstance(raw, (list, tuple)) or not raw:
             raise InvalidParameters("phase", "expected a non-empty array of tables ([[phase]])")
         if len(raw) > MAX_PHASES:
             raise InvalidParameters("phase", f"at most {MAX_PHASES} phases (got {len(raw)})")
+        first: set = set()
         for i, ph in enumerate(raw):
             where = f"phase[{i}]"
             if not isinstance(ph, Mapping):
@@ -576,23 +663,30 @@ def parse_schedule(doc: Mapping, d: int) -> tuple[Schedule | None, dict]:
             if dur <= 0:
                 raise InvalidParameters(f"{where}.duration", f"must be positive, got {frac_str(dur)}")
             changes = {}
-            for k in SCHEDULED:
-                if k not in ph:
-                    continue
-                if k not in doc and i > 0 and k not in raw[0]:
-                    raise InvalidParameters(f"{where}.{k}", f"{k} is not set at top level nor by the first phase "
+            for k, (field, value) in _phase_changes(ph, where, n_heads).items():
+                if k not in written and k not in first and i > 0:
+                    name = split_key(k)[1]
+                    raise InvalidParameters(field, f"{name} is not set at top level nor by the first phase "
                                             "(which starts at t = 0); give its value from t = 0 on in one of them "
                                             "(e.g. zeros)")
-                if k == "A" and ("Q" in doc or "K" in doc):
-                    raise InvalidParameters(f"{where}.A", "a scheduled A needs A itself at top level, not Q and K")
-                changes[k] = _read_param(k, ph[k], f"{where}.{k}", d)
+                if _uses_QK(doc, k):
+                    raise InvalidParameters(field, "a scheduled A needs A itself at top level, not Q and K")
+                changes[k] = _read_param(split_key(k)[1], value, field, d)
             if i == 0:  # a value from t = 0 on that the top level does not give is the base value
-                for k in [k for k in changes if k not in doc]:
+                first = set(changes)
+                for k in [k for k in changes if k not in written]:
                     base[k] = changes.pop(k)
             phases.append(Phase(dur, tuple(sorted(changes.items()))))
     sch = Schedule(tuple(sorted(base.items())), tuple(phases))
     at0 = sch.params_at(Fraction(0))
-    return sch, at0
+    out = {k: v for k, v in at0.items() if split_key(k)[0] is None}
+    if n_heads:
+        out["heads"] = [dict(h) for h in heads]
+        for k, v in at0.items():
+            i, name = split_key(k)
+            if i is not None:
+                out["heads"][i][name] = [list(r) for r in v]
+    return sch, out
 
 
 def schedule_to_dict(schedule: Schedule, out: dict) -> dict:
@@ -612,8 +706,18 @@ def schedule_to_dict(schedule: Schedule, out: dict) -> dict:
         ``out``.
     """
     for k, v in schedule.base:
-        out[k] = _out(v)
+        i, name = split_key(k)
+        (out if i is None else out["heads"][i])[name] = _out(v)
     if schedule.phases:
-        out["phase"] = [{"duration": frac_str(ph.duration), **{k: _out(v) for k, v in ph.changes}}
-                        for ph in schedule.phases]
+        n_heads = len(out.get("heads", ()))
+        out["phase"] = []
+        for ph in schedule.phases:
+            row = {"duration": frac_str(ph.duration)}
+            hs = [{} for _ in range(n_heads)]
+            for k, v in ph.changes:
+                i, name = split_key(k)
+                (row if i is None else hs[i])[name] = _out(v)
+            if any(hs):
+                row["heads"] = hs
+            out["phase"].append(row)
     return out

@@ -100,10 +100,39 @@ def test_scheduled_A_needs_A_not_QK():
         parse_problem({**doc, "phase": [{"duration": 1, "A": [[2]]}]})
 
 
-def test_multihead_schedules_are_refused():
-    doc = {"variant": "multihead", "d": 1, "heads": [{"A": [[1]], "V": [[1]]}],
-           "phase": [{"duration": 1}]}
-    with pytest.raises(InvalidParameters, match="single-head"):
+MULTI = {"variant": "multihead", "d": 2,
+         "heads": [{"A": [["t - 1", 0], [0, -1]], "V": [[1, 0], [0, 1]]},
+                   {"A": [[0, 1], [-1, 0]], "V": [[1, "1/2"], [0, 1]], "W": [[2, 0], [0, 1]]}],
+         "initial": {"cov": [[1, 0], [0, 1]]},
+         "phase": [{"duration": "1/2"}, {"duration": 1, "heads": [{"V": [["1/2", 0], [0, "t"]]}, {}]}]}
+
+
+def test_multihead_schedules_move_each_heads_parameters():
+    p = parse_problem(MULTI)
+    assert p.heads[0].A == ((-1, 0), (0, -1))                       # the values at t = 0
+    q = problem_at(p, F(3, 4))
+    assert q.schedule is None and q.heads[0].A == ((F(-1, 4), 0), (0, -1))
+    assert q.heads[0].V == ((F(1, 2), 0), (0, F(3, 4))) and q.heads[1] == p.heads[1]
+    assert problem_at(p, F(1, 4)).heads[0].V == ((1, 0), (0, 1))
+    assert [s.t0 for s in segments(p.schedule)] == [0, F(1, 2)]
+    assert parse_problem(problem_to_dict(p)) == p
+
+
+@pytest.mark.parametrize("phase, field", [
+    ([{"duration": 1, "heads": [{}]}], "phase[0].heads"),                       # one table per head
+    ([{"duration": 1, "heads": [{"Q": [[1, 0], [0, 1]]}, {}]}], "phase[0].heads[0].Q"),
+    ([{"duration": 1}, {"duration": 1, "heads": [{}, {"W": "x"}]}], "phase[1].heads[1].W"),
+])
+def test_malformed_head_changes_name_the_field(phase, field):
+    with pytest.raises(InvalidParameters) as exc:
+        parse_problem({**MULTI, "phase": phase})
+    assert exc.value.field == field and "\n" not in str(exc.value)
+
+
+def test_a_head_given_by_Q_and_K_cannot_have_a_scheduled_A():
+    doc = {**MULTI, "heads": [{"Q": [[1, 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]]}],
+           "phase": [{"duration": 1, "heads": [{"A": [[1, 0], [0, 1]]}]}]}
+    with pytest.raises(InvalidParameters, match="not Q and K"):
         parse_problem(doc)
 
 

@@ -51,6 +51,8 @@ def _choose_flow(seg, exact: bool) -> str | None:
     from ...spec.schedule import leaves
 
     V, F = seg.get("V"), seg.get("F")
+    if V is None:  # several heads: no closed form is declared for their sum
+        return "tube" if seg.constant else "tube-t"
     d = len(V)
     if _zero(V) and (F is None or all(len(c) == 1 for c in leaves(F))):
         return "linear"
@@ -240,11 +242,14 @@ def _schedule_applies(problem, ctx):
 
     if problem.schedule is None:
         return "covers depth schedules (constant problems go to the other routes)"
-    from ...variants import get as get_variant
+    from ...spec.errors import InvalidParameters
+    from ...spec.schedule import problem_at
+    from ...variants import quadratic_heads
 
-    v = get_variant(problem.variant)
-    if v.composite or v.quadratic_factor is None:
-        return "schedules are certified for one quadratic (softmax-type) head"
+    try:
+        quadratic_heads(problem_at(problem, 0))
+    except InvalidParameters:
+        return "schedules are certified for quadratic (softmax-type) heads, one or several"
     if problem.cov is None and not ctx.uniform:
         return "needs Σ₀"
     return None if problem.d <= MAX_D else f"d ≤ {MAX_D}"
@@ -262,5 +267,5 @@ def _schedule_route_search(problem, ctx):
 # ---- route ----
 declare("schedule-phases", 0, ("BLOWUP", "CLUSTERING", "EQUILIBRIUM", "BOUNDED", "GLOBAL_EXISTENCE"),
         _schedule_applies, _schedule_route_search, modes=("point", "uniform"), schedules=True,
-        doc="The regime of this Σ₀ under a depth schedule, composed phase by phase; one quadratic head, Σ₀ given, "
+        doc="The regime of this Σ₀ under a depth schedule, composed phase by phase; quadratic heads, Σ₀ given, "
             "d ≤ the tubes' limit.")

@@ -83,3 +83,15 @@ def test_an_end_box_shifted_off_the_enclosure_is_rejected(G):
     hi[0][0] = str(Fr(hi[0][0]) + Fr(1, 10 ** 6))
     rejects(forge(G, data={"lo": lo, "hi": hi}, params={**G["claim"]["params"], "lo": lo, "hi": hi}),
             "the stated end box does not contain the enclosure")
+
+
+def test_a_riccati_segment_of_a_multihead_schedule_is_rejected():
+    """The closed form is one head's (V = v(t)·I): a multi-head segment stored as riccati is refused."""
+    doc = {"variant": "multihead", "d": 2, "T": "1/2",
+           "heads": [{"A": [["t", 0], [0, -1]], "V": [[1, 0], [0, 1]]}, {"A": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]]}],
+           "initial": {"cov": [[1, 0], [0, 1]]}}
+    cert = _endpoint(doc)
+    assert [s["flow"] for s in cert["data"]["segments"]] == ["tube-t"] and accepts(cert).ok
+    segs = copy.deepcopy(cert["data"]["segments"])
+    segs[0] = {"t0": "0", "t1": "1/2", "flow": "riccati"}
+    rejects(forge(cert, data={"segments": segs}), "riccati segment at t = 0: needs A, V and no drift")

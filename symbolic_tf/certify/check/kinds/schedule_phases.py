@@ -79,8 +79,9 @@ def _h(id_, statement, test):
 _FORGERIES = "tests/soundness/forgeries/test_schedule.py"
 #: the hypotheses of the composed argument, each checked below from the data
 HYPOTHESES = (
-    _h("one-softmax-head", "The embedded problem is one softmax head (Σ̇ = VΣÃΣ + ΣÃᵀΣVᵀ + FΣ + ΣFᵀ, Ã = τ·A) "
-       "with a depth schedule, a Gaussian Σ₀ and d ≤ 6: no other variant, no multi-head sum.",
+    _h("one-softmax-head", "The embedded problem is one softmax-type head (Σ̇ = VΣÃΣ + ΣÃᵀΣVᵀ + FΣ + ΣFᵀ, "
+       "Ã = c·τ·A) or a sum of such heads (C_h = W_hV_h; the checker's flow table), with a depth schedule, a "
+       "Gaussian Σ₀ and d ≤ 6; the riccati closed form needs a single head.",
        "test_another_variant_is_rejected"),
     _h("segments-are-the-schedule", "The stored segments are exactly the schedule's maximal intervals of one "
        "parameter function, cut at T_c: [0, t₁], …, [t_{m−1}, T_c], none dropped, moved or merged.",
@@ -352,25 +353,49 @@ def tube_end(seg, problem, S, h: Fraction, data: dict):
 
 
 def time_heads(seg, problem):
-    """([(V(t), c·τ·A(t))], F(t) or None) of a segment, as matrices of flint polynomials in the global t.
+    """([(C_h(t), Ã_h(t))], F(t) or None) of a segment, as matrices of flint polynomials in the global t.
+
+    The heads are the checker's own map from parameters to the quadratic field
+    (:func:`~symbolic_tf.certify.check.flows.quadratic_heads`: C = V, Ã = c·τ·A for one head;
+    C_h = W_hV_h, Ã_h = c_h·τ·A_h for several), applied to the segment's parameters at the exact
+    depths t_0 + j, j = 0, …, n, and interpolated exactly (Lagrange over ℚ): that map multiplies at
+    most two parameters (W_h and V_h), so each entry is a polynomial of degree ≤ n = 2·(the
+    segment's largest degree) and n + 1 values determine it.
 
     Parameters
     ----------
     seg : symbolic_tf.spec.schedule.Segment
         The schedule segment.
     problem : symbolic_tf.spec.problem.Problem
-        The embedded scheduled problem (the temperature).
+        The embedded scheduled problem.
 
     Returns
     -------
     tuple
         (heads, F) for :func:`symbolic_tf.certify.check.tube_time.replay_time_tube`.
     """
-    A, V = seg.get("A"), seg.get("V")
-    if A is None or V is None:
-        _fail(f"segment at t = {frac_str(seg.t0)}: needs A and V")
-    sc = Q(temperature(problem))
-    heads = [(poly_matrix(V), [[p * sc for p in row] for row in poly_matrix(A)])]
+    n = 2 * max(len(c) - 1 for _, param in seg.params for c in leaves(param))
+    nodes = [seg.t0 + j for j in range(n + 1)]
+    samples = [flow_pairs(problem_at(problem, t, phase_of=seg.t0), _fail)[0] for t in nodes]
+    d = problem.d
+    xs = [Q(t) for t in nodes]
+
+    def interpolate(values):
+        out = flint.fmpq_poly(0)
+        for j, (xj, yj) in enumerate(zip(xs, values)):
+            if yj == 0:
+                continue
+            basis = flint.fmpq_poly(1)
+            for m, xm in enumerate(xs):
+                if m != j:
+                    basis = basis * flint.fmpq_poly([-xm, 1]) / (xj - xm)
+            out += yj * basis
+        return out
+
+    heads = []
+    for h in range(len(samples[0])):
+        heads.append(tuple([[interpolate([samples[j][h][w][a, b] for j in range(n + 1)]) for b in range(d)]
+                            for a in range(d)] for w in (0, 1)))
     return heads, None if _is_zero_param(seg.get("F")) else poly_matrix(seg.get("F"))
 
 
@@ -563,7 +588,8 @@ def check_schedule(cert, problem):
         _fail("needs an embedded problem with a depth schedule")
     if problem.cov is None:
         _fail("the problem has no Σ₀")
-    temperature(problem)
+    flow_pairs(problem_at(problem, 0), lambda why: _fail(f"covers one quadratic (softmax-type) head or a sum of "
+                                                         f"them, not {str(problem.variant)[:40]!r}: {why}"))
     if problem.d > MAX_D:
         _fail(f"covers d ≤ {MAX_D}")
     data = cert.data
