@@ -88,7 +88,7 @@ def test_an_end_box_shifted_off_the_enclosure_is_rejected(G):
 def test_a_riccati_segment_of_a_multihead_schedule_is_rejected():
     """The closed form is one head's (V = v(t)·I): a multi-head segment stored as riccati is refused."""
     doc = {"variant": "multihead", "d": 2, "T": "1/2",
-           "heads": [{"A": [["t", 0], [0, -1]], "V": [[1, 0], [0, 1]]}, {"A": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]]}],
+           "heads": [{"A": [["t", 0], [0, -1]], "V": [[1, 0], [0, 1]]}, {"A": [[-1, 0], [0, -1]], "V": [[1, 0], [0, 1]]}],
            "initial": {"cov": [[1, 0], [0, 1]]}}
     cert = _endpoint(doc)
     assert [s["flow"] for s in cert["data"]["segments"]] == ["tube-t"] and accepts(cert).ok
