@@ -8,6 +8,9 @@ A problem file may let its parameters ``A``, ``V``, ``F`` and ``b`` depend on th
   exactly (``"t/3 + 1/2*t^2"``; ``^`` and ``**`` with a non-negative integer exponent,
   division by a nonzero constant only).  Anything else (``"1/t"``, ``"sin(t)"``, ``"t^(1/2)"``)
   is rejected with :class:`~symbolic_tf.spec.errors.InvalidParameters`;
+* **heads** — in a multi-head problem each head's ``A``, ``V``, ``W`` may be polynomial too, and a
+  phase changes heads with ``heads = [{…}, …]`` (one table per head, in order; ``[[phase.heads]]``
+  in TOML); their scheduled names are ``heads[i].A`` (:func:`head_key`);
 * **phases** — an array of tables ``[[phase]]``, each with an exact ``duration`` > 0 and the
   parameters that change at its start::
 

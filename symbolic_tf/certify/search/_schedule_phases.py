@@ -3,9 +3,12 @@ state (certificate kind ``schedule-phases``, :mod:`symbolic_tf.certify.check.kin
 docs/schedules.md).
 
 Search: the segments of the schedule up to T_c — the start of the last segment when its
-parameters are constant, else the problem's horizon T — are crossed one by one with the first
-flow map that applies: the exact Riccati closed form (V = v(t)·I, no drift, exact start), the
-linear flow (V ≡ 0, constant F), or a validated Taylor tube (constant phase, any V).  The end
+parameters are constant, else the horizon (the problem's T, else the classification's horizon,
+else t_last + 2^j for j = 0, …, :data:`MAX_DOUBLINGS` until a blow-up is certified) — are crossed
+one by one with the first flow map that applies: the exact Riccati closed form (one head,
+V = v(t)·I, no drift, exact start), the linear flow (V ≡ 0, constant F), a validated Taylor tube
+(constant phase, any V, any number of heads), or the tube with the depth as a state
+(:mod:`~symbolic_tf.certify.search.validated.time_tube`, any phase depending on t).  The end
 state is exact or a ball box.  The last phase (constant parameters) is then decided by the
 whole registry of constant routes: in point mode from an exact end point, in uniform mode from
 a box (a class claim covers Σ(T_c) through rank Σ(T_c) = rank Σ₀).  If nothing decides, the
