@@ -64,6 +64,59 @@ def _identity_nsd():
                       "(closed-form-vI) exists for every t ≥ 0: no blow-up, for every Σ₀ ⪰ 0")
 
 
+def _proofs_and_theorem(claim, proofs, theorem, consequence):
+    """PROVED for every d by replayed matrix-form proofs together with a stored theorem (both checked),
+    the consequence in words; UNDECIDED when either does not check."""
+    from .theorems import by_matrix_proofs, by_theorem
+
+    p = by_matrix_proofs(claim, *proofs)
+    t = by_theorem(claim, theorem, consequence)
+    if p.status != "PROVED" or t.status != "PROVED":
+        return p if p.status != "PROVED" else t
+    ev = {**p.evidence, "theorem": t.evidence["theorem"], "theorem_sha256": t.evidence["theorem_sha256"],
+          "statement": t.evidence["statement"]}
+    return type(p)("PROVED", claim, "matrix-form proofs and theorem", evidence=ev,
+                   reason=f"{p.reason}; {t.reason}")
+
+
+def _identity_blowup():
+    """PROVED for every d: closed-form-vI, identity-blowup-similarity and the stored theorem
+    identity-blowup-before (I − tK ≻ 0 for tλ_max(K) < 1, K = Σ₀^{1/2}(A + Aᵀ)Σ₀^{1/2})."""
+    return _proofs_and_theorem(
+        "V = I, Σ₀ ≻ 0, λ_max(A + Aᵀ) > 0 ⇒ blow-up at T* = 1/λ_max(Σ₀^{1/2}(A + Aᵀ)Σ₀^{1/2})",
+        ("closed-form-vI", "identity-blowup-similarity"), "identity-blowup-before",
+        "with R = Σ₀^{1/2}, K = R(A + Aᵀ)R and λ = λ_max(K) (> 0 exactly when λ_max(A + Aᵀ) > 0: K is congruent "
+        "to A + Aᵀ, Sylvester's law of inertia), λI − K = GGᵀ and t = b²: the closed form Σ(t) = Σ₀(I − t(A + Aᵀ)Σ₀)⁻¹ "
+        "= R(I − tK)⁻¹R exists for 0 ≤ t < 1/λ; at a unit eigenvector u of K for λ, (I − tK)u = (1 − tλ)u, so "
+        "uᵀR⁻¹Σ(t)R⁻¹u = 1/(1 − tλ) → ∞ as t → 1/λ: the solution blows up at exactly T* = 1/λ")
+
+
+def _drift_opposite():
+    """PROVED for every d: closed-form-drift-scalar, drift-scalar-inverse and the stored theorem
+    identity-nsd-global applied to T = c(t)R."""
+    return _proofs_and_theorem(
+        "drift model, V = vI, R = v(B + Bᵀ) ≺ 0, F = fI with f > 0, Σ₀ ≻ 0 ⇒ bounded, Σ(t) → Σ* = −2fR⁻¹",
+        ("closed-form-drift-scalar", "drift-scalar-inverse"), "identity-nsd-global",
+        "with e = e^{2ft}, c = (e^{2ft} − 1)/(2f) ≥ 0 (ė = 2fe, ċ = e) the closed form Σ(t) = eΣ₀(I − cRΣ₀)⁻¹ "
+        "solves Σ̇ = 2fΣ + ΣRΣ; R = −GGᵀ, so T = cR = −(√c G)(√c G)ᵀ and I − cRΣ₀ is invertible for every t ≥ 0 "
+        "(global); its inverse is Σ(t)⁻¹ = e⁻¹(Σ₀⁻¹ − cR) = e⁻¹Σ₀⁻¹ + (1 − e⁻¹)P*, P* = −R/(2f) ≻ 0, a convex "
+        "combination of positive definite matrices: Σ(t)⁻¹ ⪰ min(λ_min(Σ₀⁻¹), λ_min(P*))I, so "
+        "‖Σ(t)‖ ≤ max(‖Σ₀‖, ‖Σ*‖) (bounded) and Σ(t) → P*⁻¹ = Σ* = −2fR⁻¹ as e → ∞")
+
+
+def _drift_blowup_time():
+    """PROVED for every d: the drift closed form with c(t) in place of t in the V = I argument."""
+    return _proofs_and_theorem(
+        "drift model, V = vI, F = fI, Σ₀ ≻ 0, ρ = λ_max(Σ₀^{1/2}RΣ₀^{1/2})/2 > 0 (R = v(B + Bᵀ)) ⇒ blow-up at "
+        "T* = ln(1 + f/ρ)/(2f) (1/(2ρ) for f = 0) when f > −ρ, global otherwise",
+        ("closed-form-drift-scalar", "identity-blowup-similarity"), "identity-blowup-before",
+        "Σ(t) = eΣ₀(I − cRΣ₀)⁻¹ = eR₀(I − cK)⁻¹R₀ (R₀ = Σ₀^{1/2}, K = R₀RR₀, λ_max(K) = 2ρ; the similarity proof "
+        "with c in place of t), and I − cK ≻ 0 while 2ρc < 1 (the theorem with t = c): c(t) = (e^{2ft} − 1)/(2f) "
+        "increases from 0 to +∞ (f ≥ 0) or to −1/(2f) (f < 0), so it reaches 1/(2ρ) — where uᵀ(I − cK)⁻¹u = "
+        "1/(1 − 2ρc) → ∞ at the top eigenvector u — exactly when f > −ρ, at e^{2fT*} = 1 + f/ρ; for f ≤ −ρ, "
+        "2ρc(t) < 1 for every t: global")
+
+
 def _sinkhorn_refuted(symmetric_a, v_equals_a):
     def decide():
         from ..certify.search.matrix_proofs.library import sinkhorn_gradient_statement, sinkhorn_gradient_witness
@@ -185,11 +238,11 @@ def catalogue(max_d: int = 3) -> list:
         IdentityConjecture("homogeneity", "no drift: cΣ(ct) is a solution when Σ(t) is, so T*(cΣ₀) = T*(Σ₀)/c",
                            "docs/mathematics.md §4", _proofs("cΣ(ct) solves the softmax / multi-head covariance equation",
                                                              "homogeneity", "homogeneity-multihead")),
-        RegimeConjecture("identity-blowup", "V = I and λ_max(A+Aᵀ) > 0, Σ₀ ≻ 0 ⇒ finite-time blow-up at "
-                         "T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})", f"{CASTIN}; docs/mathematics.md §4",
-                         S.problems(d=dims, value_attention=functools.partial(S.v_a_with_positive_eig, value=_identity)),
-                         "blowup"),
-        IdentityConjecture("identity-nsd-clustering", "V = I and A + Aᵀ ⪯ 0 ⇒ global solution (clustering)",
+        IdentityConjecture("identity-blowup", "V = I and λ_max(A+Aᵀ) > 0, Σ₀ ≻ 0 ⇒ finite-time blow-up at "
+                           "T* = 1/λ_max(Σ₀^{1/2}(A+Aᵀ)Σ₀^{1/2})", f"{CASTIN}; docs/mathematics.md §4, §10",
+                           _identity_blowup),
+        IdentityConjecture("identity-nsd-global", "V = I and A + Aᵀ ⪯ 0 ⇒ global solution for every Σ₀ ⪰ 0 "
+                           "(global existence; a skew A keeps Σ constant, so no clustering is claimed)",
                            f"{CASTIN}; docs/mathematics.md §4, §10", _identity_nsd),
         IdentityConjecture("rank-invariance", "rank Σ(t) = rank Σ₀", f"{CASTIN}; docs/mathematics.md §4",
                            _proofs("rank Σ(t) = rank Σ₀: Σ̇ = JΣ + ΣJᵀ for every closed variant and Σ = ΦΣ₀Φᵀ solves it",
@@ -235,10 +288,12 @@ def catalogue(max_d: int = 3) -> list:
                          S.problems(d=dims, value_attention=S.v_a_with_positive_eig), "blowup_possible", uniform=True,
                          explicit=[{"variant": "softmax", "d": 2, "A": [[-1, 0], [0, -1]], "V": [[1, 10], [0, 1]],
                                     "initial": {"cov": [[1, 0], [0, 1]]}}]),
-        RegimeConjecture("drift-opposite-sign", "drift model, V = vI, v(B+Bᵀ) ≺ 0, F = fI with f > 0 ⇒ stable "
-                         "equilibrium (bounded)", f"{ALCALDE}; docs/mathematics.md §6",
-                         S.drift_scalar_problems(d=dims, v=S.positive_rationals(), beta=S.positive_rationals().map(lambda x: -x),
-                                                 f=S.positive_rationals(), bias=True), "bounded"),
+        IdentityConjecture("drift-opposite-sign", "drift model, V = vI, v(B+Bᵀ) ≺ 0, F = fI with f > 0 ⇒ stable "
+                           "equilibrium (bounded): Σ(t) → −2f(v(B+Bᵀ))⁻¹ for every Σ₀ ≻ 0",
+                           f"{ALCALDE}; docs/mathematics.md §6, §10", _drift_opposite),
+        IdentityConjecture("drift-blowup-time", "drift model, V = vI, F = fI, ρ = λ_max(Σ₀^{1/2}v(B+Bᵀ)Σ₀^{1/2})/2 > 0 "
+                           "⇒ blow-up at T* = ln(1 + f/ρ)/(2f) exactly when f > −ρ",
+                           f"{ALCALDE}; docs/mathematics.md §6, §10", _drift_blowup_time),
         RegimeConjecture("drift-same-sign", "drift model, V = vI, v(B+Bᵀ) ≻ 0 ⇒ finite-time blow-up (any F = fI)",
                          f"{ALCALDE}; docs/mathematics.md §6 (the F term 'controlled')",
                          S.drift_scalar_problems(d=dims, v=S.positive_rationals(), beta=S.positive_rationals(),

@@ -428,7 +428,7 @@ def test_identity_nsd_theorem_inverts_the_closed_form_and_decides_the_catalogue_
     A = Ssym / 2 + sp.Matrix([[0, 5], [-5, 0]])                         # A + Aᵀ = Ssym
     Sig = S0 * (sp.eye(2) - s * Ssym * S0).inv()
     assert sp.simplify(sp.diff(Sig, s) - (Sig * A * Sig + Sig * A.T * Sig)) == sp.zeros(2, 2)
-    (conj,) = [c for c in catalogue() if c.name == "identity-nsd-clustering"]
+    (conj,) = [c for c in catalogue() if c.name == "identity-nsd-global"]
     ver = conj.decide()
     assert ver.status == "PROVED" and ver.evidence["theorem"] == "identity-nsd-global"
     assert ver.evidence["theorem_sha256"] == stored_theorem("identity-nsd-global")[0]
@@ -653,3 +653,48 @@ def test_uniform_growth_verdict_and_the_bound_along_integrated_solutions(variant
         n0 = np.linalg.norm(S0, 2)
         for k, t in enumerate(ts):
             assert np.linalg.norm(sol.Sigma[0, k], 2) <= n0 * np.exp(gamma * t) * (1 + 1e-8) + 1e-12
+
+
+@pytest.mark.heavy
+def test_identity_blowup_and_drift_closed_forms_decide_the_catalogue_claims():
+    """Issue 50 item 5, cross-checked independently of the proofs: (a) V = I, Σ₀ ≻ 0: det of
+    I − t(A + Aᵀ)Σ₀ first vanishes at 1/λ_max(Σ₀^{1/2}(A + Aᵀ)Σ₀^{1/2}) (the roots of the characteristic
+    polynomial of (A + Aᵀ)Σ₀, similar to K); (b) the drift closed form eΣ₀(I − cRΣ₀)⁻¹ solves
+    Σ̇ = FΣ + ΣFᵀ + vΣ(A + Aᵀ)Σ (F = fI) symbolically in t, its determinant first vanishes at
+    ln(1 + f/ρ)/(2f), and with R ≺ 0, f > 0 it tends to −2fR⁻¹; (c) the catalogue's claims are PROVED
+    with the stored theorems' hashes."""
+    from symbolic_tf.conjectures.catalogue import catalogue
+
+    t = sp.Symbol("t", positive=True)
+    A, S0 = sp.Matrix([[1, 2], [0, -1]]), sp.Matrix([[2, 1], [1, 1]])
+    Sy = A + A.T
+    lam = max((Sy * S0).eigenvals())                         # (A + Aᵀ)Σ₀ is similar to Σ₀^{1/2}(A + Aᵀ)Σ₀^{1/2}
+    roots = [r for r in sp.solve(sp.det(sp.eye(2) - t * Sy * S0), t) if r.is_positive]
+    assert sp.simplify(min(roots) - 1 / lam) == 0
+    v, f = sp.Rational(1, 2), sp.Rational(3, 4)
+    R = v * Sy
+    e, c = sp.exp(2 * f * t), (sp.exp(2 * f * t) - 1) / (2 * f)
+    Sig = e * S0 * (sp.eye(2) - c * R * S0).inv()
+    rhs = 2 * f * Sig + v * (Sig * A * Sig + Sig * A.T * Sig)
+    assert all(sp.simplify(x) == 0 for x in sp.diff(Sig, t) - rhs)
+    rho = max((R * S0).eigenvals()) / 2
+    Tstar = sp.log(1 + f / rho) / (2 * f)
+    assert abs(sp.N(sp.det(sp.eye(2) - c.subs(t, Tstar) * R * S0), 30)) < 1e-25
+    Rn = -sp.Matrix([[2, 1], [1, 3]])                                            # R ≺ 0
+    Sn = e * S0 * (sp.eye(2) - c * Rn * S0).inv()
+    assert sp.simplify(sp.limit(Sn[0, 0], t, sp.oo) - (-2 * f * Rn.inv())[0, 0]) == 0
+
+
+def test_identity_blowup_and_drift_claims_are_proved_by_the_stored_theorems():
+    """The catalogue's identity-blowup, drift-opposite-sign and drift-blowup-time: PROVED for every d, the
+    replayed proofs' certificates re-checked, the stored theorems' hashes recorded."""
+    from symbolic_tf.certify.check import check
+    from symbolic_tf.conjectures.catalogue import catalogue
+
+    for name, theorem in (("identity-blowup", "identity-blowup-before"), ("drift-opposite-sign", "identity-nsd-global"),
+                          ("drift-blowup-time", "identity-blowup-before")):
+        (conj,) = [cj for cj in catalogue() if cj.name == name]
+        ver = conj.decide()
+        assert ver.status == "PROVED" and ver.evidence["evidence_kind"] == "proof for every d"
+        assert ver.evidence["theorem_sha256"] == stored_theorem(theorem)[0]
+        assert all(check(c).status == "PROVED" for c in ver.evidence["certificates"])

@@ -1122,10 +1122,114 @@ def identity_nsd_theorem():
             "facts": facts, "conclusion": [3]}
 
 
+def identity_blowup_similarity():
+    """Σ₀(I − tSΣ₀)⁻¹ = R(I − tRSR)⁻¹R when Σ₀ = RR (R = Σ₀^{1/2}): the closed form of V = I through
+    the symmetric matrix K = RSR (push-through).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    R, Sm, S0, t = S("R"), S("S"), S("Sigma0"), sc("t")
+    p = Proof("Σ₀ = RR: Σ₀(I − tSΣ₀)⁻¹ = R(I − tRSR)⁻¹R", {"R": dd, "S": dd, "Sigma0": dd},
+              mul(S0, inv(sub(I, mul(t, Sm, S0)))), mul(R, inv(sub(I, mul(t, R, Sm, R))), R),
+              scalars=["t"], symmetric=["R", "S", "Sigma0"], equations=[(S0, mul(R, R))])
+    return p.step("substitute", equation=0).step("push_through", X=R, Y=mul(num(-1), t, Sm, R),
+                                                 direction="right").done()
+
+
+_BLOWUP_SYMBOLS = {"K": dd, "G": dd, "P": dd}
+_BLOWUP_HYPOTHESES = {"symmetric": ["K", "P"], "positive": ["P"],
+                      "equations": [(S("P"), sub(I, mul(sc("b"), sc("b"), sc("lam"), I))),
+                                    (S("K"), sub(mul(sc("lam"), I), mul(S("G"), T(S("G")))))]}
+
+
+def identity_blowup_split():
+    """P + (bG)(bG)ᵀ = I − b²K when P = (1 − b²λ)I and K = λI − GGᵀ.
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    b, G = sc("b"), S("G")
+    p = Proof("P = (1 − b²λ)I, K = λI − GGᵀ: P + (bG)(bG)ᵀ = I − b²K", _BLOWUP_SYMBOLS,
+              add(S("P"), mul(b, G, T(mul(b, G)))), sub(I, mul(b, b, S("K"))), scalars=["b", "lam"],
+              **_BLOWUP_HYPOTHESES)
+    return p.step("transpose").step("substitute", equation=0).step("substitute", on="rhs", equation=1).done()
+
+
+def identity_blowup_theorem():
+    """For every d: K symmetric with λI − K = GGᵀ ⪰ 0 (λ ≥ λ_max(K)), t = b² ≥ 0 and P = (1 − tλ)I ≻ 0
+    (tλ < 1): I − tK ≻ 0.  With K = Σ₀^{1/2}(A + Aᵀ)Σ₀^{1/2} and λ = λ_max(K) > 0 the V = I closed form
+    Σ(t) = Σ₀(I − t(A + Aᵀ)Σ₀)⁻¹ = Σ₀^{1/2}(I − tK)⁻¹Σ₀^{1/2} (``identity-blowup-similarity``) exists for
+    every t < 1/λ; at a unit eigenvector u (Ku = λu) uᵀ(I − tK)⁻¹u = 1/(1 − tλ) → ∞: blow-up at exactly
+    T* = 1/λ (docs/mathematics.md §10).
+
+    Returns
+    -------
+    dict
+        The theorem document (:mod:`.order`): its identities, facts and conclusion.
+    """
+    b, G = sc("b"), S("G")
+    facts = [
+        _fact("pd", S("P"), "hypothesis", symbol="P"),                                          # 0
+        _fact("psd", mul(b, G, T(mul(b, G))), "gram", X=mul(b, G)),                             # 1
+        _fact("pd", add(S("P"), mul(b, G, T(mul(b, G)))), "sum", [0, 1], weights=["1", "1"]),   # 2
+        _fact("pd", sub(I, mul(b, b, S("K"))), "identity", [2], identity=0),                    # 3  I − tK ≻ 0
+    ]
+    return {"name": "λI − K ⪰ 0, t = b², (1 − tλ)I ≻ 0 ⇒ I − tK ≻ 0 (V = I: no blow-up before 1/λ_max)",
+            "symbols": {"matrices": {k: list(v) for k, v in _BLOWUP_SYMBOLS.items()}, "scalars": ["b", "lam"]},
+            "hypotheses": {"symmetric": _BLOWUP_HYPOTHESES["symmetric"], "positive": _BLOWUP_HYPOTHESES["positive"],
+                           "equations": [list(e) for e in _BLOWUP_HYPOTHESES["equations"]]},
+            "identities": [identity_blowup_split()],
+            "facts": facts, "conclusion": [3]}
+
+
+def closed_form_drift_scalar():
+    """Drift model with V = vI, F = fI, R = v(A + Aᵀ): Σ(t) = eΣ₀(I − cRΣ₀)⁻¹ with ė = 2fe, ċ = e
+    (e = e^{2ft}, c = (e^{2ft} − 1)/(2f), c = t for f = 0) solves Σ̇ = 2fΣ + ΣRΣ (singular Σ₀ allowed;
+    docs/mathematics.md §6).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    S0, Rm, e, c, f = S("Sigma0"), S("R"), sc("e"), sc("c"), sc("f")
+    X = mul(e, S0, inv(sub(I, mul(c, Rm, S0))))
+    p = Proof("drift V = vI, F = fI: eΣ₀(I − cRΣ₀)⁻¹ solves Σ̇ = 2fΣ + ΣRΣ when ė = 2fe, ċ = e",
+              {"Sigma0": dd, "R": dd}, ddt(X), add(mul(num(2), f, X), mul(X, Rm, X)), scalars=["e", "c", "f"],
+              symmetric=["Sigma0", "R"],
+              derivatives={"e": mul(num(2), f, e), "c": e, "f": num(0), "Sigma0": num(0), "R": num(0)})
+    return p.step("differentiate").done()
+
+
+def drift_scalar_inverse():
+    """eΣ₀(I − QΣ₀)⁻¹·(Σ₀⁻¹ − Q) = eI, Q = cR: for Σ₀ ≻ 0 the drift closed form has the inverse
+    e⁻¹(Σ₀⁻¹ − cR), a convex combination e⁻¹Σ₀⁻¹ + (1 − e⁻¹)P* with P* = −R/(2f) (2fc = e − 1).
+
+    Returns
+    -------
+    dict
+        The proof document (replayed by :meth:`.build.Proof.done`).
+    """
+    S0, Q, e = S("Sigma0"), S("Q"), sc("e")     # Q = cR
+    p = Proof("eΣ₀(I − QΣ₀)⁻¹(Σ₀⁻¹ − Q) = eI (Q = cR)", {"Sigma0": dd, "Q": dd},
+              mul(e, S0, inv(sub(I, mul(Q, S0))), sub(inv(S0), Q)), mul(e, I),
+              scalars=["e"], symmetric=["Sigma0", "Q"], positive=["Sigma0"])
+    p.step("push_through", X=S0, Y=neg(Q), direction="right")
+    return p.step("cancel").done()
+
+
 THEOREMS = {"l2-growth": l2_growth_theorem, "sinkhorn-growth": sinkhorn_growth_theorem,
             "twisted-symmetric-convexity": twisted_symmetric_convexity_theorem,
-            "identity-nsd-global": identity_nsd_theorem}
-_BUILDERS.update({"identity-nsd-inverse": identity_nsd_inverse, "identity-nsd-gram": identity_nsd_gram,
+            "identity-nsd-global": identity_nsd_theorem, "identity-blowup-before": identity_blowup_theorem}
+_BUILDERS.update({"identity-blowup-similarity": identity_blowup_similarity,
+                  "identity-blowup-split": identity_blowup_split, "closed-form-drift-scalar": closed_form_drift_scalar,
+                  "drift-scalar-inverse": drift_scalar_inverse,
+                  "identity-nsd-inverse": identity_nsd_inverse, "identity-nsd-gram": identity_nsd_gram,
                   "twisted-symmetric-commutation": twisted_symmetric_commutation,
                   "energy-second-variation": energy_second_variation,
                   "similarity-sign-term": similarity_sign_term,
