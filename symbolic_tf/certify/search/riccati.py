@@ -205,10 +205,26 @@ def _float_crossing(F, R, B, D, horizon: float):
         X = Dinvf - Bf.T @ _float_W(F, R, t) @ Bf
         return np.linalg.eigvalsh(0.5 * (X + X.T)).min()
 
+    def crossed(t):
+        # W = e^{Fᵀt}E12 is a product of two exponentials whose entries can be far larger than W's
+        # (cancellation): X = D⁻¹ − BᵀWB then carries an absolute error ~ 10⁻¹⁶·|e^{Fᵀt}|·|E12|, and a
+        # negative λ_min at that scale is rounding (a flow whose λ_min levels off at 3.4 showed
+        # λ_min ≈ −10³ at t ≈ 26), so a crossing counts only clearly below the rounding level
+        Ff, Rf = qmat_to_float(F), qmat_to_float(R)
+        n = Rf.shape[0]
+        from scipy.linalg import expm
+
+        E = expm(np.block([[-Ff.T, Rf], [np.zeros((n, n)), Ff]]) * t)
+        W = E[n:, n:].T @ E[:n, n:]
+        X = Dinvf - Bf.T @ W @ Bf
+        lam = np.linalg.eigvalsh(0.5 * (X + X.T)).min()
+        noise = 1e-12 * float(np.abs(E[n:, n:]).max() * np.abs(E[:n, n:]).max()) * float(np.abs(Bf).max()) ** 2
+        return lam <= -noise
+
     grid = np.concatenate([[0.0], np.geomspace(1e-6, horizon, 400)])
     prev = 0.0
     for t in grid[1:]:
-        if lmin(t) <= 0:
+        if crossed(t):
             a, b = prev, t
             for _ in range(100):
                 m = 0.5 * (a + b)
@@ -248,11 +264,14 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
         N = B.transpose() * R * B
         if definiteness(N).nsd:
             return Verdict(UNDECIDED, claim, reason="BᵀRB ⪯ 0: no blow-up (global solution)")
+    elif definiteness(R).nsd:  # W(t) = ∫₀ᵗ e^{Fᵀs}Re^{Fs}ds ⪯ 0, so X(t) ⪰ D⁻¹ ≻ 0 for all t
+        return Verdict(UNDECIDED, claim, reason="R ⪯ 0: no blow-up (global solution)")
     horizon = float(horizon if horizon is not None else (problem.T if problem.T is not None else 100.0))
     t_f = _float_crossing(F, R, B, D, horizon)
     if t_f is None:
         return Verdict(UNDECIDED, claim, reason=f"no blow-up found numerically up to t = {horizon:g}")
     delta = rel_width / 4
+    misses = 0
     while delta < 1e-2:
         lo = nearest_fraction(t_f * (1 - delta), 10**15)
         hi = nearest_fraction(t_f * (1 + delta), 10**15)
@@ -277,6 +296,10 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
         else:
             partition = _cover_pd(F, R, B, Dinv, lo)
             ok_lo = partition is not None
+            if not ok_lo:  # X is not ball-PD on [0, T_lo]: a wider bracket only makes [0, T_lo] shorter
+                misses += 1
+                if misses >= 2:
+                    break
             w = _ball_witness(F, R, B, Dinv, hi) if ok_lo else None
         if ok_lo and w is not None:
             cert_data = {"v": frac_str(v), "B": mat_str(B), "D": [frac_str(D[i, i]) for i in range(D.nrows())],

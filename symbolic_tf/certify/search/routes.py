@@ -19,7 +19,7 @@ from typing import Callable
 
 __all__ = ["Route", "Context", "Outcome", "declare", "registry", "prepare", "prove", "needs", "searching", "tube_applies",
            "quadratic_family", "single_quadratic", "driftless_softmax_family", "single_head_drift", "tube_ready",
-           "has_drift", "no_drift", "SEARCH_MODULES"]
+           "has_drift", "no_drift", "SEARCH_MODULES", "SHARPER"]
 
 #: the modules of :mod:`symbolic_tf.certify.search` that declare routes; imported by name (not by an
 #: import statement) so that a searching module may import this one without an import circle
@@ -430,6 +430,12 @@ def no_drift(problem) -> str | None:
     return "only without drift" if problem.has_drift else None
 
 
+#: regime -> the regimes that say more about the same solution (a limit says more than boundedness,
+#: boundedness more than global existence); a point classification that proves the first keeps
+#: searching for the others while its float solution settles and its budget lasts
+SHARPER = {"GLOBAL_EXISTENCE": ("BOUNDED", "CLUSTERING", "EQUILIBRIUM"), "BOUNDED": ("CLUSTERING", "EQUILIBRIUM")}
+
+
 @dataclass
 class Outcome:
     """What :func:`prove` found: the route, the checked claim covering the problem (or None),
@@ -513,12 +519,16 @@ def prove(problem, ctx: Context) -> Outcome:
     errors = _route_errors()
     out = Outcome()
     routes = [r for r in registry() if mode in r.modes and r.schedules == problem.scheduled]
+    held = None  # a proved global claim kept while later routes look for a sharper one (SHARPER)
     for i, r in enumerate(routes):
+        if held is not None and not set(r.regimes) & set(SHARPER[held[1].regime.value]):
+            continue
         if spent():  # the classification's time budget (search.budget): say what was not tried
-            left = [q.name for q in routes[i:] if q.applies(problem, ctx) is None]
-            if left:
+            left = [q.name for q in routes[i:] if q.applies(problem, ctx) is None
+                    and (held is None or set(q.regimes) & set(SHARPER[held[1].regime.value]))]
+            if left and held is None:
                 out.reasons.append("time budget spent before " + ", ".join(left) + " (not tried)")
-            out.budget_spent = True
+            out.budget_spent = held is None
             break
         if r.applies(problem, ctx) is not None:
             continue
@@ -562,6 +572,19 @@ def prove(problem, ctx: Context) -> Outcome:
                 out.side.append((r.name, claim, cert_dict))
                 out.reasons.append(f"{r.name}: proved «{claim.text()}», which does not cover this Σ₀ ({why})")
                 continue
+        if held is not None:
+            if claim.regime.value not in SHARPER[held[1].regime.value]:
+                continue
+            out.side.append((held[0], held[1], held[2]))  # the weaker claim, proved too
+            held = None
+        if (not ctx.uniform and claim.regime.value in SHARPER and problem.cov is not None
+                and ctx.float_outlook(problem) == "settles"):
+            # global existence (or boundedness) is proved, and the float solution settles: a limit may
+            # be provable too — the later routes of sharper regimes get the rest of the budget
+            held = (r.name, claim, cert_dict, v)
+            continue
         out.route, out.claim, out.certificate, out.verdict = r.name, claim, cert_dict, v
         return out
+    if held is not None:
+        out.route, out.claim, out.certificate, out.verdict = held
     return out
