@@ -322,8 +322,9 @@ def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None) ->
         The cells ``(level, i, j)``.
     deadline : float, optional
         A wall-clock time (``time.time()``): a cell of a slice certified one cell at a time (whole-
-        cell tubes, basins, point verdicts) that is reached after it gets the record of a cell not
-        done (UNDECIDED, reason :data:`BUDGET_REASON`, nothing else).  None: no limit.
+        cell tubes, basins, point verdicts) that is reached after it, the first cell excepted (so
+        that every task makes progress), gets the record of a cell not done (UNDECIDED, reason
+        :data:`BUDGET_REASON`, nothing else).  None: no limit.
 
     Returns
     -------
@@ -337,7 +338,7 @@ def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None) ->
     if pen is None:
         out = []
         for (level, i, j), box in zip(cells, boxes):
-            if deadline is not None and time.time() >= deadline:
+            if deadline is not None and out and time.time() >= deadline:   # one cell at least: progress
                 out.append(_cell_record(level, i, j, box, {"status": "UNDECIDED", "reason": BUDGET_REASON}))
                 continue
             if tubes is not None:
@@ -460,14 +461,22 @@ def _chunk_path(out: Path, level: int, cid: str) -> Path:
     return out / "chunks" / f"L{level:02d}_{cid}.json"
 
 
-def _load_chunk(path: Path, spec_hash: str, ids: list) -> list | None:
+def _load_chunk(path: Path, spec_hash: str, ids: list) -> tuple:
+    """(the records of a chunk file of this spec and these cells, whether a deadline cut its task
+    short) or (None, False)."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
-        return None
-    if doc.get("spec_hash") != spec_hash or doc.get("cells") != [list(c) for c in ids]:
-        return None
-    return doc.get("results")
+        return None, False
+    res = doc.get("results")
+    if doc.get("spec_hash") != spec_hash or doc.get("cells") != [list(c) for c in ids] or not isinstance(res, list):
+        return None, False
+    return res, any(isinstance(r, dict) and r.get("reason") == BUDGET_REASON for r in res)
+
+
+def _budget_record(spec: MapSpec, cell) -> dict:
+    """The record of a cell a time budget did not reach: UNDECIDED, reason :data:`BUDGET_REASON`."""
+    return _cell_record(*cell, cell_box(spec, *cell), {"status": "UNDECIDED", "reason": BUDGET_REASON})
 
 
 def _resume_plan(outp: Path | None, spec_hash: str, resume: bool) -> dict | None:
@@ -527,8 +536,9 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         certifies no further cell of a slice certified one cell at a time (tubes, basins, point
         verdicts; a stacked ``cell-riccati-vI`` chunk finishes, it takes milliseconds), and the map
         is returned with every cell not done UNDECIDED with reason :data:`BUDGET_REASON`
-        (``run.complete`` false).  A task cut short is not written to ``OUT/chunks/``; running
-        again on the same ``out`` continues from the chunks written.  None: no limit.
+        (``run.complete`` false).  A task cut short is written to ``OUT/chunks/`` with those
+        records; running again on the same ``out`` continues from the chunks written, certifying
+        only the cells not done.  None: no limit.
     resume : bool
         Require ``out`` to hold an earlier run of this spec (``OUT/resume.json``; InvalidParameters
         otherwise).  Finished chunks in ``out`` are read back whether or not it is set.
@@ -580,7 +590,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     area = {"certified": 0.0, "outside": 0.0}   # in level-0 cells, for the progress bar only
     dyn = ex.dynamic(certify_subtree)
     ready: list = []      # (cid, level, ids, results) read back from finished chunk files
-    running: dict = {}    # (cid, level) → ids of the chunks submitted and not yet returned
+    running: dict = {}    # (cid, level) → (ids, records already done, cells submitted) of a task not yet returned
     undone: list = []     # ids of the chunks the budget left undone
     shared: dict = {}     # sha → object named by cells' certificate data (see _shared_out)
 
@@ -589,10 +599,11 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
 
     def schedule(cid, level, ids):
         counts["total"] += 1
-        got = _load_chunk(_chunk_path(outp, level, cid), spec_hash, ids) if outp is not None else None
-        if got is not None:
-            counts["resumed"] += len(got)
-            ready.append((cid, level, ids, got))
+        got, cut = _load_chunk(_chunk_path(outp, level, cid), spec_hash, ids) if outp is not None else (None, False)
+        done = [r for r in got if r.get("reason") != BUDGET_REASON] if got is not None else []
+        counts["resumed"] += len(done)
+        if got is not None and (not cut or expired()):
+            ready.append((cid, level, ids, got))   # finished, or cut and no time to go on
             return
         if max_new_chunks is not None and counts["new"] >= max_new_chunks:
             counts["deferred"] += 1    # over the budget of new chunks: the run stops (MapInterrupted)
@@ -600,9 +611,11 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         if expired():
             undone.append(ids)         # over the time budget: its cells are left UNDECIDED "budget"
             return
+        # a task cut by an earlier run's budget goes on with the cells it did not reach
+        todo = [tuple(r["id"]) for r in got if r.get("reason") == BUDGET_REASON] if cut else ids
         counts["new"] += 1
-        running[(cid, level)] = ids
-        dyn.add((cid, level, ids), (spec_doc, ids, cells_per_task, bracket_ratio, wall_deadline))
+        running[(cid, level)] = (ids, done, todo)
+        dyn.add((cid, level, ids), (spec_doc, todo, cells_per_task, bracket_ratio, wall_deadline))
 
     def finish(cid, level, ids, res):
         """Record a chunk's leaves and schedule its refinement (children of one chunk form
@@ -645,11 +658,13 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     try:
         while running and not expired():
             (cid, level, ids), res = next(results)
-            del running[(cid, level)]
+            _ids, done, _todo = running.pop((cid, level))
             cut = sum(r.get("reason") == BUDGET_REASON for r in res)
             counts["computed"] += len(res) - cut
-            # a task the deadline cut is not written: a resumed run computes it whole
-            if outp is not None and not cut:
+            res = done + res
+            # a task the deadline cut is written with its "budget" records: a resumed run goes on
+            # with those cells only
+            if outp is not None:
                 write_json_atomic(_chunk_path(outp, level, cid), {"spec_hash": spec_hash, "level": level,
                                                                   "cells": [list(c) for c in ids], "results": res})
             counts["written"] += 1
@@ -665,11 +680,11 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     prog.newline()
     if counts["deferred"]:
         raise MapInterrupted(f"stopped after {counts['written']} new chunk(s)")
-    undone += list(running.values())
-    for ids in undone:
-        for level, i, j in ids:
-            leaves.append(_cell_record(level, i, j, cell_box(spec, level, i, j),
-                                       {"status": "UNDECIDED", "reason": BUDGET_REASON}))
+    # the tasks still running: what they had done before (a cut chunk read back) and "budget" records
+    for (cid, level), (ids, done, todo) in list(running.items()):
+        finish(cid, level, ids, done + [_budget_record(spec, c) for c in todo])
+        drain()
+    leaves += [_budget_record(spec, c) for ids in undone for c in ids]
     n_budget = sum(r.get("reason") == BUDGET_REASON for r in leaves)
     computed_cells, resumed_cells = counts["computed"], counts["resumed"]
     level = max((r["id"][0] for r in leaves), default=0) + 1

@@ -219,39 +219,57 @@ GENERAL_V = {"family": "parameter", "name": "general V", "resolution": [2, 2], "
                          "initial": {"cov": [[1, 0], [0, 1]]}}}
 
 
-def test_a_task_past_its_deadline_certifies_no_further_cell(monkeypatch):
+def test_a_task_past_its_deadline_certifies_one_cell_and_no_further(monkeypatch):
     from symbolic_tf.regimes import classify
 
-    monkeypatch.setattr(classify, "classify", lambda *a, **k: pytest.fail("a cell past the deadline was computed"))
+    class Undecided:
+        def to_dict(self):
+            return {"status": "UNDECIDED", "regime": "UNDECIDED", "reason": "stub"}
+
+    seen = []
+    monkeypatch.setattr(classify, "classify", lambda problem, *a, **k: seen.append(problem) or Undecided())
     doc = parse_map_spec(GENERAL_V).to_dict()
     cells = [(0, i, j) for i in range(2) for j in range(2)]
     for res in (maps.certify_chunk(doc, cells, deadline=0.0), maps.certify_subtree(doc, cells, 256, deadline=0.0)):
         assert [tuple(r["id"]) for r in res] == cells
-        assert all(r["reason"] == BUDGET_REASON and r["status"] == "UNDECIDED" and "point" not in r for r in res)
+        # the first cell is done (every task makes progress), the others are "budget" cells
+        assert res[0]["point"]["reason"] == "stub" and res[0]["reason"] != BUDGET_REASON
+        assert all(r["reason"] == BUDGET_REASON and r["status"] == "UNDECIDED" and "point" not in r for r in res[1:])
+    assert len(seen) == 2
 
 
-def test_a_task_cut_inside_is_not_written_and_is_recomputed_on_resume(tmp_path, monkeypatch, full):
+def test_a_task_cut_inside_is_written_and_resumed_from_its_cells_not_done(tmp_path, monkeypatch, full):
     """The driver's side of a task the deadline cut: its records of cells not done are leaves of
-    the partial map (UNDECIDED "budget"), its chunk file is not written, and a resumed run computes
-    it whole (the cut is simulated on the first task: its second half is left undone)."""
-    real, calls = maps.certify_subtree, []
+    the partial map (UNDECIDED "budget"), its chunk file keeps them, and a resumed run certifies
+    those cells only and ends with the full map (the cut is simulated on the first task: its
+    second half is left undone)."""
+    real, calls, cut = maps.certify_subtree, [], []
 
     def cut_first(spec_doc, cells, budget=0, bracket_ratio=None, deadline=None):
         res = real(spec_doc, cells, budget, bracket_ratio, deadline)
-        calls.append(cells)
-        if len(calls) > 1:
+        calls.append(list(cells))
+        if cut:
             return res
+        cut.append(True)
         n, spec = len(cells) // 2, parse_map_spec(SPEC)
         return res[:n] + [{"id": list(c), "box": [str(b) for b in maps.cell_box(spec, *c)], "status": "UNDECIDED",
                            "regime": "UNDECIDED", "reason": BUDGET_REASON} for c in cells[n:]]
 
     monkeypatch.setattr(maps, "certify_subtree", cut_first)
     part = run_map(SPEC, tmp_path, chunk_size=4, task_cells=0, budget=3600)
-    monkeypatch.undo()
     first = calls[0]
     assert {tuple(c["id"]) for c in _budget_cells(part)} == set(first[len(first) // 2:])
     assert part["run"]["cells_budget"] == len(first) - len(first) // 2 and not part["run"]["complete"]
     check_map(part)
-    assert not list((tmp_path / "chunks").glob("L00_00000.json"))   # the cut chunk was not written
+    kept = json.loads((tmp_path / "chunks" / "L00_00000.json").read_text())["results"]
+    assert sum(r.get("reason") == BUDGET_REASON for r in kept) == len(first) - len(first) // 2
+    calls.clear()
     again = run_map(SPEC, tmp_path, resume=True)
-    assert again["run"]["cells_computed"] >= len(first) and _strip(again) == _strip(full)
+    monkeypatch.undo()
+    # the cut task goes on with the cells it did not reach, and nothing else is computed again but
+    # their refinements (cells inside them)
+    left = first[len(first) // 2:]
+    assert calls[0] == left
+    assert all((0, i >> lv, j >> lv) in left for cells in calls for lv, i, j in cells)
+    assert again["run"]["cells_computed"] == sum(len(c) for c in calls)
+    assert _strip(again) == _strip(full)
