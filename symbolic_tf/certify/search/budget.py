@@ -6,7 +6,8 @@ the validated tubes' step loops — through :func:`check_budget`, which raises :
 (a ``BaseException``, so no search swallows it; the route loop turns it into UNDECIDED).  A search
 stuck in code that never reaches a check (a long solver call) is stopped by a backstop: in the
 main thread an interval timer raises :class:`BudgetSpent` from ``SIGALRM`` a grace period after
-the deadline, and again every second until the budget's block ends.  Spending the budget can only
+the deadline of the innermost budget (a route's share inside the classification's), and again
+on every tick until that block ends.  Spending the budget can only
 turn a decision into UNDECIDED: every certificate a route returns is still re-checked whole.
 """
 from __future__ import annotations
@@ -97,8 +98,14 @@ def capped_seconds(seconds: float | None) -> float | None:
 _armed = threading.Event()  # set while a backstop may raise (cleared first thing when its block ends)
 
 
+_TICK = 0.25  # seconds between the backstop's looks at the clock
+
+
 def _raise_spent(signum, frame):
-    if _armed.is_set():
+    # the timer ticks through the whole outermost block; it interrupts only a block whose own
+    # (innermost) deadline passed more than the grace period ago
+    left = remaining()
+    if _armed.is_set() and left is not None and left < -_GRACE:
         raise BudgetSpent("the classification's time budget is spent (interrupted)")
 
 
@@ -130,7 +137,7 @@ def time_budget(seconds: float | None):
     if backstop:
         previous = signal.signal(signal.SIGALRM, _raise_spent)
         _armed.set()
-        signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 0.0) + _GRACE, 1.0)
+        signal.setitimer(signal.ITIMER_REAL, _TICK, _TICK)
     try:
         yield
     finally:

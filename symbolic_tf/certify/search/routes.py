@@ -430,6 +430,11 @@ def no_drift(problem) -> str | None:
     return "only without drift" if problem.has_drift else None
 
 
+#: under a time budget one route may spend at most this fraction of what is left (and at least
+#: MIN_ROUTE_SECONDS): a slow search that cannot finish no longer starves the routes after it
+ROUTE_SHARE = 0.5
+MIN_ROUTE_SECONDS = 2.0
+
 #: regime -> the regimes that say more about the same solution (a limit says more than boundedness,
 #: boundedness more than global existence); a point classification that proves the first keeps
 #: searching for the others while its float solution settles and its budget lasts
@@ -513,7 +518,7 @@ def prove(problem, ctx: Context) -> Outcome:
     from .validated.lyapunov import caller_rechecks
     from .validated.retime import checked_retimed
 
-    from .budget import BudgetSpent, spent, suspended
+    from .budget import BudgetSpent, remaining, spent, suspended, time_budget
 
     mode = "uniform" if ctx.uniform else "point"
     errors = _route_errors()
@@ -534,7 +539,9 @@ def prove(problem, ctx: Context) -> Outcome:
             continue
         try:
             # the searches leave the check to this loop, which runs it on every certificate below
-            with np.errstate(all="ignore"), warnings.catch_warnings(), caller_rechecks():
+            left = remaining()
+            share = None if left is None else max(ROUTE_SHARE * left, MIN_ROUTE_SECONDS)
+            with np.errstate(all="ignore"), warnings.catch_warnings(), caller_rechecks(), time_budget(share):
                 warnings.simplefilter("ignore")
                 v = r.search(problem, ctx)
         except errors as exc:
