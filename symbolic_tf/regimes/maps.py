@@ -18,11 +18,13 @@ at most ``task_cells`` cells (:func:`certify_subtree`), so it carries tens of mi
 and the fixed cost of a task stays small.  Each chunk's results are written atomically to ``OUT/chunks/`` as soon
 as it finishes, so an interrupted run resumes where it
 stopped (finished chunks are read back, not recomputed) and a dead worker loses only its chunk.
-A run may be given a wall-clock ``budget``: when it ends no further chunk is started, and the map
-is returned with what is certified so far, every cell not done marked UNDECIDED with the reason
-:data:`BUDGET_REASON` (it claims nothing); running the same spec on the same folder again
-continues from the chunk files (``OUT/resume.json`` keeps the chunking, so the chunks found are
-those written) and ends with the map an uninterrupted run gives.
+A run may be given a wall-clock ``budget``: when it ends no further chunk is started, a task
+certifying one cell at a time stops after the cell in hand, and the map is returned with what is
+certified so far, every cell not done marked UNDECIDED with the reason :data:`BUDGET_REASON` (it
+claims nothing; :func:`check_map` rejects such a cell carrying anything else); running the same
+spec on the same folder again continues from the chunk files (``OUT/resume.json`` keeps the
+chunking, so the chunks found are those written; a chunk cut short goes on with its cells not
+done) and ends with the map an uninterrupted run gives.
 The chunks run on an :mod:`~symbolic_tf.regimes.executors` executor (serial, local processes
 or Dask).  The result (``map.json``, schema ``symbolic_tf.regime_map/1``) lists every leaf
 cell with its box, regime, status and certificate, plus the decided area per regime; it is
