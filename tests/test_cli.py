@@ -662,7 +662,7 @@ def test_run_writes_report(capsys, tmp_path):
     status, out, err = run_cli(capsys, "run", "--out", out_dir, "--quiet")
     assert status == 0, err
     assert "report.md" in out and "report.json" in out
-    assert sorted(os.listdir(out_dir)) == ["certificates", "regime_map", "report.json", "report.md"]  # no temp files
+    assert sorted(os.listdir(out_dir)) == ["certificates", "regime_map", "report.html", "report.json", "report.md"]  # no temp files
     assert sorted(os.listdir(out_dir / "regime_map")) == ["map.json", "map.png"]
     from symbolic_tf.regimes.maps import check_map
 
