@@ -15,7 +15,8 @@ __all__ = ["steering_figure"]
 # ----------------------------------------------------------------------------------------
 def steering_figure(path, target, stem) -> list[Path]:
     """Covariance ellipses (first two coordinates, 1-σ) and the mean along a schedule."""
-    fig = figure((5.5, 5))
+    fig = figure((6, 5))
+    fig.set_layout_engine("constrained")  # the colour bar takes its room beside the axes, never over the title
     ax = fig.add_subplot(1, 1, 1)
     th = np.linspace(0, 2 * np.pi, 120)
     circle = np.stack([np.cos(th), np.sin(th)])
@@ -39,8 +40,9 @@ def steering_figure(path, target, stem) -> list[Path]:
     ax.set_xlabel("x₁ (token coordinate 1)")
     ax.set_ylabel("x₂ (token coordinate 2)")
     ax.legend(fontsize=8)
-    sm = cm.ScalarMappable(cmap="viridis", norm=__import__("matplotlib.colors").colors.Normalize(0, T))
-    fig.colorbar(sm, ax=ax, label="depth t", shrink=0.8)
-    ax.set_title("steering: 1-σ covariance ellipses (colour = depth t)")
-    fig.tight_layout()
+    from matplotlib.colors import Normalize
+
+    sm = cm.ScalarMappable(cmap="viridis", norm=Normalize(0, T))
+    fig.colorbar(sm, ax=ax, label="depth t (ellipse colour)", shrink=0.8)
+    ax.set_title("Steering a Gaussian: 1-σ covariance ellipses", fontsize=11)
     return save_figure(fig, stem)
