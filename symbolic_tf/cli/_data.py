@@ -63,24 +63,53 @@ def _cmd_stability(args) -> int:
 
     problem = load_problem(args.problem)
     perts = [parse_perturbation(x) for x in (args.perturb or ["shift:0.05", "scale:0.05", "noise:0.05", "rotate:0.05"])]
-    res = measure_stability(problem, args.T, perts, N=args.N, seeds=tuple(range(args.seeds)), steps=args.steps, p=args.p)
+    sink = None
+    if args.sink is not None:
+        sink, *more = float_list(args.sink, "--sink", 0.0, 1.0)
+        if more:
+            raise InvalidParameters("--sink", f"expected one mass in [0, 1), got {args.sink[:40]!r}")
+    res = measure_stability(problem, args.T, perts, N=args.N, seeds=tuple(range(args.seeds)), steps=args.steps, p=args.p,
+                            positions=args.positions, sink=sink)
     data = {"problem": str(args.problem), "problem_hash": problem.content_hash(), **res}
     if args.plot:
         from ..plots import stability_figure
 
+        if not res["constant"]["available"]:
+            raise InvalidParameters("--plot", f"no stability constant to draw: {res['constant']['reason']}")
         try:
             data["figures"] = [str(f) for f in stability_figure(res, args.plot)]
         except OSError as exc:
             raise InvalidParameters("--plot", f"cannot write {args.plot!r}: {exc.strerror or exc}") from None
-    lines = [f"W_p ratio vs the stability constant C(t) at T = {res['T']:g} (N = {res['N']}, p = {res['p']:g}, "
-             f"{len(res['runs'])} runs; {res['distance']})",
-             f"  max measured ratio at T: {math.exp(res['log_ratio_max'][-1]):.4g}  (numerical evidence)",
-             f"  log10 C(T) (proven bound, floats): {res['log_C_min'][-1] / math.log(10):.4g} to "
-             f"{res['log_C_max'][-1] / math.log(10):.4g} (the runs' R₀)",
-             f"  in the tightest run the bound exceeds the measured ratio by 10^{res['looseness_log10_at_T']:.3g}",
-             f"  ratio <= C(t) at every saved time in every run: {res['all_sound']}"]
+    const = res["constant"]
+    where = ""
+    if "positions" in res:
+        where = f"; positions {res['positions']['kind']}, sink mass {res['positions']['sink']:g}"
+    lines = [f"{res['variant']}: {const['distance']} ratio vs the stability constant C(t) at T = {res['T']:g} "
+             f"(N = {res['N']}, p = {res['p']:g}, {len(res['runs'])} runs{where}; {res['distance']})",
+             f"  max measured ratio at T: {math.exp(res['log_ratio_max'][-1]):.4g}  (numerical evidence)"]
+    if not const["available"]:
+        lines.append(f"  C(t): not available — {const['reason']}")
+    else:
+        lo, hi = res["log_C_min"][-1], res["log_C_max"][-1]
+        shown = ("overflows a float" if hi is None and lo is None else
+                 f"{_log10(lo)} to {_log10(hi)}")
+        lines += [f"  log10 C(T) (proven bound, floats): {shown} (the runs' R₀)"]
+        if res["looseness_log10_at_T"] is not None:
+            lines.append(f"  in the tightest run the bound exceeds the measured ratio by 10^{res['looseness_log10_at_T']:.3g}")
+        lines.append(f"  ratio <= C(t) at every saved time in every run: {res['all_sound']}")
+    if "all_sound_sup" in res:
+        sup = max(r["ratio_sup"][-1] for r in res["runs"])
+        lines.append(f"  sup over positions: max ratio at T {sup:.4g} <= the softmax constant at every saved time: "
+                     f"{res['all_sound_sup']}")
     lines += [f"  wrote {f}" for f in data.get("figures", [])]
     return emit(args, data, "\n".join(lines))
+
+
+def _log10(log_c) -> str:
+    """log C as a decimal exponent, or the word for an overflow."""
+    import math
+
+    return "> 1e308" if log_c is None else f"{log_c / math.log(10):.4g}"
 
 
 def _cmd_mixture(args) -> int:
@@ -124,15 +153,18 @@ def _cmd_mixture(args) -> int:
 
 def _cmd_masked(args) -> int:
     """Masked attention: the closure question (exact) and the attention-sink experiment (numerical)."""
-    from ..numeric.masked import sink_experiment
+    from ..numeric.masked import marginal, sink_experiment
     from ..spec.problem import load_problem
     from ..symbolic.masked_closure import masked_closure_report
 
     problem = load_problem(args.problem)
-    sinks = float_list(args.sinks, "--sinks", 0.0, 1.0)
+    sinks = None if args.sinks is None else float_list(args.sinks, "--sinks", 0.0, 1.0)
+    kind, file_sink = marginal(problem, args.positions)  # the [masked] table; --positions overrides it
+    if sinks is None:  # --sinks overrides the table's sink mass; neither: three masses for comparison
+        sinks = [file_sink] if getattr(problem, "masked", None) is not None else [0.0, 0.05, 0.2]
     closure = masked_closure_report(problem)
     exp = sink_experiment(problem, N=args.N, T=args.T, steps=args.steps, save_every=args.save_every, sinks=sinks,
-                          kind=args.positions, perturb=args.perturb, seed=args.seed).to_dict()
+                          kind=kind, perturb=args.perturb, seed=args.seed).to_dict()
     data = {"problem": str(args.problem), "problem_hash": problem.content_hash(), "closure": closure,
             "sink_experiment": exp}
     w = closure["position_dependent"]["witness"]
@@ -140,7 +172,7 @@ def _cmd_masked(args) -> int:
              f"(identity checked in d = {closure['position_independent']['checked_in_dimension']}); "
              f"position-dependent data → not closed, q'''(0) = {w['q3']} ≠ 0 at the witness instance",
              f"attention on the first position across depth (numerical evidence; N = {args.N}, positions "
-             f"{args.positions}):"]
+             f"{kind}):"]
     for run in exp["runs"]:
         att = ", ".join(f"{a:.3f}" for a in run["attention"])
         lines.append(f"  sink mass {run['sink']:g}: uniform share {run['baseline']:.3f}; attention [{att}]; "
@@ -197,6 +229,10 @@ def _add_stability(sub) -> None:
                    help="independent token samples per perturbation (seeds 0, 1, ...; default 3)")
     add_steps(s, 100)
     s.add_argument("--p", type=positive_float, default=2.0, help="the order p >= 1 of W_p")
+    s.add_argument("--positions", default=None, help="masked attention: position marginal off the sink, uniform or "
+                                                     "grid:K (default: the problem's [masked] table, else uniform)")
+    s.add_argument("--sink", default=None, help="masked attention: Dirac mass at s = 0 in [0, 1) (default: the "
+                                                "problem's [masked] table, else 0)")
     add_plot(s, "draw the measured ratios against C(t) (the suffix is the format; PNG without one)", "OUT.png")
     add_json(s)
 
@@ -233,8 +269,10 @@ def _add_masked(sub) -> None:
     s = command(sub, "masked", _cmd_masked, "masked (causal) attention: moment closure (exact) and the attention sink")
     add_problem(s, "a problem with variant = \"masked\"")
     _token_run_options(s, 2, 400)
-    s.add_argument("--sinks", default="0,0.05,0.2", help="comma-separated Dirac masses at s = 0, each in [0, 1)")
-    s.add_argument("--positions", default="uniform", help="position marginal off the sink: uniform or grid:K")
+    s.add_argument("--sinks", default=None, help="comma-separated Dirac masses at s = 0, each in [0, 1) (default: the "
+                                                 "problem's [masked] sink, else 0,0.05,0.2)")
+    s.add_argument("--positions", default=None, help="position marginal off the sink: uniform or grid:K (default: the "
+                                                     "problem's [masked] table, else uniform)")
     s.add_argument("--perturb", type=positive_float, default=0.01, help="ε of the perturbed flow (W2cond)")
 
 

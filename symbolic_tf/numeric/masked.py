@@ -10,6 +10,8 @@ position marginal λ is given; a query at s attends to the cone s' ≤ s, normal
 
 This module gives
 
+* :func:`marginal` — the position marginal of a problem: its ``[masked]`` table, with options
+  that override it;
 * :func:`positions` — N positions from a named marginal: ``uniform`` (sorted i.i.d. U[0, 1]),
   ``grid:K`` (K equally spaced positions k/K, k = 1..K, N/K tokens each), optionally with a
   Dirac mass ``sink`` ∈ [0, 1) at s = 0 (round(sink·N) tokens there: the attention sink);
@@ -41,7 +43,7 @@ import numpy as np
 
 from ..spec.errors import InvalidParameters
 
-__all__ = ["positions", "sink_attention", "conditional_wasserstein", "SinkExperiment", "sink_experiment",
+__all__ = ["positions", "marginal", "sink_attention", "conditional_wasserstein", "SinkExperiment", "sink_experiment",
            "POSITION_KINDS"]
 
 POSITION_KINDS = ("uniform", "grid:K")
@@ -95,6 +97,44 @@ def positions(kind: str, N: int, rng=None, *, sink: float = 0.0) -> np.ndarray:
     out = np.concatenate([np.zeros(n0), s])
     out.setflags(write=False)
     return out
+
+
+def marginal(problem, kind: str | None = None, sink: float | None = None) -> tuple[str, float]:
+    """The position marginal (kind, sink mass) of ``problem``: its ``[masked]`` table, overridden by
+    ``kind`` and ``sink`` when given; uniform without a sink when neither says.
+
+    Parameters
+    ----------
+    problem : Problem
+    kind : str, optional
+        "uniform" or "grid:K" (an option that overrides the table).
+    sink : float, optional
+        The sink mass m₀ ∈ [0, 1) (an option that overrides the table).
+
+    Returns
+    -------
+    (str, float)
+
+    Raises
+    ------
+    InvalidParameters
+        A ``[masked]`` table on a variant without positions, or a bad kind or mass.
+    """
+    from .. import variants
+    from ..spec.masked import parse_position_kind
+
+    table = getattr(problem, "masked", None)
+    if table is not None and not variants.get(problem.variant).causal:
+        raise InvalidParameters("masked", f"the [masked] table sets token positions; variant "
+                                          f"{problem.variant!r} has none (use variant = \"masked\")")
+    k = parse_position_kind(kind, "--positions") if kind is not None else (table.kind if table else "uniform")
+    if sink is None:
+        m0 = float(table.sink) if table else 0.0
+    else:
+        m0 = sink
+        if not (isinstance(m0, (int, float)) and math.isfinite(m0) and 0 <= m0 < 1):
+            raise InvalidParameters("--sinks", f"the sink mass must lie in [0, 1), got {sink!r}")
+    return k, float(m0)
 
 
 def sink_attention(X, s, A, *, chunk: int | None = None) -> np.ndarray:

@@ -145,14 +145,16 @@ def stability_figure(res: dict, path) -> list[Path]:
         ax.plot(t, np.log10(np.array(r["ratio"])), "-", lw=0.8, color="C0", alpha=0.5)
     ax.plot(t, np.array(res["log_ratio_max"]) / np.log(10), "-", lw=2, color="C0",
             label="measured max over runs (numerical evidence)")
-    lo, hi = np.array(res["log_C_min"]) / np.log(10), np.array(res["log_C_max"]) / np.log(10)
+    lo, hi = (np.array([np.inf if x is None else x for x in res[k]], dtype=float) / np.log(10)  # None: overflow
+              for k in ("log_C_min", "log_C_max"))
     ax.fill_between(t, lo, hi, color="C3", alpha=0.2)
     ax.plot(t, lo, "-", lw=2, color="C3", label="bound log10 C(t) (band: the runs' R₀)")
     ax.set_yscale("symlog", linthresh=1.0)
     _depth_panel(ax, "log10 W_p(μ_t, ν_t) / W_p(μ_0, ν_0)  (symlog axis)",
                  f"stability: N = {res['N']}, p = {res['p']:g}, {len(res['runs'])} runs "
                  f"({', '.join(res['perturbations'])});\nin the tightest run the bound exceeds the measured ratio "
-                 f"by 10^{res['looseness_log10_at_T']:.3g} at t = {t[-1]:g}", fontsize=8)
+                 + (f"by 10^{res['looseness_log10_at_T']:.3g} at t = {t[-1]:g}" if res['looseness_log10_at_T'] is not None
+                    else f"(C overflows a float at t = {t[-1]:g})"), fontsize=8)
     return _save_at(fig, path)
 
 

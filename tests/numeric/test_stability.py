@@ -139,8 +139,8 @@ def test_stability_constant_closed_form_without_growth():
     assert coarse >= fine >= exact and fine - exact < 1e-3 * exact
 
 
-def test_stability_bound_refuses_other_variants():
-    with pytest.raises(InvalidParameters, match="softmax"):
+def test_stability_bound_refuses_a_variant_without_a_constant():
+    with pytest.raises(InvalidParameters, match="linear attention"):
         stability_bound(parse_problem({**BASE, "variant": "linear", "initial": BALL}))
 
 

@@ -15,6 +15,14 @@ from symbolic_tf.spec.problem import parse_problem
 
 pytest.importorskip("ot")
 
+#: the measured ratio is a float computation (exact OT of RK4 clouds): rounding at 1e-15 is no counterexample
+ROUNDING = 1e-9
+
+
+def _log_c(run):
+    """log C(t) of a run, +∞ where it overflows a float (None in the result)."""
+    return np.array([np.inf if x is None else x for x in run["log_C"]])
+
 small = st.fractions(min_value=-1, max_value=1, max_denominator=4)
 
 
@@ -51,9 +59,9 @@ def test_measured_ratio_never_exceeds_C(case):
     doc, pert, T, p, seed = case
     res = measure_stability(parse_problem(doc), T, (pert,), N=16, seeds=(seed,), steps=8, n_save=4, p=p)
     run = res["runs"][0]
-    ratio, logC = np.array(run["ratio"]), np.array(run["log_C"])
+    ratio, logC = np.array(run["ratio"]), _log_c(run)
     assert run["W0"] > 0 and ratio[0] == 1.0
-    assert np.all(np.log(ratio[1:]) <= logC[1:]), (doc, pert, T, p, seed, ratio.tolist(), logC.tolist())
+    assert np.all(np.log(ratio[1:]) <= logC[1:] + ROUNDING), (doc, pert, T, p, seed, ratio.tolist(), logC.tolist())
 
 
 def test_schedule_uses_every_phase():
@@ -66,10 +74,10 @@ def test_schedule_uses_every_phase():
     p = parse_problem(doc)
     from symbolic_tf.numeric.stability import stability_bound
 
-    assert stability_bound(p).normA >= 4
+    assert max(L.norms["A"] for L, _, _ in stability_bound(p).phases) >= 4
     res = measure_stability(p, 1.0, (("scale", 0.05),), N=16, seeds=(0,), steps=16, n_save=4, p=2)
     run = res["runs"][0]
-    assert np.all(np.log(np.array(run["ratio"][1:])) <= np.array(run["log_C"][1:]))
+    assert np.all(np.log(np.array(run["ratio"][1:])) <= _log_c(run)[1:])
 
 
 def test_polynomial_schedule_is_refused():
@@ -100,5 +108,5 @@ def test_measured_ratio_never_exceeds_C_over_schedules(case):
     doc, pert, T, p, seed = case
     res = measure_stability(parse_problem(doc), T, (pert,), N=16, seeds=(seed,), steps=8, n_save=4, p=p)
     run = res["runs"][0]
-    ratio, logC = np.array(run["ratio"]), np.array(run["log_C"])
-    assert np.all(np.log(ratio[1:]) <= logC[1:]), (doc, pert, T, p, seed, ratio.tolist(), logC.tolist())
+    ratio, logC = np.array(run["ratio"]), _log_c(run)
+    assert np.all(np.log(ratio[1:]) <= logC[1:] + ROUNDING), (doc, pert, T, p, seed, ratio.tolist(), logC.tolist())
