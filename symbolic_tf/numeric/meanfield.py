@@ -6,8 +6,13 @@ ODE's prediction (α(T), Σ(T)) by the Bures–Wasserstein distance
 
     W₂²(N(α̂,Σ̂), N(α,Σ)) = |α̂ − α|² + tr Σ̂ + tr Σ − 2 tr(Σ^{1/2} Σ̂ Σ^{1/2})^{1/2}.
 
-Sampling fluctuations give W₂ = O(N^{-1/2}), so the log–log slope of the mean distance
-against N should be ≈ −1/2 for a Gaussian-closed variant (propagation of chaos).  For a
+Sampling fluctuations of the empirical mean and covariance are O(N^{-1/2}) (central limit
+theorem), and this W₂ between two Gaussians is Lipschitz in them near Σ ≻ 0, so the log–log
+slope of the mean distance against N should be ≈ −1/2 for a Gaussian-closed variant
+(propagation of chaos).  (This is not the W₂ between empirical measures, whose N^{-1/d} rate
+would depend on d.)  The fit is only as good as its data: ``slope_stderr`` is its standard
+error over the per-seed points; a few seeds over a factor-4 range of N give slopes anywhere
+from about −1 to 0.  For a
 variant that does not preserve Gaussians the cloud is compared with its *own* moment-matched
 Gaussian: principal excess kurtosis and Mardia's kurtosis excess b₂ − d(d+2), which
 converge to a nonzero limit as N grows (instead of to 0).  The same holds for a problem whose
@@ -40,6 +45,10 @@ class MeanFieldReport:
     mean_distance: list = field(default_factory=list)
     slope: float | None = None
     intercept: float | None = None
+    #: standard error of the slope, from the least-squares fit of log W₂ on log N over every
+    #: (N, seed) point (None with fewer than three points): the seed-to-seed scatter it measures
+    #: is what makes a fit over few seeds and a narrow range of N land far from −1/2
+    slope_stderr: float | None = None
     kurtosis: list = field(default_factory=list)        # per N: mean principal excess kurtosis per direction
     mardia_excess: list = field(default_factory=list)   # per N: mean b₂ − d(d+2)
     prediction: dict = field(default_factory=dict)
@@ -158,5 +167,11 @@ def meanfield_check(problem, Ns=(250, 500, 1000, 2000, 4000), seeds=(0, 1, 2), T
         pairs = [(n, e) for n, e in zip(Ns, rep.mean_distance) if e is not None and e > 0]
         if len(pairs) >= 2:
             rep.slope, rep.intercept = (float(v) for v in loglog_slope([p[0] for p in pairs], [p[1] for p in pairs]))
+        pts = np.array([(np.log(n), np.log(e)) for n, ds in zip(Ns, rep.distances) for e in ds if e > 0])
+        if len(pts) >= 3 and np.ptp(pts[:, 0]) > 0:
+            x, y = pts[:, 0], pts[:, 1]
+            k, c = np.polyfit(x, y, 1)
+            resid = y - (k * x + c)
+            rep.slope_stderr = float(np.sqrt(resid @ resid / (len(x) - 2) / np.sum((x - x.mean()) ** 2)))
     rep.seconds = time.perf_counter() - t0
     return rep
