@@ -67,15 +67,16 @@ def _identity_nsd():
 def _proofs_and_theorem(claim, proofs, theorem, consequence):
     """PROVED for every d by replayed matrix-form proofs together with a stored theorem (both checked),
     the consequence in words; UNDECIDED when either does not check."""
+    from ..spec.verdict import PROVED, Verdict
     from .theorems import by_matrix_proofs, by_theorem
 
     p = by_matrix_proofs(claim, *proofs)
     t = by_theorem(claim, theorem, consequence)
-    if p.status != "PROVED" or t.status != "PROVED":
-        return p if p.status != "PROVED" else t
+    if p.status != PROVED or t.status != PROVED:
+        return p if p.status != PROVED else t
     ev = {**p.evidence, "theorem": t.evidence["theorem"], "theorem_sha256": t.evidence["theorem_sha256"],
           "statement": t.evidence["statement"]}
-    return type(p)("PROVED", claim, "matrix-form proofs and theorem", evidence=ev,
+    return Verdict(PROVED, claim, "matrix-form proofs and theorem", evidence=ev,
                    reason=f"{p.reason}; {t.reason}")
 
 
