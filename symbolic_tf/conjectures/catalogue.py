@@ -217,8 +217,6 @@ def catalogue(max_d: int = 3) -> list:
     list
         The :class:`~.core.IdentityConjecture` and :class:`~.core.RegimeConjecture` objects.
     """
-    from hypothesis import strategies as st
-
     from .. import variants
     from . import strategies as S
     from .core import IdentityConjecture, RegimeConjecture
@@ -396,8 +394,6 @@ def conjecture_from_toml(doc: dict):
     RegimeConjecture
         The conjecture; raises InvalidParameters on an unknown field or value.
     """
-    from hypothesis import strategies as st
-
     from ..spec.errors import InvalidParameters
     from . import strategies as S
     from .core import CONCLUSIONS, RegimeConjecture

@@ -247,10 +247,10 @@ def twisted_gradient_flow_pair(A, V) -> Verdict:
     for w in Ms.nullspace():
         w = w * sp.lcm([sp.fraction(e)[1] for e in w])
         if M * w != sp.zeros(d, 1):
-            alpha, inst = _dirac_instance(A, V, w)
+            _, inst = _dirac_instance(A, V, w)
             return Verdict(REFUTED, claim, "exact instance", {**base, "definite": "semidefinite",
                                                               "stationary_energy_moving_mass": inst},
-                           reason=f"M_sym is semidefinite with M_sym w = 0 but Mw ≠ 0: at the Dirac mass δ_α, Aα = w, "
+                           reason="M_sym is semidefinite with M_sym w = 0 but Mw ≠ 0: at the Dirac mass δ_α, Aα = w, "
                                   "dE/dt = e^{αᵀAα}wᵀMw = 0 while the mass moves (α̇ = Vα = Mw ≠ 0); a gradient "
                                   "flow has dE/dt = ±|velocity|² in its metric")
     if M == sp.zeros(d, d):
