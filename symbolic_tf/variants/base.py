@@ -234,6 +234,9 @@ class Variant(ABC):
             raise InvalidParameters("heads", f"variant {self.name!r} is single-head; use variant = \"multihead\"")
         if problem.sigmoid_bias != 0 and "sigmoid_bias" not in self.scalars:
             raise InvalidParameters("sigmoid_bias", f"only meaningful for the sigmoid variant, not {self.name!r}")
+        if getattr(problem, "masked", None) is not None and not self.causal:
+            raise InvalidParameters("masked", f"the [masked] table sets token positions; variant {self.name!r} has "
+                                              "none (use variant = \"masked\")")
 
     def exact_params(self, problem) -> dict:
         """Exact parameter values (Fractions) keyed like :attr:`matrices`/:attr:`scalars`.

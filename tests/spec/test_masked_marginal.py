@@ -47,3 +47,13 @@ def test_a_non_table_is_refused():
     with pytest.raises(InvalidParameters) as e:
         parse_problem({**BASE, "masked": "uniform"})
     assert e.value.field == "masked"
+
+
+def test_a_table_on_a_variant_without_positions_is_refused_when_parsed():
+    # positions only exist for the masked variant: softmax with a [masked] table is bad input at once
+    from symbolic_tf.spec.errors import InvalidParameters
+    from symbolic_tf.spec.problem import parse_problem
+
+    with pytest.raises(InvalidParameters, match="masked"):
+        parse_problem({"variant": "softmax", "d": 1, "A": [[1]], "V": [[1]], "masked": {"sink": "1/5"},
+                       "initial": {"cov": [[1]]}})
