@@ -70,11 +70,22 @@ def _panel_per_run(runs, Sigma0_uw, width, height):
     return figure((width * nc, height * nr)), names, nr, nc, _colors(np.asarray(Sigma0_uw)[:, 1])
 
 
-def _save(fig, stem, suptitle) -> list[Path]:
-    """Title (when ``suptitle``), lay out and write ``fig`` at ``stem``."""
+def _wrapped(title: str, width_in: float, fontsize: float = 10) -> str:
+    """``title`` broken into lines that fit a figure ``width_in`` inches wide (mathtext kept whole)."""
+    import textwrap
+
+    per_line = max(30, int(width_in * 72 / (0.55 * fontsize)))
+    if "$" in title:  # never break inside $…$
+        return title
+    return "\n".join(textwrap.wrap(title, per_line))
+
+
+def _save(fig, stem, suptitle, *, tight=True) -> list[Path]:
+    """Title (when ``suptitle``, wrapped to the figure's width), lay out and write ``fig`` at ``stem``."""
     if suptitle:
-        fig.suptitle(suptitle, fontsize=10)
-    fig.tight_layout()
+        fig.suptitle(_wrapped(suptitle, fig.get_figwidth()), fontsize=10)
+    if tight:
+        fig.tight_layout()
     return save_figure(fig, stem)
 
 
@@ -97,24 +108,36 @@ def _cone_panel(ax, Sig, colors, *, lines=(), wedge=None, title="", elev=20, azi
     if wedge is not None:
         p1, p2 = (_rank1_coords(v) * scale for v in wedge)
         ax.add_collection3d(Poly3DCollection([[np.zeros(3), p1, p2]], alpha=0.15, facecolor="crimson"))
+    from matplotlib.ticker import MaxNLocator
+
     ax.view_init(elev=elev, azim=azim)
-    ax.set_xlabel("a − b")
-    ax.set_ylabel("2c")
-    ax.set_zlabel("a + b")
-    ax.set_title(title, fontsize=9)
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(MaxNLocator(4))
+    ax.zaxis.set_major_locator(MaxNLocator(4, prune="lower"))  # the apex tick 0 would sit on the 2c ticks
+    ax.tick_params(labelsize=7, pad=1)
+    ax.set_xlabel("a − b", fontsize=9, labelpad=4)
+    ax.set_ylabel("2c", fontsize=9, labelpad=4)
+    ax.set_zlabel("a + b", fontsize=9, labelpad=4)
+    ax.set_box_aspect(None, zoom=0.92)  # keep the tick and axis labels inside the panel
+    ax.set_title(title, fontsize=9, pad=0)
 
 
 def cone_figure(runs: dict, Sigma0_uw, stem, *, lines=(), wedge=None, suptitle="", azim=-112,
                 names: Mapping[str, str] | None = None) -> list[Path]:
     """SPD-cone view of Σ(t): the trajectories in (a − b, 2c, a + b), one 3-D panel per run."""
     labels = names or {}
-    fig, names, nr, nc, colors = _panel_per_run(runs, Sigma0_uw, 4.2, 4.4)
+    fig, names, nr, nc, colors = _panel_per_run(runs, Sigma0_uw, 4.4, 4.4)
+    if nc == 1:  # one panel: wide enough for the figure's title
+        fig.set_figwidth(5.6)
     for i, name in enumerate(names):
         ax = fig.add_subplot(nr, nc, i + 1, projection="3d")
         run = runs[name]
         _cone_panel(ax, run["Sigma"], colors, lines=lines, wedge=wedge, azim=azim,
                     title=f"{labels.get(run.get('variant', name), name)}, T = {run['T']:g}")
-    return _save(fig, stem, suptitle)
+    lines = _wrapped(suptitle, fig.get_figwidth()).count("\n") + 1 if suptitle else 0
+    top = 1 - (0.3 + 0.22 * lines) / fig.get_figheight()  # room for the figure's title above the panels' titles
+    fig.subplots_adjust(left=0.0, right=0.97, bottom=0.0, top=top, wspace=0.02, hspace=0.06)
+    return _save(fig, stem, suptitle, tight=False)  # tight_layout mis-measures 3-D axes
 
 
 # ----------------------------------------------------------------------------------------
@@ -184,8 +207,9 @@ def plane3d_figure(run: dict, q, stem, *, suptitle="") -> list[Path]:
         ax.loglog(t[mask], np.clip(ratio[b, mask, 0], 1e-18, None), color="tab:red", alpha=0.4, linewidth=0.7)
         ax.loglog(t[mask], ratio[b, mask, 1], color="tab:blue", alpha=0.4, linewidth=0.7)
     ax.set_xlabel("t")
-    ax.set_ylabel("λ_i / λ_max")
-    ax.set_title("λ_min/λ_max (red) → 0 like 1/t; λ_mid/λ_max (blue) stays", fontsize=8)
+    ax.set_ylabel(r"$\lambda_i / \lambda_{\max}$")
+    ax.set_title(r"$\lambda_{\min}/\lambda_{\max}$ (red) → 0 like 1/t; $\lambda_{\mathrm{mid}}/\lambda_{\max}$ (blue) stays",
+                 fontsize=8)
     ax3 = fig.add_subplot(1, 2, 2, projection="3d")
     w, U = np.linalg.eigh(run["Sigma_end"])
     pts = []
@@ -201,7 +225,12 @@ def plane3d_figure(run: dict, q, stem, *, suptitle="") -> list[Path]:
     corners = [R * (s1 * e1 + s2 * e2) for s1, s2 in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
     ax3.add_collection3d(Poly3DCollection([corners], alpha=0.15, facecolor="crimson"))
     ax3.quiver(0, 0, 0, *(R * q), color="k", linewidth=1)
-    ax3.set_title("principal axes of Σ(T) lie in q^⊥ (arrow: q)", fontsize=8)
+    from matplotlib.ticker import MaxNLocator
+
+    for axis in (ax3.xaxis, ax3.yaxis, ax3.zaxis):
+        axis.set_major_locator(MaxNLocator(4))
+    ax3.tick_params(labelsize=7, pad=1)
+    ax3.set_title(r"principal axes of Σ(T) lie in $q^\perp$ (arrow: q)", fontsize=8)
     return _save(fig, stem, suptitle)
 
 
@@ -230,7 +259,7 @@ def rank_histograms(summary: dict, stem, *, suptitle="", names: Mapping[str, str
             x = np.arange(d + 1)
             for k, th in enumerate(ths):
                 ax.bar(x - 0.4 + width * (k + 0.5), row["rank_counts"][th], width=width,
-                       label=f"λ/λmax > {float(th):.0e}")
+                       label=rf"$\lambda/\lambda_{{\max}}$ > {float(th):.0e}")
             if isinstance(row["exact_rank"], list):
                 ax.bar(x, row["exact_rank"], width=0.9, fill=False, edgecolor="k", linewidth=1.2, label="exact")
             else:
@@ -269,7 +298,7 @@ def rank_decay_figure(data: dict, stem, thresholds=(1e-2, 1e-4, 1e-8), *, suptit
         ax.set_xlabel("t")
         ax.set_title(key, fontsize=8)
         if i == 0:
-            ax.set_ylabel("λ_i/λ_max")
+            ax.set_ylabel(r"$\lambda_i/\lambda_{\max}$")
             ax.legend(fontsize=7)
     return _save(fig, stem, suptitle)
 

@@ -41,7 +41,7 @@ from ..exact.rational import float_of, frac_str, qmat_str
 
 __all__ = ["run", "CASES", "stable_problem", "blowup_problem", "threshold_problems", "predicted_blowup_time",
            "ode_run", "token_run", "certified", "PAPER",
-           "finite_n_study", "FINITE_N_EXPLANATION"]
+           "finite_n_study", "FINITE_N_EXPLANATION", "CAPTIONS"]
 
 PAPER = {
     "title": "Prescribed attention and Gaussian token dynamics with affine drift",
@@ -317,16 +317,33 @@ def _rel(a, b) -> float:
     return float(np.linalg.norm(np.asarray(a) - np.asarray(b)) / max(np.linalg.norm(b), 1e-300))
 
 
-#: The explanation of the token/ODE covariance gap, written into the JSON and onto the figure.
+#: The explanation of the token/ODE covariance gap, written into the JSON (the figure's caption).
 FINITE_N_EXPLANATION = (
     "Not a bug and not a convention mismatch: at t = 0 the token velocity field equals the Gaussian field "
-    "V(α + ΣAx) + Fx + b for typical tokens (same logits yᵀAx), and the early-time gap shrinks like N^-1/2. "
-    "The late gap is a finite-N bias of the softmax: N samples reproduce the tilted Gaussian N(α + ΣAx, Σ) "
-    "only while the tilt (Ax)ᵀΣ(Ax) ≪ ln N, i.e. while the effective sample size ESS = N·e^{-(Ax)ᵀΣ(Ax)} of "
-    "the attention weights is ≫ 1. For the extreme tokens ESS ≈ 1: they attend to themselves, move by "
-    "≈ (F + V)x instead of Fx + V(α + ΣAx), and the cloud cannot follow the Gaussian's growth; near blow-up this "
-    "dominates and the gap stops decreasing with N (numerical evidence). The token system cannot blow up at all: "
-    "its radius grows at most like e^{(‖V‖+‖F‖)t} (docs/stability.md §3, §5).")
+    "V(α + ΣAx) + Fx + b for typical tokens (same logits yᵀAx), and the early-time gap shrinks like 1/√N "
+    "(sampling error of the empirical covariance). The late gap is a finite-N bias of the softmax: N samples "
+    "reproduce the tilted Gaussian N(α + ΣAx, Σ) only while the tilt (Ax)ᵀΣ(Ax) ≪ ln N, i.e. while the "
+    "effective sample size ESS = N·exp(−(Ax)ᵀΣ(Ax)) of the attention weights is ≫ 1. For the extreme tokens "
+    "ESS ≈ 1: they attend to themselves, move by ≈ (F + V)x instead of Fx + V(α + ΣAx), and the cloud cannot "
+    "follow the Gaussian's growth; near blow-up this dominates and the gap stops decreasing with N (numerical "
+    "evidence). The token system cannot blow up at all: its radius grows at most like exp((‖V‖ + ‖F‖)t) "
+    "(docs/stability.md §3, §5).")
+
+#: One caption per figure (stem → text), written into the JSON beside the figure paths.
+CAPTIONS = {
+    "alcalde_trace": "tr Σ(t) of the moment ODE (line) and of N tokens (dots), log scale; the certified blow-up "
+                     "time T* (red band: its certified enclosure) and the certified equilibrium trace tr Σ*.",
+    "alcalde_ellipses": "1-σ covariance ellipses at four depths: moment ODE solid, token cloud dashed; grey: "
+                        "the tokens at the last depth.",
+    "alcalde_finite_n": "Top: relative covariance gap ‖Σ̂_N(t) − Σ(t)‖/‖Σ(t)‖ between N tokens and the moment "
+                        "ODE (mean over seeds) against depth, for three N; the titles give the fitted exponent "
+                        "of the gap in N at the first saved depth (dotted line) and at the last one (about −1/2 "
+                        "for pure sampling error, about 0 for a bias that does not shrink with N). Bottom: the "
+                        "attention effective sample size of the lowest 1% of tokens, and the cloud radius. "
+                        + FINITE_N_EXPLANATION,
+    "alcalde_mean": "Stable case: the moment ODE's mean α(t) and the token mean converge to the certified "
+                    "equilibrium mean α*, the prescribed target.",
+}
 
 
 def finite_n_study(problem, T: float, steps: int, Ns, seeds, main=None, n_save: int = 20, n_query: int = 512) -> dict:
@@ -458,8 +475,10 @@ def _figures(results: dict, figdir: Path) -> list[str]:
         ax.set_aspect("equal", adjustable="datalim")
         ax.set_xlabel("x₁ (token coordinate 1)")
         ax.set_ylabel("x₂ (token coordinate 2)")
-        ax.set_title(f"{name}: 1-σ ellipses (solid: ODE, dashed: tokens)", fontsize=9)
+        ax.set_title(name, fontsize=9)
         ax.legend(fontsize=7)
+    fig.suptitle("1-σ covariance ellipses: moment ODE solid, tokens dashed (grey: the tokens at the last depth)",
+                 fontsize=10)
     fig.tight_layout()
     paths += save_figure(fig, figdir / "alcalde_ellipses")
 
@@ -471,8 +490,8 @@ def _figures(results: dict, figdir: Path) -> list[str]:
         for j, (N, g) in enumerate(zip(st["Ns"], st["gap"])):
             ax.semilogy(st["t"][1:], g[1:], "o-", ms=3, color=f"C{j}", label=f"N = {N}")
         ax.axvline(st["t_early"], color="0.6", lw=0.8, ls=":")
-        ax.set_title(f"{name}: gap ∝ N^({st['slope_early']:+.2f}) at t = {st['t_early']:.2g},\n"
-                     f"∝ N^({st['slope_last']:+.2f}) at t = {st['t'][-1]:.2g}", fontsize=8)
+        ax.set_title(f"{name}: gap $\\propto N^{{{st['slope_early']:+.2f}}}$ at $t = {st['t_early']:.2g}$,\n"
+                     f"$\\propto N^{{{st['slope_last']:+.2f}}}$ at $t = {st['t'][-1]:.2g}$", fontsize=9)
         ax.set_xlabel("depth t")
         ax.set_ylabel("relative covariance gap (seed mean)")
         ax.legend(fontsize=7)
@@ -482,13 +501,14 @@ def _figures(results: dict, figdir: Path) -> list[str]:
         ax.set_xlabel("depth t")
         ax.set_ylabel(f"effective sample size (N = {st['ess_N']})")
         ax2 = ax.twinx()
-        ax2.plot(st["t"], st["radius"], "--", color="0.4", label="cloud radius max|x_i|")
-        ax2.set_ylabel("cloud radius max|x_i|", fontsize=8)
-        ax.legend(handles=ax.get_lines()[:1] + ax2.get_lines(), fontsize=7, loc="upper right")
-        ax.set_title("ESS ≫ 1: tokens see the tilted Gaussian;\nESS → 1: the softmax saturates", fontsize=8)
-    fig.suptitle("Token vs moment-ODE covariance gap (numerical evidence). " + FINITE_N_EXPLANATION,
-                 fontsize=7, wrap=True)
-    fig.tight_layout(rect=(0, 0, 1, 0.9))
+        ax2.plot(st["t"], st["radius"], "--", color="0.4", label="cloud radius maxᵢ|xᵢ|")
+        ax2.set_ylabel("cloud radius maxᵢ|xᵢ|", fontsize=8)
+        ax.legend(handles=ax.get_lines()[:1] + ax2.get_lines(), fontsize=7, loc="upper center",
+                  bbox_to_anchor=(0.5, -0.2), ncol=2)  # below the axes, off the curves
+        ax.set_title("ESS ≫ 1: tokens see the tilted Gaussian;\nESS → 1: the softmax saturates", fontsize=9)
+    fig.suptitle("Tokens against the moment ODE: covariance gap and attention sample size (numerical evidence)",
+                 fontsize=11)
+    fig.tight_layout()
     paths += save_figure(fig, figdir / "alcalde_finite_n")
 
     # 4. mean trajectory towards the target (stable case)
@@ -657,7 +677,9 @@ def run(out, quick: bool = True, seed: int = 0, progress: bool = True, *, cases=
                "model": "softmax attention + affine drift Fx + b, V = vI, d = 2 (docs/mathematics.md §6); "
                         "problem 'A' is the paper's attention matrix B",
                "cases": {k: _jsonable(v) for k, v in results.items()},
-               "figures": figs, "total_seconds": time.time() - t0}
+               "figures": figs, "captions": {Path(f).stem: CAPTIONS[Path(f).stem] for f in figs
+                                             if Path(f).suffix == ".png" and Path(f).stem in CAPTIONS},
+               "total_seconds": time.time() - t0}
     summary = _jsonable(summary)
     from ..display import tagged
 

@@ -27,7 +27,7 @@ def castin_figures(exp: dict, figdir) -> list[Path]:
                            suptitle="Convergence to 0 (K = −Q, V = GGᵀ)", names=DISPLAY_NAMES)
     elif name == "line":
         out += cone_figure(data["runs"], data["uw0"], figdir / "castin_2_line_cone", lines=data["lines"], azim=-86,
-                           suptitle="Convergence to a line (Q = q, K = −q, V = I); red: ray of q^⊥q^⊥ᵀ",
+                           suptitle=r"Convergence to a line (Q = q, K = −q, V = I); red: the ray of $q^\perp (q^\perp)^\top$",
                            names=DISPLAY_NAMES)
     elif name == "plane":
         d2 = data["d2"]
@@ -35,7 +35,7 @@ def castin_figures(exp: dict, figdir) -> list[Path]:
                            suptitle="Multi-head, one head empty, d = 2: limits on the plane e₁ᵀΣqᵀ = 0 (red wedge)",
                            names=DISPLAY_NAMES)
         out += plane3d_figure(data["d3"]["run"], data["d3"]["q"], figdir / "castin_3_plane_d3",
-                              suptitle="Multi-head, one head empty, d = 3: rank-2 limits with range q^⊥")
+                              suptitle=r"Multi-head, one head empty, d = 3: rank-2 limits with range $q^\perp$")
     elif name == "two_lines":
         out += cone_figure(data["runs"], data["uw0"], figdir / "castin_4_two_lines_cone", lines=data["lines"],
                            azim=-88, suptitle="A + Aᵀ indefinite, V non-symmetric; red: isotropic lines vᵀAv = 0",
@@ -50,7 +50,7 @@ def castin_figures(exp: dict, figdir) -> list[Path]:
                            suptitle="A + Aᵀ indefinite, V Gaussian: Σ(t)/trΣ(t) (× = norm bound reached)", **_DISK)
     elif name == "ranks":
         out += rank_histograms(exp["summary"], figdir / "castin_7_rank_histograms", names=DISPLAY_NAMES,
-                               suptitle="Rank of the limit covariance (K = −Q, Q ∈ ℝ^{⌊d/2⌋×d})")
+                               suptitle=r"Rank of the limit covariance (K = −Q, $Q \in \mathbb{R}^{\lfloor d/2\rfloor \times d}$)")
         keys = [k for k in data if k.startswith(RANK_DECAY_PREFIX)]
         if keys:
             out += rank_decay_figure({k: data[k] for k in keys}, figdir / "castin_7_rank_decay",
