@@ -32,7 +32,7 @@ __all__ = ["main", "build_parser", "COMMAND_ORDER", "EXIT_CODES"]
 #: The subcommands in the order ``symtf --help`` lists them.
 COMMAND_ORDER = ("variants", "derive", "invariance", "rhs", "meanfield", "stability", "mixture", "classify",
                  "check", "regime-map", "reproduce", "verify", "energy", "gradient-flow", "convexity", "steer",
-                 "enclose", "masked", "relu", "probe", "heads", "run")
+                 "enclose", "masked", "relu", "probe", "heads", "layers", "run")
 
 _GROUPS = (derive, data, certify, maps, reproduce, verify, energy, control, models)
 

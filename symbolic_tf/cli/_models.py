@@ -1,7 +1,8 @@
-"""``symtf probe`` and ``symtf heads``: pretrained encoders against the mean-field theory.
+"""``symtf probe``, ``symtf heads`` and ``symtf layers``: pretrained models against the mean-field theory.
 
 Thin: parse the options, call :func:`~symbolic_tf.models.probe.probe` /
-:func:`~symbolic_tf.models.verdicts.heads_report`, print text or ``--json``, and let the
+:func:`~symbolic_tf.models.verdicts.heads_report` / :func:`~symbolic_tf.models.layers.layers_report`
+(and :func:`~symbolic_tf.models.modified.modified_report`), print text or ``--json``, and let the
 library write its files atomically.  The model package (and its optional dependencies, e.g.
 ``tokenizers``) is imported inside the handlers only, when one of these commands runs: the
 core install runs every other command without them.  User errors are
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from ..spec.errors import InvalidParameters
 from ..spec.limits import MAX_TOKENS
-from ._options import add_json, add_out, add_seed, command, index_list, int_type
+from ._options import add_json, add_out, add_seed, add_steps, add_T, command, index_list, int_type
 from ._output import emit
 
 __all__ = ["PARSERS"]
@@ -68,6 +69,34 @@ def _cmd_heads(args) -> int:
     return emit(args, rep.to_dict(witnesses=False), text)
 
 
+def _cmd_layers(args) -> int:
+    """Every head of a layer as one multi-head Gaussian flow, beside the real layer on Gaussian tokens."""
+    from ..models.layers import layers_report
+    from ..models.loader import load_model
+
+    model = load_model(args.model_dir)
+    layers = index_list(args.layers, "--layers")
+    if args.samples % args.seq_len:
+        raise InvalidParameters("--samples", f"must be a multiple of --seq-len {args.seq_len}, got {args.samples}")
+    out = args.out
+    rep = _write_guard("--out", out, lambda: layers_report(
+        model, layers=layers, T=args.T, steps=args.steps, samples=args.samples, seq_len=args.seq_len,
+        seed=args.seed, out_dir=out))
+    data, text = {"layers": rep.to_dict()}, rep.table()
+    if args.modified:
+        from ..models.modified import modified_report
+
+        mod = _write_guard("--out", out, lambda: modified_report(
+            model, layers=layers if layers is not None else [0], k=args.k, samples=args.samples,
+            seq_len=args.seq_len, seed=args.seed, out_dir=out))
+        data["modified"] = mod
+        text += "\n\n" + mod["text"]
+    if out:
+        text += f"\nwrote {out}/layers.json" + (f" and {out}/modified.json" if args.modified else "") \
+            + " (certificates embedded: symtf check re-verifies them)"
+    return emit(args, data, text)
+
+
 def _add_probe(sub) -> None:
     s = command(sub, "probe", _cmd_probe, "Gaussianity of Gaussian tokens through a pretrained encoder's layers")
     s.add_argument("model_dir", nargs="?", default=None, help="BERT checkpoint folder (default: shipped MiniLM)")
@@ -94,5 +123,24 @@ def _add_heads(sub) -> None:
     add_json(s)
 
 
+def _add_layers(sub) -> None:
+    s = command(sub, "layers", _cmd_layers,
+                "every head of a layer as one multi-head Gaussian flow, certified or UNDECIDED, beside the real layer")
+    s.add_argument("model_dir", nargs="?", default=None,
+                   help="checkpoint folder of a declared architecture (default: shipped MiniLM)")
+    s.add_argument("--layers", default=None, help="0-based layers, e.g. 0,2 or 0-3 (default all)")
+    add_T(s, "depth of the comparison (the attention sub-block repeated at ε = T/steps)", default=1.0)
+    add_steps(s, 10, hi=10**4, help="repetitions of the attention sub-block (default 10)")
+    s.add_argument("--samples", type=int_type(2, MAX_TOKENS), default=4096, help="Gaussian tokens in total")
+    s.add_argument("--seq-len", type=int_type(2, MAX_TOKENS), default=512, help="tokens per sequence")
+    add_seed(s, help="seed of the Gaussian tokens (default 0)")
+    s.add_argument("--modified", action="store_true",
+                   help="also run each chosen layer (default layer 0) with its value maps modified into the "
+                        "same-sign and the opposite-sign configuration, certified, beside the modified network")
+    s.add_argument("--k", type=int_type(1, 64), default=2, help="dimension of the modified value subspace")
+    add_out(s, "out/layers", "folder for layers.json, modified.json and the figures")
+    add_json(s)
+
+
 #: subcommand → the function that adds its parser (``symtf`` lists them in cli.COMMAND_ORDER)
-PARSERS = {"probe": _add_probe, "heads": _add_heads}
+PARSERS = {"probe": _add_probe, "heads": _add_heads, "layers": _add_layers}
