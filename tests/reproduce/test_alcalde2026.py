@@ -72,6 +72,8 @@ def test_run_quick_writes_json_and_figures(tmp_path):
         img = imread(tmp_path / "figures" / f"{stem}.png")
         assert img.ndim == 3 and img.shape[0] > 100
         assert (tmp_path / "figures" / f"{stem}.pdf").stat().st_size > 1000
+        # each figure has a caption in the JSON, in words and Unicode: no TeX source shown as text
+        assert data["captions"][stem] and not any(tex in data["captions"][stem] for tex in ("^{", "_{", "\\", "$"))
     assert "_results" in s
 
 
