@@ -102,7 +102,13 @@ class LayerFlow:
         return self.Wq.shape[0] // self.num_heads
 
     def heads(self):
-        """(A_h, C_h) of every head, float64 d×d (A_h with its 1/√d_h)."""
+        """(A_h, C_h) of every head.
+
+        Returns
+        -------
+        list of tuple of numpy.ndarray
+            float64 d×d pairs, A_h = W_{K,h}ᵀW_{Q,h}/√d_h and C_h = W_{O,h}W_{V,h}.
+        """
         dh, out = self.head_dim, []
         for h in range(self.num_heads):
             sl = slice(h * dh, (h + 1) * dh)
@@ -358,7 +364,7 @@ def layer_verdict(flow: LayerFlow, *, max_dim: int = MAX_CERTIFY_DIM, basis=None
                          + f"; the certification routes reach r ≤ {max_dim} here (uniform LMI certificates need "
                          f"svec dimension r(r+1)/2 = {r * (r + 1) // 2}; validated tubes d ≤ 6)")
         return out
-    from ..api import classify
+    from ..regimes.classify import classify
 
     problem, info = reduced_problem(flow, basis, cov0=cov0)
     c = classify(problem, uniform=uniform)
