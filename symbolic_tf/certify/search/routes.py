@@ -245,7 +245,16 @@ def searching(find: Callable, *, unless: tuple = (), **options) -> Callable:
             skipped = ctx.skip(problem, hopeless)
             if skipped:
                 return skipped
-        return find(problem, **options)
+        kw = dict(options)
+        if "seconds" in kw:
+            # under a classification budget a search may stretch its own limit into its share of
+            # the budget, up to STRETCH times (a d = 3 tube needs longer than the default allows)
+            from .budget import remaining
+
+            share = remaining()
+            if share is not None:
+                kw["seconds"] = max(kw["seconds"], min(share, STRETCH * kw["seconds"]))
+        return find(problem, **kw)
 
     return search
 
@@ -434,6 +443,9 @@ def no_drift(problem) -> str | None:
 #: MIN_ROUTE_SECONDS): a slow search that cannot finish no longer starves the routes after it
 ROUTE_SHARE = 0.5
 MIN_ROUTE_SECONDS = 2.0
+
+#: how far a search's own time limit may stretch into its share of a classification budget
+STRETCH = 3.0
 
 #: regime -> the regimes that say more about the same solution (a limit says more than boundedness,
 #: boundedness more than global existence); a point classification that proves the first keeps
