@@ -647,7 +647,19 @@ def _search_blowup(heads, d, Sigma0, solver, reuse, numerical):
             out.append((P, c, f"SDP ({used}) + rounding to 10^-{digits}"))
             numerical["rounding_digits"] = digits
             break
-    return out, "rounded SDP solutions failed exact verification" if not out else ""
+    if out:
+        return out, ""
+    # say why: a solver answer that violates the LMI in floats means no Σ₀-uniform certificate exists
+    # (the blow-up, if any, depends on Σ₀), not that the rounding lost a certificate
+    lam_P = float(np.linalg.eigvalsh((Pf + Pf.T) / 2).min())
+    m = int(round(math.sqrt(G.shape[0])))
+    Qf = (G @ xf).reshape(m, m) * eta
+    lam_Q = float(np.linalg.eigvalsh((Qf + Qf.T) / 2).min())
+    if lam_P <= 0 or lam_Q <= 0:
+        what = f"λ_min(P) ≈ {lam_P:.3g}, λ_min(Q_P) ≈ {lam_Q:.3g}"
+        return [], (f"the blow-up LMI (P ≻ 0, Q_P ≻ 0 on the PSD cone) looks infeasible ({what}): no blow-up "
+                    "certificate uniform in Σ₀")
+    return out, "rounded SDP solutions failed exact verification"
 
 
 # --------------------------------------------------------------------------- public API
