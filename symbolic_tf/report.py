@@ -98,7 +98,7 @@ TERMS = [
      "A, V, F, b)."),
     ("term-regime-map", "certified regime map",
      "the parameter plane cut into boxes; a coloured box is certified whole (one certificate covers "
-     "every point of it), a grey one is UNDECIDED."),
+     "every point of it), a hatched one has no whole-cell certificate (UNDECIDED)."),
 ]
 
 #: phrases linked to their definition at first use (longest first, so "anti-Hurwitz" beats "Hurwitz")
@@ -418,7 +418,9 @@ def build_report(out: str | Path, progress: bool = True) -> dict:
                  f"Re-checked: {rmap['checked']}.")
     doc.add("img", "certified regime map", map_png,
             f"The certified regime map of {rmap['spec']['name']}: each coloured cell is certified whole "
-            "(one certificate for every point of the cell); grey cells are UNDECIDED.")
+            "(one certificate for every point of the cell), its colour the regime (for blow-up, the certified "
+            "upper bound on T*); hatched cells have no whole-cell certificate (UNDECIDED), and a dot marks a verdict "
+            "proved at such a cell's centre only. The dashed curve is the closed-form boundary (floats).")
 
     write_text_atomic(out / "report.md", _render_md(doc))
     write_text_atomic(out / "report.html", _render_html(doc, out, title))

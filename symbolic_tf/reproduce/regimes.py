@@ -140,7 +140,8 @@ def _evidence_figure(doc, ev, stem):
     ax.set_ylabel("w = 2c")
     ax.legend(fontsize=7, loc="upper left")
     cert = doc["totals"]["point_verdicts"]
-    ax.set_title(f"{doc['spec']['name']}\nNUMERICAL EVIDENCE ONLY (point classifier: {cert})", fontsize=8)
+    counts = ", ".join(f"{k} {v}" for k, v in cert.items()) if isinstance(cert, dict) else str(cert)
+    ax.set_title(f"{doc['spec']['name']}\nnumerical evidence only (point classifier: {counts})", fontsize=8)
     return save_figure(fig, stem)
 
 
