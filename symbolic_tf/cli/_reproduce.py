@@ -57,7 +57,7 @@ def _cmd_run(args) -> int:
     except OSError as exc:
         raise InvalidParameters("--out", f"cannot write the report in {str(out)!r}: "
                                 f"{exc.strerror or exc}") from None
-    print(f"wrote {out / 'report.md'} and {out / 'report.json'} "
+    print(f"wrote {out / 'report.md'}, {out / 'report.html'} and {out / 'report.json'} "
           f"({len(summary['variants'])} variants, {time.perf_counter() - t0:.1f} s)")
     return 0
 
