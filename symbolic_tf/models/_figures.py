@@ -3,7 +3,8 @@ r"""Figures of the pretrained-model probes (matplotlib, Agg canvas, written atom
 * :func:`probe_figure` — each Gaussianity metric against the layer, with the noise-floor band
   (floor mean ± 2 sd), and the closure errors of the attention sub-blocks (log scale);
 * :func:`heads_figure` — layers × heads heatmaps: λ_max of sym(A_h) and the verdict category;
-* :func:`layers_figure` — per layer, tr Σ of tokens and of the multi-head flow against depth;
+* :func:`layers_figure` — per layer, the covariance change of tokens and of the multi-head flow
+  against depth, and their difference;
 * :func:`modified_figure` — the value-modified layers run forward beside their certified verdicts.
 
 Matplotlib is imported lazily; figures are drawn on explicit ``Figure`` objects (no pyplot
@@ -125,8 +126,9 @@ def heads_figure(report, stem) -> list[Path]:
 
 
 def layers_figure(report, stem) -> list[Path]:
-    """Per layer: tr Σ of the tokens (real attention sub-block, repeated) and of the flow against
-    depth, and the relative covariance error; the verdict in each panel's title."""
+    """Per layer: the relative change ‖Σ(t) − Σ₀‖/‖Σ₀‖ of the tokens (real attention sub-block,
+    repeated) and of the flow against depth, and the relative covariance error; the verdict in
+    each panel's title."""
     rows = report.rows
     fig = _figure((3.0 * max(len(rows), 1), 5.4))
     axes = np.atleast_2d(fig.subplots(2, max(len(rows), 1), squeeze=False))
@@ -134,13 +136,12 @@ def layers_figure(report, stem) -> list[Path]:
         m, v = row["measured"], row["verdict"]
         t = np.asarray(m["t"])
         ax = axes[0, j]
-        ax.plot(t, _finite_ratio(m["trace_flow"]), "-", color="C0", label="flow (RK4)")
-        ax.plot(t, _finite_ratio(m["trace_tokens"]), "o", ms=3, color="C1",
-                label="tokens (real sub-block)")
+        ax.plot(t, m["change_flow"], "-", color="C0", label="flow (RK4)")
+        ax.plot(t, m["change_tokens"], "o", ms=3, color="C1", label="tokens (real sub-block)")
         verdict = f"{v['regime']} (PROVED)" if v["status"] == "PROVED" else f"UNDECIDED (r = {v['r']})"
         ax.set_title(f"layer {row['layer']}: {verdict}", fontsize=8)
         ax.set_xlabel("depth t")
-        ax.set_ylabel("tr Σ(t) / tr Σ₀")
+        ax.set_ylabel("‖Σ(t) − Σ₀‖_F / ‖Σ₀‖_F")
         ax2 = axes[1, j]
         err = np.asarray(m["rel_error"][1:], dtype=np.float64)
         ax2.semilogy(t[1:], np.where(np.isfinite(err), np.maximum(err, 1e-8), np.nan), "s-", color="C0", label="flow")
@@ -150,8 +151,8 @@ def layers_figure(report, stem) -> list[Path]:
     axes[0, 0].legend(fontsize=7)
     axes[1, 0].legend(fontsize=7)
     s = report.settings
-    fig.suptitle(f"{report.model.get('name', '')}: each layer's heads as one multi-head Gaussian flow "
-                 f"(numerical evidence; N = {s['samples']}, n = {s['seq_len']})", fontsize=9)
+    fig.suptitle(f"{report.model.get('name', '')}: each layer's heads as one multi-head Gaussian flow\n"
+                 f"(numerical evidence; N = {s['samples']}, n = {s['seq_len']})", fontsize=8)
     return _save(fig, stem)
 
 
@@ -183,6 +184,6 @@ def modified_figure(runs, stem, name: str = "") -> list[Path]:
         ax.set_xlabel("depth t")
         ax.set_ylabel("tr Σ(t) / tr Σ₀ (log scale)")
         ax.legend(fontsize=7)
-    fig.suptitle(f"{name}: value maps modified into the same-sign (v > 0) and opposite-sign (v < 0) "
-                 "configuration; certified verdicts beside the network run forward", fontsize=9)
+    fig.suptitle(f"{name}: value maps modified, same sign (v > 0) / opposite sign (v < 0);\n"
+                 "certified verdict of the flow beside the modified network run forward", fontsize=8)
     return _save(fig, stem)
