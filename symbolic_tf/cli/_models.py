@@ -99,7 +99,8 @@ def _cmd_layers(args) -> int:
 
 def _add_probe(sub) -> None:
     s = command(sub, "probe", _cmd_probe, "Gaussianity of Gaussian tokens through a pretrained encoder's layers")
-    s.add_argument("model_dir", nargs="?", default=None, help="BERT checkpoint folder (default: shipped MiniLM)")
+    s.add_argument("model_dir", nargs="?", default=None,
+                   help="checkpoint folder of a declared architecture (default: shipped MiniLM)")
     s.add_argument("--layers", default=None, help="0-based layers to report, e.g. 0,2 or 0-3 (default all)")
     s.add_argument("--samples", type=int_type(2, MAX_TOKENS), default=2048, help="Gaussian tokens in total (N)")
     s.add_argument("--seq-len", type=int_type(2, MAX_TOKENS), default=64, help="tokens per sequence")
@@ -115,7 +116,8 @@ def _add_probe(sub) -> None:
 
 def _add_heads(sub) -> None:
     s = command(sub, "heads", _cmd_heads, "mean-field (A_h, C_h) of every attention head with exact verdicts")
-    s.add_argument("model_dir", nargs="?", default=None, help="BERT checkpoint folder (default: shipped MiniLM)")
+    s.add_argument("model_dir", nargs="?", default=None,
+                   help="checkpoint folder of a declared architecture (default: shipped MiniLM)")
     s.add_argument("--layers", default=None, help="0-based layers, e.g. 0,2 or 0-3 (default all)")
     s.add_argument("--heads", default=None, help="0-based heads (default all)")
     s.add_argument("--workers", type=int_type(1, 4096), default=None, help="processes (default: all cores)")

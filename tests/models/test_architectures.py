@@ -266,3 +266,33 @@ def test_missing_tensor_is_named(tmp_path):
     save_file(w, str(folder / "model.safetensors"))
     with pytest.raises(ModelError, match="layers.1.mlp.Wi.weight"):
         load_model(folder)
+
+
+def test_probe_and_heads_run_on_pre_ln_models(tmp_path):
+    """The probe compares a pre-LN block's attention with the closure on the tokens it sees (LN₁ of
+    the input); heads of a non-BERT checkpoint get exact verdicts but no certificates (the kernel's
+    head checkers read BERT's tensor names)."""
+    from symbolic_tf.models.probe import probe
+    from symbolic_tf.models.verdicts import heads_report
+
+    m = load_model(tiny.vit(tmp_path / "v", d=8, heads=2, image=4, patch=2)[0])
+    res = probe(m, samples=64, seq_len=16, floor_repeats=2, layers=[0])
+    assert [r["name"] for r in res.rows] == ["input", "layer 0"] and len(res.closure) == 1
+    rep = heads_report(m, layers=[1], heads=[0])
+    v = rep.heads[0]["verdicts"]
+    assert all("certificate" not in x["evidence"] for x in v.values())
+    assert v["symA_nsd"]["status"] in ("PROVED", "REFUTED")
+
+
+def test_heads_heatmap_draws_only_computed_layers(tmp_path, monkeypatch):
+    from symbolic_tf.models import _figures
+    from symbolic_tf.models.verdicts import heads_report
+
+    m = load_model(tiny.bert(tmp_path / "b", d=8, heads=2, layers=4, ff=8)[0])
+    rep = heads_report(m, layers=[1, 3], witnesses=False)
+    seen = {}
+    monkeypatch.setattr(_figures, "_save", lambda fig, stem: seen.setdefault("fig", fig) and [])
+    _figures.heads_figure(rep, tmp_path / "h")
+    ax = seen["fig"].axes[0]
+    assert ax.images[0].get_array().shape == (2, 2)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "3"]
