@@ -19,8 +19,13 @@ One job per module:
 * :mod:`.probe` — Gaussian tokens through the layers: Gaussianity metrics with a noise floor,
   and the attention sub-blocks against the closure;
 * :mod:`.verdicts` — exact (dyadic-rational) verdicts per head;
+* :mod:`.layers` — every head of a layer as one multi-head Gaussian flow: the exact reduction to
+  the span of the value maps, a certified regime when that span is small (else UNDECIDED with
+  the reason), beside the real attention sub-block on Gaussian tokens;
+* :mod:`.modified` — a real layer's value maps set to the same-sign / opposite-sign
+  configuration, certified and run forward;
 * :mod:`.figures` — metric-vs-layer and layers × heads figures;
-* the ``symtf probe`` / ``symtf heads`` handlers live with the other commands in
+* the ``symtf probe`` / ``symtf heads`` / ``symtf layers`` handlers live with the other commands in
   :mod:`symbolic_tf.cli._models`.
 
 Nothing here is imported by ``import symbolic_tf``: the probe is a heavy optional piece.

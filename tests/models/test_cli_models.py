@@ -33,6 +33,8 @@ def test_errors_are_one_line(capsys, tmp_path):
     (tmp_path / "llama").mkdir()
     (tmp_path / "llama" / "config.json").write_text(json.dumps({"model_type": "llama"}))
     assert_user_error(*run_cli(capsys, "heads", tmp_path / "llama"), "not a supported architecture")
+    assert_user_error(*run_cli(capsys, "layers", tmp_path / "llama"), "not a supported architecture")
+    assert_user_error(*run_cli(capsys, "layers", "--samples", "100", "--seq-len", "64"), "--samples")
     assert_user_error(*run_cli(capsys, "probe", "--layers", "zero"), "--layers")
     assert_user_error(*run_cli(capsys, "probe", "--layers", "9", "--out", tmp_path), "layers")
     assert_user_error(*run_cli(capsys, "heads", "--heads", "12", "--out", tmp_path), "heads")
