@@ -38,7 +38,11 @@ def float_settle(rhs, S0: np.ndarray, horizon: float, *, rtol: float, atol: floa
 
     big.terminal = True
     with np.errstate(all="ignore"):
-        return solve_ivp(capped(rhs), (0.0, horizon), S0.ravel(), method="LSODA", rtol=rtol, atol=atol, events=big)
+        sol = solve_ivp(capped(rhs), (0.0, horizon), S0.ravel(), method="LSODA", rtol=rtol, atol=atol, events=big)
+        if sol.status == -1:  # LSODA's own failure ("unexpected istate"), not the flow's: DOP853 instead
+            sol = solve_ivp(capped(rhs), (0.0, horizon), S0.ravel(), method="DOP853", rtol=rtol, atol=atol,
+                            events=big)
+        return sol
 
 
 def isotropic_points(A) -> list:

@@ -109,6 +109,9 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     with np.errstate(all="ignore"):
         sol = solve_ivp(capped(rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="LSODA", rtol=1e-10,
                         atol=1e-14, dense_output=True)
+        if sol.status == -1:  # LSODA's own failure, not the flow's: DOP853 instead
+            sol = solve_ivp(capped(rhs), (0.0, horizon), qmat_to_float(S0q).ravel(), method="DOP853", rtol=1e-10,
+                            atol=1e-14, dense_output=True)
     numerical = {"seconds": time.perf_counter() - t0}
     if sol.status != 0:
         return Verdict(UNDECIDED, _CLAIM0, numerical=numerical, reason="the float solution does not reach the horizon")
