@@ -189,6 +189,8 @@ def _cell_record(level, i, j, box, r, kind: str | None = None) -> dict:
             out["shared"] = shared
     else:
         out["reason"] = said_once(r.get("reason", ""))
+        if r.get("final"):   # the whole-cell search says smaller cells would not help: a point verdict now
+            out["final"] = True
     return out
 
 
@@ -346,7 +348,7 @@ def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None) ->
             if tubes is not None:
                 r = tubes.certify(box)
                 rec = _cell_record(level, i, j, box, r, route)
-                if r["status"] == "UNDECIDED" and level >= spec.max_depth:
+                if r["status"] == "UNDECIDED" and (level >= spec.max_depth or r.get("final")):
                     rec["point"] = _point_verdict(spec, None, box)
                 out.append(rec)
                 continue
@@ -726,8 +728,8 @@ def _used_shared(cells: list) -> set:
 def _wants_refinement(rec: dict, bracket_ratio: Fraction | None) -> bool:
     """Split undecided cells, and blow-up cells whose T* bracket is missing or wider than
     T_hi/T_lo > ``bracket_ratio`` (so the T* colouring is sharp too)."""
-    if rec["status"] == "UNDECIDED":
-        return rec.get("reason") != BUDGET_REASON   # a cell not done is a leaf of the partial map
+    if rec["status"] == "UNDECIDED":   # a cell not done is a leaf of the partial map, and so is a final cell
+        return rec.get("reason") != BUDGET_REASON and not rec.get("final")
     if bracket_ratio is None or rec["status"] != "PROVED" or rec["regime"] != "BLOWUP":
         return False
     lo = _parse_fraction(rec["T_lo"])
