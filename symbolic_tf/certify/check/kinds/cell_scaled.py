@@ -77,7 +77,7 @@ GROWTH_DEPTH = 10        # quadtree depth limit of a growth entry's range of c
 GROWTH_BOXES = 100_000
 
 __all__ = ["KIND", "HYPOTHESES", "ScaledCellChecker", "route_reason", "disk_spec", "direction_box", "scale_range",
-           "check_growth", "DISK_KINDS", "GROWTH"]
+           "check_growth", "direction_coefficients", "data_schema", "DISK_KINDS", "GROWTH"]
 
 
 def _fail(msg):
@@ -155,8 +155,19 @@ def route_reason(spec) -> str | None:
     return None if why is None else why.replace("basin certificates", "scaled disk certificates")
 
 
-def _affine(cov):
-    """(s, n_u, n_w) as coefficient triples (c₀, c_x, c_y): tr Σ₀, Σ₀₀ − Σ₁₁ and 2Σ₀₁."""
+def direction_coefficients(cov) -> tuple:
+    """The affine numerators and denominator of the directions: (s, n_u, n_w) = (tr Σ₀, Σ₀₀ − Σ₁₁, 2Σ₀₁).
+
+    Parameters
+    ----------
+    cov : tuple
+        (C₀, C_x, C_y) of Σ₀(x, y) = C₀ + x·C_x + y·C_y, exact.
+
+    Returns
+    -------
+    tuple
+        Three coefficient triples (c₀, c_x, c_y) of flint.fmpq.
+    """
     C = [[[rational(e) for e in row] for row in M] for M in cov]
     return (tuple(M[0][0] + M[1][1] for M in C), tuple(M[0][0] - M[1][1] for M in C),
             tuple(2 * M[0][1] for M in C))
@@ -183,7 +194,7 @@ def scale_range(cov, box, fail) -> tuple:
     tuple of flint.fmpq
         (s_min, s_max).
     """
-    s = _affine(cov)[0]
+    s = direction_coefficients(cov)[0]
     vals = [_at(s, x, y) for x in box[:2] for y in box[2:]]
     if not min(vals) > 0:
         fail("tr Σ₀ must be positive on the cell (the scale of its directions)")
@@ -197,7 +208,7 @@ def direction_box(coefs, box) -> tuple:
     Parameters
     ----------
     coefs : tuple
-        (s, n_u, n_w) as coefficient triples (:func:`_affine`).
+        (s, n_u, n_w) as coefficient triples (:func:`direction_coefficients`).
     box : tuple of 4 flint.fmpq
         (x₀, x₁, y₀, y₁), s > 0 at its corners.
 
@@ -261,7 +272,7 @@ class ScaledCellChecker(CellChecker):
     def __init__(self, spec):
         self.read_slice(spec, route_reason)
         self.disk = disk_spec(spec)
-        self.coefs = _affine(self.cov)
+        self.coefs = direction_coefficients(self.cov)
         self.field = PlanarField(*self.pairs[0])
         self._disk_checkers = {}
         self._growth = set()
