@@ -81,7 +81,7 @@ def _cmd_layers(args) -> int:
     out = args.out
     rep = _write_guard("--out", out, lambda: layers_report(
         model, layers=layers, T=args.T, steps=args.steps, samples=args.samples, seq_len=args.seq_len,
-        seed=args.seed, out_dir=out))
+        seed=args.seed, drift=args.drift, out_dir=out))
     data, text = {"layers": rep.to_dict()}, rep.table()
     if args.modified:
         from ..models.modified import modified_report
@@ -92,8 +92,9 @@ def _cmd_layers(args) -> int:
         data["modified"] = mod
         text += "\n\n" + mod["text"]
     if out:
+        certified = any(r["verdict"]["certificate"] for r in rep.rows) or args.modified
         text += f"\nwrote {out}/layers.json" + (f" and {out}/modified.json" if args.modified else "") \
-            + " (certificates embedded: symtf check re-verifies them)"
+            + (" (certificates embedded: symtf check re-verifies them)" if certified else "")
     return emit(args, data, text)
 
 
@@ -136,6 +137,9 @@ def _add_layers(sub) -> None:
     s.add_argument("--samples", type=int_type(2, MAX_TOKENS), default=4096, help="Gaussian tokens in total")
     s.add_argument("--seq-len", type=int_type(2, MAX_TOKENS), default=512, help="tokens per sequence")
     add_seed(s, help="seed of the Gaussian tokens (default 0)")
+    s.add_argument("--drift", action="store_true",
+                   help="assume the MLP acts as its tangent at 0: compare with the drift F = W2 W1 / 2 added "
+                        "(the real block runs with the affine MLP)")
     s.add_argument("--modified", action="store_true",
                    help="also run each chosen layer (default layer 0) with its value maps modified into the "
                         "same-sign and the opposite-sign configuration, certified, beside the modified network")

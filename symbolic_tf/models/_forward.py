@@ -213,13 +213,14 @@ def feed_forward(layer, X: np.ndarray, *, config, mlp: str = "full") -> np.ndarr
 
 
 def encoder_layer(layer, H: np.ndarray, mask=None, *, config, layernorm: bool = True, mlp: str = "full",
-                  attn_scale: float = 1.0) -> LayerTrace:
+                  attn_scale: float = 1.0, mlp_scale: float = 1.0) -> LayerTrace:
     r"""One block of the declared architecture (module docstring: formulas and switches).
 
     Post-LN: Y = H + ε·attn(H), mid = LN₁(Y), out = LN₂(mid + MLP(mid)).  Pre-LN:
     Y = H + ε·attn(LN₁(H)), out = Y + MLP(LN₂(Y)).  ``attn_scale`` = ε multiplies the attention
     branch (ε = 1 is the model; a small ε is one Euler step of size ε of the attention
-    dynamics, used by the probe to separate discretisation from mean-field effects).
+    dynamics, used by the probe to separate discretisation from mean-field effects);
+    ``mlp_scale`` likewise multiplies the feed-forward branch (the drift's Euler step).
     """
     _check_mode(mlp)
     eps = config.layer_norm_eps
@@ -231,11 +232,12 @@ def encoder_layer(layer, H: np.ndarray, mask=None, *, config, layernorm: bool = 
     Y = H + attn if attn_scale == 1.0 else H + H.dtype.type(attn_scale) * attn
     if pre:
         mid = Y
-        out = Y if mlp == "off" else Y + feed_forward(layer, _norm(Y, layer.ln2_weight, layer.ln2_bias, eps,
-                                                                     layernorm), config=config, mlp=mlp)
+        out = Y if mlp == "off" else Y + H.dtype.type(mlp_scale) * feed_forward(
+            layer, _norm(Y, layer.ln2_weight, layer.ln2_bias, eps, layernorm), config=config, mlp=mlp)
         return LayerTrace(Y, mid, out, Z)
     mid = _norm(Y, layer.ln1_weight, layer.ln1_bias, eps, layernorm)
-    pre_out = mid if mlp == "off" else mid + feed_forward(layer, mid, config=config, mlp=mlp)
+    pre_out = mid if mlp == "off" else mid + H.dtype.type(mlp_scale) * feed_forward(layer, mid, config=config,
+                                                                                     mlp=mlp)
     out = _norm(pre_out, layer.ln2_weight, layer.ln2_bias, eps, layernorm)
     return LayerTrace(Y, mid, out, Z)
 

@@ -59,7 +59,14 @@ the mean-field change at n = 512.  By default (``centre=True``) the tokens are t
 m + Lz with every sequence's z centred (x̄_s = m exactly, which removes that term) and the
 pooled z whitened, so that the tokens' covariance at t = 0 is Σ₀ itself (a certified T* about
 Σ₀ then speaks about these tokens); the remaining error is the flow's (measured on MiniLM
-layer 0: about 7 %, at ε = 0.1 and ε = 1 alike).  For a causal, windowed or rotary architecture the mean-field closure is not exact
+layer 0: about 7 %, at ε = 0.1 and ε = 1 alike).
+
+With ``drift=True`` the feed-forward branch is added under an assumption, stated as such: it
+acts as its tangent at 0, MLP(x) ≈ ½W₂(W₁x + b₁) + b₂ (g'(0) = ½), i.e. the drift Fx + b of
+docs/mathematics.md §6 with F = ½W₂W₁.  The real block then runs with that affine MLP (scaled
+by ε like the attention) and the flow gets FΣ + ΣFᵀ.  The verdict is still the attention
+flow's: a drift keeps the reduction exact only when S is F-invariant, which a trained layer's
+F does not respect.  For a causal, windowed or rotary architecture the mean-field closure is not exact
 (keys depend on the position) and the comparison says how far it is.
 """
 from __future__ import annotations
@@ -73,7 +80,7 @@ import numpy as np
 from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED
 
-__all__ = ["LayerFlow", "layer_flow", "covariance_rhs", "integrate_covariance", "head_subspace",
+__all__ = ["LayerFlow", "affine_drift", "layer_flow", "covariance_rhs", "integrate_covariance", "head_subspace",
            "reduced_problem", "layer_verdict", "measured_depth", "LayersReport", "layers_report"]
 
 #: Largest reduced dimension handed to the classifier (its routes: LMI on svec, tubes d ≤ 6).
@@ -114,6 +121,31 @@ class LayerFlow:
             sl = slice(h * dh, (h + 1) * dh)
             out.append((self.Wk[sl].T @ self.Wq[sl] / np.sqrt(dh), self.Wo[:, sl] @ self.Wv[sl]))
         return out
+
+
+def affine_drift(model, layer: int) -> np.ndarray:
+    r"""F = ½W₂W₁: the linear part of the feed-forward branch replaced by its tangent at 0.
+
+    g'(0) = ½ for both GELUs, so MLP(x) ≈ ½W₂(W₁x + b₁) + b₂ (an affine map, docs/mathematics.md §6's
+    drift Fx + b); a gated block's tangent at 0 is zero (F = 0).
+
+    Parameters
+    ----------
+    model : Encoder
+        The model.
+    layer : int
+        0-based layer.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+        F in float64.
+    """
+    lw = model.layers[int(layer)]
+    d = model.config.hidden_size
+    if model.config.gated:
+        return np.zeros((d, d))
+    return 0.5 * np.asarray(lw.W2, np.float64) @ np.asarray(lw.W1, np.float64)
 
 
 def layer_flow(model, layer: int) -> LayerFlow:
@@ -166,7 +198,7 @@ def covariance_rhs(flow: LayerFlow, S: np.ndarray) -> np.ndarray:
     return M + M.T
 
 
-def integrate_covariance(flow: LayerFlow, S0, T: float, steps: int) -> np.ndarray:
+def integrate_covariance(flow: LayerFlow, S0, T: float, steps: int, *, F=None) -> np.ndarray:
     r"""RK4 integration of :func:`covariance_rhs` on [0, T] in ``steps`` equal steps.
 
     Parameters
@@ -179,6 +211,8 @@ def integrate_covariance(flow: LayerFlow, S0, T: float, steps: int) -> np.ndarra
         Horizon (depth).
     steps : int
         Number of steps.
+    F : array_like, shape (d, d), optional
+        A drift: FΣ + ΣFᵀ is added (:func:`affine_drift`).
 
     Returns
     -------
@@ -187,6 +221,12 @@ def integrate_covariance(flow: LayerFlow, S0, T: float, steps: int) -> np.ndarra
     """
     S = np.array(S0, dtype=np.float64)
     rhs = covariance_rhs
+    if F is not None:
+        Fm = np.asarray(F, dtype=np.float64)
+
+        def rhs(fl, X):
+            FX = Fm @ X
+            return covariance_rhs(fl, X) + FX + FX.T
     h = float(T) / steps
     out = [S.copy()]
     with np.errstate(over="ignore", invalid="ignore"):
@@ -402,7 +442,8 @@ def _matched_tokens(mean, cov, samples: int, seq_len: int, seed: int, centre: bo
 
 
 def measured_depth(model, layer: int, mean, cov, *, T: float = 1.0, steps: int = 10, samples: int = 4096,
-                   seq_len: int = 512, seed: int = 0, rk_substeps: int = 4, centre: bool = True) -> dict:
+                   seq_len: int = 512, seed: int = 0, rk_substeps: int = 4, centre: bool = True,
+                   drift: bool = False) -> dict:
     r"""The attention sub-block repeated ``steps`` times at ε = T/steps on Gaussian tokens, against
     the flow integrated from the same Σ₀ (module docstring; numerical evidence).
 
@@ -427,6 +468,10 @@ def measured_depth(model, layer: int, mean, cov, *, T: float = 1.0, steps: int =
     centre : bool
         Centre every sequence on the law's mean and match the pooled covariance to ``cov``
         exactly at t = 0 (module docstring).
+    drift : bool
+        Assume the feed-forward acts as its tangent at 0: the real block runs with
+        ``mlp="affine"`` (scaled by ε like the attention) and the flow gets the drift
+        F = ½W₂W₁ (:func:`affine_drift`).
 
     Returns
     -------
@@ -449,18 +494,20 @@ def measured_depth(model, layer: int, mean, cov, *, T: float = 1.0, steps: int =
     for k in range(steps + 1):
         covs.append(np.cov(X.reshape(samples, d).T, bias=True))
         if k < steps:
-            X = encoder_layer(lw, X, config=model.config, layernorm=False, mlp="off", attn_scale=eps).attn_residual
+            X = encoder_layer(lw, X, config=model.config, layernorm=False, mlp="affine" if drift else "off",
+                              attn_scale=eps, mlp_scale=eps).out
     covs = np.array(covs)
     # the flow starts from the tokens' own covariance: the comparison is about the dynamics,
     # not about the sampling error of Σ̂₀ (reported separately)
-    traj = integrate_covariance(flow, covs[0], T, steps * rk_substeps)[::rk_substeps]
+    F = affine_drift(model, layer) if drift else None
+    traj = integrate_covariance(flow, covs[0], T, steps * rk_substeps, F=F)[::rk_substeps]
     S0 = np.asarray(cov, dtype=np.float64)
     n0 = float(np.linalg.norm(covs[0]))
     with np.errstate(over="ignore", invalid="ignore"):
         change_flow = np.linalg.norm(traj - traj[0], axis=(1, 2))
         change_tok = np.linalg.norm(covs - covs[0], axis=(1, 2))
         err = np.linalg.norm(covs - traj, axis=(1, 2)) / np.maximum(change_flow, n0 * 1e-12)
-    return {"layer": layer, "T": float(T), "steps": steps, "t": [k * eps for k in range(steps + 1)],
+    return {"layer": layer, "T": float(T), "steps": steps, "drift": bool(drift), "t": [k * eps for k in range(steps + 1)],
             "trace_flow": [float(np.trace(S)) for S in traj], "trace_tokens": [float(np.trace(S)) for S in covs],
             "change_flow": [float(c / n0) for c in change_flow], "change_tokens": [float(c / n0) for c in change_tok],
             "rel_error": [float(e) for e in err],
@@ -523,7 +570,7 @@ class LayersReport:
 
 def layers_report(model=None, *, layers=None, T: float = 1.0, steps: int = 10, samples: int = 4096,
                   seq_len: int = 512, seed: int = 0, mean=None, cov=None, max_dim: int = MAX_CERTIFY_DIM,
-                  out_dir=None) -> LayersReport:
+                  drift: bool = False, out_dir=None) -> LayersReport:
     r"""Every chosen layer: its multi-head flow's verdict and the real sub-block against the flow.
 
     Parameters
@@ -540,6 +587,9 @@ def layers_report(model=None, *, layers=None, T: float = 1.0, steps: int = 10, s
         Their law (default: the architecture's, :func:`symbolic_tf.models.probe.default_input_moments`).
     max_dim : int
         Largest reduced dimension certified.
+    drift : bool
+        Compare with the feed-forward's affine part as a drift (an assumption: the MLP acts as
+        its tangent at 0; :func:`measured_depth`).  The verdict stays the attention flow's.
     out_dir : path, optional
         Write ``layers.json`` (certificates embedded) and ``layers.png``.
 
@@ -573,13 +623,14 @@ def layers_report(model=None, *, layers=None, T: float = 1.0, steps: int = 10, s
         t0 = time.perf_counter()
         flow = layer_flow(model, i)
         verdict = layer_verdict(flow, max_dim=max_dim)
-        meas = measured_depth(model, i, mean, cov, T=T, steps=steps, samples=samples, seq_len=seq_len, seed=seed)
+        meas = measured_depth(model, i, mean, cov, T=T, steps=steps, samples=samples, seq_len=seq_len, seed=seed,
+                              drift=drift)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         rows.append({"layer": i, "verdict": verdict, "measured": meas, "seconds": time.perf_counter() - t0,
                      "peak_mib": peak / 2**20})
     settings = {"T": T, "steps": steps, "samples": samples, "seq_len": seq_len, "seed": seed, "layers": idx,
-                "max_dim": max_dim}
+                "max_dim": max_dim, "drift": drift}
     rep = LayersReport({**model.config.to_dict(), "path": str(model.path)}, settings, rows)
     if out_dir is not None:
         from pathlib import Path

@@ -129,3 +129,28 @@ def test_minilm_layer_against_its_flow():
     assert row["verdict"]["status"] == "UNDECIDED" and row["verdict"]["r"] == 384
     assert row["measured"]["rel_error"][-1] < 0.25
     assert row["seconds"] < 120
+
+
+def test_affine_drift_alone_is_exact_in_the_network_and_the_flow(small):
+    """With the attention switched off (W_O = 0) each repeated block with the affine MLP is
+    x ↦ (I + εF)x + const, F = ½W₂W₁: the tokens' covariance is exactly (I + εF)^K Σ̂₀ (·)ᵀ; and the
+    flow Σ̇ = FΣ + ΣFᵀ integrates to e^{tF}Σ₀e^{tFᵀ}."""
+    import dataclasses
+
+    from scipy.linalg import expm
+
+    from symbolic_tf.models.layers import affine_drift, measured_depth
+
+    lw = dataclasses.replace(small.layers[0], Wo=np.zeros_like(small.layers[0].Wo))
+    model = dataclasses.replace(small, layers=(lw,))
+    F = affine_drift(model, 0)
+    S0 = _spd(16, 3)
+    K, T = 4, 0.4
+    m = measured_depth(model, 0, np.zeros(16), S0, T=T, steps=K, samples=256, seq_len=64, drift=True)
+    step = np.eye(16) + (T / K) * F
+    P = np.linalg.matrix_power(step, K)
+    assert np.isclose(m["trace_tokens"][-1], np.trace(P @ S0 @ P.T), rtol=1e-10)
+    E = expm(T * F)
+    flow = integrate_covariance(layer_flow(model, 0), S0, T, 200, F=F)[-1]
+    assert np.allclose(flow, E @ S0 @ E.T, rtol=1e-9, atol=1e-12)
+    assert np.isclose(m["trace_flow"][-1], np.trace(E @ S0 @ E.T), rtol=1e-8)
