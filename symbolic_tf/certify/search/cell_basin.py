@@ -146,6 +146,17 @@ class BasinCells:
             self._basins, self._grids, self._why = got
         return self._basins
 
+    def empty_reason(self) -> str | None:
+        """None when the disk has a certified basin (polynomial or grid), else why it has none.
+
+        Returns
+        -------
+        str or None
+        """
+        if self.basins() or self._grids.basins:
+            return None
+        return f"no certified basin on the projective disk ({self._why})"
+
     def certify(self, box) -> dict:
         """A whole-cell verdict for the open box (x₀, x₁) × (y₀, y₁).
 
