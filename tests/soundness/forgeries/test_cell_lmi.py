@@ -223,3 +223,30 @@ def test_an_outside_cell_with_a_regime_claim(cluster):
 
 def test_a_certificate_of_another_kind(cluster):
     rejects(recell(cluster, kind="cell-tube"), "is not cell-lmi|kind")
+
+
+def test_the_heads_are_the_exact_polynomials():
+    """The checker's interpolated C(x, y), Ã(x, y), F(x, y) equal the heads of the problem at random rational
+    points (the scale times A is of degree 2 in x here), and Q_P(x, y) equals the point form there."""
+    import flint
+    import numpy as np
+
+    from symbolic_tf.certify.check.flows import quadratic_heads
+    from symbolic_tf.certify.check.kinds.cell_lmi import LmiCellChecker, parameters_problem
+    from symbolic_tf.certify.check.lmi import trace_qform
+    from symbolic_tf.spec.mapspec import parse_map_spec
+
+    doc = copy.deepcopy(DRIFT)
+    doc["problem"].update(scale="1 + x/4", A=[["y", "1 - x"], ["-1/2", -1]], V=[[1, "x/2"], ["-1/4", "1 + y"]])
+    spec = parse_map_spec(doc)
+    ck = LmiCellChecker(spec)
+    P = flint.fmpq_mat(2, 2, [2, flint.fmpq(1, 3), flint.fmpq(1, 3), 1])
+    Q = ck.q_form(P)
+    rng = np.random.default_rng(7)
+    for _ in range(4):
+        x, y = (Fraction(int(v), 97) for v in rng.integers(-90, 90, size=2))
+        p = parameters_problem(spec, x, y)
+        (C, A), = quadratic_heads(p)
+        (Cp, Ap), = ck.heads
+        assert Cp.at(x, y) == C and Ap.at(x, y) == A and ck.F.at(x, y) == p.exact.F
+        assert Q.at(x, y) == trace_qform(P, [(C, A)], 2)
