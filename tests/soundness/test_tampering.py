@@ -221,6 +221,8 @@ def _build_certs() -> dict:
     from symbolic_tf.certify.search.convexity import find_nonconvexity_witness
     from symbolic_tf.certify.search._equilibrium_krawczyk import find_equilibrium
     from symbolic_tf.certify.search._lmi import find_blowup_certificate
+    from symbolic_tf.certify.search._periodic_riccati_vI import find_periodic
+    from symbolic_tf.certify.search.riccati import bounded_nsd
     from symbolic_tf.certify.search._blowup_taylor_lmi import tighten_blowup_bracket
 
     A_ind = [[1, "1/2"], [0, "1/2"]]  # A + Aᵀ ≻ 0, not symmetric
@@ -235,7 +237,12 @@ def _build_certs() -> dict:
         "global-riccati-vI/stationary": _classified(_softmax([[0, 1], [-1, 0]], I2, S0), "global-riccati-vI"),
         "stationary": _classified(_softmax([[0, 1], [-1, 0]], I2, S0), "stationary"),
         "stationary/zero": _classified(_softmax(I2, Vg, [[0, 0], [0, 0]]), "stationary"),
-        "bounded-drift-vI-nsd": _classified(_softmax(NEG_I2, I2, S0, F=[[0, 1], [-1, 0]]), "bounded-drift-vI-nsd"),
+        # (classify proves more for this problem — Σ → 0 by periodic-riccati-vI — so the bounded search itself)
+        "bounded-drift-vI-nsd": bounded_nsd(_softmax(NEG_I2, I2, S0, F=[[0, 1], [-1, 0]])).evidence["certificate"],
+        "periodic-riccati-vI": _classified(_softmax(NEG_I2, I2, S0, F=[[0, 1], [-1, 0]]), "periodic-riccati-vI"),
+        "periodic-riccati-vI/expanding": find_periodic(_softmax(
+            [["-1/3", -2], [0, "-1/3"]], [["1/4", 0], [0, "1/4"]], [[4, -2], [-2, 2]],
+            F=[["1/3", -2], [2, "1/3"]])).evidence["certificate"],
         "equilibrium-drift-vI": _classified(_softmax(I2, NEG_I2, S0, F=I2, b=[1, 2]), "equilibrium-drift-vI",
                                             uniform=True),
         "global-drift-vI": _classified(_softmax(NEG_I2, I2, S0, F=NEG_I2), "global-drift-vI"),
@@ -428,7 +435,8 @@ def certs():
 
 
 CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI/drift-fI", "global-riccati-vI/clustering",
-              "global-riccati-vI/stationary", "stationary", "stationary/zero", "bounded-drift-vI-nsd", "equilibrium-drift-vI", "global-drift-vI", "growth-drift-vI-nsd", "stratum",
+              "global-riccati-vI/stationary", "stationary", "stationary/zero", "bounded-drift-vI-nsd", "periodic-riccati-vI",
+              "periodic-riccati-vI/expanding", "equilibrium-drift-vI", "global-drift-vI", "growth-drift-vI-nsd", "stratum",
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
