@@ -58,6 +58,8 @@ def test_classify_uniform(tmp_path, capsys):
     ('{"schema": "SCHEMA", "kind": "nope", "claim": "", "status": "PROVED", "data": {}}', "REJECTED", 1),
     ('{"schema": "SCHEMA", "kind": "blowup-riccati-vI", "claim": "", "status": "MAYBE", "data": {}}', "REJECTED", 1),
     ('{"schema": "SCHEMA", "claim": "", "status": "PROVED", "data": {}}', "missing", 1),
+    # a report with nothing certified in it (symtf layers on MiniLM: every layer UNDECIDED) says so
+    ('{"layers": [{"regime": "UNDECIDED"}]}', "nothing certified to verify", 1),
 ])
 def test_check_rejects_malformed_certificates(tmp_path, capsys, content, field, code):
     """Unparsable files are bad input (exit 2); parsable but wrong certificates are REJECTED (exit 1)."""

@@ -73,6 +73,11 @@ def check_document(doc: dict, size: int, label: str) -> DocumentCheck:
                 r = check(c)
                 kinds[r.kind] = kinds.get(r.kind, 0) + 1
             return DocumentCheck("embedded", None, len(certs), kinds)
+        if not {"kind", "claim"} & set(doc):
+            # a report with nothing certified in it (e.g. symtf layers on MiniLM: every layer UNDECIDED)
+            from ..spec.errors import CertificationFailed
+
+            raise CertificationFailed(f"{label}: not a certificate, and it embeds none — nothing certified to verify")
     if size > MAX_FILE_BYTES:
         raise ProblemFileError(f"cannot read certificate {label!r}: too large (at most {MAX_FILE_BYTES} bytes)")
     return DocumentCheck("certificate", check(Certificate.from_dict(doc)))
