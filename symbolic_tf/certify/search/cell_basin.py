@@ -146,16 +146,24 @@ class BasinCells:
             self._basins, self._grids, self._why = got
         return self._basins
 
-    def empty_reason(self) -> str | None:
-        """None when the disk has a certified basin (polynomial or grid), else why it has none.
+    def float_targets(self) -> int:
+        """How many attracting targets (isotropic rank-one points, blow-up rays) the float field shows: a cheap
+        test (floats only, no basin is built) of whether the disk can hold a certified basin at all.
 
         Returns
         -------
-        str or None
+        int
+            The number of attracting equilibria of the float field with c = 0 on the circle or c > 0.
         """
-        if self.basins() or self._grids.basins:
-            return None
-        return f"no certified basin on the projective disk ({self._why})"
+        V, A = (np.array([[float(M[i, j]) for j in range(2)] for i in range(2)]) for M in self.checker.pairs[0])
+        ff = _FloatField(V, A)
+        count = 0
+        for p in _equilibria(ff):
+            if np.linalg.eigvals(ff.jac(p)).real.max() >= -1e-6:
+                continue
+            c = float(ff(p)[1])
+            count += (abs(p @ p - 1) < 1e-8 and abs(c) < 1e-9) or c > 1e-9
+        return count
 
     def certify(self, box) -> dict:
         """A whole-cell verdict for the open box (x₀, x₁) × (y₀, y₁).

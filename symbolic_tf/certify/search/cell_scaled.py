@@ -50,17 +50,17 @@ def search_reason(spec) -> str | None:
     -------
     str or None
         :func:`symbolic_tf.certify.check.kinds.cell_scaled.route_reason`, or why the flow's trace-one disk
-        offers nothing to rescale (no certified basin and a growth rate that is not positive on the whole
-        disk): then every cell would stay undecided, and the map keeps point verdicts without refining.
+        offers nothing to rescale (no attracting target in floats — a cheap test, no basin is built — and a
+        growth rate that is not positive on the whole disk): then every cell would stay undecided, and the
+        map keeps point verdicts without refining.
     """
     why = route_reason(spec)
     if why is not None:
         return why
     cells = ScaledCells(spec)
-    empty = cells.disk().empty_reason()
-    if empty is not None and cells.growth() is None:
-        return (f"scaled disk certificates: the flow's trace-one disk has {empty} and its growth rate "
-                "c = tr Q(X) is not positive on the whole disk")
+    if cells.growth() is None and not cells.disk().float_targets():
+        return ("scaled disk certificates: the flow's trace-one disk has no attracting isotropic point or blow-up "
+                "ray and its growth rate c = tr Q(X) is not positive on the whole disk")
     return None
 
 
