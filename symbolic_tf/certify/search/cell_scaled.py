@@ -23,7 +23,7 @@ import flint
 from ...exact.rational import frac_str, fraction_of, round_out
 from ..check.cell_enclosures import rat
 from ..check.cells import cell_claim
-from ..check.kinds.cell_scaled import (GROWTH, KIND, ScaledCellChecker, check_growth, direction_box, disk_spec,
+from ..check.kinds.cell_scaled import (GROWTH, KIND, MAX_GRIDS, ScaledCellChecker, check_growth, direction_box, disk_spec,
                                        route_reason, scale_range)
 from .cell_searches import cell_search
 from .validated.tube_end import refuse
@@ -68,6 +68,25 @@ def _outward(bb) -> tuple:
     """The box rounded outward to short dyadics (as Fractions)."""
     return (round_out(bb[0], False, _BITS), round_out(bb[1], True, _BITS),
             round_out(bb[2], False, _BITS), round_out(bb[3], True, _BITS))
+
+
+def _hoist_grids(data) -> bool:
+    """Store each grid basin of the ``cell-grid`` entries once, at the data's top level (``grid<i>``), the entries
+    naming it by {"$grid": i} (a map then shares the large object between its cells); False past the limit."""
+    grids: list = []
+    for e in data["disk"]:
+        if e["kind"] != "cell-grid":
+            continue
+        basin = e["data"]["basin"]
+        i = next((n for n, g in enumerate(grids) if g is basin or g == basin), None)
+        if i is None:
+            grids.append(basin)
+            i = len(grids) - 1
+        e["data"] = {**e["data"], "basin": {"$grid": i}}
+    if len(grids) > MAX_GRIDS:
+        return False
+    data.update({f"grid{i}": g for i, g in enumerate(grids)})
+    return True
 
 
 @cell_search(KIND, order=3, reason=search_reason)
@@ -196,6 +215,8 @@ class ScaledCells:
             params = {"rank": entries[0]["rank"]}
         data = {"scale": [frac_str(fraction_of(s_min)), frac_str(fraction_of(s_max))], "disk": entries,
                 **({k: params[k] for k in ("T_lo", "T_hi")} if regime == "BLOWUP" else {})}
+        if not _hoist_grids(data):
+            return {"status": "UNDECIDED", "reason": f"the cell's directions need more than {MAX_GRIDS} grid basins"}
         out = {"status": "PROVED", "kind": KIND, "regime": regime, "claim": cell_claim(regime, params, pd_only).text(),
                "argument": (f"homogeneity Σ(t; cΣ₀) = cΣ(ct; Σ₀): the cell's directions Σ₀/tr Σ₀ lie in {how} of "
                             f"the trace-one disk ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'}), "

@@ -141,8 +141,8 @@ def test_entries_of_two_regimes(genuine, monkeypatch):
     result for it."""
     real = ScaledCellChecker._entry
 
-    def entry(self, k, e):
-        got = real(self, k, e)
+    def entry(self, k, e, grids):
+        got = real(self, k, e, grids)
         return ("CLUSTERING", {"rank": 1}, got[2]) if k == 1 else got
     monkeypatch.setattr(ScaledCellChecker, "_entry", entry)
     rejects(recell(genuine, data=lambda d: d["disk"].append(copy.deepcopy(d["disk"][0]))), "one regime")

@@ -21,7 +21,9 @@ for a BLOWUP cell its bracket ``T_lo``, ``T_hi``.  An entry is either
 
 * a *disk cell* of the trace-one disk of the same flow — ``kind`` ``cell-basin`` or ``cell-grid``, its
   ``box`` in (u, w), ``regime``, ``claim``, ``rank`` or ``T_lo``/``T_hi`` and ``data``, exactly a cell of the
-  ``cov-disk`` map of the flow — re-verified by that kind's own checker
+  ``cov-disk`` map of the flow (a ``cell-grid`` cell's large ``basin`` object stored once at the data's top level
+  as ``grid<i>`` and named by {"$grid": i}, so that a map shares it between cells) — re-verified by that kind's
+  own checker
   (:class:`.cell_basin.BasinCellChecker`, :class:`.cell_grid.GridCellChecker`) on the disk spec built here
   from the slice's problem; those checkers verify their basin test on the *closed* box, so the regime holds
   at every direction of the closed box where X₀ ≻ 0, and for a blow-up with T*(X₀) in the entry's bracket;
@@ -73,11 +75,12 @@ GROWTH = "disk-growth"
 COVER_DEPTH = 8          # quadtree depth limit of the cover test (part of the kind's definition)
 MAX_COVER_BOXES = 50_000
 MAX_DISK_CELLS = 64
+MAX_GRIDS = 8            # grid basins stored at the data's top level (``grid0`` …), named by {"$grid": i}
 GROWTH_DEPTH = 10        # quadtree depth limit of a growth entry's range of c
 GROWTH_BOXES = 100_000
 
 __all__ = ["KIND", "HYPOTHESES", "ScaledCellChecker", "route_reason", "disk_spec", "direction_box", "scale_range",
-           "check_growth", "direction_coefficients", "data_schema", "DISK_KINDS", "GROWTH"]
+           "check_growth", "direction_coefficients", "data_schema", "DISK_KINDS", "GROWTH", "MAX_GRIDS"]
 
 
 def _fail(msg):
@@ -97,7 +100,8 @@ def data_schema(blowup: bool) -> dict:
     dict
         The field → type schema (:func:`symbolic_tf.certify.check.schema.validate`).
     """
-    return {"scale": "rat[]", "disk": "obj[]", **({"T_lo": "rat", "T_hi": "rat"} if blowup else {})}
+    grids = {f"grid{i}?": "obj" for i in range(MAX_GRIDS)}
+    return {"scale": "rat[]", "disk": "obj[]", **grids, **({"T_lo": "rat", "T_hi": "rat"} if blowup else {})}
 
 
 #: a disk cell entry (a cell of the trace-one disk map) and a growth entry
@@ -297,7 +301,7 @@ class ScaledCellChecker(CellChecker):
             self._disk_checkers[kind] = {"cell-basin": BasinCellChecker, "cell-grid": GridCellChecker}[kind](self.disk)
         return self._disk_checkers[kind]
 
-    def _entry(self, k, e) -> tuple:
+    def _entry(self, k, e, grids) -> tuple:
         """(regime, params at trace one, closed (u, w) box or None for the whole disk) of a verified entry."""
         if not isinstance(e, dict):
             _fail(f"disk entry {k} must be an object")
@@ -315,7 +319,7 @@ class ScaledCellChecker(CellChecker):
         if len(e["box"]) != 4:
             _fail(f"disk entry {k}: box must have 4 numbers")
         cell = {"box": e["box"], "status": "PROVED", "regime": e["regime"], "claim": e["claim"],
-                "certificate": {"kind": kind, "data": e["data"]}}
+                "certificate": {"kind": kind, "data": self._resolved(k, e["data"], grids)}}
         for key in ("rank", "T_lo", "T_hi"):
             if key in e:
                 cell[key] = e[key]
@@ -328,6 +332,18 @@ class ScaledCellChecker(CellChecker):
         if "rank" in claim.params:
             params["rank"] = int(claim.params["rank"])
         return claim.subject, params, box
+
+    @staticmethod
+    def _resolved(k, data, grids) -> dict:
+        """A disk cell's data with a {"$grid": i} basin replaced by the cell data's top-level ``grid<i>``."""
+        ref = data.get("basin")
+        if not (isinstance(ref, dict) and set(ref) == {"$grid"}):
+            return data
+        i = ref["$grid"]
+        name = f"grid{i}" if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < MAX_GRIDS else None
+        if name is None or name not in grids:
+            _fail(f"disk entry {k}: basin names no stored grid")
+        return {**data, "basin": grids[name]}
 
     def _covered(self, box, boxes, everywhere) -> None:
         """Step 3: the directions of every point of the cell where Σ₀ ⪰ 0 lie in one of the boxes."""
@@ -373,7 +389,7 @@ class ScaledCellChecker(CellChecker):
         entries = data["disk"]
         if not 1 <= len(entries) <= MAX_DISK_CELLS:
             _fail(f"disk must hold 1 to {MAX_DISK_CELLS} entries")
-        got = [self._entry(k, e) for k, e in enumerate(entries)]
+        got = [self._entry(k, e, data) for k, e in enumerate(entries)]
         regime = got[0][0]
         ranks = {p.get("rank") for _r, p, _b in got}
         if any(r != regime for r, _p, _b in got) or len(ranks) != 1:
