@@ -402,14 +402,15 @@ class LmiCells:
         return out
 
     def _nowhere(self, samples) -> bool:
-        """Whether no sample point alone admits an upper certificate with a margin (t > 10⁻⁶, tr P = d) or a
-        lower one (γ < 10⁶, tr P = 1) — floats; a point on a regime boundary (margin 0) counts as none, since
-        every cell that touches the boundary from the undecided side meets it the same way."""
+        """Whether no sample point alone admits an upper certificate with a margin (t > 10⁻⁴, tr P = d) or a
+        lower one (γ < 10⁴, tr P = 1, i.e. c > 10⁻⁴) — floats.  A point on the edge of the region the trace
+        functionals decide (margin 0 there, γ → ∞) counts as none: the cells that touch that edge from the
+        undecided side would otherwise be split down to the last level without gaining any area."""
         for s in samples:
             r = self._upper_sdp([s], False)
-            if r is not None and r[2] > 1e-6:
+            if r is not None and r[2] > 1e-4:
                 return False
             r = self._lower_sdp([s])
-            if r is not None and r[2] < 1e6:
+            if r is not None and r[2] < 1e4:
                 return False
         return True
