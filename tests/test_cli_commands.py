@@ -95,7 +95,7 @@ CASES = {
     "relu": ["relu", "{d}/relu.toml", "--N", "60", "--T", "0.1", "--steps", "2", "--save-every", "1",
              "--floor-repeats", "2", "--plot", "{d}/relu", "--json"],
 }
-IN_PROCESS_ELSEWHERE = {"probe", "heads", "reproduce", "run"}  # see the tests below and tests/models
+IN_PROCESS_ELSEWHERE = {"probe", "heads", "layers", "reproduce", "run"}  # see the tests below and tests/models
 
 
 def test_every_command_is_covered():

@@ -77,6 +77,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..exact.rational import fraction_of
 from ..spec.errors import InvalidParameters
 from ..spec.verdict import PROVED, UNDECIDED
 
@@ -274,7 +275,7 @@ def _fmpz(X):
 
 
 def _qmat(M) -> list:
-    return [[Fraction(int(M[i, j].p), int(M[i, j].q)) for j in range(M.ncols())] for i in range(M.nrows())]
+    return [[fraction_of(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())]
 
 
 def reduced_problem(flow: LayerFlow, basis=None, *, cov0=None):

@@ -20,6 +20,7 @@ from fractions import Fraction
 import flint
 
 from ....exact.precision import working_precision
+from ....exact.rational import fmpq_of
 from ...check.tube_replay import Field, replay_step, start_state
 from ...check.tube_time import TimeField
 
@@ -97,7 +98,7 @@ def integrate_time_tube(heads, F, t_start: Fraction, S0, length: Fraction, *, or
         The step times and end box (``complete`` says whether it reached ``length``).
     """
     start = time.monotonic()
-    t0 = flint.fmpq(t_start.numerator, t_start.denominator)
+    t0 = fmpq_of(t_start)
     ts = [Fraction(0)]
     h = min(length, Fraction(1, 16))
     good = 0
@@ -113,8 +114,8 @@ def integrate_time_tube(heads, F, t_start: Fraction, S0, length: Fraction, *, or
                 return TimeTube(ts, state.box, False, f"|Σ_ij| > {_MAX_SCALE:.0e} at t = {float(t_start + ts[-1]):.6g} "
                                 "(a blow-up ahead?)", order, prec, method)
             h = min(h, length - ts[-1])
-            hq = flint.fmpq(h.numerator, h.denominator)
-            tq = flint.fmpq(ts[-1].numerator, ts[-1].denominator)
+            hq = fmpq_of(h)
+            tq = fmpq_of(ts[-1])
             step = replay_step(TimeField(heads, F, t0 + tq, hq, order), state, flint.arb(hq), order, method)
             if isinstance(step, str) or _width(step.remainder) > rel_tol * _scale(state.box):
                 h /= 2
