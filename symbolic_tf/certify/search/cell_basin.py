@@ -165,6 +165,18 @@ class BasinCells:
             count += (abs(p @ p - 1) < 1e-8 and abs(c) < 1e-9) or c > 1e-9
         return count
 
+    def empty_reason(self) -> str | None:
+        """None when the disk has a certified basin (polynomial or grid), else why it has none (builds the
+        basins on first use).
+
+        Returns
+        -------
+        str or None
+        """
+        if self.basins() or self._grids.basins:
+            return None
+        return f"no certified basin ({self._why})"
+
     def certify(self, box) -> dict:
         """A whole-cell verdict for the open box (x₀, x₁) × (y₀, y₁).
 

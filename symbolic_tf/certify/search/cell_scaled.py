@@ -50,17 +50,22 @@ def search_reason(spec) -> str | None:
     -------
     str or None
         :func:`symbolic_tf.certify.check.kinds.cell_scaled.route_reason`, or why the flow's trace-one disk
-        offers nothing to rescale (no attracting target in floats — a cheap test, no basin is built — and a
-        growth rate that is not positive on the whole disk): then every cell would stay undecided, and the
-        map keeps point verdicts without refining.
+        offers nothing to rescale (a growth rate that is not positive on the whole disk, and no attracting
+        target in floats or no basin that passed its check — the disk's basins are built here, once per flow
+        and process): then every cell would stay undecided, and the map keeps point verdicts without
+        refining instead of refining every cell to ``max_depth``.
     """
     why = route_reason(spec)
     if why is not None:
         return why
     cells = ScaledCells(spec)
-    if cells.growth() is None and not cells.disk().float_targets():
-        return ("scaled disk certificates: the flow's trace-one disk has no attracting isotropic point or blow-up "
-                "ray and its growth rate c = tr Q(X) is not positive on the whole disk")
+    if cells.growth() is not None:
+        return None
+    disk = cells.disk()
+    why = "no attracting isotropic point or blow-up ray" if not disk.float_targets() else disk.empty_reason()
+    if why is not None:     # (the basins are built once per flow and process, and shared with the cells)
+        return (f"scaled disk certificates: the flow's trace-one disk has {why} "
+                "and its growth rate c = tr Q(X) is not positive on the whole disk")
     return None
 
 
