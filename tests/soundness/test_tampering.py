@@ -273,6 +273,10 @@ def _build_certs() -> dict:
         out["cell-basin"] = _cell_basin_certificate()
     if "cell-grid" in kind_names():
         out["cell-grid"] = _cell_grid_certificate()
+    if "cell-lmi" in kind_names():  # a committed genuine cell (forgeries/data, made by the cell-lmi search)
+        from .forgeries.cellforge import load
+
+        out["cell-lmi"] = load("cell-lmi-cluster")
     F = Fraction
     members = [((F(1), F(0)), (F(0), F(1))), ((F(1, 2), F(1, 4)), (F(1, 4), F(1, 2))),
                ((F(2), F(-1, 2)), (F(-1, 2), F(1, 4)))]
@@ -436,7 +440,7 @@ def certs():
 
 CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI/drift-fI", "global-riccati-vI/clustering",
               "global-riccati-vI/stationary", "stationary", "stationary/zero", "bounded-drift-vI-nsd", "periodic-riccati-vI",
-              "periodic-riccati-vI/expanding", "equilibrium-drift-vI", "global-drift-vI", "growth-drift-vI-nsd", "stratum",
+              "periodic-riccati-vI/expanding", "cell-lmi", "equilibrium-drift-vI", "global-drift-vI", "growth-drift-vI-nsd", "stratum",
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
