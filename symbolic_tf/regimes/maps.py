@@ -157,7 +157,9 @@ def cell_route(spec: MapSpec) -> tuple:
     (:mod:`symbolic_tf.certify.search.cell_riccati_vI`) for V = vI and F = fI; else ``cell-tube``
     (:mod:`symbolic_tf.certify.search.cell_tube`) for slices of Σ₀ only with a drift; else ``cell-basin``
     (:mod:`symbolic_tf.certify.search.cell_basin`) for trace-constant Σ₀ slices in d = 2 without drift (its
-    cells may be ``cell-grid`` cells); else point verdicts.
+    cells may be ``cell-grid`` cells); else ``cell-scaled`` (:mod:`symbolic_tf.certify.search.cell_scaled`) for
+    other Σ₀ slices in d = 2 without drift, by homogeneity; else ``cell-lmi``
+    (:mod:`symbolic_tf.certify.search.cell_lmi`) for parameter slices with a general V; else point verdicts.
 
     Parameters
     ----------
