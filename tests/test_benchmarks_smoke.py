@@ -30,6 +30,7 @@ SMOKE_ARGS = {
     "bench_scaling.py": ["--smoke"],
     "soak.py": ["--n", "3", "--workers", "1", "--out", "{tmp}/soak.json"],
     "undecided_rate.py": ["--n", "3", "--workers", "1", "--out", "{tmp}/undecided.json"],
+    "fresh_problems.py": ["--n", "3", "--workers", "1", "--seed", "0", "--budget", "10", "--out", "{tmp}/fresh.json"],
 }
 HELPERS = {"experiments.py", "reference_method.py"}  # imported by the benchmarks, not benchmarks
 

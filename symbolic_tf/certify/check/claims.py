@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from enum import Enum
-from fractions import Fraction
 from typing import Any, Mapping
 
 from ...spec.errors import CertificationFailed
@@ -158,6 +157,18 @@ def mat_text(M) -> str:
     return "[" + "; ".join(", ".join(str(x) for x in row) for row in M) + "]"
 
 
+def _sign(x) -> int | None:
+    """The sign of an exact number within the schema's limits, or None when it is not one (claim words
+    must render any data, however hostile: a huge exponent or q = 0 is no number)."""
+    from .schema import parse_rat
+
+    try:
+        q = parse_rat(x)
+    except (CertificationFailed, ZeroDivisionError, OverflowError, ValueError, TypeError):
+        return None
+    return (q > 0) - (q < 0)
+
+
 def _regime_text(subject: str, p: Mapping) -> str:
     if subject == "BLOWUP":
         if "T_lo" in p and "T_hi" in p:
@@ -191,8 +202,8 @@ def _regime_text(subject: str, p: Mapping) -> str:
         if g is None:
             return "Σ(t) exists for all t and grows at most exponentially"
         bound = f"Σ(t) exists for all t and ‖Σ(t)‖ ≤ ‖Σ₀‖·e^(γt), γ = {g}"
-        sign = Fraction(str(g))
-        if sign < 0:  # the bound then proves more than existence: say it
+        sign = _sign(g)
+        if sign is not None and sign < 0:  # the bound then proves more than existence: say it
             return bound + " < 0, so Σ(t) → 0 exponentially fast (collapse to a point)"
         if sign == 0:
             return bound + ", so Σ(t) stays bounded by ‖Σ₀‖"
