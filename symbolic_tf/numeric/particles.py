@@ -446,8 +446,9 @@ def sample_initial(problem, N, rng):
     -------
     X0 : ndarray, shape (N, d)
     positions : ndarray, shape (N,), or None
-        For causal (masked) variants, N i.i.d. uniform positions on [0, 1], sorted
-        increasingly (token i is the i-th in the sequence); None otherwise.
+        For causal (masked) variants, N positions in [0, 1] sorted increasingly (token i is the
+        i-th in the sequence): i.i.d. uniform, or the ``[masked]`` table's marginal (uniform or
+        grid:K, with its sink mass at 0); None otherwise.
     """
     from .. import variants
 
@@ -464,5 +465,13 @@ def sample_initial(problem, N, rng):
         mean = np.zeros(d) if problem.mean is None else np.array([float(e) for e in problem.mean])
         B = float_factor(problem.cov)
         X0 = mean + rng.standard_normal((N, B.shape[1])) @ B.T
-    positions = np.sort(rng.uniform(0.0, 1.0, N)) if variants.get(problem.variant).causal else None
+    positions = None
+    if variants.get(problem.variant).causal:
+        table = getattr(problem, "masked", None)
+        if table is None:
+            positions = np.sort(rng.uniform(0.0, 1.0, N))
+        else:  # the problem file's [masked] table: its position marginal and sink mass
+            from .masked import positions as marginal_positions
+
+            positions = np.array(marginal_positions(table.kind, N, rng, sink=float(table.sink)))
     return X0, positions

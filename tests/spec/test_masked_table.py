@@ -58,3 +58,17 @@ def test_a_table_on_a_variant_without_positions_is_refused_when_bound():
                        "initial": {"cov": [[1]]}})
     with pytest.raises(InvalidParameters, match="masked"):
         bind(p)
+
+
+def test_the_token_sampler_follows_the_table():
+    # meanfield / particles draw positions from the table: grid:4 with sink 1/4 puts N/4 tokens at 0 and
+    # the rest evenly on 1/4, 1/2, 3/4, 1; without a table the positions stay i.i.d. uniform
+    import numpy as np
+
+    from symbolic_tf.numeric.particles import sample_initial
+
+    p = parse_problem(dict(BASE, masked={"positions": "grid:4", "sink": "1/4"}))
+    _, s = sample_initial(p, 16, 0)
+    assert list(s) == [0.0] * 4 + [0.25] * 3 + [0.5] * 3 + [0.75] * 3 + [1.0] * 3
+    _, u = sample_initial(parse_problem(BASE), 16, 0)
+    assert np.all(np.diff(u) >= 0) and 0 < u.min() and u.max() < 1 and len(set(u)) == 16
