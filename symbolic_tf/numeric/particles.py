@@ -471,7 +471,7 @@ def sample_initial(problem, N, rng):
         if table is None:
             positions = np.sort(rng.uniform(0.0, 1.0, N))
         else:  # the problem file's [masked] table: its position marginal and sink mass
-            from .masked import positions as marginal_positions
+            from ._positions import positions as marginal_positions
 
             positions = np.array(marginal_positions(table.kind, N, rng, sink=float(table.sink)))
     return X0, positions
