@@ -119,6 +119,10 @@ HEAVY = (
     "tests/test_docs.py::test_docs_build_without_warnings",
     "tests/regimes/test_maps.py::test_general_V_gives_point_verdicts_only",
     "tests/certify/test_ray.py::test_a_rest_point_on_the_isotropic_cone_is_no_ray",
+    "tests/certify/test_taylor.py::test_nonsymmetric_V_contains_reference_blowup_time[d3]",
+    "tests/certify/test_lmi.py::test_blowup_soundness_random",
+    "tests/certify/test_rotation.py::test_drift_rotating_blowup_holds_the_reference[general]",
+    "tests/certify/test_cell_tubes.py::test_map_route_and_whole_map_check",
 )
 
 
