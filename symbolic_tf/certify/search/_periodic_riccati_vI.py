@@ -17,6 +17,7 @@ from ...exact.ball import ball_pd
 from ...exact.precision import working_precision
 from ...exact.rational import frac_str, qmat_to_float
 from ...spec.verdict import UNDECIDED, Verdict
+from ..check.kinds.periodic_riccati_vI import rotation_scaling
 from ..check.riccati import W_enclosure, ball_matrix
 from .budget import check_budget
 from .riccati import riccati_data
@@ -41,11 +42,7 @@ def rotating_drift(problem) -> str | None:
     """
     if problem.F is None or problem.d not in (2, 3):
         return "needs a drift F = aI + S (S skew, ≠ 0) in d = 2 or 3"
-    F = problem.exact.F
-    d = problem.d
-    a = sum((F[i, i] for i in range(d)), flint.fmpq(0)) / d
-    S = F - flint.fmpq_mat(d, d, [a if i == j else 0 for i in range(d) for j in range(d)])
-    if S + S.transpose() != flint.fmpq_mat(d, d) or S == flint.fmpq_mat(d, d):
+    if rotation_scaling(problem.exact.F) is None:
         return "needs a drift F = aI + S with S skew and nonzero (a rotation and a scaling)"
     return None
 
@@ -118,11 +115,10 @@ def find_periodic(problem, *, seconds: float = 10.0) -> Verdict:
     # the partition: the checker's own ball tests, pieces halved until each passes
     from ...exact.rational import fmpq_of
 
-    omega2 = sum((F[i, j] ** 2 for i in range(d) for j in range(i + 1, d)), flint.fmpq(0))  # S_ij = F_ij off the diagonal
     Bb = ball_matrix(B)
     Dinv = flint.fmpq_mat(r, r, [(1 / D[i, i]) if i == j else 0 for i in range(r) for j in range(r)])
     Db = ball_matrix(Dinv)
-    aq = sum((F[i, i] for i in range(d)), flint.fmpq(0)) / d
+    aq, omega2 = rotation_scaling(F)
     deadline = t0 + seconds
     with working_precision(192):
         tau_b = 2 * flint.arb.pi() / flint.arb(omega2).sqrt()

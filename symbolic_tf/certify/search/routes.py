@@ -536,7 +536,6 @@ def prove(problem, ctx: Context) -> Outcome:
 
     from ...spec.errors import CertificationFailed
     from ...spec.verdict import PROVED
-    from ..check.certificate import Certificate
     from ..check import derive
     from ..check.claims import Quantifier
     from .validated.lyapunov import caller_rechecks

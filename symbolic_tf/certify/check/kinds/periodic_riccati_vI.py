@@ -75,6 +75,27 @@ def check_periodic(cert, problem):
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 0})
 
 
+def rotation_scaling(F):
+    """(a, ω²) when F = aI + S with S = −Sᵀ ≠ 0 (a = tr F/d, ω² = Σ_{i<j} S_ij²), else None.
+
+    Parameters
+    ----------
+    F : flint.fmpq_mat
+        The drift (d×d).
+
+    Returns
+    -------
+    tuple of (flint.fmpq, flint.fmpq) or None
+        The scaling a and the squared frequency ω² (the period of e^{St} is 2π/ω for d ≤ 3).
+    """
+    d = F.nrows()
+    a = sum((F[i, i] for i in range(d)), flint.fmpq(0)) / d
+    S = F - flint.fmpq_mat(d, d, [a if i == j else 0 for i in range(d) for j in range(d)])
+    if S + S.transpose() != flint.fmpq_mat(d, d) or S == flint.fmpq_mat(d, d):
+        return None
+    return a, sum((S[i, j] ** 2 for i in range(d) for j in range(i + 1, d)), flint.fmpq(0))
+
+
 def _check(cert, problem):
     def fail(msg):
         refuse(f"{KIND} certificate: {msg}")
@@ -83,11 +104,10 @@ def _check(cert, problem):
     Dinv = check_factor(KIND, problem, B, D, zero="Σ ≡ 0 is an equilibrium")
     if d not in (2, 3):
         fail("the one-period argument covers d = 2 and d = 3 (one rotation frequency)")
-    a = sum((F[i, i] for i in range(d)), flint.fmpq(0)) / d
-    S = F - flint.fmpq_mat(d, d, [a if i == j else 0 for i in range(d) for j in range(d)])
-    if S + S.transpose() != flint.fmpq_mat(d, d) or S == flint.fmpq_mat(d, d):
+    rotation = rotation_scaling(F)
+    if rotation is None:
         fail("F is not a·I plus a nonzero skew matrix")
-    omega2 = sum((S[i, j] ** 2 for i in range(d) for j in range(i + 1, d)), flint.fmpq(0))
+    a, omega2 = rotation
     part = [rational(x) for x in cert.data["partition"]]
     if len(part) < 2 or part[0] != 0 or part[-1] != 1 or any(b <= a_ for a_, b in zip(part, part[1:])):
         fail("the partition must increase from 0 to 1 (fractions of the period)")
