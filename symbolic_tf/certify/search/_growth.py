@@ -66,7 +66,7 @@ def no_blowup(problem) -> Verdict:
         import numpy as np
 
         Gf = np.array([[float(G[i, j].p) / float(G[i, j].q) for j in range(problem.d)] for i in range(problem.d)])
-        g = Fraction(float(np.linalg.eigvalsh(Gf).min()) * (1 - 1e-6)).limit_denominator(10**12)
+        g = Fraction(_float_lambda_min(Gf) * (1 - 1e-6)).limit_denominator(10**12)
         n = problem.d
         while g > 0 and not definiteness(G - flint.fmpq_mat(n, n, [fmpq_of(g) if i == j else 0
                                                                   for i in range(n) for j in range(n)])).psd:
@@ -86,6 +86,14 @@ def no_blowup(problem) -> Verdict:
     return Verdict(PROVED, claim, "growth-bound",
                    evidence={"regime": "GLOBAL_EXISTENCE", "gamma": data["gamma"], "certificate": cert.to_dict()},
                    reason=f"‖Σ̇‖ ≤ γ‖Σ‖ with γ = {data['gamma']}: global existence, no finite-time blow-up")
+
+
+def _float_lambda_min(Gf) -> float:
+    """The float proposal of λ_min(KᵀK) (rationalised below it and verified exactly; a seam for the
+    rounding tests, tests/certify/test_route_rounding.py)."""
+    import numpy as np
+
+    return float(np.linalg.eigvalsh(Gf).min())
 
 
 # ---- route ----

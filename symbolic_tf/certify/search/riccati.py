@@ -234,6 +234,10 @@ def _float_crossing(F, R, B, D, horizon: float):
     return None
 
 
+#: how many times the general-drift bracket is widened after [0, T_lo] failed its ball cover
+_MAX_MISSES = 3
+
+
 def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 1e-12) -> Verdict:
     """PROVED BLOWUP[lo, hi] with a ``blowup-riccati-vI`` certificate, or UNDECIDED.
 
@@ -296,10 +300,14 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
         else:
             partition = _cover_pd(F, R, B, Dinv, lo)
             ok_lo = partition is not None
-            if not ok_lo:  # X is not ball-PD on [0, T_lo]: a wider bracket only makes [0, T_lo] shorter
+            if not ok_lo:
+                # X is not ball-PD on [0, T_lo]: T_lo is past T* (the float t_f is off by more than the
+                # bracket) or too close to it — widen outward 1000-fold (×100 here, ×10 below), a
+                # bounded number of times (each miss may cost a full partition attempt)
                 misses += 1
-                if misses >= 2:
+                if misses > _MAX_MISSES:
                     break
+                delta *= 100
             w = _ball_witness(F, R, B, Dinv, hi) if ok_lo else None
         if ok_lo and w is not None:
             cert_data = {"v": frac_str(v), "B": mat_str(B), "D": [frac_str(D[i, i]) for i in range(D.nrows())],

@@ -14,6 +14,7 @@ checker's own procedure; the certificate is re-checked independently.
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 
 import numpy as np
 
@@ -72,8 +73,14 @@ def _region(heads, d, Xf, prec):
             W = np.zeros((m + 1, m + 1))
             W[:m, :m] = ly.W
             W[m, m] = eps
-            Wstr = [[frac_str(dyadic(x, 30)) for x in row] for row in W]
-            Winv = np.linalg.inv(np.array([[float(dyadic(x, 30)) for x in row] for row in W]))
+            # one rounding of the upper triangle, mirrored: W stays exactly symmetric (a float W may be
+            # asymmetric in its last bits) and W⁻¹ is that of the stored W
+            Wq = [[Fraction(0)] * (m + 1) for _ in range(m + 1)]
+            for i in range(m + 1):
+                for j in range(i, m + 1):
+                    Wq[i][j] = Wq[j][i] = dyadic(float(W[i, j]), 30)
+            Wstr = [[frac_str(q) for q in row] for row in Wq]
+            Winv = np.linalg.inv(np.array([[float(q) for q in row] for row in Wq]))
             R = [frac_str(dyadic(1.001 * np.sqrt(rho * Winv[k, k]) + 1e-300, 20)) for k in range(m + 1)]
             data = dict(base, W=Wstr, rho=frac_str(dyadic(rho, 20)), R=R)
             try:
