@@ -298,7 +298,10 @@ def blowup_bracket_vI(problem, horizon: float | None = None, rel_width: float = 
                 if not (wm.transpose() * N * wm)[0, 0] > 0:
                     w = None
         else:
-            partition = _cover_pd(F, R, B, Dinv, lo)
+            # X(T_lo) itself first: a T_lo past T* (a float t_f off by more than the bracket) fails
+            # there at once, instead of after a partition of [0, T_lo] into thousands of pieces
+            at_lo = ball_pd(_X_ball(F, R, B, Dinv, flint.arb(fmpq_of(lo)))) is True
+            partition = _cover_pd(F, R, B, Dinv, lo) if at_lo else None
             ok_lo = partition is not None
             if not ok_lo:
                 # X is not ball-PD on [0, T_lo]: T_lo is past T* (the float t_f is off by more than the
