@@ -1,0 +1,354 @@
+r"""Checker-side replay of a validated Taylor tube of the covariance flow with the map's two
+coordinates as extra state (kind ``cell-tube-param``; docs/certification.md, "Whole parameter cells:
+tubes with the parameters as state").
+
+On a parameter slice the heads and the drift are matrix polynomials in p = (x, y),
+
+    Σ̇ = f(p, Σ) = F(p)Σ + ΣF(p)ᵀ + Σ_h (C_h(p) Σ A_h(p) Σ + Σ A_h(p)ᵀ Σ C_h(p)ᵀ),   ṗ = 0.
+
+Adjoining p to the state makes one autonomous polynomial system on (svec Σ, x, y), and the validated
+step of :mod:`symbolic_tf.certify.check.tube_replay` (Picard test, Lagrange remainder, "direct" or "qr"
+Lohner wrapping, :func:`~symbolic_tf.certify.check.tube_replay.replay_step`) applies to it unchanged,
+once the field gives
+
+* the Taylor coefficients of a solution through a box (Σ-box, p-box): p is constant, so its
+  coefficients of order ≥ 1 vanish, and σ_{n+1} = (M_n + M_nᵀ)/(n + 1) with
+  M_n = F(p)σ_n + Σ_h Σ_{j≤n} C_h(p)σ_jA_h(p)σ_{n−j}, the matrices C_h(p), A_h(p), F(p) evaluated in
+  balls on the p-box (an interval extension contains the value at every p of the box);
+* the Jacobian of the order-k Taylor map in the coordinates (svec Σ, x, y): the Taylor coefficients
+  of the fundamental matrix of the variational system, whose matrix has the coefficients
+  G_j = [[DQ_p(σ_j) (+ L_p at j = 0), ∂_x f_j, ∂_y f_j], [0, 0, 0]] with
+  ∂_x f_j = Σ_h Σ_{a+b=j} (∂_xC_h σ_a A_h σ_b + C_h σ_a ∂_xA_h σ_b) + ∂_xF σ_j + transpose
+  (the j-th coefficient of ∂f/∂x along the solution), all evaluated on the p-box.
+
+The state is stored as one (d + 2)×(d + 2) ball matrix: the Σ block, x at (d, d), y at (d + 1, d + 1)
+and exact zeros elsewhere; the parallelepiped coordinates are (svec-upper Σ, x, y).  No eigenframe is
+used (any frame is sound; none is needed).  So every solution from {Σ₀} × (closed cell) exists on
+[0, t_N], and (Σ(t_N; p), p) lies in the end box for every p of the cell.
+"""
+from __future__ import annotations
+
+import flint
+
+from ...exact.precision import working_precision
+from ...exact.rational import fmpq_of
+from .tube_replay import TubeState, jacobian_series, svec_basis, walk_tube
+
+__all__ = ["ParamField", "ball_eval", "interval", "param_start", "replay_param_tube", "sigma_block", "param_block"]
+
+
+def ball_eval(P, x, y, dx: int = 0, dy: int = 0) -> flint.arb_mat:
+    """The matrix polynomial P (or its partial derivative ∂ˣ^dx ∂ʸ^dy P) evaluated on the balls (x, y).
+
+    Parameters
+    ----------
+    P : symbolic_tf.certify.check.cell_enclosures.MatPoly
+        The exact matrix polynomial Σ C_ij xⁱ yʲ.
+    x, y : flint.arb
+        The balls (an interval extension: the result contains P at every point of x × y).
+    dx, dy : int
+        The orders of differentiation in x and y (0 or 1).
+
+    Returns
+    -------
+    flint.arb_mat
+        Σ C_ij·i^(dx)·j^(dy)·x^(i−dx)·y^(j−dy) in balls.
+    """
+    out = flint.arb_mat(P.nrows, P.ncols)
+    for (i, j), C in P.terms.items():
+        if i < dx or j < dy:
+            continue
+        c = flint.arb(1)
+        if dx:
+            c = c * i
+        if dy:
+            c = c * j
+        out += flint.arb_mat(C) * (c * x ** (i - dx) * y ** (j - dy))
+    return out
+
+
+def interval(lo, hi) -> flint.arb:
+    """A ball containing the closed interval [lo, hi] (exact ends): its exact midpoint (rounded) widened by
+    the half-width rounded up — tighter than a union of the two ends.
+
+    Parameters
+    ----------
+    lo, hi : flint.fmpq
+        The ends, lo ≤ hi.
+
+    Returns
+    -------
+    flint.arb
+        The ball ⊇ [lo, hi].
+    """
+    lo, hi = flint.fmpq(lo), flint.fmpq(hi)
+    mid = flint.arb((lo + hi) / 2)
+    return mid + flint.arb(0, flint.arb((hi - lo) / 2).upper() + mid.rad())
+
+
+def sigma_block(X, d: int) -> flint.arb_mat:
+    """The Σ block (upper-left d×d) of an augmented state matrix.
+
+    Parameters
+    ----------
+    X : flint.arb_mat
+        The (d + 2)×(d + 2) state.
+    d : int
+        The dimension of Σ.
+
+    Returns
+    -------
+    flint.arb_mat
+        The d×d block.
+    """
+    return flint.arb_mat([[X[i, j] for j in range(d)] for i in range(d)])
+
+
+def param_block(X, d: int) -> tuple:
+    """The parameter balls (x, y) of an augmented state matrix: its entries (d, d) and (d + 1, d + 1).
+
+    Parameters
+    ----------
+    X : flint.arb_mat
+        The (d + 2)×(d + 2) state.
+    d : int
+        The dimension of Σ.
+
+    Returns
+    -------
+    tuple of flint.arb
+        (x, y).
+    """
+    return X[d, d], X[d + 1, d + 1]
+
+
+def _embed(S, x, y, d):
+    out = flint.arb_mat(d + 2, d + 2)
+    for i in range(d):
+        for j in range(d):
+            out[i, j] = S[i, j]
+    out[d, d], out[d + 1, d + 1] = x, y
+    return out
+
+
+class ParamField:
+    """The augmented field (f(p, Σ), 0, 0) of the module docstring on (d + 2)×(d + 2) state matrices.
+
+    Parameters
+    ----------
+    heads : list of (MatPoly, MatPoly)
+        (C_h(x, y), A_h(x, y)), exact matrix polynomials (A_h scaled by the temperature).
+    F : MatPoly or None
+        The drift F(x, y) (None or no term: no drift).
+    d : int
+        The dimension of Σ.
+    """
+
+    def __init__(self, heads, F, d: int):
+        self.heads, self.d = list(heads), d
+        self.F = F if F is not None and F.terms else None
+        self._up = [(i, j) for i in range(d) for j in range(i, d)]
+
+    def vec(self, X):
+        """The parallelepiped coordinates (svec-upper Σ, x, y) of a state.
+
+        Parameters
+        ----------
+        X : flint.arb_mat
+            The (d + 2)×(d + 2) state.
+
+        Returns
+        -------
+        flint.arb_mat
+            The (m + 2)×1 column, m = d(d + 1)/2.
+        """
+        d = self.d
+        return flint.arb_mat(len(self._up) + 2, 1, [X[i, j] for i, j in self._up] + [X[d, d], X[d + 1, d + 1]])
+
+    def unvec(self, v, like=None):
+        """The state with coordinates v (the inverse of :meth:`vec`; zeros off the blocks).
+
+        Parameters
+        ----------
+        v : flint.arb_mat
+            An (m + 2)×1 column.
+        like : flint.arb_mat or None
+            Unused (the size is the field's).
+
+        Returns
+        -------
+        flint.arb_mat
+            The (d + 2)×(d + 2) state.
+        """
+        d, m = self.d, len(self._up)
+        S = flint.arb_mat(d, d)
+        for k, (i, j) in enumerate(self._up):
+            S[i, j] = S[j, i] = v[k, 0]
+        return _embed(S, v[m, 0], v[m + 1, 0], d)
+
+    def _at(self, X):
+        x, y = param_block(X, self.d)
+        pairs = [(ball_eval(C, x, y), ball_eval(A, x, y)) for C, A in self.heads]
+        F = None if self.F is None else ball_eval(self.F, x, y)
+        return x, y, pairs, F
+
+    def __call__(self, X):
+        d = self.d
+        _x, _y, pairs, F = self._at(X)
+        S = sigma_block(X, d)
+        acc = None if F is None else F * S
+        for C, A in pairs:
+            t = C * S * A * S
+            acc = t if acc is None else acc + t
+        return _embed(acc + acc.transpose(), flint.arb(0), flint.arb(0), d)
+
+    def coefficients(self, X, upto):
+        """Taylor coefficients 0..upto of every solution through the state box X (module docstring).
+
+        Parameters
+        ----------
+        X : flint.arb_mat
+            The state box.
+        upto : int
+            The highest order.
+
+        Returns
+        -------
+        list of flint.arb_mat
+            [σ₀ = X, σ₁, …] as state matrices (p-entries zero from order 1).
+        """
+        d = self.d
+        _x, _y, pairs, F = self._at(X)
+        sig = [sigma_block(X, d)]
+        left = []
+        for n in range(upto):
+            left.append([C * sig[n] * A for C, A in pairs])
+            acc = None if F is None else F * sig[n]
+            for j in range(n + 1):
+                for L in left[j]:
+                    t = L * sig[n - j]
+                    acc = t if acc is None else acc + t
+            sig.append((acc + acc.transpose()) / (n + 1))
+        zero = flint.arb(0)
+        return [X] + [_embed(s, zero, zero, d) for s in sig[1:]]
+
+    def jacobian(self, sig, h):
+        """The ball Jacobian of the order-k Taylor map in (svec Σ, x, y) over the box sig[0]
+        (:func:`~symbolic_tf.certify.check.tube_replay.jacobian_series` with the G_j of the module docstring).
+
+        Parameters
+        ----------
+        sig : list of flint.arb_mat
+            The coefficients from :meth:`coefficients`.
+        h : flint.arb
+            The step length.
+
+        Returns
+        -------
+        flint.arb_mat
+            The (m + 2)×(m + 2) ball Jacobian.
+        """
+        d, up = self.d, self._up
+        m = len(up)
+        x, y, pairs, F = self._at(sig[0])
+        dpairs = [[(ball_eval(C, x, y, *dd), ball_eval(A, x, y, *dd)) for C, A in self.heads]
+                  for dd in ((1, 0), (0, 1))]
+        dF = [None if self.F is None else ball_eval(self.F, x, y, *dd) for dd in ((1, 0), (0, 1))]
+        s = [sigma_block(S, d) for S in sig]
+        basis = svec_basis(d)
+        k = len(sig) - 1
+        G = []
+        for j in range(k):
+            Gj = flint.arb_mat(m + 2, m + 2)
+            for f, E in enumerate(basis):
+                acc = None if (F is None or j > 0) else F * E
+                for C, A in pairs:
+                    t = C * E * A * s[j] + C * s[j] * A * E
+                    acc = t if acc is None else acc + t
+                sym = acc + acc.transpose()
+                for r, (a, b) in enumerate(up):
+                    Gj[r, f] = sym[a, b]
+            for q in range(2):
+                acc = None if dF[q] is None else dF[q] * s[j]
+                for (C, A), (Cd, Ad) in zip(pairs, dpairs[q]):
+                    for a in range(j + 1):
+                        t = Cd * s[a] * A * s[j - a] + C * s[a] * Ad * s[j - a]
+                        acc = t if acc is None else acc + t
+                if acc is None:
+                    continue
+                sym = acc + acc.transpose()
+                for r, (a, b) in enumerate(up):
+                    Gj[r, m + q] = sym[a, b]
+            G.append(Gj)
+        return jacobian_series(G, h)
+
+
+def param_start(field: ParamField, S0, box):
+    """The start state {Σ₀} × [x₀, x₁] × [y₀, y₁]: the box and the exact parallelepiped
+    (svec Σ₀, x_c, y_c) + diag(0, …, 0, h_x, h_y)·(0, …, 0, s, t), (s, t) ∈ [−1, 1]² (unit vectors with
+    zero coordinates complete the basis).
+
+    Parameters
+    ----------
+    field : ParamField
+        The field (its dimension).
+    S0 : flint.fmpq_mat
+        The exact Σ₀.
+    box : sequence of 4 flint.fmpq
+        (x₀, x₁, y₀, y₁).
+
+    Returns
+    -------
+    symbolic_tf.certify.check.tube_replay.TubeState
+        The initial state.
+    """
+    d = field.d
+    x0, x1, y0, y1 = (fmpq_of(b) if not isinstance(b, flint.fmpq) else b for b in box)
+    xc, yc, hx, hy = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2, (y1 - y0) / 2
+    m = d * (d + 1) // 2
+    X = _embed(flint.arb_mat(S0), interval(x0, x1), interval(y0, y1), d)
+    v = field.vec(_embed(flint.arb_mat(S0), flint.arb(xc), flint.arb(yc), d))
+    basis = flint.arb_mat(m + 2, m + 2)
+    for k in range(m):
+        basis[k, k + 2] = 1
+    basis[m, 0] = hx
+    basis[m + 1, 1] = hy
+    coords = flint.arb_mat(m + 2, 1, [flint.arb(0, 1), flint.arb(0, 1)] + [0] * m)
+    return TubeState(X, v, basis, coords)
+
+
+def replay_param_tube(field: ParamField, S0, box, ts, order: int, method: str, prec: int, fail, on_state=None):
+    """Replay a stored tube of the augmented flow from {Σ₀} × (closed box) along the exact times ``ts``.
+
+    Parameters
+    ----------
+    field : ParamField
+        The augmented field.
+    S0 : flint.fmpq_mat
+        The exact Σ₀.
+    box : sequence of 4 flint.fmpq
+        The closed cell (x₀, x₁, y₀, y₁).
+    ts : list of flint.fmpq
+        The exact times, ts[0] = 0, strictly increasing.
+    order : int
+        The Taylor order k.
+    method : str
+        ``"direct"`` or ``"qr"``.
+    prec : int
+        The arb working precision in bits.
+    fail : callable
+        ``fail(msg)`` raises :class:`~symbolic_tf.spec.errors.CertificationFailed` (never returns).
+    on_state : callable or None
+        ``on_state(t_i, state)`` after each step (and at t_0).
+
+    Returns
+    -------
+    flint.arb_mat
+        The augmented end box ∋ (Σ(t_N; p), p) for every p of the box.
+    """
+    def step_failed(i, why):
+        fail(f"parameter tube step {i} does not validate ({why})")
+
+    with working_precision(prec):
+        state = param_start(field, S0, box)
+        return walk_tube(field, state, ts, order, method, step_failed, on_state=on_state)
