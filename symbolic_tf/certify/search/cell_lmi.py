@@ -27,7 +27,6 @@ instead of refining it.
 from __future__ import annotations
 
 import math
-import warnings
 from fractions import Fraction
 
 import flint
@@ -92,6 +91,77 @@ def _round_down(q: Fraction, digits: int = 10) -> Fraction:
     return math.floor(q / unit) * unit
 
 
+_SQRT2 = math.sqrt(2.0)
+
+
+class _Conic:
+    """min cᵀz subject to affine symmetric matrix functions of z ⪰ 0, linear equalities and z_k ≥ 0, handed to
+    Clarabel directly (its PSD cone: the upper triangle column by column, off-diagonal entries times √2).  The
+    programs are tiny, so building them through a modelling layer cost ~20× the solve; an affine function is
+    read off by evaluating it at 0 and at the unit vectors."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.rows: list = []
+        self.b: list = []
+        self.cones: list = []
+        self._eq: list = []
+        self._nn: list = []
+
+    def eq(self, a, beta: float) -> None:
+        self._eq.append((np.asarray(a, float), float(beta)))
+
+    def nonneg(self, idx) -> None:
+        self._nn += list(idx)
+
+    def psd(self, fn) -> None:
+        import clarabel
+
+        M0 = np.asarray(fn(np.zeros(self.n)), float)
+        cols = [np.asarray(fn(e), float) - M0 for e in np.eye(self.n)]
+        size = M0.shape[0]
+        for j in range(size):
+            for i in range(j + 1):
+                w = 1.0 if i == j else _SQRT2
+                self.rows.append([-w * M[i, j] for M in cols])
+                self.b.append(w * M0[i, j])
+        self.cones.append(clarabel.PSDTriangleConeT(size))
+
+    def solve(self, c):
+        """The optimal z, or None when Clarabel reports anything but (almost) solved."""
+        import clarabel
+        from scipy import sparse
+
+        rows, b, cones = [], [], []
+        if self._eq:
+            rows += [a for a, _ in self._eq]
+            b += [beta for _, beta in self._eq]
+            cones.append(clarabel.ZeroConeT(len(self._eq)))
+        if self._nn:
+            for k in self._nn:
+                r = np.zeros(self.n)
+                r[k] = -1.0
+                rows.append(r)
+                b.append(0.0)
+            cones.append(clarabel.NonnegativeConeT(len(self._nn)))
+        rows += self.rows
+        b += self.b
+        cones += self.cones
+        settings = clarabel.DefaultSettings()
+        settings.verbose = False
+        try:
+            solver = clarabel.DefaultSolver(sparse.csc_matrix((self.n, self.n)), np.asarray(c, float),
+                                            sparse.csc_matrix(np.array(rows, float)), np.array(b, float), cones,
+                                            settings)
+            sol = solver.solve()
+        except (ValueError, ArithmeticError, RuntimeError):
+            return None
+        if sol.status not in (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved):
+            return None
+        z = np.array(sol.x, float)
+        return z if np.all(np.isfinite(z)) else None
+
+
 @cell_search(KIND, order=4, reason=search_reason)
 class LmiCells:
     """The cell search of one map spec.
@@ -130,63 +200,69 @@ class LmiCells:
 
     # --- the programs ------------------------------------------------------------------------
     def _upper_sdp(self, samples, with_drift: bool):
-        import cvxpy as cp
+        """max t: P ⪰ tI, tr P = d, λ ≥ 0, Q_P(v) + Σλ_ij·D_ij ⪯ −tI (and PF(v) + F(v)ᵀP ⪯ −tI) at the samples."""
+        d, m, k = self.d, self.m, len(self.minors)
+        n = m + k + 1
+        prog = _Conic(n)
+        prog.eq(np.concatenate([[1.0 if i == j else 0.0 for i, j in svec_index(d)], np.zeros(k + 1)]), float(d))
+        prog.nonneg(range(m, m + k))
 
-        d, m = self.d, self.m
-        P = cp.Variable((d, d), symmetric=True)
-        lam = cp.Variable(len(self.minors), nonneg=True) if self.minors else None
-        t = cp.Variable()
-        x = cp.hstack([P[i, j] for i, j in svec_index(d)])
-        cons = [P - t * np.eye(d) >> 0, cp.trace(P) == d]
+        def parts(z):
+            return self._sym(z[:m]), z[m:m + k], z[-1]
+
+        prog.psd(lambda z: parts(z)[0] - parts(z)[2] * np.eye(d))
         for G, F in samples:
-            Q = cp.reshape(G @ x, (m, m), order="C")
-            Q = (Q + Q.T) / 2
-            if lam is not None:
-                Q = Q + sum(lam[k] * D for k, D in enumerate(self.minors))
-            cons.append(Q + t * np.eye(m) << 0)
+            prog.psd(lambda z, G=G: -self._cone(G, z[:m], parts(z)[1], +1) - z[-1] * np.eye(m))
             if with_drift:
-                L = P @ F + F.T @ P
-                cons.append((L + L.T) / 2 + t * np.eye(d) << 0)
-        prob = cp.Problem(cp.Maximize(t), cons)
-        if not self._solve(prob):
+                prog.psd(lambda z, F=F: -self._lyap(parts(z)[0], F) - z[-1] * np.eye(d))
+        c = np.zeros(n)
+        c[-1] = -1.0
+        z = prog.solve(c)
+        if z is None:
             return None
-        return P.value, (lam.value if lam is not None else np.zeros(0)), float(t.value)
+        return self._sym(z[:m]), np.maximum(z[m:m + k], 0.0), float(z[-1])
 
     def _lower_sdp(self, samples):
-        import cvxpy as cp
-
-        d, m = self.d, self.m
-        P = cp.Variable((d, d), symmetric=True)
-        lam = cp.Variable(len(self.minors), nonneg=True) if self.minors else None
-        g = cp.Variable()
-        x = cp.hstack([P[i, j] for i, j in svec_index(d)])
-        p = cp.reshape(self.Dp @ x, (m, 1), order="C")
-        cons = [P - _DELTA * np.eye(d) >> 0, cp.trace(P) == 1]
+        """min γ: P ⪰ δI, tr P = 1, λ ≥ 0, [[Q_P(v) − Σλ_ij·D_ij, p], [pᵀ, γ]] ⪰ 0 (and PF(v) + F(v)ᵀP ⪰ 0) at the
+        samples."""
+        d, m, k = self.d, self.m, len(self.minors)
+        n = m + k + 1
+        prog = _Conic(n)
+        prog.eq(np.concatenate([[1.0 if i == j else 0.0 for i, j in svec_index(d)], np.zeros(k + 1)]), 1.0)
+        prog.nonneg(range(m, m + k))
+        prog.psd(lambda z: self._sym(z[:m]) - _DELTA * np.eye(d))
         for G, F in samples:
-            Q = cp.reshape(G @ x, (m, m), order="C")
-            Q = (Q + Q.T) / 2
-            if lam is not None:
-                Q = Q - sum(lam[k] * D for k, D in enumerate(self.minors))
-            cons.append(cp.bmat([[Q, p], [p.T, cp.reshape(g, (1, 1), order="C")]]) >> 0)
+            def block(z, G=G):
+                p = self.Dp @ z[:m]
+                return np.block([[self._cone(G, z[:m], z[m:m + k], -1), p[:, None]], [p[None, :], np.array([[z[-1]]])]])
+            prog.psd(block)
             if self.has_drift:
-                L = P @ F + F.T @ P
-                cons.append((L + L.T) / 2 >> 0)
-        prob = cp.Problem(cp.Minimize(g), cons)
-        if not self._solve(prob) or g.value is None or not g.value > 0:
+                prog.psd(lambda z, F=F: self._lyap(self._sym(z[:m]), F))
+        c = np.zeros(n)
+        c[-1] = 1.0
+        z = prog.solve(c)
+        if z is None or not z[-1] > 0:
             return None
-        return P.value, (lam.value if lam is not None else np.zeros(0)), float(g.value)
+        return self._sym(z[:m]), np.maximum(z[m:m + k], 0.0), float(z[-1])
+
+    def _sym(self, x) -> np.ndarray:
+        P = np.zeros((self.d, self.d))
+        for v, (i, j) in zip(x, svec_index(self.d)):
+            P[i, j] = P[j, i] = v
+        return P
+
+    def _cone(self, G, x, lam, sign: int) -> np.ndarray:
+        """sym(Q_P) + sign·Σλ_ij·D_ij (floats, affine in (x, λ))."""
+        Q = (G @ x).reshape(self.m, self.m)
+        Q = (Q + Q.T) / 2
+        for v, D in zip(lam, self.minors):
+            Q = Q + sign * v * D
+        return Q
 
     @staticmethod
-    def _solve(prob) -> bool:
-        import cvxpy as cp
-
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                prob.solve(solver="CLARABEL")
-        except (cp.error.SolverError, ValueError, ArithmeticError):
-            return False
-        return prob.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)
+    def _lyap(P, F) -> np.ndarray:
+        L = P @ F + F.T @ P
+        return (L + L.T) / 2
 
     # --- rounding and the exact check --------------------------------------------------------
     def _record(self, box, data, regime, params) -> dict:
