@@ -53,6 +53,19 @@ SCHEMA = "symbolic_tf.regime_map/1"
 TASK_CELLS = 256
 #: the reason of a cell a run with a time budget did not reach (UNDECIDED, no certificate, no point)
 BUDGET_REASON = "budget"
+#: the default thinning of point classifications in a map with a whole-cell route: an UNDECIDED cell
+#: at ``max_depth`` whose centre the map's own cell kind does not decide is classified only when its
+#: column and row (at its level) are both multiples of this (one such cell in four).  The whole cells
+#: and their areas do not depend on it; a point verdict costs the classifier ~1 s (a validated tube and
+#: its check), and a cell-sized band along a regime boundary holds hundreds of such cells
+POINT_STRIDE = 2
+#: whole-cell kinds whose verdict on the degenerate box {(x, y)} is a point verdict at (x, y): their
+#: checkers test the closed box (an exact polynomial range, the grid basin's peak over the bounding
+#: box of the directions) and Σ₀ ≻ 0 on its relative interior, which for a point is the point itself
+POINT_KINDS = ("cell-basin", "cell-grid")
+#: the reason of a point the thinning left unclassified
+POINT_SKIPPED = ("not classified (the map classifies the centres of its undecided smallest cells whose column "
+                 "and row are multiples of its point stride)")
 #: the file of OUT that keeps a run's chunking (so that a resumed run finds the chunks it wrote)
 RESUME_FILE = "resume.json"
 REGIME_ORDER = ("BLOWUP", "EQUILIBRIUM", "CLUSTERING", "BOUNDED", "GLOBAL_EXISTENCE", "UNDECIDED", "OUTSIDE")
@@ -277,11 +290,30 @@ def resolve_shared(data, shared: dict, where: str = "cell"):
     return out
 
 
-def _point_verdict(spec, pen, box, r: dict | None = None) -> dict:
+def _point_verdict(spec, pen, box, r: dict | None = None, *, search=None, classify_point: bool = True) -> dict:
     """An exact verdict at the cell's dyadic centre (``r``: the whole-cell route's verdict for the
-    degenerate box at the centre when already computed)."""
+    degenerate box at the centre when already computed).
+
+    ``search``: the map's whole-cell search; when it offers ``certify_point(x, y)`` (a PROVED
+    verdict of its own kind at the point, or None) that verdict is taken first — it costs a
+    polynomial range where the classifier integrates a tube — and the point's ``route`` is the kind
+    (:func:`check_map` re-verifies it with the kind's checker on the degenerate box).
+    ``classify_point`` False: no classification (see :data:`POINT_STRIDE`), the point is UNDECIDED
+    with the reason :data:`POINT_SKIPPED`."""
     xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
     where = {"x": frac_str(xc), "y": frac_str(yc)}
+    at_point = getattr(search, "certify_point", None) if pen is None else None
+    if at_point is not None:
+        rp = at_point(xc, yc)
+        if rp is not None and rp["status"] == "PROVED":
+            out = {**where, "status": "PROVED", "regime": rp["regime"], "route": rp["kind"], "claim": rp["claim"]}
+            for key in ("rank", "T_lo", "T_hi"):
+                if rp.get(key) is not None:
+                    out[key] = rp[key]
+            out["certificate"] = {"kind": rp["kind"], "argument": rp["argument"], "data": rp["data"]}
+            return out
+    if pen is None and not classify_point:
+        return {**where, "status": "UNDECIDED", "regime": "UNDECIDED", "route": "classify", "reason": POINT_SKIPPED}
     if pen is not None:
         from ..certify.search.cell_riccati_vI import KIND, certify_cell
 
@@ -316,7 +348,19 @@ def _point_verdict(spec, pen, box, r: dict | None = None) -> dict:
     return out
 
 
-def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None) -> list[dict]:
+def _share_point(rec: dict, point: dict) -> dict:
+    """The point with its large certificate data stored in the record's shared table (as a cell's)."""
+    cert = point.get("certificate")
+    if not isinstance(cert, dict) or not isinstance(cert.get("data"), dict):
+        return point
+    data, shared = _shared_out(cert["data"])
+    if shared:
+        point = {**point, "certificate": {**cert, "data": data}}
+        rec["shared"] = {**rec.get("shared", {}), **shared}
+    return point
+
+
+def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None, point_stride: int = 1) -> list[dict]:
     """Certify a list of cells (level, i, j) of the map ``spec_doc`` (a top-level function so
     that process pools and Dask can ship it).
 
@@ -331,6 +375,10 @@ def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None) ->
         cell tubes, basins, point verdicts) that is reached after it, the first cell excepted (so
         that every task makes progress), gets the record of a cell not done (UNDECIDED, reason
         :data:`BUDGET_REASON`, nothing else).  None: no limit.
+    point_stride : int, optional
+        A cell of a whole-cell slice left UNDECIDED at ``max_depth`` whose centre its own kind does
+        not decide is classified (:func:`~symbolic_tf.regimes.classify.classify`) only when both its
+        column and row are multiples of ``point_stride`` (1: every such cell; see :data:`POINT_STRIDE`).
 
     Returns
     -------
@@ -351,7 +399,9 @@ def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None) ->
                 r = tubes.certify(box)
                 rec = _cell_record(level, i, j, box, r, route)
                 if r["status"] == "UNDECIDED" and (level >= spec.max_depth or r.get("final")):
-                    rec["point"] = _point_verdict(spec, None, box)
+                    pt = _point_verdict(spec, None, box, search=tubes,
+                                        classify_point=i % point_stride == 0 and j % point_stride == 0)
+                    rec["point"] = _share_point(rec, pt)
                 out.append(rec)
                 continue
             rec = _cell_record(level, i, j, box, {"status": "UNDECIDED", "reason": reason})
@@ -384,7 +434,8 @@ def _children(res: list[dict], max_depth: int, bracket_ratio: Fraction | None) -
 
 
 def certify_subtree(spec_doc: dict, cells: list, budget: int = 0,
-                    bracket_ratio: Fraction | None = Fraction(2), deadline: float | None = None) -> list[dict]:
+                    bracket_ratio: Fraction | None = Fraction(2), deadline: float | None = None,
+                    point_stride: int = 1) -> list[dict]:
     """Certify a chunk of cells and go on refining it inside the task while the work stays small.
 
     Level by level: certify the cells (:func:`certify_chunk`), and while the cells the refinement
@@ -407,6 +458,8 @@ def certify_subtree(spec_doc: dict, cells: list, budget: int = 0,
     deadline : float, optional
         A wall-clock time (``time.time()``) after which the task certifies no further cell (see
         :func:`certify_chunk`) and refines no further level.
+    point_stride : int, optional
+        As in :func:`certify_chunk`.
 
     Returns
     -------
@@ -420,7 +473,7 @@ def certify_subtree(spec_doc: dict, cells: list, budget: int = 0,
     out: list[dict] = []
     frontier = list(cells)
     while True:
-        res = certify_chunk(spec_doc, frontier, deadline)
+        res = certify_chunk(spec_doc, frontier, deadline, point_stride)
         out += res
         if reason is not None:  # point verdicts only: no refinement
             return _dedupe_shared(out)
@@ -467,15 +520,16 @@ def _chunk_path(out: Path, level: int, cid: str) -> Path:
     return out / "chunks" / f"L{level:02d}_{cid}.json"
 
 
-def _load_chunk(path: Path, spec_hash: str, ids: list) -> tuple:
-    """(the records of a chunk file of this spec and these cells, whether a deadline cut its task
-    short) or (None, False)."""
+def _load_chunk(path: Path, spec_hash: str, ids: list, point_stride: int = 1) -> tuple:
+    """(the records of a chunk file of this spec, these cells and this point stride, whether a deadline
+    cut its task short) or (None, False)."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None, False
     res = doc.get("results")
-    if doc.get("spec_hash") != spec_hash or doc.get("cells") != [list(c) for c in ids] or not isinstance(res, list):
+    if (doc.get("spec_hash") != spec_hash or doc.get("cells") != [list(c) for c in ids] or not isinstance(res, list)
+            or doc.get("point_stride", 1) != point_stride):
         return None, False
     return res, any(isinstance(r, dict) and r.get("reason") == BUDGET_REASON for r in res)
 
@@ -507,7 +561,7 @@ def _resume_plan(outp: Path | None, spec_hash: str, resume: bool) -> dict | None
 def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=None, chunk_size: int | None = None,
             progress: bool = False, max_new_chunks: int | None = None,
             bracket_ratio: Fraction | None = Fraction(2), task_cells: int | None = None,
-            budget: float | None = None, resume: bool = False) -> dict:
+            budget: float | None = None, resume: bool = False, point_stride: int = POINT_STRIDE) -> dict:
     """Compute a certified regime map.
 
     Parameters
@@ -548,6 +602,10 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     resume : bool
         Require ``out`` to hold an earlier run of this spec (``OUT/resume.json``; InvalidParameters
         otherwise).  Finished chunks in ``out`` are read back whether or not it is set.
+    point_stride : int
+        The thinning of point classifications at undecided smallest cells (:data:`POINT_STRIDE`; 1:
+        every one).  Those cells' centres are first tried with the map's own cell kind (exact and cheap);
+        the whole cells and the certified area do not depend on it.
 
     Returns
     -------
@@ -562,6 +620,8 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         raise InvalidParameters("chunk_size", "must be ≥ 1")
     if task_cells is not None and task_cells < 0:
         raise InvalidParameters("task_cells", "must be ≥ 0")
+    if isinstance(point_stride, bool) or not isinstance(point_stride, int) or point_stride < 1:
+        raise InvalidParameters("point_stride", f"must be an integer ≥ 1, got {point_stride!r}")
     if budget is not None and not budget >= 0:
         raise InvalidParameters("budget", f"must be a number of seconds ≥ 0, got {budget!r}")
     spec_doc, spec_hash = spec.to_dict(), spec.content_hash()
@@ -572,7 +632,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     # an earlier run of this spec in out: its chunking, so that the chunks it wrote are found again
     plan = _resume_plan(outp, spec_hash, resume)
     ratio = None if bracket_ratio is None else frac_str(bracket_ratio)
-    if plan is not None and plan.get("bracket_ratio", "-") == ratio:
+    if plan is not None and plan.get("bracket_ratio", "-") == ratio and plan.get("point_stride", 1) == point_stride:
         if chunk_size is None and isinstance(plan.get("chunk_size"), int) and plan["chunk_size"] >= 1:
             chunk_size = plan["chunk_size"]
         if task_cells is None and isinstance(plan.get("task_cells"), int) and plan["task_cells"] >= 0:
@@ -591,7 +651,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     if outp is not None:
         write_json_atomic(outp / RESUME_FILE, {"schema": "symbolic_tf.map_resume/1", "spec_hash": spec_hash,
                                                "chunk_size": size, "task_cells": cells_per_task,
-                                               "bracket_ratio": ratio})
+                                               "bracket_ratio": ratio, "point_stride": point_stride})
     counts = {"new": 0, "deferred": 0, "written": 0, "computed": 0, "resumed": 0, "done": 0, "total": 0, "cells": 0}
     area = {"certified": 0.0, "outside": 0.0}   # in level-0 cells, for the progress bar only
     dyn = ex.dynamic(certify_subtree)
@@ -605,7 +665,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
 
     def schedule(cid, level, ids):
         counts["total"] += 1
-        got, cut = _load_chunk(_chunk_path(outp, level, cid), spec_hash, ids) if outp is not None else (None, False)
+        got, cut = _load_chunk(_chunk_path(outp, level, cid), spec_hash, ids, point_stride) if outp is not None else (None, False)
         done = [r for r in got if r.get("reason") != BUDGET_REASON] if got is not None else []
         counts["resumed"] += len(done)
         if got is not None and (not cut or expired()):
@@ -621,7 +681,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         todo = [tuple(r["id"]) for r in got if r.get("reason") == BUDGET_REASON] if cut else ids
         counts["new"] += 1
         running[(cid, level)] = (ids, done, todo)
-        dyn.add((cid, level, ids), (spec_doc, todo, cells_per_task, bracket_ratio, wall_deadline))
+        dyn.add((cid, level, ids), (spec_doc, todo, cells_per_task, bracket_ratio, wall_deadline, point_stride))
 
     def finish(cid, level, ids, res):
         """Record a chunk's leaves and schedule its refinement (children of one chunk form
@@ -672,6 +732,7 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
             # with those cells only
             if outp is not None:
                 write_json_atomic(_chunk_path(outp, level, cid), {"spec_hash": spec_hash, "level": level,
+                                                                  "point_stride": point_stride,
                                                                   "cells": [list(c) for c in ids], "results": res})
             counts["written"] += 1
             if max_new_chunks is not None and counts["written"] >= max_new_chunks:
@@ -721,9 +782,10 @@ def _used_shared(cells: list) -> set:
     """The shared objects the cells' certificate data name."""
     used = set()
     for c in cells:
-        for value in ((c.get("certificate") or {}).get("data") or {}).values():
-            if isinstance(value, dict) and set(value) == {"$shared"}:
-                used.add(value["$shared"])
+        for cert in (c.get("certificate"), (c.get("point") or {}).get("certificate")):
+            for value in ((cert or {}).get("data") or {}).values():
+                if isinstance(value, dict) and set(value) == {"$shared"}:
+                    used.add(value["$shared"])
     return used
 
 
@@ -923,12 +985,15 @@ def _check_tiling(spec: MapSpec, cells: list) -> None:
         _reject("the cells do not cover the coordinate box")
 
 
-def _check_point(spec: MapSpec, c: dict, cell_checker) -> bool:
+def _check_point(spec: MapSpec, c: dict, cell_checker, kind_checker=lambda kind: None, shared=None) -> bool:
     """Re-verify a cell's point verdict, bound to the map's problem at its point; returns whether
     it carried a certificate.
 
     The point must be the cell's centre.  A ``cell-riccati-vI`` point is re-decided on the
-    degenerate box at the point by the pencil checker (the map's own polynomials).  A ``classify``
+    degenerate box at the point by the pencil checker (the map's own polynomials); a point of another
+    whole-cell kind (``kind_checker(kind)``: the map's checker of that kind, None for no such kind) is
+    re-verified by that checker on the degenerate box, and its claim must hold at every point of it (its
+    relative interior is the point), not only where Σ₀ ≻ 0.  A ``classify``
     point embeds a certificate: it must check, its claim must cover the map's problem at (x, y)
     exactly (same parameters, Σ₀ in the claim's quantifier) and state the point's regime, status,
     rank and bracket.  An OUTSIDE classify point is the map's Σ₀ failing to be PSD there.  No
@@ -953,6 +1018,27 @@ def _check_point(spec: MapSpec, c: dict, cell_checker) -> bool:
             _reject(f"{where}: a {status} point needs a certificate")
         _checked(where, lambda pt: cell_checker().check(pt, point=True),
                  {"box": [p["x"], p["x"], p["y"], p["y"]], **{k: p[k] for k in p if k not in ("x", "y")}})
+        return True
+    if route in POINT_KINDS and kind_checker(route) is not None:
+        # decided by a whole-cell kind on the degenerate box {(x, y)}: its relative interior is the point,
+        # so a claim for every point of it (never the positive definite part only) is the point's verdict
+        from ..certify.check.claims import Quantifier
+
+        cert = p.get("certificate")
+        if status != "PROVED" or not isinstance(cert, dict) or cert.get("kind") != route:
+            _reject(f"{where}: a point decided by {route} is PROVED with a {route} certificate")
+        if shared:
+            cert = {**cert, "data": resolve_shared(cert.get("data"), shared, where)}
+        claim = None
+
+        def run_kind(pt):
+            nonlocal claim
+            claim = kind_checker(route).check(pt)
+
+        _checked(where, run_kind, {"box": [p["x"], p["x"], p["y"], p["y"]], "certificate": cert,
+                                   **{k: p[k] for k in p if k not in ("x", "y", "certificate", "route")}})
+        if claim is None or claim.quantifier != Quantifier.EVERY_IN_CELL:
+            _reject(f"{where}: the {route} certificate does not decide the point itself (Σ₀ ≻ 0 there is not shown)")
         return True
     if route != "classify":
         _reject(f"{where}: unknown route {str(route)[:40]!r}")
@@ -1058,7 +1144,9 @@ def check_map(doc: dict) -> dict:
             _checked(f"cell {c['id']}", checker(kind).check, {**cc, "certificate": cert})
             n_cells += 1
         if c.get("point") is not None:
-            n_points += _check_point(spec, c, lambda: checker(PENCIL_KIND))
+            n_points += _check_point(spec, c, lambda: checker(PENCIL_KIND),
+                                     lambda kind: checker(kind) if cell_checker_of(kind) is not None else None,
+                                     shared)
     cells = [{k: v for k, v in c.items() if k != "_box"} for c in cells]
     if totals(spec, cells) != doc.get("totals"):
         _reject("the totals do not match the cells")

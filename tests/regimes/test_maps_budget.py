@@ -245,8 +245,8 @@ def test_a_task_cut_inside_is_written_and_resumed_from_its_cells_not_done(tmp_pa
     second half is left undone)."""
     real, calls, cut = maps.certify_subtree, [], []
 
-    def cut_first(spec_doc, cells, budget=0, bracket_ratio=None, deadline=None):
-        res = real(spec_doc, cells, budget, bracket_ratio, deadline)
+    def cut_first(spec_doc, cells, budget=0, bracket_ratio=None, deadline=None, *rest):
+        res = real(spec_doc, cells, budget, bracket_ratio, deadline, *rest)
         calls.append(list(cells))
         if cut:
             return res

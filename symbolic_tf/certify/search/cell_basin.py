@@ -124,6 +124,8 @@ class BasinCells:
         self._basins = None
         self._grids = None
         self._why = None
+        self._cov = spec.cov_affine()   # (C₀, C_x, C_y): read once, not per cell
+        self._composed = {}             # id(basin) → L(a(x, y), b(x, y)), composed once per basin
 
     def basins(self) -> list:
         """The verified basins (built on first use; a basin that fails its check is dropped).
@@ -194,7 +196,7 @@ class BasinCells:
         from .cell_tube import off_domain
 
         box = tuple(Fraction(b) for b in box)
-        off = off_domain(self.S, self.spec.cov_affine(), box, KIND)
+        off = off_domain(self.S, self._cov, box, KIND)
         if off is not None and off["status"] == "OUTSIDE":
             return off
         # a cell on the cone's boundary: its claim covers the points where Σ₀ ≻ 0 (pd_part_holds)
@@ -204,7 +206,9 @@ class BasinCells:
         if not basins and not self._grids.basins:
             return {"status": "UNDECIDED", "reason": f"no certified basin on the projective disk ({self._why})"}
         for bs in basins:
-            Lc = bs.L.compose(*self.checker.ab)
+            Lc = self._composed.get(id(bs))
+            if Lc is None:
+                Lc = self._composed[id(bs)] = bs.L.compose(*self.checker.ab)
             if self._holds(rbox, lambda q: poly_range(Lc, q)[1] < bs.level, pd_only):
                 params = {"rank": 1} if bs.regime == "CLUSTERING" else {"T_lo": bs.data["T_lo"], "T_hi": bs.data["T_hi"]}
                 out = {"status": "PROVED", "kind": KIND, "regime": bs.regime,
@@ -216,6 +220,28 @@ class BasinCells:
                 out.update(params)
                 return out
         return self._grid_cell(rbox, pd_only)
+
+    def certify_point(self, x, y) -> dict | None:
+        """The verdict at one point (x, y) of the slice: the cell verdict of the degenerate box, kept only
+        when PROVED with Σ₀ ≻ 0 at the point (its claim then holds at the point itself).
+
+        Parameters
+        ----------
+        x, y : Fraction
+            The point, exact.
+
+        Returns
+        -------
+        dict or None
+            The PROVED record of :meth:`certify` on the box (x, x, y, y), or None.
+        """
+        from ..check.cell_enclosures import pd_on_open_box
+
+        box = (Fraction(x), Fraction(x), Fraction(y), Fraction(y))
+        if not pd_on_open_box(self.S, tuple(rat(b) for b in box)):
+            return None
+        r = self.certify(box)
+        return r if r["status"] == "PROVED" else None
 
     def _holds(self, rbox, test, pd_only) -> bool:
         """A basin's test on the whole cell, or on its positive definite part (cells on the boundary)."""
