@@ -6,7 +6,10 @@ cell is certified *whole* (:mod:`symbolic_tf.certify.search.cell_riccati_vI`: it
 point, by vertex or centred-form arguments); an undecided cell splits into four until
 ``max_depth``, so the boundary between regimes ends up thin (so does a blow-up cell whose T*
 bracket is wider than a factor ``bracket_ratio``).  Undecided cells at the minimum
-size get an exact **point verdict** at their dyadic centre.  Slices without a whole-cell
+size get an exact **point verdict** at their dyadic centre: the map's own cell kind on the degenerate
+box at the centre when it decides it (:data:`POINT_KINDS`: a polynomial range, no integration), else the
+point classifier, at one such cell in :data:`POINT_STRIDE`² (the others' points say so; areas and
+whole cells do not depend on it).  Slices without a whole-cell
 argument (e.g. general V) get point verdicts (:func:`symbolic_tf.regimes.classify.classify`)
 at the centres of the level-0 cells, and no refinement.
 
@@ -331,7 +334,8 @@ def _point_verdict(spec, pen, box, r: dict | None = None, *, search=None, classi
     from .classify import classify
 
     try:
-        c = classify(spec.problem_at(xc, yc))
+        # no numerical evidence: the point record keeps the verdict and its certificate only
+        c = classify(spec.problem_at(xc, yc), evidence=False)
     except InvalidParameters as exc:
         if not exc.field.startswith("initial.cov"):
             raise
