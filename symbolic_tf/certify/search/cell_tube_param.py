@@ -8,7 +8,10 @@ do not hold, a float integration at the cell's centre guesses a Σ₀-dependent 
 * blow-up — the float trace passes 10⁶: target the attracting ray of the projective field
   (end ``tube-ray``), its point X* by Newton's method at the centre;
 * rank-one clustering (d = 2, one head, no drift) — X = Σ/tr Σ approaches an isotropic rank-one point of
-  A + Aᵀ at the centre: target the contracting ellipsoid around it (end ``tube-cluster``).
+  A + Aᵀ at the centre: target the contracting ellipsoid around it (end ``tube-cluster``);
+* collapse (a drift) — the float trace falls below 10⁻⁹·tr Σ₀: target the collapse set {tr(PΣ) < λ/c} with
+  P from the Lyapunov equation of F at the centre and λ, n_h, c fitted over the whole cell (end
+  ``tube-collapse``).
 
 The ellipsoid's W and μ come from the float Jacobian at the centre (:func:`~.validated.lyapunov.lyapunov_guess`);
 its level ρ is the largest of a geometric sequence for which the checker's own region test over the whole

@@ -22,10 +22,16 @@ of a cell at once.  The checker
      over B) ⇒ BLOWUP with T* ∈ [t_N + u₁/c_hi, t_N + u₁/c_lo], uniform over the cell;
    * ``tube-cluster`` (d = 2, one head, no drift): the contracting ellipsoid around an isotropic
      rank-one line (:mod:`~symbolic_tf.certify.check.kinds.tube_cluster`, checks 2–7; the isotropic
-     point of A(p) + A(p)ᵀ by one formula in balls over B) ⇒ CLUSTERING of rank 1.
+     point of A(p) + A(p)ᵀ by one formula in balls over B) ⇒ CLUSTERING of rank 1;
+   * ``tube-collapse`` (a drift): the collapse set {tr(PΣ) < λ/c}
+     (:mod:`~symbolic_tf.certify.check.kinds.tube_collapse`, checks 1–3) with −(PF(p) + F(p)ᵀP) − λP ⪰ 0
+     proved on B by exact Bernstein coefficients and n_h² ≥ max_B‖PC_h‖_F²·max_B‖A_h‖_F² ⇒ CLUSTERING of
+     rank 0 of this Σ₀.
 
-The claim is for the map's Σ₀ at every interior point of the cell.  Not lifted (yet): the collapse set
-of ``tube-collapse`` and the rank-(d − 1) equilibrium of ``tube-singular-equilibrium``.
+The residual of an ellipsoid's rational centre X* is the matrix polynomial r(p) = Q_p(X*) − (tr Q_p(X*) +
+κ(tr X* − 1))X*, enclosed entrywise by its exact Bernstein range on B (:func:`residual_ball`).  The claim is
+for the map's Σ₀ at every interior point of the cell.  Not lifted: the rank-(d − 1) equilibrium of
+``tube-singular-equilibrium``.
 """
 from __future__ import annotations
 
