@@ -116,27 +116,25 @@ def _first_proved(spec, boxes):
 @pytest.mark.parametrize("name", [GENERAL_V, COV_DRIFT])
 def test_d3_cell_of_each_kind_is_bound_to_its_box(name):  # ≈ 10–60 s: one d = 3 cell search each
     """A certified d = 3 cell of the general-V example (cell-lmi: CLUSTERING of rank 0 where A₁₁ < 0) and of the
-    Σ₀ slice with a drift (cell-tube) re-verifies with its kind's checker; the same record moved to the cell
-    across the regime boundary (general V: A₁₁ = y > 0, where the point verdicts are not rank-0 clustering)
-    or stretched over a wider box is rejected."""
-    spec = parse_map_spec(_small(name, 8, 0))
+    Σ₀ slice with a drift (cell-tube: collapse of the narrowest Gaussians) re-verifies with its kind's
+    checker; the same record moved across the regime boundary (general V: to A₁₁ = y > 0, where the map's point
+    verdicts are not rank-0 clustering; Σ₀ slice: to the widest Σ₀, which blows up) or stretched over the box
+    spanning both is rejected."""
+    n = 8 if name == GENERAL_V else 16
+    spec = parse_map_spec(_small(name, n, 0))
     (X0, X1), (Y0, Y1) = spec.x_range, spec.y_range
-    w, h = (X1 - X0) / 8, (Y1 - Y0) / 8
-    if name == GENERAL_V:   # lower half: y = A₁₁ < 0
+    w, h = (X1 - X0) / n, (Y1 - Y0) / n
+    if name == GENERAL_V:   # lower half: y = A₁₁ < 0, CLUSTERING of rank 0 for every Σ₀
         boxes = [(X0, X0 + w, Y0, Y0 + h)]
-        elsewhere = [(X0, X0 + w, Y1 - h, Y1)]
-        wider = (X0, X0 + w, Y0, Y1)
-    else:                   # Σ₀₁₁ = x small: collapse; large: blow-up
-        boxes = [(X0 + k * w, X0 + (k + 1) * w, Y0, Y0 + h) for k in range(8)]
-        elsewhere = None
-        wider = None
+        elsewhere = (X0, X0 + w, Y1 - h, Y1)
+    else:                   # the narrowest Σ₀₁₁ = x column collapses; the widest corner blows up
+        boxes = [(X0, X0 + w, Y0 + k * h, Y0 + (k + 1) * h) for k in range(n)]
+        elsewhere = (X1 - w, X1, Y1 - h, Y1)
     box, cell = _first_proved(spec, boxes)
     kind = cell["certificate"]["kind"]
     checker = cell_checker_of(kind)(spec)
     checker.check(cell)
-    if elsewhere is None:   # the cov slice: the neighbour across the last Σ₀₁₁ column, the box to the far end
-        elsewhere = [(X1 - w, X1, Y0, Y0 + h)] if box[0] < X1 - w else [(X0, X0 + w, Y0, Y0 + h)]
-        wider = (min(box[0], elsewhere[0][0]), max(box[1], elsewhere[0][1]), Y0, Y0 + h)
-    for b in (elsewhere[0], wider):
+    wider = (min(box[0], elsewhere[0]), max(box[1], elsewhere[1]), min(box[2], elsewhere[2]), max(box[3], elsewhere[3]))
+    for b in (elsewhere, wider):
         with pytest.raises(CertificationFailed):
             checker.check(_moved(cell, [str(v) for v in b]))
