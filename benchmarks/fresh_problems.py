@@ -131,7 +131,7 @@ def _one(args):
         return {"i": i, "class": label, "status": "CRASH", "t": time.perf_counter() - t0, "doc": doc,
                 "error": f"{type(exc).__name__}: {exc}"}
     rec = {"i": i, "class": label, "d": doc["d"], "status": c["status"], "regime": c["regime"],
-           "route": c.get("route"), "t": time.perf_counter() - t0}
+           "route": c.get("route"), "t": time.perf_counter() - t0, "route_seconds": c.get("route_seconds", {})}
     if c["status"] == "PROVED":
         try:
             j = judge(problem, c)
@@ -145,6 +145,25 @@ def _one(args):
         rec["reason"] = (c.get("reason") or "")[:300]
         rec["doc"] = doc
     return rec
+
+
+def route_table(recs) -> list[str]:
+    """Measured cost and success per route (the route order's evidence): problems it was tried on, decided,
+    median and total seconds, and the share of all route time it took."""
+    tried, won, secs = defaultdict(int), defaultdict(int), defaultdict(list)
+    for r in recs:
+        for name, sec in (r.get("route_seconds") or {}).items():
+            tried[name] += 1
+            secs[name].append(sec)
+        if r.get("route"):
+            won[r["route"]] += 1
+    total = sum(sum(v) for v in secs.values()) or 1.0
+    hdr = f"{'route':<38}{'tried':>7}{'decided':>9}{'p50 s':>8}{'total s':>9}{'share %':>9}"
+    out = [hdr, "-" * len(hdr)]
+    for name in sorted(tried, key=lambda k: -sum(secs[k])):
+        out.append(f"{name:<38}{tried[name]:>7}{won[name]:>9}{_pct(secs[name], 50):>8.3f}{sum(secs[name]):>9.1f}"
+                   f"{100 * sum(secs[name]) / total:>9.1f}")
+    return out
 
 
 def _pct(ts, q):
@@ -197,6 +216,7 @@ def main(argv=None):
     lines.append("-" * len(hdr))
     lines.append(f"{len(recs)} problems in {wall:.0f} s wall; past budget (+5 s): {len(over)}; "
                  f"oracle inconclusive on {sum(r.get('oracle', 0) is None for r in recs)} PROVED")
+    lines += ["", *route_table(recs)]
     print("\n".join(lines))
     Path(args.out).write_text(json.dumps({"seed": seed, "n": len(recs), "budget": args.budget, "wall_s": wall,
                                           "table": lines, "records": sorted(recs, key=lambda r: r["i"])},

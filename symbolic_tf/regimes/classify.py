@@ -48,6 +48,8 @@ class Classification:
     uniform: bool = False
     numerical: dict = field(default_factory=dict)
     side_claims: list = field(default_factory=list)
+    #: route name → wall seconds spent in it (search and check; measured, for benchmarks)
+    route_seconds: dict = field(default_factory=dict)
 
     @property
     def claim(self) -> str:
@@ -110,6 +112,8 @@ class Classification:
         out["reason"] = self.reason
         out["certificate"] = self.certificate
         out["side_claims"] = [{"route": r, "claim": c.to_dict(), "certificate": cert} for r, c, cert in self.side_claims]
+        if self.route_seconds:
+            out["route_seconds"] = {k: round(v, 4) for k, v in self.route_seconds.items()}
         if self.numerical:
             out["numerical_evidence"] = {k: (float(v) if isinstance(v, (int, float)) or hasattr(v, "__float__") else v)
                                          for k, v in self.numerical.items()}
@@ -183,6 +187,9 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
             wide = prove(problem, Context(uniform=True, horizon=horizon, instance=True))
             res.reasons += [f"{why} (for a class of Σ₀)" for why in wide.reasons]
             res.side += wide.side
+            for name, sec in wide.seconds.items():
+                res.seconds[name + " (class)"] = sec
+            wide.seconds = res.seconds
             if wide.claim is not None:
                 wide.reasons, wide.side = res.reasons, res.side
                 res = wide
@@ -195,11 +202,12 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
     if res.claim is not None:
         v = res.verdict
         return Classification(res.claim.regime, PROVED, res.claim, res.route, v.reason, res.certificate, uniform,
-                              dict(v.numerical), side)
+                              dict(v.numerical), side, dict(res.seconds))
     if not reasons:
         reasons.append(f"no certification route for variant {problem.variant!r}"
                        + (" with drift" if problem.has_drift else ""))
-    out = Classification(Regime.UNDECIDED, UNDECIDED, reason="; ".join(reasons), uniform=uniform, side_claims=side)
+    out = Classification(Regime.UNDECIDED, UNDECIDED, reason="; ".join(reasons), uniform=uniform, side_claims=side,
+                         route_seconds=dict(res.seconds))
     if evidence and not uniform:
         from ._evidence import numerical_evidence
 

@@ -74,3 +74,17 @@ def test_uniform_claims_decide_the_instance_only_when_they_cover_it():
     out = prove(singular, Context(uniform=True, instance=True))
     assert out.claim is None or out.claim.quantifier.value != "every Σ₀ ≻ 0"
     assert any("does not cover this Σ₀" in r for r in out.reasons)
+
+
+def test_route_seconds_are_measured_and_account_for_the_wall_time():
+    """classify reports each route's measured seconds (the route order's evidence in benchmarks/fresh_problems.py):
+    the routes tried are exactly those named, the winner among them, and their sum is within the wall time."""
+    doc = {"variant": "softmax", "d": 2, "A": [["1", "1/2"], ["-1/3", "1/4"]], "V": [["1", "2"], ["0", "1"]],
+           "initial": {"cov": [["1", "1/5"], ["1/5", "1/2"]]}}
+    t0 = time.perf_counter()
+    c = classify(parse_problem(doc), evidence=False)
+    wall = time.perf_counter() - t0
+    secs = c.route_seconds
+    assert c.status == "PROVED" and c.route in secs
+    assert all(v >= 0 for v in secs.values()) and sum(secs.values()) <= wall
+    assert c.to_dict()["route_seconds"].keys() == secs.keys()

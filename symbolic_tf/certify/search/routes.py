@@ -477,6 +477,8 @@ class Outcome:
     side: list = field(default_factory=list)
     reasons: list = field(default_factory=list)
     budget_spent: bool = False
+    #: route name → wall seconds of its search and check (the routes tried, in order; measured costs)
+    seconds: dict = field(default_factory=dict)
 
 
 def prepare() -> list[Route]:
@@ -510,6 +512,12 @@ def _route_errors():
     except ImportError:  # pragma: no cover
         pass
     return tuple(errs)
+
+
+def _clock() -> float:
+    import time
+
+    return time.perf_counter()
 
 
 def prove(problem, ctx: Context) -> Outcome:
@@ -560,6 +568,7 @@ def prove(problem, ctx: Context) -> Outcome:
             break
         if r.applies(problem, ctx) is not None:
             continue
+        t_route = _clock()
         try:
             # the searches leave the check to this loop, which runs it on every certificate below
             left = remaining()
@@ -569,11 +578,14 @@ def prove(problem, ctx: Context) -> Outcome:
                 v = r.search(problem, ctx)
         except errors as exc:
             out.reasons.append(f"{r.name}: gave up ({type(exc).__name__}: {str(exc)[:120]})")
+            out.seconds[r.name] = out.seconds.get(r.name, 0.0) + _clock() - t_route
             continue
         except BudgetSpent:
             out.reasons.append(f"{r.name}: stopped by the time budget")
+            out.seconds[r.name] = out.seconds.get(r.name, 0.0) + _clock() - t_route
             continue
         if v is None or v.status != PROVED:
+            out.seconds[r.name] = out.seconds.get(r.name, 0.0) + _clock() - t_route
             if v is not None and v.reason:
                 out.reasons.append(f"{r.name}: {v.reason}")
             continue
@@ -585,7 +597,9 @@ def prove(problem, ctx: Context) -> Outcome:
                 raise CertificationFailed("the certificate's stated claim is not the checked one")
         except CertificationFailed as exc:  # a route bug: never report it as PROVED
             out.reasons.append(f"{r.name}: its certificate failed the independent check ({exc})")
+            out.seconds[r.name] = out.seconds.get(r.name, 0.0) + _clock() - t_route
             continue
+        out.seconds[r.name] = out.seconds.get(r.name, 0.0) + _clock() - t_route
 
         if status != PROVED:
             continue
