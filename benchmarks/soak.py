@@ -6,10 +6,16 @@ families as tests/soundness/strategies.py), classifies each, runs the independen
 context), and prints a per-route table: PROVED, UNDECIDED, oracle-inconclusive, FALSE PROVED,
 with total time and problems/s.  Every false PROVED is written to ``--out`` with the problem.
 
-    python benchmarks/soak.py --n 100000 --workers 2 --seed 0 --out soak.json
+    python benchmarks/soak.py --n 100000 --workers 2 --out soak.json
 
-A problem whose classification exceeds ``--timeout`` seconds is counted as TIMEOUT (not
-dropped); the slowest problems are listed with their route.
+The seed is fresh from the operating system unless ``--seed`` is given, and is printed.  A soak
+is about soundness, not reach: each classification gets a small time budget (``--budget``,
+default 1.5 s; ``classify(budget=…)``), and UNDECIDED is fine — the printed summary gives the
+number decided and the rate.  The oracle runs compiled (``--oracle compiled``, a numba DOP853 of
+the same equations and tolerances as the SciPy one, tests/soundness/_compiled_oracle.py) unless
+``--oracle scipy``.  The package is imported once, in the parent, before the workers fork.  A
+problem whose classification exceeds ``--timeout`` seconds (a backstop past the budget) is
+counted as TIMEOUT (not dropped); the slowest problems are listed with their route.
 """
 from __future__ import annotations
 
@@ -33,6 +39,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 _TIMEOUT = 60.0
 _MIX = "mixed"
 _UNDECIDED_SAMPLE = 0.05
+_BUDGET = 1.5
+_ORACLE = "compiled"
+_EVIDENCE = False
+
+
+# the per-problem backstop counts CPU seconds (SIGVTALRM), so that classify's own budget keeps
+# the wall-clock timer (ITIMER_REAL, its backstop for a search stuck in a long solver call)
+_GUARD = signal.ITIMER_VIRTUAL
 
 
 class _Timeout(BaseException):  # not Exception: classify catches those inside routes
@@ -43,11 +57,28 @@ def _alarm(signum, frame):
     raise _Timeout()
 
 
-def _init(timeout, undecided_sample):
-    global _TIMEOUT, _UNDECIDED_SAMPLE
-    _TIMEOUT, _UNDECIDED_SAMPLE = timeout, undecided_sample
+def _init(timeout, undecided_sample, budget=None, oracle="compiled", evidence=False):
+    global _TIMEOUT, _UNDECIDED_SAMPLE, _BUDGET, _ORACLE, _EVIDENCE
+    _TIMEOUT, _UNDECIDED_SAMPLE, _BUDGET, _ORACLE, _EVIDENCE = timeout, undecided_sample, budget, oracle, evidence
     warnings.simplefilter("ignore")
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGVTALRM, _alarm)
+    from soundness.oracle import use_engine
+
+    use_engine(oracle)
+
+
+def _preload(oracle):
+    """Import (and, for the compiled oracle, compile) everything a worker needs, once, in the
+    parent: forked workers inherit it instead of paying it per worker (or per restart)."""
+    from soundness import oracle as _o, strategies  # noqa: F401
+    from symbolic_tf.certify.search.routes import prepare
+    from symbolic_tf.regimes import _evidence, classify  # noqa: F401
+    from symbolic_tf.spec import problem  # noqa: F401
+
+    prepare()
+    if oracle == "compiled":
+        _o.use_engine("compiled")
+        _o.warm_up()
 
 
 def _one(args):
@@ -71,19 +102,22 @@ def _one(args):
     rec = {"i": i, "family": doc["variant"] + ("+drift" if "F" in doc else ""), "d": doc["d"]}
     problem = parse_problem(doc)
     t0 = time.perf_counter()
-    signal.setitimer(signal.ITIMER_REAL, _TIMEOUT)
+    c0 = time.process_time()
+    signal.setitimer(_GUARD, _TIMEOUT)
     try:
-        d = classify(problem).to_dict()
+        # the evidence of an UNDECIDED verdict is integrated after the verdict (it decides nothing):
+        # off unless --evidence, it is the costliest part of an UNDECIDED classification
+        d = classify(problem, budget=_BUDGET, evidence=_EVIDENCE).to_dict()
     except _Timeout:
         rec.update(status="TIMEOUT", route="?", t_classify=time.perf_counter() - t0, doc=doc)
         return rec
     except Exception as exc:  # noqa: BLE001 - a crash is a finding, recorded with the problem
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(_GUARD, 0)
         rec.update(status="CRASH", route="?", t_classify=time.perf_counter() - t0, doc=doc,
                    error=f"{type(exc).__name__}: {exc}")
         return rec
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(_GUARD, 0)
     rec["t_classify"] = time.perf_counter() - t0
     rec["status"] = d.get("status")
     rec["regime"] = d.get("regime")
@@ -93,7 +127,7 @@ def _one(args):
         rec["evidence"] = ev.get("summary")
         rec["reading"] = (ev.get("scale_free") or {}).get("reading") or ev.get("outcome")
     t1 = time.perf_counter()
-    signal.setitimer(signal.ITIMER_REAL, _TIMEOUT)
+    signal.setitimer(_GUARD, _TIMEOUT)
     try:
         if d.get("status") == "PROVED":
             j = judge(problem, d)
@@ -112,24 +146,40 @@ def _one(args):
         rec["oracle"] = None
         rec["oracle_detail"] = f"oracle error {type(exc).__name__}: {exc}"
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(_GUARD, 0)
     rec["t_oracle"] = time.perf_counter() - t1
+    rec["cpu"] = time.process_time() - c0
+    rec["oracle_regime"] = d.get("regime") if d.get("status") == "PROVED" else None
     return rec
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=None, help="the random stream (default: fresh from the OS, printed)")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--timeout", type=float, default=60.0, help="per-problem classify budget (s)")
+    ap.add_argument("--budget", type=float, default=1.5,
+                    help="classify(budget=…) per problem, seconds (0: no limit)")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="per-problem backstop on classify and on the oracle (s; default 3·budget + 10, 60 without a budget)")
+    ap.add_argument("--oracle", choices=("compiled", "scipy"), default="compiled",
+                    help="the oracle's integrator: numba DOP853 (default) or SciPy's DOP853 (same tolerances)")
     ap.add_argument("--undecided-sample", type=float, default=0.05)
+    ap.add_argument("--evidence", action="store_true",
+                    help="integrate classify's numerical evidence for each UNDECIDED verdict (slower; its reading is listed)")
     ap.add_argument("--max-seconds", type=float, default=None,
                     help="stop after this wall time and report the problems done so far")
     ap.add_argument("--out", default="soak.json")
     ap.add_argument("--mix", choices=("mixed", "general-v"), default="mixed",
                     help="the soundness suite's random mix, or issue 15's general-V set")
     args = ap.parse_args(argv)
+    if args.seed is None:
+        args.seed = int.from_bytes(os.urandom(4), "little") >> 1
+    budget = args.budget if args.budget and args.budget > 0 else None
+    if args.timeout is None:
+        args.timeout = 3 * budget + 10 if budget else 60.0
+    print(f"soak: seed {args.seed}, {args.n} problems, {args.workers} workers, classify budget "
+          f"{budget if budget else 'none'} s, oracle {args.oracle}", flush=True)
 
     try:
         from tqdm import tqdm
@@ -141,14 +191,18 @@ def main(argv=None):
     rows = defaultdict(lambda: defaultdict(int))
     times = defaultdict(list)
     false_proved, crashes, slow, contexts = [], [], [], defaultdict(int)
+    per_problem = []
     undecided = []
-    tc = to = 0.0
+    tc = to = cpu = 0.0
     done = 0
     global _MIX
     _MIX = args.mix
     ctx = mp.get_context("fork")
-    with ctx.Pool(args.workers, initializer=_init, initargs=(args.timeout, args.undecided_sample),
-                  maxtasksperchild=500) as pool:
+    _preload(args.oracle)
+    t0 = time.perf_counter()  # the rate counts problems, not the one-off imports and compilation
+    with ctx.Pool(args.workers, initializer=_init, initargs=(args.timeout, args.undecided_sample, budget, args.oracle,
+                                                                  args.evidence),
+                  maxtasksperchild=2000) as pool:
         it = pool.imap_unordered(_one, ((i, args.seed) for i in range(args.n)), chunksize=1)
         bar = tqdm(total=args.n, smoothing=0.05, mininterval=2.0) if tqdm else None
         while True:
@@ -165,11 +219,14 @@ def main(argv=None):
             if bar:
                 bar.update(1)
             done += 1
+            per_problem.append({k: rec.get(k) for k in ("i", "family", "d", "status", "route", "oracle_regime",
+                                                         "oracle", "t_classify", "t_oracle", "cpu")})
             route = rec["route"]
             row = rows[route]
             st = rec["status"]
             row[st] += 1
             tc += rec["t_classify"]
+            cpu += rec.get("cpu", 0.0)
             to += rec.get("t_oracle", 0.0)
             times[route].append(rec["t_classify"])
             slow.append((rec["t_classify"], rec["i"], route, rec["family"], rec["d"]))
@@ -204,21 +261,32 @@ def main(argv=None):
     lines.append("-" * len(hdr))
     lines.append(("(stopped by --max-seconds) " if done < args.n else "") + f"{done} problems in {wall:.1f} s wall ({done / wall:.2f} problems/s with {args.workers} workers); "
                  f"classify {tc / max(done, 1):.3f} s/problem (CPU, per worker), oracle {to / max(done, 1):.3f} s/problem")
+    n_proved = sum(r["PROVED"] for r in rows.values())
+    n_ok = sum(r["oracle_ok"] for r in rows.values())
+    lines.append(f"seed {args.seed}: {done} problems, {done / wall:.2f} problems/s on {args.workers} workers; decided "
+                 f"{n_proved}/{done} = {n_proved / max(done, 1):.1%} (classify budget "
+                 f"{budget if budget else 'none'} s); oracle agreed on {n_ok}/{n_proved} PROVED, "
+                 f"inconclusive on {n_proved - n_ok - len(false_proved)}")
+    lines.append(f"CPU {cpu / max(done, 1):.3f} s/problem in a worker: {args.workers} free cores would run "
+                 f"{args.workers * done / max(cpu, 1e-9):.2f} problems/s (the wall rate above counts a shared machine's load)")
     lines.append(f"FALSE PROVED: {len(false_proved)}, crashes: {len(crashes)}; UNDECIDED sample, oracle saw: {dict(contexts)}")
     lines.append("undecided: " + ("; ".join(f"#{u['i']} {u['status']} ({u['reading'] or 'no evidence'})"
                                             for u in sorted(undecided, key=lambda u: u["i"])) or "none"))
     lines.append("slowest: " + "; ".join(f"#{i} {route} {fam} d={d} {t:.1f}s" for t, i, route, fam, d in slow))
     print("\n".join(lines))
-    out = {"n": done, "seed": args.seed, "workers": args.workers, "wall_s": wall,
-           "problems_per_s": done / wall, "classify_s_per_problem": tc / max(done, 1),
+    out = {"n": done, "seed": args.seed, "workers": args.workers, "wall_s": wall, "budget": budget,
+           "oracle_engine": args.oracle, "decided": n_proved,
+           "problems_per_s": done / wall, "cpu_s_per_problem": cpu / max(done, 1), "classify_s_per_problem": tc / max(done, 1),
            "oracle_s_per_problem": to / max(done, 1),
            "routes": {k: dict(v) for k, v in rows.items()},
            "route_mean_s": {k: sum(v) / len(v) for k, v in times.items()},
            "slowest": [dict(t=t, i=i, route=r, family=f, d=d) for t, i, r, f, d in slow],
            "false_proved": false_proved, "crashes": crashes, "undecided_context": dict(contexts),
            "undecided": sorted(undecided, key=lambda u: u["i"]),
-           "table": lines}
-    Path(args.out).write_text(json.dumps(out, indent=1, default=str, ensure_ascii=False))
+           "table": lines, "per_problem": sorted(per_problem, key=lambda r: r["i"])}
+    from symbolic_tf.atomic import write_text_atomic
+
+    write_text_atomic(args.out, json.dumps(out, indent=1, default=str, ensure_ascii=False))
     return 1 if false_proved or crashes else 0
 
 

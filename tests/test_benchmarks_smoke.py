@@ -28,7 +28,7 @@ SMOKE_ARGS = {
     "bench_probe.py": ["--smoke"],
     "bench_regime_map.py": ["--smoke"],
     "bench_scaling.py": ["--smoke"],
-    "soak.py": ["--n", "3", "--workers", "1", "--out", "{tmp}/soak.json"],
+    "soak.py": ["--n", "3", "--workers", "1", "--oracle", "scipy", "--out", "{tmp}/soak.json"],
     "undecided_rate.py": ["--n", "3", "--workers", "1", "--out", "{tmp}/undecided.json"],
     "map_soak.py": ["--n", "1", "--kinds", "general-V", "--resolution", "1", "--depth", "0", "--points", "1",
                     "--workers", "1", "--seed", "0", "--out", "{tmp}/map_soak.json"],

@@ -2,7 +2,10 @@
 
 Nothing here uses symbolic_tf's integrators, closures or code generation: the covariance
 right-hand sides are written out by hand from docs/mathematics.md §3, §4, §6 and integrated with SciPy's
-DOP853.  Only ``Problem`` (the parsed document) is read from the toolkit.
+DOP853 — or, with ``use_engine("compiled")`` (the soak, benchmarks/soak.py), with the same DOP853
+pair compiled by numba (tests/soundness/_compiled_oracle.py: the same equations written again
+with loops, the same tolerances and judgement).  Only ``Problem`` (the parsed document) is read
+from the toolkit.
 
 Representation.  To follow blow-up, exponential growth and decay to 0 with one integrator the
 state is Σ = e^s U with ‖U‖_F = 1 (U symmetric):
@@ -30,9 +33,32 @@ from scipy.integrate import solve_ivp
 
 __all__ = ["Judgement", "judge", "judge_classification", "rhs_for", "simulate", "SimResult",
            "closed_form_Tstar", "frac_matrix", "quantifier_of", "sigma_star_of", "regime_of",
-           "claim_text"]
+           "claim_text", "use_engine", "engine", "warm_up"]
 
 RTOL, ATOL = 1e-12, 1e-14
+_ENGINE = "scipy"
+
+
+def use_engine(name: str) -> str:
+    """Select the integrator of :func:`simulate` (and so of every judgement): "scipy" (SciPy's
+    DOP853, the default) or "compiled" (numba DOP853).  Returns the previous engine."""
+    global _ENGINE
+    if name not in ("scipy", "compiled"):
+        raise ValueError(f"unknown oracle engine {name!r}")
+    prev, _ENGINE = _ENGINE, name
+    return prev
+
+
+def engine() -> str:
+    """The integrator :func:`simulate` uses now ("scipy" or "compiled")."""
+    return _ENGINE
+
+
+def warm_up() -> None:
+    """Compile the compiled engine's kernels now (or load them from numba's cache)."""
+    from soundness._compiled_oracle import warm_up as _w
+
+    _w()
 
 
 @dataclass
@@ -91,6 +117,7 @@ class RHS:
     quad: bool
     kind: str
     normF: float = 0.0
+    heads: list | None = None   # (kind, A, C, KᵀK, scale) per head: what the compiled engine packs
 
 
 def rhs_for(problem) -> RHS | None:
@@ -148,7 +175,7 @@ def rhs_for(problem) -> RHS | None:
         return out
 
     return RHS(d, f, Qf if quad else None, F, quad, problem.variant,
-               normF=float(np.linalg.norm(F, 2)) if d else 0.0)
+               normF=float(np.linalg.norm(F, 2)) if d else 0.0, heads=heads)
 
 
 # ------------------------------------------------------------------ simulation
@@ -169,6 +196,60 @@ class _Budget(Exception):
 
 def _sym(M):
     return (M + M.T) / 2
+
+
+def _segment_scipy(ode, t0, y0, t_end, s_top, t_eval, rtol, atol):
+    """One stretch of SciPy's DOP853 until t_end or s = s_top: (kind, t, y, samples, message)."""
+    def ev(t, y):
+        return y[-1] - s_top
+    ev.terminal = True
+    ev.direction = 1
+    sol = solve_ivp(ode, (t0, t_end), y0, method="DOP853", rtol=rtol, atol=atol,
+                    events=ev, t_eval=t_eval or None, dense_output=False)
+    samples = []
+    if t_eval:
+        samples = [(float(tt), sol.y[:, k]) for k, tt in enumerate(sol.t) if k < sol.y.shape[1]]
+    if sol.status == 1 and sol.t_events[0].size:
+        return "event", float(sol.t_events[0][0]), sol.y_events[0][0], samples, ""
+    if sol.status != 0:
+        return "failed", (float(sol.t[-1]) if sol.t.size else t0), None, samples, sol.message
+    # reached t_end: with t_eval solve_ivp returned only those points; integrate the tail if needed
+    if t_eval:
+        last_t = float(sol.t[-1]) if sol.t.size else t0
+        if last_t < t_end:
+            try:
+                sol2 = solve_ivp(ode, (last_t, t_end), sol.y[:, -1] if sol.t.size else y0,
+                                 method="DOP853", rtol=rtol, atol=atol)
+            except _Budget:
+                return "budget", last_t, None, samples, "budget"
+            return "end", t_end, sol2.y[:, -1], samples, ""
+    return "end", t_end, sol.y[:, -1], samples, ""
+
+
+def _segment_compiled(rhs, t_end, rtol, atol, max_evals):
+    """The compiled engine's stretch (same contract as :func:`_segment_scipy`); counts the
+    right-hand side evaluations of the whole simulation against ``max_evals``."""
+    from soundness import _compiled_oracle as co
+
+    packed = co.pack_heads(rhs.heads, rhs.F)
+    Ps = np.zeros((len(rhs.heads), rhs.d, rhs.d))
+    used = [0]
+
+    def segment(t0, y0, s_top, t_eval):
+        try:
+            code, t, y, ts, ys, m, ev = co.run_segment(packed, Ps, y0, t0, t_end, s_top,
+                                                       np.asarray(t_eval, float), rtol, atol,
+                                                       max_evals - used[0])
+        except Exception as exc:  # noqa: BLE001 - numba raises its own types for a singular solve
+            return "failed", t0, None, [], f"{type(exc).__name__}: {exc}"
+        used[0] += ev
+        samples = [(float(ts[k]), ys[k].copy()) for k in range(m)]
+        if code == co.BUDGET:
+            raise _Budget()
+        if code == co.FAILED:
+            return "failed", float(t), None, samples, "the step size collapsed or the solution is not finite"
+        return ("event" if code == co.EVENT else "end"), float(t), y.copy(), samples, ""
+    return segment
 
 
 def simulate(problem, t_end: float, *, times=(), Sigma0=None, rhs: RHS | None = None,
@@ -221,32 +302,27 @@ def simulate(problem, t_end: float, *, times=(), Sigma0=None, rhs: RHS | None = 
 
     samples = []
     pending = sorted(x for x in times if 0 <= x <= t_end)
+    compiled = _ENGINE == "compiled" and rhs.heads is not None
+    segment = _segment_compiled(rhs, t_end, rtol, atol, max_evals) if compiled else \
+        (lambda t0, y0, s_top, t_eval: _segment_scipy(ode, t0, y0, t_end, s_top, t_eval, rtol, atol))
     t0, y0 = 0.0, pack(U0, s0)
     while True:
         s_top = y0[-1] + 25.0
-
-        def ev(t, y, s_top=s_top):
-            return y[-1] - s_top
-        ev.terminal = True
-        ev.direction = 1
         t_eval = [x for x in pending if x >= t0]
         try:
-            sol = solve_ivp(ode, (t0, t_end), y0, method="DOP853", rtol=rtol, atol=atol,
-                            events=ev, t_eval=t_eval or None, dense_output=False)
+            kind, t_last, y_last, seg_samples, message = segment(t0, y0, s_top, t_eval)
         except _Budget:
             return SimResult("budget", t0, message=f"more than {max_evals} right-hand side evaluations",
                              samples=samples)
         except (np.linalg.LinAlgError, FloatingPointError, ValueError) as exc:
             return SimResult("failed", t0, message=f"{type(exc).__name__}: {exc}", samples=samples)
+        for tt, yy in seg_samples:
+            U, s = unpack(yy)
+            samples.append((float(tt), float(s), U))
         if t_eval:
-            for k, tt in enumerate(sol.t if sol.t.size else []):
-                if k < sol.y.shape[1]:
-                    U, s = unpack(sol.y[:, k])
-                    samples.append((float(tt), float(s), U))
-            pending = [x for x in pending if x > (sol.t[-1] if sol.t.size else t0)]
-        if sol.status == 1 and sol.t_events[0].size:
-            te = float(sol.t_events[0][0])
-            ye = sol.y_events[0][0]
+            pending = [x for x in pending if x > (seg_samples[-1][0] if seg_samples else t0)]
+        if kind == "event":
+            te, ye = t_last, y_last
             U, s = unpack(ye)
             rate = float(np.sum(U * _sym(G_of(U, s))))
             lam_min = float(np.linalg.eigvalsh(U).min())
@@ -264,24 +340,11 @@ def simulate(problem, t_end: float, *, times=(), Sigma0=None, rhs: RHS | None = 
                 return SimResult("budget", te, None, U, s, samples, message="‖Σ‖ > e^650 (growth)")
             t0, y0 = te, ye
             continue
-        if sol.status != 0:
-            return SimResult("failed", float(sol.t[-1]) if sol.t.size else t0,
-                             message=sol.message, samples=samples)
-        # reached t_end: state is the last integrated point; re-integrate tail if t_eval cut it
-        if t_eval:
-            # solve_ivp returned only t_eval points; the final state is at t_end iff t_end in t_eval
-            last_t = float(sol.t[-1]) if sol.t.size else t0
-            if last_t < t_end:
-                try:
-                    sol2 = solve_ivp(ode, (last_t, t_end), sol.y[:, -1] if sol.t.size else y0,
-                                     method="DOP853", rtol=rtol, atol=atol)
-                except _Budget:
-                    return SimResult("budget", last_t, samples=samples, message="budget")
-                yfin = sol2.y[:, -1]
-            else:
-                yfin = sol.y[:, -1]
-        else:
-            yfin = sol.y[:, -1]
+        if kind == "budget":
+            return SimResult("budget", t_last, samples=samples, message=message)
+        if kind == "failed":
+            return SimResult("failed", t_last, message=message, samples=samples)
+        yfin = y_last
         U, s = unpack(yfin)
         Sig = math.exp(s) * U if s < 700 else None
         return SimResult("reached", t_end, Sig, U, float(s), samples)
