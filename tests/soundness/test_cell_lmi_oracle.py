@@ -68,7 +68,7 @@ def _comparison(data, y0, t):
     return k * y0 * e / (k + c * y0 * (e - 1))
 
 
-@pytest.mark.parametrize("name", ["cell-lmi-cluster", "cell-lmi-blowup", "cell-lmi-drift"])
+@pytest.mark.parametrize("name", ["cell-lmi-cluster", "cell-lmi-blowup", "cell-lmi-growth", "cell-lmi-drift"])
 def test_random_interior_points_obey_the_proved_inequality(name):
     """The certificate proves a differential inequality for y = tr(PΣ) at every point of the cell and every
     Σ₀ ⪰ 0: the float solution's y(t) must stay on the right side of the comparison solution (upper: below
@@ -92,6 +92,9 @@ def test_random_interior_points_obey_the_proved_inequality(name):
                 T = 1 / (float(Fraction(data["c"])) * y0)
                 r = simulate(problem, T, Sigma0=S, rtol=1e-9)
                 assert r.status == "blowup", (name, x, y, S0, r.status)   # before 1/(c·y₀)
+                if "a" in data:   # the growth bound ẏ ≤ κ⁺y + a·y²: no blow-up before 1/(a·y₀ + κ⁺), any Σ₀
+                    a, kp = float(Fraction(data["a"])), max(float(Fraction(data["kappa_a"])), 0.0)
+                    assert r.t >= (1 - 1e-6) / (a * y0 + kp), (name, x, y, S0, r.t, a, y0)
                 T = min(T, r.t)
                 times = (0.25 * T, 0.5 * T, 0.75 * T)
                 r = simulate(problem, 0.8 * T, times=times, Sigma0=S, rtol=1e-9)
@@ -105,6 +108,9 @@ def test_random_interior_points_obey_the_proved_inequality(name):
                     assert yt <= bound * (1 + 1e-6) + 1e-12, (name, x, y, S0, t, yt, bound)
                 else:
                     assert yt >= bound * (1 - 1e-6), (name, x, y, S0, t, yt, bound)
+                    if "a" in data and max(float(Fraction(data["kappa_a"])), 0.0) == 0:
+                        a = float(Fraction(data["a"]))   # the comparison solution, while it exists
+                        assert a * y0 * t >= 1 or yt <= y0 / (1 - a * y0 * t) * (1 + 1e-6), (name, x, y, S0, t, yt)
             assert len(r.samples) == 3, (name, x, y, S0, r.status)
             if data["direction"] == "lower":
                 if S0 is None:

@@ -393,7 +393,47 @@ class LmiCells:
                 data.update(self._bracket(box, Pq, c))
                 rec = self._verify(box, data)
                 if rec is not None:
-                    return rec
+                    return self._sharper(box, samples, Pq, rec) or rec
+        return None
+
+    def _sharper(self, box, samples, Pq, rec):
+        """The record with T_lo from a growth bound of the same y = tr(PΣ) (ẏ ≤ κ⁺y + a·y², the checker's
+        ``a``/``lam_a``/``kappa_a``) when that T_lo is larger than the norm bounds' one and the checker accepts it."""
+        d, m, k = self.d, self.m, len(self.minors)
+        P = np.array([[float(e) for e in r] for r in Pq])
+        x = np.array([P[i, j] for i, j in svec_index(d)])
+        p = self.Dp @ x
+        prog = _Conic(k + 1)
+        prog.nonneg(range(k))
+        for G, _F in samples:
+            prog.psd(lambda z, G=G: -self._cone(G, x, z[:k], +1) + z[k] * np.outer(p, p))
+        c = np.zeros(k + 1)
+        c[k] = 1.0
+        z = prog.solve(c)
+        if z is None or not z[k] > 0:
+            return None
+        kappa = Fraction(0)
+        if self.has_drift:
+            kappa = max(self._kappa(Pq, box, -1), Fraction(0))
+        Pm = flint.fmpq_mat(d, d, [fmpq_of(e) for r in Pq for e in r])
+        y0 = MatPoly(1, 1)
+        for mono, C in self.chk.S.terms.items():
+            y0._accumulate(mono, flint.fmpq_mat(1, 1, [sum((Pm[a, b] * C[b, a] for a in range(d) for b in range(d)),
+                                                           flint.fmpq(0))]))
+        y_hi = max(Fraction(str(b[0, 0])) for b in bernstein_coefficients(y0, tuple(rat(b) for b in box)))
+        old = Fraction(rec["data"].get("T_lo", "0"))
+        base = {key: v for key, v in rec["data"].items() if key not in ("u_C", "u_A", "u_Sigma", "u_F", "T_lo", "split")}
+        for grow, digits in ((Fraction(1001, 1000), 6), (Fraction(11, 10), 3)):
+            a = _round_up(Fraction(float(z[k])) * grow, 4)
+            lam_a = [max(Fraction(0), Fraction(float(v)).limit_denominator(10 ** digits)) for v in z[:k]]
+            T_lo = _round_down(1 / (a * y_hi + kappa), 6)
+            if T_lo <= old or ("T_hi" in base and T_lo > Fraction(base["T_hi"])):
+                continue
+            data = {**base, "T_lo": frac_str(T_lo), "a": frac_str(a), "lam_a": [frac_str(v) for v in lam_a],
+                    "kappa_a": frac_str(kappa)}
+            out = self._verify(box, data)
+            if out is not None:
+                return out
         return None
 
     def _bracket(self, box, Pq, c: Fraction) -> dict:

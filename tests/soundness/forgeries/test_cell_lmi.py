@@ -10,6 +10,8 @@ search, a second each):
   [−2, −3/2] × [−1, −3/4]: CLUSTERING of rank 0 (upper direction, κ = 0, c > 0).
 * ``cell-lmi-blowup.json`` — V = [[1, −x], [x, 1]], A = [[y, 1], [0, y]], cell [−1/2, 0] × [3/4, 1]: BLOWUP with
   a bracket (lower direction).
+* ``cell-lmi-growth.json`` — the same cell as ``cell-lmi-blowup``, T_lo from a growth bound of the same
+  y = tr(PΣ) (``a``, ``lam_a``, ``kappa_a``: ẏ ≤ κ⁺y + a·y²) instead of the norm bounds.
 * ``cell-lmi-drift.json`` — the drift model F = [[x, 1/2], [0, x]], A = [[y, 1], [−1/2, −1]], V = [[1, 1/2],
   [−1/4, 1]], cell [1/4, 1/2] × [−2, −13/8]: BOUNDED (κ > 0 and c > 0: tr(PΣ) ≤ max(y₀, κ/c)).
 """
@@ -33,8 +35,10 @@ DRIFT = {"family": "parameter", "resolution": [8, 8], "max_depth": 3, "x": {"ran
          "problem": {"variant": "softmax", "d": 2, "A": [["y", 1], ["-1/2", -1]], "V": [[1, "1/2"], ["-1/4", 1]],
                      "F": [["x", "1/2"], [0, "x"]], "b": [0, 0], "initial": {"mean": [0, 0], "cov": [[1, 0], [0, 1]]}}}
 CELLS = {"cell-lmi-cluster": (MAP1, ("-2", "-3/2", "-1", "-3/4")),
-         "cell-lmi-blowup": (ROT, ("-1/2", "0", "3/4", "1")),
+         "cell-lmi-growth": (ROT, ("-1/2", "0", "3/4", "1")),
          "cell-lmi-drift": (DRIFT, ("1/4", "1/2", "-2", "-13/8"))}
+# cell-lmi-blowup.json (the same cell as cell-lmi-growth, with T_lo from the norm bounds, the search's bracket before
+# the growth bound) is kept as committed: it covers the norm-bound route of T_lo
 
 
 def standalone(spec_doc: dict, box) -> dict:
@@ -75,6 +79,13 @@ def cluster():
 @pytest.fixture(scope="module")
 def blowup():
     c = load("cell-lmi-blowup")
+    accepts(c)
+    return c
+
+
+@pytest.fixture(scope="module")
+def growth():
+    c = load("cell-lmi-growth")
     accepts(c)
     return c
 
@@ -189,8 +200,28 @@ def test_a_tightened_bracket(blowup):
     rejects(recell(blowup, cell=lambda c: c.update(T_lo=str(lo / 2))), "T_lo differs from the derived claim")
 
 
+def test_a_forged_growth_bound(growth, blowup):
+    """T_lo from ẏ ≤ κ⁺y + a·y²: a lowered, a multiplier or the rate changed, T_lo raised past 1/(a·max y₀ + κ⁺),
+    the growth data mixed with norm bounds or left without a, a negative a."""
+    g = growth["data"]["cell"]["certificate"]["data"]
+    assert "a" in g and "u_C" not in g and Fraction(g["T_lo"]) > Fraction(blowup["data"]["cell"]["T_lo"])
+    a, lo = Fraction(g["a"]), Fraction(g["T_lo"])
+    rejects(recell(growth, data=lambda d: d.update(a=str(a / 2))), "− a·ppᵀ ⪯ 0 fails")
+    rejects(recell(growth, data=lambda d: d.update(lam_a=["0"])), "− a·ppᵀ ⪯ 0 fails")
+    rejects(recell(growth, data=lambda d: d.update(kappa_a="-1")), "PF \\+ FᵀP − κ_a·P ⪯ 0 fails")
+    rejects(recell(growth, data=lambda d: d.update(lam_a=["-1"])), "a > 0 and one multiplier")
+    rejects(recell(growth, data=lambda d: d.update(a="-1")), "a > 0 and one multiplier")
+    rejects(recell(growth, cell=lambda c: c.update(T_lo=str(lo * 2)), data=lambda d: d.update(T_lo=str(lo * 2))),
+            "T_lo exceeds 1/\\(a·max")
+    rejects(recell(growth, data=lambda d: d.update(u_F="1")), "no norm bounds")
+    rejects(recell(growth, data=lambda d: d.pop("a")), "belong to a growth bound")
+    rejects(recell(growth, data=lambda d: d.pop("kappa_a")), "needs lam_a and kappa_a")
+    rejects(recell(growth, data=lambda d: d.update(lam_a=["1", "2"])), "one multiplier")
+
+
 def test_an_upper_certificate_with_a_bracket(cluster):
     rejects(recell(cluster, data=lambda d: d.update(T_hi="1")), "carries no T_hi")
+    rejects(recell(cluster, data=lambda d: d.update(a="1", lam_a=["0"], kappa_a="0")), "carries no a")
 
 
 def test_a_forged_regime(cluster, blowup, drift):

@@ -33,7 +33,10 @@ Q_P + Σλ_ij·D_ij + c·ppᵀ ⪯ 0 and PF + FᵀP − κP ⪯ 0.  On the cone 
 PF + FᵀP − κP ⪰ 0 on the cell: ẏ ≥ κy + c·y² ≥ c·y² on the cone, so every Σ₀ ⪰ 0, Σ₀ ≠ 0 blows up, before
 1/(c·y₀).  BLOWUP with T_hi ≥ 1/(c·min y₀) (y₀ = tr(PΣ₀) > 0 on the cell, so Σ₀ ≠ 0 there) and
 T_lo ≤ 1/(u_Σ·Σ_h 2u_C,h·u_A,h + 2u_F), where the u's bound ‖C_h‖_F, ‖Ã_h‖_F, ‖Σ₀‖_F, ‖F‖_F on the cell
-(‖Σ̇‖_F ≤ 2‖F‖_F‖Σ‖_F + K‖Σ‖_F² is finite before ln(1 + a/(Kx₀))/a ≥ 1/(Kx₀ + a)).
+(‖Σ̇‖_F ≤ 2‖F‖_F‖Σ‖_F + K‖Σ‖_F² is finite before ln(1 + a/(Kx₀))/a ≥ 1/(Kx₀ + a)); or, sharper, from a growth
+bound of the same y: a > 0, λ^a_ij ≥ 0, κ_a with Q_P + Σλ^a_ij·D_ij − a·ppᵀ ⪯ 0 and PF + FᵀP − κ_a·P ⪯ 0 on the cell,
+so ẏ ≤ κ⁺y + a·y² (κ⁺ = max(κ_a, 0)) and y is finite before (1/κ⁺)·ln(1 + κ⁺/(a·y₀)) ≥ 1/(a·y₀ + κ⁺):
+T_lo ≤ 1/(a·max y₀ + κ⁺).
 
 Both claims hold for every Σ₀ ⪰ 0 (resp. ⪰ 0 and ≠ 0), so they cover the map's Σ₀ at every point of the
 cell where it is positive semidefinite: the checker proves that on the closed cell.
@@ -68,7 +71,7 @@ _fail = refusal(KIND)
 
 SCHEMA = {"direction": ("enum", "upper", "lower"), "P": "rat[][]", "lam": "rat[]", "c": "rat", "kappa": "rat",
           "split": "int", "T_lo?": "rat", "T_hi?": "rat", "u_C?": "rat[]", "u_A?": "rat[]", "u_Sigma?": "rat",
-          "u_F?": "rat"}
+          "u_F?": "rat", "a?": "rat", "lam_a?": "rat[]", "kappa_a?": "rat"}
 
 
 def parameters_problem(spec, x, y):
@@ -456,7 +459,7 @@ class LmiCellChecker(CellChecker):
         if not sign_on_box(self.S, box, +1):
             _fail("Σ₀ ⪰ 0 fails somewhere on the cell")
         if data["direction"] == "upper":
-            for key in ("T_lo", "T_hi", "u_C", "u_A", "u_Sigma", "u_F"):
+            for key in ("T_lo", "T_hi", "u_C", "u_A", "u_Sigma", "u_F", "a", "lam_a", "kappa_a"):
                 if key in data:
                     _fail(f"an upper certificate carries no {key}")
             if not sign_on_box(self.cone_form(P, lam, c, +1), box, -1, split):
@@ -487,7 +490,7 @@ class LmiCellChecker(CellChecker):
         for (i, j), C in self.S.terms.items():
             y0._accumulate((i, j), flint.fmpq_mat(1, 1, [sum((P[a, b] * C[b, a] for a in range(d) for b in range(d)),
                                                              flint.fmpq(0))]))
-        y_lo, _ = _scalar_bounds(y0, box)
+        y_lo, y_hi = _scalar_bounds(y0, box)
         if not y_lo > 0:
             _fail("tr(PΣ₀) > 0 fails on the cell (Σ₀ = 0 does not blow up)")
         params = {}
@@ -499,7 +502,11 @@ class LmiCellChecker(CellChecker):
         T_lo = fmpq_of(parse_rat(data.get("T_lo", "0"), "T_lo"))
         if T_lo < 0:
             _fail("negative T_lo")
-        if T_lo > 0:
+        if ("lam_a" in data or "kappa_a" in data) and "a" not in data:
+            _fail("lam_a and kappa_a belong to a growth bound a")
+        if T_lo > 0 and "a" in data:
+            self._t_lo_by_growth(P, y_hi, split, box, data, T_lo)
+        elif T_lo > 0:
             for key in ("u_C", "u_A", "u_Sigma"):
                 if key not in data:
                     _fail(f"T_lo > 0 needs {key}")
@@ -521,6 +528,24 @@ class LmiCellChecker(CellChecker):
             _fail("T_lo > T_hi")
         params["T_lo"] = frac_str(T_lo)
         return params
+
+    def _t_lo_by_growth(self, P, y_hi, split, box, data, T_lo) -> None:
+        """T_lo from a growth bound of the same y = tr(PΣ): Q_P + Σλ^a_ij·D_ij − a·ppᵀ ⪯ 0 and PF + FᵀP − κ_a·P ⪯ 0
+        on the cell give ẏ ≤ κ⁺y + a·y² (κ⁺ = max(κ_a, 0)), so y, hence Σ, is finite before
+        (1/κ⁺)·ln(1 + κ⁺/(a·y₀)) ≥ 1/(a·y₀ + κ⁺) ≥ 1/(a·max y₀ + κ⁺)."""
+        if "lam_a" not in data or "kappa_a" not in data or any(k in data for k in ("u_C", "u_A", "u_Sigma", "u_F")):
+            _fail("a growth-bound T_lo needs lam_a and kappa_a and no norm bounds")
+        a = fmpq_of(parse_rat(data["a"], "a"))
+        lam_a = [fmpq_of(parse_rat(v, "lam_a")) for v in data["lam_a"]]
+        kappa_a = fmpq_of(parse_rat(data["kappa_a"], "kappa_a"))
+        if not a > 0 or len(lam_a) != len(self.minors) or any(v < 0 for v in lam_a):
+            _fail("a growth bound needs a > 0 and one multiplier λ^a_ij ≥ 0 per pair i < j")
+        if not sign_on_box(self.cone_form(P, lam_a, -a, +1), box, -1, split):
+            _fail("Q_P + Σλ^a_ij·D_ij − a·ppᵀ ⪯ 0 fails on the cell")
+        if not sign_on_box(self.drift_form(P, kappa_a), box, -1, split):
+            _fail("PF + FᵀP − κ_a·P ⪯ 0 fails on the cell")
+        if T_lo * (a * y_hi + max(kappa_a, flint.fmpq(0))) > 1:
+            _fail("T_lo exceeds 1/(a·max tr(PΣ₀) + max(κ_a, 0))")
 
 
 _T = "tests/soundness/forgeries/test_cell_lmi.py::"
@@ -546,7 +571,9 @@ HYPOTHESES = (
     Hypothesis("sigma0", "Σ₀ ⪰ 0 on the closed cell (the claims hold for every Σ₀ ⪰ 0, so they cover the map's); for "
                "blow-up tr(PΣ₀) > 0 on the cell, i.e. Σ₀ ≠ 0.", _T + "test_sigma0_zero_somewhere"),
     Hypothesis("bracket", "BLOWUP: T_hi ≥ 1/(c·min tr(PΣ₀)); 0 ≤ T_lo ≤ 1/(u_Σ·Σ_h 2u_C,h·u_A,h + 2u_F) with the u's "
-               "≥ the Frobenius norms on the cell (Bernstein bounds of their squares); T_lo ≤ T_hi.",
+               "≥ the Frobenius norms on the cell (Bernstein bounds of their squares), or T_lo ≤ 1/(a·max tr(PΣ₀) + "
+               "max(κ_a, 0)) with Q_P + Σλ^a_ij·D_ij − a·ppᵀ ⪯ 0, λ^a ≥ 0, a > 0 and PF + FᵀP − κ_a·P ⪯ 0 on the cell "
+               "(ẏ ≤ κ⁺y + a·y²); T_lo ≤ T_hi.",
                _T + "test_a_tightened_bracket"),
     Hypothesis("regime", "The regime is derived from (κ, c): CLUSTERING of rank 0 when κ < 0 or κ = 0 < c, BOUNDED when "
                "κ = c = 0 or κ, c > 0, GLOBAL_EXISTENCE when κ > 0 = c; BLOWUP for the lower direction — never read.",
