@@ -17,7 +17,11 @@ printed, and runs during which other processes took CPU (> 0.08 of a core, from 
 Then the whole command ``symtf regime-map --workers N`` (Python start, imports, pool start-up,
 map, map.json and figure) for the large map.
 
-Run:  .venv/bin/python benchmarks/bench_regime_map.py
+The reference disk (c) alone (``--reference-disk``; with ``--smoke`` its quick spec): the full run's wall
+and CPU time on 2 workers, the certified fraction, the point verdicts by route and the re-check
+(:func:`reference_disk`).
+
+Run:  .venv/bin/python benchmarks/bench_regime_map.py [--reference-disk] [--smoke]
 """
 from __future__ import annotations
 
@@ -193,8 +197,44 @@ def _whole_command(smoke):
           + f"  → ×{walls[1][0] / walls[2][0]:.2f} (map alone ×{walls[1][1] / walls[2][1]:.2f})")
 
 
+def reference_disk(smoke: bool = False, workers: int = 2, point_stride: int | None = None) -> dict:
+    """The reference disk (c) (map_specs(quick=False)["c_reference_disk"]: 12×12 cells, depth 4; the quick spec
+    with ``smoke``) on ``workers`` local processes, from a fresh pool: the map's wall time (its basins are built
+    in every worker, the workers warm but empty), the CPU seconds of the process tree, the cores other
+    processes took meanwhile, the certified fraction, the point verdicts by route, the map file's size and the
+    independent re-check of every certificate.  Issue 49's target: ≤ 3 min at ≥ 96 % on 2 workers."""
+    import collections
+
+    from symbolic_tf.regimes.maps import POINT_STRIDE
+
+    spec = parse_map_spec(map_specs(quick=smoke)["c_reference_disk"])
+    stride = POINT_STRIDE if point_stride is None else point_stride
+    with make_executor(workers) as ex:
+        cpu0 = _tree_cpu()
+        wall, foreign, m = _foreign_cores(lambda: run_map(spec, executor=ex, point_stride=stride))
+        cpu = _tree_cpu() - cpu0
+    pts = collections.Counter(f"{c['point']['route']} {c['point']['status']} {c['point']['regime']}"
+                              for c in m["cells"] if "point" in c)
+    t0 = time.perf_counter()
+    chk = check_map(m)
+    t_check = time.perf_counter() - t0
+    out = {"wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "other_cores": round(foreign, 2),
+           "certified_percent": round(100 * m["totals"]["decided_fraction"], 3), "cells": len(m["cells"]),
+           "points": dict(pts), "map_MB": round(len(json.dumps(m)) / 1e6, 2), "check_seconds": round(t_check, 1),
+           "checked": chk, "point_stride": stride}
+    print(f"reference disk (c) {'quick' if smoke else 'full'} on {workers} workers: {out['wall_seconds']} s wall "
+          f"({out['cpu_seconds']} s CPU, other processes took {out['other_cores']} cores), "
+          f"{out['certified_percent']}% certified, {out['cells']} cells, map {out['map_MB']} MB, "
+          f"re-check {out['check_seconds']} s")
+    print(f"  point verdicts by route: {out['points']}")
+    return out
+
+
 def main():
     smoke = "--smoke" in sys.argv[1:]  # toy size (the bench_smoke pytest marker)
+    if "--reference-disk" in sys.argv[1:]:   # only the reference disk (c) (issue 49's time target)
+        reference_disk(smoke)
+        return
     doc = map_specs(quick=False)["a_softmax_A"]
     doc = dict(doc, resolution=[4, 4] if smoke else [16, 16], max_depth=1 if smoke else 4)
     spec = parse_map_spec(doc)
