@@ -14,10 +14,14 @@ Search (floats search, the checker decides):
    which gives κ < 0), P ⪰ tI, tr P = d; lower — minimise γ with [[Q_P(v) − Σλ_ij·D_ij, p], [pᵀ, γ]] ⪰ 0 at
    every v (c = 1/γ), PF(v) + F(v)ᵀP ⪰ 0, P ⪰ δI, tr P = 1.  When the forms are affine in each coordinate
    (the usual case: V depends on one coordinate, A on the other) the corners are exactly the cell's
-   condition;
+   condition.  The programs are tiny (matrix inequalities of size ≤ 11 in ≤ 17 unknowns for d ≤ 4) and are handed to
+   Clarabel directly (:class:`_Conic`): through a modelling layer their compilation cost ~20× the solve;
 2. rounding of P and λ to short rationals at several precisions, κ rounded up (upper) and c rounded down
    from their float optima;
-3. the checker's own verification of the finished cell (split 0, then 1 and 2 for forms of higher degree):
+3. for a blow-up cell, the least a (and λ^a) with Q_P + Σλ^a_ij·D_ij − a·ppᵀ ⪯ 0 at the samples for the
+   certificate's P: the growth bound ẏ ≤ κ⁺y + a·y² gives T_lo = 1/(a·max tr(PΣ₀) + κ⁺), kept when it beats
+   the norm bounds' T_lo;
+4. the checker's own verification of the finished cell (split 0, then 1 and 2 for forms of higher degree):
    a cell is PROVED only if :class:`~symbolic_tf.certify.check.kinds.cell_lmi.LmiCellChecker` accepts it.
 
 A cell where no sample point admits either program is marked ``final``: smaller cells would not help (its
