@@ -169,8 +169,11 @@ def _trace_growth_applies(problem, ctx):
     return quadratic_family(problem)
 
 
-# says less than a route that finds an equilibrium, a basin or a limit, so it runs after all of them
-declare("trace-growth", 95, ("BOUNDED", "GLOBAL_EXISTENCE"), _trace_growth_applies, searching(find_trace_growth),
+# one small SDP (measured p50 ≈ 0.04 s on fresh problems, benchmarks/fresh_problems.py) placed before the
+# validated tubes, which cost seconds each: a budget then ends on a proved global claim, not on nothing.  It says
+# less than an equilibrium, a basin or a limit: when the float solution settles, prove() holds it (SHARPER) while
+# the later routes of sharper regimes try
+declare("trace-growth", 52, ("BOUNDED", "GLOBAL_EXISTENCE"), _trace_growth_applies, searching(find_trace_growth),
         modes=("point", "uniform"),
         doc="Every Σ₀ ⪰ 0 has a global solution, bounded or growing at most like e^{κt} (a trace functional, "
             "S-procedure); quadratic flows, any drift, d ≤ 8.")
