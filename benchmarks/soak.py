@@ -13,7 +13,8 @@ is about soundness, not reach: each classification gets a small time budget (``-
 default 1.5 s; ``classify(budget=…)``), and UNDECIDED is fine — the printed summary gives the
 number decided and the rate.  The oracle runs compiled (``--oracle compiled``, a numba DOP853 of
 the same equations and tolerances as the SciPy one, tests/soundness/_compiled_oracle.py) unless
-``--oracle scipy``.  The package is imported once, in the parent, before the workers fork.  A
+``--oracle scipy``; a judgement past ``--oracle-timeout`` CPU seconds (3 s: a stiff Sinkhorn
+flow) is inconclusive, counted and printed.  The package is imported once, in the parent, before the workers fork.  A
 problem whose classification exceeds ``--timeout`` seconds (a backstop past the budget) is
 counted as TIMEOUT (not dropped); the slowest problems are listed with their route.
 """
@@ -42,6 +43,7 @@ _UNDECIDED_SAMPLE = 0.05
 _BUDGET = 1.5
 _ORACLE = "compiled"
 _EVIDENCE = False
+_ORACLE_TIMEOUT = 3.0
 
 
 # the per-problem backstop counts CPU seconds (SIGVTALRM), so that classify's own budget keeps
@@ -57,9 +59,10 @@ def _alarm(signum, frame):
     raise _Timeout()
 
 
-def _init(timeout, undecided_sample, budget=None, oracle="compiled", evidence=False):
-    global _TIMEOUT, _UNDECIDED_SAMPLE, _BUDGET, _ORACLE, _EVIDENCE
+def _init(timeout, undecided_sample, budget=None, oracle="compiled", evidence=False, oracle_timeout=3.0):
+    global _TIMEOUT, _UNDECIDED_SAMPLE, _BUDGET, _ORACLE, _EVIDENCE, _ORACLE_TIMEOUT
     _TIMEOUT, _UNDECIDED_SAMPLE, _BUDGET, _ORACLE, _EVIDENCE = timeout, undecided_sample, budget, oracle, evidence
+    _ORACLE_TIMEOUT = oracle_timeout
     warnings.simplefilter("ignore")
     signal.signal(signal.SIGVTALRM, _alarm)
     from soundness.oracle import use_engine
@@ -127,7 +130,7 @@ def _one(args):
         rec["evidence"] = ev.get("summary")
         rec["reading"] = (ev.get("scale_free") or {}).get("reading") or ev.get("outcome")
     t1 = time.perf_counter()
-    signal.setitimer(_GUARD, _TIMEOUT)
+    signal.setitimer(_GUARD, _ORACLE_TIMEOUT)
     try:
         if d.get("status") == "PROVED":
             j = judge(problem, d)
@@ -141,7 +144,8 @@ def _one(args):
             rec["context"] = r.status
     except _Timeout:
         rec["oracle"] = None
-        rec["oracle_detail"] = f"oracle timeout ({_TIMEOUT:g} s)"
+        rec["oracle_detail"] = f"oracle timeout ({_ORACLE_TIMEOUT:g} CPU s)"
+        rec["oracle_timeout"] = True
     except Exception as exc:  # noqa: BLE001
         rec["oracle"] = None
         rec["oracle_detail"] = f"oracle error {type(exc).__name__}: {exc}"
@@ -165,6 +169,9 @@ def main(argv=None):
     ap.add_argument("--oracle", choices=("compiled", "scipy"), default="compiled",
                     help="the oracle's integrator: numba DOP853 (default) or SciPy's DOP853 (same tolerances)")
     ap.add_argument("--undecided-sample", type=float, default=0.05)
+    ap.add_argument("--oracle-timeout", type=float, default=3.0,
+                    help="CPU seconds for the oracle's judgement of one PROVED verdict; past it the judgement "
+                         "is inconclusive (counted and printed), never a pass")
     ap.add_argument("--evidence", action="store_true",
                     help="integrate classify's numerical evidence for each UNDECIDED verdict (slower; its reading is listed)")
     ap.add_argument("--max-seconds", type=float, default=None,
@@ -194,6 +201,7 @@ def main(argv=None):
     per_problem = []
     undecided = []
     tc = to = cpu = 0.0
+    oracle_timeouts = 0
     done = 0
     global _MIX
     _MIX = args.mix
@@ -201,7 +209,7 @@ def main(argv=None):
     _preload(args.oracle)
     t0 = time.perf_counter()  # the rate counts problems, not the one-off imports and compilation
     with ctx.Pool(args.workers, initializer=_init, initargs=(args.timeout, args.undecided_sample, budget, args.oracle,
-                                                                  args.evidence),
+                                                                  args.evidence, args.oracle_timeout),
                   maxtasksperchild=2000) as pool:
         it = pool.imap_unordered(_one, ((i, args.seed) for i in range(args.n)), chunksize=1)
         bar = tqdm(total=args.n, smoothing=0.05, mininterval=2.0) if tqdm else None
@@ -227,6 +235,7 @@ def main(argv=None):
             row[st] += 1
             tc += rec["t_classify"]
             cpu += rec.get("cpu", 0.0)
+            oracle_timeouts += bool(rec.get("oracle_timeout"))
             to += rec.get("t_oracle", 0.0)
             times[route].append(rec["t_classify"])
             slow.append((rec["t_classify"], rec["i"], route, rec["family"], rec["d"]))
@@ -266,7 +275,8 @@ def main(argv=None):
     lines.append(f"seed {args.seed}: {done} problems, {done / wall:.2f} problems/s on {args.workers} workers; decided "
                  f"{n_proved}/{done} = {n_proved / max(done, 1):.1%} (classify budget "
                  f"{budget if budget else 'none'} s); oracle agreed on {n_ok}/{n_proved} PROVED, "
-                 f"inconclusive on {n_proved - n_ok - len(false_proved)}")
+                 f"inconclusive on {n_proved - n_ok - len(false_proved)} ({oracle_timeouts} of them past the oracle's "
+                 f"{args.oracle_timeout:g} CPU s)")
     lines.append(f"CPU {cpu / max(done, 1):.3f} s/problem in a worker: {args.workers} free cores would run "
                  f"{args.workers * done / max(cpu, 1e-9):.2f} problems/s (the wall rate above counts a shared machine's load)")
     lines.append(f"FALSE PROVED: {len(false_proved)}, crashes: {len(crashes)}; UNDECIDED sample, oracle saw: {dict(contexts)}")
@@ -276,7 +286,7 @@ def main(argv=None):
     print("\n".join(lines))
     out = {"n": done, "seed": args.seed, "workers": args.workers, "wall_s": wall, "budget": budget,
            "oracle_engine": args.oracle, "decided": n_proved,
-           "problems_per_s": done / wall, "cpu_s_per_problem": cpu / max(done, 1), "classify_s_per_problem": tc / max(done, 1),
+           "problems_per_s": done / wall, "cpu_s_per_problem": cpu / max(done, 1), "oracle_timeouts": oracle_timeouts, "classify_s_per_problem": tc / max(done, 1),
            "oracle_s_per_problem": to / max(done, 1),
            "routes": {k: dict(v) for k, v in rows.items()},
            "route_mean_s": {k: sum(v) / len(v) for k, v in times.items()},
