@@ -631,6 +631,9 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
     spec_doc, spec_hash = spec.to_dict(), spec.content_hash()
     validate_spec(spec)
     route_kind, route_reason = cell_route(spec)
+    from ..certify.search.cell_riccati_vI import KIND as PENCIL_KIND
+
+    stacked = route_kind == PENCIL_KIND   # a chunk's cells are certified at once (one stacked float search)
     ex = executor or SerialExecutor()
     outp = Path(out) if out is not None else None
     # an earlier run of this spec in out: its chunking, so that the chunks it wrote are found again
@@ -711,9 +714,11 @@ def run_map(spec: MapSpec | dict, out: str | Path | None = None, *, executor=Non
         domain = nx * ny - area["outside"]
         prog.update(counts["done"], counts["total"], area["certified"] / domain if domain > 0 else 0.0,
                     counts["cells"], counts["resumed"])
-        # children at max_depth are not refined further: their task is their chunk alone, so
-        # their chunks are larger (a deterministic rule: the ids depend on the records only)
-        piece = size if not nxt or nxt[0][0] < spec.max_depth else max(size, cells_per_task // 2)
+        # children at max_depth are not refined further: their task is their chunk alone, so the
+        # stacked pencil's (milliseconds a chunk) are larger; other kinds' smallest cells may carry point
+        # classifications (~1 s each), so theirs keep the level's size and the workers' loads even out
+        # (a deterministic rule: the ids depend on the records only)
+        piece = size if not nxt or nxt[0][0] < spec.max_depth or not stacked else max(size, cells_per_task // 2)
         for part, k in enumerate(range(0, len(nxt), piece)):
             schedule(f"{cid}-{part:03d}", nxt[k][0], nxt[k:k + piece])
 
