@@ -130,3 +130,37 @@ def test_a_relabelled_claim_is_rejected(skew_verdict):
     except CertificationFailed:
         return
     assert not res.ok
+
+
+def test_a_singular_symmetric_part_is_proved_on_the_face_it_forces():
+    """sym(A) = diag(1, 0): q_P(e₂e₂ᵀ) = 0 for every P and the minors vanish there, so every feasible M annihilates
+    svec(e₂e₂ᵀ) and the LMI has no interior — the plain rounding cannot land in it.  The face search does: the
+    stored P, λ give M·svec(e₂e₂ᵀ) = 0 exactly, the certificate re-verifies, and tr(PΣ) does not increase along
+    integrations from random Σ₀ ⪰ 0 (a fresh problem that was UNDECIDED)."""
+    from symbolic_tf.certify.search._trace_growth_lmi import _roundings, _sdp, _exact_ok
+    from symbolic_tf.certify.check.kinds.trace_growth_lmi import cone_form
+    from symbolic_tf.variants import quadratic_heads
+
+    doc = {"variant": "softmax", "d": 2, "A": [["1", "-5/8"], ["5/8", "0"]], "V": [["-1/3", "-2"], ["1", "-1/3"]],
+           "initial": {"cov": [["5/4", "0"], ["0", "5/4"]]}}
+    problem = parse_problem(doc)
+    heads = quadratic_heads(problem)
+    guess = _sdp(heads, 2)
+    assert not isinstance(guess, str)
+    assert not any(_exact_ok(P, lam, heads, 2) for P, lam in _roundings(*guess))
+    v = find_trace_growth(problem)
+    assert v.status == "PROVED", v.reason
+    cert = v.evidence["certificate"]
+    assert check(cert).claim.subject == "BOUNDED"
+    P, lam = qmat(cert["data"]["P"]), [qmat([[x]])[0, 0] for x in cert["data"]["lam"]]
+    s0 = flint.fmpq_mat(3, 1, [0, 0, 1])   # svec(e₂e₂ᵀ) in (Σ₁₁, Σ₁₂, Σ₂₂)
+    assert cone_form(P, lam, heads, 2) * s0 == flint.fmpq_mat(3, 1)
+    (C, At), = heads
+    C, At, Pf = (np.array([[float(M[i, j]) for j in range(2)] for i in range(2)]) for M in (C, At, P))
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        B = rng.normal(size=(2, 2))
+        rhs = lambda t, s: (lambda S: (C @ S @ At @ S + S @ At.T @ S @ C.T).ravel())(s.reshape(2, 2))  # noqa: E731
+        sol = solve_ivp(rhs, (0, 20), (B @ B.T).ravel(), rtol=1e-10, atol=1e-12, dense_output=True)
+        y = [np.trace(Pf @ sol.sol(t).reshape(2, 2)) for t in np.linspace(0, 20, 200)]
+        assert all(b <= a * (1 + 1e-7) + 1e-10 for a, b in zip(y, y[1:]))

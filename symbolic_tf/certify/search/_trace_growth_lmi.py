@@ -53,6 +53,16 @@ def find_trace_growth(problem) -> Verdict:
         data = {"P": mat_str(P), "lam": [frac_str(x) for x in lam],
                 "kappa": frac_str(kappa)}
         return _finish(problem, data, kappa, numerical, t0)
+    # a boundary case (e.g. A + Aᵀ singular): every feasible M annihilates the svec of the rank-one Σ on the common
+    # null space of the sym Ã_h, so the feasible set has no interior; solve on that face and round onto it exactly
+    for P, lam in _face_roundings(heads, d):
+        if not _exact_ok(P, lam, heads, d):
+            continue
+        kappa = _rate(P, F)
+        if kappa is None:
+            continue
+        data = {"P": mat_str(P), "lam": [frac_str(x) for x in lam], "kappa": frac_str(kappa)}
+        return _finish(problem, data, kappa, numerical, t0)
     numerical["seconds"] = time.perf_counter() - t0
     return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
                    reason="the SDP's trace functional did not survive exact rounding")
@@ -94,6 +104,106 @@ def _sdp(heads, d):
         return f"no trace functional is non-increasing in its quadratic part on the PSD cone (SDP {prob.status})"
     Pf = np.array(P.value, dtype=float)
     return 0.5 * (Pf + Pf.T), ([] if lam is None else [max(0.0, float(x)) for x in lam.value])
+
+
+def _nullspace(M):
+    """An exact basis (list of fmpq column vectors as lists) of {w : Mw = 0}."""
+    R, rank = M.rref()
+    n = M.ncols()
+    pivots, r = [], 0
+    for c in range(n):
+        if r < rank and R[r, c] != 0:
+            pivots.append(c)
+            r += 1
+    out = []
+    for free in (c for c in range(n) if c not in pivots):
+        w = [flint.fmpq(0)] * n
+        w[free] = flint.fmpq(1)
+        for i, pc in enumerate(pivots):
+            w[pc] = -R[i, free]
+        out.append(w)
+    return out
+
+
+def _kernel_vectors(heads, d):
+    """svec(sym(w_a w_bᵀ)) for a basis w_a of the common null space of every sym(Ã_h): there q_P(Σ) = 0 for
+    every P and every principal minor vanishes on rank-one Σ, so sᵀMs = 0 with M ⪯ 0 forces Ms = 0."""
+    from ..check.tube_replay import svec_pairs
+
+    rows = []
+    for _, At in heads:
+        S = (At + At.transpose()) / 2
+        rows += [[S[i, j] for j in range(d)] for i in range(d)]
+    W = _nullspace(flint.fmpq_mat(rows))
+    out = []
+    for a in range(len(W)):
+        for b in range(a, len(W)):
+            wa, wb = W[a], W[b]
+            out.append([(wa[i] * wb[j] + wb[i] * wa[j]) / 2 for i, j in svec_pairs(d)])
+    return out
+
+
+def _face_roundings(heads, d):
+    """(P, λ) exactly on the face {M(P, λ)s = 0 for the kernel vectors s}: the SDP with those equalities
+    maximises the margin of M on their orthogonal complement, the float optimum is rounded and then
+    projected onto the face exactly (least-norm correction over ℚ)."""
+    import cvxpy as cp
+
+    from ..check.kinds.trace_growth_lmi import cone_form
+
+    kern = _kernel_vectors(heads, d)
+    if not kern:
+        return
+    m = d * (d + 1) // 2
+    basis = []
+    for i in range(d):
+        for j in range(i, d):
+            E = flint.fmpq_mat(d, d)
+            E[i, j] = E[j, i] = 1
+            basis.append(E)
+    n_lam = d * (d - 1) // 2
+    zero_lam = [flint.fmpq(0)] * n_lam
+    # M is linear in z = (p, λ): its exact columns, and the exact map B: z ↦ (M(z)s)_s
+    cols = [cone_form(E, zero_lam, heads, d) for E in basis]
+    cols += [cone_form(flint.fmpq_mat(d, d), [flint.fmpq(int(k == l)) for l in range(n_lam)], heads, d)
+             for k in range(n_lam)]
+    svecs = [flint.fmpq_mat(m, 1, s) for s in kern]
+    B = flint.fmpq_mat([[(Mk * s)[i, 0] for Mk in cols] for s in svecs for i in range(m)])
+    Mf = [_float(Mk) for Mk in cols]
+    Sf = np.array([[float(x) for x in s] for s in kern])
+    Qo, _ = np.linalg.qr(Sf.T)
+    comp = np.eye(m) - Qo @ Qo.T
+    z = cp.Variable(len(cols))
+    t = cp.Variable()
+    M = sum(z[k] * Mf[k] for k in range(len(cols)))
+    P = sum(z[k] * _float(E) for k, E in enumerate(basis))
+    cons = [P >> np.eye(d), cp.trace(P) <= 100 * d, (M + M.T) / 2 << -t * comp,
+            *(M @ sv == 0 for sv in Sf)]
+    if n_lam:
+        cons.append(z[len(basis):] >= 0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cp.Problem(cp.Maximize(t), cons).solve(solver="CLARABEL")
+    except (cp.error.SolverError, ValueError, ArithmeticError):
+        return
+    if t.value is None or not t.value > 1e-9 or z.value is None:
+        return
+    # the independent rows of B, then z' = z − Rᵀ(RRᵀ)⁻¹Rz: exactly on the face
+    Rr, rank = B.rref()
+    R = flint.fmpq_mat([[Rr[i, j] for j in range(B.ncols())] for i in range(rank)]) if rank else None
+    for den in (10 ** 4, 10 ** 6, 10 ** 9):
+        zq = flint.fmpq_mat(len(cols), 1, [fmpq_of(Fraction(float(x)).limit_denominator(den)) for x in z.value])
+        if R is not None:
+            zq = zq - R.transpose() * (R * R.transpose()).inv() * (R * zq)
+        vals = [zq[k, 0] for k in range(len(cols))]
+        lam = vals[len(basis):]
+        if any(x < 0 for x in lam):
+            continue
+        Pq = flint.fmpq_mat(d, d)
+        for k, (i, j) in enumerate((i, j) for i in range(d) for j in range(i, d)):
+            Pq[i, j] = Pq[j, i] = vals[k]
+        yield Pq, lam
 
 
 def _roundings(Pf, lamf):
