@@ -33,8 +33,9 @@ and drift maps of the cell-lmi tests), so that a good part of each is certified 
 
 The seed is fresh from the operating system unless ``--seed`` is given, and is printed; the same seed draws
 the same maps and points.  Prints per kind: maps, cells, the certified fraction of the area, the map time,
-judged points, agreements, inconclusive and disagreements (0/N is the target); every disagreement is written
-to ``--out`` (JSON: the spec, the cell, the point, the oracle's words).
+judged points, agreements, inconclusive and disagreements (0/N is the target); every disagreement (and the
+first 200 inconclusive judgements) is written to ``--out`` (JSON: the spec, the cell, the point, the oracle's
+words).
 """
 from __future__ import annotations
 
@@ -292,14 +293,14 @@ def soak(kinds, n: int, seed: int, resolution: int, depth: int, points: int, wor
     -------
     dict
         ``rows`` (per kind: maps, cells, certified area fraction, seconds, judged, agree, inconclusive,
-        disagree, the routes taken) and ``disagreements`` (records with the spec, cell, point and the oracle's
-        words).
+        disagree, the routes taken), ``disagreements`` (records with the spec, cell, point and the oracle's
+        words) and ``inconclusive`` (the first 200 inconclusive judgements, the same records).
     """
     from concurrent.futures import ProcessPoolExecutor
 
     rng = np.random.default_rng(seed)
     pool = ProcessPoolExecutor(workers) if workers > 1 else None
-    rows, bad = {}, []
+    rows, bad, unsure = {}, [], []
     try:
         for kind in kinds:
             row = rows[kind] = {"maps": 0, "cells": 0, "certified": 0.0, "seconds": 0.0,
@@ -332,12 +333,14 @@ def soak(kinds, n: int, seed: int, resolution: int, depth: int, points: int, wor
                             if jd["ok"] is False:
                                 n_bad += 1
                                 bad.append({"kind": kind, "seed": seed, "map": k, "spec": doc, "cell": cell, **jd})
+                            elif jd["ok"] is None and len(unsure) < 200:
+                                unsure.append({"kind": kind, "map": k, "spec": doc, "cell": cell, **jd})
                 log(f"  {kind} map {k}: route {route}, {sum(r['cells'] for r in results)} cells, {frac:.1%} "
                     f"certified, {n_cert} certified cells judged in {dt:.1f} s, {n_bad} disagreement(s)")
     finally:
         if pool is not None:
             pool.shutdown()
-    return {"rows": rows, "disagreements": bad}
+    return {"rows": rows, "disagreements": bad, "inconclusive": unsure}
 
 
 def main(argv=None) -> int:
@@ -395,7 +398,7 @@ def main(argv=None) -> int:
     from symbolic_tf.atomic import write_json_atomic
 
     write_json_atomic(a.out, {"seed": seed, "argv": sys.argv[1:] if argv is None else list(argv),
-                              "disagreements": res["disagreements"]})
+                              "disagreements": res["disagreements"], "inconclusive": res["inconclusive"]})
     print(f"wrote {a.out}")
     return 1 if total_bad else 0
 
