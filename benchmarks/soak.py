@@ -10,7 +10,7 @@ with total time and problems/s.  Every false PROVED is written to ``--out`` with
 
 The seed is fresh from the operating system unless ``--seed`` is given, and is printed.  A soak
 is about soundness, not reach: each classification gets a small time budget (``--budget``,
-default 1.5 s; ``classify(budget=…)``), and UNDECIDED is fine — the printed summary gives the
+default 1 s; ``classify(budget=…)``), and UNDECIDED is fine — the printed summary gives the
 number decided and the rate.  The oracle runs compiled (``--oracle compiled``, a numba DOP853 of
 the same equations and tolerances as the SciPy one, tests/soundness/_compiled_oracle.py) unless
 ``--oracle scipy``; a judgement past ``--oracle-timeout`` CPU seconds (3 s: a stiff Sinkhorn
@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 _TIMEOUT = 60.0
 _MIX = "mixed"
 _UNDECIDED_SAMPLE = 0.05
-_BUDGET = 1.5
+_BUDGET = 1.0
 _ORACLE = "compiled"
 _EVIDENCE = False
 _ORACLE_TIMEOUT = 3.0
@@ -91,6 +91,7 @@ def _one(args):
 
     from soundness.oracle import judge, simulate
     from soundness.strategies import random_document
+    from symbolic_tf.certify.search.budget import BudgetSpent
     from symbolic_tf.regimes.classify import classify
     from symbolic_tf.spec.problem import parse_problem
 
@@ -114,7 +115,8 @@ def _one(args):
     except _Timeout:
         rec.update(status="TIMEOUT", route="?", t_classify=time.perf_counter() - t0, doc=doc)
         return rec
-    except Exception as exc:  # noqa: BLE001 - a crash is a finding, recorded with the problem
+    except (Exception, BudgetSpent) as exc:  # noqa: BLE001 - a crash is a finding, recorded with the problem
+        # (BudgetSpent escaping classify is one: a spent budget must end in UNDECIDED)
         signal.setitimer(_GUARD, 0)
         rec.update(status="CRASH", route="?", t_classify=time.perf_counter() - t0, doc=doc,
                    error=f"{type(exc).__name__}: {exc}")
@@ -162,7 +164,7 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=None, help="the random stream (default: fresh from the OS, printed)")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--budget", type=float, default=1.5,
+    ap.add_argument("--budget", type=float, default=1.0,
                     help="classify(budget=…) per problem, seconds (0: no limit)")
     ap.add_argument("--timeout", type=float, default=None,
                     help="per-problem backstop on classify and on the oracle (s; default 3·budget + 10, 60 without a budget)")

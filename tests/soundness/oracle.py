@@ -226,6 +226,9 @@ def _segment_scipy(ode, t0, y0, t_end, s_top, t_eval, rtol, atol):
     return "end", t_end, sol.y[:, -1], samples, ""
 
 
+_CHUNK = 1000
+
+
 def _segment_compiled(rhs, t_end, rtol, atol, max_evals):
     """The compiled engine's stretch (same contract as :func:`_segment_scipy`); counts the
     right-hand side evaluations of the whole simulation against ``max_evals``."""
@@ -236,14 +239,21 @@ def _segment_compiled(rhs, t_end, rtol, atol, max_evals):
     used = [0]
 
     def segment(t0, y0, s_top, t_eval):
-        try:
-            code, t, y, ts, ys, m, ev = co.run_segment(packed, Ps, y0, t0, t_end, s_top,
-                                                       np.asarray(t_eval, float), rtol, atol,
-                                                       max_evals - used[0])
-        except Exception as exc:  # noqa: BLE001 - numba raises its own types for a singular solve
-            return "failed", t0, None, [], f"{type(exc).__name__}: {exc}"
-        used[0] += ev
-        samples = [(float(ts[k]), ys[k].copy()) for k in range(m)]
+        samples = []
+        t, y = t0, y0
+        while True:  # in chunks of 1000 evaluations: between them Python sees its signals (a timeout)
+            left = max_evals - used[0]
+            try:
+                code, t, y, ts, ys, m, ev = co.run_segment(packed, Ps, y, t, t_end, s_top,
+                                                           np.asarray([x for x in t_eval if x > t or x == t0], float),
+                                                           rtol, atol, min(left, _CHUNK))
+            except Exception as exc:  # noqa: BLE001 - numba raises its own types for a singular solve
+                return "failed", t0, None, samples, f"{type(exc).__name__}: {exc}"
+            used[0] += ev
+            samples += [(float(ts[k]), ys[k].copy()) for k in range(m)]
+            t_eval = [x for x in t_eval if x > (samples[-1][0] if samples else t0)]
+            if code != co.BUDGET or left <= _CHUNK or ev == 0:
+                break
         if code == co.BUDGET:
             raise _Budget()
         if code == co.FAILED:
