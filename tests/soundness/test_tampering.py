@@ -280,6 +280,10 @@ def _build_certs() -> dict:
         from .forgeries.cellforge import load
 
         out["cell-lmi"] = load("cell-lmi-cluster")
+    if "cell-tube-param" in kind_names():  # a committed genuine cell (forgeries/data, made by its cell search)
+        from .forgeries.cellforge import load
+
+        out["cell-tube-param"] = load("cell-tube-param-collapse")
     F = Fraction
     members = [((F(1), F(0)), (F(0), F(1))), ((F(1, 2), F(1, 4)), (F(1, 4), F(1, 2))),
                ((F(2), F(-1, 2)), (F(-1, 2), F(1, 4)))]
@@ -446,7 +450,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "periodic-riccati-vI/expanding", "cell-lmi", "equilibrium-drift-vI", "global-drift-vI", "growth-drift-vI-nsd", "stratum",
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
-              "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
+              "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-tube-param", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
               "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-return", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium", "trace-growth-lmi", "tube-return",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
@@ -767,7 +771,7 @@ def all_mutations(c):
         yield label, m, False
     for label, m in _data_mutations(c, schema):
         # a standalone cell's map spec plays the role of the embedded problem
-        yield label, m, c["kind"] in ("cell-riccati-vI", "cell-tube", "cell-basin", "cell-grid") and label.startswith("data['spec']")
+        yield label, m, c["kind"] in ("cell-riccati-vI", "cell-tube", "cell-tube-param", "cell-basin", "cell-grid") and label.startswith("data['spec']")
     for label, m in _claim_mutations(c):
         yield label, m, False
     yield from _problem_mutations(c)
