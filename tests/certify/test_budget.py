@@ -88,3 +88,19 @@ def test_route_seconds_are_measured_and_account_for_the_wall_time():
     assert c.status == "PROVED" and c.route in secs
     assert all(v >= 0 for v in secs.values()) and sum(secs.values()) <= wall
     assert c.to_dict()["route_seconds"].keys() == secs.keys()
+
+
+def test_a_budget_spent_inside_the_float_hint_never_escapes(monkeypatch):
+    """The float outlook is asked outside a route too (after a proved global claim, to decide whether to look for a
+    sharper one): a budget that runs out inside it gives no hint ("unknown"), never a BudgetSpent out of classify."""
+    from symbolic_tf.certify.search import routes
+
+    def spent_now(problem, horizon):
+        raise BudgetSpent()
+
+    monkeypatch.setattr(routes, "_float_outlook", spent_now)
+    p = _problem([[-1, 1], [0, -1]], [[2, 1], [1, 1]])
+    ctx = Context()
+    assert ctx.float_outlook(p) == "unknown" and not ctx._outlook
+    c = classify(p, evidence=False)
+    assert c.status == "PROVED"

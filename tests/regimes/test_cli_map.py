@@ -77,18 +77,52 @@ def test_bad_options(tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
-def test_example_specs_run(tmp_path, capsys):
-    from symbolic_tf.regimes.maps import check_map, run_map
-    from symbolic_tf.spec.mapspec import load_map_spec, parse_map_spec
+def _example_map_specs():
+    """Every map spec among the examples (a file that parses as one), with its whole-cell route."""
+    from symbolic_tf.regimes.maps import cell_route
+    from symbolic_tf.spec.errors import SymtfError
+    from symbolic_tf.spec.mapspec import load_map_spec
 
-    examples = sorted((Path(__file__).resolve().parents[2] / "examples").glob("map_*.toml"))
+    out = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.toml")):
+        try:
+            spec = load_map_spec(path)
+        except SymtfError:
+            continue   # a problem file, not a map spec
+        out.append((path, spec, cell_route(spec)[0]))
+    return out
+
+
+def _small(spec):
+    from symbolic_tf.spec.mapspec import parse_map_spec
+
+    return parse_map_spec({**{k: v for k, v in spec.to_dict().items() if k != "schema"},
+                           "resolution": [4, 4], "max_depth": 1})
+
+
+def test_example_specs_run(tmp_path, capsys):
+    """The V = vI example maps (cell-riccati-vI, cheap): at 4×4 cells they decide most of the slice and pass the check."""
+    from symbolic_tf.regimes.maps import check_map, run_map
+
+    examples = [(p, s) for p, s, route in _example_map_specs() if route == "cell-riccati-vI"]
     assert len(examples) >= 2
-    for path in examples:
-        spec = load_map_spec(path)
-        small = parse_map_spec({**{k: v for k, v in spec.to_dict().items() if k != "schema"},
-                                "resolution": [4, 4], "max_depth": 1})
-        m = run_map(small)
-        assert m["route"] == "cell-riccati-vI" and m["totals"]["decided_fraction"] > 0.5
+    for path, spec in examples:
+        m = run_map(_small(spec))
+        assert m["route"] == "cell-riccati-vI" and m["totals"]["decided_fraction"] > 0.5, path.name
+        check_map(m)
+
+
+@pytest.mark.heavy
+def test_every_example_map_runs_and_checks():
+    """Every other example map spec (cell-lmi, cell-tube-param, cell-tube, cell-basin, cell-scaled) runs at 4×4 cells
+    with its declared whole-cell route and a time budget, and the written map passes the independent check."""
+    from symbolic_tf.regimes.maps import check_map, run_map
+
+    others = [(p, s, r) for p, s, r in _example_map_specs() if r != "cell-riccati-vI"]
+    assert others
+    for path, spec, route in others:
+        m = run_map(_small(spec), budget=30)
+        assert m["route"] == route, path.name
         check_map(m)
 
 

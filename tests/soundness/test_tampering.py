@@ -252,6 +252,11 @@ def _build_certs() -> dict:
         "growth-drift-vI-nsd": _classified(_softmax(NEG_I2, I2, [[1, 0], [0, 0]], F=I2), "growth-drift-vI-nsd"),
         # a singular Σ₀ on an invariant range: decided on the reduced rank-1 flow (Σ* = diag(1, 0))
         "stratum": _classified(_softmax(NEG_I2, I2, [[2, 0], [0, 0]], F=I2), "stratum"),
+        # a rank-one Σ₀ whose range moves: the time-changed linear flow of its factor (a sign change of h; and a
+        # blow-up with knots and a cone)
+        "rank-one-flow": _classified(_softmax([["1/3", 2], ["-1/2", 1]], [["1/2", 2], ["1/2", -2]], [[1, -1], [-1, 1]]),
+                                     "rank-one-flow"),
+        "rank-one-flow/blowup": _classified(_softmax(I2, [[2, 1], [0, 1]], [[1, 1], [1, 1]]), "rank-one-flow"),
         "no-blowup/sinkhorn": _classified(_softmax(I2, [[1, "1/3"], [0, 1]], S0, variant="sinkhorn"), "no-blowup"),
         "no-blowup/l2": _classified(_softmax(None, I2, S0, variant="l2", Q=_s(I2), K=_s([[2, 1], [0, 1]])),
                                     "no-blowup"),
@@ -448,6 +453,7 @@ def certs():
 CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI/drift-fI", "global-riccati-vI/clustering",
               "global-riccati-vI/stationary", "stationary", "stationary/zero", "bounded-drift-vI-nsd", "periodic-riccati-vI",
               "periodic-riccati-vI/expanding", "cell-lmi", "equilibrium-drift-vI", "global-drift-vI", "growth-drift-vI-nsd", "stratum",
+              "rank-one-flow", "rank-one-flow/blowup",
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-tube-param", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",

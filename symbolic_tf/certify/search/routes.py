@@ -64,9 +64,16 @@ class Context:
         str
             ``"blowup"``, ``"settles"`` or ``"unknown"``.
         """
+        from .budget import BudgetSpent
+
         key = problem.content_hash()
         if key not in self._outlook:
-            self._outlook[key] = _float_outlook(problem, self.horizon or 50.0)
+            try:
+                self._outlook[key] = _float_outlook(problem, self.horizon or 50.0)
+            except BudgetSpent:
+                # the time budget ended the hint (it is asked outside a route too, after a proved claim):
+                # no hint, not cached — the route loop's own budget check ends the search
+                return "unknown"
         return self._outlook[key]
 
     def skip(self, problem, hopeless: str):
