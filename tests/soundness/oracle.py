@@ -544,9 +544,90 @@ def _horizons(problem, S0):
     return 5.0e2, 5.0e3
 
 
+def _J(rhs, S, caches):
+    """J(Σ) of the congruence form Σ̇ = J(Σ)Σ + ΣJ(Σ)ᵀ (every variant the oracle knows has it)."""
+    d = rhs.d
+    J = rhs.F.copy()
+    for (kind, A, C, KtK, sc), cache in zip(rhs.heads, caches):
+        if kind == "softmax":
+            J = J + C @ S @ A
+        elif kind == "l2":
+            J = J + 2 * C @ S @ np.linalg.inv(np.eye(d) + 2 * sc * KtK @ S) @ A
+        else:
+            J = J + C @ _sinkhorn_gain(S, A, cache) @ A
+    return J
+
+
+def factor_simulate(problem, t_end: float, *, times=(), Sigma0=None, rhs: RHS | None = None,
+                    rtol=1e-10, atol=1e-14, max_evals=200_000) -> SimResult:
+    """Integrate a singular Σ₀ = X₀X₀ᵀ (X₀ of full column rank r < d) in factor form, Ẋ = J(XXᵀ)X.
+
+    Σ̇ = JΣ + ΣJᵀ keeps rank and Σ ⪰ 0 exactly (Σ = ΦΣ₀Φᵀ), but a float integration of Σ itself leaves the
+    rank-r stratum by rounding, and an unstable transversal direction then grows into a spurious blow-up or a
+    negative eigenvalue; the factor cannot leave it.  Same result type as :func:`simulate`."""
+    from scipy.integrate import solve_ivp
+
+    rhs = rhs or rhs_for(problem)
+    if rhs is None or rhs.heads is None:
+        return SimResult("failed", 0.0, message="oracle has no closure for this variant")
+    d = rhs.d
+    S0 = frac_matrix(problem.cov) if Sigma0 is None else np.asarray(Sigma0, float)
+    w, Q = np.linalg.eigh(_sym(S0))
+    keep = w > 1e-12 * max(1.0, float(np.abs(w).max()))
+    X0 = Q[:, keep] * np.sqrt(w[keep])
+    r = X0.shape[1]
+    caches = [dict() for _ in rhs.heads]
+    evals = [0]
+
+    def fx(t, x):
+        evals[0] += 1
+        if evals[0] > max_evals:
+            raise _Budget()
+        X = x.reshape(d, r)
+        return (_J(rhs, X @ X.T, caches) @ X).ravel()
+
+    def big(t, x):
+        return 300.0 - math.log(max(float(x @ x), 1e-300))
+    big.terminal = True
+    try:
+        sol = solve_ivp(fx, (0.0, t_end), X0.ravel(), method="DOP853", rtol=rtol, atol=atol, dense_output=True,
+                        events=[big])
+    except _Budget:
+        return SimResult("budget", 0.0, message=f"factor form: more than {max_evals} evaluations")
+
+    def state(t):
+        X = sol.sol(t).reshape(d, r)
+        S = X @ X.T
+        n = float(np.linalg.norm(S))
+        return S, (math.log(n) if n > 0 else -math.inf), (S / n if n > 0 else S)
+
+    samples = []
+    for t in sorted(times):
+        if t <= sol.t[-1]:
+            S, sv, U = state(t)
+            samples.append((t, sv, U))
+    S, sv, U = state(sol.t[-1])
+    if sol.status == 1:
+        return SimResult("blowup", float(sol.t[-1]), S, U, sv, samples, "factor form: ‖X‖² > e³⁰⁰")
+    if sol.status != 0 and sv > 20:
+        # the step size collapsed with ‖Σ‖ past e²⁰: a blow-up (as the Σ form reads a collapsing step)
+        return SimResult("blowup", float(sol.t[-1]), S, U, sv, samples, f"factor form: log‖Σ‖ = {sv:.3g}, {sol.message}")
+    if sol.status != 0:
+        return SimResult("failed", float(sol.t[-1]), S, U, sv, samples, f"factor form: {sol.message}")
+    return SimResult("reached", float(t_end), S, U, sv, samples)
+
+
+def _singular(problem, Sigma0):
+    S0 = frac_matrix(problem.cov) if Sigma0 is None else np.asarray(Sigma0, float)
+    w = np.linalg.eigvalsh(_sym(S0))
+    return 0 < int(np.sum(w > 1e-12 * max(1.0, float(np.abs(w).max())))) < len(w)
+
+
 def _global_run(problem, Sigma0=None, rhs=None, H=None):
     S0 = frac_matrix(problem.cov) if Sigma0 is None else Sigma0
     H1, H2 = H or _horizons(problem, S0)
+    if _singular(problem, Sigma0) and (rhs or rhs_for(problem)) is not None:
+        return factor_simulate(problem, H2, times=(H1 / 100, H1 / 10, H1, H2 / 2), Sigma0=Sigma0, rhs=rhs), H1, H2
     r = simulate(problem, H2, times=(H1 / 100, H1 / 10, H1, H2 / 2), Sigma0=Sigma0, rhs=rhs,
                  rtol=1e-10, atol=1e-14, max_evals=60_000)
     return r, H1, H2
