@@ -119,7 +119,7 @@ ENTRIES = [
           (("_equilibrium_krawczyk", "_certify_at", "arg"), ("_equilibrium_krawczyk", "dyadic", "arg"),
            ("_equilibrium_basin", "dyadic", "arg"))),
     # a rank-one Σ₀ that blows up: the cone G, α, κ, β of the small SDP (a sign change of h has exact knots)
-    Entry("rank-one-flow", _softmax(I2, VG, [[1, 1], [1, 1]]), (("_rank_one_flow", "_rat", "arg"),)),
+    Entry("rank-one-flow", _softmax(I2, VG, [[1, 1], [1, 1]]), (("_rank_one_flow", "_rational", "arg"),)),
     # validated tubes: step lengths, end boxes and each certificate's own float data
     Entry("tube-basin", _softmax([[1, "1/5"], [0, 1]], [[-1, "1/10"], ["-1/20", -1]], [[2, 0], [0, 1]], F=I2, b=[1, 2]),
           _tube("validated._tube_basin") + (("_equilibrium_krawczyk", "dyadic", "arg"),

@@ -16,7 +16,7 @@ import flint
 import numpy as np
 
 from ...exact.definiteness import definiteness, exact_factor
-from ...exact.rational import float_of, frac_str
+from ...exact.rational import float_of, frac_str, fraction_of, nearest_fraction
 from ...spec.errors import CertificationFailed
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ..check.certificate import Certificate, mat_str
@@ -39,8 +39,8 @@ def _np(M):
     return np.array([[float_of(M[i, j]) for j in range(M.ncols())] for i in range(M.nrows())], dtype=float)
 
 
-def _rat(x: float, den: int = 10 ** 12) -> str:
-    return frac_str(Fraction(x).limit_denominator(den))
+def _rational(x: float, den: int = 10 ** 12) -> str:
+    return frac_str(nearest_fraction(x, den))
 
 
 def _expm(M):
@@ -162,7 +162,7 @@ def _decay_data(Cp, Ap, w, c, hs, ys, dq):
 
     d = Cp.shape[0]
     P = solve_continuous_lyapunov(Cp.T, -np.eye(d))
-    Pq = [[_rat(x, 10 ** 6) for x in row] for row in (P + P.T) / 2]
+    Pq = [[_rational(x, 10 ** 6) for x in row] for row in (P + P.T) / 2]
     ev = np.sort(np.linalg.eigvals(Cp).real)[::-1]
     for frac in (0.25, 0.5, 0.75):
         kc = int(len(hs) * frac)
@@ -177,8 +177,8 @@ def _decay_data(Cp, Ap, w, c, hs, ys, dq):
         knots = _knots(Cp, Ap, w, c, kc * dq)
         if knots is None:
             return None, "h comes too close to 0 on the way"
-        return {"knots": [frac_str(k) for k in knots], "end": "decay", "G": mat_str_float(G), "alpha": _rat(alpha),
-                "kappa": _rat(kap), "beta": _rat(beta), "P": Pq}, None
+        return {"knots": [frac_str(k) for k in knots], "end": "decay", "G": mat_str_float(G), "alpha": _rational(alpha),
+                "kappa": _rational(kap), "beta": _rational(beta), "P": Pq}, None
     return None, "no cone keeps h > 0 for ever (SDP)"
 
 
@@ -209,7 +209,7 @@ def _blowup_data(Cp, Ap, w, c, hs, ys, dq):
         if knots is None:
             return None, f"h comes too close to 0 before the blow-up direction, or more than {MAX_KNOTS} knots"
         data = {"knots": [frac_str(k) for k in knots], "end": "blowup", "G": mat_str_float(G),
-                "alpha": _rat(alpha), "kappa": _rat(kap), "beta": _rat(beta)}
+                "alpha": _rational(alpha), "kappa": _rational(kap), "beta": _rational(beta)}
         return data, None
     return None, "no cone around the dominant direction of sC found (SDP)"
 
@@ -217,7 +217,7 @@ def _blowup_data(Cp, Ap, w, c, hs, ys, dq):
 def mat_str_float(G):
     G = (G + G.T) / 2
     d = G.shape[0]
-    return [[_rat(G[i, j], 10 ** 9) for j in range(d)] for i in range(d)]
+    return [[_rational(G[i, j], 10 ** 9) for j in range(d)] for i in range(d)]
 
 
 def _rank_one_psd(As):
@@ -276,7 +276,7 @@ def rank_one_flow(problem, ctx) -> Verdict:
         return _undecided(f"its certificate fails the check: {str(exc)[:200]}")
     if got[0] == "BLOWUP":
         # outward to dyadic rationals of 2⁻⁴⁸ (short strings; the bracket still contains the derived one)
-        lo, hi = Fraction(int(got[1].p), int(got[1].q)), Fraction(int(got[2].p), int(got[2].q))
+        lo, hi = fraction_of(got[1]), fraction_of(got[2])
         data = {**data, "T_lo": frac_str(Fraction(math.floor(lo * 2 ** 48), 2 ** 48)),
                 "T_hi": frac_str(Fraction(math.ceil(hi * 2 ** 48), 2 ** 48))}
     claim = check_rank_one(data, problem)

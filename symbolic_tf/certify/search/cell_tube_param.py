@@ -32,7 +32,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ...exact.rational import frac_str
+from ...exact.rational import fmpq_of, frac_str
 from ..check.kinds.cell_tube_param import (KIND, END_KINDS, ParamTubeChecker, ball_heads, route_reason)
 from .cell_searches import cell_search
 
@@ -367,7 +367,7 @@ class ParamCells:
         from .validated.lyapunov import stored_bracket
 
         t0 = time.perf_counter()
-        rbox = tuple(flint.fmpq(b.numerator, b.denominator) for b in box)
+        rbox = tuple(fmpq_of(b) for b in box)
         pairs, F = ball_heads(self.chk.heads, self.chk.Fp, rbox)
         resid = self.chk.residual(rbox)
         if guess == "COLLAPSE":
