@@ -19,7 +19,7 @@ from ...exact.definiteness import definiteness, exact_factor
 from ...exact.rational import float_of, frac_str, fraction_of, nearest_fraction
 from ...spec.errors import CertificationFailed
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
-from ..check.certificate import Certificate, mat_str
+from ..check.certificate import Certificate
 from ..check.kinds.rank_one_flow import MAX_D, MAX_KNOTS, check_rank_one, derive
 from ..check.tube_replay import flow_pairs
 from . import budget
@@ -176,8 +176,6 @@ def _decay_data(Cp, Ap, w, c, hs, ys, dq):
 
 def _blowup_data(Cp, Ap, w, c, hs, ys, dq):
     """Knots to a σ_c where the cone certificate holds and the tail is small; data or a reason."""
-    norm_c = max(np.linalg.norm(Cp, 2), 1e-3)
-    norm_a = max(np.linalg.norm(Ap, 2), 1e-12)
     h0 = hs[0]
     # σ_c candidates: where h has grown by e², e⁴, e⁸, … (the direction is then near the dominant one)
     for grow in (2.0, 4.0, 8.0, 16.0, 32.0):
