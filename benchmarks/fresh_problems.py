@@ -142,7 +142,8 @@ def _one(args):
             rec["oracle"] = None
             rec["detail"] = f"{type(exc).__name__}: {exc}"
     else:
-        rec["reason"] = (c.get("reason") or "")[:300]
+        # the whole reason: each route's refusal is what tells which mechanism is still missing
+        rec["reason"] = c.get("reason") or ""
         rec["doc"] = doc
     return rec
 
