@@ -208,3 +208,30 @@ def test_cluster_claim_is_rank_one_for_this_sigma0(genuine):
     rejects(forge(genuine, quantifier="every Σ₀ ≻ 0"), r"stated claim is not the one the data prove")
     rejects(forge(genuine, subject="BOUNDED", params={}), r"stated claim is not the one the data prove")
     rejects(forge(genuine, status="REFUTED"), r"status")
+
+
+# ---- the projective continuation (check 1′) ----
+_PROJ = {"proj_steps": ["0", "1/64", "1/32", "1/16"], "proj_order": 20, "proj_apriori": "taylor"}
+
+
+def test_cluster_projective_continuation_is_accepted(genuine):
+    """A short projective continuation of the genuine tube: its end is the same solution at a later
+    time (X/tr X = Σ/tr Σ), still inside the forward-invariant ellipsoid, so the certificate still
+    holds and the checker must accept it (the datum is not a loophole that rejects everything)."""
+    accepts(forge(genuine, data=_PROJ))
+
+
+def test_cluster_projective_step_too_long(genuine):
+    """One projective step of length 10⁴ in τ does not validate (the Picard / Taylor enclosure of
+    such a step fails), whatever the end would be."""
+    rejects(forge(genuine, data={**_PROJ, "proj_steps": ["0", "10000"]}), r"projective tube's step 1 does not validate")
+
+
+@pytest.mark.parametrize("drop", ["proj_steps", "proj_order"])
+def test_cluster_projective_fields_go_together(genuine, drop):
+    rejects(forge(genuine, data={**_PROJ, drop: None}), r"proj_steps and proj_order go together")
+
+
+def test_cluster_projective_times_start_at_zero_and_increase(genuine):
+    rejects(forge(genuine, data={**_PROJ, "proj_steps": ["1/64", "1/32"]}), r"first projective time must be 0")
+    rejects(forge(genuine, data={**_PROJ, "proj_steps": ["0", "1/32", "1/64"]}), r"strictly increasing")

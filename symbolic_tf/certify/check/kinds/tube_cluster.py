@@ -19,6 +19,13 @@ tube (steps, order, tube_prec, method); coordinates z = svec-upper(X − X_star)
 
 1. the tube from the embedded exact Σ₀ (Σ₀ ⪰ 0) along the stored exact times: Σ(t_N) ∈ S_N;
    tr S_N > 0, X₁ = S_N/tr S_N (exactly on tr X = 1), z₁ = svec(X₁ − X_star);
+1′. optional projective continuation (``proj_steps``, ``proj_order``, optional ``proj_apriori``; the
+   first two together): the validated tube of X' = Q(X) − tr Q(X)·X, u' = −tr Q(X)·u, s' = u from
+   (S_N/tr S_N, 1/tr S_N, 0) along the stored τ-steps (the ``tube-ray`` kind's check 1′) encloses
+   X(τ_M); checks 1–7 then use the box of X(τ_M) in place of S_N.  Sound by homogeneity: u > 0
+   and Σ(t_N + s(τ)) = X(τ)/u(τ) with s finite, so X(τ_M)/tr X(τ_M) = Σ(t′)/tr Σ(t′) at the finite
+   time t′ = t_N + s(τ_M), and the argument below runs from t′.  Without drift the scale-free time
+   dτ = tr Σ dt removes the stiffness of a transient whose rates grow with the size of Σ;
 2. (exact) W ≻ 0, rho, mu > 0, kappa ≥ 0, R_k > 0, rho·(W⁻¹)_kk ≤ R_k²;
 3. over the box H = X_star ± R the ball Jacobian 𝐌 of Φ has −(MᵀW + WM) − 2·mu·W ≻ 0;
 4. (exact) r = Φ(X_star) has rᵀWr < mu²·rho;  5. z₁ᵀWz₁ < rho;
@@ -41,7 +48,8 @@ from ....exact.precision import working_precision
 from .. import Hypothesis, kind, refusal
 from ..claims import Claim, Quantifier
 from ..krawczyk_box import rat
-from .tube_ray import ProjectiveField, centre_box, check_contraction, check_residual, ellipsoid_data
+from .tube_ray import (ProjectiveField, centre_box, check_contraction, check_residual, ellipsoid_data,
+                       replay_projective_part)
 from ..tube_replay import replay_point_tube, tube_problem
 
 KIND = "tube-cluster"
@@ -55,6 +63,10 @@ HYPOTHESES = (
     Hypothesis("sigma0-psd", "Σ₀ ⪰ 0, decided exactly (a covariance).", _T + "test_cluster_sigma0_not_psd"),
     Hypothesis("tube", "The validated Taylor tube replays from the exact Σ₀ along the stored exact times, so the "
                "solution exists on [0, t_N] and Σ(t_N) lies in the end box S_N.", _T + "test_cluster_tube_step_too_long"),
+    Hypothesis("projective-continuation", "A projective continuation, when present, has both proj_steps and "
+               "proj_order (times from 0, strictly increasing) and replays from the tube's end box: its X(τ_M) "
+               "is Σ(t′)·u at a finite time t′ with u > 0 (Σ̇ homogeneous quadratic without drift), so "
+               "X(τ_M)/tr X(τ_M) = Σ(t′)/tr Σ(t′).", _T + "test_cluster_projective_step_too_long"),
     Hypothesis("trace-positive", "tr Σ(t_N) > 0 on the end box, so u₁ = 1/tr Σ(t_N) is finite and positive and "
                "X₁ = Σ(t_N)/tr Σ(t_N) lies on the invariant plane tr X = 1 (Σ₀ = 0 stays 0: rank 0, not 1).",
                _T + "test_cluster_sigma0_zero"),
@@ -242,7 +254,8 @@ def check_cluster_end(pairs, S_end, data, prec, fail):
 
 
 _SCHEMA = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]", "kappa": "rat",
-           "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int", "method": ("enum", "qr", "direct")}
+           "prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int", "method": ("enum", "qr", "direct"),
+           "proj_steps?": "rat[]", "proj_order?": "int", "proj_apriori?": ("enum", "picard", "taylor")}
 
 
 # alike in shape to tube-ray-collapse's checker (replay, then the end's own test): the end arguments differ
@@ -273,5 +286,8 @@ def check_tube_cluster(cert, problem):
         _bad("covers d = 2 without drift only")
     data = cert.data
     prec, S_end, ts = replay_point_tube(pairs, None, S0, data, _bad)
+    if "proj_steps" in data or "proj_order" in data:
+        # check 1′: the scale-free continuation; X/tr X is Σ/tr Σ at a finite later time (homogeneity)
+        S_end, _u, _t = replay_projective_part(pairs, None, S_end, ts[-1], data, _bad)
     check_cluster_end(pairs, S_end, data, prec, _bad)
     return "PROVED", Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})

@@ -109,8 +109,8 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     Xs_str = dyadic_matrix_str(X)
     throttle = Throttle()
 
-    def entered(S, t):
-        if not throttle.due(t):
+    def entered(S, t, gate=throttle):
+        if not gate.due(t):
             return None
         tr = float(S[0, 0].mid() + S[1, 1].mid())
         if not tr > 0:
@@ -121,12 +121,19 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
                                                        kappa=frac_str(_KAPPA)),
                                lambda data: passes(check_cluster_end, heads, S, data, prec))
 
-    left = max(0.5, 0.5 * (seconds - (time.perf_counter() - t0)))
+    def end_data(found, fields):
+        return dict(found, prec=prec, **fields)
+
+    # the tube in t gets a share of the budget; a transient that is stiff in t (rates proportional to
+    # the size of Σ, which grows by orders of magnitude on the way to the rank-one line) is continued
+    # in projective form, where the scale-free time dτ = tr Σ·dt keeps the rates of order one
+    left = max(0.5, _T_SHARE * (seconds - (time.perf_counter() - t0)))
     entry = tube_entry(heads, None, S0q, entered, numerical, order=order, prec=prec, max_steps=max_steps,
                        seconds=left)
     if entry.t is None:
-        return tube_missed(entry.tube, _CLAIM0, numerical, t0, "enter a certified basin of the rank-one line")
-    data = dict(entry.found, prec=prec, **entry.fields)
+        return _continue_projective(problem, heads, entry.tube, entered, numerical, order, prec, t0, seconds,
+                                    end_data)
+    data = end_data(entry.found, entry.fields)
     claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})
     note = (f"validated order-{order} Taylor tube over {entry.steps} steps to t = {float(entry.t):.10g}, "
             "ending in the contracting ellipsoid around an isotropic rank-one equilibrium line of the projective field")
@@ -134,6 +141,65 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
                              {"regime": "CLUSTERING", "rank": 1},
                              f"validated tube from Σ₀ ({entry.steps} steps) into a contracting neighbourhood of a "
                              "rank-one equilibrium line; the limit has rank 1")
+
+
+_T_SHARE = 0.1       # the share of the budget for the tube in t before the projective continuation
+_PROJ_ORDER = 20     # the Taylor order of the projective continuation
+_PROJ_TOL = 1e-15    # the largest Lagrange remainder radius of one of its steps
+_PROJ_WIDE = 1e-6    # stop when its state is wider than this (the basin's ellipsoid is far wider)
+_PROJ_CAPS = (0.5, 0.25)   # the step caps in τ tried in turn (seed 2754558644 #169: 1.0 needs 147 rejected steps, 0.25 twice the steps)
+
+
+def _continue_projective(problem, heads, tube, entered, numerical, order, prec, t0, seconds, end_data) -> Verdict:
+    """After a tube in t that missed: its continuation in projective (scale-free) form from the last
+    box of relative width ≤ 10⁻¹² (Σ₀ itself if none) (the kind's check 1′), each accepted step's X
+    tried as the entry of the basin (X/tr X = Σ/tr Σ at the same instant, by homogeneity)."""
+    from ...check.certificate import vec_str
+    from ...check.claims import Claim, Quantifier
+    from .lyapunov import certify_and_check, tube_fields, tube_missed
+    from ._projective_tube import integrate_projective_capped, switch_index
+
+    from .lyapunov import Throttle
+
+    hits = []
+
+    def fresh():
+        gate = Throttle()
+
+        def until(X, u, s, tau):
+            got = entered(X, tau, gate)
+            if got is None:
+                return False
+            hits.append(got)
+            return True
+        return until
+
+    if time.perf_counter() - t0 > seconds - 0.5:
+        return tube_missed(tube, _CLAIM0, numerical, t0, "enter a certified basin of the rank-one line")
+    k = switch_index(tube)
+    run = integrate_projective_capped(heads, None, tube.ends[k], fresh, prec=prec, order=_PROJ_ORDER,
+                                      deadline=t0 + seconds, tol=_PROJ_TOL, wide=_PROJ_WIDE, apriori="taylor",
+                                      watch_time=False, caps=_PROJ_CAPS)
+    numerical["projective"] = dict(run.summary(), switch_t=float(tube.times[k]), h_max=getattr(run, "h_max", None))
+    if not hits:
+        numerical["seconds"] = time.perf_counter() - t0
+        return Verdict(UNDECIDED, _CLAIM0, numerical=numerical,
+                       reason=f"neither the validated tube in t ({numerical.get('stop', '?')}, t ≈ "
+                              f"{numerical.get('t_final', float('nan')):.4g}) nor its projective continuation "
+                              f"({run.stop}, τ = {float(run.taus[-1]):.4g}) entered a certified basin of the "
+                              "rank-one line")
+    times, fields = tube_fields(tube, tube.times[k], order, prec)
+    data = dict(end_data(hits[-1], fields), proj_steps=vec_str(run.taus), proj_order=_PROJ_ORDER,
+                proj_apriori="taylor")
+    claim = Claim("CLUSTERING", Quantifier.THIS, {"rank": 1})
+    note = (f"validated order-{order} Taylor tube over {len(times) - 1} steps to t = {float(tube.times[k]):.10g}, "
+            f"continued by an order-{_PROJ_ORDER} tube of the projective flow over {len(run.taus) - 1} steps to "
+            f"τ = {float(run.taus[-1]):.10g} (dτ = tr Σ dt), ending in the contracting ellipsoid around an "
+            "isotropic rank-one equilibrium line of the projective field")
+    return certify_and_check(problem, KIND, claim, data, note, numerical, t0, ARGUMENT,
+                             {"regime": "CLUSTERING", "rank": 1},
+                             f"validated tube from Σ₀ ({len(times) - 1} steps in t, {len(run.taus) - 1} projective) "
+                             "into a contracting neighbourhood of a rank-one equilibrium line; the limit has rank 1")
 
 
 # ---- route ----
