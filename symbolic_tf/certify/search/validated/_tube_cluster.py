@@ -143,7 +143,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
                              "rank-one equilibrium line; the limit has rank 1")
 
 
-_T_SHARE = 0.1       # the share of the budget for the tube in t before the projective continuation
+_T_SHARE = 0.05      # the share of the budget for the tube in t before the projective continuation (past the switch width its time is spent only if it enters)
 _PROJ_ORDER = 20     # the Taylor order of the projective continuation
 _PROJ_TOL = 1e-15    # the largest Lagrange remainder radius of one of its steps
 _PROJ_WIDE = 1e-6    # stop when its state is wider than this (the basin's ellipsoid is far wider)

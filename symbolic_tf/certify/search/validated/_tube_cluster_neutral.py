@@ -112,7 +112,7 @@ def _plan(V, A, S_end, mode):
         roots = [brentq(f, grid[j], grid[j + 1], xtol=1e-15) for j in range(1000)
                  if np.isfinite(vals[j]) and np.isfinite(vals[j + 1]) and vals[j] * vals[j + 1] < 0]
         if not roots:
-            return "the slow field's factor has no zero on the isotropic cone near the limit direction"
+            return _no_rest_point(mode, Vt, At, rf, tf, mf, ell, grid)
         th = min(roots, key=abs)
         rq = [dyadic(x, 40) for x in cone_point(At, rf, tf, mf, th)[1]]
         tq = tangent([float(x) for x in rq])
@@ -126,6 +126,27 @@ def _plan(V, A, S_end, mode):
     if ly is None:
         return "the fast variables are not attracted at the slow rest point"
     return _Plan(P, Vt, At, rq, tq, theta_star, ly.W_str, ly.W, ly.mu)
+
+
+def _no_rest_point(mode, Vt, At, rf, tf, mf, ell, grid) -> str:
+    """The reason when the mode's factor has no zero on the cone near the limit direction, saying
+    whether the other factor of θ_T = φ·ℓᵀβ vanishes there instead: then the slow drift ends at the
+    other mode's rest point (at a zero of ℓᵀβ with φ ≠ 0, log σ keeps drifting at the rate φs̃ in
+    T = ∫ζ dt ~ log t: the rank-one part grows or decays like a power of t, no clustering limit)."""
+    from ...check.neutral_chart import Chart, cone_point
+
+    def other(th):
+        return mode.cofactor(Chart(Vt, At, cone_point(At, rf, tf, mf, th)[1]), ell)
+
+    with np.errstate(all="ignore"):
+        vals = [other(x) for x in grid]
+    changes = any(np.isfinite(a) and np.isfinite(b) and a * b < 0 for a, b in zip(vals, vals[1:]))
+    why = "the slow field's factor has no zero on the isotropic cone near the limit direction"
+    if changes:
+        why += ("; the other factor of θ_T does: the slow drift ends at a rest point of the other neutral chart "
+                "mode (clustering: φ = 0 there; growth or decay of the rank-one part like a power of t: ℓᵀβ = 0), "
+                "not of this one")
+    return why
 
 
 def _fast_jacobian(Vt, At, r):
