@@ -57,3 +57,20 @@ def test_tampered_certificate_is_rejected(verdict, what):
         d["steps"] = d["steps"][:2]
     with pytest.raises(CertificationFailed):
         check(Certificate.from_dict(c))
+
+
+def test_no_claim_at_a_saddle_reached_on_its_stable_manifold():
+    """V = 2I, F = −2I, A + Aᵀ = diag(2, 0), Σ₀ = [[1, 1], [1, 5]]: with Σ = [[a, b], [b, c]] the flow is
+    a' = 4a(a − 1), b' = 4b(a − 1), c' = 4(b² − c) (written out by hand), so a ≡ 1, b ≡ 1 exactly and
+    Σ → [[1, 1], [1, 1]] of rank one — but that equilibrium is a saddle (a' has slope +4 there; the
+    b-direction is neutral), so its linearisation has eigenvalues 4, 0, −4 and no contracting
+    ellipsoid exists: the search refuses instead of failing on the singular Newton step."""
+    import numpy as np
+
+    a, b = 1.0, 1.0
+    J = np.array([[4 * (2 * a - 1), 0, 0], [4 * b, 4 * (a - 1), 0], [0, 8 * b, -4]])   # ∂(a', b', c')/∂(a, b, c)
+    assert sorted(np.linalg.eigvals(J).real) == [-4.0, 0.0, 4.0]
+    doc = {"variant": "softmax", "d": 2, "A": [["1", "1/2"], ["-1/2", "0"]], "V": [["2", "0"], ["0", "2"]],
+           "F": [["-2", "0"], ["0", "-2"]], "initial": {"cov": [["1", "1"], ["1", "5"]]}}
+    v = find_singular_equilibrium(parse_problem(doc), seconds=5.0)
+    assert v.status == "UNDECIDED" and "not hyperbolically attracting" in v.reason

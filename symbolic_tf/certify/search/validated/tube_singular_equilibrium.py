@@ -99,7 +99,13 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     x = np.array([S[i, j] for i, j in up])
     for _ in range(30):
         g, M = G(x)
-        dx = np.linalg.solve(jac(M), -g)
+        try:
+            dx = np.linalg.solve(jac(M), -g)
+        except np.linalg.LinAlgError:
+            # a zero eigenvalue of the linearisation: the limit is not an isolated, hyperbolic equilibrium
+            # (e.g. a Σ₀ exactly on the stable manifold of a saddle inside a family of rest points)
+            return Verdict(UNDECIDED, _CLAIM0, reason="the float limit is a degenerate equilibrium (its linearisation "
+                           "is singular): not hyperbolically attracting")
         x = x + dx
         if np.abs(dx).max() < 1e-15 * max(1.0, np.abs(x).max()):
             break
