@@ -27,7 +27,7 @@ SEARCH_MODULES = (
     "_stationary", "_uniform_vI", "riccati", "_periodic_riccati_vI", "_stratum", "_rank_one_flow", "_growth", "matrix_proofs._growth", "_lmi",
     "_blowup_taylor_lmi", "_equilibrium_basin", "_equilibrium_krawczyk", "_trace_growth_lmi", "_schedule_phases",
     "validated._tube_basin", "validated._tube_cluster", "validated._tube_cluster_neutral", "validated.tube_collapse",
-    "validated._tube_growth", "validated._tube_growth_neutral", "validated.tube_ray", "validated._tube_ray_collapse",
+    "validated._tube_growth", "validated._tube_growth_neutral", "validated.tube_ray", "validated._tube_ray_cusp", "validated._tube_ray_collapse",
     "validated._tube_return", "validated._tube_rotation", "validated._tube_rotation_collapse",
     "validated._tube_rotation_return", "validated.tube_singular_equilibrium",
 )
