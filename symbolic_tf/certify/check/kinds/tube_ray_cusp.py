@@ -278,7 +278,8 @@ def cusp_data(data, fail):
 
 
 def check_cusp_region(pairs, f, v, side, K, q0, pieces, u_hi, fail):
-    """Checks 2 (the equilibrium), 3, 4 and 5 of the module docstring; returns the arb bounds (c_lo, c_hi).
+    """Checks 2 (the equilibrium), 5, 3 and 4 of the module docstring, in this order; returns the arb bounds
+    (c_lo, c_hi).
 
     Parameters
     ----------
@@ -311,19 +312,6 @@ def check_cusp_region(pairs, f, v, side, K, q0, pieces, u_hi, fail):
     if P0 != 0 or Q0 != 0:
         fail("the ray point X* = vvᵀ/|v|² is not an equilibrium of X' = Q(X) − tr Q(X)·X (exact)")
 
-    def face(q):
-        P, Qd, _ = cf.rates(K * q * q, q, ex)
-        return 2 * K * q * Qd - P
-
-    coef = coefficients(face, _FACE_NODES)
-    if all(c == 0 for c in coef):
-        fail("the face p = K·q² is invariant (G ≡ 0): the flow does not cross it inward")
-    _k, H = strip_zero_root(coef)
-    positive_on(H, zero, q0, pieces, "G(q)/q^k > 0 on the face p = K·q², 0 ≤ q ≤ q0", fail)
-
-    edge = coefficients(lambda p: -cf.rates(p, q0, ex)[1], _EDGE_NODES)
-    positive_on(edge, zero, K * q0 * q0, pieces, "q' < 0 on the face q = q0, 0 ≤ p ≤ K·q0²", fail)
-
     # 5: c over the region, q bisected (each piece's p-range [0, K·q_hi²])
     two_f = flint.arb(2 * f)
     lo_u = two_f * u_hi if f < 0 else flint.arb(0)        # the smallest 2f·u over 0 ≤ u ≤ u_hi
@@ -348,6 +336,20 @@ def check_cusp_region(pairs, f, v, side, K, q0, pieces, u_hi, fail):
         lo_b, hi_b = flint.arb(low.lower()), flint.arb(high.upper())
         c_lo = lo_b if c_lo is None or lo_b < c_lo else c_lo
         c_hi = hi_b if c_hi is None or hi_b > c_hi else c_hi
+
+    def face(q):
+        P, Qd, _ = cf.rates(K * q * q, q, ex)
+        return 2 * K * q * Qd - P
+
+    coef = coefficients(face, _FACE_NODES)
+    if all(c == 0 for c in coef):
+        fail("the face p = K·q² is invariant (G ≡ 0): the flow does not cross it inward")
+    _k, H = strip_zero_root(coef)
+    positive_on(H, zero, q0, pieces, "G(q)/q^k > 0 on the face p = K·q², 0 ≤ q ≤ q0", fail)
+
+    edge = coefficients(lambda p: -cf.rates(p, q0, ex)[1], _EDGE_NODES)
+    positive_on(edge, zero, K * q0 * q0, pieces, "q' < 0 on the face q = q0, 0 ≤ p ≤ K·q0²", fail)
+
     return c_lo, c_hi
 
 
