@@ -139,6 +139,9 @@ ENTRIES = [
         [["16485885/1048576", "-377437/262144", "20558389/1048576"], ["-377437/262144", "49983/262144", "-950925/524288"],
          ["20558389/1048576", "-950925/524288", "25642869/1048576"]]),
         _tube("validated._tube_cluster_neutral"), heavy=True),
+    # a Jordan-block V: the ray e₁e₁ᵀ attracts from one side only (the cusp); its direction is rationalised too
+    Entry("tube-ray-cusp", _softmax([["3/8", 1], [-1, -1]], [[1, "1/2"], [0, 1]], [[1, "1/2"], ["1/2", 1]]),
+          _tube("validated._tube_ray_cusp") + (("validated._tube_ray_cusp", "nearest_fraction", "arg"),), heavy=True),
     Entry("tube-ray-collapse", _softmax(
         [["-2", "-1", "1"], ["-1/2", "-3/4", "-2"], ["5/4", "1", "-7/4"]],
         [["2", "0", "-3/2"], ["1", "5/4", "-1"], ["0", "-1", "1"]],

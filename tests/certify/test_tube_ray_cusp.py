@@ -1,0 +1,124 @@
+"""Kind ``tube-ray-cusp`` (search/validated/_tube_ray_cusp.py, check/kinds/tube_ray_cusp.py): blow-up along a
+rank-one ray that attracts without hyperbolic contraction (issue 48; issue 49's Jordan-block map).
+
+* every PROVED bracket contains the blow-up time of an independent float integration (DOP853 on the factor form
+  Y' = (J(X) + uF − (c/2)I)Y of the projective flow, X = YYᵀ/tr YYᵀ, u' = −cu, t' = u — another formulation than
+  the validated tube's, and PSD by construction);
+* the cusp's exact polynomial data agree with the field: the interpolated face polynomial equals the field at
+  extra rational points, the ray point is an equilibrium with c = 2·(vᵀAv)(vᵀVv)/|v|⁴;
+* issue 49's points with Σ₀ = I (a float "blow-up" at tr Σ = 10⁸) are refused: there the solution leaves the
+  ray on its repelling side and X = Σ/tr Σ converges to an isotropic rank-one point, where ∫c dτ converges — u
+  stays bounded below, t = ∫u dτ → ∞: no blow-up, so no blow-up certificate may exist.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from symbolic_tf.certify.check import check
+from symbolic_tf.certify.check.kinds.tube_ray_cusp import CuspField, coefficients
+from symbolic_tf.certify.search.validated._tube_ray_cusp import find_cusp_blowup
+from symbolic_tf.spec.problem import parse_problem
+
+
+def _jordan(x, y, cov, f=None):
+    doc = {"variant": "softmax", "d": 2, "A": [[y, "1"], ["-1", "-1"]], "V": [["1", x], ["0", "1"]],
+           "initial": {"cov": cov}}
+    if f is not None:
+        doc["F"] = [[f, "0"], ["0", f]]
+        doc["b"] = ["0", "0"]
+    return doc
+
+
+def _mats(doc):
+    V = np.array([[float(Fraction(e)) for e in r] for r in doc["V"]])
+    A = np.array([[float(Fraction(e)) for e in r] for r in doc["A"]])
+    F = np.array([[float(Fraction(e)) for e in r] for r in doc["F"]]) if "F" in doc else np.zeros((2, 2))
+    S0 = np.array([[float(Fraction(e)) for e in r] for r in doc["initial"]["cov"]])
+    return V, A, F, S0
+
+
+def _projective(doc, tau_end):
+    """DOP853 on the factor form of the projective flow; returns the solution (state Y, log u, t, ∫c)."""
+    V, A, F, S0 = _mats(doc)
+    L = np.linalg.cholesky(S0)
+
+    def rhs(_tau, z):
+        Y = z[:4].reshape(2, 2)
+        X = Y @ Y.T
+        X = X / np.trace(X)
+        u = np.exp(z[4])
+        J = V @ X @ A + u * F
+        c = 2 * np.trace(J @ X)
+        dY = (J - 0.5 * c * np.eye(2)) @ Y - 0.5 * (np.trace(Y @ Y.T) - 1) * Y   # keeps tr YYᵀ near 1
+        return np.concatenate([dY.ravel(), [-c, u, c]])
+
+    z0 = np.concatenate([(L / np.sqrt(np.trace(S0))).ravel(), [np.log(1 / np.trace(S0)), 0.0, 0.0]])
+    return solve_ivp(rhs, (0.0, tau_end), z0, method="DOP853", rtol=1e-12, atol=1e-14, dense_output=True)
+
+
+CASES = [
+    pytest.param(_jordan("1/2", "3/8", [["1", "1/2"], ["1/2", "1"]]), id="x=1/2,y=3/8"),
+    pytest.param(_jordan("-1/2", "3/8", [["1", "-1/2"], ["-1/2", "1"]]), id="x=-1/2,y=3/8", marks=pytest.mark.heavy),
+    pytest.param(_jordan("1/2", "3/8", [["1", "1/2"], ["1/2", "1"]], f="1/4"), id="drift-fI", marks=pytest.mark.heavy),
+    pytest.param(_jordan("1/2", "7/8", [["2", "1"], ["1", "1"]]), id="x=1/2,y=7/8", marks=pytest.mark.heavy),
+]
+
+
+@pytest.mark.parametrize("doc", CASES)
+def test_bracket_contains_the_float_blowup_time(doc):
+    v = find_cusp_blowup(parse_problem(doc))
+    assert v.status == "PROVED", v.reason
+    cert = v.evidence["certificate"]
+    assert check(cert).ok
+    T_lo, T_hi = Fraction(cert["data"]["T_lo"]), Fraction(cert["data"]["T_hi"])
+    assert 0 < T_lo <= T_hi and float(T_hi - T_lo) <= 1e-5 * float(T_lo)
+    sol = _projective(doc, 400.0)
+    z = sol.y[:, -1]
+    assert z[4] < -60        # u = 1/tr Σ has collapsed: the float solution blows up ...
+    T_float = z[5]           # ... at t = ∫u dτ (the tail u/c is below e^-60)
+    tol = 1e-9 * T_float
+    assert float(T_lo) - tol <= T_float <= float(T_hi) + tol, (float(T_lo), T_float, float(T_hi))
+
+
+def test_cusp_polynomials_agree_with_the_field():
+    x, y = flint.fmpq(1, 2), flint.fmpq(3, 8)
+    pairs = [(flint.fmpq_mat(2, 2, [1, x, 0, 1]), flint.fmpq_mat(2, 2, [y, 1, -1, -1]))]
+    cf = CuspField(pairs, [flint.fmpq(1), flint.fmpq(0)], 1)
+    P0, Q0, c0 = cf.rates(flint.fmpq(0), flint.fmpq(0), flint.fmpq_mat)
+    assert (P0, Q0) == (0, 0) and c0 == 2 * y          # X* = e₁e₁ᵀ: Q(X*) = 2(e₁ᵀAe₁)(e₁ᵀVe₁)·X*
+    K = flint.fmpq(3, 2)
+
+    def face(q):
+        P, Qd, _ = cf.rates(K * q * q, q, flint.fmpq_mat)
+        return 2 * K * q * Qd - P
+
+    coef = coefficients(face, 10)
+    assert coef[0] == 0 and coef[1] == 0               # G vanishes to second order at the apex ...
+    assert coef[2] == 2 * y * (K - 1)                  # ... with G ≈ 2y(K − 1)q² (p relaxes to q² at rate 2y)
+    for qq in (flint.fmpq(1, 7), flint.fmpq(-5, 3), flint.fmpq(22, 9)):
+        assert sum((c * qq ** k for k, c in enumerate(coef)), flint.fmpq(0)) == face(qq)
+    # the off-diagonal rate on the rank-one curve starts like −xy·q² (the Jordan block's slow direction)
+    slow = cf.rates(flint.fmpq(0), flint.fmpq(1, 1000), flint.fmpq_mat)[1] * 10 ** 6
+    assert float(slow.p) / float(slow.q) == pytest.approx(-float(x.p) * float(y.p) / float(x.q * y.q), rel=1e-2)
+
+
+@pytest.mark.parametrize("y", [pytest.param("1/8", marks=pytest.mark.heavy), "3/8"])
+def test_issue49_points_with_identity_start_are_refused_and_do_not_blow_up(y):
+    doc = _jordan("1/2", y, [["1", "0"], ["0", "1"]])
+    v = find_cusp_blowup(parse_problem(doc))
+    assert v.status == "UNDECIDED"
+    sol = _projective(doc, 2000.0)
+    # ∫c dτ converges (to ≈ 25–29): u = e^{-∫c}/2 stays bounded below, t = ∫u dτ grows without bound
+    ints = [sol.sol(tau)[6] for tau in (1000.0, 2000.0)]
+    assert abs(ints[1] - ints[0]) < 1e-6 and ints[1] < 40
+    t1, t2 = sol.sol(1000.0)[5], sol.sol(2000.0)[5]
+    assert t2 - t1 > 1000.0 * np.exp(-ints[1]) / 2 * 0.99          # t keeps growing linearly in τ
+    Y = sol.sol(2000.0)[:4].reshape(2, 2)
+    X = Y @ Y.T / np.trace(Y @ Y.T)
+    V, A, _F, _S0 = _mats(doc)
+    assert np.linalg.det(X) < 1e-8 and abs(np.trace(V @ X @ A @ X)) < 1e-8   # an isotropic rank-one limit
