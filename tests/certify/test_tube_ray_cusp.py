@@ -66,6 +66,9 @@ CASES = [
     pytest.param(_jordan("-1/2", "3/8", [["1", "-1/2"], ["-1/2", "1"]]), id="x=-1/2,y=3/8", marks=pytest.mark.heavy),
     pytest.param(_jordan("1/2", "3/8", [["1", "1/2"], ["1/2", "1"]], f="1/4"), id="drift-fI", marks=pytest.mark.heavy),
     pytest.param(_jordan("1/2", "7/8", [["2", "1"], ["1", "1"]]), id="x=1/2,y=7/8", marks=pytest.mark.heavy),
+    # issue 48's newcomer problem (V = [[1, 2], [0, 1]]): the ray e₁e₁ᵀ that tube-ray calls degenerate
+    pytest.param({"variant": "softmax", "d": 2, "A": [["1", "1/2"], ["-1/3", "1/4"]], "V": [["1", "2"], ["0", "1"]],
+                  "initial": {"cov": [["1", "1/5"], ["1/5", "1/2"]]}}, id="newcomer", marks=pytest.mark.heavy),
 ]
 
 
