@@ -350,6 +350,13 @@ def _build_certs() -> dict:
         ver = find_neutral_cluster(_softmax(*NEUTRAL_AV, NEUTRAL_S0))
         assert ver.status == "PROVED", ver.reason
         out["tube-cluster-neutral"] = ver.evidence["certificate"]
+    if "tube-ray-cusp" in kind_names():  # a Jordan-block V: the ray attracts from one side, like 1/τ (a short tube)
+        from symbolic_tf.certify.search.validated._tube_ray_cusp import find_cusp_blowup
+
+        ver = find_cusp_blowup(_softmax([["3/8", 1], [-1, -1]], [[1, "1/2"], [0, 1]], [[1, "1/2"], ["1/2", 1]]),
+                               rel_width=1e-2)
+        assert ver.status == "PROVED", ver.reason
+        out["tube-ray-cusp"] = ver.evidence["certificate"]
     if "tube-ray-collapse" in kind_names():  # Σ → 0 like 1/t along an attracting collapsing ray
         from symbolic_tf.certify.search.validated._tube_ray_collapse import find_collapse_ray
 
@@ -457,7 +464,7 @@ CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",
               "equilibrium-krawczyk", "nonconvexity-witness", "cell-riccati-vI", "cell-tube", "cell-tube-param", "cell-basin", "cell-grid", "blowup-riccati-vI-batch",
-              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-return", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium", "trace-growth-lmi", "tube-return",
+              "equilibrium-basin", "tube-basin", "tube-ray", "tube-rotation", "tube-rotation/drift", "tube-rotation-return", "tube-rotation-collapse", "tube-cluster", "tube-cluster-neutral", "tube-growth-neutral", "tube-ray-cusp", "tube-ray-collapse", "tube-collapse", "tube-singular-equilibrium", "trace-growth-lmi", "tube-return",
               "tube-growth", "matrix-identity", "matrix-identity/refuted", "exponential-growth-theorem/l2",
               "exponential-growth-theorem/sinkhorn", "twisted-gaussian-nonconvexity", "twisted-gaussian-convexity",
               "twisted-rotation-scaling-convexity", "gaussian-curve-nonconvexity", "schedule-phases",
