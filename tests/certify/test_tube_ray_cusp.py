@@ -114,7 +114,7 @@ def test_cusp_polynomials_agree_with_the_field():
 def test_issue49_points_with_identity_start_are_refused_and_do_not_blow_up(y):
     doc = _jordan("1/2", y, [["1", "0"], ["0", "1"]])
     v = find_cusp_blowup(parse_problem(doc))
-    assert v.status == "UNDECIDED"
+    assert v.status == "UNDECIDED" and "repelling side" in v.reason
     sol = _projective(doc, 2000.0)
     # ∫c dτ converges (to ≈ 25–29): u = e^{-∫c}/2 stays bounded below, t = ∫u dτ grows without bound
     ints = [sol.sol(tau)[6] for tau in (1000.0, 2000.0)]

@@ -212,7 +212,7 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
                           "direction (an irrational or non-rank-one ray is not covered by the cusp)", numerical)
     u_guess = 1.0 / max(float(np.trace(S_late)), 1e-300)
     deadline = t0 + seconds
-    plans = []
+    plans, repelling = [], []
     for v in rays[:2]:
         p_l, q_l = _pq(v, 1, X_late)
         side = 1 if q_l > 0 else -1
@@ -222,7 +222,15 @@ def _find(problem, order, prec, seconds, rel_width, horizon, max_steps, t0) -> V
         regions = _regions(heads, f, v, side, flint.arb(max(u_guess, 1.0)), t0 + 0.3 * seconds)
         if regions:
             plans.append((v, side, regions))
+        elif _regions(heads, f, v, -side, flint.arb(max(u_guess, 1.0)), t0 + 0.3 * seconds):
+            repelling.append(v)
     numerical["rays"] = [[float(x) for x in v] for v in rays[:2]]
+    if not plans and repelling:
+        v = repelling[0]
+        return _undecided(f"the float solution approaches the rank-one ray v = ({frac_str(v[0])}, {frac_str(v[1])}) "
+                          "from its repelling side (a cusp passes only on the other side): it leaves the ray, so the "
+                          "float blow-up (tr Σ ≥ 10⁸) may be an artefact — e.g. Σ/tr Σ converging to an isotropic "
+                          "rank-one point where c = tr Q(X) → 0 and u = 1/tr Σ stays bounded below", numerical)
     if not plans:
         return _undecided("no cusp around the float ray passes the region test (the faces p = K·q², q = q0 are not "
                           "crossed inward, or c ≤ 0 on the cusp): the ray is not approached from one side",
