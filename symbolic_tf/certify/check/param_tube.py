@@ -34,7 +34,7 @@ from ...exact.precision import working_precision
 from ...exact.rational import fmpq_of
 from .tube_replay import TubeState, jacobian_series, svec_basis, walk_tube
 
-__all__ = ["ParamField", "ball_eval", "interval", "param_start", "replay_param_tube", "sigma_block", "param_block"]
+__all__ = ["ParamField", "ProjParamField", "ball_eval", "interval", "param_start", "replay_param_tube", "sigma_block", "param_block"]
 
 
 def ball_eval(P, x, y, dx: int = 0, dy: int = 0) -> flint.arb_mat:
@@ -352,3 +352,171 @@ def replay_param_tube(field: ParamField, S0, box, ts, order: int, method: str, p
     with working_precision(prec):
         state = param_start(field, S0, box)
         return walk_tube(field, state, ts, order, method, step_failed, on_state=on_state)
+
+
+class ProjParamField(ParamField):
+    r"""The projective flow with the parameters as state, (Φ_p(X), 0, 0) on (d + 2)×(d + 2) state matrices, for
+    heads without drift:
+
+        Φ_p(X) = Q_p(X) − (tr Q_p(X) + κ(tr X − 1))·X,   Q_p(X) = Σ_h (C_h(p) X A_h(p) X + transpose),   ṗ = 0.
+
+    For Σ₀ ⪰ 0, Σ₀ ≠ 0, X(τ) = Σ(t)/tr Σ(t) with dτ = tr Σ dt solves Ẋ = Φ_p(X) from Σ₀/tr Σ₀ (tr X = 1 is
+    invariant, where Φ_p does not depend on κ), and tr Σ(τ) = tr Σ₀·exp ∫₀^τ tr Q_p(X): a tube of this field
+    on [0, τ_N] means Σ exists while τ ≤ τ_N and ends with Σ/tr Σ in the end box.  Its Taylor coefficients
+    (σ_0 = X, n ≥ 0):
+
+        Q_n = Σ_h Σ_{j≤n} C_h σ_j A_h σ_{n−j} + transpose,  c_n = tr Q_n + κ(tr σ_n − [n = 0]),
+        σ_{n+1} = (Q_n − Σ_{j≤n} c_j σ_{n−j})/(n + 1),
+
+    and the coefficients of its variational matrix, for a direction E of Sym(d):
+    DΦ_j[E] = DQ_j[E] − Σ_{a≤j} Dc_a[E] σ_{j−a} − c_j E with DQ_j[E] = Σ_h (C_hEA_hσ_j + C_hσ_jA_hE) + transpose and
+    Dc_a[E] = tr DQ_a[E] + κ tr E·[a = 0]; for the parameter q ∈ {x, y}:
+    ∂_qΦ_j = ∂_qQ_j − Σ_{a≤j} (tr ∂_qQ_a) σ_{j−a}, ∂_qQ_j = Σ_h Σ_{a≤j} (∂_qC_h σ_a A_h + C_h σ_a ∂_qA_h) σ_{j−a} + transpose,
+    every head evaluated in balls on the state's parameter box.
+
+    Parameters
+    ----------
+    heads : list of (MatPoly, MatPoly)
+        (C_h(x, y), A_h(x, y)), exact.
+    d : int
+        The dimension.
+    kappa : flint.fmpq
+        κ ≥ 0.
+    """
+
+    def __init__(self, heads, d: int, kappa):
+        super().__init__(heads, None, d)
+        self.kappa = flint.arb(kappa)
+
+    def _series(self, sig, pairs, upto):
+        """Q_n, c_n for n < upto and σ_1..σ_upto appended to ``sig`` (in place)."""
+        Qs, cs, left = [], [], []
+        for n in range(upto):
+            left.append([C * sig[n] * A for C, A in pairs])
+            acc = None
+            for j in range(n + 1):
+                for L in left[j]:
+                    t = L * sig[n - j]
+                    acc = t if acc is None else acc + t
+            Q = acc + acc.transpose()
+            c = _tr(Q) + self.kappa * (_tr(sig[n]) - (1 if n == 0 else 0))
+            Qs.append(Q)
+            cs.append(c)
+            phi = Q
+            for j in range(n + 1):
+                phi = phi - sig[n - j] * cs[j]
+            sig.append(phi / (n + 1))
+        return Qs, cs
+
+    def __call__(self, X):
+        d = self.d
+        _x, _y, pairs, _F = self._at(X)
+        S = sigma_block(X, d)
+        acc = None
+        for C, A in pairs:
+            t = C * S * A * S
+            acc = t if acc is None else acc + t
+        Q = acc + acc.transpose()
+        c = _tr(Q) + self.kappa * (_tr(S) - 1)
+        return _embed(Q - S * c, flint.arb(0), flint.arb(0), d)
+
+    def coefficients(self, X, upto):
+        """Taylor coefficients 0..upto of every solution through the state box X (class docstring).
+
+        Parameters
+        ----------
+        X : flint.arb_mat
+            The state box.
+        upto : int
+            The highest order.
+
+        Returns
+        -------
+        list of flint.arb_mat
+            [σ₀ = X, σ₁, …] as state matrices (p-entries zero from order 1).
+        """
+        d = self.d
+        _x, _y, pairs, _F = self._at(X)
+        sig = [sigma_block(X, d)]
+        self._series(sig, pairs, upto)
+        zero = flint.arb(0)
+        return [X] + [_embed(s, zero, zero, d) for s in sig[1:]]
+
+    def jacobian(self, sig, h):
+        """The ball Jacobian of the order-k Taylor map in (svec X, x, y) over the box sig[0] (class docstring).
+
+        Parameters
+        ----------
+        sig : list of flint.arb_mat
+            The coefficients from :meth:`coefficients`.
+        h : flint.arb
+            The step length.
+
+        Returns
+        -------
+        flint.arb_mat
+            The (m + 2)×(m + 2) ball Jacobian.
+        """
+        d, up = self.d, self._up
+        m = len(up)
+        x, y, pairs, _F = self._at(sig[0])
+        dpairs = [[(ball_eval(C, x, y, *dd), ball_eval(A, x, y, *dd)) for C, A in self.heads]
+                  for dd in ((1, 0), (0, 1))]
+        s = [sigma_block(S, d) for S in sig]
+        k = len(sig) - 1
+        # Q_j and c_j recomputed from the stored σ_j (the same recursion as the coefficients)
+        Qs, cs = [], []
+        for j in range(k):
+            acc = None
+            for a in range(j + 1):
+                for C, A in pairs:
+                    t = C * s[a] * A * s[j - a]
+                    acc = t if acc is None else acc + t
+            Q = acc + acc.transpose()
+            Qs.append(Q)
+            cs.append(_tr(Q) + self.kappa * (_tr(s[j]) - (1 if j == 0 else 0)))
+        basis = svec_basis(d)
+        dQ = [[None] * k for _ in basis]
+        for f, E in enumerate(basis):
+            for j in range(k):
+                acc = None
+                for C, A in pairs:
+                    t = C * E * A * s[j] + C * s[j] * A * E
+                    acc = t if acc is None else acc + t
+                dQ[f][j] = acc + acc.transpose()
+        dpQ = [[None] * k for _ in range(2)]
+        for q in range(2):
+            for j in range(k):
+                acc = None
+                for (C, A), (Cd, Ad) in zip(pairs, dpairs[q]):
+                    for a in range(j + 1):
+                        t = Cd * s[a] * A * s[j - a] + C * s[a] * Ad * s[j - a]
+                        acc = t if acc is None else acc + t
+                dpQ[q][j] = None if acc is None else acc + acc.transpose()
+        G = []
+        for j in range(k):
+            Gj = flint.arb_mat(m + 2, m + 2)
+            for f, E in enumerate(basis):
+                col = dQ[f][j] - E * cs[j]
+                for a in range(j + 1):
+                    dc = _tr(dQ[f][a]) + (self.kappa * _tr(E) if a == 0 else 0)
+                    col = col - s[j - a] * dc
+                for r, (i, jj) in enumerate(up):
+                    Gj[r, f] = col[i, jj]
+            for q in range(2):
+                if dpQ[q][j] is None:
+                    continue
+                col = dpQ[q][j]
+                for a in range(j + 1):
+                    col = col - s[j - a] * _tr(dpQ[q][a])
+                for r, (i, jj) in enumerate(up):
+                    Gj[r, m + q] = col[i, jj]
+            G.append(Gj)
+        return jacobian_series(G, h)
+
+
+def _tr(M):
+    out = M[0, 0]
+    for i in range(1, M.nrows()):
+        out = out + M[i, i]
+    return out

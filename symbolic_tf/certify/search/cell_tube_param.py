@@ -69,6 +69,23 @@ def _refuse(msg):
     raise CertificationFailed(msg)
 
 
+def _zero_residual(d):
+    def resid(_Xs, _kappa):
+        return flint.arb_mat(d, d)
+    return resid
+
+
+def _why(fn, *args) -> str | None:
+    """None when ``fn(*args, fail)`` passes, else the refusal's message."""
+    from ...spec.errors import CertificationFailed
+
+    try:
+        fn(*args, _refuse)
+        return None
+    except (CertificationFailed, ZeroDivisionError, ValueError) as e:
+        return str(e) or type(e).__name__
+
+
 def _passes(fn, *args) -> bool:
     from ...spec.errors import CertificationFailed
 
@@ -176,11 +193,14 @@ class ParamCells:
                         events=[big, small])
         S = sol.y[:, -1].reshape(d, d)
         tr = float(np.trace(S))
-        if ff.F is not None and np.all(np.isfinite(S)) and abs(tr) < 1e-8 * tr0:
+        # the terminal event stops at a root of tr − 10⁶ located to the solver's tolerance, often just below it:
+        # which event ended the run is read off the solver, not off the final trace
+        hit = [sol.status == 1 and len(ev) > 0 for ev in (sol.t_events or [[], []])]
+        if ff.F is not None and np.all(np.isfinite(S)) and (abs(tr) < 1e-8 * tr0 or hit[1]):
             return "COLLAPSE", None
         if not np.all(np.isfinite(S)) or not tr > 0:
             return None, "the float solution at the centre fails"
-        if tr >= _BLOWUP_TRACE:
+        if hit[0] or tr >= _BLOWUP_TRACE:
             return "BLOWUP", S / tr
         if d == 2 and len(ff.pairs) == 1 and ff.F is None:
             X = S / tr
@@ -294,29 +314,115 @@ class ParamCells:
 
         return end, extra, guesses, dyadic_matrix_str(Xs)
 
-    def _region(self, end, extra, guesses, Xs_str, pairs, F, resid):
-        """The ellipsoid data with the largest level ρ (of a geometric sequence) whose region test passes over
-        the cell, or None.  The region test is the checker's end test with a degenerate end box at the centre."""
-        from .validated.lyapunov import ellipsoid_fields
+    def _moving_region(self, box, rbox, X, target):
+        """Ellipsoid data for the ``tube-cluster`` end with a moving centre (fields ``X_dx``, ``X_dy``): X*(p) the
+        affine interpolation of the isotropic point of A(p) + A(p)ᵀ nearest the centre's X (its secant slopes over
+        the cell), W and μ from the centre's guesses; the largest level ρ and the fewest sub-boxes (psplit ≤ 3)
+        for which the checker's region test (:func:`~symbolic_tf.certify.check.kinds.cell_tube_param.moving_cluster_end`
+        without an end state) passes, or None."""
+        from ...exact.rational import dyadic, dyadic_matrix_str
+        from ..check.kinds.cell_tube_param import moving_cluster_end
+        from .validated.lyapunov import LyapunovGuess, ellipsoid_fields
 
-        d = self.d
-        centre = flint.arb_mat([[flint.arb(flint.fmpq(*_pq(v))) for v in row] for row in Xs_str])
-        for guess in guesses:
-            best = None
-            for k in range(40):
-                rho = Fraction(1, 2 ** (80 - 2 * k))
-                data = dict(ellipsoid_fields("X_star", Xs_str, guess, rho), **extra, prec=PREC)
-                if end == "tube-ray":
-                    data.update(T_lo="0", T_hi="0")
-                S = centre * flint.arb(2 ** 40) if end == "tube-ray" else centre
-                ok = _passes(lambda f: END_KINDS[end](pairs, F, S, flint.fmpq(0), data, f, resid))
-                if ok:
-                    best = data
-                elif best is not None:
-                    break
-            if best is not None:
-                return best
+        def iso(x, y):
+            pts = self._iso(self._flow(x, y).pairs[0][1])
+            return min(pts, key=lambda P: np.abs(P - X).max()) if pts else None
+
+        xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
+        ends = [iso(box[0], yc), iso(box[1], yc), iso(xc, box[2]), iso(xc, box[3]), iso(xc, yc)]
+        if any(P is None for P in ends):
+            return None
+        Gx = (ends[1] - ends[0]) / float(box[1] - box[0])
+        Gy = (ends[3] - ends[2]) / float(box[3] - box[2])
+        strs = [dyadic_matrix_str(0.5 * (M + M.T)) for M in (ends[4], Gx, Gy)]
+        _end, extra, guesses, _xs = target
+        heads, Fp = self.chk.heads, self.chk.Fp
+        for base in guesses:
+            for factor in (1, 2):
+                guess = base if factor == 1 else LyapunovGuess(base.W, base.W_str, base.Wq, base.Winv,
+                                                               dyadic(float(base.mu) * factor, 30))
+                for psplit in range(4):
+                    best = None
+                    for k in range(50, 78):
+                        rho = Fraction(1, 2 ** (80 - k))
+                        data = dict(ellipsoid_fields("X_star", strs[0], guess, rho), X_dx=strs[1], X_dy=strs[2],
+                                    **extra, prec=PREC, psplit=psplit)
+                        why = _why(lambda f: moving_cluster_end(heads, Fp, rbox, None, data, f))
+                        if why is None:
+                            best = data
+                        elif best is not None or "contraction" in why or "MᵀW" in why:
+                            break
+                    if best is not None:
+                        return best
         return None
+
+    def _passes_without_residual(self, end, S, data, psplit, cellp) -> bool:
+        """Whether the end test (on each of the 2^psplit × 2^psplit sub-boxes) passes with the residual taken as
+        zero — a diagnosis for the search only (never a certificate)."""
+        from ..check.kinds.cell_tube_param import cluster_end, ray_end, sub_boxes
+
+        fn = ray_end if end == "tube-ray" else cluster_end
+        heads, Fp, box = cellp
+        zero = _zero_residual(self.d)
+        for sub in sub_boxes(box, psplit):
+            sp, sF = ball_heads(heads, Fp, sub)
+            if _why(lambda f: fn(sp, sF, S, flint.fmpq(0), data, f, zero)) is not None:
+                return False
+        return True
+
+    def _region(self, end, extra, guesses, Xs_str, pairs, F, resid, cellp):
+        """The ellipsoid data with the largest level ρ (of a geometric sequence, ratio 2) whose region test passes
+        over the cell, or (None, residual_limited).  The region test is the checker's end test with a degenerate
+        end box at the centre.
+
+        Each W is tried with several contraction rates μ (the guess's and larger ones): the residual test
+        rᵀWr < μ²ρ wants a large μ·√ρ, the contraction test over the box around the ellipsoid a small μ and ρ.
+        Where the contraction test fails, the cell is cut into 2^k × 2^k sub-boxes for the end test (``psplit`` =
+        k ≤ 3: the heads' balls, hence the Jacobian's, shrink with the sub-box).  ``residual_limited`` says that
+        the residual test failed at every level where the contraction passed: a smaller cell (whose residual
+        shrinks with its width) may pass."""
+        from .validated.lyapunov import LyapunovGuess, ellipsoid_fields
+        from ...exact.rational import dyadic
+
+        centre = flint.arb_mat([[flint.arb(flint.fmpq(*_pq(v))) for v in row] for row in Xs_str])
+        S = centre * flint.arb(2 ** 40) if end == "tube-ray" else centre
+        residual_limited = False
+
+        def test(data):
+            return _why(lambda f: END_KINDS[end](pairs, F, S, flint.fmpq(0), data, f, resid, cellp))
+
+        for base in guesses:
+            for factor in (1, 2, 4):
+                guess = base if factor == 1 else LyapunovGuess(base.W, base.W_str, base.Wq, base.Winv,
+                                                               dyadic(float(base.mu) * factor, 30))
+                best, last, psplit = None, None, 0
+                for k in range(78):
+                    rho = Fraction(1, 2 ** (80 - k))
+                    data = dict(ellipsoid_fields("X_star", Xs_str, guess, rho), **extra, prec=PREC)
+                    if end == "tube-ray":
+                        data.update(T_lo="0", T_hi="0")
+                    why = "residual"
+                    while True:
+                        if psplit:
+                            data["psplit"] = psplit
+                        why = test(data)
+                        if why is None or "residual" in why or psplit >= 3 or best is not None:
+                            break
+                        psplit += 1
+                    if why is None:
+                        best = data
+                    elif best is not None:
+                        break
+                    elif "residual" not in why:
+                        # a larger level only widens the box of the contraction test; the residual limited when
+                        # the previous level passes once the residual is taken as zero
+                        if last is not None and self._passes_without_residual(end, S, last, psplit, cellp):
+                            residual_limited = True
+                        break
+                    last = data
+                if best is not None:
+                    return best, False
+        return None, residual_limited
 
     def certify(self, box) -> dict:
         """A whole-cell verdict for the open box (x₀, x₁) × (y₀, y₁).
@@ -352,7 +458,7 @@ class ParamCells:
         if got is not None:
             return got
         out = {"status": "UNDECIDED", "reason": f"{r['reason']}; parameter tube: {why}"}
-        if guess != "COLLAPSE" and r.get("final"):
+        if guess != "COLLAPSE" and r.get("final") and "smaller cells may pass" not in why:
             # measured: the ellipsoids of rays and rank-one lines that hold over a whole cell are far smaller
             # than the tube's spread over the map's cells (docs/certification.md): a point verdict now
             out["final"] = True
@@ -378,23 +484,51 @@ class ParamCells:
             target = self._target(guess, ff, X)
             if target is None:
                 return None, "the float target at the centre is not attracting"
-            with working_precision(PREC):
-                data = self._region(*target, pairs, F, resid)
+            data, limited = None, False
+            if guess == "CLUSTER":
+                with working_precision(PREC):
+                    data = self._moving_region(box, rbox, X, target)
             if data is None:
+                with working_precision(PREC):
+                    data, limited = self._region(*target, pairs, F, resid, (self.chk.heads, self.chk.Fp, rbox))
+            if data is None:
+                if limited:
+                    return None, ("no ellipsoid around the centre's target passes over the whole cell (the target's "
+                                  "residual over the cell limits it: smaller cells may pass)")
                 return None, "no ellipsoid around the centre's target passes over the whole cell"
             end = target[0]
         cellp = (self.chk.heads, self.chk.Fp, rbox)
+        moving = None
+        if "X_dx" in data:
+            from ..check.kinds.cell_tube_param import end_offset_energy, moving_centre
+            from ..check.krawczyk_box import square
+
+            moving = (moving_centre(*(square(data[k], 2, k, _refuse) for k in ("X_star", "X_dx", "X_dy")), rbox),
+                      flint.arb_mat(square(data["W"], 3, "W", _refuse)), flint.arb(flint.fmpq(*_pq(data["rho"]))))
         if end == "tube-collapse":
             from ..check.kinds.cell_tube_param import collapse_bounds
             from ..check.kinds.tube_collapse import end_inside
 
             P, level = collapse_bounds(*cellp[:2], rbox, data, self.d, _refuse)
-        field, d = self.chk.field, self.d
+        field, d, start = self.chk.field, self.d, self.chk.S0
+        wide = math.inf
+        if moving is not None:
+            # the projective flow contracts towards the rank-one line: its tube stays narrow where the tube of Σ
+            # (neutral along the scale) wraps (measured: a 1/8 × 1/16 cell of issue 49's map, Σ-tube too wide at
+            # τ ≈ 1.3)
+            from ..check.param_tube import ProjParamField
+
+            data["space"] = "projective"
+            # the projective tube must end inside an ellipsoid of radius ≈ max R: a Lohner enclosure many times
+            # wider does not narrow again (measured), so the search stops there
+            wide = 8 * max(float(Fraction(r)) for r in data["R"])
+            field = ProjParamField(self.chk.heads, d, flint.fmpq(*_pq(data["kappa"])))
+            start = start / sum((start[i, i] for i in range(d)), flint.fmpq(0))
         ts = [flint.fmpq(0)]
         h = flint.fmpq(1, 64)
         found = None
         with working_precision(PREC):
-            state = param_start(field, self.chk.S0, rbox)
+            state = param_start(field, start, rbox)
             k = 0
             while time.perf_counter() - t0 < self.seconds and len(ts) < 20000:
                 step = replay_step(field, state, flint.arb(h), ORDER, "qr")
@@ -411,18 +545,23 @@ class ParamCells:
                 k += 1
                 mag = max(abs(float(S[i, j].mid())) for i in range(d) for j in range(d))
                 rad = max(float(S[i, j].rad()) for i in range(d) for j in range(d))
-                if rad > 4 * max(mag, 1e-300) and rad > 1e-12:
+                if rad > 4 * max(mag, 1e-300) and rad > 1e-12 or rad > wide:
                     return None, f"the enclosure is too wide at t ≈ {float(ts[-1]):.4g}"
                 if end == "tube-collapse":
                     if end_inside(P, level, S, PREC):
                         found = ("CLUSTERING", {"rank": 0})
                         break
                 else:
-                    try:
-                        found = END_KINDS[end](pairs, F, S, ts[-1], data, _refuse, resid, cellp)
-                        break
-                    except (CertificationFailed, ZeroDivisionError, ValueError):
-                        pass
+                    if moving is not None:
+                        energy, _tr = end_offset_energy(state, moving[0], moving[1])
+                        if not (energy < moving[2]):
+                            energy = None
+                    if moving is None or energy is not None:
+                        try:
+                            found = END_KINDS[end](pairs, F, S, ts[-1], data, _refuse, resid, cellp + (state,))
+                            break
+                        except (CertificationFailed, ZeroDivisionError, ValueError):
+                            pass
                 rem = state.remainder
                 rr = max(float(rem[i, j].rad()) + abs(float(rem[i, j].mid())) for i in range(d) for j in range(d))
                 if rr < 1e-22 * max(mag, 1.0):

@@ -43,7 +43,7 @@ from ....exact.rational import fmpq_of
 from .. import Hypothesis, refusal
 from ..cells import CellChecker, bind_cell_claim, cell_hypotheses, standalone_cell_kind
 from ..cell_enclosures import MatPoly
-from ..param_tube import ParamField, ball_eval, interval, replay_param_tube, sigma_block
+from ..param_tube import ParamField, ProjParamField, ball_eval, interval, replay_param_tube, sigma_block
 from ..schema import validate
 from ..tube_replay import bracket_claim, int_in, svec_basis, svec_pairs, trace
 from .cell_lmi import LmiCellChecker, bernstein_coefficients, route_reason as lmi_route_reason
@@ -54,16 +54,19 @@ KIND = "cell-tube-param"
 MAX_D = 4
 MAX_ORDER = 40
 MAX_STEPS = 20000
+MAX_PSPLIT = 4
 
 __all__ = ["KIND", "END_KINDS", "HYPOTHESES", "ParamTubeChecker", "route_reason", "ball_heads", "ray_end",
-           "cluster_end", "residual_ball", "collapse_bounds", "frobenius_sq", "upper_bound"]
+           "cluster_end", "residual_ball", "sub_boxes", "centred_jacobian",
+           "moving_centre", "residual_poly_ball", "end_offset_energy", "moving_cluster_end", "collapse_bounds", "frobenius_sq", "upper_bound"]
 
 _fail = refusal(KIND)
 
 _TUBE = {"prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int", "method": ("enum", "qr", "direct")}
 _ELLIPSOID = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]"}
-SCHEMAS = {"tube-ray": {**_ELLIPSOID, **_TUBE, "T_lo": "rat", "T_hi": "rat"},
-           "tube-cluster": {**_ELLIPSOID, **_TUBE, "kappa": "rat"},
+SCHEMAS = {"tube-ray": {**_ELLIPSOID, **_TUBE, "T_lo": "rat", "T_hi": "rat", "psplit?": "int"},
+           "tube-cluster": {**_ELLIPSOID, **_TUBE, "kappa": "rat", "psplit?": "int", "X_dx?": "rat[][]",
+                            "X_dy?": "rat[][]", "space?": ("enum", "sigma", "projective")},
            "tube-collapse": {"P": "rat[][]", "lam": "rat", "p_lo": "rat", "n": "rat[]", "c": "rat", "split": "int",
                              **{k: v for k, v in _TUBE.items() if k != "prec"}}}
 
@@ -257,6 +260,60 @@ def _isotropic_balls(A):
     return out
 
 
+def centred_jacobian(pf, Xs, H, R, kappa) -> flint.arb_mat:
+    """A ball enclosure of the Jacobian DΦ(X) of Φ(X) = Q(X) − (tr Q(X) + κ(tr X − 1))·X (svec-upper coordinates,
+    d = 2) for every X of the box H = X* ± R and every head in the ball pairs, by the mean-value (centred) form
+
+        DΦ(X)[E] ∈ DΦ(X*)[E] + Σ_k [−R_k, R_k]·D²Φ(H)[E, E_k],
+
+    D²Φ(X)[E, G] = D²Q[E, G] − (tr D²Q[E, G])·X − Dc(X)[E]·G − Dc(X)[G]·E, Dc(X)[E] = tr DQ(X)[E] + κ tr E,
+    D²Q[E, G] = Σ_h (C_hEA_hG + C_hGA_hE) + transpose (constant in X).  Sound: for X in the box (convex),
+    DΦ(X)[E] − DΦ(X*)[E] = ∫₀¹ D²Φ(X* + s(X − X*))[E, X − X*] ds with X − X* = Σ_k z_k E_k, |z_k| ≤ R_k, and the
+    ball D²Φ(H) contains D²Φ at every point of the segment.  The direct ball evaluation over H counts X once per
+    occurrence and overestimates ~R·(number of occurrences); the centred form's excess is second order in R.
+
+    Parameters
+    ----------
+    pf : ProjectiveField
+        The field over ball matrices (the heads in balls over the cell or a sub-box).
+    Xs : flint.fmpq_mat
+        The exact centre X*.
+    H : flint.arb_mat
+        The box X* ± R (:func:`~symbolic_tf.certify.check.kinds.tube_ray.centre_box`).
+    R : list of flint.fmpq
+        The radii, one per svec-upper coordinate.
+    kappa : flint.arb
+        κ ≥ 0.
+
+    Returns
+    -------
+    flint.arb_mat
+        The 3×3 ball Jacobian (rows and columns in svec-upper coordinates).
+    """
+    basis = svec_basis(2)
+    Xc = flint.arb_mat(Xs)
+    J0, _g = jacobian_and_gradient(pf, Xc, kappa, basis)
+    out = flint.arb_mat(J0)
+
+    def dc(E):
+        D = pf.dQ(H, E)
+        return D[0, 0] + D[1, 1] + (E[0, 0] + E[1, 1]) * kappa
+
+    dcs = [dc(E) for E in basis]
+    for c, E in enumerate(basis):
+        for k, G in enumerate(basis):
+            acc = None
+            for C, A in pf.pairs:
+                t = C * E * A * G + C * G * A * E
+                acc = t if acc is None else acc + t
+            D2Q = acc + acc.transpose()
+            D2 = D2Q - H * (D2Q[0, 0] + D2Q[1, 1]) - G * dcs[c] - E * dcs[k]
+            z = flint.arb(0, flint.arb(R[k]).upper())
+            for r, (i, j) in enumerate(_UP2):
+                out[r, c] += D2[i, j] * z
+    return out
+
+
 def cluster_end(pairs, F, S_end, t_end, data, fail, residual):
     """The ``tube-cluster`` end condition (checks 2–7 of :mod:`~symbolic_tf.certify.check.kinds.tube_cluster`)
     for every head in the ball pairs (d = 2, one head, no drift): returns the bound B of ∫|c̃|.
@@ -299,9 +356,9 @@ def cluster_end(pairs, F, S_end, t_end, data, fail, residual):
         if not _residual_ok(rv, W, mu, rho):
             fail("the centre's residual is too large over the cell (rᵀWr < mu²·rho fails)")
         H = centre_box(Xs, R, _UP2)
-        J, grad = jacobian_and_gradient(pf, H, flint.arb(kappa), svec_basis(2))
+        _J, grad = jacobian_and_gradient(pf, H, flint.arb(kappa), svec_basis(2))
         Wb = flint.arb_mat(W)
-        check_contraction(flint.arb_mat(J), Wb, mu, fail)
+        check_contraction(centred_jacobian(pf, Xs, H, R, flint.arb(kappa)), Wb, mu, fail)
         tr = S_end[0, 0] + S_end[1, 1]
         if not (tr > 0):
             fail("tr Σ(t_N) is not positive on the tube's end box")
@@ -424,19 +481,276 @@ def collapse_bounds(heads, Fp, box, data, d, fail):
     return P, lam / c
 
 
+def sub_boxes(box, k: int) -> list:
+    """The 2^k × 2^k closed sub-boxes of a closed box (exact ends), row by row; k = 0 gives [box].
+
+    Parameters
+    ----------
+    box : sequence of 4 flint.fmpq
+        (x₀, x₁, y₀, y₁).
+    k : int
+        The number of halvings per axis.
+
+    Returns
+    -------
+    list of tuple of 4 flint.fmpq
+        The sub-boxes (x₀ + iΔx, x₀ + (i + 1)Δx, y₀ + jΔy, y₀ + (j + 1)Δy), Δ = width/2^k; their union is
+        the box.
+    """
+    x0, x1, y0, y1 = (flint.fmpq(b) for b in box)
+    n = 2 ** k
+    dx, dy = (x1 - x0) / n, (y1 - y0) / n
+    xs = [x0 + dx * i for i in range(n)] + [x1]
+    ys = [y0 + dy * j for j in range(n)] + [y1]
+    return [(xs[i], xs[i + 1], ys[j], ys[j + 1]) for j in range(n) for i in range(n)]
+
+
+def _pieces(pairs, F, data, fail, cell):
+    """The (pairs, drift, residual) on which an ellipsoid end is tested: the whole cell's, or with ``psplit`` = k
+    those of each of the 2^k × 2^k closed sub-boxes of the cell (each p of the cell lies in one of them, and the
+    tube's end box S_N holds Σ(t_N; p) for every p of the cell, so the point end condition at p follows from the
+    test on its sub-box)."""
+    k = int_in(data.get("psplit", 0), "psplit", 0, MAX_PSPLIT, fail)
+    if k == 0:
+        return None
+    if cell is None:
+        fail("psplit needs the cell's exact heads")
+    heads, Fp, box = cell[:3]
+    out = []
+    for sub in sub_boxes(box, k):
+        sp, sF = ball_heads(heads, Fp, sub)
+        out.append((sp, sF, lambda Xs, kappa, sub=sub: residual_ball(heads, Xs, kappa, sub)))
+    return out
+
+
 def _ray(pairs, F, S_end, t_end, data, fail, residual, cell=None):
-    return "BLOWUP", ray_end(pairs, F, S_end, t_end, data, fail, residual)
+    pieces = _pieces(pairs, F, data, fail, cell)
+    if pieces is None:
+        return "BLOWUP", ray_end(pairs, F, S_end, t_end, data, fail, residual)
+    # T* at p lies in its sub-box's bracket, so in [min of the lower ends, max of the upper ends]
+    brackets = [ray_end(sp, sF, S_end, t_end, data, fail, sr) for sp, sF, sr in pieces]
+    lo, hi = brackets[0]
+    for b_lo, b_hi in brackets[1:]:
+        lo = b_lo if b_lo.lower() < lo.lower() else lo
+        hi = b_hi if b_hi.upper() > hi.upper() else hi
+    return "BLOWUP", (lo, hi)
+
+
+def moving_centre(Xs, Gx, Gy, box) -> MatPoly:
+    """The ellipsoid centre X*(p) = X* + (x − x_c)·G_x + (y − y_c)·G_y (exact; (x_c, y_c) the centre of the closed
+    box) as a matrix polynomial.
+
+    Parameters
+    ----------
+    Xs, Gx, Gy : flint.fmpq_mat
+        The centre at the cell's centre and its slopes.
+    box : sequence of 4 flint.fmpq
+        The closed cell.
+
+    Returns
+    -------
+    MatPoly
+        The affine X*(x, y).
+    """
+    xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
+    return MatPoly.affine(Xs - Gx * xc - Gy * yc, Gx, Gy)
+
+
+def residual_poly_ball(heads, Xp: MatPoly, kappa, box) -> flint.arb_mat:
+    """A ball matrix containing r(p) = Q_p(X*(p)) − (tr Q_p(X*(p)) + κ(tr X*(p) − 1))·X*(p) for every p of the
+    closed box, for a centre X*(p) that is itself a matrix polynomial (exact Bernstein ranges, as
+    :func:`residual_ball`).
+
+    Parameters
+    ----------
+    heads : list of (MatPoly, MatPoly)
+        The exact heads.
+    Xp : MatPoly
+        The centre X*(x, y).
+    kappa : flint.fmpq
+        κ ≥ 0.
+    box : sequence of 4 flint.fmpq
+        The closed box.
+
+    Returns
+    -------
+    flint.arb_mat
+        The d×d ball enclosure.
+    """
+    d = Xp.nrows
+
+    def tr(P):
+        return MatPoly(1, 1, {mono: flint.fmpq_mat(1, 1, [sum((M[i, i] for i in range(d)), flint.fmpq(0))])
+                              for mono, M in P.terms.items()})
+
+    Q = MatPoly(d, d)
+    for C, A in heads:
+        T = C @ (Xp @ A @ Xp)
+        Q = Q + T + MatPoly(d, d, {mono: M.transpose() for mono, M in T.terms.items()})
+    shift = tr(Xp) - MatPoly(1, 1, {(0, 0): flint.fmpq_mat(1, 1, [1])})
+    r = Q - Xp.times(tr(Q)) - Xp.times(shift.times(kappa))
+    out = flint.arb_mat(d, d)
+    if not r.terms:
+        return out
+    bs = bernstein_coefficients(r, box)
+    for i in range(d):
+        for j in range(d):
+            vals = [b[i, j] for b in bs]
+            out[i, j] = interval(min(vals), max(vals))
+    return out
+
+
+def end_offset_energy(state, Xp: MatPoly, Wb, d: int = 2):
+    """A ball containing zᵀWz, z = svec-upper(Σ/tr Σ − X*(p)), for every (Σ, p) of the tube's end parallelepiped
+    c + B·r (r ∈ the coordinate box; coordinates (svec-upper Σ, x, y)), keeping the correlation of Σ with p:
+
+        Σ − tr Σ·X*(p) = D₀ + Σ_k r_k·D_k − (Σ_k r_k tr Σ_k)·(Σ_l r_l (x_l G_x + y_l G_y)),
+        D₀ = Σ_c − tr Σ_c·X*(p_c),  D_k = Σ_k − tr Σ_k·X*(p_c) − tr Σ_c·(x_k G_x + y_k G_y),
+
+    (Σ_c, p_c) the centre's blocks, (Σ_k, x_k, y_k) those of the k-th column of B; exact for X* affine in p
+    (:func:`moving_centre`), each r_k one ball for all its occurrences in a product of sums.
+
+    Parameters
+    ----------
+    state : symbolic_tf.certify.check.tube_replay.TubeState
+        The tube's end state ("qr": center, basis, coords).
+    Xp : MatPoly
+        The affine centre X*(x, y).
+    Wb : flint.arb_mat
+        W in balls (3×3).
+    d : int
+        2.
+
+    Returns
+    -------
+    tuple of (flint.arb, flint.arb)
+        (zᵀWz, tr Σ) as balls over the parallelepiped.
+    """
+    up = _UP2
+    m = len(up)
+    c, B, r = state.center, state.basis, state.coords
+    n = B.ncols()
+    Gx, Gy = Xp.terms.get((1, 0)), Xp.terms.get((0, 1))
+    C0 = Xp.terms.get((0, 0))
+    zero = flint.fmpq_mat(d, d)
+    Gx, Gy, C0 = (flint.arb_mat(G if G is not None else zero) for G in (Gx, Gy, C0))
+
+    def sym(col):
+        S = flint.arb_mat(d, d)
+        for k, (i, j) in enumerate(up):
+            S[i, j] = S[j, i] = col(k)
+        return S
+
+    Sc = sym(lambda k: c[k, 0])
+    xc, yc = c[m, 0], c[m + 1, 0]
+    Xc = C0 + Gx * xc + Gy * yc
+    trc = Sc[0, 0] + Sc[1, 1]
+    D = Sc - Xc * trc
+    trS = trc
+    lin_tr = flint.arb(0)
+    lin_G = flint.arb_mat(d, d)
+    for k in range(n):
+        Sk = sym(lambda q, k=k: B[q, k])
+        trk = Sk[0, 0] + Sk[1, 1]
+        Gk = Gx * B[m, k] + Gy * B[m + 1, k]
+        D += (Sk - Xc * trk - Gk * trc) * r[k, 0]
+        trS += trk * r[k, 0]
+        lin_tr += trk * r[k, 0]
+        lin_G += Gk * r[k, 0]
+    D -= lin_G * lin_tr
+    z = flint.arb_mat(m, 1, [D[i, j] / trS for i, j in up])
+    return _energy(z, Wb), trS
+
+
+def moving_cluster_end(heads, Fp, box, state, data, fail):
+    """The ``tube-cluster`` end with a centre that moves with p (fields ``X_dx``, ``X_dy``): for every p of the
+    closed cell the ellipsoid 𝓔_p = {zᵀWz ≤ rho}, z = svec(X − X*(p)), X*(p) = :func:`moving_centre`, is checked as
+    in :func:`cluster_end` — its residual r(p) = Φ_p(X*(p)) (second order in the cell's width when X*(p) follows
+    the isotropic point) by exact Bernstein ranges, the contraction of Φ_p over the box X*(p) ± R (the centred
+    Jacobian over the hull of these boxes), an isotropic rank-one point of A(p) + A(p)ᵀ in 𝓔_p — on each of the
+    2^psplit × 2^psplit closed sub-boxes, and the tube's end in 𝓔_p by :func:`end_offset_energy` on the end
+    parallelepiped (which keeps Σ(t_N; p) tied to p).  Then at every p the flow's X(t_N) lies in a forward
+    invariant contracting ellipsoid whose unique equilibrium is an isotropic rank-one line: CLUSTERING of rank 1.
+
+    Parameters
+    ----------
+    heads : list of (MatPoly, MatPoly)
+        The exact heads (one, d = 2).
+    Fp : MatPoly
+        The exact drift (must have no term).
+    box : sequence of 4 flint.fmpq
+        The closed cell.
+    state : symbolic_tf.certify.check.tube_replay.TubeState or None
+        The tube's end state ("qr"); None checks the ellipsoid alone (a search's region test — never a
+        certificate: :func:`_cluster` refuses a missing state).
+    data : dict
+        X_star, X_dx, X_dy, W, rho, mu, R, kappa, prec, psplit.
+    fail : callable
+        ``fail(msg)`` raises.
+    """
+    from ..krawczyk_box import rat, square
+
+    if len(heads) != 1 or Fp.terms or heads[0][0].nrows != 2:
+        fail("the tube-cluster end covers one head in d = 2 without drift")
+    if state is not None and (state.coords is None or state.basis is None):
+        fail("the moving centre needs the tube's end parallelepiped (method qr)")
+    prec = int_in(data["prec"], "prec", 64, 4096, fail)
+    kappa = rat(data["kappa"])
+    if not kappa >= 0:
+        fail("kappa must be ≥ 0")
+    Xs, W, Winv, rho, mu, R = ellipsoid_data(data, "X_star", 2, 3, fail)
+    Gx, Gy = square(data["X_dx"], 2, "X_dx", fail), square(data["X_dy"], 2, "X_dy", fail)
+    if Gx != Gx.transpose() or Gy != Gy.transpose():
+        fail("X_dx and X_dy must be symmetric")
+    k = int_in(data.get("psplit", 0), "psplit", 0, MAX_PSPLIT, fail)
+    Xp = moving_centre(Xs, Gx, Gy, box)
+    with working_precision(prec):
+        Wb = flint.arb_mat(W)
+        if state is not None:
+            energy, trS = end_offset_energy(state, Xp, Wb)
+            if not (trS > 0):
+                fail("tr Σ(t_N) is not positive on the tube's end parallelepiped")
+            if not (energy < flint.arb(rho)):
+                fail("the tube's end is not inside the moving ellipsoid")
+        for sub in sub_boxes(box, k):
+            pairs, _F = ball_heads(heads, Fp, sub)
+            rX = residual_poly_ball(heads, Xp, kappa, sub)
+            rv = flint.arb_mat(3, 1, [rX[i, j] for i, j in _UP2])
+            if not _residual_ok(rv, W, mu, rho):
+                fail("the moving centre's residual is too large on a sub-box (rᵀWr < mu²·rho fails)")
+            hx, hy = (sub[1] - sub[0]) / 2, (sub[3] - sub[2]) / 2
+            Xc = Xp.at((sub[0] + sub[1]) / 2, (sub[2] + sub[3]) / 2)
+            spread = [abs(Gx[i, j]) * hx + abs(Gy[i, j]) * hy for i, j in _UP2]
+            Rw = [R[q] + spread[q] for q in range(3)]
+            pf = ProjectiveField(pairs, None, flint.arb_mat)
+            H = centre_box(Xc, Rw, _UP2)
+            check_contraction(centred_jacobian(pf, Xc, H, Rw, flint.arb(kappa)), Wb, mu, fail)
+            _J, grad = jacobian_and_gradient(pf, H, flint.arb(kappa), svec_basis(2))
+            if not all(g.is_finite() for g in grad):
+                fail("the gradient of the growth rate c̃ is not bounded over the box")
+            Xball = centre_box(Xc, spread, _UP2)
+            inside = [P for P in _isotropic_balls(pairs[0][1])
+                      if _energy(flint.arb_mat(3, 1, [P[i, j] - Xball[i, j] for i, j in _UP2]), Wb) < flint.arb(rho)]
+            if not inside:
+                fail("no isotropic rank-one point of A + Aᵀ lies in the moving ellipsoid on a sub-box")
 
 
 def _cluster(pairs, F, S_end, t_end, data, fail, residual, cell=None):
-    cluster_end(pairs, F, S_end, t_end, data, fail, residual)
+    if "X_dx" in data or "X_dy" in data:
+        if cell is None or len(cell) < 4 or cell[3] is None:
+            fail("the moving centre needs the cell and the tube's end parallelepiped (method qr)")
+        moving_cluster_end(*cell[:3], cell[3], data, fail)
+        return "CLUSTERING", {"rank": 1}
+    pieces = _pieces(pairs, F, data, fail, cell)
+    for sp, sF, sr in (pieces or [(pairs, F, residual)]):
+        cluster_end(sp, sF, S_end, t_end, data, fail, sr)
     return "CLUSTERING", {"rank": 1}
 
 
 def _collapse(pairs, F, S_end, t_end, data, fail, residual, cell=None):
     from .tube_collapse import end_inside
 
-    heads, Fp, box = cell
+    heads, Fp, box = cell[:3]
     P, level = collapse_bounds(heads, Fp, box, data, S_end.nrows(), fail)
     if not end_inside(P, level, S_end, data["tube_prec"]):
         fail("the tube's end is not inside {tr(PΣ) < lam/c}")
@@ -512,7 +826,24 @@ class ParamTubeChecker(CellChecker):
         ts = [fmpq_of(Fraction(s)) for s in steps]
         if ts[0] != 0 or any(b <= a for a, b in zip(ts, ts[1:])):
             _fail("step times must start at 0 and increase strictly")
-        end = replay_param_tube(self.field, self.S0, box, ts, order, data["method"], tprec, _fail)
+        field, start = self.field, self.S0
+        if data.get("space", "sigma") == "projective":
+            # the projective flow of X = Σ/tr Σ (ProjParamField): no drift, the cluster end only
+            from ..krawczyk_box import rat
+
+            if self.Fp.terms or "kappa" not in data:
+                _fail("a projective tube needs no drift and the tube-cluster end")
+            kappa = rat(data["kappa"])
+            if not kappa >= 0:
+                _fail("kappa must be ≥ 0")
+            tr0 = sum((self.S0[i, i] for i in range(self.d)), flint.fmpq(0))
+            if not tr0 > 0:
+                _fail("tr Σ₀ must be positive")
+            field, start = ProjParamField(self.heads, self.d, kappa), self.S0 / tr0
+        last = []
+        end = replay_param_tube(field, start, box, ts, order, data["method"], tprec, _fail,
+                                on_state=lambda _t, st: last.__setitem__(slice(None), [st]))
+        self.last_state = last[0] if last and data["method"] == "qr" else None
         return sigma_block(end, self.d), ts
 
     def check_proved(self, cell: dict, box, data: dict):
@@ -540,7 +871,7 @@ class ParamTubeChecker(CellChecker):
         S_end, ts = self.end_box(box, inner)
         pairs, F = ball_heads(self.heads, self.Fp, box)
         regime, params = END_KINDS[end](pairs, F, S_end, ts[-1], inner, _fail, self.residual(box),
-                                        (self.heads, self.Fp, box))
+                                        (self.heads, self.Fp, box, self.last_state))
         if regime == "BLOWUP":
             params = bracket_claim(inner, *params, _fail).params
         return bind_cell_claim(cell, regime, params, _fail)
