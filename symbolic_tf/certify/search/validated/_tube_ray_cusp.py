@@ -38,6 +38,7 @@ _CLAIM0 = ("for this Σ₀: Σ(t) blows up in finite time along a degenerate ran
 _K_FACTORS = (Fraction(3, 2), Fraction(2), Fraction(3), Fraction(4), Fraction(8), Fraction(16))
 _Q0_EXPONENTS = range(1, 41)
 _PIECES = 256
+_FIRST_MISSES = 12
 
 
 def find_cusp_blowup(problem, *, order: int = 20, prec: int = 128, seconds: float = 10.0, rel_width: float = 1e-6,
@@ -168,6 +169,8 @@ def _regions(heads, f, v, side, u_hi, deadline):
             misses += 1
             if misses > 3:
                 break
+        elif e >= _FIRST_MISSES:   # nothing passes down to q0 = 2^-12: the side is repelling (or c ≤ 0 there)
+            break
     return out
 
 
