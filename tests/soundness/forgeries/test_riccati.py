@@ -214,6 +214,34 @@ def test_blowup_riccati_partition(certs):
     rejects(f, r"X\(t\) is not certified positive definite on the partition piece")
 
 
+
+#: a shallow crossing (λ_min of X dips to only −0.0026 after T* ≈ 7.3238): near T* the direct enclosure of X
+#: over a piece pays h·‖X′‖ in every entry and no partition of 20 000 pieces is PD; the centred form in a frame
+#: near X's eigenvectors pays only the slope of λ_min (a fresh problem that was UNDECIDED)
+SHALLOW = _doc([["-1", "0"], ["-1", "1/3"]], NEG_I2, [["1", "-2"], ["-2", "5"]], F=[["-1/3", "-1/4"], ["1/4", "-1/3"]])
+
+
+@pytest.fixture(scope="module")
+def shallow():
+    return _classified(SHALLOW, "blowup-riccati-vI")
+
+
+def test_blowup_riccati_frame(certs, shallow):
+    """The frame is load-bearing (without it the pieces near T* are not PD), must be invertible and r×r, and
+    belongs to the partition branch only; the bracket holds against an independent float integration."""
+    assert "frame" in shallow["data"]
+    rejects(forge(shallow, data={"frame": None}), r"not certified positive definite on the partition piece")
+    rejects(forge(shallow, data={"frame": [["1", "1"], ["2", "2"]]}), r"frame is singular")
+    rejects(forge(shallow, data={"frame": [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]]}), r"r×r matrix")
+    for k in ("blowup", "blowup-fI"):
+        rejects(forge(certs[k], data={"frame": [["1", "0"], ["0", "1"]]}), r"frame is given only with a partition")
+    # independent evidence: the float solution reaches just before T_lo and blows up just past T_hi
+    lo, hi = float(Fraction(shallow["data"]["T_lo"])), float(Fraction(shallow["data"]["T_hi"]))
+    assert simulate(parse_problem(SHALLOW), lo * (1 - 1e-3)).status == "reached"
+    past = simulate(parse_problem(SHALLOW), hi * (1 + 1e-2))
+    assert past.status == "blowup" and lo * (1 - 1e-3) <= past.t <= hi * (1 + 1e-2), (past.status, past.t)
+
+
 def test_blowup_riccati_witness_at_T_hi(certs):
     """T_hi := T_lo in each branch (X(T_lo) ≻ 0, so no witness can exist), and malformed witnesses."""
     c = certs["blowup"]
