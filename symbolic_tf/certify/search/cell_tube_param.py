@@ -317,7 +317,7 @@ class ParamCells:
     def _moving_region(self, box, rbox, X, target):
         """Ellipsoid data for the ``tube-cluster`` end with a moving centre (fields ``X_dx``, ``X_dy``): X*(p) the
         affine interpolation of the isotropic point of A(p) + A(p)ᵀ nearest the centre's X (its secant slopes over
-        the cell), W and μ from the centre's guesses; the largest level ρ and the fewest sub-boxes (psplit ≤ 3)
+        the cell), W and μ from the centre's guesses; the largest level ρ and the fewest sub-boxes (psplit ≤ 2)
         for which the checker's region test (:func:`~symbolic_tf.certify.check.kinds.cell_tube_param.moving_cluster_end`
         without an end state) passes, or None."""
         from ...exact.rational import dyadic, dyadic_matrix_str
@@ -341,9 +341,9 @@ class ParamCells:
             for factor in (1, 2):
                 guess = base if factor == 1 else LyapunovGuess(base.W, base.W_str, base.Wq, base.Winv,
                                                                dyadic(float(base.mu) * factor, 30))
-                for psplit in range(4):
+                for psplit in range(3):
                     best = None
-                    for k in range(50, 78):
+                    for k in range(50, 78, 2):
                         rho = Fraction(1, 2 ** (80 - k))
                         data = dict(ellipsoid_fields("X_star", strs[0], guess, rho), X_dx=strs[1], X_dy=strs[2],
                                     **extra, prec=PREC, psplit=psplit)
@@ -371,14 +371,15 @@ class ParamCells:
         return True
 
     def _region(self, end, extra, guesses, Xs_str, pairs, F, resid, cellp):
-        """The ellipsoid data with the largest level ρ (of a geometric sequence, ratio 2) whose region test passes
+        """The ellipsoid data with the largest level ρ (of a geometric sequence, ratio 4) whose region test passes
         over the cell, or (None, residual_limited).  The region test is the checker's end test with a degenerate
         end box at the centre.
 
         Each W is tried with several contraction rates μ (the guess's and larger ones): the residual test
         rᵀWr < μ²ρ wants a large μ·√ρ, the contraction test over the box around the ellipsoid a small μ and ρ.
         Where the contraction test fails, the cell is cut into 2^k × 2^k sub-boxes for the end test (``psplit`` =
-        k ≤ 3: the heads' balls, hence the Jacobian's, shrink with the sub-box).  ``residual_limited`` says that
+        k ≤ 2: the heads' balls, hence the Jacobian's, shrink with the sub-box).  Levels 2⁻⁵⁰, 2⁻⁴⁸, …, 2⁻²
+        (measured: each level is one checker test, and the finer sequence cost six times as many for no cell).  ``residual_limited`` says that
         the residual test failed at every level where the contraction passed: a smaller cell (whose residual
         shrinks with its width) may pass."""
         from .validated.lyapunov import LyapunovGuess, ellipsoid_fields
@@ -392,11 +393,11 @@ class ParamCells:
             return _why(lambda f: END_KINDS[end](pairs, F, S, flint.fmpq(0), data, f, resid, cellp))
 
         for base in guesses:
-            for factor in (1, 2, 4):
+            for factor in (1, 2):
                 guess = base if factor == 1 else LyapunovGuess(base.W, base.W_str, base.Wq, base.Winv,
                                                                dyadic(float(base.mu) * factor, 30))
                 best, last, psplit = None, None, 0
-                for k in range(78):
+                for k in range(30, 80, 2):
                     rho = Fraction(1, 2 ** (80 - k))
                     data = dict(ellipsoid_fields("X_star", Xs_str, guess, rho), **extra, prec=PREC)
                     if end == "tube-ray":
@@ -406,7 +407,7 @@ class ParamCells:
                         if psplit:
                             data["psplit"] = psplit
                         why = test(data)
-                        if why is None or "residual" in why or psplit >= 3 or best is not None:
+                        if why is None or "residual" in why or psplit >= 2 or best is not None:
                             break
                         psplit += 1
                     if why is None:
