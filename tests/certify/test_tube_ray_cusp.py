@@ -132,3 +132,35 @@ def test_float_blowups_on_the_repelling_side_are_refused_and_are_not_blowups(doc
     X = Y @ Y.T / np.trace(Y @ Y.T)
     V, A, _F, _S0 = _mats(doc)
     assert np.linalg.det(X) < 1e-8 and abs(np.trace(V @ X @ A @ X)) < 1e-8   # an isotropic rank-one limit
+
+
+@pytest.mark.heavy
+def test_random_jordan_problems_every_proved_bracket_holds_the_float_blowup_time():
+    """Random d = 2 problems with a Jordan-block V (upper or lower), random A, Σ₀ ≻ 0 and F ∈ {0, ±I/4} (seeded):
+    every PROVED bracket contains the independent float blow-up time, and the kind decides some of them."""
+    import random
+
+    rng = random.Random(7)
+    vals = ["-2", "-1", "-1/2", "-1/3", "0", "1/4", "1/3", "1/2", "1", "2"]
+    proved = 0
+    for _ in range(16):
+        a, b = rng.choice(["1", "2", "-1", "1/2"]), rng.choice(["1", "-1", "1/2", "2", "-1/2"])
+        V = [[a, b], ["0", a]] if rng.random() < 0.5 else [[a, "0"], [b, a]]
+        A = [[rng.choice(vals) for _ in range(2)] for _ in range(2)]
+        s11, s22 = rng.choice(["1", "2", "1/2"]), rng.choice(["1", "2", "1/2"])
+        s12 = rng.choice(["0", "1/2", "-1/2", "1/3", "-1/3"])
+        doc = {"variant": "softmax", "d": 2, "A": A, "V": V, "initial": {"cov": [[s11, s12], [s12, s22]]}}
+        f = rng.choice([None, None, "1/4", "-1/4"])
+        if f:
+            doc["F"], doc["b"] = [[f, "0"], ["0", f]], ["0", "0"]
+        v = find_cusp_blowup(parse_problem(doc), seconds=8.0)
+        if v.status != "PROVED":
+            continue
+        proved += 1
+        cert = v.evidence["certificate"]
+        assert check(cert).ok
+        lo, hi = float(Fraction(cert["data"]["T_lo"])), float(Fraction(cert["data"]["T_hi"]))
+        z = _projective(doc, 600.0).y[:, -1]
+        assert z[4] < -50, doc
+        assert lo - 1e-9 * hi <= z[5] <= hi + 1e-9 * hi, (doc, lo, z[5], hi)
+    assert proved >= 3
