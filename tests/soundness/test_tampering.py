@@ -249,6 +249,9 @@ def _build_certs() -> dict:
         "equilibrium-drift-vI": _classified(_softmax(I2, NEG_I2, S0, F=I2, b=[1, 2]), "equilibrium-drift-vI",
                                             uniform=True),
         "global-drift-vI": _classified(_softmax(NEG_I2, I2, S0, F=NEG_I2), "global-drift-vI"),
+        # Σ₀ exactly on the blow-up threshold of F = −2I: clusters onto [[1, 1], [1, 1]]
+        "threshold-drift-vI": _classified(_softmax([[1, "1/2"], ["-1/2", 0]], [[2, 0], [0, 2]], [[1, 1], [1, 5]],
+                                                   F=[[-2, 0], [0, -2]]), "threshold-drift-vI"),
         "growth-drift-vI-nsd": _classified(_softmax(NEG_I2, I2, [[1, 0], [0, 0]], F=I2), "growth-drift-vI-nsd"),
         # a singular Σ₀ on an invariant range: decided on the reduced rank-1 flow (Σ* = diag(1, 0))
         "stratum": _classified(_softmax(NEG_I2, I2, [[2, 0], [0, 0]], F=I2), "stratum"),
@@ -459,7 +462,7 @@ def certs():
 
 CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI/drift-fI", "global-riccati-vI/clustering",
               "global-riccati-vI/stationary", "stationary", "stationary/zero", "bounded-drift-vI-nsd", "periodic-riccati-vI",
-              "periodic-riccati-vI/expanding", "cell-lmi", "equilibrium-drift-vI", "global-drift-vI", "growth-drift-vI-nsd", "stratum",
+              "periodic-riccati-vI/expanding", "cell-lmi", "equilibrium-drift-vI", "global-drift-vI", "threshold-drift-vI", "growth-drift-vI-nsd", "stratum",
               "rank-one-flow", "rank-one-flow/blowup",
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",
               "blowup-taylor-lmi", "uniform-vI/blowup", "uniform-vI/clustering", "uniform-vI/stationary",

@@ -430,6 +430,10 @@ def classify_vI(problem, horizon: float | None = None) -> Verdict | None:
         glob = _global_hurwitz(problem, F, R, B, D, v)
         if glob is not None:
             return glob
+    if _negative_scalar(F) and r:
+        on = _on_threshold(problem, F, R, B, D, v)
+        if on is not None:
+            return on
     ver = blowup_bracket_vI(problem, horizon)
     if ver.status == PROVED:
         ver.evidence.setdefault("regime", "BLOWUP")
@@ -481,6 +485,30 @@ def _global_hurwitz(problem, F, R, B, D, v) -> Verdict | None:
     return Verdict(PROVED, claim, "riccati-linearisation",
                    evidence={"regime": "CLUSTERING", "rank": 0, "certificate": cert.to_dict()},
                    reason=("F = fI with f < 0" if _negative_scalar(F) else "R ⪰ 0") + ", F Hurwitz (FᵀX + XF = −I, X ≻ 0) and D⁻¹ − BᵀW∞B ≻ 0 with FᵀW∞ + W∞F = −R")
+
+
+def _on_threshold(problem, F, R, B, D, v) -> Verdict | None:
+    """F = fI (f < 0) and X∞ = D⁻¹ − BᵀRB/(2|f|) ⪰ 0 singular: global, Σ(t) → Σ∞ of rank dim ker X∞
+    (kind ``threshold-drift-vI``; the boundary case between Σ → 0 and a blow-up), else None."""
+    from ..check.kinds.threshold_drift_vI import kernel_basis
+
+    Dinv = _dinv(D)
+    Xinf = Dinv - B.transpose() * R * B * fmpq_of(Fraction(-1) / (2 * fraction_of(F[0, 0])))
+    if not definiteness(Xinf).psd:
+        return None
+    K = kernel_basis(Xinf)
+    k = K.ncols()
+    if k == 0:
+        return None
+    limit = B * K * (K.transpose() * Dinv * K).inv() * K.transpose() * B.transpose()
+    claim_d = Claim("CLUSTERING", Quantifier.THIS, {"rank": k})
+    cert = Certificate.for_problem(problem, "threshold-drift-vI", claim_d, PROVED,
+                                   {"v": frac_str(v), "B": mat_str(B), "D": [frac_str(D[i, i]) for i in range(D.nrows())],
+                                    "limit": mat_str(limit)})
+    return Verdict(PROVED, claim_d.text(), "riccati-linearisation",
+                   evidence={"regime": "CLUSTERING", "rank": k, "certificate": cert.to_dict()},
+                   reason=f"F = fI with f < 0 and Σ₀ exactly on the blow-up threshold: X∞ = D⁻¹ − BᵀRB/(2|f|) ⪰ 0 "
+                          f"with a kernel of dimension {k}, so Σ(t) → B·K(KᵀD⁻¹K)⁻¹Kᵀ·Bᵀ of rank {k}")
 
 
 def radon_equilibrium(problem, F, R, v) -> Verdict | None:

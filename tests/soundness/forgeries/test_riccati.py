@@ -405,6 +405,58 @@ def test_global_drift_above_threshold(certs):
     rejects(forge(c, problem=prob, data={"B": I2, "D": ["4", "4"]}), r"D⁻¹ − BᵀW∞B is not positive definite")
 
 
+
+# ================================================================ threshold-drift-vI
+#: V = 2I, F = −2I, A + Aᵀ = diag(2, 0): Σ₀ = [[1, 1], [1, 5]] lies exactly on the blow-up threshold (X∞ ⪰ 0 is
+#: singular), and Σ(t) → [[1, 1], [1, 1]] (a fresh problem that was UNDECIDED)
+THRESHOLD = _doc([["1", "1/2"], ["-1/2", "0"]], [["2", "0"], ["0", "2"]], [["1", "1"], ["1", "5"]],
+                 F=[["-2", "0"], ["0", "-2"]])
+
+
+@pytest.fixture(scope="module")
+def threshold():
+    return _classified(THRESHOLD, "threshold-drift-vI")
+
+
+def test_threshold_drift_F_not_negative_scalar(threshold):
+    """F = +2I: Σ grows like e^{4t} (no limit); a non-scalar F: the segment argument does not apply."""
+    prob = {**threshold["problem"], "F": [["2", "0"], ["0", "2"]]}
+    r = simulate(parse_problem(prob), 3.0)
+    assert r.status == "blowup" or r.s > np.log(1e3), (r.status, r.s)
+    rejects(forge(threshold, problem=prob), r"F is not f·I with f < 0")
+    prob = {**threshold["problem"], "F": [["-2", "1/2"], ["0", "-2"]]}
+    rejects(forge(threshold, problem=prob), r"F is not f·I with f < 0")
+
+
+def test_threshold_drift_off_threshold(threshold):
+    """2Σ₀ lies above the threshold (it blows up), Σ₀/2 below it (Σ → 0): neither clusters at rank 1."""
+    above = {**threshold["problem"], "initial": {"cov": [["2", "2"], ["2", "10"]]}}
+    assert simulate(parse_problem(above), 10.0).status == "blowup"
+    rejects(forge(threshold, problem=above, data={"D": ["2", "8"]}), r"not positive semidefinite \(above the threshold")
+    below = {**threshold["problem"], "initial": {"cov": [["1/2", "1/2"], ["1/2", "5/2"]]}}
+    assert np.abs(simulate(parse_problem(below), 20.0).Sigma).max() < 1e-6
+    rejects(forge(threshold, problem=below, data={"D": ["1/2", "2"]}), r"X∞ is positive definite \(below the threshold")
+
+
+def test_threshold_drift_wrong_limit(threshold):
+    """The limit is exactly the one an independent integration approaches (Σ(t) − Σ∞ = O(e^{−4t}); on the
+    threshold rounding pushes a float solution across it, so only up to t = 6); any other limit is rejected."""
+    from scipy.integrate import solve_ivp
+
+    limit = np.array([[float(Fraction(x)) for x in row] for row in threshold["data"]["limit"]])
+    A, F = np.array([[1, 0.5], [-0.5, 0]]), -2 * np.eye(2)
+
+    def rhs(_t, y):
+        S = y.reshape(2, 2)
+        return (F @ S + S @ F.T + 2 * (S @ A @ S + S @ A.T @ S)).ravel()
+
+    sol = solve_ivp(rhs, (0, 6), np.array([[1.0, 1], [1, 5]]).ravel(), method="DOP853", rtol=1e-12, atol=1e-14)
+    assert sol.status == 0 and np.abs(sol.y[:, -1].reshape(2, 2) - limit).max() < 1e-6, sol.y[:, -1]
+    assert np.linalg.matrix_rank(limit) == 1 == threshold["claim"]["params"]["rank"]
+    rejects(forge(threshold, data={"limit": [["2", "2"], ["2", "2"]]}), r"stored limit is not")
+    rejects(forge(threshold, data={"limit": [["1", "1"], ["1", "1"], ["0", "0"]]}), r"limit")
+
+
 # ================================================================ growth-drift-vI-nsd
 def test_growth_drift_uF_not_a_bound(certs):
     """u_F = γ = 0 with F = I: "‖Σ(t)‖ ≤ ‖Σ₀‖" is false (Σ₀ = diag(1/10, 0) grows towards diag(1, 0))."""
