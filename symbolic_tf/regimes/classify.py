@@ -22,6 +22,7 @@ LinAlgError, solver failure) makes that route pass with a reason — never a tra
 from __future__ import annotations
 
 import functools
+import time
 from dataclasses import dataclass, field
 
 from ..certify.search.budget import DEFAULT_BUDGET
@@ -180,6 +181,7 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
     from ..certify.search.routes import prepare
 
     prepare()  # import the searching modules before the clock starts: the budget is for searching
+    started = time.monotonic()
     with time_budget(budget):
         res = prove(problem, Context(uniform=uniform, horizon=horizon))
         if res.claim is None and not uniform and not res.budget_spent:
@@ -209,7 +211,24 @@ def classify(problem, *, uniform: bool = False, horizon: float | None = None,
     out = Classification(Regime.UNDECIDED, UNDECIDED, reason="; ".join(reasons), uniform=uniform, side_claims=side,
                          route_seconds=dict(res.seconds))
     if evidence and not uniform:
-        from ._evidence import numerical_evidence
-
-        out.numerical = numerical_evidence(problem, horizon)
+        out.numerical = _bounded_evidence(problem, horizon, budget, started)
     return out
+
+
+#: the numerical evidence of an UNDECIDED result gets what is left of the budget, and at least this (s)
+EVIDENCE_SECONDS = 2.0
+
+
+def _bounded_evidence(problem, horizon, budget, started) -> dict:
+    """The float evidence within the budget: a long, slow integration (20 000 steps cost ≈ 8 s) never
+    pushes classify past ``budget`` by more than :data:`EVIDENCE_SECONDS`."""
+    from ..certify.search.budget import BudgetSpent, time_budget
+    from ._evidence import numerical_evidence
+
+    left = None if budget is None else max(budget - (time.monotonic() - started), EVIDENCE_SECONDS)
+    try:
+        with time_budget(left):
+            return numerical_evidence(problem, horizon)
+    except BudgetSpent:
+        return {"label": "numerical evidence (float integration, not a proof)", "outcome": "unfinished",
+                "summary": f"numerical evidence: the float integration was cut by the time budget after {left:.3g} s"}

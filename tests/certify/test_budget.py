@@ -104,3 +104,23 @@ def test_a_budget_spent_inside_the_float_hint_never_escapes(monkeypatch):
     assert ctx.float_outlook(p) == "unknown" and not ctx._outlook
     c = classify(p, evidence=False)
     assert c.status == "PROVED"
+
+
+def test_the_numerical_evidence_stays_within_the_budget(monkeypatch):
+    """The float evidence of an UNDECIDED result gets what is left of the budget (at least
+    EVIDENCE_SECONDS): an integration that never ends is cut, and classify still returns its reason."""
+    from symbolic_tf.regimes import _evidence, classify as classify_module
+
+    def endless(problem, horizon=None):
+        while True:
+            sum(range(1000))
+
+    monkeypatch.setattr(_evidence, "numerical_evidence", endless)
+    p = _problem([[1, "1/2"], ["-1/3", "1/4"]], [[1, "1/5"], ["1/5", "1/2"]], V=[[1, 2], [0, 1]])
+    t0 = time.monotonic()
+    cut = classify(p, budget=1e-3)
+    wall = time.monotonic() - t0
+    assert cut.status == "UNDECIDED" and "time budget" in cut.reason
+    assert cut.numerical["outcome"] == "unfinished" and "cut by the time budget" in cut.numerical["summary"]
+    # the evidence's own share plus the backstop's grace second and its tick
+    assert wall < classify_module.EVIDENCE_SECONDS + 3.0, wall
