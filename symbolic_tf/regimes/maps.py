@@ -46,7 +46,7 @@ from ..exact.rational import frac_str, qmat_to_float
 from ..spec.errors import CertificationFailed, InvalidParameters
 from ..spec.mapspec import MapSpec, parse_map_spec
 
-__all__ = ["SCHEMA", "BUDGET_REASON", "RESUME_FILE", "said_once", "run_map", "certify_chunk", "certify_subtree", "TASK_CELLS", "cell_box", "check_map", "MapInterrupted", "theory_fields", "validate_spec",
+__all__ = ["SCHEMA", "BUDGET_REASON", "RESUME_FILE", "said_once", "run_map", "certify_chunk", "certify_subtree", "sharpening_helps", "point_budget", "POINT_BUDGET", "TASK_CELLS", "cell_box", "check_map", "MapInterrupted", "theory_fields", "validate_spec",
            "REGIME_ORDER", "resolve_shared"]
 
 SCHEMA = "symbolic_tf.regime_map/1"
@@ -62,10 +62,15 @@ BUDGET_REASON = "budget"
 #: and their areas do not depend on it; a point verdict costs the classifier ~1 s (a validated tube and
 #: its check), and a cell-sized band along a regime boundary holds hundreds of such cells
 POINT_STRIDE = 2
+#: the default wall seconds of one point classification (the spec's ``point_budget`` changes it): a point the
+#: classifier does not decide in that time stays UNDECIDED with its reason, and a map's time budget cuts it
+#: further (:func:`point_budget`).  The reference disk's points take 0.8–2.9 s of CPU (validated tubes to a
+#: rank-one line or a blow-up ray); classify's own default, 30 s, let one hard point cost a whole band's time
+POINT_BUDGET = 4.0
 #: whole-cell kinds whose verdict on the degenerate box {(x, y)} is a point verdict at (x, y): their
 #: checkers test the closed box (an exact polynomial range, the grid basin's peak over the bounding
 #: box of the directions) and Σ₀ ≻ 0 on its relative interior, which for a point is the point itself
-POINT_KINDS = ("cell-basin", "cell-grid")
+POINT_KINDS = ("cell-basin", "cell-grid", "cell-scaled")
 #: the reason of a point the thinning left unclassified
 POINT_SKIPPED = ("not classified (the map classifies the centres of its undecided smallest cells whose column "
                  "and row are multiples of its point stride)")
@@ -293,7 +298,28 @@ def resolve_shared(data, shared: dict, where: str = "cell"):
     return out
 
 
-def _point_verdict(spec, pen, box, r: dict | None = None, *, search=None, classify_point: bool = True) -> dict:
+def point_budget(spec, deadline: float | None = None) -> float:
+    """The seconds one point classification of a map may take: the spec's ``point_budget`` (default
+    :data:`POINT_BUDGET`), cut to the time left before the map's ``deadline``.
+
+    Parameters
+    ----------
+    spec : MapSpec
+        The map's slice.
+    deadline : float, optional
+        The map's wall-clock deadline (``time.time()``), None without a budget.
+
+    Returns
+    -------
+    float
+        Seconds (≥ 0) for :func:`~symbolic_tf.regimes.classify.classify`'s ``budget``.
+    """
+    b = float(spec.point_budget) if getattr(spec, "point_budget", None) is not None else POINT_BUDGET
+    return b if deadline is None else max(0.0, min(b, deadline - time.time()))
+
+
+def _point_verdict(spec, pen, box, r: dict | None = None, *, search=None, classify_point: bool = True,
+                   deadline: float | None = None) -> dict:
     """An exact verdict at the cell's dyadic centre (``r``: the whole-cell route's verdict for the
     degenerate box at the centre when already computed).
 
@@ -302,7 +328,8 @@ def _point_verdict(spec, pen, box, r: dict | None = None, *, search=None, classi
     polynomial range where the classifier integrates a tube — and the point's ``route`` is the kind
     (:func:`check_map` re-verifies it with the kind's checker on the degenerate box).
     ``classify_point`` False: no classification (see :data:`POINT_STRIDE`), the point is UNDECIDED
-    with the reason :data:`POINT_SKIPPED`."""
+    with the reason :data:`POINT_SKIPPED`.  A classification has :func:`point_budget` seconds (the spec's
+    ``point_budget``, cut by the map's ``deadline``): past it the point is UNDECIDED with classify's reason."""
     xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
     where = {"x": frac_str(xc), "y": frac_str(yc)}
     at_point = getattr(search, "certify_point", None) if pen is None else None
@@ -335,7 +362,7 @@ def _point_verdict(spec, pen, box, r: dict | None = None, *, search=None, classi
 
     try:
         # no numerical evidence: the point record keeps the verdict and its certificate only
-        c = classify(spec.problem_at(xc, yc), evidence=False)
+        c = classify(spec.problem_at(xc, yc), evidence=False, budget=point_budget(spec, deadline))
     except InvalidParameters as exc:
         if not exc.field.startswith("initial.cov"):
             raise
@@ -364,7 +391,8 @@ def _share_point(rec: dict, point: dict) -> dict:
     return point
 
 
-def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None, point_stride: int = 1) -> list[dict]:
+def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None, point_stride: int = 1,
+                  bracket_ratio: Fraction | None = None) -> list[dict]:
     """Certify a list of cells (level, i, j) of the map ``spec_doc`` (a top-level function so
     that process pools and Dask can ship it).
 
@@ -383,6 +411,14 @@ def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None, po
         A cell of a whole-cell slice left UNDECIDED at ``max_depth`` whose centre its own kind does
         not decide is classified (:func:`~symbolic_tf.regimes.classify.classify`) only when both its
         column and row are multiples of ``point_stride`` (1: every such cell; see :data:`POINT_STRIDE`).
+        A larger cell the search marks ``final`` is always classified: it is not part of a band of smallest
+        cells, and its point is the only verdict its area gets.
+    bracket_ratio : Fraction, optional
+        As in :func:`run_map`.  A PROVED blow-up cell above ``max_depth`` whose bracket is wider than it
+        (the refinement would split it) is marked ``final`` when the whole-cell search's own verdict at the
+        cell's centre (``certify_point``) is a blow-up bracket wider than ``bracket_ratio`` too: a sub-cell's
+        closed box holds points near the centre, so smaller cells would not sharpen the bracket to the
+        ratio and splitting would cost cells for nothing (see :func:`sharpening_helps`).  None: no test.
 
     Returns
     -------
@@ -402,14 +438,17 @@ def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None, po
             if tubes is not None:
                 r = tubes.certify(box)
                 rec = _cell_record(level, i, j, box, r, route)
+                if (level < spec.max_depth and _wants_refinement(rec, bracket_ratio)
+                        and r["status"] == "PROVED" and not sharpening_helps(tubes, box, bracket_ratio)):
+                    rec["final"] = True
                 if r["status"] == "UNDECIDED" and (level >= spec.max_depth or r.get("final")):
-                    pt = _point_verdict(spec, None, box, search=tubes,
-                                        classify_point=i % point_stride == 0 and j % point_stride == 0)
+                    pt = _point_verdict(spec, None, box, search=tubes, deadline=deadline,
+                                        classify_point=level < spec.max_depth or (i % point_stride == 0 and j % point_stride == 0))
                     rec["point"] = _share_point(rec, pt)
                 out.append(rec)
                 continue
             rec = _cell_record(level, i, j, box, {"status": "UNDECIDED", "reason": reason})
-            rec["point"] = _point_verdict(spec, None, box)
+            rec["point"] = _point_verdict(spec, None, box, deadline=deadline)
             out.append(rec)
         return out
     from ..certify.search.cell_riccati_vI import KIND, certify_cells
@@ -425,6 +464,40 @@ def certify_chunk(spec_doc: dict, cells: list, deadline: float | None = None, po
     for k, r in zip(last, pts):
         out[k]["point"] = _point_verdict(spec, pen, boxes[k], r)
     return out
+
+
+def sharpening_helps(search, box, bracket_ratio: Fraction | None) -> bool:
+    """Whether splitting a PROVED blow-up cell may sharpen its bracket T_hi/T_lo to ``bracket_ratio``.
+
+    The whole-cell search's verdict at the cell's centre (``search.certify_point``) is the sharpest bracket
+    its kind gives near the centre: every sub-cell's closed box reaches points near it, and a cell kind's
+    bracket on a box holds for its closed box, so it is no narrower than at those points.  When that
+    bracket is already wider than ``bracket_ratio``, smaller cells would not meet the ratio either.  A
+    heuristic of the refinement only: it decides which cells are split, never what a cell proves.
+
+    Parameters
+    ----------
+    search : object
+        The map's whole-cell search (with or without ``certify_point(x, y)``).
+    box : tuple of Fraction
+        The cell (x₀, x₁, y₀, y₁).
+    bracket_ratio : Fraction or None
+        The refinement's ratio (None: no bracket refinement).
+
+    Returns
+    -------
+    bool
+        False when the centre's own bracket has T_hi > bracket_ratio·T_lo; True otherwise (also when the
+        search has no point verdict or does not decide the centre).
+    """
+    at_point = getattr(search, "certify_point", None)
+    if bracket_ratio is None or at_point is None:
+        return True
+    rp = at_point((box[0] + box[1]) / 2, (box[2] + box[3]) / 2)
+    if rp is None or rp.get("status") != "PROVED" or rp.get("regime") != "BLOWUP" or rp.get("T_hi") is None:
+        return True
+    lo = _parse_fraction(rp["T_lo"])
+    return lo > 0 and _parse_fraction(rp["T_hi"]) <= bracket_ratio * lo
 
 
 def _children(res: list[dict], max_depth: int, bracket_ratio: Fraction | None) -> list[tuple]:
@@ -477,7 +550,7 @@ def certify_subtree(spec_doc: dict, cells: list, budget: int = 0,
     out: list[dict] = []
     frontier = list(cells)
     while True:
-        res = certify_chunk(spec_doc, frontier, deadline, point_stride)
+        res = certify_chunk(spec_doc, frontier, deadline, point_stride, bracket_ratio)
         out += res
         if reason is not None:  # point verdicts only: no refinement
             return _dedupe_shared(out)
@@ -800,10 +873,11 @@ def _used_shared(cells: list) -> set:
 
 def _wants_refinement(rec: dict, bracket_ratio: Fraction | None) -> bool:
     """Split undecided cells, and blow-up cells whose T* bracket is missing or wider than
-    T_hi/T_lo > ``bracket_ratio`` (so the T* colouring is sharp too)."""
+    T_hi/T_lo > ``bracket_ratio`` (so the T* colouring is sharp too) unless marked ``final`` (their kind's
+    bracket at the centre is as wide: :func:`sharpening_helps`)."""
     if rec["status"] == "UNDECIDED":   # a cell not done is a leaf of the partial map, and so is a final cell
         return rec.get("reason") != BUDGET_REASON and not rec.get("final")
-    if bracket_ratio is None or rec["status"] != "PROVED" or rec["regime"] != "BLOWUP":
+    if bracket_ratio is None or rec["status"] != "PROVED" or rec["regime"] != "BLOWUP" or rec.get("final"):
         return False
     lo = _parse_fraction(rec["T_lo"])
     return rec.get("T_hi") is None or lo == 0 or _parse_fraction(rec["T_hi"]) > bracket_ratio * lo

@@ -8,6 +8,7 @@ problem as **affine** expressions in them (exact rationals; ``"1/2 + x"``, ``"-2
     name = "softmax, V = I, diagonal of A"
     resolution = [16, 16]         # initial grid of cells
     max_depth = 4                 # quadtree refinement: cells down to 1/(16·2⁴) of each range
+    point_budget = 2              # optional: seconds of classification per point verdict (default 2)
     [x]
     label = "A₁₁"
     range = [-1, 1]
@@ -57,7 +58,10 @@ __all__ = ["FAMILIES", "MapSpec", "parse_map_spec", "load_map_spec", "parse_affi
 
 SCHEMA_SPEC = "symbolic_tf.map_spec/1"
 FAMILIES = ("parameter", "cov", "cov-disk")
-SPEC_FIELDS = ("family", "name", "description", "resolution", "max_depth", "x", "y", "problem", "schema")
+SPEC_FIELDS = ("family", "name", "description", "resolution", "max_depth", "point_budget", "x", "y", "problem",
+               "schema")
+#: the most seconds ``point_budget`` may give one point classification
+MAX_POINT_BUDGET = 3600
 MAX_DEPTH = 12
 _DISK_COV = [["1/2 + x/2", "y/2"], ["y/2", "1/2 - x/2"]]
 
@@ -222,6 +226,7 @@ class MapSpec:
     max_depth: int
     name: str = ""
     description: str = ""
+    point_budget: Fraction | None = None   # seconds per point classification (None: the map's default)
 
     # --- points --------------------------------------------------------------------
     def problem_doc_at(self, x, y) -> dict:
@@ -323,6 +328,8 @@ class MapSpec:
         """
         return {"schema": SCHEMA_SPEC, "family": self.family, "name": self.name, "description": self.description,
                 "resolution": list(self.resolution), "max_depth": self.max_depth,
+                # only when set, so that the hash of a spec without it is unchanged
+                **({"point_budget": frac_str(self.point_budget)} if self.point_budget is not None else {}),
                 "x": {"label": self.x_label, "range": [frac_str(v) for v in self.x_range]},
                 "y": {"label": self.y_label, "range": [frac_str(v) for v in self.y_range]},
                 "problem": self.problem_doc}
@@ -437,6 +444,16 @@ def parse_map_spec(doc: Mapping, base_dir: Path | None = None) -> MapSpec:
     for key in ("name", "description"):
         if key in doc and not isinstance(doc[key], str):
             raise InvalidParameters(key, "expected a string")
+    point_budget = None
+    if "point_budget" in doc:
+        pb = doc["point_budget"]
+        try:
+            point_budget = None if isinstance(pb, bool) else to_fraction(pb, "point_budget")
+        except InvalidParameters:
+            point_budget = None
+        if point_budget is None or not 0 < point_budget <= MAX_POINT_BUDGET:
+            raise InvalidParameters("point_budget", f"expected a number of seconds in (0, {MAX_POINT_BUDGET}], "
+                                    f"got {brief(pb)}")
 
     leaves = {}
     for path, _c, _k, leaf in _walk(problem):
@@ -453,7 +470,7 @@ def parse_map_spec(doc: Mapping, base_dir: Path | None = None) -> MapSpec:
     if family in ("cov", "cov-disk") and in_params:
         raise InvalidParameters(f"problem.{in_params[0]}", f"a {family} slice varies only the initial Gaussian")
     spec = MapSpec(family, problem, leaves, (x0, x1), (y0, y1), xl, yl, tuple(res), depth,
-                   doc.get("name", ""), doc.get("description", ""))
+                   doc.get("name", ""), doc.get("description", ""), point_budget)
     # the problem must be valid on the whole box: affine entries, so the corners decide PSD of Σ₀
     corners = [(x0, y0), (x1, y0), (x0, y1), (x1, y1)]
     if not disk:

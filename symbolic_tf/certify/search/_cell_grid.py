@@ -42,6 +42,10 @@ EPS = Fraction(1, 8)
 REPAIRS = 6               # rounds of LP repair (:meth:`GridBasins._repaired`)
 PHI_MARGIN = 0.1          # the growth function's LP margin: ∇Φ·g ≤ c − PHI_MARGIN at the samples
 GOAL_QUANTILE = 0.97      # the repair's goal level: this quantile of the positive values
+#: wall seconds one float LP may take (HiGHS' time limit): on some flows the grid LP stalls for many minutes
+#: (a random Σ₀ slice of the map soak: over 15 min in one LP, where the reference disk's take ~3 s); past it
+#: the LP has failed and the grid basin is not built — a guess lost, never a certificate
+LP_SECONDS = 30.0
 _DT, _T_END = 0.02, 80.0
 #: wedge shapes tried, as fractions of the saddle–ray distance D: (cap s₀/D, half-width w₀/D, slope β)
 _WEDGES = ((0.25, 0.1, 0.3), (0.25, 0.05, 0.3), (0.4, 0.1, 0.3), (0.15, 0.03, 0.2), (0.4, 0.2, 0.5))
@@ -261,7 +265,7 @@ class GridBasins:
         cost = np.r_[np.full(nv, 1e-3), 1 + 100 * np.exp(-tb / 4)]
         res = linprog(cost, A_ub=A_ub, b_ub=-np.ones(m), bounds=np.c_[np.r_[lo, np.zeros(nb)],
                                                                       np.r_[np.full(nv, 1e4), np.full(nb, np.inf)]],
-                      method="highs")
+                      method="highs", options={"time_limit": LP_SECONDS})
         if res.status != 0:
             raise ValueError("the grid LP failed")
         vals = np.where(fin & (tau == 0), 0, BIG).astype(np.int64)
@@ -304,7 +308,8 @@ class GridBasins:
         cols = np.concatenate([var[I[bi] + di, J[bi] + dj] for di, dj in corners])
         A_ub = sp.csr_matrix((np.concatenate(cs) / (2 * h), (rows, cols)), shape=(m, nv))
         # Φ ≥ 0 and the least Σ Φ: the least growth function, about max(0, sup_t −∫₀ᵗ(c − margin))
-        res = linprog(np.ones(nv), A_ub=A_ub, b_ub=c - PHI_MARGIN, bounds=(0, 1e4), method="highs")
+        res = linprog(np.ones(nv), A_ub=A_ub, b_ub=c - PHI_MARGIN, bounds=(0, 1e4), method="highs",
+                      options={"time_limit": LP_SECONDS})
         if res.status != 0:
             return None
         phi = np.zeros((n + 1, n + 1), np.int64)

@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...exact.rational import dyadic, frac_str, fraction_of
-from ._cell_grid import lower_rational, rk4_step, upper_rational
+from ._cell_grid import LP_SECONDS, lower_rational, rk4_step, upper_rational
 from ..check.kinds.cell_basin import (KIND, basin_schema, check_basin, check_inner, check_target, pd_part_holds,
                                poly_range, ray_bracket, route_reason)
 from ..check.cell_enclosures import rat
@@ -392,7 +392,8 @@ class BasinCells:
         dV = da * G[:, [0]] + db * G[:, [1]]
         A_ub = np.vstack([dV[good], -Vm[good], -Vm[bad]])
         b_ub = np.concatenate([-np.ones(good.sum()), np.zeros(good.sum()), -1.25 * t_cap * np.ones(bad.sum())])
-        res = linprog(Vm[good].sum(axis=0), A_ub=A_ub, b_ub=b_ub, bounds=[(-1e5, 1e5)] * len(mons), method="highs")
+        res = linprog(Vm[good].sum(axis=0), A_ub=A_ub, b_ub=b_ub, bounds=[(-1e5, 1e5)] * len(mons), method="highs",
+                      options={"time_limit": LP_SECONDS})
         if res.status != 0:
             return None
         return {m: dyadic(float(c), 32) for m, c in zip(mons, res.x) if abs(c) > 1e-12}

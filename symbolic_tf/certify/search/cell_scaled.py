@@ -21,7 +21,7 @@ from fractions import Fraction
 import flint
 
 from ...exact.rational import frac_str, fraction_of, round_out
-from ..check.cell_enclosures import rat
+from ..check.cell_enclosures import pd_on_open_box, rat
 from ..check.cells import cell_claim
 from ..check.kinds.cell_scaled import (GROWTH, KIND, MAX_GRIDS, ScaledCellChecker, check_growth, direction_box, disk_spec,
                                        route_reason, scale_range)
@@ -229,6 +229,27 @@ class ScaledCells:
                "data": data}
         out.update(params)
         return out
+
+    def certify_point(self, x, y) -> dict | None:
+        """The verdict at one point (x, y) of the slice: the cell verdict of the degenerate box (its one direction
+        Σ₀/tr Σ₀ and its exact trace), kept only when PROVED with Σ₀ ≻ 0 at the point (its claim then holds at the
+        point itself).
+
+        Parameters
+        ----------
+        x, y : Fraction
+            The point, exact.
+
+        Returns
+        -------
+        dict or None
+            The PROVED record of :meth:`certify` on the box (x, x, y, y), or None.
+        """
+        box = (Fraction(x), Fraction(x), Fraction(y), Fraction(y))
+        if not pd_on_open_box(self.checker.S, tuple(rat(b) for b in box)):
+            return None
+        r = self.certify(box)
+        return r if r["status"] == "PROVED" else None
 
     def _cover(self, rbox) -> list | None:
         """Disk cells of one regime whose boxes hold the directions of every piece of a quadtree of the cell
