@@ -75,3 +75,18 @@ def test_small_soak_has_no_disagreement(soak):  # ≈ 1–2 min on 2 cores
     rows = res["rows"]
     assert sum(r["judged"] for r in rows.values()) >= 6
     assert all(r["disagree"] == 0 for r in rows.values())
+
+
+@pytest.mark.heavy   # three integrations to t = 5000 (≈ 1.1 s of CPU each)
+def test_clustering_of_a_sigma0_slice_is_judged_on_the_factor_form(soak):
+    """A point of the reference flow's Σ₀ slice (examples/cov_slice_reference.toml) whose flow clusters onto a
+    rank-one limit: the factor-form judgement sees one eigenvalue persist and one decay — rank 1 agrees, rank 2
+    and rank 0 are disagreements (integrated as Σ itself the oracle ran out of right-hand sides: inconclusive)."""
+    import tomllib
+
+    spec = parse_map_spec(tomllib.loads((ROOT / "examples" / "cov_slice_reference.toml").read_text()))
+    problem = spec.problem_at(Fraction(9, 20), Fraction(11, 40))
+    ok = soak.judge_clustering_factor(problem, 1)
+    assert ok.ok is True, ok.detail
+    assert soak.judge_clustering_factor(problem, 2).ok is False
+    assert soak.judge_clustering_factor(problem, 0).ok is False
