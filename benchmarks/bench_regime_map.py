@@ -21,7 +21,10 @@ The reference disk (c) alone (``--reference-disk``; with ``--smoke`` its quick s
 and CPU time on 2 workers, the certified fraction, the point verdicts by route and the re-check
 (:func:`reference_disk`).
 
-Run:  .venv/bin/python benchmarks/bench_regime_map.py [--reference-disk] [--smoke]
+Any map spec files the same way (``--map``: wall, CPU, certified %, points, size, re-check on 2 workers), e.g. the
+Σ₀ slices of issue 49: ``--map examples/cov_slice_reference.toml examples/cov_slice_seed3011.toml``.
+
+Run:  .venv/bin/python benchmarks/bench_regime_map.py [--reference-disk | --map SPEC.toml ...] [--smoke]
 """
 from __future__ import annotations
 
@@ -199,15 +202,21 @@ def _whole_command(smoke):
 
 def reference_disk(smoke: bool = False, workers: int = 2, point_stride: int | None = None) -> dict:
     """The reference disk (c) (map_specs(quick=False)["c_reference_disk"]: 12×12 cells, depth 4; the quick spec
-    with ``smoke``) on ``workers`` local processes, from a fresh pool: the map's wall time (its basins are built
-    in every worker, the workers warm but empty), the CPU seconds of the process tree, the cores other
-    processes took meanwhile, the certified fraction, the point verdicts by route, the map file's size and the
-    independent re-check of every certificate.  Issue 49's target: ≤ 3 min at ≥ 96 % on 2 workers."""
+    with ``smoke``): :func:`full_run`.  Issue 49's target: ≤ 3 min at ≥ 96 % on 2 workers."""
+    return full_run(map_specs(quick=smoke)["c_reference_disk"], f"reference disk (c) {'quick' if smoke else 'full'}",
+                    workers, point_stride)
+
+
+def full_run(doc: dict, label: str, workers: int = 2, point_stride: int | None = None) -> dict:
+    """A map spec document on ``workers`` local processes, from a fresh pool: the map's wall time (a basin or
+    disk route builds its basins in every worker, the workers warm but empty), the CPU seconds of the process
+    tree, the cores other processes took meanwhile, the certified fraction, the point verdicts by route, the map
+    file's size and the independent re-check of every certificate."""
     import collections
 
     from symbolic_tf.regimes.maps import POINT_STRIDE
 
-    spec = parse_map_spec(map_specs(quick=smoke)["c_reference_disk"])
+    spec = parse_map_spec(doc)
     stride = POINT_STRIDE if point_stride is None else point_stride
     with make_executor(workers) as ex:
         cpu0 = _tree_cpu()
@@ -222,7 +231,7 @@ def reference_disk(smoke: bool = False, workers: int = 2, point_stride: int | No
            "certified_percent": round(100 * m["totals"]["decided_fraction"], 3), "cells": len(m["cells"]),
            "points": dict(pts), "map_MB": round(len(json.dumps(m)) / 1e6, 2), "check_seconds": round(t_check, 1),
            "checked": chk, "point_stride": stride}
-    print(f"reference disk (c) {'quick' if smoke else 'full'} on {workers} workers: {out['wall_seconds']} s wall "
+    print(f"{label} on {workers} workers: {out['wall_seconds']} s wall "
           f"({out['cpu_seconds']} s CPU, other processes took {out['other_cores']} cores), "
           f"{out['certified_percent']}% certified, {out['cells']} cells, map {out['map_MB']} MB, "
           f"re-check {out['check_seconds']} s")
@@ -234,6 +243,13 @@ def main():
     smoke = "--smoke" in sys.argv[1:]  # toy size (the bench_smoke pytest marker)
     if "--reference-disk" in sys.argv[1:]:   # only the reference disk (c) (issue 49's time target)
         reference_disk(smoke)
+        return
+    if "--map" in sys.argv[1:]:              # any map spec file(s) after it, measured as the reference disk
+        from symbolic_tf.spec.mapspec import load_map_spec
+
+        for path in sys.argv[sys.argv.index("--map") + 1:]:
+            if not path.startswith("--"):
+                full_run(load_map_spec(path).to_dict(), path)
         return
     doc = map_specs(quick=False)["a_softmax_A"]
     doc = dict(doc, resolution=[4, 4] if smoke else [16, 16], max_depth=1 if smoke else 4)

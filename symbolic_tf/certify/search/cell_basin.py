@@ -204,7 +204,8 @@ class BasinCells:
         rbox = tuple(rat(b) for b in box)
         basins = self.basins()
         if not basins and not self._grids.basins:
-            return {"status": "UNDECIDED", "reason": f"no certified basin on the projective disk ({self._why})"}
+            return {"status": "UNDECIDED", "final": True,   # smaller cells would not help
+                    "reason": f"no certified basin on the projective disk ({self._why})"}
         for bs in basins:
             Lc = self._composed.get(id(bs))
             if Lc is None:

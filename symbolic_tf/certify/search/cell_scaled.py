@@ -51,9 +51,10 @@ def search_reason(spec) -> str | None:
     str or None
         :func:`symbolic_tf.certify.check.kinds.cell_scaled.route_reason`, or why the flow's trace-one disk
         offers nothing to rescale (a growth rate that is not positive on the whole disk, and no attracting
-        target in floats or no basin that passed its check — the disk's basins are built here, once per flow
-        and process): then every cell would stay undecided, and the map keeps point verdicts without
-        refining instead of refining every cell to ``max_depth``.
+        target in floats): then every cell would stay undecided, and the map keeps point verdicts without
+        refining.  The basins are not built here (the map's driver would build them once more than its
+        workers: a minute of the reference flow); when none passes its check, every cell says so and is
+        ``final`` (:meth:`ScaledCells.certify`), so the map does not refine either.
     """
     why = route_reason(spec)
     if why is not None:
@@ -61,10 +62,8 @@ def search_reason(spec) -> str | None:
     cells = ScaledCells(spec)
     if cells.growth() is not None:
         return None
-    disk = cells.disk()
-    why = "no attracting isotropic point or blow-up ray" if not disk.float_targets() else disk.empty_reason()
-    if why is not None:     # (the basins are built once per flow and process, and shared with the cells)
-        return (f"scaled disk certificates: the flow's trace-one disk has {why} "
+    if not cells.disk().float_targets():
+        return ("scaled disk certificates: the flow's trace-one disk has no attracting isotropic point or blow-up ray "
                 "and its growth rate c = tr Q(X) is not positive on the whole disk")
     return None
 
@@ -201,6 +200,11 @@ class ScaledCells:
         if entries is None:
             g = self.growth()
             if g is None:
+                empty = self.disk().empty_reason()
+                if empty is not None:      # no basin passed its check: smaller cells would not help either
+                    return {"status": "UNDECIDED", "final": True,
+                            "reason": f"scaled disk certificates: the flow's trace-one disk has {empty} and its "
+                                      "growth rate c = tr Q(X) is not positive on the whole disk"}
                 return {"status": "UNDECIDED", "reason": "the cell's directions are not covered by certified disk "
                                                          "cells of one regime (near a basin boundary: refine)"}
             entries, how = [g], "the growth rate c = tr Q(X) ≥ c_lo > 0 on the whole disk"
