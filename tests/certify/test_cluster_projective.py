@@ -66,3 +66,37 @@ def test_independent_float_integration_agrees(verdict):
     Xs = np.array([[float(Fraction(x)) for x in r] for r in
                    verdict.evidence["certificate"]["data"]["X_star"]])
     assert np.abs(Xs - S6 / np.trace(S6)).max() < 1e-3
+
+
+#: issue 49's first map at (x, y) = (1/2, 3/8): V = [[1, 1/2], [0, 1]] (a Jordan block), A = [[3/8, 1], [−1, −1]],
+#: Σ₀ = I.  tr Σ passes 10⁸ near t ≈ 2 (the float outlook's 'blow-up'), but Σ/tr Σ leaves the ray e₁e₁ᵀ on its
+#: repelling side and settles on an isotropic rank-one point, where c = tr Q(X) → 0: the scale converges
+#: (tr Σ → e^{28.6}) — a rank-one limit, which the pre-check now reads off the scale-free flow
+JORDAN = {"variant": "softmax", "d": 2, "A": [["3/8", "1"], ["-1", "-1"]], "V": [["1", "1/2"], ["0", "1"]],
+          "initial": {"cov": [["1", "0"], ["0", "1"]]}}
+
+
+def test_a_float_blowup_that_clusters_is_proved_and_the_scale_free_flow_agrees():
+    v = find_cluster(parse_problem(JORDAN), seconds=20.0)
+    assert v.status == "PROVED" and v.evidence["rank"] == 1, v.reason
+    check(v.evidence["certificate"])
+    # independent: the scale-free flow X′ = Q(X) − cX, (log u)′ = −c in DOP853; ∫c dτ converges (no blow-up,
+    # which needs u → 0) and X settles on the isotropic point the certificate's ellipsoid is centred on
+    A, V = np.array([[0.375, 1.0], [-1.0, -1.0]]), np.array([[1.0, 0.5], [0.0, 1.0]])
+
+    def rhs(_tau, z):
+        X = z[:4].reshape(2, 2)
+        Q = V @ X @ A @ X
+        Q = Q + Q.T
+        c = np.trace(Q)
+        return np.concatenate([(Q - c * X).ravel(), [c]])
+
+    sol = solve_ivp(rhs, (0, 3000), np.concatenate([np.eye(2).ravel() / 2, [0.0]]), method="DOP853",
+                    rtol=1e-11, atol=1e-14, t_eval=[1500, 3000])
+    assert sol.status == 0
+    (X1, I1), (X2, I2) = (sol.y[:4, 0].reshape(2, 2), sol.y[4, 0]), (sol.y[:4, 1].reshape(2, 2), sol.y[4, 1])
+    assert abs(I2 - I1) < 1e-6 and 10 < I2 < 60            # ∫c dτ converged: tr Σ → 2·e^{∫c}, finite
+    w = np.linalg.eigh(X2)[1][:, -1]
+    assert abs(w @ (A + A.T) @ w) < 1e-8 and abs(np.linalg.det(X2)) < 1e-9
+    Xs = np.array([[float(Fraction(x)) for x in r] for r in v.evidence["certificate"]["data"]["X_star"]])
+    assert np.abs(Xs - X2).max() < 1e-3

@@ -84,9 +84,14 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     sol = float_settle(head_rhs(V, A, 2), qmat_to_float(S0q), horizon, rtol=1e-10, atol=1e-13)
     S_end = sol.y[:, -1].reshape(2, 2)
     if sol.status != 0 or not np.all(np.isfinite(S_end)) or np.trace(S_end) <= 0:
-        return Verdict(UNDECIDED, _CLAIM0, reason="the float solution does not settle (it blows up or fails)",
-                       numerical={"seconds": time.perf_counter() - t0})
-    X_end = S_end / np.trace(S_end)
+        # tr Σ may pass 10⁸ on its way to a rank-one limit of trace e^25–e^43 (a Jordan-block V reached from
+        # the repelling side of its ray: a float 'blow-up' that is not one); the scale-free form tells
+        X_end = _projective_settle(head_rhs(V, A, 2), qmat_to_float(S0q))
+        if X_end is None:
+            return Verdict(UNDECIDED, _CLAIM0, reason="the float solution does not settle (it blows up or fails)",
+                           numerical={"seconds": time.perf_counter() - t0})
+    else:
+        X_end = S_end / np.trace(S_end)
     dist = [float(np.abs(X_end - P).max()) for P in iso]
     k = int(np.argmin(dist))
     numerical = {"float_distance_to_isotropic": dist[k]}
@@ -141,6 +146,35 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
                              {"regime": "CLUSTERING", "rank": 1},
                              f"validated tube from Σ₀ ({entry.steps} steps) into a contracting neighbourhood of a "
                              "rank-one equilibrium line; the limit has rank 1")
+
+
+def _projective_settle(rhs, S0: np.ndarray, tau_end: float = 4000.0):
+    """X = Σ/tr Σ at the end of a float run of the scale-free flow X′ = Q(X) − cX, u′ = −cu (c = tr Q(X),
+    u = 1/tr Σ, dτ = tr Σ·dt) when it settles with u bounded away from 0 (Σ converges: no blow-up), else None."""
+    from scipy.integrate import solve_ivp
+
+    from .float_budget import capped
+
+    def field(_tau, y):
+        X = y[:4].reshape(2, 2)
+        Q = rhs(0.0, X.ravel()).reshape(2, 2)
+        c = np.trace(Q)
+        return np.concatenate([(Q - c * X).ravel(), [-c * y[4]]])
+
+    tr = float(np.trace(S0))
+    if not tr > 0:
+        return None
+    with np.errstate(all="ignore"):
+        sol = solve_ivp(capped(field), (0.0, tau_end), np.concatenate([(S0 / tr).ravel(), [1 / tr]]), method="LSODA",
+                        rtol=1e-10, atol=1e-14)
+    y = sol.y[:, -1]
+    if sol.status != 0 or not np.all(np.isfinite(y)) or not y[4] > 1e-300:
+        return None
+    X = y[:4].reshape(2, 2)
+    # settled: the field is negligible and the scale no longer moves (c ≈ 0 at a rank-one equilibrium line)
+    if np.abs(field(0.0, y)[:4]).max() > 1e-9 or abs(np.trace(rhs(0.0, X.ravel()).reshape(2, 2))) > 1e-9:
+        return None
+    return X
 
 
 _T_SHARE = 0.05      # the share of the budget for the tube in t before the projective continuation (past the switch width its time is spent only if it enters)
@@ -207,6 +241,8 @@ from ..routes import declare, searching, tube_applies  # noqa: E402 - the route 
 
 # its float pre-check is cheap, so it runs before the blow-up tubes (60, 61)
 declare("tube-cluster", 58, ("CLUSTERING",), tube_applies(False, single=True, d=2, what="the clustering certificate"),
-        searching(find_cluster, unless=("blowup",), seconds=20.0),
+        # not skipped on a float 'blow-up': its pre-check reads the scale-free flow, where a limit of trace e^40
+        # (the float outlook's 'blow-up') settles
+        searching(find_cluster, seconds=20.0),
         doc="CLUSTERING (rank 1) of this Σ₀: a validated tube enters a contracting neighbourhood of an isotropic "
             "rank-one equilibrium line; one quadratic head, no drift, d = 2.")
