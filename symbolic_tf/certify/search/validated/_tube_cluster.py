@@ -67,7 +67,7 @@ def _find(problem, order, prec, seconds, horizon, max_steps, t0) -> Verdict:
     from ...check.claims import Claim, Quantifier
     from ...check.kinds.tube_cluster import check_cluster_end
     from .lyapunov import (Throttle, certify_and_check, ellipsoid_fields, entry_ellipsoid, lyapunov_guess,
-                           robust_lyapunov_guess, tube_missed)
+                           robust_lyapunov_guess)
     from ....variants import get as get_variant
     from .tube import flow_inputs_or_stop
     from .tube_end import passes, tube_entry
