@@ -25,7 +25,7 @@ import flint
 import numpy as np
 
 from ....exact.precision import working_precision
-from ....exact.rational import frac_str, nearest_fraction, qmat_to_float
+from ....exact.rational import fmpq_of, frac_str, nearest_fraction, qmat_to_float
 from ....spec.verdict import UNDECIDED, Verdict
 from .float_budget import guarded
 
@@ -122,7 +122,7 @@ def _rays(heads, v_float):
             if key in seen:
                 continue
             seen.add(key)
-            cf = CuspField(heads, [flint.fmpq(x.numerator, x.denominator) for x in v], 1)
+            cf = CuspField(heads, [fmpq_of(x) for x in v], 1)
             P, Qd, c0 = cf.rates(flint.fmpq(0), flint.fmpq(0), flint.fmpq_mat)
             if P == 0 and Qd == 0 and c0 > 0:
                 found.append(v)
@@ -144,7 +144,7 @@ def _regions(heads, f, v, side, u_hi, deadline):
     from .tube_end import refuse
 
     n = v[0] ** 2 + v[1] ** 2
-    vq = [flint.fmpq(x.numerator, x.denominator) for x in v]
+    vq = [fmpq_of(x) for x in v]
     out = []
     misses = 0
     for e in _Q0_EXPONENTS:
@@ -156,8 +156,8 @@ def _regions(heads, f, v, side, u_hi, deadline):
             K = fac / n
             try:
                 with working_precision(128):
-                    check_cusp_region(heads, f, vq, side, flint.fmpq(K.numerator, K.denominator),
-                                      flint.fmpq(q0.numerator, q0.denominator), _PIECES, u_hi, refuse)
+                    check_cusp_region(heads, f, vq, side, fmpq_of(K),
+                                      fmpq_of(q0), _PIECES, u_hi, refuse)
                 hit = K
                 break
             except CertificationFailed:
