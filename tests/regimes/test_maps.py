@@ -137,14 +137,17 @@ def test_dask_local_cluster_gives_the_same_map(map_a):
 
 
 def test_general_V_gives_point_verdicts_only():
-    """General V, no drift, a Σ₀ slice whose trace varies: no whole-cell kind applies."""
+    """General V, no drift, a Σ₀ slice whose trace varies: the homogeneity reduction (cell-scaled) applies, but
+    this flow's trace-one disk has no certified basin and c = tr Q(X) changes sign on it, so no cell is certified:
+    every cell is final (not refined for nothing) and carries its point verdict."""
     spec = {"family": "cov", "resolution": [2, 2], "max_depth": 3,
             "x": {"label": "s", "range": [1, 2]}, "y": {"label": "c", "range": [0, "1/2"]},
             "problem": {"variant": "softmax", "d": 2, "A": [[1, 0], [0, -1]], "V": [[2, 1], [0, 1]],
                         "initial": {"mean": [0, 0], "cov": [["x", "y"], ["y", 1]]}}}
     m = run_map(spec)
-    assert m["route"] is None and "V = vI" in m["route_reason"] and "trace" in m["route_reason"]
-    assert len(m["cells"]) == 4 and all("point" in c and c["status"] == "UNDECIDED" for c in m["cells"])
+    assert m["route"] == "cell-scaled"
+    assert len(m["cells"]) == 4 and all("point" in c and c["status"] == "UNDECIDED" and c.get("final")
+                                        and "no certified basin" in c["reason"] for c in m["cells"])
     check_map(m)
 
 
