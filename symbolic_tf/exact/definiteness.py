@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 from .congruence import psd_decision, quad_form
 from .rational import fraction_of, qmat, qmat_to_fractions
 
-__all__ = ["pd_or_witness", "first_kernel_vector", "inertia", "definiteness", "Definiteness", "is_pd", "is_psd", "sym_part", "rank",
+__all__ = ["pd_or_witness", "first_kernel_vector", "kernel_basis", "inertia", "definiteness", "Definiteness", "is_pd", "is_psd", "sym_part", "rank",
            "exact_factor", "float_factor"]
 
 
@@ -359,6 +359,37 @@ def pd_or_witness(M) -> tuple[bool, tuple | None]:
     if res.witness is not None:
         return False, res.witness
     return False, first_kernel_vector(qmat(F))
+
+
+def kernel_basis(M) -> list[list]:
+    """The RREF basis of ker M: for each free column f of the reduced row echelon form R, the vector with
+    1 at f, −R[i, f] at the pivot column of row i, 0 elsewhere.
+
+    Parameters
+    ----------
+    M : flint.fmpq_mat
+        A rational matrix.
+
+    Returns
+    -------
+    list of list of flint.fmpq
+        The basis vectors (n − rank M of them), each of length n = M.ncols().
+    """
+    R, rk = M.rref()
+    n = M.ncols()
+    pivots, row = [], 0
+    for col in range(n):
+        if row < rk and R[row, col] != 0:
+            pivots.append(col)
+            row += 1
+    basis = []
+    for f in (c for c in range(n) if c not in pivots):
+        v = [flint.fmpq(0)] * n
+        v[f] = flint.fmpq(1)
+        for i, pc in enumerate(pivots):
+            v[pc] = -R[i, f]
+        basis.append(v)
+    return basis
 
 
 def first_kernel_vector(M) -> tuple:

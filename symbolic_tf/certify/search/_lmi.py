@@ -55,7 +55,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ...exact.definiteness import inertia, is_pd
+from ...exact.definiteness import inertia, is_pd, kernel_basis
 from ...exact.rational import frac_str, fraction_of, Q as _Q
 from ...spec.errors import CertificationFailed
 from ...spec.errors import InvalidParameters
@@ -180,22 +180,7 @@ def _to_float(M: flint.fmpq_mat) -> np.ndarray:
 
 def _nullspace(M: flint.fmpq_mat) -> list[list]:
     """A rational basis of ker M (from the reduced row echelon form)."""
-    R, rk = M.rref()
-    n = M.ncols()
-    piv, row = [], 0
-    for col in range(n):
-        if row < rk and R[row, col] != 0:
-            piv.append(col)
-            row += 1
-    free = [c for c in range(n) if c not in piv]
-    basis = []
-    for f in free:
-        v = [flint.fmpq(0)] * n
-        v[f] = flint.fmpq(1)
-        for r, pc in enumerate(piv):
-            v[pc] = -R[r, f]
-        basis.append(v)
-    return basis
+    return kernel_basis(M)
 
 
 # --------------------------------------------------------------------------- exact tests

@@ -16,7 +16,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ...exact.definiteness import inertia
+from ...exact.definiteness import inertia, kernel_basis
 from ...exact.rational import dyadic, fmpq_of, frac_str
 from ...spec.errors import CertificationFailed, InvalidParameters
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
@@ -108,21 +108,7 @@ def _sdp(heads, d):
 
 def _nullspace(M):
     """An exact basis (list of fmpq column vectors as lists) of {w : Mw = 0}."""
-    R, rank = M.rref()
-    n = M.ncols()
-    pivots, r = [], 0
-    for c in range(n):
-        if r < rank and R[r, c] != 0:
-            pivots.append(c)
-            r += 1
-    out = []
-    for free in (c for c in range(n) if c not in pivots):
-        w = [flint.fmpq(0)] * n
-        w[free] = flint.fmpq(1)
-        for i, pc in enumerate(pivots):
-            w[pc] = -R[i, free]
-        out.append(w)
-    return out
+    return kernel_basis(M)
 
 
 def _kernel_vectors(heads, d):

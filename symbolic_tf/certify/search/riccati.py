@@ -490,13 +490,13 @@ def _global_hurwitz(problem, F, R, B, D, v) -> Verdict | None:
 def _on_threshold(problem, F, R, B, D, v) -> Verdict | None:
     """F = fI (f < 0) and X∞ = D⁻¹ − BᵀRB/(2|f|) ⪰ 0 singular: global, Σ(t) → Σ∞ of rank dim ker X∞
     (kind ``threshold-drift-vI``; the boundary case between Σ → 0 and a blow-up), else None."""
-    from ..check.kinds.threshold_drift_vI import kernel_basis
+    from ..check.kinds.threshold_drift_vI import kernel_matrix
 
     Dinv = _dinv(D)
     Xinf = Dinv - B.transpose() * R * B * fmpq_of(Fraction(-1) / (2 * fraction_of(F[0, 0])))
     if not definiteness(Xinf).psd:
         return None
-    K = kernel_basis(Xinf)
+    K = kernel_matrix(Xinf)
     k = K.ncols()
     if k == 0:
         return None

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import flint
 
-from ....exact.definiteness import definiteness
+from ....exact.definiteness import definiteness, kernel_basis
 from ....exact.rational import qmat
 from .. import Hypothesis, kind
 from ..claims import Claim, Quantifier
@@ -41,8 +41,8 @@ THRESHOLD_HYPOTHESES = (
 )
 
 
-def kernel_basis(M: flint.fmpq_mat) -> flint.fmpq_mat:
-    """An exact basis of ker M (columns), from the reduced row echelon form.
+def kernel_matrix(M: flint.fmpq_mat) -> flint.fmpq_mat:
+    """An exact basis of ker M as the columns of an n×k matrix (the RREF basis, k = n − rank M).
 
     Parameters
     ----------
@@ -52,22 +52,11 @@ def kernel_basis(M: flint.fmpq_mat) -> flint.fmpq_mat:
     Returns
     -------
     flint.fmpq_mat
-        n×k, k = n − rank M, its columns a basis of {x : Mx = 0}.
+        n×k, its columns a basis of {x : Mx = 0}.
     """
-    E, rank = M.rref()
+    basis = kernel_basis(M)
     n = M.ncols()
-    pivots, row = [], 0
-    for j in range(n):
-        if row < rank and E[row, j] != 0:
-            pivots.append(j)
-            row += 1
-    free = [j for j in range(n) if j not in pivots]
-    K = flint.fmpq_mat(n, len(free))
-    for c, j in enumerate(free):
-        K[j, c] = 1
-        for i, p in enumerate(pivots):
-            K[p, c] = -E[i, j]
-    return K
+    return flint.fmpq_mat(n, len(basis), [basis[c][r] for r in range(n) for c in range(len(basis))])
 
 
 @kind("threshold-drift-vI", {**FACTOR_SCHEMA, "limit": "rat[][]"}, hypotheses=THRESHOLD_HYPOTHESES)
@@ -100,7 +89,7 @@ def check_threshold(cert, problem):
     Xinf = Dinv - B.transpose() * R * B / (-2 * f)
     if not definiteness(Xinf).psd:
         refuse(f"{name} certificate: X∞ = D⁻¹ − BᵀRB/(2|f|) is not positive semidefinite (above the threshold: a blow-up)")
-    K = kernel_basis(Xinf)
+    K = kernel_matrix(Xinf)
     k = K.ncols()
     if k == 0:
         refuse(f"{name} certificate: X∞ is positive definite (below the threshold: Σ → 0, kind global-drift-vI)")
