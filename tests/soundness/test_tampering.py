@@ -226,6 +226,7 @@ def _build_certs() -> dict:
     from symbolic_tf.certify.search._lmi import find_blowup_certificate
     from symbolic_tf.certify.search._periodic_riccati_vI import find_periodic
     from symbolic_tf.certify.search.riccati import bounded_nsd
+    from symbolic_tf.certify.search._bounded_riccati_vI import bounded_riccati_vI
     from symbolic_tf.certify.search._blowup_taylor_lmi import tighten_blowup_bracket
 
     A_ind = [[1, "1/2"], [0, "1/2"]]  # A + Aᵀ ≻ 0, not symmetric
@@ -242,6 +243,9 @@ def _build_certs() -> dict:
         "stationary/zero": _classified(_softmax(I2, Vg, [[0, 0], [0, 0]]), "stationary"),
         # (classify proves more for this problem — Σ → 0 by periodic-riccati-vI — so the bounded search itself)
         "bounded-drift-vI-nsd": bounded_nsd(_softmax(NEG_I2, I2, S0, F=[[0, 1], [-1, 0]])).evidence["certificate"],
+        # R = diag(2, −2) indefinite and a saddle F: this Σ₀ stays below M⁻¹ (P = Σ⁻¹ ⪰ M)
+        "bounded-riccati-vI": bounded_riccati_vI(_softmax([[1, 0], [0, -1]], I2, [["1/2", 0], [0, "1/2"]],
+                                                          F=[[-1, 0], [0, 1]])).evidence["certificate"],
         "periodic-riccati-vI": _classified(_softmax(NEG_I2, I2, S0, F=[[0, 1], [-1, 0]]), "periodic-riccati-vI"),
         "periodic-riccati-vI/expanding": find_periodic(_softmax(
             [["-1/3", -2], [0, "-1/3"]], [["1/4", 0], [0, "1/4"]], [[4, -2], [-2, 2]],
@@ -461,7 +465,7 @@ def certs():
 
 
 CERT_NAMES = ["blowup-riccati-vI", "blowup-riccati-vI/drift", "blowup-riccati-vI/drift-fI", "global-riccati-vI/clustering",
-              "global-riccati-vI/stationary", "stationary", "stationary/zero", "bounded-drift-vI-nsd", "periodic-riccati-vI",
+              "global-riccati-vI/stationary", "stationary", "stationary/zero", "bounded-drift-vI-nsd", "bounded-riccati-vI", "periodic-riccati-vI",
               "periodic-riccati-vI/expanding", "cell-lmi", "equilibrium-drift-vI", "global-drift-vI", "threshold-drift-vI", "growth-drift-vI-nsd", "stratum",
               "rank-one-flow", "rank-one-flow/blowup",
               "no-blowup/sinkhorn", "no-blowup/l2", "bounded-lmi", "blowup-lmi/uniform", "blowup-lmi/bracket",

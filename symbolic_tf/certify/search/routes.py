@@ -24,7 +24,7 @@ __all__ = ["Route", "Context", "Outcome", "declare", "registry", "prepare", "pro
 #: the modules of :mod:`symbolic_tf.certify.search` that declare routes; imported by name (not by an
 #: import statement) so that a searching module may import this one without an import circle
 SEARCH_MODULES = (
-    "_stationary", "_uniform_vI", "riccati", "_periodic_riccati_vI", "_stratum", "_rank_one_flow", "_growth", "matrix_proofs._growth", "_lmi",
+    "_stationary", "_uniform_vI", "riccati", "_bounded_riccati_vI", "_periodic_riccati_vI", "_stratum", "_rank_one_flow", "_growth", "matrix_proofs._growth", "_lmi",
     "_blowup_taylor_lmi", "_equilibrium_basin", "_equilibrium_krawczyk", "_trace_growth_lmi", "_schedule_phases",
     "validated._tube_basin", "validated._tube_cluster", "validated._tube_cluster_neutral", "validated.tube_collapse",
     "validated._tube_growth", "validated._tube_growth_neutral", "validated.tube_ray", "validated._tube_ray_cusp", "validated._tube_ray_collapse",

@@ -1,6 +1,6 @@
 """Forgeries of the V = vI (Radon-linearised) kinds (check/riccati.py, one module of kinds/ each) —
 ``blowup-riccati-vI``, ``global-riccati-vI``, ``equilibrium-drift-vI``, ``global-drift-vI``, ``growth-drift-vI-nsd``,
-``bounded-drift-vI-nsd``: one per hypothesis of their arguments, each consistent in every other
+``bounded-drift-vI-nsd``, ``bounded-riccati-vI``: one per hypothesis of their arguments, each consistent in every other
 field (problem hash recomputed, claim re-rendered, dependent numbers recomputed exactly).
 
 The genuine certificates come from the library's own searches (``classify_vI``, ``growth_nsd``,
@@ -36,6 +36,10 @@ def _doc(A, V, cov=None, F=None, b=None):
     return doc
 
 
+#: V = I, A = diag(1, −1) (R = diag(2, −2)), F = diag(−1, 1), Σ₀ = I/2: p₁₁ = 1 + e^{2t}, p₂₂ = 1 + e^{−2t}
+SADDLE = _doc([["1", "0"], ["0", "-1"]], I2, [["1/2", "0"], ["0", "1/2"]], F=[["-1", "0"], ["0", "1"]])
+
+
 def _classified(doc, kind):
     from symbolic_tf.certify.search.riccati import classify_vI
 
@@ -48,6 +52,7 @@ def _classified(doc, kind):
 @pytest.fixture(scope="module")
 def certs():
     """One genuine certificate per kind and per branch of the blow-up argument."""
+    from symbolic_tf.certify.search._bounded_riccati_vI import bounded_riccati_vI
     from symbolic_tf.certify.search.riccati import bounded_nsd, growth_nsd
 
     out = {
@@ -65,9 +70,11 @@ def certs():
                                        "global-drift-vI"),
         "growth": growth_nsd(parse_problem(_doc(NEG_I2, I2, [["1", "0"], ["0", "0"]], F=I2))).evidence["certificate"],
         "bounded": bounded_nsd(parse_problem(_doc(NEG_I2, I2, S0, F=[["0", "1"], ["-1", "0"]]))).evidence["certificate"],
+        # R = diag(2, −2) indefinite, a saddle F = diag(−1, 1): P = Σ⁻¹ grows along e₁ and settles along e₂
+        "sublevel": bounded_riccati_vI(parse_problem(SADDLE)).evidence["certificate"],
     }
     assert "partition" in out["blowup-F"]["data"] and "G_lo" in out["blowup-fI"]["data"]
-    for k in ("growth", "bounded"):
+    for k in ("growth", "bounded", "sublevel"):
         accepts(out[k])
     return out
 
@@ -120,7 +127,7 @@ def test_riccati_V_not_v_identity(certs):
 
 def test_riccati_this_sigma0_needs_sigma0(certs):
     """A claim "for this Σ₀" on a problem without a Gaussian Σ₀."""
-    for k in ("blowup", "clustering", "global-drift"):
+    for k in ("blowup", "clustering", "global-drift", "sublevel"):
         c = certs[k]
         prob = {x: y for x, y in c["problem"].items() if x != "initial"}
         rejects(forge(c, problem=prob), r"states no Gaussian Σ₀")
@@ -486,6 +493,33 @@ def test_bounded_drift_F_expands(certs):
     r = simulate(parse_problem(prob), 5.0)
     assert r.status == "reached" and r.s > np.log(np.linalg.norm([[1, .25], [.25, .5]])) + 9.9
     rejects(forge(c, problem=prob, data={"X": I2}), r"FᵀX \+ XF is not negative semidefinite")
+
+
+# ================================================================ bounded-riccati-vI
+def test_bounded_riccati_M_not_pd(certs):
+    c = certs["sublevel"]
+    rejects(forge(c, data={"M": [["1", "0"], ["0", "-1"]]}), r"M is not a symmetric positive definite 2×2 matrix")
+    rejects(forge(c, data={"M": [["1", "1/2"], ["0", "1"]]}), r"M is not a symmetric positive definite 2×2 matrix")
+    rejects(forge(c, data={"M": [["1"]]}), r"M is not a symmetric positive definite 2×2 matrix")
+
+
+def test_bounded_riccati_not_supersolution(certs):
+    """The genuine M on A = I (R = 2I): p₂₂ solves ṗ = −2p − 2 from 2, p = 3e^{−2t} − 1, zero at t = ln 3/2,
+    so Σ₀ = I/2 blows up and the claim would be false."""
+    c = certs["sublevel"]
+    prob = {**c["problem"], "A": I2}
+    r = simulate(parse_problem(prob), 1.0)
+    assert r.status == "blowup" and abs(r.t - np.log(3) / 2) < 1e-2
+    rejects(forge(c, problem=prob), r"FᵀM \+ MF \+ R is not negative semidefinite")
+
+
+def test_bounded_riccati_sigma0_above(certs):
+    """Σ₀ = diag(2, 1/2) on the saddle: p₁₁ = 1 − e^{2t}/2 reaches 0 at t = ln 2/2 (a blow-up)."""
+    c = certs["sublevel"]
+    prob = {**c["problem"], "initial": {"cov": [["2", "0"], ["0", "1/2"]]}}
+    r = simulate(parse_problem(prob), 1.0)
+    assert r.status == "blowup" and abs(r.t - np.log(2) / 2) < 1e-2
+    rejects(forge(c, problem=prob), r"M⁻¹ − Σ₀ is not positive definite")
 
 
 # ================================================================ beyond the declared hypotheses
