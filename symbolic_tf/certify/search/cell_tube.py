@@ -13,7 +13,11 @@ Why only with a drift: without one the flow is homogeneous, Σ₀ ↦ λΣ₀ ma
 clustering solution converges to a point of a *line* of equilibria c·X*; which point depends on Σ₀.  A
 cell's set of solutions therefore spreads along that neutral line, and the enclosure's width grows with it
 until the tube stops, before the set reaches a target (measured on map (c) of ``reproduce regimes``:
-boxes of side 2⁻¹¹ still fail).  Such slices keep point verdicts.
+boxes of side 2⁻¹¹ still fail).  Blow-up cells have no such line, but their tube in Σ's coordinates
+widens as the cell's solutions approach blow-up at different times, before the end box fits the ray's
+basin (measured on a d = 3 slice with a general V: cells of side 1/64 of Σ₀ ≈ I still stop at relative
+width 0.25 just before T*; a projective tube from the cell's set would be needed).  Such slices keep
+point verdicts; in d = 2 the homogeneity kinds (``cell-scaled``, ``cell-basin``) certify them whole.
 
 Search side: floats only guess; every cell result is built from the checker's own end conditions and
 is re-verified by :class:`symbolic_tf.certify.check.kinds.cell_tube.TubeCellChecker` (the map's ``check_map``).
@@ -57,8 +61,8 @@ def search_reason(spec) -> str | None:
         return why
     F = spec.problem_doc.get("F")
     if F is None or all(Fraction(e) == 0 for row in F for e in row):
-        return ("whole-cell tubes need a drift F: without one a cell's solutions spread along a neutral line "
-                "of equilibria and its enclosure grows with them (point verdicts only)")
+        return ("whole-cell tubes need a drift F: without one a clustering cell's solutions spread along a neutral "
+                "line of equilibria and a blow-up cell's tube widens before the ray's basin (point verdicts only)")
     return None
 
 
