@@ -546,6 +546,15 @@ def _search_bounded(heads, d, solver, reuse, numerical):
         if depth == 0:
             st["reason"] = (f"boundary case (best margin {t:.3g}): rounded SDP solutions and the "
                             "facial reduction failed exact verification")
+            Pf = _to_float(_sym_from_svec([_Q(Fraction(float(v))) for v in xf], d))
+            lp = np.linalg.eigvalsh((Pf + Pf.T) / 2)
+            if lp[0] <= 1e-6 * max(abs(lp[-1]), 1e-300):
+                # the margin is 0 because P itself is singular at the optimum (not Q_P's kernel, which the
+                # facial reduction handles): tr(PΣ) then bounds Σ on range P only — no P ≻ 0 is in sight
+                st["reason"] = (f"boundary case (best margin {t:.3g}): the SDP's best P with Q_P ⪯ 0 is singular "
+                                f"(λ_min(P)/λ_max(P) ≈ {lp[0] / lp[-1]:.2g}, rank ≈ "
+                                f"{int(np.sum(lp > 1e-6 * lp[-1]))}); tr(PΣ) bounds Σ on range P only, and no "
+                                "trace functional with P ≻ 0 is in sight")
         if depth >= 3:
             return None
         # facial reduction: the numerical kernel of Q_P on N^⊥, rationalised
