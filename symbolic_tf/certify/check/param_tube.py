@@ -34,7 +34,7 @@ from ...exact.precision import working_precision
 from ...exact.rational import fmpq_of
 from .tube_replay import TubeState, jacobian_series, svec_basis, walk_tube
 
-__all__ = ["ParamField", "ProjParamField", "ball_eval", "interval", "param_start", "replay_param_tube", "sigma_block", "param_block"]
+__all__ = ["ParamField", "ProjParamField", "ProjRayParamField", "ball_eval", "interval", "param_start", "replay_param_tube", "sigma_block", "param_block"]
 
 
 def ball_eval(P, x, y, dx: int = 0, dy: int = 0) -> flint.arb_mat:
@@ -186,6 +186,23 @@ class ParamField:
             S[i, j] = S[j, i] = v[k, 0]
         return _embed(S, v[m, 0], v[m + 1, 0], d)
 
+    def embed_start(self, S0, x, y):
+        """The state matrix of the start Σ₀ at the parameter balls (x, y).
+
+        Parameters
+        ----------
+        S0 : flint.fmpq_mat
+            The exact start (of this field's Σ block).
+        x, y : flint.arb
+            The parameter balls.
+
+        Returns
+        -------
+        flint.arb_mat
+            The (d + 2)×(d + 2) state.
+        """
+        return _embed(flint.arb_mat(S0), x, y, self.d)
+
     def _at(self, X):
         x, y = param_block(X, self.d)
         pairs = [(ball_eval(C, x, y), ball_eval(A, x, y)) for C, A in self.heads]
@@ -284,9 +301,9 @@ class ParamField:
 
 
 def param_start(field: ParamField, S0, box):
-    """The start state {Σ₀} × [x₀, x₁] × [y₀, y₁]: the box and the exact parallelepiped
-    (svec Σ₀, x_c, y_c) + diag(0, …, 0, h_x, h_y)·(0, …, 0, s, t), (s, t) ∈ [−1, 1]² (unit vectors with
-    zero coordinates complete the basis).
+    """The start state {Σ₀} × [x₀, x₁] × [y₀, y₁] (as the field embeds it: :meth:`ParamField.embed_start`): the box
+    and the exact parallelepiped (svec Σ₀, x_c, y_c, …) + diag(0, …, 0, h_x, h_y, 0, …)·(0, …, 0, s, t, 0, …),
+    (s, t) ∈ [−1, 1]² (unit vectors with zero coordinates complete the basis).
 
     Parameters
     ----------
@@ -306,14 +323,16 @@ def param_start(field: ParamField, S0, box):
     x0, x1, y0, y1 = (fmpq_of(b) if not isinstance(b, flint.fmpq) else b for b in box)
     xc, yc, hx, hy = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2, (y1 - y0) / 2
     m = d * (d + 1) // 2
-    X = _embed(flint.arb_mat(S0), interval(x0, x1), interval(y0, y1), d)
-    v = field.vec(_embed(flint.arb_mat(S0), flint.arb(xc), flint.arb(yc), d))
-    basis = flint.arb_mat(m + 2, m + 2)
-    for k in range(m):
-        basis[k, k + 2] = 1
+    X = field.embed_start(S0, interval(x0, x1), interval(y0, y1))
+    v = field.vec(field.embed_start(S0, flint.arb(xc), flint.arb(yc)))
+    n = v.nrows()
+    basis = flint.arb_mat(n, n)
+    others = [k for k in range(n) if k not in (m, m + 1)]
+    for col, k in enumerate(others):
+        basis[k, col + 2] = 1
     basis[m, 0] = hx
     basis[m + 1, 1] = hy
-    coords = flint.arb_mat(m + 2, 1, [flint.arb(0, 1), flint.arb(0, 1)] + [0] * m)
+    coords = flint.arb_mat(n, 1, [flint.arb(0, 1), flint.arb(0, 1)] + [0] * (n - 2))
     return TubeState(X, v, basis, coords)
 
 
@@ -442,21 +461,9 @@ class ProjParamField(ParamField):
         zero = flint.arb(0)
         return [X] + [_embed(s, zero, zero, d) for s in sig[1:]]
 
-    def jacobian(self, sig, h):
-        """The ball Jacobian of the order-k Taylor map in (svec X, x, y) over the box sig[0] (class docstring).
-
-        Parameters
-        ----------
-        sig : list of flint.arb_mat
-            The coefficients from :meth:`coefficients`.
-        h : flint.arb
-            The step length.
-
-        Returns
-        -------
-        flint.arb_mat
-            The (m + 2)×(m + 2) ball Jacobian.
-        """
+    def _gmats(self, sig, n):
+        """The variational coefficients G_j (n×n, n ≥ m + 2; rows and columns beyond m + 2 zero) and the series
+        DQ_j[E], ∂_qQ_j, Q_j they are built from."""
         d, up = self.d, self._up
         m = len(up)
         x, y, pairs, _F = self._at(sig[0])
@@ -495,7 +502,7 @@ class ProjParamField(ParamField):
                 dpQ[q][j] = None if acc is None else acc + acc.transpose()
         G = []
         for j in range(k):
-            Gj = flint.arb_mat(m + 2, m + 2)
+            Gj = flint.arb_mat(n, n)
             for f, E in enumerate(basis):
                 col = dQ[f][j] - E * cs[j]
                 for a in range(j + 1):
@@ -512,7 +519,195 @@ class ProjParamField(ParamField):
                 for r, (i, jj) in enumerate(up):
                     Gj[r, m + q] = col[i, jj]
             G.append(Gj)
+        return G, dQ, dpQ, Qs
+
+    def jacobian(self, sig, h):
+        """The ball Jacobian of the order-k Taylor map in (svec X, x, y) over the box sig[0] (class docstring).
+
+        Parameters
+        ----------
+        sig : list of flint.arb_mat
+            The coefficients from :meth:`coefficients`.
+        h : flint.arb
+            The step length.
+
+        Returns
+        -------
+        flint.arb_mat
+            The (m + 2)×(m + 2) ball Jacobian.
+        """
+        return jacobian_series(self._gmats(sig, self.d * (self.d + 1) // 2 + 2)[0], h)
+
+
+class ProjRayParamField(ProjParamField):
+    r"""The projective flow with the projective scale and the time as state, for heads without drift (the
+    ``tube-ray`` end in projective space): on (d + 4)×(d + 4) state matrices (X, x, y, u, s) — X the d×d block,
+    x, y at (d, d), (d + 1, d + 1), u at (d + 2, d + 2), s at (d + 3, d + 3) —
+
+        X' = Φ_p(X) (:class:`ProjParamField`),   u' = −c·u,   s' = u,   c = tr Q_p(X),   x' = y' = 0.
+
+    For Σ₀ ⪰ 0, Σ₀ ≠ 0 the start (Σ₀/tr Σ₀, x, y, 1/tr Σ₀, 0) gives Σ = X/u at time t = s: with dτ = tr Σ dt,
+    X = Σ/tr Σ solves X' = Φ_p(X) on tr X = 1 (where κ drops out), (tr Σ)' = tr Σ·tr Q_p(X) so u = 1/tr Σ solves
+    u' = −cu, and dt/dτ = u.  Taylor coefficients of u and s (c_n = tr Q_n, Q_n of :class:`ProjParamField`):
+
+        u_{n+1} = −(Σ_{j≤n} c_j u_{n−j})/(n + 1),   s_{n+1} = u_n/(n + 1);
+
+    the variational matrix adds the rows ∂u'/∂X[E] = −u·tr DQ[E], ∂u'/∂u = −c, ∂u'/∂q = −u·tr ∂_qQ (as series:
+    Σ_{a≤j} of products of coefficients) and ∂s'/∂u = 1; the X rows do not depend on (u, s).
+
+    Parameters
+    ----------
+    heads : list of (MatPoly, MatPoly)
+        (C_h(x, y), A_h(x, y)), exact.
+    d : int
+        The dimension.
+    kappa : flint.fmpq
+        κ ≥ 0 of the X flow.
+    """
+
+    def embed_start(self, S0, x, y):
+        """The state (Σ₀/tr Σ₀, x, y, 1/tr Σ₀, 0) of an exact Σ₀ with tr Σ₀ > 0.
+
+        Parameters
+        ----------
+        S0 : flint.fmpq_mat
+            The exact Σ₀ (not normalised).
+        x, y : flint.arb
+            The parameter balls.
+
+        Returns
+        -------
+        flint.arb_mat
+            The (d + 4)×(d + 4) state.
+        """
+        S0 = flint.fmpq_mat(S0)
+        tr0 = sum((S0[i, i] for i in range(self.d)), flint.fmpq(0))
+        return _embed4(flint.arb_mat(S0 / tr0), x, y, flint.arb(1 / tr0), flint.arb(0), self.d)
+
+    def vec(self, X):
+        """The coordinates (svec-upper X, x, y, u, s) of a state.
+
+        Parameters
+        ----------
+        X : flint.arb_mat
+            The (d + 4)×(d + 4) state.
+
+        Returns
+        -------
+        flint.arb_mat
+            The (m + 4)×1 column.
+        """
+        d = self.d
+        return flint.arb_mat(len(self._up) + 4, 1, [X[i, j] for i, j in self._up] + [X[d + k, d + k] for k in range(4)])
+
+    def unvec(self, v, like=None):
+        """The state with coordinates v (the inverse of :meth:`vec`).
+
+        Parameters
+        ----------
+        v : flint.arb_mat
+            An (m + 4)×1 column.
+        like : flint.arb_mat or None
+            Unused.
+
+        Returns
+        -------
+        flint.arb_mat
+            The (d + 4)×(d + 4) state.
+        """
+        d, m = self.d, len(self._up)
+        S = flint.arb_mat(d, d)
+        for k, (i, j) in enumerate(self._up):
+            S[i, j] = S[j, i] = v[k, 0]
+        return _embed4(S, v[m, 0], v[m + 1, 0], v[m + 2, 0], v[m + 3, 0], d)
+
+    def __call__(self, X):
+        d = self.d
+        _x, _y, pairs, _F = self._at(X)
+        S = sigma_block(X, d)
+        acc = None
+        for C, A in pairs:
+            t = C * S * A * S
+            acc = t if acc is None else acc + t
+        Q = acc + acc.transpose()
+        c = _tr(Q)
+        u = X[d + 2, d + 2]
+        zero = flint.arb(0)
+        return _embed4(Q - S * (c + self.kappa * (_tr(S) - 1)), zero, zero, -c * u, u, d)
+
+    def coefficients(self, X, upto):
+        """Taylor coefficients 0..upto of every solution through the state box X (class docstring).
+
+        Parameters
+        ----------
+        X : flint.arb_mat
+            The state box.
+        upto : int
+            The highest order.
+
+        Returns
+        -------
+        list of flint.arb_mat
+            [σ₀ = X, σ₁, …] as state matrices (p-entries zero from order 1).
+        """
+        d = self.d
+        _x, _y, pairs, _F = self._at(X)
+        sig = [sigma_block(X, d)]
+        Qs, _cs = self._series(sig, pairs, upto)
+        us, ss = [X[d + 2, d + 2]], [X[d + 3, d + 3]]
+        for n in range(upto):
+            acc = flint.arb(0)
+            for j in range(n + 1):
+                acc += _tr(Qs[j]) * us[n - j]
+            us.append(-acc / (n + 1))
+            ss.append(us[n] / (n + 1))
+        zero = flint.arb(0)
+        return [X] + [_embed4(sig[n], zero, zero, us[n], ss[n], d) for n in range(1, upto + 1)]
+
+    def jacobian(self, sig, h):
+        """The ball Jacobian of the order-k Taylor map in (svec X, x, y, u, s) over the box sig[0] (class docstring).
+
+        Parameters
+        ----------
+        sig : list of flint.arb_mat
+            The coefficients from :meth:`coefficients`.
+        h : flint.arb
+            The step length.
+
+        Returns
+        -------
+        flint.arb_mat
+            The (m + 4)×(m + 4) ball Jacobian.
+        """
+        d = self.d
+        m = len(self._up)
+        G, dQ, dpQ, Qs = self._gmats(sig, m + 4)
+        us = [S[d + 2, d + 2] for S in sig]
+        for j, Gj in enumerate(G):
+            for f in range(m):
+                acc = flint.arb(0)
+                for a in range(j + 1):
+                    acc += _tr(dQ[f][a]) * us[j - a]
+                Gj[m + 2, f] = -acc
+            for q in range(2):
+                acc = flint.arb(0)
+                for a in range(j + 1):
+                    if dpQ[q][a] is not None:
+                        acc += _tr(dpQ[q][a]) * us[j - a]
+                Gj[m + 2, m + q] = -acc
+            Gj[m + 2, m + 2] = -_tr(Qs[j])
+            if j == 0:
+                Gj[m + 3, m + 2] = flint.arb(1)
         return jacobian_series(G, h)
+
+
+def _embed4(S, x, y, u, s, d):
+    out = flint.arb_mat(d + 4, d + 4)
+    for i in range(d):
+        for j in range(d):
+            out[i, j] = S[i, j]
+    out[d, d], out[d + 1, d + 1], out[d + 2, d + 2], out[d + 3, d + 3] = x, y, u, s
+    return out
 
 
 def _tr(M):

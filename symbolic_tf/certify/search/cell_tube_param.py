@@ -152,9 +152,12 @@ class ParamCells:
         A parameter slice (:func:`search_reason` is None).
     seconds : float
         The wall-clock budget of one cell's tube.
+    cell_seconds : float, optional
+        The wall-clock budget of the sub-tubes (end ``pieces``) of one cell the map will not split further
+        (default 3·seconds).
     """
 
-    def __init__(self, spec, seconds: float = 4.0):
+    def __init__(self, spec, seconds: float = 4.0, cell_seconds: float | None = None):
         from .cell_lmi import LmiCells
 
         self.spec = spec
@@ -164,6 +167,7 @@ class ParamCells:
         self.up = [(i, j) for i in range(self.d) for j in range(i, self.d)]
         self.S0 = _fl(self.chk.S0)
         self.seconds = seconds
+        self.cell_seconds = 3 * seconds if cell_seconds is None else cell_seconds
 
     # --- floats at a point -------------------------------------------------------------------
     def _flow(self, x, y) -> _FloatFlow:
@@ -354,6 +358,54 @@ class ParamCells:
                     return best
         return None
 
+    def _moving_ray_region(self, box, rbox, target):
+        """Ellipsoid data for the ``tube-ray`` end with a moving centre (fields ``X_dx``, ``X_dy``): X*(p) the affine
+        interpolation of the float ray points (Newton at the midpoints of the cell's edges, from the centre's
+        point: secant slopes), W and μ from the centre's guesses; the largest level ρ of 2⁻⁵⁰, 2⁻⁴⁶, … and the
+        fewest sub-boxes (psplit ≤ 1) for which the checker's region test
+        (:func:`~symbolic_tf.certify.check.kinds.cell_tube_param.moving_ray_end` without an end state) passes, or
+        None."""
+        from ...exact.rational import dyadic_matrix_str
+        from ..check.kinds.cell_tube_param import moving_ray_end
+        from .validated.lyapunov import ellipsoid_fields
+
+        _end, extra, guesses, xs_str = target
+        Xc = np.array([[float(Fraction(v)) for v in row] for row in xs_str])
+
+        def ray(x, y):
+            P = self._ray_point(self._flow(x, y), Xc)
+            return P if np.all(np.isfinite(P)) and np.abs(P - Xc).max() < 0.25 else None
+
+        xc, yc = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
+        ends = [ray(box[0], yc), ray(box[1], yc), ray(xc, box[2]), ray(xc, box[3])]
+        if any(P is None for P in ends):
+            return None
+        Gx = (ends[1] - ends[0]) / float(box[1] - box[0])
+        Gy = (ends[3] - ends[2]) / float(box[3] - box[2])
+        strs = [dyadic_matrix_str(0.5 * (M + M.T)) for M in (Gx, Gy)]
+        heads, Fp = self.chk.heads, self.chk.Fp
+        if not Fp.terms:
+            # without drift the X rows of Φ's Jacobian do not depend on u: a W that is block diagonal with a small
+            # u-weight still contracts (Schur complement) and lets the end in at a far larger u = 1/tr Σ, so the
+            # projective tube need not run to tr Σ ≈ 1/√ρ (measured: its wrapping explodes first at τ ≈ 2)
+            guesses = [g for base in guesses for g in (_flat_u(base, 2.0 ** -16), _flat_u(base, 2.0 ** -8))
+                       if g is not None] + list(guesses)
+        for guess in guesses:
+            for psplit in range(3):
+                best = None
+                for k in range(30, 80, 4):
+                    rho = Fraction(1, 2 ** (80 - k))
+                    data = dict(ellipsoid_fields("X_star", xs_str, guess, rho), X_dx=strs[0], X_dy=strs[1],
+                                **extra, prec=PREC, psplit=psplit, T_lo="0", T_hi="0")
+                    why = _why(lambda f: moving_ray_end(heads, Fp, rbox, None, flint.fmpq(0), data, f))
+                    if why is None:
+                        best = data
+                    elif best is not None or "MᵀW" in why:
+                        break
+                if best is not None:
+                    return best
+        return None
+
     def _passes_without_residual(self, end, S, data, psplit, cellp) -> bool:
         """Whether the end test (on each of the 2^psplit × 2^psplit sub-boxes) passes with the residual taken as
         zero — a diagnosis for the search only (never a certificate)."""
@@ -456,6 +508,11 @@ class ParamCells:
         got, why = self._tube(box, ff, guess, X)
         if got is not None:
             return got
+        if self._last_chance(box, r.get("final")) and _splittable(why):
+            got, pwhy = self._pieces(box, guess, time.perf_counter() + self.cell_seconds, 1)
+            if got is not None:
+                return got
+            why = f"{why}; in pieces: {pwhy}"
         out = {"status": "UNDECIDED", "reason": f"{r['reason']}; parameter tube: {why}"}
         if guess != "COLLAPSE" and r.get("final") and "smaller cells may pass" not in why:
             # measured: the ellipsoids of rays and rank-one lines that hold over a whole cell are far smaller
@@ -463,7 +520,52 @@ class ParamCells:
             out["final"] = True
         return out
 
-    def _tube(self, box, ff, guess, X):
+    def _last_chance(self, box, final) -> bool:
+        """Whether the map will not split this cell further (it is at the map's ``max_depth`` or the cell-lmi
+        search calls it final): only then are sub-tubes (end ``pieces``) tried — above it the map's own
+        refinement does the same, cell by cell."""
+        if final:
+            return True
+        sp = self.spec
+        wx = (sp.x_range[1] - sp.x_range[0]) / (sp.resolution[0] * 2 ** sp.max_depth)
+        wy = (sp.y_range[1] - sp.y_range[0]) / (sp.resolution[1] * 2 ** sp.max_depth)
+        return box[1] - box[0] <= wx and box[3] - box[2] <= wy
+
+    def _pieces(self, box, guess, deadline, depth):
+        """A ``pieces`` certificate of the box: its four quarter boxes, each proved by its own tube or (where that
+        fails, down to :data:`MAX_PIECE_DEPTH` levels) by pieces again, all with the same float guess (the
+        checker requires a common verdict), before ``deadline``; (result, None) or (None, why).  A quarter that
+        fails ends the search at once: every piece must pass."""
+        from ..check.kinds.cell_tube_param import MAX_PIECE_DEPTH, common_verdict, sub_boxes
+        from ..check.cells import cell_claim
+
+        results = []
+        for sub in sub_boxes(tuple(fmpq_of(b) for b in box), 1):
+            sub = tuple(Fraction(int(b.p), int(b.q)) for b in sub)
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return None, f"the cell's time for pieces ({self.cell_seconds:g} s) ran out"
+            ff = self._flow((sub[0] + sub[1]) / 2, (sub[2] + sub[3]) / 2)
+            g, X = self._guess(ff)
+            if g != guess:
+                return None, "the float guesses of the pieces differ (a regime boundary inside the cell?)"
+            got, why = self._tube(sub, ff, g, X, seconds=min(self.seconds, left))
+            if got is None and depth < MAX_PIECE_DEPTH and _splittable(why):
+                got, why = self._pieces(sub, guess, deadline, depth + 1)
+            if got is None:
+                return None, why
+            results.append(got)
+        regime, params = common_verdict([(g["regime"], {k: g[k] for k in ("rank", "T_lo", "T_hi") if k in g})
+                                         for g in results], _refuse)
+        n = sum(_leaves(g["data"]) for g in results)
+        out = {"status": "PROVED", "kind": KIND, "regime": regime, "claim": cell_claim(regime, params).text(),
+               "argument": f"validated tubes of the flow with the parameters as state on {n} pieces of the cell, "
+                           "each into a target uniform over its piece",
+               "data": {"end": "pieces", "pieces": [g["data"] for g in results]}}
+        out.update(params)
+        return out, None
+
+    def _tube(self, box, ff, guess, X, seconds=None):
         from ...spec.errors import CertificationFailed
         from ..check.param_tube import param_start, sigma_block
         from ..check.tube_replay import replay_step
@@ -472,6 +574,7 @@ class ParamCells:
         from .validated.lyapunov import stored_bracket
 
         t0 = time.perf_counter()
+        seconds = self.seconds if seconds is None else seconds
         rbox = tuple(fmpq_of(b) for b in box)
         pairs, F = ball_heads(self.chk.heads, self.chk.Fp, rbox)
         resid = self.chk.residual(rbox)
@@ -487,6 +590,9 @@ class ParamCells:
             if guess == "CLUSTER":
                 with working_precision(PREC):
                     data = self._moving_region(box, rbox, X, target)
+            elif guess == "BLOWUP":
+                with working_precision(PREC):
+                    data = self._moving_ray_region(box, rbox, target)
             if data is None:
                 with working_precision(PREC):
                     data, limited = self._region(*target, pairs, F, resid, (self.chk.heads, self.chk.Fp, rbox))
@@ -502,8 +608,9 @@ class ParamCells:
             from ..check.kinds.cell_tube_param import end_offset_energy, moving_centre
             from ..check.krawczyk_box import square
 
-            moving = (moving_centre(*(square(data[k], 2, k, _refuse) for k in ("X_star", "X_dx", "X_dy")), rbox),
-                      flint.arb_mat(square(data["W"], 3, "W", _refuse)), flint.arb(flint.fmpq(*_pq(data["rho"]))))
+            nW = self.d * (self.d + 1) // 2 + (end == "tube-ray")
+            moving = (moving_centre(*(square(data[k], self.d, k, _refuse) for k in ("X_star", "X_dx", "X_dy")), rbox),
+                      flint.arb_mat(square(data["W"], nW, "W", _refuse)), flint.arb(flint.fmpq(*_pq(data["rho"]))))
         if end == "tube-collapse":
             from ..check.kinds.cell_tube_param import collapse_bounds
             from ..check.kinds.tube_collapse import end_inside
@@ -511,7 +618,16 @@ class ParamCells:
             P, level = collapse_bounds(*cellp[:2], rbox, data, self.d, _refuse)
         field, d, start = self.chk.field, self.d, self.chk.S0
         wide = math.inf
-        if moving is not None:
+        if moving is not None and end == "tube-ray" and not self.chk.Fp.terms:
+            # the projective flow of (X, u, t): X = Σ/tr Σ settles on the ray while the tube of Σ, blowing up, widens
+            # by the spread of T* over the cell divided by the time left (measured: a 1/16 × 1/32 cell of the
+            # rotation map, Σ-tube too wide at t ≈ 0.4 whatever the piece size)
+            from ..check.param_tube import ProjRayParamField
+
+            data.update(space="projective", kappa="1")
+            wide = 8 * max(float(Fraction(r)) for r in data["R"])
+            field = ProjRayParamField(self.chk.heads, d, flint.fmpq(1))
+        elif moving is not None and end == "tube-cluster":
             # the projective flow contracts towards the rank-one line: its tube stays narrow where the tube of Σ
             # (neutral along the scale) wraps (measured: a 1/8 × 1/16 cell of issue 49's map, Σ-tube too wide at
             # τ ≈ 1.3)
@@ -529,7 +645,7 @@ class ParamCells:
         with working_precision(PREC):
             state = param_start(field, start, rbox)
             k = 0
-            while time.perf_counter() - t0 < self.seconds and len(ts) < 20000:
+            while time.perf_counter() - t0 < seconds and len(ts) < 20000:
                 step = replay_step(field, state, flint.arb(h), ORDER, "qr")
                 if isinstance(step, str):
                     h = h / 2
@@ -551,7 +667,8 @@ class ParamCells:
                         found = ("CLUSTERING", {"rank": 0})
                         break
                 else:
-                    if moving is not None:
+                    energy = True
+                    if moving is not None and end == "tube-cluster":
                         energy, _tr = end_offset_energy(state, moving[0], moving[1])
                         if not (energy < moving[2]):
                             energy = None
@@ -568,7 +685,7 @@ class ParamCells:
                 elif rr > 1e-16 * max(mag, 1.0):
                     h = h / 2
         if found is None:
-            return None, f"the tube did not enter the target within {self.seconds:g} s (t ≈ {float(ts[-1]):.4g})"
+            return None, f"the tube did not enter the target within {seconds:g} s (t ≈ {float(ts[-1]):.4g})"
         regime, params = found
         out_data = {"end": end, **data}
         if regime == "BLOWUP":
@@ -584,6 +701,35 @@ class ParamCells:
                "data": out_data}
         out.update(params)
         return out, "entered"
+
+
+def _flat_u(guess, eps: float):
+    """The Lyapunov guess with W made block diagonal between X and the last coordinate u, whose weight is scaled by
+    ``eps`` (exact rational, with its inverse); None if it is not positive definite."""
+    from ...exact.rational import dyadic_matrix_str, qmat
+    from .validated.lyapunov import LyapunovGuess
+
+    W = np.array(guess.W, dtype=float)
+    m = W.shape[0] - 1
+    W[m, :m] = W[:m, m] = 0.0
+    W[m, m] *= eps
+    if not np.all(np.isfinite(W)) or np.linalg.eigvalsh(W).min() <= 0:
+        return None
+    Wq = qmat(dyadic_matrix_str(W))
+    Wq = (Wq + Wq.transpose()) / 2
+    W_str = [[frac_str(Wq[i, j]) for j in range(m + 1)] for i in range(m + 1)]
+    return LyapunovGuess(W, W_str, Wq, Wq.inv(), guess.mu)
+
+
+def _leaves(data: dict) -> int:
+    """The number of tubes of a certificate's data (one, or those of its pieces)."""
+    return sum(_leaves(p) for p in data["pieces"]) if data.get("end") == "pieces" else 1
+
+
+def _splittable(why: str) -> bool:
+    """Whether a tube failure may pass on smaller boxes: not when the centre's float target is not attracting or
+    the guesses differ (a property of the flow, not of the box's width)."""
+    return not any(w in why for w in ("not attracting", "guesses of the pieces differ", "time for pieces"))
 
 
 def _pq(s: str):

@@ -39,11 +39,11 @@ import flint
 
 from ....exact.definiteness import definiteness
 from ....exact.precision import working_precision
-from ....exact.rational import fmpq_of
+from ....exact.rational import fmpq_of, frac_str
 from .. import Hypothesis, refusal
 from ..cells import CellChecker, bind_cell_claim, cell_hypotheses, standalone_cell_kind
 from ..cell_enclosures import MatPoly
-from ..param_tube import ParamField, ProjParamField, ball_eval, interval, replay_param_tube, sigma_block
+from ..param_tube import ParamField, ProjParamField, ProjRayParamField, ball_eval, interval, replay_param_tube, sigma_block
 from ..schema import validate
 from ..tube_replay import bracket_claim, int_in, svec_basis, svec_pairs, trace
 from .cell_lmi import LmiCellChecker, bernstein_coefficients, route_reason as lmi_route_reason
@@ -55,20 +55,26 @@ MAX_D = 4
 MAX_ORDER = 40
 MAX_STEPS = 20000
 MAX_PSPLIT = 4
+#: how many levels of ``pieces`` (each a split of a box into its four quarters) a certificate may nest: pieces
+#: down to 1/8 × 1/8 of the cell
+MAX_PIECE_DEPTH = 3
 
 __all__ = ["KIND", "END_KINDS", "HYPOTHESES", "ParamTubeChecker", "route_reason", "ball_heads", "ray_end",
            "cluster_end", "residual_ball", "sub_boxes", "centred_jacobian",
-           "moving_centre", "residual_poly_ball", "end_offset_energy", "moving_cluster_end", "collapse_bounds", "frobenius_sq", "upper_bound"]
+           "moving_centre", "residual_poly_ball", "common_verdict", "MAX_PIECE_DEPTH", "moving_ray_end", "centred_ray_jacobian", "projective_ray_offset", "end_offset_energy", "moving_cluster_end", "collapse_bounds", "frobenius_sq", "upper_bound"]
 
 _fail = refusal(KIND)
 
 _TUBE = {"prec": "int", "steps": "rat[]", "order": "int", "tube_prec": "int", "method": ("enum", "qr", "direct")}
 _ELLIPSOID = {"X_star": "rat[][]", "W": "rat[][]", "rho": "rat", "mu": "rat", "R": "rat[]"}
-SCHEMAS = {"tube-ray": {**_ELLIPSOID, **_TUBE, "T_lo": "rat", "T_hi": "rat", "psplit?": "int"},
+SCHEMAS = {"tube-ray": {**_ELLIPSOID, **_TUBE, "T_lo": "rat", "T_hi": "rat", "psplit?": "int", "X_dx?": "rat[][]",
+                        "X_dy?": "rat[][]", "kappa?": "rat", "space?": ("enum", "sigma", "projective")},
            "tube-cluster": {**_ELLIPSOID, **_TUBE, "kappa": "rat", "psplit?": "int", "X_dx?": "rat[][]",
                             "X_dy?": "rat[][]", "space?": ("enum", "sigma", "projective")},
            "tube-collapse": {"P": "rat[][]", "lam": "rat", "p_lo": "rat", "n": "rat[]", "c": "rat", "split": "int",
                              **{k: v for k, v in _TUBE.items() if k != "prec"}}}
+#: the fields of the ``pieces`` end besides ``end``: four data, one per quarter box
+PIECES_SCHEMA = {"pieces": "obj[]"}
 
 
 def route_reason(spec) -> str | None:
@@ -260,9 +266,22 @@ def _isotropic_balls(A):
     return out
 
 
+def _phi_jacobian(pf, X, kappa, basis, up):
+    """The ball Jacobian of Φ(X) = Q(X) − (tr Q(X) + κ(tr X − 1))·X at X (svec-upper rows and columns), any d."""
+    QX = pf.Q(X)
+    ct = trace(QX) + (trace(X) - 1) * kappa
+    out = flint.arb_mat(len(up), len(basis))
+    for c, E in enumerate(basis):
+        dQE = pf.dQ(X, E)
+        top = dQE - X * (trace(dQE) + trace(E) * kappa) - E * ct
+        for r, (i, j) in enumerate(up):
+            out[r, c] = top[i, j]
+    return out
+
+
 def centred_jacobian(pf, Xs, H, R, kappa) -> flint.arb_mat:
     """A ball enclosure of the Jacobian DΦ(X) of Φ(X) = Q(X) − (tr Q(X) + κ(tr X − 1))·X (svec-upper coordinates,
-    d = 2) for every X of the box H = X* ± R and every head in the ball pairs, by the mean-value (centred) form
+    any d) for every X of the box H = X* ± R and every head in the ball pairs, by the mean-value (centred) form
 
         DΦ(X)[E] ∈ DΦ(X*)[E] + Σ_k [−R_k, R_k]·D²Φ(H)[E, E_k],
 
@@ -288,16 +307,14 @@ def centred_jacobian(pf, Xs, H, R, kappa) -> flint.arb_mat:
     Returns
     -------
     flint.arb_mat
-        The 3×3 ball Jacobian (rows and columns in svec-upper coordinates).
+        The m×m ball Jacobian, m = d(d + 1)/2 (rows and columns in svec-upper coordinates).
     """
-    basis = svec_basis(2)
-    Xc = flint.arb_mat(Xs)
-    J0, _g = jacobian_and_gradient(pf, Xc, kappa, basis)
-    out = flint.arb_mat(J0)
+    d = Xs.nrows()
+    up, basis = svec_pairs(d), svec_basis(d)
+    out = _phi_jacobian(pf, flint.arb_mat(Xs), kappa, basis, up)
 
     def dc(E):
-        D = pf.dQ(H, E)
-        return D[0, 0] + D[1, 1] + (E[0, 0] + E[1, 1]) * kappa
+        return trace(pf.dQ(H, E)) + trace(E) * kappa
 
     dcs = [dc(E) for E in basis]
     for c, E in enumerate(basis):
@@ -307,10 +324,51 @@ def centred_jacobian(pf, Xs, H, R, kappa) -> flint.arb_mat:
                 t = C * E * A * G + C * G * A * E
                 acc = t if acc is None else acc + t
             D2Q = acc + acc.transpose()
-            D2 = D2Q - H * (D2Q[0, 0] + D2Q[1, 1]) - G * dcs[c] - E * dcs[k]
+            D2 = D2Q - H * trace(D2Q) - G * dcs[c] - E * dcs[k]
             z = flint.arb(0, flint.arb(R[k]).upper())
-            for r, (i, j) in enumerate(_UP2):
+            for r, (i, j) in enumerate(up):
                 out[r, c] += D2[i, j] * z
+    return out
+
+
+def centred_ray_jacobian(pf, Xs, H, R, uH) -> flint.arb_mat:
+    """A ball enclosure of the Jacobian of the projective field Φ(X, u) = (Q(X) − c·X, −c·u), c = tr Q(X), of a flow
+    without drift, over the box H = X* ± R (X) × uH (u ≥ 0), in the coordinates (svec-upper X, u):
+
+        [[DΦ_X(X),        0   ],
+         [−u·Dc(X)[E_k],  −c(X)]],
+
+    the X-block by :func:`centred_jacobian` (κ = 0; the u-column is L(X) − tr L(X)·X = 0 without drift), the last
+    row by direct ball evaluation over H × uH.
+
+    Parameters
+    ----------
+    pf : ProjectiveField
+        The field (no drift) over ball matrices.
+    Xs : flint.fmpq_mat
+        The exact centre.
+    H : flint.arb_mat
+        The box X* ± R.
+    R : list of flint.fmpq
+        The radii of the X coordinates (extra ones ignored).
+    uH : flint.arb
+        The ball of u.
+
+    Returns
+    -------
+    flint.arb_mat
+        The (m + 1)×(m + 1) ball Jacobian.
+    """
+    d = Xs.nrows()
+    m = d * (d + 1) // 2
+    top = centred_jacobian(pf, Xs, H, R, flint.arb(0))
+    out = flint.arb_mat(m + 1, m + 1)
+    for r in range(m):
+        for c in range(m):
+            out[r, c] = top[r, c]
+    for c, E in enumerate(svec_basis(d)):
+        out[m, c] = -uH * trace(pf.dQ(H, E))
+    out[m, m] = -trace(pf.Q(H))
     return out
 
 
@@ -524,6 +582,12 @@ def _pieces(pairs, F, data, fail, cell):
 
 
 def _ray(pairs, F, S_end, t_end, data, fail, residual, cell=None):
+    if data.get("space", "sigma") == "projective" and "X_dx" not in data:
+        fail("a projective tube-ray end needs the moving centre (X_dx, X_dy)")
+    if "X_dx" in data or "X_dy" in data:
+        if cell is None or len(cell) < 4 or cell[3] is None:
+            fail("the moving centre needs the cell and the tube's end parallelepiped (method qr)")
+        return "BLOWUP", moving_ray_end(*cell[:3], cell[3], t_end, data, fail)
     pieces = _pieces(pairs, F, data, fail, cell)
     if pieces is None:
         return "BLOWUP", ray_end(pairs, F, S_end, t_end, data, fail, residual)
@@ -600,7 +664,7 @@ def residual_poly_ball(heads, Xp: MatPoly, kappa, box) -> flint.arb_mat:
     return out
 
 
-def end_offset_energy(state, Xp: MatPoly, Wb, d: int = 2):
+def end_offset_energy(state, Xp: MatPoly, Wb, d: int = 2, with_u: bool = False):
     """A ball containing zᵀWz, z = svec-upper(Σ/tr Σ − X*(p)), for every (Σ, p) of the tube's end parallelepiped
     c + B·r (r ∈ the coordinate box; coordinates (svec-upper Σ, x, y)), keeping the correlation of Σ with p:
 
@@ -617,16 +681,18 @@ def end_offset_energy(state, Xp: MatPoly, Wb, d: int = 2):
     Xp : MatPoly
         The affine centre X*(x, y).
     Wb : flint.arb_mat
-        W in balls (3×3).
+        W in balls (m×m, m = d(d + 1)/2; (m + 1)×(m + 1) with ``with_u``).
     d : int
-        2.
+        The dimension of Σ.
+    with_u : bool
+        Whether z has the last coordinate u = 1/tr Σ (the ray end's projective scale).
 
     Returns
     -------
     tuple of (flint.arb, flint.arb)
         (zᵀWz, tr Σ) as balls over the parallelepiped.
     """
-    up = _UP2
+    up = svec_pairs(d)
     m = len(up)
     c, B, r = state.center, state.basis, state.coords
     n = B.ncols()
@@ -644,21 +710,21 @@ def end_offset_energy(state, Xp: MatPoly, Wb, d: int = 2):
     Sc = sym(lambda k: c[k, 0])
     xc, yc = c[m, 0], c[m + 1, 0]
     Xc = C0 + Gx * xc + Gy * yc
-    trc = Sc[0, 0] + Sc[1, 1]
+    trc = trace(Sc)
     D = Sc - Xc * trc
     trS = trc
     lin_tr = flint.arb(0)
     lin_G = flint.arb_mat(d, d)
     for k in range(n):
         Sk = sym(lambda q, k=k: B[q, k])
-        trk = Sk[0, 0] + Sk[1, 1]
+        trk = trace(Sk)
         Gk = Gx * B[m, k] + Gy * B[m + 1, k]
         D += (Sk - Xc * trk - Gk * trc) * r[k, 0]
         trS += trk * r[k, 0]
         lin_tr += trk * r[k, 0]
         lin_G += Gk * r[k, 0]
     D -= lin_G * lin_tr
-    z = flint.arb_mat(m, 1, [D[i, j] / trS for i, j in up])
+    z = flint.arb_mat(m + int(with_u), 1, [D[i, j] / trS for i, j in up] + ([1 / trS] if with_u else []))
     return _energy(z, Wb), trS
 
 
@@ -735,6 +801,142 @@ def moving_cluster_end(heads, Fp, box, state, data, fail):
                 fail("no isotropic rank-one point of A + Aᵀ lies in the moving ellipsoid on a sub-box")
 
 
+def projective_ray_offset(state, Xp: MatPoly, Wb, d: int):
+    """A ball containing zᵀWz, z = (svec(X − X*(p)), u), for every state (X, x, y, u, s) of the end parallelepiped
+    c + B·r of a projective ray tube (:class:`~symbolic_tf.certify.check.param_tube.ProjRayParamField`), and balls
+    of u and s there: z is affine in r (X*(p) is affine in p), so z = z(c) + Σ_k r_k·z_k with each r_k once.
+
+    Parameters
+    ----------
+    state : symbolic_tf.certify.check.tube_replay.TubeState
+        The end state ("qr"; coordinates (svec X, x, y, u, s)).
+    Xp : MatPoly
+        The affine centre X*(x, y).
+    Wb : flint.arb_mat
+        W in balls ((m + 1)×(m + 1)).
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    tuple of flint.arb
+        (zᵀWz, u, s).
+    """
+    up = svec_pairs(d)
+    m = len(up)
+    c, B, r = state.center, state.basis, state.coords
+    zero = flint.fmpq_mat(d, d)
+    Gx, Gy, C0 = (flint.arb_mat(Xp.terms[k] if k in Xp.terms else zero) for k in ((1, 0), (0, 1), (0, 0)))
+
+    def z_of(col, affine):
+        X = C0 * flint.arb(int(affine)) + Gx * col(m) + Gy * col(m + 1)
+        return [col(q) - X[i, j] for q, (i, j) in enumerate(up)] + [col(m + 2)]
+
+    z = z_of(lambda q: c[q, 0], True)
+    u, s = c[m + 2, 0], c[m + 3, 0]
+    for k in range(B.ncols()):
+        zk = z_of(lambda q, k=k: B[q, k], False)
+        z = [a + b * r[k, 0] for a, b in zip(z, zk)]
+        u += B[m + 2, k] * r[k, 0]
+        s += B[m + 3, k] * r[k, 0]
+    return _energy(flint.arb_mat(m + 1, 1, z), Wb), u, s
+
+
+def moving_ray_end(heads, Fp, box, state, t_end, data, fail):
+    """The ``tube-ray`` end with a centre that moves with p (fields ``X_dx``, ``X_dy``): for every p of the closed
+    cell the ellipsoid 𝓔_p = {zᵀWz ≤ rho}, z = (svec(X − X*(p)), u), X*(p) = :func:`moving_centre`, is checked as in
+    :func:`ray_end` — on each of the 2^psplit × 2^psplit closed sub-boxes P: the residual r(p) = Q_p(X*(p)) −
+    tr Q_p(X*(p))·X*(p) (zero at the ray of p, so second order in the sub-box's width when X*(p) follows the ray)
+    by exact Bernstein ranges, rᵀWr < mu²·rho; the contraction of Φ_p and c > 0, tr X > 0 over the box
+    X*(P) ± R × [0, R_u] (X*(P) ⊂ X*(p_P) ± spread, p_P the sub-box's centre) with the heads in balls over P;
+    and the tube's end (X₁, u₁) = (Σ/tr Σ, 1/tr Σ) in 𝓔_p by :func:`end_offset_energy` on the end parallelepiped
+    (which keeps Σ(t_N; p) tied to p).  At each p this is the point kind's argument with the centre X*(p), so
+    T*(p) ∈ [t_N + u₁/c_hi, t_N + u₁/c_lo], with c_lo, c_hi the least and largest bounds of c over the sub-boxes.
+
+    Parameters
+    ----------
+    heads : list of (MatPoly, MatPoly)
+        The exact heads.
+    Fp : MatPoly
+        The exact drift.
+    box : sequence of 4 flint.fmpq
+        The closed cell.
+    state : symbolic_tf.certify.check.tube_replay.TubeState or None
+        The tube's end state ("qr"); None checks the ellipsoid alone and returns None (a search's region test).
+    t_end : flint.fmpq
+        The exact end time t_N.
+    data : dict
+        X_star, X_dx, X_dy, W, rho, mu, R, prec, psplit.
+    fail : callable
+        ``fail(msg)`` raises.
+
+    Returns
+    -------
+    tuple of (flint.arb, flint.arb) or None
+        (t_N + u₁/c_hi, t_N + u₁/c_lo), outward.
+    """
+    from ..krawczyk_box import square
+
+    d = heads[0][0].nrows
+    m = d * (d + 1) // 2
+    up = svec_pairs(d)
+    if state is not None and (state.coords is None or state.basis is None):
+        fail("the moving centre needs the tube's end parallelepiped (method qr)")
+    prec = int_in(data["prec"], "prec", 64, 4096, fail)
+    Xs, W, _Winv, rho, mu, R = ellipsoid_data(data, "X_star", d, m + 1, fail)
+    Gx, Gy = square(data["X_dx"], d, "X_dx", fail), square(data["X_dy"], d, "X_dy", fail)
+    if Gx != Gx.transpose() or Gy != Gy.transpose():
+        fail("X_dx and X_dy must be symmetric")
+    k = int_in(data.get("psplit", 0), "psplit", 0, MAX_PSPLIT, fail)
+    Xp = moving_centre(Xs, Gx, Gy, box)
+    zero = flint.fmpq(0)
+    with working_precision(prec):
+        Wb = flint.arb_mat(W)
+        if state is not None:
+            # the end first (cheap): a search calls this at every step of its tube
+            if data.get("space", "sigma") == "projective":
+                energy, u1, t = projective_ray_offset(state, Xp, Wb, d)
+                if not (u1 > 0):
+                    fail("u(τ_N) is not positive on the tube's end parallelepiped")
+            else:
+                energy, trS = end_offset_energy(state, Xp, Wb, d, with_u=True)
+                if not (trS > 0):
+                    fail("tr Σ(t_N) is not positive on the tube's end parallelepiped")
+                u1, t = 1 / trS, flint.arb(t_end)
+            if not (energy < flint.arb(rho)):
+                fail("the tube's end is not inside the moving ellipsoid")
+        c_lo = c_hi = None
+        half = flint.arb(R[m] / 2)
+        uH = half + flint.arb(0, half.upper())
+        for sub in sub_boxes(box, k):
+            pairs, F = ball_heads(heads, Fp, sub)
+            rX = residual_poly_ball(heads, Xp, zero, sub)
+            rv = flint.arb_mat(m + 1, 1, [rX[i, j] for i, j in up] + [0])
+            if not _residual_ok(rv, W, mu, rho):
+                fail("the moving ray point's residual is too large on a sub-box (rᵀWr < mu²·rho fails)")
+            hx, hy = (sub[1] - sub[0]) / 2, (sub[3] - sub[2]) / 2
+            Xc = Xp.at((sub[0] + sub[1]) / 2, (sub[2] + sub[3]) / 2)
+            Rw = [R[q] + abs(Gx[i, j]) * hx + abs(Gy[i, j]) * hy for q, (i, j) in enumerate(up)]
+            bf = ProjectiveField(pairs, F, flint.arb_mat)
+            H = centre_box(Xc, Rw, up)
+            if not (trace(H) > 0):
+                fail("tr X is not positive over a sub-box's box")
+            c = bf.c(H, uH)
+            if not (c > 0):
+                fail("the growth rate c = tr Q(X) + u·tr L(X) is not positive over a sub-box's box")
+            J = (centred_ray_jacobian(bf, Xc, H, Rw, uH) if F is None
+                 else flint.arb_mat(bf.jacobian(H, uH, svec_basis(d))))
+            check_contraction(J, Wb, mu, fail)
+            c_lo = c.lower() if c_lo is None else min(c_lo, c.lower())
+            c_hi = c.upper() if c_hi is None else max(c_hi, c.upper())
+        if state is None:
+            return None
+        u_lo = max(u1.lower(), flint.arb(0))
+        lo = flint.arb(t.lower()) + flint.arb(u_lo) / flint.arb(c_hi)
+        hi = flint.arb(t.upper()) + flint.arb(u1.upper()) / flint.arb(c_lo)
+        return lo, hi
+
+
 def _cluster(pairs, F, S_end, t_end, data, fail, residual, cell=None):
     if "X_dx" in data or "X_dy" in data:
         if cell is None or len(cell) < 4 or cell[3] is None:
@@ -801,7 +1003,7 @@ class ParamTubeChecker(CellChecker):
         """
         return lambda Xs, kappa: residual_ball(self.heads, Xs, kappa, box)
 
-    def end_box(self, box, data: dict):
+    def end_box(self, box, data: dict, end: str = "tube-cluster"):
         """Replay the stored tube from {Σ₀} × (closed box): the end box of Σ and the exact times.
 
         Parameters
@@ -809,7 +1011,9 @@ class ParamTubeChecker(CellChecker):
         box : tuple of 4 flint.fmpq
             The closed cell.
         data : dict
-            ``steps``, ``order``, ``tube_prec``, ``method``.
+            ``steps``, ``order``, ``tube_prec``, ``method`` (and ``space``, ``kappa``).
+        end : str
+            The end kind (a projective tube of the ray end carries u and the time).
 
         Returns
         -------
@@ -828,18 +1032,24 @@ class ParamTubeChecker(CellChecker):
             _fail("step times must start at 0 and increase strictly")
         field, start = self.field, self.S0
         if data.get("space", "sigma") == "projective":
-            # the projective flow of X = Σ/tr Σ (ProjParamField): no drift, the cluster end only
+            # the projective flow of X = Σ/tr Σ (ProjParamField; with the scale u = 1/tr Σ and the time s for the
+            # ray end: ProjRayParamField): no drift, a moving centre
             from ..krawczyk_box import rat
 
-            if self.Fp.terms or "kappa" not in data:
-                _fail("a projective tube needs no drift and the tube-cluster end")
+            if self.Fp.terms or "kappa" not in data or end not in ("tube-cluster", "tube-ray"):
+                _fail("a projective tube needs no drift, kappa and the tube-cluster or tube-ray end")
+            if end == "tube-ray" and "X_dx" not in data:
+                _fail("a projective tube-ray end needs the moving centre (X_dx, X_dy)")
             kappa = rat(data["kappa"])
             if not kappa >= 0:
                 _fail("kappa must be ≥ 0")
             tr0 = sum((self.S0[i, i] for i in range(self.d)), flint.fmpq(0))
             if not tr0 > 0:
                 _fail("tr Σ₀ must be positive")
-            field, start = ProjParamField(self.heads, self.d, kappa), self.S0 / tr0
+            if end == "tube-ray":
+                field, start = ProjRayParamField(self.heads, self.d, kappa), self.S0
+            else:
+                field, start = ProjParamField(self.heads, self.d, kappa), self.S0 / tr0
         last = []
         end = replay_param_tube(field, start, box, ts, order, data["method"], tprec, _fail,
                                 on_state=lambda _t, st: last.__setitem__(slice(None), [st]))
@@ -863,18 +1073,82 @@ class ParamTubeChecker(CellChecker):
         symbolic_tf.certify.check.claims.Claim
             The claim derived from the data, bound to the stored cell.
         """
-        end = data.get("end")
+        regime, params = self.derive(box, data)
+        return bind_cell_claim(cell, regime, params, _fail)
+
+    def derive(self, box, data: dict, depth: int = 0) -> tuple:
+        """The verdict one certificate's data proves at every point of the closed box: one tube and its end, or
+        (end ``pieces``) the common verdict of the four quarter boxes, each with its own data (:func:`common_verdict`).
+
+        Parameters
+        ----------
+        box : tuple of 4 flint.fmpq
+            The closed box.
+        data : dict
+            ``end`` and that end's fields, or ``end = "pieces"`` and ``pieces`` (four data, in the order of
+            :func:`sub_boxes` with k = 1).
+        depth : int
+            How many ``pieces`` levels enclose this box (at most :data:`MAX_PIECE_DEPTH`).
+
+        Returns
+        -------
+        tuple of (str, dict)
+            The regime and its params (``rank``, or the stored ``T_lo``/``T_hi`` after checking that they contain
+            the derived bracket).
+        """
+        end = data.get("end") if isinstance(data, dict) else None
+        if end == "pieces":
+            validate({k: v for k, v in data.items() if k != "end"}, PIECES_SCHEMA, f"{KIND}.data")
+            if depth >= MAX_PIECE_DEPTH:
+                _fail(f"pieces nest deeper than {MAX_PIECE_DEPTH} levels")
+            subs = sub_boxes(box, 1)
+            if len(data["pieces"]) != len(subs):
+                _fail(f"pieces must hold one certificate for each of the {len(subs)} quarter boxes")
+            return common_verdict([self.derive(sub, piece, depth + 1) for sub, piece in zip(subs, data["pieces"])],
+                                  _fail)
         if end not in END_KINDS:
-            _fail(f"unknown end kind {str(end)[:40]!r}; known: {', '.join(END_KINDS)}")
+            _fail(f"unknown end kind {str(end)[:40]!r}; known: {', '.join(END_KINDS)}, pieces")
         inner = {k: v for k, v in data.items() if k != "end"}
         validate(inner, SCHEMAS[end], f"{KIND}.data")
-        S_end, ts = self.end_box(box, inner)
+        S_end, ts = self.end_box(box, inner, end)
         pairs, F = ball_heads(self.heads, self.Fp, box)
         regime, params = END_KINDS[end](pairs, F, S_end, ts[-1], inner, _fail, self.residual(box),
                                         (self.heads, self.Fp, box, self.last_state))
         if regime == "BLOWUP":
             params = bracket_claim(inner, *params, _fail).params
-        return bind_cell_claim(cell, regime, params, _fail)
+        return regime, params
+
+
+def common_verdict(verdicts, fail) -> tuple:
+    """The verdict of a box from those of the pieces that cover it: every piece must prove the same regime (and,
+    for CLUSTERING, the same rank); a BLOWUP bracket is the hull [min T_lo, max T_hi] of the pieces' brackets.
+    Sound: each point p of the closed box lies in a closed piece, whose verdict holds at p, and T*(p) lies in
+    that piece's bracket, hence in the hull.
+
+    Parameters
+    ----------
+    verdicts : list of (str, dict)
+        The pieces' (regime, params).
+    fail : callable
+        ``fail(msg)`` raises.
+
+    Returns
+    -------
+    tuple of (str, dict)
+        The common (regime, params).
+    """
+    regimes = {r for r, _p in verdicts}
+    if len(regimes) != 1:
+        fail(f"the pieces' verdicts differ ({', '.join(sorted(regimes))})")
+    regime = regimes.pop()
+    if regime == "BLOWUP":
+        lo = min(fmpq_of(p["T_lo"]) for _r, p in verdicts)
+        hi = max(fmpq_of(p["T_hi"]) for _r, p in verdicts)
+        return regime, {"T_lo": frac_str(lo), "T_hi": frac_str(hi)}
+    ranks = {p.get("rank") for _r, p in verdicts}
+    if len(ranks) != 1:
+        fail("the pieces' ranks differ")
+    return regime, dict(verdicts[0][1])
 
 
 _T = "tests/soundness/forgeries/test_cell_tube_param.py::"
