@@ -154,7 +154,7 @@ class ParamCells:
         The wall-clock budget of one cell's tube.
     cell_seconds : float, optional
         The wall-clock budget of the sub-tubes (end ``pieces``) of one cell the map will not split further
-        (default 3·seconds).
+        (default 1.5·seconds).
     """
 
     def __init__(self, spec, seconds: float = 4.0, cell_seconds: float | None = None):
@@ -167,7 +167,7 @@ class ParamCells:
         self.up = [(i, j) for i in range(self.d) for j in range(i, self.d)]
         self.S0 = _fl(self.chk.S0)
         self.seconds = seconds
-        self.cell_seconds = 3 * seconds if cell_seconds is None else cell_seconds
+        self.cell_seconds = 1.5 * seconds if cell_seconds is None else cell_seconds
 
     # --- floats at a point -------------------------------------------------------------------
     def _flow(self, x, y) -> _FloatFlow:
