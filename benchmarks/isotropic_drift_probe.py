@@ -17,8 +17,10 @@ of Σ and t.  The verdict is a label of the trend over the last decades, with th
   (log s)˙ ≈ a + b·log s, log s grows like e^{bt}, still a global solution;
 * ``rate falling`` — κ falls by a bounded amount per decade: if the trend holds, log s tends to a
   finite limit (no blow-up);
-* ``blow-up candidate`` — log κ is affine in log s with a slope α > 0 that does not fall:
-  κ ≈ k·s^α, and the remaining time ∫ds/(s·κ) = 1/(α·κ) is finite.
+* ``blow-up candidate`` — the time spent per decade of s falls geometrically (ratio < 1/2), or log κ
+  is affine in log s with a slope α > 0 that does not fall: κ ≈ k·s^α, and the remaining time
+  ∫ds/(s·κ) = 1/(α·κ) is finite.  (A slope α that falls while Δκ per decade stays constant is the
+  super-exponential case: over a few decades the two differ only in that trend.)
 
 At the last point it also reports the structure the certificate would have to use: the isotropy
 |wᵀAw| of the top eigenvector w, the spectrum of 𝓜Y = DQ(P)[Y] − tr(DQ(P)[Y])·P on trace-zero
@@ -95,9 +97,9 @@ def integrate(ff, S0, decades, max_seconds):
         u = y[n]
         D = ff.Q(X) + u * ff.L(X)
         lam = np.linalg.eigvalsh((X + X.T) / 2)
-        rows.append((-np.log10(u), y[n + 1], np.trace(D) / u, lam[-2] / u if d > 1 else 0.0, X))
         if d > 1 and lam[-2] < 1e-8:   # X's middle eigenvalue near the integration's resolution
             break
+        rows.append((-np.log10(u), y[n + 1], np.trace(D) / u, lam[-2] / u if d > 1 else 0.0, X))
     return rows
 
 
@@ -118,6 +120,11 @@ def verdict(rows):
     info = f"κ at the last 4 decades {np.round(kk, 4)}, Δκ/decade {np.round(inc, 3)}, log-slope α {np.round(alpha, 3)}"
     if rel[-1] < 0.05 and rel[-2] < 0.05:
         return "exponential", info
+    ts = np.array([rows[i][1] for i in pick])
+    dt = np.diff(ts)
+    info += f", Δt/decade {np.array2string(dt, precision=3)}"
+    if np.all(dt[1:] < 0.5 * dt[:-1]):
+        return "blow-up candidate", info
     if np.all(inc > 0) and alpha[-1] > 0.02 and alpha[-1] >= 0.9 * alpha[-2] and inc[-1] > 1.2 * inc[-2]:
         return "blow-up candidate", info
     if np.all(inc > 0) and inc[-1] <= 1.2 * max(inc[-2], 1e-300):
