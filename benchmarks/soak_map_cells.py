@@ -31,6 +31,8 @@ def _cells(path: str):
     p = Path(path)
     if p.is_file():
         m = json.loads(p.read_text())
+        if "cells" not in m:    # a standalone cell certificate: data = {"spec", "cell"}
+            return m["data"]["spec"], [m["data"]["cell"]]
         return m["spec"], m["cells"]
     doc = None
     for name in ("map.json", "resume.json"):
@@ -43,7 +45,9 @@ def _cells(path: str):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("maps", nargs="+", help="map.json files or run folders")
+    ap.add_argument("maps", nargs="*", help="map.json files or run folders")
+    ap.add_argument("--smoke", action="store_true",
+                    help="judge the committed genuine pieces certificate's cell (tests/soundness/forgeries/data)")
     ap.add_argument("--spec", default=None, help="the map spec (TOML) of run folders without a map.json")
     ap.add_argument("--kinds", default="cell-tube-param", help="comma-separated certificate kinds to judge")
     ap.add_argument("--points", type=int, default=3, help="random interior points per cell (default 3)")
@@ -51,6 +55,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="soak_map_cells.json", help="where the disagreements are written (JSON)")
     args = ap.parse_args(argv)
     kinds = set(args.kinds.split(","))
+    if args.smoke:
+        args.maps = [str(ROOT / "tests" / "soundness" / "forgeries" / "data" / "cell-tube-param-pieces.json")]
+        args.points = 1
     rng = np.random.default_rng(args.seed)
     bad, total = [], 0
     for path in args.maps:

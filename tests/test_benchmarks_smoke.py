@@ -33,6 +33,7 @@ SMOKE_ARGS = {
     "map_soak.py": ["--n", "1", "--kinds", "general-V", "--resolution", "1", "--depth", "0", "--points", "1",
                     "--workers", "1", "--seed", "0", "--out", "{tmp}/map_soak.json"],
     "isotropic_drift_probe.py": ["--smoke"],
+    "soak_map_cells.py": ["--smoke", "--out", "{tmp}/soak_cells.json"],
     "fresh_problems.py": ["--n", "3", "--workers", "1", "--seed", "0", "--budget", "10", "--out", "{tmp}/fresh.json"],
 }
 HELPERS = {"experiments.py", "reference_method.py"}  # imported by the benchmarks, not benchmarks
