@@ -119,6 +119,8 @@ def _has_sigma0(problem):
     return None if problem.cov is not None else "needs Σ₀"
 
 
-declare("drift-vI-sublevel", 23, ("BOUNDED",), needs(riccati_ready, _has_sigma0), searching(bounded_riccati_vI),
+# after the sharper routes for this Σ₀ (collapse, singular-equilibrium and basin tubes: Σ(t) ⪯ M⁻¹ holds for them too,
+# and this route would pre-empt their limit), before tube-return (87, same regime, a long tube)
+declare("drift-vI-sublevel", 87, ("BOUNDED",), needs(riccati_ready, _has_sigma0), searching(bounded_riccati_vI),
         doc="This Σ₀ stays below M⁻¹ for an exact M ≻ 0 with FᵀM + MF + R ⪯ 0 (P = Σ⁻¹ solves a linear flow); one "
             "quadratic head with V = v·I, drift or not.")
