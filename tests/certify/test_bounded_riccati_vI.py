@@ -72,3 +72,24 @@ def test_d3_drift_float_integration_stays_below_M_inverse():
 def test_classify_decides_the_d3_drift_problem_bounded():
     c = classify(parse_problem(D3), budget=30)
     assert str(c.regime) == "BOUNDED"
+
+
+def test_singular_sigma0_closed_form_stays_below_M_inverse():
+    """A rank-one Σ₀ = bbᵀ, b = (1/2, 1/2), on the saddle: Σ(t) = e^{Ft}b X(t)⁻¹bᵀe^{Fᵀt} with the scalar
+    X(t) = 1 − bᵀW(t)b (closed form) and a float integration both stay below M⁻¹."""
+    doc = {**SADDLE, "initial": {"cov": [["1/4", "1/4"], ["1/4", "1/4"]]}}
+    v = bounded_riccati_vI(parse_problem(doc))
+    assert v.status == "PROVED", v.reason
+    cert = v.evidence["certificate"]
+    assert check(cert).ok
+    Minv = _M_inv(cert)
+    # Σ₀ = bbᵀ, b = (1/2, 1/2); the factor moves as e^{Ft}b and X(t) = 1 − bᵀW(t)b with
+    # W(t) = diag(2∫e^{−2s}, −2∫e^{2s}) = diag(1 − e^{−2t}, 1 − e^{2t})
+    b = np.array([0.5, 0.5])
+    for t in np.linspace(0, 15, 61):
+        X = 1 - (b[0] ** 2 * (1 - np.exp(-2 * t)) + b[1] ** 2 * (1 - np.exp(2 * t)))
+        u = np.array([np.exp(-t), np.exp(t)]) * b
+        S = np.outer(u, u) / X
+        assert X > 0 and np.linalg.eigvalsh(Minv - S).min() > -1e-12
+    r = simulate(parse_problem(doc), 5.0)
+    assert r.status == "reached" and np.linalg.eigvalsh(Minv - np.exp(r.s) * r.U).min() > -1e-8
