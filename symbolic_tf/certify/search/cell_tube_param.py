@@ -508,7 +508,9 @@ class ParamCells:
         got, why = self._tube(box, ff, guess, X)
         if got is not None:
             return got
-        if self._last_chance(box, r.get("final")) and _splittable(why):
+        # pieces for the collapse and rank-one ends: a blow-up cell's pieces pass the moving ray's region test but
+        # their tubes widen before X reaches the ray (measured on the rotation map: no piece proved, 4 s each)
+        if guess != "BLOWUP" and self._last_chance(box, r.get("final")) and _splittable(why):
             got, pwhy = self._pieces(box, guess, time.perf_counter() + self.cell_seconds, 1)
             if got is not None:
                 return got

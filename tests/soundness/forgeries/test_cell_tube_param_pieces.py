@@ -143,3 +143,31 @@ def test_float_integrations_inside_the_cell(pieces):
 
         sol = solve_ivp(rhs, (0, 60), np.eye(2).ravel(), method="LSODA", rtol=1e-10, atol=1e-14)
         assert sol.status == 0 and np.trace(sol.y[:, -1].reshape(2, 2)) < 1e-6, (x, y)
+
+
+# --- the ray end's projective tube: its preconditions ----------------------------------------------------
+def test_a_projective_ray_end_needs_its_moving_centre_and_no_drift(pieces):
+    """The projective tube of the ray end carries (X, u, t) only for a flow without drift, and its end is the moving
+    centre's (a fixed-centre ray end would read X = Σ/tr Σ as Σ): a moving-cluster certificate restated as a
+    projective ray end without X_dx, X_dy is refused, and so is a projective ray end on the drift map."""
+    from .cellforge import load as load_cert
+
+    moving = load_cert("cell-tube-param-moving-cluster")
+
+    def ray_without_centre(d):
+        d.update(end="tube-ray", T_lo="0", T_hi="1")
+        d.pop("X_dx")
+        d.pop("X_dy")
+    rejects(recell(moving, cell=lambda c: (c.update(regime="BLOWUP", T_lo="0", T_hi="1"), c.pop("rank", None)),
+                   data=ray_without_centre), "moving centre")
+
+    from symbolic_tf.certify.check.kinds.cell_tube_param import ParamTubeChecker
+    from symbolic_tf.spec.errors import CertificationFailed
+    from symbolic_tf.spec.mapspec import parse_map_spec
+
+    chk = ParamTubeChecker(parse_map_spec(DRIFT4903))
+    box = tuple(Fraction(b) for b in BOX)
+    data = {"steps": ["0", "1/64"], "order": 8, "tube_prec": 128, "method": "qr", "space": "projective",
+            "kappa": "1", "X_dx": [["0", "0"], ["0", "0"]], "X_dy": [["0", "0"], ["0", "0"]]}
+    with pytest.raises(CertificationFailed, match="no drift"):
+        chk.end_box(box, data, "tube-ray")
