@@ -33,7 +33,7 @@ from scipy.integrate import solve_ivp
 
 __all__ = ["Judgement", "judge", "judge_classification", "rhs_for", "simulate", "SimResult",
            "closed_form_Tstar", "frac_matrix", "quantifier_of", "sigma_star_of", "regime_of",
-           "claim_text", "use_engine", "engine", "warm_up"]
+           "claim_text", "use_engine", "engine", "warm_up", "closed_form_outlook"]
 
 RTOL, ATOL = 1e-12, 1e-14
 _ENGINE = "scipy"
@@ -406,6 +406,44 @@ def closed_form_Tstar(problem, Sigma0=None) -> float | None:
     return math.log1p(f / rho) / (2 * f)
 
 
+def closed_form_outlook(problem, Sigma0=None) -> str | None:
+    """What the V = vI closed form says about blow-up: ``"blowup"`` (T* finite), ``"global"`` (f < −ρ
+    clearly, or R ⪯ 0), ``"threshold"`` (f = −ρ up to float rounding: there the float integration
+    may blow up by rounding, or not, and neither run decides) or None (not applicable)."""
+    v = _scalar_v(problem)
+    if v is None:
+        return None
+    d = problem.d
+    f = 0.0
+    if problem.F is not None:
+        Fm = _f(problem.F)
+        f = Fm[0, 0]
+        if not np.array_equal(Fm, f * np.eye(d)):
+            return None
+    S0 = frac_matrix(problem.cov) if Sigma0 is None else np.asarray(Sigma0, float)
+    A = float(problem.scale) * _f(problem.A)
+    h = _psd_sqrt(S0)
+    rho = float(np.max(np.linalg.eigvalsh(_sym(h @ (v * (A + A.T)) @ h)))) / 2 if d else 0.0
+    if rho <= 1e-300:
+        return "global"
+    if abs(f + rho) <= 1e-9 * max(abs(f), rho):
+        return "threshold"
+    return "global" if f < -rho else "blowup"
+
+
+def _threshold_blowup(problem, Sigma0, r) -> Judgement | None:
+    """A float blow-up of a V = vI problem that the closed form puts on (or clearly off) its blow-up
+    threshold: inconclusive, not a contradiction of a claimed global solution."""
+    if r.status != "blowup":
+        return None
+    cf = closed_form_outlook(problem, Sigma0)
+    if cf in ("threshold", "global"):
+        return Judgement(None, f"the float run blows up at T̂ ≈ {r.t!r}, but the V = vI closed form says "
+                               f"{'the problem is on its blow-up threshold' if cf == 'threshold' else 'T* = ∞'}: "
+                               "float rounding, not a verdict")
+    return None
+
+
 # ------------------------------------------------------------------ reading a classification
 def _text(x):
     if isinstance(x, dict):
@@ -640,6 +678,9 @@ def _spec(U, s):
 
 def judge_clustering(problem, rank: int, Sigma0=None, rhs=None) -> Judgement:
     r, H1, H2 = _global_run(problem, Sigma0, rhs)
+    cf = _threshold_blowup(problem, Sigma0, r)
+    if cf is not None:
+        return cf
     if r.status == "blowup":
         return Judgement(False, f"blows up at T̂ ≈ {r.t!r} (claimed global, clustering): {r.message}")
     if r.status != "reached":
@@ -682,6 +723,9 @@ def judge_equilibrium(problem, Sstar, Sigma0=None, rhs=None) -> Judgement:
             return Judgement(False, f"rank Σ* = {rs} > rank Σ₀ = {r0}: rank is invariant (docs/mathematics.md §4), "
                                     "so Σ(t) cannot converge to Σ*")
     r, H1, H2 = _global_run(problem, Sigma0, rhs, H=(2e2, 2e3))
+    cf = _threshold_blowup(problem, Sigma0, r)
+    if cf is not None:
+        return cf
     if r.status == "blowup":
         return Judgement(False, f"blows up at T̂ ≈ {r.t!r} (claimed convergence to an equilibrium)")
     if r.status != "reached" or r.Sigma is None:
@@ -713,6 +757,9 @@ def judge_equilibrium(problem, Sstar, Sigma0=None, rhs=None) -> Judgement:
 
 def judge_bounded(problem, Sigma0=None, rhs=None) -> Judgement:
     r, H1, H2 = _global_run(problem, Sigma0, rhs)
+    cf = _threshold_blowup(problem, Sigma0, r)
+    if cf is not None:
+        return cf
     if r.status == "blowup":
         return Judgement(False, f"blows up at T̂ ≈ {r.t!r} (claimed bounded)")
     if r.status == "budget" and r.s > 650:
@@ -732,6 +779,9 @@ def judge_bounded(problem, Sigma0=None, rhs=None) -> Judgement:
 
 def judge_no_blowup(problem, Sigma0=None, rhs=None, H=50.0) -> Judgement:
     r = simulate(problem, H, Sigma0=Sigma0, rhs=rhs, rtol=1e-10, max_evals=60_000)
+    cf = _threshold_blowup(problem, Sigma0, r)
+    if cf is not None:
+        return cf
     if r.status == "blowup":
         return Judgement(False, f"blows up at T̂ ≈ {r.t!r} (claimed global existence)")
     if r.status == "reached":

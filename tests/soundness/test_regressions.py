@@ -143,3 +143,24 @@ def test_singular_sigma0_float_artefact_is_not_a_blowup():
 
     sol = solve_ivp(rhs, (0, 60), Psi0.ravel(), method="DOP853", rtol=1e-10, atol=1e-12)
     assert sol.status == 0 and np.all(np.isfinite(sol.y[:, -1]))
+
+
+# 6. the oracle's own false alarm (fresh seed 1888400146 #48): V = vI, F = fI with Σ₀ exactly on the
+#    blow-up threshold f = −ρ.  Here Σ = diag(σ₁, σ₂) with σ̇₁ = −σ₁ + 2σ₁² (σ₁ = 1/2 an unstable rest
+#    point) and σ̇₂ = −σ₂: the exact solution clusters onto diag(1/2, 0), rank 1; a float run leaves the
+#    rest point by rounding and "blows up" near t ≈ 26.  The oracle must call that inconclusive.
+THRESHOLD = {"variant": "softmax", "d": 2, "A": [[1, 0], [0, 0]], "V": [[1, 0], [0, 1]],
+             "F": [["-1/2", 0], [0, "-1/2"]], "initial": {"cov": [["1/2", 0], [0, 1]]}}
+
+
+def test_oracle_does_not_call_a_threshold_problem_false():
+    from .oracle import closed_form_outlook
+
+    problem = parse_problem(THRESHOLD)
+    assert closed_form_outlook(problem) == "threshold"
+    # off the threshold the closed form decides: a larger σ₁ blows up, a smaller one does not
+    assert closed_form_outlook(parse_problem(dict(THRESHOLD, initial={"cov": [["3/4", 0], [0, 1]]}))) == "blowup"
+    assert closed_form_outlook(parse_problem(dict(THRESHOLD, initial={"cov": [["1/4", 0], [0, 1]]}))) == "global"
+    d = _classify(THRESHOLD)
+    assert d["status"] == "PROVED" and d["regime"] == "CLUSTERING", _show(d)
+    assert judge(problem, d).ok is not False, _show(d)
