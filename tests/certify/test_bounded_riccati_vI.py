@@ -7,6 +7,7 @@ integration of Σ̇ for a d = 3 problem whose float solution leaves the cone nea
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from symbolic_tf.certify.check import check
 from symbolic_tf.certify.search._bounded_riccati_vI import bounded_riccati_vI
@@ -69,6 +70,7 @@ def test_d3_drift_float_integration_stays_below_M_inverse():
         assert np.linalg.eigvalsh(Minv - S).min() > -1e-7 * max(1.0, np.abs(Minv).max())
 
 
+@pytest.mark.heavy
 def test_classify_decides_the_d3_drift_problem_bounded():
     c = classify(parse_problem(D3), budget=30)
     assert str(c.regime) == "BOUNDED"
@@ -93,3 +95,28 @@ def test_singular_sigma0_closed_form_stays_below_M_inverse():
         assert X > 0 and np.linalg.eigvalsh(Minv - S).min() > -1e-12
     r = simulate(parse_problem(doc), 5.0)
     assert r.status == "reached" and np.linalg.eigvalsh(Minv - np.exp(r.s) * r.U).min() > -1e-8
+
+
+#: fresh seed 2219040412 #53 (V = I/4, a general drift, a singular Σ₀): the Van Loan product W = e^{Fᵀt}E₁₂ shows a
+#: float "crossing" of X(t) at t ≈ 20.9 although the solution is bounded
+SPURIOUS = {"variant": "softmax", "d": 3, "A": [["-2", "-2", "-1"], ["-1/2", "-1", "1"], ["-2", "-1/3", "-1/3"]],
+            "V": [["1/4", "0", "0"], ["0", "1/4", "0"], ["0", "0", "1/4"]],
+            "F": [["1/2", "0", "-1/2"], ["1/2", "-1", "-1"], ["1/2", "2", "-2"]],
+            "initial": {"cov": [["2", "1/2", "2"], ["1/2", "5/4", "1/2"], ["2", "1/2", "2"]]}}
+
+
+def test_a_spurious_float_crossing_is_not_bracketed():
+    """The blow-up search skips its ball covers when an exact sublevel M exists (no blow-up at all), and the
+    float integration of Σ̇ stays below M⁻¹ past the spurious crossing time."""
+    from symbolic_tf.certify.search.riccati import blowup_bracket_vI
+
+    prob = parse_problem(SPURIOUS)
+    b = blowup_bracket_vI(prob)
+    assert b.status == "UNDECIDED" and "spurious" in b.reason and b.numerical["T_float"] < 30
+    v = bounded_riccati_vI(prob)
+    assert v.status == "PROVED" and check(v.evidence["certificate"]).ok
+    Minv = _M_inv(v.evidence["certificate"])
+    r = simulate(prob, 30.0, times=np.linspace(1, 30, 30))
+    assert r.status == "reached"
+    for _, s, U in r.samples:
+        assert np.linalg.eigvalsh(Minv - np.exp(s) * U).min() > -1e-7 * max(1.0, np.abs(Minv).max())

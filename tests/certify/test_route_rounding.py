@@ -113,7 +113,7 @@ ENTRIES = [
     Entry("drift-vI", _softmax(I2, I2, I2, F=[["-1/10", "1/10"], [0, "-1/10"]]), (("riccati", "_float_crossing", "out"),)),
     # the float M (and margin) of the sublevel SDP before its rounding: a saddle drift, R = diag(2, −2)
     Entry("drift-vI-sublevel", _softmax([[1, 0], [0, -1]], I2, [["1/2", 0], [0, "1/2"]], F=[[-1, 0], [0, 1]]),
-          (("_bounded_riccati_vI", "_sdp", "out"),)),
+          (("riccati", "_sublevel_sdp", "out"),)),
     # the Newton equilibrium, the Krawczyk radius, the preconditioner and the Lyapunov matrix
     Entry("krawczyk-equilibrium", KRAWCZYK, (("_equilibrium_krawczyk", "_certify_at", "arg"),
                                              ("_equilibrium_krawczyk", "dyadic", "arg"))),

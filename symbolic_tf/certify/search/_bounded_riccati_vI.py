@@ -13,55 +13,15 @@ rounded to rationals for increasing denominators and decided exactly.
 """
 from __future__ import annotations
 
-import warnings
-from fractions import Fraction
-
-import numpy as np
-
-from ...exact.definiteness import definiteness
-from ...exact.rational import fmpq_of, frac_str, qmat_to_float
+from ...exact.rational import frac_str
 from ...spec.verdict import PROVED, UNDECIDED, Verdict
 from ..check.certificate import Certificate, mat_str
 from ..check.claims import Claim, Quantifier
-from .riccati import riccati_data
+from .riccati import riccati_data, sublevel_metric
 
 __all__ = ["bounded_riccati_vI"]
 
 KIND = "bounded-riccati-vI"
-_DENOMINATORS = (10**2, 10**3, 10**4, 10**6, 10**8, 10**10)
-
-
-def _sdp(F, R, S0):
-    """Float M maximising the margin s (None when the solver fails or s ≤ 0)."""
-    import cvxpy as cp
-
-    d = F.shape[0]
-    w, U = np.linalg.eigh(S0)
-    root = (U * np.sqrt(np.clip(w, 0, None))) @ U.T
-    scale = max(1.0, float(np.abs(R).max()), float(np.abs(F).max()))
-    M = cp.Variable((d, d), symmetric=True)
-    s = cp.Variable()
-    I = np.eye(d)
-    cons = [M >> s * I, -(F.T @ M + M @ F) - R >> s * scale * I, root @ M @ root << (1 - s) * I, s <= 0.5]
-    prob = cp.Problem(cp.Maximize(s), cons)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for solver in ("CLARABEL", "SCS"):
-            try:
-                prob.solve(solver=solver)
-            except Exception:  # noqa: BLE001 - a solver failure is an UNDECIDED, never a crash
-                continue
-            if prob.status in ("optimal", "optimal_inaccurate") and s.value is not None and M.value is not None:
-                return (float(s.value), 0.5 * (M.value + M.value.T))
-    return None
-
-
-def _rational(Mf, q):
-    import flint
-
-    d = Mf.shape[0]
-    vals = [[Fraction(float(Mf[i, j])).limit_denominator(q) for j in range(d)] for i in range(d)]
-    return flint.fmpq_mat(d, d, [fmpq_of(vals[min(i, j)][max(i, j)]) for i in range(d) for j in range(d)])
 
 
 def bounded_riccati_vI(problem) -> Verdict:
@@ -87,27 +47,14 @@ def bounded_riccati_vI(problem) -> Verdict:
     import flint
 
     Fq = F if F is not None else flint.fmpq_mat(d, d)
-    S0 = problem.exact.Sigma0
-    found = _sdp(qmat_to_float(Fq), qmat_to_float(R), qmat_to_float(S0))
-    if found is None:
-        return Verdict(UNDECIDED, "", reason="the SDP for M (FᵀM + MF + R ⪯ 0, Σ₀ ≺ M⁻¹) failed")
-    s, Mf = found
-    if s <= 1e-9:
-        return Verdict(UNDECIDED, "", reason=f"no M ≻ 0 with FᵀM + MF + R ⪯ 0 and Σ₀ ≺ M⁻¹ (best margin {s:.3g})",
-                       numerical={"margin": s})
-    for q in _DENOMINATORS:
-        M = _rational(Mf, q)
-        if not definiteness(M).pd or not definiteness(-(Fq.transpose() * M + M * Fq) - R).psd:
-            continue
-        if not definiteness(M.inv() - S0).pd:
-            continue
+    M, s, why = sublevel_metric(Fq, R, problem.exact.Sigma0)
+    if M is not None:
         claim = Claim("BOUNDED", Quantifier.THIS, {})
         cert = Certificate.for_problem(problem, KIND, claim, PROVED, {"v": frac_str(v), "M": mat_str(M)})
         return Verdict(PROVED, claim.text(), "riccati-linearisation",
                        evidence={"regime": "BOUNDED", "certificate": cert.to_dict()}, numerical={"margin": s},
                        reason="M ≻ 0 with FᵀM + MF + R ⪯ 0 and Σ₀ ≺ M⁻¹: P = Σ⁻¹ stays ⪰ M, Σ(t) ⪯ M⁻¹")
-    return Verdict(UNDECIDED, "", reason=f"the rounded M failed exact verification (float margin {s:.3g})",
-                   numerical={"margin": s})
+    return Verdict(UNDECIDED, "", reason=why, numerical={} if s is None else {"margin": s})
 
 
 # ---- route ----
