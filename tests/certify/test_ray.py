@@ -193,8 +193,10 @@ def test_a_rest_point_on_the_isotropic_cone_is_no_ray():
            [["181/196", "-5/6", "35/24"], ["-5/6", "161/36", "-7/6"], ["35/24", "-7/6", "15/4"]])
     v = find_ray_blowup(p, seconds=10.0)
     assert v.status == "UNDECIDED"
-    assert "not clearly positive" in v.reason and "no blow-up ray" in v.reason
-    assert abs(v.numerical["ray_growth_rate"]) < 1e-8
+    # refused by the growth rate at Newton's rest point, or earlier by the float projective follow
+    assert ("not clearly positive" in v.reason and "no blow-up ray" in v.reason
+            and abs(v.numerical["ray_growth_rate"]) < 1e-8) or \
+        ("clusters onto a rest point with c = 0" in v.reason and abs(v.numerical["follow_c"]) < 1e-8)
     # the same point by an independent route: the top eigenvector w of the float Σ late on is
     # isotropic for A + Aᵀ up to the float's accuracy
     from symbolic_tf.certify.search.validated._float_field import float_blowup
@@ -450,3 +452,78 @@ def test_tampered_projective_continuation_is_rejected(slow3_verdict, what):
         c = _mutate(cert, ("T_lo",), str((Fraction(d["T_lo"]) + Fraction(d["T_hi"])) / 2))
     with pytest.raises(CertificationFailed):
         check(c)
+
+
+# A rotating drift whose float blow-up direction still turns at tr Σ = 10⁸ (fresh seed 1688874118 #83,
+# d = 3, symmetric V): Newton from that direction lands on a rest point with c ≈ −1.8.  Followed on in
+# projective coordinates, the direction settles on a rank-one X = wwᵀ with wᵀAw = 0, where Q vanishes:
+# c → 0 and u = 1/tr Σ tends to a positive limit — no blow-up ray, and the search must say so.
+TURNING = dict(A=[["-1/3", "-1", "1/4"], ["-1/3", "1/2", "2"], ["2", "-2", "-1/2"]],
+               V=[["2", "-5/6", "-3/4"], ["-5/6", "1/3", "-2"], ["-3/4", "-2", "1"]],
+               S0=[["12", "-1", "-1"], ["-1", "9/4", "1/4"], ["-1", "1/4", "1/4"]],
+               F=[["-1/2", "1/3", "0"], ["-1/3", "-1/2", "0"], ["0", "0", "-1/2"]])
+
+
+def test_a_turning_direction_is_followed_to_its_rest_point():
+    import numpy as np
+
+    from symbolic_tf.certify.search.validated._float_field import float_blowup
+    from symbolic_tf.certify.search.validated.tube import flow_data
+    from symbolic_tf.certify.search.validated.tube_ray import follow_projective
+    from symbolic_tf.exact.rational import qmat_to_float
+    from symbolic_tf.numeric.quadratic_field import FloatField
+
+    p = _p(TURNING["A"], TURNING["V"], TURNING["S0"], F=TURNING["F"])
+    heads, F = flow_data(p)
+    ff = FloatField(heads, F, 3)
+    t_late, S_late = float_blowup(ff, qmat_to_float(p.exact.Sigma0), 50.0)
+    X0 = S_late / np.trace(S_late)
+    QX0 = ff.Q(X0)
+    assert np.abs(QX0 - np.trace(QX0) * X0).max() > 1e-2      # still turning at tr Σ = 10⁸
+    f = follow_projective(ff, S_late)
+    # the end is a rest point of the projective field: Q(X) = tr Q(X)·X, tr X = 1
+    QX = ff.Q(f.X)
+    assert abs(np.trace(f.X) - 1) < 1e-9 and np.abs(QX - np.trace(QX) * f.X).max() < 1e-9
+    # of rank one, X = wwᵀ, with w isotropic for A (the closed form of a c = 0 rest point)
+    ev, U = np.linalg.eigh(f.X)
+    assert ev[-1] > 1 - 1e-9 and abs(ev[:-1]).max() < 1e-9
+    w, A = U[:, -1], qmat_to_float(heads[0][1])
+    assert abs(w @ A @ w) < 1e-8
+    # u' = −c·u integrates to log(u₀/u_end) = ∫c dτ: finite, so u has a positive limit
+    integral = float(np.sum(0.5 * (f.cs[1:] + f.cs[:-1]) * np.diff(f.taus)))
+    assert abs(np.log(f.us[0] / f.u) - integral) < 1e-3 * max(1.0, integral)
+    assert f.u > 0 and f.c_vanishes()
+    v = find_ray_blowup(p, seconds=10.0)
+    assert v.status == "UNDECIDED" and "clusters onto a rest point with c = 0" in v.reason
+
+
+@pytest.mark.heavy
+def test_a_slow_boundary_ray_fails_fast():
+    # fresh seed 2754558644 #163 (d = 3, general V, scalar drift): blow-up along a rank-one ray with
+    # c ≈ 3.5·10⁻⁴; u = 1/tr Σ halves only every ln 2/c ≈ 2000 in τ, so the projective continuation
+    # cannot reach a certified level — the float pre-check must skip it instead of spending its minute
+    import time
+
+    import numpy as np
+
+    from symbolic_tf.certify.search.validated._float_field import float_blowup
+    from symbolic_tf.certify.search.validated.tube import flow_data
+    from symbolic_tf.certify.search.validated.tube_ray import follow_projective
+    from symbolic_tf.exact.rational import qmat_to_float
+    from symbolic_tf.numeric.quadratic_field import FloatField
+
+    p = _p([["1", "-1/4", "-1/12"], ["1/4", "0", "1/2"], ["1/12", "-1/2", "0"]],
+           [["-1/2", "1/4", "1"], ["1", "2", "-1"], ["-1/3", "-1/2", "0"]],
+           [["3/2", "-3", "5/4"], ["-3", "8", "-3"], ["5/4", "-3", "5/4"]],
+           F=[["1/4", "0", "0"], ["0", "1/4", "0"], ["0", "0", "1/4"]])
+    heads, F = flow_data(p)
+    ff = FloatField(heads, F, 3)
+    _t, S_late = float_blowup(ff, qmat_to_float(p.exact.Sigma0), 50.0)
+    f = follow_projective(ff, S_late)
+    # near the ray u decays like e^(−cτ): the measured decay matches the follow's own rate
+    assert abs(np.log(f.us[0] / f.u) / f.tau - f.c) < 1e-2 * f.c
+    t0 = time.perf_counter()
+    v = find_ray_blowup(p, seconds=25.0, projective_seconds=60.0)
+    assert v.status == "UNDECIDED"
+    assert str(v.numerical["projective"]).startswith("skipped")
+    assert time.perf_counter() - t0 < 40.0
