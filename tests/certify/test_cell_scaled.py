@@ -18,7 +18,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from symbolic_tf.certify.check.kinds.cell_scaled import ScaledCellChecker, direction_box, direction_coefficients
-from symbolic_tf.regimes.maps import check_map, run_map
+from symbolic_tf.regimes.maps import check_map, resolve_shared, run_map
 from symbolic_tf.regimes.executors import SerialExecutor
 from symbolic_tf.spec.mapspec import parse_map_spec
 
@@ -141,3 +141,62 @@ def test_a_slice_with_two_attracting_rays():
     assert kinds <= {"cell-basin", "cell-grid"} and kinds
     check_map(doc)
     assert _cross_check(doc, 2, seed=11) == 8
+
+
+#: cov_slice_seed3013's flow: the slice's directions mostly reach an attracting blow-up ray on the circle whose
+#: Jacobian is a Jordan block (a thin ellipsoid target, no polynomial basin, no saddle feeding it): only a grid basin
+#: into the ellipsoid target itself covers them, and its level-8 and level-7 LPs are too large (coarser grids)
+JORDAN_RAY = {"family": "cov", "resolution": [2, 2], "max_depth": 0,
+              "x": {"range": ["1/4", 1]}, "y": {"range": ["1/4", 2]},
+              "problem": {"variant": "softmax", "d": 2, "A": [[1, "1/4"], ["5/4", "-3/2"]],
+                          "V": [[1, "-3/2"], [-1, -1]], "initial": {"mean": [0, 0], "cov": [["x", "1/8"], ["1/8", "y"]]}}}
+#: cov_slice_seed3012's flow: every direction but a repelling focus reaches an attracting isotropic point; its
+#: polynomial basin stops at u ≈ 0 and the grid basin's level-8 LP (~200 000 rows) is too large (a level-7 grid)
+FOCUS_CLUSTER = {"family": "cov", "resolution": [2, 2], "max_depth": 0,
+                 "x": {"range": ["1/4", 2]}, "y": {"range": ["1/4", 2]},
+                 "problem": {"variant": "softmax", "d": 2, "A": [["-1/2", "-3/4"], ["3/2", "1/4"]],
+                             "V": [[1, "-3/4"], ["5/4", "5/4"]], "initial": {"mean": [0, 0], "cov": [["x", 0], [0, "y"]]}}}
+
+
+def _grids(doc):
+    """The grid basins the PROVED cells' disk entries name."""
+    out = []
+    for c in doc["cells"]:
+        if c["status"] != "PROVED":
+            continue
+        data = resolve_shared(c["certificate"]["data"], doc.get("shared", {}))
+        out += [data[f"grid{e['data']['basin']['$grid']}"] for e in data["disk"] if e["kind"] == "cell-grid"]
+    return out
+
+
+@pytest.mark.heavy
+def test_a_jordan_ray_gets_a_grid_basin_into_its_ellipsoid():
+    """Grid cells into a ray's own ellipsoid target (no growth region), on a coarser grid: certified, checked, and
+    every cell blows up inside its rescaled bracket in float integrations."""
+    doc = run_map(JORDAN_RAY, executor=SerialExecutor())
+    assert doc["route"] == "cell-scaled"
+    assert doc["totals"]["decided_fraction"] == 1.0
+    assert any(g["target"]["target"] == "ray" and g["k"] < 8 for g in _grids(doc))
+    check_map(doc)
+    assert _cross_check(doc, 2, seed=13) == 8
+
+
+@pytest.mark.heavy
+def test_a_cluster_around_a_repelling_focus_on_a_coarser_grid():
+    """Every cell CLUSTERING (rank 1) by cell-scaled, some through a level-7 grid basin; checked; at random interior
+    points a float integration stays bounded and its Σ/tr Σ approaches rank one (det Σ/(tr Σ)² → 0)."""
+    doc = run_map(FOCUS_CLUSTER, executor=SerialExecutor())
+    assert doc["route"] == "cell-scaled"
+    assert doc["totals"]["decided_fraction"] == 1.0
+    assert any(g["target"]["target"] == "cluster" and g["k"] == 7 for g in _grids(doc))
+    check_map(doc)
+    V = np.array([[1, -0.75], [1.25, 1.25]])
+    A = np.array([[-0.5, -0.75], [1.5, 0.25]])
+    rng = np.random.default_rng(12)
+    for c in doc["cells"]:
+        assert c["regime"] == "CLUSTERING" and c["rank"] == 1
+        x0, x1, y0, y1 = (float(Fraction(b)) for b in c["box"])
+        x, y = rng.uniform(x0, x1), rng.uniform(y0, y1)
+        S = _flow(V, A, np.diag([x, y]), 400.0)
+        assert np.isfinite(S).all() and np.trace(S) < 1e3
+        assert np.linalg.det(S) / np.trace(S) ** 2 < 1e-3, (c["id"], x, y, S)

@@ -48,6 +48,18 @@ GOAL_QUANTILE = 0.97      # the repair's goal level: this quantile of the positi
 #: cut the reference disk's own grid LPs on a machine loaded ×5 (its blow-up crescent then had no basin, 88 %
 #: instead of 96.5 %), so the limit is far above any LP that converges
 LP_SECONDS = 300.0
+#: the most rows (sample points) one grid LP may have: a basin that covers nearly the whole disk at level 8 gives
+#: ~200 000 rows, and HiGHS then stalls for many minutes (cov_slice_seed3012's cluster basin: 300 s, no answer; a
+#: level-7 LP of 103 000 rows of cov_slice_seed3013: no answer in 30 s) where the reference disk's LPs (~43 000
+#: rows) take ~10 s of CPU; past it the grid is built one level coarser (:data:`LEVELS`) — a choice of guess, the
+#: checker accepts any level
+MAX_LP_ROWS = 60_000
+#: the most simplex iterations one grid LP may take (a machine-independent work limit; the reference disk's grid
+#: LPs take 4 000–12 500, a level-8 LP of cov_slice_seed3013's growth-region basin 84 000 — 137 s of CPU — where its
+#: level-7 grid gives the same cells in 8 s): past it the LP has failed and the next level is tried
+LP_ITERATIONS = 20_000
+#: the grid levels tried in turn, finest first, while the LP is too large or fails
+LEVELS = (LEVEL, LEVEL - 1, LEVEL - 2)
 _DT, _T_END = 0.02, 80.0
 #: wedge shapes tried, as fractions of the saddle–ray distance D: (cap s₀/D, half-width w₀/D, slope β)
 _WEDGES = ((0.25, 0.1, 0.3), (0.25, 0.05, 0.3), (0.4, 0.1, 0.3), (0.15, 0.03, 0.2), (0.4, 0.2, 0.5))
@@ -119,20 +131,45 @@ class GridBasins:
         self.ff, self.field, self.pairs, self.T0, self.level = ff, field, pairs, T0, level
         self.basins = []      # (basin document, GridBasin, regime, (T_lo, T_hi) or None)
 
-    def add(self, target_doc, inside, others):
-        """Build and verify the grid basin of one target (a failure is skipped silently)."""
+    def add(self, target_doc, inside, others) -> bool:
+        """Build and verify the grid basin of one target (a failure is skipped silently); when the LP at the grid's
+        level fails or is too large (:data:`MAX_LP_ROWS`), the next coarser level of :data:`LEVELS` is tried.
+
+        Returns
+        -------
+        bool
+            Whether a basin was added.
+        """
         from ...spec.errors import CertificationFailed
 
-        n = 1 << self.level
-        tau = self._reach(inside, others, n)
+        fine = self.level
         try:
-            target = self._target(target_doc, n)
-            vals = self._repaired(target_doc, target, tau, inside, n)
-            doc = self._level(target_doc, target, vals, n)
-        except (CertificationFailed, ValueError):
-            return
-        if doc is None:
-            return
+            for level in [k for k in LEVELS if k <= fine] or [fine]:
+                self.level = level
+                n = 1 << level
+                tau = self._reach(inside, others, n)
+                try:
+                    target = self._target(target_doc, n)
+                    vals = self._repaired(target_doc, target, tau, inside, n)
+                except ValueError:      # the LP failed or is too large: one level coarser
+                    continue
+                except CertificationFailed:
+                    return False
+                try:
+                    doc = self._level(target_doc, target, vals, n)
+                except (CertificationFailed, ValueError):
+                    return False
+                if doc is None:
+                    return False
+                return self._finish(doc, target, n)
+            return False
+        finally:
+            self.level = fine
+
+    def _finish(self, doc, target, n) -> bool:
+        """Verify the basin document (with a growth function for a blow-up target) and store it."""
+        from ...spec.errors import CertificationFailed
+
         # the checker's procedure on the final document (the target, verified above from the same
         # document, is reused)
         grid = GridBasin(self.field, self.pairs, doc, refuse, target=target)
@@ -151,9 +188,10 @@ class GridBasins:
             lo, hi = grid.bracket(self.T0)
             T_lo, T_hi = lower_rational(lo), upper_rational(hi)
             if T_lo is None or T_hi is None:
-                return
+                return False
             bracket = (frac_str(T_lo), frac_str(T_hi))
         self.basins.append((doc, grid, regime, bracket))
+        return True
 
     # --- the float guesses -------------------------------------------------------------
     def _reach(self, inside, others, n):
@@ -234,6 +272,8 @@ class GridBasins:
         lp = cand & ~ins.all(1)
         if not lp.any():
             raise ValueError("no grid box reaches the target")
+        if int(keep[lp].sum()) > MAX_LP_ROWS:
+            raise ValueError("the grid LP is too large")
         used = np.zeros((n + 1, n + 1), bool)
         for di in (0, 1):
             for dj in (0, 1):
@@ -267,7 +307,7 @@ class GridBasins:
         cost = np.r_[np.full(nv, 1e-3), 1 + 100 * np.exp(-tb / 4)]
         res = linprog(cost, A_ub=A_ub, b_ub=-np.ones(m), bounds=np.c_[np.r_[lo, np.zeros(nb)],
                                                                       np.r_[np.full(nv, 1e4), np.full(nb, np.inf)]],
-                      method="highs", options={"time_limit": LP_SECONDS})
+                      method="highs", options={"time_limit": LP_SECONDS, "maxiter": LP_ITERATIONS})
         if res.status != 0:
             raise ValueError("the grid LP failed")
         vals = np.where(fin & (tau == 0), 0, BIG).astype(np.int64)

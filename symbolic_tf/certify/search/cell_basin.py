@@ -320,8 +320,10 @@ class BasinCells:
 
     def _build_grids(self, ff, regions, fitted):
         """Grid basins (:mod:`.cell_grid`): for each blow-up ray fed by a saddle's unstable manifold,
-        one into a growth region around it; for each attracting isotropic point with a polynomial basin,
-        one into that basin (it reaches further towards the separatrix than the polynomial can)."""
+        one into a growth region around it; for each attracting isotropic point, and each blow-up ray that
+        no growth region serves, one into its ellipsoid target with its polynomial basin when it has one (the
+        grid reaches further towards a separatrix than the polynomial can, and a target whose polynomial basin
+        failed — a ray whose Jacobian is a Jordan block gets a thin ellipsoid — still gets a basin)."""
         from ._cell_grid import GridBasins, float_inside, growth_region
 
         ck = self.checker
@@ -333,16 +335,18 @@ class BasinCells:
         for k, region in enumerate(regions):
             others = tests[:k] + tests[k + 1:]
             if region["data"]["target"] == "cluster":
-                if k in fitted:
-                    self._grids.add(docs[k], tests[k], others)
+                self._grids.add(docs[k], tests[k], others)
                 continue
+            served = False
             for saddle in self._saddles(ff):
                 if not self._feeds(ff, saddle, region["p"]):
                     continue
                 grown = growth_region(ff, ck.field, ck.pairs, saddle, region["p"])
                 if grown is not None:
-                    self._grids.add(grown[0], float_inside(grown[0]), others)
+                    served = self._grids.add(grown[0], float_inside(grown[0]), others)
                     break
+            if not served:
+                self._grids.add(docs[k], tests[k], others)
 
     @staticmethod
     def _saddles(ff):
