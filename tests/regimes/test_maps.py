@@ -136,19 +136,38 @@ def test_dask_local_cluster_gives_the_same_map(map_a):
     assert _strip(m) == _strip(map_a)
 
 
-def test_general_V_gives_point_verdicts_only():
-    """General V, no drift, a Σ₀ slice whose trace varies: the homogeneity reduction (cell-scaled) applies, but
-    this flow's trace-one disk has no certified basin and c = tr Q(X) changes sign on it, so no cell is certified:
-    every cell is final (not refined for nothing) and carries its point verdict."""
+def test_general_V_slice_is_certified_through_a_grid_basin_into_a_ray():
+    """General V, no drift, a Σ₀ slice whose trace varies: the homogeneity reduction (cell-scaled) applies; this
+    flow's trace-one disk has no polynomial basin and c = tr Q(X) changes sign on it, but a grid basin into its
+    blow-up ray's ellipsoid certifies every cell BLOWUP, and a float integration from each cell's centre blows up
+    inside the cell's bracket."""
+    import numpy as np
+    from scipy.integrate import solve_ivp
+
     spec = {"family": "cov", "resolution": [2, 2], "max_depth": 3,
             "x": {"label": "s", "range": [1, 2]}, "y": {"label": "c", "range": [0, "1/2"]},
             "problem": {"variant": "softmax", "d": 2, "A": [[1, 0], [0, -1]], "V": [[2, 1], [0, 1]],
                         "initial": {"mean": [0, 0], "cov": [["x", "y"], ["y", 1]]}}}
     m = run_map(spec)
     assert m["route"] == "cell-scaled"
-    assert len(m["cells"]) == 4 and all("point" in c and c["status"] == "UNDECIDED" and c.get("final")
-                                        and "no certified basin" in c["reason"] for c in m["cells"])
+    assert len(m["cells"]) == 4 and all(c["status"] == "PROVED" and c["regime"] == "BLOWUP" for c in m["cells"])
     check_map(m)
+    V, A = np.array([[2.0, 1.0], [0.0, 1.0]]), np.diag([1.0, -1.0])
+
+    def rhs(_t, y):
+        H = V @ y.reshape(2, 2) @ A @ y.reshape(2, 2)
+        return (H + H.T).ravel()
+
+    def big(_t, y):
+        return 1e12 - np.abs(y).max()
+
+    big.terminal = True
+    for c in m["cells"]:
+        x0, x1, y0, y1 = (float(Fr(b)) for b in c["box"])
+        x, y = (x0 + x1) / 2, (y0 + y1) / 2
+        sol = solve_ivp(rhs, (0, 50), np.array([x, y, y, 1.0]), method="LSODA", rtol=1e-10, atol=1e-13, events=big)
+        assert sol.t_events[0].size == 1
+        assert float(Fr(c["T_lo"])) <= sol.t_events[0][0] <= float(Fr(c["T_hi"]))
 
 
 def test_chunks_certify_the_same_cells_whatever_their_grouping():
