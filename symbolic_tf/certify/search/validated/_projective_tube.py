@@ -29,10 +29,12 @@ from ....exact.rational import dyadic, fmpq_of
 from .tube_end import refuse
 
 __all__ = ["ProjectiveRun", "integrate_projective", "integrate_projective_capped", "switch_index", "SWITCH_WIDTH",
-           "STEP_CAPS", "TOO_WIDE"]
+           "STEP_CAPS", "TOO_WIDE", "WIDTH_TARGET"]
 
 SWITCH_WIDTH = 1e-12   #: a tube in t is continued from its last box of relative width ≤ this
 STEP_CAPS = (0.25, 0.1)   #: the step caps in τ tried in turn by integrate_projective_capped
+WIDTH_TARGET = 1e-12   #: the adaptive cap's largest enclosure width of (X, u) (integrate_projective_capped)
+ADAPTIVE_MAX = 16.0    #: the adaptive cap's largest value
 TOO_WIDE = "the projective enclosure grew too wide"   #: a run's stop when its enclosure exceeds ``wide``
 
 
@@ -53,14 +55,25 @@ class ProjectiveRun:
 def integrate_projective(heads, F, S_start, until, *, prec: int, order: int = 16, deadline: float,
                          tol: float = 1e-20, wide: float = 1e-4, max_steps: int = 50_000,
                          h0: float = 1.0 / 64, apriori: str = "picard", watch_time: bool = True,
-                         h_max: float = math.inf) -> ProjectiveRun:
+                         h_max: float = math.inf, width_target: float | None = None) -> ProjectiveRun:
     """Integrate the projective tube from the covariance box ``S_start`` until ``until`` accepts.
 
     The state starts at Z₀ = diag(S/tr S, 1/tr S, 0) (:func:`~symbolic_tf.certify.check.projective.projective_start`);
     each trial step of length h (a dyadic rational) is the checker's validated step, accepted when
     its Lagrange remainder has radius ≤ ``tol``; the next h is 0.9·h·(tol/err)^{1/(k+1)}, at most
-    1.5·h.  After each accepted step ``until(X, u, s, tau)`` (balls, τ a Fraction) is called inside
-    the working precision; True ends the run.
+    1.5·h and at most ``h_max``.  After each accepted step ``until(X, u, s, tau)`` (balls, τ a
+    Fraction) is called inside the working precision; True ends the run.
+
+    With ``width_target`` the cap is adaptive (:class:`_WidthControl`): Lohner's parallelepiped
+    wraps more per unit τ the longer the step (the absolute values of a non-normal step Jacobian),
+    and once the enclosure is wide the wrapping feeds itself, so the width of (X, u), not the
+    remainder, limits a slow field's steps.  When the width exceeds ``width_target`` (or 100 times
+    the start's width, if larger) the run returns
+    to the checkpoint before the last one (every :data:`CHECK_EVERY` steps) and continues with half
+    the cap; after :data:`REGROW_STEPS` steps without a rollback the cap grows by 1.25 (from
+    :data:`WIDTH_START`, at most ``h_max``, at least :data:`WIDTH_FLOOR`: at the floor the width is
+    left to the ``wide`` stop).  A rollback discards the steps after its checkpoint, so the stored
+    times are always one chain of accepted steps.
     """
     from ....spec.errors import CertificationFailed
     from ...check.projective import ProjectiveSeries, projective_start
@@ -74,13 +87,16 @@ def integrate_projective(heads, F, S_start, until, *, prec: int, order: int = 16
             state = start_state(field, projective_start(field, flint.arb_mat(S_start), refuse))
         except CertificationFailed:
             return ProjectiveRun(taus, "tr Σ is not positive at the start", 0)
+        X, u, _s = field.split(state.box)
+        ctl = None if width_target is None else _WidthControl(width_target, h_max, state, taus,
+                                                               max(max_rad(X), float(u.rad())))
         stop = "time limit"
         while time.perf_counter() < deadline:
             check_budget()
             if len(taus) > max_steps:
                 stop = "step limit"
                 break
-            hq = dyadic(min(h, h_max), 24)
+            hq = dyadic(min(h, h_max if ctl is None else ctl.cap), 24)
             step = replay_step(field, state, flint.arb(fmpq_of(hq)), order, "qr", apriori)
             err = max_rad(step.remainder) if not isinstance(step, str) else math.inf
             if err > tol:
@@ -90,11 +106,19 @@ def integrate_projective(heads, F, S_start, until, *, prec: int, order: int = 16
                     stop = "the projective step collapsed"
                     break
                 continue
+            X, u, s = field.split(step.box)
+            w = max(max_rad(X), float(u.rad()))
+            if ctl is not None and ctl.too_wide(w):
+                rejected += 1
+                state = ctl.rollback()
+                h = min(h, ctl.cap)
+                continue
             state = step
             taus.append(taus[-1] + hq)
             h = float(hq) * (1.5 if err == 0 else min(1.5, 0.9 * (tol / err) ** (1.0 / (order + 1))))
-            X, u, s = field.split(state.box)
-            if max(max_rad(X), float(u.rad()), float(s.rad()) if watch_time else 0.0) > wide:
+            if ctl is not None:
+                ctl.accepted(state)
+            if max(w, float(s.rad()) if watch_time else 0.0) > wide:
                 stop = TOO_WIDE
                 break
             if until(X, u, s, taus[-1]):
@@ -103,19 +127,68 @@ def integrate_projective(heads, F, S_start, until, *, prec: int, order: int = 16
     return ProjectiveRun(taus, stop, rejected, state.box)
 
 
+class _WidthControl:
+    """The adaptive step cap of :func:`integrate_projective`, with its checkpoints (state, number of
+    stored times); ``taus`` is the run's list of times, truncated in place by a rollback."""
+
+    def __init__(self, target, h_max, state, taus, w0):
+        self.target, self.h_max, self.taus = max(target, 100.0 * w0), h_max, taus
+        self.cap = min(h_max, WIDTH_START)
+        self.points = [(state, len(taus))]
+        self.since = 0
+
+    def too_wide(self, w: float) -> bool:
+        return w > self.target and self.cap > WIDTH_FLOOR
+
+    def rollback(self):
+        if len(self.points) > 1:
+            self.points.pop()
+        state, n = self.points[-1]
+        del self.taus[n:]
+        self.cap, self.since = max(WIDTH_FLOOR, 0.5 * self.cap), 0
+        return state
+
+    def accepted(self, state):
+        self.since += 1
+        if self.since % CHECK_EVERY == 0:
+            self.points.append((state, len(self.taus)))
+            del self.points[:-3]
+        if self.since >= REGROW_STEPS:
+            self.cap, self.since = min(self.h_max, 1.25 * self.cap), 0
+
+
+WIDTH_START = 2.0    #: the adaptive cap's first value
+WIDTH_FLOOR = 0.1    #: the adaptive cap's least value (the smallest of the fixed caps)
+CHECK_EVERY = 25     #: accepted steps between two checkpoints of the adaptive cap
+REGROW_STEPS = 200   #: accepted steps without a rollback after which the adaptive cap grows by 1.25
+
+
 def integrate_projective_capped(heads, F, S_start, make_until, *, deadline: float, caps=STEP_CAPS,
-                                **kw) -> ProjectiveRun:
-    """:func:`integrate_projective` with the step cap ``h_max = caps[0]``, run again from the start with
-    each next cap while its enclosure grows too wide and time is left.
+                                adaptive: float | None = WIDTH_TARGET, **kw) -> ProjectiveRun:
+    """:func:`integrate_projective` with the adaptive cap of enclosure width ``adaptive`` first (up to
+    :data:`ADAPTIVE_MAX`; None: skipped), then with the fixed step cap ``h_max = caps[0]``, run again
+    from the start with each next cap while its enclosure grows too wide and time is left.
 
     Each step's remainder is computed in its eigenframe (:mod:`~symbolic_tf.certify.check.frame`), so
     the remainder alone lets the steps grow until Lohner's wrapping of a long step's Taylor map
-    dominates; how long is too long depends on the flow.  Measured on the general-V set: along seed 1
-    #46's slow drift uncapped steps grow the enclosure too wide by τ ≈ 136, while steps ≤ 0.25 keep it
-    near 10⁻¹³ (0.1 would need 33,000 steps); seed 1 #4 (growth) and seed 1 #52 (a slow ray) need at
-    most 0.1.
+    dominates; how long is too long depends on the flow and on the enclosure's width.  Measured on the
+    general-V set: along seed 1 #46's slow drift uncapped steps grow the enclosure too wide by τ ≈ 136,
+    while steps ≤ 0.25 keep it near 10⁻¹³ (0.1 would need 33,000 steps); seed 1 #4 (growth) and seed 1
+    #52 (a slow ray) need at most 0.1.  On seed 1688874118 #110 (a slow ray, to τ ≈ 2520) the cap 0.5
+    takes 5047 steps, caps 2 and 4 grow too wide, the adaptive cap 1780 steps with a narrower end box.
+
+    Returns
+    -------
+    ProjectiveRun
+        The last run, with ``h_max`` its cap ("adaptive" for the adaptive one).
     """
     run = None
+    if adaptive is not None:
+        run = integrate_projective(heads, F, S_start, make_until(), deadline=deadline, h_max=ADAPTIVE_MAX,
+                                   width_target=adaptive, **kw)
+        run.h_max = "adaptive"
+        if run.stop != TOO_WIDE or time.perf_counter() >= deadline:
+            return run
     for cap in caps:
         run = integrate_projective(heads, F, S_start, make_until(), deadline=deadline, h_max=cap, **kw)
         run.h_max = cap
