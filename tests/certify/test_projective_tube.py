@@ -137,10 +137,38 @@ def test_a_run_too_wide_is_repeated_with_the_next_cap():
 
     common = dict(prec=128, order=16, deadline=time.perf_counter() + 60, tol=1e-18)
     run = integrate_projective_capped(heads, F, p.exact.Sigma0, make_until, caps=(Fraction(1, 4), Fraction(1, 8)),
-                                      wide=1e-300, **common)
+                                      wide=1e-300, adaptive=None, **common)
     assert run.stop == TOO_WIDE and run.h_max == Fraction(1, 8) and len(made) == 2
     made.clear()
     run = integrate_projective_capped(heads, F, p.exact.Sigma0, make_until, caps=(Fraction(1, 4), Fraction(1, 8)),
-                                      **common)
+                                      adaptive=None, **common)
     assert run.stop == "accepted by until" and run.h_max == Fraction(1, 4) and len(made) == 1
     assert max(b - a for a, b in zip(run.taus, run.taus[1:])) <= Fraction(1, 4)
+
+
+def test_the_adaptive_cap_rolls_back_to_one_chain_of_steps_that_the_checker_replays():
+    """With a width target below every step's enclosure the adaptive cap rolls back to its checkpoints
+    and halves down to its floor; the stored times are still one chain from 0 whose checker replay is
+    the run's very box, and it contains the closed-form solution Σ(t) = (Σ₀⁻¹ − (A + Aᵀ)t)⁻¹."""
+    from symbolic_tf.certify.search.validated._projective_tube import WIDTH_FLOOR, WIDTH_START
+
+    p = _p(A, [[1, 0], [0, 1]], S0)
+    heads, F = flow_data(p)
+    run = integrate_projective(heads, F, p.exact.Sigma0, lambda X, u, s, tau: tau >= 3, prec=128, order=16,
+                               deadline=time.perf_counter() + 60, tol=1e-18, apriori="taylor", h_max=16.0,
+                               width_target=1e-300)
+    assert run.stop == "accepted by until" and run.rejected >= 1
+    steps = [b - a for a, b in zip(run.taus, run.taus[1:])]
+    assert run.taus[0] == 0 and all(h > 0 for h in steps) and max(steps) <= WIDTH_START
+    assert steps[-1] <= Fraction(WIDTH_FLOOR) * (1 + Fraction(1, 2 ** 20))   # halved down to the floor
+    Aq = flint.fmpq_mat([[flint.fmpq(Fraction(x).numerator, Fraction(x).denominator) for x in r] for r in A])
+    with working_precision(128):
+        field = ProjectiveSeries(heads, F)
+        Z = replay_projective(field, projective_start(field, flint.arb_mat(p.exact.Sigma0), _fail),
+                              [flint.fmpq(x.numerator, x.denominator) for x in run.taus], 16, _fail, apriori="taylor")
+        assert all(Z[i, j].mid() == run.box[i, j].mid() and Z[i, j].rad() == run.box[i, j].rad()
+                   for i in range(4) for j in range(4))
+        X, u, s = field.split(Z)
+        Sig = (flint.arb_mat(p.exact.Sigma0.inv()) - flint.arb_mat(Aq + Aq.transpose()) * s).inv()
+        assert (u - 1 / (Sig[0, 0] + Sig[1, 1])).contains(0)
+        assert all((X[i, j] - u * Sig[i, j]).contains(0) for i in range(2) for j in range(2))
