@@ -380,7 +380,14 @@ def _svec(X, up):
 
 
 def _identity(m):
-    return flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])
+    """The m×m identity (exact entries, so one matrix serves every precision; never mutated)."""
+    eye = _IDENTITIES.get(m)
+    if eye is None:
+        eye = _IDENTITIES[m] = flint.arb_mat([[int(i == j) for j in range(m)] for i in range(m)])
+    return eye
+
+
+_IDENTITIES = {}
 
 
 def projective_start(field, S_end, fail):
