@@ -477,6 +477,9 @@ _FOLLOW_TAU = 6000.0
 _FOLLOW_RESIDUAL = 1e-9
 _NEAR_FOLLOW = 1e-4
 _SECONDS_PER_STEP = 0.004
+# the projective continuation's mean step in τ for the cost model: its adaptive cap (from 2, halved on a wide
+# enclosure, regrown) took 2.4 on seed 1688874118 #110 (2520/1034) where the fixed cap 0.5 was the bound
+_PROJ_MEAN_STEP = 1.0
 _FOLLOW_EVALS = 40_000   # the follow's evaluation cap per method (≈ 1 s of float work in d = 3)
 
 
@@ -571,10 +574,10 @@ def _projective_hopeless(follow, X, up, guesses, ceiling, seconds):
     ``seconds``, else the reason it cannot.  Its end test passes only at a level ρ ≥ 1.5·zᵀWz below the
     guess's ceiling (z = (X − X*, u)); along the float follow from tr Σ = 10⁸ (later than the tube's switch,
     so a lower bound of the τ needed) find the first τ where that holds, and compare the steps of at most
-    the largest cap that τ needs with what ``seconds`` affords."""
+    the adaptive cap's mean step (:data:`_PROJ_MEAN_STEP`) that τ needs with what ``seconds`` affords."""
     if follow is None:
         return None
-    cap = max(_PROJ_CAPS)
+    cap = _PROJ_MEAN_STEP
     tau_need = None
     for g, guess in enumerate(guesses):
         top = ceiling(g)
@@ -591,7 +594,7 @@ def _projective_hopeless(follow, X, up, guesses, ceiling, seconds):
     steps = tau_need / cap
     if steps * _SECONDS_PER_STEP > seconds:
         return (f"skipped: the float projective follow reaches a certifiable level only at τ ≈ {tau_need:.4g} past "
-                f"tr Σ = 10⁸ (≥ {steps:.0f} validated steps, more than {seconds:.0f} s afford)")
+                f"tr Σ = 10⁸ (≈ {steps:.0f} validated steps, more than {seconds:.0f} s afford)")
     return None
 
 
