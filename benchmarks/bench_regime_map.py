@@ -240,6 +240,10 @@ def full_run(doc: dict, label: str, workers: int = 2, point_stride: int | None =
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):   # the modes are read by hand: say them rather than run the default
+        print(__doc__)
+        print("usage: bench_regime_map.py [--smoke] [--reference-disk | --map SPEC.toml …]")
+        return
     smoke = "--smoke" in sys.argv[1:]  # toy size (the bench_smoke pytest marker)
     if "--reference-disk" in sys.argv[1:]:   # only the reference disk (c) (issue 49's time target)
         reference_disk(smoke)
