@@ -67,8 +67,8 @@ def integrate_projective(heads, F, S_start, until, *, prec: int, order: int = 16
     With ``width_target`` the cap is adaptive (:class:`_WidthControl`): Lohner's parallelepiped
     wraps more per unit τ the longer the step (the absolute values of a non-normal step Jacobian),
     and once the enclosure is wide the wrapping feeds itself, so the width of (X, u), not the
-    remainder, limits a slow field's steps.  When the width exceeds ``width_target`` (or 100 times
-    the start's width, if larger) the run returns
+    remainder, limits a slow field's steps.  When the width exceeds ``width_target`` and 100 times
+    the width at the oldest kept checkpoint (a runaway) the run returns
     to the checkpoint before the last one (every :data:`CHECK_EVERY` steps) and continues with half
     the cap; after :data:`REGROW_STEPS` steps without a rollback the cap grows by 1.25 (from
     :data:`WIDTH_START`, at most ``h_max``, at least :data:`WIDTH_FLOOR`: at the floor the width is
@@ -132,18 +132,21 @@ class _WidthControl:
     stored times); ``taus`` is the run's list of times, truncated in place by a rollback."""
 
     def __init__(self, target, h_max, state, taus, w0):
-        self.target, self.h_max, self.taus = max(target, 100.0 * w0), h_max, taus
+        self.target, self.h_max, self.taus = target, h_max, taus
         self.cap = min(h_max, WIDTH_START)
-        self.points = [(state, len(taus))]
-        self.since = 0
+        self.points = [(state, len(taus), w0)]
+        self.since, self.w = 0, w0
 
     def too_wide(self, w: float) -> bool:
-        return w > self.target and self.cap > WIDTH_FLOOR
+        """w above the target and above 100 times the width at the oldest kept checkpoint (a wrapping
+        runaway, not an enclosure that is merely wider than the target for good)."""
+        self.w = w
+        return w > max(self.target, 100.0 * self.points[0][2]) and self.cap > WIDTH_FLOOR
 
     def rollback(self):
         if len(self.points) > 1:
             self.points.pop()
-        state, n = self.points[-1]
+        state, n, _w = self.points[-1]
         del self.taus[n:]
         self.cap, self.since = max(WIDTH_FLOOR, 0.5 * self.cap), 0
         return state
@@ -151,7 +154,7 @@ class _WidthControl:
     def accepted(self, state):
         self.since += 1
         if self.since % CHECK_EVERY == 0:
-            self.points.append((state, len(self.taus)))
+            self.points.append((state, len(self.taus), self.w))
             del self.points[:-3]
         if self.since >= REGROW_STEPS:
             self.cap, self.since = min(self.h_max, 1.25 * self.cap), 0
