@@ -321,11 +321,15 @@ class LmiCells:
         return Pq, lq
 
     def _kappa(self, Pq, box, sign: int):
-        """The rate κ with sign·(PF + FᵀP − κP) ⪰ 0... as a float at the samples: the extreme generalised eigenvalue."""
+        """The rate κ with sign·(PF + FᵀP − κP) ⪰ 0... as a float at the samples: the extreme generalised eigenvalue;
+        None when the rounded P is not positive definite (or, for sign > 0, no κ ≥ 0 exists)."""
         if not self.has_drift:
             return Fraction(0)
         P = np.array([[float(e) for e in r] for r in Pq])
-        L = np.linalg.cholesky(P)
+        try:
+            L = np.linalg.cholesky(P)
+        except np.linalg.LinAlgError:   # the rounded P is not positive definite: no candidate (a new example map hit it)
+            return None
         Li = np.linalg.inv(L)
         vals = []
         for x, y in self._points(box):
@@ -370,6 +374,8 @@ class LmiCells:
             for digits in _DIGITS:
                 Pq, lq = self._rationals(P, lam, digits)
                 kappa = self._kappa(Pq, box, -1)
+                if kappa is None:
+                    continue
                 for c in dict.fromkeys((self._c_upper(Pq, lq, samples), Fraction(0))):
                     data = {"direction": "upper", "P": [[frac_str(e) for e in r] for r in Pq],
                             "lam": [frac_str(v) for v in lq], "c": frac_str(c), "kappa": frac_str(kappa)}
@@ -418,7 +424,10 @@ class LmiCells:
             return None
         kappa = Fraction(0)
         if self.has_drift:
-            kappa = max(self._kappa(Pq, box, -1), Fraction(0))
+            kappa = self._kappa(Pq, box, -1)
+            if kappa is None:
+                return None
+            kappa = max(kappa, Fraction(0))
         Pm = flint.fmpq_mat(d, d, [fmpq_of(e) for r in Pq for e in r])
         y0 = MatPoly(1, 1)
         for mono, C in self.chk.S.terms.items():
