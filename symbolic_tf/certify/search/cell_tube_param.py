@@ -32,7 +32,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ...exact.rational import fmpq_of, frac_str
+from ...exact.rational import fmpq_of, frac_str, fraction_of
 from ..check.kinds.cell_tube_param import (KIND, END_KINDS, ParamTubeChecker, ball_heads, route_reason)
 from .cell_searches import cell_search
 
@@ -543,7 +543,7 @@ class ParamCells:
 
         results = []
         for sub in sub_boxes(tuple(fmpq_of(b) for b in box), 1):
-            sub = tuple(Fraction(int(b.p), int(b.q)) for b in sub)
+            sub = tuple(fraction_of(b) for b in sub)
             left = deadline - time.perf_counter()
             if left <= 0:
                 return None, f"the cell's time for pieces ({self.cell_seconds:g} s) ran out"
