@@ -212,12 +212,7 @@ class ParamField:
     def __call__(self, X):
         d = self.d
         _x, _y, pairs, F = self._at(X)
-        S = sigma_block(X, d)
-        acc = None if F is None else F * S
-        for C, A in pairs:
-            t = C * S * A * S
-            acc = t if acc is None else acc + t
-        return _embed(acc + acc.transpose(), flint.arb(0), flint.arb(0), d)
+        return _embed(_field(sigma_block(X, d), pairs, F), flint.arb(0), flint.arb(0), d)
 
     def coefficients(self, X, upto):
         """Taylor coefficients 0..upto of every solution through the state box X (module docstring).
@@ -431,11 +426,7 @@ class ProjParamField(ParamField):
         d = self.d
         _x, _y, pairs, _F = self._at(X)
         S = sigma_block(X, d)
-        acc = None
-        for C, A in pairs:
-            t = C * S * A * S
-            acc = t if acc is None else acc + t
-        Q = acc + acc.transpose()
+        Q = _field(S, pairs)
         c = _tr(Q) + self.kappa * (_tr(S) - 1)
         return _embed(Q - S * c, flint.arb(0), flint.arb(0), d)
 
@@ -625,11 +616,7 @@ class ProjRayParamField(ProjParamField):
         d = self.d
         _x, _y, pairs, _F = self._at(X)
         S = sigma_block(X, d)
-        acc = None
-        for C, A in pairs:
-            t = C * S * A * S
-            acc = t if acc is None else acc + t
-        Q = acc + acc.transpose()
+        Q = _field(S, pairs)
         c = _tr(Q)
         u = X[d + 2, d + 2]
         zero = flint.arb(0)
@@ -708,6 +695,15 @@ def _embed4(S, x, y, u, s, d):
             out[i, j] = S[i, j]
     out[d, d], out[d + 1, d + 1], out[d + 2, d + 2], out[d + 3, d + 3] = x, y, u, s
     return out
+
+
+def _field(S, pairs, F=None):
+    """FS + SFᵀ + Σ_h (C_hSA_hS + SA_hᵀSC_hᵀ) in balls (no F: the quadratic part Q(S) alone)."""
+    acc = None if F is None else F * S
+    for C, A in pairs:
+        t = C * S * A * S
+        acc = t if acc is None else acc + t
+    return acc + acc.transpose()
 
 
 def _tr(M):
